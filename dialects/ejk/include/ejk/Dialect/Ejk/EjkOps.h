@@ -1,0 +1,21 @@
+//===- EjkOps.h - ejk ops ---------------------------------------*- C++ -*-===//
+
+#ifndef EJK_DIALECT_EJK_EJKOPS_H
+#define EJK_DIALECT_EJK_EJKOPS_H
+
+#include "ejk/Dialect/Ejk/EjkAttrs.h"
+#include "ejk/Dialect/Ejk/EjkDialect.h"
+#include "ejk/Dialect/Ejk/TargetInfo.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "ejk/Dialect/Ejk/EjkInterfaces.h.inc"
+
+#define GET_OP_CLASSES
+#include "ejk/Dialect/Ejk/EjkOps.h.inc"
+
+#endif // EJK_DIALECT_EJK_EJKOPS_H

@@ -1,0 +1,199 @@
+//===- FlashAttentionTuning.cpp - TunableOpInterface for flash attention --===//
+//
+// Config entries:
+//   block_q        query rows per workgroup
+//   block_k        keys per inner block of the online softmax
+//   num_subgroups  subgroups per workgroup (Vulkan only)
+//
+//===----------------------------------------------------------------------===//
+
+#include "ejk/Dialect/Ejk/EjkOps.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+namespace {
+/// The dimensions that config choices depend on.
+struct AttentionDims {
+  int64_t seqQ, seqK, headDim, headDimV, elementBytes;
+};
+} // namespace
+
+static AttentionDims getDims(FlashAttentionOp op) {
+  auto q = op.getQuery().getType();
+  auto v = op.getValue().getType();
+  return {q.getDimSize(1), op.getKey().getType().getDimSize(1), q.getDimSize(3),
+          v.getDimSize(3), q.getElementType().getIntOrFloatBitWidth() / 8};
+}
+
+static void appendType(llvm::raw_string_ostream &os, StringRef name,
+                       Value value) {
+  os << ';' << name << '=';
+  if (!value) {
+    os << "none";
+    return;
+  }
+  auto type = cast<RankedTensorType>(value.getType());
+  llvm::interleave(type.getShape(), os, "x");
+  os << 'x' << type.getElementType();
+}
+
+std::string FlashAttentionOp::getProblemKey() {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  os << getOperationName();
+  appendType(os, "q", getQuery());
+  appendType(os, "k", getKey());
+  appendType(os, "v", getValue());
+  appendType(os, "bias", getBias());
+  appendType(os, "mask", getMask());
+  os << ";segments=" << (getQSegmentIds() ? 1 : 0);
+  os << ";causal=" << (getCausal() ? 1 : 0);
+  if (std::optional<ArrayRef<int64_t>> window = getSlidingWindow())
+    os << ";window=" << (*window)[0] << ',' << (*window)[1];
+  os << ";softcap=" << (getLogitsSoftCapAttr() ? 1 : 0);
+  os << ";dropout=" << (getDropoutProbAttr() ? 1 : 0);
+  os << ";lse=" << (getLse() ? 1 : 0);
+  return key;
+}
+
+/// Working set of one CPU workgroup: the query tile, one key/value block,
+/// the score tile and the accumulator, all in f32.
+static int64_t cpuWorkingSetBytes(const AttentionDims &d, int64_t blockQ,
+                                  int64_t blockK) {
+  return 4 * (blockQ * d.headDim + blockK * (d.headDim + d.headDimV) +
+              blockQ * blockK + blockQ * d.headDimV);
+}
+
+/// Shared memory one Vulkan workgroup stages: a key and a value block.
+static int64_t vulkanSharedBytes(const AttentionDims &d, int64_t blockK,
+                                 bool cooperative) {
+  int64_t bytes = cooperative ? 2 : 4;
+  return blockK * (d.headDim + d.headDimV) * bytes;
+}
+
+LogicalResult FlashAttentionOp::verifyConfig(ConfigAttr config,
+                                             const TargetInfo &target,
+                                             raw_ostream &reason) {
+  if (!config) {
+    reason << "no config";
+    return failure();
+  }
+  std::optional<int64_t> blockQ = config.lookup("block_q");
+  std::optional<int64_t> blockK = config.lookup("block_k");
+  if (!blockQ || !blockK) {
+    reason << "config needs 'block_q' and 'block_k'";
+    return failure();
+  }
+  for (NamedAttribute entry : config.getEntries())
+    if (!llvm::is_contained(getConfigNames(), entry.getName().strref())) {
+      reason << "unknown config entry '" << entry.getName().strref() << "'";
+      return failure();
+    }
+  AttentionDims d = getDims(*this);
+  if (target.isCpu()) {
+    if (config.lookup("num_subgroups")) {
+      reason << "'num_subgroups' applies to Vulkan targets only";
+      return failure();
+    }
+    int64_t bytes = cpuWorkingSetBytes(d, *blockQ, *blockK);
+    if (bytes > target.l2Bytes) {
+      reason << "working set of " << bytes << " bytes exceeds the "
+             << target.l2Bytes << "-byte L2 cache";
+      return failure();
+    }
+    return success();
+  }
+  int64_t subgroups = config.lookupOr("num_subgroups", 1);
+  if (subgroups * target.subgroupSize > target.maxWorkgroupInvocations) {
+    reason << subgroups << " subgroups of " << target.subgroupSize << " exceed "
+           << target.maxWorkgroupInvocations << " invocations per workgroup";
+    return failure();
+  }
+  if (*blockQ % subgroups != 0) {
+    reason << "'block_q' (" << *blockQ << ") must be a multiple of "
+           << "'num_subgroups' (" << subgroups << ")";
+    return failure();
+  }
+  bool cooperative = target.hasCooperativeMatrix && d.elementBytes == 2;
+  if (cooperative && (*blockQ % 16 != 0 || *blockK % 16 != 0)) {
+    reason << "cooperative-matrix code needs 'block_q' and 'block_k' to be "
+              "multiples of 16";
+    return failure();
+  }
+  int64_t shared = vulkanSharedBytes(d, *blockK, cooperative);
+  if (shared > target.sharedMemoryBytes) {
+    reason << "stages " << shared << " bytes of shared memory, the device has "
+           << target.sharedMemoryBytes;
+    return failure();
+  }
+  return success();
+}
+
+/// Smallest power of two >= n (and >= 1).
+static int64_t ceilPow2(int64_t n) {
+  return static_cast<int64_t>(llvm::PowerOf2Ceil(std::max<int64_t>(n, 1)));
+}
+
+SmallVector<ConfigAttr>
+FlashAttentionOp::getConfigSpace(const TargetInfo &target, bool full) {
+  AttentionDims d = getDims(*this);
+  SmallVector<int64_t> blockQs, blockKs, subgroupCounts = {1};
+  if (target.isCpu()) {
+    blockQs = full ? SmallVector<int64_t>{4, 8, 16, 32, 64, 128}
+                   : SmallVector<int64_t>{8, 16, 32};
+    blockKs = full ? SmallVector<int64_t>{32, 64, 128, 256, 512}
+                   : SmallVector<int64_t>{64, 128, 256};
+  } else {
+    blockQs = full ? SmallVector<int64_t>{16, 32, 64, 128}
+                   : SmallVector<int64_t>{32, 64};
+    blockKs = full ? SmallVector<int64_t>{16, 32, 64, 128}
+                   : SmallVector<int64_t>{32, 64};
+    subgroupCounts =
+        full ? SmallVector<int64_t>{1, 2, 4, 8} : SmallVector<int64_t>{2, 4};
+  }
+  SmallVector<ConfigAttr> space;
+  for (int64_t blockQ : blockQs) {
+    // Blocks much larger than the problem only add remainder work.
+    if (blockQ > ceilPow2(d.seqQ) && blockQ != blockQs.front())
+      continue;
+    for (int64_t blockK : blockKs) {
+      if (blockK > ceilPow2(d.seqK) && blockK != blockKs.front())
+        continue;
+      for (int64_t subgroups : subgroupCounts) {
+        SmallVector<std::pair<StringRef, int64_t>> values = {
+            {"block_q", blockQ}, {"block_k", blockK}};
+        if (target.isVulkan())
+          values.emplace_back("num_subgroups", subgroups);
+        ConfigAttr config = ConfigAttr::get(getContext(), values);
+        if (succeeded(verifyConfig(config, target, llvm::nulls())))
+          space.push_back(config);
+      }
+    }
+  }
+  return space;
+}
+
+ConfigAttr FlashAttentionOp::getHeuristicConfig(const TargetInfo &target) {
+  AttentionDims d = getDims(*this);
+  SmallVector<std::pair<StringRef, int64_t>> values;
+  if (target.isCpu()) {
+    values = {{"block_q", std::min<int64_t>(16, ceilPow2(d.seqQ))},
+              {"block_k", std::min<int64_t>(128, ceilPow2(d.seqK))}};
+  } else {
+    bool cooperative = target.hasCooperativeMatrix && d.elementBytes == 2;
+    values = {{"block_q", cooperative ? 64 : 32},
+              {"block_k", cooperative ? 32 : 16},
+              {"num_subgroups", cooperative ? 4 : 1}};
+  }
+  ConfigAttr config = ConfigAttr::get(getContext(), values);
+  // Large head dims can overflow a small device's limits; halve block_k
+  // until the config fits.
+  while (failed(verifyConfig(config, target, llvm::nulls())) &&
+         config.lookupOr("block_k", 1) > 16)
+    config = config.with("block_k", config.lookupOr("block_k", 1) / 2);
+  return config;
+}

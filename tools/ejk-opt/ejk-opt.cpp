@@ -1,0 +1,19 @@
+//===- ejk-opt.cpp - mlir-opt with the ejk dialect and passes -------------===//
+
+#include "ejk/Dialect/Ejk/EjkDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::registerAllPasses();
+  registry.insert<mlir::ejk::EjkDialect>();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "ejk optimizer driver\n", registry));
+}
