@@ -1,6 +1,7 @@
 //===- ejk-opt.cpp - mlir-opt with the ejk dialect and passes -------------===//
 
 #include "ejk/Dialect/Ejk/EjkDialect.h"
+#include "ejk/Tuning/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -13,6 +14,7 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllPasses();
+  mlir::ejk::registerEjkTuningPasses();
   registry.insert<mlir::ejk::EjkDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "ejk optimizer driver\n", registry));

@@ -1,0 +1,30 @@
+//===- Passes.h - config selection passes -----------------------*- C++ -*-===//
+
+#ifndef EJK_TUNING_PASSES_H
+#define EJK_TUNING_PASSES_H
+
+#include "ejk/Dialect/Ejk/TargetInfo.h"
+
+#include "mlir/Pass/Pass.h"
+
+#include <string>
+
+namespace mlir::ejk {
+
+#define GEN_PASS_DECL
+#include "ejk/Tuning/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "ejk/Tuning/Passes.h.inc"
+
+/// Builds the TargetInfo that the passes' target options describe. Fails
+/// with a message when the target kind is unknown.
+FailureOr<TargetInfo> makeTargetInfo(StringRef kind, unsigned vectorBits,
+                                     unsigned numCores, int64_t l2Bytes,
+                                     unsigned subgroupSize,
+                                     int64_t sharedMemoryBytes,
+                                     bool cooperativeMatrix);
+
+} // namespace mlir::ejk
+
+#endif // EJK_TUNING_PASSES_H
