@@ -11,7 +11,7 @@
 // MALFORMED: malformed.mlir:2:{{[0-9]+}}: error: expected ','
 // CONFIG: bad-config.mlir:2:{{[0-9]+}}: error: expected '='
 // SHAPE: wrong-shape.mlir:2:8: error: 'ejk.flash_attention' op expects 'value' dim 2 (num_kv_heads) to be 2 to match 'key' dim 2 (num_kv_heads), got 4
-// MISSING: could not open input file {{.*}}does-not-exist.mlir
+// MISSING: cannot open input file '{{.*}}does-not-exist.mlir': No such file or directory
 // OPERAND: missing-operand.mlir:2:{{[0-9]+}}: error: use of undeclared SSA value name
 
 //--- unknown-op.mlir
