@@ -10,7 +10,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "EJK"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py",
                    "lit.site.cfg.py", "unit", "Inputs"]
 config.test_source_root = os.path.dirname(__file__)
