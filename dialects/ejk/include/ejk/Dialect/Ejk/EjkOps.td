@@ -18,5 +18,6 @@ include "ejk/Dialect/Ejk/PagedOps.td"
 include "ejk/Dialect/Ejk/LinearOps.td"
 include "ejk/Dialect/Ejk/StateSpaceOps.td"
 include "ejk/Dialect/Ejk/MiscOps.td"
+include "ejk/Dialect/Ejk/HostOps.td"
 
 #endif // EJK_DIALECT_EJK_EJKOPS_TD
