@@ -38,7 +38,7 @@ namespace ejk::reference {
 
 /// The tensors every attention call reads.
 struct AttentionProblem {
-  /// Queries, [batch, seqQ, numQHeads, headDim].
+  /// Queries, [batch, seqQ, numQHeads, headDim]; headDim >= 1.
   TensorRef<float> q;
   /// Keys, [batch, seqK, numKvHeads, headDim]; numQHeads % numKvHeads == 0.
   TensorRef<float> k;
@@ -102,8 +102,7 @@ Status verifyAttention(const AttentionProblem &problem,
                        const AttentionOptions &options, AttentionDims &dims);
 
 /// The scale applied to q.k: the option if given, else 1 / sqrt(headDim).
-double effectiveSoftmaxScale(const AttentionOptions &options,
-                             int64_t headDim);
+double effectiveSoftmaxScale(const AttentionOptions &options, int64_t headDim);
 
 /// The attention weights of one query row, the building block shared by the
 /// forward and the backward pass. Vectors have seqK entries.

@@ -4,7 +4,7 @@
 // sequential recurrences over host f32 buffers, with the state and every sum
 // in double. Buffers are row-major and contiguous.
 //
-// selective_scan, per batch b and channel d (group g = d / (D / G)), t = 0..L-1:
+// selective_scan, per batch b, channel d (group g = d / (D / G)), t < L:
 //   dt   = delta[b,t,d] + deltaBias[d]            (bias 0 when absent)
 //   dt   = softplus(dt)                           if deltaSoftplus
 //   h[n] = exp(dt * A[d,n]) * h[n] + dt * B[b,t,g,n] * u[b,t,d]
@@ -13,7 +13,7 @@
 // h starts at initialState[b,d,:] (0 when absent); finalState is h after t =
 // L-1.
 //
-// ssd, per batch b and head h (group g = h / (H / G)), t = 0..L-1:
+// ssd, per batch b, head h (group g = h / (H / G)), t < L:
 //   dtv    = dt[b,t,h] + dtBias[h], softplus'd if dtSoftplus
 //   S[p,n] = exp(dtv * A[h]) * S[p,n] + dtv * x[b,t,h,p] * B[b,t,g,n]
 //   y[p]   = sum_n C[b,t,g,n] * S[p,n] + dSkip[h] * x[b,t,h,p]
@@ -37,7 +37,9 @@ namespace ejk::reference {
 
 /// softplus as the Mamba kernels define it: x above 20 passes through (where
 /// log1p(exp(x)) equals x in f32 anyway), else log1p(exp(x)).
-inline double softplus(double x) { return x > 20.0 ? x : std::log1p(std::exp(x)); }
+inline double softplus(double x) {
+  return x > 20.0 ? x : std::log1p(std::exp(x));
+}
 
 /// silu(x) = x * sigmoid(x), the output gate of both ops.
 inline double silu(double x) { return x / (1.0 + std::exp(-x)); }

@@ -12,7 +12,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -138,8 +137,11 @@ inline Status checkBroadcastDim(const std::string &name, const char *what,
                        std::to_string(extent));
 }
 
-/// Resizes \p buffer to hold a tensor of \p shape filled with \p fill, and
-/// reports an error (not an exception) when that cannot be allocated.
+/// Resizes \p buffer to hold a tensor of \p shape filled with \p fill.
+/// Shapes whose element count overflows are reported; running out of memory
+/// is not (ejk builds with -fno-exceptions, so it terminates). The ops keep
+/// every allocation bounded by their input buffers except where the caller
+/// asks for a large output.
 template <typename T>
 Status allocateOutput(const std::string &name,
                       const std::vector<int64_t> &shape, T fill,
@@ -149,12 +151,7 @@ Status allocateOutput(const std::string &name,
       static_cast<uint64_t>(count) > buffer.max_size())
     return Status::error(name + ": shape " + formatShape(shape) +
                          " is too large");
-  try {
-    buffer.assign(static_cast<size_t>(count), fill);
-  } catch (const std::bad_alloc &) {
-    return Status::error(name + ": cannot allocate " + std::to_string(count) +
-                         " elements");
-  }
+  buffer.assign(static_cast<size_t>(count), fill);
   return Status::success();
 }
 

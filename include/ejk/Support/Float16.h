@@ -70,7 +70,8 @@ inline uint16_t floatToHalf(float value) {
       return static_cast<uint16_t>(sign | 0x7c00u);
     // Normal half. A rounding carry out of the mantissa correctly bumps the
     // exponent, up to infinity (0x7c00) for 65520 and above.
-    uint32_t half = (static_cast<uint32_t>(unbiased + 15) << 10) | (mantissa >> 13);
+    uint32_t half =
+        (static_cast<uint32_t>(unbiased + 15) << 10) | (mantissa >> 13);
     const uint32_t rest = mantissa & 0x1fffu;
     if (rest > 0x1000u || (rest == 0x1000u && (half & 1u)))
       ++half;
@@ -84,7 +85,8 @@ inline uint16_t floatToHalf(float value) {
   const uint32_t significand = mantissa | 0x800000u;
   // A carry to 0x400 is the smallest normal half, which is the right encoding.
   return static_cast<uint16_t>(
-      sign | detail::shiftRightRoundEven(significand, static_cast<unsigned>(shift)));
+      sign |
+      detail::shiftRightRoundEven(significand, static_cast<unsigned>(shift)));
 }
 
 /// Converts IEEE binary16 bits to f32. Exact: every half value is an f32.
@@ -105,8 +107,9 @@ inline float halfToFloat(uint16_t half) {
       --unbiased;
     }
     mantissa &= 0x3ffu;
-    return detail::floatFromBits(
-        sign | (static_cast<uint32_t>(unbiased + 127) << 23) | (mantissa << 13));
+    return detail::floatFromBits(sign |
+                                 (static_cast<uint32_t>(unbiased + 127) << 23) |
+                                 (mantissa << 13));
   }
   return detail::floatFromBits(sign | ((exponent - 15 + 127) << 23) |
                                (mantissa << 13));

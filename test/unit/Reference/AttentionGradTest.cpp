@@ -1,0 +1,161 @@
+//===- AttentionGradTest.cpp - Backward vs finite differences -------------===//
+//
+// Checks dq, dk, dv against central finite differences of the forward's
+// objective sum(out * dOut), accumulated in double.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ReferenceTestUtil.h"
+
+#include "ejk/Reference/AttentionGrad.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace ejk::reference;
+using namespace ejk::reference::test;
+
+namespace {
+
+/// sum(out * dOut) for the forward on \p data, in double.
+double objective(const AttentionData &data, const AttentionOptions &options,
+                 const std::vector<float> &dOut) {
+  std::vector<float> out, lse;
+  Status status = flashAttention(data.problem(), options, out, lse);
+  EXPECT_TRUE(status.ok) << status.message;
+  double sum = 0.0;
+  for (size_t n = 0; n < out.size(); ++n)
+    sum += double(out[n]) * dOut[n];
+  return sum;
+}
+
+/// Compares \p analytic with central differences over every element of
+/// \p input (one of data's q, k, v).
+void expectMatchesFiniteDifferences(AttentionData data,
+                                    std::vector<float> AttentionData::*input,
+                                    const AttentionOptions &options,
+                                    const std::vector<float> &dOut,
+                                    const std::vector<float> &analytic,
+                                    const char *name) {
+  std::vector<float> &values = data.*input;
+  ASSERT_EQ(values.size(), analytic.size()) << name;
+  double largest = 0.0;
+  for (float gradient : analytic)
+    largest = std::max(largest, double(std::fabs(gradient)));
+  ASSERT_GT(largest, 1e-3) << name << ": gradient is trivially zero";
+  for (size_t n = 0; n < values.size(); ++n) {
+    const float original = values[n];
+    // The step actually taken is measured after rounding to f32.
+    const float up = original + 1e-2f;
+    const float down = original - 1e-2f;
+    values[n] = up;
+    const double fUp = objective(data, options, dOut);
+    values[n] = down;
+    const double fDown = objective(data, options, dOut);
+    values[n] = original;
+    const double numeric = (fUp - fDown) / (double(up) - double(down));
+    EXPECT_NEAR(analytic[n], numeric,
+                1e-3 * std::max(std::fabs(numeric), largest))
+        << name << "[" << n << "]";
+  }
+}
+
+/// Runs the backward and checks all three gradients.
+void checkGradients(const AttentionData &data,
+                    const AttentionOptions &options) {
+  const std::vector<float> dOut = randomVector(
+      data.batch * data.seqQ * data.numQHeads * data.valueDim, 999);
+  AttentionGradients grads;
+  Status status = flashAttentionGrad(
+      data.problem(), options, TensorRef<float>(dOut, data.outShape()), grads);
+  ASSERT_TRUE(status.ok) << status.message;
+  expectMatchesFiniteDifferences(data, &AttentionData::q, options, dOut,
+                                 grads.dq, "dq");
+  expectMatchesFiniteDifferences(data, &AttentionData::k, options, dOut,
+                                 grads.dk, "dk");
+  expectMatchesFiniteDifferences(data, &AttentionData::v, options, dOut,
+                                 grads.dv, "dv");
+}
+
+TEST(AttentionGradTest, Plain) {
+  checkGradients(randomAttention(2, 3, 4, 2, 2, 3, 2, 301), {});
+}
+
+TEST(AttentionGradTest, Causal) {
+  AttentionOptions options;
+  options.causal = true;
+  checkGradients(randomAttention(1, 3, 5, 2, 2, 3, 2, 311), options);
+}
+
+TEST(AttentionGradTest, GroupedQueryHeads) {
+  checkGradients(randomAttention(1, 3, 4, 4, 2, 3, 3, 321), {});
+}
+
+TEST(AttentionGradTest, MultiQuery) {
+  AttentionOptions options;
+  options.softmaxScale = 1.5f;
+  checkGradients(randomAttention(1, 2, 3, 3, 1, 2, 2, 331), options);
+}
+
+TEST(AttentionGradTest, SoftCap) {
+  // Large inputs push the scores into tanh's curved part.
+  AttentionData data = randomAttention(1, 3, 4, 2, 1, 3, 2, 341);
+  for (float &value : data.q)
+    value *= 3.0f;
+  AttentionOptions options;
+  options.logitsSoftCap = 1.0f;
+  checkGradients(data, options);
+}
+
+TEST(AttentionGradTest, Bias) {
+  AttentionData data = randomAttention(2, 3, 4, 2, 2, 3, 2, 351);
+  std::vector<float> bias = randomVector(2 * 3 * 4, 352, -2.0f, 2.0f);
+  AttentionOptions options;
+  options.bias = TensorRef<float>(bias, {1, 2, 3, 4});
+  checkGradients(data, options);
+}
+
+TEST(AttentionGradTest, Dropout) {
+  AttentionOptions options;
+  options.dropoutProb = 0.3f;
+  options.dropoutSeed = 77;
+  checkGradients(randomAttention(1, 3, 5, 2, 1, 3, 2, 361), options);
+}
+
+TEST(AttentionGradTest, WindowMaskAndSegments) {
+  AttentionData data = randomAttention(1, 4, 4, 2, 2, 3, 2, 371);
+  std::vector<uint8_t> mask(4 * 4, 1);
+  mask[2 * 4 + 1] = 0;
+  std::vector<int32_t> segments = {0, 0, 0, 1};
+  AttentionOptions options;
+  options.slidingWindow = SlidingWindow{2, 1};
+  options.mask = TensorRef<uint8_t>(mask, {1, 1, 4, 4});
+  options.qSegmentIds = TensorRef<int32_t>(segments, {1, 4});
+  options.kvSegmentIds = TensorRef<int32_t>(segments, {1, 4});
+  checkGradients(data, options);
+}
+
+TEST(AttentionGradTest, FullyMaskedRowHasNoGradient) {
+  AttentionData data = randomAttention(1, 2, 3, 1, 1, 2, 2, 381);
+  std::vector<uint8_t> mask = {0, 0, 0, 1, 1, 0};
+  AttentionOptions options;
+  options.mask = TensorRef<uint8_t>(mask, {1, 1, 2, 3});
+  const std::vector<float> dOut = randomVector(2 * 2, 382);
+  AttentionGradients grads;
+  Status status = flashAttentionGrad(
+      data.problem(), options, TensorRef<float>(dOut, data.outShape()), grads);
+  ASSERT_TRUE(status.ok) << status.message;
+  // Query 0 attends to nothing; key 2 is seen by nobody.
+  EXPECT_EQ(grads.dq[0], 0.0f);
+  EXPECT_EQ(grads.dq[1], 0.0f);
+  EXPECT_EQ(grads.dk[4], 0.0f);
+  EXPECT_EQ(grads.dv[4], 0.0f);
+  EXPECT_NE(grads.dv[0], 0.0f);
+  for (const std::vector<float> *grad : {&grads.dq, &grads.dk, &grads.dv})
+    for (float value : *grad)
+      EXPECT_FALSE(std::isnan(value));
+}
+
+} // namespace
