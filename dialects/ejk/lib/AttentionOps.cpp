@@ -4,6 +4,8 @@
 
 #include "ShapeVerifier.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -15,34 +17,44 @@ const StringRef kBshdKey[] = {"batch", "seq_k", "num_kv_heads", "head_dim"};
 const StringRef kBshdValue[] = {"batch", "seq_k", "num_kv_heads", "head_dim_v"};
 const StringRef kBshdOutput[] = {"batch", "seq_q", "num_heads", "head_dim_v"};
 const StringRef kScoreMatrix[] = {"batch", "num_heads", "seq_q", "seq_k"};
+const StringRef kBlockMask[] = {"batch", "num_heads", "num_q_blocks",
+                                "num_kv_blocks"};
 const StringRef kLse[] = {"batch", "num_heads", "seq_q"};
+const StringRef kMlaQLatent[] = {"batch", "seq_q", "num_heads", "latent_dim"};
+const StringRef kMlaQRope[] = {"batch", "seq_q", "num_heads", "rope_dim"};
+const StringRef kMlaKvLatent[] = {"batch", "seq_k", "latent_dim"};
+const StringRef kMlaKRope[] = {"batch", "seq_k", "rope_dim"};
+
+/// The block sizes every op of this family is tiled with.
+const StringRef kAttentionConfigNames[] = {"block_q", "block_k",
+                                           "num_subgroups"};
+
+/// `query`, `key` and `value` of a BSHD attention op, once verified.
+struct QueryKeyValue {
+  NamedTensor query, key, value;
+};
 } // namespace
 
-//===----------------------------------------------------------------------===//
-// FlashAttentionOp
-//===----------------------------------------------------------------------===//
-
-ArrayRef<StringRef> FlashAttentionOp::getConfigNames() {
-  static const StringRef names[] = {"block_q", "block_k", "num_subgroups"};
-  return names;
-}
-
-float FlashAttentionOp::getEffectiveSoftmaxScale() {
-  if (std::optional<APFloat> scale = getSoftmaxScale())
+static float effectiveSoftmaxScale(std::optional<APFloat> scale,
+                                   int64_t headDim) {
+  if (scale)
     return scale->convertToFloat();
-  int64_t headDim = getQuery().getType().getDimSize(3);
   return 1.0f / std::sqrt(static_cast<float>(headDim));
 }
 
-LogicalResult FlashAttentionOp::verify() {
-  ShapeVerifier v(*this);
-  FailureOr<NamedTensor> q = v.tensor(getQuery(), "query", kBshdQuery);
+/// Checks BSHD `query`, `key`, `value`: float, one element type, the same
+/// batch, key/value sequence and head_dim, and GQA head counts.
+static FailureOr<QueryKeyValue>
+verifyQueryKeyValue(ShapeVerifier &v, TypedValue<RankedTensorType> query,
+                    TypedValue<RankedTensorType> key,
+                    TypedValue<RankedTensorType> value) {
+  FailureOr<NamedTensor> q = v.tensor(query, "query", kBshdQuery);
   if (failed(q))
     return failure();
-  FailureOr<NamedTensor> k = v.tensor(getKey(), "key", kBshdKey);
+  FailureOr<NamedTensor> k = v.tensor(key, "key", kBshdKey);
   if (failed(k))
     return failure();
-  FailureOr<NamedTensor> val = v.tensor(getValue(), "value", kBshdValue);
+  FailureOr<NamedTensor> val = v.tensor(value, "value", kBshdValue);
   if (failed(val))
     return failure();
   if (failed(v.isFloat(*q)) || failed(v.sameElement(*k, *q)) ||
@@ -55,87 +67,341 @@ LogicalResult FlashAttentionOp::verify() {
       failed(v.dimMatches(*val, 2, *k, 2)) ||
       failed(v.dimDivides(*k, 2, *q, 2)))
     return failure();
+  return QueryKeyValue{*q, *k, *val};
+}
 
-  // Score-shaped operands broadcast over batch and heads.
-  auto verifyScoreShaped = [&](TypedValue<RankedTensorType> value,
-                               StringRef name, bool isMask) -> LogicalResult {
-    if (!value)
-      return success();
-    FailureOr<NamedTensor> t = v.tensor(value, name, kScoreMatrix);
-    if (failed(t))
-      return failure();
-    if (isMask ? failed(v.elementIs(*t, IntegerType::get(getContext(), 1)))
-               : failed(v.isFloat(*t)))
-      return failure();
-    if (failed(v.dimBroadcasts(*t, 0, *q, 0)) ||
-        failed(v.dimBroadcasts(*t, 1, *q, 2)) ||
-        failed(v.dimMatches(*t, 2, *q, 1)) ||
-        failed(v.dimMatches(*t, 3, *k, 1)))
-      return failure();
+/// Checks an optional `[batch | 1, num_heads | 1, seq_q, seq_k]` operand
+/// (bias, mask): i1 when `isMask`, float otherwise.
+static LogicalResult verifyScoreShaped(ShapeVerifier &v,
+                                       TypedValue<RankedTensorType> value,
+                                       StringRef name, bool isMask,
+                                       const QueryKeyValue &qkv) {
+  if (!value)
     return success();
-  };
-  if (failed(verifyScoreShaped(getBias(), "bias", /*isMask=*/false)) ||
-      failed(verifyScoreShaped(getMask(), "mask", /*isMask=*/true)))
+  FailureOr<NamedTensor> t = v.tensor(value, name, kScoreMatrix);
+  if (failed(t))
     return failure();
-
-  if (static_cast<bool>(getQSegmentIds()) !=
-      static_cast<bool>(getKvSegmentIds()))
-    return emitOpError("expects 'q_segment_ids' and 'kv_segment_ids' to be "
-                       "given together");
-  if (getQSegmentIds()) {
-    Type i32 = IntegerType::get(getContext(), 32);
-    FailureOr<NamedTensor> qs =
-        v.tensor(getQSegmentIds(), "q_segment_ids", {"batch", "seq_q"});
-    if (failed(qs) || failed(v.elementIs(*qs, i32)) ||
-        failed(v.dimMatches(*qs, 0, *q, 0)) ||
-        failed(v.dimMatches(*qs, 1, *q, 1)))
-      return failure();
-    FailureOr<NamedTensor> ks =
-        v.tensor(getKvSegmentIds(), "kv_segment_ids", {"batch", "seq_k"});
-    if (failed(ks) || failed(v.elementIs(*ks, i32)) ||
-        failed(v.dimMatches(*ks, 0, *k, 0)) ||
-        failed(v.dimMatches(*ks, 1, *k, 1)))
-      return failure();
-  }
-
-  if (failed(v.positiveFinite(getSoftmaxScaleAttr(), "softmax_scale")) ||
-      failed(v.positiveFinite(getLogitsSoftCapAttr(), "logits_soft_cap")))
+  if (isMask ? failed(v.elementIs(*t, IntegerType::get(value.getContext(), 1)))
+             : failed(v.isFloat(*t)))
     return failure();
-  if (std::optional<ArrayRef<int64_t>> window = getSlidingWindow()) {
-    if (window->size() != 2)
-      return emitOpError("expects 'sliding_window' to have 2 elements "
-                         "[left, right], got ")
-             << window->size();
-    if ((*window)[0] < 0 || (*window)[1] < 0)
-      return emitOpError("expects 'sliding_window' sizes to be non-negative, "
-                         "got [")
-             << (*window)[0] << ", " << (*window)[1] << "]";
-  }
-  if (FloatAttr prob = getDropoutProbAttr()) {
+  if (failed(v.dimBroadcasts(*t, 0, qkv.query, 0)) ||
+      failed(v.dimBroadcasts(*t, 1, qkv.query, 2)) ||
+      failed(v.dimMatches(*t, 2, qkv.query, 1)) ||
+      failed(v.dimMatches(*t, 3, qkv.key, 1)))
+    return failure();
+  return success();
+}
+
+/// Checks the optional `[batch, seq_q]` / `[batch, seq_k]` i32 segment ids,
+/// which come both or neither.
+static LogicalResult verifySegmentIds(Operation *op, ShapeVerifier &v,
+                                      TypedValue<RankedTensorType> qSegmentIds,
+                                      TypedValue<RankedTensorType> kvSegmentIds,
+                                      const QueryKeyValue &qkv) {
+  if (static_cast<bool>(qSegmentIds) != static_cast<bool>(kvSegmentIds))
+    return op->emitOpError("expects 'q_segment_ids' and 'kv_segment_ids' to "
+                           "be given together");
+  if (!qSegmentIds)
+    return success();
+  Type i32 = IntegerType::get(op->getContext(), 32);
+  FailureOr<NamedTensor> qs =
+      v.tensor(qSegmentIds, "q_segment_ids", {"batch", "seq_q"});
+  if (failed(qs) || failed(v.elementIs(*qs, i32)) ||
+      failed(v.dimMatches(*qs, 0, qkv.query, 0)) ||
+      failed(v.dimMatches(*qs, 1, qkv.query, 1)))
+    return failure();
+  FailureOr<NamedTensor> ks =
+      v.tensor(kvSegmentIds, "kv_segment_ids", {"batch", "seq_k"});
+  if (failed(ks) || failed(v.elementIs(*ks, i32)) ||
+      failed(v.dimMatches(*ks, 0, qkv.key, 0)) ||
+      failed(v.dimMatches(*ks, 1, qkv.key, 1)))
+    return failure();
+  return success();
+}
+
+/// Checks an optional `sliding_window = [left, right]`.
+static LogicalResult
+verifySlidingWindow(Operation *op, std::optional<ArrayRef<int64_t>> window) {
+  if (!window)
+    return success();
+  if (window->size() != 2)
+    return op->emitOpError("expects 'sliding_window' to have 2 elements "
+                           "[left, right], got ")
+           << window->size();
+  if ((*window)[0] < 0 || (*window)[1] < 0)
+    return op->emitOpError("expects 'sliding_window' sizes to be "
+                           "non-negative, got [")
+           << (*window)[0] << ", " << (*window)[1] << "]";
+  return success();
+}
+
+/// Checks `dropout_prob` in [0, 1), which comes with `dropout_seed`.
+static LogicalResult verifyDropout(Operation *op, FloatAttr prob,
+                                   IntegerAttr seed) {
+  if (prob) {
     double p = prob.getValueAsDouble();
     if (!(p >= 0.0 && p < 1.0))
-      return emitOpError("expects 'dropout_prob' to be in [0, 1), got ") << p;
-    if (!getDropoutSeedAttr())
-      return emitOpError("expects 'dropout_seed' when 'dropout_prob' is set");
-  } else if (getDropoutSeedAttr()) {
-    return emitOpError("expects 'dropout_seed' only with 'dropout_prob'");
+      return op->emitOpError("expects 'dropout_prob' to be in [0, 1), got ")
+             << p;
+    if (!seed)
+      return op->emitOpError(
+          "expects 'dropout_seed' when 'dropout_prob' is set");
+  } else if (seed) {
+    return op->emitOpError("expects 'dropout_seed' only with 'dropout_prob'");
   }
+  return success();
+}
 
-  FailureOr<NamedTensor> out = v.tensor(getOutput(), "output", kBshdOutput);
-  if (failed(out) || failed(v.sameElement(*out, *q)) ||
-      failed(v.dimMatches(*out, 0, *q, 0)) ||
-      failed(v.dimMatches(*out, 1, *q, 1)) ||
-      failed(v.dimMatches(*out, 2, *q, 2)) ||
-      failed(v.dimMatches(*out, 3, *val, 3)))
+/// Checks the options that flash_attention and flash_attention_grad share:
+/// bias, mask, segment ids, scale, soft cap, sliding window and dropout.
+template <typename OpTy>
+static LogicalResult verifyFlashOptions(OpTy op, ShapeVerifier &v,
+                                        const QueryKeyValue &qkv) {
+  if (failed(
+          verifyScoreShaped(v, op.getBias(), "bias", /*isMask=*/false, qkv)) ||
+      failed(verifyScoreShaped(v, op.getMask(), "mask", /*isMask=*/true, qkv)))
     return failure();
-  if (getLse()) {
-    FailureOr<NamedTensor> lse = v.tensor(getLse(), "lse", kLse);
-    if (failed(lse) ||
-        failed(v.elementIs(*lse, Float32Type::get(getContext()))) ||
-        failed(v.dimMatches(*lse, 0, *q, 0)) ||
-        failed(v.dimMatches(*lse, 1, *q, 2)) ||
-        failed(v.dimMatches(*lse, 2, *q, 1)))
+  if (failed(verifySegmentIds(op, v, op.getQSegmentIds(), op.getKvSegmentIds(),
+                              qkv)))
+    return failure();
+  if (failed(v.positiveFinite(op.getSoftmaxScaleAttr(), "softmax_scale")) ||
+      failed(v.positiveFinite(op.getLogitsSoftCapAttr(), "logits_soft_cap")))
+    return failure();
+  if (failed(verifySlidingWindow(op, op.getSlidingWindow())))
+    return failure();
+  return verifyDropout(op, op.getDropoutProbAttr(), op.getDropoutSeedAttr());
+}
+
+/// Checks a `[batch, seq_q, num_heads, head_dim_v]` tensor with the element
+/// type of `query` (an output, or the gradient of one).
+static LogicalResult verifyOutputLike(ShapeVerifier &v,
+                                      TypedValue<RankedTensorType> value,
+                                      StringRef name,
+                                      const QueryKeyValue &qkv) {
+  FailureOr<NamedTensor> out = v.tensor(value, name, kBshdOutput);
+  if (failed(out) || failed(v.sameElement(*out, qkv.query)) ||
+      failed(v.dimMatches(*out, 0, qkv.query, 0)) ||
+      failed(v.dimMatches(*out, 1, qkv.query, 1)) ||
+      failed(v.dimMatches(*out, 2, qkv.query, 2)) ||
+      failed(v.dimMatches(*out, 3, qkv.value, 3)))
+    return failure();
+  return success();
+}
+
+/// Checks an (optional when `value` is null) f32 `[batch, num_heads, seq_q]`
+/// log-sum-exp; `query` is `[batch, seq_q, num_heads, ...]`.
+static LogicalResult verifyLse(ShapeVerifier &v,
+                               TypedValue<RankedTensorType> value,
+                               const NamedTensor &query) {
+  if (!value)
+    return success();
+  FailureOr<NamedTensor> lse = v.tensor(value, "lse", kLse);
+  if (failed(lse) ||
+      failed(v.elementIs(*lse, Float32Type::get(value.getContext()))) ||
+      failed(v.dimMatches(*lse, 0, query, 0)) ||
+      failed(v.dimMatches(*lse, 1, query, 2)) ||
+      failed(v.dimMatches(*lse, 2, query, 1)))
+    return failure();
+  return success();
+}
+
+/// Checks that `value` has the shape and element type of `source`.
+static LogicalResult verifySameAs(ShapeVerifier &v,
+                                  TypedValue<RankedTensorType> value,
+                                  StringRef name, const NamedTensor &source) {
+  FailureOr<NamedTensor> t = v.tensor(value, name, source.dimNames);
+  if (failed(t) || failed(v.sameElement(*t, source)))
+    return failure();
+  for (unsigned i = 0, e = source.dimNames.size(); i < e; ++i)
+    if (failed(v.dimMatches(*t, i, source, i)))
       return failure();
-  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FlashAttentionOp
+//===----------------------------------------------------------------------===//
+
+ArrayRef<StringRef> FlashAttentionOp::getConfigNames() {
+  return kAttentionConfigNames;
+}
+
+float FlashAttentionOp::getEffectiveSoftmaxScale() {
+  return effectiveSoftmaxScale(getSoftmaxScale(),
+                               getQuery().getType().getDimSize(3));
+}
+
+LogicalResult FlashAttentionOp::verify() {
+  ShapeVerifier v(*this);
+  FailureOr<QueryKeyValue> qkv =
+      verifyQueryKeyValue(v, getQuery(), getKey(), getValue());
+  if (failed(qkv) || failed(verifyFlashOptions(*this, v, *qkv)) ||
+      failed(verifyOutputLike(v, getOutput(), "output", *qkv)) ||
+      failed(verifyLse(v, getLse(), qkv->query)))
+    return failure();
+  return v.configNames(getConfigAttr(), getConfigNames());
+}
+
+//===----------------------------------------------------------------------===//
+// FlashAttentionGradOp
+//===----------------------------------------------------------------------===//
+
+ArrayRef<StringRef> FlashAttentionGradOp::getConfigNames() {
+  return kAttentionConfigNames;
+}
+
+float FlashAttentionGradOp::getEffectiveSoftmaxScale() {
+  return effectiveSoftmaxScale(getSoftmaxScale(),
+                               getQuery().getType().getDimSize(3));
+}
+
+LogicalResult FlashAttentionGradOp::verify() {
+  ShapeVerifier v(*this);
+  FailureOr<QueryKeyValue> qkv =
+      verifyQueryKeyValue(v, getQuery(), getKey(), getValue());
+  if (failed(qkv) || failed(verifyOutputLike(v, getOutput(), "output", *qkv)) ||
+      failed(verifyOutputLike(v, getDOutput(), "d_output", *qkv)) ||
+      failed(verifyLse(v, getLse(), qkv->query)) ||
+      failed(verifyFlashOptions(*this, v, *qkv)))
+    return failure();
+  if (failed(verifySameAs(v, getDQuery(), "d_query", qkv->query)) ||
+      failed(verifySameAs(v, getDKey(), "d_key", qkv->key)) ||
+      failed(verifySameAs(v, getDValue(), "d_value", qkv->value)))
+    return failure();
+  return v.configNames(getConfigAttr(), getConfigNames());
+}
+
+//===----------------------------------------------------------------------===//
+// BlockSparseAttentionOp
+//===----------------------------------------------------------------------===//
+
+ArrayRef<StringRef> BlockSparseAttentionOp::getConfigNames() {
+  return kAttentionConfigNames;
+}
+
+float BlockSparseAttentionOp::getEffectiveSoftmaxScale() {
+  return effectiveSoftmaxScale(getSoftmaxScale(),
+                               getQuery().getType().getDimSize(3));
+}
+
+LogicalResult BlockSparseAttentionOp::verify() {
+  ShapeVerifier v(*this);
+  FailureOr<QueryKeyValue> qkv =
+      verifyQueryKeyValue(v, getQuery(), getKey(), getValue());
+  if (failed(qkv))
+    return failure();
+
+  // The block sizes come first: the block counts are derived from them.
+  if (failed(v.atLeast(getQBlockSizeAttr(), "q_block_size", 1)) ||
+      failed(v.atLeast(getKvBlockSizeAttr(), "kv_block_size", 1)))
+    return failure();
+  FailureOr<NamedTensor> blocks =
+      v.tensor(getBlockMask(), "block_mask", kBlockMask);
+  if (failed(blocks) ||
+      failed(v.elementIs(*blocks, IntegerType::get(getContext(), 1))) ||
+      failed(v.dimBroadcasts(*blocks, 0, qkv->query, 0)) ||
+      failed(v.dimBroadcasts(*blocks, 1, qkv->query, 2)) ||
+      failed(v.dimEquals(*blocks, 2,
+                         llvm::divideCeil(qkv->query.dim(1), getQBlockSize()),
+                         "ceil(seq_q / q_block_size)")) ||
+      failed(v.dimEquals(*blocks, 3,
+                         llvm::divideCeil(qkv->key.dim(1), getKvBlockSize()),
+                         "ceil(seq_k / kv_block_size)")))
+    return failure();
+
+  if (failed(verifySegmentIds(*this, v, getQSegmentIds(), getKvSegmentIds(),
+                              *qkv)) ||
+      failed(v.positiveFinite(getSoftmaxScaleAttr(), "softmax_scale")) ||
+      failed(v.positiveFinite(getLogitsSoftCapAttr(), "logits_soft_cap")) ||
+      failed(verifyOutputLike(v, getOutput(), "output", *qkv)) ||
+      failed(verifyLse(v, getLse(), qkv->query)))
+    return failure();
+  return v.configNames(getConfigAttr(), getConfigNames());
+}
+
+//===----------------------------------------------------------------------===//
+// MlaOp
+//===----------------------------------------------------------------------===//
+
+ArrayRef<StringRef> MlaOp::getConfigNames() { return kAttentionConfigNames; }
+
+float MlaOp::getEffectiveSoftmaxScale() {
+  return effectiveSoftmaxScale(getSoftmaxScale(),
+                               getQLatent().getType().getDimSize(3) +
+                                   getQRope().getType().getDimSize(3));
+}
+
+LogicalResult MlaOp::verify() {
+  ShapeVerifier v(*this);
+  FailureOr<NamedTensor> ql = v.tensor(getQLatent(), "q_latent", kMlaQLatent);
+  if (failed(ql))
+    return failure();
+  FailureOr<NamedTensor> qr = v.tensor(getQRope(), "q_rope", kMlaQRope);
+  if (failed(qr))
+    return failure();
+  FailureOr<NamedTensor> ckv =
+      v.tensor(getKvLatent(), "kv_latent", kMlaKvLatent);
+  if (failed(ckv))
+    return failure();
+  FailureOr<NamedTensor> kr = v.tensor(getKRope(), "k_rope", kMlaKRope);
+  if (failed(kr))
+    return failure();
+  if (failed(v.isFloat(*ql)) || failed(v.sameElement(*qr, *ql)) ||
+      failed(v.sameElement(*ckv, *ql)) || failed(v.sameElement(*kr, *ql)))
+    return failure();
+  if (failed(v.dimMatches(*qr, 0, *ql, 0)) ||
+      failed(v.dimMatches(*qr, 1, *ql, 1)) ||
+      failed(v.dimMatches(*qr, 2, *ql, 2)) ||
+      failed(v.dimMatches(*ckv, 0, *ql, 0)) ||
+      failed(v.dimMatches(*ckv, 2, *ql, 3)) ||
+      failed(v.dimMatches(*kr, 0, *ql, 0)) ||
+      failed(v.dimMatches(*kr, 1, *ckv, 1)) ||
+      failed(v.dimMatches(*kr, 2, *qr, 3)))
+    return failure();
+
+  if (failed(v.positiveFinite(getSoftmaxScaleAttr(), "softmax_scale")) ||
+      failed(verifySameAs(v, getOutput(), "output", *ql)) ||
+      failed(verifyLse(v, getLse(), *ql)))
+    return failure();
+  return v.configNames(getConfigAttr(), getConfigNames());
+}
+
+//===----------------------------------------------------------------------===//
+// RingAttentionOp
+//===----------------------------------------------------------------------===//
+
+ArrayRef<StringRef> RingAttentionOp::getConfigNames() {
+  return kAttentionConfigNames;
+}
+
+float RingAttentionOp::getEffectiveSoftmaxScale() {
+  return effectiveSoftmaxScale(getSoftmaxScale(),
+                               getQuery().getType().getDimSize(3));
+}
+
+LogicalResult RingAttentionOp::verify() {
+  ShapeVerifier v(*this);
+  FailureOr<QueryKeyValue> qkv =
+      verifyQueryKeyValue(v, getQuery(), getKey(), getValue());
+  // Global positions are `rank * shard + i` for queries and keys alike, so
+  // every process holds as many keys as queries.
+  if (failed(qkv) || failed(v.dimMatches(qkv->key, 1, qkv->query, 1)))
+    return failure();
+  if (failed(verifySegmentIds(*this, v, getQSegmentIds(), getKvSegmentIds(),
+                              *qkv)))
+    return failure();
+
+  if (failed(v.atLeast(getRingSizeAttr(), "ring_size", 1)))
+    return failure();
+  if (std::optional<StringRef> axis = getAxisName(); axis && axis->empty())
+    return emitOpError("expects 'axis_name' to be non-empty");
+  if (failed(v.positiveFinite(getSoftmaxScaleAttr(), "softmax_scale")) ||
+      failed(v.positiveFinite(getLogitsSoftCapAttr(), "logits_soft_cap")) ||
+      failed(verifySlidingWindow(*this, getSlidingWindow())))
+    return failure();
+
+  if (failed(verifyOutputLike(v, getOutput(), "output", *qkv)) ||
+      failed(verifyLse(v, getLse(), qkv->query)))
+    return failure();
   return v.configNames(getConfigAttr(), getConfigNames());
 }

@@ -1,9 +1,216 @@
-//===- PagedOps.cpp - Verifiers of the Paged family
-//------------------------===//
+//===- PagedOps.cpp - Verifiers of the paged attention family -------------===//
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
 
 #include "ShapeVerifier.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::ejk;
+
+namespace {
+const StringRef kPages[] = {"num_pages", "page_size", "num_kv_heads",
+                            "head_dim"};
+
+/// The key and value page pools of a paged op, once verified.
+struct PagedCache {
+  NamedTensor key, value;
+};
+} // namespace
+
+static float effectiveSoftmaxScale(std::optional<APFloat> scale,
+                                   int64_t headDim) {
+  if (scale)
+    return scale->convertToFloat();
+  return 1.0f / std::sqrt(static_cast<float>(headDim));
+}
+
+/// Checks the key and value page pools `[num_pages, page_size, num_kv_heads,
+/// head_dim]` against `query`, whose dims `headsDim` and `headDimDim` are
+/// num_heads and head_dim. The pools may have another float element type
+/// than `query` (e.g. an f16 cache read by f32 queries), but share one
+/// between them.
+static FailureOr<PagedCache>
+verifyPagedCache(ShapeVerifier &v, TypedValue<RankedTensorType> key,
+                 StringRef keyName, TypedValue<RankedTensorType> value,
+                 StringRef valueName, const NamedTensor &query,
+                 unsigned headsDim, unsigned headDimDim) {
+  FailureOr<NamedTensor> k = v.tensor(key, keyName, kPages);
+  if (failed(k))
+    return failure();
+  FailureOr<NamedTensor> val = v.tensor(value, valueName, kPages);
+  if (failed(val))
+    return failure();
+  if (failed(v.isFloat(*k)) || failed(v.sameElement(*val, *k)))
+    return failure();
+  for (unsigned i = 0; i < 4; ++i)
+    if (failed(v.dimMatches(*val, i, *k, i)))
+      return failure();
+  if (failed(v.dimMatches(*k, 3, query, headDimDim)) ||
+      failed(v.dimDivides(*k, 2, query, headsDim)))
+    return failure();
+  return PagedCache{*k, *val};
+}
+
+/// Checks an i32 index tensor whose dim 0 matches dim `sourceDim` of
+/// `source`.
+static FailureOr<NamedTensor>
+verifyIndexTensor(ShapeVerifier &v, TypedValue<RankedTensorType> value,
+                  StringRef name, ArrayRef<StringRef> dimNames,
+                  const NamedTensor &source, unsigned sourceDim) {
+  FailureOr<NamedTensor> t = v.tensor(value, name, dimNames);
+  if (failed(t) ||
+      failed(v.elementIs(*t, IntegerType::get(value.getContext(), 32))) ||
+      failed(v.dimMatches(*t, 0, source, sourceDim)))
+    return failure();
+  return t;
+}
+
+/// Checks that `value` has the shape and element type of `source`.
+static LogicalResult verifySameAs(ShapeVerifier &v,
+                                  TypedValue<RankedTensorType> value,
+                                  StringRef name, const NamedTensor &source) {
+  FailureOr<NamedTensor> t = v.tensor(value, name, source.dimNames);
+  if (failed(t) || failed(v.sameElement(*t, source)))
+    return failure();
+  for (unsigned i = 0, e = source.dimNames.size(); i < e; ++i)
+    if (failed(v.dimMatches(*t, i, source, i)))
+      return failure();
+  return success();
+}
+
+/// Checks the attributes every paged op has.
+static LogicalResult verifyScaleAndCap(ShapeVerifier &v, FloatAttr scale,
+                                       FloatAttr cap) {
+  if (failed(v.positiveFinite(scale, "softmax_scale")) ||
+      failed(v.positiveFinite(cap, "logits_soft_cap")))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// PagedAttentionOp
+//===----------------------------------------------------------------------===//
+
+ArrayRef<StringRef> PagedAttentionOp::getConfigNames() {
+  static const StringRef names[] = {"block_k", "num_subgroups", "num_splits"};
+  return names;
+}
+
+float PagedAttentionOp::getEffectiveSoftmaxScale() {
+  return effectiveSoftmaxScale(getSoftmaxScale(),
+                               getQuery().getType().getDimSize(2));
+}
+
+LogicalResult PagedAttentionOp::verify() {
+  ShapeVerifier v(*this);
+  FailureOr<NamedTensor> q =
+      v.tensor(getQuery(), "query", {"batch", "num_heads", "head_dim"});
+  if (failed(q) || failed(v.isFloat(*q)))
+    return failure();
+  if (failed(verifyPagedCache(v, getKeyCache(), "key_cache", getValueCache(),
+                              "value_cache", *q, /*headsDim=*/1,
+                              /*headDimDim=*/2)))
+    return failure();
+  if (failed(verifyIndexTensor(v, getContextLens(), "context_lens", {"batch"},
+                               *q, 0)) ||
+      failed(verifyIndexTensor(v, getBlockTables(), "block_tables",
+                               {"batch", "max_pages_per_seq"}, *q, 0)))
+    return failure();
+  if (failed(verifyScaleAndCap(v, getSoftmaxScaleAttr(),
+                               getLogitsSoftCapAttr())) ||
+      failed(v.atLeast(getSlidingWindowAttr(), "sliding_window", 0)) ||
+      failed(verifySameAs(v, getOutput(), "output", *q)))
+    return failure();
+  return v.configNames(getConfigAttr(), getConfigNames());
+}
+
+//===----------------------------------------------------------------------===//
+// RaggedPagedAttentionOp
+//===----------------------------------------------------------------------===//
+
+ArrayRef<StringRef> RaggedPagedAttentionOp::getConfigNames() {
+  static const StringRef names[] = {"block_q", "block_k", "num_subgroups"};
+  return names;
+}
+
+float RaggedPagedAttentionOp::getEffectiveSoftmaxScale() {
+  return effectiveSoftmaxScale(getSoftmaxScale(),
+                               getQueries().getType().getDimSize(2));
+}
+
+LogicalResult RaggedPagedAttentionOp::verify() {
+  ShapeVerifier v(*this);
+  FailureOr<NamedTensor> q = v.tensor(getQueries(), "queries",
+                                      {"num_tokens", "num_heads", "head_dim"});
+  if (failed(q) || failed(v.isFloat(*q)))
+    return failure();
+  if (failed(verifyPagedCache(v, getKeyPages(), "key_pages", getValuePages(),
+                              "value_pages", *q, /*headsDim=*/1,
+                              /*headDimDim=*/2)))
+    return failure();
+
+  Type i32 = IntegerType::get(getContext(), 32);
+  FailureOr<NamedTensor> kvLens =
+      v.tensor(getKvLens(), "kv_lens", {"num_seqs"});
+  if (failed(kvLens) || failed(v.elementIs(*kvLens, i32)))
+    return failure();
+  if (failed(verifyIndexTensor(v, getPageIndices(), "page_indices",
+                               {"num_seqs", "pages_per_seq"}, *kvLens, 0)))
+    return failure();
+  FailureOr<NamedTensor> cuQLens =
+      v.tensor(getCuQLens(), "cu_q_lens", {"num_seqs + 1"});
+  if (failed(cuQLens) || failed(v.elementIs(*cuQLens, i32)) ||
+      failed(v.dimEquals(*cuQLens, 0, kvLens->dim(0) + 1,
+                         "1 + 'kv_lens' dim 0 (num_seqs)")))
+    return failure();
+  FailureOr<NamedTensor> numSeqs =
+      v.tensor(getNumSeqs(), "num_seqs", {"count"});
+  if (failed(numSeqs) || failed(v.elementIs(*numSeqs, i32)) ||
+      failed(v.dimEquals(*numSeqs, 0, 1, "a single count")))
+    return failure();
+
+  if (failed(verifyScaleAndCap(v, getSoftmaxScaleAttr(),
+                               getLogitsSoftCapAttr())) ||
+      failed(v.atLeast(getSlidingWindowAttr(), "sliding_window", 0)) ||
+      failed(verifySameAs(v, getOutput(), "output", *q)))
+    return failure();
+  return v.configNames(getConfigAttr(), getConfigNames());
+}
+
+//===----------------------------------------------------------------------===//
+// PrefillPagedAttentionOp
+//===----------------------------------------------------------------------===//
+
+ArrayRef<StringRef> PrefillPagedAttentionOp::getConfigNames() {
+  static const StringRef names[] = {"block_q", "block_k", "num_subgroups"};
+  return names;
+}
+
+float PrefillPagedAttentionOp::getEffectiveSoftmaxScale() {
+  return effectiveSoftmaxScale(getSoftmaxScale(),
+                               getQuery().getType().getDimSize(3));
+}
+
+LogicalResult PrefillPagedAttentionOp::verify() {
+  ShapeVerifier v(*this);
+  FailureOr<NamedTensor> q = v.tensor(
+      getQuery(), "query", {"batch", "seq_q", "num_heads", "head_dim"});
+  if (failed(q) || failed(v.isFloat(*q)))
+    return failure();
+  if (failed(verifyPagedCache(v, getKeyCache(), "key_cache", getValueCache(),
+                              "value_cache", *q, /*headsDim=*/2,
+                              /*headDimDim=*/3)))
+    return failure();
+  if (failed(verifyIndexTensor(v, getContextLens(), "context_lens", {"batch"},
+                               *q, 0)) ||
+      failed(verifyIndexTensor(v, getBlockTables(), "block_tables",
+                               {"batch", "max_pages_per_seq"}, *q, 0)))
+    return failure();
+  if (failed(verifyScaleAndCap(v, getSoftmaxScaleAttr(),
+                               getLogitsSoftCapAttr())) ||
+      failed(verifySameAs(v, getOutput(), "output", *q)))
+    return failure();
+  return v.configNames(getConfigAttr(), getConfigNames());
+}

@@ -100,4 +100,349 @@ def Ejk_FlashAttentionOp : Ejk_Op<"flash_attention", [
   }];
 }
 
+def Ejk_FlashAttentionGradOp : Ejk_Op<"flash_attention_grad", [
+    Pure, AttrSizedOperandSegments]> {
+  let summary = "FlashAttention backward: gradients of query, key and value";
+  let description = [{
+    Computes the gradients of `sum(output * d_output)` with respect to
+    `query`, `key` and `value`, where `output` is the `ejk.flash_attention`
+    forward with the same operands and options. Like FlashAttention-2's
+    backward, it recomputes the probabilities block by block from `lse`
+    instead of storing them.
+
+    Layout (BSHD):
+    - `query`, `key`, `value`, `bias`, `mask`, `q_segment_ids`,
+      `kv_segment_ids`: as for `ejk.flash_attention`
+    - `output`: `[batch, seq_q, num_heads, head_dim_v]`, the element type of
+      `query`: the forward's `output`
+    - `d_output`: `[batch, seq_q, num_heads, head_dim_v]`, the element type
+      of `query`: the gradient flowing into `output`
+    - `lse`: `[batch, num_heads, seq_q]`, f32: the forward's `lse`
+    - results `d_query`, `d_key`, `d_value`: the shapes and element types of
+      `query`, `key` and `value`
+
+    Attributes are those of `ejk.flash_attention`, with the same meaning;
+    they must be the ones the forward ran with (the same `dropout_seed`
+    re-creates the same dropout mask).
+
+    Reference formula, for each batch `b`, head `h` (reading key/value head
+    `h'`), query `i` and key `j`, with `s_ij` the forward's logits before
+    the soft cap and bias (`softmax_scale * dot(query[b,i,h], key[b,j,h'])`),
+    `t_ij` the logits after them, and `z_ij` the dropout factor (0 or
+    `1/(1 - dropout_prob)`, 1 without dropout):
+    ```
+    p_ij  = exp(t_ij - lse[b,h,i])               0 when j is not allowed
+    dp_ij = z_ij * dot(d_output[b,i,h], value[b,j,h'])
+    D_i   = dot(d_output[b,i,h], output[b,i,h])
+    dt_ij = p_ij * (dp_ij - D_i)
+    ds_ij = dt_ij * (1 - (tanh(s_ij / cap))^2)   if logits_soft_cap = cap
+    ds_ij = dt_ij                                otherwise
+    d_query[b,i,h]  = softmax_scale * sum_j ds_ij * key[b,j,h']
+    d_key[b,j,h']   = softmax_scale * sum_{h in group(h')} sum_i ds_ij * query[b,i,h]
+    d_value[b,j,h'] = sum_{h in group(h')} sum_i z_ij * p_ij * d_output[b,i,h]
+    ```
+    `group(h')` is the `num_heads / num_kv_heads` query heads that read
+    key/value head `h'` (GQA/MQA). Rows with `lse = -inf` (no allowed key)
+    contribute nothing. Accumulation is in f32 for every element type.
+
+    ```mlir
+    %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse {causal}
+        : tensor<1x128x8x64xf16>, tensor<1x128x2x64xf16>, tensor<1x128x2x64xf16>,
+          tensor<1x128x8x64xf16>, tensor<1x128x8x64xf16>, tensor<1x8x128xf32>
+        -> tensor<1x128x8x64xf16>, tensor<1x128x2x64xf16>, tensor<1x128x2x64xf16>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$query,
+    AnyRankedTensor:$key,
+    AnyRankedTensor:$value,
+    AnyRankedTensor:$output,
+    AnyRankedTensor:$d_output,
+    AnyRankedTensor:$lse,
+    Optional<AnyRankedTensor>:$bias,
+    Optional<AnyRankedTensor>:$mask,
+    Optional<AnyRankedTensor>:$q_segment_ids,
+    Optional<AnyRankedTensor>:$kv_segment_ids,
+    OptionalAttr<F32Attr>:$softmax_scale,
+    UnitAttr:$causal,
+    OptionalAttr<DenseI64ArrayAttr>:$sliding_window,
+    OptionalAttr<F32Attr>:$logits_soft_cap,
+    OptionalAttr<F32Attr>:$dropout_prob,
+    OptionalAttr<I64Attr>:$dropout_seed,
+    OptionalAttr<Ejk_ConfigAttr>:$config
+  );
+  let results = (outs
+    AnyRankedTensor:$d_query,
+    AnyRankedTensor:$d_key,
+    AnyRankedTensor:$d_value
+  );
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $output `,` $d_output `,` $lse
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`mask` `(` $mask^ `:` type($mask) `)`)?
+    (`q_segment_ids` `(` $q_segment_ids^ `:` type($q_segment_ids) `)`)?
+    (`kv_segment_ids` `(` $kv_segment_ids^ `:` type($kv_segment_ids) `)`)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value) `,`
+    type($output) `,` type($d_output) `,` type($lse)
+    `->` type($d_query) `,` type($d_key) `,` type($d_value)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The config entry names this op accepts.
+    static ::llvm::ArrayRef<::llvm::StringRef> getConfigNames();
+    /// `softmax_scale`, or `1/sqrt(head_dim)` when it is absent.
+    float getEffectiveSoftmaxScale();
+  }];
+}
+
+def Ejk_BlockSparseAttentionOp : Ejk_Op<"block_sparse_attention", [
+    Pure, AttrSizedOperandSegments]> {
+  let summary = "Attention restricted to the blocks of a block-level mask";
+  let description = [{
+    Softmax attention in which query block `qb` (`q_block_size` queries)
+    attends to key block `kb` (`kv_block_size` keys) only where
+    `block_mask` says so. Blocks that are off for a whole tile are skipped,
+    so the cost scales with the number of live blocks (as in ejKernel's
+    block-sparse attention and the splash-attention kernels).
+
+    Layout (BSHD):
+    - `query`: `[batch, seq_q, num_heads, head_dim]`, f32, f16 or bf16
+    - `key`: `[batch, seq_k, num_kv_heads, head_dim]`, same element type
+    - `value`: `[batch, seq_k, num_kv_heads, head_dim_v]`, same element type
+    - `block_mask`: `[batch | 1, num_heads | 1, num_q_blocks, num_kv_blocks]`,
+      i1, `true` = the block may attend, with
+      `num_q_blocks = ceil(seq_q / q_block_size)` and
+      `num_kv_blocks = ceil(seq_k / kv_block_size)`; the last block of each
+      axis may be partial
+    - `q_segment_ids` / `kv_segment_ids` (optional, both or neither):
+      `[batch, seq_q]` / `[batch, seq_k]`, i32; a query attends only to keys
+      of the same segment
+    - result `output`: `[batch, seq_q, num_heads, head_dim_v]`, the element
+      type of `query`
+    - result `lse` (optional): `[batch, num_heads, seq_q]`, f32
+
+    `num_heads` must be a multiple of `num_kv_heads`: query head `h` reads
+    key/value head `h / (num_heads / num_kv_heads)`.
+
+    Reference formula, for each batch `b`, head `h`, query `i`, with
+    `off = seq_k - seq_q`:
+    ```
+    s_j = softmax_scale * dot(query[b,i,h], key[b,j,h'])
+    s_j = cap * tanh(s_j / cap)                  if logits_soft_cap = cap
+    allowed(j) = block_mask[b,h,i / q_block_size, j / kv_block_size]
+              && (!causal || j <= i + off)
+              && q_segment_ids[b,i] == kv_segment_ids[b,j]
+    lse_i = log(sum_{allowed j} exp(s_j))
+    output[b,i,h] = sum_{allowed j} exp(s_j - lse_i) * value[b,j,h']
+    ```
+    (`block_mask` indices broadcast over size-1 dims.) `causal` is bottom-right
+    aligned as in `ejk.flash_attention`; `softmax_scale` defaults to
+    `1/sqrt(head_dim)`. A row with no allowed key gives an output of 0 and
+    `lse = -inf`. Accumulation is in f32.
+
+    ```mlir
+    %o = ejk.block_sparse_attention %q, %k, %v, %blocks
+        {q_block_size = 64 : i64, kv_block_size = 64 : i64, causal}
+        : tensor<1x256x8x64xbf16>, tensor<1x256x8x64xbf16>,
+          tensor<1x256x8x64xbf16>, tensor<1x1x4x4xi1>
+        -> tensor<1x256x8x64xbf16>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$query,
+    AnyRankedTensor:$key,
+    AnyRankedTensor:$value,
+    AnyRankedTensor:$block_mask,
+    Optional<AnyRankedTensor>:$q_segment_ids,
+    Optional<AnyRankedTensor>:$kv_segment_ids,
+    I64Attr:$q_block_size,
+    I64Attr:$kv_block_size,
+    OptionalAttr<F32Attr>:$softmax_scale,
+    UnitAttr:$causal,
+    OptionalAttr<F32Attr>:$logits_soft_cap,
+    OptionalAttr<Ejk_ConfigAttr>:$config
+  );
+  let results = (outs
+    AnyRankedTensor:$output,
+    Optional<AnyRankedTensor>:$lse
+  );
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $block_mask
+    (`q_segment_ids` `(` $q_segment_ids^ `:` type($q_segment_ids) `)`)?
+    (`kv_segment_ids` `(` $kv_segment_ids^ `:` type($kv_segment_ids) `)`)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value) `,`
+    type($block_mask) `->` type($output) (`,` type($lse)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The config entry names this op accepts.
+    static ::llvm::ArrayRef<::llvm::StringRef> getConfigNames();
+    /// `softmax_scale`, or `1/sqrt(head_dim)` when it is absent.
+    float getEffectiveSoftmaxScale();
+  }];
+}
+
+def Ejk_MlaOp : Ejk_Op<"mla", [Pure]> {
+  let summary = "Multi-head latent attention (DeepSeek-V2/V3, weight-absorbed)";
+  let description = [{
+    Multi-head latent attention in the weight-absorbed form that FlashMLA
+    runs: every head attends over one compressed KV cache (`kv_latent`,
+    DeepSeek's `c_KV`) plus one decoupled RoPE key shared by all heads. The
+    caller has already multiplied the no-RoPE part of the query by the key
+    up-projection (so `q_latent` lives in the latent space) and applies the
+    value up-projection to `output` afterwards.
+
+    Layout:
+    - `q_latent`: `[batch, seq_q, num_heads, latent_dim]`, f32, f16 or
+      bf16; `latent_dim` is DeepSeek's `kv_lora_rank` (512 in V2/V3)
+    - `q_rope`: `[batch, seq_q, num_heads, rope_dim]`, same element type;
+      `rope_dim` is `qk_rope_head_dim` (64 in V2/V3)
+    - `kv_latent`: `[batch, seq_k, latent_dim]`, same element type, shared by
+      every head (it is both the key and the value)
+    - `k_rope`: `[batch, seq_k, rope_dim]`, same element type, shared by
+      every head
+    - result `output`: `[batch, seq_q, num_heads, latent_dim]`, the element
+      type of `q_latent`
+    - result `lse` (optional): `[batch, num_heads, seq_q]`, f32
+
+    Reference formula, for each batch `b`, head `h`, query `i`, with
+    `off = seq_k - seq_q`:
+    ```
+    s_j = softmax_scale * (dot(q_latent[b,i,h], kv_latent[b,j])
+                         + dot(q_rope[b,i,h], k_rope[b,j]))
+    allowed(j) = !causal || j <= i + off
+    lse_i = log(sum_{allowed j} exp(s_j))
+    output[b,i,h] = sum_{allowed j} exp(s_j - lse_i) * kv_latent[b,j]
+    ```
+    `causal` is bottom-right aligned (decode: `seq_q` new tokens at the end
+    of `seq_k`). `softmax_scale` defaults to `1/sqrt(latent_dim +
+    rope_dim)`; DeepSeek scales by `1/sqrt(qk_nope_head_dim +
+    qk_rope_head_dim)` (the head dim before absorption, `1/sqrt(192)` in
+    V2/V3, times its YaRN `mscale^2` when applicable), so models pass it
+    explicitly. A row with no allowed key gives 0 and `lse = -inf`.
+    Accumulation is in f32.
+
+    ```mlir
+    %o, %lse = ejk.mla %ql, %qr, %ckv, %kr {causal, softmax_scale = 0.0721 : f32}
+        : tensor<4x1x128x512xbf16>, tensor<4x1x128x64xbf16>,
+          tensor<4x4096x512xbf16>, tensor<4x4096x64xbf16>
+        -> tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$q_latent,
+    AnyRankedTensor:$q_rope,
+    AnyRankedTensor:$kv_latent,
+    AnyRankedTensor:$k_rope,
+    OptionalAttr<F32Attr>:$softmax_scale,
+    UnitAttr:$causal,
+    OptionalAttr<Ejk_ConfigAttr>:$config
+  );
+  let results = (outs
+    AnyRankedTensor:$output,
+    Optional<AnyRankedTensor>:$lse
+  );
+  let assemblyFormat = [{
+    $q_latent `,` $q_rope `,` $kv_latent `,` $k_rope
+    attr-dict `:` type($q_latent) `,` type($q_rope) `,` type($kv_latent) `,`
+    type($k_rope) `->` type($output) (`,` type($lse)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The config entry names this op accepts.
+    static ::llvm::ArrayRef<::llvm::StringRef> getConfigNames();
+    /// `softmax_scale`, or `1/sqrt(latent_dim + rope_dim)` when it is absent.
+    float getEffectiveSoftmaxScale();
+  }];
+}
+
+def Ejk_RingAttentionOp : Ejk_Op<"ring_attention", [
+    Pure, AttrSizedOperandSegments]> {
+  let summary = "Sequence-parallel attention over a ring of processes";
+  let description = [{
+    Ring attention (Liu et al.): the sequence is split into `ring_size`
+    equal shards, one per process of the process axis `axis_name`; each
+    process holds its shard of queries, keys and values. Key/value shards
+    travel around the ring in `ring_size` steps; at each step the process
+    runs one flash-attention block of its queries against the shard it
+    holds and folds it into an online softmax, so the result equals
+    attention over the whole sequence.
+
+    Layout (BSHD), all operands being this process's shard of `seq`
+    tokens:
+    - `query`: `[batch, seq_q, num_heads, head_dim]`, f32, f16 or bf16
+    - `key`: `[batch, seq_k, num_kv_heads, head_dim]`, same element type,
+      `seq_k = seq_q`
+    - `value`: `[batch, seq_k, num_kv_heads, head_dim_v]`, same element type
+    - `q_segment_ids` / `kv_segment_ids` (optional, both or neither):
+      `[batch, seq_q]` / `[batch, seq_k]`, i32, of this shard
+      (`kv_segment_ids` travel around the ring with their keys)
+    - result `output`: `[batch, seq_q, num_heads, head_dim_v]`, the element
+      type of `query`
+    - result `lse` (optional): `[batch, num_heads, seq_q]`, f32, over the
+      keys of all shards
+
+    `num_heads` must be a multiple of `num_kv_heads` (GQA/MQA).
+
+    Semantics: on the process of rank `r` along `axis_name`, `output` is
+    `ejk.flash_attention` of the local queries over the concatenation, in
+    rank order, of the `ring_size` key/value shards, with global positions:
+    local query `i` is at `I = r * seq + i` and key `j` of the shard of rank
+    `r'` at `J = r' * seq + j`. With `K`, `V` and `KS` the concatenations
+    along the sequence of every rank's `key`, `value` and `kv_segment_ids`:
+    ```
+    s_J = softmax_scale * dot(query[b,i,h], K[b,J,h'])
+    s_J = cap * tanh(s_J / cap)                  if logits_soft_cap = cap
+    allowed(J) = (!causal || J <= I)
+              && (!sliding_window || (I - J <= left && J - I <= right))
+              && q_segment_ids[b,i] == KS[b,J]
+    lse_i = log(sum_{allowed J} exp(s_J))
+    output[b,i,h] = sum_{allowed J} exp(s_J - lse_i) * V[b,J,h']
+    ```
+    `softmax_scale` defaults to `1/sqrt(head_dim)`. With `causal`, shards
+    of a higher rank than `r` contribute nothing (steps are still taken so
+    that the ring keeps moving). A row with no allowed key gives 0 and
+    `lse = -inf`. Accumulation is in f32.
+
+    ```mlir
+    %o = ejk.ring_attention %q, %k, %v
+        {ring_size = 8 : i64, axis_name = "sp", causal}
+        : tensor<1x4096x32x128xbf16>, tensor<1x4096x8x128xbf16>,
+          tensor<1x4096x8x128xbf16> -> tensor<1x4096x32x128xbf16>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$query,
+    AnyRankedTensor:$key,
+    AnyRankedTensor:$value,
+    Optional<AnyRankedTensor>:$q_segment_ids,
+    Optional<AnyRankedTensor>:$kv_segment_ids,
+    I64Attr:$ring_size,
+    OptionalAttr<StrAttr>:$axis_name,
+    OptionalAttr<F32Attr>:$softmax_scale,
+    UnitAttr:$causal,
+    OptionalAttr<DenseI64ArrayAttr>:$sliding_window,
+    OptionalAttr<F32Attr>:$logits_soft_cap,
+    OptionalAttr<Ejk_ConfigAttr>:$config
+  );
+  let results = (outs
+    AnyRankedTensor:$output,
+    Optional<AnyRankedTensor>:$lse
+  );
+  let assemblyFormat = [{
+    $query `,` $key `,` $value
+    (`q_segment_ids` `(` $q_segment_ids^ `:` type($q_segment_ids) `)`)?
+    (`kv_segment_ids` `(` $kv_segment_ids^ `:` type($kv_segment_ids) `)`)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value)
+    `->` type($output) (`,` type($lse)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The config entry names this op accepts.
+    static ::llvm::ArrayRef<::llvm::StringRef> getConfigNames();
+    /// `softmax_scale`, or `1/sqrt(head_dim)` when it is absent.
+    float getEffectiveSoftmaxScale();
+  }];
+}
+
 #endif // EJK_DIALECT_EJK_ATTENTIONOPS_TD

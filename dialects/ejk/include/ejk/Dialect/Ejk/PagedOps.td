@@ -1,10 +1,245 @@
-//===- PagedOps.td - Paged ops ---------------------------------*- tablegen -*-===//
+//===- PagedOps.td - paged and ragged attention ops --------*- tablegen -*-===//
 //
-// The paged and ragged attention: paged decode, ragged mixed prefill+decode, prefill over a paged cache.
+// Attention over a paged KV cache: paged decode, ragged mixed
+// prefill+decode, chunked prefill.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef EJK_DIALECT_EJK_PAGEDOPS_TD
 #define EJK_DIALECT_EJK_PAGEDOPS_TD
+
+def Ejk_PagedAttentionOp : Ejk_Op<"paged_attention", [Pure]> {
+  let summary = "Decode attention over a paged KV cache (vLLM layout)";
+  let description = [{
+    One new query token per sequence attends over that sequence's cached
+    keys and values, which live in fixed-size pages of a shared pool (vLLM's
+    PagedAttention, token-major pages).
+
+    Layout:
+    - `query`: `[batch, num_heads, head_dim]`, f32, f16 or bf16
+    - `key_cache`: `[num_pages, page_size, num_kv_heads, head_dim]`, f32,
+      f16 or bf16; it may differ from the element type of `query` (e.g. an
+      f16 cache read by f32 queries)
+    - `value_cache`: `[num_pages, page_size, num_kv_heads, head_dim]`, the
+      shape and element type of `key_cache`
+    - `context_lens`: `[batch]`, i32: the number of cached tokens of each
+      sequence
+    - `block_tables`: `[batch, max_pages_per_seq]`, i32: the pages of each
+      sequence, in token order
+    - result `output`: `[batch, num_heads, head_dim]`, the element type of
+      `query`
+
+    `num_heads` must be a multiple of `num_kv_heads`: query head `h` reads
+    cache head `h / (num_heads / num_kv_heads)`. Token `t` of sequence `b`
+    is at page `block_tables[b, t / page_size]`, slot `t % page_size`.
+
+    Reference formula, for each sequence `b`, head `h`, with
+    `L = context_lens[b]`:
+    ```
+    K_t = key_cache[block_tables[b, t / page_size], t % page_size, h']
+    V_t = value_cache[block_tables[b, t / page_size], t % page_size, h']
+    s_t = softmax_scale * dot(query[b,h], K_t)
+    s_t = cap * tanh(s_t / cap)                  if logits_soft_cap = cap
+    allowed(t) = 0 <= t < L && (!sliding_window || L - 1 - t <= sliding_window)
+    output[b,h] = sum_{allowed t} softmax(s)_t * V_t
+    ```
+    so `sliding_window = w` attends to the last `w + 1` tokens only.
+    `softmax_scale` defaults to `1/sqrt(head_dim)`. Cache elements are
+    converted to f32 and accumulation is in f32. A sequence with `L = 0`
+    gives an output of 0. Entries of `block_tables` past
+    `ceil(L / page_size)` are not read.
+
+    ```mlir
+    %o = ejk.paged_attention %q, %kc, %vc, %lens, %tables
+        : tensor<8x32x128xf16>, tensor<1024x16x8x128xf16>,
+          tensor<1024x16x8x128xf16>, tensor<8xi32>, tensor<8x256xi32>
+        -> tensor<8x32x128xf16>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$query,
+    AnyRankedTensor:$key_cache,
+    AnyRankedTensor:$value_cache,
+    AnyRankedTensor:$context_lens,
+    AnyRankedTensor:$block_tables,
+    OptionalAttr<F32Attr>:$softmax_scale,
+    OptionalAttr<F32Attr>:$logits_soft_cap,
+    OptionalAttr<I64Attr>:$sliding_window,
+    OptionalAttr<Ejk_ConfigAttr>:$config
+  );
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = [{
+    $query `,` $key_cache `,` $value_cache `,` $context_lens `,` $block_tables
+    attr-dict `:` type($query) `,` type($key_cache) `,` type($value_cache) `,`
+    type($context_lens) `,` type($block_tables) `->` type($output)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The config entry names this op accepts.
+    static ::llvm::ArrayRef<::llvm::StringRef> getConfigNames();
+    /// `softmax_scale`, or `1/sqrt(head_dim)` when it is absent.
+    float getEffectiveSoftmaxScale();
+  }];
+}
+
+def Ejk_RaggedPagedAttentionOp : Ejk_Op<"ragged_paged_attention", [Pure]> {
+  let summary = "Mixed prefill and decode attention over a paged KV cache";
+  let description = [{
+    Attention for a batch that mixes prefill chunks and decode steps: the
+    query tokens of all sequences are packed along one axis and every
+    sequence reads its keys and values from a paged cache (ejKernel's and
+    vLLM TPU's ragged paged attention). A decode step is a sequence with one
+    query.
+
+    Layout:
+    - `queries`: `[num_tokens, num_heads, head_dim]`, f32, f16 or bf16: the
+      new tokens of every sequence, packed in sequence order
+    - `key_pages`: `[num_pages, page_size, num_kv_heads, head_dim]`, f32,
+      f16 or bf16; it may differ from the element type of `queries`
+    - `value_pages`: `[num_pages, page_size, num_kv_heads, head_dim]`, the
+      shape and element type of `key_pages`
+    - `kv_lens`: `[num_seqs]`, i32: the number of cached tokens of each
+      sequence slot, the new tokens included
+    - `page_indices`: `[num_seqs, pages_per_seq]`, i32: the pages of each
+      sequence, in token order
+    - `cu_q_lens`: `[num_seqs + 1]`, i32, cumulative query lengths:
+      sequence `s` owns `queries[cu_q_lens[s] .. cu_q_lens[s+1] - 1]`
+    - `num_seqs`: `[1]`, i32: the number of live sequences; the slots from
+      `num_seqs[0]` on are padding and are not read
+    - result `output`: `[num_tokens, num_heads, head_dim]`, the element type
+      of `queries`
+
+    `num_heads` must be a multiple of `num_kv_heads`: query head `h` reads
+    cache head `h / (num_heads / num_kv_heads)`. Token `t` of sequence `s`
+    is at page `page_indices[s, t / page_size]`, slot `t % page_size`.
+
+    Reference formula, for each live sequence `s`, head `h` and query
+    number `i` of it, with `q_len = cu_q_lens[s+1] - cu_q_lens[s]`,
+    `L = kv_lens[s]` and `p = L - q_len + i` the query's position:
+    ```
+    K_t = key_pages[page_indices[s, t / page_size], t % page_size, h']
+    V_t = value_pages[page_indices[s, t / page_size], t % page_size, h']
+    s_t = softmax_scale * dot(queries[cu_q_lens[s] + i, h], K_t)
+    s_t = cap * tanh(s_t / cap)                  if logits_soft_cap = cap
+    allowed(t) = 0 <= t <= p && (!sliding_window || p - t <= sliding_window)
+    output[cu_q_lens[s] + i, h] = sum_{allowed t} softmax(s)_t * V_t
+    ```
+    Attention is causal within each sequence (bottom-right aligned) and
+    never crosses sequences. `softmax_scale` defaults to `1/sqrt(head_dim)`.
+    Query rows owned by no live sequence, and rows with no allowed token,
+    give an output of 0. Accumulation is in f32.
+
+    ```mlir
+    %o = ejk.ragged_paged_attention %q, %kp, %vp, %kv_lens, %pages, %cu_q_lens, %n
+        {sliding_window = 4095 : i64}
+        : tensor<512x32x128xbf16>, tensor<2048x16x8x128xbf16>,
+          tensor<2048x16x8x128xbf16>, tensor<16xi32>, tensor<16x128xi32>,
+          tensor<17xi32>, tensor<1xi32>
+        -> tensor<512x32x128xbf16>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$queries,
+    AnyRankedTensor:$key_pages,
+    AnyRankedTensor:$value_pages,
+    AnyRankedTensor:$kv_lens,
+    AnyRankedTensor:$page_indices,
+    AnyRankedTensor:$cu_q_lens,
+    AnyRankedTensor:$num_seqs,
+    OptionalAttr<F32Attr>:$softmax_scale,
+    OptionalAttr<F32Attr>:$logits_soft_cap,
+    OptionalAttr<I64Attr>:$sliding_window,
+    OptionalAttr<Ejk_ConfigAttr>:$config
+  );
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = [{
+    $queries `,` $key_pages `,` $value_pages `,` $kv_lens `,` $page_indices
+    `,` $cu_q_lens `,` $num_seqs
+    attr-dict `:` type($queries) `,` type($key_pages) `,` type($value_pages)
+    `,` type($kv_lens) `,` type($page_indices) `,` type($cu_q_lens) `,`
+    type($num_seqs) `->` type($output)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The config entry names this op accepts.
+    static ::llvm::ArrayRef<::llvm::StringRef> getConfigNames();
+    /// `softmax_scale`, or `1/sqrt(head_dim)` when it is absent.
+    float getEffectiveSoftmaxScale();
+  }];
+}
+
+def Ejk_PrefillPagedAttentionOp : Ejk_Op<"prefill_paged_attention", [Pure]> {
+  let summary = "Chunked prefill attention over a paged KV cache";
+  let description = [{
+    A chunk of `seq_q` new tokens per sequence attends causally over the
+    sequence's cached tokens, the chunk's own keys and values included
+    (they must already be written to the cache). Pages use the layout of
+    `ejk.paged_attention`.
+
+    Layout:
+    - `query`: `[batch, seq_q, num_heads, head_dim]`, f32, f16 or bf16: the
+      new chunk
+    - `key_cache`: `[num_pages, page_size, num_kv_heads, head_dim]`, f32,
+      f16 or bf16; it may differ from the element type of `query`
+    - `value_cache`: `[num_pages, page_size, num_kv_heads, head_dim]`, the
+      shape and element type of `key_cache`
+    - `context_lens`: `[batch]`, i32: the length of each sequence, the chunk
+      included
+    - `block_tables`: `[batch, max_pages_per_seq]`, i32: the pages of each
+      sequence, in token order
+    - result `output`: `[batch, seq_q, num_heads, head_dim]`, the element
+      type of `query`
+
+    `num_heads` must be a multiple of `num_kv_heads`: query head `h` reads
+    cache head `h / (num_heads / num_kv_heads)`. Token `t` of sequence `b`
+    is at page `block_tables[b, t / page_size]`, slot `t % page_size`.
+
+    Reference formula, for each sequence `b`, head `h`, query `i`, with
+    `L = context_lens[b]`:
+    ```
+    K_t = key_cache[block_tables[b, t / page_size], t % page_size, h']
+    V_t = value_cache[block_tables[b, t / page_size], t % page_size, h']
+    s_t = softmax_scale * dot(query[b,i,h], K_t)
+    s_t = cap * tanh(s_t / cap)                  if logits_soft_cap = cap
+    allowed(t) = 0 <= t <= L - seq_q + i
+    output[b,i,h] = sum_{allowed t} softmax(s)_t * V_t
+    ```
+    i.e. causal, bottom-right aligned: the chunk is the last `seq_q` tokens
+    of the sequence. `softmax_scale` defaults to `1/sqrt(head_dim)`. A
+    query with no allowed token (`L - seq_q + i < 0`) gives an output of 0.
+    Accumulation is in f32.
+
+    ```mlir
+    %o = ejk.prefill_paged_attention %q, %kc, %vc, %lens, %tables
+        {config = #ejk.config<block_q = 64, block_k = 128>}
+        : tensor<2x512x32x128xbf16>, tensor<1024x16x8x128xbf16>,
+          tensor<1024x16x8x128xbf16>, tensor<2xi32>, tensor<2x256xi32>
+        -> tensor<2x512x32x128xbf16>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$query,
+    AnyRankedTensor:$key_cache,
+    AnyRankedTensor:$value_cache,
+    AnyRankedTensor:$context_lens,
+    AnyRankedTensor:$block_tables,
+    OptionalAttr<F32Attr>:$softmax_scale,
+    OptionalAttr<F32Attr>:$logits_soft_cap,
+    OptionalAttr<Ejk_ConfigAttr>:$config
+  );
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = [{
+    $query `,` $key_cache `,` $value_cache `,` $context_lens `,` $block_tables
+    attr-dict `:` type($query) `,` type($key_cache) `,` type($value_cache) `,`
+    type($context_lens) `,` type($block_tables) `->` type($output)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The config entry names this op accepts.
+    static ::llvm::ArrayRef<::llvm::StringRef> getConfigNames();
+    /// `softmax_scale`, or `1/sqrt(head_dim)` when it is absent.
+    float getEffectiveSoftmaxScale();
+  }];
+}
 
 #endif // EJK_DIALECT_EJK_PAGEDOPS_TD
