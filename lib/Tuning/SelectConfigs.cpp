@@ -3,6 +3,7 @@
 #include "ejk/Tuning/ConfigSelector.h"
 #include "ejk/Tuning/Passes.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 
 namespace mlir::ejk {
@@ -27,6 +28,10 @@ struct SelectConfigsPass
           << target << "', expected 'cpu' or 'vulkan'";
       return signalPassFailure();
     }
+    // Record the target so later passes compile for the same one.
+    if (auto module = dyn_cast<ModuleOp>(getOperation()))
+      module->setAttr(kTargetAttrName,
+                      targetInfoToAttr(&getContext(), *info));
     ConfigSelector selector;
     WalkResult result = getOperation()->walk([&](TunableOpInterface op) {
       FailureOr<SelectedConfig> selected = selector.select(op, *info);

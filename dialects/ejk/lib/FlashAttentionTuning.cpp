@@ -99,6 +99,12 @@ LogicalResult FlashAttentionOp::verifyConfig(ConfigAttr config,
       reason << "'num_subgroups' applies to Vulkan targets only";
       return failure();
     }
+    if (*blockK % target.f32Lanes() != 0) {
+      reason << "'block_k' (" << *blockK << ") must be a multiple of the "
+             << target.f32Lanes() << " f32 lanes of a " << target.vectorBits
+             << "-bit vector";
+      return failure();
+    }
     int64_t bytes = cpuWorkingSetBytes(d, *blockQ, *blockK);
     if (bytes > target.l2Bytes) {
       reason << "working set of " << bytes << " bytes exceeds the "
@@ -182,7 +188,9 @@ ConfigAttr FlashAttentionOp::getHeuristicConfig(const TargetInfo &target) {
   SmallVector<std::pair<StringRef, int64_t>> values;
   if (target.isCpu()) {
     values = {{"block_q", std::min<int64_t>(16, ceilPow2(d.seqQ))},
-              {"block_k", std::min<int64_t>(128, ceilPow2(d.seqK))}};
+              {"block_k", std::max<int64_t>(target.f32Lanes(),
+                                            std::min<int64_t>(
+                                                128, ceilPow2(d.seqK)))}};
   } else {
     bool cooperative = target.hasCooperativeMatrix && d.elementBytes == 2;
     values = {{"block_q", cooperative ? 64 : 32},

@@ -9,6 +9,9 @@
 #ifndef EJK_DIALECT_EJK_TARGETINFO_H
 #define EJK_DIALECT_EJK_TARGETINFO_H
 
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Support/LLVM.h"
+
 #include <cstdint>
 
 namespace mlir::ejk {
@@ -39,6 +42,9 @@ struct TargetInfo {
   bool isCpu() const { return kind == Kind::Cpu; }
   bool isVulkan() const { return kind == Kind::Vulkan; }
 
+  /// Lanes of f32 in one SIMD register on the CPU.
+  int64_t f32Lanes() const { return vectorBits / 32; }
+
   static TargetInfo genericCpu() { return TargetInfo(); }
   static TargetInfo genericVulkan() {
     TargetInfo info;
@@ -46,6 +52,21 @@ struct TargetInfo {
     return info;
   }
 };
+
+/// The module attribute that records the target a module is compiled for,
+/// so every pass after config selection agrees on it.
+constexpr StringLiteral kTargetAttrName = "ejk.target";
+
+/// Encodes `info` as a dictionary (kind, vector_bits, num_cores, ...).
+DictionaryAttr targetInfoToAttr(MLIRContext *context, const TargetInfo &info);
+
+/// Decodes a dictionary made by `targetInfoToAttr`; fails on a malformed
+/// one.
+FailureOr<TargetInfo> targetInfoFromAttr(DictionaryAttr attr);
+
+/// Reads the `ejk.target` attribute of `op`'s closest enclosing module,
+/// emitting an error on `op` when it is missing or malformed.
+FailureOr<TargetInfo> getModuleTarget(Operation *op);
 
 } // namespace mlir::ejk
 
