@@ -1,0 +1,127 @@
+// RUN: ejk-opt %s -split-input-file -verify-diagnostics
+
+func.func @lhs_rank(%lhs: tensor<2x64x32xf32>, %rhs: tensor<4x32x16xf32>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'lhs' to have rank 2 [rows, k], got rank 3}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes : tensor<2x64x32xf32>, tensor<4x32x16xf32>, tensor<4xi32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic(%lhs: tensor<?x32xf32>, %rhs: tensor<4x32x16xf32>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'lhs' to have a static shape, got 'tensor<?x32xf32>'}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes : tensor<?x32xf32>, tensor<4x32x16xf32>, tensor<4xi32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @lhs_dtype(%lhs: tensor<64x32xi32>, %rhs: tensor<4x32x16xi32>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'lhs' element type to be f32, f16 or bf16, got 'i32'}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xi32>, tensor<4x32x16xi32>, tensor<4xi32> -> tensor<64x16xi32>
+  return
+}
+
+// -----
+
+func.func @rhs_rank(%lhs: tensor<64x32xf32>, %rhs: tensor<32x16xf32>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'rhs' to have rank 3 [num_groups, k, n], got rank 2}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xf32>, tensor<32x16xf32>, tensor<4xi32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @rhs_rank_transposed(%lhs: tensor<64x32xf32>, %rhs: tensor<16x32xf32>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'rhs' to have rank 3 [num_groups, n, k], got rank 2}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes {transpose_rhs} : tensor<64x32xf32>, tensor<16x32xf32>, tensor<4xi32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @rhs_dtype(%lhs: tensor<64x32xbf16>, %rhs: tensor<4x32x16xf32>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'rhs' element type to match 'lhs' ('bf16'), got 'f32'}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xbf16>, tensor<4x32x16xf32>, tensor<4xi32> -> tensor<64x16xbf16>
+  return
+}
+
+// -----
+
+func.func @rhs_k(%lhs: tensor<64x32xf32>, %rhs: tensor<4x16x32xf32>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'rhs' dim 1 (k) to be 32 to match 'lhs' dim 1 (k), got 16}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xf32>, tensor<4x16x32xf32>, tensor<4xi32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @rhs_k_transposed(%lhs: tensor<64x32xf32>, %rhs: tensor<4x32x16xf32>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'rhs' dim 2 (k) to be 32 to match 'lhs' dim 1 (k), got 16}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes {transpose_rhs} : tensor<64x32xf32>, tensor<4x32x16xf32>, tensor<4xi32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @group_sizes_rank(%lhs: tensor<64x32xf32>, %rhs: tensor<4x32x16xf32>, %sizes: tensor<4x1xi32>) {
+  // expected-error @+1 {{expects 'group_sizes' to have rank 1 [num_groups], got rank 2}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xf32>, tensor<4x32x16xf32>, tensor<4x1xi32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @group_sizes_dtype(%lhs: tensor<64x32xf32>, %rhs: tensor<4x32x16xf32>, %sizes: tensor<4xi64>) {
+  // expected-error @+1 {{expects 'group_sizes' element type to be 'i32', got 'i64'}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xf32>, tensor<4x32x16xf32>, tensor<4xi64> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @group_sizes_count(%lhs: tensor<64x32xf32>, %rhs: tensor<4x32x16xf32>, %sizes: tensor<8xi32>) {
+  // expected-error @+1 {{expects 'group_sizes' dim 0 (num_groups) to be 4 to match 'rhs' dim 0 (num_groups), got 8}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xf32>, tensor<4x32x16xf32>, tensor<8xi32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @out_dtype(%lhs: tensor<64x32xf16>, %rhs: tensor<4x32x16xf16>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'out' element type to match 'lhs' ('f16'), got 'f32'}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xf16>, tensor<4x32x16xf16>, tensor<4xi32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @out_rows(%lhs: tensor<64x32xf32>, %rhs: tensor<4x32x16xf32>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'out' dim 0 (rows) to be 64 to match 'lhs' dim 0 (rows), got 32}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xf32>, tensor<4x32x16xf32>, tensor<4xi32> -> tensor<32x16xf32>
+  return
+}
+
+// -----
+
+func.func @out_n(%lhs: tensor<64x32xf32>, %rhs: tensor<4x32x16xf32>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'out' dim 1 (n) to be 16 to match 'rhs' dim 2 (n), got 32}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xf32>, tensor<4x32x16xf32>, tensor<4xi32> -> tensor<64x32xf32>
+  return
+}
+
+// -----
+
+func.func @out_n_transposed(%lhs: tensor<64x32xf32>, %rhs: tensor<4x48x32xf32>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'out' dim 1 (n) to be 48 to match 'rhs' dim 1 (n), got 32}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes {transpose_rhs} : tensor<64x32xf32>, tensor<4x48x32xf32>, tensor<4xi32> -> tensor<64x32xf32>
+  return
+}
+
+// -----
+
+func.func @config_name(%lhs: tensor<64x32xf32>, %rhs: tensor<4x32x16xf32>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{does not accept config entry 'block_q', expected one of: block_m, block_n, block_k}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes {config = #ejk.config<block_m = 64, block_q = 64>} : tensor<64x32xf32>, tensor<4x32x16xf32>, tensor<4xi32> -> tensor<64x16xf32>
+  return
+}

@@ -1,0 +1,46 @@
+// RUN: ejk-opt %s -split-input-file | FileCheck %s
+// Round trip: the printed form parses back to the same IR.
+// RUN: ejk-opt %s -split-input-file | ejk-opt -split-input-file | FileCheck %s
+// RUN: ejk-opt %s -split-input-file -mlir-print-op-generic | ejk-opt -split-input-file | FileCheck %s
+
+// CHECK-LABEL: func.func @plain
+// CHECK-SAME: (%[[LHS:.*]]: tensor<100x64xf32>, %[[RHS:.*]]: tensor<4x64x32xf32>, %[[SIZES:.*]]: tensor<4xi32>)
+// CHECK: %[[OUT:.*]] = ejk.grouped_matmul %[[LHS]], %[[RHS]], %[[SIZES]] : tensor<100x64xf32>, tensor<4x64x32xf32>, tensor<4xi32> -> tensor<100x32xf32>
+// CHECK: return %[[OUT]]
+func.func @plain(%lhs: tensor<100x64xf32>, %rhs: tensor<4x64x32xf32>, %sizes: tensor<4xi32>) -> tensor<100x32xf32> {
+  %out = ejk.grouped_matmul %lhs, %rhs, %sizes : tensor<100x64xf32>, tensor<4x64x32xf32>, tensor<4xi32> -> tensor<100x32xf32>
+  return %out : tensor<100x32xf32>
+}
+
+// -----
+
+// rhs stored [num_groups, n, k], with a config.
+// CHECK-LABEL: func.func @transposed
+// CHECK: ejk.grouped_matmul %{{.*}}, %{{.*}}, %{{.*}} {config = #ejk.config<block_k = 64, block_m = 128, block_n = 128>, transpose_rhs} : tensor<4096x1024xbf16>, tensor<8x2816x1024xbf16>, tensor<8xi32> -> tensor<4096x2816xbf16>
+func.func @transposed(%lhs: tensor<4096x1024xbf16>, %rhs: tensor<8x2816x1024xbf16>, %sizes: tensor<8xi32>) -> tensor<4096x2816xbf16> {
+  %out = ejk.grouped_matmul %lhs, %rhs, %sizes {transpose_rhs, config = #ejk.config<block_m = 128, block_n = 128, block_k = 64>}
+      : tensor<4096x1024xbf16>, tensor<8x2816x1024xbf16>, tensor<8xi32> -> tensor<4096x2816xbf16>
+  return %out : tensor<4096x2816xbf16>
+}
+
+// -----
+
+// A single group (a plain matmul), f16.
+// CHECK-LABEL: func.func @one_group
+// CHECK: ejk.grouped_matmul %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x8xf16>, tensor<1x8x24xf16>, tensor<1xi32> -> tensor<16x24xf16>
+func.func @one_group(%lhs: tensor<16x8xf16>, %rhs: tensor<1x8x24xf16>, %sizes: tensor<1xi32>) -> tensor<16x24xf16> {
+  %out = ejk.grouped_matmul %lhs, %rhs, %sizes : tensor<16x8xf16>, tensor<1x8x24xf16>, tensor<1xi32> -> tensor<16x24xf16>
+  return %out : tensor<16x24xf16>
+}
+
+// -----
+
+// The example of the op's description.
+// CHECK-LABEL: func.func @doc_example
+// CHECK: ejk.grouped_matmul %{{.*}}, %{{.*}}, %{{.*}} {transpose_rhs} : tensor<4096x1024xbf16>, tensor<8x2816x1024xbf16>, tensor<8xi32> -> tensor<4096x2816xbf16>
+func.func @doc_example(%lhs: tensor<4096x1024xbf16>, %rhs: tensor<8x2816x1024xbf16>, %sizes: tensor<8xi32>) -> tensor<4096x2816xbf16> {
+    %out = ejk.grouped_matmul %lhs, %rhs, %sizes {transpose_rhs}
+        : tensor<4096x1024xbf16>, tensor<8x2816x1024xbf16>, tensor<8xi32>
+        -> tensor<4096x2816xbf16>
+  return %out : tensor<4096x2816xbf16>
+}
