@@ -1,6 +1,8 @@
 //===- ejk-opt.cpp - mlir-opt with the ejk dialect and passes -------------===//
 
+#include "ejk/Conversion/Passes.h"
 #include "ejk/Dialect/Ejk/EjkDialect.h"
+#include "ejk/Transforms/Passes.h"
 #include "ejk/Tuning/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -15,6 +17,9 @@ int main(int argc, char **argv) {
   mlir::registerAllExtensions(registry);
   mlir::registerAllPasses();
   mlir::ejk::registerEjkTuningPasses();
+  mlir::ejk::registerEjkTransformsPasses();
+  mlir::ejk::registerEjkConversionPasses();
+  mlir::ejk::registerEjkPipelines();
   registry.insert<mlir::ejk::EjkDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "ejk optimizer driver\n", registry));

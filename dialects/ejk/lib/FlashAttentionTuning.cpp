@@ -188,9 +188,9 @@ ConfigAttr FlashAttentionOp::getHeuristicConfig(const TargetInfo &target) {
   SmallVector<std::pair<StringRef, int64_t>> values;
   if (target.isCpu()) {
     values = {{"block_q", std::min<int64_t>(16, ceilPow2(d.seqQ))},
-              {"block_k", std::max<int64_t>(target.f32Lanes(),
-                                            std::min<int64_t>(
-                                                128, ceilPow2(d.seqK)))}};
+              {"block_k",
+               std::max<int64_t>(target.f32Lanes(),
+                                 std::min<int64_t>(128, ceilPow2(d.seqK)))}};
   } else {
     bool cooperative = target.hasCooperativeMatrix && d.elementBytes == 2;
     values = {{"block_q", cooperative ? 64 : 32},

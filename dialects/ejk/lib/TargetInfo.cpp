@@ -35,8 +35,8 @@ FailureOr<TargetInfo> mlir::ejk::targetInfoFromAttr(DictionaryAttr attr) {
   auto kind = dyn_cast_or_null<StringAttr>(attr.get("kind"));
   if (!kind || (kind.getValue() != "cpu" && kind.getValue() != "vulkan"))
     return failure();
-  info.kind =
-      kind.getValue() == "cpu" ? TargetInfo::Kind::Cpu : TargetInfo::Kind::Vulkan;
+  info.kind = kind.getValue() == "cpu" ? TargetInfo::Kind::Cpu
+                                       : TargetInfo::Kind::Vulkan;
   auto readInt = [&](StringRef name, auto &field) -> bool {
     auto value = dyn_cast_or_null<IntegerAttr>(attr.get(name));
     if (!value || value.getInt() < 1)
@@ -59,8 +59,8 @@ FailureOr<TargetInfo> mlir::ejk::targetInfoFromAttr(DictionaryAttr attr) {
 }
 
 FailureOr<TargetInfo> mlir::ejk::getModuleTarget(Operation *op) {
-  auto module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
-                                  : op->getParentOfType<ModuleOp>();
+  auto module =
+      isa<ModuleOp>(op) ? cast<ModuleOp>(op) : op->getParentOfType<ModuleOp>();
   auto attr = module ? module->getAttrOfType<DictionaryAttr>(kTargetAttrName)
                      : DictionaryAttr();
   if (!attr)
@@ -69,7 +69,7 @@ FailureOr<TargetInfo> mlir::ejk::getModuleTarget(Operation *op) {
            << "' attribute on the module; run ejk-select-configs first";
   FailureOr<TargetInfo> info = targetInfoFromAttr(attr);
   if (failed(info))
-    return op->emitError("malformed '") << kTargetAttrName << "' attribute "
-                                        << attr;
+    return op->emitError("malformed '")
+           << kTargetAttrName << "' attribute " << attr;
   return info;
 }

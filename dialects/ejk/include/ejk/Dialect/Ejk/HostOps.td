@@ -50,6 +50,12 @@ def Ejk_WorkgroupIdOp : Ejk_Op<"workgroup_id", [Pure]> {
   let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative, IntMaxValue<2>]>:$dimension);
   let results = (outs Index:$result);
   let assemblyFormat = "$dimension attr-dict";
+  let builders = [
+    OpBuilder<(ins "int64_t":$dimension), [{
+      build($_builder, $_state, $_builder.getIndexType(),
+            $_builder.getI64IntegerAttr(dimension));
+    }]>
+  ];
 }
 
 #endif // EJK_DIALECT_EJK_HOSTOPS_TD

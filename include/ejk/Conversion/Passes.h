@@ -1,0 +1,46 @@
+//===- Passes.h - lowering passes and pipelines -----------------*- C++ -*-===//
+
+#ifndef EJK_CONVERSION_PASSES_H
+#define EJK_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace mlir::ejk {
+
+#define GEN_PASS_DECL
+#include "ejk/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "ejk/Conversion/Passes.h.inc"
+
+/// Options of the CPU pipeline.
+struct CpuPipelineOptions {
+  std::string target = "cpu";
+  unsigned vectorBits = 256;
+  unsigned numCores = 1;
+};
+
+/// ejk-select-configs, ejk-form-dispatches and the tiling passes: tensors
+/// in, tiled dispatch functions out.
+void buildCpuTilingPipeline(OpPassManager &pm,
+                            const CpuPipelineOptions &options);
+
+/// Tiled dispatches to the LLVM dialect with the CPU kernel ABI
+/// (`ejk-lower-to-llvm`).
+void buildCpuLoweringPipeline(OpPassManager &pm);
+
+/// Both of the above (`ejk-cpu-pipeline`).
+void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
+
+/// Registers `ejk-cpu-pipeline` and `ejk-lower-to-llvm` with the pass
+/// registry.
+void registerEjkPipelines();
+
+} // namespace mlir::ejk
+
+#endif // EJK_CONVERSION_PASSES_H

@@ -1,0 +1,58 @@
+//===- Compiler.h - IR to CPU artifacts -------------------------*- C++ -*-===//
+//
+// The driver's C++ API: compile a module that uses ejk ops on tensors into
+// an artifact, a shared object with one C function per dispatch plus a JSON
+// manifest that the runtime (include/ejk/Runtime/ejk_runtime.h) loads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_DRIVER_COMPILER_H
+#define EJK_DRIVER_COMPILER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace mlir::ejk {
+
+/// The CPU this process runs on, as code generation sees it.
+struct HostCpu {
+  std::string triple;
+  std::string cpuName;
+  /// LLVM feature string (+avx2,+fma,...).
+  std::string features;
+  /// Widest SIMD registers: 512 (AVX-512F), 256 (AVX2+FMA) or 128.
+  unsigned vectorBits = 128;
+  unsigned numCores = 1;
+};
+
+/// Detects the host CPU.
+HostCpu detectHostCpu();
+
+/// Options of one compilation.
+struct CompileOptions {
+  /// Override of the vector width (0: the host's).
+  unsigned vectorBits = 0;
+  /// When set, the IR after each stage is written to these streams.
+  raw_ostream *dumpAfterTiling = nullptr;
+  raw_ostream *dumpLLVMIR = nullptr;
+};
+
+/// Wall-clock time of each compilation stage, in seconds.
+struct CompileTimings {
+  double tiling = 0, lowering = 0, codegen = 0, link = 0;
+  double total() const { return tiling + lowering + codegen + link; }
+};
+
+/// Compiles `module` in place for the host CPU and writes the artifact
+/// `<outDir>/<name>.so` + `<outDir>/<name>.json`. Errors are emitted as
+/// diagnostics on the module. On success `manifestPath` names the manifest.
+LogicalResult compileForHostCpu(ModuleOp module, const CompileOptions &options,
+                                StringRef outDir, StringRef name,
+                                std::string &manifestPath,
+                                CompileTimings *timings = nullptr);
+
+} // namespace mlir::ejk
+
+#endif // EJK_DRIVER_COMPILER_H

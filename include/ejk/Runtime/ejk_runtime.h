@@ -1,0 +1,196 @@
+/*===- ejk_runtime.h - The ejk runtime C API ---------------------*- C -*-===*\
+|*                                                                            *|
+|* Loads artifacts produced by the ejk compiler (a shared object with one C   *|
+|* function per dispatch plus a JSON manifest) and runs their entry points.   *|
+|* The library never links MLIR or LLVM.                                      *|
+|*                                                                            *|
+|* Conventions:                                                               *|
+|*  - every function that can fail returns an ejk_status; on failure          *|
+|*    ejk_last_error() holds a message for the calling thread;                *|
+|*  - functions that create an object set *out to NULL on failure;           *|
+|*  - destroy functions accept NULL;                                          *|
+|*  - no function aborts the process or throws on bad input.                  *|
+|*                                                                            *|
+|* See docs/runtime.md for the kernel ABI, the manifest format and a full     *|
+|* example.                                                                   *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef EJK_RUNTIME_EJK_RUNTIME_H
+#define EJK_RUNTIME_EJK_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define EJK_RUNTIME_EXPORT __attribute__((visibility("default")))
+#else
+#define EJK_RUNTIME_EXPORT
+#endif
+
+/** Bumped whenever a declaration below changes incompatibly. */
+#define EJK_RUNTIME_ABI_VERSION 1
+
+/** The largest tensor rank a manifest may declare. */
+#define EJK_MAX_RANK 8
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A device that runs kernels ("cpu": a thread pool on the host). */
+typedef struct ejk_device ejk_device;
+/** A loaded artifact: its kernels and manifest. */
+typedef struct ejk_module ejk_module;
+/** Device memory (64-byte aligned host memory on the CPU device). */
+typedef struct ejk_buffer ejk_buffer;
+
+typedef enum ejk_status {
+  EJK_OK = 0,
+  /** A NULL pointer, a count or size that does not match, a bad setting. */
+  EJK_ERROR_INVALID_ARGUMENT,
+  /** A file, entry point or symbol that does not exist. */
+  EJK_ERROR_NOT_FOUND,
+  /** A file or library that exists but cannot be read or loaded. */
+  EJK_ERROR_IO,
+  /** A manifest that is not valid JSON or not a valid ejk artifact. */
+  EJK_ERROR_FORMAT,
+  /** A device kind this build or this machine does not provide. */
+  EJK_ERROR_UNAVAILABLE,
+  /** Out of memory, thread creation failure and other internal failures. */
+  EJK_ERROR_INTERNAL
+} ejk_status;
+
+/** Element types of manifest buffers. */
+typedef enum ejk_dtype {
+  EJK_DTYPE_F32 = 0,
+  EJK_DTYPE_F16,
+  EJK_DTYPE_BF16,
+  EJK_DTYPE_F64,
+  /** Booleans, one byte per element (0 or 1). */
+  EJK_DTYPE_I1,
+  EJK_DTYPE_I8,
+  EJK_DTYPE_I32,
+  EJK_DTYPE_I64
+} ejk_dtype;
+
+/** The type and shape of one argument of an entry point. */
+typedef struct ejk_tensor_desc {
+  ejk_dtype dtype;
+  int32_t rank;
+  /** shape[0..rank) are the extents; the rest are 0. */
+  int64_t shape[EJK_MAX_RANK];
+} ejk_tensor_desc;
+
+/** EJK_RUNTIME_ABI_VERSION of the library actually loaded. */
+EJK_RUNTIME_EXPORT int ejk_runtime_abi_version(void);
+
+/** The text of the last failure on the calling thread ("" if none). The
+ *  pointer stays valid until the next runtime call on this thread. */
+EJK_RUNTIME_EXPORT const char *ejk_last_error(void);
+
+/** A static name for a status ("EJK_OK", "EJK_ERROR_IO", ...). */
+EJK_RUNTIME_EXPORT const char *ejk_status_name(ejk_status status);
+
+/** Bytes per element of dtype (1 for EJK_DTYPE_I1); 0 for an unknown value. */
+EJK_RUNTIME_EXPORT size_t ejk_dtype_size(ejk_dtype dtype);
+
+/** The manifest spelling of dtype ("f32", "i1", ...); "unknown" for an
+ *  unknown value. */
+EJK_RUNTIME_EXPORT const char *ejk_dtype_name(ejk_dtype dtype);
+
+/* ---- Devices ----------------------------------------------------------- */
+
+/** Creates a device. spec "cpu" is the host CPU with a pool of
+ *  EJK_NUM_THREADS threads (environment variable, the calling thread
+ *  included; default: the number of hardware threads). Any other spec gives
+ *  EJK_ERROR_UNAVAILABLE; an invalid EJK_NUM_THREADS gives
+ *  EJK_ERROR_INVALID_ARGUMENT. */
+EJK_RUNTIME_EXPORT ejk_status ejk_device_create(const char *spec,
+                                                ejk_device **out);
+
+/** The number of threads that run a grid, the calling thread included. */
+EJK_RUNTIME_EXPORT ejk_status ejk_device_thread_count(ejk_device *device,
+                                                      size_t *count);
+
+/** Releases the caller's reference. Modules and buffers created on the
+ *  device keep it alive until they are destroyed too. */
+EJK_RUNTIME_EXPORT ejk_status ejk_device_destroy(ejk_device *device);
+
+/* ---- Modules ----------------------------------------------------------- */
+
+/** Loads the artifact whose manifest is at manifest_path (the library is
+ *  resolved relative to the manifest's directory) and resolves every
+ *  dispatch symbol. */
+EJK_RUNTIME_EXPORT ejk_status ejk_module_load(ejk_device *device,
+                                              const char *manifest_path,
+                                              ejk_module **out);
+
+EJK_RUNTIME_EXPORT ejk_status ejk_module_destroy(ejk_module *module);
+
+/** The number of entry points. */
+EJK_RUNTIME_EXPORT ejk_status ejk_module_entry_count(ejk_module *module,
+                                                     size_t *count);
+
+/** The name of entry point index; valid until the module is destroyed. */
+EJK_RUNTIME_EXPORT ejk_status ejk_module_entry_name(ejk_module *module,
+                                                    size_t index,
+                                                    const char **name);
+
+/** How many input and output buffers the entry point takes. */
+EJK_RUNTIME_EXPORT ejk_status ejk_module_entry_signature(
+    ejk_module *module, const char *entry, size_t *num_inputs,
+    size_t *num_outputs);
+
+/** The dtype and shape of input (is_output == 0) or output (is_output != 0)
+ *  number index of the entry point. */
+EJK_RUNTIME_EXPORT ejk_status ejk_module_entry_arg(ejk_module *module,
+                                                   const char *entry,
+                                                   int is_output, size_t index,
+                                                   ejk_tensor_desc *desc);
+
+/* ---- Buffers ----------------------------------------------------------- */
+
+/** Allocates bytes (may be 0) of zero-filled device memory. */
+EJK_RUNTIME_EXPORT ejk_status ejk_buffer_create(ejk_device *device,
+                                                size_t bytes,
+                                                ejk_buffer **out);
+
+/** Copies bytes from src to [offset, offset + bytes) of the buffer. */
+EJK_RUNTIME_EXPORT ejk_status ejk_buffer_upload(ejk_buffer *buffer,
+                                                const void *src, size_t bytes,
+                                                size_t offset);
+
+/** Copies [offset, offset + bytes) of the buffer to dst. */
+EJK_RUNTIME_EXPORT ejk_status ejk_buffer_download(ejk_buffer *buffer,
+                                                  void *dst, size_t bytes,
+                                                  size_t offset);
+
+EJK_RUNTIME_EXPORT ejk_status ejk_buffer_size(ejk_buffer *buffer,
+                                              size_t *bytes);
+
+EJK_RUNTIME_EXPORT ejk_status ejk_buffer_destroy(ejk_buffer *buffer);
+
+/* ---- Running ----------------------------------------------------------- */
+
+/** Runs entry point entry synchronously: inputs and outputs in the
+ *  manifest's order, each at least as large as the manifest's shape and
+ *  dtype say, all created on the module's device. Temporaries are allocated
+ *  for this call. Concurrent calls are allowed; on one device their grids
+ *  take turns on the thread pool. */
+EJK_RUNTIME_EXPORT ejk_status ejk_invoke(ejk_module *module, const char *entry,
+                                         ejk_buffer *const *inputs,
+                                         size_t num_inputs,
+                                         ejk_buffer *const *outputs,
+                                         size_t num_outputs);
+
+/** Wall time, in nanoseconds, of the dispatches of the last successful
+ *  ejk_invoke on this module (0 before the first). */
+EJK_RUNTIME_EXPORT ejk_status ejk_last_invoke_time_ns(ejk_module *module,
+                                                      uint64_t *ns);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* EJK_RUNTIME_EJK_RUNTIME_H */

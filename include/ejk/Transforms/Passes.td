@@ -1,0 +1,64 @@
+//===- Passes.td - bufferization and tiling passes ---------*- tablegen -*-===//
+
+#ifndef EJK_TRANSFORMS_PASSES_TD
+#define EJK_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def EjkFormDispatches : Pass<"ejk-form-dispatches", "ModuleOp"> {
+  let summary = "Bufferize entry functions into dispatches with a fixed ABI";
+  let description = [{
+    Rewrites every public function that computes with ejk ops on tensors
+    into the fixed buffer ABI:
+
+    - the entry takes one memref per argument, then one memref per result
+      (same shape and element type, row-major, identity layout), and
+      returns nothing; it is marked `ejk.entry`;
+    - each ejk op becomes a private dispatch function
+      `@<entry>_dispatch_<n>` marked `ejk.dispatch`, whose arguments are the
+      op's operand buffers then its result buffers; its body re-creates the
+      op on `bufferization.to_tensor` views of the arguments and stores the
+      results with `bufferization.materialize_in_destination`, for the tiling
+      passes to replace;
+    - the entry calls its dispatches in order with `ejk.dispatch`; values
+      passed between ejk ops live in `memref.alloc` temporaries.
+
+    Entries may contain only ejk ops and `func.return`, and must compute
+    every result (returning an argument unchanged, or one value twice, is
+    an error).
+  }];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
+def EjkTileAttention : Pass<"ejk-tile-attention", "ModuleOp"> {
+  let summary = "Tile flash attention into workgroups and vectorized blocks";
+  let description = [{
+    Replaces each `ejk.flash_attention` in a dispatch function by its tiled
+    form, every size taken from the op's `#ejk.config`:
+
+    - the grid is `[ceil(seq_q / block_q), num_heads, batch]`; a workgroup
+      owns `block_q` query rows of one head;
+    - its body loops over key blocks of `block_k` keys with the online
+      softmax; key blocks that causal or sliding-window masking rule out for
+      every row of the workgroup are not visited, and positional masks are
+      only evaluated on blocks that straddle a boundary;
+    - `S = Q K^T` and `O += P V` are register-blocked outer products on
+      vectors as wide as the target's (the module's `ejk.target`); K is
+      packed transposed by a separate pack dispatch so that both products
+      stream contiguous vectors;
+    - f16/bf16 inputs are widened to f32; accumulation is f32.
+
+    The dispatch function gets `ejk.grid = array<i64: x, y, z>` and reads
+    its position with `ejk.workgroup_id`.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+#endif // EJK_TRANSFORMS_PASSES_TD

@@ -1,0 +1,91 @@
+//===- Pipelines.cpp - the CPU compilation pipelines ----------------------===//
+//
+//   ejk-cpu-pipeline  = tiling pipeline + ejk-lower-to-llvm
+//   tiling pipeline   = ejk-select-configs, ejk-form-dispatches,
+//                       ejk-tile-attention
+//   ejk-lower-to-llvm = ejk-prepare-cpu-kernels, cleanups,
+//                       ejk-approximate-math, vector/scf/math/arith/memref/
+//                       func/cf to LLVM, ejk-cpu-dispatch-wrappers
+//
+//===----------------------------------------------------------------------===//
+
+#include "ejk/Conversion/Passes.h"
+#include "ejk/Transforms/Passes.h"
+#include "ejk/Tuning/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+void mlir::ejk::buildCpuTilingPipeline(OpPassManager &pm,
+                                       const CpuPipelineOptions &options) {
+  EjkSelectConfigsOptions select;
+  select.target = options.target;
+  select.vectorBits = options.vectorBits;
+  select.numCores = options.numCores;
+  pm.addPass(createEjkSelectConfigs(select));
+  pm.addPass(createEjkFormDispatches());
+  pm.addPass(createEjkTileAttention());
+}
+
+void mlir::ejk::buildCpuLoweringPipeline(OpPassManager &pm) {
+  pm.addPass(createEjkPrepareCpuKernels());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createEjkApproximateMath());
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(createSCFToControlFlowPass());
+  ConvertVectorToLLVMPassOptions vector;
+  vector.reassociateFPReductions = true;
+  pm.addPass(createConvertVectorToLLVMPass(vector));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  ConvertFuncToLLVMPassOptions func;
+  func.useBarePtrCallConv = true;
+  pm.addPass(createConvertFuncToLLVMPass(func));
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createEjkCpuDispatchWrappers());
+}
+
+void mlir::ejk::buildCpuPipeline(OpPassManager &pm,
+                                 const CpuPipelineOptions &options) {
+  buildCpuTilingPipeline(pm, options);
+  buildCpuLoweringPipeline(pm);
+}
+
+namespace {
+struct CpuPipelineCliOptions
+    : public PassPipelineOptions<CpuPipelineCliOptions> {
+  Option<unsigned> vectorBits{*this, "vector-bits",
+                              llvm::cl::desc("SIMD width in bits"),
+                              llvm::cl::init(256)};
+  Option<unsigned> numCores{*this, "num-cores",
+                            llvm::cl::desc("Cores the runtime may use"),
+                            llvm::cl::init(1)};
+};
+} // namespace
+
+void mlir::ejk::registerEjkPipelines() {
+  PassPipelineRegistration<CpuPipelineCliOptions>(
+      "ejk-cpu-pipeline",
+      "Compile ejk ops on tensors to CPU kernels in the LLVM dialect",
+      [](OpPassManager &pm, const CpuPipelineCliOptions &cli) {
+        CpuPipelineOptions options;
+        options.vectorBits = cli.vectorBits;
+        options.numCores = cli.numCores;
+        buildCpuPipeline(pm, options);
+      });
+  PassPipelineRegistration<>(
+      "ejk-lower-to-llvm",
+      "Lower tiled ejk dispatches to LLVM-dialect CPU kernels",
+      [](OpPassManager &pm) { buildCpuLoweringPipeline(pm); });
+}

@@ -1,0 +1,131 @@
+//===- Compiler.cpp - IR to CPU artifacts ---------------------------------===//
+
+#include "ejk/Driver/Compiler.h"
+
+#include "CpuCodegen.h"
+#include "Manifest.h"
+
+#include "ejk/Conversion/Passes.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+namespace {
+/// Seconds since construction.
+class Stopwatch {
+public:
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  }
+
+private:
+  std::chrono::steady_clock::time_point start =
+      std::chrono::steady_clock::now();
+};
+} // namespace
+
+/// Writes `contents` to `path` through a temporary file and a rename, so a
+/// reader never sees a half-written file.
+static LogicalResult writeAtomically(Location loc, StringRef path,
+                                     StringRef contents) {
+  SmallString<256> temp;
+  int fd;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", fd, temp))
+    return emitError(loc, "cannot create a file next to '")
+           << path << "': " << ec.message();
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << contents;
+    os.close();
+    if (os.has_error()) {
+      llvm::sys::fs::remove(temp);
+      return emitError(loc, "cannot write '") << temp << "'";
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
+    llvm::sys::fs::remove(temp);
+    return emitError(loc, "cannot rename to '")
+           << path << "': " << ec.message();
+  }
+  return success();
+}
+
+LogicalResult mlir::ejk::compileForHostCpu(ModuleOp module,
+                                           const CompileOptions &options,
+                                           StringRef outDir, StringRef name,
+                                           std::string &manifestPath,
+                                           CompileTimings *timings) {
+  CompileTimings local;
+  CompileTimings &times = timings ? *timings : local;
+  HostCpu host = detectHostCpu();
+  unsigned vectorBits =
+      options.vectorBits ? options.vectorBits : host.vectorBits;
+  Location loc = module.getLoc();
+
+  if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
+    return emitError(loc, "cannot create '") << outDir << "': " << ec.message();
+
+  // Tensors to tiled dispatches.
+  Stopwatch tiling;
+  PassManager tilingPm(module.getContext());
+  CpuPipelineOptions pipeline;
+  pipeline.vectorBits = vectorBits;
+  pipeline.numCores = host.numCores;
+  buildCpuTilingPipeline(tilingPm, pipeline);
+  if (failed(tilingPm.run(module)))
+    return failure();
+  if (options.dumpAfterTiling)
+    module.print(*options.dumpAfterTiling);
+  std::string library = (name + ".so").str();
+  FailureOr<std::string> manifest = buildManifest(module, library, "cpu");
+  if (failed(manifest))
+    return failure();
+  times.tiling = tiling.seconds();
+
+  // Dispatches to the LLVM dialect.
+  Stopwatch lowering;
+  PassManager loweringPm(module.getContext());
+  buildCpuLoweringPipeline(loweringPm);
+  if (failed(loweringPm.run(module)))
+    return failure();
+  times.lowering = lowering.seconds();
+
+  // Object code and the shared object.
+  Stopwatch codegen;
+  std::string object;
+  if (failed(
+          emitHostObject(module, host, vectorBits, object, options.dumpLLVMIR)))
+    return failure();
+  times.codegen = codegen.seconds();
+
+  Stopwatch link;
+  SmallString<256> objectPath(outDir), libraryPath(outDir), jsonPath(outDir);
+  llvm::sys::path::append(objectPath, name + ".o");
+  llvm::sys::path::append(libraryPath, library);
+  llvm::sys::path::append(jsonPath, name + ".json");
+  SmallString<256> tempLibrary(libraryPath);
+  tempLibrary += ".tmp";
+  if (failed(writeAtomically(loc, objectPath, object)) ||
+      failed(linkSharedObject(loc, objectPath, tempLibrary)))
+    return failure();
+  llvm::sys::fs::remove(objectPath);
+  if (std::error_code ec = llvm::sys::fs::rename(tempLibrary, libraryPath))
+    return emitError(loc, "cannot rename to '")
+           << libraryPath << "': " << ec.message();
+  if (failed(writeAtomically(loc, jsonPath, *manifest)))
+    return failure();
+  times.link = link.seconds();
+  manifestPath = std::string(jsonPath);
+  return success();
+}

@@ -1,0 +1,118 @@
+//===- Manifest.cpp - the artifact manifest -------------------------------===//
+
+#include "Manifest.h"
+
+#include "ejk/Dialect/Ejk/EjkOps.h"
+#include "ejk/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#define JSON_NOEXCEPTION
+#include <nlohmann/json.hpp>
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+static std::string dtypeName(Type type) {
+  if (type.isF32())
+    return "f32";
+  if (type.isF16())
+    return "f16";
+  if (type.isBF16())
+    return "bf16";
+  if (type.isF64())
+    return "f64";
+  if (type.isInteger(1))
+    return "i1";
+  if (type.isInteger(8))
+    return "i8";
+  if (type.isInteger(32))
+    return "i32";
+  if (type.isInteger(64))
+    return "i64";
+  return "";
+}
+
+static FailureOr<nlohmann::json> describeBuffer(Operation *where, Value value,
+                                                StringRef role) {
+  auto type = cast<MemRefType>(value.getType());
+  std::string dtype = dtypeName(type.getElementType());
+  if (dtype.empty())
+    return where->emitError("unsupported buffer element type ")
+           << type.getElementType();
+  nlohmann::json buffer;
+  buffer["role"] = role.str();
+  buffer["shape"] = type.getShape().vec();
+  buffer["dtype"] = dtype;
+  return buffer;
+}
+
+FailureOr<std::string>
+mlir::ejk::buildManifest(ModuleOp tiled, StringRef library, StringRef target) {
+  nlohmann::json manifest;
+  manifest["format"] = "ejk-artifact";
+  manifest["version"] = 1;
+  manifest["target"] = target.str();
+  manifest["compiler_version"] = "0.1.0";
+  manifest["library"] = library.str();
+  manifest["entries"] = nlohmann::json::array();
+
+  for (auto entry : tiled.getOps<func::FuncOp>()) {
+    if (!entry->hasAttr(kEntryAttrName))
+      continue;
+    auto numInputs = entry->getAttrOfType<IntegerAttr>(kNumInputsAttrName);
+    if (!numInputs)
+      return entry.emitError("entry has no '") << kNumInputsAttrName << "'";
+    DenseMap<Value, int64_t> indexOf;
+    nlohmann::json buffers = nlohmann::json::array();
+    for (BlockArgument arg : entry.getArguments()) {
+      StringRef role =
+          arg.getArgNumber() < numInputs.getInt() ? "input" : "output";
+      FailureOr<nlohmann::json> buffer = describeBuffer(entry, arg, role);
+      if (failed(buffer))
+        return failure();
+      indexOf[arg] = buffers.size();
+      buffers.push_back(*buffer);
+    }
+    nlohmann::json dispatches = nlohmann::json::array();
+    for (Operation &op : entry.getBody().front()) {
+      if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+        FailureOr<nlohmann::json> buffer =
+            describeBuffer(alloc, alloc.getResult(), "temporary");
+        if (failed(buffer))
+          return failure();
+        indexOf[alloc.getResult()] = buffers.size();
+        buffers.push_back(*buffer);
+        continue;
+      }
+      auto call = dyn_cast<DispatchOp>(op);
+      if (!call)
+        continue;
+      auto callee = tiled.lookupSymbol<func::FuncOp>(call.getCallee());
+      auto grid = callee
+                      ? callee->getAttrOfType<DenseI64ArrayAttr>(kGridAttrName)
+                      : DenseI64ArrayAttr();
+      if (!grid || grid.size() != 3)
+        return call.emitOpError("calls a dispatch that was not tiled");
+      nlohmann::json dispatch;
+      dispatch["symbol"] = call.getCallee().str();
+      dispatch["grid"] = grid.asArrayRef().vec();
+      std::vector<int64_t> bindings;
+      for (Value buffer : call.getBuffers())
+        bindings.push_back(indexOf.lookup(buffer));
+      dispatch["bindings"] = bindings;
+      auto flops = callee->getAttrOfType<IntegerAttr>(kFlopsAttrName);
+      auto bytes = callee->getAttrOfType<IntegerAttr>(kBytesAttrName);
+      dispatch["flops"] = flops ? flops.getInt() : 0;
+      dispatch["bytes"] = bytes ? bytes.getInt() : 0;
+      dispatches.push_back(dispatch);
+    }
+    nlohmann::json item;
+    item["name"] = entry.getSymName().str();
+    item["buffers"] = buffers;
+    item["dispatches"] = dispatches;
+    manifest["entries"].push_back(item);
+  }
+  return manifest.dump(2);
+}

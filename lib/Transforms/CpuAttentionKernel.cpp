@@ -1,0 +1,617 @@
+//===- CpuAttentionKernel.cpp - flash attention tile bodies for CPUs ------===//
+//
+// The attention dispatch computes, for one workgroup = (query block, head,
+// batch):
+//
+//   Qs = scale * Q[rows]                       (f32 scratch, block_q x D)
+//   for each key block that masking does not rule out entirely:
+//     S  = Qs K^T       register-blocked outer products over packed K^T
+//     S  = mask(softcap(S) + bias)             -inf where not allowed
+//     online softmax: m, l, P = exp(S - m); O *= exp(m_old - m)
+//     O += dropout(P) V  register-blocked outer products over V rows
+//   out = O / l, lse = m + log(l)
+//
+// Register blocks: `kRows` query rows by `colVectors` vectors of keys (QK)
+// or of value columns (PV), sized so that the accumulators, the streamed
+// vectors and one broadcast fit in the register file (16 on AVX2, 32 on
+// AVX-512).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuAttentionKernel.h"
+
+#include "ejk/Dialect/Ejk/EjkOps.h"
+#include "ejk/Support/DropoutHash.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/TypeUtilities.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+namespace {
+
+constexpr int64_t kRows = 4;
+
+int64_t roundUp(int64_t value, int64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+/// Largest of {maxVectors, ..., 2, 1} that divides `vectors`.
+int64_t vectorsPerBlock(int64_t vectors, int64_t maxVectors) {
+  for (int64_t n = maxVectors; n > 1; n /= 2)
+    if (vectors % n == 0)
+      return n;
+  return 1;
+}
+
+/// Thin layer over ImplicitLocOpBuilder for the scalar/vector arithmetic the
+/// kernels are written in.
+class Emitter {
+public:
+  Emitter(OpBuilder &builder, Location loc, int64_t lanes)
+      : b(loc, builder), f32(b.getF32Type()), i32(b.getI32Type()), lanes(lanes),
+        vf32(VectorType::get({lanes}, f32)),
+        vi32(VectorType::get({lanes}, i32)) {}
+
+  ImplicitLocOpBuilder b;
+  Type f32, i32;
+  int64_t lanes;
+  VectorType vf32, vi32;
+
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
+  Value constF32(float v) {
+    return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
+  }
+  Value constI32(int64_t v) {
+    return arith::ConstantOp::create(b, b.getI32IntegerAttr(v));
+  }
+  Value splatF32(float v) {
+    return arith::ConstantOp::create(b, DenseElementsAttr::get(vf32, v));
+  }
+  Value splatI32(int32_t v) {
+    return arith::ConstantOp::create(b, DenseElementsAttr::get(vi32, v));
+  }
+  Value negInf() { return constF32(-std::numeric_limits<float>::infinity()); }
+  /// The i32 vector key0, key0 + 1, ..., key0 + lanes - 1.
+  Value laneIndices(Value key0) {
+    SmallVector<int32_t> steps(lanes);
+    for (int64_t i = 0; i < lanes; ++i)
+      steps[i] = static_cast<int32_t>(i);
+    Value iota = arith::ConstantOp::create(
+        b, DenseElementsAttr::get(vi32, ArrayRef<int32_t>(steps)));
+    return arith::AddIOp::create(b, broadcast(toI32(key0)), iota);
+  }
+
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
+  Value div(Value x, Value y) { return arith::DivSIOp::create(b, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
+  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, x, y); }
+  Value toI32(Value index) { return arith::IndexCastOp::create(b, i32, index); }
+
+  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, x, y); }
+  Value fsub(Value x, Value y) { return arith::SubFOp::create(b, x, y); }
+  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, x, y); }
+  Value fdiv(Value x, Value y) { return arith::DivFOp::create(b, x, y); }
+  Value fmax(Value x, Value y) { return arith::MaximumFOp::create(b, x, y); }
+  Value exp(Value x) { return math::ExpOp::create(b, x); }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, c, x, y);
+  }
+  Value broadcast(Value scalar) {
+    auto type = isa<FloatType>(scalar.getType()) ? vf32 : vi32;
+    return vector::BroadcastOp::create(b, type, scalar);
+  }
+  Value fma(Value x, Value y, Value acc) {
+    return vector::FMAOp::create(b, x, y, acc);
+  }
+
+  /// Widens `value` (scalar or vector) to f32 when it is f16/bf16.
+  Value toF32(Value value) {
+    Type elt = getElementTypeOrSelf(value.getType());
+    if (elt.isF32())
+      return value;
+    Type target = isa<VectorType>(value.getType()) ? Type(vf32) : f32;
+    return arith::ExtFOp::create(b, target, value);
+  }
+  /// Narrows an f32 value to `elt`.
+  Value fromF32(Value value, Type elt) {
+    if (elt.isF32())
+      return value;
+    Type target = isa<VectorType>(value.getType())
+                      ? Type(VectorType::get({lanes}, elt))
+                      : elt;
+    return arith::TruncFOp::create(b, target, value);
+  }
+
+  /// Reads `lanes` consecutive elements along the last dim of `memref`,
+  /// widened to f32 for floats. Out-of-bounds lanes read `padding` unless
+  /// the caller knows the read is in bounds.
+  Value readVector(Value memref, ValueRange indices, bool inBounds,
+                   Attribute padding = {}) {
+    Type elt = cast<MemRefType>(memref.getType()).getElementType();
+    auto type = VectorType::get({lanes}, elt);
+    Value raw;
+    if (inBounds) {
+      raw = vector::LoadOp::create(b, type, memref, indices);
+    } else {
+      Value pad = arith::ConstantOp::create(
+          b, padding ? cast<TypedAttr>(padding) : b.getZeroAttr(elt));
+      raw = vector::TransferReadOp::create(b, type, memref, indices, pad,
+                                           ArrayRef<bool>{false});
+    }
+    return isa<FloatType>(elt) ? toF32(raw) : raw;
+  }
+  /// Writes `value` (f32 lanes) to the last dim of `memref`, narrowing it.
+  void writeVector(Value value, Value memref, ValueRange indices,
+                   bool inBounds) {
+    Type elt = cast<MemRefType>(memref.getType()).getElementType();
+    Value narrow = fromF32(value, elt);
+    if (inBounds)
+      vector::StoreOp::create(b, narrow, memref, indices);
+    else
+      vector::TransferWriteOp::create(b, narrow, memref, indices,
+                                      ArrayRef<bool>{false});
+  }
+
+  /// Emits `for iv = lb to ub step step` carrying `inits`; `body` returns
+  /// the values to yield. Returns the loop results.
+  SmallVector<Value>
+  forLoop(Value lb, Value ub, Value step, ValueRange inits,
+          function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+    auto loop = scf::ForOp::create(b, lb, ub, step, inits);
+    OpBuilder::InsertionGuard guard(b);
+    Block *block = loop.getBody();
+    if (!block->empty() && block->back().hasTrait<OpTrait::IsTerminator>())
+      block->back().erase();
+    b.setInsertionPointToEnd(block);
+    SmallVector<Value> yields =
+        body(loop.getInductionVar(), loop.getRegionIterArgs());
+    scf::YieldOp::create(b, yields);
+    return loop.getResults();
+  }
+  void forLoop(Value lb, Value ub, Value step, function_ref<void(Value)> body) {
+    forLoop(lb, ub, step, {}, [&](Value iv, ValueRange) {
+      body(iv);
+      return SmallVector<Value>();
+    });
+  }
+
+  Value scratch(ArrayRef<int64_t> shape) {
+    return memref::AllocaOp::create(b, MemRefType::get(shape, f32),
+                                    b.getI64IntegerAttr(64));
+  }
+};
+
+/// murmur3's finalizer on i32 scalars or vectors (see DropoutHash.h).
+Value mix32(Emitter &e, Value h) {
+  bool isVector = isa<VectorType>(h.getType());
+  auto constant = [&](uint32_t v) -> Value {
+    return isVector ? e.splatI32(static_cast<int32_t>(v))
+                    : e.constI32(static_cast<int32_t>(v));
+  };
+  auto shiftXor = [&](Value x, uint32_t shift) -> Value {
+    return arith::XOrIOp::create(
+        e.b, x, arith::ShRUIOp::create(e.b, x, constant(shift)));
+  };
+  h = shiftXor(h, 16);
+  h = arith::MulIOp::create(e.b, h, constant(0x85ebca6bu));
+  h = shiftXor(h, 13);
+  h = arith::MulIOp::create(e.b, h, constant(0xc2b2ae35u));
+  return shiftXor(h, 16);
+}
+
+/// The attention dispatch body, in the order the header comment describes.
+class AttentionBodyBuilder {
+public:
+  AttentionBodyBuilder(OpBuilder &builder, Location loc,
+                       const CpuAttentionPlan &plan,
+                       const CpuAttentionBuffers &buffers)
+      : e(builder, loc, plan.lanes), p(plan), buf(buffers) {
+    paddedD = roundUp(p.headDim, p.lanes);
+    paddedDv = roundUp(p.headDimV, p.lanes);
+    int64_t maxVectors = p.lanes >= 16 ? 4 : 2;
+    keyVectors = vectorsPerBlock(p.blockK / p.lanes, maxVectors);
+    valueVectors = vectorsPerBlock(paddedDv / p.lanes, maxVectors);
+    rowBlock = p.blockQ % kRows == 0 ? kRows : (p.blockQ % 2 == 0 ? 2 : 1);
+  }
+
+  void build() {
+    // Workgroup position.
+    qBlock = WorkgroupIdOp::create(e.b, 0);
+    head = WorkgroupIdOp::create(e.b, 1);
+    batch = WorkgroupIdOp::create(e.b, 2);
+    zero = e.index(0);
+    one = e.index(1);
+    rowStart = e.mul(qBlock, e.index(p.blockQ));
+    numRows = e.min(e.index(p.blockQ), e.sub(e.index(p.seqQ), rowStart));
+    kvHead = e.div(head, e.index(p.numHeads / p.numKvHeads));
+
+    // Per-workgroup scratch.
+    qTile = e.scratch({p.blockQ, paddedD});
+    sTile = e.scratch({p.blockQ, p.blockK});
+    oTile = e.scratch({p.blockQ, paddedDv});
+    rowMax = e.scratch({p.blockQ});
+    rowSum = e.scratch({p.blockQ});
+
+    initialize();
+    Value lo, hi;
+    keyBlockRange(lo, hi);
+    e.forLoop(lo, hi, one, [&](Value keyBlock) { processKeyBlock(keyBlock); });
+    finalize();
+  }
+
+private:
+  /// O = 0, m = -inf, l = 0, Qs = scale * Q (rows past seq_q repeat the last
+  /// row; they are computed but never stored).
+  void initialize() {
+    Value zeroVec = e.splatF32(0.0f);
+    Value scale = e.splatF32(p.softmaxScale);
+    Value lastRow = e.index(p.seqQ - 1);
+    e.forLoop(zero, e.index(p.blockQ), one, [&](Value r) {
+      memref::StoreOp::create(e.b, e.negInf(), rowMax, ValueRange{r});
+      memref::StoreOp::create(e.b, e.constF32(0.0f), rowSum, ValueRange{r});
+      for (int64_t d = 0; d < paddedDv; d += p.lanes)
+        vector::StoreOp::create(e.b, zeroVec, oTile, ValueRange{r, e.index(d)});
+      Value row = e.min(e.add(rowStart, r), lastRow);
+      for (int64_t d = 0; d < paddedD; d += p.lanes) {
+        Value q = e.readVector(buf.query, {batch, row, head, e.index(d)},
+                               d + p.lanes <= p.headDim);
+        vector::StoreOp::create(e.b, e.fmul(q, scale), qTile,
+                                ValueRange{r, e.index(d)});
+      }
+    });
+  }
+
+  /// [lo, hi) key blocks that some row of this workgroup may attend to.
+  void keyBlockRange(Value &lo, Value &hi) {
+    int64_t offset = p.seqK - p.seqQ;
+    Value keyLo = zero;
+    Value keyHi = e.index(p.seqK);
+    Value lastRowPos = e.add(e.add(rowStart, numRows), e.index(offset - 1));
+    if (p.causal)
+      keyHi = e.min(keyHi, e.add(lastRowPos, one));
+    if (p.slidingWindow) {
+      auto [left, right] = *p.slidingWindow;
+      keyLo = e.max(zero, e.add(rowStart, e.index(offset - left)));
+      keyHi = e.min(keyHi, e.add(lastRowPos, e.index(right + 1)));
+    }
+    Value blockK = e.index(p.blockK);
+    lo = e.div(keyLo, blockK);
+    Value ceil =
+        e.div(e.add(e.max(keyHi, zero), e.index(p.blockK - 1)), blockK);
+    Value any =
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::sgt, keyHi, keyLo);
+    hi = e.select(any, ceil, lo);
+  }
+
+  void processKeyBlock(Value keyBlock) {
+    Value keyStart = e.mul(keyBlock, e.index(p.blockK));
+    computeScores(keyBlock);
+    e.forLoop(zero, e.index(p.blockQ), one,
+              [&](Value r) { softmaxRow(r, keyStart); });
+    accumulateValues(keyStart);
+  }
+
+  /// S = Qs K^T for one key block: kRows x keyVectors register blocks,
+  /// streaming K^T rows (contiguous keys) and broadcasting Qs elements.
+  void computeScores(Value keyBlock) {
+    int64_t cols = keyVectors * p.lanes;
+    e.forLoop(zero, e.index(p.blockQ), e.index(rowBlock), [&](Value r0) {
+      e.forLoop(zero, e.index(p.blockK), e.index(cols), [&](Value c0) {
+        SmallVector<Value> inits(rowBlock * keyVectors, e.splatF32(0.0f));
+        SmallVector<Value> acc = e.forLoop(
+            zero, e.index(p.headDim), one, inits, [&](Value d, ValueRange acc) {
+              SmallVector<Value> keys;
+              for (int64_t c = 0; c < keyVectors; ++c)
+                keys.push_back(vector::LoadOp::create(
+                    e.b, e.vf32, buf.packedKeyT,
+                    ValueRange{batch, kvHead, keyBlock, d,
+                               e.add(c0, e.index(c * p.lanes))}));
+              SmallVector<Value> next;
+              for (int64_t r = 0; r < rowBlock; ++r) {
+                Value q = memref::LoadOp::create(
+                    e.b, qTile, ValueRange{e.add(r0, e.index(r)), d});
+                Value qv = e.broadcast(q);
+                for (int64_t c = 0; c < keyVectors; ++c)
+                  next.push_back(e.fma(qv, keys[c], acc[r * keyVectors + c]));
+              }
+              return next;
+            });
+        for (int64_t r = 0; r < rowBlock; ++r)
+          for (int64_t c = 0; c < keyVectors; ++c)
+            vector::StoreOp::create(
+                e.b, acc[r * keyVectors + c], sTile,
+                ValueRange{e.add(r0, e.index(r)),
+                           e.add(c0, e.index(c * p.lanes))});
+      });
+    });
+  }
+
+  /// Lanes of one score vector that the row may attend to.
+  Value allowedLanes(Value rowPos, Value rowIndex, Value key0) {
+    Value keys = e.laneIndices(key0);
+    auto cmp = [&](arith::CmpIPredicate pred, Value x, Value y) {
+      return arith::CmpIOp::create(e.b, pred, x, y).getResult();
+    };
+    auto andI = [&](Value x, Value y) {
+      return arith::AndIOp::create(e.b, x, y).getResult();
+    };
+    Value allowed =
+        cmp(arith::CmpIPredicate::slt, keys, e.broadcast(e.constI32(p.seqK)));
+    // Position of the row on the key axis (bottom-right alignment).
+    Value diag = e.toI32(e.add(rowPos, e.index(p.seqK - p.seqQ)));
+    if (p.causal)
+      allowed = andI(allowed,
+                     cmp(arith::CmpIPredicate::sle, keys, e.broadcast(diag)));
+    if (p.slidingWindow) {
+      auto [left, right] = *p.slidingWindow;
+      Value lowest = arith::SubIOp::create(e.b, diag, e.constI32(left));
+      Value highest = arith::AddIOp::create(e.b, diag, e.constI32(right));
+      allowed = andI(allowed,
+                     cmp(arith::CmpIPredicate::sge, keys, e.broadcast(lowest)));
+      allowed = andI(
+          allowed, cmp(arith::CmpIPredicate::sle, keys, e.broadcast(highest)));
+    }
+    if (buf.kvSegmentIds) {
+      Value qSeg = memref::LoadOp::create(e.b, buf.qSegmentIds,
+                                          ValueRange{batch, rowIndex});
+      Value kvSeg = e.readVector(buf.kvSegmentIds, {batch, key0},
+                                 /*inBounds=*/false);
+      allowed = andI(allowed,
+                     cmp(arith::CmpIPredicate::eq, kvSeg, e.broadcast(qSeg)));
+    }
+    if (buf.mask) {
+      // i1 buffers hold one byte per element; read them element-wise.
+      Value maskBatch = p.maskBroadcastsBatch ? zero : batch;
+      Value maskHead = p.maskBroadcastsHeads ? zero : head;
+      Value lastKey = e.index(p.seqK - 1);
+      SmallVector<Value> bits;
+      for (int64_t l = 0; l < p.lanes; ++l) {
+        Value key = e.min(e.add(key0, e.index(l)), lastKey);
+        bits.push_back(memref::LoadOp::create(
+            e.b, buf.mask, ValueRange{maskBatch, maskHead, rowIndex, key}));
+      }
+      Value maskVec = vector::FromElementsOp::create(
+          e.b, VectorType::get({p.lanes}, e.b.getI1Type()), bits);
+      allowed = andI(allowed, maskVec);
+    }
+    return allowed;
+  }
+
+  /// Soft cap, bias and masking, then the online-softmax update of row r.
+  void softmaxRow(Value r, Value keyStart) {
+    Value rowPos = e.add(rowStart, r);
+    Value rowIndex = e.min(rowPos, e.index(p.seqQ - 1));
+    int64_t chunks = p.blockK / p.lanes;
+    Value negInfVec = e.broadcast(e.negInf());
+
+    // Pass 1: logits and their max.
+    Value maxVec = e.forLoop(
+        zero, e.index(chunks), one, {negInfVec}, [&](Value c, ValueRange iter) {
+          Value col = e.mul(c, e.index(p.lanes));
+          Value key0 = e.add(keyStart, col);
+          Value s =
+              vector::LoadOp::create(e.b, e.vf32, sTile, ValueRange{r, col});
+          if (p.softCap) {
+            Value cap = e.splatF32(*p.softCap);
+            Value inv = e.splatF32(1.0f / *p.softCap);
+            s = e.fmul(cap, math::TanhOp::create(e.b, e.fmul(s, inv)));
+          }
+          if (buf.bias) {
+            Value bb = p.biasBroadcastsBatch ? zero : batch;
+            Value bh = p.biasBroadcastsHeads ? zero : head;
+            s = e.fadd(s, e.readVector(buf.bias, {bb, bh, rowIndex, key0},
+                                       /*inBounds=*/false));
+          }
+          s = e.select(allowedLanes(rowPos, rowIndex, key0), s, negInfVec);
+          vector::StoreOp::create(e.b, s, sTile, ValueRange{r, col});
+          return SmallVector<Value>{e.fmax(iter[0], s)};
+        })[0];
+
+    Value oldMax = memref::LoadOp::create(e.b, rowMax, ValueRange{r});
+    Value blockMax = vector::ReductionOp::create(
+        e.b, vector::CombiningKind::MAXIMUMF, maxVec);
+    Value newMax = e.fmax(oldMax, blockMax);
+    // A row with nothing allowed yet keeps m = -inf; subtract 0 instead so
+    // exp(-inf - m) stays 0 and never becomes NaN.
+    Value isEmpty = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OEQ,
+                                          newMax, e.negInf());
+    Value shift = e.select(isEmpty, e.constF32(0.0f), newMax);
+    Value alpha = e.exp(e.fsub(oldMax, shift));
+    Value shiftVec = e.broadcast(shift);
+
+    // Row-uniform part of the dropout hash.
+    Value rowHash;
+    if (p.dropoutProb) {
+      uint32_t seeded =
+          ::ejk::mix32(::ejk::mix32(static_cast<uint32_t>(p.dropoutSeed) ^
+                                    ::ejk::kDropoutSeedSalt) ^
+                       static_cast<uint32_t>(p.dropoutSeed >> 32));
+      Value h = e.constI32(static_cast<int32_t>(seeded));
+      h = mix32(e, arith::XOrIOp::create(e.b, h, e.toI32(batch)));
+      h = mix32(e, arith::XOrIOp::create(e.b, h, e.toI32(head)));
+      rowHash = mix32(e, arith::XOrIOp::create(e.b, h, e.toI32(rowPos)));
+    }
+
+    // Pass 2: probabilities, their sum, dropout.
+    Value sumVec = e.forLoop(
+        zero, e.index(chunks), one, {e.splatF32(0.0f)},
+        [&](Value c, ValueRange iter) {
+          Value col = e.mul(c, e.index(p.lanes));
+          Value s =
+              vector::LoadOp::create(e.b, e.vf32, sTile, ValueRange{r, col});
+          Value prob = e.exp(e.fsub(s, shiftVec));
+          Value sum = e.fadd(iter[0], prob);
+          if (p.dropoutProb)
+            prob = applyDropout(prob, rowHash, e.add(keyStart, col));
+          vector::StoreOp::create(e.b, prob, sTile, ValueRange{r, col});
+          return SmallVector<Value>{sum};
+        })[0];
+    Value blockSum =
+        vector::ReductionOp::create(e.b, vector::CombiningKind::ADD, sumVec);
+    Value oldSum = memref::LoadOp::create(e.b, rowSum, ValueRange{r});
+    Value newSum = e.fadd(e.fmul(oldSum, alpha), blockSum);
+    memref::StoreOp::create(e.b, newSum, rowSum, ValueRange{r});
+    memref::StoreOp::create(e.b, newMax, rowMax, ValueRange{r});
+
+    Value alphaVec = e.broadcast(alpha);
+    for (int64_t d = 0; d < paddedDv; d += p.lanes) {
+      Value o =
+          vector::LoadOp::create(e.b, e.vf32, oTile, ValueRange{r, e.index(d)});
+      vector::StoreOp::create(e.b, e.fmul(o, alphaVec), oTile,
+                              ValueRange{r, e.index(d)});
+    }
+  }
+
+  /// Drops probabilities whose hash falls under the threshold and rescales
+  /// the kept ones by 1 / (1 - p).
+  Value applyDropout(Value prob, Value rowHash, Value key0) {
+    Value keys = e.laneIndices(key0);
+    Value bits =
+        mix32(e, arith::XOrIOp::create(e.b, e.broadcast(rowHash), keys));
+    Value top = arith::ShRUIOp::create(e.b, bits, e.splatI32(8));
+    uint32_t threshold = ::ejk::dropoutThreshold(*p.dropoutProb);
+    Value keep =
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::uge, top,
+                              e.splatI32(static_cast<int32_t>(threshold)));
+    Value scaled = e.fmul(prob, e.splatF32(1.0f / (1.0f - *p.dropoutProb)));
+    return e.select(keep, scaled, e.splatF32(0.0f));
+  }
+
+  /// O += P V for one key block: kRows x valueVectors register blocks,
+  /// streaming V rows and broadcasting probabilities.
+  void accumulateValues(Value keyStart) {
+    int64_t cols = valueVectors * p.lanes;
+    e.forLoop(zero, e.index(p.blockQ), e.index(rowBlock), [&](Value r0) {
+      e.forLoop(zero, e.index(paddedDv), e.index(cols), [&](Value d0) {
+        SmallVector<Value> inits;
+        for (int64_t r = 0; r < rowBlock; ++r)
+          for (int64_t c = 0; c < valueVectors; ++c)
+            inits.push_back(vector::LoadOp::create(
+                e.b, e.vf32, oTile,
+                ValueRange{e.add(r0, e.index(r)),
+                           e.add(d0, e.index(c * p.lanes))}));
+        // Keys past seq_k have P = 0 and zero rows in the packed V, so the
+        // loop always runs the whole block (a constant trip count).
+        SmallVector<Value> acc = e.forLoop(
+            zero, e.index(p.blockK), one, inits, [&](Value j, ValueRange acc) {
+              Value key = e.add(keyStart, j);
+              SmallVector<Value> values;
+              for (int64_t c = 0; c < valueVectors; ++c)
+                values.push_back(vector::LoadOp::create(
+                    e.b, e.vf32, buf.packedValue,
+                    ValueRange{batch, kvHead, key,
+                               e.add(d0, e.index(c * p.lanes))}));
+              SmallVector<Value> next;
+              for (int64_t r = 0; r < rowBlock; ++r) {
+                Value prob = memref::LoadOp::create(
+                    e.b, sTile, ValueRange{e.add(r0, e.index(r)), j});
+                Value pv = e.broadcast(prob);
+                for (int64_t c = 0; c < valueVectors; ++c)
+                  next.push_back(
+                      e.fma(pv, values[c], acc[r * valueVectors + c]));
+              }
+              return next;
+            });
+        for (int64_t r = 0; r < rowBlock; ++r)
+          for (int64_t c = 0; c < valueVectors; ++c)
+            vector::StoreOp::create(
+                e.b, acc[r * valueVectors + c], oTile,
+                ValueRange{e.add(r0, e.index(r)),
+                           e.add(d0, e.index(c * p.lanes))});
+      });
+    });
+  }
+
+  /// out = O / l and lse = m + log(l) for the rows this workgroup owns.
+  void finalize() {
+    e.forLoop(zero, numRows, one, [&](Value r) {
+      Value row = e.add(rowStart, r);
+      Value sum = memref::LoadOp::create(e.b, rowSum, ValueRange{r});
+      Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
+                                             sum, e.constF32(0.0f));
+      Value inv =
+          e.select(positive, e.fdiv(e.constF32(1.0f), sum), e.constF32(0.0f));
+      Value invVec = e.broadcast(inv);
+      for (int64_t d = 0; d < paddedDv; d += p.lanes) {
+        Value o = vector::LoadOp::create(e.b, e.vf32, oTile,
+                                         ValueRange{r, e.index(d)});
+        e.writeVector(e.fmul(o, invVec), buf.output,
+                      {batch, row, head, e.index(d)},
+                      d + p.lanes <= p.headDimV);
+      }
+      if (buf.lse) {
+        Value max = memref::LoadOp::create(e.b, rowMax, ValueRange{r});
+        Value lse = e.fadd(max, math::LogOp::create(e.b, sum));
+        memref::StoreOp::create(e.b, e.select(positive, lse, e.negInf()),
+                                buf.lse, ValueRange{batch, head, row});
+      }
+    });
+  }
+
+  Emitter e;
+  const CpuAttentionPlan &p;
+  const CpuAttentionBuffers &buf;
+  int64_t paddedD, paddedDv, keyVectors, valueVectors, rowBlock;
+  Value qBlock, head, batch, zero, one, rowStart, numRows, kvHead;
+  Value qTile, sTile, oTile, rowMax, rowSum;
+};
+
+} // namespace
+
+void mlir::ejk::buildCpuPackBody(OpBuilder &builder, Location loc,
+                                 const CpuAttentionPlan &plan, Value key,
+                                 Value value, Value packedKeyT,
+                                 Value packedValue) {
+  Emitter e(builder, loc, plan.lanes);
+  Value block = WorkgroupIdOp::create(e.b, 0);
+  Value head = WorkgroupIdOp::create(e.b, 1);
+  Value batch = WorkgroupIdOp::create(e.b, 2);
+  Value zero = e.index(0), one = e.index(1);
+  Value keyStart = e.mul(block, e.index(CpuAttentionPlan::kPackBlock));
+  Value numKeys = e.min(e.index(CpuAttentionPlan::kPackBlock),
+                        e.sub(e.index(plan.paddedSeqK()), keyStart));
+  Value lastKey = e.index(plan.seqK - 1);
+  Value seqK = e.index(plan.seqK);
+  Value blockK = e.index(plan.blockK);
+  Value zeroVec = e.splatF32(0.0f);
+  e.forLoop(zero, numKeys, one, [&](Value j) {
+    Value keyIndex = e.add(keyStart, j);
+    Value source = e.min(keyIndex, lastKey);
+    Value valid =
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, keyIndex, seqK);
+    Value keyBlock = arith::DivUIOp::create(e.b, keyIndex, blockK);
+    Value column = arith::RemUIOp::create(e.b, keyIndex, blockK);
+    // K^T: one key becomes one column of its block.
+    e.forLoop(zero, e.index(plan.headDim), one, [&](Value d) {
+      Value loaded =
+          memref::LoadOp::create(e.b, key, ValueRange{batch, source, head, d});
+      memref::StoreOp::create(
+          e.b, e.select(valid, e.toF32(loaded), e.constF32(0.0f)), packedKeyT,
+          ValueRange{batch, head, keyBlock, d, column});
+    });
+    // V: rows stay rows, widened and zero-padded to whole vectors.
+    for (int64_t d = 0; d < plan.paddedHeadDimV(); d += plan.lanes) {
+      Value row = e.readVector(value, {batch, source, head, e.index(d)},
+                               d + plan.lanes <= plan.headDimV);
+      vector::StoreOp::create(e.b, e.select(valid, row, zeroVec), packedValue,
+                              ValueRange{batch, head, keyIndex, e.index(d)});
+    }
+  });
+}
+
+void mlir::ejk::buildCpuAttentionBody(OpBuilder &builder, Location loc,
+                                      const CpuAttentionPlan &plan,
+                                      const CpuAttentionBuffers &buffers) {
+  AttentionBodyBuilder(builder, loc, plan, buffers).build();
+}

@@ -1,0 +1,81 @@
+//===- CpuAttentionKernel.h - flash attention tile bodies for CPUs -*- C++ -*-//
+//
+// Builds the bodies of the two dispatches that run one flash attention on a
+// CPU: a pre-pass that packs K transposed per key block (f32,
+// [B, Hkv, key blocks, D, block_k]) so that S = Q K^T streams contiguous
+// vectors, and V per head (f32, [B, Hkv, padded seq_k, padded head_dim_v])
+// so that O += P V streams contiguous rows; then the attention itself.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_LIB_TRANSFORMS_CPUATTENTIONKERNEL_H
+#define EJK_LIB_TRANSFORMS_CPUATTENTIONKERNEL_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+namespace mlir::ejk {
+
+/// Everything the CPU kernel builders need to know about one op.
+struct CpuAttentionPlan {
+  // Problem.
+  int64_t batch, seqQ, seqK, numHeads, numKvHeads, headDim, headDimV;
+  float softmaxScale;
+  bool causal;
+  std::optional<std::array<int64_t, 2>> slidingWindow;
+  std::optional<float> softCap;
+  std::optional<float> dropoutProb;
+  uint64_t dropoutSeed = 0;
+  bool biasBroadcastsBatch = false, biasBroadcastsHeads = false;
+  bool maskBroadcastsBatch = false, maskBroadcastsHeads = false;
+
+  // Config and target.
+  int64_t blockQ, blockK;
+  /// f32 lanes per vector.
+  int64_t lanes;
+
+  /// Keys of the packed buffers: seq_k rounded up to a whole key block.
+  int64_t paddedSeqK() const { return (seqK + blockK - 1) / blockK * blockK; }
+  int64_t numKeyBlocks() const { return paddedSeqK() / blockK; }
+  /// head_dim_v rounded up to whole vectors.
+  int64_t paddedHeadDimV() const {
+    return (headDimV + lanes - 1) / lanes * lanes;
+  }
+  /// Keys packed per workgroup of the pack dispatch.
+  static constexpr int64_t kPackBlock = 64;
+  std::array<int64_t, 3> packGrid() const {
+    return {(paddedSeqK() + kPackBlock - 1) / kPackBlock, numKvHeads, batch};
+  }
+  std::array<int64_t, 3> attentionGrid() const {
+    return {(seqQ + blockQ - 1) / blockQ, numHeads, batch};
+  }
+};
+
+/// Buffers of the attention dispatch; optional ones are null.
+struct CpuAttentionBuffers {
+  Value query, key, value, bias, mask, qSegmentIds, kvSegmentIds;
+  Value output, lse;
+  /// The packed K^T and V buffers written by the pack dispatch.
+  Value packedKeyT, packedValue;
+};
+
+/// Emits the pack dispatch body at `b`'s insertion point: reads `key`
+/// ([B, Sk, Hkv, D]) and `value` ([B, Sk, Hkv, Dv]), writes `packedKeyT`
+/// ([B, Hkv, numKeyBlocks, D, block_k] f32) and `packedValue`
+/// ([B, Hkv, paddedSeqK, paddedHeadDimV] f32), zero past seq_k and Dv.
+void buildCpuPackBody(OpBuilder &b, Location loc, const CpuAttentionPlan &plan,
+                      Value key, Value value, Value packedKeyT,
+                      Value packedValue);
+
+/// Emits the attention dispatch body at `b`'s insertion point.
+void buildCpuAttentionBody(OpBuilder &b, Location loc,
+                           const CpuAttentionPlan &plan,
+                           const CpuAttentionBuffers &buffers);
+
+} // namespace mlir::ejk
+
+#endif // EJK_LIB_TRANSFORMS_CPUATTENTIONKERNEL_H

@@ -1,0 +1,262 @@
+//===- TileAttention.cpp - the ejk-tile-attention pass --------------------===//
+//
+// Finds each dispatch function that holds an `ejk.flash_attention` (as made
+// by ejk-form-dispatches), checks its config against the module's target,
+// and replaces the op by two dispatches: one that packs K transposed into a
+// temporary, one that runs the tiled attention (CpuAttentionKernel.cpp).
+// Every caller of the dispatch gets the temporary and the pack dispatch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuAttentionKernel.h"
+
+#include "ejk/Dialect/Ejk/EjkOps.h"
+#include "ejk/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::ejk {
+#define GEN_PASS_DEF_EJKTILEATTENTION
+#include "ejk/Transforms/Passes.h.inc"
+} // namespace mlir::ejk
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+/// The dispatch argument a tensor operand views, or null.
+static Value bufferOf(Value tensor) {
+  if (!tensor)
+    return {};
+  auto view = tensor.getDefiningOp<bufferization::ToTensorOp>();
+  return view ? view.getBuffer() : Value();
+}
+
+/// The dispatch argument a result is stored into, or null.
+static Value destinationOf(Value result) {
+  if (!result || !result.hasOneUse())
+    return {};
+  auto store = dyn_cast<bufferization::MaterializeInDestinationOp>(
+      *result.getUsers().begin());
+  return store ? store.getDest() : Value();
+}
+
+static DenseI64ArrayAttr gridAttr(Builder &b, std::array<int64_t, 3> grid) {
+  return b.getDenseI64ArrayAttr({grid[0], grid[1], grid[2]});
+}
+
+static FailureOr<CpuAttentionPlan> makePlan(FlashAttentionOp op,
+                                            const TargetInfo &target) {
+  ConfigAttr config = op.getConfigAttr();
+  if (!config)
+    return op.emitOpError("has no #ejk.config; run ejk-select-configs first");
+  std::string reason;
+  llvm::raw_string_ostream os(reason);
+  if (failed(op.verifyConfig(config, target, os)))
+    return op.emitOpError("config ") << config << " is invalid: " << reason;
+
+  auto q = op.getQuery().getType();
+  auto k = op.getKey().getType();
+  CpuAttentionPlan plan;
+  plan.batch = q.getDimSize(0);
+  plan.seqQ = q.getDimSize(1);
+  plan.numHeads = q.getDimSize(2);
+  plan.headDim = q.getDimSize(3);
+  plan.seqK = k.getDimSize(1);
+  plan.numKvHeads = k.getDimSize(2);
+  plan.headDimV = op.getValue().getType().getDimSize(3);
+  plan.softmaxScale = op.getEffectiveSoftmaxScale();
+  plan.causal = op.getCausal();
+  if (std::optional<ArrayRef<int64_t>> window = op.getSlidingWindow())
+    plan.slidingWindow = std::array<int64_t, 2>{(*window)[0], (*window)[1]};
+  if (std::optional<APFloat> cap = op.getLogitsSoftCap())
+    plan.softCap = cap->convertToFloat();
+  if (std::optional<APFloat> prob = op.getDropoutProb()) {
+    plan.dropoutProb = prob->convertToFloat();
+    plan.dropoutSeed = static_cast<uint64_t>(*op.getDropoutSeed());
+  }
+  if (Value bias = op.getBias()) {
+    auto type = cast<RankedTensorType>(bias.getType());
+    plan.biasBroadcastsBatch = type.getDimSize(0) == 1 && plan.batch != 1;
+    plan.biasBroadcastsHeads = type.getDimSize(1) == 1 && plan.numHeads != 1;
+  }
+  if (Value mask = op.getMask()) {
+    auto type = cast<RankedTensorType>(mask.getType());
+    plan.maskBroadcastsBatch = type.getDimSize(0) == 1 && plan.batch != 1;
+    plan.maskBroadcastsHeads = type.getDimSize(1) == 1 && plan.numHeads != 1;
+  }
+  plan.blockQ = *config.lookup("block_q");
+  plan.blockK = *config.lookup("block_k");
+  plan.lanes = target.f32Lanes();
+  return plan;
+}
+
+/// Rewrites one dispatch function; `symbols` gets the new pack dispatch.
+static LogicalResult tileDispatch(func::FuncOp dispatch, FlashAttentionOp op,
+                                  const TargetInfo &target, ModuleOp module,
+                                  SymbolTable &symbols) {
+  FailureOr<CpuAttentionPlan> plan = makePlan(op, target);
+  if (failed(plan))
+    return failure();
+
+  CpuAttentionBuffers buffers;
+  buffers.query = bufferOf(op.getQuery());
+  buffers.key = bufferOf(op.getKey());
+  buffers.value = bufferOf(op.getValue());
+  buffers.bias = bufferOf(op.getBias());
+  buffers.mask = bufferOf(op.getMask());
+  buffers.qSegmentIds = bufferOf(op.getQSegmentIds());
+  buffers.kvSegmentIds = bufferOf(op.getKvSegmentIds());
+  buffers.output = destinationOf(op.getOutput());
+  buffers.lse = destinationOf(op.getLse());
+  if (!buffers.query || !buffers.key || !buffers.value || !buffers.output ||
+      (op.getBias() && !buffers.bias) || (op.getMask() && !buffers.mask) ||
+      (op.getQSegmentIds() && !buffers.qSegmentIds) ||
+      (op.getKvSegmentIds() && !buffers.kvSegmentIds) ||
+      (op.getLse() && !buffers.lse))
+    return op.emitOpError("is not in dispatch form; run ejk-form-dispatches "
+                          "first");
+
+  OpBuilder builder(dispatch);
+  Location loc = op.getLoc();
+  Type f32 = builder.getF32Type();
+  auto packedKeyType =
+      MemRefType::get({plan->batch, plan->numKvHeads, plan->numKeyBlocks(),
+                       plan->headDim, plan->blockK},
+                      f32);
+  auto packedValueType =
+      MemRefType::get({plan->batch, plan->numKvHeads, plan->paddedSeqK(),
+                       plan->paddedHeadDimV()},
+                      f32);
+  auto keyType = cast<MemRefType>(buffers.key.getType());
+  auto valueType = cast<MemRefType>(buffers.value.getType());
+
+  // The pack dispatch.
+  auto pack = func::FuncOp::create(
+      builder, loc, (dispatch.getSymName() + "_pack").str(),
+      builder.getFunctionType(
+          {keyType, valueType, packedKeyType, packedValueType}, {}));
+  pack.setPrivate();
+  pack->setAttr(kDispatchAttrName, builder.getUnitAttr());
+  pack->setAttr(kGridAttrName, gridAttr(builder, plan->packGrid()));
+  symbols.insert(pack);
+  {
+    Block *body = pack.addEntryBlock();
+    OpBuilder b = OpBuilder::atBlockEnd(body);
+    buildCpuPackBody(b, loc, *plan, body->getArgument(0), body->getArgument(1),
+                     body->getArgument(2), body->getArgument(3));
+    func::ReturnOp::create(b, loc);
+  }
+
+  // The attention dispatch takes the packed buffers as new last arguments.
+  unsigned packedIndex = dispatch.getNumArguments();
+  if (failed(dispatch.insertArgument(packedIndex, packedKeyType, {}, loc)) ||
+      failed(
+          dispatch.insertArgument(packedIndex + 1, packedValueType, {}, loc)))
+    return failure();
+  buffers.packedKeyT = dispatch.getArgument(packedIndex);
+  buffers.packedValue = dispatch.getArgument(packedIndex + 1);
+  unsigned keyIndex = cast<BlockArgument>(buffers.key).getArgNumber();
+  unsigned valueIndex = cast<BlockArgument>(buffers.value).getArgNumber();
+
+  // Callers allocate the buffer and run the pack first.
+  SmallVector<DispatchOp> callers;
+  module.walk([&](DispatchOp call) {
+    if (call.getCallee() == dispatch.getSymName())
+      callers.push_back(call);
+  });
+  for (DispatchOp call : callers) {
+    OpBuilder b(call);
+    Location callLoc = call.getLoc();
+    Value packedKey = memref::AllocOp::create(b, callLoc, packedKeyType,
+                                              b.getI64IntegerAttr(64));
+    Value packedValue = memref::AllocOp::create(b, callLoc, packedValueType,
+                                                b.getI64IntegerAttr(64));
+    DispatchOp::create(b, callLoc, pack.getSymName(),
+                       ValueRange{call.getBuffers()[keyIndex],
+                                  call.getBuffers()[valueIndex], packedKey,
+                                  packedValue});
+    SmallVector<Value> bindings(call.getBuffers());
+    bindings.push_back(packedKey);
+    bindings.push_back(packedValue);
+    DispatchOp::create(b, callLoc, call.getCallee(), bindings);
+    b.setInsertionPoint(call->getBlock()->getTerminator());
+    memref::DeallocOp::create(b, callLoc, packedKey);
+    memref::DeallocOp::create(b, callLoc, packedValue);
+    call.erase();
+  }
+
+  // Replace the body: drop the tensor-level ops, emit the kernel.
+  Block &body = dispatch.getBody().front();
+  SmallVector<Operation *> old;
+  for (Operation &o : body)
+    old.push_back(&o);
+  for (Operation *o : llvm::reverse(old)) {
+    o->dropAllUses();
+    o->erase();
+  }
+  OpBuilder b = OpBuilder::atBlockEnd(&body);
+  buildCpuAttentionBody(b, loc, *plan, buffers);
+  func::ReturnOp::create(b, loc);
+  dispatch->setAttr(kGridAttrName, gridAttr(b, plan->attentionGrid()));
+
+  // Work counts for reporting: the two matmuls (FlashAttention's
+  // convention, halved when causal) and the bytes of every operand.
+  auto bytesOf = [](Value buffer) -> int64_t {
+    if (!buffer)
+      return 0;
+    auto type = cast<MemRefType>(buffer.getType());
+    return type.getNumElements() *
+           std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  };
+  int64_t flops = 2 * plan->batch * plan->numHeads * plan->seqQ * plan->seqK *
+                  (plan->headDim + plan->headDimV);
+  if (plan->causal)
+    flops /= 2;
+  int64_t bytes = 0;
+  for (Value buffer :
+       {buffers.query, buffers.bias, buffers.mask, buffers.qSegmentIds,
+        buffers.kvSegmentIds, buffers.output, buffers.lse, buffers.packedKeyT,
+        buffers.packedValue})
+    bytes += bytesOf(buffer);
+  dispatch->setAttr(kFlopsAttrName, b.getI64IntegerAttr(flops));
+  dispatch->setAttr(kBytesAttrName, b.getI64IntegerAttr(bytes));
+  pack->setAttr(kFlopsAttrName, b.getI64IntegerAttr(0));
+  pack->setAttr(kBytesAttrName,
+                b.getI64IntegerAttr(bytesOf(buffers.key) +
+                                    bytesOf(buffers.value) +
+                                    bytesOf(buffers.packedKeyT) +
+                                    bytesOf(buffers.packedValue)));
+  return success();
+}
+
+namespace {
+struct TileAttentionPass
+    : public mlir::ejk::impl::EjkTileAttentionBase<TileAttentionPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<std::pair<func::FuncOp, FlashAttentionOp>> work;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (!func->hasAttr(kDispatchAttrName))
+        continue;
+      func.walk([&](FlashAttentionOp op) { work.emplace_back(func, op); });
+    }
+    if (work.empty())
+      return;
+    FailureOr<TargetInfo> target = getModuleTarget(module);
+    if (failed(target))
+      return signalPassFailure();
+    if (!target->isCpu()) {
+      module.emitError("ejk-tile-attention: target '")
+          << (target->isVulkan() ? "vulkan" : "?")
+          << "' is not supported yet; only cpu";
+      return signalPassFailure();
+    }
+    SymbolTable symbols(module);
+    for (auto [func, op] : work)
+      if (failed(tileDispatch(func, op, *target, module, symbols)))
+        return signalPassFailure();
+  }
+};
+} // namespace
