@@ -102,7 +102,9 @@ public:
   Value fsub(Value x, Value y) { return arith::SubFOp::create(b, x, y); }
   Value fmul(Value x, Value y) { return arith::MulFOp::create(b, x, y); }
   Value fdiv(Value x, Value y) { return arith::DivFOp::create(b, x, y); }
-  Value fmax(Value x, Value y) { return arith::MaximumFOp::create(b, x, y); }
+  // maxnumf: scores are never NaN unless the inputs are, and it needs no
+  // NaN-propagation fixups in the reductions.
+  Value fmax(Value x, Value y) { return arith::MaxNumFOp::create(b, x, y); }
   Value exp(Value x) { return math::ExpOp::create(b, x); }
   Value select(Value c, Value x, Value y) {
     return arith::SelectOp::create(b, c, x, y);
@@ -178,6 +180,23 @@ public:
         body(loop.getInductionVar(), loop.getRegionIterArgs());
     scf::YieldOp::create(b, yields);
     return loop.getResults();
+  }
+  /// Emits `if cond then thenBody else elseBody`, each returning values of
+  /// `types`; returns the results.
+  SmallVector<Value> ifElse(Value cond, TypeRange types,
+                            function_ref<SmallVector<Value>()> thenBody,
+                            function_ref<SmallVector<Value>()> elseBody) {
+    auto ifOp = scf::IfOp::create(b, types, cond, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    auto fill = [&](Block *block, function_ref<SmallVector<Value>()> body) {
+      if (!block->empty() && block->back().hasTrait<OpTrait::IsTerminator>())
+        block->back().erase();
+      b.setInsertionPointToEnd(block);
+      scf::YieldOp::create(b, body());
+    };
+    fill(ifOp.thenBlock(), thenBody);
+    fill(ifOp.elseBlock(), elseBody);
+    return ifOp.getResults();
   }
   void forLoop(Value lb, Value ub, Value step, function_ref<void(Value)> body) {
     forLoop(lb, ub, step, {}, [&](Value iv, ValueRange) {
@@ -297,9 +316,39 @@ private:
   void processKeyBlock(Value keyBlock) {
     Value keyStart = e.mul(keyBlock, e.index(p.blockK));
     computeScores(keyBlock);
+    Value interior = isInteriorBlock(keyStart);
     e.forLoop(zero, e.index(p.blockQ), one,
-              [&](Value r) { softmaxRow(r, keyStart); });
+              [&](Value r) { softmaxRow(r, keyStart, interior); });
     accumulateValues(keyStart);
+  }
+
+  /// Whether no positional bound (seq_k, causal, window) cuts the key block
+  /// for any row of the workgroup; null when none can.
+  Value isInteriorBlock(Value keyStart) {
+    if (p.seqK % p.blockK == 0 && !p.causal && !p.slidingWindow)
+      return {};
+    auto cmp = [&](arith::CmpIPredicate pred, Value x, Value y) {
+      return arith::CmpIOp::create(e.b, pred, x, y).getResult();
+    };
+    auto andI = [&](Value x, Value y) {
+      return arith::AndIOp::create(e.b, x, y).getResult();
+    };
+    int64_t offset = p.seqK - p.seqQ;
+    Value lastKey = e.add(keyStart, e.index(p.blockK - 1));
+    Value firstDiag = e.add(rowStart, e.index(offset));
+    Value lastDiag = e.add(firstDiag, e.sub(numRows, one));
+    Value interior = cmp(arith::CmpIPredicate::slt, lastKey, e.index(p.seqK));
+    if (p.causal)
+      interior =
+          andI(interior, cmp(arith::CmpIPredicate::sle, lastKey, firstDiag));
+    if (p.slidingWindow) {
+      auto [left, right] = *p.slidingWindow;
+      interior = andI(interior, cmp(arith::CmpIPredicate::sle,
+                                    e.sub(lastDiag, keyStart), e.index(left)));
+      interior = andI(interior, cmp(arith::CmpIPredicate::sle,
+                                    e.sub(lastKey, firstDiag), e.index(right)));
+    }
+    return interior;
   }
 
   /// S = Qs K^T for one key block: kRows x keyVectors register blocks,
@@ -338,7 +387,10 @@ private:
   }
 
   /// Lanes of one score vector that the row may attend to.
-  Value allowedLanes(Value rowPos, Value rowIndex, Value key0) {
+  /// With `positional` false, only data masks (mask, segments) apply: the
+  /// caller knows the key block is inside every positional bound.
+  Value allowedLanes(Value rowPos, Value rowIndex, Value key0,
+                     bool positional) {
     Value keys = e.laneIndices(key0);
     auto cmp = [&](arith::CmpIPredicate pred, Value x, Value y) {
       return arith::CmpIOp::create(e.b, pred, x, y).getResult();
@@ -353,7 +405,7 @@ private:
     if (p.causal)
       allowed = andI(allowed,
                      cmp(arith::CmpIPredicate::sle, keys, e.broadcast(diag)));
-    if (p.slidingWindow) {
+    if (positional && p.slidingWindow) {
       auto [left, right] = *p.slidingWindow;
       Value lowest = arith::SubIOp::create(e.b, diag, e.constI32(left));
       Value highest = arith::AddIOp::create(e.b, diag, e.constI32(right));
@@ -389,38 +441,49 @@ private:
   }
 
   /// Soft cap, bias and masking, then the online-softmax update of row r.
-  void softmaxRow(Value r, Value keyStart) {
+  void softmaxRow(Value r, Value keyStart, Value interior) {
     Value rowPos = e.add(rowStart, r);
     Value rowIndex = e.min(rowPos, e.index(p.seqQ - 1));
     int64_t chunks = p.blockK / p.lanes;
     Value negInfVec = e.broadcast(e.negInf());
 
-    // Pass 1: logits and their max.
-    Value maxVec = e.forLoop(
-        zero, e.index(chunks), one, {negInfVec}, [&](Value c, ValueRange iter) {
-          Value col = e.mul(c, e.index(p.lanes));
-          Value key0 = e.add(keyStart, col);
-          Value s =
-              vector::LoadOp::create(e.b, e.vf32, sTile, ValueRange{r, col});
-          if (p.softCap) {
-            Value cap = e.splatF32(*p.softCap);
-            Value inv = e.splatF32(1.0f / *p.softCap);
-            s = e.fmul(cap, math::TanhOp::create(e.b, e.fmul(s, inv)));
-          }
-          if (buf.bias) {
-            Value bb = p.biasBroadcastsBatch ? zero : batch;
-            Value bh = p.biasBroadcastsHeads ? zero : head;
-            s = e.fadd(s, e.readVector(buf.bias, {bb, bh, rowIndex, key0},
-                                       /*inBounds=*/false));
-          }
-          s = e.select(allowedLanes(rowPos, rowIndex, key0), s, negInfVec);
-          vector::StoreOp::create(e.b, s, sTile, ValueRange{r, col});
-          return SmallVector<Value>{e.fmax(iter[0], s)};
-        })[0];
+    // Pass 1: logits and their max. Interior blocks skip the positional
+    // masks.
+    auto logits = [&](bool positional) {
+      return e.forLoop(
+          zero, e.index(chunks), one, {negInfVec},
+          [&](Value c, ValueRange iter) {
+            Value col = e.mul(c, e.index(p.lanes));
+            Value key0 = e.add(keyStart, col);
+            Value s =
+                vector::LoadOp::create(e.b, e.vf32, sTile, ValueRange{r, col});
+            if (p.softCap) {
+              Value cap = e.splatF32(*p.softCap);
+              Value inv = e.splatF32(1.0f / *p.softCap);
+              s = e.fmul(cap, math::TanhOp::create(e.b, e.fmul(s, inv)));
+            }
+            if (buf.bias) {
+              Value bb = p.biasBroadcastsBatch ? zero : batch;
+              Value bh = p.biasBroadcastsHeads ? zero : head;
+              s = e.fadd(s, e.readVector(buf.bias, {bb, bh, rowIndex, key0},
+                                         /*inBounds=*/false));
+            }
+            if (positional || buf.mask || buf.kvSegmentIds)
+              s = e.select(allowedLanes(rowPos, rowIndex, key0, positional), s,
+                           negInfVec);
+            vector::StoreOp::create(e.b, s, sTile, ValueRange{r, col});
+            return SmallVector<Value>{e.fmax(iter[0], s)};
+          });
+    };
+    Value maxVec = interior
+                       ? e.ifElse(
+                             interior, {e.vf32}, [&] { return logits(false); },
+                             [&] { return logits(true); })[0]
+                       : logits(false)[0];
 
     Value oldMax = memref::LoadOp::create(e.b, rowMax, ValueRange{r});
     Value blockMax = vector::ReductionOp::create(
-        e.b, vector::CombiningKind::MAXIMUMF, maxVec);
+        e.b, vector::CombiningKind::MAXNUMF, maxVec);
     Value newMax = e.fmax(oldMax, blockMax);
     // A row with nothing allowed yet keeps m = -inf; subtract 0 instead so
     // exp(-inf - m) stays 0 and never becomes NaN.
