@@ -5,12 +5,25 @@
 #include "ejk/Dialect/Ejk/EjkAttrs.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
 
 using namespace mlir;
 using namespace mlir::ejk;
+
+std::string mlir::ejk::formatDiagnosticFloat(double value) {
+  // printf spells non-finite values differently across C libraries ("-nan",
+  // "INF"), so they are named here.
+  if (std::isnan(value))
+    return "nan";
+  if (std::isinf(value))
+    return value < 0 ? "-inf" : "inf";
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%g", value);
+  return text;
+}
 
 std::string ShapeVerifier::describeDim(const NamedTensor &t, unsigned i) const {
   return llvm::formatv("'{0}' dim {1} ({2})", t.name, i, t.dimNames[i]).str();
@@ -101,7 +114,8 @@ LogicalResult ShapeVerifier::positiveFinite(FloatAttr attr,
   if (std::isfinite(value) && value > 0.0)
     return success();
   return op->emitOpError("expects '")
-         << attrName << "' to be positive and finite, got " << value;
+         << attrName << "' to be positive and finite, got "
+         << formatDiagnosticFloat(value);
 }
 
 LogicalResult ShapeVerifier::atLeast(IntegerAttr attr, StringRef attrName,

@@ -18,6 +18,8 @@
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <string>
+
 namespace mlir::ejk {
 
 /// A statically shaped operand or result with a name and per-dimension names,
@@ -30,6 +32,15 @@ struct NamedTensor {
   int64_t dim(unsigned i) const { return type.getDimSize(i); }
   Type elementType() const { return type.getElementType(); }
 };
+
+/// Formats a floating-point value for a diagnostic, the same on every host:
+/// C's "%g" for finite values (at most 6 significant digits, no trailing
+/// zeros, an exponent only for magnitudes below 1e-4 or from 1e6 on), and
+/// "nan", "inf" or "-inf" otherwise (a NaN's sign is not printed). Examples:
+/// -1 -> "-1", -0.125 -> "-0.125", -0.0 -> "-0", -2.5e-8 -> "-2.5e-08",
+/// 0.1f -> "0.1". (Streaming a double into a diagnostic would print
+/// "-1.000000e+00" and "INF".)
+std::string formatDiagnosticFloat(double value);
 
 /// Emits ejk's shape and type diagnostics on one op.
 class ShapeVerifier {
@@ -63,7 +74,9 @@ public:
   /// Checks that `t` has the same element type as `source`.
   LogicalResult sameElement(const NamedTensor &t, const NamedTensor &source);
 
-  /// Checks that a float attribute, when present, is finite and > 0.
+  /// Checks that a float attribute, when present, is finite and > 0. The
+  /// message prints the value with formatDiagnosticFloat:
+  ///   expects 'softmax_scale' to be positive and finite, got -0.125
   LogicalResult positiveFinite(FloatAttr attr, StringRef attrName);
   /// Checks that an integer attribute, when present, is >= `minValue`.
   LogicalResult atLeast(IntegerAttr attr, StringRef attrName, int64_t minValue);

@@ -137,7 +137,7 @@ func.func @segment_batch(%q: tensor<2x10x8x64xf32>, %k: tensor<2x20x2x64xf32>, %
 // -----
 
 func.func @scale(%q: tensor<2x10x8x64xf32>, %k: tensor<2x20x2x64xf32>, %v: tensor<2x20x2x64xf32>, %bm: tensor<2x8x3x3xi1>) {
-  // expected-error @+1 {{expects 'softmax_scale' to be positive and finite, got INF}}
+  // expected-error @+1 {{expects 'softmax_scale' to be positive and finite, got inf}}
   %o = ejk.block_sparse_attention %q, %k, %v, %bm {q_block_size = 4 : i64, kv_block_size = 8 : i64, softmax_scale = 0x7F800000 : f32} : tensor<2x10x8x64xf32>, tensor<2x20x2x64xf32>, tensor<2x20x2x64xf32>, tensor<2x8x3x3xi1> -> tensor<2x10x8x64xf32>
   return
 }

@@ -136,6 +136,42 @@ func.func @soft_cap(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x8x64xf32>, %v: ten
 
 // -----
 
+// Non-finite values are spelled the same on every host.
+func.func @scale_neg_inf(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x8x64xf32>, %v: tensor<2x16x8x64xf32>) {
+  // expected-error @+1 {{expects 'softmax_scale' to be positive and finite, got -inf}}
+  %o = ejk.flash_attention %q, %k, %v {softmax_scale = 0xFF800000 : f32} : tensor<2x8x8x64xf32>, tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32> -> tensor<2x8x8x64xf32>
+  return
+}
+
+// -----
+
+// A NaN prints without its sign.
+func.func @soft_cap_neg_nan(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x8x64xf32>, %v: tensor<2x16x8x64xf32>) {
+  // expected-error @+1 {{expects 'logits_soft_cap' to be positive and finite, got nan}}
+  %o = ejk.flash_attention %q, %k, %v {logits_soft_cap = 0xFFC00000 : f32} : tensor<2x8x8x64xf32>, tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32> -> tensor<2x8x8x64xf32>
+  return
+}
+
+// -----
+
+// Finite values print as C's %g: a signed zero keeps its sign...
+func.func @scale_neg_zero(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x8x64xf32>, %v: tensor<2x16x8x64xf32>) {
+  // expected-error @+1 {{expects 'softmax_scale' to be positive and finite, got -0}}
+  %o = ejk.flash_attention %q, %k, %v {softmax_scale = -0.0 : f32} : tensor<2x8x8x64xf32>, tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32> -> tensor<2x8x8x64xf32>
+  return
+}
+
+// -----
+
+// ... and small magnitudes use the exponent form.
+func.func @scale_tiny(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x8x64xf32>, %v: tensor<2x16x8x64xf32>) {
+  // expected-error @+1 {{expects 'softmax_scale' to be positive and finite, got -2.5e-08}}
+  %o = ejk.flash_attention %q, %k, %v {softmax_scale = -2.5e-08 : f32} : tensor<2x8x8x64xf32>, tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32> -> tensor<2x8x8x64xf32>
+  return
+}
+
+// -----
+
 func.func @window_size(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x8x64xf32>, %v: tensor<2x16x8x64xf32>) {
   // expected-error @+1 {{expects 'sliding_window' to have 2 elements [left, right], got 1}}
   %o = ejk.flash_attention %q, %k, %v {sliding_window = array<i64: 4>} : tensor<2x8x8x64xf32>, tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32> -> tensor<2x8x8x64xf32>

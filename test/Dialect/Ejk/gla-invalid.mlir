@@ -129,7 +129,7 @@ func.func @scale_zero(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: 
 // -----
 
 func.func @scale_inf(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %g: tensor<2x16x4x32xf32>) {
-  // expected-error @+1 {{expects 'scale' to be positive and finite, got INF}}
+  // expected-error @+1 {{expects 'scale' to be positive and finite, got inf}}
   %r0 = ejk.gla %q, %k, %v, %g {scale = 0x7F800000 : f32} : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<2x16x4x32xf32> -> tensor<2x16x4x16xf32>
   return
 }

@@ -105,7 +105,7 @@ func.func @k_rope_dim(%ql: tensor<2x4x16x32xf16>, %qr: tensor<2x4x16x8xf16>, %ck
 // -----
 
 func.func @scale(%ql: tensor<2x4x16x32xf16>, %qr: tensor<2x4x16x8xf16>, %ckv: tensor<2x64x32xf16>, %kr: tensor<2x64x8xf16>) {
-  // expected-error @+1 {{expects 'softmax_scale' to be positive and finite, got -1.250000e-01}}
+  // expected-error @+1 {{expects 'softmax_scale' to be positive and finite, got -0.125}}
   %o = ejk.mla %ql, %qr, %ckv, %kr {softmax_scale = -0.125 : f32} : tensor<2x4x16x32xf16>, tensor<2x4x16x8xf16>, tensor<2x64x32xf16>, tensor<2x64x8xf16> -> tensor<2x4x16x32xf16>
   return
 }
