@@ -5,8 +5,12 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${EJK_BUILD_DIR:-$ROOT/build}"
 JOBS="${EJK_JOBS:-$(nproc)}"
 
+LAUNCHER=()
+if command -v ccache > /dev/null; then
+  LAUNCHER=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 if [ ! -f "$BUILD/build.ninja" ]; then
   cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
-    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
+    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit "${LAUNCHER[@]}"
 fi
 ninja -C "$BUILD" -j "$JOBS" "$@"

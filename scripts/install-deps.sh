@@ -5,7 +5,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  cmake ninja-build g++ pkg-config python3 python3-venv
+  cmake ninja-build g++ pkg-config python3 python3-venv ccache
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22
   libvulkan-dev mesa-vulkan-drivers vulkan-tools spirv-tools
   nlohmann-json3-dev libgtest-dev googletest

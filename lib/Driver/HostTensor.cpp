@@ -20,10 +20,10 @@ int64_t HostTensor::numElements() const {
 
 size_t HostTensor::elementSize(StringRef dtype) {
   return llvm::StringSwitch<size_t>(dtype)
-      .Cases("f32", "i32", 4)
-      .Cases("f16", "bf16", 2)
-      .Cases("f64", "i64", 8)
-      .Cases("i1", "i8", 1)
+      .Cases({"f32", "i32"}, 4)
+      .Cases({"f16", "bf16"}, 2)
+      .Cases({"f64", "i64"}, 8)
+      .Cases({"i1", "i8"}, 1)
       .Default(0);
 }
 

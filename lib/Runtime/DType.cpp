@@ -14,10 +14,10 @@ struct DtypeInfo {
 };
 
 constexpr DtypeInfo kDtypes[] = {
-    {EJK_DTYPE_F32, "f32", 4},  {EJK_DTYPE_F16, "f16", 2},
+    {EJK_DTYPE_F32, "f32", 4},   {EJK_DTYPE_F16, "f16", 2},
     {EJK_DTYPE_BF16, "bf16", 2}, {EJK_DTYPE_F64, "f64", 8},
-    {EJK_DTYPE_I1, "i1", 1},    {EJK_DTYPE_I8, "i8", 1},
-    {EJK_DTYPE_I32, "i32", 4},  {EJK_DTYPE_I64, "i64", 8},
+    {EJK_DTYPE_I1, "i1", 1},     {EJK_DTYPE_I8, "i8", 1},
+    {EJK_DTYPE_I32, "i32", 4},   {EJK_DTYPE_I64, "i64", 8},
 };
 
 const DtypeInfo *lookup(ejk_dtype dtype) {

@@ -36,7 +36,7 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  DictionaryAttr entries) {
   for (NamedAttribute entry : entries) {
     auto value = dyn_cast<IntegerAttr>(entry.getValue());
-    if (!value || !value.getType().isInteger(64))
+    if (!value || !value.getType().isSignlessInteger(64))
       return emitError() << "#ejk.config entry '" << entry.getName().strref()
                          << "' must be a 64-bit integer";
     if (value.getInt() < 1)
@@ -100,8 +100,8 @@ Attribute ConfigAttr::parse(AsmParser &parser, Type) {
 void ConfigAttr::print(AsmPrinter &printer) const {
   printer << '<';
   llvm::interleaveComma(getEntries(), printer, [&](NamedAttribute entry) {
-    printer << entry.getName().strref() << " = "
-            << cast<IntegerAttr>(entry.getValue()).getInt();
+    printer.printKeywordOrString(entry.getName().strref());
+    printer << " = " << cast<IntegerAttr>(entry.getValue()).getInt();
   });
   printer << '>';
 }

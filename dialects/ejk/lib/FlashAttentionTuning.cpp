@@ -201,7 +201,7 @@ ConfigAttr FlashAttentionOp::getHeuristicConfig(const TargetInfo &target) {
   // Large head dims can overflow a small device's limits; halve block_k
   // until the config fits.
   while (failed(verifyConfig(config, target, llvm::nulls())) &&
-         config.lookupOr("block_k", 1) > 16)
+         config.lookupOr("block_k", 1) > 1)
     config = config.with("block_k", config.lookupOr("block_k", 1) / 2);
   return config;
 }

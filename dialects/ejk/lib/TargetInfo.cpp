@@ -5,6 +5,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <limits>
+#include <type_traits>
+
 using namespace mlir;
 using namespace mlir::ejk;
 
@@ -39,7 +42,10 @@ FailureOr<TargetInfo> mlir::ejk::targetInfoFromAttr(DictionaryAttr attr) {
                                        : TargetInfo::Kind::Vulkan;
   auto readInt = [&](StringRef name, auto &field) -> bool {
     auto value = dyn_cast_or_null<IntegerAttr>(attr.get(name));
-    if (!value || value.getInt() < 1)
+    if (!value || value.getInt() < 1 ||
+        static_cast<uint64_t>(value.getInt()) >
+            std::numeric_limits<
+                std::remove_reference_t<decltype(field)>>::max())
       return false;
     field = value.getInt();
     return true;

@@ -138,9 +138,10 @@ EJK_RUNTIME_EXPORT ejk_status ejk_module_entry_name(ejk_module *module,
                                                     const char **name);
 
 /** How many input and output buffers the entry point takes. */
-EJK_RUNTIME_EXPORT ejk_status ejk_module_entry_signature(
-    ejk_module *module, const char *entry, size_t *num_inputs,
-    size_t *num_outputs);
+EJK_RUNTIME_EXPORT ejk_status ejk_module_entry_signature(ejk_module *module,
+                                                         const char *entry,
+                                                         size_t *num_inputs,
+                                                         size_t *num_outputs);
 
 /** The dtype and shape of input (is_output == 0) or output (is_output != 0)
  *  number index of the entry point. */
@@ -153,8 +154,7 @@ EJK_RUNTIME_EXPORT ejk_status ejk_module_entry_arg(ejk_module *module,
 
 /** Allocates bytes (may be 0) of zero-filled device memory. */
 EJK_RUNTIME_EXPORT ejk_status ejk_buffer_create(ejk_device *device,
-                                                size_t bytes,
-                                                ejk_buffer **out);
+                                                size_t bytes, ejk_buffer **out);
 
 /** Copies bytes from src to [offset, offset + bytes) of the buffer. */
 EJK_RUNTIME_EXPORT ejk_status ejk_buffer_upload(ejk_buffer *buffer,
@@ -162,9 +162,8 @@ EJK_RUNTIME_EXPORT ejk_status ejk_buffer_upload(ejk_buffer *buffer,
                                                 size_t offset);
 
 /** Copies [offset, offset + bytes) of the buffer to dst. */
-EJK_RUNTIME_EXPORT ejk_status ejk_buffer_download(ejk_buffer *buffer,
-                                                  void *dst, size_t bytes,
-                                                  size_t offset);
+EJK_RUNTIME_EXPORT ejk_status ejk_buffer_download(ejk_buffer *buffer, void *dst,
+                                                  size_t bytes, size_t offset);
 
 EJK_RUNTIME_EXPORT ejk_status ejk_buffer_size(ejk_buffer *buffer,
                                               size_t *bytes);

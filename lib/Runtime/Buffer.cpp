@@ -1,0 +1,69 @@
+//===- Buffer.cpp - Device memory -----------------------------------------===//
+
+#include "Buffer.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+
+namespace ejk::runtime {
+
+Status Buffer::create(std::shared_ptr<CpuDevice> device, size_t bytes,
+                      std::unique_ptr<Buffer> &out) {
+  out.reset();
+  if (!device)
+    return Status::invalidArgument("buffer has no device");
+  // Rounding up keeps whole-cache-line vector accesses at the end in bounds
+  // of the allocation; 0 bytes still gets a distinct, non-null pointer.
+  if (bytes > std::numeric_limits<size_t>::max() - kBufferAlignment)
+    return Status::invalidArgument("cannot allocate a buffer of " +
+                                   std::to_string(bytes) + " bytes");
+  size_t allocated = bytes == 0 ? kBufferAlignment
+                                : (bytes + kBufferAlignment - 1) /
+                                      kBufferAlignment * kBufferAlignment;
+  void *data = nullptr;
+  if (posix_memalign(&data, kBufferAlignment, allocated) != 0 || !data)
+    return Status::internal("out of memory allocating a buffer of " +
+                            std::to_string(bytes) + " bytes");
+  std::memset(data, 0, allocated);
+  out.reset(new Buffer(std::move(device), data, bytes));
+  return Status::success();
+}
+
+Buffer::~Buffer() { std::free(data_); }
+
+Status Buffer::checkRange(const char *operation, size_t bytes,
+                          size_t offset) const {
+  if (offset > size_ || bytes > size_ - offset)
+    return Status::invalidArgument(
+        std::string(operation) + " of " + std::to_string(bytes) +
+        " bytes at offset " + std::to_string(offset) +
+        " is out of range for a buffer of " + std::to_string(size_) + " bytes");
+  return Status::success();
+}
+
+Status Buffer::upload(const void *src, size_t bytes, size_t offset) {
+  // NULL is fine for an empty copy: std::vector::data() of an empty vector.
+  if (!src && bytes != 0)
+    return Status::invalidArgument("upload source is NULL");
+  if (Status status = checkRange("upload", bytes, offset); !status)
+    return status;
+  if (bytes == 0)
+    return Status::success();
+  std::memcpy(static_cast<char *>(data_) + offset, src, bytes);
+  return Status::success();
+}
+
+Status Buffer::download(void *dst, size_t bytes, size_t offset) const {
+  if (!dst && bytes != 0)
+    return Status::invalidArgument("download destination is NULL");
+  if (Status status = checkRange("download", bytes, offset); !status)
+    return status;
+  if (bytes == 0)
+    return Status::success();
+  std::memcpy(dst, static_cast<const char *>(data_) + offset, bytes);
+  return Status::success();
+}
+
+} // namespace ejk::runtime

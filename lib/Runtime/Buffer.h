@@ -1,0 +1,56 @@
+//===- Buffer.h - Device memory ---------------------------------*- C++ -*-===//
+//
+// On the CPU device a buffer is 64-byte aligned host memory (a cache line,
+// and the widest vector load the generated code issues).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_LIB_RUNTIME_BUFFER_H
+#define EJK_LIB_RUNTIME_BUFFER_H
+
+#include "CpuDevice.h"
+#include "Status.h"
+
+#include <cstddef>
+#include <memory>
+
+namespace ejk::runtime {
+
+/// Alignment of every buffer the runtime allocates.
+constexpr size_t kBufferAlignment = 64;
+
+class Buffer {
+public:
+  /// Allocates \p bytes (0 allowed) of zero-filled memory on \p device.
+  static Status create(std::shared_ptr<CpuDevice> device, size_t bytes,
+                       std::unique_ptr<Buffer> &out);
+
+  ~Buffer();
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+
+  size_t size() const { return size_; }
+  /// The base pointer handed to kernels; never null, even for 0 bytes.
+  void *data() const { return data_; }
+  const std::shared_ptr<CpuDevice> &device() const { return device_; }
+
+  /// Copies \p bytes from \p src to [offset, offset + bytes).
+  Status upload(const void *src, size_t bytes, size_t offset);
+  /// Copies [offset, offset + bytes) to \p dst.
+  Status download(void *dst, size_t bytes, size_t offset) const;
+
+private:
+  Buffer(std::shared_ptr<CpuDevice> device, void *data, size_t size)
+      : device_(std::move(device)), data_(data), size_(size) {}
+
+  /// Checks that [offset, offset + bytes) lies inside the buffer.
+  Status checkRange(const char *operation, size_t bytes, size_t offset) const;
+
+  std::shared_ptr<CpuDevice> device_;
+  void *data_;
+  size_t size_;
+};
+
+} // namespace ejk::runtime
+
+#endif // EJK_LIB_RUNTIME_BUFFER_H

@@ -1,0 +1,296 @@
+//===- CApi.cpp - The C API over the runtime's C++ internals --------------===//
+//
+// Every function checks its pointer arguments, calls into ejk::runtime and
+// reports the outcome through report(), which records the message for
+// ejk_last_error().
+//
+//===----------------------------------------------------------------------===//
+
+#include "ejk/Runtime/ejk_runtime.h"
+
+#include "Buffer.h"
+#include "CpuDevice.h"
+#include "DType.h"
+#include "Module.h"
+#include "Status.h"
+
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+using ejk::runtime::Status;
+
+// The opaque handles. Modules and buffers share ownership of the device, so
+// destroying handles in any order is safe.
+struct ejk_device {
+  std::shared_ptr<ejk::runtime::CpuDevice> impl;
+};
+struct ejk_module {
+  std::unique_ptr<ejk::runtime::Module> impl;
+};
+struct ejk_buffer {
+  std::unique_ptr<ejk::runtime::Buffer> impl;
+};
+
+namespace {
+
+using ejk::runtime::report;
+
+Status nullArgument(const char *function, const char *argument) {
+  return Status::invalidArgument(std::string(function) + ": '" + argument +
+                                 "' is NULL");
+}
+
+/// Allocates a handle without throwing; nullptr when out of memory.
+template <typename Handle> Handle *newHandle() {
+  return new (std::nothrow) Handle();
+}
+
+Status outOfMemory(const char *function) {
+  return Status::internal(std::string(function) + ": out of memory");
+}
+
+} // namespace
+
+#define EJK_CHECK_ARG(ARG)                                                     \
+  do {                                                                         \
+    if (!(ARG))                                                                \
+      return report(nullArgument(__func__, #ARG));                             \
+  } while (false)
+
+extern "C" {
+
+int ejk_runtime_abi_version(void) { return EJK_RUNTIME_ABI_VERSION; }
+
+const char *ejk_last_error(void) { return ejk::runtime::lastError(); }
+
+const char *ejk_status_name(ejk_status status) {
+  return ejk::runtime::statusName(status);
+}
+
+size_t ejk_dtype_size(ejk_dtype dtype) {
+  return ejk::runtime::dtypeSize(dtype);
+}
+
+const char *ejk_dtype_name(ejk_dtype dtype) {
+  return ejk::runtime::dtypeName(dtype);
+}
+
+//===----------------------------------------------------------------------===//
+// Devices
+//===----------------------------------------------------------------------===//
+
+ejk_status ejk_device_create(const char *spec, ejk_device **out) {
+  EJK_CHECK_ARG(out);
+  *out = nullptr;
+  EJK_CHECK_ARG(spec);
+  std::string name = spec;
+  if (name == "vulkan" || name.rfind("vulkan:", 0) == 0)
+    return report(Status::unavailable(
+        "device '" + name +
+        "': this build of the runtime has no Vulkan support (available: "
+        "'cpu')"));
+  if (name != "cpu")
+    return report(Status::unavailable("unknown device '" + name +
+                                      "' (available: 'cpu')"));
+  std::shared_ptr<ejk::runtime::CpuDevice> device;
+  if (Status status = ejk::runtime::CpuDevice::create(device); !status)
+    return report(status);
+  ejk_device *handle = newHandle<ejk_device>();
+  if (!handle)
+    return report(outOfMemory(__func__));
+  handle->impl = std::move(device);
+  *out = handle;
+  return EJK_OK;
+}
+
+ejk_status ejk_device_thread_count(ejk_device *device, size_t *count) {
+  EJK_CHECK_ARG(device);
+  EJK_CHECK_ARG(count);
+  *count = device->impl->numThreads();
+  return EJK_OK;
+}
+
+ejk_status ejk_device_destroy(ejk_device *device) {
+  delete device;
+  return EJK_OK;
+}
+
+//===----------------------------------------------------------------------===//
+// Modules
+//===----------------------------------------------------------------------===//
+
+ejk_status ejk_module_load(ejk_device *device, const char *manifest_path,
+                           ejk_module **out) {
+  EJK_CHECK_ARG(out);
+  *out = nullptr;
+  EJK_CHECK_ARG(device);
+  EJK_CHECK_ARG(manifest_path);
+  std::unique_ptr<ejk::runtime::Module> module;
+  if (Status status =
+          ejk::runtime::Module::load(device->impl, manifest_path, module);
+      !status)
+    return report(status);
+  ejk_module *handle = newHandle<ejk_module>();
+  if (!handle)
+    return report(outOfMemory(__func__));
+  handle->impl = std::move(module);
+  *out = handle;
+  return EJK_OK;
+}
+
+ejk_status ejk_module_destroy(ejk_module *module) {
+  delete module;
+  return EJK_OK;
+}
+
+ejk_status ejk_module_entry_count(ejk_module *module, size_t *count) {
+  EJK_CHECK_ARG(module);
+  EJK_CHECK_ARG(count);
+  *count = module->impl->manifest().entries.size();
+  return EJK_OK;
+}
+
+ejk_status ejk_module_entry_name(ejk_module *module, size_t index,
+                                 const char **name) {
+  EJK_CHECK_ARG(module);
+  EJK_CHECK_ARG(name);
+  *name = nullptr;
+  const auto &entries = module->impl->manifest().entries;
+  if (index >= entries.size())
+    return report(
+        Status::invalidArgument("entry index " + std::to_string(index) +
+                                " is out of range (module has " +
+                                std::to_string(entries.size()) + " entries)"));
+  *name = entries[index].name.c_str();
+  return EJK_OK;
+}
+
+ejk_status ejk_module_entry_signature(ejk_module *module, const char *entry,
+                                      size_t *num_inputs, size_t *num_outputs) {
+  EJK_CHECK_ARG(module);
+  EJK_CHECK_ARG(entry);
+  EJK_CHECK_ARG(num_inputs);
+  EJK_CHECK_ARG(num_outputs);
+  const ejk::runtime::EntryDesc *desc = nullptr;
+  if (Status status = module->impl->findEntry(entry, desc); !status)
+    return report(status);
+  *num_inputs = desc->numInputs;
+  *num_outputs = desc->numOutputs;
+  return EJK_OK;
+}
+
+ejk_status ejk_module_entry_arg(ejk_module *module, const char *entry,
+                                int is_output, size_t index,
+                                ejk_tensor_desc *desc) {
+  EJK_CHECK_ARG(module);
+  EJK_CHECK_ARG(entry);
+  EJK_CHECK_ARG(desc);
+  const ejk::runtime::EntryDesc *entryDesc = nullptr;
+  if (Status status = module->impl->findEntry(entry, entryDesc); !status)
+    return report(status);
+  bool isOutput = is_output != 0;
+  size_t count = isOutput ? entryDesc->numOutputs : entryDesc->numInputs;
+  if (index >= count)
+    return report(Status::invalidArgument(
+        "entry '" + entryDesc->name + "' has " + std::to_string(count) +
+        (isOutput ? " outputs" : " inputs") + ", no index " +
+        std::to_string(index)));
+  const ejk::runtime::BufferDesc &buffer = entryDesc->arg(isOutput, index);
+  std::memset(desc, 0, sizeof(*desc));
+  desc->dtype = buffer.dtype;
+  desc->rank = int32_t(buffer.shape.size());
+  for (size_t i = 0; i < buffer.shape.size(); ++i)
+    desc->shape[i] = buffer.shape[i];
+  return EJK_OK;
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers
+//===----------------------------------------------------------------------===//
+
+ejk_status ejk_buffer_create(ejk_device *device, size_t bytes,
+                             ejk_buffer **out) {
+  EJK_CHECK_ARG(out);
+  *out = nullptr;
+  EJK_CHECK_ARG(device);
+  std::unique_ptr<ejk::runtime::Buffer> buffer;
+  if (Status status = ejk::runtime::Buffer::create(device->impl, bytes, buffer);
+      !status)
+    return report(status);
+  ejk_buffer *handle = newHandle<ejk_buffer>();
+  if (!handle)
+    return report(outOfMemory(__func__));
+  handle->impl = std::move(buffer);
+  *out = handle;
+  return EJK_OK;
+}
+
+ejk_status ejk_buffer_upload(ejk_buffer *buffer, const void *src, size_t bytes,
+                             size_t offset) {
+  EJK_CHECK_ARG(buffer);
+  return report(buffer->impl->upload(src, bytes, offset));
+}
+
+ejk_status ejk_buffer_download(ejk_buffer *buffer, void *dst, size_t bytes,
+                               size_t offset) {
+  EJK_CHECK_ARG(buffer);
+  return report(buffer->impl->download(dst, bytes, offset));
+}
+
+ejk_status ejk_buffer_size(ejk_buffer *buffer, size_t *bytes) {
+  EJK_CHECK_ARG(buffer);
+  EJK_CHECK_ARG(bytes);
+  *bytes = buffer->impl->size();
+  return EJK_OK;
+}
+
+ejk_status ejk_buffer_destroy(ejk_buffer *buffer) {
+  delete buffer;
+  return EJK_OK;
+}
+
+//===----------------------------------------------------------------------===//
+// Running
+//===----------------------------------------------------------------------===//
+
+ejk_status ejk_invoke(ejk_module *module, const char *entry,
+                      ejk_buffer *const *inputs, size_t num_inputs,
+                      ejk_buffer *const *outputs, size_t num_outputs) {
+  EJK_CHECK_ARG(module);
+  EJK_CHECK_ARG(entry);
+  // Counts first: they bound how far the arrays below may be read.
+  const ejk::runtime::EntryDesc *desc = nullptr;
+  if (Status status = module->impl->findEntry(entry, desc); !status)
+    return report(status);
+  if (Status status =
+          ejk::runtime::Module::checkArgCounts(*desc, num_inputs, num_outputs);
+      !status)
+    return report(status);
+  if (num_inputs != 0 && !inputs)
+    return report(Status::invalidArgument(
+        "ejk_invoke: 'inputs' is NULL but 'num_inputs' is " +
+        std::to_string(num_inputs)));
+  if (num_outputs != 0 && !outputs)
+    return report(Status::invalidArgument(
+        "ejk_invoke: 'outputs' is NULL but 'num_outputs' is " +
+        std::to_string(num_outputs)));
+  // A NULL element stays NULL so that Module::invoke reports it after the
+  // count check, naming the argument.
+  std::vector<ejk::runtime::Buffer *> inputBuffers, outputBuffers;
+  for (size_t i = 0; i < num_inputs; ++i)
+    inputBuffers.push_back(inputs[i] ? inputs[i]->impl.get() : nullptr);
+  for (size_t i = 0; i < num_outputs; ++i)
+    outputBuffers.push_back(outputs[i] ? outputs[i]->impl.get() : nullptr);
+  return report(module->impl->invoke(entry, inputBuffers, outputBuffers));
+}
+
+ejk_status ejk_last_invoke_time_ns(ejk_module *module, uint64_t *ns) {
+  EJK_CHECK_ARG(module);
+  EJK_CHECK_ARG(ns);
+  *ns = module->impl->lastInvokeTimeNs();
+  return EJK_OK;
+}
+
+} // extern "C"

@@ -1,0 +1,81 @@
+//===- Manifest.h - The JSON description of an artifact ---------*- C++ -*-===//
+//
+// An artifact's manifest lists its entry points: the buffers each takes
+// (inputs, then outputs, then runtime-allocated temporaries) and the
+// dispatches that run in order over them. Parsing validates all of it, so a
+// module that loads never indexes out of range at invoke time.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_LIB_RUNTIME_MANIFEST_H
+#define EJK_LIB_RUNTIME_MANIFEST_H
+
+#include "Status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ejk::runtime {
+
+/// The format and version this runtime reads.
+constexpr const char *kManifestFormat = "ejk-artifact";
+constexpr int64_t kManifestVersion = 1;
+
+enum class BufferRole { Input, Output, Temporary };
+
+struct BufferDesc {
+  BufferRole role = BufferRole::Input;
+  ejk_dtype dtype = EJK_DTYPE_F32;
+  std::vector<int64_t> shape;
+  /// Elements times element size; checked to fit size_t.
+  size_t byteSize = 0;
+};
+
+struct DispatchDesc {
+  std::string symbol;
+  /// Workgroups along x, y, z; each >= 1, product within int64.
+  int64_t grid[3] = {1, 1, 1};
+  /// Indices into the entry's buffers, all in range.
+  std::vector<size_t> bindings;
+  /// Cost estimates from the compiler (0 when absent).
+  uint64_t flops = 0;
+  uint64_t bytes = 0;
+};
+
+struct EntryDesc {
+  std::string name;
+  /// Inputs, then outputs, then temporaries.
+  std::vector<BufferDesc> buffers;
+  size_t numInputs = 0;
+  size_t numOutputs = 0;
+  std::vector<DispatchDesc> dispatches;
+
+  /// The buffer of input (\p isOutput false) or output number \p index.
+  const BufferDesc &arg(bool isOutput, size_t index) const {
+    return buffers[(isOutput ? numInputs : 0) + index];
+  }
+};
+
+struct Manifest {
+  int64_t version = 0;
+  std::string target;
+  std::string compilerVersion;
+  /// As written in the manifest (relative to its directory unless absolute).
+  std::string library;
+  std::vector<EntryDesc> entries;
+};
+
+/// Parses and validates manifest \p text. Messages start with \p origin
+/// (e.g. "manifest '/path/a.json'") and name the entry and field at fault.
+Status parseManifest(const std::string &text, const std::string &origin,
+                     Manifest &out);
+
+/// Reads and parses the manifest file at \p path: EJK_ERROR_NOT_FOUND when
+/// it does not exist, EJK_ERROR_IO when it cannot be read.
+Status readManifestFile(const std::string &path, Manifest &out);
+
+} // namespace ejk::runtime
+
+#endif // EJK_LIB_RUNTIME_MANIFEST_H

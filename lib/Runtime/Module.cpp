@@ -1,0 +1,195 @@
+//===- Module.cpp - A loaded artifact -------------------------------------===//
+
+#include "Module.h"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstring>
+
+namespace ejk::runtime {
+
+namespace {
+
+std::string quote(const std::string &text) { return "'" + text + "'"; }
+
+/// The library path: as written when absolute, else next to the manifest.
+/// The result always contains a '/', so dlopen never searches
+/// LD_LIBRARY_PATH for it.
+std::string resolveLibrary(const std::string &manifestPath,
+                           const std::string &library) {
+  if (!library.empty() && library[0] == '/')
+    return library;
+  size_t slash = manifestPath.rfind('/');
+  std::string directory =
+      slash == std::string::npos ? "." : manifestPath.substr(0, slash + 1);
+  if (directory.empty() || directory.back() != '/')
+    directory += '/';
+  return directory + library;
+}
+
+/// The dlerror() text, or \p fallback when there is none.
+std::string dlErrorText(const char *fallback) {
+  const char *text = dlerror();
+  return text ? text : fallback;
+}
+
+} // namespace
+
+Status Module::load(std::shared_ptr<CpuDevice> device,
+                    const std::string &manifestPath,
+                    std::unique_ptr<Module> &out) {
+  out.reset();
+  if (!device)
+    return Status::invalidArgument("module needs a device");
+  Manifest manifest;
+  if (Status status = readManifestFile(manifestPath, manifest); !status)
+    return status;
+  std::string origin = "manifest " + quote(manifestPath);
+  if (manifest.target != "cpu")
+    return Status::invalidArgument(origin + ": 'target' is " +
+                                   quote(manifest.target) +
+                                   ", but the device is 'cpu'");
+
+  std::string libraryPath = resolveLibrary(manifestPath, manifest.library);
+  struct stat info;
+  if (stat(libraryPath.c_str(), &info) != 0)
+    return Status::notFound(origin + ": library " + quote(libraryPath) +
+                            " does not exist");
+  // RTLD_NOW: an unresolved symbol fails here, not in a worker thread in the
+  // middle of a grid. RTLD_LOCAL: two artifacts may define the same names.
+  void *library = dlopen(libraryPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library)
+    return Status::io(origin + ": cannot load library " + quote(libraryPath) +
+                      ": " + dlErrorText("unknown dlopen error"));
+
+  std::unique_ptr<Module> module(
+      new Module(std::move(device), std::move(manifest), library));
+  for (const EntryDesc &entry : module->manifest_.entries) {
+    std::vector<KernelFn> kernels;
+    for (size_t i = 0; i < entry.dispatches.size(); ++i) {
+      const DispatchDesc &dispatch = entry.dispatches[i];
+      dlerror();
+      void *symbol = dlsym(library, dispatch.symbol.c_str());
+      if (!symbol)
+        return Status::notFound(origin + ": entry " + quote(entry.name) +
+                                " dispatch " + std::to_string(i) + ": symbol " +
+                                quote(dispatch.symbol) + " not found in " +
+                                quote(libraryPath));
+      // POSIX guarantees that a dlsym result converts to a function pointer.
+      KernelFn kernel;
+      static_assert(sizeof(kernel) == sizeof(symbol));
+      std::memcpy(&kernel, &symbol, sizeof(kernel));
+      kernels.push_back(kernel);
+    }
+    module->kernels_.push_back(std::move(kernels));
+  }
+  out = std::move(module);
+  return Status::success();
+}
+
+Module::~Module() {
+  if (library_)
+    dlclose(library_);
+}
+
+Status Module::findEntry(const char *name, const EntryDesc *&entry) const {
+  entry = nullptr;
+  if (!name)
+    return Status::invalidArgument("entry name is NULL");
+  std::string known;
+  for (const EntryDesc &candidate : manifest_.entries) {
+    if (candidate.name == name) {
+      entry = &candidate;
+      return Status::success();
+    }
+    known += (known.empty() ? "" : ", ") + quote(candidate.name);
+  }
+  return Status::notFound("module has no entry " + quote(name) + " (entries: " +
+                          (known.empty() ? "none" : known) + ")");
+}
+
+Status Module::checkArg(const EntryDesc &entry, bool isOutput, size_t index,
+                        const Buffer *buffer) const {
+  std::string what = "entry " + quote(entry.name) +
+                     (isOutput ? " output " : " input ") +
+                     std::to_string(index);
+  if (!buffer)
+    return Status::invalidArgument(what + " is NULL");
+  if (buffer->device() != device_)
+    return Status::invalidArgument(
+        what + " was created on another device than the module");
+  size_t needed = entry.arg(isOutput, index).byteSize;
+  if (buffer->size() < needed)
+    return Status::invalidArgument(what + " needs " + std::to_string(needed) +
+                                   " bytes, buffer has " +
+                                   std::to_string(buffer->size()));
+  return Status::success();
+}
+
+Status Module::checkArgCounts(const EntryDesc &entry, size_t numInputs,
+                              size_t numOutputs) {
+  if (numInputs != entry.numInputs || numOutputs != entry.numOutputs)
+    return Status::invalidArgument(
+        "entry " + quote(entry.name) + " takes " +
+        std::to_string(entry.numInputs) + " inputs and " +
+        std::to_string(entry.numOutputs) + " outputs, got " +
+        std::to_string(numInputs) + " and " + std::to_string(numOutputs));
+  return Status::success();
+}
+
+Status Module::invoke(const char *name, const std::vector<Buffer *> &inputs,
+                      const std::vector<Buffer *> &outputs) {
+  const EntryDesc *entry = nullptr;
+  if (Status status = findEntry(name, entry); !status)
+    return status;
+  if (Status status = checkArgCounts(*entry, inputs.size(), outputs.size());
+      !status)
+    return status;
+
+  std::vector<void *> pointers(entry->buffers.size(), nullptr);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (Status status = checkArg(*entry, false, i, inputs[i]); !status)
+      return status;
+    pointers[i] = inputs[i]->data();
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (Status status = checkArg(*entry, true, i, outputs[i]); !status)
+      return status;
+    pointers[entry->numInputs + i] = outputs[i]->data();
+  }
+  // Per invocation, so concurrent invokes of one entry never share scratch.
+  std::vector<std::unique_ptr<Buffer>> temporaries;
+  for (size_t i = entry->numInputs + entry->numOutputs;
+       i < entry->buffers.size(); ++i) {
+    std::unique_ptr<Buffer> temporary;
+    if (Status status =
+            Buffer::create(device_, entry->buffers[i].byteSize, temporary);
+        !status)
+      return status.withContext("entry " + quote(entry->name) +
+                                " temporary buffer " + std::to_string(i));
+    pointers[i] = temporary->data();
+    temporaries.push_back(std::move(temporary));
+  }
+
+  const std::vector<KernelFn> &kernels =
+      kernels_[size_t(entry - manifest_.entries.data())];
+  std::vector<void *> bindings;
+  auto start = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < entry->dispatches.size(); ++i) {
+    const DispatchDesc &dispatch = entry->dispatches[i];
+    bindings.clear();
+    for (size_t index : dispatch.bindings)
+      bindings.push_back(pointers[index]);
+    device_->runGrid(kernels[i], dispatch.grid, bindings.data());
+  }
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  lastInvokeTimeNs_.store(
+      uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed)
+                   .count()),
+      std::memory_order_relaxed);
+  return Status::success();
+}
+
+} // namespace ejk::runtime

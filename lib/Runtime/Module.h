@@ -1,0 +1,77 @@
+//===- Module.h - A loaded artifact -----------------------------*- C++ -*-===//
+//
+// A module is a manifest plus the shared object it names, opened with
+// dlopen and with every dispatch symbol resolved up front: a module that
+// loads can always be invoked.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_LIB_RUNTIME_MODULE_H
+#define EJK_LIB_RUNTIME_MODULE_H
+
+#include "Buffer.h"
+#include "CpuDevice.h"
+#include "Manifest.h"
+#include "Status.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ejk::runtime {
+
+class Module {
+public:
+  /// Loads the artifact whose manifest is \p manifestPath for \p device.
+  static Status load(std::shared_ptr<CpuDevice> device,
+                     const std::string &manifestPath,
+                     std::unique_ptr<Module> &out);
+
+  ~Module();
+  Module(const Module &) = delete;
+  Module &operator=(const Module &) = delete;
+
+  const Manifest &manifest() const { return manifest_; }
+
+  /// The entry called \p name; EJK_ERROR_NOT_FOUND naming the entries there
+  /// are otherwise.
+  Status findEntry(const char *name, const EntryDesc *&entry) const;
+
+  /// Checks the argument counts of a call of \p entry.
+  static Status checkArgCounts(const EntryDesc &entry, size_t numInputs,
+                               size_t numOutputs);
+
+  /// Runs entry \p name: checks the arguments against the manifest,
+  /// allocates the temporaries and runs the dispatches in order. Safe to
+  /// call from several threads at once.
+  Status invoke(const char *name, const std::vector<Buffer *> &inputs,
+                const std::vector<Buffer *> &outputs);
+
+  /// Wall time of the dispatches of the last successful invoke, in ns.
+  uint64_t lastInvokeTimeNs() const {
+    return lastInvokeTimeNs_.load(std::memory_order_relaxed);
+  }
+
+private:
+  Module(std::shared_ptr<CpuDevice> device, Manifest manifest, void *library)
+      : device_(std::move(device)), manifest_(std::move(manifest)),
+        library_(library) {}
+
+  /// Checks one argument buffer against its manifest description.
+  Status checkArg(const EntryDesc &entry, bool isOutput, size_t index,
+                  const Buffer *buffer) const;
+
+  std::shared_ptr<CpuDevice> device_;
+  Manifest manifest_;
+  /// The dlopen handle.
+  void *library_;
+  /// kernels_[entry][dispatch], parallel to the manifest.
+  std::vector<std::vector<KernelFn>> kernels_;
+  std::atomic<uint64_t> lastInvokeTimeNs_{0};
+};
+
+} // namespace ejk::runtime
+
+#endif // EJK_LIB_RUNTIME_MODULE_H

@@ -1,0 +1,44 @@
+// RUN: split-file %s %t
+// RUN: not ejk-opt %t/no-target.mlir -ejk-form-dispatches -ejk-tile-attention 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: not ejk-opt %t/no-config.mlir -ejk-form-dispatches -ejk-tile-attention 2>&1 | FileCheck %s --check-prefix=CONFIG
+// RUN: not ejk-opt %t/bad-config.mlir -ejk-form-dispatches -ejk-tile-attention 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not ejk-opt %t/vulkan.mlir -ejk-select-configs=target=vulkan -ejk-form-dispatches -ejk-tile-attention 2>&1 | FileCheck %s --check-prefix=VULKAN
+// RUN: not ejk-opt %t/not-dispatch-form.mlir -ejk-tile-attention 2>&1 | FileCheck %s --check-prefix=FORM
+
+// TARGET: error: no 'ejk.target' attribute on the module; run ejk-select-configs first
+// CONFIG: error: 'ejk.flash_attention' op has no #ejk.config; run ejk-select-configs first
+// BAD: error: 'ejk.flash_attention' op config #ejk.config<block_k = 12, block_q = 4> is invalid: 'block_k' (12) must be a multiple of the 8 f32 lanes of a 256-bit vector
+// VULKAN: error: ejk-tile-attention: target 'vulkan' is not supported yet; only cpu
+// FORM: error: 'ejk.flash_attention' op is not in dispatch form; run ejk-form-dispatches first
+
+//--- no-target.mlir
+func.func @f(%q: tensor<1x8x2x16xf32>) -> tensor<1x8x2x16xf32> {
+  %o = ejk.flash_attention %q, %q, %q {config = #ejk.config<block_q = 4, block_k = 8>} : tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32> -> tensor<1x8x2x16xf32>
+  return %o : tensor<1x8x2x16xf32>
+}
+//--- no-config.mlir
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%q: tensor<1x8x2x16xf32>) -> tensor<1x8x2x16xf32> {
+  %o = ejk.flash_attention %q, %q, %q : tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32> -> tensor<1x8x2x16xf32>
+  return %o : tensor<1x8x2x16xf32>
+}
+}
+//--- bad-config.mlir
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%q: tensor<1x8x2x16xf32>) -> tensor<1x8x2x16xf32> {
+  %o = ejk.flash_attention %q, %q, %q {config = #ejk.config<block_q = 4, block_k = 12>} : tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32> -> tensor<1x8x2x16xf32>
+  return %o : tensor<1x8x2x16xf32>
+}
+}
+//--- vulkan.mlir
+func.func @f(%q: tensor<1x8x2x16xf32>) -> tensor<1x8x2x16xf32> {
+  %o = ejk.flash_attention %q, %q, %q : tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32> -> tensor<1x8x2x16xf32>
+  return %o : tensor<1x8x2x16xf32>
+}
+//--- not-dispatch-form.mlir
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func private @f(%q: tensor<1x8x2x16xf32>) -> tensor<1x8x2x16xf32> attributes {ejk.dispatch} {
+  %o = ejk.flash_attention %q, %q, %q {config = #ejk.config<block_q = 4, block_k = 8>} : tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32> -> tensor<1x8x2x16xf32>
+  return %o : tensor<1x8x2x16xf32>
+}
+}

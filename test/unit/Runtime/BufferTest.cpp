@@ -1,0 +1,146 @@
+//===- BufferTest.cpp - Buffer allocation and copies ----------------------===//
+
+#include "RuntimeTestUtil.h"
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+using namespace ejk::test;
+
+namespace {
+
+class BufferTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_EQ(ejk_device_create("cpu", &device_), EJK_OK) << ejk_last_error();
+  }
+  void TearDown() override { ejk_device_destroy(device_); }
+
+  ejk_device *device_ = nullptr;
+};
+
+TEST_F(BufferTest, RoundTripsAtOffsets) {
+  ejk_buffer *buffer = nullptr;
+  ASSERT_EQ(ejk_buffer_create(device_, 100, &buffer), EJK_OK);
+  size_t size = 0;
+  EXPECT_EQ(ejk_buffer_size(buffer, &size), EJK_OK);
+  EXPECT_EQ(size, 100u);
+
+  // New buffers are zero-filled.
+  std::vector<uint8_t> all(100, 0xff);
+  ASSERT_EQ(ejk_buffer_download(buffer, all.data(), 100, 0), EJK_OK);
+  EXPECT_EQ(all, std::vector<uint8_t>(100, 0));
+
+  std::vector<uint8_t> pattern(30);
+  for (size_t i = 0; i < pattern.size(); ++i)
+    pattern[i] = uint8_t(i + 1);
+  ASSERT_EQ(ejk_buffer_upload(buffer, pattern.data(), 30, 70), EJK_OK);
+  std::vector<uint8_t> back(30);
+  ASSERT_EQ(ejk_buffer_download(buffer, back.data(), 30, 70), EJK_OK);
+  EXPECT_EQ(back, pattern);
+  ASSERT_EQ(ejk_buffer_download(buffer, all.data(), 100, 0), EJK_OK);
+  EXPECT_EQ(all[69], 0);
+  EXPECT_EQ(all[70], 1);
+  EXPECT_EQ(all[99], 30);
+  EXPECT_EQ(ejk_buffer_destroy(buffer), EJK_OK);
+}
+
+TEST_F(BufferTest, ZeroBytesIsAllowed) {
+  ejk_buffer *buffer = nullptr;
+  ASSERT_EQ(ejk_buffer_create(device_, 0, &buffer), EJK_OK);
+  size_t size = 1;
+  EXPECT_EQ(ejk_buffer_size(buffer, &size), EJK_OK);
+  EXPECT_EQ(size, 0u);
+  EXPECT_EQ(ejk_buffer_upload(buffer, nullptr, 0, 0), EJK_OK);
+  EXPECT_EQ(ejk_buffer_download(buffer, nullptr, 0, 0), EJK_OK);
+  ejk_buffer_destroy(buffer);
+}
+
+TEST_F(BufferTest, OutOfRangeCopiesFail) {
+  ejk_buffer *buffer = nullptr;
+  ASSERT_EQ(ejk_buffer_create(device_, 64, &buffer), EJK_OK);
+  std::vector<uint8_t> data(128, 7);
+  EXPECT_EQ(ejk_buffer_upload(buffer, data.data(), 65, 0),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(ejk_last_error()),
+            "upload of 65 bytes at offset 0 is out of range for a buffer of "
+            "64 bytes");
+  EXPECT_EQ(ejk_buffer_upload(buffer, data.data(), 8, 60),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ejk_buffer_download(buffer, data.data(), 1, 64),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(ejk_last_error()),
+            "download of 1 bytes at offset 64 is out of range for a buffer "
+            "of 64 bytes");
+  // offset + bytes wraps around size_t: still out of range.
+  EXPECT_EQ(ejk_buffer_download(buffer, data.data(), 16,
+                                std::numeric_limits<size_t>::max() - 8),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ejk_buffer_upload(buffer, data.data(),
+                              std::numeric_limits<size_t>::max(), 1),
+            EJK_ERROR_INVALID_ARGUMENT);
+  // A failed upload changed nothing.
+  std::vector<uint8_t> back(64, 1);
+  ASSERT_EQ(ejk_buffer_download(buffer, back.data(), 64, 0), EJK_OK);
+  EXPECT_EQ(back, std::vector<uint8_t>(64, 0));
+  // The exact end is in range.
+  EXPECT_EQ(ejk_buffer_upload(buffer, data.data(), 4, 60), EJK_OK);
+  EXPECT_EQ(ejk_buffer_download(buffer, data.data(), 0, 64), EJK_OK);
+  ejk_buffer_destroy(buffer);
+}
+
+TEST_F(BufferTest, HugeAllocationFailsCleanly) {
+  ejk_buffer *buffer = reinterpret_cast<ejk_buffer *>(0x1);
+  ejk_status status = ejk_buffer_create(
+      device_, std::numeric_limits<size_t>::max() - 16, &buffer);
+  EXPECT_NE(status, EJK_OK);
+  EXPECT_EQ(buffer, nullptr);
+  EXPECT_NE(std::string(ejk_last_error()), "");
+  // Beyond the address space but not overflowing the rounding: malloc fails.
+  status = ejk_buffer_create(device_, size_t(1) << 62, &buffer);
+  EXPECT_EQ(status, EJK_ERROR_INTERNAL);
+  EXPECT_NE(std::string(ejk_last_error()).find("out of memory"),
+            std::string::npos)
+      << ejk_last_error();
+}
+
+TEST_F(BufferTest, NullArguments) {
+  ejk_buffer *buffer = nullptr;
+  EXPECT_EQ(ejk_buffer_create(nullptr, 4, &buffer), EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(ejk_last_error()).find("'device' is NULL"),
+            std::string::npos)
+      << ejk_last_error();
+  EXPECT_EQ(ejk_buffer_create(device_, 4, nullptr), EJK_ERROR_INVALID_ARGUMENT);
+  ASSERT_EQ(ejk_buffer_create(device_, 4, &buffer), EJK_OK);
+  char data[4] = {};
+  size_t size = 0;
+  EXPECT_EQ(ejk_buffer_upload(nullptr, data, 4, 0), EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ejk_buffer_upload(buffer, nullptr, 4, 0),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(ejk_last_error()), "upload source is NULL");
+  EXPECT_EQ(ejk_buffer_download(nullptr, data, 4, 0),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ejk_buffer_download(buffer, nullptr, 4, 0),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ejk_buffer_size(nullptr, &size), EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ejk_buffer_size(buffer, nullptr), EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ejk_buffer_destroy(nullptr), EJK_OK);
+  ejk_buffer_destroy(buffer);
+}
+
+TEST_F(BufferTest, OutlivesItsDeviceHandle) {
+  ejk_buffer *buffer = nullptr;
+  ASSERT_EQ(ejk_buffer_create(device_, 8, &buffer), EJK_OK);
+  ejk_device_destroy(device_);
+  device_ = nullptr;
+  uint64_t value = 42, back = 0;
+  EXPECT_EQ(ejk_buffer_upload(buffer, &value, 8, 0), EJK_OK);
+  EXPECT_EQ(ejk_buffer_download(buffer, &back, 8, 0), EJK_OK);
+  EXPECT_EQ(back, 42u);
+  ejk_buffer_destroy(buffer);
+}
+
+} // namespace

@@ -1,0 +1,203 @@
+//===- ejk-run.cpp - compile, run and check an entry point ----------------===//
+//
+//   ejk-run FILE.mlir --entry NAME [--target cpu] [--input X.npy ...]
+//           [--random-inputs SEED] [--output Y.npy ...] [--check]
+//           [--bench N] [--artifact-dir DIR]
+//
+// Inputs bind to the entry's arguments in order and outputs are written in
+// order. --check compares with the reference evaluator; --bench times N runs
+// after two warm-up runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Checks.h"
+#include "NpyBridge.h"
+
+#include "ejk/Driver/Compiler.h"
+#include "ejk/Driver/HostTensor.h"
+#include "ejk/Driver/ReferenceRunner.h"
+#include "ejk/Driver/Tooling.h"
+#include "ejk/Runtime/ejk_runtime.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <random>
+
+using namespace mlir;
+using namespace mlir::ejk;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
+                                      cl::Required);
+static cl::opt<std::string> entryName("entry", cl::desc("Entry function"),
+                                      cl::Required);
+static cl::opt<std::string> target("target", cl::desc("cpu"), cl::init("cpu"));
+static cl::list<std::string> inputs("input",
+                                    cl::desc("Input .npy, one per argument"));
+static cl::opt<int64_t>
+    randomSeed("random-inputs",
+               cl::desc("Generate inputs from this seed instead of --input"),
+               cl::init(-1));
+static cl::list<std::string> outputs("output",
+                                     cl::desc("Output .npy, one per result"));
+static cl::opt<bool> check("check",
+                           cl::desc("Compare with the reference evaluator"));
+static cl::opt<unsigned>
+    benchRuns("bench", cl::desc("Time N runs after warm-up"), cl::init(0));
+static cl::opt<std::string>
+    artifactDir("artifact-dir",
+                cl::desc("Where to write the artifact (default: a temporary "
+                         "directory, removed at exit)"));
+
+static int fail(const Twine &message) {
+  llvm::errs() << "ejk-run: error: " << message << "\n";
+  return 1;
+}
+
+/// Human form of a tensor type for messages: [1, 128, 8, 64] f32.
+static std::string describe(ArrayRef<int64_t> shape, StringRef dtype) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? ", " : "") + std::to_string(d);
+  return s + "] " + dtype.str();
+}
+
+/// Random inputs: floats ~ N(0, 1), i1 true with probability 0.85, integers
+/// in [0, 3) sorted along the last dimension (segment-id like).
+static HostTensor randomTensor(RankedTensorType type, std::mt19937_64 &rng) {
+  std::string dtype = HostTensor::dtypeOf(type.getElementType());
+  std::vector<int64_t> shape = type.getShape().vec();
+  int64_t n = type.getNumElements();
+  std::vector<float> values(n);
+  if (isa<FloatType>(type.getElementType())) {
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    for (float &v : values)
+      v = normal(rng);
+  } else if (type.getElementType().isInteger(1)) {
+    std::bernoulli_distribution keep(0.85);
+    for (float &v : values)
+      v = keep(rng) ? 1.0f : 0.0f;
+  } else {
+    std::uniform_int_distribution<int> small(0, 2);
+    for (float &v : values)
+      v = static_cast<float>(small(rng));
+    int64_t last = shape.empty() ? 1 : shape.back();
+    for (int64_t i = 0; i + last <= n && last > 0; i += last)
+      std::sort(values.begin() + i, values.begin() + i + last);
+  }
+  return HostTensor::fromFloats(dtype, shape, values);
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "ejk-run: compile, run and check an entry\n");
+  if (target != "cpu")
+    return fail("target '" + target +
+                "' is not available in this build (expected cpu)");
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module = parseEjkFile(context, inputFile);
+  if (!module)
+    return 1;
+  // The reference evaluates the IR as written; compilation rewrites it.
+  OwningOpRef<ModuleOp> original = module->clone();
+  auto entry = original->lookupSymbol<func::FuncOp>(entryName);
+  if (!entry || entry.isExternal())
+    return fail("no function '" + entryName + "' in " + inputFile);
+  FunctionType signature = entry.getFunctionType();
+
+  // Inputs.
+  std::vector<HostTensor> hostInputs;
+  if (!inputs.empty() && randomSeed >= 0)
+    return fail("give either --input files or --random-inputs, not both");
+  if (inputs.empty() && randomSeed < 0 && signature.getNumInputs() > 0)
+    return fail("no inputs: give --input for each of the " +
+                Twine(signature.getNumInputs()) +
+                " arguments, or --random-inputs SEED");
+  if (!inputs.empty() && inputs.size() != signature.getNumInputs())
+    return fail("'" + entryName + "' takes " + Twine(signature.getNumInputs()) +
+                " arguments, got " + Twine(inputs.size()) + " --input files");
+  std::mt19937_64 rng(randomSeed >= 0 ? randomSeed : 0);
+  for (auto [i, type] : llvm::enumerate(signature.getInputs())) {
+    auto tensorType = cast<RankedTensorType>(type);
+    std::string dtype = HostTensor::dtypeOf(tensorType.getElementType());
+    if (randomSeed >= 0) {
+      hostInputs.push_back(randomTensor(tensorType, rng));
+      continue;
+    }
+    HostTensor tensor;
+    std::string error;
+    if (!readNpyTensor(inputs[i], tensor, error))
+      return fail("argument " + Twine(i) + ": " + error);
+    if (tensor.dtype != dtype || tensor.shape != tensorType.getShape().vec())
+      return fail("argument " + Twine(i) + " ('" + inputs[i] + "') is " +
+                  describe(tensor.shape, tensor.dtype) + ", expected " +
+                  describe(tensorType.getShape(), dtype));
+    hostInputs.push_back(std::move(tensor));
+  }
+  if (!outputs.empty() && outputs.size() != signature.getNumResults())
+    return fail("'" + entryName + "' has " + Twine(signature.getNumResults()) +
+                " results, got " + Twine(outputs.size()) + " --output files");
+
+  // Compile.
+  SmallString<128> dir(artifactDir);
+  bool temporaryDir = dir.empty();
+  if (temporaryDir && llvm::sys::fs::createUniqueDirectory("ejk-run", dir))
+    return fail("cannot create a temporary directory");
+  std::string manifestPath;
+  CompileTimings timings;
+  if (failed(compileForHostCpu(*module, CompileOptions(), dir, "kernel",
+                               manifestPath, &timings)))
+    return 1;
+
+  // Run.
+  RunResult run;
+  std::string error;
+  bool ok = runOnRuntime(manifestPath, entryName, hostInputs, signature,
+                         benchRuns, run, error);
+  if (temporaryDir)
+    llvm::sys::fs::remove_directories(dir);
+  if (!ok)
+    return fail(error);
+
+  for (auto [i, path] : llvm::enumerate(outputs))
+    if (!writeNpyTensor(path, run.outputs[i], error))
+      return fail("result " + Twine(i) + ": " + error);
+
+  int status = 0;
+  if (check) {
+    std::vector<HostTensor> expected;
+    if (failed(runReference(entry, hostInputs, expected)))
+      return 1;
+    for (auto [i, pair] : llvm::enumerate(llvm::zip(run.outputs, expected))) {
+      auto &[actual, reference] = pair;
+      ComparisonResult cmp = compareWithReference(actual, reference);
+      llvm::outs() << "result " << i << " (" << actual.dtype << "): max abs "
+                   << "error " << llvm::format("%.3e", cmp.maxAbsError)
+                   << ", max rel error "
+                   << llvm::format("%.3e", cmp.maxRelError)
+                   << " (tolerance abs "
+                   << llvm::format("%.0e", cmp.tolerance.absolute) << " + rel "
+                   << llvm::format("%.0e", cmp.tolerance.relative)
+                   << "): " << (cmp.passed ? "ok" : "FAILED") << "\n";
+      if (!cmp.passed) {
+        llvm::outs() << "  first mismatch at element " << cmp.firstBadIndex
+                     << ": got " << cmp.firstBadActual << ", expected "
+                     << cmp.firstBadExpected << "\n";
+        status = 1;
+      }
+    }
+  }
+  if (benchRuns > 0)
+    printBench(run, benchRuns, llvm::outs());
+  return status;
+}
