@@ -3,6 +3,7 @@
 #include "Module.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -103,15 +104,45 @@ Status Module::loadFromMemory(std::shared_ptr<CpuDevice> device,
       break;
     done += size_t(n);
   }
-  Status status;
-  if (done != librarySize)
-    status = Status::io(origin + ": cannot write the library to " +
-                        quote(path) + ": " + std::strerror(errno));
-  else
-    status = open(std::move(device), std::move(manifest), origin, path, out);
-  if (!tempPath.empty())
+  if (done != librarySize) {
+    Status status = Status::io(origin + ": cannot write the library to " +
+                               quote(path) + ": " + std::strerror(errno));
+    if (!tempPath.empty())
+      unlink(tempPath.c_str());
+    close(fd);
+    return status;
+  }
+  if (!tempPath.empty()) {
+    // A unique name; the file goes once the library is mapped.
+    Status status =
+        open(std::move(device), std::move(manifest), origin, path, out);
     unlink(tempPath.c_str());
-  close(fd); // dlopen keeps its own mapping
+    close(fd);
+    return status;
+  }
+  // dlopen reuses a loaded object of the same name instead of opening the
+  // file, and /proc/self/fd/N names repeat as descriptors are reused: move
+  // to a descriptor whose name no loaded object has, and keep it open while
+  // the module lives so that no later load can take it.
+  for (int attempt = 0;; ++attempt) {
+    void *existing = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (!existing)
+      break;
+    dlclose(existing);
+    int other = attempt < 64 ? fcntl(fd, F_DUPFD_CLOEXEC, fd + 1) : -1;
+    close(fd);
+    if (other < 0)
+      return Status::io(origin + ": no free name to load the library under");
+    fd = other;
+    path = "/proc/self/fd/" + std::to_string(fd);
+  }
+  Status status =
+      open(std::move(device), std::move(manifest), origin, path, out);
+  if (!status) {
+    close(fd);
+    return status;
+  }
+  out->memoryFd_ = fd;
   return status;
 }
 
@@ -157,6 +188,8 @@ Status Module::open(std::shared_ptr<CpuDevice> device, Manifest manifest,
 Module::~Module() {
   if (library_)
     dlclose(library_);
+  if (memoryFd_ >= 0)
+    close(memoryFd_);
 }
 
 Status Module::findEntry(const char *name, const EntryDesc *&entry) const {

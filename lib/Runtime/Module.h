@@ -89,6 +89,9 @@ private:
   Manifest manifest_;
   /// The dlopen handle.
   void *library_;
+  /// The memory file a library loaded from bytes lives in (-1 otherwise);
+  /// held open so that its /proc/self/fd name stays unique.
+  int memoryFd_ = -1;
   /// kernels_[entry][dispatch], parallel to the manifest.
   std::vector<std::vector<KernelFn>> kernels_;
   std::atomic<uint64_t> lastInvokeTimeNs_{0};
