@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -84,8 +85,10 @@ bool isPrivateDirectory(const std::string &path, std::string &why) {
     return false;
   }
   if (info.st_mode & 077) {
+    char mode[16];
+    snprintf(mode, sizeof(mode), "%04o", unsigned(info.st_mode & 07777));
     why = "'" + path + "' is accessible to other users (mode " +
-          llvm::utohexstr(info.st_mode & 0777) + " hex); expected 0700";
+          std::string(mode) + "); expected 0700";
     return false;
   }
   return true;

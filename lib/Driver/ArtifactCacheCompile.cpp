@@ -101,8 +101,11 @@ mlir::ejk::compileCached(ModuleOp module, const CompileOptions &options,
 
   // A verified entry.
   start = std::chrono::steady_clock::now();
+  // A bound of 0 switches the cache off: nothing is looked up or stored.
   std::string whyNot;
-  std::optional<std::string> entry = cache.lookup(key, &whyNot);
+  std::optional<std::string> entry;
+  if (cache.maxBytes() != 0)
+    entry = cache.lookup(key, &whyNot);
   result.lookupSeconds = secondsSince(start);
   if (!whyNot.empty())
     result.warnings.push_back(whyNot + "; recompiling");

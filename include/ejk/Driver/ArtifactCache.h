@@ -80,8 +80,8 @@ public:
   static constexpr const char *kEntryFile = "entry.json";
   static constexpr uint64_t kDefaultMaxBytes = 1024ull << 20;
 
-  /// A cache under `<root>/artifacts` holding at most \p maxBytes (0: store
-  /// nothing). Nothing is touched until it is used.
+  /// A cache under `<root>/artifacts` holding at most \p maxBytes (0: the
+  /// cache is off for compileCached). Nothing is touched until it is used.
   ArtifactCache(std::string root, uint64_t maxBytes = kDefaultMaxBytes);
 
   /// The cache the environment names: root $EJK_CACHE_DIR, else
