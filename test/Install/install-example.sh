@@ -19,7 +19,10 @@ for f in lib/libejk_runtime.so lib/libejk_runtime.so.1 include/ejk/runtime.h \
   test -e "$prefix/$f" || { echo "missing from the install tree: $f"; exit 1; }
 done
 # The runtime must not drag the compiler in.
-if ldd "$prefix/lib/libejk_runtime.so" | grep -Eq 'libMLIR|libLLVM'; then
+# (ldd's output is captured first: with pipefail, `grep -q` closing the pipe
+# early would fail the pipeline.)
+deps=$(ldd "$prefix/lib/libejk_runtime.so")
+if grep -Eq 'libMLIR|libLLVM' <<< "$deps"; then
   echo "libejk_runtime.so links MLIR/LLVM"; exit 1
 fi
 
@@ -34,7 +37,8 @@ cmake -S "$source/docs/examples" -B "$work/with-cmake" \
 cmake --build "$work/with-cmake" > "$work/cmake-build.log"
 echo "find_package build:"
 "$work/with-cmake/run_attention" "$manifest"
-ldd "$work/with-cmake/run_attention" | grep -q "$prefix/lib/libejk_runtime.so" \
+deps=$(ldd "$work/with-cmake/run_attention")
+grep -q "$prefix/lib/libejk_runtime.so" <<< "$deps" \
   || { echo "the find_package build does not use the installed runtime"; exit 1; }
 
 # 2. pkg-config.
@@ -44,7 +48,8 @@ cc -std=c99 -O2 -Wall -Wextra -Werror "$source/docs/examples/run_attention.c" \
   $flags -Wl,-rpath,"$prefix/lib" -lm -o "$work/with-pkg-config"
 echo "pkg-config build ($flags):"
 "$work/with-pkg-config" "$manifest"
-ldd "$work/with-pkg-config" | grep -q "$prefix/lib/libejk_runtime.so" \
+deps=$(ldd "$work/with-pkg-config")
+grep -q "$prefix/lib/libejk_runtime.so" <<< "$deps" \
   || { echo "the pkg-config build does not use the installed runtime"; exit 1; }
 
 # A bad manifest is a clean error, not a crash.

@@ -153,7 +153,9 @@ int main(int argc, char **argv) {
   std::vector<HostTensor> hostInputs;
   if (!inputs.empty() && randomSeed >= 0)
     return fail("give either --input files or --random-inputs, not both");
-  if (inputs.empty() && randomSeed < 0 && signature.getNumInputs() > 0)
+  // --load-only stops before running: it needs no inputs.
+  if (inputs.empty() && randomSeed < 0 && signature.getNumInputs() > 0 &&
+      !loadOnly)
     return fail("no inputs: give --input for each of the " +
                 Twine(signature.getNumInputs()) +
                 " arguments, or --random-inputs SEED");
@@ -161,7 +163,8 @@ int main(int argc, char **argv) {
     return fail("'" + entryName + "' takes " + Twine(signature.getNumInputs()) +
                 " arguments, got " + Twine(inputs.size()) + " --input files");
   std::mt19937_64 rng(randomSeed >= 0 ? randomSeed : 0);
-  for (auto [i, type] : llvm::enumerate(signature.getInputs())) {
+  for (auto [i, type] :
+       llvm::enumerate(loadOnly ? ArrayRef<Type>() : signature.getInputs())) {
     auto tensorType = cast<RankedTensorType>(type);
     std::string dtype = HostTensor::dtypeOf(tensorType.getElementType());
     if (randomSeed >= 0) {
@@ -216,14 +219,14 @@ int main(int argc, char **argv) {
     if (verbose)
       llvm::errs() << "ejk-run: cache " << (artifact->hit ? "hit" : "miss")
                    << " " << artifact->key << " in "
-                   << llvm::format("%.3f", artifact->keySeconds +
+                   << llvm::format("%.4f", artifact->keySeconds +
                                                artifact->lookupSeconds +
                                                artifact->compileSeconds)
-                   << " s (key " << llvm::format("%.3f", artifact->keySeconds)
+                   << " s (key " << llvm::format("%.4f", artifact->keySeconds)
                    << ", lookup "
-                   << llvm::format("%.3f", artifact->lookupSeconds)
+                   << llvm::format("%.4f", artifact->lookupSeconds)
                    << ", compile "
-                   << llvm::format("%.3f", artifact->compileSeconds) << ")\n";
+                   << llvm::format("%.4f", artifact->compileSeconds) << ")\n";
   }
   auto removeTemporary = [&] {
     if (!temporaryDir.empty())
@@ -238,7 +241,7 @@ int main(int argc, char **argv) {
       return fail(error);
     if (verbose)
       llvm::errs() << "ejk-run: ready in "
-                   << llvm::format("%.3f", secondsSince(processStart))
+                   << llvm::format("%.4f", secondsSince(processStart))
                    << " s since process start\n";
     return 0;
   }

@@ -16,7 +16,7 @@
 //    user's own and private is not used;
 //  - a size bound (EJK_CACHE_MAX_MB) evicts the least recently used entries.
 //
-// See docs/tools.md ("The artifact cache") for the layout and environment.
+// See docs/artifact-cache.md for the layout, the key and the environment.
 //
 //===----------------------------------------------------------------------===//
 
