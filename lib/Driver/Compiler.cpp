@@ -73,7 +73,9 @@ LogicalResult mlir::ejk::compileForHostCpu(ModuleOp module,
       options.vectorBits ? options.vectorBits : host.vectorBits;
   Location loc = module.getLoc();
 
-  if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
+  if (std::error_code ec = options.stopAfterTiling
+                               ? std::error_code()
+                               : llvm::sys::fs::create_directories(outDir))
     return emitError(loc, "cannot create '") << outDir << "': " << ec.message();
 
   // Tensors to tiled dispatches.
@@ -87,6 +89,10 @@ LogicalResult mlir::ejk::compileForHostCpu(ModuleOp module,
     return failure();
   if (options.dumpAfterTiling)
     module.print(*options.dumpAfterTiling);
+  if (options.stopAfterTiling) {
+    times.tiling = tiling.seconds();
+    return success();
+  }
   std::string library = (name + ".so").str();
   FailureOr<std::string> manifest = buildManifest(module, library, "cpu");
   if (failed(manifest))

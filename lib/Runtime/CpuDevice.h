@@ -9,6 +9,7 @@
 #define EJK_LIB_RUNTIME_CPUDEVICE_H
 
 #include "Status.h"
+#include "SubmitQueue.h"
 #include "ThreadPool.h"
 
 #include <cstdint>
@@ -42,11 +43,19 @@ public:
   /// fastest. Concurrent calls take turns on the pool.
   void runGrid(KernelFn kernel, const int64_t grid[3], void **bindings);
 
+  /// Queues \p job to run after every job submitted before it, on the
+  /// device's submit thread (ejk_invoke_async).
+  Status submit(std::function<void()> job) {
+    return queue_.submit(std::move(job));
+  }
+
 private:
   explicit CpuDevice(std::unique_ptr<ThreadPool> pool)
       : pool_(std::move(pool)) {}
 
   std::unique_ptr<ThreadPool> pool_;
+  /// Declared after the pool, so it stops (running what is queued) first.
+  SubmitQueue queue_;
 };
 
 } // namespace ejk::runtime

@@ -37,6 +37,9 @@ struct CompileOptions {
   /// When set, the IR after each stage is written to these streams.
   raw_ostream *dumpAfterTiling = nullptr;
   raw_ostream *dumpLLVMIR = nullptr;
+  /// Stop after the tiling pipeline, leaving the tiled module in place and
+  /// writing nothing (the artifact cache keys this form).
+  bool stopAfterTiling = false;
 };
 
 /// Wall-clock time of each compilation stage, in seconds.
