@@ -83,17 +83,22 @@ mlir::ejk::compileCached(ModuleOp module, const CompileOptions &options,
                          const ArtifactCache &cache) {
   CachedArtifact result;
 
-  // The key, from a copy after tiling.
+  // The key, from a copy after config selection: the configs chosen, the
+  // target and the ops determine everything later stages produce. The same
+  // copy is what gets compiled on a miss (its configs are kept by the
+  // override tier), so the artifact always matches its key even when the
+  // tuning database changes meanwhile.
   auto start = std::chrono::steady_clock::now();
-  OwningOpRef<ModuleOp> tiled = module.clone();
-  CompileOptions tileOnly = options;
-  tileOnly.dumpAfterTiling = nullptr;
-  tileOnly.dumpLLVMIR = nullptr;
-  tileOnly.stopAfterTiling = true;
+  OwningOpRef<ModuleOp> selected = module.clone();
+  CompileOptions selectOnly = options;
+  selectOnly.dumpAfterTiling = nullptr;
+  selectOnly.dumpLLVMIR = nullptr;
+  selectOnly.stopAfterSelection = true;
   std::string unused;
-  if (failed(compileForHostCpu(*tiled, tileOnly, "", kArtifactName, unused)))
+  if (failed(
+          compileForHostCpu(*selected, selectOnly, "", kArtifactName, unused)))
     return failure();
-  ArtifactKey key = makeArtifactKey(printCanonicalIR(*tiled), "cpu",
+  ArtifactKey key = makeArtifactKey(printCanonicalIR(*selected), "cpu",
                                     ::ejk::hostCpuFingerprint().hash(),
                                     codegenOptionsText(options));
   result.key = key.hash;
@@ -141,35 +146,17 @@ mlir::ejk::compileCached(ModuleOp module, const CompileOptions &options,
     directory = std::string(temporary);
     result.temporaryDirectory = directory;
   }
-  // The compile tiles the module again; the tiled form is compared with the
-  // one the key was computed from, so that a selection that changed in
-  // between (a tuning database written meanwhile) is never stored under the
-  // wrong key.
-  std::string expectedTiled, actualTiled;
-  llvm::raw_string_ostream expectedStream(expectedTiled),
-      actualStream(actualTiled);
-  tiled->print(expectedStream);
-  tiled = nullptr;
   CompileOptions compile = options;
-  compile.dumpAfterTiling = &actualStream;
   std::string manifestPath;
-  if (failed(compileForHostCpu(module, compile, directory, kArtifactName,
+  if (failed(compileForHostCpu(*selected, compile, directory, kArtifactName,
                                manifestPath, &result.timings))) {
     llvm::sys::fs::remove_directories(directory, /*IgnoreErrors=*/true);
     return failure();
   }
-  if (options.dumpAfterTiling)
-    *options.dumpAfterTiling << actualTiled;
   result.compileSeconds = secondsSince(start);
   result.manifestPath = manifestPath;
   if (!stored)
     return result;
-  if (actualTiled != expectedTiled) {
-    result.warnings.push_back("the configs selected changed during the "
-                              "compile; the artifact is not cached");
-    result.temporaryDirectory = directory;
-    return result;
-  }
   llvm::Expected<std::string> published = cache.publish(key, directory);
   if (!published) {
     // The staging directory still holds the artifact: use it from there.

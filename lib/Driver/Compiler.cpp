@@ -73,10 +73,19 @@ LogicalResult mlir::ejk::compileForHostCpu(ModuleOp module,
       options.vectorBits ? options.vectorBits : host.vectorBits;
   Location loc = module.getLoc();
 
-  if (std::error_code ec = options.stopAfterTiling
+  if (std::error_code ec = options.stopAfterTiling || options.stopAfterSelection
                                ? std::error_code()
                                : llvm::sys::fs::create_directories(outDir))
     return emitError(loc, "cannot create '") << outDir << "': " << ec.message();
+
+  if (options.stopAfterSelection) {
+    PassManager selectPm(module.getContext());
+    CpuPipelineOptions pipeline;
+    pipeline.vectorBits = vectorBits;
+    pipeline.numCores = host.numCores;
+    buildCpuSelectionPipeline(selectPm, pipeline);
+    return selectPm.run(module);
+  }
 
   // Tensors to tiled dispatches.
   Stopwatch tiling;

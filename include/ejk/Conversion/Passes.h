@@ -25,6 +25,10 @@ struct CpuPipelineOptions {
   unsigned numCores = 1;
 };
 
+/// ejk-select-configs alone: configs chosen and the target recorded.
+void buildCpuSelectionPipeline(OpPassManager &pm,
+                               const CpuPipelineOptions &options);
+
 /// ejk-select-configs, ejk-form-dispatches and the tiling passes: tensors
 /// in, tiled dispatch functions out.
 void buildCpuTilingPipeline(OpPassManager &pm,

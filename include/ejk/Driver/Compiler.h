@@ -39,6 +39,9 @@ struct CompileOptions {
   raw_ostream *dumpLLVMIR = nullptr;
   /// Stop after the tiling pipeline, leaving the tiled module in place and
   /// writing nothing (the artifact cache keys this form).
+  /// Stop after config selection (the module then holds the configs and
+  /// the target; nothing is written). Used to compute cache keys.
+  bool stopAfterSelection = false;
   bool stopAfterTiling = false;
 };
 
