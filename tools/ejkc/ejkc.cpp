@@ -1,12 +1,14 @@
 //===- ejkc.cpp - compile an IR file to an artifact -----------------------===//
 //
 //   ejkc FILE.mlir [-o DIR] [--name NAME]
-//   [--emit=artifact|ir-after-tiling|llvm]
+//   [--emit=artifact|ir-after-tiling|llvm] [--config-overlay FILE.json]
+//   [--ejk-explain-configs] [--record]
 //
 //===----------------------------------------------------------------------===//
 
 #include "ejk/Driver/Compiler.h"
 #include "ejk/Driver/Tooling.h"
+#include "ejk/Tuning/ToolOptions.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
@@ -37,6 +39,7 @@ static cl::opt<unsigned>
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  registerConfigSelectionFlags();
   cl::ParseCommandLineOptions(argc, argv, "ejk compiler\n");
   if (emit != "artifact" && emit != "ir-after-tiling" && emit != "llvm") {
     llvm::errs() << "ejkc: unknown --emit=" << emit
@@ -54,6 +57,12 @@ int main(int argc, char **argv) {
                          : artifactName.getValue();
   CompileOptions options;
   options.vectorBits = vectorBits;
+  std::string selectionError;
+  options.selection = configSelectionForTool(selectionError);
+  if (!options.selection) {
+    llvm::errs() << "ejkc: error: " << selectionError << "\n";
+    return 1;
+  }
   std::string tiledIR, llvmIR;
   llvm::raw_string_ostream tiledStream(tiledIR), llvmStream(llvmIR);
   if (emit == "ir-after-tiling")

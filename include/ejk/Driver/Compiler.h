@@ -12,9 +12,12 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
+#include <memory>
 #include <string>
 
 namespace mlir::ejk {
+
+struct ConfigSelectionOptions;
 
 /// The CPU this process runs on, as code generation sees it.
 struct HostCpu {
@@ -37,6 +40,10 @@ struct CompileOptions {
   /// When set, the IR after each stage is written to these streams.
   raw_ostream *dumpAfterTiling = nullptr;
   raw_ostream *dumpLLVMIR = nullptr;
+  /// How ejk-select-configs chooses configs (tiers, policy, fingerprint;
+  /// ejk/Tuning/Selection.h). Null: the pass's defaults, i.e. override,
+  /// overlay scopes and the heuristic.
+  std::shared_ptr<const ConfigSelectionOptions> selection;
 };
 
 /// Wall-clock time of each compilation stage, in seconds.
