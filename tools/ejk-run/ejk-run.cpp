@@ -131,6 +131,7 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseEjkFile(context, inputFile);
   if (!module)
     return 1;
+  auto selectionDiagnostics = printSelectionDiagnostics(context);
   // The reference evaluates the IR as written; compilation rewrites it.
   OwningOpRef<ModuleOp> original = module->clone();
   auto entry = original->lookupSymbol<func::FuncOp>(entryName);

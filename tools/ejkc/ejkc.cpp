@@ -51,6 +51,7 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseEjkFile(context, inputFile);
   if (!module)
     return 1;
+  auto selectionDiagnostics = printSelectionDiagnostics(context);
 
   std::string name = artifactName.empty()
                          ? llvm::sys::path::stem(inputFile).str()

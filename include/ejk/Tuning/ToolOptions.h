@@ -17,6 +17,8 @@
 
 #include "ejk/Tuning/Selection.h"
 
+#include "mlir/IR/Diagnostics.h"
+
 #include <memory>
 #include <string>
 
@@ -30,6 +32,13 @@ void registerConfigSelectionFlags();
 /// tuner for the host CPU. Fails with a message on an invalid value.
 std::shared_ptr<ConfigSelectionOptions>
 configSelectionForTool(std::string &error);
+
+/// Prints the warnings and remarks of `context` (the tiers' reports: a
+/// damaged database, the explain remarks) to stderr as `file:line:col:
+/// warning: ...` for the handler's lifetime; errors go on to the tool's
+/// own handling.
+std::unique_ptr<ScopedDiagnosticHandler>
+printSelectionDiagnostics(MLIRContext &context);
 
 } // namespace mlir::ejk
 

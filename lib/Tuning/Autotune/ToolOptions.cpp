@@ -57,3 +57,22 @@ mlir::ejk::configSelectionForTool(std::string &error) {
   }
   return selection;
 }
+
+std::unique_ptr<ScopedDiagnosticHandler>
+mlir::ejk::printSelectionDiagnostics(MLIRContext &context) {
+  return std::make_unique<ScopedDiagnosticHandler>(
+      &context, [](Diagnostic &diag) -> LogicalResult {
+        DiagnosticSeverity severity = diag.getSeverity();
+        if (severity != DiagnosticSeverity::Warning &&
+            severity != DiagnosticSeverity::Remark)
+          return failure();
+        llvm::raw_ostream &os = llvm::errs();
+        if (auto loc = dyn_cast<FileLineColLoc>(diag.getLocation()))
+          os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
+             << loc.getColumn() << ": ";
+        os << (severity == DiagnosticSeverity::Warning ? "warning: "
+                                                       : "remark: ")
+           << diag.str() << "\n";
+        return success();
+      });
+}

@@ -295,53 +295,56 @@ struct Clock {
 };
 } // namespace
 
-/// Loads, checks and times one candidate.
-static void runCandidate(const std::string &dir, const PlanProblem &problem,
-                         const PlanCandidate &candidate, ejk_device *device,
-                         const std::vector<NpyArray> &inputs,
-                         const std::vector<std::vector<double>> &expected,
-                         const RunnerOptions &options,
-                         CandidateResult &result) {
+namespace {
+/// A candidate that is loaded, checked and warm, ready to be timed.
+struct LiveCandidate {
+  Module module;
+  std::vector<Buffer> outputs;
+  std::vector<ejk_buffer *> out;
+  CandidateResult *result = nullptr;
+};
+} // namespace
+
+/// Loads `candidate`, runs it once and checks its outputs against the
+/// reference, then warms it up. Returns false (with `result` saying why)
+/// when it cannot be timed.
+static bool prepareCandidate(const std::string &dir, const PlanProblem &problem,
+                             const PlanCandidate &candidate, ejk_device *device,
+                             const std::vector<ejk_buffer *> &in,
+                             const std::vector<std::vector<double>> &expected,
+                             const RunnerOptions &options, LiveCandidate &live,
+                             CandidateResult &result) {
   auto failWith = [&](const std::string &message) {
     result.status = "failed";
     result.message = message;
+    return false;
   };
-  if (candidate.manifest.empty())
+  if (candidate.manifest.empty()) {
+    if (candidate.compileError.rfind("skipped", 0) == 0) {
+      result.status = "skipped";
+      result.message = "out of budget";
+      return false;
+    }
     return failWith("did not compile: " + candidate.compileError);
-  Module module;
+  }
   std::string manifest = dir + "/" + candidate.manifest;
   {
     ejk_module *handle = nullptr;
     if (ejk_module_load(device, manifest.c_str(), &handle) != EJK_OK)
       return failWith(std::string("cannot load: ") + ejk_last_error());
-    module.reset(handle);
+    live.module.reset(handle);
   }
   const char *entry = problem.entry.c_str();
   size_t numInputs = 0, numOutputs = 0;
-  if (ejk_module_entry_signature(module.get(), entry, &numInputs,
+  if (ejk_module_entry_signature(live.module.get(), entry, &numInputs,
                                  &numOutputs) != EJK_OK)
     return failWith(ejk_last_error());
-  if (numInputs != inputs.size() || numOutputs != expected.size())
+  if (numInputs != in.size() || numOutputs != expected.size())
     return failWith("the entry's signature does not match the plan");
-  std::vector<Buffer> owned;
-  std::vector<ejk_buffer *> in, out;
   std::vector<ejk_dtype> outTypes;
-  for (size_t i = 0; i < numInputs; ++i) {
-    ejk_buffer *buffer = nullptr;
-    if (ejk_buffer_create(device, inputs[i].data.size(), &buffer) != EJK_OK ||
-        ejk_buffer_upload(buffer, inputs[i].data.data(), inputs[i].data.size(),
-                          0) != EJK_OK) {
-      ejk_buffer_destroy(buffer);
-      return failWith(std::string("input ") + std::to_string(i) + ": " +
-                      ejk_last_error());
-    }
-    owned.emplace_back();
-    owned.back().reset(buffer);
-    in.push_back(buffer);
-  }
   for (size_t i = 0; i < numOutputs; ++i) {
     ejk_tensor_desc desc;
-    if (ejk_module_entry_arg(module.get(), entry, 1, i, &desc) != EJK_OK)
+    if (ejk_module_entry_arg(live.module.get(), entry, 1, i, &desc) != EJK_OK)
       return failWith(ejk_last_error());
     size_t bytes = ejk_dtype_size(desc.dtype);
     for (int32_t d = 0; d < desc.rank; ++d)
@@ -349,46 +352,79 @@ static void runCandidate(const std::string &dir, const PlanProblem &problem,
     ejk_buffer *buffer = nullptr;
     if (ejk_buffer_create(device, bytes, &buffer) != EJK_OK)
       return failWith(ejk_last_error());
-    owned.emplace_back();
-    owned.back().reset(buffer);
-    out.push_back(buffer);
+    live.outputs.emplace_back();
+    live.outputs.back().reset(buffer);
+    live.out.push_back(buffer);
     outTypes.push_back(desc.dtype);
   }
   auto invoke = [&] {
-    return ejk_invoke(module.get(), entry, in.data(), in.size(), out.data(),
-                      out.size()) == EJK_OK;
+    return ejk_invoke(live.module.get(), entry, in.data(), in.size(),
+                      live.out.data(), live.out.size()) == EJK_OK;
   };
   // Check before timing: a wrong candidate is never a winner.
   if (!invoke())
     return failWith(std::string("run failed: ") + ejk_last_error());
   for (size_t i = 0; i < numOutputs; ++i) {
     size_t bytes = 0;
-    ejk_buffer_size(out[i], &bytes);
+    ejk_buffer_size(live.out[i], &bytes);
     std::vector<uint8_t> data(bytes);
-    if (ejk_buffer_download(out[i], data.data(), bytes, 0) != EJK_OK)
+    if (ejk_buffer_download(live.out[i], data.data(), bytes, 0) != EJK_OK)
       return failWith(ejk_last_error());
     std::string mismatch = compare(toDoubles(data, outTypes[i]), expected[i],
                                    outTypes[i], result.maxAbsError);
     if (!mismatch.empty()) {
       result.status = "wrong";
       result.message = "output " + std::to_string(i) + ": " + mismatch;
-      return;
+      return false;
     }
   }
   for (unsigned i = 0; i < options.warmupRuns; ++i)
     if (!invoke())
       return failWith(std::string("run failed: ") + ejk_last_error());
-  for (unsigned i = 0; i < std::max(1u, options.timedRuns); ++i) {
-    uint64_t ns = 0;
-    if (!invoke() || ejk_last_invoke_time_ns(module.get(), &ns) != EJK_OK)
-      return failWith(std::string("run failed: ") + ejk_last_error());
-    result.timesNs.push_back(static_cast<double>(ns));
+  live.result = &result;
+  return true;
+}
+
+/// Times the live candidates in rounds, each round running every candidate
+/// once, so that a change in the machine's load (it is shared) affects all
+/// candidates alike instead of favouring whichever ran in a quiet moment.
+static void timeInRounds(const PlanProblem &problem,
+                         const std::vector<ejk_buffer *> &in,
+                         std::vector<LiveCandidate> &live,
+                         const RunnerOptions &options, const Clock &clock) {
+  unsigned rounds = std::max(1u, options.timedRuns);
+  for (unsigned round = 0; round < rounds; ++round) {
+    // Out of budget: stop after the first round; every live candidate
+    // then has at least one time.
+    if (round > 0 && options.budgetSeconds > 0 &&
+        clock.seconds() > options.budgetSeconds)
+      break;
+    for (LiveCandidate &candidate : live) {
+      CandidateResult &result = *candidate.result;
+      if (result.status == "failed")
+        continue;
+      uint64_t ns = 0;
+      if (ejk_invoke(candidate.module.get(), problem.entry.c_str(), in.data(),
+                     in.size(), candidate.out.data(),
+                     candidate.out.size()) != EJK_OK ||
+          ejk_last_invoke_time_ns(candidate.module.get(), &ns) != EJK_OK) {
+        result.status = "failed";
+        result.message = std::string("run failed: ") + ejk_last_error();
+        continue;
+      }
+      result.timesNs.push_back(static_cast<double>(ns));
+    }
   }
-  std::vector<double> sorted = result.timesNs;
-  std::sort(sorted.begin(), sorted.end());
-  result.medianNs = sorted[sorted.size() / 2];
-  result.minNs = sorted.front();
-  result.status = "ok";
+  for (LiveCandidate &candidate : live) {
+    CandidateResult &result = *candidate.result;
+    if (result.status == "failed" || result.timesNs.empty())
+      continue;
+    std::vector<double> sorted = result.timesNs;
+    std::sort(sorted.begin(), sorted.end());
+    result.medianNs = sorted[sorted.size() / 2];
+    result.minNs = sorted.front();
+    result.status = "ok";
+  }
 }
 
 bool ejk::runPlan(const std::string &dir, const TuningPlan &plan,
@@ -402,10 +438,26 @@ bool ejk::runPlan(const std::string &dir, const TuningPlan &plan,
   }
   results.problems.clear();
   for (const PlanProblem &problem : plan.problems) {
-    std::vector<NpyArray> inputs(problem.inputs.size());
-    for (size_t i = 0; i < inputs.size(); ++i)
-      if (!readNpy(dir + "/" + problem.inputs[i], inputs[i], error))
+    // The inputs are uploaded once and shared by every candidate.
+    std::vector<Buffer> inputBuffers;
+    std::vector<ejk_buffer *> in;
+    for (const std::string &file : problem.inputs) {
+      NpyArray array;
+      if (!readNpy(dir + "/" + file, array, error))
         return false;
+      ejk_buffer *buffer = nullptr;
+      if (ejk_buffer_create(device.get(), array.data.size(), &buffer) !=
+              EJK_OK ||
+          ejk_buffer_upload(buffer, array.data.data(), array.data.size(), 0) !=
+              EJK_OK) {
+        ejk_buffer_destroy(buffer);
+        error = "cannot upload '" + dir + "/" + file + "': " + ejk_last_error();
+        return false;
+      }
+      inputBuffers.emplace_back();
+      inputBuffers.back().reset(buffer);
+      in.push_back(buffer);
+    }
     std::vector<std::vector<double>> expected;
     for (const std::string &file : problem.expected) {
       NpyArray array;
@@ -415,24 +467,32 @@ bool ejk::runPlan(const std::string &dir, const TuningPlan &plan,
         error = "'" + dir + "/" + file + "': expected outputs must be f32";
         return false;
       }
-      std::vector<uint8_t> bytes = array.data;
-      expected.push_back(toDoubles(bytes, EJK_DTYPE_F32));
+      expected.push_back(toDoubles(array.data, EJK_DTYPE_F32));
     }
     ProblemResult problemResult;
     problemResult.key = problem.key;
     problemResult.heuristic = problem.heuristic;
-    for (const PlanCandidate &candidate : problem.candidates) {
-      CandidateResult result;
-      result.config = candidate.config;
+    problemResult.candidates.resize(problem.candidates.size());
+    std::vector<LiveCandidate> live;
+    live.reserve(problem.candidates.size());
+    for (size_t i = 0; i < problem.candidates.size(); ++i) {
+      CandidateResult &result = problemResult.candidates[i];
+      result.config = problem.candidates[i].config;
       if (options.budgetSeconds > 0 &&
           clock.seconds() > options.budgetSeconds) {
         result.status = "skipped";
         result.message = "out of budget";
-      } else {
-        runCandidate(dir, problem, candidate, device.get(), inputs, expected,
-                     options, result);
+        continue;
       }
-      if (options.progress) {
+      LiveCandidate candidate;
+      if (prepareCandidate(dir, problem, problem.candidates[i], device.get(),
+                           in, expected, options, candidate, result))
+        live.push_back(std::move(candidate));
+    }
+    timeInRounds(problem, in, live, options, clock);
+    live.clear();
+    if (options.progress)
+      for (const CandidateResult &result : problemResult.candidates) {
         char line[64] = "";
         if (result.status == "ok")
           std::snprintf(line, sizeof(line), " %.3f ms", result.medianNs * 1e-6);
@@ -440,8 +500,6 @@ bool ejk::runPlan(const std::string &dir, const TuningPlan &plan,
             formatConfig(result.config) + ": " + result.status + line +
             (result.message.empty() ? "" : " (" + result.message + ")"));
       }
-      problemResult.candidates.push_back(std::move(result));
-    }
     results.problems.push_back(std::move(problemResult));
   }
   return true;
