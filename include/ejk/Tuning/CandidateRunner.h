@@ -113,7 +113,9 @@ bool runPlan(const std::string &dir, const TuningPlan &plan,
              std::string &error);
 
 /// The database entry of each problem that has a correct candidate: the
-/// fastest (median) wins, the others are its runner-ups.
+/// fastest (median) wins, unless it beats the heuristic by less than 3 %
+/// (noise on a shared machine), then the heuristic does; the others are its
+/// runner-ups.
 TuningEntries winnersOf(const TuningResults &results);
 
 /// A table per problem: every candidate with its status and times, the
