@@ -64,7 +64,9 @@ int main(int argc, char **argv) {
     } else if (arg == "--force") {
       force = true;
     } else if (arg == "-h" || arg == "--help") {
-      return usage("help requested"), 0;
+      std::cout << "usage: ejk-tune-runner DIR [--out FILE] [--runs N] "
+                   "[--warmup N] [--budget SECONDS] [--force]\n";
+      return 0;
     } else if (!arg.empty() && arg[0] == '-') {
       return usage("unknown option '" + arg + "'");
     } else if (dir.empty()) {
