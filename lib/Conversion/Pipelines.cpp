@@ -28,7 +28,9 @@ void mlir::ejk::buildCpuSelectionPipeline(OpPassManager &pm,
   select.target = options.target;
   select.vectorBits = options.vectorBits;
   select.numCores = options.numCores;
-  pm.addPass(createEjkSelectConfigs(select));
+  pm.addPass(options.selection
+                 ? createEjkSelectConfigs(select, options.selection)
+                 : createEjkSelectConfigs(select));
 }
 
 void mlir::ejk::buildCpuTilingPipeline(OpPassManager &pm,

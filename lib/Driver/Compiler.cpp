@@ -83,6 +83,7 @@ LogicalResult mlir::ejk::compileForHostCpu(ModuleOp module,
     CpuPipelineOptions pipeline;
     pipeline.vectorBits = vectorBits;
     pipeline.numCores = host.numCores;
+    pipeline.selection = options.selection;
     buildCpuSelectionPipeline(selectPm, pipeline);
     return selectPm.run(module);
   }
@@ -93,6 +94,7 @@ LogicalResult mlir::ejk::compileForHostCpu(ModuleOp module,
   CpuPipelineOptions pipeline;
   pipeline.vectorBits = vectorBits;
   pipeline.numCores = host.numCores;
+  pipeline.selection = options.selection;
   buildCpuTilingPipeline(tilingPm, pipeline);
   if (failed(tilingPm.run(module)))
     return failure();

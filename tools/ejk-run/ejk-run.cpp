@@ -3,7 +3,9 @@
 //   ejk-run FILE.mlir --entry NAME [--target cpu] [--input X.npy ...]
 //           [--random-inputs SEED] [--output Y.npy ...] [--check]
 //           [--bench N] [--artifact-dir DIR] [--no-cache] [--load-only]
-//           [--verbose]
+//           [--verbose] [--config-overlay FILE.json]
+//           [--ejk-explain-configs] [--record]
+//   ejk-run --print-fingerprint | --fingerprint-out FILE
 //
 // Inputs bind to the entry's arguments in order and outputs are written in
 // order. --check compares with the reference evaluator; --bench times N runs
@@ -22,6 +24,8 @@
 #include "ejk/Driver/ReferenceRunner.h"
 #include "ejk/Driver/Tooling.h"
 #include "ejk/Runtime/ejk_runtime.h"
+#include "ejk/Support/Fingerprint.h"
+#include "ejk/Tuning/ToolOptions.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -40,10 +44,16 @@ using namespace mlir;
 using namespace mlir::ejk;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
-                                      cl::Required);
-static cl::opt<std::string> entryName("entry", cl::desc("Entry function"),
-                                      cl::Required);
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"));
+static cl::opt<std::string> entryName("entry", cl::desc("Entry function"));
+static cl::opt<bool>
+    printFingerprint("print-fingerprint",
+                     cl::desc("Print this machine's device fingerprint"));
+static cl::opt<std::string> fingerprintOut(
+    "fingerprint-out",
+    cl::desc("Write this machine's fingerprint to FILE (for ejk-tune "
+             "--fingerprint elsewhere)"),
+    cl::value_desc("file"));
 static cl::opt<std::string> target("target", cl::desc("cpu"), cl::init("cpu"));
 static cl::list<std::string> inputs("input",
                                     cl::desc("Input .npy, one per argument"));
@@ -132,8 +142,21 @@ static HostTensor randomTensor(RankedTensorType type, std::mt19937_64 &rng) {
 int main(int argc, char **argv) {
   Clock::time_point processStart = Clock::now();
   llvm::InitLLVM init(argc, argv);
+  registerConfigSelectionFlags();
   cl::ParseCommandLineOptions(argc, argv,
                               "ejk-run: compile, run and check an entry\n");
+  if (printFingerprint || !fingerprintOut.empty()) {
+    ::ejk::DeviceFingerprint device = ::ejk::hostCpuFingerprint();
+    if (printFingerprint)
+      llvm::outs() << "# hash " << device.hash() << "\n" << device.text();
+    std::string error;
+    if (!fingerprintOut.empty() &&
+        !::ejk::writeFileAtomically(fingerprintOut, device.text(), error))
+      return fail(error);
+    return 0;
+  }
+  if (inputFile.empty() || entryName.empty())
+    return fail("give an input file and --entry NAME");
   if (target != "cpu")
     return fail("target '" + target +
                 "' is not available in this build (expected cpu)");
@@ -142,6 +165,7 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseEjkFile(context, inputFile);
   if (!module)
     return 1;
+  auto selectionDiagnostics = printSelectionDiagnostics(context);
   // The reference evaluates the IR as written; compilation rewrites it.
   OwningOpRef<ModuleOp> original = module->clone();
   auto entry = original->lookupSymbol<func::FuncOp>(entryName);
@@ -187,6 +211,11 @@ int main(int argc, char **argv) {
 
   // Compile, through the cache unless told otherwise.
   SmallString<128> dir(artifactDir);
+  CompileOptions compileOptions;
+  std::string selectionError;
+  compileOptions.selection = configSelectionForTool(selectionError);
+  if (!compileOptions.selection)
+    return fail(selectionError);
   std::string temporaryDir, manifestPath;
   if (!artifactDir.empty() || noCache) {
     if (dir.empty()) {
@@ -196,7 +225,7 @@ int main(int argc, char **argv) {
     }
     Clock::time_point start = Clock::now();
     CompileTimings timings;
-    if (failed(compileForHostCpu(*module, CompileOptions(), dir, "kernel",
+    if (failed(compileForHostCpu(*module, compileOptions, dir, "kernel",
                                  manifestPath, &timings)))
       return 1;
     if (verbose)
@@ -206,7 +235,7 @@ int main(int argc, char **argv) {
     std::vector<std::string> warnings;
     ArtifactCache cache = ArtifactCache::fromEnvironment(warnings);
     FailureOr<CachedArtifact> artifact =
-        compileCached(*module, CompileOptions(), cache);
+        compileCached(*module, compileOptions, cache);
     if (succeeded(artifact))
       warnings.insert(warnings.end(), artifact->warnings.begin(),
                       artifact->warnings.end());

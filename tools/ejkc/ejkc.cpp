@@ -2,6 +2,7 @@
 //
 //   ejkc FILE.mlir [--target cpu|vulkan] [-o DIR] [--name NAME]
 //   [--emit=artifact|ir-after-tiling|llvm|spirv-asm] [--no-cache]
+//   [--config-overlay FILE.json] [--ejk-explain-configs] [--record]
 //   ejkc --cache-stats | --clear-cache
 //
 // Artifacts go through the artifact cache (ejk/Driver/ArtifactCache.h):
@@ -12,6 +13,7 @@
 #include "ejk/Driver/ArtifactCache.h"
 #include "ejk/Driver/Compiler.h"
 #include "ejk/Driver/Tooling.h"
+#include "ejk/Tuning/ToolOptions.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
@@ -131,6 +133,7 @@ static int compileThroughCache(ModuleOp module, const CompileOptions &options,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  registerConfigSelectionFlags();
   cl::ParseCommandLineOptions(argc, argv, "ejk compiler\n");
   if (cacheStats || clearCache)
     return manageCache();
@@ -163,12 +166,19 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseEjkFile(context, inputFile);
   if (!module)
     return 1;
+  auto selectionDiagnostics = printSelectionDiagnostics(context);
 
   std::string name = artifactName.empty()
                          ? llvm::sys::path::stem(inputFile).str()
                          : artifactName.getValue();
   CompileOptions options;
   options.vectorBits = vectorBits;
+  std::string selectionError;
+  options.selection = configSelectionForTool(selectionError);
+  if (!options.selection) {
+    llvm::errs() << "ejkc: error: " << selectionError << "\n";
+    return 1;
+  }
   std::string tiledIR, llvmIR;
   llvm::raw_string_ostream tiledStream(tiledIR), llvmStream(llvmIR);
   if (emit == "ir-after-tiling") {

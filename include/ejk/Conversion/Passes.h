@@ -18,11 +18,15 @@ namespace mlir::ejk {
 #define GEN_PASS_REGISTRATION
 #include "ejk/Conversion/Passes.h.inc"
 
+struct ConfigSelectionOptions;
+
 /// Options of the CPU pipeline.
 struct CpuPipelineOptions {
   std::string target = "cpu";
   unsigned vectorBits = 256;
   unsigned numCores = 1;
+  /// Config selection tiers (ejk/Tuning/Selection.h); null: the pass's own.
+  std::shared_ptr<const ConfigSelectionOptions> selection;
 };
 
 /// ejk-select-configs alone: configs chosen and the target recorded.
