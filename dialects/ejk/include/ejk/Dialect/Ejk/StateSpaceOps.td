@@ -9,7 +9,8 @@
 #define EJK_DIALECT_EJK_STATESPACEOPS_TD
 
 def Ejk_SelectiveScanOp : Ejk_Op<"selective_scan", [
-    Pure, AttrSizedOperandSegments]> {
+    Pure, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<Ejk_TunableOpInterface>]> {
   let summary = "Mamba-1 selective scan";
   let description = [{
     The selective state-space scan of Mamba-1 (ejKernel's state_space_v1):
@@ -96,7 +97,9 @@ def Ejk_SelectiveScanOp : Ejk_Op<"selective_scan", [
   }];
 }
 
-def Ejk_SsdOp : Ejk_Op<"ssd", [Pure, AttrSizedOperandSegments]> {
+def Ejk_SsdOp : Ejk_Op<"ssd", [
+    Pure, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<Ejk_TunableOpInterface>]> {
   let summary = "Mamba-2 state-space duality (chunked SSD scan)";
   let description = [{
     The state-space scan of Mamba-2 (ejKernel's state_space_v2): every head
