@@ -7,11 +7,15 @@
 //   At = A^T (block), h = initial_state^T (block)         f32 scratch
 //   for each chunk of chunk_l steps:
 //     dt = softplus(delta + bias), dtu = dt * u, y = D * u   (per step, vector)
-//     for each channel vector, for each register block of states:
+//     for each channel vector, for each register block of R <= 16 states:
 //       h[0..R) in registers across the chunk's steps:
-//         h[n] = exp(dt * At[n]) * h[n] + dtu * B_t[n]   (exp once per element)
+//         h[n] = 2^(dt * At[n]) * h[n] + dtu * B_t[n]   (one exp2 per
+//                                                    element, At = A^T log2 e)
 //         y   += C_t[n] * h[n]
 //     y *= silu(z); store y
+// Staging dt, dtu and y per chunk (rather than reading delta, u and z inside
+// the recurrence) keeps the strided [B, L, D] accesses in row-major sweeps
+// over the block: measured 1.5x faster on mamba1 than the fused loop.
 //   final_state = h^T
 //
 // Nothing of size [B, L, D, N] is ever materialized.
@@ -23,10 +27,37 @@
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
 
+#include <array>
+
 using namespace mlir;
 using namespace mlir::ejk;
 
 namespace {
+
+/// 2^t for a vector t, |relative error| < 2e-7: t is clamped to
+/// [-126, 126] (results below 2^-126 are flushed to that, far below what
+/// f32 sums can see), split as k + f with k = round(t), |f| <= 1/2, and
+/// 2^f is Cephes' exp2f polynomial. Cheaper than math.exp's general
+/// expansion (no NaN/overflow fixups: the decay argument is finite), which
+/// matters because the scan computes one exp per element.
+Value exp2Vector(Emitter &e, Value t) {
+  t = e.fmax(t, e.splatF32(-126.0f));
+  t = arith::MinNumFOp::create(e.b, t, e.splatF32(126.0f));
+  Value k = math::RoundEvenOp::create(e.b, t);
+  Value f = e.fsub(t, k);
+  static const float coefficients[] = {
+      1.535336188319500e-4f, 1.339887440266574e-3f, 9.618437357674640e-3f,
+      5.550332471162809e-2f, 2.402264791363012e-1f, 6.931472028550421e-1f,
+      1.0f};
+  Value poly = e.splatF32(coefficients[0]);
+  for (float c : ArrayRef<float>(coefficients).drop_front())
+    poly = e.fma(poly, f, e.splatF32(c));
+  Value exponent = arith::AddIOp::create(
+      e.b, arith::FPToSIOp::create(e.b, e.vi32, k), e.splatI32(127));
+  Value scale = arith::BitcastOp::create(
+      e.b, e.vf32, arith::ShLIOp::create(e.b, exponent, e.splatI32(23)));
+  return e.fmul(poly, scale);
+}
 
 /// States per register block: with the decay factors (reloaded from L1)
 /// this leaves room for the step's vectors in 32 AVX-512 registers.
@@ -78,14 +109,15 @@ private:
     return e.min(e.add(d0, c), e.index(p.channels - 1));
   }
 
-  /// At[n, c] = A[d, n]; h[n, c] = initial_state[b, d, n] or 0.
+  /// At[n, c] = A[d, n] * log2(e), so that exp(dt * A) = 2^(dt * At);
+  /// h[n, c] = initial_state[b, d, n] or 0.
   void loadStateAndA() {
     e.forLoop(zero, e.index(p.state), one, [&](Value n) {
       e.forLoop(zero, e.index(p.blockD), one, [&](Value c) {
         Value d = channel(c);
-        memref::StoreOp::create(
-            e.b, memref::LoadOp::create(e.b, buf.a, ValueRange{d, n}), aT,
-            ValueRange{n, c});
+        Value a = memref::LoadOp::create(e.b, buf.a, ValueRange{d, n});
+        memref::StoreOp::create(e.b, e.fmul(a, e.constF32(1.4426950408889634f)),
+                                aT, ValueRange{n, c});
         Value h = buf.initialState
                       ? memref::LoadOp::create(e.b, buf.initialState,
                                                ValueRange{batch, d, n})
@@ -103,24 +135,43 @@ private:
     return e.select(big, x, math::Log1pOp::create(e.b, e.exp(x)));
   }
 
+  /// One step's dt = softplus(delta + bias), dt * u and D * u (or 0) for
+  /// the channel vector at `col`.
+  std::array<Value, 3> stepInputs(Value row, Value col) {
+    Value d = e.add(d0, col);
+    Value dt = e.readVector(buf.delta, {batch, row, d}, inBounds);
+    if (buf.deltaBias)
+      dt = e.fadd(dt, e.readVector(buf.deltaBias, {d}, inBounds));
+    if (p.softplus)
+      dt = softplus(dt);
+    Value u = e.readVector(buf.u, {batch, row, d}, inBounds);
+    Value y = buf.d ? e.fmul(e.readVector(buf.d, {d}, inBounds), u)
+                    : e.splatF32(0.0f);
+    return {dt, e.fmul(dt, u), y};
+  }
+
+  /// y *= silu(z), then y is stored at (row, d0 + col).
+  void storeOutput(Value y, Value row, Value col) {
+    Value d = e.add(d0, col);
+    if (buf.z) {
+      Value z = e.readVector(buf.z, {batch, row, d}, inBounds);
+      Value sigmoid = e.fdiv(
+          e.splatF32(1.0f),
+          e.fadd(e.splatF32(1.0f), e.exp(arith::NegFOp::create(e.b, z))));
+      y = e.fmul(y, e.fmul(z, sigmoid));
+    }
+    e.writeVector(y, buf.y, {batch, row, d}, inBounds);
+  }
+
   /// dt, dt * u and y = D * u for the chunk's steps.
   void prepareChunk(Value c0, Value len) {
     e.forLoop(zero, len, one, [&](Value t) {
       Value row = e.add(c0, t);
       e.forLoop(zero, e.index(vectors), one, [&](Value j) {
         Value col = e.mul(j, e.index(p.lanes));
-        Value d = e.add(d0, col);
-        Value dt =
-            e.readVector(buf.delta, {batch, row, d}, inBounds);
-        if (buf.deltaBias)
-          dt = e.fadd(dt, e.readVector(buf.deltaBias, {d}, inBounds));
-        if (p.softplus)
-          dt = softplus(dt);
-        Value u = e.readVector(buf.u, {batch, row, d}, inBounds);
+        auto [dt, dtu, y] = stepInputs(row, col);
         vector::StoreOp::create(e.b, dt, dtS, ValueRange{t, col});
-        vector::StoreOp::create(e.b, e.fmul(dt, u), dtuS, ValueRange{t, col});
-        Value y = buf.d ? e.fmul(e.readVector(buf.d, {d}, inBounds), u)
-                        : e.splatF32(0.0f);
+        vector::StoreOp::create(e.b, dtu, dtuS, ValueRange{t, col});
         vector::StoreOp::create(e.b, y, yS, ValueRange{t, col});
       });
     });
@@ -166,7 +217,7 @@ private:
           for (int64_t r = 0; r < rows; ++r) {
             Value a = vector::LoadOp::create(e.b, e.vf32, aT,
                                              ValueRange{ns[r], col});
-            Value decay = e.exp(e.fmul(dt, a));
+            Value decay = exp2Vector(e, e.fmul(dt, a));
             Value input =
                 e.fmul(dtu, projection(buf.b, row, col, ns[r]));
             Value hn = e.fma(decay, h[r], input);
@@ -180,22 +231,14 @@ private:
       vector::StoreOp::create(e.b, out[r], hS, ValueRange{ns[r], col});
   }
 
-  /// y *= silu(z), then the chunk's rows of y are stored.
+  /// The chunk's staged rows of y, gated and stored.
   void finishChunk(Value c0, Value len) {
     e.forLoop(zero, len, one, [&](Value t) {
-      Value row = e.add(c0, t);
       e.forLoop(zero, e.index(vectors), one, [&](Value j) {
         Value col = e.mul(j, e.index(p.lanes));
-        Value d = e.add(d0, col);
-        Value y = vector::LoadOp::create(e.b, e.vf32, yS, ValueRange{t, col});
-        if (buf.z) {
-          Value z = e.readVector(buf.z, {batch, row, d}, inBounds);
-          Value sigmoid = e.fdiv(
-              e.splatF32(1.0f),
-              e.fadd(e.splatF32(1.0f), e.exp(arith::NegFOp::create(e.b, z))));
-          y = e.fmul(y, e.fmul(z, sigmoid));
-        }
-        e.writeVector(y, buf.y, {batch, row, d}, inBounds);
+        storeOutput(
+            vector::LoadOp::create(e.b, e.vf32, yS, ValueRange{t, col}),
+            e.add(c0, t), col);
       });
     });
   }
