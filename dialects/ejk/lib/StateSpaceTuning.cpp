@@ -107,10 +107,6 @@ LogicalResult SelectiveScanOp::verifyConfig(ConfigAttr config,
     reason << "config needs 'block_d' and 'chunk_l'";
     return failure();
   }
-  if (*blockD < 1 || *chunkL < 1) {
-    reason << "'block_d' and 'chunk_l' must be at least 1";
-    return failure();
-  }
   if (target.isCpu()) {
     if (*blockD % target.f32Lanes() != 0) {
       reason << "'block_d' (" << *blockD << ") must be a multiple of the "
@@ -235,10 +231,6 @@ LogicalResult SsdOp::verifyConfig(ConfigAttr config, const TargetInfo &target,
   if (!blockP || !blockN || !chunk) {
     reason << "config needs 'block_p', 'block_n' and 'chunk_size' (unless "
               "the op fixes chunk_size)";
-    return failure();
-  }
-  if (*blockP < 1 || *blockN < 1 || *chunk < 1) {
-    reason << "'chunk_size', 'block_p' and 'block_n' must be at least 1";
     return failure();
   }
   SsdDims d = getDims(*this);
