@@ -160,28 +160,38 @@ private:
   /// dt_t, the cumulative a_t, w_t = exp(a_last - a_t) dt_t and exp(a_t).
   /// Steps past the sequence get dt = 0. Returns a_last.
   Value decays(Value c0, Value len) {
-    Value aLast =
-        e.forLoop(zero, e.index(qPad), one, {e.constF32(0.0f)},
-                  [&](Value t, ValueRange acc) {
-                    Value valid = arith::CmpIOp::create(
-                        e.b, arith::CmpIPredicate::slt, t, len);
-                    Value raw = e.toF32(memref::LoadOp::create(
-                        e.b, buf.dt, ValueRange{batch, seqRow(c0, t), head}));
-                    if (biasHead)
-                      raw = e.fadd(raw, biasHead);
-                    if (p.softplus) {
-                      Value big = arith::CmpFOp::create(
-                          e.b, arith::CmpFPredicate::OGT, raw,
-                          e.constF32(20.0f));
-                      raw = e.select(
-                          big, raw, math::Log1pOp::create(e.b, e.exp(raw)));
-                    }
-                    Value dt = e.select(valid, raw, e.constF32(0.0f));
-                    Value a = e.fadd(acc[0], e.fmul(dt, aHead));
-                    memref::StoreOp::create(e.b, dt, dtS, ValueRange{t});
-                    memref::StoreOp::create(e.b, a, aS, ValueRange{t});
-                    return SmallVector<Value>{a};
-                  })[0];
+    // dt for `lanes` steps at a time: the strided scalars gathered into a
+    // vector, so that bias and softplus run vectorized.
+    Value lanes = e.index(p.lanes);
+    Value lenI32 = e.broadcast(e.toI32(len));
+    e.forLoop(zero, e.index(qPad), lanes, [&](Value t0) {
+      SmallVector<Value> raw;
+      for (int64_t l = 0; l < p.lanes; ++l)
+        raw.push_back(e.toF32(memref::LoadOp::create(
+            e.b, buf.dt,
+            ValueRange{batch, seqRow(c0, e.add(t0, e.index(l))), head})));
+      Value dt = vector::FromElementsOp::create(e.b, e.vf32, raw);
+      if (biasHead)
+        dt = e.fadd(dt, e.broadcast(biasHead));
+      if (p.softplus) {
+        Value big = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, dt,
+                                          e.splatF32(20.0f));
+        dt = e.select(big, dt, math::Log1pOp::create(e.b, e.exp(dt)));
+      }
+      Value valid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
+                                          e.laneIndices(t0), lenI32);
+      vector::StoreOp::create(e.b, e.select(valid, dt, e.splatF32(0.0f)), dtS,
+                              ValueRange{t0});
+    });
+    Value aLast = e.forLoop(zero, e.index(qPad), one, {e.constF32(0.0f)},
+                            [&](Value t, ValueRange acc) {
+                              Value dt = memref::LoadOp::create(
+                                  e.b, dtS, ValueRange{t});
+                              Value a = e.fadd(acc[0], e.fmul(dt, aHead));
+                              memref::StoreOp::create(e.b, a, aS,
+                                                      ValueRange{t});
+                              return SmallVector<Value>{a};
+                            })[0];
     Value last = e.broadcast(aLast);
     for (int64_t v = 0; v < qPad; v += p.lanes) {
       Value at = vector::LoadOp::create(e.b, e.vf32, aS, ValueRange{e.index(v)});

@@ -61,10 +61,13 @@ func.func @scan(%u: tensor<2x40x96xf16>, %delta: tensor<2x40x96xf16>, %A: tensor
 // CHECK: memref.alloca() {alignment = 64 : i64} : memref<48x32xf32>
 // CHECK: memref.alloca() {alignment = 64 : i64} : memref<48x32xf32>
 // CHECK: memref.alloca() {alignment = 64 : i64} : memref<48x48xf32>
-// The chunks in order; dt and its cumulative sum per step.
+// The chunks in order; dt gathered 16 steps at a time and softplus'd as a
+// vector, then its cumulative sum.
 // CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1
-// CHECK: scf.for %{{.*}} = %c0 to %c48 step %c1 iter_args(%{{.*}}) -> (f32)
+// CHECK: scf.for %{{.*}} = %c0 to %c48 step %c16
+// CHECK: vector.from_elements
 // CHECK: math.log1p
+// CHECK: scf.for %{{.*}} = %c0 to %c48 step %c1 iter_args(%{{.*}}) -> (f32)
 // Y: 4 rows x 2 vectors; C St over d_state, then M X up to the block's end.
 // CHECK: scf.for %{{.*}} = %c0 to %c48 step %c4
 // CHECK: scf.for %{{.*}} = %c0 to %c32 step %c1 iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)

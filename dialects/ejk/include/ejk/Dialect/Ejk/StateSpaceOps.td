@@ -51,8 +51,10 @@ def Ejk_SelectiveScanOp : Ejk_Op<"selective_scan", [
     ```
     The state and the accumulation are f32 for every element type.
 
-    Config entries: `block_d` (channels per workgroup), `chunk_l` (steps per
-    chunk of the sequence).
+    Config entries: `block_d` (channels per workgroup; on CPUs a multiple
+    of the f32 lanes), `chunk_l` (steps per chunk of the sequence: the step
+    sizes and outputs of a chunk are staged while the states stay in
+    registers).
 
     ```mlir
     %y, %h = ejk.selective_scan %u, %delta, %A, %B, %C
@@ -155,8 +157,9 @@ def Ejk_SsdOp : Ejk_Op<"ssd", [
     `chunk_size` (at least 1) may be given as an attribute or as the config
     entry of the same name; when both are present they must be equal.
 
-    Config entries: `chunk_size`, `block_p` (head_dim tile), `block_n`
-    (d_state tile).
+    Config entries: `chunk_size`, `block_p` (head_dim columns per
+    workgroup; on CPUs a multiple of the f32 lanes), `block_n` (d_state
+    rows per tile of the state update; divides d_state).
 
     ```mlir
     %y, %s = ejk.ssd %x, %dt, %A, %B, %C D(%D : tensor<24xf32>)
