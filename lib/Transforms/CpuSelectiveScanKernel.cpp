@@ -45,10 +45,13 @@ Value exp2Vector(Emitter &e, Value t) {
   t = arith::MinNumFOp::create(e.b, t, e.splatF32(126.0f));
   Value k = math::RoundEvenOp::create(e.b, t);
   Value f = e.fsub(t, k);
-  static const float coefficients[] = {
-      1.535336188319500e-4f, 1.339887440266574e-3f, 9.618437357674640e-3f,
-      5.550332471162809e-2f, 2.402264791363012e-1f, 6.931472028550421e-1f,
-      1.0f};
+  static const float coefficients[] = {1.535336188319500e-4f,
+                                       1.339887440266574e-3f,
+                                       9.618437357674640e-3f,
+                                       5.550332471162809e-2f,
+                                       2.402264791363012e-1f,
+                                       6.931472028550421e-1f,
+                                       1.0f};
   Value poly = e.splatF32(coefficients[0]);
   for (float c : ArrayRef<float>(coefficients).drop_front())
     poly = e.fma(poly, f, e.splatF32(c));
@@ -184,8 +187,8 @@ private:
     if (uniformGroup) {
       // Vectors wholly past the last channel clamp to the last group.
       Value g = e.min(e.div(e.add(d0, col), perGroup), e.index(p.groups - 1));
-      return e.broadcast(e.toF32(memref::LoadOp::create(
-          e.b, buffer, ValueRange{batch, row, g, n})));
+      return e.broadcast(e.toF32(
+          memref::LoadOp::create(e.b, buffer, ValueRange{batch, row, g, n})));
     }
     SmallVector<Value> lanes;
     for (int64_t l = 0; l < p.lanes; ++l) {
@@ -205,8 +208,8 @@ private:
       h.push_back(
           vector::LoadOp::create(e.b, e.vf32, hS, ValueRange{ns[r], col}));
     }
-    SmallVector<Value> out = e.forLoop(
-        zero, len, one, h, [&](Value t, ValueRange h) {
+    SmallVector<Value> out =
+        e.forLoop(zero, len, one, h, [&](Value t, ValueRange h) {
           Value row = e.add(c0, t);
           Value dt =
               vector::LoadOp::create(e.b, e.vf32, dtS, ValueRange{t, col});
@@ -215,11 +218,10 @@ private:
           Value y = vector::LoadOp::create(e.b, e.vf32, yS, ValueRange{t, col});
           SmallVector<Value> next;
           for (int64_t r = 0; r < rows; ++r) {
-            Value a = vector::LoadOp::create(e.b, e.vf32, aT,
-                                             ValueRange{ns[r], col});
+            Value a =
+                vector::LoadOp::create(e.b, e.vf32, aT, ValueRange{ns[r], col});
             Value decay = exp2Vector(e, e.fmul(dt, a));
-            Value input =
-                e.fmul(dtu, projection(buf.b, row, col, ns[r]));
+            Value input = e.fmul(dtu, projection(buf.b, row, col, ns[r]));
             Value hn = e.fma(decay, h[r], input);
             y = e.fma(projection(buf.c, row, col, ns[r]), hn, y);
             next.push_back(hn);
@@ -236,9 +238,8 @@ private:
     e.forLoop(zero, len, one, [&](Value t) {
       e.forLoop(zero, e.index(vectors), one, [&](Value j) {
         Value col = e.mul(j, e.index(p.lanes));
-        storeOutput(
-            vector::LoadOp::create(e.b, e.vf32, yS, ValueRange{t, col}),
-            e.add(c0, t), col);
+        storeOutput(vector::LoadOp::create(e.b, e.vf32, yS, ValueRange{t, col}),
+                    e.add(c0, t), col);
       });
     });
   }

@@ -1,4 +1,5 @@
-//===- CpuSsdKernel.cpp - Mamba-2 SSD (chunked state-space duality) on CPUs ===//
+//===- CpuSsdKernel.cpp - Mamba-2 SSD (chunked state-space duality) on CPUs
+//===//
 //
 // Two dispatches per op:
 //
@@ -27,9 +28,11 @@ using namespace mlir::ejk;
 
 namespace {
 
-/// Rows and vectors of one register block.
-constexpr int64_t kRows = 4;
-constexpr int64_t kColVectors = 4;
+/// Rows and vectors of one register block: with the streamed row vectors
+/// and one broadcast they fit the register file (32 vectors on AVX-512, 16
+/// on AVX2). Six rows on AVX-512 measured no better than four.
+int64_t blockRows(int64_t /*lanes*/) { return 4; }
+int64_t blockCols(int64_t lanes) { return lanes >= 16 ? 4 : 2; }
 
 /// Emits `body(r0, rows)` for row blocks of `blockRows` covering
 /// [0, total): a loop over the full blocks and one static tail block.
@@ -49,19 +52,18 @@ SmallVector<Value> accumulate(Emitter &e, Value kLo, Value kHi,
                               ValueRange inits, int64_t rows, int64_t cols,
                               function_ref<Value(Value, int64_t)> a,
                               function_ref<Value(Value, int64_t)> b) {
-  return e.forLoop(
-      kLo, kHi, e.index(1), inits, [&](Value k, ValueRange acc) {
-        SmallVector<Value> bs;
-        for (int64_t c = 0; c < cols; ++c)
-          bs.push_back(b(k, c));
-        SmallVector<Value> next;
-        for (int64_t r = 0; r < rows; ++r) {
-          Value av = e.broadcast(a(k, r));
-          for (int64_t c = 0; c < cols; ++c)
-            next.push_back(e.fma(av, bs[c], acc[r * cols + c]));
-        }
-        return next;
-      });
+  return e.forLoop(kLo, kHi, e.index(1), inits, [&](Value k, ValueRange acc) {
+    SmallVector<Value> bs;
+    for (int64_t c = 0; c < cols; ++c)
+      bs.push_back(b(k, c));
+    SmallVector<Value> next;
+    for (int64_t r = 0; r < rows; ++r) {
+      Value av = e.broadcast(a(k, r));
+      for (int64_t c = 0; c < cols; ++c)
+        next.push_back(e.fma(av, bs[c], acc[r * cols + c]));
+    }
+    return next;
+  });
 }
 
 /// Emits `then` under `if cond` (no results).
@@ -183,18 +185,18 @@ private:
       vector::StoreOp::create(e.b, e.select(valid, dt, e.splatF32(0.0f)), dtS,
                               ValueRange{t0});
     });
-    Value aLast = e.forLoop(zero, e.index(qPad), one, {e.constF32(0.0f)},
-                            [&](Value t, ValueRange acc) {
-                              Value dt = memref::LoadOp::create(
-                                  e.b, dtS, ValueRange{t});
-                              Value a = e.fadd(acc[0], e.fmul(dt, aHead));
-                              memref::StoreOp::create(e.b, a, aS,
-                                                      ValueRange{t});
-                              return SmallVector<Value>{a};
-                            })[0];
+    Value aLast =
+        e.forLoop(zero, e.index(qPad), one, {e.constF32(0.0f)},
+                  [&](Value t, ValueRange acc) {
+                    Value dt = memref::LoadOp::create(e.b, dtS, ValueRange{t});
+                    Value a = e.fadd(acc[0], e.fmul(dt, aHead));
+                    memref::StoreOp::create(e.b, a, aS, ValueRange{t});
+                    return SmallVector<Value>{a};
+                  })[0];
     Value last = e.broadcast(aLast);
     for (int64_t v = 0; v < qPad; v += p.lanes) {
-      Value at = vector::LoadOp::create(e.b, e.vf32, aS, ValueRange{e.index(v)});
+      Value at =
+          vector::LoadOp::create(e.b, e.vf32, aS, ValueRange{e.index(v)});
       Value dt =
           vector::LoadOp::create(e.b, e.vf32, dtS, ValueRange{e.index(v)});
       vector::StoreOp::create(e.b, e.fmul(e.exp(e.fsub(last, at)), dt), wS,
@@ -214,9 +216,8 @@ private:
       Value zeroVec = e.splatF32(0.0f);
       for (int64_t v = 0; v < vectors; ++v) {
         Value col = e.index(v * p.lanes);
-        Value x = e.readVector(buf.x,
-                               {batch, seqRow(c0, s), head, e.add(p0, col)},
-                               pInBounds);
+        Value x = e.readVector(
+            buf.x, {batch, seqRow(c0, s), head, e.add(p0, col)}, pInBounds);
         x = e.select(valid, x, zeroVec);
         vector::StoreOp::create(e.b, x, xS, ValueRange{s, col});
         vector::StoreOp::create(e.b, e.fmul(x, w), xwS, ValueRange{s, col});
@@ -231,8 +232,9 @@ private:
     e.forLoop(zero, e.index(p.chunk), one, [&](Value t) {
       Value at = e.broadcast(
           memref::LoadOp::create(e.b, aS, ValueRange{t}).getResult());
-      Value hi = e.min(e.index(qPad / p.lanes),
-                       e.add(e.div(e.add(t, e.index(kRows - 1)), lanes), one));
+      Value hi = e.min(
+          e.index(qPad / p.lanes),
+          e.add(e.div(e.add(t, e.index(blockRows(p.lanes) - 1)), lanes), one));
       Value tI32 = e.broadcast(e.toI32(t));
       e.forLoop(zero, hi, one, [&](Value sv) {
         Value s0 = e.mul(sv, lanes);
@@ -243,8 +245,8 @@ private:
         Value m = e.fmul(e.fmul(cb, e.exp(e.fsub(at, as))), dt);
         Value causal = arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle,
                                              e.laneIndices(s0), tI32);
-        vector::StoreOp::create(e.b, e.select(causal, m, e.splatF32(0.0f)),
-                                mS, ValueRange{t, s0});
+        vector::StoreOp::create(e.b, e.select(causal, m, e.splatF32(0.0f)), mS,
+                                ValueRange{t, s0});
       });
     });
   }
@@ -252,9 +254,9 @@ private:
   /// Y = exp(a_t) C_t St + M X, then D skip, gate and store, by register
   /// blocks of rows x vectors.
   void outputs(Value c0, Value len) {
-    forRowBlocks(e, p.chunk, kRows, [&](Value r0, int64_t rows) {
-      for (int64_t v0 = 0; v0 < vectors; v0 += kColVectors) {
-        int64_t cols = std::min(kColVectors, vectors - v0);
+    forRowBlocks(e, p.chunk, blockRows(p.lanes), [&](Value r0, int64_t rows) {
+      for (int64_t v0 = 0; v0 < vectors; v0 += blockCols(p.lanes)) {
+        int64_t cols = std::min(blockCols(p.lanes), vectors - v0);
         auto colOf = [&](int64_t c) { return e.index((v0 + c) * p.lanes); };
         SmallVector<Value> tRows, cRows;
         for (int64_t r = 0; r < rows; ++r) {
@@ -274,9 +276,9 @@ private:
                                             ValueRange{n, colOf(c)});
             });
         for (int64_t r = 0; r < rows; ++r) {
-          Value scale = e.broadcast(
-              memref::LoadOp::create(e.b, eaS, ValueRange{tRows[r]})
-                  .getResult());
+          Value scale =
+              e.broadcast(memref::LoadOp::create(e.b, eaS, ValueRange{tRows[r]})
+                              .getResult());
           for (int64_t c = 0; c < cols; ++c)
             acc[r * cols + c] = e.fmul(acc[r * cols + c], scale);
         }
@@ -325,35 +327,39 @@ private:
   void updateState(Value c0, Value len, Value aLast) {
     Value decay = e.broadcast(e.exp(aLast));
     e.forLoop(zero, e.index(p.state), e.index(p.blockN), [&](Value n0) {
-      forRowBlocks(e, p.blockN, kRows, [&](Value r0, int64_t rows) {
-        for (int64_t v0 = 0; v0 < vectors; v0 += kColVectors) {
-          int64_t cols = std::min(kColVectors, vectors - v0);
-          auto colOf = [&](int64_t c) { return e.index((v0 + c) * p.lanes); };
-          SmallVector<Value> nRows, acc;
-          for (int64_t r = 0; r < rows; ++r) {
-            nRows.push_back(e.add(n0, e.add(r0, e.index(r))));
-            for (int64_t c = 0; c < cols; ++c)
-              acc.push_back(e.fmul(
-                  decay, vector::LoadOp::create(e.b, e.vf32, stateT,
-                                                ValueRange{nRows[r], colOf(c)})));
-          }
-          acc = accumulate(
-              e, zero, len, acc, rows, cols,
-              [&](Value s, int64_t r) {
-                return e.toF32(memref::LoadOp::create(
-                    e.b, buf.b,
-                    ValueRange{batch, e.add(c0, s), group, nRows[r]}));
-              },
-              [&](Value s, int64_t c) -> Value {
-                return vector::LoadOp::create(e.b, e.vf32, xwS,
-                                              ValueRange{s, colOf(c)});
-              });
-          for (int64_t r = 0; r < rows; ++r)
-            for (int64_t c = 0; c < cols; ++c)
-              vector::StoreOp::create(e.b, acc[r * cols + c], stateT,
-                                      ValueRange{nRows[r], colOf(c)});
-        }
-      });
+      forRowBlocks(
+          e, p.blockN, blockRows(p.lanes), [&](Value r0, int64_t rows) {
+            for (int64_t v0 = 0; v0 < vectors; v0 += blockCols(p.lanes)) {
+              int64_t cols = std::min(blockCols(p.lanes), vectors - v0);
+              auto colOf = [&](int64_t c) {
+                return e.index((v0 + c) * p.lanes);
+              };
+              SmallVector<Value> nRows, acc;
+              for (int64_t r = 0; r < rows; ++r) {
+                nRows.push_back(e.add(n0, e.add(r0, e.index(r))));
+                for (int64_t c = 0; c < cols; ++c)
+                  acc.push_back(e.fmul(
+                      decay,
+                      vector::LoadOp::create(e.b, e.vf32, stateT,
+                                             ValueRange{nRows[r], colOf(c)})));
+              }
+              acc = accumulate(
+                  e, zero, len, acc, rows, cols,
+                  [&](Value s, int64_t r) {
+                    return e.toF32(memref::LoadOp::create(
+                        e.b, buf.b,
+                        ValueRange{batch, e.add(c0, s), group, nRows[r]}));
+                  },
+                  [&](Value s, int64_t c) -> Value {
+                    return vector::LoadOp::create(e.b, e.vf32, xwS,
+                                                  ValueRange{s, colOf(c)});
+                  });
+              for (int64_t r = 0; r < rows; ++r)
+                for (int64_t c = 0; c < cols; ++c)
+                  vector::StoreOp::create(e.b, acc[r * cols + c], stateT,
+                                          ValueRange{nRows[r], colOf(c)});
+            }
+          });
     });
   }
 
@@ -388,17 +394,17 @@ void mlir::ejk::buildCpuSsdScoresBody(OpBuilder &builder, Location loc,
     Value valid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, s,
                                         e.index(p.chunk));
     e.forLoop(zero, e.index(p.state), one, [&](Value n) {
-      Value v = e.toF32(
-          memref::LoadOp::create(e.b, bBuffer, ValueRange{batch, row, group, n}));
+      Value v = e.toF32(memref::LoadOp::create(
+          e.b, bBuffer, ValueRange{batch, row, group, n}));
       memref::StoreOp::create(e.b, e.select(valid, v, e.constF32(0.0f)), bT,
                               ValueRange{n, s});
     });
   });
 
   int64_t sVectors = qPad / p.lanes;
-  forRowBlocks(e, p.chunk, kRows, [&](Value r0, int64_t rows) {
-    for (int64_t v0 = 0; v0 < sVectors; v0 += kColVectors) {
-      int64_t cols = std::min(kColVectors, sVectors - v0);
+  forRowBlocks(e, p.chunk, blockRows(p.lanes), [&](Value r0, int64_t rows) {
+    for (int64_t v0 = 0; v0 < sVectors; v0 += blockCols(p.lanes)) {
+      int64_t cols = std::min(blockCols(p.lanes), sVectors - v0);
       SmallVector<Value> tRows, cRows;
       for (int64_t r = 0; r < rows; ++r) {
         tRows.push_back(e.add(r0, e.index(r)));
@@ -417,10 +423,9 @@ void mlir::ejk::buildCpuSsdScoresBody(OpBuilder &builder, Location loc,
           });
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t c = 0; c < cols; ++c)
-          vector::StoreOp::create(
-              e.b, acc[r * cols + c], scores,
-              ValueRange{batch, group, chunk, tRows[r],
-                         e.index((v0 + c) * p.lanes)});
+          vector::StoreOp::create(e.b, acc[r * cols + c], scores,
+                                  ValueRange{batch, group, chunk, tRows[r],
+                                             e.index((v0 + c) * p.lanes)});
     }
   });
 }

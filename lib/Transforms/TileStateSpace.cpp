@@ -134,8 +134,7 @@ static LogicalResult tileSelectiveScan(func::FuncOp dispatch,
   dispatch->setAttr(kGridAttrName, gridAttr(b, plan.grid()));
   // Per element (b, t, d, n): dt * A, dtu * B, and the two multiply-adds
   // of the state update and the output; the exp is not counted.
-  int64_t flops =
-      6 * plan.batch * plan.seq * plan.channels * plan.state;
+  int64_t flops = 6 * plan.batch * plan.seq * plan.channels * plan.state;
   int64_t bytes = 0;
   for (Value buffer : {buf.u, buf.delta, buf.a, buf.b, buf.c, buf.d, buf.z,
                        buf.deltaBias, buf.initialState, buf.y, buf.finalState})
@@ -228,10 +227,9 @@ static LogicalResult tileSsd(func::FuncOp dispatch, SsdOp op,
     Location callLoc = call.getLoc();
     Value scores = memref::AllocOp::create(b, callLoc, scoresType,
                                            b.getI64IntegerAttr(64));
-    DispatchOp::create(
-        b, callLoc, scoresFn.getSymName(),
-        ValueRange{call.getBuffers()[bIndex], call.getBuffers()[cIndex],
-                   scores});
+    DispatchOp::create(b, callLoc, scoresFn.getSymName(),
+                       ValueRange{call.getBuffers()[bIndex],
+                                  call.getBuffers()[cIndex], scores});
     SmallVector<Value> bindings(call.getBuffers());
     bindings.push_back(scores);
     DispatchOp::create(b, callLoc, call.getCallee(), bindings);
@@ -249,9 +247,8 @@ static LogicalResult tileSsd(func::FuncOp dispatch, SsdOp op,
   // Work of the chunked algorithm: per head, C_t St and the state update
   // (2 L P N multiply-adds) and the causal half of M X; per group, C B^T.
   int64_t heads = plan.batch * plan.heads;
-  int64_t scanFlops =
-      heads * (2 * 2 * plan.seq * plan.headDim * plan.state +
-               plan.seq * (plan.chunk + 1) * plan.headDim);
+  int64_t scanFlops = heads * (2 * 2 * plan.seq * plan.headDim * plan.state +
+                               plan.seq * (plan.chunk + 1) * plan.headDim);
   int64_t scoresFlops = 2 * plan.batch * plan.groups * plan.numChunks() *
                         plan.chunk * plan.paddedChunk() * plan.state;
   int64_t bytes = 0;

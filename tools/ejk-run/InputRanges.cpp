@@ -18,9 +18,8 @@ using namespace mlir::ejk;
 namespace {
 using Kind = InputDistribution::Kind;
 
-std::optional<InputDistribution> stateSpaceRange(Value arg, Value a,
-                                                 Value step, Value bias,
-                                                 bool softplus) {
+std::optional<InputDistribution> stateSpaceRange(Value arg, Value a, Value step,
+                                                 Value bias, bool softplus) {
   if (arg == a)
     return InputDistribution{Kind::Uniform, -4.0f, -0.25f};
   if (arg == step)

@@ -257,7 +257,8 @@ LogicalResult SsdOp::verifyConfig(ConfigAttr config, const TargetInfo &target,
 }
 
 /// Divisors of `n` among `candidates`, plus `n` itself when small.
-static SmallVector<int64_t> stateTiles(int64_t n, ArrayRef<int64_t> candidates) {
+static SmallVector<int64_t> stateTiles(int64_t n,
+                                       ArrayRef<int64_t> candidates) {
   SmallVector<int64_t> tiles;
   for (int64_t c : candidates)
     if (c < n && n % c == 0)
@@ -278,9 +279,8 @@ SmallVector<ConfigAttr> SsdOp::getConfigSpace(const TargetInfo &target,
                   : SmallVector<int64_t>{32, 64, 128};
   SmallVector<int64_t> blockPs =
       full ? SmallVector<int64_t>{1, 2, 4, 8} : SmallVector<int64_t>{2, 4};
-  SmallVector<int64_t> blockNs =
-      stateTiles(d.state, full ? ArrayRef<int64_t>{16, 32, 64}
-                               : ArrayRef<int64_t>{32});
+  SmallVector<int64_t> blockNs = stateTiles(
+      d.state, full ? ArrayRef<int64_t>{16, 32, 64} : ArrayRef<int64_t>{32});
   SmallVector<ConfigAttr> space;
   for (int64_t chunk : chunks) {
     if (chunk > ceilPow2(d.seq) && chunk != chunks.front())
@@ -290,10 +290,9 @@ SmallVector<ConfigAttr> SsdOp::getConfigSpace(const TargetInfo &target,
       if (blockP > roundUp(d.headDim, lanes) && vectors != blockPs.front())
         continue;
       for (int64_t blockN : blockNs) {
-        ConfigAttr config =
-            ConfigAttr::get(getContext(), {{"chunk_size", chunk},
-                                           {"block_p", blockP},
-                                           {"block_n", blockN}});
+        ConfigAttr config = ConfigAttr::get(
+            getContext(),
+            {{"chunk_size", chunk}, {"block_p", blockP}, {"block_n", blockN}});
         if (succeeded(verifyConfig(config, target, llvm::nulls())))
           space.push_back(config);
       }

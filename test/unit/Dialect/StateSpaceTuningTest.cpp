@@ -23,10 +23,10 @@ std::string scanIR(int64_t seq, int64_t channels, int64_t state,
   std::string x = tensorType({1, seq, channels}, "f32");
   std::string a = tensorType({channels, state}, "f32");
   std::string bc = tensorType({1, seq, 1, state}, "f32");
-  return "func.func @f(%u: " + x + ", %A: " + a + ", %B: " + bc + ") -> " +
-         x + " {\n  %y = ejk.selective_scan %u, %u, %A, %B, %B " +
-         attrs.str() + " : " + x + ", " + x + ", " + a + ", " + bc + ", " +
-         bc + " -> " + x + "\n  return %y : " + x + "\n}\n";
+  return "func.func @f(%u: " + x + ", %A: " + a + ", %B: " + bc + ") -> " + x +
+         " {\n  %y = ejk.selective_scan %u, %u, %A, %B, %B " + attrs.str() +
+         " : " + x + ", " + x + ", " + a + ", " + bc + ", " + bc + " -> " + x +
+         "\n  return %y : " + x + "\n}\n";
 }
 
 std::string ssdIR(int64_t seq, int64_t heads, int64_t headDim, int64_t state,
@@ -36,9 +36,10 @@ std::string ssdIR(int64_t seq, int64_t heads, int64_t headDim, int64_t state,
   std::string a = tensorType({heads}, "f32");
   std::string bc = tensorType({1, seq, 1, state}, "f32");
   return "func.func @f(%x: " + x + ", %dt: " + dt + ", %A: " + a +
-         ", %B: " + bc + ") -> " + x + " {\n  %y = ejk.ssd %x, %dt, %A, %B, %B " +
-         attrs.str() + " : " + x + ", " + dt + ", " + a + ", " + bc + ", " +
-         bc + " -> " + x + "\n  return %y : " + x + "\n}\n";
+         ", %B: " + bc + ") -> " + x +
+         " {\n  %y = ejk.ssd %x, %dt, %A, %B, %B " + attrs.str() + " : " + x +
+         ", " + dt + ", " + a + ", " + bc + ", " + bc + " -> " + x +
+         "\n  return %y : " + x + "\n}\n";
 }
 
 TargetInfo avx512(unsigned cores = 2) {
@@ -128,9 +129,9 @@ TEST_F(StateSpaceTuningTest, ScanVerifierNamesTheProblem) {
             "512-bit vector");
   EXPECT_EQ(reason(op, config({{"block_d", 16}}), avx512()),
             "config needs 'block_d' and 'chunk_l'");
-  EXPECT_EQ(reason(op, config({{"block_d", 16}, {"chunk_l", 8}, {"x", 1}}),
-                   avx512()),
-            "unknown config entry 'x'");
+  EXPECT_EQ(
+      reason(op, config({{"block_d", 16}, {"chunk_l", 8}, {"x", 1}}), avx512()),
+      "unknown config entry 'x'");
   EXPECT_EQ(reason(op, ConfigAttr(), avx512()), "no config");
 }
 
@@ -187,10 +188,10 @@ TEST_F(StateSpaceTuningTest, SsdVerifierNamesTheProblem) {
   ASSERT_TRUE(op);
   // Reachable only through the interface: the op verifier rejects such a
   // config when it is written on the op.
-  EXPECT_EQ(reason(op,
-                   config({{"block_n", 16}, {"block_p", 16}, {"chunk_size", 8}}),
-                   avx512()),
-            "'chunk_size' (8) differs from the op's chunk_size attribute (16)");
+  EXPECT_EQ(
+      reason(op, config({{"block_n", 16}, {"block_p", 16}, {"chunk_size", 8}}),
+             avx512()),
+      "'chunk_size' (8) differs from the op's chunk_size attribute (16)");
   // The attribute supplies the chunk size.
   EXPECT_EQ(reason(op, config({{"block_n", 16}, {"block_p", 16}}), avx512()),
             "ok");
