@@ -1,5 +1,4 @@
-//===- CpuEmitter.h - scalar/vector arithmetic for CPU kernel bodies -*- C++
-//-*-//
+//===- CpuEmitter.h - arithmetic for CPU kernel bodies ----------*- C++ -*-===//
 //
 // A thin layer over ImplicitLocOpBuilder that the CPU kernel builders
 // (attention, state-space scans) write their bodies in: index and f32
