@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the state-space integration tests (test/Integration/CPU/ssm/*.mlir).
 
-Each generated file holds several entry functions and one RUN line per entry:
+Each generated file holds several entry functions and one RUN line per entry
+(the shapes files a second one compiled for 256-bit vectors):
 ejk-run compiles the file, runs the entry on seeded random inputs (with
 Mamba's ranges for A, the step sizes and their biases, see
 tools/ejk-run/InputRanges.h) and --check compares every result with the
@@ -174,6 +175,12 @@ def main():
         for seed, case in enumerate(cases, start=1):
             lines.append(f"// RUN: ejk-run %s --entry {case.name} "
                          f"--random-inputs {seed} --check | FileCheck %s")
+        if "shapes" in filename:
+            # The same cases compiled for 256-bit vectors (8 lanes, AVX2
+            # register blocks) on any x86-64 host that runs AVX2.
+            for seed, case in enumerate(cases, start=1):
+                lines.append(f"// RUN: ejk-run %s --entry {case.name} --vector-bits 256 "
+                             f"--random-inputs {seed} --check | FileCheck %s")
         lines += ["", "// CHECK: result 0 ({{.*}}): {{.*}}: ok", "// CHECK-NOT: FAILED", ""]
         body = "\n".join(case.function() for case in cases)
         with open(os.path.join(HERE, filename), "w") as f:

@@ -53,6 +53,11 @@ static cl::opt<bool> check("check",
                            cl::desc("Compare with the reference evaluator"));
 static cl::opt<unsigned>
     benchRuns("bench", cl::desc("Time N runs after warm-up"), cl::init(0));
+static cl::opt<unsigned>
+    vectorBits("vector-bits",
+               cl::desc("Compile for this SIMD width (e.g. 256 to run the "
+                        "AVX2 code on an AVX-512 host; default: the host's)"),
+               cl::init(0));
 static cl::opt<std::string>
     artifactDir("artifact-dir",
                 cl::desc("Where to write the artifact (default: a temporary "
@@ -167,7 +172,9 @@ int main(int argc, char **argv) {
     return fail("cannot create a temporary directory");
   std::string manifestPath;
   CompileTimings timings;
-  if (failed(compileForHostCpu(*module, CompileOptions(), dir, "kernel",
+  CompileOptions compileOptions;
+  compileOptions.vectorBits = vectorBits;
+  if (failed(compileForHostCpu(*module, compileOptions, dir, "kernel",
                                manifestPath, &timings)))
     return 1;
 

@@ -10,6 +10,15 @@
 // RUN: ejk-run %s --entry f16 --random-inputs 7 --check | FileCheck %s
 // RUN: ejk-run %s --entry bf16 --random-inputs 8 --check | FileCheck %s
 // RUN: ejk-run %s --entry chunk_tail --random-inputs 9 --check | FileCheck %s
+// RUN: ejk-run %s --entry groups2 --vector-bits 256 --random-inputs 1 --check | FileCheck %s
+// RUN: ejk-run %s --entry groups3_unaligned --vector-bits 256 --random-inputs 2 --check | FileCheck %s
+// RUN: ejk-run %s --entry odd_channels --vector-bits 256 --random-inputs 3 --check | FileCheck %s
+// RUN: ejk-run %s --entry odd_state --vector-bits 256 --random-inputs 4 --check | FileCheck %s
+// RUN: ejk-run %s --entry wide_state --vector-bits 256 --random-inputs 5 --check | FileCheck %s
+// RUN: ejk-run %s --entry batch2 --vector-bits 256 --random-inputs 6 --check | FileCheck %s
+// RUN: ejk-run %s --entry f16 --vector-bits 256 --random-inputs 7 --check | FileCheck %s
+// RUN: ejk-run %s --entry bf16 --vector-bits 256 --random-inputs 8 --check | FileCheck %s
+// RUN: ejk-run %s --entry chunk_tail --vector-bits 256 --random-inputs 9 --check | FileCheck %s
 
 // CHECK: result 0 ({{.*}}): {{.*}}: ok
 // CHECK-NOT: FAILED
