@@ -222,6 +222,18 @@ private:
         vector::StoreOp::create(e.b, x, xS, ValueRange{s, col});
         vector::StoreOp::create(e.b, e.fmul(x, w), xwS, ValueRange{s, col});
       }
+      // The next chunk's rows of x (and z) are a page apart each: fetch
+      // them now so that their latency overlaps this chunk's matmuls.
+      Value next = seqRow(c0, e.add(s, e.index(p.chunk)));
+      for (int64_t v = 0; v < vectors; ++v) {
+        Value col = headDimCol(e.index(v * p.lanes));
+        for (Value buffer : {buf.x, buf.z})
+          if (buffer)
+            memref::PrefetchOp::create(e.b, buffer,
+                                       ValueRange{batch, next, head, col},
+                                       /*isWrite=*/false, /*localityHint=*/3,
+                                       /*isDataCache=*/true);
+      }
     });
   }
 
