@@ -176,6 +176,15 @@ private:
         vector::StoreOp::create(e.b, dt, dtS, ValueRange{t, col});
         vector::StoreOp::create(e.b, dtu, dtuS, ValueRange{t, col});
         vector::StoreOp::create(e.b, y, yS, ValueRange{t, col});
+        // Rows are a page apart: fetch the next chunk's now, so that their
+        // latency overlaps this chunk's recurrence.
+        Value next = e.min(e.add(row, e.index(p.chunkL)), e.index(p.seq - 1));
+        Value d = channel(col);
+        for (Value buffer : {buf.delta, buf.u, buf.z})
+          if (buffer)
+            memref::PrefetchOp::create(e.b, buffer, ValueRange{batch, next, d},
+                                       /*isWrite=*/false, /*localityHint=*/3,
+                                       /*isDataCache=*/true);
       });
     });
   }
