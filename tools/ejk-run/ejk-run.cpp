@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Checks.h"
+#include "InputRanges.h"
 #include "NpyBridge.h"
 
 #include "ejk/Driver/ArtifactCache.h"
@@ -67,6 +68,11 @@ static cl::opt<bool> check("check",
                            cl::desc("Compare with the reference evaluator"));
 static cl::opt<unsigned>
     benchRuns("bench", cl::desc("Time N runs after warm-up"), cl::init(0));
+static cl::opt<unsigned>
+    vectorBits("vector-bits",
+               cl::desc("Compile for this SIMD width (e.g. 256 to run the "
+                        "AVX2 code on an AVX-512 host; default: the host's)"),
+               cl::init(0));
 static cl::opt<std::string>
     artifactDir("artifact-dir",
                 cl::desc("Compile into this directory, bypassing the cache "
@@ -113,17 +119,27 @@ static std::string describe(ArrayRef<int64_t> shape, StringRef dtype) {
   return s + "] " + dtype.str();
 }
 
-/// Random inputs: floats ~ N(0, 1), i1 true with probability 0.85, integers
-/// in [0, 3) sorted along the last dimension (segment-id like).
-static HostTensor randomTensor(RankedTensorType type, std::mt19937_64 &rng) {
+/// Random inputs: floats from `floats` (N(0, 1) unless the argument's use
+/// asks otherwise, see InputRanges.h), i1 true with probability 0.85,
+/// integers in [0, 3) sorted along the last dimension (segment-id like).
+static HostTensor randomTensor(RankedTensorType type,
+                               const InputDistribution &floats,
+                               std::mt19937_64 &rng) {
   std::string dtype = HostTensor::dtypeOf(type.getElementType());
   std::vector<int64_t> shape = type.getShape().vec();
   int64_t n = type.getNumElements();
   std::vector<float> values(n);
   if (isa<FloatType>(type.getElementType())) {
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    for (float &v : values)
-      v = normal(rng);
+    if (floats.kind == InputDistribution::Kind::Normal) {
+      std::normal_distribution<float> normal(floats.first, floats.second);
+      for (float &v : values)
+        v = normal(rng);
+    } else {
+      std::uniform_real_distribution<float> uniform(floats.first,
+                                                    floats.second);
+      for (float &v : values)
+        v = uniform(rng);
+    }
   } else if (type.getElementType().isInteger(1)) {
     std::bernoulli_distribution keep(0.85);
     for (float &v : values)
@@ -192,7 +208,8 @@ int main(int argc, char **argv) {
     auto tensorType = cast<RankedTensorType>(type);
     std::string dtype = HostTensor::dtypeOf(tensorType.getElementType());
     if (randomSeed >= 0) {
-      hostInputs.push_back(randomTensor(tensorType, rng));
+      hostInputs.push_back(randomTensor(
+          tensorType, inputDistributionFor(entry.getArgument(i)), rng));
       continue;
     }
     HostTensor tensor;
@@ -216,6 +233,7 @@ int main(int argc, char **argv) {
   compileOptions.selection = configSelectionForTool(selectionError);
   if (!compileOptions.selection)
     return fail(selectionError);
+  compileOptions.vectorBits = vectorBits;
   std::string temporaryDir, manifestPath;
   if (!artifactDir.empty() || noCache) {
     if (dir.empty()) {
