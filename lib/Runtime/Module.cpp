@@ -1,6 +1,7 @@
 //===- Module.cpp - A loaded artifact -------------------------------------===//
 
 #include "Module.h"
+#include "VulkanDevice.h"
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -37,7 +38,7 @@ std::string dlErrorText(const char *fallback) {
 
 } // namespace
 
-Status Module::load(std::shared_ptr<CpuDevice> device,
+Status Module::load(std::shared_ptr<Device> device,
                     const std::string &manifestPath,
                     std::unique_ptr<Module> &out) {
   out.reset();
@@ -47,10 +48,21 @@ Status Module::load(std::shared_ptr<CpuDevice> device,
   if (Status status = readManifestFile(manifestPath, manifest); !status)
     return status;
   std::string origin = "manifest " + quote(manifestPath);
-  if (manifest.target != "cpu")
-    return Status::invalidArgument(origin + ": 'target' is " +
-                                   quote(manifest.target) +
-                                   ", but the device is 'cpu'");
+  if (manifest.target != device->target())
+    return Status::invalidArgument(
+        origin + ": 'target' is " + quote(manifest.target) +
+        ", but the device is " + quote(device->target()));
+  if (device->kind() == Device::Kind::Vulkan) {
+    std::unique_ptr<VulkanProgram> program;
+    if (Status status =
+            VulkanProgram::load(std::static_pointer_cast<VulkanDevice>(device),
+                                manifest, manifestPath, program);
+        !status)
+      return status;
+    out.reset(new Module(std::move(device), std::move(manifest), nullptr));
+    out->vulkan_ = std::move(program);
+    return Status::success();
+  }
 
   std::string libraryPath = resolveLibrary(manifestPath, manifest.library);
   struct stat info;
@@ -148,16 +160,16 @@ Status Module::invoke(const char *name, const std::vector<Buffer *> &inputs,
       !status)
     return status;
 
-  std::vector<void *> pointers(entry->buffers.size(), nullptr);
+  std::vector<Buffer *> all(entry->buffers.size(), nullptr);
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (Status status = checkArg(*entry, false, i, inputs[i]); !status)
       return status;
-    pointers[i] = inputs[i]->data();
+    all[i] = inputs[i];
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (Status status = checkArg(*entry, true, i, outputs[i]); !status)
       return status;
-    pointers[entry->numInputs + i] = outputs[i]->data();
+    all[entry->numInputs + i] = outputs[i];
   }
   // Per invocation, so concurrent invokes of one entry never share scratch.
   std::vector<std::unique_ptr<Buffer>> temporaries;
@@ -169,12 +181,23 @@ Status Module::invoke(const char *name, const std::vector<Buffer *> &inputs,
         !status)
       return status.withContext("entry " + quote(entry->name) +
                                 " temporary buffer " + std::to_string(i));
-    pointers[i] = temporary->data();
+    all[i] = temporary.get();
     temporaries.push_back(std::move(temporary));
   }
 
-  const std::vector<KernelFn> &kernels =
-      kernels_[size_t(entry - manifest_.entries.data())];
+  size_t entryIndex = size_t(entry - manifest_.entries.data());
+  if (vulkan_) {
+    uint64_t ns = 0;
+    if (Status status = vulkan_->run(entryIndex, *entry, all, ns); !status)
+      return status;
+    lastInvokeTimeNs_.store(ns, std::memory_order_relaxed);
+    return Status::success();
+  }
+  std::vector<void *> pointers;
+  for (Buffer *buffer : all)
+    pointers.push_back(buffer->data());
+
+  const std::vector<KernelFn> &kernels = kernels_[entryIndex];
   std::vector<void *> bindings;
   auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < entry->dispatches.size(); ++i) {
@@ -182,7 +205,8 @@ Status Module::invoke(const char *name, const std::vector<Buffer *> &inputs,
     bindings.clear();
     for (size_t index : dispatch.bindings)
       bindings.push_back(pointers[index]);
-    device_->runGrid(kernels[i], dispatch.grid, bindings.data());
+    static_cast<CpuDevice &>(*device_).runGrid(kernels[i], dispatch.grid,
+                                               bindings.data());
   }
   auto elapsed = std::chrono::steady_clock::now() - start;
   lastInvokeTimeNs_.store(

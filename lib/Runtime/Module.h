@@ -2,7 +2,8 @@
 //
 // A module is a manifest plus the shared object it names, opened with
 // dlopen and with every dispatch symbol resolved up front: a module that
-// loads can always be invoked.
+// loads can always be invoked. On a Vulkan device the manifest names SPIR-V
+// instead, and a VulkanProgram holds the pipelines built from it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 #include "CpuDevice.h"
 #include "Manifest.h"
 #include "Status.h"
+#include "VulkanProgram.h"
 
 #include <atomic>
 #include <cstdint>
@@ -25,7 +27,7 @@ namespace ejk::runtime {
 class Module {
 public:
   /// Loads the artifact whose manifest is \p manifestPath for \p device.
-  static Status load(std::shared_ptr<CpuDevice> device,
+  static Status load(std::shared_ptr<Device> device,
                      const std::string &manifestPath,
                      std::unique_ptr<Module> &out);
 
@@ -49,13 +51,14 @@ public:
   Status invoke(const char *name, const std::vector<Buffer *> &inputs,
                 const std::vector<Buffer *> &outputs);
 
-  /// Wall time of the dispatches of the last successful invoke, in ns.
+  /// Time of the dispatches of the last successful invoke, in ns: wall
+  /// time on the CPU, GPU time (or wall time without timestamps) on Vulkan.
   uint64_t lastInvokeTimeNs() const {
     return lastInvokeTimeNs_.load(std::memory_order_relaxed);
   }
 
 private:
-  Module(std::shared_ptr<CpuDevice> device, Manifest manifest, void *library)
+  Module(std::shared_ptr<Device> device, Manifest manifest, void *library)
       : device_(std::move(device)), manifest_(std::move(manifest)),
         library_(library) {}
 
@@ -63,12 +66,14 @@ private:
   Status checkArg(const EntryDesc &entry, bool isOutput, size_t index,
                   const Buffer *buffer) const;
 
-  std::shared_ptr<CpuDevice> device_;
+  std::shared_ptr<Device> device_;
   Manifest manifest_;
   /// The dlopen handle.
   void *library_;
   /// kernels_[entry][dispatch], parallel to the manifest.
   std::vector<std::vector<KernelFn>> kernels_;
+  /// The pipelines, on a Vulkan device.
+  std::unique_ptr<VulkanProgram> vulkan_;
   std::atomic<uint64_t> lastInvokeTimeNs_{0};
 };
 
