@@ -2,6 +2,7 @@
 
 #include "VulkanTestUtil.h"
 
+#include "ejk/Runtime/Runtime.hpp"
 #include "ejk/Support/Fingerprint.h"
 
 #include <cctype>
@@ -205,6 +206,28 @@ TEST(VulkanDeviceTest, ThreadCountIsForCpuDevicesOnly) {
       << ejk_last_error();
   EXPECT_EQ(count, 7u);
   ejk_device_destroy(device);
+}
+
+TEST(VulkanDeviceTest, CppWrapperGivesKindAndFingerprint) {
+  ejk::Device cpu;
+  ASSERT_TRUE(ejk::Device::create("cpu", cpu));
+  std::string text;
+  ASSERT_TRUE(cpu.fingerprint(text));
+  EXPECT_EQ(text, ejk::hostCpuFingerprint().text());
+  EXPECT_EQ(cpu.kind(), "cpu");
+  EXPECT_GT(cpu.threadCount(), 0u);
+  ejk::Device empty;
+  EXPECT_EQ(empty.kind(), "");
+  ejk::Status status = empty.fingerprint(text);
+  EXPECT_EQ(status.code, EJK_ERROR_INVALID_ARGUMENT);
+
+  ejk::Device vulkan;
+  if (!ejk::Device::create("vulkan", vulkan))
+    GTEST_SKIP() << "no Vulkan device";
+  ASSERT_TRUE(vulkan.fingerprint(text));
+  EXPECT_EQ(text.rfind("kind=vulkan\n", 0), 0u);
+  EXPECT_EQ(vulkan.kind(), "vulkan");
+  EXPECT_EQ(vulkan.threadCount(), 0u);
 }
 
 TEST(VulkanDeviceTest, ValidationIsReportedWhenRequested) {

@@ -84,6 +84,10 @@ TEST_F(VulkanErrorTest, MissingVulkanFieldsAreFormat) {
   std::string noEntry = manifest;
   noEntry.replace(noEntry.find("\"entry_point\""), 13, "\"entry\"");
   expectLoadError(noEntry, EJK_ERROR_FORMAT, "missing 'entry_point'");
+  std::string emptySpirv = manifest;
+  size_t at = emptySpirv.find("\"spirv\": \"") + 10;
+  emptySpirv.erase(at, emptySpirv.find('"', at) - at);
+  expectLoadError(emptySpirv, EJK_ERROR_FORMAT, "'spirv' is empty");
   expectLoadError(addWith(", \"push_constants\": [1, 2]"), EJK_ERROR_FORMAT,
                   "'push_constants' has 2 bytes, not a multiple of 4");
   expectLoadError(addWith(", \"push_constants\": [1, 2, 3, 256]"),
