@@ -190,8 +190,10 @@ Status VulkanInstance::create(std::shared_ptr<VulkanInstance> &out) {
     Status status = vkFailure("vkCreateInstance", result);
     // No driver at all reads as "incompatible driver" from the loader.
     if (result == VK_ERROR_INCOMPATIBLE_DRIVER)
-      return Status::unavailable("no Vulkan driver: vkCreateInstance "
-                                 "returned VK_ERROR_INCOMPATIBLE_DRIVER");
+      return Status::unavailable(
+          "no Vulkan driver: vkCreateInstance returned "
+          "VK_ERROR_INCOMPATIBLE_DRIVER (the loader found no usable ICD; "
+          "VK_DRIVER_FILES can point it at the driver's ICD .json)");
     return status;
   }
   if (Status status = api.loadInstance(self->instance_); !status)
