@@ -22,13 +22,20 @@
 using namespace mlir;
 using namespace mlir::ejk;
 
-void mlir::ejk::buildCpuTilingPipeline(OpPassManager &pm,
-                                       const CpuPipelineOptions &options) {
+void mlir::ejk::buildCpuSelectionPipeline(OpPassManager &pm,
+                                          const CpuPipelineOptions &options) {
   EjkSelectConfigsOptions select;
   select.target = options.target;
   select.vectorBits = options.vectorBits;
   select.numCores = options.numCores;
-  pm.addPass(createEjkSelectConfigs(select));
+  pm.addPass(options.selection
+                 ? createEjkSelectConfigs(select, options.selection)
+                 : createEjkSelectConfigs(select));
+}
+
+void mlir::ejk::buildCpuTilingPipeline(OpPassManager &pm,
+                                       const CpuPipelineOptions &options) {
+  buildCpuSelectionPipeline(pm, options);
   pm.addPass(createEjkFormDispatches());
   pm.addPass(createEjkTileAttention());
 }

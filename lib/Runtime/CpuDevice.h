@@ -10,6 +10,7 @@
 
 #include "Device.h"
 #include "Status.h"
+#include "SubmitQueue.h"
 #include "ThreadPool.h"
 
 #include <cstdint>
@@ -45,11 +46,17 @@ public:
   /// fastest. Concurrent calls take turns on the pool.
   void runGrid(KernelFn kernel, const int64_t grid[3], void **bindings);
 
+  Status enqueue(std::function<void()> job) override {
+    return queue_.submit(std::move(job));
+  }
+
 private:
   explicit CpuDevice(std::unique_ptr<ThreadPool> pool)
       : Device(Kind::Cpu), pool_(std::move(pool)) {}
 
   std::unique_ptr<ThreadPool> pool_;
+  /// Declared after the pool, so it stops (running what is queued) first.
+  SubmitQueue queue_;
 };
 
 } // namespace ejk::runtime

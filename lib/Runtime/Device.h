@@ -8,7 +8,10 @@
 #ifndef EJK_LIB_RUNTIME_DEVICE_H
 #define EJK_LIB_RUNTIME_DEVICE_H
 
+#include "Status.h"
 #include "ejk/Support/Fingerprint.h"
+
+#include <functional>
 
 namespace ejk::runtime {
 
@@ -25,6 +28,11 @@ public:
   const char *target() const { return kind_ == Kind::Cpu ? "cpu" : "vulkan"; }
   /// The fingerprint of the hardware (and, for Vulkan, the driver).
   virtual DeviceFingerprint fingerprint() const = 0;
+  /// Queues \p job to run after every job enqueued before it, on the
+  /// device's submit thread (ejk_invoke_async). Each device owns a
+  /// SubmitQueue, declared after whatever its jobs use so that it stops
+  /// first.
+  virtual Status enqueue(std::function<void()> job) = 0;
 
 protected:
   explicit Device(Kind kind) : kind_(kind) {}

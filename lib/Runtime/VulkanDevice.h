@@ -14,6 +14,7 @@
 
 #include "Device.h"
 #include "Status.h"
+#include "SubmitQueue.h"
 #include "VulkanApi.h"
 #include "VulkanInstance.h"
 #include "VulkanPipelineCache.h"
@@ -67,6 +68,11 @@ public:
   ~VulkanDevice() override;
 
   DeviceFingerprint fingerprint() const override { return fingerprint_; }
+  /// Asynchronous invocations run in order on the submit thread; each one
+  /// records and submits its dispatches like ejk_invoke does.
+  Status enqueue(std::function<void()> job) override {
+    return asyncQueue_.submit(std::move(job));
+  }
 
   const VulkanApi &api() const { return api_; }
   VkDevice handle() const { return device_; }
@@ -126,6 +132,11 @@ private:
   VkFence fence_ = VK_NULL_HANDLE;
   /// Two timestamps per submission; null without timestamp support.
   VkQueryPool queryPool_ = VK_NULL_HANDLE;
+
+  /// The queue of ejk_invoke_async. Its jobs hold the device, so none is
+  /// queued when the device is destroyed; the last one may destroy it from
+  /// the submit thread, which SubmitQueue allows.
+  SubmitQueue asyncQueue_;
 };
 
 } // namespace ejk::runtime

@@ -648,22 +648,59 @@ void mlir::ejk::buildCpuPackBody(OpBuilder &builder, Location loc,
   Value seqK = e.index(plan.seqK);
   Value blockK = e.index(plan.blockK);
   Value zeroVec = e.splatF32(0.0f);
+  auto validKey = [&](Value keyIndex) -> Value {
+    return arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, keyIndex,
+                                 seqK);
+  };
+  if (plan.headDim % plan.lanes == 0) {
+    // K^T, `lanes` keys x `lanes` dims at a time: load the keys' rows,
+    // transpose the square in registers, store `lanes` contiguous columns.
+    Value lanes = e.index(plan.lanes);
+    auto tileType = VectorType::get({plan.lanes, plan.lanes}, e.f32);
+    e.forLoop(zero, numKeys, lanes, [&](Value j0) {
+      Value key0 = e.add(keyStart, j0);
+      Value keyBlock = arith::DivUIOp::create(e.b, key0, blockK);
+      Value column = arith::RemUIOp::create(e.b, key0, blockK);
+      e.forLoop(zero, e.index(plan.headDim), lanes, [&](Value d0) {
+        Value tile = arith::ConstantOp::create(
+            e.b, DenseElementsAttr::get(tileType, 0.0f));
+        for (int64_t l = 0; l < plan.lanes; ++l) {
+          Value keyIndex = e.add(key0, e.index(l));
+          Value row = e.readVector(
+              key, {batch, e.min(keyIndex, lastKey), head, d0}, true);
+          row = e.select(validKey(keyIndex), row, zeroVec);
+          tile = vector::InsertOp::create(e.b, row, tile, l);
+        }
+        Value transposed =
+            vector::TransposeOp::create(e.b, tile, ArrayRef<int64_t>{1, 0});
+        for (int64_t i = 0; i < plan.lanes; ++i)
+          vector::StoreOp::create(
+              e.b, vector::ExtractOp::create(e.b, transposed, i), packedKeyT,
+              ValueRange{batch, head, keyBlock, e.add(d0, e.index(i)), column});
+      });
+    });
+  } else {
+    // K^T one element at a time (head dims that are not whole vectors).
+    e.forLoop(zero, numKeys, one, [&](Value j) {
+      Value keyIndex = e.add(keyStart, j);
+      Value source = e.min(keyIndex, lastKey);
+      Value keyBlock = arith::DivUIOp::create(e.b, keyIndex, blockK);
+      Value column = arith::RemUIOp::create(e.b, keyIndex, blockK);
+      e.forLoop(zero, e.index(plan.headDim), one, [&](Value d) {
+        Value loaded = memref::LoadOp::create(
+            e.b, key, ValueRange{batch, source, head, d});
+        memref::StoreOp::create(
+            e.b,
+            e.select(validKey(keyIndex), e.toF32(loaded), e.constF32(0.0f)),
+            packedKeyT, ValueRange{batch, head, keyBlock, d, column});
+      });
+    });
+  }
+  // V: rows stay rows, widened and zero-padded to whole vectors.
   e.forLoop(zero, numKeys, one, [&](Value j) {
     Value keyIndex = e.add(keyStart, j);
     Value source = e.min(keyIndex, lastKey);
-    Value valid =
-        arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, keyIndex, seqK);
-    Value keyBlock = arith::DivUIOp::create(e.b, keyIndex, blockK);
-    Value column = arith::RemUIOp::create(e.b, keyIndex, blockK);
-    // K^T: one key becomes one column of its block.
-    e.forLoop(zero, e.index(plan.headDim), one, [&](Value d) {
-      Value loaded =
-          memref::LoadOp::create(e.b, key, ValueRange{batch, source, head, d});
-      memref::StoreOp::create(
-          e.b, e.select(valid, e.toF32(loaded), e.constF32(0.0f)), packedKeyT,
-          ValueRange{batch, head, keyBlock, d, column});
-    });
-    // V: rows stay rows, widened and zero-padded to whole vectors.
+    Value valid = validKey(keyIndex);
     for (int64_t d = 0; d < plan.paddedHeadDimV(); d += plan.lanes) {
       Value row = e.readVector(value, {batch, source, head, e.index(d)},
                                d + plan.lanes <= plan.headDimV);

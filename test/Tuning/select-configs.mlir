@@ -5,12 +5,12 @@
 
 // The heuristic tier answers for an op without a config.
 // CPU-LABEL: func.func @heuristic
-// CPU: ejk.flash_attention {{.*}}config = #ejk.config<block_k = 128, block_q = 16>
+// CPU: ejk.flash_attention {{.*}}config = #ejk.config<block_k = 64, block_q = 16>
 // VK-LABEL: func.func @heuristic
 // VK: ejk.flash_attention {{.*}}config = #ejk.config<block_k = 16, block_q = 32, num_subgroups = 1>
 // COOP-LABEL: func.func @heuristic
 // COOP: ejk.flash_attention {{.*}}config = #ejk.config<block_k = 32, block_q = 64, num_subgroups = 4>
-// EXPLAIN: remark: config #ejk.config<block_k = 128, block_q = 16> from the heuristic tier for ejk.flash_attention;q=1x2048x16x128xf16;k=1x2048x16x128xf16;v=1x2048x16x128xf16;bias=none;mask=none;segments=0;causal=1;softcap=0;dropout=0;lse=0
+// EXPLAIN: remark: config #ejk.config<block_k = 64, block_q = 16> from the heuristic tier for ejk.flash_attention;q=1x2048x16x128xf16;k=1x2048x16x128xf16;v=1x2048x16x128xf16;bias=none;mask=none;segments=0;causal=1;softcap=0;dropout=0;lse=0
 func.func @heuristic(%q: tensor<1x2048x16x128xf16>, %k: tensor<1x2048x16x128xf16>, %v: tensor<1x2048x16x128xf16>) -> tensor<1x2048x16x128xf16> {
   %o = ejk.flash_attention %q, %k, %v {causal} : tensor<1x2048x16x128xf16>, tensor<1x2048x16x128xf16>, tensor<1x2048x16x128xf16> -> tensor<1x2048x16x128xf16>
   return %o : tensor<1x2048x16x128xf16>

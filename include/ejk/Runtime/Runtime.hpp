@@ -151,9 +151,37 @@ public:
   }
 };
 
+/// An asynchronous invocation (Module::invokeAsync).
+class Invocation
+    : public detail::Owned<ejk_invocation, ejk_invocation_destroy> {
+public:
+  /// Blocks until the invocation is done; its outcome.
+  Status wait() { return Status::fromC(ejk_invocation_wait(get())); }
+
+  /// Kernel time of the finished invocation, in nanoseconds (0 before).
+  uint64_t timeNs() const {
+    uint64_t ns = 0;
+    if (get())
+      ejk_invocation_time_ns(get(), &ns);
+    return ns;
+  }
+};
+
 /// A loaded artifact.
 class Module : public detail::Owned<ejk_module, ejk_module_destroy> {
 public:
+  /// Loads an artifact from memory (see ejk_module_load_bytes).
+  static Status loadBytes(const Device &device, const std::string &manifest,
+                          const void *library, size_t librarySize,
+                          Module &out) {
+    ejk_module *handle = nullptr;
+    Status status = Status::fromC(
+        ejk_module_load_bytes(device.get(), manifest.data(), manifest.size(),
+                              library, librarySize, &handle));
+    out.reset(handle);
+    return status;
+  }
+
   static Status load(const Device &device, const std::string &manifestPath,
                      Module &out) {
     ejk_module *handle = nullptr;
@@ -203,6 +231,24 @@ public:
       out.push_back(buffer ? buffer->get() : nullptr);
     return Status::fromC(ejk_invoke(get(), entry.c_str(), in.data(), in.size(),
                                     out.data(), out.size()));
+  }
+
+  /// Starts \p entry asynchronously (see ejk_invoke_async).
+  Status invokeAsync(const std::string &entry,
+                     const std::vector<const Buffer *> &inputs,
+                     const std::vector<const Buffer *> &outputs,
+                     Invocation &invocation) {
+    std::vector<ejk_buffer *> in, out;
+    for (const Buffer *buffer : inputs)
+      in.push_back(buffer ? buffer->get() : nullptr);
+    for (const Buffer *buffer : outputs)
+      out.push_back(buffer ? buffer->get() : nullptr);
+    ejk_invocation *handle = nullptr;
+    Status status = Status::fromC(
+        ejk_invoke_async(get(), entry.c_str(), in.data(), in.size(), out.data(),
+                         out.size(), &handle));
+    invocation.reset(handle);
+    return status;
   }
 
   /// Wall time of the dispatches of the last invoke, in nanoseconds.

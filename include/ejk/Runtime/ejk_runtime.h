@@ -45,6 +45,8 @@ typedef struct ejk_device ejk_device;
 typedef struct ejk_module ejk_module;
 /** Device memory (64-byte aligned host memory on the CPU device). */
 typedef struct ejk_buffer ejk_buffer;
+/** An asynchronous invocation (ejk_invoke_async) to wait for. */
+typedef struct ejk_invocation ejk_invocation;
 
 typedef enum ejk_status {
   EJK_OK = 0,
@@ -155,6 +157,17 @@ EJK_RUNTIME_EXPORT ejk_status ejk_module_load(ejk_device *device,
                                               const char *manifest_path,
                                               ejk_module **out);
 
+/** Loads an artifact from memory: manifest[0, manifest_size) is the
+ *  manifest's JSON text and library[0, library_size) the bytes of its shared
+ *  object (the manifest's "library" field is not used). Both are copied; the
+ *  caller may free them when this returns. The library is opened from an
+ *  anonymous memory file, so nothing is left on disk. CPU devices only: on
+ *  a Vulkan device (whose manifests name .spv files relative to the
+ *  manifest's directory) it returns EJK_ERROR_UNAVAILABLE. */
+EJK_RUNTIME_EXPORT ejk_status ejk_module_load_bytes(
+    ejk_device *device, const char *manifest, size_t manifest_size,
+    const void *library, size_t library_size, ejk_module **out);
+
 EJK_RUNTIME_EXPORT ejk_status ejk_module_destroy(ejk_module *module);
 
 /** The number of entry points. */
@@ -219,6 +232,34 @@ EJK_RUNTIME_EXPORT ejk_status ejk_invoke(ejk_module *module, const char *entry,
  *  of the submission. */
 EJK_RUNTIME_EXPORT ejk_status ejk_last_invoke_time_ns(ejk_module *module,
                                                       uint64_t *ns);
+
+/** Starts entry point entry asynchronously and returns at once with
+ *  *invocation to wait for. Arguments are checked as by ejk_invoke, and any
+ *  error is returned by this call (no invocation is created). Invocations on
+ *  one device run in submission order, one after another, on the device's
+ *  submit thread; they are not ordered with synchronous ejk_invoke calls.
+ *  The invocation keeps the module and the buffers alive until it is done,
+ *  but the caller must not touch the buffers' contents before
+ *  ejk_invocation_wait returns. */
+EJK_RUNTIME_EXPORT ejk_status ejk_invoke_async(
+    ejk_module *module, const char *entry, ejk_buffer *const *inputs,
+    size_t num_inputs, ejk_buffer *const *outputs, size_t num_outputs,
+    ejk_invocation **invocation);
+
+/** Blocks until the invocation is done and returns its status (with the
+ *  message in ejk_last_error() of the waiting thread). May be called again,
+ *  from any thread; it returns the same status. */
+EJK_RUNTIME_EXPORT ejk_status ejk_invocation_wait(ejk_invocation *invocation);
+
+/** Wall time, in nanoseconds, of the dispatches of a finished invocation (0
+ *  if it failed). EJK_ERROR_INVALID_ARGUMENT before it has finished. */
+EJK_RUNTIME_EXPORT ejk_status ejk_invocation_time_ns(ejk_invocation *invocation,
+                                                     uint64_t *ns);
+
+/** Releases the handle. A running invocation is not cancelled: it finishes
+ *  on its own (its results land in the output buffers). */
+EJK_RUNTIME_EXPORT ejk_status
+ejk_invocation_destroy(ejk_invocation *invocation);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -255,6 +255,62 @@ TEST_P(VulkanInvokeTest, ConcurrentInvokesAreSerializedAndCorrect) {
   EXPECT_EQ(failures, std::vector<int>(4, 0));
 }
 
+TEST_P(VulkanInvokeTest, AsyncInvocationsRunInSubmissionOrder) {
+  const size_t n = 4096;
+  load(vulkanManifest({vulkanAddEntry(int64_t(n))}));
+  std::vector<float> a(n), b(n);
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = float(i);
+    b[i] = 0.25f * float(i % 5);
+  }
+  ejk_buffer *ha = buffer(a), *hb = buffer(b);
+  ejk_buffer *hc = buffer(std::vector<float>(n, 0.0f));
+  ejk_buffer *hd = buffer(std::vector<float>(n, 0.0f));
+  // d = (a + b) + b: the second reads what the first wrote, without a wait.
+  ejk_buffer *first[2] = {ha, hb}, *second[2] = {hc, hb};
+  ejk_invocation *one = nullptr, *two = nullptr;
+  ASSERT_EQ(ejk_invoke_async(module_, "add", first, 2, &hc, 1, &one), EJK_OK)
+      << ejk_last_error();
+  ASSERT_EQ(ejk_invoke_async(module_, "add", second, 2, &hd, 1, &two), EJK_OK)
+      << ejk_last_error();
+  // The invocations hold the module: destroying the handle now is safe.
+  ejk_module_destroy(module_);
+  module_ = nullptr;
+  ASSERT_EQ(ejk_invocation_wait(two), EJK_OK) << ejk_last_error();
+  ASSERT_EQ(ejk_invocation_wait(one), EJK_OK) << ejk_last_error();
+  uint64_t ns = 0;
+  EXPECT_EQ(ejk_invocation_time_ns(two, &ns), EJK_OK);
+  EXPECT_GT(ns, 0u);
+  ejk_invocation_destroy(one);
+  ejk_invocation_destroy(two);
+  std::vector<float> d = read<float>(hd, n);
+  for (size_t i = 0; i < n; ++i)
+    ASSERT_EQ(d[i], (a[i] + b[i]) + b[i]) << "at " << i;
+}
+
+TEST_P(VulkanInvokeTest, AsyncArgumentErrorsComeBackAtOnce) {
+  load(vulkanManifest({vulkanAddEntry(128)}));
+  ejk_buffer *small = buffer(std::vector<float>(4, 0.0f));
+  ejk_buffer *inputs[2] = {small, small};
+  ejk_invocation *invocation = nullptr;
+  EXPECT_EQ(ejk_invoke_async(module_, "add", inputs, 2, &small, 1, &invocation),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(invocation, nullptr);
+}
+
+TEST_P(VulkanInvokeTest, LoadBytesIsUnavailable) {
+  std::string manifest = vulkanManifest({vulkanAddEntry(128)});
+  const char library[1] = {0};
+  ejk_module *module = nullptr;
+  EXPECT_EQ(ejk_module_load_bytes(device_, manifest.data(), manifest.size(),
+                                  library, sizeof library, &module),
+            EJK_ERROR_UNAVAILABLE);
+  EXPECT_EQ(module, nullptr);
+  std::string message = ejk_last_error();
+  EXPECT_NE(message.find("'cpu' device"), std::string::npos) << message;
+  EXPECT_NE(message.find("ejk_module_load"), std::string::npos) << message;
+}
+
 INSTANTIATE_TEST_SUITE_P(Memory, VulkanInvokeTest, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool> &info) {
                            return info.param ? "Staging" : "Direct";
