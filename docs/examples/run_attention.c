@@ -40,10 +40,9 @@ static float next_random(uint64_t *state) {
 }
 
 /* Causal (bottom-right aligned) grouped-query attention, in double. */
-static void reference(const float *q, const float *k, const float *v,
-                      int64_t B, int64_t Sq, int64_t Sk, int64_t Hq,
-                      int64_t Hkv, int64_t D, int64_t Dv, double *out,
-                      double *lse) {
+static void reference(const float *q, const float *k, const float *v, int64_t B,
+                      int64_t Sq, int64_t Sk, int64_t Hq, int64_t Hkv,
+                      int64_t D, int64_t Dv, double *out, double *lse) {
   double scale = 1.0 / sqrt((double)D);
   double *scores = malloc(sizeof(double) * (size_t)Sk);
   for (int64_t b = 0; b < B; ++b)
@@ -80,7 +79,8 @@ static void reference(const float *q, const float *k, const float *v,
 static double worst(const float *actual, const double *expected, size_t n) {
   double worst = 0.0;
   for (size_t i = 0; i < n; ++i) {
-    double err = fabs(actual[i] - expected[i]) / (1e-4 + 1e-4 * fabs(expected[i]));
+    double err =
+        fabs(actual[i] - expected[i]) / (1e-4 + 1e-4 * fabs(expected[i]));
     if (!(err <= worst))
       worst = err; /* NaN makes worst NaN, which fails below */
   }
@@ -140,9 +140,9 @@ int main(int argc, char **argv) {
   for (int i = 0; i < 3; ++i) {
     for (size_t e = 0; e < count[i]; ++e)
       host[i][e] = next_random(&seed);
-    if (failed(ejk_buffer_upload(buffers[i], host[i], sizeof(float) * count[i],
-                                 0),
-               "upload"))
+    if (failed(
+            ejk_buffer_upload(buffers[i], host[i], sizeof(float) * count[i], 0),
+            "upload"))
       goto done;
   }
 
@@ -162,12 +162,12 @@ int main(int argc, char **argv) {
             expected_lse);
   if (failed(ejk_invocation_wait(invocation), "wait") ||
       failed(ejk_invocation_time_ns(invocation, &ns), "time") ||
-      failed(ejk_buffer_download(buffers[3], host[3], sizeof(float) * count[3],
-                                 0),
-             "download") ||
-      failed(ejk_buffer_download(buffers[4], host[4], sizeof(float) * count[4],
-                                 0),
-             "download"))
+      failed(
+          ejk_buffer_download(buffers[3], host[3], sizeof(float) * count[3], 0),
+          "download") ||
+      failed(
+          ejk_buffer_download(buffers[4], host[4], sizeof(float) * count[4], 0),
+          "download"))
     goto done;
 
   double out_error = worst(host[3], expected_out, count[3]);

@@ -1,4 +1,5 @@
-/*===- runtime.h - The ejk runtime C API ---------------------------*- C -*-===*\
+/*===- runtime.h - The ejk runtime C API ---------------------------*- C
+-*-===*\
 |*                                                                            *|
 |* The installed entry point of the runtime: #include <ejk/runtime.h>. The    *|
 |* API itself is in ejk/Runtime/ejk_runtime.h (and a C++ wrapper in           *|

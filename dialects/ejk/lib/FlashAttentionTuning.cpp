@@ -192,10 +192,9 @@ ConfigAttr FlashAttentionOp::getHeuristicConfig(const TargetInfo &target) {
     // 0.93x instead of 0.88x of the non-causal rate; docs/performance.md).
     int64_t maxBlockK = getCausal() || getSlidingWindow() ? 64 : 128;
     values = {{"block_q", std::min<int64_t>(16, ceilPow2(d.seqQ))},
-              {"block_k",
-               std::max<int64_t>(target.f32Lanes(),
-                                 std::min<int64_t>(maxBlockK,
-                                                   ceilPow2(d.seqK)))}};
+              {"block_k", std::max<int64_t>(
+                              target.f32Lanes(),
+                              std::min<int64_t>(maxBlockK, ceilPow2(d.seqK)))}};
   } else {
     bool cooperative = target.hasCooperativeMatrix && d.elementBytes == 2;
     values = {{"block_q", cooperative ? 64 : 32},
