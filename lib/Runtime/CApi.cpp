@@ -13,6 +13,8 @@
 #include "DType.h"
 #include "Module.h"
 #include "Status.h"
+#include "VulkanDevice.h"
+#include "VulkanInstance.h"
 
 #include <cstring>
 #include <new>
@@ -24,7 +26,7 @@ using ejk::runtime::Status;
 // The opaque handles. Modules and buffers share ownership of the device, so
 // destroying handles in any order is safe.
 struct ejk_device {
-  std::shared_ptr<ejk::runtime::CpuDevice> impl;
+  std::shared_ptr<ejk::runtime::Device> impl;
 };
 // Modules and buffers are shared with the asynchronous invocations that use
 // them, so destroying a handle while an invocation runs is safe.
@@ -91,17 +93,23 @@ ejk_status ejk_device_create(const char *spec, ejk_device **out) {
   *out = nullptr;
   EJK_CHECK_ARG(spec);
   std::string name = spec;
-  if (name == "vulkan" || name.rfind("vulkan:", 0) == 0)
+  std::shared_ptr<ejk::runtime::Device> device;
+  if (name == "vulkan" || name.rfind("vulkan:", 0) == 0) {
+    std::shared_ptr<ejk::runtime::VulkanDevice> vulkan;
+    if (Status status = ejk::runtime::VulkanDevice::create(name, vulkan);
+        !status)
+      return report(status.withContext("device '" + name + "'"));
+    device = std::move(vulkan);
+  } else if (name == "cpu") {
+    std::shared_ptr<ejk::runtime::CpuDevice> cpu;
+    if (Status status = ejk::runtime::CpuDevice::create(cpu); !status)
+      return report(status);
+    device = std::move(cpu);
+  } else {
     return report(Status::unavailable(
-        "device '" + name +
-        "': this build of the runtime has no Vulkan support (available: "
-        "'cpu')"));
-  if (name != "cpu")
-    return report(Status::unavailable("unknown device '" + name +
-                                      "' (available: 'cpu')"));
-  std::shared_ptr<ejk::runtime::CpuDevice> device;
-  if (Status status = ejk::runtime::CpuDevice::create(device); !status)
-    return report(status);
+        "unknown device '" + name +
+        "' (available: 'cpu', 'vulkan', 'vulkan:<index or name>')"));
+  }
   ejk_device *handle = newHandle<ejk_device>();
   if (!handle)
     return report(outOfMemory(__func__));
@@ -113,7 +121,47 @@ ejk_status ejk_device_create(const char *spec, ejk_device **out) {
 ejk_status ejk_device_thread_count(ejk_device *device, size_t *count) {
   EJK_CHECK_ARG(device);
   EJK_CHECK_ARG(count);
-  *count = device->impl->numThreads();
+  if (device->impl->kind() != ejk::runtime::Device::Kind::Cpu)
+    return report(Status::invalidArgument(
+        std::string("ejk_device_thread_count: the device is '") +
+        device->impl->target() + "', not 'cpu'; it has no thread pool"));
+  *count = static_cast<ejk::runtime::CpuDevice &>(*device->impl).numThreads();
+  return EJK_OK;
+}
+
+ejk_status ejk_device_kind(ejk_device *device, const char **kind) {
+  EJK_CHECK_ARG(device);
+  EJK_CHECK_ARG(kind);
+  *kind = device->impl->target();
+  return EJK_OK;
+}
+
+ejk_status ejk_device_fingerprint(ejk_device *device, char *buffer,
+                                  size_t capacity, size_t *length) {
+  EJK_CHECK_ARG(device);
+  std::string text = device->impl->fingerprint().text();
+  if (length)
+    *length = text.size();
+  if (!buffer && capacity == 0)
+    return report(Status::success());
+  EJK_CHECK_ARG(buffer);
+  if (capacity < text.size() + 1) {
+    if (capacity > 0)
+      buffer[0] = '\0';
+    return report(Status::invalidArgument(
+        "ejk_device_fingerprint: the buffer has " + std::to_string(capacity) +
+        " bytes, the fingerprint needs " + std::to_string(text.size() + 1)));
+  }
+  std::memcpy(buffer, text.c_str(), text.size() + 1);
+  return EJK_OK;
+}
+
+ejk_status ejk_vulkan_validation(int *enabled, uint64_t *messages) {
+  EJK_CHECK_ARG(enabled);
+  EJK_CHECK_ARG(messages);
+  bool any = false;
+  ejk::runtime::vulkanValidationTotals(any, *messages);
+  *enabled = any ? 1 : 0;
   return EJK_OK;
 }
 
@@ -375,7 +423,8 @@ ejk_status ejk_invoke_async(ejk_module *module, const char *entry,
     Status status = module->invoke(name.c_str(), inputs, outputs, &ns);
     completion->finish(std::move(status), ns);
   };
-  if (Status status = module->impl->device()->submit(std::move(job)); !status) {
+  if (Status status = module->impl->device()->enqueue(std::move(job));
+      !status) {
     delete handle;
     return report(status);
   }

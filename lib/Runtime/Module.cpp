@@ -1,6 +1,7 @@
 //===- Module.cpp - A loaded artifact -------------------------------------===//
 
 #include "Module.h"
+#include "VulkanDevice.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -42,7 +43,7 @@ std::string dlErrorText(const char *fallback) {
 
 } // namespace
 
-Status Module::load(std::shared_ptr<CpuDevice> device,
+Status Module::load(std::shared_ptr<Device> device,
                     const std::string &manifestPath,
                     std::shared_ptr<Module> &out) {
   out.reset();
@@ -52,10 +53,22 @@ Status Module::load(std::shared_ptr<CpuDevice> device,
   if (Status status = readManifestFile(manifestPath, manifest); !status)
     return status;
   std::string origin = "manifest " + quote(manifestPath);
-  if (manifest.target != "cpu")
-    return Status::invalidArgument(origin + ": 'target' is " +
-                                   quote(manifest.target) +
-                                   ", but the device is 'cpu'");
+  if (manifest.target != device->target())
+    return Status::invalidArgument(
+        origin + ": 'target' is " + quote(manifest.target) +
+        ", but the device is " + quote(device->target()));
+  if (device->kind() == Device::Kind::Vulkan) {
+    std::unique_ptr<VulkanProgram> program;
+    if (Status status =
+            VulkanProgram::load(std::static_pointer_cast<VulkanDevice>(device),
+                                manifest, manifestPath, program);
+        !status)
+      return status;
+    out.reset(new Module(std::move(device), std::move(manifest), nullptr));
+    out->vulkan_ = std::move(program);
+    return Status::success();
+  }
+
   std::string libraryPath = resolveLibrary(manifestPath, manifest.library);
   struct stat info;
   if (stat(libraryPath.c_str(), &info) != 0)
@@ -64,7 +77,7 @@ Status Module::load(std::shared_ptr<CpuDevice> device,
   return open(std::move(device), std::move(manifest), origin, libraryPath, out);
 }
 
-Status Module::loadFromMemory(std::shared_ptr<CpuDevice> device,
+Status Module::loadFromMemory(std::shared_ptr<Device> device,
                               const std::string &manifestText,
                               const void *library, size_t librarySize,
                               std::shared_ptr<Module> &out) {
@@ -72,6 +85,13 @@ Status Module::loadFromMemory(std::shared_ptr<CpuDevice> device,
   if (!device)
     return Status::invalidArgument("module needs a device");
   std::string origin = "manifest (in memory)";
+  // A Vulkan manifest names its SPIR-V files relative to the manifest's
+  // directory, which an in-memory manifest does not have.
+  if (device->kind() != Device::Kind::Cpu)
+    return Status::unavailable(
+        "loading an artifact from memory needs a 'cpu' device, the device is " +
+        quote(device->target()) +
+        " (load the manifest from its directory with ejk_module_load)");
   Manifest manifest;
   if (Status status = parseManifest(manifestText, origin, manifest); !status)
     return status;
@@ -146,13 +166,13 @@ Status Module::loadFromMemory(std::shared_ptr<CpuDevice> device,
   return status;
 }
 
-Status Module::open(std::shared_ptr<CpuDevice> device, Manifest manifest,
+Status Module::open(std::shared_ptr<Device> device, Manifest manifest,
                     const std::string &origin, const std::string &libraryPath,
                     std::shared_ptr<Module> &out) {
-  if (manifest.target != "cpu")
-    return Status::invalidArgument(origin + ": 'target' is " +
-                                   quote(manifest.target) +
-                                   ", but the device is 'cpu'");
+  if (manifest.target != device->target())
+    return Status::invalidArgument(
+        origin + ": 'target' is " + quote(manifest.target) +
+        ", but the device is " + quote(device->target()));
   // RTLD_NOW: an unresolved symbol fails here, not in a worker thread in the
   // middle of a grid. RTLD_LOCAL: two artifacts may define the same names.
   void *library = dlopen(libraryPath.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -260,11 +280,11 @@ Status Module::invoke(const char *name, const std::vector<Buffer *> &inputs,
     return status;
   const EntryDesc *entry = nullptr;
   findEntry(name, entry);
-  std::vector<void *> pointers(entry->buffers.size(), nullptr);
+  std::vector<Buffer *> all(entry->buffers.size(), nullptr);
   for (size_t i = 0; i < inputs.size(); ++i)
-    pointers[i] = inputs[i]->data();
+    all[i] = inputs[i];
   for (size_t i = 0; i < outputs.size(); ++i)
-    pointers[entry->numInputs + i] = outputs[i]->data();
+    all[entry->numInputs + i] = outputs[i];
   // Per invocation, so concurrent invokes of one entry never share scratch.
   std::vector<std::unique_ptr<Buffer>> temporaries;
   for (size_t i = entry->numInputs + entry->numOutputs;
@@ -275,12 +295,25 @@ Status Module::invoke(const char *name, const std::vector<Buffer *> &inputs,
         !status)
       return status.withContext("entry " + quote(entry->name) +
                                 " temporary buffer " + std::to_string(i));
-    pointers[i] = temporary->data();
+    all[i] = temporary.get();
     temporaries.push_back(std::move(temporary));
   }
 
-  const std::vector<KernelFn> &kernels =
-      kernels_[size_t(entry - manifest_.entries.data())];
+  size_t entryIndex = size_t(entry - manifest_.entries.data());
+  if (vulkan_) {
+    uint64_t ns = 0;
+    if (Status status = vulkan_->run(entryIndex, *entry, all, ns); !status)
+      return status;
+    lastInvokeTimeNs_.store(ns, std::memory_order_relaxed);
+    if (timeNs)
+      *timeNs = ns;
+    return Status::success();
+  }
+  std::vector<void *> pointers;
+  for (Buffer *buffer : all)
+    pointers.push_back(buffer->data());
+
+  const std::vector<KernelFn> &kernels = kernels_[entryIndex];
   std::vector<void *> bindings;
   auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < entry->dispatches.size(); ++i) {
@@ -288,7 +321,8 @@ Status Module::invoke(const char *name, const std::vector<Buffer *> &inputs,
     bindings.clear();
     for (size_t index : dispatch.bindings)
       bindings.push_back(pointers[index]);
-    device_->runGrid(kernels[i], dispatch.grid, bindings.data());
+    static_cast<CpuDevice &>(*device_).runGrid(kernels[i], dispatch.grid,
+                                               bindings.data());
   }
   auto elapsed = std::chrono::steady_clock::now() - start;
   uint64_t ns = uint64_t(

@@ -83,12 +83,35 @@ public:
     return status;
   }
 
-  /// Threads that run a grid, the caller included (0 for an empty Device).
+  /// Threads that run a grid, the caller included (0 for an empty Device
+  /// or a Vulkan device).
   size_t threadCount() const {
     size_t count = 0;
-    if (get())
-      ejk_device_thread_count(get(), &count);
+    if (get() && ejk_device_thread_count(get(), &count) != EJK_OK)
+      count = 0;
     return count;
+  }
+
+  /// "cpu" or "vulkan" ("" for an empty Device).
+  std::string kind() const {
+    const char *kind = nullptr;
+    if (get() && ejk_device_kind(get(), &kind) == EJK_OK)
+      return kind;
+    return "";
+  }
+
+  /// The fingerprint's text form (see ejk_device_fingerprint).
+  Status fingerprint(std::string &out) const {
+    size_t length = 0;
+    Status status =
+        Status::fromC(ejk_device_fingerprint(get(), nullptr, 0, &length));
+    if (!status)
+      return status;
+    out.assign(length + 1, '\0');
+    status = Status::fromC(
+        ejk_device_fingerprint(get(), &out[0], out.size(), &length));
+    out.resize(status ? length : 0);
+    return status;
   }
 };
 

@@ -38,7 +38,8 @@
 extern "C" {
 #endif
 
-/** A device that runs kernels ("cpu": a thread pool on the host). */
+/** A device that runs kernels ("cpu": a thread pool on the host; "vulkan": a
+ *  Vulkan GPU). */
 typedef struct ejk_device ejk_device;
 /** A loaded artifact: its kernels and manifest. */
 typedef struct ejk_module ejk_module;
@@ -105,15 +106,43 @@ EJK_RUNTIME_EXPORT const char *ejk_dtype_name(ejk_dtype dtype);
 
 /** Creates a device. spec "cpu" is the host CPU with a pool of
  *  EJK_NUM_THREADS threads (environment variable, the calling thread
- *  included; default: the number of hardware threads). Any other spec gives
- *  EJK_ERROR_UNAVAILABLE; an invalid EJK_NUM_THREADS gives
- *  EJK_ERROR_INVALID_ARGUMENT. */
+ *  included; default: the number of hardware threads); an invalid
+ *  EJK_NUM_THREADS gives EJK_ERROR_INVALID_ARGUMENT.
+ *  spec "vulkan" is the Vulkan device EJK_VULKAN_DEVICE selects (an index or
+ *  a case-insensitive substring of the device name; unset: the first
+ *  discrete GPU, else integrated, virtual, CPU), "vulkan:N" / "vulkan:NAME"
+ *  select one explicitly. No Vulkan loader, no device, or none matching the
+ *  selector gives EJK_ERROR_UNAVAILABLE saying which (and listing the
+ *  devices). Any other spec gives EJK_ERROR_UNAVAILABLE. */
 EJK_RUNTIME_EXPORT ejk_status ejk_device_create(const char *spec,
                                                 ejk_device **out);
 
-/** The number of threads that run a grid, the calling thread included. */
+/** The number of threads that run a grid, the calling thread included.
+ *  EJK_ERROR_INVALID_ARGUMENT on a device other than the CPU. */
 EJK_RUNTIME_EXPORT ejk_status ejk_device_thread_count(ejk_device *device,
                                                       size_t *count);
+
+/** The device's kind, which is also the manifest target it runs: "cpu" or
+ *  "vulkan" (a static string). */
+EJK_RUNTIME_EXPORT ejk_status ejk_device_kind(ejk_device *device,
+                                              const char **kind);
+
+/** The text form of the device's fingerprint (ejk/Support/Fingerprint.h:
+ *  "kind=...\n" then sorted key=value lines), NUL-terminated, into
+ *  buffer[0, capacity). *length (when length is not NULL) gets the text's
+ *  length without the NUL. buffer NULL with capacity 0 only queries the
+ *  length; a buffer too small gives EJK_ERROR_INVALID_ARGUMENT. */
+EJK_RUNTIME_EXPORT ejk_status ejk_device_fingerprint(ejk_device *device,
+                                                     char *buffer,
+                                                     size_t capacity,
+                                                     size_t *length);
+
+/** Vulkan validation: *enabled is 1 when VK_LAYER_KHRONOS_validation was
+ *  enabled on a Vulkan device created in this process (EJK_VULKAN_VALIDATION
+ *  set, and the layer installed), *messages the warnings and errors it has
+ *  reported (each also printed to stderr). */
+EJK_RUNTIME_EXPORT ejk_status ejk_vulkan_validation(int *enabled,
+                                                    uint64_t *messages);
 
 /** Releases the caller's reference. Modules and buffers created on the
  *  device keep it alive until they are destroyed too. */
@@ -132,7 +161,9 @@ EJK_RUNTIME_EXPORT ejk_status ejk_module_load(ejk_device *device,
  *  manifest's JSON text and library[0, library_size) the bytes of its shared
  *  object (the manifest's "library" field is not used). Both are copied; the
  *  caller may free them when this returns. The library is opened from an
- *  anonymous memory file, so nothing is left on disk. */
+ *  anonymous memory file, so nothing is left on disk. CPU devices only: on
+ *  a Vulkan device (whose manifests name .spv files relative to the
+ *  manifest's directory) it returns EJK_ERROR_UNAVAILABLE. */
 EJK_RUNTIME_EXPORT ejk_status ejk_module_load_bytes(
     ejk_device *device, const char *manifest, size_t manifest_size,
     const void *library, size_t library_size, ejk_module **out);
@@ -194,8 +225,11 @@ EJK_RUNTIME_EXPORT ejk_status ejk_invoke(ejk_module *module, const char *entry,
                                          ejk_buffer *const *outputs,
                                          size_t num_outputs);
 
-/** Wall time, in nanoseconds, of the dispatches of the last successful
- *  ejk_invoke on this module (0 before the first). */
+/** Time, in nanoseconds, of the dispatches of the last successful
+ *  ejk_invoke on this module (0 before the first): wall time on the CPU;
+ *  on Vulkan the GPU time between timestamps around the dispatches when the
+ *  queue has timestamps (fingerprint timestamp_bits > 0), else the wall time
+ *  of the submission. */
 EJK_RUNTIME_EXPORT ejk_status ejk_last_invoke_time_ns(ejk_module *module,
                                                       uint64_t *ns);
 
