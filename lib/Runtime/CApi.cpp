@@ -413,7 +413,7 @@ ejk_status ejk_invoke_async(ejk_module *module, const char *entry,
     outRefs.push_back(buffer->impl);
   auto job = [module = module->impl, name = std::string(entry),
               inRefs = std::move(inRefs), outRefs = std::move(outRefs),
-              completion = handle->completion]() {
+              completion = handle->completion]() mutable {
     std::vector<ejk::runtime::Buffer *> inputs, outputs;
     for (const auto &buffer : inRefs)
       inputs.push_back(buffer.get());
@@ -421,6 +421,14 @@ ejk_status ejk_invoke_async(ejk_module *module, const char *entry,
       outputs.push_back(buffer.get());
     uint64_t ns = 0;
     Status status = module->invoke(name.c_str(), inputs, outputs, &ns);
+    // Drop the references before waking the waiters: once a wait returns,
+    // nothing of the caller's is still held (or destroyed) on this thread,
+    // so the caller may free everything and exit at once.
+    inputs.clear();
+    outputs.clear();
+    inRefs.clear();
+    outRefs.clear();
+    module.reset();
     completion->finish(std::move(status), ns);
   };
   if (Status status = module->impl->device()->enqueue(std::move(job));
