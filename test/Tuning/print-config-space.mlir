@@ -8,10 +8,12 @@
 // CHECK-SMALL-NEXT: #ejk.config<block_k = 64, block_q = 8>
 // CHECK-SMALL: #ejk.config<block_k = 256, block_q = 32>
 // CHECK-FULL: 30 candidates:
-// Vulkan spaces are pruned by shared memory: f32 K and V blocks of 128 rows
-// of 64+64 floats need 64 KiB, more than 48 KiB.
-// CHECK-VK: 8 candidates:
-// CHECK-VK-NOT: block_k = 128
+// Vulkan spaces hold only configs whose thread layout works out (block_q a
+// multiple of the row groups) and that fit shared memory and registers.
+// CHECK-VK: heuristic: #ejk.config<block_k = 64, block_q = 32, num_subgroups = 4>
+// CHECK-VK-NEXT: 17 candidates:
+// CHECK-VK-NOT: block_q = 8,
+// CHECK-VK: #ejk.config<block_k = 64, block_q = 64, num_subgroups = 8>
 func.func @fa_d64(%q: tensor<1x1024x16x64xf32>, %k: tensor<1x1024x16x64xf32>, %v: tensor<1x1024x16x64xf32>) -> (tensor<1x1024x16x64xf32>, tensor<1x16x1024xf32>) {
   %o, %lse = ejk.flash_attention %q, %k, %v : tensor<1x1024x16x64xf32>, tensor<1x1024x16x64xf32>, tensor<1x1024x16x64xf32> -> tensor<1x1024x16x64xf32>, tensor<1x16x1024xf32>
   return %o, %lse : tensor<1x1024x16x64xf32>, tensor<1x16x1024xf32>

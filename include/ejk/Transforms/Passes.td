@@ -55,7 +55,8 @@ def EjkTileAttention : Pass<"ejk-tile-attention", "ModuleOp"> {
     its position with `ejk.workgroup_id`.
   }];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"
   ];
