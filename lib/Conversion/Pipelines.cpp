@@ -7,8 +7,9 @@
 //                       ejk-approximate-math, vector/scf/math/arith/memref/
 //                       func/cf to LLVM, ejk-cpu-dispatch-wrappers
 //   ejk-lower-to-spirv = ejk-prepare-vulkan-kernels, ejk-convert-to-spirv,
-//                       spirv-lower-abi-attrs + spirv-update-vce on each
-//                       spirv.module (docs/vulkan-pipeline.md)
+//                       spirv-lower-abi-attrs, spirv-update-vce and
+//                       ejk-spirv-interface-version on each spirv.module
+//                       (docs/vulkan-pipeline.md)
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,6 +76,7 @@ void mlir::ejk::buildVulkanLoweringPipeline(OpPassManager &pm) {
   OpPassManager &spirvModule = pm.nest<spirv::ModuleOp>();
   spirvModule.addPass(spirv::createSPIRVLowerABIAttributesPass());
   spirvModule.addPass(spirv::createSPIRVUpdateVCEPass());
+  spirvModule.addPass(createEjkSpirvInterfaceVersion());
 }
 
 void mlir::ejk::buildCpuPipeline(OpPassManager &pm,

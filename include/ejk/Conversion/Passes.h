@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -50,8 +51,8 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
 
 /// Tiled dispatches for a Vulkan target to one `spirv.module` per dispatch,
 /// ready to serialize (`ejk-lower-to-spirv`): ejk-prepare-vulkan-kernels,
-/// ejk-convert-to-spirv, then spirv-lower-abi-attrs and spirv-update-vce on
-/// each spirv.module.
+/// ejk-convert-to-spirv, then spirv-lower-abi-attrs, spirv-update-vce and
+/// ejk-spirv-interface-version on each spirv.module.
 void buildVulkanLoweringPipeline(OpPassManager &pm);
 
 /// The SPIR-V target environment of a Vulkan target: version, capabilities

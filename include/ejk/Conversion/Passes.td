@@ -107,4 +107,18 @@ def EjkConvertToSpirv : Pass<"ejk-convert-to-spirv", "ModuleOp"> {
   ];
 }
 
+def EjkSpirvInterfaceVersion
+    : Pass<"ejk-spirv-interface-version", "::mlir::spirv::ModuleOp"> {
+  let summary = "Keep a spirv.module's version where its entry points need it";
+  let description = [{
+    Runs after `spirv-update-vce`. For a SPIR-V 1.4+ target,
+    `spirv-lower-abi-attrs` lists every global variable an entry point uses
+    in its interface (storage buffers, workgroup memory), which SPIR-V allows
+    from 1.4 on; `spirv-update-vce` then lowers the module's version to the
+    least its ops need, which may be below 1.4, and drivers (and the
+    validation layer) reject the module. This pass raises such a module's
+    version to 1.4.
+  }];
+}
+
 #endif // EJK_CONVERSION_PASSES_TD
