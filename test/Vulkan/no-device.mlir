@@ -12,7 +12,7 @@
 // RUN: not ejk-run %s --entry f --target tpu 2>&1 | FileCheck %s --check-prefix=TARGET
 
 // FP: ejk-run: error: device 'vulkan': no Vulkan loader: cannot load '{{.*}}no-libvulkan.so.1'
-// RUNV: ejk-run: error: device 'vulkan': no Vulkan loader
+// RUNV: ejk-run: error: device 'vulkan': no Vulkan loader: cannot load
 // EJKC: ejkc: error: cannot compile for the Vulkan device here: device 'vulkan': no Vulkan loader: {{.*}} (give --fingerprint FILE to compile ahead of time for a device that is not here)
 // CPU: result 0 (f32): {{.*}}: ok
 // KIND: ejkc: error: fingerprint file '{{.*}}test-fingerprint.txt' is of a cpu device, not vulkan

@@ -175,9 +175,9 @@ int main(int argc, char **argv) {
   if (target != "cpu" && target != "vulkan")
     return fail("unknown --target '" + target + "' (expected cpu or vulkan)");
   if (printFingerprint || !fingerprintOut.empty()) {
-    ::ejk::DeviceFingerprint device;
+    ::ejk::DeviceFingerprint device = ::ejk::hostCpuFingerprint();
     std::string error;
-    if (!fingerprintForTarget(target, "", device, error))
+    if (target == "vulkan" && !vulkanDeviceFingerprint(device, error))
       return fail(error);
     if (printFingerprint)
       llvm::outs() << "# hash " << device.hash() << "\n" << device.text();
@@ -190,7 +190,7 @@ int main(int argc, char **argv) {
     return fail("give an input file and --entry NAME");
   ::ejk::DeviceFingerprint device;
   if (std::string error;
-      target == "vulkan" && !fingerprintForTarget(target, "", device, error))
+      target == "vulkan" && !vulkanDeviceFingerprint(device, error))
     return fail(error);
 
   MLIRContext context;

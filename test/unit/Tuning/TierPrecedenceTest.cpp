@@ -332,35 +332,6 @@ TEST(TargetFromFingerprintTest, AbsentVulkanKeysAreGenericVulkan11) {
   EXPECT_EQ(llvm::join(info->vulkanFeatures, ","), "subgroup_basic");
 }
 
-TEST(TargetInfoAttrTest, VulkanKeysRoundTripAndOnlyForVulkan) {
-  MLIRContext context;
-  TargetInfo cpu = TargetInfo::genericCpu();
-  DictionaryAttr cpuAttr = targetInfoToAttr(&context, cpu);
-  EXPECT_FALSE(cpuAttr.get("vulkan_features"));
-  EXPECT_FALSE(cpuAttr.get("spirv_version"));
-
-  TargetInfo vulkan = TargetInfo::genericVulkan();
-  vulkan.spirvVersion = 15;
-  vulkan.maxWorkgroupSize = {256, 128, 32};
-  std::string unknown;
-  ASSERT_TRUE(succeeded(
-      vulkan.setVulkanFeatures({"storage16", "float16", "float16"}, unknown)));
-  DictionaryAttr attr = targetInfoToAttr(&context, vulkan);
-  FailureOr<TargetInfo> back = targetInfoFromAttr(attr);
-  ASSERT_TRUE(succeeded(back));
-  EXPECT_EQ(back->spirvVersion, 15u);
-  EXPECT_EQ(back->maxWorkgroupSize[0], 256);
-  EXPECT_EQ(llvm::join(back->vulkanFeatures, ","), "float16,storage16");
-  EXPECT_TRUE(failed(vulkan.setVulkanFeatures({"warp_drive"}, unknown)));
-  EXPECT_EQ(unknown, "warp_drive");
-
-  // A malformed Vulkan key is an error, not a default.
-  NamedAttrList entries(attr);
-  entries.set("spirv_version", StringAttr::get(&context, "one"));
-  EXPECT_TRUE(
-      failed(targetInfoFromAttr(DictionaryAttr::get(&context, entries))));
-}
-
 TEST(ExtractProblemTest, TheOpOnItsOwnWithoutItsConfig) {
   MLIRContext context;
   loadTestDialects(context);
