@@ -1,5 +1,5 @@
-// RUN: ejk-opt %s -ejk-select-configs="target=vulkan subgroup-size=32" -ejk-form-dispatches -ejk-tile-attention | FileCheck %s --check-prefix=CHECK-PORTABLE
-// RUN: ejk-opt %s -ejk-select-configs="target=vulkan subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152" -ejk-form-dispatches -ejk-tile-attention | FileCheck %s --check-prefix=CHECK-COOP
+// RUN: ejk-opt %s -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle subgroup-size=32" -ejk-form-dispatches -ejk-tile-attention | FileCheck %s --check-prefix=CHECK-PORTABLE
+// RUN: ejk-opt %s -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152" -ejk-form-dispatches -ejk-tile-attention | FileCheck %s --check-prefix=CHECK-COOP
 
 // Portable path (f32 arithmetic): block_q = 32, block_k = 64, 4 subgroups
 // of 32 -> 128 threads, 16 per row, 8 row groups of 4 rows, 4 keys and 8

@@ -1,6 +1,6 @@
 // RUN: ejk-opt %s -ejk-print-config-space -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHECK-SMALL
 // RUN: ejk-opt %s -ejk-print-config-space="full=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHECK-FULL
-// RUN: ejk-opt %s -ejk-print-config-space="target=vulkan shared-memory-bytes=49152" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHECK-VK
+// RUN: ejk-opt %s -ejk-print-config-space="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle shared-memory-bytes=49152" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHECK-VK
 
 // CHECK-SMALL: remark: problem key: ejk.flash_attention;q=1x1024x16x64xf32;k=1x1024x16x64xf32;v=1x1024x16x64xf32;bias=none;mask=none;segments=0;causal=0;softcap=0;dropout=0;lse=1
 // CHECK-SMALL-NEXT: heuristic: #ejk.config<block_k = 128, block_q = 16>

@@ -1,4 +1,4 @@
-// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan cooperative-matrix=true shared-memory-bytes=16384" -verify-diagnostics
+// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle cooperative-matrix=true shared-memory-bytes=16384" -verify-diagnostics
 
 func.func @shared_memory(%q: tensor<1x64x8x128xf32>, %k: tensor<1x64x8x128xf32>, %v: tensor<1x64x8x128xf32>) -> tensor<1x64x8x128xf32> {
   // expected-error @+1 {{stages 46336 bytes of shared memory, the device has 16384}}

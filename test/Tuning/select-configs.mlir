@@ -1,6 +1,6 @@
 // RUN: ejk-opt %s -split-input-file -ejk-select-configs | FileCheck %s --check-prefix=CHECK-CPU
-// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan" | FileCheck %s --check-prefix=CHECK-VK
-// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan cooperative-matrix=true shared-memory-bytes=49152" | FileCheck %s --check-prefix=CHECK-COOP
+// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle" | FileCheck %s --check-prefix=CHECK-VK
+// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle cooperative-matrix=true shared-memory-bytes=49152" | FileCheck %s --check-prefix=CHECK-COOP
 // RUN: ejk-opt %s -split-input-file -ejk-select-configs="explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHECK-EXPLAIN
 
 // The heuristic tier answers for an op without a config.

@@ -89,7 +89,8 @@ mlir::ejk::getGpuAttentionLayout(FlashAttentionOp op, ConfigAttr config,
       d.headDim, d.headDimV, config.lookupOr("block_q", 0),
       config.lookupOr("block_k", 0), config.lookupOr("num_subgroups", 1),
       target.subgroupSize, target.maxWorkgroupInvocations,
-      target.sharedMemoryBytes, usesCooperativeMatrix(op, target), reason);
+      target.sharedMemoryBytes, usesCooperativeMatrix(op, target),
+      target.hasVulkanFeature("subgroup_shuffle"), reason);
 }
 
 LogicalResult FlashAttentionOp::verifyConfig(ConfigAttr config,
@@ -129,6 +130,13 @@ LogicalResult FlashAttentionOp::verifyConfig(ConfigAttr config,
       return failure();
     }
     return success();
+  }
+  if (getQuery().getType().getElementType().isF16() &&
+      !(target.hasVulkanFeature("float16") &&
+        target.hasVulkanFeature("storage16"))) {
+    reason << "f16 inputs need the device features 'float16' and "
+              "'storage16'";
+    return failure();
   }
   if (!getGpuAttentionLayout(*this, config, target, reason))
     return failure();

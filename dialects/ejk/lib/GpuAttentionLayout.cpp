@@ -20,7 +20,8 @@ constexpr int64_t kDChunk = 16;
 std::optional<GpuAttentionLayout> GpuAttentionLayout::compute(
     int64_t headDim, int64_t headDimV, int64_t blockQ, int64_t blockK,
     int64_t numSubgroups, int64_t subgroupSize, int64_t maxInvocations,
-    int64_t sharedLimit, bool cooperative, llvm::raw_ostream &reason) {
+    int64_t sharedLimit, bool cooperative, bool hasShuffle,
+    llvm::raw_ostream &reason) {
   GpuAttentionLayout l;
   l.cooperative = cooperative;
   l.blockQ = blockQ;
@@ -103,6 +104,14 @@ std::optional<GpuAttentionLayout> GpuAttentionLayout::compute(
         break;
       }
     l.sharedBytes = bytes(std::max<int64_t>(l.kChunk, 1));
+  }
+  // Threads sharing a row combine their maxima and sums with shuffles.
+  int64_t threadsPerRow = cooperative ? subgroupSize / kTile : l.threadsX;
+  if (threadsPerRow > 1 && !hasShuffle) {
+    reason << "the kernel combines rows across " << threadsPerRow
+           << " threads with subgroup shuffles, which the target lacks "
+              "('subgroup_shuffle')";
+    return std::nullopt;
   }
   if (l.sharedBytes > sharedLimit || (!cooperative && l.kChunk == 0)) {
     reason << "stages " << l.sharedBytes

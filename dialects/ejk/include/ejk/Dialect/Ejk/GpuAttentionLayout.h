@@ -64,7 +64,8 @@ struct GpuAttentionLayout {
   static std::optional<GpuAttentionLayout>
   compute(int64_t headDim, int64_t headDimV, int64_t blockQ, int64_t blockK,
           int64_t numSubgroups, int64_t subgroupSize, int64_t maxInvocations,
-          int64_t sharedLimit, bool cooperative, llvm::raw_ostream &reason);
+          int64_t sharedLimit, bool cooperative, bool hasShuffle,
+          llvm::raw_ostream &reason);
 };
 
 class FlashAttentionOp;
