@@ -74,10 +74,15 @@ static int64_t cpuWorkingSetBytes(const AttentionDims &d, int64_t blockQ,
 static bool usesCooperativeMatrix(FlashAttentionOp op,
                                   const TargetInfo &target) {
   AttentionDims d = getDims(op);
+  // The smallest cooperative config (one subgroup, block_k 16) must fit
+  // shared memory; otherwise the portable path runs the op.
+  constexpr int64_t t = GpuAttentionLayout::kTile;
+  int64_t smallest = 2 * (t * d.headDim + t * (d.headDim + d.headDimV)) +
+                     t * t * 6 + t * t * 4;
   return target.hasCooperativeMatrix &&
          op.getQuery().getType().getElementType().isF16() &&
-         d.headDim % GpuAttentionLayout::kTile == 0 &&
-         d.headDimV % GpuAttentionLayout::kTile == 0;
+         d.headDim % t == 0 && d.headDimV % t == 0 &&
+         smallest <= target.sharedMemoryBytes;
 }
 
 std::optional<GpuAttentionLayout>
@@ -205,7 +210,9 @@ FlashAttentionOp::getConfigSpace(const TargetInfo &target, bool full) {
   SmallVector<ConfigAttr> space;
   for (int64_t blockQ : blockQs) {
     // Blocks much larger than the problem only add remainder work.
-    if (blockQ > ceilPow2(d.seqQ) && blockQ != blockQs.front())
+    // (Vulkan keeps block_q 16: the cooperative path's smallest.)
+    int64_t smallestBlockQ = target.isCpu() ? blockQs.front() : 16;
+    if (blockQ > std::max(ceilPow2(d.seqQ), smallestBlockQ))
       continue;
     for (int64_t blockK : blockKs) {
       if (blockK > ceilPow2(d.seqK) && blockK != blockKs.front())
