@@ -151,13 +151,14 @@ inline Value allocWorkgroup(Emitter &e, int64_t elements, Type type = {}) {
 
 /// Stages `rows` x `width` elements of `source` ([B, S, H, D]) into
 /// `stage` (row stride `stride`, converted to its element type), the
-/// `threads` threads of the workgroup sharing the copy: rows from
+/// `threads` threads of the workgroup sharing the copy, from element `offset`: rows from
 /// `seqStart` of head `head`, columns from `col0`; zero past `seqLen` and
 /// `dim`.
 inline void stageRows(Emitter &e, int64_t threads, Value threadId,
                       Value batch, Value source, Value head, Value seqStart,
                       int64_t seqLen, Value col0, int64_t dim, int64_t rows,
-                      int64_t width, Value stage, int64_t stride) {
+                      int64_t width, Value stage, int64_t stride,
+                      int64_t offset = 0) {
   Type stageType = cast<MemRefType>(stage.getType()).getElementType();
   int64_t total = rows * width;
   for (int64_t base = 0; base < total; base += threads) {
@@ -182,8 +183,9 @@ inline void stageRows(Emitter &e, int64_t threads, Value threadId,
                                   : e.fromF32(e.toF32(value), stageType);
       Value zero = arith::ConstantOp::create(e.b, e.b.getZeroAttr(stageType));
       value = e.select(valid, value, zero);
-      memref::StoreOp::create(e.b, value, stage,
-                              ValueRange{e.add(e.mul(r, e.index(stride)), c)});
+      memref::StoreOp::create(
+          e.b, value, stage,
+          ValueRange{e.add(e.index(offset), e.add(e.mul(r, e.index(stride)), c))});
     };
     if (base + threads <= total) {
       body();

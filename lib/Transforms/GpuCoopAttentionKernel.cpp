@@ -56,24 +56,29 @@ public:
     // This lane's softmax row, as a query index.
     row = e.add(rowStart, e.add(e.mul(subgroup, e.index(kTile)), myRow));
 
-    qStage = allocWorkgroup(e, l.blockQ * p.headDim, f16);
-    kStage = allocWorkgroup(e, l.blockK * p.headDim, f16);
-    vStage = allocWorkgroup(e, l.blockK * p.headDimV, f16);
-    sStage = allocWorkgroup(e, l.numSubgroups * kTile * l.blockK);
-    pStage = allocWorkgroup(e, l.numSubgroups * kTile * l.blockK, f16);
-    alphaStage = allocWorkgroup(e, l.numSubgroups * kTile * kTile);
-    sBase = e.mul(subgroup, e.index(kTile * l.blockK));
-    alphaBase = e.mul(subgroup, e.index(kTile * kTile));
+    // Q is staged once, into the memory that then holds K and V.
+    kvStage = allocWorkgroup(e, l.kvStageElements(p.headDim, p.headDimV), f16);
+    sStage = allocWorkgroup(e, l.numSubgroups * kTile * l.sStride());
+    pStage = allocWorkgroup(e, l.numSubgroups * kTile * l.pStride(), f16);
+    alphaStage = allocWorkgroup(e, l.numSubgroups * kTile * l.alphaStride());
+    sBase = e.mul(subgroup, e.index(kTile * l.sStride()));
+    pBase = e.mul(subgroup, e.index(kTile * l.pStride()));
+    alphaBase = e.mul(subgroup, e.index(kTile * l.alphaStride()));
+    qS = l.rowStride(p.headDim);
+    kS = l.rowStride(p.headDim);
+    vS = l.rowStride(p.headDimV);
+    vOffset = l.blockK * kS;
 
     // Q tiles, kept in registers.
     stageRows(e, l.threads, threadId, batch, buf.query, head, rowStart,
-              p.seqQ, e.index(0), p.headDim, l.blockQ, p.headDim, qStage,
-              p.headDim);
+              p.seqQ, e.index(0), p.headDim, l.blockQ, p.headDim, kvStage, qS);
     gpu::BarrierOp::create(e.b);
-    Value qBase = e.mul(subgroup, e.index(kTile * p.headDim));
+    Value qBase = e.mul(subgroup, e.index(kTile * qS));
     for (int64_t d = 0; d < p.headDim; d += kTile)
-      qTiles.push_back(load(aType, qStage, e.add(qBase, e.index(d)),
-                            p.headDim, /*transpose=*/false));
+      qTiles.push_back(load(aType, kvStage, e.add(qBase, e.index(d)), qS,
+                            /*transpose=*/false));
+    // K and V overwrite the staged Q.
+    gpu::BarrierOp::create(e.b);
 
     GpuScoreRules rules(e, p, buf, batch, head);
     Value lo, hi;
@@ -127,11 +132,10 @@ private:
     // Stage K and V (the previous block's readers are past the last
     // barrier of the previous iteration).
     stageRows(e, l.threads, threadId, batch, buf.key, kvHead, keyStart,
-              p.seqK, e.index(0), p.headDim, l.blockK, p.headDim, kStage,
-              p.headDim);
+              p.seqK, e.index(0), p.headDim, l.blockK, p.headDim, kvStage, kS);
     stageRows(e, l.threads, threadId, batch, buf.value, kvHead, keyStart,
-              p.seqK, e.index(0), p.headDimV, l.blockK, p.headDimV, vStage,
-              p.headDimV);
+              p.seqK, e.index(0), p.headDimV, l.blockK, p.headDimV, kvStage,
+              vS, vOffset);
     gpu::BarrierOp::create(e.b);
 
     // S = Q K^T, to this subgroup's score stage.
@@ -140,13 +144,12 @@ private:
           e.b, cType, e.constF32(0.0f));
       for (int64_t d = 0; d < p.headDim / kTile; ++d) {
         // K^T tile: column-major view of K rows j*16.., columns d*16...
-        Value kt = load(bType, kStage,
-                        e.index(j * kTile * p.headDim + d * kTile), p.headDim,
-                        /*transpose=*/true);
+        Value kt = load(bType, kvStage, e.index(j * kTile * kS + d * kTile),
+                        kS, /*transpose=*/true);
         acc = gpu::SubgroupMmaComputeOp::create(e.b, qTiles[d], kt, acc,
                                                 UnitAttr(), UnitAttr());
       }
-      store(acc, sStage, e.add(sBase, e.index(j * kTile)), l.blockK);
+      store(acc, sStage, e.add(sBase, e.index(j * kTile)), l.sStride());
     }
     gpu::BarrierOp::create(e.b);
 
@@ -158,7 +161,7 @@ private:
       Value col = e.add(myPart, e.index(j * lanesPerRow));
       Value s = memref::LoadOp::create(
           e.b, sStage,
-          ValueRange{e.add(sBase, e.add(e.mul(myRow, e.index(l.blockK)),
+          ValueRange{e.add(sBase, e.add(e.mul(myRow, e.index(l.sStride())),
                                         col))});
       logits.push_back(rules.logit(s, row, e.add(keyStart, col)));
       blockMax = e.fmax(blockMax, logits.back());
@@ -180,7 +183,7 @@ private:
       memref::StoreOp::create(
           e.b, e.fromF32(prob, f16), pStage,
           ValueRange{
-              e.add(sBase, e.add(e.mul(myRow, e.index(l.blockK)), col))});
+              e.add(pBase, e.add(e.mul(myRow, e.index(l.pStride())), col))});
     }
     sum = reduceRow(sum, /*isMax=*/false);
     Value lNew = e.fadd(e.fmul(oldSum, alpha), sum);
@@ -189,26 +192,27 @@ private:
       memref::StoreOp::create(
           e.b, alpha, alphaStage,
           ValueRange{
-              e.add(alphaBase, e.add(e.mul(myRow, e.index(kTile)), col))});
+              e.add(alphaBase,
+                    e.add(e.mul(myRow, e.index(l.alphaStride())), col))});
     }
     gpu::BarrierOp::create(e.b);
 
     // O = O * alpha + P V.
-    Value alphaTile = load(cType, alphaStage, alphaBase, kTile,
+    Value alphaTile = load(cType, alphaStage, alphaBase, l.alphaStride(),
                            /*transpose=*/false);
     SmallVector<Value> pTiles;
     for (int64_t j = 0; j < keyTiles; ++j)
-      pTiles.push_back(load(aType, pStage, e.add(sBase, e.index(j * kTile)),
-                            l.blockK, /*transpose=*/false));
+      pTiles.push_back(load(aType, pStage, e.add(pBase, e.index(j * kTile)),
+                            l.pStride(), /*transpose=*/false));
     SmallVector<Value> next;
     for (int64_t n = 0; n < outTiles; ++n) {
       Value acc = gpu::SubgroupMmaElementwiseOp::create(
           e.b, cType, ValueRange{state[n], alphaTile},
           gpu::MMAElementwiseOp::MULF);
       for (int64_t j = 0; j < keyTiles; ++j) {
-        Value v = load(bType, vStage,
-                       e.index(j * kTile * p.headDimV + n * kTile),
-                       p.headDimV, /*transpose=*/false);
+        Value v = load(bType, kvStage,
+                       e.index(vOffset + j * kTile * vS + n * kTile), vS,
+                       /*transpose=*/false);
         acc = gpu::SubgroupMmaComputeOp::create(e.b, pTiles[j], v, acc,
                                                 UnitAttr(), UnitAttr());
       }
@@ -233,7 +237,7 @@ private:
                                            e.index(p.seqQ));
     Type outType = cast<MemRefType>(buf.output.getType()).getElementType();
     for (int64_t n = 0; n < outTiles; ++n) {
-      store(state[n], sStage, sBase, kTile);
+      store(state[n], sStage, sBase, l.sStride());
       gpu::BarrierOp::create(e.b);
       {
         auto ifRow = scf::IfOp::create(e.b, rowValid, /*withElse=*/false);
@@ -244,7 +248,8 @@ private:
           Value o = memref::LoadOp::create(
               e.b, sStage,
               ValueRange{
-                  e.add(sBase, e.add(e.mul(myRow, e.index(kTile)), col))});
+                  e.add(sBase,
+                        e.add(e.mul(myRow, e.index(l.sStride())), col))});
           memref::StoreOp::create(
               e.b, e.fromF32(e.fmul(o, inv), outType), buf.output,
               ValueRange{batch, row, head, e.add(col, e.index(n * kTile))});
@@ -274,7 +279,8 @@ private:
   int64_t lanesPerRow;
   Value qBlock, head, batch, threadId, subgroup, lane, myRow, myPart;
   Value rowStart, numRows, kvHead, row;
-  Value qStage, kStage, vStage, sStage, pStage, alphaStage, sBase, alphaBase;
+  Value kvStage, sStage, pStage, alphaStage, sBase, pBase, alphaBase;
+  int64_t qS, kS, vS, vOffset;
   SmallVector<Value> qTiles;
 };
 

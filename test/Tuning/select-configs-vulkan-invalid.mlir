@@ -49,7 +49,7 @@ func.func @coop_block_q(%q: tensor<1x64x8x64xf16>, %k: tensor<1x64x8x64xf16>, %v
 // -----
 
 func.func @coop_shared_memory(%q: tensor<1x64x8x128xf16>, %k: tensor<1x64x8x128xf16>, %v: tensor<1x64x8x128xf16>) -> tensor<1x64x8x128xf16> {
-  // expected-error @+1 {{stages 49152 bytes of shared memory, the device has 16384}}
+  // expected-error @+1 {{stages 36864 bytes of shared memory, the device has 16384}}
   %o = ejk.flash_attention %q, %k, %v {config = #ejk.config<block_q = 64, block_k = 32, num_subgroups = 4>} : tensor<1x64x8x128xf16>, tensor<1x64x8x128xf16>, tensor<1x64x8x128xf16> -> tensor<1x64x8x128xf16>
   return %o : tensor<1x64x8x128xf16>
 }

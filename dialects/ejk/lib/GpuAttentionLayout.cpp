@@ -60,10 +60,12 @@ std::optional<GpuAttentionLayout> GpuAttentionLayout::compute(
     }
     l.paddedHeadDim = headDim;
     l.paddedHeadDimV = headDimV;
-    // f16 Q, K and V stages; per subgroup f32 scores, f16 probabilities
-    // and an f32 16x16 matrix of row factors.
-    l.sharedBytes = 2 * (blockQ * headDim + blockK * (headDim + headDimV)) +
-                    numSubgroups * (kTile * blockK * (4 + 2) + kTile * kTile * 4);
+    // An f16 stage for Q, then K and V; per subgroup f32 scores, f16
+    // probabilities and an f32 16x16 matrix of row factors.
+    l.sharedBytes =
+        2 * l.kvStageElements(headDim, headDimV) +
+        numSubgroups * kTile *
+            (4 * l.sStride() + 2 * l.pStride() + 4 * l.alphaStride());
   } else {
     // Threads along keys: neighbours in a subgroup, at most 16.
     int64_t tx = 1;

@@ -52,6 +52,20 @@ struct GpuAttentionLayout {
   // Cooperative path (16x16x16 tiles).
   static constexpr int64_t kTile = 16;
 
+  /// Cooperative path: row strides (elements) of the staged tiles, padded
+  /// so that the rows of a 16x16 load start in different banks while
+  /// staying 16-byte aligned.
+  static int64_t rowStride(int64_t dim) { return dim + 8; }
+  int64_t sStride() const { return blockK + 4; }
+  int64_t pStride() const { return blockK + 8; }
+  static int64_t alphaStride() { return kTile + 4; }
+  /// f16 elements of the stage that first holds Q, then K and V.
+  int64_t kvStageElements(int64_t headDim, int64_t headDimV) const {
+    int64_t q = blockQ * rowStride(headDim);
+    int64_t kv = blockK * (rowStride(headDim) + rowStride(headDimV));
+    return q > kv ? q : kv;
+  }
+
   /// Bytes of workgroup memory the kernel declares.
   int64_t sharedBytes = 0;
 
