@@ -2,14 +2,17 @@
 //
 // Finds each dispatch function that holds an `ejk.selective_scan` or an
 // `ejk.ssd` (as made by ejk-form-dispatches), checks its config against the
-// module's target and replaces the op by its tiled CPU form
-// (CpuSelectiveScanKernel.cpp, CpuSsdKernel.cpp). An SSD also gets a
+// module's target and replaces the op by its tiled form. CPU
+// (CpuSelectiveScanKernel.cpp, CpuSsdKernel.cpp): an SSD also gets a
 // pre-pass dispatch that computes the per-chunk C B^T scores once per
-// group; every caller allocates their buffer and runs it first.
+// group; every caller allocates their buffer and runs it first. Vulkan
+// (GpuSelectiveScanKernel.cpp, GpuSsdKernel.cpp): one dispatch per op,
+// with its workgroup size and shared memory.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CpuStateSpaceKernels.h"
+#include "GpuStateSpaceKernels.h"
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
 #include "ejk/Transforms/Passes.h"
@@ -88,6 +91,142 @@ static LogicalResult notInDispatchForm(Operation *op) {
                          "first");
 }
 
+/// The dispatch arguments a selective scan reads and writes.
+static FailureOr<CpuSelectiveScanBuffers> scanBuffers(SelectiveScanOp op) {
+  CpuSelectiveScanBuffers buf;
+  buf.u = bufferOf(op.getU());
+  buf.delta = bufferOf(op.getDelta());
+  buf.a = bufferOf(op.getA());
+  buf.b = bufferOf(op.getB());
+  buf.c = bufferOf(op.getC());
+  buf.d = bufferOf(op.getD());
+  buf.z = bufferOf(op.getZ());
+  buf.deltaBias = bufferOf(op.getDeltaBias());
+  buf.initialState = bufferOf(op.getInitialState());
+  buf.y = destinationOf(op.getY());
+  buf.finalState = destinationOf(op.getFinalState());
+  if (!buf.u || !buf.delta || !buf.a || !buf.b || !buf.c || !buf.y ||
+      (op.getD() && !buf.d) || (op.getZ() && !buf.z) ||
+      (op.getDeltaBias() && !buf.deltaBias) ||
+      (op.getInitialState() && !buf.initialState) ||
+      (op.getFinalState() && !buf.finalState))
+    return notInDispatchForm(op);
+  return buf;
+}
+
+/// The dispatch arguments an SSD reads and writes (no scores yet).
+static FailureOr<CpuSsdBuffers> ssdBuffers(SsdOp op) {
+  CpuSsdBuffers buf;
+  buf.x = bufferOf(op.getX());
+  buf.dt = bufferOf(op.getDt());
+  buf.a = bufferOf(op.getA());
+  buf.b = bufferOf(op.getB());
+  buf.c = bufferOf(op.getC());
+  buf.d = bufferOf(op.getD());
+  buf.z = bufferOf(op.getZ());
+  buf.dtBias = bufferOf(op.getDtBias());
+  buf.initialState = bufferOf(op.getInitialState());
+  buf.y = destinationOf(op.getY());
+  buf.finalState = destinationOf(op.getFinalState());
+  if (!buf.x || !buf.dt || !buf.a || !buf.b || !buf.c || !buf.y ||
+      (op.getD() && !buf.d) || (op.getZ() && !buf.z) ||
+      (op.getDtBias() && !buf.dtBias) ||
+      (op.getInitialState() && !buf.initialState) ||
+      (op.getFinalState() && !buf.finalState))
+    return notInDispatchForm(op);
+  return buf;
+}
+
+/// Sets the attributes every Vulkan dispatch carries.
+static void setVulkanAttrs(func::FuncOp dispatch, Builder &b,
+                           std::array<int64_t, 3> grid, int64_t threads,
+                           int64_t sharedBytes, int64_t flops, int64_t bytes) {
+  dispatch->setAttr(kGridAttrName, gridAttr(b, grid));
+  dispatch->setAttr(kWorkgroupSizeAttrName,
+                    b.getDenseI64ArrayAttr({threads, 1, 1}));
+  dispatch->setAttr(kSharedMemoryAttrName, b.getI64IntegerAttr(sharedBytes));
+  dispatch->setAttr(kFlopsAttrName, b.getI64IntegerAttr(flops));
+  dispatch->setAttr(kBytesAttrName, b.getI64IntegerAttr(bytes));
+}
+
+/// A selective scan as one Vulkan dispatch (GpuSelectiveScanKernel.cpp).
+static LogicalResult tileSelectiveScanForVulkan(func::FuncOp dispatch,
+                                                SelectiveScanOp op,
+                                                const TargetInfo &target) {
+  FailureOr<ConfigAttr> config = checkedConfig(op, target);
+  if (failed(config))
+    return failure();
+  FailureOr<CpuSelectiveScanBuffers> buf = scanBuffers(op);
+  if (failed(buf))
+    return failure();
+  std::optional<GpuScanLayout> layout =
+      getGpuScanLayout(op, *config, target, llvm::nulls());
+  if (!layout)
+    return op.emitOpError("has no Vulkan layout for its config");
+  auto u = op.getU().getType();
+  auto bType = op.getB().getType();
+  GpuSelectiveScanPlan plan{u.getDimSize(0),  u.getDimSize(1),
+                            u.getDimSize(2),  bType.getDimSize(2),
+                            bType.getDimSize(3), op.getDeltaSoftplus(),
+                            *layout};
+  Location loc = op.getLoc();
+  Block &body = clearBody(dispatch);
+  OpBuilder b = OpBuilder::atBlockEnd(&body);
+  buildGpuSelectiveScanBody(b, loc, plan, *buf);
+  func::ReturnOp::create(b, loc);
+  int64_t flops = 6 * plan.batch * plan.seq * plan.channels * plan.state;
+  int64_t bytes = 0;
+  for (Value buffer : {buf->u, buf->delta, buf->a, buf->b, buf->c, buf->d,
+                       buf->z, buf->deltaBias, buf->initialState, buf->y,
+                       buf->finalState})
+    bytes += bytesOf(buffer);
+  setVulkanAttrs(dispatch, b, plan.grid(), layout->threads,
+                 layout->sharedBytes, flops, bytes);
+  return success();
+}
+
+/// An SSD as one Vulkan dispatch (GpuSsdKernel.cpp).
+static LogicalResult tileSsdForVulkan(func::FuncOp dispatch, SsdOp op,
+                                      const TargetInfo &target) {
+  FailureOr<ConfigAttr> config = checkedConfig(op, target);
+  if (failed(config))
+    return failure();
+  FailureOr<CpuSsdBuffers> buf = ssdBuffers(op);
+  if (failed(buf))
+    return failure();
+  std::optional<GpuSsdLayout> layout =
+      getGpuSsdLayout(op, *config, target, llvm::nulls());
+  if (!layout)
+    return op.emitOpError("has no Vulkan layout for its config");
+  auto x = op.getX().getType();
+  auto bType = op.getB().getType();
+  GpuSsdPlan plan{x.getDimSize(0),     x.getDimSize(1),     x.getDimSize(2),
+                  x.getDimSize(3),     bType.getDimSize(2), bType.getDimSize(3),
+                  op.getDtSoftplus(),  *layout};
+  Location loc = op.getLoc();
+  Block &body = clearBody(dispatch);
+  OpBuilder b = OpBuilder::atBlockEnd(&body);
+  buildGpuSsdBody(b, loc, plan, *buf);
+  func::ReturnOp::create(b, loc);
+  // The algorithm's work, counted as on the CPU so that rates compare:
+  // per head C St and the state update (2 L P N multiply-adds) and the
+  // causal half of M X; per group C B^T. (Every head_dim block of every
+  // head recomputes C B^T here; that extra work is not counted.)
+  int64_t q = layout->chunk;
+  int64_t heads = plan.batch * plan.heads;
+  int64_t flops = heads * (2 * 2 * plan.seq * plan.headDim * plan.state +
+                           plan.seq * (q + 1) * plan.headDim) +
+                  2 * plan.batch * plan.groups * plan.seq * q * plan.state;
+  int64_t bytes = 0;
+  for (Value buffer : {buf->x, buf->dt, buf->a, buf->b, buf->c, buf->d, buf->z,
+                       buf->dtBias, buf->initialState, buf->y,
+                       buf->finalState})
+    bytes += bytesOf(buffer);
+  setVulkanAttrs(dispatch, b, plan.grid(), layout->threads,
+                 layout->sharedBytes, flops, bytes);
+  return success();
+}
+
 static LogicalResult tileSelectiveScan(func::FuncOp dispatch,
                                        SelectiveScanOp op,
                                        const TargetInfo &target) {
@@ -107,24 +246,10 @@ static LogicalResult tileSelectiveScan(func::FuncOp dispatch,
   plan.chunkL = *config->lookup("chunk_l");
   plan.lanes = target.f32Lanes();
 
-  CpuSelectiveScanBuffers buf;
-  buf.u = bufferOf(op.getU());
-  buf.delta = bufferOf(op.getDelta());
-  buf.a = bufferOf(op.getA());
-  buf.b = bufferOf(op.getB());
-  buf.c = bufferOf(op.getC());
-  buf.d = bufferOf(op.getD());
-  buf.z = bufferOf(op.getZ());
-  buf.deltaBias = bufferOf(op.getDeltaBias());
-  buf.initialState = bufferOf(op.getInitialState());
-  buf.y = destinationOf(op.getY());
-  buf.finalState = destinationOf(op.getFinalState());
-  if (!buf.u || !buf.delta || !buf.a || !buf.b || !buf.c || !buf.y ||
-      (op.getD() && !buf.d) || (op.getZ() && !buf.z) ||
-      (op.getDeltaBias() && !buf.deltaBias) ||
-      (op.getInitialState() && !buf.initialState) ||
-      (op.getFinalState() && !buf.finalState))
-    return notInDispatchForm(op);
+  FailureOr<CpuSelectiveScanBuffers> found = scanBuffers(op);
+  if (failed(found))
+    return failure();
+  CpuSelectiveScanBuffers &buf = *found;
 
   Location loc = op.getLoc();
   Block &body = clearBody(dispatch);
@@ -166,24 +291,10 @@ static LogicalResult tileSsd(func::FuncOp dispatch, SsdOp op,
   plan.blockN = *config->lookup("block_n");
   plan.lanes = target.f32Lanes();
 
-  CpuSsdBuffers buf;
-  buf.x = bufferOf(op.getX());
-  buf.dt = bufferOf(op.getDt());
-  buf.a = bufferOf(op.getA());
-  buf.b = bufferOf(op.getB());
-  buf.c = bufferOf(op.getC());
-  buf.d = bufferOf(op.getD());
-  buf.z = bufferOf(op.getZ());
-  buf.dtBias = bufferOf(op.getDtBias());
-  buf.initialState = bufferOf(op.getInitialState());
-  buf.y = destinationOf(op.getY());
-  buf.finalState = destinationOf(op.getFinalState());
-  if (!buf.x || !buf.dt || !buf.a || !buf.b || !buf.c || !buf.y ||
-      (op.getD() && !buf.d) || (op.getZ() && !buf.z) ||
-      (op.getDtBias() && !buf.dtBias) ||
-      (op.getInitialState() && !buf.initialState) ||
-      (op.getFinalState() && !buf.finalState))
-    return notInDispatchForm(op);
+  FailureOr<CpuSsdBuffers> found = ssdBuffers(op);
+  if (failed(found))
+    return failure();
+  CpuSsdBuffers &buf = *found;
 
   OpBuilder builder(dispatch);
   Location loc = op.getLoc();
@@ -283,18 +394,19 @@ struct TileStateSpacePass
     FailureOr<TargetInfo> target = getModuleTarget(module);
     if (failed(target))
       return signalPassFailure();
-    if (!target->isCpu()) {
-      module.emitError("ejk-tile-state-space: target '")
-          << (target->isVulkan() ? "vulkan" : "?")
-          << "' is not supported yet; only cpu";
-      return signalPassFailure();
-    }
     SymbolTable symbols(module);
     for (auto [func, op] : work) {
-      LogicalResult result =
-          isa<SsdOp>(op)
-              ? tileSsd(func, cast<SsdOp>(op), *target, module, symbols)
-              : tileSelectiveScan(func, cast<SelectiveScanOp>(op), *target);
+      LogicalResult result = failure();
+      if (target->isVulkan())
+        result = isa<SsdOp>(op) ? tileSsdForVulkan(func, cast<SsdOp>(op),
+                                                   *target)
+                                : tileSelectiveScanForVulkan(
+                                      func, cast<SelectiveScanOp>(op), *target);
+      else
+        result = isa<SsdOp>(op)
+                     ? tileSsd(func, cast<SsdOp>(op), *target, module, symbols)
+                     : tileSelectiveScan(func, cast<SelectiveScanOp>(op),
+                                         *target);
       if (failed(result))
         return signalPassFailure();
     }
