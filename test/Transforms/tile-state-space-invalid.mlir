@@ -115,16 +115,6 @@ func.func private @f(%x: tensor<1x8x2x16xf32>, %dt: tensor<1x8x2xf32>, %A: tenso
 
 module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
 func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
-  // expected-error @+1 {{is invalid: 'block_d' and 'chunk_l' must be positive}}
-  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 0, chunk_l = 16>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
-  return %y : tensor<1x8x32xf32>
-}
-}
-
-// -----
-
-module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
-func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
   // expected-error @+1 {{is invalid: 'block_d' (1) channels of 16 threads must fill whole subgroups of 32}}
   %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 1, chunk_l = 16>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
   return %y : tensor<1x8x32xf32>
