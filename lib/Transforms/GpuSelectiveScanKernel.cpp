@@ -44,9 +44,10 @@ public:
     thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
     zero = e.index(0);
     one = e.index(1);
-    Value tn = arith::RemUIOp::create(e.b, thread, e.index(l.threadsPerChannel));
-    Value local = arith::DivUIOp::create(e.b, thread,
-                                         e.index(l.threadsPerChannel));
+    Value tn =
+        arith::RemUIOp::create(e.b, thread, e.index(l.threadsPerChannel));
+    Value local =
+        arith::DivUIOp::create(e.b, thread, e.index(l.threadsPerChannel));
     d0 = e.mul(dBlock, e.index(l.blockD));
     perGroup = e.index(p.channelsPerGroup());
     firstGroup = e.div(d0, perGroup);
@@ -68,21 +69,20 @@ public:
     SmallVector<Value> h;
     for (int64_t k = 0; k < l.statesPerThread; ++k) {
       Value n = e.add(tn, e.index(k * l.threadsPerChannel));
-      stateValid.push_back(k * l.threadsPerChannel + l.threadsPerChannel <=
-                                   p.state
-                               ? Value()
-                               : arith::CmpIOp::create(
-                                     e.b, arith::CmpIPredicate::slt, n,
-                                     e.index(p.state)));
+      stateValid.push_back(
+          k * l.threadsPerChannel + l.threadsPerChannel <= p.state
+              ? Value()
+              : arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, n,
+                                      e.index(p.state)));
       states.push_back(e.min(n, e.index(p.state - 1)));
       a.push_back(
           memref::LoadOp::create(e.b, buf.a, ValueRange{myChannel, states[k]}));
-      Value h0 = buf.initialState
-                     ? memref::LoadOp::create(
-                           e.b, buf.initialState,
-                           ValueRange{batch, myChannel, states[k]})
-                           .getResult()
-                     : e.constF32(0.0f);
+      Value h0 =
+          buf.initialState
+              ? memref::LoadOp::create(e.b, buf.initialState,
+                                       ValueRange{batch, myChannel, states[k]})
+                    .getResult()
+              : e.constF32(0.0f);
       h.push_back(h0);
     }
 
@@ -141,20 +141,19 @@ private:
       Value g = e.min(e.add(firstGroup, slot), e.index(p.groups - 1));
       Value row = clampRow(e.add(c0, t));
       for (auto [source, stage] : {std::pair(buf.b, bS), std::pair(buf.c, cS)})
-        memref::StoreOp::create(
-            e.b,
-            e.toF32(memref::LoadOp::create(e.b, source,
-                                           ValueRange{batch, row, g, n})),
-            stage, i);
+        memref::StoreOp::create(e.b,
+                                e.toF32(memref::LoadOp::create(
+                                    e.b, source, ValueRange{batch, row, g, n})),
+                                stage, i);
     });
   }
 
   /// Sums `value` over the TN lanes of a channel (every lane gets the sum).
   Value reduceChannel(Value value) {
     for (int64_t offset = l.threadsPerChannel / 2; offset >= 1; offset /= 2) {
-      auto shuffle = gpu::ShuffleOp::create(
-          e.b, value, e.constI32(offset), e.constI32(l.subgroupSize),
-          gpu::ShuffleMode::XOR);
+      auto shuffle = gpu::ShuffleOp::create(e.b, value, e.constI32(offset),
+                                            e.constI32(l.subgroupSize),
+                                            gpu::ShuffleMode::XOR);
       value = e.fadd(value, shuffle.getShuffleResult());
     }
     return value;
@@ -167,8 +166,8 @@ private:
       Value at = e.add(e.mul(t, e.index(l.blockD)), myLocal);
       Value dt = memref::LoadOp::create(e.b, dtS, at);
       Value dtu = e.fmul(dt, memref::LoadOp::create(e.b, uS, at));
-      Value rowBase = e.add(e.mul(t, e.index(l.groupSpan * p.state)),
-                            myGroupSlot);
+      Value rowBase =
+          e.add(e.mul(t, e.index(l.groupSpan * p.state)), myGroupSlot);
       Value partial = e.constF32(0.0f);
       SmallVector<Value> next;
       for (int64_t k = 0; k < l.statesPerThread; ++k) {
@@ -197,16 +196,14 @@ private:
       Value c = arith::RemUIOp::create(e.b, i, e.index(l.blockD));
       Value d = e.add(d0, c);
       Value inside = arith::AndIOp::create(
-          e.b,
-          arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, t, len),
+          e.b, arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, t, len),
           arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, d,
                                 e.index(p.channels)));
       emitIf(e, inside, [&] {
         Value row = e.add(c0, t);
         Value y = memref::LoadOp::create(e.b, yS, i);
         if (buf.d)
-          y = math::FmaOp::create(e.b,
-                                  memref::LoadOp::create(e.b, buf.d, d),
+          y = math::FmaOp::create(e.b, memref::LoadOp::create(e.b, buf.d, d),
                                   memref::LoadOp::create(e.b, uS, i), y);
         if (buf.z) {
           Value z = e.toF32(
@@ -224,9 +221,9 @@ private:
   }
 
   void storeFinalState(ArrayRef<Value> h) {
-    Value owned = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
-                                        e.add(d0, myLocal),
-                                        e.index(p.channels));
+    Value owned =
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
+                              e.add(d0, myLocal), e.index(p.channels));
     emitIf(e, owned, [&] {
       for (int64_t k = 0; k < l.statesPerThread; ++k) {
         auto store = [&] {

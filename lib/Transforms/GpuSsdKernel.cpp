@@ -50,19 +50,19 @@ struct ThreadTile {
     for (int64_t i = 0; i < t.rowsPerThread; ++i) {
       Value r = e.add(rowStart, e.index(i));
       rows.push_back(e.min(r, e.index(t.rows - 1)));
-      rowValid.push_back(rowsExact ? Value()
-                                   : arith::CmpIOp::create(
-                                         e.b, arith::CmpIPredicate::slt, r,
-                                         e.index(t.rows)));
+      rowValid.push_back(
+          rowsExact ? Value()
+                    : arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, r,
+                                            e.index(t.rows)));
     }
     for (int64_t j = 0; j < t.colsPerThread; ++j) {
       Value c = e.add(tx, e.index(j * t.threadsX));
       bool exact = (j + 1) * t.threadsX <= t.cols;
       cols.push_back(exact ? c : e.min(c, e.index(t.cols - 1)));
-      colValid.push_back(exact ? Value()
-                               : arith::CmpIOp::create(
-                                     e.b, arith::CmpIPredicate::slt, c,
-                                     e.index(t.cols)));
+      colValid.push_back(
+          exact ? Value()
+                : arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, c,
+                                        e.index(t.cols)));
     }
   }
 
@@ -120,13 +120,13 @@ public:
       stageChunk(c0, len);
       gpu::BarrierOp::create(e.b);
       Value aLast = decays();
-      SmallVector<Value> inits(
-          l.cb.accumulators() + l.y.accumulators(), e.constF32(0.0f));
-      SmallVector<Value> acc = e.forLoop(
-          zero, e.index(p.state), e.index(l.blockN), inits,
-          [&](Value n0, ValueRange acc) {
-            return stateChunk(c0, len, n0, aLast, acc);
-          });
+      SmallVector<Value> inits(l.cb.accumulators() + l.y.accumulators(),
+                               e.constF32(0.0f));
+      SmallVector<Value> acc =
+          e.forLoop(zero, e.index(p.state), e.index(l.blockN), inits,
+                    [&](Value n0, ValueRange acc) {
+                      return stateChunk(c0, len, n0, aLast, acc);
+                    });
       ArrayRef<Value> accs(acc);
       weightScores(accs.take_front(l.cb.accumulators()));
       gpu::BarrierOp::create(e.b);
@@ -324,9 +324,9 @@ private:
     for (auto [i, t] : llvm::enumerate(cb.rows)) {
       Value at_ = load(aS, t);
       for (auto [k, s] : llvm::enumerate(cb.cols)) {
-        Value m = e.fmul(e.fmul(cbAcc[i * cols + k],
-                                e.exp(e.fsub(at_, load(aS, s)))),
-                         load(dtS, s));
+        Value m =
+            e.fmul(e.fmul(cbAcc[i * cols + k], e.exp(e.fsub(at_, load(aS, s)))),
+                   load(dtS, s));
         Value causal =
             arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle, s, t);
         m = e.select(causal, m, e.constF32(0.0f));
@@ -370,9 +370,9 @@ private:
     for (auto [i, t] : llvm::enumerate(y.rows))
       for (auto [k, c] : llvm::enumerate(y.cols)) {
         Value col = e.add(p0, c);
-        Value inside = arith::AndIOp::create(
-            e.b, lt(e.add(y.rowStart, e.index(i)), len),
-            lt(col, e.index(p.headDim)));
+        Value inside =
+            arith::AndIOp::create(e.b, lt(e.add(y.rowStart, e.index(i)), len),
+                                  lt(col, e.index(p.headDim)));
         if (Value inTile = y.inside(e, i, k))
           inside = arith::AndIOp::create(e.b, inside, inTile);
         Value value = acc[i * cols + k];
@@ -385,10 +385,9 @@ private:
           if (buf.z) {
             Value z = e.toF32(memref::LoadOp::create(
                 e.b, buf.z, ValueRange{batch, row, head, col}));
-            Value sigmoid =
-                e.fdiv(e.constF32(1.0f),
-                       e.fadd(e.constF32(1.0f),
-                              e.exp(arith::NegFOp::create(e.b, z))));
+            Value sigmoid = e.fdiv(
+                e.constF32(1.0f),
+                e.fadd(e.constF32(1.0f), e.exp(arith::NegFOp::create(e.b, z))));
             out = e.fmul(out, e.fmul(z, sigmoid));
           }
           memref::StoreOp::create(e.b, e.fromF32(out, outType), buf.y,

@@ -36,9 +36,7 @@ struct GpuSsdPlan {
   bool softplus;
   GpuSsdLayout layout;
 
-  int64_t numChunks() const {
-    return (seq + layout.chunk - 1) / layout.chunk;
-  }
+  int64_t numChunks() const { return (seq + layout.chunk - 1) / layout.chunk; }
   int64_t headsPerGroup() const { return heads / groups; }
   /// Workgroups: head_dim blocks x heads x batch.
   std::array<int64_t, 3> grid() const {

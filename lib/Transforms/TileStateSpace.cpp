@@ -165,9 +165,12 @@ static LogicalResult tileSelectiveScanForVulkan(func::FuncOp dispatch,
     return op.emitOpError("has no Vulkan layout for its config");
   auto u = op.getU().getType();
   auto bType = op.getB().getType();
-  GpuSelectiveScanPlan plan{u.getDimSize(0),  u.getDimSize(1),
-                            u.getDimSize(2),  bType.getDimSize(2),
-                            bType.getDimSize(3), op.getDeltaSoftplus(),
+  GpuSelectiveScanPlan plan{u.getDimSize(0),
+                            u.getDimSize(1),
+                            u.getDimSize(2),
+                            bType.getDimSize(2),
+                            bType.getDimSize(3),
+                            op.getDeltaSoftplus(),
                             *layout};
   Location loc = op.getLoc();
   Block &body = clearBody(dispatch);
@@ -176,12 +179,12 @@ static LogicalResult tileSelectiveScanForVulkan(func::FuncOp dispatch,
   func::ReturnOp::create(b, loc);
   int64_t flops = 6 * plan.batch * plan.seq * plan.channels * plan.state;
   int64_t bytes = 0;
-  for (Value buffer : {buf->u, buf->delta, buf->a, buf->b, buf->c, buf->d,
-                       buf->z, buf->deltaBias, buf->initialState, buf->y,
-                       buf->finalState})
+  for (Value buffer :
+       {buf->u, buf->delta, buf->a, buf->b, buf->c, buf->d, buf->z,
+        buf->deltaBias, buf->initialState, buf->y, buf->finalState})
     bytes += bytesOf(buffer);
-  setVulkanAttrs(dispatch, b, plan.grid(), layout->threads,
-                 layout->sharedBytes, flops, bytes);
+  setVulkanAttrs(dispatch, b, plan.grid(), layout->threads, layout->sharedBytes,
+                 flops, bytes);
   return success();
 }
 
@@ -200,8 +203,9 @@ static LogicalResult tileSsdForVulkan(func::FuncOp dispatch, SsdOp op,
     return op.emitOpError("has no Vulkan layout for its config");
   auto x = op.getX().getType();
   auto bType = op.getB().getType();
-  GpuSsdPlan plan{x.getDimSize(0),     x.getDimSize(1),     x.getDimSize(2),
-                  x.getDimSize(3),     bType.getDimSize(2), bType.getDimSize(3),
+  GpuSsdPlan plan{x.getDimSize(0),     x.getDimSize(1),
+                  x.getDimSize(2),     x.getDimSize(3),
+                  bType.getDimSize(2), bType.getDimSize(3),
                   op.getDtSoftplus(),  *layout};
   Location loc = op.getLoc();
   Block &body = clearBody(dispatch);
@@ -219,11 +223,10 @@ static LogicalResult tileSsdForVulkan(func::FuncOp dispatch, SsdOp op,
                   2 * plan.batch * plan.groups * plan.seq * q * plan.state;
   int64_t bytes = 0;
   for (Value buffer : {buf->x, buf->dt, buf->a, buf->b, buf->c, buf->d, buf->z,
-                       buf->dtBias, buf->initialState, buf->y,
-                       buf->finalState})
+                       buf->dtBias, buf->initialState, buf->y, buf->finalState})
     bytes += bytesOf(buffer);
-  setVulkanAttrs(dispatch, b, plan.grid(), layout->threads,
-                 layout->sharedBytes, flops, bytes);
+  setVulkanAttrs(dispatch, b, plan.grid(), layout->threads, layout->sharedBytes,
+                 flops, bytes);
   return success();
 }
 
@@ -398,15 +401,15 @@ struct TileStateSpacePass
     for (auto [func, op] : work) {
       LogicalResult result = failure();
       if (target->isVulkan())
-        result = isa<SsdOp>(op) ? tileSsdForVulkan(func, cast<SsdOp>(op),
-                                                   *target)
-                                : tileSelectiveScanForVulkan(
-                                      func, cast<SelectiveScanOp>(op), *target);
-      else
         result = isa<SsdOp>(op)
-                     ? tileSsd(func, cast<SsdOp>(op), *target, module, symbols)
-                     : tileSelectiveScan(func, cast<SelectiveScanOp>(op),
-                                         *target);
+                     ? tileSsdForVulkan(func, cast<SsdOp>(op), *target)
+                     : tileSelectiveScanForVulkan(
+                           func, cast<SelectiveScanOp>(op), *target);
+      else
+        result =
+            isa<SsdOp>(op)
+                ? tileSsd(func, cast<SsdOp>(op), *target, module, symbols)
+                : tileSelectiveScan(func, cast<SelectiveScanOp>(op), *target);
       if (failed(result))
         return signalPassFailure();
     }

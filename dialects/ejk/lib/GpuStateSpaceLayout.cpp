@@ -30,15 +30,14 @@ GpuScanLayout::compute(int64_t channels, int64_t groups, int64_t state,
   l.statesPerThread = ceilDiv(state, l.threadsPerChannel);
   l.threads = blockD * l.threadsPerChannel;
   if (l.threads > limits.maxInvocations) {
-    reason << "'block_d' (" << blockD << ") channels of "
-           << l.threadsPerChannel << " threads exceed "
-           << limits.maxInvocations << " invocations per workgroup";
+    reason << "'block_d' (" << blockD << ") channels of " << l.threadsPerChannel
+           << " threads exceed " << limits.maxInvocations
+           << " invocations per workgroup";
     return std::nullopt;
   }
   if (l.threads % limits.subgroupSize != 0) {
-    reason << "'block_d' (" << blockD << ") channels of "
-           << l.threadsPerChannel << " threads must fill whole subgroups of "
-           << limits.subgroupSize;
+    reason << "'block_d' (" << blockD << ") channels of " << l.threadsPerChannel
+           << " threads must fill whole subgroups of " << limits.subgroupSize;
     return std::nullopt;
   }
   if (l.statesPerThread > kMaxStatesPerThread) {
@@ -47,7 +46,8 @@ GpuScanLayout::compute(int64_t channels, int64_t groups, int64_t state,
     return std::nullopt;
   }
   // The most groups any channel block touches.
-  int64_t perGroup = std::max<int64_t>(1, channels / std::max<int64_t>(1, groups));
+  int64_t perGroup =
+      std::max<int64_t>(1, channels / std::max<int64_t>(1, groups));
   l.groupSpan = 1;
   for (int64_t d0 = 0; d0 < channels; d0 += blockD) {
     int64_t last = std::min(channels, d0 + blockD) - 1;
@@ -86,8 +86,8 @@ GpuTile GpuTile::compute(int64_t rows, int64_t cols, int64_t threads) {
 }
 
 std::optional<GpuSsdLayout>
-GpuSsdLayout::compute(int64_t state, int64_t chunk,
-                      int64_t blockP, int64_t blockN, int64_t numSubgroups,
+GpuSsdLayout::compute(int64_t state, int64_t chunk, int64_t blockP,
+                      int64_t blockN, int64_t numSubgroups,
                       const GpuLimits &limits, llvm::raw_ostream &reason) {
   if (chunk < 1 || blockP < 1 || blockN < 1 || numSubgroups < 1) {
     reason << "'chunk_size', 'block_p', 'block_n' and 'num_subgroups' must "
@@ -95,8 +95,7 @@ GpuSsdLayout::compute(int64_t state, int64_t chunk,
     return std::nullopt;
   }
   if (!llvm::isPowerOf2_64(numSubgroups)) {
-    reason << "'num_subgroups' (" << numSubgroups
-           << ") must be a power of two";
+    reason << "'num_subgroups' (" << numSubgroups << ") must be a power of two";
     return std::nullopt;
   }
   GpuSsdLayout l;
@@ -117,7 +116,8 @@ GpuSsdLayout::compute(int64_t state, int64_t chunk,
   l.state = GpuTile::compute(blockN, blockP, l.threads);
   int64_t live = l.cb.accumulators() + l.y.accumulators();
   if (live > kMaxAccumulators || l.state.accumulators() > kMaxAccumulators) {
-    reason << "each thread would keep " << std::max(live, l.state.accumulators())
+    reason << "each thread would keep "
+           << std::max(live, l.state.accumulators())
            << " accumulators (at most " << kMaxAccumulators
            << "); use more subgroups or smaller blocks";
     return std::nullopt;

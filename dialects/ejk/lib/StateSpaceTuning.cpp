@@ -146,10 +146,9 @@ std::optional<GpuScanLayout>
 mlir::ejk::getGpuScanLayout(SelectiveScanOp op, ConfigAttr config,
                             const TargetInfo &target, raw_ostream &reason) {
   ScanDims d = getDims(op);
-  return GpuScanLayout::compute(d.channels, d.groups, d.state,
-                                config.lookupOr("block_d", 0),
-                                config.lookupOr("chunk_l", 0),
-                                gpuLimits(target), reason);
+  return GpuScanLayout::compute(
+      d.channels, d.groups, d.state, config.lookupOr("block_d", 0),
+      config.lookupOr("chunk_l", 0), gpuLimits(target), reason);
 }
 
 /// Threads per channel of the Vulkan scan (GpuScanLayout).
@@ -158,9 +157,8 @@ static int64_t threadsPerChannel(const ScanDims &d, const TargetInfo &target) {
                            std::max<unsigned>(1, target.subgroupSize));
 }
 
-static SmallVector<ConfigAttr> vulkanScanSpace(SelectiveScanOp op,
-                                               const TargetInfo &target,
-                                               bool full) {
+static SmallVector<ConfigAttr>
+vulkanScanSpace(SelectiveScanOp op, const TargetInfo &target, bool full) {
   ScanDims d = getDims(op);
   int64_t perChannel = threadsPerChannel(d, target);
   SmallVector<int64_t> threadCounts =
@@ -377,9 +375,8 @@ static SmallVector<int64_t> stateTiles(int64_t n,
   return tiles;
 }
 
-static SmallVector<ConfigAttr> vulkanSsdSpace(SsdOp op,
-                                              const TargetInfo &target,
-                                              bool full) {
+static SmallVector<ConfigAttr>
+vulkanSsdSpace(SsdOp op, const TargetInfo &target, bool full) {
   SsdDims d = getDims(op);
   int64_t subgroup = std::max<unsigned>(1, target.subgroupSize);
   SmallVector<int64_t> chunks;
@@ -388,13 +385,13 @@ static SmallVector<ConfigAttr> vulkanSsdSpace(SsdOp op,
   else
     chunks = full ? SmallVector<int64_t>{16, 32, 64, 128}
                   : SmallVector<int64_t>{32, 64};
-  SmallVector<int64_t> blockPs = full ? SmallVector<int64_t>{8, 16, 32, 64}
-                                      : SmallVector<int64_t>{16, 32};
+  SmallVector<int64_t> blockPs =
+      full ? SmallVector<int64_t>{8, 16, 32, 64} : SmallVector<int64_t>{16, 32};
   SmallVector<int64_t> blockNs = stateTiles(
       d.state, full ? ArrayRef<int64_t>{8, 16, 32} : ArrayRef<int64_t>{16, 32});
-  SmallVector<int64_t> threadCounts = full
-                                          ? SmallVector<int64_t>{64, 128, 256, 512}
-                                          : SmallVector<int64_t>{128, 256};
+  SmallVector<int64_t> threadCounts =
+      full ? SmallVector<int64_t>{64, 128, 256, 512}
+           : SmallVector<int64_t>{128, 256};
   SmallVector<ConfigAttr> space;
   for (int64_t chunk : chunks) {
     if (chunk > ceilPow2(d.seq) && chunk != chunks.front())
@@ -465,8 +462,9 @@ static ConfigAttr vulkanSsdHeuristic(SsdOp op, const TargetInfo &target) {
   SsdDims d = getDims(op);
   int64_t subgroup = std::max<unsigned>(1, target.subgroupSize);
   int64_t preferred = std::max<int64_t>(1, 256 / subgroup);
-  int64_t chunk0 = op.getChunkSizeAttr() ? op.getChunkSizeAttr().getInt()
-                                         : std::min<int64_t>(64, ceilPow2(d.seq));
+  int64_t chunk0 = op.getChunkSizeAttr()
+                       ? op.getChunkSizeAttr().getInt()
+                       : std::min<int64_t>(64, ceilPow2(d.seq));
   int64_t blockP0 = std::min<int64_t>(64, ceilPow2(d.headDim));
   while (blockP0 > 16 &&
          d.batch * d.heads * ((d.headDim + blockP0 - 1) / blockP0) < 128)
@@ -484,11 +482,11 @@ static ConfigAttr vulkanSsdHeuristic(SsdOp op, const TargetInfo &target) {
         if (blockN > 32 && blockN != blockNs.back())
           continue;
         for (int64_t w : subgroupCounts) {
-          ConfigAttr config = ConfigAttr::get(
-              op.getContext(), {{"chunk_size", chunk},
-                                {"block_p", blockP},
-                                {"block_n", blockN},
-                                {"num_subgroups", w}});
+          ConfigAttr config =
+              ConfigAttr::get(op.getContext(), {{"chunk_size", chunk},
+                                                {"block_p", blockP},
+                                                {"block_n", blockN},
+                                                {"num_subgroups", w}});
           if (!fallback)
             fallback = config;
           if (succeeded(op.verifyConfig(config, target, llvm::nulls())))

@@ -1,4 +1,5 @@
-//===- GpuStateSpaceLayout.h - Vulkan layouts of the Mamba scans -*- C++ -*-===//
+//===- GpuStateSpaceLayout.h - Vulkan layouts of the Mamba scans -*- C++
+//-*-===//
 //
 // The thread and shared-memory layouts of ejk.selective_scan and ejk.ssd on
 // a Vulkan device, derived from a config and the target. Config
@@ -86,10 +87,11 @@ struct GpuSsdLayout {
   /// Accumulators a thread may keep in registers across a loop.
   static constexpr int64_t kMaxAccumulators = 64;
 
-  static std::optional<GpuSsdLayout>
-  compute(int64_t state, int64_t chunk, int64_t blockP,
-          int64_t blockN, int64_t numSubgroups, const GpuLimits &limits,
-          llvm::raw_ostream &reason);
+  static std::optional<GpuSsdLayout> compute(int64_t state, int64_t chunk,
+                                             int64_t blockP, int64_t blockN,
+                                             int64_t numSubgroups,
+                                             const GpuLimits &limits,
+                                             llvm::raw_ostream &reason);
 };
 
 class SelectiveScanOp;
