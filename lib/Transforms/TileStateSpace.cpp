@@ -137,6 +137,63 @@ static FailureOr<CpuSsdBuffers> ssdBuffers(SsdOp op) {
   return buf;
 }
 
+/// Adds the dispatch `<dispatch>_scores` (grid `grid`, body from `build`
+/// on (B, C, scores)) that fills a `scoresType` temporary from the SSD's B
+/// and C, appends the scores to `dispatch`'s arguments (`buf.scores`) and
+/// rewrites every call: allocate the scores, run the pre-pass, run the
+/// scan, free them.
+static FailureOr<func::FuncOp> addScoresPrePass(
+    func::FuncOp dispatch, ModuleOp module, SymbolTable &symbols,
+    CpuSsdBuffers &buf, MemRefType scoresType, std::array<int64_t, 3> grid,
+    function_ref<void(OpBuilder &, Value, Value, Value)> build) {
+  OpBuilder builder(dispatch);
+  Location loc = dispatch.getLoc();
+  auto scoresFn = func::FuncOp::create(
+      builder, loc, (dispatch.getSymName() + "_scores").str(),
+      builder.getFunctionType({buf.b.getType(), buf.c.getType(), scoresType},
+                              {}));
+  scoresFn.setPrivate();
+  scoresFn->setAttr(kDispatchAttrName, builder.getUnitAttr());
+  scoresFn->setAttr(kGridAttrName, gridAttr(builder, grid));
+  symbols.insert(scoresFn);
+  {
+    Block *body = scoresFn.addEntryBlock();
+    OpBuilder b = OpBuilder::atBlockEnd(body);
+    build(b, body->getArgument(0), body->getArgument(1), body->getArgument(2));
+    func::ReturnOp::create(b, loc);
+  }
+
+  // The scan takes the scores as a new last argument.
+  unsigned scoresIndex = dispatch.getNumArguments();
+  if (failed(dispatch.insertArgument(scoresIndex, scoresType, {}, loc)))
+    return failure();
+  buf.scores = dispatch.getArgument(scoresIndex);
+  unsigned bIndex = cast<BlockArgument>(buf.b).getArgNumber();
+  unsigned cIndex = cast<BlockArgument>(buf.c).getArgNumber();
+
+  SmallVector<DispatchOp> callers;
+  module.walk([&](DispatchOp call) {
+    if (call.getCallee() == dispatch.getSymName())
+      callers.push_back(call);
+  });
+  for (DispatchOp call : callers) {
+    OpBuilder b(call);
+    Location callLoc = call.getLoc();
+    Value scores = memref::AllocOp::create(b, callLoc, scoresType,
+                                           b.getI64IntegerAttr(64));
+    DispatchOp::create(b, callLoc, scoresFn.getSymName(),
+                       ValueRange{call.getBuffers()[bIndex],
+                                  call.getBuffers()[cIndex], scores});
+    SmallVector<Value> bindings(call.getBuffers());
+    bindings.push_back(scores);
+    DispatchOp::create(b, callLoc, call.getCallee(), bindings);
+    b.setInsertionPoint(call->getBlock()->getTerminator());
+    memref::DeallocOp::create(b, callLoc, scores);
+    call.erase();
+  }
+  return scoresFn;
+}
+
 /// Sets the attributes every Vulkan dispatch carries.
 static void setVulkanAttrs(func::FuncOp dispatch, Builder &b,
                            std::array<int64_t, 3> grid, int64_t threads,
@@ -304,53 +361,13 @@ static LogicalResult tileSsd(func::FuncOp dispatch, SsdOp op,
   auto scoresType = MemRefType::get({plan.batch, plan.groups, plan.numChunks(),
                                      plan.chunk, plan.paddedChunk()},
                                     builder.getF32Type());
-  auto bBufferType = cast<MemRefType>(buf.b.getType());
-  auto cBufferType = cast<MemRefType>(buf.c.getType());
-
-  // The scores pre-pass.
-  auto scoresFn = func::FuncOp::create(
-      builder, loc, (dispatch.getSymName() + "_scores").str(),
-      builder.getFunctionType({bBufferType, cBufferType, scoresType}, {}));
-  scoresFn.setPrivate();
-  scoresFn->setAttr(kDispatchAttrName, builder.getUnitAttr());
-  scoresFn->setAttr(kGridAttrName, gridAttr(builder, plan.scoresGrid()));
-  symbols.insert(scoresFn);
-  {
-    Block *body = scoresFn.addEntryBlock();
-    OpBuilder b = OpBuilder::atBlockEnd(body);
-    buildCpuSsdScoresBody(b, loc, plan, body->getArgument(0),
-                          body->getArgument(1), body->getArgument(2));
-    func::ReturnOp::create(b, loc);
-  }
-
-  // The scan takes the scores as a new last argument.
-  unsigned scoresIndex = dispatch.getNumArguments();
-  if (failed(dispatch.insertArgument(scoresIndex, scoresType, {}, loc)))
+  FailureOr<func::FuncOp> scoresFn = addScoresPrePass(
+      dispatch, module, symbols, buf, scoresType, plan.scoresGrid(),
+      [&](OpBuilder &b, Value bBuffer, Value cBuffer, Value scores) {
+        buildCpuSsdScoresBody(b, loc, plan, bBuffer, cBuffer, scores);
+      });
+  if (failed(scoresFn))
     return failure();
-  buf.scores = dispatch.getArgument(scoresIndex);
-  unsigned bIndex = cast<BlockArgument>(buf.b).getArgNumber();
-  unsigned cIndex = cast<BlockArgument>(buf.c).getArgNumber();
-
-  SmallVector<DispatchOp> callers;
-  module.walk([&](DispatchOp call) {
-    if (call.getCallee() == dispatch.getSymName())
-      callers.push_back(call);
-  });
-  for (DispatchOp call : callers) {
-    OpBuilder b(call);
-    Location callLoc = call.getLoc();
-    Value scores = memref::AllocOp::create(b, callLoc, scoresType,
-                                           b.getI64IntegerAttr(64));
-    DispatchOp::create(b, callLoc, scoresFn.getSymName(),
-                       ValueRange{call.getBuffers()[bIndex],
-                                  call.getBuffers()[cIndex], scores});
-    SmallVector<Value> bindings(call.getBuffers());
-    bindings.push_back(scores);
-    DispatchOp::create(b, callLoc, call.getCallee(), bindings);
-    b.setInsertionPoint(call->getBlock()->getTerminator());
-    memref::DeallocOp::create(b, callLoc, scores);
-    call.erase();
-  }
 
   Block &body = clearBody(dispatch);
   OpBuilder b = OpBuilder::atBlockEnd(&body);
@@ -371,8 +388,8 @@ static LogicalResult tileSsd(func::FuncOp dispatch, SsdOp op,
     bytes += bytesOf(buffer);
   dispatch->setAttr(kFlopsAttrName, b.getI64IntegerAttr(scanFlops));
   dispatch->setAttr(kBytesAttrName, b.getI64IntegerAttr(bytes));
-  scoresFn->setAttr(kFlopsAttrName, b.getI64IntegerAttr(scoresFlops));
-  scoresFn->setAttr(kBytesAttrName,
+  (*scoresFn)->setAttr(kFlopsAttrName, b.getI64IntegerAttr(scoresFlops));
+  (*scoresFn)->setAttr(kBytesAttrName,
                     b.getI64IntegerAttr(bytesOf(buf.b) + bytesOf(buf.c) +
                                         bytesOf(buf.scores)));
   return success();
