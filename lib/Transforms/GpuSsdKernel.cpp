@@ -1,28 +1,30 @@
 //===- GpuSsdKernel.cpp - Mamba-2 SSD (chunked) for Vulkan, f32 -----------===//
 //
-// One workgroup = (head_dim block of `block_p` columns, head, batch row);
-// it walks the chunks in order with the state St = S^T ([d_state,
-// block_p], f32) in shared memory. Register tiles cb, y and state as in
-// GpuStateSpaceLayout.h. Per chunk of Q steps:
+// Two dispatches per op:
+//
+// 1. scores (workgroup = chunk, group, batch): CB[t, s] = C_t . B_s for the
+//    chunk's steps, once per group (shared by its heads and head_dim
+//    blocks), on the `cb` register tile over n-chunks of staged C and B.
+// 2. scan (workgroup = head_dim block of `block_p` columns, head, batch
+//    row): the chunks in order, the state St = S^T ([d_state, block_p],
+//    f32) in shared memory; register tiles `y` and `state` as in
+//    GpuStateSpaceLayout.h. Per chunk of Q steps:
 //
 //   stage    dt_t = softplus(dt + bias) (0 past the sequence), X  [Q, P_b]
 //   barrier
 //   decays   a_t = cumsum(dt A[h]), w_s = exp(a_last - a_s) dt_s, exp(a_t)
+//   barrier
+//   M[t, s] = CB[t, s] exp(a_t - a_s) dt_s for s <= t, else 0   (shared)
 //   for each n-chunk of block_n states:
 //     stage  C and B columns [Q, block_n]
 //     barrier
-//     cb += C B^T (chunk x chunk)   y += C St[n-chunk]   (registers)
+//     y += C St[n-chunk]   (registers)
 //     barrier
 //     St[n-chunk] = exp(a_last) St + B^T (w X)
 //     barrier
-//   M[t, s] = CB[t, s] exp(a_t - a_s) dt_s for s <= t, else 0 -> shared
-//   barrier
 //   Y = exp(a_t) (C St) + M X  over s < the tile's last row; + D x;
 //     * silu(z); stored
 //   barrier
-//
-// The C B^T scores are recomputed by every head_dim block and head of a
-// group (the CPU shares them through a pre-pass dispatch).
 //
 //===----------------------------------------------------------------------===//
 
@@ -109,7 +111,6 @@ public:
     wS = allocWorkgroup(e, q);
     eaS = allocWorkgroup(e, q);
 
-    cbTile.emplace(e, l.cb, thread);
     yTile.emplace(e, l.y, thread);
     stTile.emplace(e, l.state, thread);
 
@@ -120,17 +121,15 @@ public:
       stageChunk(c0, len);
       gpu::BarrierOp::create(e.b);
       Value aLast = decays();
-      SmallVector<Value> inits(l.cb.accumulators() + l.y.accumulators(),
-                               e.constF32(0.0f));
+      gpu::BarrierOp::create(e.b);
+      weightScores(chunk);
+      SmallVector<Value> inits(l.y.accumulators(), e.constF32(0.0f));
       SmallVector<Value> acc =
           e.forLoop(zero, e.index(p.state), e.index(l.blockN), inits,
                     [&](Value n0, ValueRange acc) {
                       return stateChunk(c0, len, n0, aLast, acc);
                     });
-      ArrayRef<Value> accs(acc);
-      weightScores(accs.take_front(l.cb.accumulators()));
-      gpu::BarrierOp::create(e.b);
-      outputs(c0, len, accs.drop_front(l.cb.accumulators()));
+      outputs(c0, len, acc);
       gpu::BarrierOp::create(e.b);
     });
     if (buf.finalState)
@@ -231,7 +230,7 @@ private:
   }
 
   /// One n-chunk [n0, n0 + block_n): stage its C and B columns, accumulate
-  /// C B^T and C St, then update the state rows. Returns the accumulators.
+  /// C St, then update the state rows. Returns the accumulators.
   SmallVector<Value> stateChunk(Value c0, Value len, Value n0, Value aLast,
                                 ValueRange acc) {
     int64_t stride = l.bcStride();
@@ -249,28 +248,18 @@ private:
     });
     gpu::BarrierOp::create(e.b);
 
-    const ThreadTile &cb = *cbTile, &y = *yTile;
-    int64_t cbCols = l.cb.colsPerThread, yCols = l.y.colsPerThread;
+    const ThreadTile &y = *yTile;
+    int64_t yCols = l.y.colsPerThread;
     SmallVector<Value> next = e.forLoop(
         zero, e.index(l.blockN), one, acc, [&](Value j, ValueRange a) {
-          SmallVector<Value> out(a.begin(), a.end());
-          SmallVector<Value> bv, sv;
-          for (Value s : cb.cols)
-            bv.push_back(load(bS, at(s, stride, j)));
+          SmallVector<Value> out(a.begin(), a.end()), sv;
           for (Value c : y.cols)
             sv.push_back(load(stateS, at(e.add(n0, j), l.blockP, c)));
-          for (auto [i, t] : llvm::enumerate(cb.rows)) {
-            Value cv = load(cS, at(t, stride, j));
-            for (int64_t k = 0; k < cbCols; ++k)
-              out[i * cbCols + k] =
-                  math::FmaOp::create(e.b, cv, bv[k], out[i * cbCols + k]);
-          }
-          int64_t base = l.cb.accumulators();
           for (auto [i, t] : llvm::enumerate(y.rows)) {
             Value cv = load(cS, at(t, stride, j));
             for (int64_t k = 0; k < yCols; ++k)
-              out[base + i * yCols + k] = math::FmaOp::create(
-                  e.b, cv, sv[k], out[base + i * yCols + k]);
+              out[i * yCols + k] =
+                  math::FmaOp::create(e.b, cv, sv[k], out[i * yCols + k]);
           }
           return out;
         });
@@ -317,28 +306,21 @@ private:
       }
   }
 
-  /// M[t, s] = CB[t, s] exp(a_t - a_s) dt_s for s <= t, else 0.
-  void weightScores(ArrayRef<Value> cbAcc) {
-    const ThreadTile &cb = *cbTile;
-    int64_t cols = l.cb.colsPerThread;
-    for (auto [i, t] : llvm::enumerate(cb.rows)) {
-      Value at_ = load(aS, t);
-      for (auto [k, s] : llvm::enumerate(cb.cols)) {
-        Value m =
-            e.fmul(e.fmul(cbAcc[i * cols + k], e.exp(e.fsub(at_, load(aS, s)))),
-                   load(dtS, s));
-        Value causal =
-            arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle, s, t);
-        m = e.select(causal, m, e.constF32(0.0f));
-        auto store = [&, t = t, s = s] {
-          memref::StoreOp::create(e.b, m, mS, at(t, l.chunk, s));
-        };
-        if (Value inside = cb.inside(e, i, k))
-          emitIf(e, inside, store);
-        else
-          store();
-      }
-    }
+  /// M[t, s] = CB[t, s] exp(a_t - a_s) dt_s for s <= t, else 0, from the
+  /// pre-pass's scores of this chunk.
+  void weightScores(Value chunk) {
+    forEachShared(e, l.threads, thread, l.chunk * l.chunk, [&](Value i) {
+      Value t = arith::DivUIOp::create(e.b, i, e.index(l.chunk));
+      Value s = arith::RemUIOp::create(e.b, i, e.index(l.chunk));
+      Value cb = memref::LoadOp::create(e.b, buf.scores,
+                                        ValueRange{batch, group, chunk, t, s});
+      Value m = e.fmul(e.fmul(cb, e.exp(e.fsub(load(aS, t), load(aS, s)))),
+                       load(dtS, s));
+      Value causal =
+          arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle, s, t);
+      memref::StoreOp::create(e.b, e.select(causal, m, e.constF32(0.0f)), mS,
+                              i);
+    });
   }
 
   /// Y = exp(a_t) (C St) + M X, then the D skip, the gate and the store.
@@ -402,10 +384,82 @@ private:
   const CpuSsdBuffers &buf;
   Value head, batch, thread, zero, one, p0, group, aHead, biasHead, skipHead;
   Value stateS, xS, mS, cS, bS, dtS, aS, wS, eaS;
-  std::optional<ThreadTile> cbTile, yTile, stTile;
+  std::optional<ThreadTile> yTile, stTile;
 };
 
+/// CB[t, s] = C_t . B_s of one chunk, on the `cb` tile over n-chunks of
+/// staged C and B.
+void buildScores(Emitter &e, const GpuSsdPlan &p, Value bBuffer, Value cBuffer,
+                 Value scores) {
+  const GpuSsdLayout &l = p.layout;
+  Value chunk = WorkgroupIdOp::create(e.b, 0);
+  Value group = WorkgroupIdOp::create(e.b, 1);
+  Value batch = WorkgroupIdOp::create(e.b, 2);
+  Value thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
+  Value zero = e.index(0), one = e.index(1);
+  int64_t stride = l.bcStride();
+  Value cS = allocWorkgroup(e, l.chunk * stride);
+  Value bS = allocWorkgroup(e, l.chunk * stride);
+  ThreadTile cb(e, l.cb, thread);
+  Value c0 = e.mul(chunk, e.index(l.chunk));
+  int64_t cols = l.cb.colsPerThread;
+  auto at = [&](Value row, Value col) {
+    return e.add(e.mul(row, e.index(stride)), col);
+  };
+  SmallVector<Value> inits(l.cb.accumulators(), e.constF32(0.0f));
+  SmallVector<Value> acc = e.forLoop(
+      zero, e.index(p.state), e.index(l.blockN), inits,
+      [&](Value n0, ValueRange acc) {
+        forEachShared(e, l.threads, thread, l.chunk * l.blockN, [&](Value i) {
+          Value t = arith::DivUIOp::create(e.b, i, e.index(l.blockN));
+          Value j = arith::RemUIOp::create(e.b, i, e.index(l.blockN));
+          Value row = e.min(e.add(c0, t), e.index(p.seq - 1));
+          for (auto [source, stage] :
+               {std::pair(cBuffer, cS), std::pair(bBuffer, bS)})
+            memref::StoreOp::create(
+                e.b,
+                e.toF32(memref::LoadOp::create(
+                    e.b, source, ValueRange{batch, row, group, e.add(n0, j)})),
+                stage, at(t, j));
+        });
+        gpu::BarrierOp::create(e.b);
+        SmallVector<Value> next = e.forLoop(
+            zero, e.index(l.blockN), one, acc, [&](Value j, ValueRange a) {
+              SmallVector<Value> out(a.begin(), a.end()), bv;
+              for (Value s : cb.cols)
+                bv.push_back(memref::LoadOp::create(e.b, bS, at(s, j)));
+              for (auto [i, t] : llvm::enumerate(cb.rows)) {
+                Value cv = memref::LoadOp::create(e.b, cS, at(t, j));
+                for (int64_t k = 0; k < cols; ++k)
+                  out[i * cols + k] =
+                      math::FmaOp::create(e.b, cv, bv[k], out[i * cols + k]);
+              }
+              return out;
+            });
+        gpu::BarrierOp::create(e.b);
+        return next;
+      });
+  for (auto [i, t] : llvm::enumerate(cb.rows))
+    for (auto [k, s] : llvm::enumerate(cb.cols)) {
+      auto store = [&, i = i, k = k, t = t, s = s] {
+        memref::StoreOp::create(e.b, acc[i * cols + k], scores,
+                                ValueRange{batch, group, chunk, t, s});
+      };
+      if (Value inside = cb.inside(e, i, k))
+        emitIf(e, inside, store);
+      else
+        store();
+    }
+}
+
 } // namespace
+
+void mlir::ejk::buildGpuSsdScoresBody(OpBuilder &builder, Location loc,
+                                      const GpuSsdPlan &plan, Value bBuffer,
+                                      Value cBuffer, Value scores) {
+  Emitter e(builder, loc, 1);
+  buildScores(e, plan, bBuffer, cBuffer, scores);
+}
 
 void mlir::ejk::buildGpuSsdBody(OpBuilder &builder, Location loc,
                                 const GpuSsdPlan &plan,

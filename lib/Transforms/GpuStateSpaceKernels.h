@@ -4,8 +4,8 @@
 // and ejk.ssd (Mamba-2) on a Vulkan device: threads laid out by
 // GpuStateSpaceLayout, shared memory as `memref.alloc` in
 // `#gpu.address_space<workgroup>`, positions from `ejk.workgroup_id` and
-// `gpu.thread_id`. One dispatch per op; ejk-lower-to-spirv turns it into a
-// SPIR-V kernel.
+// `gpu.thread_id`. One dispatch for a scan, two for an SSD (its C B^T
+// scores first); ejk-lower-to-spirv turns each into a SPIR-V kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,7 +38,11 @@ struct GpuSsdPlan {
 
   int64_t numChunks() const { return (seq + layout.chunk - 1) / layout.chunk; }
   int64_t headsPerGroup() const { return heads / groups; }
-  /// Workgroups: head_dim blocks x heads x batch.
+  /// The C B^T pre-pass: chunks x groups x batch.
+  std::array<int64_t, 3> scoresGrid() const {
+    return {numChunks(), groups, batch};
+  }
+  /// The scan: head_dim blocks x heads x batch.
   std::array<int64_t, 3> grid() const {
     return {(headDim + layout.blockP - 1) / layout.blockP, heads, batch};
   }
@@ -50,7 +54,12 @@ void buildGpuSelectiveScanBody(OpBuilder &b, Location loc,
                                const GpuSelectiveScanPlan &plan,
                                const CpuSelectiveScanBuffers &buffers);
 
-/// Emits the SSD body (one dispatch: `buffers.scores` is unused).
+/// Emits the body of the pre-pass that fills `scores` ([batch, groups,
+/// chunks, chunk, chunk] f32) with C_t . B_s per chunk.
+void buildGpuSsdScoresBody(OpBuilder &b, Location loc, const GpuSsdPlan &plan,
+                           Value bBuffer, Value cBuffer, Value scores);
+
+/// Emits the SSD scan body; `buffers.scores` holds the pre-pass's scores.
 void buildGpuSsdBody(OpBuilder &b, Location loc, const GpuSsdPlan &plan,
                      const CpuSsdBuffers &buffers);
 

@@ -6,7 +6,7 @@
 // (CpuSelectiveScanKernel.cpp, CpuSsdKernel.cpp): an SSD also gets a
 // pre-pass dispatch that computes the per-chunk C B^T scores once per
 // group; every caller allocates their buffer and runs it first. Vulkan
-// (GpuSelectiveScanKernel.cpp, GpuSsdKernel.cpp): one dispatch per op,
+// (GpuSelectiveScanKernel.cpp, GpuSsdKernel.cpp): the same dispatches, each
 // with its workgroup size and shared memory.
 //
 //===----------------------------------------------------------------------===//
@@ -142,10 +142,11 @@ static FailureOr<CpuSsdBuffers> ssdBuffers(SsdOp op) {
 /// and C, appends the scores to `dispatch`'s arguments (`buf.scores`) and
 /// rewrites every call: allocate the scores, run the pre-pass, run the
 /// scan, free them.
-static FailureOr<func::FuncOp> addScoresPrePass(
-    func::FuncOp dispatch, ModuleOp module, SymbolTable &symbols,
-    CpuSsdBuffers &buf, MemRefType scoresType, std::array<int64_t, 3> grid,
-    function_ref<void(OpBuilder &, Value, Value, Value)> build) {
+static FailureOr<func::FuncOp>
+addScoresPrePass(func::FuncOp dispatch, ModuleOp module, SymbolTable &symbols,
+                 CpuSsdBuffers &buf, MemRefType scoresType,
+                 std::array<int64_t, 3> grid,
+                 function_ref<void(OpBuilder &, Value, Value, Value)> build) {
   OpBuilder builder(dispatch);
   Location loc = dispatch.getLoc();
   auto scoresFn = func::FuncOp::create(
@@ -245,15 +246,18 @@ static LogicalResult tileSelectiveScanForVulkan(func::FuncOp dispatch,
   return success();
 }
 
-/// An SSD as one Vulkan dispatch (GpuSsdKernel.cpp).
+/// An SSD as two Vulkan dispatches (GpuSsdKernel.cpp): the C B^T scores
+/// per group, then the scan.
 static LogicalResult tileSsdForVulkan(func::FuncOp dispatch, SsdOp op,
-                                      const TargetInfo &target) {
+                                      const TargetInfo &target, ModuleOp module,
+                                      SymbolTable &symbols) {
   FailureOr<ConfigAttr> config = checkedConfig(op, target);
   if (failed(config))
     return failure();
-  FailureOr<CpuSsdBuffers> buf = ssdBuffers(op);
-  if (failed(buf))
+  FailureOr<CpuSsdBuffers> found = ssdBuffers(op);
+  if (failed(found))
     return failure();
+  CpuSsdBuffers &buf = *found;
   std::optional<GpuSsdLayout> layout =
       getGpuSsdLayout(op, *config, target, llvm::nulls());
   if (!layout)
@@ -265,25 +269,38 @@ static LogicalResult tileSsdForVulkan(func::FuncOp dispatch, SsdOp op,
                   bType.getDimSize(2), bType.getDimSize(3),
                   op.getDtSoftplus(),  *layout};
   Location loc = op.getLoc();
+  int64_t q = layout->chunk;
+  auto scoresType =
+      MemRefType::get({plan.batch, plan.groups, plan.numChunks(), q, q},
+                      Float32Type::get(op.getContext()));
+  FailureOr<func::FuncOp> scoresFn = addScoresPrePass(
+      dispatch, module, symbols, buf, scoresType, plan.scoresGrid(),
+      [&](OpBuilder &b, Value bBuffer, Value cBuffer, Value scores) {
+        buildGpuSsdScoresBody(b, loc, plan, bBuffer, cBuffer, scores);
+      });
+  if (failed(scoresFn))
+    return failure();
+
   Block &body = clearBody(dispatch);
   OpBuilder b = OpBuilder::atBlockEnd(&body);
-  buildGpuSsdBody(b, loc, plan, *buf);
+  buildGpuSsdBody(b, loc, plan, buf);
   func::ReturnOp::create(b, loc);
-  // The algorithm's work, counted as on the CPU so that rates compare:
-  // per head C St and the state update (2 L P N multiply-adds) and the
-  // causal half of M X; per group C B^T. (Every head_dim block of every
-  // head recomputes C B^T here; that extra work is not counted.)
-  int64_t q = layout->chunk;
+  // As on the CPU: per head C St and the state update (2 L P N
+  // multiply-adds) and the causal half of M X; per group C B^T.
   int64_t heads = plan.batch * plan.heads;
-  int64_t flops = heads * (2 * 2 * plan.seq * plan.headDim * plan.state +
-                           plan.seq * (q + 1) * plan.headDim) +
-                  2 * plan.batch * plan.groups * plan.seq * q * plan.state;
+  int64_t scanFlops = heads * (2 * 2 * plan.seq * plan.headDim * plan.state +
+                               plan.seq * (q + 1) * plan.headDim);
+  int64_t scoresFlops =
+      2 * plan.batch * plan.groups * plan.numChunks() * q * q * plan.state;
   int64_t bytes = 0;
-  for (Value buffer : {buf->x, buf->dt, buf->a, buf->b, buf->c, buf->d, buf->z,
-                       buf->dtBias, buf->initialState, buf->y, buf->finalState})
+  for (Value buffer : {buf.x, buf.dt, buf.a, buf.c, buf.d, buf.z, buf.dtBias,
+                       buf.initialState, buf.y, buf.finalState, buf.scores})
     bytes += bytesOf(buffer);
   setVulkanAttrs(dispatch, b, plan.grid(), layout->threads, layout->sharedBytes,
-                 flops, bytes);
+                 scanFlops, bytes);
+  setVulkanAttrs(*scoresFn, b, plan.scoresGrid(), layout->threads,
+                 4 * 2 * q * layout->bcStride(), scoresFlops,
+                 bytesOf(buf.b) + bytesOf(buf.c) + bytesOf(buf.scores));
   return success();
 }
 
@@ -390,8 +407,8 @@ static LogicalResult tileSsd(func::FuncOp dispatch, SsdOp op,
   dispatch->setAttr(kBytesAttrName, b.getI64IntegerAttr(bytes));
   (*scoresFn)->setAttr(kFlopsAttrName, b.getI64IntegerAttr(scoresFlops));
   (*scoresFn)->setAttr(kBytesAttrName,
-                    b.getI64IntegerAttr(bytesOf(buf.b) + bytesOf(buf.c) +
-                                        bytesOf(buf.scores)));
+                       b.getI64IntegerAttr(bytesOf(buf.b) + bytesOf(buf.c) +
+                                           bytesOf(buf.scores)));
   return success();
 }
 
@@ -418,10 +435,10 @@ struct TileStateSpacePass
     for (auto [func, op] : work) {
       LogicalResult result = failure();
       if (target->isVulkan())
-        result = isa<SsdOp>(op)
-                     ? tileSsdForVulkan(func, cast<SsdOp>(op), *target)
-                     : tileSelectiveScanForVulkan(
-                           func, cast<SelectiveScanOp>(op), *target);
+        result = isa<SsdOp>(op) ? tileSsdForVulkan(func, cast<SsdOp>(op),
+                                                   *target, module, symbols)
+                                : tileSelectiveScanForVulkan(
+                                      func, cast<SelectiveScanOp>(op), *target);
       else
         result =
             isa<SsdOp>(op)

@@ -53,10 +53,25 @@ func.func @scan(%u: tensor<2x100x64xf16>, %A: tensor<64x16xf32>, %B: tensor<2x10
 // -----
 
 // ssd, mamba2's shape with the NVIDIA heuristic: chunks of 64, head_dim
-// blocks of 16 (grid [4, 32, 1]: 128 workgroups), n-chunks of 32, 8
-// subgroups. Shared memory: St (128 x 16), X (64 x 16), M (64 x 64), the
-// C and B n-chunks (64 x 33 each) and four 64-vectors: 46592 bytes.
-// CHECK-LABEL: func.func private @ssd_dispatch_0
+// blocks of 16, n-chunks of 32, 8 subgroups.
+// The scores pre-pass: grid [chunks, groups, batch]; C B^T (64 x 64) on
+// 4 x 4 accumulators per thread over n-chunks of staged C and B (64 x 33).
+// CHECK-LABEL: func.func private @ssd_dispatch_0_scores
+// CHECK-SAME: memref<1x1x32x64x64xf32>
+// CHECK-SAME: ejk.grid = array<i64: 32, 1, 1>
+// CHECK-SAME: ejk.shared_memory_bytes = 16896 : i64
+// CHECK-SAME: ejk.workgroup_size = array<i64: 256, 1, 1>
+// CHECK-COUNT-2: memref.alloc() : memref<2112xf32, #gpu.address_space<workgroup>>
+// CHECK: scf.for {{.*}} step %c32{{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK: gpu.barrier
+// CHECK: math.fma
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}} : memref<1x1x32x64x64xf32>
+// The scan: grid [4, 32, 1] (128 workgroups). Shared memory: St (128 x
+// 16), X (64 x 16), M (64 x 64), the C and B n-chunks (64 x 33 each) and
+// four 64-vectors: 46592 bytes.
+// CHECK-LABEL: func.func private @ssd_dispatch_0(
+// CHECK-SAME: memref<1x1x32x64x64xf32>
 // CHECK-SAME: ejk.grid = array<i64: 4, 32, 1>
 // CHECK-SAME: ejk.shared_memory_bytes = 46592 : i64
 // CHECK-SAME: ejk.workgroup_size = array<i64: 256, 1, 1>
@@ -69,8 +84,12 @@ func.func @scan(%u: tensor<2x100x64xf16>, %A: tensor<64x16xf32>, %B: tensor<2x10
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c1
 // CHECK: gpu.barrier
 // CHECK: math.exp
-// n-chunks of 32 carry the 4 x 4 C B^T and 2 x 2 C St accumulators.
-// CHECK: scf.for {{.*}} step %c32{{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK: gpu.barrier
+// M = the chunk's scores weighted by the decays, causal.
+// CHECK: memref.load %{{.*}} : memref<1x1x32x64x64xf32>
+// CHECK: arith.cmpi sle
+// n-chunks of 32 carry the 2 x 2 C St accumulators.
+// CHECK: scf.for {{.*}} step %c32{{.*}} -> (f32, f32, f32, f32)
 // CHECK: gpu.barrier
 // CHECK: math.fma
 // CHECK: gpu.barrier
@@ -78,14 +97,18 @@ func.func @scan(%u: tensor<2x100x64xf16>, %A: tensor<64x16xf32>, %B: tensor<2x10
 // CHECK: math.exp
 // CHECK: scf.for {{.*}} -> (f32, f32)
 // CHECK: gpu.barrier
-// M = C B^T weighted by the decays, causal; then Y = exp(a) C St + M X.
-// CHECK: arith.cmpi sle
-// CHECK: gpu.barrier
+// Y = exp(a) C St + M X.
 // CHECK: scf.for {{.*}} -> (f32, f32, f32, f32)
 // CHECK: memref.store %{{.*}} : memref<1x2048x32x64xf32>
 // CHECK: gpu.barrier
 // The final state, n fastest.
 // CHECK: memref.store %{{.*}} : memref<1x32x64x128xf32>
+// The entry allocates the scores and runs both dispatches.
+// CHECK-LABEL: func.func @ssd(
+// CHECK: %[[SCORES:.*]] = memref.alloc() {{.*}} : memref<1x1x32x64x64xf32>
+// CHECK: ejk.dispatch @ssd_dispatch_0_scores(%{{.*}}, %{{.*}}, %[[SCORES]])
+// CHECK: ejk.dispatch @ssd_dispatch_0({{.*}}, %[[SCORES]])
+// CHECK: memref.dealloc %[[SCORES]]
 func.func @ssd(%x: tensor<1x2048x32x64xf32>, %dt: tensor<1x2048x32xf32>, %A: tensor<32xf32>, %B: tensor<1x2048x1x128xf32>, %s0: tensor<1x32x64x128xf32>) -> (tensor<1x2048x32x64xf32>, tensor<1x32x64x128xf32>) {
   %y, %s = ejk.ssd %x, %dt, %A, %B, %B initial_state(%s0 : tensor<1x32x64x128xf32>) {dt_softplus} : tensor<1x2048x32x64xf32>, tensor<1x2048x32xf32>, tensor<32xf32>, tensor<1x2048x1x128xf32>, tensor<1x2048x1x128xf32> -> tensor<1x2048x32x64xf32>, tensor<1x32x64x128xf32>
   return %y, %s : tensor<1x2048x32x64xf32>, tensor<1x32x64x128xf32>

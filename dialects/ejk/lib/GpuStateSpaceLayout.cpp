@@ -114,15 +114,15 @@ GpuSsdLayout::compute(int64_t state, int64_t chunk, int64_t blockP,
   l.cb = GpuTile::compute(chunk, chunk, l.threads);
   l.y = GpuTile::compute(chunk, blockP, l.threads);
   l.state = GpuTile::compute(blockN, blockP, l.threads);
-  int64_t live = l.cb.accumulators() + l.y.accumulators();
-  if (live > kMaxAccumulators || l.state.accumulators() > kMaxAccumulators) {
-    reason << "each thread would keep "
-           << std::max(live, l.state.accumulators())
-           << " accumulators (at most " << kMaxAccumulators
-           << "); use more subgroups or smaller blocks";
+  int64_t most = std::max(
+      {l.cb.accumulators(), l.y.accumulators(), l.state.accumulators()});
+  if (most > kMaxAccumulators) {
+    reason << "each thread would keep " << most << " accumulators (at most "
+           << kMaxAccumulators << "); use more subgroups or smaller blocks";
     return std::nullopt;
   }
-  // St, X, M, the B and C n-chunks, dt, a, w and exp(a).
+  // The scan's St, X, M, B and C n-chunks, dt, a, w and exp(a); the
+  // scores pre-pass stages only the B and C n-chunks.
   l.sharedBytes = 4 * (state * blockP + chunk * blockP + chunk * chunk +
                        2 * chunk * l.bcStride() + 4 * chunk);
   if (l.sharedBytes > limits.sharedBytes) {

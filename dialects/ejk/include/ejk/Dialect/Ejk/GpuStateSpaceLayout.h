@@ -15,12 +15,14 @@
 // of dt (after bias and softplus), u, y and of the B/C rows of the groups
 // its channels touch in shared memory.
 //
-// ssd: a workgroup owns `block_p` columns of one head of one batch row and
-// walks the chunks in order; the state St = S^T ([d_state, block_p]) lives
-// in shared memory. Three register tiles, each `rows x cols` over the T =
-// num_subgroups * subgroup_size threads (thread t: tx = t % TX, ty = t /
-// TX, rows ty * rpt .. ty * rpt + rpt - 1, columns tx, tx + TX, ...):
-//   cb     chunk x chunk     C B^T, then the decay-weighted M
+// ssd: a pre-pass workgroup per (chunk, group, batch) computes the chunk's
+// C B^T scores once per group; a scan workgroup owns `block_p` columns of
+// one head of one batch row and walks the chunks in order; the state St =
+// S^T ([d_state, block_p]) lives in shared memory. Register tiles, each
+// `rows x cols` over the T = num_subgroups * subgroup_size threads of
+// either dispatch (thread t: tx = t % TX, ty = t / TX, rows ty * rpt ..
+// ty * rpt + rpt - 1, columns tx, tx + TX, ...):
+//   cb     chunk x chunk     C B^T (the pre-pass)
 //   y      chunk x block_p   C St, then M X; the output
 //   state  block_n x block_p the state update of one n-chunk
 //
@@ -84,7 +86,7 @@ struct GpuSsdLayout {
   /// conflicts).
   int64_t bcStride() const { return blockN + 1; }
 
-  /// Accumulators a thread may keep in registers across a loop.
+  /// Accumulators a thread may keep in registers on each tile.
   static constexpr int64_t kMaxAccumulators = 64;
 
   static std::optional<GpuSsdLayout> compute(int64_t state, int64_t chunk,
