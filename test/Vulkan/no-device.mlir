@@ -5,7 +5,7 @@
 // RUN: env EJK_VULKAN_LOADER=%t/no-libvulkan.so.1 not ejk-run --target vulkan --print-fingerprint 2>&1 | FileCheck %s --check-prefix=FP
 // RUN: env EJK_VULKAN_LOADER=%t/no-libvulkan.so.1 not ejk-run %s --entry f --target vulkan --random-inputs 1 2>&1 | FileCheck %s --check-prefix=RUNV
 // RUN: env EJK_VULKAN_LOADER=%t/no-libvulkan.so.1 not ejkc %s --target vulkan -o %t 2>&1 | FileCheck %s --check-prefix=EJKC
-// RUN: env EJK_VULKAN_LOADER=%t/no-libvulkan.so.1 ejkc %s --target vulkan --fingerprint %S/Inputs/lavapipe.fingerprint --no-cache -o %t --name aot
+// RUN: env EJK_VULKAN_LOADER=%t/no-libvulkan.so.1 ejkc %S/Inputs/portable-kernel.mlir --target vulkan --fingerprint %S/Inputs/lavapipe.fingerprint --no-cache -o %t --name aot
 // RUN: env EJK_VULKAN_LOADER=%t/no-libvulkan.so.1 ejk-run %s --entry f --target cpu --random-inputs 1 --check | FileCheck %s --check-prefix=CPU
 // RUN: not ejkc %s --target vulkan --fingerprint %S/../Tuning/Inputs/test-fingerprint.txt 2>&1 | FileCheck %s --check-prefix=KIND
 // RUN: not ejkc %s --emit=spirv-asm 2>&1 | FileCheck %s --check-prefix=EMIT
