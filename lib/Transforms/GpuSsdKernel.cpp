@@ -103,7 +103,7 @@ public:
     int64_t q = l.chunk;
     stateS = allocWorkgroup(e, p.state * l.blockP);
     xS = allocWorkgroup(e, q * l.blockP);
-    mS = allocWorkgroup(e, q * q);
+    mS = allocWorkgroup(e, q * l.mStride());
     cS = allocWorkgroup(e, q * l.bcStride());
     bS = allocWorkgroup(e, q * l.bcStride());
     dtS = allocWorkgroup(e, q);
@@ -319,7 +319,7 @@ private:
       Value causal =
           arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle, s, t);
       memref::StoreOp::create(e.b, e.select(causal, m, e.constF32(0.0f)), mS,
-                              i);
+                              at(t, l.mStride(), s));
     });
   }
 
@@ -341,7 +341,7 @@ private:
           for (Value c : y.cols)
             xv.push_back(load(xS, at(s, l.blockP, c)));
           for (auto [i, t] : llvm::enumerate(y.rows)) {
-            Value m = load(mS, at(t, l.chunk, s));
+            Value m = load(mS, at(t, l.mStride(), s));
             for (int64_t k = 0; k < cols; ++k)
               out[i * cols + k] =
                   math::FmaOp::create(e.b, m, xv[k], out[i * cols + k]);

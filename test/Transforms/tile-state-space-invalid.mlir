@@ -185,7 +185,7 @@ func.func @f(%x: tensor<1x8x2x64xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>
 
 module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
 func.func @f(%x: tensor<1x8x2x64xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>, %B: tensor<1x8x1x128xf32>) -> tensor<1x8x2x64xf32> {
-  // expected-error @+1 {{is invalid: stages 83456 bytes of shared memory, the device has 32768}}
+  // expected-error @+1 {{is invalid: stages 83712 bytes of shared memory, the device has 32768}}
   %y = ejk.ssd %x, %dt, %A, %B, %B {config = #ejk.config<block_n = 32, block_p = 64, chunk_size = 64, num_subgroups = 8>} : tensor<1x8x2x64xf32>, tensor<1x8x2xf32>, tensor<2xf32>, tensor<1x8x1x128xf32>, tensor<1x8x1x128xf32> -> tensor<1x8x2x64xf32>
   return %y : tensor<1x8x2x64xf32>
 }

@@ -68,16 +68,16 @@ func.func @scan(%u: tensor<2x100x64xf16>, %A: tensor<64x16xf32>, %B: tensor<2x10
 // CHECK: gpu.barrier
 // CHECK: memref.store %{{.*}} : memref<1x1x32x64x64xf32>
 // The scan: grid [4, 32, 1] (128 workgroups). Shared memory: St (128 x
-// 16), X (64 x 16), M (64 x 64), the C and B n-chunks (64 x 33 each) and
-// four 64-vectors: 46592 bytes.
+// 16), X (64 x 16), M (64 x 65, padded), the C and B n-chunks (64 x 33 each) and
+// four 64-vectors: 46848 bytes.
 // CHECK-LABEL: func.func private @ssd_dispatch_0(
 // CHECK-SAME: memref<1x1x32x64x64xf32>
 // CHECK-SAME: ejk.grid = array<i64: 4, 32, 1>
-// CHECK-SAME: ejk.shared_memory_bytes = 46592 : i64
+// CHECK-SAME: ejk.shared_memory_bytes = 46848 : i64
 // CHECK-SAME: ejk.workgroup_size = array<i64: 256, 1, 1>
 // CHECK: memref.alloc() : memref<2048xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.alloc() : memref<1024xf32, #gpu.address_space<workgroup>>
-// CHECK: memref.alloc() : memref<4096xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.alloc() : memref<4160xf32, #gpu.address_space<workgroup>>
 // CHECK-COUNT-2: memref.alloc() : memref<2112xf32, #gpu.address_space<workgroup>>
 // CHECK-COUNT-4: memref.alloc() : memref<64xf32, #gpu.address_space<workgroup>>
 // The chunks in order; dt and X staged, then the decays.

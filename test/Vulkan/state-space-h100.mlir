@@ -27,7 +27,7 @@
 // CHECK: "grid": [
 // CHECK-NEXT: 4,
 // CHECK-NEXT: 32,
-// CHECK: "shared_memory_bytes": 46592
+// CHECK: "shared_memory_bytes": 46848
 // CHECK: "spirv": "ssm_mamba2_dispatch_0.spv"
 // CHECK: "workgroup_size": [
 // CHECK-NEXT: 256,

@@ -123,7 +123,7 @@ GpuSsdLayout::compute(int64_t state, int64_t chunk, int64_t blockP,
   }
   // The scan's St, X, M, B and C n-chunks, dt, a, w and exp(a); the
   // scores pre-pass stages only the B and C n-chunks.
-  l.sharedBytes = 4 * (state * blockP + chunk * blockP + chunk * chunk +
+  l.sharedBytes = 4 * (state * blockP + chunk * blockP + chunk * l.mStride() +
                        2 * chunk * l.bcStride() + 4 * chunk);
   if (l.sharedBytes > limits.sharedBytes) {
     reason << "stages " << l.sharedBytes

@@ -85,6 +85,8 @@ struct GpuSsdLayout {
   /// Row stride of the staged B and C n-chunks (padded against bank
   /// conflicts).
   int64_t bcStride() const { return blockN + 1; }
+  /// Row stride of M (padded: threads of different rows read one column).
+  int64_t mStride() const { return chunk + 1; }
 
   /// Accumulators a thread may keep in registers on each tile.
   static constexpr int64_t kMaxAccumulators = 64;
