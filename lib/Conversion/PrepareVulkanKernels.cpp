@@ -29,7 +29,8 @@ namespace mlir::ejk {
 using namespace mlir;
 using namespace mlir::ejk;
 
-/// On dispatches for Vulkan (set by the tiling passes).
+/// On dispatches for Vulkan (set by the tiling passes; kWorkgroupSizeAttrName
+/// and kSharedMemoryAttrName come from ejk/Transforms/Passes.h).
 static constexpr StringLiteral kRequiresAttrName = "ejk.requires";
 
 /// Whether `type` may be a dispatch argument: a static identity-layout
