@@ -71,13 +71,11 @@ private:
   int64_t numAcc() const { return l.rowsPerThread * l.colsPerThread; }
 
   /// Global query row of this thread's i-th row.
-  Value rowOf(int64_t i) {
-    return e.add(rowStart, e.add(myRow0, e.index(i)));
-  }
+  Value rowOf(int64_t i) { return e.add(rowStart, e.add(myRow0, e.index(i))); }
 
-  void stageTile(Value source, Value sourceHead, Value seqStart,
-                 int64_t seqLen, Value col0, int64_t dim, int64_t rows,
-                 int64_t width, Value stage, int64_t stride) {
+  void stageTile(Value source, Value sourceHead, Value seqStart, int64_t seqLen,
+                 Value col0, int64_t dim, int64_t rows, int64_t width,
+                 Value stage, int64_t stride) {
     stageRows(e, l.threads, threadId, batch, source, sourceHead, seqStart,
               seqLen, col0, dim, rows, width, stage, stride);
   }
@@ -85,9 +83,9 @@ private:
   /// Combines `value` over the TX neighbouring threads of a row group.
   Value reduceRow(Value value, bool isMax) {
     for (int64_t offset = l.threadsX / 2; offset >= 1; offset /= 2) {
-      auto shuffle = gpu::ShuffleOp::create(
-          e.b, value, e.constI32(offset), e.constI32(l.subgroupSize),
-          gpu::ShuffleMode::XOR);
+      auto shuffle = gpu::ShuffleOp::create(e.b, value, e.constI32(offset),
+                                            e.constI32(l.subgroupSize),
+                                            gpu::ShuffleMode::XOR);
       Value other = shuffle.getShuffleResult();
       value = isMax ? e.fmax(value, other) : e.fadd(value, other);
     }
@@ -105,10 +103,10 @@ private:
     SmallVector<Value> scores = e.forLoop(
         e.index(0), e.index(l.paddedHeadDim), e.index(l.dChunk), sInit,
         [&](Value d0, ValueRange acc) {
-          stageTile(buf.query, head, rowStart, p.seqQ, d0, p.headDim,
-                    l.blockQ, l.dChunk, qStage, l.qStride());
-          stageTile(buf.key, kvHead, keyStart, p.seqK, d0, p.headDim,
-                    l.blockK, l.dChunk, kStage, l.kStride());
+          stageTile(buf.query, head, rowStart, p.seqQ, d0, p.headDim, l.blockQ,
+                    l.dChunk, qStage, l.qStride());
+          stageTile(buf.key, kvHead, keyStart, p.seqK, d0, p.headDim, l.blockK,
+                    l.dChunk, kStage, l.kStride());
           gpu::BarrierOp::create(e.b);
           SmallVector<Value> next(acc.begin(), acc.end());
           for (int64_t c = 0; c < l.dChunk; ++c) {
@@ -116,16 +114,15 @@ private:
             for (int64_t i = 0; i < rows; ++i)
               q.push_back(memref::LoadOp::create(
                   e.b, qStage,
-                  ValueRange{e.add(e.mul(e.add(myRow0, e.index(i)),
-                                         e.index(l.qStride())),
-                                   e.index(c))}));
+                  ValueRange{e.add(
+                      e.mul(e.add(myRow0, e.index(i)), e.index(l.qStride())),
+                      e.index(c))}));
             for (int64_t j = 0; j < keys; ++j)
               k.push_back(memref::LoadOp::create(
                   e.b, kStage,
-                  ValueRange{e.add(
-                      e.mul(e.add(tx, e.index(j * l.threadsX)),
-                            e.index(l.kStride())),
-                      e.index(c))}));
+                  ValueRange{e.add(e.mul(e.add(tx, e.index(j * l.threadsX)),
+                                         e.index(l.kStride())),
+                                   e.index(c))}));
             for (int64_t i = 0; i < rows; ++i)
               for (int64_t j = 0; j < keys; ++j)
                 next[i * keys + j] =
@@ -165,14 +162,12 @@ private:
         prob = rules.dropout(prob, rowHash, e.add(keyStart, local));
         memref::StoreOp::create(
             e.b, prob, pStage,
-            ValueRange{e.add(e.mul(e.add(myRow0, e.index(i)),
-                                   e.index(l.blockK)),
-                             local)});
+            ValueRange{e.add(
+                e.mul(e.add(myRow0, e.index(i)), e.index(l.blockK)), local)});
       }
       sum = reduceRow(sum, /*isMax=*/false);
       newMax.push_back(mNew);
-      newSum.push_back(
-          e.fadd(e.fmul(state[numAcc() + rows + i], alpha), sum));
+      newSum.push_back(e.fadd(e.fmul(state[numAcc() + rows + i], alpha), sum));
       for (int64_t c = 0; c < cols; ++c)
         acc[i * cols + c] = e.fmul(acc[i * cols + c], alpha);
     }
@@ -181,9 +176,9 @@ private:
     acc = e.forLoop(
         e.index(0), e.index(l.blockK), e.index(l.kChunk), acc,
         [&](Value k0, ValueRange o) {
-          stageTile(buf.value, kvHead, e.add(keyStart, k0), p.seqK,
-                    e.index(0), p.headDimV, l.kChunk, l.paddedHeadDimV,
-                    vStage, l.paddedHeadDimV);
+          stageTile(buf.value, kvHead, e.add(keyStart, k0), p.seqK, e.index(0),
+                    p.headDimV, l.kChunk, l.paddedHeadDimV, vStage,
+                    l.paddedHeadDimV);
           gpu::BarrierOp::create(e.b);
           SmallVector<Value> next = e.forLoop(
               e.index(0), e.index(l.kChunk), e.index(1), o,
@@ -193,9 +188,9 @@ private:
                 for (int64_t i = 0; i < rows; ++i)
                   probs.push_back(memref::LoadOp::create(
                       e.b, pStage,
-                      ValueRange{e.add(e.mul(e.add(myRow0, e.index(i)),
-                                             e.index(l.blockK)),
-                                       e.add(k0, j))}));
+                      ValueRange{e.add(
+                          e.mul(e.add(myRow0, e.index(i)), e.index(l.blockK)),
+                          e.add(k0, j))}));
                 for (int64_t c = 0; c < cols; ++c)
                   values.push_back(memref::LoadOp::create(
                       e.b, vStage,
@@ -245,8 +240,8 @@ private:
           store();
           continue;
         }
-        Value colValid = arith::CmpIOp::create(
-            e.b, arith::CmpIPredicate::slt, col, e.index(p.headDimV));
+        Value colValid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
+                                               col, e.index(p.headDimV));
         auto ifCol = scf::IfOp::create(e.b, colValid, /*withElse=*/false);
         OpBuilder::InsertionGuard inner(e.b);
         e.b.setInsertionPointToStart(ifCol.thenBlock());

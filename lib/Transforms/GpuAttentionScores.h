@@ -1,4 +1,5 @@
-//===- GpuAttentionScores.h - per-score rules of the Vulkan kernels -*- C++ -*-//
+//===- GpuAttentionScores.h - per-score rules of the Vulkan kernels -*- C++
+//-*-//
 //
 // What both Vulkan attention bodies do to one score and one probability,
 // scalar by scalar: scale, soft cap, bias, the positional and data masks,
@@ -39,17 +40,17 @@ public:
     Value keyIndex = e.min(key, e.index(p.seqK - 1));
     s = e.fmul(s, e.constF32(p.softmaxScale));
     if (p.softCap)
-      s = e.fmul(e.constF32(*p.softCap),
-                 math::TanhOp::create(
-                     e.b, e.fmul(s, e.constF32(1.0f / *p.softCap))));
+      s = e.fmul(
+          e.constF32(*p.softCap),
+          math::TanhOp::create(e.b, e.fmul(s, e.constF32(1.0f / *p.softCap))));
     if (buf.bias) {
       Value bb = p.biasBroadcastsBatch ? e.index(0) : batch;
       Value bh = p.biasBroadcastsHeads ? e.index(0) : head;
-      s = e.fadd(s, e.toF32(memref::LoadOp::create(
-                        e.b, buf.bias, ValueRange{bb, bh, rowIndex, keyIndex})));
+      s = e.fadd(s,
+                 e.toF32(memref::LoadOp::create(
+                     e.b, buf.bias, ValueRange{bb, bh, rowIndex, keyIndex})));
     }
-    Value allowed =
-        cmp(arith::CmpIPredicate::slt, key, e.index(p.seqK));
+    Value allowed = cmp(arith::CmpIPredicate::slt, key, e.index(p.seqK));
     // Position of the row on the key axis (bottom-right alignment).
     Value diag = e.add(row, e.index(p.seqK - p.seqQ));
     if (p.causal)
@@ -71,9 +72,9 @@ public:
     if (buf.mask) {
       Value mb = p.maskBroadcastsBatch ? e.index(0) : batch;
       Value mh = p.maskBroadcastsHeads ? e.index(0) : head;
-      allowed = andI(allowed,
-                     memref::LoadOp::create(
-                         e.b, buf.mask, ValueRange{mb, mh, rowIndex, keyIndex}));
+      allowed = andI(
+          allowed, memref::LoadOp::create(
+                       e.b, buf.mask, ValueRange{mb, mh, rowIndex, keyIndex}));
     }
     return e.select(allowed, s, e.negInf());
   }
@@ -102,9 +103,9 @@ public:
         emitMix32(e, arith::XOrIOp::create(e.b, rowHash, e.toI32(key)));
     Value top = arith::ShRUIOp::create(e.b, bits, e.constI32(8));
     uint32_t threshold = ::ejk::dropoutThreshold(*p.dropoutProb);
-    Value keep = arith::CmpIOp::create(
-        e.b, arith::CmpIPredicate::uge, top,
-        e.constI32(static_cast<int32_t>(threshold)));
+    Value keep =
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::uge, top,
+                              e.constI32(static_cast<int32_t>(threshold)));
     Value scaled = e.fmul(prob, e.constF32(1.0f / (1.0f - *p.dropoutProb)));
     return e.select(keep, scaled, e.constF32(0.0f));
   }
@@ -143,22 +144,20 @@ private:
 inline Value allocWorkgroup(Emitter &e, int64_t elements, Type type = {}) {
   auto space = gpu::AddressSpaceAttr::get(e.b.getContext(),
                                           gpu::AddressSpace::Workgroup);
-  auto memrefType =
-      MemRefType::get({elements}, type ? type : e.f32, MemRefLayoutAttrInterface(),
-                      space);
+  auto memrefType = MemRefType::get({elements}, type ? type : e.f32,
+                                    MemRefLayoutAttrInterface(), space);
   return memref::AllocOp::create(e.b, memrefType);
 }
 
 /// Stages `rows` x `width` elements of `source` ([B, S, H, D]) into
 /// `stage` (row stride `stride`, converted to its element type), the
-/// `threads` threads of the workgroup sharing the copy, from element `offset`: rows from
-/// `seqStart` of head `head`, columns from `col0`; zero past `seqLen` and
-/// `dim`.
-inline void stageRows(Emitter &e, int64_t threads, Value threadId,
-                      Value batch, Value source, Value head, Value seqStart,
-                      int64_t seqLen, Value col0, int64_t dim, int64_t rows,
-                      int64_t width, Value stage, int64_t stride,
-                      int64_t offset = 0) {
+/// `threads` threads of the workgroup sharing the copy, from element `offset`:
+/// rows from `seqStart` of head `head`, columns from `col0`; zero past `seqLen`
+/// and `dim`.
+inline void stageRows(Emitter &e, int64_t threads, Value threadId, Value batch,
+                      Value source, Value head, Value seqStart, int64_t seqLen,
+                      Value col0, int64_t dim, int64_t rows, int64_t width,
+                      Value stage, int64_t stride, int64_t offset = 0) {
   Type stageType = cast<MemRefType>(stage.getType()).getElementType();
   int64_t total = rows * width;
   for (int64_t base = 0; base < total; base += threads) {
@@ -185,7 +184,8 @@ inline void stageRows(Emitter &e, int64_t threads, Value threadId,
       value = e.select(valid, value, zero);
       memref::StoreOp::create(
           e.b, value, stage,
-          ValueRange{e.add(e.index(offset), e.add(e.mul(r, e.index(stride)), c))});
+          ValueRange{
+              e.add(e.index(offset), e.add(e.mul(r, e.index(stride)), c))});
     };
     if (base + threads <= total) {
       body();

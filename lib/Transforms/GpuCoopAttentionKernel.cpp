@@ -70,8 +70,8 @@ public:
     vOffset = l.blockK * kS;
 
     // Q tiles, kept in registers.
-    stageRows(e, l.threads, threadId, batch, buf.query, head, rowStart,
-              p.seqQ, e.index(0), p.headDim, l.blockQ, p.headDim, kvStage, qS);
+    stageRows(e, l.threads, threadId, batch, buf.query, head, rowStart, p.seqQ,
+              e.index(0), p.headDim, l.blockQ, p.headDim, kvStage, qS);
     gpu::BarrierOp::create(e.b);
     Value qBase = e.mul(subgroup, e.index(kTile * qS));
     for (int64_t d = 0; d < p.headDim; d += kTile)
@@ -85,12 +85,12 @@ public:
     rules.keyBlockRange(rowStart, numRows, l.blockK, lo, hi);
     int64_t outTiles = p.headDimV / kTile;
     SmallVector<Value> inits;
-    Value zeroTile = gpu::SubgroupMmaConstantMatrixOp::create(
-        e.b, cType, e.constF32(0.0f));
+    Value zeroTile =
+        gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType, e.constF32(0.0f));
     for (int64_t n = 0; n < outTiles; ++n)
       inits.push_back(zeroTile);
-    inits.push_back(e.negInf());          // m of this lane's row
-    inits.push_back(e.constF32(0.0f));    // l of this lane's row
+    inits.push_back(e.negInf());       // m of this lane's row
+    inits.push_back(e.constF32(0.0f)); // l of this lane's row
     SmallVector<Value> state =
         e.forLoop(lo, hi, e.index(1), inits, [&](Value kb, ValueRange s) {
           return keyBlock(rules, kb, s);
@@ -106,17 +106,16 @@ private:
         transpose ? e.b.getUnitAttr() : UnitAttr());
   }
   void store(Value tile, Value memref, Value offset, int64_t lead) {
-    gpu::SubgroupMmaStoreMatrixOp::create(e.b, tile, memref,
-                                          ValueRange{offset},
+    gpu::SubgroupMmaStoreMatrixOp::create(e.b, tile, memref, ValueRange{offset},
                                           e.b.getIndexAttr(lead), UnitAttr());
   }
 
   /// Combines `value` over the lanes that share a row.
   Value reduceRow(Value value, bool isMax) {
     for (int64_t offset = lanesPerRow / 2; offset >= 1; offset /= 2) {
-      auto shuffle = gpu::ShuffleOp::create(
-          e.b, value, e.constI32(offset), e.constI32(l.subgroupSize),
-          gpu::ShuffleMode::XOR);
+      auto shuffle = gpu::ShuffleOp::create(e.b, value, e.constI32(offset),
+                                            e.constI32(l.subgroupSize),
+                                            gpu::ShuffleMode::XOR);
       Value other = shuffle.getShuffleResult();
       value = isMax ? e.fmax(value, other) : e.fadd(value, other);
     }
@@ -131,21 +130,21 @@ private:
 
     // Stage K and V (the previous block's readers are past the last
     // barrier of the previous iteration).
-    stageRows(e, l.threads, threadId, batch, buf.key, kvHead, keyStart,
-              p.seqK, e.index(0), p.headDim, l.blockK, p.headDim, kvStage, kS);
+    stageRows(e, l.threads, threadId, batch, buf.key, kvHead, keyStart, p.seqK,
+              e.index(0), p.headDim, l.blockK, p.headDim, kvStage, kS);
     stageRows(e, l.threads, threadId, batch, buf.value, kvHead, keyStart,
-              p.seqK, e.index(0), p.headDimV, l.blockK, p.headDimV, kvStage,
-              vS, vOffset);
+              p.seqK, e.index(0), p.headDimV, l.blockK, p.headDimV, kvStage, vS,
+              vOffset);
     gpu::BarrierOp::create(e.b);
 
     // S = Q K^T, to this subgroup's score stage.
     for (int64_t j = 0; j < keyTiles; ++j) {
-      Value acc = gpu::SubgroupMmaConstantMatrixOp::create(
-          e.b, cType, e.constF32(0.0f));
+      Value acc = gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType,
+                                                           e.constF32(0.0f));
       for (int64_t d = 0; d < p.headDim / kTile; ++d) {
         // K^T tile: column-major view of K rows j*16.., columns d*16...
-        Value kt = load(bType, kvStage, e.index(j * kTile * kS + d * kTile),
-                        kS, /*transpose=*/true);
+        Value kt = load(bType, kvStage, e.index(j * kTile * kS + d * kTile), kS,
+                        /*transpose=*/true);
         acc = gpu::SubgroupMmaComputeOp::create(e.b, qTiles[d], kt, acc,
                                                 UnitAttr(), UnitAttr());
       }
@@ -161,16 +160,16 @@ private:
       Value col = e.add(myPart, e.index(j * lanesPerRow));
       Value s = memref::LoadOp::create(
           e.b, sStage,
-          ValueRange{e.add(sBase, e.add(e.mul(myRow, e.index(l.sStride())),
-                                        col))});
+          ValueRange{
+              e.add(sBase, e.add(e.mul(myRow, e.index(l.sStride())), col))});
       logits.push_back(rules.logit(s, row, e.add(keyStart, col)));
       blockMax = e.fmax(blockMax, logits.back());
     }
     blockMax = reduceRow(blockMax, /*isMax=*/true);
     Value oldMax = state[outTiles], oldSum = state[outTiles + 1];
     Value mNew = e.fmax(oldMax, blockMax);
-    Value isEmpty = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OEQ, mNew,
-                                          e.negInf());
+    Value isEmpty =
+        arith::CmpFOp::create(e.b, arith::CmpFPredicate::OEQ, mNew, e.negInf());
     Value shift = e.select(isEmpty, e.constF32(0.0f), mNew);
     Value alpha = e.exp(e.fsub(oldMax, shift));
     Value rowHash = rules.dropoutRowHash(row);
@@ -191,9 +190,8 @@ private:
       Value col = e.add(myPart, e.index(c * lanesPerRow));
       memref::StoreOp::create(
           e.b, alpha, alphaStage,
-          ValueRange{
-              e.add(alphaBase,
-                    e.add(e.mul(myRow, e.index(l.alphaStride())), col))});
+          ValueRange{e.add(
+              alphaBase, e.add(e.mul(myRow, e.index(l.alphaStride())), col))});
     }
     gpu::BarrierOp::create(e.b);
 
@@ -247,9 +245,8 @@ private:
           Value col = e.add(myPart, e.index(c * lanesPerRow));
           Value o = memref::LoadOp::create(
               e.b, sStage,
-              ValueRange{
-                  e.add(sBase,
-                        e.add(e.mul(myRow, e.index(l.sStride())), col))});
+              ValueRange{e.add(
+                  sBase, e.add(e.mul(myRow, e.index(l.sStride())), col))});
           memref::StoreOp::create(
               e.b, e.fromF32(e.fmul(o, inv), outType), buf.output,
               ValueRange{batch, row, head, e.add(col, e.index(n * kTile))});

@@ -174,15 +174,14 @@ static ConfigAttr vulkanHeuristic(FlashAttentionOp op,
             {{"block_q", 16 * w}, {"block_k", blockK}, {"num_subgroups", w}});
   } else {
     for (int64_t w = subgroups; w >= 1; w /= 2)
-      for (int64_t blockQ : {int64_t(64), int64_t(32), int64_t(16),
-                             int64_t(8), int64_t(128)})
+      for (int64_t blockQ :
+           {int64_t(64), int64_t(32), int64_t(16), int64_t(8), int64_t(128)})
         for (int64_t blockK : {int64_t(64), int64_t(32), int64_t(16)}) {
           if ((blockQ > 2 * ceilPow2(d.seqQ) && blockQ > 8) ||
               (blockK > ceilPow2(d.seqK) && blockK > 16))
             continue;
-          candidates.push_back({{"block_q", blockQ},
-                                {"block_k", blockK},
-                                {"num_subgroups", w}});
+          candidates.push_back(
+              {{"block_q", blockQ}, {"block_k", blockK}, {"num_subgroups", w}});
         }
   }
   for (auto &values : candidates) {

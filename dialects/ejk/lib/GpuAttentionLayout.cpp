@@ -17,11 +17,12 @@ constexpr int64_t kMaxAccumulators = 96;
 constexpr int64_t kDChunk = 16;
 } // namespace
 
-std::optional<GpuAttentionLayout> GpuAttentionLayout::compute(
-    int64_t headDim, int64_t headDimV, int64_t blockQ, int64_t blockK,
-    int64_t numSubgroups, int64_t subgroupSize, int64_t maxInvocations,
-    int64_t sharedLimit, bool cooperative, bool hasShuffle,
-    llvm::raw_ostream &reason) {
+std::optional<GpuAttentionLayout>
+GpuAttentionLayout::compute(int64_t headDim, int64_t headDimV, int64_t blockQ,
+                            int64_t blockK, int64_t numSubgroups,
+                            int64_t subgroupSize, int64_t maxInvocations,
+                            int64_t sharedLimit, bool cooperative,
+                            bool hasShuffle, llvm::raw_ostream &reason) {
   GpuAttentionLayout l;
   l.cooperative = cooperative;
   l.blockQ = blockQ;
@@ -76,8 +77,8 @@ std::optional<GpuAttentionLayout> GpuAttentionLayout::compute(
     l.threadsY = l.threads / tx;
     if (blockQ % l.threadsY != 0) {
       reason << "'block_q' (" << blockQ << ") must be a multiple of the "
-             << l.threadsY << " row groups of " << l.threads
-             << " threads with " << tx << " threads per row";
+             << l.threadsY << " row groups of " << l.threads << " threads with "
+             << tx << " threads per row";
       return std::nullopt;
     }
     l.rowsPerThread = blockQ / l.threadsY;

@@ -1,4 +1,5 @@
-//===- GpuAttentionLayout.h - how a Vulkan workgroup runs attention -*- C++ -*-//
+//===- GpuAttentionLayout.h - how a Vulkan workgroup runs attention -*- C++
+//-*-//
 //
 // The thread and shared-memory layout of flash attention on a Vulkan
 // device, derived from a config (block_q, block_k, num_subgroups) and the
