@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuAttentionKernel.h"
+#include "DispatchUtils.h"
 #include "GpuAttentionKernel.h"
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
@@ -26,38 +27,10 @@ namespace mlir::ejk {
 using namespace mlir;
 using namespace mlir::ejk;
 
-/// The dispatch argument a tensor operand views, or null.
-static Value bufferOf(Value tensor) {
-  if (!tensor)
-    return {};
-  auto view = tensor.getDefiningOp<bufferization::ToTensorOp>();
-  return view ? view.getBuffer() : Value();
-}
-
-/// The dispatch argument a result is stored into, or null.
-static Value destinationOf(Value result) {
-  if (!result || !result.hasOneUse())
-    return {};
-  auto store = dyn_cast<bufferization::MaterializeInDestinationOp>(
-      *result.getUsers().begin());
-  return store ? store.getDest() : Value();
-}
-
-static DenseI64ArrayAttr gridAttr(Builder &b, std::array<int64_t, 3> grid) {
-  return b.getDenseI64ArrayAttr({grid[0], grid[1], grid[2]});
-}
-
 /// Checks the op's config against the target; fails with a diagnostic.
 static LogicalResult checkConfig(FlashAttentionOp op,
                                  const TargetInfo &target) {
-  ConfigAttr config = op.getConfigAttr();
-  if (!config)
-    return op.emitOpError("has no #ejk.config; run ejk-select-configs first");
-  std::string reason;
-  llvm::raw_string_ostream os(reason);
-  if (failed(op.verifyConfig(config, target, os)))
-    return op.emitOpError("config ") << config << " is invalid: " << reason;
-  return success();
+  return checkedConfig(cast<TunableOpInterface>(op.getOperation()), target);
 }
 
 /// The sizes and options every kernel builder needs.
@@ -129,27 +102,6 @@ static FailureOr<AttentionBuffers> findBuffers(FlashAttentionOp op) {
     return op.emitOpError("is not in dispatch form; run ejk-form-dispatches "
                           "first");
   return buffers;
-}
-
-/// Erases the tensor-level body of `dispatch`, leaving an empty block.
-static Block &clearBody(func::FuncOp dispatch) {
-  Block &body = dispatch.getBody().front();
-  SmallVector<Operation *> old;
-  for (Operation &o : body)
-    old.push_back(&o);
-  for (Operation *o : llvm::reverse(old)) {
-    o->dropAllUses();
-    o->erase();
-  }
-  return body;
-}
-
-static int64_t bytesOf(Value buffer) {
-  if (!buffer)
-    return 0;
-  auto type = cast<MemRefType>(buffer.getType());
-  return type.getNumElements() *
-         std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
 }
 
 /// FLOPs of the two matmuls (FlashAttention's convention, halved when

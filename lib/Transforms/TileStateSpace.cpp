@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuStateSpaceKernels.h"
+#include "DispatchUtils.h"
 #include "GpuStateSpaceKernels.h"
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
@@ -30,61 +31,6 @@ namespace mlir::ejk {
 
 using namespace mlir;
 using namespace mlir::ejk;
-
-/// The dispatch argument a tensor operand views, or null.
-static Value bufferOf(Value tensor) {
-  if (!tensor)
-    return {};
-  auto view = tensor.getDefiningOp<bufferization::ToTensorOp>();
-  return view ? view.getBuffer() : Value();
-}
-
-/// The dispatch argument a result is stored into, or null.
-static Value destinationOf(Value result) {
-  if (!result || !result.hasOneUse())
-    return {};
-  auto store = dyn_cast<bufferization::MaterializeInDestinationOp>(
-      *result.getUsers().begin());
-  return store ? store.getDest() : Value();
-}
-
-static DenseI64ArrayAttr gridAttr(Builder &b, std::array<int64_t, 3> grid) {
-  return b.getDenseI64ArrayAttr({grid[0], grid[1], grid[2]});
-}
-
-static int64_t bytesOf(Value buffer) {
-  if (!buffer)
-    return 0;
-  auto type = cast<MemRefType>(buffer.getType());
-  return type.getNumElements() *
-         std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-}
-
-/// Checks the op's config for `target`; returns it.
-static FailureOr<ConfigAttr> checkedConfig(TunableOpInterface op,
-                                           const TargetInfo &target) {
-  ConfigAttr config = op.getSelectedConfig();
-  if (!config)
-    return op->emitOpError("has no #ejk.config; run ejk-select-configs first");
-  std::string reason;
-  llvm::raw_string_ostream os(reason);
-  if (failed(op.verifyConfig(config, target, os)))
-    return op->emitOpError("config ") << config << " is invalid: " << reason;
-  return config;
-}
-
-/// Erases the dispatch's tensor-level body, leaving an empty block.
-static Block &clearBody(func::FuncOp dispatch) {
-  Block &body = dispatch.getBody().front();
-  SmallVector<Operation *> old;
-  for (Operation &o : body)
-    old.push_back(&o);
-  for (Operation *o : llvm::reverse(old)) {
-    o->dropAllUses();
-    o->erase();
-  }
-  return body;
-}
 
 static LogicalResult notInDispatchForm(Operation *op) {
   return op->emitOpError("is not in dispatch form; run ejk-form-dispatches "
