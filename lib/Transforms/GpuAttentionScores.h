@@ -149,46 +149,64 @@ inline Value allocWorkgroup(Emitter &e, int64_t elements, Type type = {}) {
   return memref::AllocOp::create(e.b, memrefType);
 }
 
-/// Stages `rows` x `width` elements of `source` ([B, S, H, D]) into
-/// `stage` (row stride `stride`, converted to its element type), the
-/// `threads` threads of the workgroup sharing the copy, from element `offset`:
-/// rows from `seqStart` of head `head`, columns from `col0`; zero past `seqLen`
-/// and `dim`.
-inline void stageRows(Emitter &e, int64_t threads, Value threadId, Value batch,
-                      Value source, Value head, Value seqStart, int64_t seqLen,
-                      Value col0, int64_t dim, int64_t rows, int64_t width,
-                      Value stage, int64_t stride, int64_t offset = 0) {
-  Type stageType = cast<MemRefType>(stage.getType()).getElementType();
+/// The share of this thread of `rows` x `width` elements of `source`
+/// ([B, S, H, D]): rows from `seqStart` of head `head`, columns from
+/// `col0`, the `threads` threads of the workgroup taking elements
+/// `threadId + k * threads`; converted to `type`, zero past `seqLen` and
+/// `dim`. Elements past the tile (the last round) read a valid address and
+/// are never stored.
+inline SmallVector<Value> loadRows(Emitter &e, int64_t threads, Value threadId,
+                                   Value batch, Value source, Value head,
+                                   Value seqStart, int64_t seqLen, Value col0,
+                                   int64_t dim, int64_t rows, int64_t width,
+                                   Type type) {
   int64_t total = rows * width;
+  SmallVector<Value> values;
   for (int64_t base = 0; base < total; base += threads) {
     Value idx = e.add(threadId, e.index(base));
-    auto body = [&] {
+    if (base + threads > total)
+      idx = e.min(idx, e.index(total - 1));
+    Value r = arith::DivUIOp::create(e.b, idx, e.index(width));
+    Value c = arith::RemUIOp::create(e.b, idx, e.index(width));
+    Value seq = e.add(seqStart, r);
+    Value col = e.add(col0, c);
+    Value valid = arith::AndIOp::create(
+        e.b,
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, seq,
+                              e.index(seqLen)),
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, col,
+                              e.index(dim)));
+    Value seqIndex = e.min(seq, e.index(seqLen - 1));
+    Value colIndex = e.min(col, e.index(dim - 1));
+    Value value = memref::LoadOp::create(
+        e.b, source, ValueRange{batch, seqIndex, head, colIndex});
+    if (value.getType() != type)
+      value = type.isF32() ? e.toF32(value) : e.fromF32(e.toF32(value), type);
+    Value zero = arith::ConstantOp::create(e.b, e.b.getZeroAttr(type));
+    values.push_back(e.select(valid, value, zero));
+  }
+  return values;
+}
+
+/// Stores the values of loadRows (same `threads`, `rows`, `width`) into
+/// `stage` with row stride `stride`, from element `offset`.
+inline void storeRows(Emitter &e, int64_t threads, Value threadId,
+                      ArrayRef<Value> values, int64_t rows, int64_t width,
+                      Value stage, int64_t stride, int64_t offset = 0) {
+  int64_t total = rows * width;
+  for (auto [k, value] : llvm::enumerate(values)) {
+    int64_t base = static_cast<int64_t>(k) * threads;
+    Value idx = e.add(threadId, e.index(base));
+    auto store = [&] {
       Value r = arith::DivUIOp::create(e.b, idx, e.index(width));
       Value c = arith::RemUIOp::create(e.b, idx, e.index(width));
-      Value seq = e.add(seqStart, r);
-      Value col = e.add(col0, c);
-      Value valid = arith::AndIOp::create(
-          e.b,
-          arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, seq,
-                                e.index(seqLen)),
-          arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, col,
-                                e.index(dim)));
-      Value seqIndex = e.min(seq, e.index(seqLen - 1));
-      Value colIndex = e.min(col, e.index(dim - 1));
-      Value value = memref::LoadOp::create(
-          e.b, source, ValueRange{batch, seqIndex, head, colIndex});
-      if (value.getType() != stageType)
-        value = stageType.isF32() ? e.toF32(value)
-                                  : e.fromF32(e.toF32(value), stageType);
-      Value zero = arith::ConstantOp::create(e.b, e.b.getZeroAttr(stageType));
-      value = e.select(valid, value, zero);
       memref::StoreOp::create(
           e.b, value, stage,
           ValueRange{
               e.add(e.index(offset), e.add(e.mul(r, e.index(stride)), c))});
     };
     if (base + threads <= total) {
-      body();
+      store();
       continue;
     }
     Value inRange = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, idx,
@@ -196,8 +214,21 @@ inline void stageRows(Emitter &e, int64_t threads, Value threadId, Value batch,
     auto ifOp = scf::IfOp::create(e.b, inRange, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(e.b);
     e.b.setInsertionPointToStart(ifOp.thenBlock());
-    body();
+    store();
   }
+}
+
+/// loadRows then storeRows: stages the tile into `stage` (converted to its
+/// element type).
+inline void stageRows(Emitter &e, int64_t threads, Value threadId, Value batch,
+                      Value source, Value head, Value seqStart, int64_t seqLen,
+                      Value col0, int64_t dim, int64_t rows, int64_t width,
+                      Value stage, int64_t stride, int64_t offset = 0) {
+  Type type = cast<MemRefType>(stage.getType()).getElementType();
+  SmallVector<Value> values =
+      loadRows(e, threads, threadId, batch, source, head, seqStart, seqLen,
+               col0, dim, rows, width, type);
+  storeRows(e, threads, threadId, values, rows, width, stage, stride, offset);
 }
 
 } // namespace mlir::ejk

@@ -91,6 +91,9 @@ public:
       inits.push_back(zeroTile);
     inits.push_back(e.negInf());       // m of this lane's row
     inits.push_back(e.constF32(0.0f)); // l of this lane's row
+    // This thread's share of the first key block, loaded ahead (the loop
+    // then prefetches each next block while the current one computes).
+    inits.append(loadKeyBlock(lo));
     SmallVector<Value> state =
         e.forLoop(lo, hi, e.index(1), inits, [&](Value kb, ValueRange s) {
           return keyBlock(rules, kb, s);
@@ -122,20 +125,37 @@ private:
     return value;
   }
 
+  /// This thread's share of key block `kb`'s K rows then V rows (f16);
+  /// past seq_k (also for the block after the last) they are zeros.
+  SmallVector<Value> loadKeyBlock(Value kb) {
+    Value keyStart = e.mul(kb, e.index(l.blockK));
+    SmallVector<Value> values =
+        loadRows(e, l.threads, threadId, batch, buf.key, kvHead, keyStart,
+                 p.seqK, e.index(0), p.headDim, l.blockK, p.headDim, f16);
+    numKeyValues = values.size();
+    values.append(loadRows(e, l.threads, threadId, batch, buf.value, kvHead,
+                           keyStart, p.seqK, e.index(0), p.headDimV, l.blockK,
+                           p.headDimV, f16));
+    return values;
+  }
+
   SmallVector<Value> keyBlock(GpuScoreRules &rules, Value kb,
                               ValueRange state) {
     int64_t outTiles = p.headDimV / kTile;
     int64_t keyTiles = l.blockK / kTile;
     Value keyStart = e.mul(kb, e.index(l.blockK));
 
-    // Stage K and V (the previous block's readers are past the last
-    // barrier of the previous iteration).
-    stageRows(e, l.threads, threadId, batch, buf.key, kvHead, keyStart, p.seqK,
-              e.index(0), p.headDim, l.blockK, p.headDim, kvStage, kS);
-    stageRows(e, l.threads, threadId, batch, buf.value, kvHead, keyStart,
-              p.seqK, e.index(0), p.headDimV, l.blockK, p.headDimV, kvStage, vS,
-              vOffset);
+    // Stage the prefetched K and V (the previous block's readers are past
+    // the last barrier of the previous iteration), then start loading the
+    // next block: its latency hides behind this block's work.
+    SmallVector<Value> loadedValues(state.drop_front(outTiles + 2));
+    ArrayRef<Value> loaded = loadedValues;
+    storeRows(e, l.threads, threadId, loaded.take_front(numKeyValues), l.blockK,
+              p.headDim, kvStage, kS);
+    storeRows(e, l.threads, threadId, loaded.drop_front(numKeyValues), l.blockK,
+              p.headDimV, kvStage, vS, vOffset);
     gpu::BarrierOp::create(e.b);
+    SmallVector<Value> prefetched = loadKeyBlock(e.add(kb, e.index(1)));
 
     // S = Q K^T, to this subgroup's score stage.
     for (int64_t j = 0; j < keyTiles; ++j) {
@@ -220,6 +240,7 @@ private:
     gpu::BarrierOp::create(e.b);
     next.push_back(mNew);
     next.push_back(lNew);
+    next.append(prefetched);
     return next;
   }
 
@@ -279,6 +300,8 @@ private:
   Value kvStage, sStage, pStage, alphaStage, sBase, pBase, alphaBase;
   int64_t qS, kS, vS, vOffset;
   SmallVector<Value> qTiles;
+  /// How many of the prefetched values are K's.
+  size_t numKeyValues = 0;
 };
 
 } // namespace

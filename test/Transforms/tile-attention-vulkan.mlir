@@ -31,16 +31,16 @@
 // CHECK-PORTABLE-NOT: gpu.subgroup_mma
 
 // Cooperative path (f16 on a device with 16x16x16 matrices): 4 subgroups
-// own 16 rows each (block_q = 64), block_k = 32.
+// own 16 rows each (block_q = 64), block_k = 16.
 // CHECK-COOP: ejk.grid = array<i64: 2, 8, 2>
 // CHECK-COOP-SAME: ejk.workgroup_size = array<i64: 128, 1, 1>
 // Q is staged (rows padded to 136 halves against bank conflicts) into the
-// memory that then holds K and V (max(64, 32 + 32) rows of 136).
+// memory that then holds K and V (max(64, 16 + 16) rows of 136).
 // CHECK-COOP: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 136 : index} : memref<8704xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
 // K^T tiles are column-major loads of the staged K rows.
 // CHECK-COOP: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 136 : index, transpose} : memref<8704xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
 // CHECK-COOP: gpu.subgroup_mma_compute {{.*}} : !gpu.mma_matrix<16x16xf16, "AOp">, !gpu.mma_matrix<16x16xf16, "BOp"> -> !gpu.mma_matrix<16x16xf32, "COp">
-// CHECK-COOP: gpu.subgroup_mma_store_matrix {{.*}} {leadDimension = 36 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<2304xf32, #gpu.address_space<workgroup>>
+// CHECK-COOP: gpu.subgroup_mma_store_matrix {{.*}} {leadDimension = 20 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<1280xf32, #gpu.address_space<workgroup>>
 // CHECK-COOP: gpu.shuffle  xor %{{.*}}, %c1_i32{{[_0-9]*}}, %c32_i32{{[_0-9]*}} : f32
 // O is rescaled by the row factors, then P V is added.
 // CHECK-COOP: gpu.subgroup_mma_elementwise  mulf
