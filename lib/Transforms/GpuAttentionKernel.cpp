@@ -73,11 +73,24 @@ private:
   /// Global query row of this thread's i-th row.
   Value rowOf(int64_t i) { return e.add(rowStart, e.add(myRow0, e.index(i))); }
 
-  void stageTile(Value source, Value sourceHead, Value seqStart, int64_t seqLen,
-                 Value col0, int64_t dim, int64_t rows, int64_t width,
-                 Value stage, int64_t stride) {
-    stageRows(e, l.threads, threadId, batch, source, sourceHead, seqStart,
-              seqLen, col0, dim, rows, width, stage, stride);
+  /// This thread's share of the d-chunk at `d0` of the block's Q rows,
+  /// then of the key block's K rows (f32; zero past the problem).
+  SmallVector<Value> loadQKChunk(Value keyStart, Value d0) {
+    SmallVector<Value> values =
+        loadRows(e, l.threads, threadId, batch, buf.query, head, rowStart,
+                 p.seqQ, d0, p.headDim, l.blockQ, l.dChunk, e.f32);
+    numQValues = values.size();
+    values.append(loadRows(e, l.threads, threadId, batch, buf.key, kvHead,
+                           keyStart, p.seqK, d0, p.headDim, l.blockK, l.dChunk,
+                           e.f32));
+    return values;
+  }
+
+  /// This thread's share of the k_chunk value rows from `key0`.
+  SmallVector<Value> loadVChunk(Value key0) {
+    return loadRows(e, l.threads, threadId, batch, buf.value, kvHead, key0,
+                    p.seqK, e.index(0), p.headDimV, l.kChunk, l.paddedHeadDimV,
+                    e.f32);
   }
 
   /// Combines `value` over the TX neighbouring threads of a row group.
@@ -99,16 +112,25 @@ private:
     Value keyStart = e.mul(kb, e.index(l.blockK));
 
     // S = Q K^T over d-chunks.
-    SmallVector<Value> sInit(rows * keys, e.constF32(0.0f));
+    // Each chunk's share of Q and K is loaded one chunk ahead, so that the
+    // loads' latency hides behind the previous chunk's FMAs.
+    int64_t numScores = rows * keys;
+    SmallVector<Value> sInit(numScores, e.constF32(0.0f));
+    sInit.append(loadQKChunk(keyStart, e.index(0)));
     SmallVector<Value> scores = e.forLoop(
         e.index(0), e.index(l.paddedHeadDim), e.index(l.dChunk), sInit,
-        [&](Value d0, ValueRange acc) {
-          stageTile(buf.query, head, rowStart, p.seqQ, d0, p.headDim, l.blockQ,
+        [&](Value d0, ValueRange carried) {
+          SmallVector<Value> loaded(carried.drop_front(numScores));
+          storeRows(e, l.threads, threadId,
+                    ArrayRef<Value>(loaded).take_front(numQValues), l.blockQ,
                     l.dChunk, qStage, l.qStride());
-          stageTile(buf.key, kvHead, keyStart, p.seqK, d0, p.headDim, l.blockK,
+          storeRows(e, l.threads, threadId,
+                    ArrayRef<Value>(loaded).drop_front(numQValues), l.blockK,
                     l.dChunk, kStage, l.kStride());
           gpu::BarrierOp::create(e.b);
-          SmallVector<Value> next(acc.begin(), acc.end());
+          SmallVector<Value> prefetched =
+              loadQKChunk(keyStart, e.add(d0, e.index(l.dChunk)));
+          SmallVector<Value> next(carried.begin(), carried.begin() + numScores);
           for (int64_t c = 0; c < l.dChunk; ++c) {
             SmallVector<Value> q, k;
             for (int64_t i = 0; i < rows; ++i)
@@ -129,8 +151,10 @@ private:
                     math::FmaOp::create(e.b, q[i], k[j], next[i * keys + j]);
           }
           gpu::BarrierOp::create(e.b);
+          next.append(prefetched);
           return next;
         });
+    scores.resize(numScores);
 
     // Online softmax; P to shared memory.
     SmallVector<Value> acc(state.begin(), state.begin() + numAcc());
@@ -173,13 +197,18 @@ private:
     }
 
     // O += P V over k-chunks.
+    // (V chunks are likewise loaded one chunk ahead.)
+    acc.append(loadVChunk(keyStart));
     acc = e.forLoop(
         e.index(0), e.index(l.blockK), e.index(l.kChunk), acc,
-        [&](Value k0, ValueRange o) {
-          stageTile(buf.value, kvHead, e.add(keyStart, k0), p.seqK, e.index(0),
-                    p.headDimV, l.kChunk, l.paddedHeadDimV, vStage,
-                    l.paddedHeadDimV);
+        [&](Value k0, ValueRange carried) {
+          SmallVector<Value> loaded(carried.drop_front(numAcc()));
+          storeRows(e, l.threads, threadId, loaded, l.kChunk, l.paddedHeadDimV,
+                    vStage, l.paddedHeadDimV);
           gpu::BarrierOp::create(e.b);
+          SmallVector<Value> prefetched =
+              loadVChunk(e.add(keyStart, e.add(k0, e.index(l.kChunk))));
+          SmallVector<Value> o(carried.begin(), carried.begin() + numAcc());
           SmallVector<Value> next = e.forLoop(
               e.index(0), e.index(l.kChunk), e.index(1), o,
               [&](Value j, ValueRange a) {
@@ -203,8 +232,10 @@ private:
                 return out;
               });
           gpu::BarrierOp::create(e.b);
+          next.append(prefetched);
           return next;
         });
+    acc.resize(numAcc());
 
     SmallVector<Value> result = acc;
     result.append(newMax);
@@ -267,6 +298,8 @@ private:
   Value qBlock, head, batch, threadId, tx, ty, rowStart, numRows, kvHead,
       myRow0;
   Value qStage, kStage, pStage, vStage;
+  /// How many of loadQKChunk's values are Q's.
+  size_t numQValues = 0;
 };
 
 } // namespace
