@@ -1,19 +1,19 @@
 // RUN: ejk-opt %s -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle subgroup-size=32" -ejk-form-dispatches -ejk-tile-attention | FileCheck %s --check-prefix=CHECK-PORTABLE
 // RUN: ejk-opt %s -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152" -ejk-form-dispatches -ejk-tile-attention | FileCheck %s --check-prefix=CHECK-COOP
 
-// Portable path (f32 arithmetic): block_q = 64, block_k = 64, 8 subgroups
-// of 32 -> 256 threads, 16 per row, 16 row groups of 4 rows, 4 keys and 8
-// output columns per thread. One dispatch, no pack; shared memory holds
-// Q and K d-chunks (64x17 floats each), P (64x64) and a V k-chunk (the
-// largest that fits the default 32 KiB: 8x128):
-// 4 * (1088 + 1088 + 4096 + 1024) = 29184 bytes.
+// Portable path (f32 arithmetic): block_q = 128, block_k = 32, 16
+// subgroups of 32 -> 512 threads, 16 per row, 32 row groups of 4 rows, 2
+// keys and 8 output columns per thread. One dispatch, no pack; shared
+// memory holds Q and K d-chunks (128x17 and 32x17 floats), P (128x32) and a
+// V k-chunk (the largest that fits the default 32 KiB: 8x128):
+// 4 * (2176 + 544 + 4096 + 1024) = 31360 bytes.
 // CHECK-PORTABLE: func.func private @attention_dispatch_0(%{{.*}}: memref<2x100x8x128xf16>, %{{.*}}: memref<2x100x2x128xf16>, %{{.*}}: memref<2x100x2x128xf16>, %{{.*}}: memref<2x100x8x128xf16>)
-// CHECK-PORTABLE-SAME: ejk.grid = array<i64: 2, 8, 2>
-// CHECK-PORTABLE-SAME: ejk.shared_memory_bytes = 29184 : i64
-// CHECK-PORTABLE-SAME: ejk.workgroup_size = array<i64: 256, 1, 1>
+// CHECK-PORTABLE-SAME: ejk.grid = array<i64: 1, 8, 2>
+// CHECK-PORTABLE-SAME: ejk.shared_memory_bytes = 31360 : i64
+// CHECK-PORTABLE-SAME: ejk.workgroup_size = array<i64: 512, 1, 1>
 // CHECK-PORTABLE: gpu.thread_id{{ +}}x
-// CHECK-PORTABLE: memref.alloc() : memref<1088xf32, #gpu.address_space<workgroup>>
-// CHECK-PORTABLE: memref.alloc() : memref<1088xf32, #gpu.address_space<workgroup>>
+// CHECK-PORTABLE: memref.alloc() : memref<2176xf32, #gpu.address_space<workgroup>>
+// CHECK-PORTABLE: memref.alloc() : memref<544xf32, #gpu.address_space<workgroup>>
 // CHECK-PORTABLE: memref.alloc() : memref<4096xf32, #gpu.address_space<workgroup>>
 // CHECK-PORTABLE: memref.alloc() : memref<1024xf32, #gpu.address_space<workgroup>>
 // The key-block loop carries 4 x 8 accumulators, 4 maxima and 4 sums.

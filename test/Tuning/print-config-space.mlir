@@ -10,7 +10,7 @@
 // CHECK-FULL: 30 candidates:
 // Vulkan spaces hold only configs whose thread layout works out (block_q a
 // multiple of the row groups) and that fit shared memory and registers.
-// CHECK-VK: heuristic: #ejk.config<block_k = 64, block_q = 64, num_subgroups = 8>
+// CHECK-VK: heuristic: #ejk.config<block_k = 64, block_q = 128, num_subgroups = 16>
 // CHECK-VK-NEXT: 17 candidates:
 // CHECK-VK-NOT: block_q = 8,
 // CHECK-VK: #ejk.config<block_k = 64, block_q = 64, num_subgroups = 8>

@@ -7,7 +7,7 @@
 // CHECK-CPU-LABEL: func.func @heuristic
 // CHECK-CPU: ejk.flash_attention {{.*}}config = #ejk.config<block_k = 64, block_q = 16>
 // CHECK-VK-LABEL: func.func @heuristic
-// CHECK-VK: ejk.flash_attention {{.*}}config = #ejk.config<block_k = 64, block_q = 64, num_subgroups = 8>
+// CHECK-VK: ejk.flash_attention {{.*}}config = #ejk.config<block_k = 32, block_q = 128, num_subgroups = 16>
 // CHECK-COOP-LABEL: func.func @heuristic
 // CHECK-COOP: ejk.flash_attention {{.*}}config = #ejk.config<block_k = 16, block_q = 64, num_subgroups = 4>
 // CHECK-EXPLAIN: remark: config #ejk.config<block_k = 64, block_q = 16> from the heuristic tier for ejk.flash_attention;q=1x2048x16x128xf16;k=1x2048x16x128xf16;v=1x2048x16x128xf16;bias=none;mask=none;segments=0;causal=1;softcap=0;dropout=0;lse=0

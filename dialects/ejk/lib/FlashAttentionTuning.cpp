@@ -162,10 +162,11 @@ static ConfigAttr vulkanHeuristic(FlashAttentionOp op,
                                   const TargetInfo &target) {
   AttentionDims d = getDims(op);
   MLIRContext *context = op.getContext();
-  // 256 threads: measured best on the H200 for gfa-d128 f32 (64 x 64 blocks
-  // of 8 subgroups: 16.0 TFLOP/s against 11.5 for 32 x 64 of 4).
+  // 512 threads on 128 x 64 blocks: measured best on the H200 for
+  // gfa-d128 f32 (24.6 TFLOP/s against 18.8 for 64 x 64 blocks of 256
+  // threads; docs/performance-vulkan.md).
   int64_t subgroups =
-      std::max<int64_t>(1, 256 / std::max<int64_t>(1, target.subgroupSize));
+      std::max<int64_t>(1, 512 / std::max<int64_t>(1, target.subgroupSize));
   SmallVector<SmallVector<std::pair<StringRef, int64_t>>> candidates;
   if (usesCooperativeMatrix(op, target)) {
     for (int64_t w : {int64_t(4), int64_t(2), int64_t(1)})
@@ -177,7 +178,7 @@ static ConfigAttr vulkanHeuristic(FlashAttentionOp op,
   } else {
     for (int64_t w = subgroups; w >= 1; w /= 2)
       for (int64_t blockQ :
-           {int64_t(64), int64_t(32), int64_t(16), int64_t(8), int64_t(128)})
+           {int64_t(128), int64_t(64), int64_t(32), int64_t(16), int64_t(8)})
         for (int64_t blockK : {int64_t(64), int64_t(32), int64_t(16)}) {
           if ((blockQ > 2 * ceilPow2(d.seqQ) && blockQ > 8) ||
               (blockK > ceilPow2(d.seqK) && blockK > 16))
