@@ -100,7 +100,8 @@ def run_peer(name, w, tmp, ejk_out, args):
 
 
 def run_workload(w, ejk, peer_info, args):
-    log(f"== {w.id}")
+    load = os.getloadavg()[0]
+    log(f"== {w.id} (load average {load:.2f})")
     with tempfile.TemporaryDirectory(prefix="ejk-bench-") as tmp:
         inputs = w.make_inputs(seed=args.seed)
         paths = []
@@ -138,6 +139,7 @@ def run_workload(w, ejk, peer_info, args):
                 log(f"   {name}: {p['status']}" +
                     (f", median {p['median_ms']:.3f} ms" if "median_ms" in p else "") +
                     (f": {p['message']}" if p.get("message") else ""))
+    res["loadavg_before"] = load
     return res, peers
 
 
@@ -154,6 +156,28 @@ def smoke_check(result):
         elif not e.get("check") or not all(c.endswith(": ok") for c in e["check"]):
             problems.append(f"{row['workload']}: ejk output not checked ok: {e.get('check')}")
     return problems
+
+
+def publish(result, json_path, full, args):
+    """Chart next to the JSON, and the docs for a full run."""
+    png_path = json_path[:-len(".json")] + ".png"
+    why = chart.write_chart(result, png_path)
+    log(f"chart not written: {why}" if why else f"wrote {png_path}")
+    if full and not args.no_docs:
+        rel = os.path.relpath(png_path, os.path.dirname(os.path.abspath(args.docs)))
+        markdown.refresh(args.docs, result, rel)
+        log(f"refreshed {args.docs}")
+    elif not args.smoke and not args.no_docs:
+        log("docs not refreshed: only a run of every workload with every peer does that")
+
+
+def replot(args):
+    with open(args.replot) as f:
+        result = json.load(f)
+    print(report.text_table(result))
+    publish(result, os.path.abspath(args.replot),
+            not os.path.basename(args.replot).endswith("-subset.json"), args)
+    return 0
 
 
 def main():
@@ -174,7 +198,13 @@ def main():
     p.add_argument("--no-docs", action="store_true", help="do not refresh --docs")
     p.add_argument("--target", default="cpu", choices=["cpu", "vulkan"])
     p.add_argument("--smoke", action="store_true")
+    p.add_argument("--replot", metavar="JSON",
+                   help="no run: print the table, redraw the chart and refresh the docs "
+                        "from a results file")
     args = p.parse_args()
+
+    if args.replot:
+        return replot(args)
 
     if args.target != "cpu":
         log("bench: ejk has no Vulkan target yet; the GPU half of the harness waits for it "
@@ -244,15 +274,7 @@ def main():
         json.dump(result, f, indent=1)
     os.replace(json_path + ".tmp", json_path)
     log(f"wrote {json_path}")
-    png_path = os.path.join(args.out_dir, stem + ".png")
-    why = chart.write_chart(result, png_path)
-    log(f"chart not written: {why}" if why else f"wrote {png_path}")
-    if full and not args.no_docs:
-        rel = os.path.relpath(png_path, os.path.dirname(os.path.abspath(args.docs)))
-        markdown.refresh(args.docs, result, rel)
-        log(f"refreshed {args.docs}")
-    elif not args.smoke and not args.no_docs:
-        log("docs not refreshed: only a run of every workload with every peer does that")
+    publish(result, json_path, full, args)
 
     if args.smoke:
         with open(json_path) as f:

@@ -43,7 +43,9 @@ class Ejk:
                            capture_output=True, text=True, env=self._env())
         if r.returncode != 0:
             lines = [l for l in (r.stderr + r.stdout).splitlines() if "error" in l]
-            return None, (lines[0] if lines else f"ejkc exited {r.returncode}").strip()
+            first = lines[0] if lines else f"ejkc exited {r.returncode}"
+            # The location names a temporary file: keep the message only.
+            return None, re.sub(r'^loc\("[^"]*":\d+:\d+\): ', "", first.strip())
         return time.perf_counter() - start, None
 
     def run(self, w, ir_path, input_paths, out_npy, runs, check=False):

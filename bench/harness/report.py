@@ -56,10 +56,16 @@ def finish_row(w, ejk, peers, peak):
     return row
 
 
+def fmt_ms(ms):
+    """Milliseconds with about three significant digits."""
+    return f"{ms:.0f}" if ms >= 100 else f"{ms:.1f}" if ms >= 10 else (
+        f"{ms:.2f}" if ms >= 1 else f"{ms:.3f}")
+
+
 def peer_cell(p):
     status = p.get("status")
     if status in ("ok", "mismatch", "unchecked"):
-        ms = f"{p['median_ms']:.2f}"
+        ms = fmt_ms(p["median_ms"])
         if status == "ok" and "ejk_over_peer" in p:
             return f"{ms} x{p['ejk_over_peer']:.2f}"
         return ms + {"ok": "", "mismatch": " WRONG", "unchecked": " (unchecked)"}[status]
@@ -81,7 +87,7 @@ def text_table(result):
     for row in result["results"]:
         e = row["ejk"]
         if "median_ms" in e:
-            cells = (f"{e['median_ms']:>9.2f} ({e['min_ms']:.2f})",
+            cells = (f"{fmt_ms(e['median_ms'])} ({fmt_ms(e['min_ms'])})",
                      f"{e['throughput']:.1f} {e['unit']}", f"{e['pct_peak']:.1f}")
         else:
             cells = ("skipped" if e.get("skipped") else "error", "", "")

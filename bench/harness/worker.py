@@ -7,7 +7,7 @@
             --warmup W --max-seconds S --out-json F --out-npy O
 
 The process pins itself to the first T CPUs and bounds the framework's threads
-before importing it, runs W warm-up calls (the first one compiles), then N
+before importing it, runs W warm-up calls (the first one compiles; one only when it took over 5 s), then N
 timed calls (fewer when they would exceed S seconds, at least 3), and writes
 the times and the output. Any failure is written as {"error": ...}, never
 raised past main, so the harness reports it and goes on.
@@ -43,7 +43,9 @@ def measure(args, peer):
     start = time.perf_counter()
     result = run()
     first_s = time.perf_counter() - start
-    for _ in range(max(0, args.warmup - 1)):
+    # A call slower than 5 s is warm after the first one: more warm-up would
+    # only make the run longer.
+    for _ in range(max(0, args.warmup - 1) if first_s < 5 else 0):
         result = run()
     np.save(args.out_npy, to_numpy(result))
     del result
@@ -81,7 +83,9 @@ def main():
         out = {"version": peer.version()} if args.probe else measure(args, peer)
     except Exception as e:  # any framework error is a result to report
         lines = traceback.format_exception_only(type(e), e)
-        out = {"error": " ".join(l.strip() for l in lines)[:600]}
+        # JAX appends a long note on its filtered traceback: keep the message.
+        msg = " ".join(l.strip() for l in lines).split(" --------------------")[0]
+        out = {"error": msg[:600]}
     text = json.dumps(out)
     if args.out_json:
         with open(args.out_json, "w") as f:

@@ -165,3 +165,15 @@ SMOKE_WORKLOADS = [
 ]
 
 ALL = {w.id: w for w in CPU_WORKLOADS + SMOKE_WORKLOADS}
+
+# The GPU table of WORKLOADS.md (fp16 inputs, fp32 accumulation), for the
+# Vulkan half of the harness: `bench/run.sh --target vulkan` refuses to run
+# until ejk has a Vulkan target (docs/benchmarks.md, "GPU").
+GPU_WORKLOADS = [
+    Workload(f"g{w}{'-causal' if c else ''}", "attention", "f16",
+             dict(B=b, Sq=s, Sk=s, Hq=h, Hkv=h, D=d), c)
+    for w, b, s, h, d in (("fa-d128", 4, 2048, 16, 128), ("fa-d64", 4, 2048, 32, 64),
+                          ("fa-long", 1, 8192, 16, 128))
+    for c in (False, True)
+] + [Workload("gdecode", "attention", "f16", dict(B=32, Sq=1, Sk=4096, Hq=32, Hkv=8, D=128),
+              bound="read", note="paged decode in WORKLOADS.md; dense KV until ejk pages")]

@@ -17,4 +17,5 @@ Peers are only imported inside bench/harness/worker.py, one process per
 the next one's measurement.
 """
 # Module name per peer id, in the order the table shows them.
-PEERS = {"ejkernel": "ejkernel_xla", "torch": "torch_sdpa", "jax": "jax_xla", "iree": "iree_cpu"}
+PEERS = {"ejkernel": "ejkernel_xla", "torch": "torch_sdpa", "jax": "jax_xla", "iree": "iree_cpu",
+         "iree-fused": "iree_fused"}
