@@ -143,6 +143,17 @@ def run_workload(w, ejk, peer_info, args):
     return res, peers
 
 
+def keep_best(old, new):
+    """Of two measurements of one system, the one with the lower median (an
+    error or skip only when neither timed); every median is kept in the record."""
+    medians = old.get("medians_ms", []) + ([new["median_ms"]] if "median_ms" in new else [])
+    best = old
+    if "median_ms" in new and ("median_ms" not in old or new["median_ms"] < old["median_ms"]):
+        best = new
+    best["medians_ms"] = medians
+    return best
+
+
 def smoke_check(result):
     """The smoke run's assertions: a failure here fails the test suite."""
     problems = []
@@ -192,6 +203,10 @@ def main():
     p.add_argument("--max-seconds", type=float, default=60.0,
                    help="a peer's timed runs stop after this long (at least 3 runs)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--repeat", type=int, default=1,
+                   help="run every workload R times (round robin) and keep, for each "
+                        "system, the repeat with the lowest median: the same rule for all, "
+                        "against bursts of load on a shared machine")
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p.add_argument("--out-dir", default=os.path.join(BENCH, "results"))
     p.add_argument("--docs", default=os.path.join(ROOT, "docs", "benchmarks.md"))
@@ -226,8 +241,8 @@ def main():
         if bad:
             log(f"bench: unknown peer(s) {', '.join(bad)}; known: {', '.join(PEERS)}")
             return 2
-    if args.threads < 1 or args.runs < 1:
-        log("bench: --threads and --runs must be at least 1")
+    if args.threads < 1 or args.runs < 1 or args.repeat < 1:
+        log("bench: --threads, --runs and --repeat must be at least 1")
         return 2
 
     try:
@@ -242,10 +257,23 @@ def main():
     peer_info = probe_peers(peer_names)
 
     started = datetime.datetime.now(datetime.timezone.utc)
-    rows = []
-    for w in chosen:
-        res, peers = run_workload(w, ejk, peer_info, args)
-        rows.append((w, res, peers))
+    best = {}
+    for rep in range(args.repeat):
+        if args.repeat > 1:
+            log(f"-- repeat {rep + 1} of {args.repeat}")
+        for w in chosen:
+            res, peers = run_workload(w, ejk, peer_info, args)
+            if "median_ms" in res:
+                res["medians_ms"] = [res["median_ms"]]
+            for p_ in peers.values():
+                if "median_ms" in p_:
+                    p_["medians_ms"] = [p_["median_ms"]]
+            if w.id in best:
+                old_res, old_peers = best[w.id]
+                res = keep_best(old_res, res)
+                peers = {n: keep_best(old_peers[n], peers[n]) for n in peers}
+            best[w.id] = (res, peers)
+    rows = [(w, *best[w.id]) for w in chosen]
     peak_end = ejk.peak(read_mib)
     peak = {k: max(peak_start[k], peak_end[k]) for k in ("fma_gflops", "read_gbps")}
 
@@ -258,6 +286,7 @@ def main():
                     "loadavg_start": loadavg_start, "loadavg_end": os.getloadavg()},
         "settings": {"threads": args.threads, "runs": args.runs, "warmup": args.warmup,
                      "seed": args.seed, "max_seconds": args.max_seconds,
+                     "repeat": args.repeat,
                      "command": " ".join(sys.argv[1:])},
         "peers": peer_info,
         "results": [report.finish_row(w, res, peers, peak) for w, res, peers in rows],

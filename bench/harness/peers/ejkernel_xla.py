@@ -16,7 +16,7 @@ def limit_threads(n):
 def version():
     import importlib.metadata
     import jax
-    return f"{importlib.metadata.version('ejkernel')} (jax {jax.__version__})"
+    return f"{importlib.metadata.version('ejkernel')}, jax {jax.__version__}"
 
 
 def build(w, arrays, threads):
