@@ -29,6 +29,11 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.ejk_tools_dir, append_path=True)
 
+# The tools' artifact cache: a fresh one for every lit run, never the user's.
+ejk_cache_dir = os.path.join(config.test_exec_root, "ejk-cache")
+shutil.rmtree(ejk_cache_dir, ignore_errors=True)
+config.environment["EJK_CACHE_DIR"] = ejk_cache_dir
+
 # Optional features, so tests that need them are skipped loudly.
 if shutil.which("spirv-val"):
     config.available_features.add("spirv-tools")

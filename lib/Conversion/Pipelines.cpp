@@ -2,7 +2,7 @@
 //
 //   ejk-cpu-pipeline  = tiling pipeline + ejk-lower-to-llvm
 //   tiling pipeline   = ejk-select-configs, ejk-form-dispatches,
-//                       ejk-tile-attention
+//                       ejk-tile-attention, ejk-tile-state-space
 //   ejk-lower-to-llvm = ejk-prepare-cpu-kernels, cleanups,
 //                       ejk-approximate-math, vector/scf/math/arith/memref/
 //                       func/cf to LLVM, ejk-cpu-dispatch-wrappers
@@ -22,15 +22,23 @@
 using namespace mlir;
 using namespace mlir::ejk;
 
-void mlir::ejk::buildCpuTilingPipeline(OpPassManager &pm,
-                                       const CpuPipelineOptions &options) {
+void mlir::ejk::buildCpuSelectionPipeline(OpPassManager &pm,
+                                          const CpuPipelineOptions &options) {
   EjkSelectConfigsOptions select;
   select.target = options.target;
   select.vectorBits = options.vectorBits;
   select.numCores = options.numCores;
-  pm.addPass(createEjkSelectConfigs(select));
+  pm.addPass(options.selection
+                 ? createEjkSelectConfigs(select, options.selection)
+                 : createEjkSelectConfigs(select));
+}
+
+void mlir::ejk::buildCpuTilingPipeline(OpPassManager &pm,
+                                       const CpuPipelineOptions &options) {
+  buildCpuSelectionPipeline(pm, options);
   pm.addPass(createEjkFormDispatches());
   pm.addPass(createEjkTileAttention());
+  pm.addPass(createEjkTileStateSpace());
 }
 
 void mlir::ejk::buildCpuLoweringPipeline(OpPassManager &pm) {

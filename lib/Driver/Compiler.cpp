@@ -73,8 +73,20 @@ LogicalResult mlir::ejk::compileForHostCpu(ModuleOp module,
       options.vectorBits ? options.vectorBits : host.vectorBits;
   Location loc = module.getLoc();
 
-  if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
+  if (std::error_code ec = options.stopAfterTiling || options.stopAfterSelection
+                               ? std::error_code()
+                               : llvm::sys::fs::create_directories(outDir))
     return emitError(loc, "cannot create '") << outDir << "': " << ec.message();
+
+  if (options.stopAfterSelection) {
+    PassManager selectPm(module.getContext());
+    CpuPipelineOptions pipeline;
+    pipeline.vectorBits = vectorBits;
+    pipeline.numCores = host.numCores;
+    pipeline.selection = options.selection;
+    buildCpuSelectionPipeline(selectPm, pipeline);
+    return selectPm.run(module);
+  }
 
   // Tensors to tiled dispatches.
   Stopwatch tiling;
@@ -82,11 +94,16 @@ LogicalResult mlir::ejk::compileForHostCpu(ModuleOp module,
   CpuPipelineOptions pipeline;
   pipeline.vectorBits = vectorBits;
   pipeline.numCores = host.numCores;
+  pipeline.selection = options.selection;
   buildCpuTilingPipeline(tilingPm, pipeline);
   if (failed(tilingPm.run(module)))
     return failure();
   if (options.dumpAfterTiling)
     module.print(*options.dumpAfterTiling);
+  if (options.stopAfterTiling) {
+    times.tiling = tiling.seconds();
+    return success();
+  }
   std::string library = (name + ".so").str();
   FailureOr<std::string> manifest = buildManifest(module, library, "cpu");
   if (failed(manifest))

@@ -4,6 +4,7 @@
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
 #include "ejk/Reference/Attention.h"
+#include "ejk/Reference/StateSpace.h"
 
 using namespace mlir;
 using namespace mlir::ejk;
@@ -72,6 +73,61 @@ static LogicalResult evaluateFlashAttention(FlashAttentionOp op,
   return success();
 }
 
+/// A TensorRef over an evaluated optional operand, or nullopt.
+static std::optional<ref::TensorRef<float>>
+optionalRef(Value value, DenseMap<Value, Evaluated> &env) {
+  if (!value)
+    return std::nullopt;
+  return ref::TensorRef<float>(env[value].floats, env[value].shape);
+}
+
+static LogicalResult evaluateSelectiveScan(SelectiveScanOp op,
+                                           DenseMap<Value, Evaluated> &env) {
+  auto get = [&](Value v) {
+    return ref::TensorRef<float>(env[v].floats, env[v].shape);
+  };
+  ref::SelectiveScanProblem problem{get(op.getU()), get(op.getDelta()),
+                                    get(op.getA()), get(op.getB()),
+                                    get(op.getC())};
+  ref::SelectiveScanOptions options;
+  options.dSkip = optionalRef(op.getD(), env);
+  options.z = optionalRef(op.getZ(), env);
+  options.deltaBias = optionalRef(op.getDeltaBias(), env);
+  options.deltaSoftplus = op.getDeltaSoftplus();
+  options.initialState = optionalRef(op.getInitialState(), env);
+  std::vector<float> y, state;
+  ref::Status status = ref::selectiveScan(problem, options, y, state);
+  if (!status.ok)
+    return op.emitOpError("reference evaluation failed: ") << status.message;
+  env[op.getY()] = {shapeOf(op.getY()), std::move(y)};
+  if (op.getFinalState())
+    env[op.getFinalState()] = {shapeOf(op.getFinalState()), std::move(state)};
+  return success();
+}
+
+static LogicalResult evaluateSsd(SsdOp op, DenseMap<Value, Evaluated> &env) {
+  auto get = [&](Value v) {
+    return ref::TensorRef<float>(env[v].floats, env[v].shape);
+  };
+  ref::SsdProblem problem{get(op.getX()), get(op.getDt()), get(op.getA()),
+                          get(op.getB()), get(op.getC())};
+  ref::SsdOptions options;
+  options.dSkip = optionalRef(op.getD(), env);
+  options.z = optionalRef(op.getZ(), env);
+  options.dtBias = optionalRef(op.getDtBias(), env);
+  options.dtSoftplus = op.getDtSoftplus();
+  options.initialState = optionalRef(op.getInitialState(), env);
+  options.chunkSize = op.getEffectiveChunkSize().value_or(0);
+  std::vector<float> y, state;
+  ref::Status status = ref::ssd(problem, options, y, state);
+  if (!status.ok)
+    return op.emitOpError("reference evaluation failed: ") << status.message;
+  env[op.getY()] = {shapeOf(op.getY()), std::move(y)};
+  if (op.getFinalState())
+    env[op.getFinalState()] = {shapeOf(op.getFinalState()), std::move(state)};
+  return success();
+}
+
 LogicalResult mlir::ejk::runReference(func::FuncOp entry,
                                       ArrayRef<HostTensor> inputs,
                                       std::vector<HostTensor> &outputs) {
@@ -84,6 +140,16 @@ LogicalResult mlir::ejk::runReference(func::FuncOp entry,
   for (Operation &op : entry.getBody().front()) {
     if (auto attention = dyn_cast<FlashAttentionOp>(op)) {
       if (failed(evaluateFlashAttention(attention, env)))
+        return failure();
+      continue;
+    }
+    if (auto scan = dyn_cast<SelectiveScanOp>(op)) {
+      if (failed(evaluateSelectiveScan(scan, env)))
+        return failure();
+      continue;
+    }
+    if (auto ssd = dyn_cast<SsdOp>(op)) {
+      if (failed(evaluateSsd(ssd, env)))
         return failure();
       continue;
     }

@@ -1,6 +1,7 @@
 //===- Buffer.cpp - Device memory -----------------------------------------===//
 
 #include "Buffer.h"
+#include "VulkanDevice.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -9,11 +10,21 @@
 
 namespace ejk::runtime {
 
-Status Buffer::create(std::shared_ptr<CpuDevice> device, size_t bytes,
+Status Buffer::create(std::shared_ptr<Device> device, size_t bytes,
                       std::unique_ptr<Buffer> &out) {
   out.reset();
   if (!device)
     return Status::invalidArgument("buffer has no device");
+  if (device->kind() == Device::Kind::Vulkan) {
+    std::unique_ptr<VulkanBuffer> vulkan;
+    if (Status status = VulkanBuffer::create(
+            std::static_pointer_cast<VulkanDevice>(device), bytes, vulkan);
+        !status)
+      return status;
+    out.reset(new Buffer(std::move(device), nullptr, bytes));
+    out->vulkan_ = std::move(vulkan);
+    return Status::success();
+  }
   // Rounding up keeps whole-cache-line vector accesses at the end in bounds
   // of the allocation; 0 bytes still gets a distinct, non-null pointer.
   if (bytes > std::numeric_limits<size_t>::max() - kBufferAlignment)
@@ -51,6 +62,8 @@ Status Buffer::upload(const void *src, size_t bytes, size_t offset) {
     return status;
   if (bytes == 0)
     return Status::success();
+  if (vulkan_)
+    return vulkan_->upload(src, bytes, offset);
   std::memcpy(static_cast<char *>(data_) + offset, src, bytes);
   return Status::success();
 }
@@ -62,6 +75,8 @@ Status Buffer::download(void *dst, size_t bytes, size_t offset) const {
     return status;
   if (bytes == 0)
     return Status::success();
+  if (vulkan_)
+    return vulkan_->download(dst, bytes, offset);
   std::memcpy(dst, static_cast<const char *>(data_) + offset, bytes);
   return Status::success();
 }

@@ -1,15 +1,17 @@
 //===- Buffer.h - Device memory ---------------------------------*- C++ -*-===//
 //
 // On the CPU device a buffer is 64-byte aligned host memory (a cache line,
-// and the widest vector load the generated code issues).
+// and the widest vector load the generated code issues). On a Vulkan device
+// it is a VulkanBuffer.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef EJK_LIB_RUNTIME_BUFFER_H
 #define EJK_LIB_RUNTIME_BUFFER_H
 
-#include "CpuDevice.h"
+#include "Device.h"
 #include "Status.h"
+#include "VulkanBuffer.h"
 
 #include <cstddef>
 #include <memory>
@@ -22,7 +24,7 @@ constexpr size_t kBufferAlignment = 64;
 class Buffer {
 public:
   /// Allocates \p bytes (0 allowed) of zero-filled memory on \p device.
-  static Status create(std::shared_ptr<CpuDevice> device, size_t bytes,
+  static Status create(std::shared_ptr<Device> device, size_t bytes,
                        std::unique_ptr<Buffer> &out);
 
   ~Buffer();
@@ -30,9 +32,12 @@ public:
   Buffer &operator=(const Buffer &) = delete;
 
   size_t size() const { return size_; }
-  /// The base pointer handed to kernels; never null, even for 0 bytes.
+  /// The base pointer handed to CPU kernels; never null, even for 0 bytes,
+  /// on the CPU device; null on a Vulkan device.
   void *data() const { return data_; }
-  const std::shared_ptr<CpuDevice> &device() const { return device_; }
+  /// The Vulkan buffer; null on the CPU device.
+  VulkanBuffer *vulkan() const { return vulkan_.get(); }
+  const std::shared_ptr<Device> &device() const { return device_; }
 
   /// Copies \p bytes from \p src to [offset, offset + bytes).
   Status upload(const void *src, size_t bytes, size_t offset);
@@ -40,15 +45,16 @@ public:
   Status download(void *dst, size_t bytes, size_t offset) const;
 
 private:
-  Buffer(std::shared_ptr<CpuDevice> device, void *data, size_t size)
+  Buffer(std::shared_ptr<Device> device, void *data, size_t size)
       : device_(std::move(device)), data_(data), size_(size) {}
 
   /// Checks that [offset, offset + bytes) lies inside the buffer.
   Status checkRange(const char *operation, size_t bytes, size_t offset) const;
 
-  std::shared_ptr<CpuDevice> device_;
+  std::shared_ptr<Device> device_;
   void *data_;
   size_t size_;
+  std::unique_ptr<VulkanBuffer> vulkan_;
 };
 
 } // namespace ejk::runtime

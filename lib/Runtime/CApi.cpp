@@ -13,6 +13,8 @@
 #include "DType.h"
 #include "Module.h"
 #include "Status.h"
+#include "VulkanDevice.h"
+#include "VulkanInstance.h"
 
 #include <cstring>
 #include <new>
@@ -24,13 +26,18 @@ using ejk::runtime::Status;
 // The opaque handles. Modules and buffers share ownership of the device, so
 // destroying handles in any order is safe.
 struct ejk_device {
-  std::shared_ptr<ejk::runtime::CpuDevice> impl;
+  std::shared_ptr<ejk::runtime::Device> impl;
 };
+// Modules and buffers are shared with the asynchronous invocations that use
+// them, so destroying a handle while an invocation runs is safe.
 struct ejk_module {
-  std::unique_ptr<ejk::runtime::Module> impl;
+  std::shared_ptr<ejk::runtime::Module> impl;
 };
 struct ejk_buffer {
-  std::unique_ptr<ejk::runtime::Buffer> impl;
+  std::shared_ptr<ejk::runtime::Buffer> impl;
+};
+struct ejk_invocation {
+  std::shared_ptr<ejk::runtime::Completion> completion;
 };
 
 namespace {
@@ -86,17 +93,23 @@ ejk_status ejk_device_create(const char *spec, ejk_device **out) {
   *out = nullptr;
   EJK_CHECK_ARG(spec);
   std::string name = spec;
-  if (name == "vulkan" || name.rfind("vulkan:", 0) == 0)
+  std::shared_ptr<ejk::runtime::Device> device;
+  if (name == "vulkan" || name.rfind("vulkan:", 0) == 0) {
+    std::shared_ptr<ejk::runtime::VulkanDevice> vulkan;
+    if (Status status = ejk::runtime::VulkanDevice::create(name, vulkan);
+        !status)
+      return report(status.withContext("device '" + name + "'"));
+    device = std::move(vulkan);
+  } else if (name == "cpu") {
+    std::shared_ptr<ejk::runtime::CpuDevice> cpu;
+    if (Status status = ejk::runtime::CpuDevice::create(cpu); !status)
+      return report(status);
+    device = std::move(cpu);
+  } else {
     return report(Status::unavailable(
-        "device '" + name +
-        "': this build of the runtime has no Vulkan support (available: "
-        "'cpu')"));
-  if (name != "cpu")
-    return report(Status::unavailable("unknown device '" + name +
-                                      "' (available: 'cpu')"));
-  std::shared_ptr<ejk::runtime::CpuDevice> device;
-  if (Status status = ejk::runtime::CpuDevice::create(device); !status)
-    return report(status);
+        "unknown device '" + name +
+        "' (available: 'cpu', 'vulkan', 'vulkan:<index or name>')"));
+  }
   ejk_device *handle = newHandle<ejk_device>();
   if (!handle)
     return report(outOfMemory(__func__));
@@ -108,7 +121,47 @@ ejk_status ejk_device_create(const char *spec, ejk_device **out) {
 ejk_status ejk_device_thread_count(ejk_device *device, size_t *count) {
   EJK_CHECK_ARG(device);
   EJK_CHECK_ARG(count);
-  *count = device->impl->numThreads();
+  if (device->impl->kind() != ejk::runtime::Device::Kind::Cpu)
+    return report(Status::invalidArgument(
+        std::string("ejk_device_thread_count: the device is '") +
+        device->impl->target() + "', not 'cpu'; it has no thread pool"));
+  *count = static_cast<ejk::runtime::CpuDevice &>(*device->impl).numThreads();
+  return EJK_OK;
+}
+
+ejk_status ejk_device_kind(ejk_device *device, const char **kind) {
+  EJK_CHECK_ARG(device);
+  EJK_CHECK_ARG(kind);
+  *kind = device->impl->target();
+  return EJK_OK;
+}
+
+ejk_status ejk_device_fingerprint(ejk_device *device, char *buffer,
+                                  size_t capacity, size_t *length) {
+  EJK_CHECK_ARG(device);
+  std::string text = device->impl->fingerprint().text();
+  if (length)
+    *length = text.size();
+  if (!buffer && capacity == 0)
+    return report(Status::success());
+  EJK_CHECK_ARG(buffer);
+  if (capacity < text.size() + 1) {
+    if (capacity > 0)
+      buffer[0] = '\0';
+    return report(Status::invalidArgument(
+        "ejk_device_fingerprint: the buffer has " + std::to_string(capacity) +
+        " bytes, the fingerprint needs " + std::to_string(text.size() + 1)));
+  }
+  std::memcpy(buffer, text.c_str(), text.size() + 1);
+  return EJK_OK;
+}
+
+ejk_status ejk_vulkan_validation(int *enabled, uint64_t *messages) {
+  EJK_CHECK_ARG(enabled);
+  EJK_CHECK_ARG(messages);
+  bool any = false;
+  ejk::runtime::vulkanValidationTotals(any, *messages);
+  *enabled = any ? 1 : 0;
   return EJK_OK;
 }
 
@@ -127,9 +180,31 @@ ejk_status ejk_module_load(ejk_device *device, const char *manifest_path,
   *out = nullptr;
   EJK_CHECK_ARG(device);
   EJK_CHECK_ARG(manifest_path);
-  std::unique_ptr<ejk::runtime::Module> module;
+  std::shared_ptr<ejk::runtime::Module> module;
   if (Status status =
           ejk::runtime::Module::load(device->impl, manifest_path, module);
+      !status)
+    return report(status);
+  ejk_module *handle = newHandle<ejk_module>();
+  if (!handle)
+    return report(outOfMemory(__func__));
+  handle->impl = std::move(module);
+  *out = handle;
+  return EJK_OK;
+}
+
+ejk_status ejk_module_load_bytes(ejk_device *device, const char *manifest,
+                                 size_t manifest_size, const void *library,
+                                 size_t library_size, ejk_module **out) {
+  EJK_CHECK_ARG(out);
+  *out = nullptr;
+  EJK_CHECK_ARG(device);
+  EJK_CHECK_ARG(manifest);
+  EJK_CHECK_ARG(library);
+  std::shared_ptr<ejk::runtime::Module> module;
+  if (Status status = ejk::runtime::Module::loadFromMemory(
+          device->impl, std::string(manifest, manifest_size), library,
+          library_size, module);
       !status)
     return report(status);
   ejk_module *handle = newHandle<ejk_module>();
@@ -255,35 +330,137 @@ ejk_status ejk_buffer_destroy(ejk_buffer *buffer) {
 // Running
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// The checks of ejk_invoke and ejk_invoke_async that need the C arrays:
+/// the entry, the counts (they bound how far the arrays may be read), and
+/// the arrays themselves. Collects the buffers; a NULL element stays NULL so
+/// that Module reports it after the count check, naming the argument.
+Status collectArgs(const char *function, ejk_module *module, const char *entry,
+                   ejk_buffer *const *inputs, size_t num_inputs,
+                   ejk_buffer *const *outputs, size_t num_outputs,
+                   std::vector<ejk_buffer *> &in,
+                   std::vector<ejk_buffer *> &out) {
+  const ejk::runtime::EntryDesc *desc = nullptr;
+  if (Status status = module->impl->findEntry(entry, desc); !status)
+    return status;
+  if (Status status =
+          ejk::runtime::Module::checkArgCounts(*desc, num_inputs, num_outputs);
+      !status)
+    return status;
+  if (num_inputs != 0 && !inputs)
+    return Status::invalidArgument(std::string(function) +
+                                   ": 'inputs' is NULL but 'num_inputs' is " +
+                                   std::to_string(num_inputs));
+  if (num_outputs != 0 && !outputs)
+    return Status::invalidArgument(std::string(function) +
+                                   ": 'outputs' is NULL but 'num_outputs' is " +
+                                   std::to_string(num_outputs));
+  in.assign(inputs, inputs + num_inputs);
+  out.assign(outputs, outputs + num_outputs);
+  return Status::success();
+}
+
+std::vector<ejk::runtime::Buffer *>
+rawBuffers(const std::vector<ejk_buffer *> &handles) {
+  std::vector<ejk::runtime::Buffer *> buffers;
+  for (ejk_buffer *handle : handles)
+    buffers.push_back(handle ? handle->impl.get() : nullptr);
+  return buffers;
+}
+} // namespace
+
 ejk_status ejk_invoke(ejk_module *module, const char *entry,
                       ejk_buffer *const *inputs, size_t num_inputs,
                       ejk_buffer *const *outputs, size_t num_outputs) {
   EJK_CHECK_ARG(module);
   EJK_CHECK_ARG(entry);
-  // Counts first: they bound how far the arrays below may be read.
-  const ejk::runtime::EntryDesc *desc = nullptr;
-  if (Status status = module->impl->findEntry(entry, desc); !status)
-    return report(status);
-  if (Status status =
-          ejk::runtime::Module::checkArgCounts(*desc, num_inputs, num_outputs);
+  std::vector<ejk_buffer *> in, out;
+  if (Status status = collectArgs(__func__, module, entry, inputs, num_inputs,
+                                  outputs, num_outputs, in, out);
       !status)
     return report(status);
-  if (num_inputs != 0 && !inputs)
+  return report(module->impl->invoke(entry, rawBuffers(in), rawBuffers(out)));
+}
+
+ejk_status ejk_invoke_async(ejk_module *module, const char *entry,
+                            ejk_buffer *const *inputs, size_t num_inputs,
+                            ejk_buffer *const *outputs, size_t num_outputs,
+                            ejk_invocation **invocation) {
+  EJK_CHECK_ARG(invocation);
+  *invocation = nullptr;
+  EJK_CHECK_ARG(module);
+  EJK_CHECK_ARG(entry);
+  std::vector<ejk_buffer *> in, out;
+  if (Status status = collectArgs(__func__, module, entry, inputs, num_inputs,
+                                  outputs, num_outputs, in, out);
+      !status)
+    return report(status);
+  // Every argument error is reported now, by this call, not by the wait.
+  if (Status status =
+          module->impl->checkCall(entry, rawBuffers(in), rawBuffers(out));
+      !status)
+    return report(status);
+
+  ejk_invocation *handle = newHandle<ejk_invocation>();
+  if (!handle)
+    return report(outOfMemory(__func__));
+  handle->completion = std::make_shared<ejk::runtime::Completion>();
+  // The job owns references to the module and the buffers until it is done.
+  std::vector<std::shared_ptr<ejk::runtime::Buffer>> inRefs, outRefs;
+  for (ejk_buffer *buffer : in)
+    inRefs.push_back(buffer->impl);
+  for (ejk_buffer *buffer : out)
+    outRefs.push_back(buffer->impl);
+  auto job = [module = module->impl, name = std::string(entry),
+              inRefs = std::move(inRefs), outRefs = std::move(outRefs),
+              completion = handle->completion]() mutable {
+    std::vector<ejk::runtime::Buffer *> inputs, outputs;
+    for (const auto &buffer : inRefs)
+      inputs.push_back(buffer.get());
+    for (const auto &buffer : outRefs)
+      outputs.push_back(buffer.get());
+    uint64_t ns = 0;
+    Status status = module->invoke(name.c_str(), inputs, outputs, &ns);
+    // Drop the references before waking the waiters: once a wait returns,
+    // nothing of the caller's is still held (or destroyed) on this thread,
+    // so the caller may free everything and exit at once.
+    inputs.clear();
+    outputs.clear();
+    inRefs.clear();
+    outRefs.clear();
+    module.reset();
+    completion->finish(std::move(status), ns);
+  };
+  if (Status status = module->impl->device()->enqueue(std::move(job));
+      !status) {
+    delete handle;
+    return report(status);
+  }
+  *invocation = handle;
+  return EJK_OK;
+}
+
+ejk_status ejk_invocation_wait(ejk_invocation *invocation) {
+  EJK_CHECK_ARG(invocation);
+  return report(invocation->completion->wait());
+}
+
+ejk_status ejk_invocation_time_ns(ejk_invocation *invocation, uint64_t *ns) {
+  EJK_CHECK_ARG(invocation);
+  EJK_CHECK_ARG(ns);
+  *ns = 0;
+  uint64_t time = 0;
+  if (!invocation->completion->isDone(time))
     return report(Status::invalidArgument(
-        "ejk_invoke: 'inputs' is NULL but 'num_inputs' is " +
-        std::to_string(num_inputs)));
-  if (num_outputs != 0 && !outputs)
-    return report(Status::invalidArgument(
-        "ejk_invoke: 'outputs' is NULL but 'num_outputs' is " +
-        std::to_string(num_outputs)));
-  // A NULL element stays NULL so that Module::invoke reports it after the
-  // count check, naming the argument.
-  std::vector<ejk::runtime::Buffer *> inputBuffers, outputBuffers;
-  for (size_t i = 0; i < num_inputs; ++i)
-    inputBuffers.push_back(inputs[i] ? inputs[i]->impl.get() : nullptr);
-  for (size_t i = 0; i < num_outputs; ++i)
-    outputBuffers.push_back(outputs[i] ? outputs[i]->impl.get() : nullptr);
-  return report(module->impl->invoke(entry, inputBuffers, outputBuffers));
+        "ejk_invocation_time_ns: the invocation has not finished (call "
+        "ejk_invocation_wait first)"));
+  *ns = time;
+  return EJK_OK;
+}
+
+ejk_status ejk_invocation_destroy(ejk_invocation *invocation) {
+  delete invocation;
+  return EJK_OK;
 }
 
 ejk_status ejk_last_invoke_time_ns(ejk_module *module, uint64_t *ns) {

@@ -49,6 +49,10 @@ Status CpuDevice::create(unsigned numThreads, std::shared_ptr<CpuDevice> &out) {
   return Status::success();
 }
 
+DeviceFingerprint CpuDevice::fingerprint() const {
+  return hostCpuFingerprint();
+}
+
 void CpuDevice::runGrid(KernelFn kernel, const int64_t grid[3],
                         void **bindings) {
   const uint64_t sizeX = uint64_t(grid[0]);

@@ -8,7 +8,9 @@
 #ifndef EJK_LIB_RUNTIME_CPUDEVICE_H
 #define EJK_LIB_RUNTIME_CPUDEVICE_H
 
+#include "Device.h"
 #include "Status.h"
+#include "SubmitQueue.h"
 #include "ThreadPool.h"
 
 #include <cstdint>
@@ -28,7 +30,7 @@ constexpr unsigned kMaxThreads = 4096;
 /// nullptr or "" means unset and gives the number of hardware threads.
 Status parseNumThreads(const char *text, unsigned &numThreads);
 
-class CpuDevice {
+class CpuDevice : public Device {
 public:
   /// A device with EJK_NUM_THREADS threads (see parseNumThreads).
   static Status create(std::shared_ptr<CpuDevice> &out);
@@ -36,17 +38,25 @@ public:
   static Status create(unsigned numThreads, std::shared_ptr<CpuDevice> &out);
 
   unsigned numThreads() const { return pool_->numThreads(); }
+  /// The host CPU's (hostCpuFingerprint()).
+  DeviceFingerprint fingerprint() const override;
 
   /// Calls \p kernel once for every workgroup of a grid of
   /// grid[0] x grid[1] x grid[2] (each >= 1, product within int64), x
   /// fastest. Concurrent calls take turns on the pool.
   void runGrid(KernelFn kernel, const int64_t grid[3], void **bindings);
 
+  Status enqueue(std::function<void()> job) override {
+    return queue_.submit(std::move(job));
+  }
+
 private:
   explicit CpuDevice(std::unique_ptr<ThreadPool> pool)
-      : pool_(std::move(pool)) {}
+      : Device(Kind::Cpu), pool_(std::move(pool)) {}
 
   std::unique_ptr<ThreadPool> pool_;
+  /// Declared after the pool, so it stops (running what is queued) first.
+  SubmitQueue queue_;
 };
 
 } // namespace ejk::runtime

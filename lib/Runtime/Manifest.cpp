@@ -151,8 +151,67 @@ Status parseBuffer(const Diagnoser &diag, const Json &json,
   return Status::success();
 }
 
+/// The fields of a dispatch for target "vulkan". "spirv" and "entry_point"
+/// are required, but checked when a Vulkan device loads the module, so that
+/// loading on the wrong device reports the target first.
+Status parseVulkanDispatch(const Diagnoser &diag, const Json &json,
+                           const std::string &where, DispatchDesc &dispatch) {
+  for (auto [key, field] : {std::pair{"spirv", &dispatch.spirv},
+                            std::pair{"entry_point", &dispatch.entryPoint}}) {
+    if (!findMember(json, key))
+      continue;
+    if (Status status = diag.requireString(json, key, where, *field); !status)
+      return status;
+    if (field->empty())
+      return diag.error(where, std::string("'") + key + "' is empty");
+  }
+  if (const Json *size = findMember(json, "workgroup_size")) {
+    if (!size->is_array() || size->size() != 3)
+      return diag.error(where, "'workgroup_size' must be an array of 3 "
+                               "integers");
+    for (size_t i = 0; i < 3; ++i) {
+      int64_t extent = 0;
+      if (!getInt64((*size)[i], extent) || extent < 1 || extent > 0xffffffffll)
+        return diag.error(where, "'workgroup_size' dim " + std::to_string(i) +
+                                     " must be an integer in [1, 2^32)");
+      dispatch.workgroupSize[i] = uint32_t(extent);
+    }
+  }
+  if (Status status = diag.optionalCount(json, "shared_memory_bytes", where,
+                                         dispatch.sharedMemoryBytes);
+      !status)
+    return status;
+  if (const Json *bytes = findMember(json, "push_constants")) {
+    if (!bytes->is_array())
+      return diag.error(where, "'push_constants' must be an array of bytes");
+    for (size_t i = 0; i < bytes->size(); ++i) {
+      int64_t byte = 0;
+      if (!getInt64((*bytes)[i], byte) || byte < 0 || byte > 255)
+        return diag.error(where, "'push_constants' element " +
+                                     std::to_string(i) +
+                                     " must be an integer in [0, 255]");
+      dispatch.pushConstants.push_back(uint8_t(byte));
+    }
+    if (dispatch.pushConstants.size() % 4 != 0)
+      return diag.error(where,
+                        "'push_constants' has " +
+                            std::to_string(dispatch.pushConstants.size()) +
+                            " bytes, not a multiple of 4");
+  }
+  if (const Json *needs = findMember(json, "requires")) {
+    if (!needs->is_array())
+      return diag.error(where, "'requires' must be an array of strings");
+    for (const Json &name : *needs) {
+      if (!name.is_string())
+        return diag.error(where, "'requires' must be an array of strings");
+      dispatch.requirements.push_back(name.get<std::string>());
+    }
+  }
+  return Status::success();
+}
+
 Status parseDispatch(const Diagnoser &diag, const Json &json,
-                     const std::string &where, size_t numBuffers,
+                     const std::string &where, size_t numBuffers, bool vulkan,
                      DispatchDesc &dispatch) {
   if (!json.is_object())
     return diag.error(where, "must be an object");
@@ -203,11 +262,15 @@ Status parseDispatch(const Diagnoser &diag, const Json &json,
   if (Status status = diag.optionalCount(json, "flops", named, dispatch.flops);
       !status)
     return status;
-  return diag.optionalCount(json, "bytes", named, dispatch.bytes);
+  if (Status status = diag.optionalCount(json, "bytes", named, dispatch.bytes);
+      !status)
+    return status;
+  return vulkan ? parseVulkanDispatch(diag, json, named, dispatch)
+                : Status::success();
 }
 
 Status parseEntry(const Diagnoser &diag, const Json &json, size_t index,
-                  EntryDesc &entry) {
+                  bool vulkan, EntryDesc &entry) {
   std::string where = "entry " + std::to_string(index);
   if (!json.is_object())
     return diag.error(where, "must be an object");
@@ -252,7 +315,7 @@ Status parseEntry(const Diagnoser &diag, const Json &json, size_t index,
     DispatchDesc dispatch;
     if (Status status = parseDispatch(diag, (*dispatches)[i],
                                       where + " dispatch " + std::to_string(i),
-                                      entry.buffers.size(), dispatch);
+                                      entry.buffers.size(), vulkan, dispatch);
         !status)
       return status;
     entry.dispatches.push_back(std::move(dispatch));
@@ -297,11 +360,15 @@ Status parseManifest(const std::string &text, const std::string &origin,
       return diag.error("", "'compiler_version' must be a string");
     out.compilerVersion = compilerVersion->get<std::string>();
   }
-  if (Status status = diag.requireString(root, "library", "", out.library);
-      !status)
-    return status;
-  if (out.library.empty())
-    return diag.error("", "'library' is empty");
+  // Vulkan artifacts name a SPIR-V file per dispatch instead.
+  bool vulkan = out.target == "vulkan";
+  if (!vulkan || findMember(root, "library")) {
+    if (Status status = diag.requireString(root, "library", "", out.library);
+        !status)
+      return status;
+    if (out.library.empty() && !vulkan)
+      return diag.error("", "'library' is empty");
+  }
 
   const Json *entries = nullptr;
   if (Status status = diag.require(root, "entries", "", entries); !status)
@@ -311,7 +378,8 @@ Status parseManifest(const std::string &text, const std::string &origin,
   std::set<std::string> names;
   for (size_t i = 0; i < entries->size(); ++i) {
     EntryDesc entry;
-    if (Status status = parseEntry(diag, (*entries)[i], i, entry); !status)
+    if (Status status = parseEntry(diag, (*entries)[i], i, vulkan, entry);
+        !status)
       return status;
     if (!names.insert(entry.name).second)
       return diag.error("entry " + std::to_string(i),

@@ -42,6 +42,20 @@ struct DispatchDesc {
   /// Cost estimates from the compiler (0 when absent).
   uint64_t flops = 0;
   uint64_t bytes = 0;
+
+  // Target "vulkan" only (see docs/runtime.md).
+  /// The SPIR-V file (relative to the manifest's directory unless absolute)
+  /// and its GLCompute entry point; both required.
+  std::string spirv;
+  std::string entryPoint;
+  /// The workgroup size the SPIR-V declares; 0s when not given.
+  uint32_t workgroupSize[3] = {0, 0, 0};
+  /// Workgroup (shared) memory the kernel uses; 0 when not given.
+  uint64_t sharedMemoryBytes = 0;
+  /// Push-constant bytes, a multiple of 4 (empty: none).
+  std::vector<uint8_t> pushConstants;
+  /// Device features the kernel needs ("float16", "cooperative_matrix"...).
+  std::vector<std::string> requirements;
 };
 
 struct EntryDesc {
@@ -62,7 +76,8 @@ struct Manifest {
   int64_t version = 0;
   std::string target;
   std::string compilerVersion;
-  /// As written in the manifest (relative to its directory unless absolute).
+  /// As written in the manifest (relative to its directory unless absolute);
+  /// required for target "cpu", "" when a "vulkan" manifest has none.
   std::string library;
   std::vector<EntryDesc> entries;
 };

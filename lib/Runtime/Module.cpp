@@ -1,11 +1,17 @@
 //===- Module.cpp - A loaded artifact -------------------------------------===//
 
 #include "Module.h"
+#include "VulkanDevice.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 namespace ejk::runtime {
@@ -37,9 +43,9 @@ std::string dlErrorText(const char *fallback) {
 
 } // namespace
 
-Status Module::load(std::shared_ptr<CpuDevice> device,
+Status Module::load(std::shared_ptr<Device> device,
                     const std::string &manifestPath,
-                    std::unique_ptr<Module> &out) {
+                    std::shared_ptr<Module> &out) {
   out.reset();
   if (!device)
     return Status::invalidArgument("module needs a device");
@@ -47,16 +53,126 @@ Status Module::load(std::shared_ptr<CpuDevice> device,
   if (Status status = readManifestFile(manifestPath, manifest); !status)
     return status;
   std::string origin = "manifest " + quote(manifestPath);
-  if (manifest.target != "cpu")
-    return Status::invalidArgument(origin + ": 'target' is " +
-                                   quote(manifest.target) +
-                                   ", but the device is 'cpu'");
+  if (manifest.target != device->target())
+    return Status::invalidArgument(
+        origin + ": 'target' is " + quote(manifest.target) +
+        ", but the device is " + quote(device->target()));
+  if (device->kind() == Device::Kind::Vulkan) {
+    std::unique_ptr<VulkanProgram> program;
+    if (Status status =
+            VulkanProgram::load(std::static_pointer_cast<VulkanDevice>(device),
+                                manifest, manifestPath, program);
+        !status)
+      return status;
+    out.reset(new Module(std::move(device), std::move(manifest), nullptr));
+    out->vulkan_ = std::move(program);
+    return Status::success();
+  }
 
   std::string libraryPath = resolveLibrary(manifestPath, manifest.library);
   struct stat info;
   if (stat(libraryPath.c_str(), &info) != 0)
     return Status::notFound(origin + ": library " + quote(libraryPath) +
                             " does not exist");
+  return open(std::move(device), std::move(manifest), origin, libraryPath, out);
+}
+
+Status Module::loadFromMemory(std::shared_ptr<Device> device,
+                              const std::string &manifestText,
+                              const void *library, size_t librarySize,
+                              std::shared_ptr<Module> &out) {
+  out.reset();
+  if (!device)
+    return Status::invalidArgument("module needs a device");
+  std::string origin = "manifest (in memory)";
+  // A Vulkan manifest names its SPIR-V files relative to the manifest's
+  // directory, which an in-memory manifest does not have.
+  if (device->kind() != Device::Kind::Cpu)
+    return Status::unavailable(
+        "loading an artifact from memory needs a 'cpu' device, the device is " +
+        quote(device->target()) +
+        " (load the manifest from its directory with ejk_module_load)");
+  Manifest manifest;
+  if (Status status = parseManifest(manifestText, origin, manifest); !status)
+    return status;
+  if (librarySize == 0)
+    return Status::invalidArgument(origin + ": the library is empty");
+
+  // An anonymous file that dlopen can open by path and that disappears with
+  // its last reference. Without memfd (old kernels), an unlinked temp file.
+  std::string path;
+  int fd = memfd_create("ejk-artifact", MFD_CLOEXEC);
+  std::string tempPath;
+  if (fd >= 0) {
+    path = "/proc/self/fd/" + std::to_string(fd);
+  } else {
+    const char *tmp = std::getenv("TMPDIR");
+    tempPath = std::string(tmp && *tmp ? tmp : "/tmp") + "/ejk-artifact-XXXXXX";
+    fd = mkstemp(tempPath.data());
+    if (fd < 0)
+      return Status::io(origin + ": cannot create a file for the library: " +
+                        std::strerror(errno));
+    path = tempPath;
+  }
+  const char *bytes = static_cast<const char *>(library);
+  size_t done = 0;
+  while (done < librarySize) {
+    ssize_t n = write(fd, bytes + done, librarySize - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    done += size_t(n);
+  }
+  if (done != librarySize) {
+    Status status = Status::io(origin + ": cannot write the library to " +
+                               quote(path) + ": " + std::strerror(errno));
+    if (!tempPath.empty())
+      unlink(tempPath.c_str());
+    close(fd);
+    return status;
+  }
+  if (!tempPath.empty()) {
+    // A unique name; the file goes once the library is mapped.
+    Status status =
+        open(std::move(device), std::move(manifest), origin, path, out);
+    unlink(tempPath.c_str());
+    close(fd);
+    return status;
+  }
+  // dlopen reuses a loaded object of the same name instead of opening the
+  // file, and /proc/self/fd/N names repeat as descriptors are reused: move
+  // to a descriptor whose name no loaded object has, and keep it open while
+  // the module lives so that no later load can take it.
+  for (int attempt = 0;; ++attempt) {
+    void *existing = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (!existing)
+      break;
+    dlclose(existing);
+    int other = attempt < 64 ? fcntl(fd, F_DUPFD_CLOEXEC, fd + 1) : -1;
+    close(fd);
+    if (other < 0)
+      return Status::io(origin + ": no free name to load the library under");
+    fd = other;
+    path = "/proc/self/fd/" + std::to_string(fd);
+  }
+  Status status =
+      open(std::move(device), std::move(manifest), origin, path, out);
+  if (!status) {
+    close(fd);
+    return status;
+  }
+  out->memoryFd_ = fd;
+  return status;
+}
+
+Status Module::open(std::shared_ptr<Device> device, Manifest manifest,
+                    const std::string &origin, const std::string &libraryPath,
+                    std::shared_ptr<Module> &out) {
+  if (manifest.target != device->target())
+    return Status::invalidArgument(
+        origin + ": 'target' is " + quote(manifest.target) +
+        ", but the device is " + quote(device->target()));
   // RTLD_NOW: an unresolved symbol fails here, not in a worker thread in the
   // middle of a grid. RTLD_LOCAL: two artifacts may define the same names.
   void *library = dlopen(libraryPath.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -64,7 +180,7 @@ Status Module::load(std::shared_ptr<CpuDevice> device,
     return Status::io(origin + ": cannot load library " + quote(libraryPath) +
                       ": " + dlErrorText("unknown dlopen error"));
 
-  std::unique_ptr<Module> module(
+  std::shared_ptr<Module> module(
       new Module(std::move(device), std::move(manifest), library));
   for (const EntryDesc &entry : module->manifest_.entries) {
     std::vector<KernelFn> kernels;
@@ -92,6 +208,8 @@ Status Module::load(std::shared_ptr<CpuDevice> device,
 Module::~Module() {
   if (library_)
     dlclose(library_);
+  if (memoryFd_ >= 0)
+    close(memoryFd_);
 }
 
 Status Module::findEntry(const char *name, const EntryDesc *&entry) const {
@@ -139,26 +257,34 @@ Status Module::checkArgCounts(const EntryDesc &entry, size_t numInputs,
   return Status::success();
 }
 
-Status Module::invoke(const char *name, const std::vector<Buffer *> &inputs,
-                      const std::vector<Buffer *> &outputs) {
+Status Module::checkCall(const char *name, const std::vector<Buffer *> &inputs,
+                         const std::vector<Buffer *> &outputs) const {
   const EntryDesc *entry = nullptr;
   if (Status status = findEntry(name, entry); !status)
     return status;
   if (Status status = checkArgCounts(*entry, inputs.size(), outputs.size());
       !status)
     return status;
-
-  std::vector<void *> pointers(entry->buffers.size(), nullptr);
-  for (size_t i = 0; i < inputs.size(); ++i) {
+  for (size_t i = 0; i < inputs.size(); ++i)
     if (Status status = checkArg(*entry, false, i, inputs[i]); !status)
       return status;
-    pointers[i] = inputs[i]->data();
-  }
-  for (size_t i = 0; i < outputs.size(); ++i) {
+  for (size_t i = 0; i < outputs.size(); ++i)
     if (Status status = checkArg(*entry, true, i, outputs[i]); !status)
       return status;
-    pointers[entry->numInputs + i] = outputs[i]->data();
-  }
+  return Status::success();
+}
+
+Status Module::invoke(const char *name, const std::vector<Buffer *> &inputs,
+                      const std::vector<Buffer *> &outputs, uint64_t *timeNs) {
+  if (Status status = checkCall(name, inputs, outputs); !status)
+    return status;
+  const EntryDesc *entry = nullptr;
+  findEntry(name, entry);
+  std::vector<Buffer *> all(entry->buffers.size(), nullptr);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    all[i] = inputs[i];
+  for (size_t i = 0; i < outputs.size(); ++i)
+    all[entry->numInputs + i] = outputs[i];
   // Per invocation, so concurrent invokes of one entry never share scratch.
   std::vector<std::unique_ptr<Buffer>> temporaries;
   for (size_t i = entry->numInputs + entry->numOutputs;
@@ -169,12 +295,25 @@ Status Module::invoke(const char *name, const std::vector<Buffer *> &inputs,
         !status)
       return status.withContext("entry " + quote(entry->name) +
                                 " temporary buffer " + std::to_string(i));
-    pointers[i] = temporary->data();
+    all[i] = temporary.get();
     temporaries.push_back(std::move(temporary));
   }
 
-  const std::vector<KernelFn> &kernels =
-      kernels_[size_t(entry - manifest_.entries.data())];
+  size_t entryIndex = size_t(entry - manifest_.entries.data());
+  if (vulkan_) {
+    uint64_t ns = 0;
+    if (Status status = vulkan_->run(entryIndex, *entry, all, ns); !status)
+      return status;
+    lastInvokeTimeNs_.store(ns, std::memory_order_relaxed);
+    if (timeNs)
+      *timeNs = ns;
+    return Status::success();
+  }
+  std::vector<void *> pointers;
+  for (Buffer *buffer : all)
+    pointers.push_back(buffer->data());
+
+  const std::vector<KernelFn> &kernels = kernels_[entryIndex];
   std::vector<void *> bindings;
   auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < entry->dispatches.size(); ++i) {
@@ -182,13 +321,15 @@ Status Module::invoke(const char *name, const std::vector<Buffer *> &inputs,
     bindings.clear();
     for (size_t index : dispatch.bindings)
       bindings.push_back(pointers[index]);
-    device_->runGrid(kernels[i], dispatch.grid, bindings.data());
+    static_cast<CpuDevice &>(*device_).runGrid(kernels[i], dispatch.grid,
+                                               bindings.data());
   }
   auto elapsed = std::chrono::steady_clock::now() - start;
-  lastInvokeTimeNs_.store(
-      uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed)
-                   .count()),
-      std::memory_order_relaxed);
+  uint64_t ns = uint64_t(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
+  lastInvokeTimeNs_.store(ns, std::memory_order_relaxed);
+  if (timeNs)
+    *timeNs = ns;
   return Status::success();
 }
 

@@ -2,7 +2,8 @@
 //
 // A module is a manifest plus the shared object it names, opened with
 // dlopen and with every dispatch symbol resolved up front: a module that
-// loads can always be invoked.
+// loads can always be invoked. On a Vulkan device the manifest names SPIR-V
+// instead, and a VulkanProgram holds the pipelines built from it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 #include "CpuDevice.h"
 #include "Manifest.h"
 #include "Status.h"
+#include "VulkanProgram.h"
 
 #include <atomic>
 #include <cstdint>
@@ -25,9 +27,19 @@ namespace ejk::runtime {
 class Module {
 public:
   /// Loads the artifact whose manifest is \p manifestPath for \p device.
-  static Status load(std::shared_ptr<CpuDevice> device,
+  static Status load(std::shared_ptr<Device> device,
                      const std::string &manifestPath,
-                     std::unique_ptr<Module> &out);
+                     std::shared_ptr<Module> &out);
+
+  /// Loads an artifact from memory: the manifest's text and the bytes of its
+  /// shared object (the manifest's `library` is not used). The library is
+  /// written to an anonymous memory file (memfd) and opened from there. CPU
+  /// devices only: on a Vulkan device this is EJK_ERROR_UNAVAILABLE, since
+  /// a Vulkan manifest names SPIR-V files next to it, not a library.
+  static Status loadFromMemory(std::shared_ptr<Device> device,
+                               const std::string &manifestText,
+                               const void *library, size_t librarySize,
+                               std::shared_ptr<Module> &out);
 
   ~Module();
   Module(const Module &) = delete;
@@ -43,19 +55,35 @@ public:
   static Status checkArgCounts(const EntryDesc &entry, size_t numInputs,
                                size_t numOutputs);
 
+  /// Checks a call of entry \p name: the entry exists, the counts match and
+  /// every buffer is on this device and large enough.
+  Status checkCall(const char *name, const std::vector<Buffer *> &inputs,
+                   const std::vector<Buffer *> &outputs) const;
+
   /// Runs entry \p name: checks the arguments against the manifest,
   /// allocates the temporaries and runs the dispatches in order. Safe to
-  /// call from several threads at once.
+  /// call from several threads at once. \p timeNs, when given, receives the
+  /// wall time of the dispatches.
   Status invoke(const char *name, const std::vector<Buffer *> &inputs,
-                const std::vector<Buffer *> &outputs);
+                const std::vector<Buffer *> &outputs,
+                uint64_t *timeNs = nullptr);
 
-  /// Wall time of the dispatches of the last successful invoke, in ns.
+  const std::shared_ptr<Device> &device() const { return device_; }
+
+  /// Time of the dispatches of the last successful invoke, in ns: wall
+  /// time on the CPU, GPU time (or wall time without timestamps) on Vulkan.
   uint64_t lastInvokeTimeNs() const {
     return lastInvokeTimeNs_.load(std::memory_order_relaxed);
   }
 
 private:
-  Module(std::shared_ptr<CpuDevice> device, Manifest manifest, void *library)
+  /// Opens \p libraryPath for the CPU manifest \p manifest and resolves every
+  /// dispatch.
+  static Status open(std::shared_ptr<Device> device, Manifest manifest,
+                     const std::string &origin, const std::string &libraryPath,
+                     std::shared_ptr<Module> &out);
+
+  Module(std::shared_ptr<Device> device, Manifest manifest, void *library)
       : device_(std::move(device)), manifest_(std::move(manifest)),
         library_(library) {}
 
@@ -63,12 +91,17 @@ private:
   Status checkArg(const EntryDesc &entry, bool isOutput, size_t index,
                   const Buffer *buffer) const;
 
-  std::shared_ptr<CpuDevice> device_;
+  std::shared_ptr<Device> device_;
   Manifest manifest_;
   /// The dlopen handle.
   void *library_;
+  /// The memory file a library loaded from bytes lives in (-1 otherwise);
+  /// held open so that its /proc/self/fd name stays unique.
+  int memoryFd_ = -1;
   /// kernels_[entry][dispatch], parallel to the manifest.
   std::vector<std::vector<KernelFn>> kernels_;
+  /// The pipelines, on a Vulkan device.
+  std::unique_ptr<VulkanProgram> vulkan_;
   std::atomic<uint64_t> lastInvokeTimeNs_{0};
 };
 

@@ -47,7 +47,9 @@ bool DeviceFingerprint::parse(const std::string &text, DeviceFingerprint &out,
   int number = 0;
   while (std::getline(stream, line)) {
     ++number;
-    if (line.empty())
+    // '#' lines are comments, e.g. the hash `ejk-run --print-fingerprint`
+    // shows above the fields.
+    if (line.empty() || line[0] == '#')
       continue;
     size_t eq = line.find('=');
     if (eq == std::string::npos || eq == 0) {

@@ -48,10 +48,17 @@ FailureOr<SelectedConfig> ConfigSelector::select(TunableOpInterface op,
       continue;
     std::string reason;
     llvm::raw_string_ostream os(reason);
-    if (failed(op.verifyConfig(config, target, os)))
+    if (failed(op.verifyConfig(config, target, os))) {
+      if (!tier->isAuthoritative()) {
+        op->emitWarning("ignoring config ")
+            << config << " from the " << tier->getName()
+            << " tier, invalid for this target: " << reason;
+        continue;
+      }
       return op->emitOpError("config ")
              << config << " from the " << tier->getName()
              << " tier is invalid for this target: " << reason;
+    }
     return SelectedConfig{config, tier->getName().str()};
   }
   return op->emitOpError("no config tier produced a config");

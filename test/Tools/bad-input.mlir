@@ -1,18 +1,18 @@
 // Bad input gets a located diagnostic and a non-zero exit, never a crash.
 // RUN: split-file %s %t
-// RUN: not ejk-opt %t/unknown-op.mlir 2>&1 | FileCheck %s --check-prefix=UNKNOWN
-// RUN: not ejk-opt %t/malformed.mlir 2>&1 | FileCheck %s --check-prefix=MALFORMED
-// RUN: not ejk-opt %t/bad-config.mlir 2>&1 | FileCheck %s --check-prefix=CONFIG
-// RUN: not ejk-opt %t/wrong-shape.mlir 2>&1 | FileCheck %s --check-prefix=SHAPE
-// RUN: not ejk-opt %t/does-not-exist.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
-// RUN: not ejk-opt %t/missing-operand.mlir 2>&1 | FileCheck %s --check-prefix=OPERAND
+// RUN: not ejk-opt %t/unknown-op.mlir 2>&1 | FileCheck %s --check-prefix=CHECK-UNKNOWN
+// RUN: not ejk-opt %t/malformed.mlir 2>&1 | FileCheck %s --check-prefix=CHECK-MALFORMED
+// RUN: not ejk-opt %t/bad-config.mlir 2>&1 | FileCheck %s --check-prefix=CHECK-CONFIG
+// RUN: not ejk-opt %t/wrong-shape.mlir 2>&1 | FileCheck %s --check-prefix=CHECK-SHAPE
+// RUN: not ejk-opt %t/does-not-exist.mlir 2>&1 | FileCheck %s --check-prefix=CHECK-MISSING
+// RUN: not ejk-opt %t/missing-operand.mlir 2>&1 | FileCheck %s --check-prefix=CHECK-OPERAND
 
-// UNKNOWN: unknown-op.mlir:2:8: error: custom op 'ejk.flash_attn' is unknown
-// MALFORMED: malformed.mlir:2:{{[0-9]+}}: error: expected ','
-// CONFIG: bad-config.mlir:2:{{[0-9]+}}: error: expected '='
-// SHAPE: wrong-shape.mlir:2:8: error: 'ejk.flash_attention' op expects 'value' dim 2 (num_kv_heads) to be 2 to match 'key' dim 2 (num_kv_heads), got 4
-// MISSING: cannot open input file '{{.*}}does-not-exist.mlir': No such file or directory
-// OPERAND: missing-operand.mlir:2:{{[0-9]+}}: error: use of undeclared SSA value name
+// CHECK-UNKNOWN: unknown-op.mlir:2:8: error: custom op 'ejk.flash_attn' is unknown
+// CHECK-MALFORMED: malformed.mlir:2:{{[0-9]+}}: error: expected ','
+// CHECK-CONFIG: bad-config.mlir:2:{{[0-9]+}}: error: expected '='
+// CHECK-SHAPE: wrong-shape.mlir:2:8: error: 'ejk.flash_attention' op expects 'value' dim 2 (num_kv_heads) to be 2 to match 'key' dim 2 (num_kv_heads), got 4
+// CHECK-MISSING: cannot open input file '{{.*}}does-not-exist.mlir': No such file or directory
+// CHECK-OPERAND: missing-operand.mlir:2:{{[0-9]+}}: error: use of undeclared SSA value name
 
 //--- unknown-op.mlir
 func.func @f(%q: tensor<1x4x2x8xf32>) {

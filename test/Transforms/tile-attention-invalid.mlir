@@ -1,15 +1,15 @@
 // RUN: split-file %s %t
-// RUN: not ejk-opt %t/no-target.mlir -ejk-form-dispatches -ejk-tile-attention 2>&1 | FileCheck %s --check-prefix=TARGET
-// RUN: not ejk-opt %t/no-config.mlir -ejk-form-dispatches -ejk-tile-attention 2>&1 | FileCheck %s --check-prefix=CONFIG
-// RUN: not ejk-opt %t/bad-config.mlir -ejk-form-dispatches -ejk-tile-attention 2>&1 | FileCheck %s --check-prefix=BAD
-// RUN: not ejk-opt %t/vulkan.mlir -ejk-select-configs=target=vulkan -ejk-form-dispatches -ejk-tile-attention 2>&1 | FileCheck %s --check-prefix=VULKAN
-// RUN: not ejk-opt %t/not-dispatch-form.mlir -ejk-tile-attention 2>&1 | FileCheck %s --check-prefix=FORM
+// RUN: not ejk-opt %t/no-target.mlir -ejk-form-dispatches -ejk-tile-attention 2>&1 | FileCheck %s --check-prefix=CHECK-TARGET
+// RUN: not ejk-opt %t/no-config.mlir -ejk-form-dispatches -ejk-tile-attention 2>&1 | FileCheck %s --check-prefix=CHECK-CONFIG
+// RUN: not ejk-opt %t/bad-config.mlir -ejk-form-dispatches -ejk-tile-attention 2>&1 | FileCheck %s --check-prefix=CHECK-BAD
+// RUN: not ejk-opt %t/vulkan.mlir -ejk-select-configs=target=vulkan -ejk-form-dispatches -ejk-tile-attention 2>&1 | FileCheck %s --check-prefix=CHECK-VULKAN
+// RUN: not ejk-opt %t/not-dispatch-form.mlir -ejk-tile-attention 2>&1 | FileCheck %s --check-prefix=CHECK-FORM
 
-// TARGET: error: no 'ejk.target' attribute on the module; run ejk-select-configs first
-// CONFIG: error: 'ejk.flash_attention' op has no #ejk.config; run ejk-select-configs first
-// BAD: error: 'ejk.flash_attention' op config #ejk.config<block_k = 12, block_q = 4> is invalid: 'block_k' (12) must be a multiple of the 8 f32 lanes of a 256-bit vector
-// VULKAN: error: ejk-tile-attention: target 'vulkan' is not supported yet; only cpu
-// FORM: error: 'ejk.flash_attention' op is not in dispatch form; run ejk-form-dispatches first
+// CHECK-TARGET: error: no 'ejk.target' attribute on the module; run ejk-select-configs first
+// CHECK-CONFIG: error: 'ejk.flash_attention' op has no #ejk.config; run ejk-select-configs first
+// CHECK-BAD: error: 'ejk.flash_attention' op config #ejk.config<block_k = 12, block_q = 4> is invalid: 'block_k' (12) must be a multiple of the 8 f32 lanes of a 256-bit vector
+// CHECK-VULKAN: error: ejk-tile-attention: target 'vulkan' is not supported yet; only cpu
+// CHECK-FORM: error: 'ejk.flash_attention' op is not in dispatch form; run ejk-form-dispatches first
 
 //--- no-target.mlir
 func.func @f(%q: tensor<1x8x2x16xf32>) -> tensor<1x8x2x16xf32> {

@@ -1,16 +1,16 @@
-// RUN: ejk-opt %s -split-input-file -ejk-select-configs | FileCheck %s --check-prefix=CPU
-// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan" | FileCheck %s --check-prefix=VK
-// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan cooperative-matrix=true shared-memory-bytes=49152" | FileCheck %s --check-prefix=COOP
-// RUN: ejk-opt %s -split-input-file -ejk-select-configs="explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: ejk-opt %s -split-input-file -ejk-select-configs | FileCheck %s --check-prefix=CHECK-CPU
+// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan" | FileCheck %s --check-prefix=CHECK-VK
+// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan cooperative-matrix=true shared-memory-bytes=49152" | FileCheck %s --check-prefix=CHECK-COOP
+// RUN: ejk-opt %s -split-input-file -ejk-select-configs="explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHECK-EXPLAIN
 
 // The heuristic tier answers for an op without a config.
-// CPU-LABEL: func.func @heuristic
-// CPU: ejk.flash_attention {{.*}}config = #ejk.config<block_k = 128, block_q = 16>
-// VK-LABEL: func.func @heuristic
-// VK: ejk.flash_attention {{.*}}config = #ejk.config<block_k = 16, block_q = 32, num_subgroups = 1>
-// COOP-LABEL: func.func @heuristic
-// COOP: ejk.flash_attention {{.*}}config = #ejk.config<block_k = 32, block_q = 64, num_subgroups = 4>
-// EXPLAIN: remark: config #ejk.config<block_k = 128, block_q = 16> from the heuristic tier for ejk.flash_attention;q=1x2048x16x128xf16;k=1x2048x16x128xf16;v=1x2048x16x128xf16;bias=none;mask=none;segments=0;causal=1;softcap=0;dropout=0;lse=0
+// CHECK-CPU-LABEL: func.func @heuristic
+// CHECK-CPU: ejk.flash_attention {{.*}}config = #ejk.config<block_k = 64, block_q = 16>
+// CHECK-VK-LABEL: func.func @heuristic
+// CHECK-VK: ejk.flash_attention {{.*}}config = #ejk.config<block_k = 16, block_q = 32, num_subgroups = 1>
+// CHECK-COOP-LABEL: func.func @heuristic
+// CHECK-COOP: ejk.flash_attention {{.*}}config = #ejk.config<block_k = 32, block_q = 64, num_subgroups = 4>
+// CHECK-EXPLAIN: remark: config #ejk.config<block_k = 64, block_q = 16> from the heuristic tier for ejk.flash_attention;q=1x2048x16x128xf16;k=1x2048x16x128xf16;v=1x2048x16x128xf16;bias=none;mask=none;segments=0;causal=1;softcap=0;dropout=0;lse=0
 func.func @heuristic(%q: tensor<1x2048x16x128xf16>, %k: tensor<1x2048x16x128xf16>, %v: tensor<1x2048x16x128xf16>) -> tensor<1x2048x16x128xf16> {
   %o = ejk.flash_attention %q, %k, %v {causal} : tensor<1x2048x16x128xf16>, tensor<1x2048x16x128xf16>, tensor<1x2048x16x128xf16> -> tensor<1x2048x16x128xf16>
   return %o : tensor<1x2048x16x128xf16>
@@ -19,8 +19,8 @@ func.func @heuristic(%q: tensor<1x2048x16x128xf16>, %k: tensor<1x2048x16x128xf16
 // -----
 
 // Short sequences clamp the blocks to the problem.
-// CPU-LABEL: func.func @decode
-// CPU: ejk.flash_attention {{.*}}config = #ejk.config<block_k = 8, block_q = 1>
+// CHECK-CPU-LABEL: func.func @decode
+// CHECK-CPU: ejk.flash_attention {{.*}}config = #ejk.config<block_k = 8, block_q = 1>
 func.func @decode(%q: tensor<1x1x8x64xf32>, %k: tensor<1x7x8x64xf32>, %v: tensor<1x7x8x64xf32>) -> tensor<1x1x8x64xf32> {
   %o = ejk.flash_attention %q, %k, %v : tensor<1x1x8x64xf32>, tensor<1x7x8x64xf32>, tensor<1x7x8x64xf32> -> tensor<1x1x8x64xf32>
   return %o : tensor<1x1x8x64xf32>
@@ -29,9 +29,9 @@ func.func @decode(%q: tensor<1x1x8x64xf32>, %k: tensor<1x7x8x64xf32>, %v: tensor
 // -----
 
 // The override tier keeps a config that is already on the op.
-// CPU-LABEL: func.func @override
-// CPU: ejk.flash_attention {{.*}}config = #ejk.config<block_k = 32, block_q = 8>
-// EXPLAIN: remark: config #ejk.config<block_k = 32, block_q = 8> from the override tier
+// CHECK-CPU-LABEL: func.func @override
+// CHECK-CPU: ejk.flash_attention {{.*}}config = #ejk.config<block_k = 32, block_q = 8>
+// CHECK-EXPLAIN: remark: config #ejk.config<block_k = 32, block_q = 8> from the override tier
 func.func @override(%q: tensor<1x64x8x64xf32>, %k: tensor<1x64x8x64xf32>, %v: tensor<1x64x8x64xf32>) -> tensor<1x64x8x64xf32> {
   %o = ejk.flash_attention %q, %k, %v {config = #ejk.config<block_q = 8, block_k = 32>} : tensor<1x64x8x64xf32>, tensor<1x64x8x64xf32>, tensor<1x64x8x64xf32> -> tensor<1x64x8x64xf32>
   return %o : tensor<1x64x8x64xf32>

@@ -2,22 +2,31 @@
 //
 //   ejk-run FILE.mlir --entry NAME [--target cpu] [--input X.npy ...]
 //           [--random-inputs SEED] [--output Y.npy ...] [--check]
-//           [--bench N] [--artifact-dir DIR]
+//           [--bench N] [--artifact-dir DIR] [--no-cache] [--load-only]
+//           [--verbose] [--config-overlay FILE.json]
+//           [--ejk-explain-configs] [--record]
+//   ejk-run --print-fingerprint | --fingerprint-out FILE
 //
 // Inputs bind to the entry's arguments in order and outputs are written in
 // order. --check compares with the reference evaluator; --bench times N runs
-// after two warm-up runs.
+// after two warm-up runs. The artifact comes from the artifact cache
+// (ejk/Driver/ArtifactCache.h), so the second run of a file does not
+// compile; --verbose prints hit or miss and the time to a loaded module.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Checks.h"
+#include "InputRanges.h"
 #include "NpyBridge.h"
 
+#include "ejk/Driver/ArtifactCache.h"
 #include "ejk/Driver/Compiler.h"
 #include "ejk/Driver/HostTensor.h"
 #include "ejk/Driver/ReferenceRunner.h"
 #include "ejk/Driver/Tooling.h"
 #include "ejk/Runtime/ejk_runtime.h"
+#include "ejk/Support/Fingerprint.h"
+#include "ejk/Tuning/ToolOptions.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -29,16 +38,23 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <chrono>
 #include <random>
 
 using namespace mlir;
 using namespace mlir::ejk;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
-                                      cl::Required);
-static cl::opt<std::string> entryName("entry", cl::desc("Entry function"),
-                                      cl::Required);
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"));
+static cl::opt<std::string> entryName("entry", cl::desc("Entry function"));
+static cl::opt<bool>
+    printFingerprint("print-fingerprint",
+                     cl::desc("Print this machine's device fingerprint"));
+static cl::opt<std::string> fingerprintOut(
+    "fingerprint-out",
+    cl::desc("Write this machine's fingerprint to FILE (for ejk-tune "
+             "--fingerprint elsewhere)"),
+    cl::value_desc("file"));
 static cl::opt<std::string> target("target", cl::desc("cpu"), cl::init("cpu"));
 static cl::list<std::string> inputs("input",
                                     cl::desc("Input .npy, one per argument"));
@@ -52,10 +68,43 @@ static cl::opt<bool> check("check",
                            cl::desc("Compare with the reference evaluator"));
 static cl::opt<unsigned>
     benchRuns("bench", cl::desc("Time N runs after warm-up"), cl::init(0));
+static cl::opt<unsigned>
+    vectorBits("vector-bits",
+               cl::desc("Compile for this SIMD width (e.g. 256 to run the "
+                        "AVX2 code on an AVX-512 host; default: the host's)"),
+               cl::init(0));
 static cl::opt<std::string>
     artifactDir("artifact-dir",
-                cl::desc("Where to write the artifact (default: a temporary "
-                         "directory, removed at exit)"));
+                cl::desc("Compile into this directory, bypassing the cache "
+                         "(default: the artifact cache)"));
+static cl::opt<bool> noCache("no-cache",
+                             cl::desc("Compile into a temporary directory, "
+                                      "bypassing the artifact cache"));
+static cl::opt<bool>
+    loadOnly("load-only",
+             cl::desc("Stop once the compiled module is loaded (for timing "
+                      "process start to a ready kernel)"));
+static cl::opt<bool>
+    verbose("verbose",
+            cl::desc("Print cache hit or miss and timings to stderr"));
+
+using Clock = std::chrono::steady_clock;
+static double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// Loads the artifact on a CPU device and releases it: --load-only.
+static bool loadModule(const std::string &manifestPath, std::string &error) {
+  ejk_device *device = nullptr;
+  ejk_module *module = nullptr;
+  bool ok = ejk_device_create("cpu", &device) == EJK_OK &&
+            ejk_module_load(device, manifestPath.c_str(), &module) == EJK_OK;
+  if (!ok)
+    error = ejk_last_error();
+  ejk_module_destroy(module);
+  ejk_device_destroy(device);
+  return ok;
+}
 
 static int fail(const Twine &message) {
   llvm::errs() << "ejk-run: error: " << message << "\n";
@@ -70,17 +119,27 @@ static std::string describe(ArrayRef<int64_t> shape, StringRef dtype) {
   return s + "] " + dtype.str();
 }
 
-/// Random inputs: floats ~ N(0, 1), i1 true with probability 0.85, integers
-/// in [0, 3) sorted along the last dimension (segment-id like).
-static HostTensor randomTensor(RankedTensorType type, std::mt19937_64 &rng) {
+/// Random inputs: floats from `floats` (N(0, 1) unless the argument's use
+/// asks otherwise, see InputRanges.h), i1 true with probability 0.85,
+/// integers in [0, 3) sorted along the last dimension (segment-id like).
+static HostTensor randomTensor(RankedTensorType type,
+                               const InputDistribution &floats,
+                               std::mt19937_64 &rng) {
   std::string dtype = HostTensor::dtypeOf(type.getElementType());
   std::vector<int64_t> shape = type.getShape().vec();
   int64_t n = type.getNumElements();
   std::vector<float> values(n);
   if (isa<FloatType>(type.getElementType())) {
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    for (float &v : values)
-      v = normal(rng);
+    if (floats.kind == InputDistribution::Kind::Normal) {
+      std::normal_distribution<float> normal(floats.first, floats.second);
+      for (float &v : values)
+        v = normal(rng);
+    } else {
+      std::uniform_real_distribution<float> uniform(floats.first,
+                                                    floats.second);
+      for (float &v : values)
+        v = uniform(rng);
+    }
   } else if (type.getElementType().isInteger(1)) {
     std::bernoulli_distribution keep(0.85);
     for (float &v : values)
@@ -97,9 +156,23 @@ static HostTensor randomTensor(RankedTensorType type, std::mt19937_64 &rng) {
 }
 
 int main(int argc, char **argv) {
+  Clock::time_point processStart = Clock::now();
   llvm::InitLLVM init(argc, argv);
+  registerConfigSelectionFlags();
   cl::ParseCommandLineOptions(argc, argv,
                               "ejk-run: compile, run and check an entry\n");
+  if (printFingerprint || !fingerprintOut.empty()) {
+    ::ejk::DeviceFingerprint device = ::ejk::hostCpuFingerprint();
+    if (printFingerprint)
+      llvm::outs() << "# hash " << device.hash() << "\n" << device.text();
+    std::string error;
+    if (!fingerprintOut.empty() &&
+        !::ejk::writeFileAtomically(fingerprintOut, device.text(), error))
+      return fail(error);
+    return 0;
+  }
+  if (inputFile.empty() || entryName.empty())
+    return fail("give an input file and --entry NAME");
   if (target != "cpu")
     return fail("target '" + target +
                 "' is not available in this build (expected cpu)");
@@ -108,6 +181,7 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseEjkFile(context, inputFile);
   if (!module)
     return 1;
+  auto selectionDiagnostics = printSelectionDiagnostics(context);
   // The reference evaluates the IR as written; compilation rewrites it.
   OwningOpRef<ModuleOp> original = module->clone();
   auto entry = original->lookupSymbol<func::FuncOp>(entryName);
@@ -119,7 +193,9 @@ int main(int argc, char **argv) {
   std::vector<HostTensor> hostInputs;
   if (!inputs.empty() && randomSeed >= 0)
     return fail("give either --input files or --random-inputs, not both");
-  if (inputs.empty() && randomSeed < 0 && signature.getNumInputs() > 0)
+  // --load-only stops before running: it needs no inputs.
+  if (inputs.empty() && randomSeed < 0 && signature.getNumInputs() > 0 &&
+      !loadOnly)
     return fail("no inputs: give --input for each of the " +
                 Twine(signature.getNumInputs()) +
                 " arguments, or --random-inputs SEED");
@@ -127,11 +203,13 @@ int main(int argc, char **argv) {
     return fail("'" + entryName + "' takes " + Twine(signature.getNumInputs()) +
                 " arguments, got " + Twine(inputs.size()) + " --input files");
   std::mt19937_64 rng(randomSeed >= 0 ? randomSeed : 0);
-  for (auto [i, type] : llvm::enumerate(signature.getInputs())) {
+  for (auto [i, type] :
+       llvm::enumerate(loadOnly ? ArrayRef<Type>() : signature.getInputs())) {
     auto tensorType = cast<RankedTensorType>(type);
     std::string dtype = HostTensor::dtypeOf(tensorType.getElementType());
     if (randomSeed >= 0) {
-      hostInputs.push_back(randomTensor(tensorType, rng));
+      hostInputs.push_back(randomTensor(
+          tensorType, inputDistributionFor(entry.getArgument(i)), rng));
       continue;
     }
     HostTensor tensor;
@@ -148,24 +226,79 @@ int main(int argc, char **argv) {
     return fail("'" + entryName + "' has " + Twine(signature.getNumResults()) +
                 " results, got " + Twine(outputs.size()) + " --output files");
 
-  // Compile.
+  // Compile, through the cache unless told otherwise.
   SmallString<128> dir(artifactDir);
-  bool temporaryDir = dir.empty();
-  if (temporaryDir && llvm::sys::fs::createUniqueDirectory("ejk-run", dir))
-    return fail("cannot create a temporary directory");
-  std::string manifestPath;
-  CompileTimings timings;
-  if (failed(compileForHostCpu(*module, CompileOptions(), dir, "kernel",
-                               manifestPath, &timings)))
-    return 1;
+  CompileOptions compileOptions;
+  std::string selectionError;
+  compileOptions.selection = configSelectionForTool(selectionError);
+  if (!compileOptions.selection)
+    return fail(selectionError);
+  compileOptions.vectorBits = vectorBits;
+  std::string temporaryDir, manifestPath;
+  if (!artifactDir.empty() || noCache) {
+    if (dir.empty()) {
+      if (llvm::sys::fs::createUniqueDirectory("ejk-run", dir))
+        return fail("cannot create a temporary directory");
+      temporaryDir = std::string(dir);
+    }
+    Clock::time_point start = Clock::now();
+    CompileTimings timings;
+    if (failed(compileForHostCpu(*module, compileOptions, dir, "kernel",
+                                 manifestPath, &timings)))
+      return 1;
+    if (verbose)
+      llvm::errs() << "ejk-run: compiled without the cache in "
+                   << llvm::format("%.3f", secondsSince(start)) << " s\n";
+  } else {
+    std::vector<std::string> warnings;
+    ArtifactCache cache = ArtifactCache::fromEnvironment(warnings);
+    FailureOr<CachedArtifact> artifact =
+        compileCached(*module, compileOptions, cache);
+    if (succeeded(artifact))
+      warnings.insert(warnings.end(), artifact->warnings.begin(),
+                      artifact->warnings.end());
+    for (const std::string &warning : warnings)
+      llvm::errs() << "ejk-run: warning: " << warning << "\n";
+    if (failed(artifact))
+      return 1;
+    manifestPath = artifact->manifestPath;
+    temporaryDir = artifact->temporaryDirectory;
+    if (verbose)
+      llvm::errs() << "ejk-run: cache " << (artifact->hit ? "hit" : "miss")
+                   << " " << artifact->key << " in "
+                   << llvm::format("%.4f", artifact->keySeconds +
+                                               artifact->lookupSeconds +
+                                               artifact->compileSeconds)
+                   << " s (key " << llvm::format("%.4f", artifact->keySeconds)
+                   << ", lookup "
+                   << llvm::format("%.4f", artifact->lookupSeconds)
+                   << ", compile "
+                   << llvm::format("%.4f", artifact->compileSeconds) << ")\n";
+  }
+  auto removeTemporary = [&] {
+    if (!temporaryDir.empty())
+      llvm::sys::fs::remove_directories(temporaryDir);
+  };
+
+  if (loadOnly) {
+    std::string error;
+    bool ok = loadModule(manifestPath, error);
+    removeTemporary();
+    if (!ok)
+      return fail(error);
+    if (verbose)
+      llvm::errs() << "ejk-run: ready in "
+                   << llvm::format("%.4f", secondsSince(processStart))
+                   << " s since process start\n";
+    return 0;
+  }
 
   // Run.
   RunResult run;
   std::string error;
   bool ok = runOnRuntime(manifestPath, entryName, hostInputs, signature,
                          benchRuns, run, error);
-  if (temporaryDir)
-    llvm::sys::fs::remove_directories(dir);
+  removeTemporary();
   if (!ok)
     return fail(error);
 

@@ -1,16 +1,24 @@
 //===- ejkc.cpp - compile an IR file to an artifact -----------------------===//
 //
-//   ejkc FILE.mlir [-o DIR] [--name NAME]
-//   [--emit=artifact|ir-after-tiling|llvm]
+//   ejkc FILE.mlir [--target cpu|vulkan] [-o DIR] [--name NAME]
+//   [--emit=artifact|ir-after-tiling|llvm|spirv-asm] [--no-cache]
+//   [--config-overlay FILE.json] [--ejk-explain-configs] [--record]
+//   ejkc --cache-stats | --clear-cache
+//
+// Artifacts go through the artifact cache (ejk/Driver/ArtifactCache.h):
+// ejkc prints whether the key hit and how long it took.
 //
 //===----------------------------------------------------------------------===//
 
+#include "ejk/Driver/ArtifactCache.h"
 #include "ejk/Driver/Compiler.h"
 #include "ejk/Driver/Tooling.h"
+#include "ejk/Tuning/ToolOptions.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -20,27 +28,137 @@ using namespace mlir;
 using namespace mlir::ejk;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
-                                      cl::Required);
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"));
 static cl::opt<std::string> outDir("o", cl::desc("Output directory"),
                                    cl::value_desc("dir"), cl::init("."));
 static cl::opt<std::string>
     artifactName("name", cl::desc("Artifact name (default: the file's stem)"));
 static cl::opt<std::string>
     emit("emit",
-         cl::desc("What to produce: artifact (default), ir-after-tiling, llvm"),
+         cl::desc("What to produce: artifact (default), ir-after-tiling, "
+                  "llvm, spirv-asm"),
          cl::init("artifact"));
 static cl::opt<unsigned>
     vectorBits("vector-bits",
                cl::desc("SIMD width to compile for (default: the host's)"),
                cl::init(0));
 
+static cl::opt<std::string> target("target",
+                                   cl::desc("Target: cpu (default), vulkan"),
+                                   cl::init("cpu"));
+static cl::opt<bool> noCache("no-cache",
+                             cl::desc("Compile without the artifact cache"));
+static cl::opt<bool> cacheStats("cache-stats",
+                                cl::desc("Print the artifact cache's totals"));
+static cl::opt<bool> clearCache("clear-cache",
+                                cl::desc("Remove every cached artifact"));
+
+/// --cache-stats and --clear-cache.
+static int manageCache() {
+  std::vector<std::string> warnings;
+  ArtifactCache cache = ArtifactCache::fromEnvironment(warnings);
+  for (const std::string &warning : warnings)
+    llvm::errs() << "ejkc: warning: " << warning << "\n";
+  if (clearCache) {
+    llvm::Expected<uint64_t> removed = cache.clear();
+    if (!removed) {
+      llvm::errs() << "ejkc: error: " << llvm::toString(removed.takeError())
+                   << "\n";
+      return 1;
+    }
+    llvm::outs() << "removed " << *removed << " cached artifacts from "
+                 << cache.directory() << "\n";
+  }
+  if (cacheStats) {
+    ArtifactCacheStats stats = cache.stats();
+    llvm::outs() << "artifact cache: " << stats.directory << "\n"
+                 << "entries: " << stats.entries << "\n"
+                 << "size: " << stats.bytes << " bytes ("
+                 << llvm::format("%.1f", stats.bytes / 1048576.0) << " MiB)\n"
+                 << "limit: " << stats.maxBytes << " bytes ("
+                 << llvm::format("%.1f", stats.maxBytes / 1048576.0)
+                 << " MiB, EJK_CACHE_MAX_MB)\n"
+                 << "compiler: " << compilerVersion() << "\n";
+    if (stats.temporaries)
+      llvm::outs() << "temporaries: " << stats.temporaries << "\n";
+  }
+  return 0;
+}
+
+static std::string describeTimings(const CompileTimings &timings) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "tiling " << llvm::format("%.3f", timings.tiling) << ", lowering "
+     << llvm::format("%.3f", timings.lowering) << ", codegen "
+     << llvm::format("%.3f", timings.codegen) << ", link "
+     << llvm::format("%.3f", timings.link);
+  return text;
+}
+
+/// --emit=artifact through the cache, then a copy to -o DIR as NAME.
+static int compileThroughCache(ModuleOp module, const CompileOptions &options,
+                               StringRef name) {
+  std::vector<std::string> warnings;
+  ArtifactCache cache = ArtifactCache::fromEnvironment(warnings);
+  FailureOr<CachedArtifact> artifact = compileCached(module, options, cache);
+  if (succeeded(artifact))
+    warnings.insert(warnings.end(), artifact->warnings.begin(),
+                    artifact->warnings.end());
+  for (const std::string &warning : warnings)
+    llvm::errs() << "ejkc: warning: " << warning << "\n";
+  if (failed(artifact))
+    return 1;
+  llvm::Expected<std::string> written =
+      exportArtifact(artifact->manifestPath, outDir, name);
+  if (!artifact->temporaryDirectory.empty())
+    llvm::sys::fs::remove_directories(artifact->temporaryDirectory);
+  if (!written) {
+    llvm::errs() << "ejkc: error: " << llvm::toString(written.takeError())
+                 << "\n";
+    return 1;
+  }
+  double total =
+      artifact->keySeconds + artifact->lookupSeconds + artifact->compileSeconds;
+  llvm::errs() << "ejkc: cache " << (artifact->hit ? "hit" : "miss") << " "
+               << artifact->key << " in " << llvm::format("%.3f", total)
+               << " s (key " << llvm::format("%.3f", artifact->keySeconds)
+               << ", lookup " << llvm::format("%.3f", artifact->lookupSeconds);
+  if (!artifact->hit)
+    llvm::errs() << ", compile "
+                 << llvm::format("%.3f", artifact->compileSeconds) << ": "
+                 << describeTimings(artifact->timings);
+  llvm::errs() << ")\nejkc: wrote " << *written << "\n";
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  registerConfigSelectionFlags();
   cl::ParseCommandLineOptions(argc, argv, "ejk compiler\n");
-  if (emit != "artifact" && emit != "ir-after-tiling" && emit != "llvm") {
+  if (cacheStats || clearCache)
+    return manageCache();
+  if (inputFile.empty()) {
+    llvm::errs() << "ejkc: no input file (ejkc FILE.mlir ...)\n";
+    return 1;
+  }
+  if (emit != "artifact" && emit != "ir-after-tiling" && emit != "llvm" &&
+      emit != "spirv-asm") {
     llvm::errs() << "ejkc: unknown --emit=" << emit
-                 << " (expected artifact, ir-after-tiling or llvm)\n";
+                 << " (expected artifact, ir-after-tiling, llvm or "
+                    "spirv-asm)\n";
+    return 1;
+  }
+  if (target != "cpu" && target != "vulkan") {
+    llvm::errs() << "ejkc: unknown --target=" << target
+                 << " (expected cpu or vulkan)\n";
+    return 1;
+  }
+  if (target == "vulkan" || emit == "spirv-asm") {
+    llvm::errs() << "ejkc: error: "
+                 << (target == "vulkan" ? "--target=vulkan"
+                                        : "--emit=spirv-asm")
+                 << " is not available until the Vulkan target lands; "
+                    "this build compiles for --target=cpu only\n";
     return 1;
   }
 
@@ -48,18 +166,29 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseEjkFile(context, inputFile);
   if (!module)
     return 1;
+  auto selectionDiagnostics = printSelectionDiagnostics(context);
 
   std::string name = artifactName.empty()
                          ? llvm::sys::path::stem(inputFile).str()
                          : artifactName.getValue();
   CompileOptions options;
   options.vectorBits = vectorBits;
+  std::string selectionError;
+  options.selection = configSelectionForTool(selectionError);
+  if (!options.selection) {
+    llvm::errs() << "ejkc: error: " << selectionError << "\n";
+    return 1;
+  }
   std::string tiledIR, llvmIR;
   llvm::raw_string_ostream tiledStream(tiledIR), llvmStream(llvmIR);
-  if (emit == "ir-after-tiling")
+  if (emit == "ir-after-tiling") {
     options.dumpAfterTiling = &tiledStream;
+    options.stopAfterTiling = true;
+  }
   if (emit == "llvm")
     options.dumpLLVMIR = &llvmStream;
+  if (emit == "artifact" && !noCache)
+    return compileThroughCache(*module, options, name);
   std::string manifest;
   CompileTimings timings;
   if (failed(compileForHostCpu(*module, options, outDir, name, manifest,
@@ -71,10 +200,7 @@ int main(int argc, char **argv) {
     llvm::outs() << llvmIR;
   else
     llvm::errs() << "ejkc: wrote " << manifest << " in "
-                 << llvm::format("%.3f", timings.total()) << " s (tiling "
-                 << llvm::format("%.3f", timings.tiling) << ", lowering "
-                 << llvm::format("%.3f", timings.lowering) << ", codegen "
-                 << llvm::format("%.3f", timings.codegen) << ", link "
-                 << llvm::format("%.3f", timings.link) << ")\n";
+                 << llvm::format("%.3f", timings.total()) << " s (no cache; "
+                 << describeTimings(timings) << ")\n";
   return 0;
 }

@@ -18,12 +18,20 @@ namespace mlir::ejk {
 #define GEN_PASS_REGISTRATION
 #include "ejk/Conversion/Passes.h.inc"
 
+struct ConfigSelectionOptions;
+
 /// Options of the CPU pipeline.
 struct CpuPipelineOptions {
   std::string target = "cpu";
   unsigned vectorBits = 256;
   unsigned numCores = 1;
+  /// Config selection tiers (ejk/Tuning/Selection.h); null: the pass's own.
+  std::shared_ptr<const ConfigSelectionOptions> selection;
 };
+
+/// ejk-select-configs alone: configs chosen and the target recorded.
+void buildCpuSelectionPipeline(OpPassManager &pm,
+                               const CpuPipelineOptions &options);
 
 /// ejk-select-configs, ejk-form-dispatches and the tiling passes: tensors
 /// in, tiled dispatch functions out.

@@ -12,9 +12,12 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
+#include <memory>
 #include <string>
 
 namespace mlir::ejk {
+
+struct ConfigSelectionOptions;
 
 /// The CPU this process runs on, as code generation sees it.
 struct HostCpu {
@@ -37,6 +40,16 @@ struct CompileOptions {
   /// When set, the IR after each stage is written to these streams.
   raw_ostream *dumpAfterTiling = nullptr;
   raw_ostream *dumpLLVMIR = nullptr;
+  /// Stop after config selection (the module then holds the configs and
+  /// the target; nothing is written). The artifact cache keys this form.
+  bool stopAfterSelection = false;
+  /// Stop after the tiling pipeline, leaving the tiled module in place and
+  /// writing nothing (ejkc --emit=ir-after-tiling).
+  bool stopAfterTiling = false;
+  /// How ejk-select-configs chooses configs (tiers, policy, fingerprint;
+  /// ejk/Tuning/Selection.h). Null: the pass's defaults, i.e. override,
+  /// overlay scopes and the heuristic.
+  std::shared_ptr<const ConfigSelectionOptions> selection;
 };
 
 /// Wall-clock time of each compilation stage, in seconds.

@@ -83,12 +83,35 @@ public:
     return status;
   }
 
-  /// Threads that run a grid, the caller included (0 for an empty Device).
+  /// Threads that run a grid, the caller included (0 for an empty Device
+  /// or a Vulkan device).
   size_t threadCount() const {
     size_t count = 0;
-    if (get())
-      ejk_device_thread_count(get(), &count);
+    if (get() && ejk_device_thread_count(get(), &count) != EJK_OK)
+      count = 0;
     return count;
+  }
+
+  /// "cpu" or "vulkan" ("" for an empty Device).
+  std::string kind() const {
+    const char *kind = nullptr;
+    if (get() && ejk_device_kind(get(), &kind) == EJK_OK)
+      return kind;
+    return "";
+  }
+
+  /// The fingerprint's text form (see ejk_device_fingerprint).
+  Status fingerprint(std::string &out) const {
+    size_t length = 0;
+    Status status =
+        Status::fromC(ejk_device_fingerprint(get(), nullptr, 0, &length));
+    if (!status)
+      return status;
+    out.assign(length + 1, '\0');
+    status = Status::fromC(
+        ejk_device_fingerprint(get(), &out[0], out.size(), &length));
+    out.resize(status ? length : 0);
+    return status;
   }
 };
 
@@ -128,9 +151,37 @@ public:
   }
 };
 
+/// An asynchronous invocation (Module::invokeAsync).
+class Invocation
+    : public detail::Owned<ejk_invocation, ejk_invocation_destroy> {
+public:
+  /// Blocks until the invocation is done; its outcome.
+  Status wait() { return Status::fromC(ejk_invocation_wait(get())); }
+
+  /// Kernel time of the finished invocation, in nanoseconds (0 before).
+  uint64_t timeNs() const {
+    uint64_t ns = 0;
+    if (get())
+      ejk_invocation_time_ns(get(), &ns);
+    return ns;
+  }
+};
+
 /// A loaded artifact.
 class Module : public detail::Owned<ejk_module, ejk_module_destroy> {
 public:
+  /// Loads an artifact from memory (see ejk_module_load_bytes).
+  static Status loadBytes(const Device &device, const std::string &manifest,
+                          const void *library, size_t librarySize,
+                          Module &out) {
+    ejk_module *handle = nullptr;
+    Status status = Status::fromC(
+        ejk_module_load_bytes(device.get(), manifest.data(), manifest.size(),
+                              library, librarySize, &handle));
+    out.reset(handle);
+    return status;
+  }
+
   static Status load(const Device &device, const std::string &manifestPath,
                      Module &out) {
     ejk_module *handle = nullptr;
@@ -180,6 +231,24 @@ public:
       out.push_back(buffer ? buffer->get() : nullptr);
     return Status::fromC(ejk_invoke(get(), entry.c_str(), in.data(), in.size(),
                                     out.data(), out.size()));
+  }
+
+  /// Starts \p entry asynchronously (see ejk_invoke_async).
+  Status invokeAsync(const std::string &entry,
+                     const std::vector<const Buffer *> &inputs,
+                     const std::vector<const Buffer *> &outputs,
+                     Invocation &invocation) {
+    std::vector<ejk_buffer *> in, out;
+    for (const Buffer *buffer : inputs)
+      in.push_back(buffer ? buffer->get() : nullptr);
+    for (const Buffer *buffer : outputs)
+      out.push_back(buffer ? buffer->get() : nullptr);
+    ejk_invocation *handle = nullptr;
+    Status status = Status::fromC(
+        ejk_invoke_async(get(), entry.c_str(), in.data(), in.size(), out.data(),
+                         out.size(), &handle));
+    invocation.reset(handle);
+    return status;
   }
 
   /// Wall time of the dispatches of the last invoke, in nanoseconds.

@@ -38,12 +38,15 @@
 extern "C" {
 #endif
 
-/** A device that runs kernels ("cpu": a thread pool on the host). */
+/** A device that runs kernels ("cpu": a thread pool on the host; "vulkan": a
+ *  Vulkan GPU). */
 typedef struct ejk_device ejk_device;
 /** A loaded artifact: its kernels and manifest. */
 typedef struct ejk_module ejk_module;
 /** Device memory (64-byte aligned host memory on the CPU device). */
 typedef struct ejk_buffer ejk_buffer;
+/** An asynchronous invocation (ejk_invoke_async) to wait for. */
+typedef struct ejk_invocation ejk_invocation;
 
 typedef enum ejk_status {
   EJK_OK = 0,
@@ -103,15 +106,43 @@ EJK_RUNTIME_EXPORT const char *ejk_dtype_name(ejk_dtype dtype);
 
 /** Creates a device. spec "cpu" is the host CPU with a pool of
  *  EJK_NUM_THREADS threads (environment variable, the calling thread
- *  included; default: the number of hardware threads). Any other spec gives
- *  EJK_ERROR_UNAVAILABLE; an invalid EJK_NUM_THREADS gives
- *  EJK_ERROR_INVALID_ARGUMENT. */
+ *  included; default: the number of hardware threads); an invalid
+ *  EJK_NUM_THREADS gives EJK_ERROR_INVALID_ARGUMENT.
+ *  spec "vulkan" is the Vulkan device EJK_VULKAN_DEVICE selects (an index or
+ *  a case-insensitive substring of the device name; unset: the first
+ *  discrete GPU, else integrated, virtual, CPU), "vulkan:N" / "vulkan:NAME"
+ *  select one explicitly. No Vulkan loader, no device, or none matching the
+ *  selector gives EJK_ERROR_UNAVAILABLE saying which (and listing the
+ *  devices). Any other spec gives EJK_ERROR_UNAVAILABLE. */
 EJK_RUNTIME_EXPORT ejk_status ejk_device_create(const char *spec,
                                                 ejk_device **out);
 
-/** The number of threads that run a grid, the calling thread included. */
+/** The number of threads that run a grid, the calling thread included.
+ *  EJK_ERROR_INVALID_ARGUMENT on a device other than the CPU. */
 EJK_RUNTIME_EXPORT ejk_status ejk_device_thread_count(ejk_device *device,
                                                       size_t *count);
+
+/** The device's kind, which is also the manifest target it runs: "cpu" or
+ *  "vulkan" (a static string). */
+EJK_RUNTIME_EXPORT ejk_status ejk_device_kind(ejk_device *device,
+                                              const char **kind);
+
+/** The text form of the device's fingerprint (ejk/Support/Fingerprint.h:
+ *  "kind=...\n" then sorted key=value lines), NUL-terminated, into
+ *  buffer[0, capacity). *length (when length is not NULL) gets the text's
+ *  length without the NUL. buffer NULL with capacity 0 only queries the
+ *  length; a buffer too small gives EJK_ERROR_INVALID_ARGUMENT. */
+EJK_RUNTIME_EXPORT ejk_status ejk_device_fingerprint(ejk_device *device,
+                                                     char *buffer,
+                                                     size_t capacity,
+                                                     size_t *length);
+
+/** Vulkan validation: *enabled is 1 when VK_LAYER_KHRONOS_validation was
+ *  enabled on a Vulkan device created in this process (EJK_VULKAN_VALIDATION
+ *  set, and the layer installed), *messages the warnings and errors it has
+ *  reported (each also printed to stderr). */
+EJK_RUNTIME_EXPORT ejk_status ejk_vulkan_validation(int *enabled,
+                                                    uint64_t *messages);
 
 /** Releases the caller's reference. Modules and buffers created on the
  *  device keep it alive until they are destroyed too. */
@@ -125,6 +156,17 @@ EJK_RUNTIME_EXPORT ejk_status ejk_device_destroy(ejk_device *device);
 EJK_RUNTIME_EXPORT ejk_status ejk_module_load(ejk_device *device,
                                               const char *manifest_path,
                                               ejk_module **out);
+
+/** Loads an artifact from memory: manifest[0, manifest_size) is the
+ *  manifest's JSON text and library[0, library_size) the bytes of its shared
+ *  object (the manifest's "library" field is not used). Both are copied; the
+ *  caller may free them when this returns. The library is opened from an
+ *  anonymous memory file, so nothing is left on disk. CPU devices only: on
+ *  a Vulkan device (whose manifests name .spv files relative to the
+ *  manifest's directory) it returns EJK_ERROR_UNAVAILABLE. */
+EJK_RUNTIME_EXPORT ejk_status ejk_module_load_bytes(
+    ejk_device *device, const char *manifest, size_t manifest_size,
+    const void *library, size_t library_size, ejk_module **out);
 
 EJK_RUNTIME_EXPORT ejk_status ejk_module_destroy(ejk_module *module);
 
@@ -183,10 +225,41 @@ EJK_RUNTIME_EXPORT ejk_status ejk_invoke(ejk_module *module, const char *entry,
                                          ejk_buffer *const *outputs,
                                          size_t num_outputs);
 
-/** Wall time, in nanoseconds, of the dispatches of the last successful
- *  ejk_invoke on this module (0 before the first). */
+/** Time, in nanoseconds, of the dispatches of the last successful
+ *  ejk_invoke on this module (0 before the first): wall time on the CPU;
+ *  on Vulkan the GPU time between timestamps around the dispatches when the
+ *  queue has timestamps (fingerprint timestamp_bits > 0), else the wall time
+ *  of the submission. */
 EJK_RUNTIME_EXPORT ejk_status ejk_last_invoke_time_ns(ejk_module *module,
                                                       uint64_t *ns);
+
+/** Starts entry point entry asynchronously and returns at once with
+ *  *invocation to wait for. Arguments are checked as by ejk_invoke, and any
+ *  error is returned by this call (no invocation is created). Invocations on
+ *  one device run in submission order, one after another, on the device's
+ *  submit thread; they are not ordered with synchronous ejk_invoke calls.
+ *  The invocation keeps the module and the buffers alive until it is done,
+ *  but the caller must not touch the buffers' contents before
+ *  ejk_invocation_wait returns. */
+EJK_RUNTIME_EXPORT ejk_status ejk_invoke_async(
+    ejk_module *module, const char *entry, ejk_buffer *const *inputs,
+    size_t num_inputs, ejk_buffer *const *outputs, size_t num_outputs,
+    ejk_invocation **invocation);
+
+/** Blocks until the invocation is done and returns its status (with the
+ *  message in ejk_last_error() of the waiting thread). May be called again,
+ *  from any thread; it returns the same status. */
+EJK_RUNTIME_EXPORT ejk_status ejk_invocation_wait(ejk_invocation *invocation);
+
+/** Wall time, in nanoseconds, of the dispatches of a finished invocation (0
+ *  if it failed). EJK_ERROR_INVALID_ARGUMENT before it has finished. */
+EJK_RUNTIME_EXPORT ejk_status ejk_invocation_time_ns(ejk_invocation *invocation,
+                                                     uint64_t *ns);
+
+/** Releases the handle. A running invocation is not cancelled: it finishes
+ *  on its own (its results land in the output buffers). */
+EJK_RUNTIME_EXPORT ejk_status
+ejk_invocation_destroy(ejk_invocation *invocation);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -36,8 +36,8 @@ struct DeviceFingerprint {
   /// 16 lowercase hex digits: FNV-1a (64-bit) of text().
   std::string hash() const;
 
-  /// Parses the text form. Fails, with a message naming the line, on
-  /// anything else.
+  /// Parses the text form (lines starting with '#' are comments). Fails,
+  /// with a message naming the line, on anything else.
   static bool parse(const std::string &text, DeviceFingerprint &out,
                     std::string &error);
 };

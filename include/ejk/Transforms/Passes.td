@@ -61,4 +61,32 @@ def EjkTileAttention : Pass<"ejk-tile-attention", "ModuleOp"> {
   ];
 }
 
+def EjkTileStateSpace : Pass<"ejk-tile-state-space", "ModuleOp"> {
+  let summary = "Tile Mamba selective scans and SSDs into workgroups";
+  let description = [{
+    Replaces each `ejk.selective_scan` and `ejk.ssd` in a dispatch function
+    by its tiled CPU form, every size taken from the op's `#ejk.config`:
+
+    - `selective_scan`: the grid is `[ceil(channels / block_d), batch, 1]`;
+      a workgroup scans `block_d` channels over the whole sequence in
+      chunks of `chunk_l` steps, vectorized over channels, each channel
+      vector's state in registers; `exp(dt * A)` is computed once per
+      element and nothing of size `[batch, seq, channels, d_state]` exists;
+    - `ssd`: a pre-pass dispatch (grid `[chunks, groups, batch]`) computes
+      the per-chunk scores `C_t . B_s` once per group; the scan (grid
+      `[ceil(head_dim / block_p), heads, batch]`) runs the chunks of
+      `chunk_size` steps in order with the chunked state-space-duality
+      algorithm: the intra-chunk quadratic form and the contribution of the
+      state carried in as register-blocked matmuls, then the state update
+      by tiles of `block_n` state rows;
+    - f16/bf16 inputs are widened to f32; the state and accumulation are
+      f32.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // EJK_TRANSFORMS_PASSES_TD

@@ -1,9 +1,10 @@
 //===- ConfigSelector.h - ejKernel's config selection tiers -----*- C++ -*-===//
 //
 // Config selection asks a chain of tiers in order; the first that answers
-// wins. The chain here is: override (a config already on the op) ->
-// [overlay -> in-memory cache -> tuning database -> autotuner] -> heuristic.
-// The bracketed tiers plug in as further ConfigTier implementations.
+// wins. The chain is: override (a config already on the op) -> [overlay ->
+// in-memory cache -> tuning database -> autotuner] -> heuristic. The
+// bracketed tiers plug in as further ConfigTier implementations
+// (ejk/Tuning/Selection.h builds the full chain).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +29,11 @@ public:
   /// answer and the next tier should be asked.
   virtual ConfigAttr lookup(TunableOpInterface op,
                             const TargetInfo &target) = 0;
+  /// Whether an invalid answer is an error. Tiers that replay stored
+  /// answers (cache, database) return false: a stale entry is reported as a
+  /// warning and the next tier is asked, so a damaged cache never fails a
+  /// compile.
+  virtual bool isAuthoritative() const { return true; }
 };
 
 /// A config and the tier that chose it.

@@ -7,6 +7,7 @@
 
 #include "mlir/Pass/Pass.h"
 
+#include <memory>
 #include <string>
 
 namespace mlir::ejk {
@@ -16,6 +17,15 @@ namespace mlir::ejk {
 
 #define GEN_PASS_REGISTRATION
 #include "ejk/Tuning/Passes.h.inc"
+
+struct ConfigSelectionOptions;
+
+/// ejk-select-configs with its tiers set up by the caller (the compiler
+/// driver): `selection` replaces the pass's overlay, fingerprint, cache,
+/// policy and record options.
+std::unique_ptr<Pass>
+createEjkSelectConfigs(const EjkSelectConfigsOptions &options,
+                       std::shared_ptr<const ConfigSelectionOptions> selection);
 
 /// Builds the TargetInfo that the passes' target options describe. Fails
 /// with a message when the target kind is unknown.

@@ -29,21 +29,44 @@ def EjkSelectConfigs : Pass<"ejk-select-configs">, TargetOptions {
   let summary = "Attach a #ejk.config to every tunable op that has none";
   let description = [{
     Walks every op that implements `TunableOpInterface` and gives it a
-    config, asking the selection tiers in order: a config already on the op
-    (override) is kept after checking it against the target; otherwise the
-    op's heuristic answers. (The overlay, the in-memory cache, the tuning
-    database and the autotuner slot in between as further tiers.)
+    config, asking the selection tiers in order:
 
-    A config that is invalid for the target is an error that names the
-    reason. With `explain`, each op gets a remark saying which tier
-    answered and what it chose.
+    1. override: a config already on the op, kept after checking it;
+    2. overlay: the active `ConfigOverlayScope`s, then `config-overlay`;
+    3. cache: configs this process already read or tuned for the device;
+    4. database: the device's tuning database under `cache-dir`;
+    5. autotune: only when the policy is `autotune` and a tuner is given
+       (ejk-tune, ejkc, ejk-run);
+    6. heuristic: the op's `getHeuristicConfig`.
 
-    The target's facts come from the options until device fingerprints
-    provide them.
+    The cache and database tiers exist only when a device fingerprint is
+    given (`fingerprint=host` or a fingerprint file; the compiling tools pass
+    the host's). A config that is invalid for the target is an error that
+    names the tier and the reason, except from the cache and the database,
+    whose stale entries are warnings and fall through to the next tier.
+
+    With `explain` (or `EJK_LOG_AUTOTUNE=1`), each op gets a remark saying
+    which tier answered and what it chose. With a fingerprint, the target's
+    facts come from it unless an option gives them explicitly.
   }];
   let options = targetOptions # [
     Option<"explain", "explain", "bool", /*default=*/"false",
-           "Emit a remark per op naming the tier that chose its config">
+           "Emit a remark per op naming the tier that chose its config">,
+    Option<"configOverlay", "config-overlay", "std::string",
+           /*default=*/"\"\"",
+           "JSON file of configs by problem key or op name (overlay tier)">,
+    Option<"fingerprint", "fingerprint", "std::string", /*default=*/"\"\"",
+           "Device whose tuning database to use: 'host' or a fingerprint "
+           "file; empty: no cache and database tiers">,
+    Option<"cacheDir", "cache-dir", "std::string", /*default=*/"\"\"",
+           "Cache root (default: $EJK_CACHE_DIR, $XDG_CACHE_HOME/ejk, "
+           "~/.cache/ejk)">,
+    Option<"policy", "policy", "std::string", /*default=*/"\"\"",
+           "autotune or heuristics (default: $EJK_AUTOTUNE_POLICY, else "
+           "heuristics)">,
+    Option<"record", "record", "bool", /*default=*/"false",
+           "Append each problem to the device's record file for "
+           "ejk-tune --recorded">
   ];
 }
 

@@ -4,6 +4,8 @@
 
 #include "RuntimeTestUtil.h"
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -78,6 +80,38 @@ TEST(CppWrapperTest, ErrorsCarryCodeAndMessage) {
   std::vector<std::string> names;
   EXPECT_EQ(emptyModule.entryNames(names).code, EJK_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(emptyModule.invoke("add", {}, {}).code, EJK_ERROR_INVALID_ARGUMENT);
+}
+
+TEST(CppWrapperTest, LoadsBytesAndRunsAsync) {
+  std::ifstream in(kernelsPath(), std::ios::binary);
+  std::stringstream library;
+  library << in.rdbuf();
+  std::string bytes = library.str();
+
+  ejk::Device device;
+  ASSERT_TRUE(ejk::Device::create("cpu", device));
+  ejk::Module module;
+  ejk::Status status = ejk::Module::loadBytes(
+      device, manifestText({addEntry(32)}), bytes.data(), bytes.size(), module);
+  ASSERT_TRUE(status) << status.message;
+  std::vector<float> a(32, 1.0f), out(32, 0.0f);
+  ejk::Buffer bufferA, bufferOut;
+  ASSERT_TRUE(ejk::Buffer::create(device, 32 * 4, bufferA));
+  ASSERT_TRUE(ejk::Buffer::create(device, 32 * 4, bufferOut));
+  ASSERT_TRUE(bufferA.upload(a));
+  ejk::Invocation invocation;
+  status =
+      module.invokeAsync("add", {&bufferA, &bufferA}, {&bufferOut}, invocation);
+  ASSERT_TRUE(status) << status.message;
+  ASSERT_TRUE(invocation.wait());
+  EXPECT_GT(invocation.timeNs(), 0u);
+  ASSERT_TRUE(bufferOut.download(out));
+  EXPECT_EQ(out, std::vector<float>(32, 2.0f));
+
+  ejk::Invocation failed;
+  status = module.invokeAsync("add", {&bufferA}, {&bufferOut}, failed);
+  EXPECT_EQ(status.code, EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_FALSE(bool(failed));
 }
 
 TEST(CppWrapperTest, HandlesMove) {

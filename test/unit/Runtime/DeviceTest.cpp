@@ -60,15 +60,6 @@ TEST(DeviceTest, UnknownSpecIsUnavailable) {
   EXPECT_EQ(ejk_device_create("CPU", &device), EJK_ERROR_UNAVAILABLE);
 }
 
-TEST(DeviceTest, VulkanIsUnavailableInThisBuild) {
-  ejk_device *device = nullptr;
-  for (const char *spec : {"vulkan", "vulkan:1"}) {
-    EXPECT_EQ(ejk_device_create(spec, &device), EJK_ERROR_UNAVAILABLE);
-    EXPECT_NE(std::string(ejk_last_error()).find("Vulkan"), std::string::npos)
-        << ejk_last_error();
-  }
-}
-
 TEST(DeviceTest, NullArguments) {
   ejk_device *device = nullptr;
   EXPECT_EQ(ejk_device_create(nullptr, &device), EJK_ERROR_INVALID_ARGUMENT);

@@ -9,7 +9,8 @@
 #define EJK_DIALECT_EJK_STATESPACEOPS_TD
 
 def Ejk_SelectiveScanOp : Ejk_Op<"selective_scan", [
-    Pure, AttrSizedOperandSegments]> {
+    Pure, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<Ejk_TunableOpInterface>]> {
   let summary = "Mamba-1 selective scan";
   let description = [{
     The selective state-space scan of Mamba-1 (ejKernel's state_space_v1):
@@ -50,8 +51,10 @@ def Ejk_SelectiveScanOp : Ejk_Op<"selective_scan", [
     ```
     The state and the accumulation are f32 for every element type.
 
-    Config entries: `block_d` (channels per workgroup), `chunk_l` (steps per
-    chunk of the sequence).
+    Config entries: `block_d` (channels per workgroup; on CPUs a multiple
+    of the f32 lanes), `chunk_l` (steps per chunk of the sequence: the step
+    sizes and outputs of a chunk are staged while the states stay in
+    registers).
 
     ```mlir
     %y, %h = ejk.selective_scan %u, %delta, %A, %B, %C
@@ -96,7 +99,9 @@ def Ejk_SelectiveScanOp : Ejk_Op<"selective_scan", [
   }];
 }
 
-def Ejk_SsdOp : Ejk_Op<"ssd", [Pure, AttrSizedOperandSegments]> {
+def Ejk_SsdOp : Ejk_Op<"ssd", [
+    Pure, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<Ejk_TunableOpInterface>]> {
   let summary = "Mamba-2 state-space duality (chunked SSD scan)";
   let description = [{
     The state-space scan of Mamba-2 (ejKernel's state_space_v2): every head
@@ -152,8 +157,9 @@ def Ejk_SsdOp : Ejk_Op<"ssd", [Pure, AttrSizedOperandSegments]> {
     `chunk_size` (at least 1) may be given as an attribute or as the config
     entry of the same name; when both are present they must be equal.
 
-    Config entries: `chunk_size`, `block_p` (head_dim tile), `block_n`
-    (d_state tile).
+    Config entries: `chunk_size`, `block_p` (head_dim columns per
+    workgroup; on CPUs a multiple of the f32 lanes), `block_n` (d_state
+    rows per tile of the state update; divides d_state).
 
     ```mlir
     %y, %s = ejk.ssd %x, %dt, %A, %B, %C D(%D : tensor<24xf32>)

@@ -1,0 +1,46 @@
+//===- Device.h - What every ejk device has in common -----------*- C++ -*-===//
+//
+// The C API hands out one handle type for all devices; buffers and modules
+// look at the kind to reach the CPU or the Vulkan implementation.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_LIB_RUNTIME_DEVICE_H
+#define EJK_LIB_RUNTIME_DEVICE_H
+
+#include "Status.h"
+#include "ejk/Support/Fingerprint.h"
+
+#include <functional>
+
+namespace ejk::runtime {
+
+class Device {
+public:
+  enum class Kind { Cpu, Vulkan };
+
+  virtual ~Device() = default;
+  Device(const Device &) = delete;
+  Device &operator=(const Device &) = delete;
+
+  Kind kind() const { return kind_; }
+  /// The manifest target this device runs: "cpu" or "vulkan".
+  const char *target() const { return kind_ == Kind::Cpu ? "cpu" : "vulkan"; }
+  /// The fingerprint of the hardware (and, for Vulkan, the driver).
+  virtual DeviceFingerprint fingerprint() const = 0;
+  /// Queues \p job to run after every job enqueued before it, on the
+  /// device's submit thread (ejk_invoke_async). Each device owns a
+  /// SubmitQueue, declared after whatever its jobs use so that it stops
+  /// first.
+  virtual Status enqueue(std::function<void()> job) = 0;
+
+protected:
+  explicit Device(Kind kind) : kind_(kind) {}
+
+private:
+  Kind kind_;
+};
+
+} // namespace ejk::runtime
+
+#endif // EJK_LIB_RUNTIME_DEVICE_H

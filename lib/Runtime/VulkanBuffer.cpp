@@ -1,0 +1,258 @@
+//===- VulkanBuffer.cpp - Storage buffers on a Vulkan device --------------===//
+
+#include "VulkanBuffer.h"
+#include "VulkanDevice.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace ejk::runtime {
+
+namespace {
+
+/// The largest staging buffer one copy uses; bigger copies loop.
+constexpr size_t kStagingChunk = size_t(32) << 20;
+
+/// The first memory type allowed by \p bits that has all of \p required and
+/// none of \p forbidden; -1 if none.
+int findMemoryType(const VkPhysicalDeviceMemoryProperties &memory,
+                   uint32_t bits, VkMemoryPropertyFlags required,
+                   VkMemoryPropertyFlags forbidden = 0) {
+  for (uint32_t i = 0; i < memory.memoryTypeCount; ++i) {
+    VkMemoryPropertyFlags flags = memory.memoryTypes[i].propertyFlags;
+    if ((bits & (1u << i)) && (flags & required) == required &&
+        (flags & forbidden) == 0)
+      return int(i);
+  }
+  return -1;
+}
+
+constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                      VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                      VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+
+/// Creates a buffer of \p size bytes and allocates memory for it with
+/// \p choose picking the memory type; \p hostVisible says whether the type
+/// picked can be mapped.
+template <typename Choose>
+Status allocateBuffer(const VulkanDevice &device, VkDeviceSize size,
+                      VkBufferUsageFlags usage, Choose choose, VkBuffer &buffer,
+                      VkDeviceMemory &memory, bool &hostVisible) {
+  const VulkanApi &vk = device.api();
+  VkBufferCreateInfo info = {};
+  info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  info.size = size;
+  info.usage = usage;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  VkResult result = vk.vkCreateBuffer(device.handle(), &info, nullptr, &buffer);
+  if (result != VK_SUCCESS) {
+    buffer = VK_NULL_HANDLE;
+    return vkFailure("vkCreateBuffer of " + std::to_string(size) + " bytes",
+                     result);
+  }
+  VkMemoryRequirements requirements;
+  vk.vkGetBufferMemoryRequirements(device.handle(), buffer, &requirements);
+  int type = choose(requirements.memoryTypeBits);
+  if (type < 0)
+    return Status::unavailable(device.describe() +
+                               " has no memory type for storage buffers");
+  hostVisible = device.memoryProperties().memoryTypes[type].propertyFlags &
+                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+  VkMemoryAllocateInfo allocate = {};
+  allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  allocate.allocationSize = requirements.size;
+  allocate.memoryTypeIndex = uint32_t(type);
+  result = vk.vkAllocateMemory(device.handle(), &allocate, nullptr, &memory);
+  if (result != VK_SUCCESS) {
+    memory = VK_NULL_HANDLE;
+    return vkFailure("allocating " + std::to_string(size) + " bytes on " +
+                         device.describe(),
+                     result);
+  }
+  result = vk.vkBindBufferMemory(device.handle(), buffer, memory, 0);
+  if (result != VK_SUCCESS)
+    return vkFailure("vkBindBufferMemory", result);
+  return Status::success();
+}
+
+/// Everything earlier on the queue, made visible to everything later: the
+/// submissions are coarse, so a full barrier costs nothing measurable and
+/// leaves no hazard to reason about.
+void fullBarrier(
+    const VulkanApi &vk, VkCommandBuffer commands,
+    VkPipelineStageFlags dstStage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+    VkAccessFlags dstAccess = VK_ACCESS_MEMORY_READ_BIT |
+                              VK_ACCESS_MEMORY_WRITE_BIT) {
+  VkMemoryBarrier barrier = {};
+  barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+  barrier.dstAccessMask = dstAccess;
+  vk.vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                          dstStage, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+}
+
+} // namespace
+
+VulkanHostBuffer::~VulkanHostBuffer() {
+  if (!api)
+    return;
+  if (buffer != VK_NULL_HANDLE)
+    api->vkDestroyBuffer(device, buffer, nullptr);
+  if (memory != VK_NULL_HANDLE)
+    api->vkFreeMemory(device, memory, nullptr);
+}
+
+Status VulkanBuffer::create(std::shared_ptr<VulkanDevice> device, size_t bytes,
+                            std::unique_ptr<VulkanBuffer> &out) {
+  out.reset();
+  std::unique_ptr<VulkanBuffer> buffer(new VulkanBuffer(device));
+  const VulkanApi &vk = device->api();
+  const VkPhysicalDeviceMemoryProperties &memory = device->memoryProperties();
+  bool staging = device->forceStaging();
+  // Vulkan has no empty buffers, and fills work on whole 4-byte words.
+  VkDeviceSize size = std::max<VkDeviceSize>(16, (bytes + 15) / 16 * 16);
+  bool hostVisible = false;
+  auto choose = [&](uint32_t bits) {
+    // Device-local memory the host cannot map is the fast kind on
+    // discrete GPUs.
+    int type = findMemoryType(memory, bits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                              VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
+    if (type >= 0)
+      return type;
+    if (staging) {
+      type = findMemoryType(memory, bits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+      return type >= 0 ? type : findMemoryType(memory, bits, 0);
+    }
+    type = findMemoryType(memory, bits,
+                          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
+                              VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                              VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    if (type >= 0)
+      return type;
+    return findMemoryType(memory, bits,
+                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                              VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+  };
+  if (Status status =
+          allocateBuffer(*device, size, kUsage, choose, buffer->buffer_,
+                         buffer->memory_, hostVisible);
+      !status)
+    return status;
+  buffer->allocated_ = size;
+
+  if (hostVisible && !staging) {
+    VkResult result = vk.vkMapMemory(device->handle(), buffer->memory_, 0,
+                                     VK_WHOLE_SIZE, 0, &buffer->mapped_);
+    if (result != VK_SUCCESS) {
+      buffer->mapped_ = nullptr;
+      return vkFailure("vkMapMemory", result);
+    }
+    std::memset(buffer->mapped_, 0, size_t(size));
+  } else {
+    VkBuffer handle = buffer->buffer_;
+    if (Status status = device->submit([&](VkCommandBuffer commands) {
+          fullBarrier(vk, commands);
+          vk.vkCmdFillBuffer(commands, handle, 0, VK_WHOLE_SIZE, 0);
+          fullBarrier(vk, commands);
+          return Status::success();
+        });
+        !status)
+      return status.withContext("zero-filling a new buffer");
+  }
+  out = std::move(buffer);
+  return Status::success();
+}
+
+VulkanBuffer::~VulkanBuffer() {
+  const VulkanApi &vk = device_->api();
+  if (mapped_)
+    vk.vkUnmapMemory(device_->handle(), memory_);
+  if (buffer_ != VK_NULL_HANDLE)
+    vk.vkDestroyBuffer(device_->handle(), buffer_, nullptr);
+  if (memory_ != VK_NULL_HANDLE)
+    vk.vkFreeMemory(device_->handle(), memory_, nullptr);
+}
+
+Status VulkanBuffer::stagedCopy(bool toDevice, void *host, size_t bytes,
+                                size_t offset) {
+  const VulkanApi &vk = device_->api();
+  const VkPhysicalDeviceMemoryProperties &memory = device_->memoryProperties();
+  size_t chunk = std::min(bytes, kStagingChunk);
+  VulkanHostBuffer staging;
+  staging.api = &vk;
+  staging.device = device_->handle();
+  bool hostVisible = false;
+  auto choose = [&](uint32_t bits) {
+    // Cached memory makes the host's reads of downloads fast.
+    int type = findMemoryType(memory, bits,
+                              VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                  VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+                                  VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+    return type >= 0 ? type
+                     : findMemoryType(memory, bits,
+                                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                          VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+  };
+  if (Status status = allocateBuffer(
+          *device_, chunk,
+          VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+          choose, staging.buffer, staging.memory, hostVisible);
+      !status)
+    return status.withContext("staging buffer");
+  VkResult result = vk.vkMapMemory(device_->handle(), staging.memory, 0,
+                                   VK_WHOLE_SIZE, 0, &staging.mapped);
+  if (result != VK_SUCCESS)
+    return vkFailure("vkMapMemory (staging)", result);
+
+  auto *cursor = static_cast<unsigned char *>(host);
+  for (size_t done = 0; done < bytes; done += chunk) {
+    size_t piece = std::min(chunk, bytes - done);
+    if (toDevice)
+      std::memcpy(staging.mapped, cursor + done, piece);
+    VkBufferCopy region = {};
+    region.size = piece;
+    if (toDevice)
+      region.dstOffset = offset + done;
+    else
+      region.srcOffset = offset + done;
+    Status status = device_->submit([&](VkCommandBuffer commands) {
+      fullBarrier(vk, commands);
+      if (toDevice)
+        vk.vkCmdCopyBuffer(commands, staging.buffer, buffer_, 1, &region);
+      else
+        vk.vkCmdCopyBuffer(commands, buffer_, staging.buffer, 1, &region);
+      // The host reads the staging buffer after the fence.
+      fullBarrier(vk, commands, VK_PIPELINE_STAGE_HOST_BIT,
+                  VK_ACCESS_HOST_READ_BIT);
+      return Status::success();
+    });
+    if (!status)
+      return status;
+    if (!toDevice)
+      std::memcpy(cursor + done, staging.mapped, piece);
+  }
+  vk.vkUnmapMemory(device_->handle(), staging.memory);
+  return Status::success();
+}
+
+Status VulkanBuffer::upload(const void *src, size_t bytes, size_t offset) {
+  if (bytes == 0)
+    return Status::success();
+  if (mapped_) {
+    std::memcpy(static_cast<char *>(mapped_) + offset, src, bytes);
+    return Status::success();
+  }
+  return stagedCopy(true, const_cast<void *>(src), bytes, offset);
+}
+
+Status VulkanBuffer::download(void *dst, size_t bytes, size_t offset) {
+  if (bytes == 0)
+    return Status::success();
+  if (mapped_) {
+    std::memcpy(dst, static_cast<const char *>(mapped_) + offset, bytes);
+    return Status::success();
+  }
+  return stagedCopy(false, dst, bytes, offset);
+}
+
+} // namespace ejk::runtime

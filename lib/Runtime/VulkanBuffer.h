@@ -1,0 +1,76 @@
+//===- VulkanBuffer.h - Storage buffers on a Vulkan device ------*- C++ -*-===//
+//
+// Kernels read and write device-local memory. When the device has
+// device-local memory the host cannot map (discrete GPUs), uploads and
+// downloads go through a host-visible staging buffer and a copy on the
+// queue; when its only device memory is host-visible and coherent (lavapipe,
+// most integrated GPUs), the buffer is mapped and copied with memcpy.
+// EJK_VULKAN_STAGING=1 forces the staging path everywhere (tests use it to
+// cover that path on lavapipe).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_LIB_RUNTIME_VULKANBUFFER_H
+#define EJK_LIB_RUNTIME_VULKANBUFFER_H
+
+#include "Status.h"
+#include "VulkanApi.h"
+
+#include <cstddef>
+#include <memory>
+
+namespace ejk::runtime {
+
+class VulkanDevice;
+
+class VulkanBuffer {
+public:
+  /// Allocates \p bytes (0 allowed) of zero-filled storage-buffer memory.
+  static Status create(std::shared_ptr<VulkanDevice> device, size_t bytes,
+                       std::unique_ptr<VulkanBuffer> &out);
+  ~VulkanBuffer();
+  VulkanBuffer(const VulkanBuffer &) = delete;
+  VulkanBuffer &operator=(const VulkanBuffer &) = delete;
+
+  VkBuffer handle() const { return buffer_; }
+  /// The size of the VkBuffer: the requested size rounded up to 16 bytes.
+  VkDeviceSize allocatedSize() const { return allocated_; }
+  /// Whether the host copies through a mapping (else through staging).
+  bool mapped() const { return mapped_ != nullptr; }
+
+  /// Copies \p bytes from \p src to [offset, offset + bytes); the caller
+  /// has checked the range.
+  Status upload(const void *src, size_t bytes, size_t offset);
+  /// Copies [offset, offset + bytes) to \p dst; the range is checked.
+  Status download(void *dst, size_t bytes, size_t offset);
+
+private:
+  explicit VulkanBuffer(std::shared_ptr<VulkanDevice> device)
+      : device_(std::move(device)) {}
+
+  /// Copies between host memory and the buffer through staging buffers of
+  /// at most kStagingChunk bytes.
+  Status stagedCopy(bool toDevice, void *host, size_t bytes, size_t offset);
+
+  std::shared_ptr<VulkanDevice> device_;
+  VkBuffer buffer_ = VK_NULL_HANDLE;
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  VkDeviceSize allocated_ = 0;
+  /// The persistent mapping; null on the staging path.
+  void *mapped_ = nullptr;
+};
+
+/// A buffer and its memory, destroyed together: the staging buffers.
+struct VulkanHostBuffer {
+  const VulkanApi *api = nullptr;
+  VkDevice device = VK_NULL_HANDLE;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  void *mapped = nullptr;
+
+  ~VulkanHostBuffer();
+};
+
+} // namespace ejk::runtime
+
+#endif // EJK_LIB_RUNTIME_VULKANBUFFER_H

@@ -1,0 +1,144 @@
+//===- VulkanDevice.h - A Vulkan GPU (or lavapipe) as an ejk device -*- C++
+//-*-//
+//
+// A logical device with one compute queue, the capabilities kernels are
+// checked against, the device's fingerprint, its pipeline cache, and the
+// single command buffer every submission goes through. Submissions are
+// serialized per device (the queue and the command pool are externally
+// synchronized objects); each one waits on a fence before returning.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_LIB_RUNTIME_VULKANDEVICE_H
+#define EJK_LIB_RUNTIME_VULKANDEVICE_H
+
+#include "Device.h"
+#include "Status.h"
+#include "SubmitQueue.h"
+#include "VulkanApi.h"
+#include "VulkanInstance.h"
+#include "VulkanPipelineCache.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace ejk::runtime {
+
+/// What a device can do, as far as kernels care.
+struct VulkanCapabilities {
+  std::string name;
+  uint32_t apiVersion = 0;
+  VkPhysicalDeviceProperties properties = {};
+  /// Shader features (enabled on the device when supported).
+  bool float16 = false, float64 = false, int8 = false, int16 = false,
+       int64 = false, storage16 = false, storage8 = false,
+       vulkanMemoryModel = false, cooperativeMatrix = false;
+  uint32_t subgroupSize = 0, minSubgroupSize = 0, maxSubgroupSize = 0;
+  VkSubgroupFeatureFlags subgroupOperations = 0;
+  /// VK_KHR_cooperative_matrix shapes (empty without the extension).
+  std::vector<CooperativeMatrixPropertiesKHR> cooperativeMatrixShapes;
+  /// Valid bits of the compute queue's timestamps; 0: no timestamps.
+  uint32_t timestampBits = 0;
+  std::string driverName, driverInfo;
+
+  const VkPhysicalDeviceLimits &limits() const { return properties.limits; }
+  /// The newest SPIR-V version the device's Vulkan version guarantees, as
+  /// the SPIR-V header encodes it (0x00010300 for 1.3).
+  uint32_t maxSpirvVersion() const;
+  /// Whether the device has feature \p name (the manifest's "requires"
+  /// spelling); false with \p known empty for a name that is not one.
+  bool hasFeature(const std::string &name, bool &known) const;
+};
+
+/// The feature names hasFeature accepts, comma-separated (for messages).
+std::string vulkanFeatureNames();
+
+class VulkanDevice : public Device {
+public:
+  /// Creates the device for a "vulkan" or "vulkan:<selector>" spec; with
+  /// "vulkan", EJK_VULKAN_DEVICE is the selector when set (see
+  /// VulkanInstance::selectPhysicalDevice).
+  static Status create(const std::string &spec,
+                       std::shared_ptr<VulkanDevice> &out);
+
+  ~VulkanDevice() override;
+
+  DeviceFingerprint fingerprint() const override { return fingerprint_; }
+  /// Asynchronous invocations run in order on the submit thread; each one
+  /// records and submits its dispatches like ejk_invoke does.
+  Status enqueue(std::function<void()> job) override {
+    return asyncQueue_.submit(std::move(job));
+  }
+
+  const VulkanApi &api() const { return api_; }
+  VkDevice handle() const { return device_; }
+  const VulkanCapabilities &capabilities() const { return capabilities_; }
+  const VkPhysicalDeviceMemoryProperties &memoryProperties() const {
+    return memory_;
+  }
+  /// EJK_VULKAN_STAGING=1 at creation: device buffers go through staging
+  /// copies even when the device has host-visible device memory.
+  bool forceStaging() const { return forceStaging_; }
+  VulkanPipelineCache &pipelineCache() { return *pipelineCache_; }
+
+  /// Records commands with \p record into the device's command buffer,
+  /// submits them and waits for the fence. With \p gpuNs non-null, it gets
+  /// the GPU time between the start and the end of the recorded commands
+  /// when the queue has timestamps, else the wall time of the submission,
+  /// and \p usedTimestamps says which. Serialized with every other
+  /// submission on the device.
+  Status submit(const std::function<Status(VkCommandBuffer)> &record,
+                uint64_t *gpuNs = nullptr, bool *usedTimestamps = nullptr);
+
+  /// When the validation layer is on and reported something since
+  /// \p before (a validationMessages() value), EJK_ERROR_INTERNAL naming the
+  /// message and \p what; else success.
+  Status checkValidation(uint64_t before, const std::string &what) const;
+  uint64_t validationMessages() const {
+    return instance_->validationMessages();
+  }
+
+  /// "device 'llvmpipe (LLVM 15.0.6, 256 bits)'", for messages.
+  std::string describe() const;
+
+private:
+  VulkanDevice() : Device(Kind::Vulkan) {}
+
+  Status init(const std::string &selector, const std::string &origin);
+  void queryCapabilities(const std::vector<std::string> &extensions);
+  void buildFingerprint();
+
+  std::shared_ptr<VulkanInstance> instance_;
+  /// The instance's table plus this device's entry points.
+  VulkanApi api_;
+  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+  VkDevice device_ = VK_NULL_HANDLE;
+  uint32_t queueFamily_ = 0;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  VulkanCapabilities capabilities_;
+  VkPhysicalDeviceMemoryProperties memory_ = {};
+  DeviceFingerprint fingerprint_;
+  bool forceStaging_ = false;
+  std::unique_ptr<VulkanPipelineCache> pipelineCache_;
+
+  /// Guards everything below: one submission at a time.
+  std::mutex submitMutex_;
+  VkCommandPool commandPool_ = VK_NULL_HANDLE;
+  VkCommandBuffer commandBuffer_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+  /// Two timestamps per submission; null without timestamp support.
+  VkQueryPool queryPool_ = VK_NULL_HANDLE;
+
+  /// The queue of ejk_invoke_async. Its jobs hold the device, so none is
+  /// queued when the device is destroyed; the last one may destroy it from
+  /// the submit thread, which SubmitQueue allows.
+  SubmitQueue asyncQueue_;
+};
+
+} // namespace ejk::runtime
+
+#endif // EJK_LIB_RUNTIME_VULKANDEVICE_H

@@ -1,0 +1,303 @@
+//===- TileStateSpace.cpp - the ejk-tile-state-space pass -----------------===//
+//
+// Finds each dispatch function that holds an `ejk.selective_scan` or an
+// `ejk.ssd` (as made by ejk-form-dispatches), checks its config against the
+// module's target and replaces the op by its tiled CPU form
+// (CpuSelectiveScanKernel.cpp, CpuSsdKernel.cpp). An SSD also gets a
+// pre-pass dispatch that computes the per-chunk C B^T scores once per
+// group; every caller allocates their buffer and runs it first.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuStateSpaceKernels.h"
+
+#include "ejk/Dialect/Ejk/EjkOps.h"
+#include "ejk/Transforms/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::ejk {
+#define GEN_PASS_DEF_EJKTILESTATESPACE
+#include "ejk/Transforms/Passes.h.inc"
+} // namespace mlir::ejk
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+/// The dispatch argument a tensor operand views, or null.
+static Value bufferOf(Value tensor) {
+  if (!tensor)
+    return {};
+  auto view = tensor.getDefiningOp<bufferization::ToTensorOp>();
+  return view ? view.getBuffer() : Value();
+}
+
+/// The dispatch argument a result is stored into, or null.
+static Value destinationOf(Value result) {
+  if (!result || !result.hasOneUse())
+    return {};
+  auto store = dyn_cast<bufferization::MaterializeInDestinationOp>(
+      *result.getUsers().begin());
+  return store ? store.getDest() : Value();
+}
+
+static DenseI64ArrayAttr gridAttr(Builder &b, std::array<int64_t, 3> grid) {
+  return b.getDenseI64ArrayAttr({grid[0], grid[1], grid[2]});
+}
+
+static int64_t bytesOf(Value buffer) {
+  if (!buffer)
+    return 0;
+  auto type = cast<MemRefType>(buffer.getType());
+  return type.getNumElements() *
+         std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+}
+
+/// Checks the op's config for `target`; returns it.
+static FailureOr<ConfigAttr> checkedConfig(TunableOpInterface op,
+                                           const TargetInfo &target) {
+  ConfigAttr config = op.getSelectedConfig();
+  if (!config)
+    return op->emitOpError("has no #ejk.config; run ejk-select-configs first");
+  std::string reason;
+  llvm::raw_string_ostream os(reason);
+  if (failed(op.verifyConfig(config, target, os)))
+    return op->emitOpError("config ") << config << " is invalid: " << reason;
+  return config;
+}
+
+/// Erases the dispatch's tensor-level body, leaving an empty block.
+static Block &clearBody(func::FuncOp dispatch) {
+  Block &body = dispatch.getBody().front();
+  SmallVector<Operation *> old;
+  for (Operation &o : body)
+    old.push_back(&o);
+  for (Operation *o : llvm::reverse(old)) {
+    o->dropAllUses();
+    o->erase();
+  }
+  return body;
+}
+
+static LogicalResult notInDispatchForm(Operation *op) {
+  return op->emitOpError("is not in dispatch form; run ejk-form-dispatches "
+                         "first");
+}
+
+static LogicalResult tileSelectiveScan(func::FuncOp dispatch,
+                                       SelectiveScanOp op,
+                                       const TargetInfo &target) {
+  FailureOr<ConfigAttr> config = checkedConfig(op, target);
+  if (failed(config))
+    return failure();
+  auto u = op.getU().getType();
+  auto bType = op.getB().getType();
+  CpuSelectiveScanPlan plan;
+  plan.batch = u.getDimSize(0);
+  plan.seq = u.getDimSize(1);
+  plan.channels = u.getDimSize(2);
+  plan.groups = bType.getDimSize(2);
+  plan.state = bType.getDimSize(3);
+  plan.softplus = op.getDeltaSoftplus();
+  plan.blockD = *config->lookup("block_d");
+  plan.chunkL = *config->lookup("chunk_l");
+  plan.lanes = target.f32Lanes();
+
+  CpuSelectiveScanBuffers buf;
+  buf.u = bufferOf(op.getU());
+  buf.delta = bufferOf(op.getDelta());
+  buf.a = bufferOf(op.getA());
+  buf.b = bufferOf(op.getB());
+  buf.c = bufferOf(op.getC());
+  buf.d = bufferOf(op.getD());
+  buf.z = bufferOf(op.getZ());
+  buf.deltaBias = bufferOf(op.getDeltaBias());
+  buf.initialState = bufferOf(op.getInitialState());
+  buf.y = destinationOf(op.getY());
+  buf.finalState = destinationOf(op.getFinalState());
+  if (!buf.u || !buf.delta || !buf.a || !buf.b || !buf.c || !buf.y ||
+      (op.getD() && !buf.d) || (op.getZ() && !buf.z) ||
+      (op.getDeltaBias() && !buf.deltaBias) ||
+      (op.getInitialState() && !buf.initialState) ||
+      (op.getFinalState() && !buf.finalState))
+    return notInDispatchForm(op);
+
+  Location loc = op.getLoc();
+  Block &body = clearBody(dispatch);
+  OpBuilder b = OpBuilder::atBlockEnd(&body);
+  buildCpuSelectiveScanBody(b, loc, plan, buf);
+  func::ReturnOp::create(b, loc);
+  dispatch->setAttr(kGridAttrName, gridAttr(b, plan.grid()));
+  // Per element (b, t, d, n): dt * A, dtu * B, and the two multiply-adds
+  // of the state update and the output; the exp is not counted.
+  int64_t flops = 6 * plan.batch * plan.seq * plan.channels * plan.state;
+  int64_t bytes = 0;
+  for (Value buffer : {buf.u, buf.delta, buf.a, buf.b, buf.c, buf.d, buf.z,
+                       buf.deltaBias, buf.initialState, buf.y, buf.finalState})
+    bytes += bytesOf(buffer);
+  dispatch->setAttr(kFlopsAttrName, b.getI64IntegerAttr(flops));
+  dispatch->setAttr(kBytesAttrName, b.getI64IntegerAttr(bytes));
+  return success();
+}
+
+static LogicalResult tileSsd(func::FuncOp dispatch, SsdOp op,
+                             const TargetInfo &target, ModuleOp module,
+                             SymbolTable &symbols) {
+  FailureOr<ConfigAttr> config = checkedConfig(op, target);
+  if (failed(config))
+    return failure();
+  auto x = op.getX().getType();
+  auto bType = op.getB().getType();
+  CpuSsdPlan plan;
+  plan.batch = x.getDimSize(0);
+  plan.seq = x.getDimSize(1);
+  plan.heads = x.getDimSize(2);
+  plan.headDim = x.getDimSize(3);
+  plan.groups = bType.getDimSize(2);
+  plan.state = bType.getDimSize(3);
+  plan.softplus = op.getDtSoftplus();
+  plan.chunk = op.getChunkSizeAttr() ? op.getChunkSizeAttr().getInt()
+                                     : *config->lookup("chunk_size");
+  plan.blockP = *config->lookup("block_p");
+  plan.blockN = *config->lookup("block_n");
+  plan.lanes = target.f32Lanes();
+
+  CpuSsdBuffers buf;
+  buf.x = bufferOf(op.getX());
+  buf.dt = bufferOf(op.getDt());
+  buf.a = bufferOf(op.getA());
+  buf.b = bufferOf(op.getB());
+  buf.c = bufferOf(op.getC());
+  buf.d = bufferOf(op.getD());
+  buf.z = bufferOf(op.getZ());
+  buf.dtBias = bufferOf(op.getDtBias());
+  buf.initialState = bufferOf(op.getInitialState());
+  buf.y = destinationOf(op.getY());
+  buf.finalState = destinationOf(op.getFinalState());
+  if (!buf.x || !buf.dt || !buf.a || !buf.b || !buf.c || !buf.y ||
+      (op.getD() && !buf.d) || (op.getZ() && !buf.z) ||
+      (op.getDtBias() && !buf.dtBias) ||
+      (op.getInitialState() && !buf.initialState) ||
+      (op.getFinalState() && !buf.finalState))
+    return notInDispatchForm(op);
+
+  OpBuilder builder(dispatch);
+  Location loc = op.getLoc();
+  auto scoresType = MemRefType::get({plan.batch, plan.groups, plan.numChunks(),
+                                     plan.chunk, plan.paddedChunk()},
+                                    builder.getF32Type());
+  auto bBufferType = cast<MemRefType>(buf.b.getType());
+  auto cBufferType = cast<MemRefType>(buf.c.getType());
+
+  // The scores pre-pass.
+  auto scoresFn = func::FuncOp::create(
+      builder, loc, (dispatch.getSymName() + "_scores").str(),
+      builder.getFunctionType({bBufferType, cBufferType, scoresType}, {}));
+  scoresFn.setPrivate();
+  scoresFn->setAttr(kDispatchAttrName, builder.getUnitAttr());
+  scoresFn->setAttr(kGridAttrName, gridAttr(builder, plan.scoresGrid()));
+  symbols.insert(scoresFn);
+  {
+    Block *body = scoresFn.addEntryBlock();
+    OpBuilder b = OpBuilder::atBlockEnd(body);
+    buildCpuSsdScoresBody(b, loc, plan, body->getArgument(0),
+                          body->getArgument(1), body->getArgument(2));
+    func::ReturnOp::create(b, loc);
+  }
+
+  // The scan takes the scores as a new last argument.
+  unsigned scoresIndex = dispatch.getNumArguments();
+  if (failed(dispatch.insertArgument(scoresIndex, scoresType, {}, loc)))
+    return failure();
+  buf.scores = dispatch.getArgument(scoresIndex);
+  unsigned bIndex = cast<BlockArgument>(buf.b).getArgNumber();
+  unsigned cIndex = cast<BlockArgument>(buf.c).getArgNumber();
+
+  SmallVector<DispatchOp> callers;
+  module.walk([&](DispatchOp call) {
+    if (call.getCallee() == dispatch.getSymName())
+      callers.push_back(call);
+  });
+  for (DispatchOp call : callers) {
+    OpBuilder b(call);
+    Location callLoc = call.getLoc();
+    Value scores = memref::AllocOp::create(b, callLoc, scoresType,
+                                           b.getI64IntegerAttr(64));
+    DispatchOp::create(b, callLoc, scoresFn.getSymName(),
+                       ValueRange{call.getBuffers()[bIndex],
+                                  call.getBuffers()[cIndex], scores});
+    SmallVector<Value> bindings(call.getBuffers());
+    bindings.push_back(scores);
+    DispatchOp::create(b, callLoc, call.getCallee(), bindings);
+    b.setInsertionPoint(call->getBlock()->getTerminator());
+    memref::DeallocOp::create(b, callLoc, scores);
+    call.erase();
+  }
+
+  Block &body = clearBody(dispatch);
+  OpBuilder b = OpBuilder::atBlockEnd(&body);
+  buildCpuSsdBody(b, loc, plan, buf);
+  func::ReturnOp::create(b, loc);
+  dispatch->setAttr(kGridAttrName, gridAttr(b, plan.scanGrid()));
+
+  // Work of the chunked algorithm: per head, C_t St and the state update
+  // (2 L P N multiply-adds) and the causal half of M X; per group, C B^T.
+  int64_t heads = plan.batch * plan.heads;
+  int64_t scanFlops = heads * (2 * 2 * plan.seq * plan.headDim * plan.state +
+                               plan.seq * (plan.chunk + 1) * plan.headDim);
+  int64_t scoresFlops = 2 * plan.batch * plan.groups * plan.numChunks() *
+                        plan.chunk * plan.paddedChunk() * plan.state;
+  int64_t bytes = 0;
+  for (Value buffer : {buf.x, buf.dt, buf.a, buf.c, buf.d, buf.z, buf.dtBias,
+                       buf.initialState, buf.y, buf.finalState, buf.scores})
+    bytes += bytesOf(buffer);
+  dispatch->setAttr(kFlopsAttrName, b.getI64IntegerAttr(scanFlops));
+  dispatch->setAttr(kBytesAttrName, b.getI64IntegerAttr(bytes));
+  scoresFn->setAttr(kFlopsAttrName, b.getI64IntegerAttr(scoresFlops));
+  scoresFn->setAttr(kBytesAttrName,
+                    b.getI64IntegerAttr(bytesOf(buf.b) + bytesOf(buf.c) +
+                                        bytesOf(buf.scores)));
+  return success();
+}
+
+namespace {
+struct TileStateSpacePass
+    : public mlir::ejk::impl::EjkTileStateSpaceBase<TileStateSpacePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<std::pair<func::FuncOp, Operation *>> work;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (!func->hasAttr(kDispatchAttrName))
+        continue;
+      func.walk([&](Operation *op) {
+        if (isa<SelectiveScanOp, SsdOp>(op))
+          work.emplace_back(func, op);
+      });
+    }
+    if (work.empty())
+      return;
+    FailureOr<TargetInfo> target = getModuleTarget(module);
+    if (failed(target))
+      return signalPassFailure();
+    if (!target->isCpu()) {
+      module.emitError("ejk-tile-state-space: target '")
+          << (target->isVulkan() ? "vulkan" : "?")
+          << "' is not supported yet; only cpu";
+      return signalPassFailure();
+    }
+    SymbolTable symbols(module);
+    for (auto [func, op] : work) {
+      LogicalResult result =
+          isa<SsdOp>(op)
+              ? tileSsd(func, cast<SsdOp>(op), *target, module, symbols)
+              : tileSelectiveScan(func, cast<SelectiveScanOp>(op), *target);
+      if (failed(result))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

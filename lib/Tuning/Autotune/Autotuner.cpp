@@ -1,0 +1,352 @@
+//===- Autotuner.cpp - compile, check and time config candidates ----------===//
+
+#include "ejk/Tuning/Autotuner.h"
+
+#include "ejk/Driver/Compiler.h"
+#include "ejk/Driver/HostTensor.h"
+#include "ejk/Driver/ReferenceRunner.h"
+#include "ejk/Driver/Tooling.h"
+#include "ejk/Support/Npy.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <sstream>
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+FailureOr<TuningProblem> mlir::ejk::makeTuningProblem(TunableOpInterface op) {
+  FailureOr<OwningOpRef<ModuleOp>> module = extractProblem(op, "problem");
+  if (failed(module))
+    return failure();
+  TuningProblem problem;
+  problem.key = op.getProblemKey();
+  llvm::raw_string_ostream os(problem.ir);
+  (*module)->print(os);
+  return problem;
+}
+
+namespace {
+/// Seconds since construction.
+struct Clock {
+  std::chrono::steady_clock::time_point start =
+      std::chrono::steady_clock::now();
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  }
+};
+} // namespace
+
+/// Random inputs as `ejk-run --random-inputs` draws them: floats ~ N(0, 1),
+/// i1 true with probability 0.85, integers in [0, 3) sorted along the last
+/// dimension (segment-id like).
+static HostTensor randomTensor(RankedTensorType type, std::mt19937_64 &rng) {
+  std::string dtype = HostTensor::dtypeOf(type.getElementType());
+  std::vector<int64_t> shape = type.getShape().vec();
+  int64_t n = type.getNumElements();
+  std::vector<float> values(n);
+  if (isa<FloatType>(type.getElementType())) {
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    for (float &v : values)
+      v = normal(rng);
+  } else if (type.getElementType().isInteger(1)) {
+    std::bernoulli_distribution keep(0.85);
+    for (float &v : values)
+      v = keep(rng) ? 1.0f : 0.0f;
+  } else {
+    std::uniform_int_distribution<int> small(0, 2);
+    for (float &v : values)
+      v = static_cast<float>(small(rng));
+    int64_t last = shape.empty() ? 1 : shape.back();
+    for (int64_t i = 0; i + last <= n && last > 0; i += last)
+      std::sort(values.begin() + i, values.begin() + i + last);
+  }
+  return HostTensor::fromFloats(dtype, shape, values);
+}
+
+/// A host tensor as a .npy array: the same bytes, with numpy's name for the
+/// element type (bf16 as its uint16 bits, i1 as bool).
+static ::ejk::NpyArray toNpy(const HostTensor &tensor) {
+  ::ejk::NpyArray array;
+  array.dtype = tensor.dtype == "bf16" ? "u16"
+                : tensor.dtype == "i1" ? "bool"
+                                       : tensor.dtype;
+  array.shape = tensor.shape;
+  array.data = tensor.data;
+  return array;
+}
+
+static std::string joinPath(StringRef a, StringRef b) {
+  SmallString<256> path(a);
+  llvm::sys::path::append(path, b);
+  return std::string(path);
+}
+
+/// Diagnostics of a nested compile, as text for a message.
+namespace {
+class CollectDiagnostics {
+public:
+  explicit CollectDiagnostics(MLIRContext *context)
+      : handler(context, [this](Diagnostic &diag) {
+          if (diag.getSeverity() == DiagnosticSeverity::Error)
+            text += (text.empty() ? "" : "; ") + diag.str();
+          return success();
+        }) {}
+  std::string text;
+
+private:
+  ScopedDiagnosticHandler handler;
+};
+} // namespace
+
+/// Compiles one problem's candidates into `problemDir`.
+static LogicalResult
+emitProblem(const TuningProblem &source, const TargetInfo &target,
+            StringRef dir, StringRef relativeDir,
+            const AutotuneOptions &options, const Clock &clock,
+            ::ejk::PlanProblem &problem, std::string &error) {
+  MLIRContext context;
+  CollectDiagnostics diagnostics(&context);
+  registerEjkDialects(context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source.ir, ParserConfig(&context));
+  auto fail = [&](const Twine &what) {
+    error = ("problem '" + source.key + "': " + what).str();
+    if (!diagnostics.text.empty())
+      error += ": " + diagnostics.text;
+    return failure();
+  };
+  if (!module)
+    return fail("its IR does not parse");
+  auto entry = module->lookupSymbol<func::FuncOp>("problem");
+  TunableOpInterface op;
+  if (entry)
+    entry.walk([&](TunableOpInterface found) { op = found; });
+  if (!op)
+    return fail("no @problem function with a tunable op");
+  problem.key = op.getProblemKey();
+  problem.entry = "problem";
+
+  // Candidates: the heuristic first, so that a short budget still measures
+  // what the compile would have used without tuning.
+  ConfigAttr heuristic = op.getHeuristicConfig(target);
+  problem.heuristic = toConfigValues(heuristic);
+  SmallVector<ConfigAttr> space = {heuristic};
+  for (ConfigAttr config : op.getConfigSpace(target, options.fullSpace))
+    if (config != heuristic)
+      space.push_back(config);
+
+  // Inputs and the reference's outputs on the actual shapes.
+  std::mt19937_64 rng(options.seed);
+  std::vector<HostTensor> inputs;
+  for (Type type : entry.getArgumentTypes())
+    inputs.push_back(randomTensor(cast<RankedTensorType>(type), rng));
+  std::vector<HostTensor> expected;
+  if (failed(runReference(entry, inputs, expected)))
+    return fail("the reference evaluator failed");
+  if (std::error_code ec =
+          llvm::sys::fs::create_directories(joinPath(dir, relativeDir)))
+    return fail("cannot create '" + joinPath(dir, relativeDir) +
+                "': " + ec.message());
+  for (auto [i, tensor] : llvm::enumerate(inputs)) {
+    std::string name =
+        joinPath(relativeDir, "input" + std::to_string(i) + ".npy");
+    if (!::ejk::writeNpy(joinPath(dir, name), toNpy(tensor), error))
+      return failure();
+    problem.inputs.push_back(name);
+  }
+  for (auto [i, tensor] : llvm::enumerate(expected)) {
+    std::string name =
+        joinPath(relativeDir, "expected" + std::to_string(i) + ".npy");
+    if (!::ejk::writeNpy(joinPath(dir, name), toNpy(tensor), error))
+      return failure();
+    problem.expected.push_back(name);
+  }
+
+  // The candidates' compiles select nothing: the config is on the op.
+  CompileOptions compile;
+  compile.vectorBits = target.vectorBits;
+  compile.selection = std::make_shared<ConfigSelectionOptions>();
+  for (auto [i, config] : llvm::enumerate(space)) {
+    ::ejk::PlanCandidate candidate;
+    candidate.config = toConfigValues(config);
+    if (options.budgetSeconds > 0 && clock.seconds() > options.budgetSeconds) {
+      candidate.compileError = "skipped: out of budget";
+      problem.candidates.push_back(std::move(candidate));
+      continue;
+    }
+    OwningOpRef<ModuleOp> copy = module->clone();
+    copy->walk(
+        [&](TunableOpInterface each) { each.setSelectedConfig(config); });
+    std::string candidateDir = joinPath(relativeDir, "c" + std::to_string(i));
+    std::string manifest;
+    diagnostics.text.clear();
+    if (succeeded(compileForHostCpu(*copy, compile, joinPath(dir, candidateDir),
+                                    "kernel", manifest)))
+      candidate.manifest = joinPath(candidateDir, "kernel.json");
+    else
+      candidate.compileError = diagnostics.text.empty()
+                                   ? std::string("compilation failed")
+                                   : diagnostics.text;
+    if (options.log)
+      *options.log << "  compiled " << ::ejk::formatConfig(candidate.config)
+                   << (candidate.manifest.empty() ? " (failed)" : "") << "\n";
+    problem.candidates.push_back(std::move(candidate));
+  }
+  return success();
+}
+
+LogicalResult mlir::ejk::emitCandidates(ArrayRef<TuningProblem> problems,
+                                        const ::ejk::DeviceFingerprint &device,
+                                        StringRef dir,
+                                        const AutotuneOptions &options,
+                                        ::ejk::TuningPlan &plan,
+                                        std::string &error) {
+  Clock clock;
+  if (device.kind != "cpu") {
+    error = "emitting candidates for a " + device.kind +
+            " device is not supported yet (only cpu)";
+    return failure();
+  }
+  // The CPU codegen targets this machine's CPU; code for another ISA could
+  // fault on the device.
+  ::ejk::DeviceFingerprint host = ::ejk::hostCpuFingerprint();
+  for (const char *field : {"isa", "vector_bits"})
+    if (device.get(field) != host.get(field)) {
+      error = std::string("the fingerprint's '") + field + "' (" +
+              device.get(field) + ") differs from this machine's (" +
+              host.get(field) +
+              "): CPU candidates can only be compiled for this machine's ISA";
+      return failure();
+    }
+  FailureOr<TargetInfo> target = targetInfoFromFingerprint(device, error);
+  if (failed(target))
+    return failure();
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+    error = "cannot create '" + dir.str() + "': " + ec.message();
+    return failure();
+  }
+  plan.fingerprint = device;
+  plan.problems.clear();
+  for (auto [i, source] : llvm::enumerate(problems)) {
+    if (options.log)
+      *options.log << "compiling candidates of " << source.key << "\n";
+    ::ejk::PlanProblem problem;
+    if (failed(emitProblem(source, *target, dir, "p" + std::to_string(i),
+                           options, clock, problem, error)))
+      return failure();
+    plan.problems.push_back(std::move(problem));
+  }
+  return success(plan.write(dir.str(), error));
+}
+
+FailureOr<::ejk::TuningEntries>
+mlir::ejk::importResults(const ::ejk::TuningResults &results,
+                         const std::string &cacheDir, std::string &error,
+                         std::vector<std::string> &warnings) {
+  ::ejk::TuningEntries winners = ::ejk::winnersOf(results);
+  if (winners.empty())
+    return winners;
+  ::ejk::TuningDatabase database(
+      cacheDir.empty() ? ::ejk::defaultCacheDirectory() : cacheDir,
+      results.fingerprint);
+  if (!database.store(winners, error, warnings))
+    return failure();
+  return winners;
+}
+
+LogicalResult mlir::ejk::tuneOnHost(ArrayRef<TuningProblem> problems,
+                                    const AutotuneOptions &options,
+                                    ::ejk::TuningResults &results,
+                                    std::string &error) {
+  Clock clock;
+  SmallString<128> dir;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory("ejk-tune", dir)) {
+    error = "cannot create a temporary directory: " + ec.message();
+    return failure();
+  }
+  // The artifacts are only needed until they are timed.
+  struct RemoveDir {
+    SmallString<128> &dir;
+    ~RemoveDir() { llvm::sys::fs::remove_directories(dir); }
+  } remove{dir};
+
+  ::ejk::DeviceFingerprint host = ::ejk::hostCpuFingerprint();
+  ::ejk::TuningPlan plan;
+  if (failed(emitCandidates(problems, host, dir, options, plan, error)))
+    return failure();
+  ::ejk::RunnerOptions runner;
+  runner.warmupRuns = options.warmupRuns;
+  runner.timedRuns = options.timedRuns;
+  if (options.budgetSeconds > 0)
+    runner.budgetSeconds =
+        std::max(0.001, options.budgetSeconds - clock.seconds());
+  if (options.log)
+    runner.progress = [&](const std::string &line) {
+      *options.log << "  ran " << line << "\n";
+    };
+  if (!::ejk::runPlan(std::string(dir), plan, runner, results, error))
+    return failure();
+  results.fingerprint = host;
+  std::vector<std::string> warnings;
+  FailureOr<::ejk::TuningEntries> stored =
+      importResults(results, options.cacheDir, error, warnings);
+  if (options.log) {
+    for (const std::string &warning : warnings)
+      *options.log << "warning: " << warning << "\n";
+    std::ostringstream table;
+    ::ejk::printResultsTable(results, table);
+    *options.log << table.str()
+                 << llvm::format("tuned %zu problem(s) in %.1f s\n",
+                                 problems.size(), clock.seconds());
+  }
+  return success(succeeded(stored));
+}
+
+namespace {
+class HostProblemTuner : public ProblemTuner {
+public:
+  explicit HostProblemTuner(AutotuneOptions options)
+      : options(std::move(options)) {}
+
+  std::optional<::ejk::ConfigValues> tune(TunableOpInterface op,
+                                          const TargetInfo &) override {
+    FailureOr<TuningProblem> problem = makeTuningProblem(op);
+    if (failed(problem))
+      return std::nullopt;
+    ::ejk::TuningResults results;
+    std::string error;
+    if (failed(tuneOnHost({*problem}, options, results, error))) {
+      op->emitWarning("autotuning failed, using the next tier: ") << error;
+      return std::nullopt;
+    }
+    ::ejk::TuningEntries winners = ::ejk::winnersOf(results);
+    auto it = winners.find(problem->key);
+    if (it == winners.end()) {
+      op->emitWarning("autotuning found no correct candidate, using the "
+                      "next tier");
+      return std::nullopt;
+    }
+    return it->second.config;
+  }
+
+private:
+  AutotuneOptions options;
+};
+} // namespace
+
+std::shared_ptr<ProblemTuner>
+mlir::ejk::createHostProblemTuner(AutotuneOptions options) {
+  return std::make_shared<HostProblemTuner>(std::move(options));
+}

@@ -1,0 +1,76 @@
+//===- TargetFromFingerprint.cpp - TargetInfo from a device fingerprint ---===//
+//
+// Compiling for a device that is elsewhere starts from its saved
+// fingerprint: the facts config selection needs are read from its fields.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ejk/Tuning/Selection.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+/// "48K", "1024K", "32M", "1G" or a plain byte count.
+static std::optional<int64_t> parseSize(StringRef text) {
+  int64_t scale = 1;
+  if (text.ends_with("K") || text.ends_with("k"))
+    scale = 1024;
+  else if (text.ends_with("M"))
+    scale = 1024 * 1024;
+  else if (text.ends_with("G"))
+    scale = 1024 * 1024 * 1024;
+  if (scale != 1)
+    text = text.drop_back();
+  int64_t value;
+  if (text.getAsInteger(10, value) || value <= 0)
+    return std::nullopt;
+  return value * scale;
+}
+
+FailureOr<TargetInfo>
+mlir::ejk::targetInfoFromFingerprint(const ::ejk::DeviceFingerprint &fp,
+                                     std::string &error) {
+  TargetInfo info = fp.kind == "vulkan" ? TargetInfo::genericVulkan()
+                                        : TargetInfo::genericCpu();
+  if (fp.kind != "cpu" && fp.kind != "vulkan") {
+    error = "fingerprint kind '" + fp.kind + "' is not cpu or vulkan";
+    return failure();
+  }
+  auto bad = [&](StringRef field) {
+    error = ("fingerprint field '" + field + "' has an invalid value '" +
+             fp.get(field.str()) + "'")
+                .str();
+    return failure();
+  };
+  // Reads an optional positive integer or size field into `out`.
+  auto readSize = [&](StringRef field, auto &out) -> LogicalResult {
+    std::string text = fp.get(field.str());
+    if (text.empty())
+      return success();
+    std::optional<int64_t> value = parseSize(text);
+    if (!value)
+      return bad(field);
+    out = static_cast<std::remove_reference_t<decltype(out)>>(*value);
+    return success();
+  };
+  if (info.isCpu()) {
+    if (failed(readSize("vector_bits", info.vectorBits)) ||
+        failed(readSize("cores", info.numCores)) ||
+        failed(readSize("l1_cache", info.l1Bytes)) ||
+        failed(readSize("l2_cache", info.l2Bytes)))
+      return failure();
+    if (info.vectorBits % 128 != 0)
+      return bad("vector_bits");
+    return info;
+  }
+  if (failed(readSize("subgroup_size", info.subgroupSize)) ||
+      failed(readSize("shared_memory", info.sharedMemoryBytes)) ||
+      failed(readSize("max_invocations", info.maxWorkgroupInvocations)))
+    return failure();
+  SmallVector<StringRef> shapes;
+  StringRef(fp.get("cooperative_matrix")).split(shapes, ',', -1, false);
+  info.hasCooperativeMatrix = llvm::is_contained(shapes, "16x16x16:f16:f32");
+  return info;
+}

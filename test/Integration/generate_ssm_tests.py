@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Writes the state-space integration tests (test/Integration/CPU/ssm/*.mlir).
+
+Each generated file holds several entry functions and one RUN line per entry
+(the shapes files a second one compiled for 256-bit vectors):
+ejk-run compiles the file, runs the entry on seeded random inputs (with
+Mamba's ranges for A, the step sizes and their biases, see
+tools/ejk-run/InputRanges.h) and --check compares every result with the
+reference evaluator. Regenerate with
+  python3 test/Integration/generate_ssm_tests.py
+and commit the result; the files are plain lit tests.
+"""
+import os
+
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "CPU", "ssm")
+
+
+def tensor(shape, dtype):
+    return "tensor<" + "x".join(str(d) for d in shape) + "x" + dtype + ">"
+
+
+class Scan:
+    """One ejk.selective_scan entry."""
+
+    def __init__(self, name, b=1, l=16, d=32, n=16, g=1, dtype="f32",
+                 skip=False, z=False, bias=False, softplus=False, init=False,
+                 final=False, config=None):
+        self.__dict__.update(locals())
+        del self.__dict__["self"]
+
+    def function(self):
+        x = tensor([self.b, self.l, self.d], self.dtype)
+        a = tensor([self.d, self.n], "f32")
+        bc = tensor([self.b, self.l, self.g, self.n], self.dtype)
+        vec = tensor([self.d], "f32")
+        state = tensor([self.b, self.d, self.n], "f32")
+        args = [f"%u: {x}", f"%delta: {x}", f"%A: {a}", f"%B: {bc}",
+                f"%C: {bc}"]
+        extra = ""
+        if self.skip:
+            args.append(f"%D: {vec}")
+            extra += f" D(%D : {vec})"
+        if self.z:
+            args.append(f"%z: {x}")
+            extra += f" z(%z : {x})"
+        if self.bias:
+            args.append(f"%bias: {vec}")
+            extra += f" delta_bias(%bias : {vec})"
+        if self.init:
+            args.append(f"%h0: {state}")
+            extra += f" initial_state(%h0 : {state})"
+        attrs = []
+        if self.softplus:
+            attrs.append("delta_softplus")
+        if self.config:
+            attrs.append(f"config = #ejk.config<{self.config}>")
+        attrs = " {" + ", ".join(attrs) + "}" if attrs else ""
+        results = [x] + ([state] if self.final else [])
+        names = "%y, %h" if self.final else "%y"
+        return (
+            f"func.func @{self.name}({', '.join(args)}) -> ({', '.join(results)}) {{\n"
+            f"  {names} = ejk.selective_scan %u, %delta, %A, %B, %C{extra}{attrs}\n"
+            f"      : {x}, {x}, {a}, {bc}, {bc} -> {', '.join(results)}\n"
+            f"  return {names} : {', '.join(results)}\n}}\n")
+
+
+class Ssd:
+    """One ejk.ssd entry."""
+
+    def __init__(self, name, b=1, l=16, h=2, p=16, n=16, g=1, dtype="f32",
+                 skip=False, z=False, bias=False, softplus=False, init=False,
+                 final=False, chunk=None, config=None):
+        self.__dict__.update(locals())
+        del self.__dict__["self"]
+
+    def function(self):
+        x = tensor([self.b, self.l, self.h, self.p], self.dtype)
+        dt = tensor([self.b, self.l, self.h], self.dtype)
+        a = tensor([self.h], "f32")
+        bc = tensor([self.b, self.l, self.g, self.n], self.dtype)
+        state = tensor([self.b, self.h, self.p, self.n], "f32")
+        args = [f"%x: {x}", f"%dt: {dt}", f"%A: {a}", f"%B: {bc}",
+                f"%C: {bc}"]
+        extra = ""
+        if self.skip:
+            args.append(f"%D: {a}")
+            extra += f" D(%D : {a})"
+        if self.z:
+            args.append(f"%z: {x}")
+            extra += f" z(%z : {x})"
+        if self.bias:
+            args.append(f"%bias: {a}")
+            extra += f" dt_bias(%bias : {a})"
+        if self.init:
+            args.append(f"%s0: {state}")
+            extra += f" initial_state(%s0 : {state})"
+        attrs = []
+        if self.chunk:
+            attrs.append(f"chunk_size = {self.chunk} : i64")
+        if self.softplus:
+            attrs.append("dt_softplus")
+        if self.config:
+            attrs.append(f"config = #ejk.config<{self.config}>")
+        attrs = " {" + ", ".join(attrs) + "}" if attrs else ""
+        results = [x] + ([state] if self.final else [])
+        names = "%y, %s" if self.final else "%y"
+        return (
+            f"func.func @{self.name}({', '.join(args)}) -> ({', '.join(results)}) {{\n"
+            f"  {names} = ejk.ssd %x, %dt, %A, %B, %C{extra}{attrs}\n"
+            f"      : {x}, {dt}, {a}, {bc}, {bc} -> {', '.join(results)}\n"
+            f"  return {names} : {', '.join(results)}\n}}\n")
+
+
+ALL = dict(skip=True, z=True, bias=True, softplus=True, init=True, final=True)
+
+FILES = {
+    "selective-scan-seq-lengths.mlir": (
+        "ejk.selective_scan over L = 1, 7, 300 and 2048.",
+        [Scan("l1", l=1), Scan("l7", l=7), Scan("l300", l=300, **ALL),
+         Scan("l2048", l=2048, d=16, softplus=True, skip=True, final=True)]),
+    "selective-scan-options.mlir": (
+        "Every optional part of ejk.selective_scan alone, then all together.",
+        [Scan("skip", skip=True), Scan("gate", z=True),
+         Scan("bias", bias=True), Scan("softplus", softplus=True),
+         Scan("bias_softplus", bias=True, softplus=True),
+         Scan("initial_state", init=True), Scan("final_state", final=True),
+         Scan("all", l=45, **ALL)]),
+    "selective-scan-shapes.mlir": (
+        "ejk.selective_scan shapes: groups (vector-aligned and not), odd "
+        "channel and state counts, batches, f16/bf16, configs with tails.",
+        [Scan("groups2", d=64, g=2, l=20, **ALL),
+         Scan("groups3_unaligned", d=24, g=3, l=20, **ALL),
+         Scan("odd_channels", d=20, l=9, **ALL),
+         Scan("odd_state", n=5, l=9, **ALL),
+         Scan("wide_state", n=40, l=9, **ALL),
+         Scan("batch2", b=2, l=33, **ALL),
+         Scan("f16", dtype="f16", l=40, **ALL),
+         Scan("bf16", dtype="bf16", l=40, **ALL),
+         Scan("chunk_tail", l=23, d=48, config="block_d = 32, chunk_l = 5",
+              **ALL)]),
+    "ssd-seq-lengths.mlir": (
+        "ejk.ssd over L = 1, 7, 300 and 2048.",
+        [Ssd("l1", l=1), Ssd("l7", l=7), Ssd("l300", l=300, **ALL),
+         Ssd("l2048", l=2048, n=32, softplus=True, skip=True, final=True)]),
+    "ssd-options.mlir": (
+        "Every optional part of ejk.ssd alone, then all together.",
+        [Ssd("skip", skip=True), Ssd("gate", z=True), Ssd("bias", bias=True),
+         Ssd("softplus", softplus=True),
+         Ssd("bias_softplus", bias=True, softplus=True),
+         Ssd("initial_state", init=True), Ssd("final_state", final=True),
+         Ssd("all", l=45, **ALL)]),
+    "ssd-shapes.mlir": (
+        "ejk.ssd shapes: groups, odd head_dim and d_state, head_dim split "
+        "over workgroups, fixed and odd chunk sizes, batches, f16/bf16.",
+        [Ssd("groups2", h=4, g=2, l=40, **ALL),
+         Ssd("groups4", h=4, g=4, l=40, **ALL),
+         Ssd("odd_head_dim", p=24, l=30, **ALL),
+         Ssd("odd_state", n=6, l=30, **ALL),
+         Ssd("split_head_dim", p=64, l=30,
+             config="block_n = 8, block_p = 16, chunk_size = 16", **ALL),
+         Ssd("chunk_attr", l=70, chunk=32, **ALL),
+         Ssd("odd_chunk", l=70, chunk=10, **ALL),
+         Ssd("big_chunk", l=300, chunk=256, n=64, **ALL),
+         Ssd("batch2", b=2, l=33, **ALL),
+         Ssd("f16", dtype="f16", l=40, **ALL),
+         Ssd("bf16", dtype="bf16", l=40, **ALL)]),
+}
+
+
+def main():
+    os.makedirs(HERE, exist_ok=True)
+    for filename, (summary, cases) in FILES.items():
+        lines = [f"// {summary}",
+                 "// Generated by test/Integration/generate_ssm_tests.py.", ""]
+        for seed, case in enumerate(cases, start=1):
+            lines.append(f"// RUN: ejk-run %s --entry {case.name} "
+                         f"--random-inputs {seed} --check | FileCheck %s")
+        if "shapes" in filename:
+            # The same cases compiled for 256-bit vectors (8 lanes, AVX2
+            # register blocks) on any x86-64 host that runs AVX2.
+            for seed, case in enumerate(cases, start=1):
+                lines.append(f"// RUN: ejk-run %s --entry {case.name} --vector-bits 256 "
+                             f"--random-inputs {seed} --check | FileCheck %s")
+        lines += ["", "// CHECK: result 0 ({{.*}}): {{.*}}: ok", "// CHECK-NOT: FAILED", ""]
+        body = "\n".join(case.function() for case in cases)
+        with open(os.path.join(HERE, filename), "w") as f:
+            f.write("\n".join(lines) + "\n" + body)
+
+
+if __name__ == "__main__":
+    main()
