@@ -252,7 +252,11 @@ def main():
         return 2
     read_mib = 64 if args.smoke else None
     loadavg_start = os.getloadavg()
-    peak_start = ejk.peak(read_mib)
+    try:
+        peak_start = ejk.peak(read_mib)
+    except (subprocess.CalledProcessError, ValueError) as e:
+        log(f"bench: ejk-cpu-peak failed: {e}")
+        return 2
     log(f"peak: {peak_start}; load average {loadavg_start}")
     peer_info = probe_peers(peer_names)
 
