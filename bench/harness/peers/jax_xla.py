@@ -1,11 +1,14 @@
-"""JAX jax.nn.dot_product_attention on the CPU (XLA:CPU)."""
+"""JAX on the CPU (XLA:CPU): jax.nn.dot_product_attention for attention;
+reference scans (ssm_ref.py) for mamba1/mamba2."""
 import os
 
 NAME = "jax"
 LABEL = "JAX (XLA:CPU)"
-OPS = {"attention"}
+OPS = {"attention", "selective_scan", "ssd"}
 DESCRIPTION = ("jax.jit(jax.nn.dot_product_attention) on the BSHD inputs (is_causal; GQA by "
-               "its native K/V head grouping), implementation='xla'")
+               "its native K/V head grouping), implementation='xla'; mamba1/mamba2: jax.jit of "
+               "a lax.scan selective scan and of mamba_ssm's chunked ssd_minimal_discrete "
+               "(chunk 256) in jnp (bench/harness/peers/ssm_ref.py; JAX has no scan op)")
 
 
 def limit_threads(n):
@@ -29,6 +32,14 @@ def version():
 def build(w, arrays, threads):
     import jax
     import numpy as np
+    if w.op != "attention":
+        from . import ssm_ref
+        args = [jax.device_put(a) for a in arrays]
+        if w.op == "selective_scan":
+            fn = jax.jit(ssm_ref.jax_selective_scan)
+        else:
+            fn = jax.jit(lambda *a: ssm_ref.jax_ssd(*a, w.dims["chunk"]))
+        return (lambda: fn(*args).block_until_ready()), np.asarray
     q, k, v = (jax.device_put(a) for a in arrays)
     fn = jax.jit(lambda q, k, v: jax.nn.dot_product_attention(
         q, k, v, is_causal=w.causal, implementation="xla"))
