@@ -222,8 +222,8 @@ def main():
         return replot(args)
 
     if args.target != "cpu":
-        log("bench: ejk has no Vulkan target yet; the GPU half of the harness waits for it "
-            "(see docs/benchmarks.md, 'GPU')")
+        log("bench: the GPU run is bench/gpu.py (prepare here, run on the GPU machine; "
+            "docs/benchmarks.md, 'GPU')")
         return 2
     if args.smoke:
         chosen, peer_names, args.runs = workloads.SMOKE_WORKLOADS, [], min(args.runs, 3)

@@ -167,8 +167,7 @@ SMOKE_WORKLOADS = [
 ALL = {w.id: w for w in CPU_WORKLOADS + SMOKE_WORKLOADS}
 
 # The GPU table of WORKLOADS.md (fp16 inputs, fp32 accumulation), for the
-# Vulkan half of the harness: `bench/run.sh --target vulkan` refuses to run
-# until ejk has a Vulkan target (docs/benchmarks.md, "GPU").
+# GPU half of the harness, bench/gpu.py (docs/benchmarks.md, "GPU").
 GPU_WORKLOADS = [
     Workload(f"g{w}{'-causal' if c else ''}", "attention", "f16",
              dict(B=b, Sq=s, Sk=s, Hq=h, Hkv=h, D=d), c)
