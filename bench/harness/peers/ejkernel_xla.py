@@ -6,7 +6,9 @@ LABEL = "ejKernel (XLA)"
 OPS = {"attention", "selective_scan", "ssd"}
 DESCRIPTION = ("ejkernel.modules.flash_attention / state_space_v1 / state_space_v2 with "
                "platform='xla', under jax.jit; softplus of dt is done inside the jitted "
-               "function (ejkernel takes dt after softplus, ejk applies it in the kernel)")
+               "function (ejkernel takes dt after softplus, ejk applies it in the kernel); both "
+               "state-space entry points are, on XLA, a sequential lax.scan over the sequence "
+               "(no chunks; state_space_v1 also keeps every step's [D, N] state)")
 
 
 def limit_threads(n):
