@@ -6,19 +6,21 @@ yet", so a new gap is never silently explained by an old text.
 """
 KNOWN_LIMITS = {
     "decode-gqa": (
-        "ejk's flash-attention kernel has no decode path. Per call it (1) packs K and V "
-        "into f32 buffers the runtime allocates for that call (K transposed per key "
-        "block): 33.5 MB read and 33.5 MB written, plus fresh-page faults (about 730 per "
-        "call, `/usr/bin/time` over 100 extra `ejk-run --bench` runs), before reading "
-        "them again; (2) runs a grid of [1, 32, 1]: one workgroup per query head, a "
-        "single query row in a register block built for 4 rows (3/4 of the FMAs of "
-        "QK^T and PV wasted), and each K/V head read again by each of the 4 query heads "
-        "that share it. ejk so moves several times the 33.5 MB of compulsory traffic "
-        "(~3.7-7 GB/s of it against 39 GB/s of read bandwidth). What closes it: read "
-        "K/V in place when Sq is small (no pack), give the 4 query heads of a KV group "
-        "to the rows of one register block, and split the 4096 keys across workgroups "
-        "(flash-decoding) with a combine step."),
+        "ejk's flash-attention kernel has no decode path (checked in the artifact's "
+        "manifest). Per call it (1) runs a pack dispatch (grid [64, 8, 1]) that copies K "
+        "(transposed per 128-key block) and V into two f32 temporaries of 16.8 MB each: "
+        "33.5 MB read and 33.5 MB written before the kernel reads them again; (2) runs "
+        "the attention with a grid of [1, 32, 1]: one workgroup per query head, its "
+        "single query row in a register block of 4 rows (rows past Sq repeat the last, "
+        "so 3/4 of the QK^T and PV FMAs are wasted), and each K/V head read again by "
+        "each of the 4 query heads that share it. ejk so moves several times the 33.5 MB "
+        "of compulsory traffic. What closes it: read K/V in place when Sq is small (no "
+        "pack), give the 4 query heads of a KV group to the rows of one register block, "
+        "and split the 4096 keys across workgroups (flash-decoding) with a combine "
+        "step. PyTorch's and IREE's times also spread widely on this shared machine "
+        "(3 to 10 ms over the runs of the day): a memory-bound workload suffers most "
+        "from a neighbour's traffic."),
     "decode-gqa-f16": (
-        "as decode-gqa, and the pack widens f16 K/V to f32, so the kernel then reads "
-        "twice the bytes of its f16 inputs."),
+        "as decode-gqa, and the pack widens f16 K/V to f32 (16.8 MB read, 33.5 MB "
+        "written), so the kernel then reads twice the bytes of its f16 inputs."),
 }
