@@ -5,6 +5,14 @@ from here, keyed by workload id; a gap without an entry reads "not analysed
 yet", so a new gap is never silently explained by an old text.
 """
 KNOWN_LIMITS = {
+    "fa-d64": (
+        "not the kernel: when this row falls behind, ejk was measured while a neighbour "
+        "held one of the two cores. On the same day's quiet moments ejk ran fa-d64 in "
+        "13.4-13.7 ms (321 GFLOP/s, 65 % of the FMA peak, 1.9x PyTorch's speed: "
+        "bench/results/cpu-2026-11-23-subset.json); about 26 ms is its one-core time, "
+        "which is what every repeat of the full run of 2026-11-23 caught. What does limit "
+        "it is the online softmax, whose share of the work per score is twice that at "
+        "D = 128 (docs/performance.md)."),
     "decode-gqa": (
         "ejk's flash-attention kernel has no decode path (checked in the artifact's "
         "manifest). Per call it (1) runs a pack dispatch (grid [64, 8, 1]) that copies K "

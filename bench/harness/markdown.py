@@ -31,9 +31,14 @@ def generated_section(result, chart_rel):
     out = [BEGIN, "",
            f"Run of {result['date']} on {m['cpu']} ({m['cores']} cores, {m['isa']}), "
            f"{s['threads']} threads for every system, {s['runs']} timed runs after "
-           f"{s['warmup']} warm-up runs, median (min) in ms. Load average (1 min) "
-           f"{m['loadavg_start'][0]:.2f} at the start, {m['loadavg_end'][0]:.2f} at the end: "
-           f"the machine is shared.",
+           f"{s['warmup']} warm-up runs, median (min) in ms" + (
+               f"; the whole set run {s['repeat']} times, round robin, and for each system "
+               f"and workload the repeat with the lowest median kept" if s.get("repeat", 1) > 1
+               else "") +
+           f". Command: `bench/run.sh {s.get('command', '')}`. Load average (1 min) "
+           f"{m['loadavg_start'][0]:.2f} at the start, {m['loadavg_end'][0]:.2f} at the end, "
+           f"{s.get('duration_s', result.get('duration_s', 0)) / 60:.0f} minutes: the machine "
+           f"is shared.",
            "",
            f"Peak measured in the same run (`ejk-cpu-peak {s['threads']}`, before and after "
            f"the workloads, the higher kept): FP32 FMA {m['peak']['fma_gflops']:.1f} GFLOP/s, "
