@@ -35,5 +35,49 @@ shutil.rmtree(ejk_cache_dir, ignore_errors=True)
 config.environment["EJK_CACHE_DIR"] = ejk_cache_dir
 
 # Optional features, so tests that need them are skipped loudly.
-if shutil.which("spirv-val"):
+# spirv-val (SPIRV-Tools) is found at configure time.
+if config.spirv_val:
     config.available_features.add("spirv-tools")
+    llvm_config.with_environment(
+        "PATH", os.path.dirname(config.spirv_val), append_path=True)
+    # SPV_KHR_cooperative_matrix is known to SPIRV-Tools from v2023.4 on
+    # (Debian 12 has v2023.1).
+    import re
+    import subprocess
+    try:
+        version = subprocess.run([config.spirv_val, "--version"],
+                                 capture_output=True, text=True).stdout
+        match = re.search(r"v(\d+)\.(\d+)", version)
+        if match and (int(match.group(1)), int(match.group(2))) >= (2023, 4):
+            config.available_features.add("spirv-val-coop-matrix")
+    except OSError:
+        pass
+
+# "vulkan": a Vulkan device the runtime can use (lavapipe in CI), probed
+# with the built ejk-run; its subgroup size is what hand-written kernels
+# shuffle over.
+import subprocess
+try:
+    probe = subprocess.run(
+        [os.path.join(config.ejk_tools_dir, "ejk-run"), "--target", "vulkan",
+         "--print-fingerprint"], capture_output=True, text=True, timeout=60,
+        env=dict(os.environ, EJK_CACHE_DIR=ejk_cache_dir))
+    fingerprint = dict(line.split("=", 1) for line in probe.stdout.splitlines()
+                       if "=" in line and not line.startswith("#"))
+except (OSError, subprocess.SubprocessError):
+    probe, fingerprint = None, {}
+if probe is not None and probe.returncode == 0 and "subgroup_size" in fingerprint:
+    config.available_features.add("vulkan")
+    config.substitutions.append(
+        ("%vulkan_subgroup_size", fingerprint["subgroup_size"]))
+    lit_config.note("Vulkan device: " + fingerprint.get("device_name", "?"))
+else:
+    lit_config.note("no Vulkan device: tests that REQUIRE vulkan are skipped"
+                    + (" (" + probe.stderr.strip() + ")" if probe else ""))
+# Vulkan runs use the validation layer when it is installed; any finding
+# fails the run.
+for layers in ["/usr/share/vulkan/explicit_layer.d",
+               "/usr/local/share/vulkan/explicit_layer.d"]:
+    if os.path.exists(os.path.join(layers, "VkLayer_khronos_validation.json")):
+        config.environment["EJK_VULKAN_VALIDATION"] = "1"
+        break

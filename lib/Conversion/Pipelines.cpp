@@ -1,4 +1,4 @@
-//===- Pipelines.cpp - the CPU compilation pipelines ----------------------===//
+//===- Pipelines.cpp - the compilation pipelines --------------------------===//
 //
 //   ejk-cpu-pipeline  = tiling pipeline + ejk-lower-to-llvm
 //   tiling pipeline   = ejk-select-configs, ejk-form-dispatches,
@@ -6,6 +6,10 @@
 //   ejk-lower-to-llvm = ejk-prepare-cpu-kernels, cleanups,
 //                       ejk-approximate-math, vector/scf/math/arith/memref/
 //                       func/cf to LLVM, ejk-cpu-dispatch-wrappers
+//   ejk-lower-to-spirv = ejk-prepare-vulkan-kernels, ejk-convert-to-spirv,
+//                       spirv-lower-abi-attrs, spirv-update-vce and
+//                       ejk-spirv-interface-version on each spirv.module
+//                       (docs/vulkan-pipeline.md)
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +20,8 @@
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Dialect/SPIRV/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -64,6 +70,15 @@ void mlir::ejk::buildCpuLoweringPipeline(OpPassManager &pm) {
   pm.addPass(createEjkCpuDispatchWrappers());
 }
 
+void mlir::ejk::buildVulkanLoweringPipeline(OpPassManager &pm) {
+  pm.addPass(createEjkPrepareVulkanKernels());
+  pm.addPass(createEjkConvertToSpirv());
+  OpPassManager &spirvModule = pm.nest<spirv::ModuleOp>();
+  spirvModule.addPass(spirv::createSPIRVLowerABIAttributesPass());
+  spirvModule.addPass(spirv::createSPIRVUpdateVCEPass());
+  spirvModule.addPass(createEjkSpirvInterfaceVersion());
+}
+
 void mlir::ejk::buildCpuPipeline(OpPassManager &pm,
                                  const CpuPipelineOptions &options) {
   buildCpuTilingPipeline(pm, options);
@@ -96,4 +111,9 @@ void mlir::ejk::registerEjkPipelines() {
       "ejk-lower-to-llvm",
       "Lower tiled ejk dispatches to LLVM-dialect CPU kernels",
       [](OpPassManager &pm) { buildCpuLoweringPipeline(pm); });
+  PassPipelineRegistration<>(
+      "ejk-lower-to-spirv",
+      "Lower tiled ejk dispatches for a Vulkan target to one spirv.module "
+      "per dispatch",
+      [](OpPassManager &pm) { buildVulkanLoweringPipeline(pm); });
 }

@@ -560,6 +560,55 @@ static llvm::Error replaceFile(const std::string &path, StringRef contents) {
   return llvm::Error::success();
 }
 
+/// Reads the file \p name of the artifact in \p directory.
+static llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+readArtifactFile(StringRef directory, StringRef name) {
+  SmallString<256> path(directory);
+  llvm::sys::path::append(path, name);
+  auto bytes = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                           /*RequiresNullTerminator=*/false);
+  if (!bytes)
+    return errorf("cannot read '" + path + "': " + bytes.getError().message());
+  return std::move(*bytes);
+}
+
+/// Copies each dispatch's SPIR-V to `<outDir>/<name>_<symbol>.spv` and points
+/// the manifest at the copies.
+static llvm::Error exportSpirv(nlohmann::json &manifest, StringRef directory,
+                               StringRef outDir, StringRef name,
+                               StringRef manifestPath) {
+  auto entries = manifest.find("entries");
+  if (entries == manifest.end() || !entries->is_array())
+    return errorf("'" + manifestPath + "' is not an artifact manifest");
+  for (nlohmann::json &entry : *entries) {
+    if (!entry.is_object() || !entry.contains("dispatches") ||
+        !entry["dispatches"].is_array())
+      return errorf("'" + manifestPath + "' is not an artifact manifest");
+    for (nlohmann::json &dispatch : entry["dispatches"]) {
+      if (!dispatch.is_object() || !dispatch.contains("spirv") ||
+          !dispatch["spirv"].is_string() || !dispatch.contains("symbol") ||
+          !dispatch["symbol"].is_string())
+        return errorf("'" + manifestPath +
+                      "' has a dispatch without 'spirv' or 'symbol'");
+      std::string from = dispatch["spirv"].get<std::string>();
+      if (llvm::sys::path::is_absolute(from) ||
+          from.find('/') != std::string::npos)
+        return errorf("'" + manifestPath + "' names SPIR-V '" + from +
+                      "' outside the artifact");
+      auto bytes = readArtifactFile(directory, from);
+      if (!bytes)
+        return bytes.takeError();
+      std::string to =
+          (name + "_" + dispatch["symbol"].get<std::string>() + ".spv").str();
+      if (llvm::Error error =
+              replaceFile(join(outDir, to), (*bytes)->getBuffer()))
+        return error;
+      dispatch["spirv"] = to;
+    }
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::string> mlir::ejk::exportArtifact(StringRef manifestPath,
                                                       StringRef outDir,
                                                       StringRef name) {
@@ -569,25 +618,31 @@ llvm::Expected<std::string> mlir::ejk::exportArtifact(StringRef manifestPath,
                   "': " + manifestText.getError().message());
   nlohmann::json manifest =
       nlohmann::json::parse((*manifestText)->getBuffer(), nullptr, false);
-  if (manifest.is_discarded() || !manifest.contains("library") ||
-      !manifest["library"].is_string())
+  if (manifest.is_discarded() || !manifest.is_object())
     return errorf("'" + manifestPath + "' is not an artifact manifest");
-  SmallString<256> library(llvm::sys::path::parent_path(manifestPath));
-  llvm::sys::path::append(library, manifest["library"].get<std::string>());
-  auto libraryBytes = llvm::MemoryBuffer::getFile(library, /*IsText=*/false,
-                                                  /*RequiresNullTerminator=*/
-                                                  false);
-  if (!libraryBytes)
-    return errorf("cannot read '" + library +
-                  "': " + libraryBytes.getError().message());
+  StringRef directory = llvm::sys::path::parent_path(manifestPath);
+  bool vulkan = manifest.contains("target") && manifest["target"] == "vulkan";
+  if (!vulkan &&
+      (!manifest.contains("library") || !manifest["library"].is_string()))
+    return errorf("'" + manifestPath + "' is not an artifact manifest");
   if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
     return errorf("cannot create '" + outDir + "': " + ec.message());
-  std::string libraryName = (name + ".so").str();
-  manifest["library"] = libraryName;
+  if (vulkan) {
+    if (llvm::Error error =
+            exportSpirv(manifest, directory, outDir, name, manifestPath))
+      return std::move(error);
+  } else {
+    auto libraryBytes =
+        readArtifactFile(directory, manifest["library"].get<std::string>());
+    if (!libraryBytes)
+      return libraryBytes.takeError();
+    std::string libraryName = (name + ".so").str();
+    manifest["library"] = libraryName;
+    if (llvm::Error error = replaceFile(join(outDir, libraryName),
+                                        (*libraryBytes)->getBuffer()))
+      return std::move(error);
+  }
   std::string jsonPath = join(outDir, (name + ".json").str());
-  if (llvm::Error error =
-          replaceFile(join(outDir, libraryName), (*libraryBytes)->getBuffer()))
-    return std::move(error);
   if (llvm::Error error = replaceFile(jsonPath, manifest.dump(2)))
     return std::move(error);
   return jsonPath;

@@ -68,6 +68,9 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 /// (features sorted, so the map order of the query does not matter) and the
 /// vector width.
 std::string codegenOptionsText(const CompileOptions &options) {
+  // SPIR-V depends on the device only, whose fingerprint is in the key.
+  if (options.target == "vulkan")
+    return "spirv\n";
   HostCpu host = detectHostCpu();
   SmallVector<StringRef> features;
   StringRef(host.features).split(features, ',', -1, /*KeepEmpty=*/false);
@@ -95,11 +98,12 @@ mlir::ejk::compileCached(ModuleOp module, const CompileOptions &options,
   selectOnly.dumpLLVMIR = nullptr;
   selectOnly.stopAfterSelection = true;
   std::string unused;
-  if (failed(
-          compileForHostCpu(*selected, selectOnly, "", kArtifactName, unused)))
+  if (failed(compileArtifact(*selected, selectOnly, "", kArtifactName, unused)))
     return failure();
-  ArtifactKey key = makeArtifactKey(printCanonicalIR(*selected), "cpu",
-                                    ::ejk::hostCpuFingerprint().hash(),
+  bool vulkan = options.target == "vulkan";
+  ArtifactKey key = makeArtifactKey(printCanonicalIR(*selected), options.target,
+                                    vulkan ? options.device->hash()
+                                           : ::ejk::hostCpuFingerprint().hash(),
                                     codegenOptionsText(options));
   result.key = key.hash;
   result.keySeconds = secondsSince(start);
@@ -148,8 +152,8 @@ mlir::ejk::compileCached(ModuleOp module, const CompileOptions &options,
   }
   CompileOptions compile = options;
   std::string manifestPath;
-  if (failed(compileForHostCpu(*selected, compile, directory, kArtifactName,
-                               manifestPath, &result.timings))) {
+  if (failed(compileArtifact(*selected, compile, directory, kArtifactName,
+                             manifestPath, &result.timings))) {
     llvm::sys::fs::remove_directories(directory, /*IgnoreErrors=*/true);
     return failure();
   }

@@ -3,6 +3,7 @@
 #include "ejk/Driver/Compiler.h"
 
 #include "CpuCodegen.h"
+#include "DriverSupport.h"
 #include "Manifest.h"
 
 #include "ejk/Conversion/Passes.h"
@@ -13,53 +14,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <chrono>
-
 using namespace mlir;
 using namespace mlir::ejk;
-
-namespace {
-/// Seconds since construction.
-class Stopwatch {
-public:
-  double seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                         start)
-        .count();
-  }
-
-private:
-  std::chrono::steady_clock::time_point start =
-      std::chrono::steady_clock::now();
-};
-} // namespace
-
-/// Writes `contents` to `path` through a temporary file and a rename, so a
-/// reader never sees a half-written file.
-static LogicalResult writeAtomically(Location loc, StringRef path,
-                                     StringRef contents) {
-  SmallString<256> temp;
-  int fd;
-  if (std::error_code ec =
-          llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", fd, temp))
-    return emitError(loc, "cannot create a file next to '")
-           << path << "': " << ec.message();
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << contents;
-    os.close();
-    if (os.has_error()) {
-      llvm::sys::fs::remove(temp);
-      return emitError(loc, "cannot write '") << temp << "'";
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
-    llvm::sys::fs::remove(temp);
-    return emitError(loc, "cannot rename to '")
-           << path << "': " << ec.message();
-  }
-  return success();
-}
 
 LogicalResult mlir::ejk::compileForHostCpu(ModuleOp module,
                                            const CompileOptions &options,
@@ -145,4 +101,19 @@ LogicalResult mlir::ejk::compileForHostCpu(ModuleOp module,
   times.link = link.seconds();
   manifestPath = std::string(jsonPath);
   return success();
+}
+
+LogicalResult mlir::ejk::compileArtifact(ModuleOp module,
+                                         const CompileOptions &options,
+                                         StringRef outDir, StringRef name,
+                                         std::string &manifestPath,
+                                         CompileTimings *timings) {
+  if (options.target == "vulkan")
+    return compileForVulkan(module, options, outDir, name, manifestPath,
+                            timings);
+  if (options.target != "cpu")
+    return module.emitError("unknown target '")
+           << options.target << "', expected 'cpu' or 'vulkan'";
+  return compileForHostCpu(module, options, outDir, name, manifestPath,
+                           timings);
 }

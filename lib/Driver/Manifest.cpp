@@ -8,6 +8,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
+#include <set>
+
 #define JSON_NOEXCEPTION
 #include <nlohmann/json.hpp>
 
@@ -48,14 +50,55 @@ static FailureOr<nlohmann::json> describeBuffer(Operation *where, Value value,
   return buffer;
 }
 
+/// The Vulkan fields of dispatch `callee` (docs/runtime.md).
+static LogicalResult addVulkanFields(func::FuncOp callee,
+                                     const VulkanManifestInfo &vulkan,
+                                     nlohmann::json &dispatch) {
+  StringRef symbol = callee.getSymName();
+  dispatch["spirv"] = (vulkan.artifactName + "_" + symbol + ".spv").str();
+  dispatch["entry_point"] = symbol.str();
+  auto size = callee->getAttrOfType<DenseI64ArrayAttr>("ejk.workgroup_size");
+  if (!size || size.size() != 3)
+    return callee.emitError("dispatch '")
+           << symbol << "' has no 'ejk.workgroup_size' of 3 sizes";
+  dispatch["workgroup_size"] = size.asArrayRef().vec();
+  // What the tiling pass declared, or what the kernel allocates in
+  // workgroup memory when that is more (i1 takes a byte).
+  int64_t sharedBytes = 0;
+  callee.walk([&](memref::AllocOp alloc) {
+    MemRefType type = alloc.getType();
+    if (type.getMemorySpace() && type.hasStaticShape())
+      sharedBytes += type.getNumElements() *
+                     std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  });
+  if (auto shared =
+          callee->getAttrOfType<IntegerAttr>("ejk.shared_memory_bytes"))
+    sharedBytes = std::max(sharedBytes, shared.getInt());
+  dispatch["shared_memory_bytes"] = sharedBytes;
+  dispatch["push_constants"] = nlohmann::json::array();
+  std::set<std::string> required;
+  if (auto attr = callee->getAttrOfType<ArrayAttr>("ejk.requires"))
+    for (Attribute feature : attr)
+      if (auto name = dyn_cast<StringAttr>(feature))
+        required.insert(name.str());
+  auto used = vulkan.features.find(symbol);
+  if (used != vulkan.features.end())
+    required.insert(used->second.begin(), used->second.end());
+  dispatch["requires"] =
+      std::vector<std::string>(required.begin(), required.end());
+  return success();
+}
+
 FailureOr<std::string>
-mlir::ejk::buildManifest(ModuleOp tiled, StringRef library, StringRef target) {
+mlir::ejk::buildManifest(ModuleOp tiled, StringRef library, StringRef target,
+                         const VulkanManifestInfo *vulkan) {
   nlohmann::json manifest;
   manifest["format"] = "ejk-artifact";
   manifest["version"] = 1;
   manifest["target"] = target.str();
   manifest["compiler_version"] = "0.1.0";
-  manifest["library"] = library.str();
+  if (!vulkan)
+    manifest["library"] = library.str();
   manifest["entries"] = nlohmann::json::array();
 
   for (auto entry : tiled.getOps<func::FuncOp>()) {
@@ -106,6 +149,8 @@ mlir::ejk::buildManifest(ModuleOp tiled, StringRef library, StringRef target) {
       auto bytes = callee->getAttrOfType<IntegerAttr>(kBytesAttrName);
       dispatch["flops"] = flops ? flops.getInt() : 0;
       dispatch["bytes"] = bytes ? bytes.getInt() : 0;
+      if (vulkan && failed(addVulkanFields(callee, *vulkan, dispatch)))
+        return failure();
       dispatches.push_back(dispatch);
     }
     nlohmann::json item;

@@ -5,16 +5,32 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include "llvm/ADT/StringMap.h"
+
 #include <string>
+#include <vector>
 
 namespace mlir::ejk {
 
+/// What a Vulkan manifest adds to each dispatch.
+struct VulkanManifestInfo {
+  /// The artifact's name: dispatch `d`'s SPIR-V is `<name>_<d>.spv`.
+  std::string artifactName;
+  /// Device features each dispatch's SPIR-V needs (from its capabilities),
+  /// by dispatch name; merged with the dispatch's `ejk.requires`.
+  llvm::StringMap<std::vector<std::string>> features;
+};
+
 /// Builds the manifest JSON (docs/runtime.md) of a module after tiling: one
 /// entry per `ejk.entry` function with its buffers (inputs, outputs,
-/// temporaries) and its dispatches in order. Emits an error and fails on a
-/// module that is not in that form.
-FailureOr<std::string> buildManifest(ModuleOp tiled, StringRef library,
-                                     StringRef target);
+/// temporaries) and its dispatches in order. With `vulkan`, the manifest
+/// has no library and each dispatch its `spirv`, `entry_point`,
+/// `workgroup_size`, `shared_memory_bytes`, `push_constants` and
+/// `requires`. Emits an error and fails on a module that is not in that
+/// form.
+FailureOr<std::string>
+buildManifest(ModuleOp tiled, StringRef library, StringRef target,
+              const VulkanManifestInfo *vulkan = nullptr);
 
 } // namespace mlir::ejk
 

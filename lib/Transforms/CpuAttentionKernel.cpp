@@ -53,24 +53,6 @@ int64_t vectorsPerBlock(int64_t vectors, int64_t maxVectors) {
   return 1;
 }
 
-/// murmur3's finalizer on i32 scalars or vectors (see DropoutHash.h).
-Value mix32(Emitter &e, Value h) {
-  bool isVector = isa<VectorType>(h.getType());
-  auto constant = [&](uint32_t v) -> Value {
-    return isVector ? e.splatI32(static_cast<int32_t>(v))
-                    : e.constI32(static_cast<int32_t>(v));
-  };
-  auto shiftXor = [&](Value x, uint32_t shift) -> Value {
-    return arith::XOrIOp::create(
-        e.b, x, arith::ShRUIOp::create(e.b, x, constant(shift)));
-  };
-  h = shiftXor(h, 16);
-  h = arith::MulIOp::create(e.b, h, constant(0x85ebca6bu));
-  h = shiftXor(h, 13);
-  h = arith::MulIOp::create(e.b, h, constant(0xc2b2ae35u));
-  return shiftXor(h, 16);
-}
-
 /// The attention dispatch body, in the order the header comment describes.
 class AttentionBodyBuilder {
 public:
@@ -343,9 +325,9 @@ private:
                                     ::ejk::kDropoutSeedSalt) ^
                        static_cast<uint32_t>(p.dropoutSeed >> 32));
       Value h = e.constI32(static_cast<int32_t>(seeded));
-      h = mix32(e, arith::XOrIOp::create(e.b, h, e.toI32(batch)));
-      h = mix32(e, arith::XOrIOp::create(e.b, h, e.toI32(head)));
-      rowHash = mix32(e, arith::XOrIOp::create(e.b, h, e.toI32(rowPos)));
+      h = emitMix32(e, arith::XOrIOp::create(e.b, h, e.toI32(batch)));
+      h = emitMix32(e, arith::XOrIOp::create(e.b, h, e.toI32(head)));
+      rowHash = emitMix32(e, arith::XOrIOp::create(e.b, h, e.toI32(rowPos)));
     }
 
     // Pass 2: probabilities, their sum, dropout.
@@ -383,7 +365,7 @@ private:
   Value applyDropout(Value prob, Value rowHash, Value key0) {
     Value keys = e.laneIndices(key0);
     Value bits =
-        mix32(e, arith::XOrIOp::create(e.b, e.broadcast(rowHash), keys));
+        emitMix32(e, arith::XOrIOp::create(e.b, e.broadcast(rowHash), keys));
     Value top = arith::ShRUIOp::create(e.b, bits, e.splatI32(8));
     uint32_t threshold = ::ejk::dropoutThreshold(*p.dropoutProb);
     Value keep =

@@ -11,6 +11,8 @@
 #ifndef EJK_LIB_TRANSFORMS_CPUATTENTIONKERNEL_H
 #define EJK_LIB_TRANSFORMS_CPUATTENTIONKERNEL_H
 
+#include "AttentionProblem.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 
@@ -21,18 +23,7 @@
 namespace mlir::ejk {
 
 /// Everything the CPU kernel builders need to know about one op.
-struct CpuAttentionPlan {
-  // Problem.
-  int64_t batch, seqQ, seqK, numHeads, numKvHeads, headDim, headDimV;
-  float softmaxScale;
-  bool causal;
-  std::optional<std::array<int64_t, 2>> slidingWindow;
-  std::optional<float> softCap;
-  std::optional<float> dropoutProb;
-  uint64_t dropoutSeed = 0;
-  bool biasBroadcastsBatch = false, biasBroadcastsHeads = false;
-  bool maskBroadcastsBatch = false, maskBroadcastsHeads = false;
-
+struct CpuAttentionPlan : AttentionProblem {
   // Config and target.
   int64_t blockQ, blockK;
   /// f32 lanes per vector.
@@ -56,9 +47,7 @@ struct CpuAttentionPlan {
 };
 
 /// Buffers of the attention dispatch; optional ones are null.
-struct CpuAttentionBuffers {
-  Value query, key, value, bias, mask, qSegmentIds, kvSegmentIds;
-  Value output, lse;
+struct CpuAttentionBuffers : AttentionBuffers {
   /// The packed K^T and V buffers written by the pack dispatch.
   Value packedKeyT, packedValue;
 };

@@ -180,6 +180,24 @@ public:
   }
 };
 
+/// murmur3's finalizer on i32 scalars or vectors (see DropoutHash.h).
+inline Value emitMix32(Emitter &e, Value h) {
+  bool isVector = isa<VectorType>(h.getType());
+  auto constant = [&](uint32_t v) -> Value {
+    return isVector ? e.splatI32(static_cast<int32_t>(v))
+                    : e.constI32(static_cast<int32_t>(v));
+  };
+  auto shiftXor = [&](Value x, uint32_t shift) -> Value {
+    return arith::XOrIOp::create(
+        e.b, x, arith::ShRUIOp::create(e.b, x, constant(shift)));
+  };
+  h = shiftXor(h, 16);
+  h = arith::MulIOp::create(e.b, h, constant(0x85ebca6bu));
+  h = shiftXor(h, 13);
+  h = arith::MulIOp::create(e.b, h, constant(0xc2b2ae35u));
+  return shiftXor(h, 16);
+}
+
 } // namespace mlir::ejk
 
 #endif // EJK_LIB_TRANSFORMS_CPUEMITTER_H

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuAttentionKernel.h"
+#include "DispatchUtils.h"
+#include "GpuAttentionKernel.h"
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
 #include "ejk/Transforms/Passes.h"
@@ -25,40 +27,17 @@ namespace mlir::ejk {
 using namespace mlir;
 using namespace mlir::ejk;
 
-/// The dispatch argument a tensor operand views, or null.
-static Value bufferOf(Value tensor) {
-  if (!tensor)
-    return {};
-  auto view = tensor.getDefiningOp<bufferization::ToTensorOp>();
-  return view ? view.getBuffer() : Value();
+/// Checks the op's config against the target; fails with a diagnostic.
+static LogicalResult checkConfig(FlashAttentionOp op,
+                                 const TargetInfo &target) {
+  return checkedConfig(cast<TunableOpInterface>(op.getOperation()), target);
 }
 
-/// The dispatch argument a result is stored into, or null.
-static Value destinationOf(Value result) {
-  if (!result || !result.hasOneUse())
-    return {};
-  auto store = dyn_cast<bufferization::MaterializeInDestinationOp>(
-      *result.getUsers().begin());
-  return store ? store.getDest() : Value();
-}
-
-static DenseI64ArrayAttr gridAttr(Builder &b, std::array<int64_t, 3> grid) {
-  return b.getDenseI64ArrayAttr({grid[0], grid[1], grid[2]});
-}
-
-static FailureOr<CpuAttentionPlan> makePlan(FlashAttentionOp op,
-                                            const TargetInfo &target) {
-  ConfigAttr config = op.getConfigAttr();
-  if (!config)
-    return op.emitOpError("has no #ejk.config; run ejk-select-configs first");
-  std::string reason;
-  llvm::raw_string_ostream os(reason);
-  if (failed(op.verifyConfig(config, target, os)))
-    return op.emitOpError("config ") << config << " is invalid: " << reason;
-
+/// The sizes and options every kernel builder needs.
+static AttentionProblem readProblem(FlashAttentionOp op) {
   auto q = op.getQuery().getType();
   auto k = op.getKey().getType();
-  CpuAttentionPlan plan;
+  AttentionProblem plan;
   plan.batch = q.getDimSize(0);
   plan.seqQ = q.getDimSize(1);
   plan.numHeads = q.getDimSize(2);
@@ -86,21 +65,26 @@ static FailureOr<CpuAttentionPlan> makePlan(FlashAttentionOp op,
     plan.maskBroadcastsBatch = type.getDimSize(0) == 1 && plan.batch != 1;
     plan.maskBroadcastsHeads = type.getDimSize(1) == 1 && plan.numHeads != 1;
   }
+  return plan;
+}
+
+static FailureOr<CpuAttentionPlan> makePlan(FlashAttentionOp op,
+                                            const TargetInfo &target) {
+  if (failed(checkConfig(op, target)))
+    return failure();
+  CpuAttentionPlan plan;
+  static_cast<AttentionProblem &>(plan) = readProblem(op);
+  ConfigAttr config = op.getConfigAttr();
   plan.blockQ = *config.lookup("block_q");
   plan.blockK = *config.lookup("block_k");
   plan.lanes = target.f32Lanes();
   return plan;
 }
 
-/// Rewrites one dispatch function; `symbols` gets the new pack dispatch.
-static LogicalResult tileDispatch(func::FuncOp dispatch, FlashAttentionOp op,
-                                  const TargetInfo &target, ModuleOp module,
-                                  SymbolTable &symbols) {
-  FailureOr<CpuAttentionPlan> plan = makePlan(op, target);
-  if (failed(plan))
-    return failure();
-
-  CpuAttentionBuffers buffers;
+/// The dispatch's buffers for the op's operands and results; fails with a
+/// diagnostic when the op is not in dispatch form.
+static FailureOr<AttentionBuffers> findBuffers(FlashAttentionOp op) {
+  AttentionBuffers buffers;
   buffers.query = bufferOf(op.getQuery());
   buffers.key = bufferOf(op.getKey());
   buffers.value = bufferOf(op.getValue());
@@ -117,6 +101,70 @@ static LogicalResult tileDispatch(func::FuncOp dispatch, FlashAttentionOp op,
       (op.getLse() && !buffers.lse))
     return op.emitOpError("is not in dispatch form; run ejk-form-dispatches "
                           "first");
+  return buffers;
+}
+
+/// FLOPs of the two matmuls (FlashAttention's convention, halved when
+/// causal).
+static int64_t attentionFlops(const AttentionProblem &p) {
+  int64_t flops =
+      2 * p.batch * p.numHeads * p.seqQ * p.seqK * (p.headDim + p.headDimV);
+  return p.causal ? flops / 2 : flops;
+}
+
+/// Rewrites one dispatch for a Vulkan target: one kernel, no pack.
+static LogicalResult tileDispatchForVulkan(func::FuncOp dispatch,
+                                           FlashAttentionOp op,
+                                           const TargetInfo &target) {
+  if (failed(checkConfig(op, target)))
+    return failure();
+  FailureOr<AttentionBuffers> buffers = findBuffers(op);
+  if (failed(buffers))
+    return failure();
+  GpuAttentionPlan plan;
+  static_cast<AttentionProblem &>(plan) = readProblem(op);
+  std::optional<GpuAttentionLayout> layout =
+      getGpuAttentionLayout(op, op.getConfigAttr(), target, llvm::nulls());
+  if (!layout)
+    return op.emitOpError("has no Vulkan layout for its config");
+  plan.layout = *layout;
+
+  Location loc = op.getLoc();
+  Block &body = clearBody(dispatch);
+  OpBuilder b = OpBuilder::atBlockEnd(&body);
+  if (layout->cooperative)
+    buildGpuCoopAttentionBody(b, loc, plan, *buffers);
+  else
+    buildGpuAttentionBody(b, loc, plan, *buffers);
+  func::ReturnOp::create(b, loc);
+  dispatch->setAttr(kGridAttrName, gridAttr(b, plan.grid()));
+  dispatch->setAttr(kWorkgroupSizeAttrName,
+                    b.getDenseI64ArrayAttr({layout->threads, 1, 1}));
+  dispatch->setAttr(kSharedMemoryAttrName,
+                    b.getI64IntegerAttr(layout->sharedBytes));
+  int64_t bytes = 0;
+  for (Value buffer : {buffers->query, buffers->key, buffers->value,
+                       buffers->bias, buffers->mask, buffers->qSegmentIds,
+                       buffers->kvSegmentIds, buffers->output, buffers->lse})
+    bytes += bytesOf(buffer);
+  dispatch->setAttr(kFlopsAttrName, b.getI64IntegerAttr(attentionFlops(plan)));
+  dispatch->setAttr(kBytesAttrName, b.getI64IntegerAttr(bytes));
+  return success();
+}
+
+/// Rewrites one dispatch function; `symbols` gets the new pack dispatch.
+static LogicalResult tileDispatch(func::FuncOp dispatch, FlashAttentionOp op,
+                                  const TargetInfo &target, ModuleOp module,
+                                  SymbolTable &symbols) {
+  FailureOr<CpuAttentionPlan> plan = makePlan(op, target);
+  if (failed(plan))
+    return failure();
+
+  FailureOr<AttentionBuffers> found = findBuffers(op);
+  if (failed(found))
+    return failure();
+  CpuAttentionBuffers buffers;
+  static_cast<AttentionBuffers &>(buffers) = *found;
 
   OpBuilder builder(dispatch);
   Location loc = op.getLoc();
@@ -188,39 +236,19 @@ static LogicalResult tileDispatch(func::FuncOp dispatch, FlashAttentionOp op,
   }
 
   // Replace the body: drop the tensor-level ops, emit the kernel.
-  Block &body = dispatch.getBody().front();
-  SmallVector<Operation *> old;
-  for (Operation &o : body)
-    old.push_back(&o);
-  for (Operation *o : llvm::reverse(old)) {
-    o->dropAllUses();
-    o->erase();
-  }
-  OpBuilder b = OpBuilder::atBlockEnd(&body);
+  OpBuilder b = OpBuilder::atBlockEnd(&clearBody(dispatch));
   buildCpuAttentionBody(b, loc, *plan, buffers);
   func::ReturnOp::create(b, loc);
   dispatch->setAttr(kGridAttrName, gridAttr(b, plan->attentionGrid()));
 
-  // Work counts for reporting: the two matmuls (FlashAttention's
-  // convention, halved when causal) and the bytes of every operand.
-  auto bytesOf = [](Value buffer) -> int64_t {
-    if (!buffer)
-      return 0;
-    auto type = cast<MemRefType>(buffer.getType());
-    return type.getNumElements() *
-           std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-  };
-  int64_t flops = 2 * plan->batch * plan->numHeads * plan->seqQ * plan->seqK *
-                  (plan->headDim + plan->headDimV);
-  if (plan->causal)
-    flops /= 2;
+  // Work counts for reporting.
   int64_t bytes = 0;
   for (Value buffer :
        {buffers.query, buffers.bias, buffers.mask, buffers.qSegmentIds,
         buffers.kvSegmentIds, buffers.output, buffers.lse, buffers.packedKeyT,
         buffers.packedValue})
     bytes += bytesOf(buffer);
-  dispatch->setAttr(kFlopsAttrName, b.getI64IntegerAttr(flops));
+  dispatch->setAttr(kFlopsAttrName, b.getI64IntegerAttr(attentionFlops(*plan)));
   dispatch->setAttr(kBytesAttrName, b.getI64IntegerAttr(bytes));
   pack->setAttr(kFlopsAttrName, b.getI64IntegerAttr(0));
   pack->setAttr(kBytesAttrName,
@@ -247,11 +275,11 @@ struct TileAttentionPass
     FailureOr<TargetInfo> target = getModuleTarget(module);
     if (failed(target))
       return signalPassFailure();
-    if (!target->isCpu()) {
-      module.emitError("ejk-tile-attention: target '")
-          << (target->isVulkan() ? "vulkan" : "?")
-          << "' is not supported yet; only cpu";
-      return signalPassFailure();
+    if (target->isVulkan()) {
+      for (auto [func, op] : work)
+        if (failed(tileDispatchForVulkan(func, op, *target)))
+          return signalPassFailure();
+      return;
     }
     SymbolTable symbols(module);
     for (auto [func, op] : work)

@@ -18,12 +18,12 @@ struct PrintConfigSpacePass
   using Base::Base;
 
   void runOnOperation() override {
-    FailureOr<TargetInfo> info =
-        makeTargetInfo(target, vectorBits, numCores, l2Bytes, subgroupSize,
-                       sharedMemoryBytes, cooperativeMatrix);
+    std::string error;
+    FailureOr<TargetInfo> info = makeTargetInfo(
+        target, vectorBits, numCores, l2Bytes, subgroupSize, sharedMemoryBytes,
+        cooperativeMatrix, spirvVersion, vulkanFeatures, error);
     if (failed(info)) {
-      getOperation()->emitError("ejk-print-config-space: unknown target '")
-          << target << "', expected 'cpu' or 'vulkan'";
+      getOperation()->emitError("ejk-print-config-space: ") << error;
       return signalPassFailure();
     }
     getOperation()->walk([&](TunableOpInterface op) {

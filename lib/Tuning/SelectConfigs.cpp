@@ -81,13 +81,11 @@ struct SelectConfigsPass
   /// given explicitly on top.
   FailureOr<TargetInfo> targetFacts(const ConfigSelectionOptions &selection,
                                     std::string &error) {
-    FailureOr<TargetInfo> info =
-        makeTargetInfo(target, vectorBits, numCores, l2Bytes, subgroupSize,
-                       sharedMemoryBytes, cooperativeMatrix);
-    if (failed(info)) {
-      error = "unknown target '" + target + "', expected 'cpu' or 'vulkan'";
+    FailureOr<TargetInfo> info = makeTargetInfo(
+        target, vectorBits, numCores, l2Bytes, subgroupSize, sharedMemoryBytes,
+        cooperativeMatrix, spirvVersion, vulkanFeatures, error);
+    if (failed(info))
       return failure();
-    }
     if (!selection.fingerprint)
       return info;
     FailureOr<TargetInfo> device =
@@ -100,8 +98,10 @@ struct SelectConfigsPass
       return failure();
     }
     if (injected) {
-      // The driver sets every option; only the caches are the
-      // fingerprint's to tell.
+      // The driver sets every CPU option; only the caches are the
+      // fingerprint's to tell. A Vulkan target is the fingerprint's.
+      if (device->isVulkan())
+        return device;
       info->l1Bytes = device->l1Bytes;
       info->l2Bytes = device->l2Bytes;
       return info;
@@ -118,6 +118,17 @@ struct SelectConfigsPass
       device->sharedMemoryBytes = sharedMemoryBytes;
     if (cooperativeMatrix.hasValue())
       device->hasCooperativeMatrix = cooperativeMatrix;
+    if (device->isVulkan() &&
+        (spirvVersion.hasValue() || vulkanFeatures.hasValue())) {
+      TargetInfo explicitOptions = *device;
+      if (failed(applyVulkanOptions(explicitOptions, spirvVersion,
+                                    vulkanFeatures, error)))
+        return failure();
+      if (spirvVersion.hasValue())
+        device->spirvVersion = explicitOptions.spirvVersion;
+      if (vulkanFeatures.hasValue())
+        device->vulkanFeatures = explicitOptions.vulkanFeatures;
+    }
     return device;
   }
 

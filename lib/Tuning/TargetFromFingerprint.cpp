@@ -66,11 +66,60 @@ mlir::ejk::targetInfoFromFingerprint(const ::ejk::DeviceFingerprint &fp,
     return info;
   }
   if (failed(readSize("subgroup_size", info.subgroupSize)) ||
-      failed(readSize("shared_memory", info.sharedMemoryBytes)) ||
-      failed(readSize("max_invocations", info.maxWorkgroupInvocations)))
+      failed(readSize("max_shared_memory", info.sharedMemoryBytes)) ||
+      failed(
+          readSize("max_workgroup_invocations", info.maxWorkgroupInvocations)))
     return failure();
+  if (std::string version = fp.get("spirv_version"); !version.empty()) {
+    std::optional<unsigned> parsed = parseSpirvVersion(version);
+    if (!parsed)
+      return bad("spirv_version");
+    info.spirvVersion = *parsed;
+  }
+  if (std::string size = fp.get("max_workgroup_size"); !size.empty()) {
+    SmallVector<StringRef> parts;
+    StringRef(size).split(parts, ',');
+    if (parts.size() != 3)
+      return bad("max_workgroup_size");
+    for (auto [i, part] : llvm::enumerate(parts))
+      if (part.getAsInteger(10, info.maxWorkgroupSize[i]) ||
+          info.maxWorkgroupSize[i] < 1)
+        return bad("max_workgroup_size");
+  }
+  // Shader features are flags "0"/"1"; subgroup operations a list.
+  SmallVector<std::string> features;
+  for (StringRef flag : {"float16", "float64", "int8", "int16", "int64",
+                         "storage16", "storage8", "vulkan_memory_model"}) {
+    std::string value = fp.get(flag.str());
+    if (value.empty() || value == "0")
+      continue;
+    if (value != "1")
+      return bad(flag);
+    features.push_back(flag.str());
+  }
+  if (std::string operations = fp.get("subgroup_operations");
+      !operations.empty() || fp.fields.count("subgroup_operations")) {
+    SmallVector<StringRef> names;
+    StringRef(operations).split(names, ',', -1, /*KeepEmpty=*/false);
+    // Operations ejk has no use for (newer Vulkan bits) are left out.
+    for (StringRef name : names)
+      if (llvm::is_contained(TargetInfo::knownVulkanFeatures(),
+                             ("subgroup_" + name).str()))
+        features.push_back(("subgroup_" + name).str());
+  } else {
+    features.push_back("subgroup_basic");
+  }
+  std::string unknown;
+  if (failed(info.setVulkanFeatures(features, unknown)))
+    return bad("subgroup_operations");
+  // Cooperative matrices: the extension and the one shape the kernels use.
+  std::string coop = fp.get("cooperative_matrix");
+  if (!coop.empty() && coop != "0" && coop != "1")
+    return bad("cooperative_matrix");
   SmallVector<StringRef> shapes;
-  StringRef(fp.get("cooperative_matrix")).split(shapes, ',', -1, false);
-  info.hasCooperativeMatrix = llvm::is_contained(shapes, "16x16x16:f16:f32");
+  StringRef(fp.get("cooperative_matrix_shapes"))
+      .split(shapes, ',', -1, /*KeepEmpty=*/false);
+  info.hasCooperativeMatrix =
+      coop == "1" && llvm::is_contained(shapes, "16x16x16:f16*f16+f32=f32");
   return info;
 }

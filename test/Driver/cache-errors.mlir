@@ -7,7 +7,6 @@
 // RUN: env EJK_CACHE_DIR=%t/cache EJK_CACHE_MAX_MB=0 ejkc %s -o %t/out 2>&1 | FileCheck %s --check-prefix=CHECK-ZERO
 // RUN: env EJK_CACHE_DIR=%t/cache ejkc %s -o %t/out --no-cache 2>&1 | FileCheck %s --check-prefix=CHECK-NO-CACHE-FLAG
 // RUN: not ejkc %s --emit=spirv-asm 2>&1 | FileCheck %s --check-prefix=CHECK-SPIRV
-// RUN: not ejkc %s --target=vulkan 2>&1 | FileCheck %s --check-prefix=CHECK-VULKAN
 // RUN: not ejkc %s --target=tpu 2>&1 | FileCheck %s --check-prefix=CHECK-TARGET
 // RUN: not ejkc 2>&1 | FileCheck %s --check-prefix=CHECK-NOINPUT
 // RUN: chmod 777 %t/cache/artifacts
@@ -23,8 +22,7 @@
 // CHECK-ZERO-NOT: warning
 // CHECK-ZERO: ejkc: cache miss
 // CHECK-NO-CACHE-FLAG: ejkc: wrote {{.*}} (no cache;
-// CHECK-SPIRV: ejkc: error: --emit=spirv-asm is not available until the Vulkan target lands
-// CHECK-VULKAN: ejkc: error: --target=vulkan is not available until the Vulkan target lands
+// CHECK-SPIRV: ejkc: error: --emit=spirv-asm needs --target=vulkan
 // CHECK-TARGET: ejkc: unknown --target=tpu (expected cpu or vulkan)
 // CHECK-NOINPUT: ejkc: no input file
 // CHECK-SHARED: ejkc: warning: cache entry '{{.*}}' not used: '{{.*}}/artifacts' is accessible to other users (mode 0777); expected 0700; recompiling

@@ -91,18 +91,21 @@ static bool readWork(const std::string &manifestPath, const std::string &entry,
   return true;
 }
 
-bool mlir::ejk::runOnRuntime(const std::string &manifestPath,
+bool mlir::ejk::runOnRuntime(const std::string &deviceSpec,
+                             const std::string &manifestPath,
                              const std::string &entry,
                              const std::vector<HostTensor> &inputs,
-                             FunctionType signature, unsigned benchRuns,
-                             RunResult &result, std::string &error) {
+                             ArrayRef<ShapedType> resultTypes,
+                             unsigned benchRuns, RunResult &result,
+                             std::string &error) {
   auto runtimeError = [&](const char *what) {
     error = std::string(what) + ": " + ejk_last_error();
     return false;
   };
   RuntimeSession s;
-  if (ejk_device_create("cpu", &s.device) != EJK_OK)
-    return runtimeError("cannot create the cpu device");
+  if (ejk_device_create(deviceSpec.c_str(), &s.device) != EJK_OK)
+    return runtimeError(
+        ("cannot create the " + deviceSpec + " device").c_str());
   if (ejk_module_load(s.device, manifestPath.c_str(), &s.module) != EJK_OK)
     return runtimeError("cannot load the artifact");
   std::vector<ejk_buffer *> in, out;
@@ -116,8 +119,7 @@ bool mlir::ejk::runOnRuntime(const std::string &manifestPath,
         EJK_OK)
       return runtimeError("cannot upload an input");
   }
-  for (Type type : signature.getResults()) {
-    auto tensor = cast<RankedTensorType>(type);
+  for (ShapedType tensor : resultTypes) {
     HostTensor output;
     output.dtype = HostTensor::dtypeOf(tensor.getElementType());
     output.shape = tensor.getShape().vec();

@@ -44,11 +44,15 @@ struct RunResult {
   int64_t flops = 0, bytes = 0;
 };
 
-/// Loads the artifact, runs `entry` once (plus 2 warm-up and `benchRuns`
-/// timed runs when benchRuns > 0) and downloads the outputs.
-bool runOnRuntime(const std::string &manifestPath, const std::string &entry,
-                  const std::vector<HostTensor> &inputs, FunctionType signature,
-                  unsigned benchRuns, RunResult &result, std::string &error);
+/// Loads the artifact on the runtime device `deviceSpec` ("cpu", "vulkan"),
+/// runs `entry` once (plus 2 warm-up and `benchRuns` timed runs when
+/// benchRuns > 0) and downloads the outputs, whose types are `resultTypes`.
+/// Timed runs report the runtime's kernel time (on Vulkan, the GPU's).
+bool runOnRuntime(const std::string &deviceSpec,
+                  const std::string &manifestPath, const std::string &entry,
+                  const std::vector<HostTensor> &inputs,
+                  ArrayRef<ShapedType> resultTypes, unsigned benchRuns,
+                  RunResult &result, std::string &error);
 
 /// Prints median and min time and GFLOP/s of the timed runs.
 void printBench(const RunResult &result, unsigned runs, raw_ostream &os);

@@ -1,11 +1,17 @@
 //===- ejk-run.cpp - compile, run and check an entry point ----------------===//
 //
-//   ejk-run FILE.mlir --entry NAME [--target cpu] [--input X.npy ...]
+//   ejk-run FILE.mlir --entry NAME [--target cpu|vulkan] [--input X.npy ...]
 //           [--random-inputs SEED] [--output Y.npy ...] [--check]
 //           [--bench N] [--artifact-dir DIR] [--no-cache] [--load-only]
 //           [--verbose] [--config-overlay FILE.json]
 //           [--ejk-explain-configs] [--record]
-//   ejk-run --print-fingerprint | --fingerprint-out FILE
+//   ejk-run [--target cpu|vulkan] --print-fingerprint | --fingerprint-out FILE
+//
+// --target vulkan compiles for and runs on the Vulkan device the runtime
+// picks (EJK_VULKAN_DEVICE selects one); the reference still runs on the
+// host. An entry that is already tiled (`ejk.entry` over memrefs, with
+// hand-written dispatches) runs as is; it has no reference, so --check
+// refuses it.
 //
 // Inputs bind to the entry's arguments in order and outputs are written in
 // order. --check compares with the reference evaluator; --bench times N runs
@@ -21,6 +27,7 @@
 
 #include "ejk/Driver/ArtifactCache.h"
 #include "ejk/Driver/Compiler.h"
+#include "ejk/Driver/DeviceFingerprint.h"
 #include "ejk/Driver/HostTensor.h"
 #include "ejk/Driver/ReferenceRunner.h"
 #include "ejk/Driver/Tooling.h"
@@ -49,13 +56,18 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"));
 static cl::opt<std::string> entryName("entry", cl::desc("Entry function"));
 static cl::opt<bool>
     printFingerprint("print-fingerprint",
-                     cl::desc("Print this machine's device fingerprint"));
+                     cl::desc("Print the fingerprint of this machine's "
+                              "device of --target"));
 static cl::opt<std::string> fingerprintOut(
     "fingerprint-out",
     cl::desc("Write this machine's fingerprint to FILE (for ejk-tune "
              "--fingerprint elsewhere)"),
     cl::value_desc("file"));
-static cl::opt<std::string> target("target", cl::desc("cpu"), cl::init("cpu"));
+static cl::opt<std::string>
+    target("target",
+           cl::desc("Device to compile for and run on: cpu "
+                    "(default) or vulkan"),
+           cl::init("cpu"));
 static cl::list<std::string> inputs("input",
                                     cl::desc("Input .npy, one per argument"));
 static cl::opt<int64_t>
@@ -93,11 +105,11 @@ static double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-/// Loads the artifact on a CPU device and releases it: --load-only.
+/// Loads the artifact on the target's device and releases it: --load-only.
 static bool loadModule(const std::string &manifestPath, std::string &error) {
   ejk_device *device = nullptr;
   ejk_module *module = nullptr;
-  bool ok = ejk_device_create("cpu", &device) == EJK_OK &&
+  bool ok = ejk_device_create(target.c_str(), &device) == EJK_OK &&
             ejk_module_load(device, manifestPath.c_str(), &module) == EJK_OK;
   if (!ok)
     error = ejk_last_error();
@@ -122,8 +134,7 @@ static std::string describe(ArrayRef<int64_t> shape, StringRef dtype) {
 /// Random inputs: floats from `floats` (N(0, 1) unless the argument's use
 /// asks otherwise, see InputRanges.h), i1 true with probability 0.85,
 /// integers in [0, 3) sorted along the last dimension (segment-id like).
-static HostTensor randomTensor(RankedTensorType type,
-                               const InputDistribution &floats,
+static HostTensor randomTensor(ShapedType type, const InputDistribution &floats,
                                std::mt19937_64 &rng) {
   std::string dtype = HostTensor::dtypeOf(type.getElementType());
   std::vector<int64_t> shape = type.getShape().vec();
@@ -161,11 +172,15 @@ int main(int argc, char **argv) {
   registerConfigSelectionFlags();
   cl::ParseCommandLineOptions(argc, argv,
                               "ejk-run: compile, run and check an entry\n");
+  if (target != "cpu" && target != "vulkan")
+    return fail("unknown --target '" + target + "' (expected cpu or vulkan)");
   if (printFingerprint || !fingerprintOut.empty()) {
     ::ejk::DeviceFingerprint device = ::ejk::hostCpuFingerprint();
+    std::string error;
+    if (target == "vulkan" && !vulkanDeviceFingerprint(device, error))
+      return fail(error);
     if (printFingerprint)
       llvm::outs() << "# hash " << device.hash() << "\n" << device.text();
-    std::string error;
     if (!fingerprintOut.empty() &&
         !::ejk::writeFileAtomically(fingerprintOut, device.text(), error))
       return fail(error);
@@ -173,9 +188,10 @@ int main(int argc, char **argv) {
   }
   if (inputFile.empty() || entryName.empty())
     return fail("give an input file and --entry NAME");
-  if (target != "cpu")
-    return fail("target '" + target +
-                "' is not available in this build (expected cpu)");
+  ::ejk::DeviceFingerprint device;
+  if (std::string error;
+      target == "vulkan" && !vulkanDeviceFingerprint(device, error))
+    return fail(error);
 
   MLIRContext context;
   OwningOpRef<ModuleOp> module = parseEjkFile(context, inputFile);
@@ -187,25 +203,41 @@ int main(int argc, char **argv) {
   auto entry = original->lookupSymbol<func::FuncOp>(entryName);
   if (!entry || entry.isExternal())
     return fail("no function '" + entryName + "' in " + inputFile);
-  FunctionType signature = entry.getFunctionType();
+  // A tensor entry, or one already tiled: inputs then outputs as memrefs.
+  SmallVector<ShapedType> inputTypes, resultTypes;
+  bool tiled = entry->hasAttr("ejk.entry");
+  if (tiled) {
+    auto numInputs = entry->getAttrOfType<IntegerAttr>("ejk.num_inputs");
+    if (!numInputs)
+      return fail("tiled entry '" + entryName + "' has no ejk.num_inputs");
+    for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes()))
+      (static_cast<int64_t>(i) < numInputs.getInt() ? inputTypes : resultTypes)
+          .push_back(cast<ShapedType>(type));
+    if (check)
+      return fail("--check needs the reference, which evaluates ejk ops; '" +
+                  entryName + "' is already tiled");
+  } else {
+    for (Type type : entry.getArgumentTypes())
+      inputTypes.push_back(cast<ShapedType>(type));
+    for (Type type : entry.getResultTypes())
+      resultTypes.push_back(cast<ShapedType>(type));
+  }
 
   // Inputs.
   std::vector<HostTensor> hostInputs;
   if (!inputs.empty() && randomSeed >= 0)
     return fail("give either --input files or --random-inputs, not both");
   // --load-only stops before running: it needs no inputs.
-  if (inputs.empty() && randomSeed < 0 && signature.getNumInputs() > 0 &&
-      !loadOnly)
+  if (inputs.empty() && randomSeed < 0 && !inputTypes.empty() && !loadOnly)
     return fail("no inputs: give --input for each of the " +
-                Twine(signature.getNumInputs()) +
+                Twine(inputTypes.size()) +
                 " arguments, or --random-inputs SEED");
-  if (!inputs.empty() && inputs.size() != signature.getNumInputs())
-    return fail("'" + entryName + "' takes " + Twine(signature.getNumInputs()) +
+  if (!inputs.empty() && inputs.size() != inputTypes.size())
+    return fail("'" + entryName + "' takes " + Twine(inputTypes.size()) +
                 " arguments, got " + Twine(inputs.size()) + " --input files");
   std::mt19937_64 rng(randomSeed >= 0 ? randomSeed : 0);
-  for (auto [i, type] :
-       llvm::enumerate(loadOnly ? ArrayRef<Type>() : signature.getInputs())) {
-    auto tensorType = cast<RankedTensorType>(type);
+  for (auto [i, tensorType] :
+       llvm::enumerate(loadOnly ? ArrayRef<ShapedType>() : inputTypes)) {
     std::string dtype = HostTensor::dtypeOf(tensorType.getElementType());
     if (randomSeed >= 0) {
       hostInputs.push_back(randomTensor(
@@ -222,8 +254,8 @@ int main(int argc, char **argv) {
                   describe(tensorType.getShape(), dtype));
     hostInputs.push_back(std::move(tensor));
   }
-  if (!outputs.empty() && outputs.size() != signature.getNumResults())
-    return fail("'" + entryName + "' has " + Twine(signature.getNumResults()) +
+  if (!outputs.empty() && outputs.size() != resultTypes.size())
+    return fail("'" + entryName + "' has " + Twine(resultTypes.size()) +
                 " results, got " + Twine(outputs.size()) + " --output files");
 
   // Compile, through the cache unless told otherwise.
@@ -234,6 +266,13 @@ int main(int argc, char **argv) {
   if (!compileOptions.selection)
     return fail(selectionError);
   compileOptions.vectorBits = vectorBits;
+  compileOptions.target = target;
+  if (target == "vulkan") {
+    if (compileOptions.selection->tuner)
+      return fail("EJK_AUTOTUNE_POLICY=autotune tunes on the host CPU; "
+                  "autotuning for Vulkan is not available yet");
+    compileOptions.device = device;
+  }
   std::string temporaryDir, manifestPath;
   if (!artifactDir.empty() || noCache) {
     if (dir.empty()) {
@@ -243,8 +282,8 @@ int main(int argc, char **argv) {
     }
     Clock::time_point start = Clock::now();
     CompileTimings timings;
-    if (failed(compileForHostCpu(*module, compileOptions, dir, "kernel",
-                                 manifestPath, &timings)))
+    if (failed(compileArtifact(*module, compileOptions, dir, "kernel",
+                               manifestPath, &timings)))
       return 1;
     if (verbose)
       llvm::errs() << "ejk-run: compiled without the cache in "
@@ -296,8 +335,8 @@ int main(int argc, char **argv) {
   // Run.
   RunResult run;
   std::string error;
-  bool ok = runOnRuntime(manifestPath, entryName, hostInputs, signature,
-                         benchRuns, run, error);
+  bool ok = runOnRuntime(target, manifestPath, entryName, hostInputs,
+                         resultTypes, benchRuns, run, error);
   removeTemporary();
   if (!ok)
     return fail(error);

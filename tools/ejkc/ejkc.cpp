@@ -1,17 +1,21 @@
 //===- ejkc.cpp - compile an IR file to an artifact -----------------------===//
 //
-//   ejkc FILE.mlir [--target cpu|vulkan] [-o DIR] [--name NAME]
-//   [--emit=artifact|ir-after-tiling|llvm|spirv-asm] [--no-cache]
+//   ejkc FILE.mlir [--target cpu|vulkan] [--fingerprint FILE] [-o DIR]
+//   [--name NAME] [--emit=artifact|ir-after-tiling|llvm|spirv-asm] [--no-cache]
 //   [--config-overlay FILE.json] [--ejk-explain-configs] [--record]
 //   ejkc --cache-stats | --clear-cache
 //
 // Artifacts go through the artifact cache (ejk/Driver/ArtifactCache.h):
-// ejkc prints whether the key hit and how long it took.
+// ejkc prints whether the key hit and how long it took. --target vulkan
+// compiles for the Vulkan device the runtime would run on (EJK_VULKAN_DEVICE
+// selects), or with --fingerprint for the device a saved fingerprint file
+// describes (`ejk-run --target vulkan --fingerprint-out FILE` on it).
 //
 //===----------------------------------------------------------------------===//
 
 #include "ejk/Driver/ArtifactCache.h"
 #include "ejk/Driver/Compiler.h"
+#include "ejk/Driver/DeviceFingerprint.h"
 #include "ejk/Driver/Tooling.h"
 #include "ejk/Tuning/ToolOptions.h"
 
@@ -46,6 +50,11 @@ static cl::opt<unsigned>
 static cl::opt<std::string> target("target",
                                    cl::desc("Target: cpu (default), vulkan"),
                                    cl::init("cpu"));
+static cl::opt<std::string> fingerprintFile(
+    "fingerprint",
+    cl::desc("Compile for the device of this saved fingerprint file (default: "
+             "this machine's device of the target)"),
+    cl::value_desc("file"));
 static cl::opt<bool> noCache("no-cache",
                              cl::desc("Compile without the artifact cache"));
 static cl::opt<bool> cacheStats("cache-stats",
@@ -153,12 +162,18 @@ int main(int argc, char **argv) {
                  << " (expected cpu or vulkan)\n";
     return 1;
   }
-  if (target == "vulkan" || emit == "spirv-asm") {
-    llvm::errs() << "ejkc: error: "
-                 << (target == "vulkan" ? "--target=vulkan"
-                                        : "--emit=spirv-asm")
-                 << " is not available until the Vulkan target lands; "
-                    "this build compiles for --target=cpu only\n";
+  if ((emit == "spirv-asm" && target != "vulkan") ||
+      (emit == "llvm" && target != "cpu")) {
+    llvm::errs() << "ejkc: error: --emit=" << emit
+                 << " needs --target=" << (emit == "llvm" ? "cpu" : "vulkan")
+                 << "\n";
+    return 1;
+  }
+  ::ejk::DeviceFingerprint device;
+  std::string deviceError;
+  if ((target == "vulkan" || !fingerprintFile.empty()) &&
+      !fingerprintForTarget(target, fingerprintFile, device, deviceError)) {
+    llvm::errs() << "ejkc: error: " << deviceError << "\n";
     return 1;
   }
 
@@ -173,29 +188,50 @@ int main(int argc, char **argv) {
                          : artifactName.getValue();
   CompileOptions options;
   options.vectorBits = vectorBits;
+  options.target = target;
   std::string selectionError;
-  options.selection = configSelectionForTool(selectionError);
-  if (!options.selection) {
+  std::shared_ptr<ConfigSelectionOptions> selection =
+      configSelectionForTool(selectionError);
+  if (!selection) {
     llvm::errs() << "ejkc: error: " << selectionError << "\n";
     return 1;
   }
-  std::string tiledIR, llvmIR;
-  llvm::raw_string_ostream tiledStream(tiledIR), llvmStream(llvmIR);
+  if (target == "vulkan") {
+    if (selection->tuner) {
+      llvm::errs() << "ejkc: error: EJK_AUTOTUNE_POLICY=autotune tunes on "
+                      "the host CPU; autotuning for Vulkan is not available "
+                      "yet\n";
+      return 1;
+    }
+    options.device = device;
+  }
+  if (!fingerprintFile.empty())
+    selection->fingerprint = device;
+  options.selection = selection;
+  std::string tiledIR, llvmIR, spirvAsm;
+  llvm::raw_string_ostream tiledStream(tiledIR), llvmStream(llvmIR),
+      spirvStream(spirvAsm);
   if (emit == "ir-after-tiling") {
     options.dumpAfterTiling = &tiledStream;
     options.stopAfterTiling = true;
   }
   if (emit == "llvm")
     options.dumpLLVMIR = &llvmStream;
+  if (emit == "spirv-asm") {
+    options.dumpSpirv = &spirvStream;
+    options.stopAfterLowering = true;
+  }
   if (emit == "artifact" && !noCache)
     return compileThroughCache(*module, options, name);
   std::string manifest;
   CompileTimings timings;
-  if (failed(compileForHostCpu(*module, options, outDir, name, manifest,
-                               &timings)))
+  if (failed(
+          compileArtifact(*module, options, outDir, name, manifest, &timings)))
     return 1;
   if (emit == "ir-after-tiling")
     llvm::outs() << tiledIR;
+  else if (emit == "spirv-asm")
+    llvm::outs() << spirvAsm;
   else if (emit == "llvm")
     llvm::outs() << llvmIR;
   else

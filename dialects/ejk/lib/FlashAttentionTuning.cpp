@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
+#include "ejk/Dialect/Ejk/GpuAttentionLayout.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -68,11 +69,36 @@ static int64_t cpuWorkingSetBytes(const AttentionDims &d, int64_t blockQ,
               blockQ * blockK + blockQ * d.headDimV);
 }
 
-/// Shared memory one Vulkan workgroup stages: a key and a value block.
-static int64_t vulkanSharedBytes(const AttentionDims &d, int64_t blockK,
-                                 bool cooperative) {
-  int64_t bytes = cooperative ? 2 : 4;
-  return blockK * (d.headDim + d.headDimV) * bytes;
+/// Whether Vulkan code for the op uses cooperative matrices: f16 inputs,
+/// head dims in whole 16x16 tiles and a device with 16x16x16 f16 -> f32.
+static bool usesCooperativeMatrix(FlashAttentionOp op,
+                                  const TargetInfo &target) {
+  AttentionDims d = getDims(op);
+  // The smallest cooperative config (one subgroup, block_k 16) must fit
+  // shared memory; otherwise the portable path runs the op.
+  constexpr int64_t t = GpuAttentionLayout::kTile;
+  GpuAttentionLayout one;
+  one.blockQ = one.blockK = t;
+  int64_t smallest =
+      2 * one.kvStageElements(d.headDim, d.headDimV) +
+      t * (4 * one.sStride() + 2 * one.pStride() + 4 * one.alphaStride());
+  return target.hasCooperativeMatrix &&
+         op.getQuery().getType().getElementType().isF16() &&
+         d.headDim % t == 0 && d.headDimV % t == 0 &&
+         smallest <= target.sharedMemoryBytes;
+}
+
+std::optional<GpuAttentionLayout>
+mlir::ejk::getGpuAttentionLayout(FlashAttentionOp op, ConfigAttr config,
+                                 const TargetInfo &target,
+                                 llvm::raw_ostream &reason) {
+  AttentionDims d = getDims(op);
+  return GpuAttentionLayout::compute(
+      d.headDim, d.headDimV, config.lookupOr("block_q", 0),
+      config.lookupOr("block_k", 0), config.lookupOr("num_subgroups", 1),
+      target.subgroupSize, target.maxWorkgroupInvocations,
+      target.sharedMemoryBytes, usesCooperativeMatrix(op, target),
+      target.hasVulkanFeature("subgroup_shuffle"), reason);
 }
 
 LogicalResult FlashAttentionOp::verifyConfig(ConfigAttr config,
@@ -113,35 +139,61 @@ LogicalResult FlashAttentionOp::verifyConfig(ConfigAttr config,
     }
     return success();
   }
-  int64_t subgroups = config.lookupOr("num_subgroups", 1);
-  if (subgroups * target.subgroupSize > target.maxWorkgroupInvocations) {
-    reason << subgroups << " subgroups of " << target.subgroupSize << " exceed "
-           << target.maxWorkgroupInvocations << " invocations per workgroup";
+  if (getQuery().getType().getElementType().isF16() &&
+      !(target.hasVulkanFeature("float16") &&
+        target.hasVulkanFeature("storage16"))) {
+    reason << "f16 inputs need the device features 'float16' and "
+              "'storage16'";
     return failure();
   }
-  if (*blockQ % subgroups != 0) {
-    reason << "'block_q' (" << *blockQ << ") must be a multiple of "
-           << "'num_subgroups' (" << subgroups << ")";
+  if (!getGpuAttentionLayout(*this, config, target, reason))
     return failure();
-  }
-  bool cooperative = target.hasCooperativeMatrix && d.elementBytes == 2;
-  if (cooperative && (*blockQ % 16 != 0 || *blockK % 16 != 0)) {
-    reason << "cooperative-matrix code needs 'block_q' and 'block_k' to be "
-              "multiples of 16";
-    return failure();
-  }
-  int64_t shared = vulkanSharedBytes(d, *blockK, cooperative);
-  if (shared > target.sharedMemoryBytes) {
-    reason << "stages " << shared << " bytes of shared memory, the device has "
-           << target.sharedMemoryBytes;
-    return failure();
-  }
   return success();
 }
 
 /// Smallest power of two >= n (and >= 1).
 static int64_t ceilPow2(int64_t n) {
   return static_cast<int64_t>(llvm::PowerOf2Ceil(std::max<int64_t>(n, 1)));
+}
+
+/// The first valid config in order of preference: about 128 threads per
+/// workgroup, query blocks no larger than the problem needs.
+static ConfigAttr vulkanHeuristic(FlashAttentionOp op,
+                                  const TargetInfo &target) {
+  AttentionDims d = getDims(op);
+  MLIRContext *context = op.getContext();
+  // 256 threads: measured best on the H200 for gfa-d128 f32 (64 x 64 blocks
+  // of 8 subgroups: 16.0 TFLOP/s against 11.5 for 32 x 64 of 4).
+  int64_t subgroups =
+      std::max<int64_t>(1, 256 / std::max<int64_t>(1, target.subgroupSize));
+  SmallVector<SmallVector<std::pair<StringRef, int64_t>>> candidates;
+  if (usesCooperativeMatrix(op, target)) {
+    for (int64_t w : {int64_t(4), int64_t(2), int64_t(1)})
+      // block_k 16 first: measured best on the H200 (65.7 TFLOP/s for
+      // gfa-d128 against 57.3 with 32; docs/performance-vulkan.md).
+      for (int64_t blockK : {int64_t(16), int64_t(32)})
+        candidates.push_back(
+            {{"block_q", 16 * w}, {"block_k", blockK}, {"num_subgroups", w}});
+  } else {
+    for (int64_t w = subgroups; w >= 1; w /= 2)
+      for (int64_t blockQ :
+           {int64_t(64), int64_t(32), int64_t(16), int64_t(8), int64_t(128)})
+        for (int64_t blockK : {int64_t(64), int64_t(32), int64_t(16)}) {
+          if ((blockQ > 2 * ceilPow2(d.seqQ) && blockQ > 8) ||
+              (blockK > ceilPow2(d.seqK) && blockK > 16))
+            continue;
+          candidates.push_back(
+              {{"block_q", blockQ}, {"block_k", blockK}, {"num_subgroups", w}});
+        }
+  }
+  for (auto &values : candidates) {
+    ConfigAttr config = ConfigAttr::get(context, values);
+    if (succeeded(op.verifyConfig(config, target, llvm::nulls())))
+      return config;
+  }
+  // Nothing fits: the smallest config, which verification then reports.
+  return ConfigAttr::get(
+      context, {{"block_q", 8}, {"block_k", 16}, {"num_subgroups", 1}});
 }
 
 SmallVector<ConfigAttr>
@@ -154,17 +206,19 @@ FlashAttentionOp::getConfigSpace(const TargetInfo &target, bool full) {
     blockKs = full ? SmallVector<int64_t>{32, 64, 128, 256, 512}
                    : SmallVector<int64_t>{64, 128, 256};
   } else {
-    blockQs = full ? SmallVector<int64_t>{16, 32, 64, 128}
-                   : SmallVector<int64_t>{32, 64};
+    blockQs = full ? SmallVector<int64_t>{8, 16, 32, 64, 128}
+                   : SmallVector<int64_t>{16, 32, 64};
     blockKs = full ? SmallVector<int64_t>{16, 32, 64, 128}
                    : SmallVector<int64_t>{32, 64};
-    subgroupCounts =
-        full ? SmallVector<int64_t>{1, 2, 4, 8} : SmallVector<int64_t>{2, 4};
+    subgroupCounts = full ? SmallVector<int64_t>{1, 2, 4, 8, 16}
+                          : SmallVector<int64_t>{2, 4, 8};
   }
   SmallVector<ConfigAttr> space;
   for (int64_t blockQ : blockQs) {
     // Blocks much larger than the problem only add remainder work.
-    if (blockQ > ceilPow2(d.seqQ) && blockQ != blockQs.front())
+    // (Vulkan keeps block_q 16: the cooperative path's smallest.)
+    int64_t smallestBlockQ = target.isCpu() ? blockQs.front() : 16;
+    if (blockQ > std::max(ceilPow2(d.seqQ), smallestBlockQ))
       continue;
     for (int64_t blockK : blockKs) {
       if (blockK > ceilPow2(d.seqK) && blockK != blockKs.front())
@@ -196,10 +250,7 @@ ConfigAttr FlashAttentionOp::getHeuristicConfig(const TargetInfo &target) {
                               target.f32Lanes(),
                               std::min<int64_t>(maxBlockK, ceilPow2(d.seqK)))}};
   } else {
-    bool cooperative = target.hasCooperativeMatrix && d.elementBytes == 2;
-    values = {{"block_q", cooperative ? 64 : 32},
-              {"block_k", cooperative ? 32 : 16},
-              {"num_subgroups", cooperative ? 4 : 1}};
+    return vulkanHeuristic(*this, target);
   }
   ConfigAttr config = ConfigAttr::get(getContext(), values);
   // Large head dims can overflow a small device's limits; halve block_k

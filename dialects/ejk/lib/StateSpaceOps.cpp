@@ -119,7 +119,8 @@ LogicalResult SelectiveScanOp::verify() {
 //===----------------------------------------------------------------------===//
 
 ArrayRef<StringRef> SsdOp::getConfigNames() {
-  static const StringRef names[] = {"chunk_size", "block_p", "block_n"};
+  static const StringRef names[] = {"chunk_size", "block_p", "block_n",
+                                    "num_subgroups"};
   return names;
 }
 

@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <algorithm>
 #include <limits>
 #include <type_traits>
 
@@ -28,6 +29,20 @@ DictionaryAttr mlir::ejk::targetInfoToAttr(MLIRContext *context,
       b.getNamedAttr("cooperative_matrix",
                      b.getBoolAttr(info.hasCooperativeMatrix)),
   };
+  if (info.isVulkan()) {
+    entries.push_back(b.getNamedAttr(
+        "spirv_version",
+        b.getStringAttr(std::to_string(info.spirvVersion / 10) + "." +
+                        std::to_string(info.spirvVersion % 10))));
+    entries.push_back(b.getNamedAttr(
+        "max_workgroup_size",
+        b.getDenseI64ArrayAttr(ArrayRef<int64_t>(info.maxWorkgroupSize))));
+    SmallVector<Attribute> features;
+    for (const std::string &feature : info.vulkanFeatures)
+      features.push_back(b.getStringAttr(feature));
+    entries.push_back(
+        b.getNamedAttr("vulkan_features", b.getArrayAttr(features)));
+  }
   return b.getDictionaryAttr(entries);
 }
 
@@ -61,7 +76,84 @@ FailureOr<TargetInfo> mlir::ejk::targetInfoFromAttr(DictionaryAttr attr) {
       !coop)
     return failure();
   info.hasCooperativeMatrix = coop.getValue();
+  if (info.isCpu())
+    return info;
+  if (Attribute version = attr.get("spirv_version")) {
+    auto text = dyn_cast<StringAttr>(version);
+    std::optional<unsigned> parsed =
+        text ? parseSpirvVersion(text.getValue()) : std::nullopt;
+    if (!parsed)
+      return failure();
+    info.spirvVersion = *parsed;
+  }
+  if (Attribute size = attr.get("max_workgroup_size")) {
+    auto array = dyn_cast<DenseI64ArrayAttr>(size);
+    if (!array || array.size() != 3 ||
+        llvm::any_of(array.asArrayRef(), [](int64_t v) { return v < 1; }))
+      return failure();
+    llvm::copy(array.asArrayRef(), info.maxWorkgroupSize.begin());
+  }
+  if (Attribute features = attr.get("vulkan_features")) {
+    auto array = dyn_cast<ArrayAttr>(features);
+    if (!array)
+      return failure();
+    SmallVector<std::string> names;
+    for (Attribute name : array) {
+      auto text = dyn_cast<StringAttr>(name);
+      if (!text)
+        return failure();
+      names.push_back(text.str());
+    }
+    std::string unknown;
+    if (failed(info.setVulkanFeatures(names, unknown)))
+      return failure();
+  }
   return info;
+}
+
+std::optional<unsigned> mlir::ejk::parseSpirvVersion(StringRef text) {
+  auto [major, minor] = text.split('.');
+  unsigned majorValue, minorValue;
+  if (major.getAsInteger(10, majorValue) ||
+      minor.getAsInteger(10, minorValue) || majorValue != 1 || minorValue > 6)
+    return std::nullopt;
+  return majorValue * 10 + minorValue;
+}
+
+ArrayRef<StringRef> TargetInfo::knownVulkanFeatures() {
+  static const StringRef names[] = {"float16",
+                                    "float64",
+                                    "int16",
+                                    "int64",
+                                    "int8",
+                                    "storage16",
+                                    "storage8",
+                                    "subgroup_arithmetic",
+                                    "subgroup_ballot",
+                                    "subgroup_basic",
+                                    "subgroup_clustered",
+                                    "subgroup_quad",
+                                    "subgroup_shuffle",
+                                    "subgroup_shuffle_relative",
+                                    "subgroup_vote",
+                                    "vulkan_memory_model"};
+  return names;
+}
+
+LogicalResult TargetInfo::setVulkanFeatures(ArrayRef<std::string> names,
+                                            std::string &unknown) {
+  SmallVector<std::string> sorted;
+  for (const std::string &name : names) {
+    if (!llvm::is_contained(knownVulkanFeatures(), name)) {
+      unknown = name;
+      return failure();
+    }
+    sorted.push_back(name);
+  }
+  llvm::sort(sorted);
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  vulkanFeatures = std::move(sorted);
+  return success();
 }
 
 FailureOr<TargetInfo> mlir::ejk::getModuleTarget(Operation *op) {

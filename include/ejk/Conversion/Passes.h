@@ -4,8 +4,12 @@
 #define EJK_CONVERSION_PASSES_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -45,8 +49,24 @@ void buildCpuLoweringPipeline(OpPassManager &pm);
 /// Both of the above (`ejk-cpu-pipeline`).
 void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
 
-/// Registers `ejk-cpu-pipeline` and `ejk-lower-to-llvm` with the pass
-/// registry.
+/// Tiled dispatches for a Vulkan target to one `spirv.module` per dispatch,
+/// ready to serialize (`ejk-lower-to-spirv`): ejk-prepare-vulkan-kernels,
+/// ejk-convert-to-spirv, then spirv-lower-abi-attrs, spirv-update-vce and
+/// ejk-spirv-interface-version on each spirv.module.
+void buildVulkanLoweringPipeline(OpPassManager &pm);
+
+/// The SPIR-V target environment of a Vulkan target: version, capabilities
+/// and extensions from its features, resource limits from its limits.
+spirv::TargetEnvAttr buildSpirvTargetEnv(MLIRContext *context,
+                                         const struct TargetInfo &target);
+
+/// The runtime's device-feature names (docs/runtime.md, `requires`) that a
+/// module with these capabilities needs, sorted.
+SmallVector<std::string>
+featuresForCapabilities(ArrayRef<spirv::Capability> capabilities);
+
+/// Registers `ejk-cpu-pipeline`, `ejk-lower-to-llvm` and
+/// `ejk-lower-to-spirv` with the pass registry.
 void registerEjkPipelines();
 
 } // namespace mlir::ejk

@@ -156,14 +156,17 @@ struct CachedArtifact {
 };
 
 /// Copies the artifact whose manifest is \p manifestPath to
-/// `<outDir>/<name>.so` + `<outDir>/<name>.json` (the manifest's `library`
-/// renamed), each written to a temporary file and renamed into place.
-/// Returns the new manifest's path.
+/// `<outDir>/<name>.json` + `<outDir>/<name>.so` (CPU: the manifest's
+/// `library` renamed) or `<outDir>/<name>_<dispatch>.spv` per dispatch
+/// (Vulkan: each `spirv` renamed), each written to a temporary file and
+/// renamed into place. Returns the new manifest's path.
 llvm::Expected<std::string> exportArtifact(StringRef manifestPath,
                                            StringRef outDir, StringRef name);
 
-/// Compiles \p module for the host CPU through \p cache: computes the key
-/// from a copy of the module after tiling, returns the verified entry on a
+/// Compiles \p module for `options.target` (the host CPU, or the Vulkan
+/// device `options.device`) through \p cache: computes the key (IR after
+/// config selection, target, the device's fingerprint) from a copy of the
+/// module, returns the verified entry on a
 /// hit, and otherwise compiles (in place) and stores the result. A cache
 /// that cannot be used (disabled, read-only, not private) gives a warning
 /// and a compile into a temporary directory, not a failure. Compilation

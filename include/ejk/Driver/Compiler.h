@@ -1,18 +1,22 @@
-//===- Compiler.h - IR to CPU artifacts -------------------------*- C++ -*-===//
+//===- Compiler.h - IR to artifacts -----------------------------*- C++ -*-===//
 //
 // The driver's C++ API: compile a module that uses ejk ops on tensors into
-// an artifact, a shared object with one C function per dispatch plus a JSON
-// manifest that the runtime (include/ejk/Runtime/ejk_runtime.h) loads.
+// an artifact that the runtime (include/ejk/Runtime/ejk_runtime.h) loads: a
+// JSON manifest plus, for the CPU, a shared object with one C function per
+// dispatch, or, for Vulkan, one SPIR-V module per dispatch.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef EJK_DRIVER_COMPILER_H
 #define EJK_DRIVER_COMPILER_H
 
+#include "ejk/Support/Fingerprint.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace mlir::ejk {
@@ -35,6 +39,18 @@ HostCpu detectHostCpu();
 
 /// Options of one compilation.
 struct CompileOptions {
+  /// "cpu" (the host CPU) or "vulkan".
+  std::string target = "cpu";
+  /// The Vulkan device compiled for (required for "vulkan"): its facts give
+  /// the SPIR-V target environment and config selection's target, and it
+  /// replaces the selection's fingerprint, so the tuning database and the
+  /// artifact cache are the device's. Unused for the CPU.
+  std::optional<::ejk::DeviceFingerprint> device;
+  /// Vulkan: when set, the SPIR-V dialect of every dispatch is printed here.
+  raw_ostream *dumpSpirv = nullptr;
+  /// Vulkan: stop after the SPIR-V dialect (for --emit=spirv-asm); nothing
+  /// is written.
+  bool stopAfterLowering = false;
   /// Override of the vector width (0: the host's).
   unsigned vectorBits = 0;
   /// When set, the IR after each stage is written to these streams.
@@ -65,6 +81,21 @@ LogicalResult compileForHostCpu(ModuleOp module, const CompileOptions &options,
                                 StringRef outDir, StringRef name,
                                 std::string &manifestPath,
                                 CompileTimings *timings = nullptr);
+
+/// Compiles `module` in place for the Vulkan device `options.device` and
+/// writes the artifact `<outDir>/<name>.json` (target "vulkan", no library)
+/// + `<outDir>/<name>_<dispatch>.spv` per dispatch, each file written to a
+/// temporary and renamed. Errors are emitted as diagnostics on the module.
+LogicalResult compileForVulkan(ModuleOp module, const CompileOptions &options,
+                               StringRef outDir, StringRef name,
+                               std::string &manifestPath,
+                               CompileTimings *timings = nullptr);
+
+/// compileForHostCpu or compileForVulkan, as `options.target` says.
+LogicalResult compileArtifact(ModuleOp module, const CompileOptions &options,
+                              StringRef outDir, StringRef name,
+                              std::string &manifestPath,
+                              CompileTimings *timings = nullptr);
 
 } // namespace mlir::ejk
 

@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -28,6 +29,10 @@ constexpr StringLiteral kNumInputsAttrName = "ejk.num_inputs";
 /// On dispatches: floating-point operations and bytes moved per run.
 constexpr StringLiteral kFlopsAttrName = "ejk.flops";
 constexpr StringLiteral kBytesAttrName = "ejk.bytes";
+/// On Vulkan dispatches: invocations per workgroup (x, y, z) and the bytes
+/// of workgroup memory the kernel declares.
+constexpr StringLiteral kWorkgroupSizeAttrName = "ejk.workgroup_size";
+constexpr StringLiteral kSharedMemoryAttrName = "ejk.shared_memory_bytes";
 
 } // namespace mlir::ejk
 

@@ -55,7 +55,8 @@ def EjkTileAttention : Pass<"ejk-tile-attention", "ModuleOp"> {
     its position with `ejk.workgroup_id`.
   }];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"
   ];
@@ -65,7 +66,8 @@ def EjkTileStateSpace : Pass<"ejk-tile-state-space", "ModuleOp"> {
   let summary = "Tile Mamba selective scans and SSDs into workgroups";
   let description = [{
     Replaces each `ejk.selective_scan` and `ejk.ssd` in a dispatch function
-    by its tiled CPU form, every size taken from the op's `#ejk.config`:
+    by its tiled form for the module's target, every size taken from the
+    op's `#ejk.config`. On the CPU:
 
     - `selective_scan`: the grid is `[ceil(channels / block_d), batch, 1]`;
       a workgroup scans `block_d` channels over the whole sequence in
@@ -81,9 +83,22 @@ def EjkTileStateSpace : Pass<"ejk-tile-state-space", "ModuleOp"> {
       by tiles of `block_n` state rows;
     - f16/bf16 inputs are widened to f32; the state and accumulation are
       f32.
+
+    On Vulkan each op becomes one dispatch with `ejk.workgroup_size` and
+    `ejk.shared_memory_bytes` (layouts in GpuStateSpaceLayout.h):
+
+    - `selective_scan`: grid `[ceil(channels / block_d), batch, 1]`; the
+      state lanes of a channel are neighbouring threads of a subgroup (the
+      output sums over them with `gpu.shuffle xor`); each chunk of
+      `chunk_l` steps of dt, u, B and C is staged in shared memory;
+    - `ssd`: grid `[ceil(head_dim / block_p), heads, batch]`, chunks in
+      order, the state in shared memory; per chunk C B^T, C St (over
+      n-chunks of `block_n` staged states), the state update, then M X, on
+      register tiles of `num_subgroups` subgroups.
   }];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"
   ];

@@ -28,12 +28,17 @@ createEjkSelectConfigs(const EjkSelectConfigsOptions &options,
                        std::shared_ptr<const ConfigSelectionOptions> selection);
 
 /// Builds the TargetInfo that the passes' target options describe. Fails
-/// with a message when the target kind is unknown.
-FailureOr<TargetInfo> makeTargetInfo(StringRef kind, unsigned vectorBits,
-                                     unsigned numCores, int64_t l2Bytes,
-                                     unsigned subgroupSize,
-                                     int64_t sharedMemoryBytes,
-                                     bool cooperativeMatrix);
+/// with a message in `error` when the target kind, the SPIR-V version or a
+/// Vulkan feature is unknown.
+FailureOr<TargetInfo> makeTargetInfo(
+    StringRef kind, unsigned vectorBits, unsigned numCores, int64_t l2Bytes,
+    unsigned subgroupSize, int64_t sharedMemoryBytes, bool cooperativeMatrix,
+    StringRef spirvVersion, StringRef vulkanFeatures, std::string &error);
+
+/// Applies the Vulkan options `spirvVersion` and `vulkanFeatures` (a comma
+/// separated list) to `info`.
+LogicalResult applyVulkanOptions(TargetInfo &info, StringRef spirvVersion,
+                                 StringRef vulkanFeatures, std::string &error);
 
 } // namespace mlir::ejk
 

@@ -21,7 +21,15 @@ class TargetOptions {
            /*default=*/"32768", "Vulkan: shared memory per workgroup">,
     Option<"cooperativeMatrix", "cooperative-matrix", "bool",
            /*default=*/"false",
-           "Vulkan: the device has VK_KHR_cooperative_matrix 16x16x16">
+           "Vulkan: the device has VK_KHR_cooperative_matrix 16x16x16">,
+    Option<"spirvVersion", "spirv-version", "std::string",
+           /*default=*/"\"1.3\"",
+           "Vulkan: newest SPIR-V version the device takes (1.0 .. 1.6)">,
+    Option<"vulkanFeatures", "vulkan-features", "std::string",
+           /*default=*/"\"subgroup_basic\"",
+           "Vulkan: comma-separated device features (float16, int16, int8, "
+           "storage16, storage8, subgroup_shuffle, subgroup_arithmetic, ...: "
+           "the runtime fingerprint's names)">
   ];
 }
 

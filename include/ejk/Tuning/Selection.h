@@ -96,11 +96,15 @@ ConfigAttr toConfigAttr(MLIRContext *context,
 ::ejk::ConfigValues toConfigValues(ConfigAttr config);
 
 /// The TargetInfo a fingerprint describes. CPU: `vector_bits`, `cores`,
-/// `l1_cache`, `l2_cache` (sizes like "48K" or "1M"). Vulkan:
-/// `subgroup_size`, `shared_memory`, `max_invocations`, and
-/// `cooperative_matrix` (a list containing "16x16x16:f16:f32" when that
-/// shape exists). Fields that are absent keep the generic defaults; fields
-/// that do not parse are an error.
+/// `l1_cache`, `l2_cache` (sizes like "48K" or "1M"). Vulkan (the runtime's
+/// keys, docs/runtime.md): `subgroup_size`, `max_shared_memory`,
+/// `max_workgroup_invocations`, `max_workgroup_size` ("x,y,z"),
+/// `spirv_version`, the 0/1 flags `float16`, `float64`, `int8`, `int16`,
+/// `int64`, `storage16`, `storage8`, `vulkan_memory_model`,
+/// `subgroup_operations` (a list) and `cooperative_matrix=1` with
+/// `cooperative_matrix_shapes` containing "16x16x16:f16*f16+f32=f32". Fields
+/// that are absent keep the generic defaults; fields that do not parse are
+/// an error.
 FailureOr<TargetInfo>
 targetInfoFromFingerprint(const ::ejk::DeviceFingerprint &fingerprint,
                           std::string &error);

@@ -8,6 +8,8 @@
 
 #include "DialectTestUtil.h"
 
+#include "ejk/Dialect/Ejk/GpuStateSpaceLayout.h"
+
 #include "gtest/gtest.h"
 
 #include <set>
@@ -197,6 +199,112 @@ TEST_F(StateSpaceTuningTest, SsdVerifierNamesTheProblem) {
             "ok");
   EXPECT_EQ(reason(op, config({{"block_n", 3}, {"block_p", 16}}), avx512()),
             "'block_n' (3) must divide d_state (16)");
+}
+
+//===----------------------------------------------------------------------===//
+// Vulkan
+//===----------------------------------------------------------------------===//
+
+/// An NVIDIA-like device: subgroups of 32, 48 KiB of shared memory, 1024
+/// invocations per workgroup.
+TargetInfo nvidia() {
+  TargetInfo target = TargetInfo::genericVulkan();
+  target.subgroupSize = 32;
+  target.sharedMemoryBytes = 48 * 1024;
+  target.maxWorkgroupInvocations = 1024;
+  return target;
+}
+
+/// Mesa's lavapipe: subgroups of 8, 32 KiB of shared memory.
+TargetInfo lavapipe() {
+  TargetInfo target = TargetInfo::genericVulkan();
+  target.subgroupSize = 8;
+  target.sharedMemoryBytes = 32 * 1024;
+  return target;
+}
+
+TEST_F(StateSpaceTuningTest, VulkanScanHeuristicForMamba1) {
+  TunableOpInterface op = parse(scanIR(2048, 2048, 16));
+  ASSERT_TRUE(op);
+  // 16 threads per channel (one state each), 8 channels: 128 threads and
+  // 256 workgroups.
+  ConfigAttr heuristic = op.getHeuristicConfig(nvidia());
+  EXPECT_EQ(reason(op, heuristic, nvidia()), "ok");
+  EXPECT_EQ(heuristic.lookup("block_d"), 8);
+  EXPECT_EQ(heuristic.lookup("chunk_l"), 64);
+  std::optional<GpuScanLayout> layout =
+      getGpuScanLayout(cast<SelectiveScanOp>(op.getOperation()), heuristic,
+                       nvidia(), llvm::nulls());
+  ASSERT_TRUE(layout);
+  EXPECT_EQ(layout->threadsPerChannel, 16);
+  EXPECT_EQ(layout->statesPerThread, 1);
+  EXPECT_EQ(layout->threads, 128);
+  // Subgroups of 8: two states per thread, 16 channels of 8 threads.
+  ConfigAttr lvp = op.getHeuristicConfig(lavapipe());
+  EXPECT_EQ(reason(op, lvp, lavapipe()), "ok");
+  EXPECT_EQ(lvp.lookup("block_d"), 16);
+}
+
+TEST_F(StateSpaceTuningTest, VulkanSsdHeuristicForMamba2) {
+  TunableOpInterface op = parse(ssdIR(2048, 32, 64, 128));
+  ASSERT_TRUE(op);
+  // 8 subgroups; head_dim blocks of 16 for 128 workgroups; chunks of 64;
+  // n-chunks of 32: 46848 bytes of shared memory.
+  ConfigAttr heuristic = op.getHeuristicConfig(nvidia());
+  EXPECT_EQ(reason(op, heuristic, nvidia()), "ok");
+  EXPECT_EQ(printAttr(heuristic),
+            "#ejk.config<block_n = 32, block_p = 16, chunk_size = 64, "
+            "num_subgroups = 8>");
+  std::optional<GpuSsdLayout> layout = getGpuSsdLayout(
+      cast<SsdOp>(op.getOperation()), heuristic, nvidia(), llvm::nulls());
+  ASSERT_TRUE(layout);
+  EXPECT_EQ(layout->sharedBytes, 46848);
+  EXPECT_LE(layout->cb.accumulators() + layout->y.accumulators(), 64);
+  // lavapipe's 32 KiB need smaller blocks.
+  ConfigAttr lvp = op.getHeuristicConfig(lavapipe());
+  EXPECT_EQ(reason(op, lvp, lavapipe()), "ok") << printAttr(lvp);
+}
+
+TEST_F(StateSpaceTuningTest, VulkanConfigSpacesAreVerifiedAndDistinct) {
+  for (const std::string &ir :
+       {scanIR(2048, 2048, 16), ssdIR(2048, 32, 64, 128)}) {
+    TunableOpInterface op = parse(ir);
+    ASSERT_TRUE(op);
+    for (const TargetInfo &target : {nvidia(), lavapipe()})
+      for (bool full : {false, true}) {
+        SmallVector<ConfigAttr> space = op.getConfigSpace(target, full);
+        EXPECT_GE(space.size(), 2u);
+        std::set<std::string> seen;
+        for (ConfigAttr c : space) {
+          EXPECT_EQ(reason(op, c, target), "ok") << printAttr(c);
+          EXPECT_TRUE(seen.insert(printAttr(c)).second) << printAttr(c);
+        }
+      }
+  }
+}
+
+TEST_F(StateSpaceTuningTest, VulkanVerifierNamesTheLimit) {
+  TunableOpInterface scan = parse(scanIR(64, 64, 16));
+  ASSERT_TRUE(scan);
+  EXPECT_EQ(reason(scan, config({{"block_d", 1}, {"chunk_l", 8}}), nvidia()),
+            "'block_d' (1) channels of 16 threads must fill whole subgroups "
+            "of 32");
+  TunableOpInterface ssd = parse(ssdIR(64, 2, 64, 128));
+  ASSERT_TRUE(ssd);
+  EXPECT_EQ(reason(ssd,
+                   config({{"block_n", 32},
+                           {"block_p", 64},
+                           {"chunk_size", 64},
+                           {"num_subgroups", 8}}),
+                   nvidia()),
+            "stages 83712 bytes of shared memory, the device has 49152");
+  EXPECT_EQ(reason(ssd,
+                   config({{"block_n", 32},
+                           {"block_p", 16},
+                           {"chunk_size", 16},
+                           {"num_subgroups", 2}}),
+                   avx512()),
+            "'num_subgroups' applies to Vulkan targets only");
 }
 
 } // namespace

@@ -24,6 +24,12 @@ void expectSameTarget(const TargetInfo &a, const TargetInfo &b) {
   EXPECT_EQ(a.sharedMemoryBytes, b.sharedMemoryBytes);
   EXPECT_EQ(a.maxWorkgroupInvocations, b.maxWorkgroupInvocations);
   EXPECT_EQ(a.hasCooperativeMatrix, b.hasCooperativeMatrix);
+  // Only a Vulkan target records these.
+  if (a.isVulkan()) {
+    EXPECT_EQ(a.spirvVersion, b.spirvVersion);
+    EXPECT_EQ(a.maxWorkgroupSize, b.maxWorkgroupSize);
+    EXPECT_EQ(a.vulkanFeatures, b.vulkanFeatures);
+  }
 }
 
 /// A target whose every field differs from the defaults.
@@ -38,6 +44,11 @@ TargetInfo unusualTarget(TargetInfo::Kind kind) {
   info.sharedMemoryBytes = 100 * 1024;
   info.maxWorkgroupInvocations = 256;
   info.hasCooperativeMatrix = true;
+  info.spirvVersion = 15;
+  info.maxWorkgroupSize = {256, 128, 32};
+  std::string unknown;
+  (void)info.setVulkanFeatures({"storage16", "float16", "subgroup_shuffle"},
+                               unknown);
   return info;
 }
 
@@ -89,7 +100,15 @@ TEST_F(TargetInfoTest, EncodingNamesEveryField) {
             100 * 1024);
   EXPECT_EQ(attr.getAs<IntegerAttr>("max_workgroup_invocations").getInt(), 256);
   EXPECT_TRUE(attr.getAs<BoolAttr>("cooperative_matrix").getValue());
-  EXPECT_EQ(attr.size(), 9u);
+  EXPECT_EQ(attr.getAs<StringAttr>("spirv_version").getValue(), "1.5");
+  EXPECT_EQ(attr.getAs<DenseI64ArrayAttr>("max_workgroup_size").asArrayRef(),
+            ArrayRef<int64_t>({256, 128, 32}));
+  EXPECT_EQ(attr.getAs<ArrayAttr>("vulkan_features").size(), 3u);
+  EXPECT_EQ(attr.size(), 12u);
+  // A CPU target leaves the Vulkan keys out.
+  EXPECT_EQ(
+      targetInfoToAttr(&context, unusualTarget(TargetInfo::Kind::Cpu)).size(),
+      9u);
   EXPECT_EQ(targetInfoToAttr(&context, TargetInfo::genericCpu())
                 .getAs<StringAttr>("kind")
                 .getValue(),
@@ -197,3 +216,45 @@ TEST_F(TargetInfoTest, ModuleTargetMalformed) {
 }
 
 } // namespace
+
+TEST_F(TargetInfoTest, VulkanKeys) {
+  TargetInfo vulkan = TargetInfo::genericVulkan();
+  DictionaryAttr generic = targetInfoToAttr(&context, vulkan);
+  // Absent Vulkan keys are the generic Vulkan 1.1 device.
+  NamedAttrList entries(generic);
+  entries.erase("spirv_version");
+  entries.erase("max_workgroup_size");
+  entries.erase("vulkan_features");
+  FailureOr<TargetInfo> decoded =
+      targetInfoFromAttr(entries.getDictionary(&context));
+  ASSERT_TRUE(succeeded(decoded));
+  expectSameTarget(*decoded, vulkan);
+  EXPECT_EQ(decoded->spirvVersion, 13u);
+  EXPECT_EQ(decoded->vulkanFeatures,
+            SmallVector<std::string>({"subgroup_basic"}));
+
+  // Malformed ones are errors, not defaults.
+  for (auto [name, value] :
+       {std::pair<StringRef, Attribute>{"spirv_version",
+                                        builder.getStringAttr("one")},
+        {"spirv_version", builder.getStringAttr("2.0")},
+        {"spirv_version", builder.getI64IntegerAttr(13)},
+        {"max_workgroup_size", builder.getDenseI64ArrayAttr({1, 1})},
+        {"max_workgroup_size", builder.getDenseI64ArrayAttr({1, 0, 1})},
+        {"vulkan_features", builder.getStrArrayAttr({"warp_drive"})},
+        {"vulkan_features", builder.getStringAttr("float16")}}) {
+    NamedAttrList bad(generic);
+    bad.set(name, value);
+    EXPECT_TRUE(failed(targetInfoFromAttr(bad.getDictionary(&context))))
+        << name.str();
+  }
+
+  std::string unknown;
+  EXPECT_TRUE(succeeded(
+      vulkan.setVulkanFeatures({"storage16", "float16", "float16"}, unknown)));
+  EXPECT_EQ(vulkan.vulkanFeatures,
+            SmallVector<std::string>({"float16", "storage16"}));
+  EXPECT_TRUE(vulkan.hasVulkanFeature("float16"));
+  EXPECT_TRUE(failed(vulkan.setVulkanFeatures({"warp_drive"}, unknown)));
+  EXPECT_EQ(unknown, "warp_drive");
+}

@@ -272,17 +272,64 @@ TEST(TargetFromFingerprintTest, ReadsTheCpuFacts) {
 }
 
 TEST(TargetFromFingerprintTest, ReadsTheVulkanFacts) {
+  // The keys the runtime's Vulkan device writes (docs/runtime.md).
   ::ejk::DeviceFingerprint fp;
   fp.kind = "vulkan";
   fp.fields["subgroup_size"] = "32";
-  fp.fields["shared_memory"] = "49152";
-  fp.fields["cooperative_matrix"] = "16x8x16:f16:f32,16x16x16:f16:f32";
+  fp.fields["max_shared_memory"] = "49152";
+  fp.fields["max_workgroup_invocations"] = "1024";
+  fp.fields["max_workgroup_size"] = "1024,1024,64";
+  fp.fields["spirv_version"] = "1.6";
+  fp.fields["float16"] = "1";
+  fp.fields["int8"] = "0";
+  fp.fields["storage16"] = "1";
+  fp.fields["subgroup_operations"] = "basic,vote,arithmetic,shuffle,rotate";
+  fp.fields["cooperative_matrix"] = "1";
+  fp.fields["cooperative_matrix_shapes"] =
+      "16x16x16:f16*f16+f16=f16,16x16x16:f16*f16+f32=f32,16x8x16:f16*f16+f32="
+      "f32";
   std::string error;
   FailureOr<TargetInfo> info = targetInfoFromFingerprint(fp, error);
   ASSERT_TRUE(succeeded(info)) << error;
   EXPECT_TRUE(info->isVulkan());
+  EXPECT_EQ(info->subgroupSize, 32u);
   EXPECT_EQ(info->sharedMemoryBytes, 49152);
+  EXPECT_EQ(info->maxWorkgroupInvocations, 1024u);
+  EXPECT_EQ(info->maxWorkgroupSize[2], 64);
+  EXPECT_EQ(info->spirvVersion, 16u);
   EXPECT_TRUE(info->hasCooperativeMatrix);
+  // Unknown subgroup operations ("rotate") are left out.
+  EXPECT_EQ(llvm::join(info->vulkanFeatures, ","),
+            "float16,storage16,subgroup_arithmetic,subgroup_basic,"
+            "subgroup_shuffle,subgroup_vote");
+
+  // The shape alone, without the extension flag, is not enough.
+  fp.fields["cooperative_matrix"] = "0";
+  info = targetInfoFromFingerprint(fp, error);
+  ASSERT_TRUE(succeeded(info)) << error;
+  EXPECT_FALSE(info->hasCooperativeMatrix);
+
+  fp.fields["spirv_version"] = "2.0";
+  EXPECT_TRUE(failed(targetInfoFromFingerprint(fp, error)));
+  EXPECT_EQ(error, "fingerprint field 'spirv_version' has an invalid value "
+                   "'2.0'");
+  fp.fields["spirv_version"] = "1.3";
+  fp.fields["float16"] = "yes";
+  EXPECT_TRUE(failed(targetInfoFromFingerprint(fp, error)));
+  fp.fields["float16"] = "1";
+  fp.fields["max_workgroup_size"] = "1024,1024";
+  EXPECT_TRUE(failed(targetInfoFromFingerprint(fp, error)));
+}
+
+TEST(TargetFromFingerprintTest, AbsentVulkanKeysAreGenericVulkan11) {
+  ::ejk::DeviceFingerprint fp;
+  fp.kind = "vulkan";
+  std::string error;
+  FailureOr<TargetInfo> info = targetInfoFromFingerprint(fp, error);
+  ASSERT_TRUE(succeeded(info)) << error;
+  EXPECT_EQ(info->spirvVersion, 13u);
+  EXPECT_FALSE(info->hasCooperativeMatrix);
+  EXPECT_EQ(llvm::join(info->vulkanFeatures, ","), "subgroup_basic");
 }
 
 TEST(ExtractProblemTest, TheOpOnItsOwnWithoutItsConfig) {

@@ -1,6 +1,6 @@
 """Runs a scan in two halves, passing the state, and compares with one run.
 
-usage: state_split.py EJK_RUN WORKDIR
+usage: state_split.py EJK_RUN WORKDIR [EJK_RUN_FLAGS...]
 
 For ejk.selective_scan and ejk.ssd (every optional part on): compiles and
 runs the whole sequence once, then the first half from the given initial
@@ -65,11 +65,11 @@ def inputs(rng, kind, l):
 SEQ_ARGS = {"selective_scan": [0, 1, 3, 4, 6], "ssd": [0, 1, 3, 4, 6]}
 
 
-def run(ejk_run, workdir, name, ir, args):
+def run(ejk_run, workdir, name, ir, args, flags=()):
     path = os.path.join(workdir, name + ".mlir")
     with open(path, "w") as f:
         f.write(ir)
-    cmd = [ejk_run, path, "--entry", "f"]
+    cmd = [ejk_run, path, "--entry", "f", *flags]
     for i, a in enumerate(args):
         p = os.path.join(workdir, f"{name}.in{i}.npy")
         np.save(p, np.ascontiguousarray(a))
@@ -82,19 +82,20 @@ def run(ejk_run, workdir, name, ir, args):
 
 
 def main():
-    ejk_run, workdir = sys.argv[1], sys.argv[2]
+    ejk_run, workdir, flags = sys.argv[1], sys.argv[2], sys.argv[3:]
     os.makedirs(workdir, exist_ok=True)
     rng = np.random.default_rng(7)
     status = 0
     for kind, make_ir in (("selective_scan", scan_ir), ("ssd", ssd_ir)):
         l, half = 70, 33
         whole = inputs(rng, kind, l)
-        y, state = run(ejk_run, workdir, kind + "_whole", make_ir(l), whole)
+        y, state = run(ejk_run, workdir, kind + "_whole", make_ir(l), whole, flags)
         first = [a[:, :half] if i in SEQ_ARGS[kind] else a for i, a in enumerate(whole)]
-        y1, s1 = run(ejk_run, workdir, kind + "_first", make_ir(half), first)
+        y1, s1 = run(ejk_run, workdir, kind + "_first", make_ir(half), first, flags)
         second = [a[:, half:] if i in SEQ_ARGS[kind] else a for i, a in enumerate(whole)]
         second[-1] = s1
-        y2, s2 = run(ejk_run, workdir, kind + "_second", make_ir(l - half), second)
+        y2, s2 = run(ejk_run, workdir, kind + "_second", make_ir(l - half), second,
+                     flags)
         y_err = np.max(np.abs(np.concatenate([y1, y2], axis=1) - y))
         s_err = np.max(np.abs(s2 - state))
         ok = np.allclose(np.concatenate([y1, y2], axis=1), y, rtol=1e-4, atol=1e-5) and \

@@ -1,0 +1,247 @@
+//===- PrepareVulkanKernels.cpp - dispatch functions to GPU kernels -------===//
+//
+// Checks each tiled dispatch against the Vulkan dispatch contract
+// (docs/vulkan-pipeline.md) and the target, then outlines it into a
+// gpu.module with one kernel gpu.func, ready for ejk-convert-to-spirv.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ejk/Conversion/Passes.h"
+#include "ejk/Dialect/Ejk/EjkOps.h"
+#include "ejk/Dialect/Ejk/TargetInfo.h"
+#include "ejk/Transforms/Passes.h"
+
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::ejk {
+#define GEN_PASS_DEF_EJKPREPAREVULKANKERNELS
+#include "ejk/Conversion/Passes.h.inc"
+} // namespace mlir::ejk
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+/// On dispatches for Vulkan (set by the tiling passes; kWorkgroupSizeAttrName
+/// and kSharedMemoryAttrName come from ejk/Transforms/Passes.h).
+static constexpr StringLiteral kRequiresAttrName = "ejk.requires";
+
+/// Whether `type` may be a dispatch argument: a static identity-layout
+/// memref in the default memory space of an element type the runtime knows.
+static bool isDispatchArgType(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref || !memref.hasStaticShape() || !memref.getLayout().isIdentity() ||
+      memref.getMemorySpace())
+    return false;
+  Type element = memref.getElementType();
+  return element.isF32() || element.isF16() || element.isBF16() ||
+         element.isInteger(32) || element.isInteger(64) || element.isInteger(1);
+}
+
+/// Whether `alloc` is workgroup (shared) memory.
+static bool isWorkgroupMemory(MemRefType type) {
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+}
+
+/// Bytes of one element of workgroup memory (i1 takes a byte).
+static int64_t elementBytes(Type type) {
+  return std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
+}
+
+/// Checks one op of a dispatch body; emits an error and fails when the op is
+/// outside the contract or needs a feature the target lacks.
+static LogicalResult checkKernelOp(Operation *op, const TargetInfo &target) {
+  if (isa<arith::ArithDialect, math::MathDialect, scf::SCFDialect,
+          cf::ControlFlowDialect, index::IndexDialect, ub::UBDialect>(
+          op->getDialect()))
+    return success();
+  if (isa<func::ReturnOp, WorkgroupIdOp, memref::LoadOp, memref::StoreOp,
+          memref::DeallocOp, gpu::ThreadIdOp, gpu::BlockIdOp, gpu::BlockDimOp,
+          gpu::GridDimOp, gpu::LaneIdOp, gpu::SubgroupIdOp, gpu::SubgroupSizeOp,
+          gpu::NumSubgroupsOp, gpu::BarrierOp>(op))
+    return success();
+  if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+    if (!alloc.getType().hasStaticShape() ||
+        !isWorkgroupMemory(alloc.getType()))
+      return alloc.emitOpError("in a Vulkan dispatch must allocate a static "
+                               "shape in #gpu.address_space<workgroup>, got ")
+             << alloc.getType();
+    return success();
+  }
+  auto needs = [&](StringRef feature) -> LogicalResult {
+    if (target.hasVulkanFeature(feature))
+      return success();
+    return op->emitOpError("needs device feature '")
+           << feature << "', which the Vulkan target lacks";
+  };
+  if (isa<gpu::ShuffleOp>(op))
+    return needs("subgroup_shuffle");
+  if (isa<gpu::SubgroupReduceOp>(op))
+    return needs("subgroup_arithmetic");
+  if (isa<gpu::SubgroupMmaLoadMatrixOp, gpu::SubgroupMmaStoreMatrixOp,
+          gpu::SubgroupMmaComputeOp, gpu::SubgroupMmaConstantMatrixOp,
+          gpu::SubgroupMmaElementwiseOp>(op)) {
+    if (target.hasCooperativeMatrix)
+      return success();
+    return op->emitOpError("needs cooperative matrices "
+                           "(VK_KHR_cooperative_matrix 16x16x16 "
+                           "f16*f16+f32=f32), which the Vulkan target lacks");
+  }
+  return op->emitOpError("is not supported in a Vulkan dispatch (expected "
+                         "arith, math, scf, memref load/store/alloc, gpu "
+                         "ids, barrier, shuffle or subgroup MMA ops)");
+}
+
+/// Checks a dispatch's attributes, arguments and body against the contract
+/// and the target.
+static LogicalResult checkDispatch(func::FuncOp func,
+                                   const TargetInfo &target) {
+  auto size = func->getAttrOfType<DenseI64ArrayAttr>(kWorkgroupSizeAttrName);
+  if (!size)
+    return func.emitError("dispatch '")
+           << func.getSymName() << "' has no '" << kWorkgroupSizeAttrName
+           << "' (array<i64: x, y, z>); the Vulkan lowering needs its "
+              "workgroup size";
+  if (size.size() != 3 ||
+      llvm::any_of(size.asArrayRef(), [](int64_t v) { return v < 1; }))
+    return func.emitError("dispatch '")
+           << func.getSymName() << "' has a malformed '"
+           << kWorkgroupSizeAttrName << "' " << size
+           << "; expected 3 sizes >= 1";
+  int64_t invocations = 1;
+  for (auto [i, extent] : llvm::enumerate(size.asArrayRef())) {
+    invocations *= extent;
+    if (extent > target.maxWorkgroupSize[i])
+      return func.emitError("dispatch '")
+             << func.getSymName() << "' workgroup size " << size
+             << " exceeds the target's maximum " << target.maxWorkgroupSize[i]
+             << " along dimension " << i;
+  }
+  if (invocations > target.maxWorkgroupInvocations)
+    return func.emitError("dispatch '")
+           << func.getSymName() << "' has " << invocations
+           << " invocations per workgroup, more than the target's "
+           << target.maxWorkgroupInvocations;
+  auto grid = func->getAttrOfType<DenseI64ArrayAttr>(kGridAttrName);
+  if (!grid || grid.size() != 3)
+    return func.emitError("dispatch '")
+           << func.getSymName() << "' has no 'ejk.grid' of 3 sizes";
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+    if (!isDispatchArgType(type))
+      return func.emitError("dispatch '")
+             << func.getSymName() << "' argument " << i << " has type " << type
+             << "; Vulkan dispatch arguments are static identity-layout "
+                "memrefs in the default memory space of f32, f16, bf16, "
+                "i32, i64 or i1";
+  if (auto required = func->getAttrOfType<ArrayAttr>(kRequiresAttrName)) {
+    for (Attribute entry : required) {
+      auto name = dyn_cast<StringAttr>(entry);
+      bool has = name && (name.getValue() == "cooperative_matrix"
+                              ? target.hasCooperativeMatrix
+                              : target.hasVulkanFeature(name.getValue()));
+      if (!has)
+        return func.emitError("dispatch '")
+               << func.getSymName() << "' requires device feature " << entry
+               << ", which the Vulkan target lacks";
+    }
+  }
+
+  int64_t sharedBytes = 0;
+  WalkResult walk = func.walk([&](Operation *op) {
+    if (op == func.getOperation())
+      return WalkResult::advance();
+    if (failed(checkKernelOp(op, target)))
+      return WalkResult::interrupt();
+    if (auto alloc = dyn_cast<memref::AllocOp>(op))
+      sharedBytes += alloc.getType().getNumElements() *
+                     elementBytes(alloc.getType().getElementType());
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  if (auto declared = func->getAttrOfType<IntegerAttr>(kSharedMemoryAttrName))
+    sharedBytes = std::max(sharedBytes, declared.getInt());
+  if (sharedBytes > target.sharedMemoryBytes)
+    return func.emitError("dispatch '")
+           << func.getSymName() << "' uses " << sharedBytes
+           << " bytes of workgroup memory, more than the target's "
+           << target.sharedMemoryBytes;
+  return success();
+}
+
+/// Moves `func` into `gpu.module @name { gpu.func @name kernel }`.
+static void outlineDispatch(func::FuncOp func) {
+  MLIRContext *context = func.getContext();
+  OpBuilder builder(func);
+  Location loc = func.getLoc();
+  auto gpuModule = gpu::GPUModuleOp::create(builder, loc, func.getSymName());
+  builder.setInsertionPointToStart(gpuModule.getBody());
+  auto kernel = gpu::GPUFuncOp::create(builder, loc, func.getSymName(),
+                                       func.getFunctionType());
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                  UnitAttr::get(context));
+  auto size = func->getAttrOfType<DenseI64ArrayAttr>(kWorkgroupSizeAttrName);
+  SmallVector<int32_t> workgroupSize(size.asArrayRef().begin(),
+                                     size.asArrayRef().end());
+  kernel->setAttr(spirv::getEntryPointABIAttrName(),
+                  spirv::getEntryPointABIAttr(context, workgroupSize));
+
+  kernel.getBody().getBlocks().clear();
+  kernel.getBody().takeBody(func.getBody());
+  kernel.walk([&](Operation *op) {
+    OpBuilder b(op);
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      gpu::ReturnOp::create(b, ret.getLoc());
+      ret.erase();
+    } else if (auto id = dyn_cast<WorkgroupIdOp>(op)) {
+      auto dim = static_cast<gpu::Dimension>(id.getDimension());
+      id.replaceAllUsesWith(
+          gpu::BlockIdOp::create(b, id.getLoc(), dim).getResult());
+      id.erase();
+    }
+  });
+  func.erase();
+}
+
+namespace {
+struct PrepareVulkanKernelsPass
+    : public mlir::ejk::impl::EjkPrepareVulkanKernelsBase<
+          PrepareVulkanKernelsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<TargetInfo> target = getModuleTarget(module);
+    if (failed(target))
+      return signalPassFailure();
+    if (!target->isVulkan()) {
+      module.emitError("ejk-prepare-vulkan-kernels: the module's target is "
+                       "'cpu'; compile with ejk-select-configs target=vulkan");
+      return signalPassFailure();
+    }
+    SmallVector<func::FuncOp> dispatches;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (!func->hasAttr(kDispatchAttrName))
+        continue;
+      if (failed(checkDispatch(func, *target)))
+        return signalPassFailure();
+      dispatches.push_back(func);
+    }
+    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+      if (func->hasAttr(kEntryAttrName))
+        func.erase();
+    for (func::FuncOp func : dispatches)
+      outlineDispatch(func);
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(&getContext()));
+    module->setAttr(spirv::getTargetEnvAttrName(),
+                    buildSpirvTargetEnv(&getContext(), *target));
+  }
+};
+} // namespace

@@ -1,0 +1,49 @@
+//===- SpirvInterfaceVersion.cpp - the version entry interfaces need ------===//
+
+#include "ejk/Conversion/Passes.h"
+
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+
+namespace mlir::ejk {
+#define GEN_PASS_DEF_EJKSPIRVINTERFACEVERSION
+#include "ejk/Conversion/Passes.h.inc"
+} // namespace mlir::ejk
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+/// Whether an entry point of `module` lists a variable of a storage class
+/// other than Input and Output in its interface.
+static bool needsVersion14(spirv::ModuleOp module) {
+  for (auto entry : module.getOps<spirv::EntryPointOp>()) {
+    for (Attribute symbol : entry.getInterface()) {
+      auto var = module.lookupSymbol<spirv::GlobalVariableOp>(
+          cast<FlatSymbolRefAttr>(symbol).getValue());
+      if (!var)
+        continue;
+      spirv::StorageClass storage =
+          cast<spirv::PointerType>(var.getType()).getStorageClass();
+      if (storage != spirv::StorageClass::Input &&
+          storage != spirv::StorageClass::Output)
+        return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+struct SpirvInterfaceVersionPass
+    : public mlir::ejk::impl::EjkSpirvInterfaceVersionBase<
+          SpirvInterfaceVersionPass> {
+  void runOnOperation() override {
+    spirv::ModuleOp module = getOperation();
+    std::optional<spirv::VerCapExtAttr> vce = module.getVceTriple();
+    if (!vce || vce->getVersion() >= spirv::Version::V_1_4 ||
+        !needsVersion14(module))
+      return;
+    module.setVceTripleAttr(spirv::VerCapExtAttr::get(
+        spirv::Version::V_1_4, llvm::to_vector(vce->getCapabilities()),
+        llvm::to_vector(vce->getExtensions()), &getContext()));
+  }
+};
+} // namespace

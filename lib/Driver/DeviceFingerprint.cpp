@@ -1,0 +1,85 @@
+//===- DeviceFingerprint.cpp - the device a tool compiles for -------------===//
+
+#include "ejk/Driver/DeviceFingerprint.h"
+
+#include "ejk/Runtime/ejk_runtime.h"
+
+#include <fstream>
+#include <sstream>
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+bool mlir::ejk::vulkanDeviceFingerprint(::ejk::DeviceFingerprint &fingerprint,
+                                        std::string &error) {
+  ejk_device *device = nullptr;
+  if (ejk_device_create("vulkan", &device) != EJK_OK) {
+    error = ejk_last_error();
+    return false;
+  }
+  size_t length = 0;
+  std::string text;
+  bool ok = ejk_device_fingerprint(device, nullptr, 0, &length) == EJK_OK;
+  if (ok) {
+    text.resize(length + 1);
+    ok = ejk_device_fingerprint(device, text.data(), text.size(), &length) ==
+         EJK_OK;
+    text.resize(length);
+  }
+  if (!ok)
+    error = ejk_last_error();
+  ejk_device_destroy(device);
+  if (!ok)
+    return false;
+  std::string why;
+  if (!::ejk::DeviceFingerprint::parse(text, fingerprint, why)) {
+    error = "the Vulkan device's fingerprint does not parse: " + why;
+    return false;
+  }
+  return true;
+}
+
+bool mlir::ejk::readFingerprintFile(const std::string &path,
+                                    ::ejk::DeviceFingerprint &fingerprint,
+                                    std::string &error) {
+  std::ifstream file(path);
+  if (!file) {
+    error = "cannot read fingerprint file '" + path + "'";
+    return false;
+  }
+  std::stringstream buffer;
+  buffer << file.rdbuf();
+  std::string why;
+  if (!::ejk::DeviceFingerprint::parse(buffer.str(), fingerprint, why)) {
+    error = "fingerprint file '" + path + "': " + why;
+    return false;
+  }
+  return true;
+}
+
+bool mlir::ejk::fingerprintForTarget(const std::string &target,
+                                     const std::string &file,
+                                     ::ejk::DeviceFingerprint &fingerprint,
+                                     std::string &error) {
+  if (!file.empty()) {
+    if (!readFingerprintFile(file, fingerprint, error))
+      return false;
+    if (fingerprint.kind != target) {
+      error = "fingerprint file '" + file + "' is of a " + fingerprint.kind +
+              " device, not " + target;
+      return false;
+    }
+    return true;
+  }
+  if (target == "cpu") {
+    fingerprint = ::ejk::hostCpuFingerprint();
+    return true;
+  }
+  if (!vulkanDeviceFingerprint(fingerprint, error)) {
+    error = "cannot compile for the Vulkan device here: " + error +
+            " (give --fingerprint FILE to compile ahead of time for a "
+            "device that is not here)";
+    return false;
+  }
+  return true;
+}

@@ -1,0 +1,34 @@
+//===- DriverSupport.h - small helpers of the compiler driver ---*- C++ -*-===//
+
+#ifndef EJK_LIB_DRIVER_DRIVERSUPPORT_H
+#define EJK_LIB_DRIVER_DRIVERSUPPORT_H
+
+#include "mlir/IR/Location.h"
+#include "mlir/Support/LLVM.h"
+
+#include <chrono>
+
+namespace mlir::ejk {
+
+/// Seconds since construction.
+class Stopwatch {
+public:
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  }
+
+private:
+  std::chrono::steady_clock::time_point start =
+      std::chrono::steady_clock::now();
+};
+
+/// Writes `contents` to `path` through a temporary file and a rename, so a
+/// reader never sees a half-written file. Emits an error at `loc` on
+/// failure.
+LogicalResult writeAtomically(Location loc, StringRef path, StringRef contents);
+
+} // namespace mlir::ejk
+
+#endif // EJK_LIB_DRIVER_DRIVERSUPPORT_H

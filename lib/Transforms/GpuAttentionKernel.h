@@ -1,0 +1,43 @@
+//===- GpuAttentionKernel.h - flash attention bodies for Vulkan -*- C++ -*-===//
+//
+// Builds the body of the one dispatch that runs a flash attention on a
+// Vulkan device: a grid of workgroups (query block, head, batch), threads
+// laid out by GpuAttentionLayout, shared memory as `memref.alloc` in
+// `#gpu.address_space<workgroup>`, positions from `ejk.workgroup_id` and
+// `gpu.thread_id`. ejk-lower-to-spirv turns it into a SPIR-V kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_LIB_TRANSFORMS_GPUATTENTIONKERNEL_H
+#define EJK_LIB_TRANSFORMS_GPUATTENTIONKERNEL_H
+
+#include "AttentionProblem.h"
+
+#include "ejk/Dialect/Ejk/GpuAttentionLayout.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::ejk {
+
+struct GpuAttentionPlan : AttentionProblem {
+  GpuAttentionLayout layout;
+
+  std::array<int64_t, 3> grid() const {
+    return {(seqQ + layout.blockQ - 1) / layout.blockQ, numHeads, batch};
+  }
+};
+
+/// Emits the portable (f32 arithmetic) attention body at `b`'s insertion
+/// point.
+void buildGpuAttentionBody(OpBuilder &b, Location loc,
+                           const GpuAttentionPlan &plan,
+                           const AttentionBuffers &buffers);
+
+/// Emits the cooperative-matrix (f16 x f16 -> f32 16x16x16) attention body.
+void buildGpuCoopAttentionBody(OpBuilder &b, Location loc,
+                               const GpuAttentionPlan &plan,
+                               const AttentionBuffers &buffers);
+
+} // namespace mlir::ejk
+
+#endif // EJK_LIB_TRANSFORMS_GPUATTENTIONKERNEL_H

@@ -1,0 +1,162 @@
+// RUN: ejk-opt %s -split-input-file -verify-diagnostics -ejk-prepare-vulkan-kernels
+
+// A dispatch without a workgroup size.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  // expected-error @+1 {{dispatch 'd' has no 'ejk.workgroup_size' (array<i64: x, y, z>); the Vulkan lowering needs its workgroup size}}
+  func.func private @d(%a: memref<64xf32>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>} {
+
+    return
+  }
+}
+
+// -----
+
+// A malformed workgroup size.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  // expected-error @+1 {{dispatch 'd' has a malformed 'ejk.workgroup_size' array<i64: 64, 0>; expected 3 sizes >= 1}}
+  func.func private @d(%a: memref<64xf32>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 0>} {
+
+    return
+  }
+}
+
+// -----
+
+// A workgroup beyond the limit along z.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  // expected-error @+1 {{dispatch 'd' workgroup size array<i64: 1, 1, 128> exceeds the target's maximum 64 along dimension 2}}
+  func.func private @d(%a: memref<64xf32>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 1, 1, 128>} {
+
+    return
+  }
+}
+
+// -----
+
+// Too many invocations.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  // expected-error @+1 {{dispatch 'd' has 2048 invocations per workgroup, more than the target's 1024}}
+  func.func private @d(%a: memref<64xf32>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 1024, 2, 1>} {
+
+    return
+  }
+}
+
+// -----
+
+// No grid.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  // expected-error @+1 {{dispatch 'd' has no 'ejk.grid' of 3 sizes}}
+  func.func private @d(%a: memref<64xf32>) attributes {ejk.dispatch, ejk.workgroup_size = array<i64: 64, 1, 1>} {
+
+    return
+  }
+}
+
+// -----
+
+// A dynamic buffer.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  // expected-error @+1 {{dispatch 'd' argument 0 has type 'memref<?xf32>'; Vulkan dispatch arguments are static identity-layout memrefs in the default memory space of f32, f16, bf16, i32, i64 or i1}}
+  func.func private @d(%a: memref<?xf32>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
+
+    return
+  }
+}
+
+// -----
+
+// A feature the target lacks, asked for by the tiling pass.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  // expected-error @+1 {{dispatch 'd' requires device feature "int8", which the Vulkan target lacks}}
+  func.func private @d(%a: memref<64xf32>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>, ejk.requires = ["int8"]} {
+
+    return
+  }
+}
+
+// -----
+
+// An op outside the contract.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  func.func private @d(%a: memref<64xf32>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{'vector.load' op is not supported in a Vulkan dispatch (expected arith, math, scf, memref load/store/alloc, gpu ids, barrier, shuffle or subgroup MMA ops)}}
+    %v = vector.load %a[%c0] : memref<64xf32>, vector<4xf32>
+    return
+  }
+}
+
+// -----
+
+// A shuffle on a target without subgroup shuffles.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_vote"]}} {
+  func.func private @d(%a: memref<64xf32>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
+    %x = arith.constant 1.0 : f32
+    %o = arith.constant 1 : i32
+    %w = arith.constant 8 : i32
+    // expected-error @+1 {{'gpu.shuffle' op needs device feature 'subgroup_shuffle', which the Vulkan target lacks}}
+    %s, %ok = gpu.shuffle xor %x, %o, %w : f32
+    return
+  }
+}
+
+// -----
+
+// A subgroup reduction without subgroup arithmetic.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  func.func private @d(%a: memref<64xf32>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
+    %x = arith.constant 1.0 : f32
+    // expected-error @+1 {{'gpu.subgroup_reduce' op needs device feature 'subgroup_arithmetic', which the Vulkan target lacks}}
+    %s = gpu.subgroup_reduce add %x : (f32) -> f32
+    return
+  }
+}
+
+// -----
+
+// Cooperative matrices on a target without them.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  func.func private @d(%a: memref<256xf16>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{'gpu.subgroup_mma_load_matrix' op needs cooperative matrices (VK_KHR_cooperative_matrix 16x16x16 f16*f16+f32=f32), which the Vulkan target lacks}}
+    %m = gpu.subgroup_mma_load_matrix %a[%c0] {leadDimension = 16 : index} : memref<256xf16> -> !gpu.mma_matrix<16x16xf16, "AOp">
+    return
+  }
+}
+
+// -----
+
+// Allocations must be workgroup memory.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  func.func private @d(%a: memref<64xf32>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
+    // expected-error @+1 {{'memref.alloc' op in a Vulkan dispatch must allocate a static shape in #gpu.address_space<workgroup>, got 'memref<64xf32>'}}
+    %m = memref.alloc() : memref<64xf32>
+    return
+  }
+}
+
+// -----
+
+// Workgroup memory beyond the target's limit.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  // expected-error @+1 {{dispatch 'd' uses 65536 bytes of workgroup memory, more than the target's 32768}}
+  func.func private @d(%a: memref<64xf32>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
+    %m = memref.alloc() : memref<16384xf32, #gpu.address_space<workgroup>>
+    return
+  }
+}
+
+// -----
+
+// A CPU target.
+// expected-error @+1 {{ejk-prepare-vulkan-kernels: the module's target is 'cpu'; compile with ejk-select-configs target=vulkan}}
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+}
+
+// -----
+
+// No target at all.
+// expected-error @+1 {{no 'ejk.target' attribute on the module; run ejk-select-configs first}}
+module {
+}

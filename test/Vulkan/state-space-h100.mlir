@@ -1,0 +1,45 @@
+// Mamba-1 and Mamba-2 at their benchmark shapes, compiled ahead of time for
+// an H100 (saved fingerprint, no device needed): the configs the heuristic
+// picks for subgroups of 32 and 48 KiB of shared memory, in the manifest,
+// and every SPIR-V module passes spirv-val.
+
+// REQUIRES: spirv-tools
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: ejkc %s --target vulkan --fingerprint %S/Inputs/h100.fingerprint --no-cache -o %t --name ssm
+// RUN: spirv-val --target-env vulkan1.3 %t/ssm_mamba1_dispatch_0.spv
+// RUN: spirv-val --target-env vulkan1.3 %t/ssm_mamba2_dispatch_0_scores.spv
+// RUN: spirv-val --target-env vulkan1.3 %t/ssm_mamba2_dispatch_0.spv
+// RUN: FileCheck %s < %t/ssm.json
+
+// mamba1: 8 channels of 16 threads per workgroup, 256 workgroups.
+// CHECK: "grid": [
+// CHECK-NEXT: 256,
+// CHECK: "shared_memory_bytes": 14336
+// CHECK: "spirv": "ssm_mamba1_dispatch_0.spv"
+// CHECK: "workgroup_size": [
+// CHECK-NEXT: 128,
+// mamba2: the scores per chunk (32 workgroups), then the scan over 4 head_dim
+// blocks x 32 heads, 256 threads each.
+// CHECK: "grid": [
+// CHECK-NEXT: 32,
+// CHECK: "shared_memory_bytes": 16896
+// CHECK: "spirv": "ssm_mamba2_dispatch_0_scores.spv"
+// CHECK: "grid": [
+// CHECK-NEXT: 4,
+// CHECK-NEXT: 32,
+// CHECK: "shared_memory_bytes": 46848
+// CHECK: "spirv": "ssm_mamba2_dispatch_0.spv"
+// CHECK: "workgroup_size": [
+// CHECK-NEXT: 256,
+
+func.func @mamba1(%u: tensor<1x2048x2048xf32>, %delta: tensor<1x2048x2048xf32>, %A: tensor<2048x16xf32>, %B: tensor<1x2048x1x16xf32>, %C: tensor<1x2048x1x16xf32>, %D: tensor<2048xf32>) -> tensor<1x2048x2048xf32> {
+  %y = ejk.selective_scan %u, %delta, %A, %B, %C D(%D : tensor<2048xf32>) {delta_softplus}
+      : tensor<1x2048x2048xf32>, tensor<1x2048x2048xf32>, tensor<2048x16xf32>, tensor<1x2048x1x16xf32>, tensor<1x2048x1x16xf32> -> tensor<1x2048x2048xf32>
+  return %y : tensor<1x2048x2048xf32>
+}
+
+func.func @mamba2(%x: tensor<1x2048x32x64xf32>, %dt: tensor<1x2048x32xf32>, %A: tensor<32xf32>, %B: tensor<1x2048x1x128xf32>, %C: tensor<1x2048x1x128xf32>, %D: tensor<32xf32>) -> tensor<1x2048x32x64xf32> {
+  %y = ejk.ssd %x, %dt, %A, %B, %C D(%D : tensor<32xf32>) {dt_softplus}
+      : tensor<1x2048x32x64xf32>, tensor<1x2048x32xf32>, tensor<32xf32>, tensor<1x2048x1x128xf32>, tensor<1x2048x1x128xf32> -> tensor<1x2048x32x64xf32>
+  return %y : tensor<1x2048x32x64xf32>
+}
