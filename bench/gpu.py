@@ -6,9 +6,12 @@ Two steps, because the GPU machine (the H100) has no MLIR:
 
   1. here, with the compiler:
        bench/gpu.py prepare --out ARTIFACTS [--workloads ...] [--target vulkan]
-     writes each workload's IR and compiles it with `ejkc --target vulkan`
-     into ARTIFACTS/<workload>/; ARTIFACTS/artifacts.json records what
-     compiled and, for what did not, ejkc's error.
+                            [--fingerprint FILE | --fingerprint local]
+     writes each workload's IR and compiles it with `ejkc --target vulkan
+     --fingerprint FILE` (default bench/vulkan/h100.fingerprint: ahead of
+     time for the H100; `local`: for this machine's Vulkan device, e.g.
+     lavapipe) into ARTIFACTS/<workload>/; ARTIFACTS/artifacts.json records
+     what compiled and, for what did not, ejkc's error.
   2. there, with the runtime only (bench/runner: ejk-bench-run):
        python3 bench/gpu.py run --artifacts ARTIFACTS --runner PATH/ejk-bench-run
      makes the same seeded inputs as the CPU harness (f16, BSHD), times ejk
@@ -21,8 +24,9 @@ Two steps, because the GPU machine (the H100) has no MLIR:
 
 Default workloads: gfa-d128 and gfa-d128-causal (B4 S2048 H16 D128, fp16).
 `--device cpu` runs the same code on the CPU on a small shape (a test of the
-harness itself, with `prepare --target cpu`): CUDA-only peers then report
-their error.
+harness itself, with `prepare --target cpu`, or `prepare --fingerprint local`
+and `run --ejk-device vulkan` for ejk on lavapipe): CUDA-only peers then
+report their error.
 """
 import argparse
 import datetime
@@ -72,7 +76,15 @@ def prepare(args):
     ejkc = os.path.join(args.build, "bin", "ejkc")
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
+    fingerprint = None
+    if args.target == "vulkan" and args.fingerprint != "local":
+        fingerprint = os.path.abspath(args.fingerprint)
+        if not os.path.exists(fingerprint):
+            sys.exit(f"gpu: no fingerprint file {fingerprint} (--fingerprint local compiles "
+                     f"for this machine's Vulkan device)")
     record = {"target": args.target, "commit": git_commit(),
+              "fingerprint": (os.path.relpath(fingerprint, ROOT) if fingerprint else
+                              "local" if args.target == "vulkan" else None),
               "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
               "workloads": {}}
     failures = 0
@@ -82,8 +94,10 @@ def prepare(args):
         ir = os.path.join(d, w.entry() + ".mlir")
         with open(ir, "w") as f:
             f.write(w.ejk_ir())
-        r = subprocess.run([ejkc, f"--target={args.target}", ir, "-o",
-                            os.path.join(d, "artifact")], capture_output=True, text=True)
+        argv = [ejkc, f"--target={args.target}", ir, "-o", os.path.join(d, "artifact")]
+        if fingerprint:
+            argv += ["--fingerprint", fingerprint]
+        r = subprocess.run(argv, capture_output=True, text=True)
         manifest = os.path.join(w.id, "artifact", w.entry() + ".json")
         if r.returncode == 0 and os.path.exists(os.path.join(out, manifest)):
             record["workloads"][w.id] = {"manifest": manifest, "entry": w.entry()}
@@ -232,8 +246,8 @@ def run(args):
                            max_abs_err_vs_f32=err)
             rows.append(gpu_report.finish_row(w, ejk, peers, peak, ref_name))
     summary = ("through bench/runner/ejk-bench-run on device " + (args.ejk_device or "from the "
-               "manifest") + f", artifacts of commit {art['commit']} ({art['target']})"
-               if art else "pending, no artifacts")
+               "manifest") + f", artifacts of commit {art['commit']} ({art['target']}, "
+               f"fingerprint {art.get('fingerprint')})" if art else "pending, no artifacts")
     result = {"date": started.isoformat(timespec="seconds"),
               "machine": {"peak": peak, "host_cpu": _host_cpu()},
               "settings": {"device": args.device, "runs": args.runs, "warmup": args.warmup,
@@ -274,6 +288,9 @@ def main():
     pp.add_argument("--out", required=True)
     pp.add_argument("--workloads", default=DEFAULT, help="known: " + ", ".join(ALL))
     pp.add_argument("--target", default="vulkan", choices=["vulkan", "cpu"])
+    pp.add_argument("--fingerprint", default=os.path.join(BENCH, "vulkan", "h100.fingerprint"),
+                    help="the Vulkan device to compile for (default: %(default)s); 'local': "
+                         "this machine's Vulkan device")
     pp.add_argument("--build", default=os.path.join(ROOT, "build"))
     pr = sub.add_parser("run", help="time ejk and the peers (on the GPU machine)")
     pr.add_argument("--artifacts", help="the directory `prepare` wrote")

@@ -6,6 +6,9 @@ For an f32 and an f16 causal GQA attention (ejkc, target cpu):
     same inputs (same kernel, same runtime: within 1e-6, or one f16 ulp);
   - its bench line parses with the harness's own parser (bench/harness/ejk.py)
     and gives positive times, for random inputs (no --input) as well;
+  - on a Vulkan device (lavapipe here; skipped without one), an f16 artifact
+    of `ejkc --target vulkan` runs on the device its manifest names and
+    agrees with the CPU kernel;
   - it links libejk_runtime and neither MLIR nor LLVM;
   - an input of the wrong shape or dtype, a wrong input count and a bad
     option are refused with exit status 2 and a message naming the problem.
@@ -94,6 +97,36 @@ def case(bindir, work, dtype):
           f"{dtype}: a wrong input count is refused ({out.strip()})")
 
 
+def vulkan_case(bindir, work):
+    """ejk-bench-run on a Vulkan artifact (lavapipe here) when a device exists."""
+    rc, out = run([os.path.join(bindir, "ejk-run"), "--target", "vulkan", "--print-fingerprint"])
+    if rc != 0:
+        print(f"skipped: no Vulkan device ({out.strip()[:160]})")
+        return
+    ir = os.path.join(work, "runner-f16", "attention.mlir")
+    cpu_out = os.path.join(work, "runner-f16", "ejk-run.out.npy")
+    if not os.path.exists(cpu_out):
+        return
+    art = os.path.join(work, "vulkan-f16")
+    rc, out = run([os.path.join(bindir, "ejkc"), "--target", "vulkan", ir, "-o", art])
+    check(rc == 0, f"vulkan: ejkc compiles the f16 attention ({out.strip()[-200:]})")
+    if rc != 0:
+        return
+    ins = sum((["--input", os.path.join(work, "runner-f16", n + ".npy")]
+               for n in ("q", "k", "v")), [])
+    ours = os.path.join(art, "out.npy")
+    rc, out = run([os.path.join(bindir, "ejk-bench-run"), os.path.join(art, "attention.json"),
+                   "--runs", "2", "--warmup", "1", "--output", ours] + ins)
+    check(rc == 0 and "device vulkan" in out and BENCH_RE.search(out) is not None,
+          f"vulkan: the manifest's target picks the device and the run is timed ({out.strip()})")
+    if rc == 0:
+        a = np.load(ours).astype(np.float64)
+        b = np.load(cpu_out).astype(np.float64)
+        check(a.shape == b.shape and np.allclose(a, b, atol=1e-2, rtol=1e-2),
+              f"vulkan: the output agrees with the CPU kernel's (max abs difference "
+              f"{np.abs(a - b).max():.3g})")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--build", required=True)
@@ -104,6 +137,7 @@ def main():
     os.environ.setdefault("EJK_NUM_THREADS", "2")
     for dtype in ("f32", "f16"):
         case(bindir, args.work_dir, dtype)
+    vulkan_case(bindir, args.work_dir)
     runner = os.path.join(bindir, "ejk-bench-run")
     rc, out = run(["ldd", runner])
     check(rc == 0 and "libejk_runtime" in out and "MLIR" not in out and "LLVM" not in out,
