@@ -4,9 +4,10 @@
  * shared machine. FMA: 12 independent accumulator chains per thread (enough
  * to cover FMA latency x throughput on current x86 cores) with the widest
  * vectors the compiler targets (-march=native). Bandwidth: every thread sums
- * its slice of a 1 GiB array. Prints JSON.
+ * its slice of a 1 GiB array (or READ_MIB MiB: the test suite's smoke run
+ * uses a small one). Prints JSON.
  *
- * Usage: ejk-cpu-peak [threads]
+ * Usage: ejk-cpu-peak [threads [READ_MIB]]
  */
 #include <immintrin.h>
 #include <pthread.h>
@@ -87,6 +88,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "ejk-cpu-peak: bad thread count\n");
     return 1;
   }
+  long readMiB = argc > 2 ? atol(argv[2]) : 1024;
+  if (readMiB < 1 || readMiB > (1L << 20)) {
+    fprintf(stderr, "ejk-cpu-peak: bad READ_MIB (1 to 1048576)\n");
+    return 1;
+  }
   pthread_t tid[256];
   float sink[256][LANES];
 
@@ -103,7 +109,7 @@ int main(int argc, char **argv) {
       best = rate;
   }
 
-  size_t bytes = (size_t)1 << 30, count = bytes / sizeof(float);
+  size_t bytes = (size_t)readMiB << 20, count = bytes / sizeof(float);
   float *data = aligned_alloc(64, bytes);
   if (!data) {
     fprintf(stderr, "ejk-cpu-peak: out of memory\n");

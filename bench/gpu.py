@@ -1,0 +1,327 @@
+#!/usr/bin/env python3
+"""The GPU half of the benchmark: ejk (precompiled, through the MLIR-free
+runner) against PyTorch SDPA and JAX on CUDA.
+
+Two steps, because the GPU machine (the H100) has no MLIR:
+
+  1. here, with the compiler:
+       bench/gpu.py prepare --out ARTIFACTS [--workloads ...] [--target vulkan]
+                            [--fingerprint FILE | --fingerprint local]
+     writes each workload's IR and compiles it with `ejkc --target vulkan
+     --fingerprint FILE` (default bench/vulkan/h100.fingerprint: ahead of
+     time for the H100; `local`: for this machine's Vulkan device, e.g.
+     lavapipe) into ARTIFACTS/<workload>/; ARTIFACTS/artifacts.json records
+     what compiled and, for what did not, ejkc's error.
+  2. there, with the runtime only (bench/runner: ejk-bench-run):
+       python3 bench/gpu.py run --artifacts ARTIFACTS --runner PATH/ejk-bench-run
+     makes the same seeded inputs as the CPU harness (f16, BSHD), times ejk
+     through the runner (GPU timestamps around its dispatches) and each peer
+     in its own process, compares every output with ejk's (or, while ejk is
+     pending, with the f32 PyTorch peer), measures fp16/f32 GEMM and copy
+     rates with PyTorch, prints the table, writes
+     bench/results/gpu-<date>.json and .png and refreshes the GPU section of
+     docs/benchmarks.md.
+
+Default workloads: gfa-d128 and gfa-d128-causal (B4 S2048 H16 D128, fp16).
+`--device cpu` runs the same code on the CPU on a small shape (a test of the
+harness itself, with `prepare --target cpu`, or `prepare --fingerprint local`
+and `run --ejk-device vulkan` for ejk on lavapipe): CUDA-only peers then
+report their error.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(BENCH)
+sys.path.insert(0, BENCH)
+
+from harness import workloads  # noqa: E402
+from harness.workloads import Workload  # noqa: E402
+from harness.ejk import BENCH_RE  # noqa: E402
+
+WALL_RE = re.compile(r"wall median ([0-9.]+) ms, min ([0-9.]+) ms")
+SMOKE = [Workload("gsmoke", "attention", "f16", dict(B=1, Sq=256, Sk=256, Hq=4, Hkv=4, D=64)),
+         Workload("gsmoke-causal", "attention", "f16",
+                  dict(B=1, Sq=256, Sk=256, Hq=4, Hkv=4, D=64), True)]
+ALL = {w.id: w for w in workloads.GPU_WORKLOADS + SMOKE}
+DEFAULT = "gfa-d128,gfa-d128-causal"
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def pick(ids):
+    bad = [i for i in ids.split(",") if i not in ALL]
+    if bad:
+        sys.exit(f"gpu: unknown workload(s) {', '.join(bad)}; known: {', '.join(ALL)}")
+    return [ALL[i] for i in ids.split(",")]
+
+
+def git_commit():
+    r = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                       capture_output=True, text=True)
+    return r.stdout.strip() or "unknown"
+
+
+# --- prepare (on the machine with the compiler) ------------------------------
+
+def prepare(args):
+    ejkc = os.path.join(args.build, "bin", "ejkc")
+    out = os.path.abspath(args.out)
+    os.makedirs(out, exist_ok=True)
+    fingerprint = None
+    if args.target == "vulkan" and args.fingerprint != "local":
+        fingerprint = os.path.abspath(args.fingerprint)
+        if not os.path.exists(fingerprint):
+            sys.exit(f"gpu: no fingerprint file {fingerprint} (--fingerprint local compiles "
+                     f"for this machine's Vulkan device)")
+    record = {"target": args.target, "commit": git_commit(),
+              "fingerprint": (os.path.relpath(fingerprint, ROOT) if fingerprint else
+                              "local" if args.target == "vulkan" else None),
+              "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+              "workloads": {}}
+    failures = 0
+    for w in pick(args.workloads):
+        d = os.path.join(out, w.id)
+        os.makedirs(d, exist_ok=True)
+        ir = os.path.join(d, w.entry() + ".mlir")
+        with open(ir, "w") as f:
+            f.write(w.ejk_ir())
+        argv = [ejkc, f"--target={args.target}", ir, "-o", os.path.join(d, "artifact")]
+        if fingerprint:
+            argv += ["--fingerprint", fingerprint]
+        r = subprocess.run(argv, capture_output=True, text=True)
+        manifest = os.path.join(w.id, "artifact", w.entry() + ".json")
+        if r.returncode == 0 and os.path.exists(os.path.join(out, manifest)):
+            record["workloads"][w.id] = {"manifest": manifest, "entry": w.entry()}
+            log(f"{w.id}: compiled ({manifest})")
+        else:
+            lines = [l for l in (r.stderr + r.stdout).splitlines() if "error" in l]
+            msg = lines[0].strip() if lines else f"ejkc exited {r.returncode}"
+            record["workloads"][w.id] = {"error": msg}
+            failures += 1
+            log(f"{w.id}: not compiled: {msg}")
+    with open(os.path.join(out, "artifacts.json"), "w") as f:
+        json.dump(record, f, indent=1)
+    log(f"wrote {os.path.join(out, 'artifacts.json')}")
+    return 1 if failures else 0
+
+
+# --- worker (one peer, one workload, its own process) --------------------------
+
+def worker(args):
+    from harness import gpu_peers
+    gpu_peers.limit(args.peer, args.device)
+    try:
+        if args.peak:
+            out = gpu_peers.torch_peak(args.device, 8192 if args.device == "cuda" else 512)
+        elif args.probe:
+            out = {"version": gpu_peers.version(args.peer)}
+        else:
+            import numpy as np
+            w = ALL[args.workload]
+            arrays = [np.load(os.path.join(args.inputs, n + ".npy")) for n in w.input_names()]
+            run, sync, to_numpy = gpu_peers.build(args.peer, w, arrays, args.device)
+            first, out = gpu_peers.measure(run, sync, args.runs, args.warmup)
+            np.save(args.out_npy, to_numpy(first))
+    except Exception as e:  # a framework error is a result to report
+        msg = " ".join(f"{type(e).__name__}: {e}".split()).split(" ----------")[0]
+        out = {"error": msg[:600]}
+    with open(args.out_json, "w") as f:
+        json.dump(out, f)
+    return 0
+
+
+def spawn(tmp, tag, extra, args):
+    """Runs the worker in a fresh process; its JSON result or {"error": ...}."""
+    out_json = os.path.join(tmp, tag + ".json")
+    r = subprocess.run([sys.executable, os.path.abspath(__file__), "worker", "--device",
+                        args.device, "--out-json", out_json] + extra,
+                       capture_output=True, text=True)
+    if not os.path.exists(out_json):
+        tail = (r.stderr.strip().splitlines() or [f"worker exited {r.returncode}"])[-1]
+        return {"error": tail[:600]}
+    with open(out_json) as f:
+        return json.load(f)
+
+
+# --- run (on the GPU machine) --------------------------------------------------
+
+def run_ejk(w, art, tmp, inputs, args):
+    if art is None:
+        return {"pending": "no artifacts given (--artifacts DIR from `bench/gpu.py prepare`)"}
+    entry = art["workloads"].get(w.id)
+    if entry is None:
+        return {"pending": "not in the artifacts (prepare it with --workloads)"}
+    if "error" in entry:
+        return {"pending": f"ejkc --target {art['target']} failed: {entry['error']}"}
+    out_npy = os.path.join(tmp, "ejk.out.npy")
+    argv = [args.runner, os.path.join(args.artifacts, entry["manifest"]), "--entry",
+            entry["entry"], "--runs", str(args.runs), "--warmup", str(args.warmup),
+            "--output", out_npy]
+    if args.ejk_device:
+        argv += ["--device", args.ejk_device]
+    for p in inputs:
+        argv += ["--input", p]
+    r = subprocess.run(argv, capture_output=True, text=True)
+    text = r.stdout + r.stderr
+    m, wall = BENCH_RE.search(text), WALL_RE.search(text)
+    if r.returncode != 0 or not m:
+        return {"error": (text.strip().splitlines() or [f"exit {r.returncode}"])[-1][:600]}
+    res = {"runs": int(m.group(1)), "median_ms": float(m.group(2)),
+           "min_ms": float(m.group(3)), "out_npy": out_npy}
+    if wall:
+        res.update(wall_median_ms=float(wall.group(1)), wall_min_ms=float(wall.group(2)))
+    return res
+
+
+def run(args):
+    import numpy as np
+    from harness import gpu_peers, gpu_report, report
+    chosen = pick(args.workloads or (DEFAULT if args.device == "cuda" else "gsmoke,gsmoke-causal"))
+    peer_names = [] if args.peers == "none" else args.peers.split(",")
+    bad = [n for n in peer_names if n not in gpu_peers.PEERS]
+    if bad:
+        sys.exit(f"gpu: unknown peer(s) {', '.join(bad)}; known: {', '.join(gpu_peers.PEERS)}")
+    art = None
+    if args.artifacts:
+        with open(os.path.join(args.artifacts, "artifacts.json")) as f:
+            art = json.load(f)
+        if not os.access(args.runner, os.X_OK):
+            sys.exit(f"gpu: no runner at {args.runner} (build bench/runner, pass --runner)")
+    started = datetime.datetime.now(datetime.timezone.utc)
+    with tempfile.TemporaryDirectory(prefix="ejk-gpu-bench-") as tmp:
+        peak = spawn(tmp, "peak", ["--peer", "torch-flash", "--peak"], args)
+        log(f"peak (PyTorch): {peak}")
+        info = {n: spawn(tmp, "probe-" + n, ["--peer", n, "--probe"], args) for n in peer_names}
+        for n, i in info.items():
+            log(f"peer {n}: {i.get('version') or 'skipped: ' + i.get('error', '')}")
+        rows = []
+        for w in chosen:
+            log(f"== {w.id}")
+            inputs = []
+            for name, arr in zip(w.input_names(), w.make_inputs(seed=args.seed)):
+                inputs.append(os.path.join(tmp, name + ".npy"))
+                np.save(inputs[-1], arr)
+            ejk = run_ejk(w, art, tmp, inputs, args)
+            log(f"   ejk: {ejk.get('median_ms', ejk.get('pending') or ejk.get('error'))}")
+            outs, peers = {}, {}
+            for n in peer_names:
+                if "error" in info[n]:
+                    peers[n] = {"status": "skipped", "message": info[n]["error"]}
+                    continue
+                npy = os.path.join(tmp, n + ".out.npy")
+                p = spawn(tmp, n, ["--peer", n, "--workload", w.id, "--inputs", tmp, "--runs",
+                                   str(args.runs), "--warmup", str(args.warmup),
+                                   "--out-npy", npy], args)
+                p["status"] = "error" if "error" in p else "unchecked"
+                if "error" not in p:
+                    outs[n] = np.load(npy)
+                peers[n] = p
+                log(f"   {n}: {p.get('median_ms', p.get('error'))}")
+            ref_name = "ejk" if "out_npy" in ejk else (
+                "torch-f32" if "torch-f32" in outs else None)
+            ref = np.load(ejk.pop("out_npy")) if ref_name == "ejk" else outs.get(ref_name)
+            for n, p in peers.items():
+                if n in outs and ref is not None and n != ref_name:
+                    ok, err, msg = report.compare(outs[n], ref.astype(np.float32), "f16")
+                    p.update(status="ok" if ok else "mismatch", max_abs_err=err,
+                             checked_against=ref_name)
+                    if msg:
+                        p["message"] = msg
+                elif n == ref_name:
+                    p.update(status="ok", checked_against="itself (the reference)")
+                elif n in outs:
+                    p["message"] = "no reference output (neither ejk nor torch-f32 ran)"
+            if ref_name == "ejk" and "torch-f32" in outs:
+                ok, err, msg = report.compare(ref.astype(np.float32), outs["torch-f32"], "f16")
+                ejk.update(check="ok" if ok else "differs from the f32 reference: " + msg,
+                           max_abs_err_vs_f32=err)
+            rows.append(gpu_report.finish_row(w, ejk, peers, peak, ref_name))
+    summary = ("through bench/runner/ejk-bench-run on device " + (args.ejk_device or "from the "
+               "manifest") + f", artifacts of commit {art['commit']} ({art['target']}, "
+               f"fingerprint {art.get('fingerprint')})" if art else "pending, no artifacts")
+    result = {"date": started.isoformat(timespec="seconds"),
+              "machine": {"peak": peak, "host_cpu": _host_cpu()},
+              "settings": {"device": args.device, "runs": args.runs, "warmup": args.warmup,
+                           "seed": args.seed, "command": " ".join(sys.argv[1:])},
+              "ejk": {"artifacts": art, "summary": summary},
+              "peers": info, "results": rows}
+    print(gpu_report.text_table(result))
+    os.makedirs(args.out_dir, exist_ok=True)
+    stem = f"gpu-{started.date().isoformat()}" + ("" if args.device == "cuda" else "-selftest")
+    json_path = os.path.join(args.out_dir, stem + ".json")
+    with open(json_path, "w") as f:
+        json.dump(result, f, indent=1)
+    png = json_path[:-5] + ".png"
+    why = gpu_report.write_chart(result, png)
+    log(f"wrote {json_path}" + (f"; no chart: {why}" if why else f" and {png}"))
+    if args.device == "cuda" and not args.no_docs:
+        gpu_report.refresh(args.docs, result,
+                           os.path.relpath(png, os.path.dirname(os.path.abspath(args.docs))))
+        log(f"refreshed {args.docs}")
+    return 1 if any("error" in r["ejk"] for r in rows) else 0
+
+
+def _host_cpu():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    pp = sub.add_parser("prepare", help="compile the GPU workloads (needs ejkc)")
+    pp.add_argument("--out", required=True)
+    pp.add_argument("--workloads", default=DEFAULT, help="known: " + ", ".join(ALL))
+    pp.add_argument("--target", default="vulkan", choices=["vulkan", "cpu"])
+    pp.add_argument("--fingerprint", default=os.path.join(BENCH, "vulkan", "h100.fingerprint"),
+                    help="the Vulkan device to compile for (default: %(default)s); 'local': "
+                         "this machine's Vulkan device")
+    pp.add_argument("--build", default=os.path.join(ROOT, "build"))
+    pr = sub.add_parser("run", help="time ejk and the peers (on the GPU machine)")
+    pr.add_argument("--artifacts", help="the directory `prepare` wrote")
+    pr.add_argument("--runner", default=os.path.join(ROOT, "build-runner", "bin",
+                                                      "ejk-bench-run"))
+    pr.add_argument("--ejk-device", help="runtime device spec (default: the manifest's target)")
+    pr.add_argument("--workloads", help=f"default {DEFAULT} (--device cpu: gsmoke,gsmoke-causal)")
+    pr.add_argument("--peers", default="torch-flash,torch-cudnn,torch-f32,jax-cudnn,jax-xla")
+    pr.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
+    pr.add_argument("--runs", type=int, default=20)
+    pr.add_argument("--warmup", type=int, default=3)
+    pr.add_argument("--seed", type=int, default=0)
+    pr.add_argument("--out-dir", default=os.path.join(BENCH, "results"))
+    pr.add_argument("--docs", default=os.path.join(ROOT, "docs", "benchmarks.md"))
+    pr.add_argument("--no-docs", action="store_true")
+    pw = sub.add_parser("worker")
+    pw.add_argument("--peer", required=True)
+    pw.add_argument("--device", default="cuda")
+    pw.add_argument("--probe", action="store_true")
+    pw.add_argument("--peak", action="store_true")
+    pw.add_argument("--workload")
+    pw.add_argument("--inputs")
+    pw.add_argument("--runs", type=int, default=20)
+    pw.add_argument("--warmup", type=int, default=3)
+    pw.add_argument("--out-json", required=True)
+    pw.add_argument("--out-npy")
+    args = p.parse_args()
+    if args.cmd == "run" and (args.runs < 1 or args.warmup < 0):
+        sys.exit("gpu: --runs must be at least 1, --warmup at least 0")
+    return {"prepare": prepare, "run": run, "worker": worker}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""PyTorch on the CPU: scaled_dot_product_attention (its fused flash kernel) for
+attention; mamba_ssm's reference scans (ssm_ref.py) for mamba1/mamba2."""
+import os
+
+NAME = "torch"
+LABEL = "PyTorch"
+OPS = {"attention", "selective_scan", "ssd"}
+DESCRIPTION = ("torch.nn.functional.scaled_dot_product_attention on BHSD views of the "
+               "BSHD inputs (is_causal, enable_gqa), torch.set_num_threads(threads); mamba1/mamba2: "
+               "mamba_ssm's eager reference scans, selective_scan_ref and "
+               "ssd_minimal_discrete (chunk 256), re-typed in bench/harness/peers/ssm_ref.py "
+               "(PyTorch has no scan op)")
+
+
+def limit_threads(n):
+    os.environ["OMP_NUM_THREADS"] = str(n)
+    os.environ["MKL_NUM_THREADS"] = str(n)
+
+
+def version():
+    import torch
+    return torch.__version__
+
+
+def build(w, arrays, threads):
+    import torch
+    import torch.nn.functional as F
+    torch.set_num_threads(threads)
+    if w.op != "attention":
+        from . import ssm_ref
+        t = [torch.from_numpy(a) for a in arrays]
+        if w.op == "selective_scan":
+            def scan():
+                return ssm_ref.torch_selective_scan(*t)
+        else:
+            def scan():
+                return ssm_ref.torch_ssd(*t, w.dims["chunk"])
+
+        def run_scan():
+            with torch.inference_mode():
+                return scan()
+        return run_scan, lambda o: o.numpy()
+    q, k, v = (torch.from_numpy(a).permute(0, 2, 1, 3) for a in arrays)
+    gqa = w.dims["Hq"] != w.dims["Hkv"]
+
+    def run():
+        with torch.inference_mode():
+            return F.scaled_dot_product_attention(q, k, v, is_causal=w.causal,
+                                                  enable_gqa=gqa)
+
+    return run, lambda o: o.permute(0, 2, 1, 3).contiguous().numpy()

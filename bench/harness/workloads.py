@@ -1,0 +1,178 @@
+"""The standard workloads of WORKLOADS.md: shapes, inputs, FLOP/byte counts, IR.
+
+Every system (ejk and each peer) gets exactly the arrays `make_inputs`
+returns, written once as .npy files; this module is the single place where a
+workload's shape, dtype and counting convention are defined.
+"""
+from dataclasses import dataclass, field, asdict
+
+import numpy as np
+
+NP_DTYPES = {"f32": np.float32, "f16": np.float16}
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One benchmark case. `op` is attention, selective_scan or ssd."""
+    id: str
+    op: str
+    dtype: str
+    dims: dict = field(default_factory=dict)
+    causal: bool = False
+    # Which peak the throughput is compared with: "fma" (GFLOP/s) or
+    # "read" (GB/s of compulsory traffic, for memory-bound decode).
+    bound: str = "fma"
+    note: str = ""
+
+    def to_json(self):
+        return asdict(self)
+
+    # --- counting conventions -------------------------------------------
+    def flops(self):
+        d = self.dims
+        if self.op == "attention":
+            # The two matmuls only (FlashAttention / ggml convention).
+            f = 4 * d["B"] * d["Hq"] * d["Sq"] * d["Sk"] * d["D"]
+            return f // 2 if self.causal else f
+        if self.op == "selective_scan":
+            # Per (b, t, d, n): dt*A, dt*u*B and the two multiply-adds of the
+            # state update and the output; exp not counted (as ejk's manifest).
+            return 6 * d["B"] * d["L"] * d["D"] * d["N"]
+        if self.op == "ssd":
+            # The chunked algorithm's work (as ejk's manifest): per head the
+            # state products (2 L P N multiply-adds) and the causal half of
+            # M X; per group C B^T within each chunk.
+            q = d["chunk"]
+            chunks = -(-d["L"] // q)
+            heads = d["B"] * d["H"]
+            return (heads * (4 * d["L"] * d["P"] * d["N"] + d["L"] * (q + 1) * d["P"])
+                    + 2 * d["B"] * d["G"] * chunks * q * q * d["N"])
+        raise ValueError(self.op)
+
+    def bytes_moved(self):
+        """Compulsory traffic: every input read once, the output written once."""
+        return sum(a.nbytes for a in self.make_inputs(shapes_only=True)) + self.output_nbytes()
+
+    def output_nbytes(self):
+        return int(np.prod(self.output_shape())) * np.dtype(NP_DTYPES[self.dtype]).itemsize
+
+    def output_shape(self):
+        d = self.dims
+        if self.op == "attention":
+            return (d["B"], d["Sq"], d["Hq"], d["D"])
+        if self.op == "selective_scan":
+            return (d["B"], d["L"], d["D"])
+        return (d["B"], d["L"], d["H"], d["P"])
+
+    # --- inputs ------------------------------------------------------------
+    def input_names(self):
+        if self.op == "attention":
+            return ["q", "k", "v"]
+        if self.op == "selective_scan":
+            return ["u", "delta", "A", "B", "C", "D", "z"]
+        return ["x", "dt", "A", "B", "C", "D"]
+
+    def make_inputs(self, seed=0, shapes_only=False):
+        """The arrays in entry-argument order (BSHD layouts, as ejk's ops)."""
+        d, dt = self.dims, NP_DTYPES[self.dtype]
+        rng = np.random.default_rng(seed)
+
+        def normal(shape, dtype=dt, scale=1.0, shift=0.0):
+            if shapes_only:
+                return np.empty(shape, dtype)
+            return (rng.standard_normal(shape, dtype=np.float32) * scale + shift).astype(dtype)
+
+        def uniform(shape, lo, hi):
+            if shapes_only:
+                return np.empty(shape, np.float32)
+            return rng.uniform(lo, hi, shape).astype(np.float32)
+
+        if self.op == "attention":
+            return [normal((d["B"], d["Sq"], d["Hq"], d["D"])),
+                    normal((d["B"], d["Sk"], d["Hkv"], d["D"])),
+                    normal((d["B"], d["Sk"], d["Hkv"], d["D"]))]
+        if self.op == "selective_scan":
+            b, l, c, n = d["B"], d["L"], d["D"], d["N"]
+            # delta before softplus around -2 keeps steps small, as trained
+            # Mamba models do; A negative so the state decays.
+            return [normal((b, l, c)), normal((b, l, c), scale=0.5, shift=-2.0),
+                    -uniform((c, n), 0.5, 4.0), normal((b, l, 1, n)),
+                    normal((b, l, 1, n)), normal((c,), np.float32), normal((b, l, c))]
+        b, l, h, p, n, g = d["B"], d["L"], d["H"], d["P"], d["N"], d["G"]
+        return [normal((b, l, h, p)), normal((b, l, h), scale=0.5, shift=-2.0),
+                -uniform((h,), 1.0, 8.0), normal((b, l, g, n)), normal((b, l, g, n)),
+                normal((h,), np.float32)]
+
+    # --- ejk IR ------------------------------------------------------------
+    def entry(self):
+        return {"attention": "attention", "selective_scan": "scan", "ssd": "ssd"}[self.op]
+
+    def ejk_ir(self):
+        """The entry function ejk compiles, one ejk op over the inputs."""
+        arrays = self.make_inputs(shapes_only=True)
+        types = [tensor_type(a.shape, a.dtype) for a in arrays]
+        out = tensor_type(self.output_shape(), NP_DTYPES[self.dtype])
+        args = ", ".join(f"%{n}: {t}" for n, t in zip(self.input_names(), types))
+        if self.op == "attention":
+            attrs = " {causal}" if self.causal else ""
+            body = (f"%o = ejk.flash_attention %q, %k, %v{attrs} : "
+                    f"{types[0]}, {types[1]}, {types[2]} -> {out}")
+        elif self.op == "selective_scan":
+            body = (f"%o = ejk.selective_scan %u, %delta, %A, %B, %C D(%D : {types[5]}) "
+                    f"z(%z : {types[6]}) {{delta_softplus}} : "
+                    f"{', '.join(types[:5])} -> {out}")
+        else:
+            body = (f"%o = ejk.ssd %x, %dt, %A, %B, %C D(%D : {types[5]}) "
+                    f"{{chunk_size = {self.dims['chunk']} : i64, dt_softplus}} : "
+                    f"{', '.join(types[:5])} -> {out}")
+        return (f"func.func @{self.entry()}({args}) -> {out} {{\n"
+                f"  {body}\n  return %o : {out}\n}}\n")
+
+
+def tensor_type(shape, dtype):
+    elem = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16"}[np.dtype(dtype)]
+    return "tensor<" + "x".join(str(s) for s in shape) + "x" + elem + ">"
+
+
+def _fa(wid, b, s, h, d, causal):
+    return Workload(wid, "attention", "f32", dict(B=b, Sq=s, Sk=s, Hq=h, Hkv=h, D=d), causal)
+
+
+def _decode(wid, dtype):
+    return Workload(wid, "attention", dtype, dict(B=1, Sq=1, Sk=4096, Hq=32, Hkv=8, D=128),
+                    bound="read",
+                    note="q, k, v all " + dtype + " (ejk's flash_attention takes one element type)")
+
+
+# The CPU table of WORKLOADS.md, in its order.
+CPU_WORKLOADS = [
+    _fa("fa-d128", 1, 2048, 16, 128, False),
+    _fa("fa-d128-causal", 1, 2048, 16, 128, True),
+    _fa("fa-d64", 1, 1024, 16, 64, False),
+    _fa("fa-d64-causal", 1, 1024, 16, 64, True),
+    _decode("decode-gqa", "f32"),
+    _decode("decode-gqa-f16", "f16"),
+    Workload("mamba1", "selective_scan", "f32", dict(B=1, L=2048, D=2048, N=16),
+             note="softplus on dt, D skip, z gate (silu)"),
+    Workload("mamba2", "ssd", "f32", dict(B=1, L=2048, H=32, P=64, N=128, G=1, chunk=256),
+             note="softplus on dt, D skip, no gate"),
+]
+
+# A shape that runs in milliseconds, for the test suite's smoke run.
+SMOKE_WORKLOADS = [
+    Workload("smoke-gqa-causal", "attention", "f32",
+             dict(B=1, Sq=64, Sk=64, Hq=4, Hkv=2, D=32), True),
+]
+
+ALL = {w.id: w for w in CPU_WORKLOADS + SMOKE_WORKLOADS}
+
+# The GPU table of WORKLOADS.md (fp16 inputs, fp32 accumulation), for the
+# GPU half of the harness, bench/gpu.py (docs/benchmarks.md, "GPU").
+GPU_WORKLOADS = [
+    Workload(f"g{w}{'-causal' if c else ''}", "attention", "f16",
+             dict(B=b, Sq=s, Sk=s, Hq=h, Hkv=h, D=d), c)
+    for w, b, s, h, d in (("fa-d128", 4, 2048, 16, 128), ("fa-d64", 4, 2048, 32, 64),
+                          ("fa-long", 1, 8192, 16, 128))
+    for c in (False, True)
+] + [Workload("gdecode", "attention", "f16", dict(B=32, Sq=1, Sk=4096, Hq=32, Hkv=8, D=128),
+              bound="read", note="paged decode in WORKLOADS.md; dense KV until ejk pages")]
