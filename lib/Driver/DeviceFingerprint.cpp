@@ -39,6 +39,17 @@ bool mlir::ejk::vulkanDeviceFingerprint(::ejk::DeviceFingerprint &fingerprint,
   return true;
 }
 
+bool mlir::ejk::isDeviceOfThisMachine(
+    const ::ejk::DeviceFingerprint &fingerprint) {
+  if (fingerprint.kind == "cpu")
+    return fingerprint.text() == ::ejk::hostCpuFingerprint().text();
+  ::ejk::DeviceFingerprint local;
+  std::string error;
+  return fingerprint.kind == "vulkan" &&
+         vulkanDeviceFingerprint(local, error) &&
+         local.text() == fingerprint.text();
+}
+
 bool mlir::ejk::readFingerprintFile(const std::string &path,
                                     ::ejk::DeviceFingerprint &fingerprint,
                                     std::string &error) {

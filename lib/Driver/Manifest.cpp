@@ -86,6 +86,8 @@ static LogicalResult addVulkanFields(func::FuncOp callee,
     required.insert(used->second.begin(), used->second.end());
   dispatch["requires"] =
       std::vector<std::string>(required.begin(), required.end());
+  if (vulkan.subgroupSize)
+    dispatch["subgroup_size"] = vulkan.subgroupSize;
   return success();
 }
 

@@ -89,6 +89,13 @@ LogicalResult mlir::ejk::compileForVulkan(ModuleOp module,
   Stopwatch write;
   VulkanManifestInfo vulkan;
   vulkan.artifactName = name.str();
+  // The tiling passes built the kernels for the fingerprint's subgroup size
+  // (TargetInfo of targetInfoFromFingerprint).
+  StringRef subgroupSize = options.device->get("subgroup_size");
+  if (!subgroupSize.empty() &&
+      subgroupSize.getAsInteger(10, vulkan.subgroupSize))
+    return emitError(loc, "the device's subgroup_size '")
+           << subgroupSize << "' is not a number";
   for (const SpirvKernel &kernel : *kernels)
     vulkan.features[kernel.symbol] = kernel.features;
   FailureOr<std::string> manifest =

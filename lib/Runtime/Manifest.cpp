@@ -181,6 +181,10 @@ Status parseVulkanDispatch(const Diagnoser &diag, const Json &json,
                                          dispatch.sharedMemoryBytes);
       !status)
     return status;
+  if (Status status = diag.optionalCount(json, "subgroup_size", where,
+                                         dispatch.subgroupSize);
+      !status)
+    return status;
   if (const Json *bytes = findMember(json, "push_constants")) {
     if (!bytes->is_array())
       return diag.error(where, "'push_constants' must be an array of bytes");

@@ -52,6 +52,9 @@ struct DispatchDesc {
   uint32_t workgroupSize[3] = {0, 0, 0};
   /// Workgroup (shared) memory the kernel uses; 0 when not given.
   uint64_t sharedMemoryBytes = 0;
+  /// The subgroup size the kernel was built for; 0 when it does not depend
+  /// on one (not given).
+  uint64_t subgroupSize = 0;
   /// Push-constant bytes, a multiple of 4 (empty: none).
   std::vector<uint8_t> pushConstants;
   /// Device features the kernel needs ("float16", "cooperative_matrix"...).

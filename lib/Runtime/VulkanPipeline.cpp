@@ -101,6 +101,14 @@ Status checkDevice(const VulkanDevice &device, const DispatchDesc &dispatch,
             ", maxComputeWorkGroupInvocations " +
             std::to_string(limits.maxComputeWorkGroupInvocations) + ")");
   }
+  // A kernel built for another subgroup width would reduce over the wrong
+  // lanes: a silent wrong answer, so it is refused.
+  if (dispatch.subgroupSize && dispatch.subgroupSize != caps.subgroupSize)
+    return Status::unavailable(
+        where + ": the kernel was compiled for subgroup size " +
+        std::to_string(dispatch.subgroupSize) + ", but " + device.describe() +
+        " runs subgroups of " + std::to_string(caps.subgroupSize) +
+        " (compile it for this device)");
   if (dispatch.sharedMemoryBytes > limits.maxComputeSharedMemorySize)
     return Status::unavailable(
         where + ": the kernel uses " +

@@ -147,22 +147,21 @@ private:
 class AutotuneTier : public ConfigTier {
 public:
   AutotuneTier(std::shared_ptr<ProblemTuner> tuner, ConfigCache &cache,
-               std::string fingerprintHash)
-      : tuner(std::move(tuner)), cache(cache),
-        fingerprintHash(std::move(fingerprintHash)) {}
+               ::ejk::DeviceFingerprint device)
+      : tuner(std::move(tuner)), cache(cache), device(std::move(device)) {}
   StringRef getName() const override { return "autotune"; }
   ConfigAttr lookup(TunableOpInterface op, const TargetInfo &target) override {
-    std::optional<::ejk::ConfigValues> values = tuner->tune(op, target);
+    std::optional<::ejk::ConfigValues> values = tuner->tune(op, target, device);
     if (!values)
       return ConfigAttr();
-    cache.insert(fingerprintHash, op.getProblemKey(), *values);
+    cache.insert(device.hash(), op.getProblemKey(), *values);
     return toConfigAttr(op->getContext(), *values);
   }
 
 private:
   std::shared_ptr<ProblemTuner> tuner;
   ConfigCache &cache;
-  std::string fingerprintHash;
+  ::ejk::DeviceFingerprint device;
 };
 } // namespace
 
@@ -190,8 +189,8 @@ mlir::ejk::buildConfigSelector(const ConfigSelectionOptions &options,
           options.resolvedCacheDir(), *options.fingerprint, cache));
     }
     if (autotune)
-      selector->addTier(
-          std::make_unique<AutotuneTier>(options.tuner, cache, hash));
+      selector->addTier(std::make_unique<AutotuneTier>(options.tuner, cache,
+                                                       *options.fingerprint));
   }
   return selector;
 }

@@ -40,14 +40,16 @@
 // ejk-tune.
 // RUN: not ejk-tune %s --space huge 2>&1 | FileCheck %s --check-prefix=CHECK-SPACE
 // CHECK-SPACE: ejk-tune: error: unknown --space 'huge' (expected small or full)
-// RUN: not ejk-tune %s --target vulkan 2>&1 | FileCheck %s --check-prefix=CHECK-VULKAN
-// CHECK-VULKAN: ejk-tune: error: target 'vulkan' is not available in this build (expected cpu)
+// RUN: not ejk-tune %s --target tpu 2>&1 | FileCheck %s --check-prefix=CHECK-TARGET
+// CHECK-TARGET: ejk-tune: error: unknown target 'tpu' (expected cpu or vulkan)
+// RUN: not ejk-tune %s --target vulkan --fingerprint %S/Inputs/test-fingerprint.txt 2>&1 | FileCheck %s --check-prefix=CHECK-TARGET-KIND
+// CHECK-TARGET-KIND: ejk-tune: error: fingerprint file '{{.*}}test-fingerprint.txt' is of a cpu device, not vulkan
 // RUN: not ejk-tune 2>&1 | FileCheck %s --check-prefix=CHECK-NOTHING
 // CHECK-NOTHING: ejk-tune: error: nothing to tune: give an input file or --recorded
 // RUN: env EJK_AUTOTUNE_POLICY=x not ejk-tune %s 2>&1 | FileCheck %s --check-prefix=CHECK-TUNE-POLICY
 // CHECK-TUNE-POLICY: ejk-tune: error: EJK_AUTOTUNE_POLICY: invalid autotune policy 'x'
 // RUN: not ejk-tune %s --fingerprint %S/Inputs/test-fingerprint.txt --cache-dir %t/c 2>&1 | FileCheck %s --check-prefix=CHECK-FOREIGN
-// CHECK-FOREIGN: ejk-tune: error: the fingerprint is not this machine's: tune another device with --emit-candidates DIR and ejk-tune-runner there
+// CHECK-FOREIGN: ejk-tune: error: the fingerprint is not of a device on this machine: tune another device with --emit-candidates DIR and ejk-tune-runner there
 // RUN: printf 'kind=cpu\nisa=none\nvector_bits=128\n' > %t/other-isa.txt
 // RUN: not ejk-tune %s --emit-candidates %t/cand --fingerprint %t/other-isa.txt 2>&1 | FileCheck %s --check-prefix=CHECK-ISA
 // CHECK-ISA: ejk-tune: error: the fingerprint's 'isa' (none) differs from this machine's ({{.*}}): CPU candidates can only be compiled for this machine's ISA
@@ -68,7 +70,7 @@
 // RUN: sed 's/^cores=.*/cores=999/' %t/here.txt > %t/elsewhere.txt
 // RUN: ejk-tune %s --emit-candidates %t/cand2 --fingerprint %t/elsewhere.txt > /dev/null
 // RUN: not ejk-tune-runner %t/cand2 2>&1 | FileCheck %s --check-prefix=CHECK-RUNNER-DEVICE
-// CHECK-RUNNER-DEVICE: ejk-tune-runner: error: this machine (fingerprint {{[0-9a-f]+}}) is not the device the candidates were compiled for ({{[0-9a-f]+}})
+// CHECK-RUNNER-DEVICE: ejk-tune-runner: error: this cpu device ({{.+}}, fingerprint {{[0-9a-f]+}}) is not the device the candidates were compiled for ({{[0-9a-f]+}})
 
 func.func @attention(%q: tensor<1x16x1x16xf32>, %k: tensor<1x16x1x16xf32>, %v: tensor<1x16x1x16xf32>) -> tensor<1x16x1x16xf32> {
   %o = ejk.flash_attention %q, %k, %v : tensor<1x16x1x16xf32>, tensor<1x16x1x16xf32>, tensor<1x16x1x16xf32> -> tensor<1x16x1x16xf32>

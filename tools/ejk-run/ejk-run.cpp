@@ -267,12 +267,8 @@ int main(int argc, char **argv) {
     return fail(selectionError);
   compileOptions.vectorBits = vectorBits;
   compileOptions.target = target;
-  if (target == "vulkan") {
-    if (compileOptions.selection->tuner)
-      return fail("EJK_AUTOTUNE_POLICY=autotune tunes on the host CPU; "
-                  "autotuning for Vulkan is not available yet");
+  if (target == "vulkan")
     compileOptions.device = device;
-  }
   std::string temporaryDir, manifestPath;
   if (!artifactDir.empty() || noCache) {
     if (dir.empty()) {

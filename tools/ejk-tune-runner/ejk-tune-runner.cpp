@@ -3,7 +3,8 @@
 //   ejk-tune-runner DIR [--out FILE] [--runs N] [--warmup N] [--budget S]
 //                       [--force]
 //
-// Runs on the machine that has the device, without MLIR or the compiler:
+// Runs on the machine that has the device (the CPU, or a Vulkan GPU as
+// EJK_VULKAN_DEVICE selects it), without MLIR or the compiler:
 // checks every candidate of `ejk-tune --emit-candidates DIR` against the
 // reference outputs, times the correct ones and writes DIR/results.json
 // (or FILE) for `ejk-tune --import-results`. Links only the runtime and
@@ -11,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ejk/Runtime/Runtime.hpp"
 #include "ejk/Tuning/CandidateRunner.h"
 
 #include <cstdlib>
@@ -25,6 +27,17 @@ static int usage(const std::string &message) {
             << "\nusage: ejk-tune-runner DIR [--out FILE] [--runs N] "
                "[--warmup N] [--budget SECONDS] [--force]\n";
   return 1;
+}
+
+static int fail(const std::string &message) {
+  std::cerr << "ejk-tune-runner: error: " << message << "\n";
+  return 1;
+}
+
+/// A readable name of the device for messages.
+static std::string deviceName(const DeviceFingerprint &device) {
+  std::string name = device.get("device_name");
+  return name.empty() ? device.get("model_name") : name;
 }
 
 /// Parses a non-negative number; false on anything else.
@@ -84,18 +97,29 @@ int main(int argc, char **argv) {
   std::string error;
   if (!TuningPlan::read(dir, plan, error))
     return usage(error);
-  if (plan.fingerprint.kind != "cpu")
-    return usage("the plan is for a " + plan.fingerprint.kind +
-                 " device; this runner has the cpu device only");
-  DeviceFingerprint device = hostCpuFingerprint();
+  // The device that will run the candidates: the plan's kind (a Vulkan
+  // device as EJK_VULKAN_DEVICE selects it).
+  DeviceFingerprint device;
+  {
+    Device probe;
+    std::string text, why;
+    if (Status s = Device::create(plan.fingerprint.kind, probe); !s)
+      return fail("the plan is for a " + plan.fingerprint.kind +
+                  " device, and none can be opened here: " + s.message);
+    if (Status s = probe.fingerprint(text); !s)
+      return fail("cannot read the device's fingerprint: " + s.message);
+    if (!DeviceFingerprint::parse(text, device, why))
+      return fail("the device's fingerprint does not parse: " + why);
+  }
   if (device.text() != plan.fingerprint.text()) {
     std::cerr << "ejk-tune-runner: " << (force ? "warning" : "error")
-              << ": this machine (fingerprint " << device.hash()
-              << ") is not the device the candidates were compiled for ("
-              << plan.fingerprint.hash() << ")\n";
+              << ": this " << device.kind << " device (" << deviceName(device)
+              << ", fingerprint " << device.hash()
+              << ") is not the device the candidates were "
+              << "compiled for (" << plan.fingerprint.hash() << ")\n";
     if (!force) {
       std::cerr << "  (--force runs them anyway; the results are then "
-                   "stored for this machine)\n";
+                   "stored for this device)\n";
       return 1;
     }
   }
@@ -103,17 +127,11 @@ int main(int argc, char **argv) {
     std::cout << "  " << line << "\n" << std::flush;
   };
   TuningResults results;
-  results.fingerprint = device;
-  if (!runPlan(dir, plan, options, results, error)) {
-    std::cerr << "ejk-tune-runner: error: " << error << "\n";
-    return 1;
-  }
-  results.fingerprint = device;
+  if (!runPlan(dir, plan, options, results, error))
+    return fail(error);
   printResultsTable(results, std::cout);
-  if (!results.write(out, error)) {
-    std::cerr << "ejk-tune-runner: error: " << error << "\n";
-    return 1;
-  }
+  if (!results.write(out, error))
+    return fail(error);
   std::cout << "wrote " << out << "\n";
   return 0;
 }

@@ -1,6 +1,7 @@
 //===- ejk-tune.cpp - autotune the tunable ops of a file ------------------===//
 //
-//   ejk-tune FILE.mlir --target cpu [--budget SECONDS] [--space small|full]
+//   ejk-tune FILE.mlir [--target cpu|vulkan] [--budget SECONDS]
+//                      [--space small|full]
 //   ejk-tune --recorded                  the problems tools logged (--record)
 //   ejk-tune FILE.mlir --emit-candidates DIR --fingerprint FILE
 //   ejk-tune --import-results RESULTS.json
@@ -12,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ejk/Driver/DeviceFingerprint.h"
 #include "ejk/Driver/Tooling.h"
 #include "ejk/Tuning/Autotuner.h"
 #include "ejk/Tuning/Selection.h"
@@ -32,8 +34,11 @@ namespace cl = llvm::cl;
 
 static cl::opt<std::string> inputFile(cl::Positional,
                                       cl::desc("[<input.mlir>]"));
-static cl::opt<std::string> target("target", cl::desc("cpu or vulkan"),
-                                   cl::init("cpu"));
+static cl::opt<std::string>
+    target("target",
+           cl::desc("cpu or vulkan (the Vulkan device EJK_VULKAN_DEVICE "
+                    "selects, or the --fingerprint file's device)"),
+           cl::init("cpu"));
 static cl::opt<double>
     budget("budget",
            cl::desc("Seconds for tuning each problem, compiling included; "
@@ -99,24 +104,16 @@ static std::string resolvedCacheDir() {
                           : cacheDir.getValue();
 }
 
-/// The device: --fingerprint FILE, else this machine.
+/// The device: --fingerprint FILE (its kind is the target unless --target
+/// says otherwise), else this machine's device of the target.
 static bool readDevice(::ejk::DeviceFingerprint &device, std::string &error) {
-  if (fingerprintFile.empty()) {
-    device = ::ejk::hostCpuFingerprint();
+  if (!fingerprintFile.empty() && !target.getNumOccurrences()) {
+    if (!readFingerprintFile(fingerprintFile, device, error))
+      return false;
+    target = device.kind;
     return true;
   }
-  auto buffer = llvm::MemoryBuffer::getFile(fingerprintFile);
-  if (!buffer) {
-    error = "cannot read fingerprint file '" + fingerprintFile + "'";
-    return false;
-  }
-  std::string why;
-  if (!::ejk::DeviceFingerprint::parse((*buffer)->getBuffer().str(), device,
-                                       why)) {
-    error = "fingerprint file '" + fingerprintFile + "': " + why;
-    return false;
-  }
-  return true;
+  return fingerprintForTarget(target, fingerprintFile, device, error);
 }
 
 static int importResultsMain() {
@@ -174,10 +171,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv,
                               "ejk-tune: autotune the tunable ops of a file\n");
-  if (target == "vulkan")
-    return fail("target 'vulkan' is not available in this build (expected "
-                "cpu)");
-  if (target != "cpu")
+  if (target != "cpu" && target != "vulkan")
     return fail("unknown target '" + target + "' (expected cpu or vulkan)");
   if (space != "small" && space != "full")
     return fail("unknown --space '" + space + "' (expected small or full)");
@@ -263,9 +257,10 @@ int main(int argc, char **argv) {
                  << "/results.json\n";
     return 0;
   }
-  if (device.text() != ::ejk::hostCpuFingerprint().text())
-    return fail("the fingerprint is not this machine's: tune another device "
-                "with --emit-candidates DIR and ejk-tune-runner there");
+  if (!fingerprintFile.empty() && !isDeviceOfThisMachine(device))
+    return fail("the fingerprint is not of a device on this machine: tune "
+                "another device with --emit-candidates DIR and "
+                "ejk-tune-runner there");
 
   // Tune here, through the tiers.
   ConfigSelectionOptions selection;
@@ -273,7 +268,7 @@ int main(int argc, char **argv) {
   selection.fingerprint = device;
   selection.cacheDir = resolvedCacheDir();
   selection.skipStoredConfigs = retune;
-  selection.tuner = createHostProblemTuner(tune);
+  selection.tuner = createLocalProblemTuner(tune);
   FailureOr<std::unique_ptr<ConfigSelector>> selector =
       buildConfigSelector(selection, error);
   if (failed(selector))

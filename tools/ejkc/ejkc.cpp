@@ -196,15 +196,8 @@ int main(int argc, char **argv) {
     llvm::errs() << "ejkc: error: " << selectionError << "\n";
     return 1;
   }
-  if (target == "vulkan") {
-    if (selection->tuner) {
-      llvm::errs() << "ejkc: error: EJK_AUTOTUNE_POLICY=autotune tunes on "
-                      "the host CPU; autotuning for Vulkan is not available "
-                      "yet\n";
-      return 1;
-    }
+  if (target == "vulkan")
     options.device = device;
-  }
   if (!fingerprintFile.empty())
     selection->fingerprint = device;
   options.selection = selection;

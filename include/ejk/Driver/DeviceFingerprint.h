@@ -21,6 +21,11 @@ namespace mlir::ejk {
 bool vulkanDeviceFingerprint(::ejk::DeviceFingerprint &fingerprint,
                              std::string &error);
 
+/// Whether `fingerprint` is a device of this machine that the runtime
+/// opens: the host CPU, or the Vulkan device `vulkanDeviceFingerprint`
+/// describes.
+bool isDeviceOfThisMachine(const ::ejk::DeviceFingerprint &fingerprint);
+
 /// Reads a fingerprint file (the text form of ejk/Support/Fingerprint.h).
 bool readFingerprintFile(const std::string &path,
                          ::ejk::DeviceFingerprint &fingerprint,

@@ -4,9 +4,10 @@
 // own, see extractProblem) it enumerates the op's config space for the
 // device (pruned by verifyConfig), draws random inputs, computes the
 // reference outputs, and compiles one artifact per candidate into a
-// candidate directory (ejk/Tuning/CandidateRunner.h). The runner then checks
-// and times the candidates, on this machine (tuneOnHost) or on the device's
-// machine (`ejk-tune-runner`), and the winners go to the tuning database.
+// candidate directory (ejk/Tuning/CandidateRunner.h): shared objects for
+// the CPU, SPIR-V for a Vulkan device. The runner then checks and times the
+// candidates, on this machine (tuneOnThisMachine) or on the device's machine
+// (`ejk-tune-runner`), and the winners go to the tuning database.
 //
 // Lives above the driver (it compiles) and the runtime (it runs), which is
 // why config selection reaches it only through ProblemTuner.
@@ -57,19 +58,24 @@ struct AutotuneOptions {
 /// Compiles every candidate of `problems` for the device `fingerprint`
 /// describes into `dir` and writes `dir/plan.json`. CPU code is generated
 /// for this machine's CPU, so a CPU fingerprint must have this machine's
-/// ISA. Fails with a message.
+/// ISA; SPIR-V is generated for the Vulkan fingerprint's facts (the device
+/// need not be here). Fails with a message.
 LogicalResult emitCandidates(ArrayRef<TuningProblem> problems,
                              const ::ejk::DeviceFingerprint &fingerprint,
                              StringRef dir, const AutotuneOptions &options,
                              ::ejk::TuningPlan &plan, std::string &error);
 
-/// Tunes `problems` on this machine's CPU: emits the candidates into a
-/// temporary directory, runs them, stores the winners in the host's tuning
-/// database and logs a table. Fails with a message when nothing could be
-/// measured; a problem without a correct candidate gets no entry.
-LogicalResult tuneOnHost(ArrayRef<TuningProblem> problems,
-                         const AutotuneOptions &options,
-                         ::ejk::TuningResults &results, std::string &error);
+/// Tunes `problems` on `device`, a device of this machine (the host CPU,
+/// or the Vulkan device the runtime opens): emits the candidates into a
+/// temporary directory, runs them, stores the winners in the device's
+/// tuning database and logs a table. Fails with a message when nothing
+/// could be measured or the runtime's device is not `device`; a problem
+/// without a correct candidate gets no entry.
+LogicalResult tuneOnThisMachine(ArrayRef<TuningProblem> problems,
+                                const ::ejk::DeviceFingerprint &device,
+                                const AutotuneOptions &options,
+                                ::ejk::TuningResults &results,
+                                std::string &error);
 
 /// Stores the winners of `results` in the tuning database of the device
 /// the results were measured on. Returns the entries stored.
@@ -77,9 +83,10 @@ FailureOr<::ejk::TuningEntries>
 importResults(const ::ejk::TuningResults &results, const std::string &cacheDir,
               std::string &error, std::vector<std::string> &warnings);
 
-/// The autotune tier's engine for this machine's CPU: tunes the problem
-/// with tuneOnHost (which stores the winner).
-std::shared_ptr<ProblemTuner> createHostProblemTuner(AutotuneOptions options);
+/// The autotune tier's engine for a device of this machine: tunes the
+/// problem with tuneOnThisMachine on the selection's device (which stores
+/// the winner).
+std::shared_ptr<ProblemTuner> createLocalProblemTuner(AutotuneOptions options);
 
 } // namespace mlir::ejk
 

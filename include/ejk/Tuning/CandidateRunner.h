@@ -95,8 +95,9 @@ struct TuningResults {
 };
 
 struct RunnerOptions {
-  /// The runtime device spec ("cpu").
-  std::string device = "cpu";
+  /// The runtime device spec; "" means the plan's kind ("cpu", or "vulkan":
+  /// the Vulkan device EJK_VULKAN_DEVICE picks).
+  std::string device;
   unsigned warmupRuns = 2;
   unsigned timedRuns = 5;
   /// Seconds after which the remaining candidates are skipped; 0: none.
@@ -105,8 +106,9 @@ struct RunnerOptions {
   std::function<void(const std::string &)> progress;
 };
 
-/// Runs every candidate of `plan` (read from `dir`) on the device. Fails
-/// only when the device cannot be created or an input cannot be read; a
+/// Runs every candidate of `plan` (read from `dir`) on the device and sets
+/// `results.fingerprint` to the device's. Fails only when the device cannot
+/// be created (or is not of the plan's kind) or an input cannot be read; a
 /// failing candidate is a result.
 bool runPlan(const std::string &dir, const TuningPlan &plan,
              const RunnerOptions &options, TuningResults &results,

@@ -36,10 +36,12 @@ namespace mlir::ejk {
 class ProblemTuner {
 public:
   virtual ~ProblemTuner();
-  /// Tunes `op` (only its problem: the op is not changed) for `target`.
-  /// Returns the winner, or nullopt after emitting a diagnostic on `op`.
-  virtual std::optional<::ejk::ConfigValues> tune(TunableOpInterface op,
-                                                  const TargetInfo &target) = 0;
+  /// Tunes `op` (only its problem: the op is not changed) for `target` on
+  /// the device `device` describes (the selection's fingerprint). Returns
+  /// the winner, or nullopt after emitting a diagnostic on `op`.
+  virtual std::optional<::ejk::ConfigValues>
+  tune(TunableOpInterface op, const TargetInfo &target,
+       const ::ejk::DeviceFingerprint &device) = 0;
 };
 
 /// Tuned configs remembered in this process, by fingerprint and problem

@@ -3,6 +3,7 @@
 #include "ejk/Tuning/Autotuner.h"
 
 #include "ejk/Driver/Compiler.h"
+#include "ejk/Driver/DeviceFingerprint.h"
 #include "ejk/Driver/HostTensor.h"
 #include "ejk/Driver/ReferenceRunner.h"
 #include "ejk/Driver/Tooling.h"
@@ -111,8 +112,8 @@ private:
 
 /// Compiles one problem's candidates into `problemDir`.
 static LogicalResult
-emitProblem(const TuningProblem &source, const TargetInfo &target,
-            StringRef dir, StringRef relativeDir,
+emitProblem(const TuningProblem &source, const ::ejk::DeviceFingerprint &device,
+            const TargetInfo &target, StringRef dir, StringRef relativeDir,
             const AutotuneOptions &options, const Clock &clock,
             ::ejk::PlanProblem &problem, std::string &error) {
   MLIRContext context;
@@ -175,7 +176,11 @@ emitProblem(const TuningProblem &source, const TargetInfo &target,
 
   // The candidates' compiles select nothing: the config is on the op.
   CompileOptions compile;
-  compile.vectorBits = target.vectorBits;
+  compile.target = device.kind;
+  if (device.kind == "vulkan")
+    compile.device = device;
+  else
+    compile.vectorBits = target.vectorBits;
   compile.selection = std::make_shared<ConfigSelectionOptions>();
   for (auto [i, config] : llvm::enumerate(space)) {
     ::ejk::PlanCandidate candidate;
@@ -191,8 +196,8 @@ emitProblem(const TuningProblem &source, const TargetInfo &target,
     std::string candidateDir = joinPath(relativeDir, "c" + std::to_string(i));
     std::string manifest;
     diagnostics.text.clear();
-    if (succeeded(compileForHostCpu(*copy, compile, joinPath(dir, candidateDir),
-                                    "kernel", manifest)))
+    if (succeeded(compileArtifact(*copy, compile, joinPath(dir, candidateDir),
+                                  "kernel", manifest)))
       candidate.manifest = joinPath(candidateDir, "kernel.json");
     else
       candidate.compileError = diagnostics.text.empty()
@@ -213,16 +218,16 @@ LogicalResult mlir::ejk::emitCandidates(ArrayRef<TuningProblem> problems,
                                         ::ejk::TuningPlan &plan,
                                         std::string &error) {
   Clock clock;
-  if (device.kind != "cpu") {
-    error = "emitting candidates for a " + device.kind +
-            " device is not supported yet (only cpu)";
+  if (device.kind != "cpu" && device.kind != "vulkan") {
+    error = "cannot emit candidates for a '" + device.kind +
+            "' device (expected cpu or vulkan)";
     return failure();
   }
   // The CPU codegen targets this machine's CPU; code for another ISA could
-  // fault on the device.
+  // fault on the device. SPIR-V is compiled for the fingerprint's facts.
   ::ejk::DeviceFingerprint host = ::ejk::hostCpuFingerprint();
   for (const char *field : {"isa", "vector_bits"})
-    if (device.get(field) != host.get(field)) {
+    if (device.kind == "cpu" && device.get(field) != host.get(field)) {
       error = std::string("the fingerprint's '") + field + "' (" +
               device.get(field) + ") differs from this machine's (" +
               host.get(field) +
@@ -242,8 +247,9 @@ LogicalResult mlir::ejk::emitCandidates(ArrayRef<TuningProblem> problems,
     if (options.log)
       *options.log << "compiling candidates of " << source.key << "\n";
     ::ejk::PlanProblem problem;
-    if (failed(emitProblem(source, *target, dir, "p" + std::to_string(i),
-                           options, clock, problem, error)))
+    if (failed(emitProblem(source, device, *target, dir,
+                           "p" + std::to_string(i), options, clock, problem,
+                           error)))
       return failure();
     plan.problems.push_back(std::move(problem));
   }
@@ -265,11 +271,18 @@ mlir::ejk::importResults(const ::ejk::TuningResults &results,
   return winners;
 }
 
-LogicalResult mlir::ejk::tuneOnHost(ArrayRef<TuningProblem> problems,
-                                    const AutotuneOptions &options,
-                                    ::ejk::TuningResults &results,
-                                    std::string &error) {
+LogicalResult mlir::ejk::tuneOnThisMachine(
+    ArrayRef<TuningProblem> problems, const ::ejk::DeviceFingerprint &device,
+    const AutotuneOptions &options, ::ejk::TuningResults &results,
+    std::string &error) {
   Clock clock;
+  // Compiling every candidate for a device that is not here would be wasted.
+  if (!isDeviceOfThisMachine(device)) {
+    error = "the " + device.kind + " device " + device.hash() +
+            " is not on this machine (tune it with ejk-tune --emit-candidates "
+            "and ejk-tune-runner there)";
+    return failure();
+  }
   SmallString<128> dir;
   if (std::error_code ec =
           llvm::sys::fs::createUniqueDirectory("ejk-tune", dir)) {
@@ -282,9 +295,8 @@ LogicalResult mlir::ejk::tuneOnHost(ArrayRef<TuningProblem> problems,
     ~RemoveDir() { llvm::sys::fs::remove_directories(dir); }
   } remove{dir};
 
-  ::ejk::DeviceFingerprint host = ::ejk::hostCpuFingerprint();
   ::ejk::TuningPlan plan;
-  if (failed(emitCandidates(problems, host, dir, options, plan, error)))
+  if (failed(emitCandidates(problems, device, dir, options, plan, error)))
     return failure();
   ::ejk::RunnerOptions runner;
   runner.warmupRuns = options.warmupRuns;
@@ -298,7 +310,14 @@ LogicalResult mlir::ejk::tuneOnHost(ArrayRef<TuningProblem> problems,
     };
   if (!::ejk::runPlan(std::string(dir), plan, runner, results, error))
     return failure();
-  results.fingerprint = host;
+  // Times of another device must not land in this one's database.
+  if (results.fingerprint.text() != device.text()) {
+    error = "the " + device.kind + " device the runtime opened (fingerprint " +
+            results.fingerprint.hash() +
+            ") is not the one the candidates were compiled for (" +
+            device.hash() + ")";
+    return failure();
+  }
   std::vector<std::string> warnings;
   FailureOr<::ejk::TuningEntries> stored =
       importResults(results, options.cacheDir, error, warnings);
@@ -315,19 +334,23 @@ LogicalResult mlir::ejk::tuneOnHost(ArrayRef<TuningProblem> problems,
 }
 
 namespace {
-class HostProblemTuner : public ProblemTuner {
+/// Tunes on the device the selection compiles for, which must be on this
+/// machine (the host CPU, or the Vulkan device the runtime opens).
+class LocalProblemTuner : public ProblemTuner {
 public:
-  explicit HostProblemTuner(AutotuneOptions options)
+  explicit LocalProblemTuner(AutotuneOptions options)
       : options(std::move(options)) {}
 
-  std::optional<::ejk::ConfigValues> tune(TunableOpInterface op,
-                                          const TargetInfo &) override {
+  std::optional<::ejk::ConfigValues>
+  tune(TunableOpInterface op, const TargetInfo &,
+       const ::ejk::DeviceFingerprint &device) override {
     FailureOr<TuningProblem> problem = makeTuningProblem(op);
     if (failed(problem))
       return std::nullopt;
     ::ejk::TuningResults results;
     std::string error;
-    if (failed(tuneOnHost({*problem}, options, results, error))) {
+    if (failed(
+            tuneOnThisMachine({*problem}, device, options, results, error))) {
       op->emitWarning("autotuning failed, using the next tier: ") << error;
       return std::nullopt;
     }
@@ -347,6 +370,6 @@ private:
 } // namespace
 
 std::shared_ptr<ProblemTuner>
-mlir::ejk::createHostProblemTuner(AutotuneOptions options) {
-  return std::make_shared<HostProblemTuner>(std::move(options));
+mlir::ejk::createLocalProblemTuner(AutotuneOptions options) {
+  return std::make_shared<LocalProblemTuner>(std::move(options));
 }

@@ -53,7 +53,7 @@ mlir::ejk::configSelectionForTool(std::string &error) {
   if (selection->policy == ::ejk::AutotunePolicy::Autotune) {
     AutotuneOptions tune;
     tune.log = &llvm::errs();
-    selection->tuner = createHostProblemTuner(tune);
+    selection->tuner = createLocalProblemTuner(tune);
   }
   return selection;
 }

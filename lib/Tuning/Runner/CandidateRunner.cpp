@@ -432,8 +432,25 @@ bool ejk::runPlan(const std::string &dir, const TuningPlan &plan,
                   std::string &error) {
   Clock clock;
   Device device;
-  if (Status s = Device::create(options.device, device); !s) {
-    error = "cannot create the '" + options.device + "' device: " + s.message;
+  std::string spec =
+      options.device.empty() ? plan.fingerprint.kind : options.device;
+  if (Status s = Device::create(spec, device); !s) {
+    error = "cannot create the '" + spec + "' device: " + s.message;
+    return false;
+  }
+  if (device.kind() != plan.fingerprint.kind) {
+    error = "the plan is for a " + plan.fingerprint.kind + " device, not " +
+            device.kind();
+    return false;
+  }
+  // The results belong to the device that ran them.
+  std::string text, why;
+  if (Status s = device.fingerprint(text); !s) {
+    error = "cannot read the device's fingerprint: " + s.message;
+    return false;
+  }
+  if (!DeviceFingerprint::parse(text, results.fingerprint, why)) {
+    error = "the device's fingerprint does not parse: " + why;
     return false;
   }
   results.problems.clear();

@@ -189,6 +189,21 @@ TEST_F(VulkanErrorTest, DeviceLimitsAreChecked) {
                   std::to_string(push + 4) + " bytes of push constants");
 }
 
+TEST_F(VulkanErrorTest, SubgroupSizeMustBeTheDevices) {
+  long size = std::atol(fingerprint("subgroup_size").c_str());
+  ASSERT_GT(size, 0);
+  expectLoadError(addWith(", \"subgroup_size\": " + std::to_string(size * 2)),
+                  EJK_ERROR_UNAVAILABLE,
+                  "the kernel was compiled for subgroup size " +
+                      std::to_string(size * 2) + ", but Vulkan device '");
+  expectLoadError(addWith(", \"subgroup_size\": -1"), EJK_ERROR_FORMAT,
+                  "'subgroup_size' must be a non-negative integer");
+  // The device's own size loads.
+  EXPECT_EQ(tryLoad(addWith(", \"subgroup_size\": " + std::to_string(size))),
+            EJK_OK)
+      << ejk_last_error();
+}
+
 TEST_F(VulkanErrorTest, SpirvInterfaceMustMatchTheDispatch) {
   // add.spv uses bindings 0, 1 and 2.
   std::string entry = vulkanAddEntry(256);

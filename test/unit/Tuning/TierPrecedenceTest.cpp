@@ -29,8 +29,8 @@ class FakeTuner : public ProblemTuner {
 public:
   explicit FakeTuner(std::optional<ConfigValues> answer)
       : answer(std::move(answer)) {}
-  std::optional<ConfigValues> tune(TunableOpInterface,
-                                   const TargetInfo &) override {
+  std::optional<ConfigValues> tune(TunableOpInterface, const TargetInfo &,
+                                   const ::ejk::DeviceFingerprint &) override {
     ++calls;
     return answer;
   }
