@@ -110,12 +110,22 @@ private:
 };
 } // namespace
 
-/// Compiles one problem's candidates into `problemDir`.
+namespace {
+/// An input file already in the candidate directory.
+struct WrittenInput {
+  std::string name;
+  ::ejk::NpyArray array;
+};
+} // namespace
+
+/// Compiles one problem's candidates into `problemDir`; its inputs refer to
+/// an identical file in `written` (of an earlier problem) when there is one.
 static LogicalResult
 emitProblem(const TuningProblem &source, const ::ejk::DeviceFingerprint &device,
             const TargetInfo &target, StringRef dir, StringRef relativeDir,
-            const AutotuneOptions &options, const Clock &clock,
-            ::ejk::PlanProblem &problem, std::string &error) {
+            std::vector<WrittenInput> &written, const AutotuneOptions &options,
+            const Clock &clock, ::ejk::PlanProblem &problem,
+            std::string &error) {
   MLIRContext context;
   CollectDiagnostics diagnostics(&context);
   registerEjkDialects(context);
@@ -160,11 +170,22 @@ emitProblem(const TuningProblem &source, const ::ejk::DeviceFingerprint &device,
     return fail("cannot create '" + joinPath(dir, relativeDir) +
                 "': " + ec.message());
   for (auto [i, tensor] : llvm::enumerate(inputs)) {
+    // Problems of the same shapes draw the same inputs: write them once.
+    ::ejk::NpyArray array = toNpy(tensor);
+    auto same = llvm::find_if(written, [&](const WrittenInput &input) {
+      return input.array.dtype == array.dtype &&
+             input.array.shape == array.shape && input.array.data == array.data;
+    });
+    if (same != written.end()) {
+      problem.inputs.push_back(same->name);
+      continue;
+    }
     std::string name =
         joinPath(relativeDir, "input" + std::to_string(i) + ".npy");
-    if (!::ejk::writeNpy(joinPath(dir, name), toNpy(tensor), error))
+    if (!::ejk::writeNpy(joinPath(dir, name), array, error))
       return failure();
     problem.inputs.push_back(name);
+    written.push_back({name, std::move(array)});
   }
   for (auto [i, tensor] : llvm::enumerate(expected)) {
     std::string name =
@@ -243,13 +264,14 @@ LogicalResult mlir::ejk::emitCandidates(ArrayRef<TuningProblem> problems,
   }
   plan.fingerprint = device;
   plan.problems.clear();
+  std::vector<WrittenInput> written;
   for (auto [i, source] : llvm::enumerate(problems)) {
     if (options.log)
       *options.log << "compiling candidates of " << source.key << "\n";
     ::ejk::PlanProblem problem;
     if (failed(emitProblem(source, device, *target, dir,
-                           "p" + std::to_string(i), options, clock, problem,
-                           error)))
+                           "p" + std::to_string(i), written, options, clock,
+                           problem, error)))
       return failure();
     plan.problems.push_back(std::move(problem));
   }
