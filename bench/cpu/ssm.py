@@ -35,9 +35,13 @@ def mamba1_ir(b=1, l=2048, d=2048, n=16):
             f"  return %y : {x}\n}}\n")
 
 
-def mamba2_ir(chunk, b=1, l=2048, h=32, p=64, n=128):
+def mamba2_ir(chunk, forced=None, b=1, l=2048, h=32, p=64, n=128):
+    """chunk: the model's chunk_size attribute (does not bind the kernel);
+    forced: a config that does (the override tier)."""
     x, dt, a, bc = t([b, l, h, p]), t([b, l, h]), t([h]), t([b, l, 1, n])
     attrs = "dt_softplus" + (f", chunk_size = {chunk} : i64" if chunk else "")
+    if forced:
+        attrs += f", config = #ejk.config<{forced}>"
     return (f"func.func @scan(%x: {x}, %dt: {dt}, %A: {a}, %B: {bc}, %C: {bc}) -> {x} {{\n"
             f"  %y = ejk.ssd %x, %dt, %A, %B, %C {{{attrs}}}\n"
             f"      : {x}, {dt}, {a}, {bc}, {bc} -> {x}\n"
@@ -47,8 +51,13 @@ def mamba2_ir(chunk, b=1, l=2048, h=32, p=64, n=128):
 WORKLOADS = [
     # id, IR, ggml ms (WORKLOADS.md), bar ms (issue 7)
     ("mamba1", mamba1_ir(), 141.9, 14.0),
-    ("mamba2-chunk256", mamba2_ir(256), 23.0, 7.7),
-    ("mamba2-chunk-config", mamba2_ir(None), 23.0, 7.7),
+    # WORKLOADS.md's mamba2 (chunk_size = 256, the model's): the kernel's
+    # chunks come from the config (64 here).
+    ("mamba2", mamba2_ir(256), 23.0, 7.7),
+    # The same with chunks of 256 forced by a config on the op, for the
+    # cost of the larger quadratic form (not a bar).
+    ("mamba2-forced-chunk256",
+     mamba2_ir(256, "chunk_size = 256, block_p = 64, block_n = 64"), 23.0, None),
 ]
 
 
@@ -91,7 +100,8 @@ def main():
                 "gflops": gflops,
                 "pct_peak": 100.0 * gflops / peak["fma_gflops"] if gflops else None,
                 "vs_ggml": ggml / median_ms, "bar_ms": bar,
-                "meets_bar": median_ms <= bar, "cold_compile_s": compile_s,
+                "meets_bar": bar is None or median_ms <= bar,
+                "cold_compile_s": compile_s,
             })
 
     print(f"machine: {peak['isa']}, {peak['threads']} threads, FMA peak "
@@ -101,8 +111,9 @@ def main():
     for r in rows:
         gf = f"{r['gflops']:.1f}" if r["gflops"] else "-"
         pp = f"{r['pct_peak']:.1f}" if r["pct_peak"] else "-"
+        bar = f"{r['bar_ms']:.1f}" if r["bar_ms"] else "-"
         print(f"{r['workload']:<22}{r['median_ms']:>11.2f}{r['min_ms']:>9.2f}{gf:>9}{pp:>8}"
-              f"{r['vs_ggml']:>8.2f}{r['bar_ms']:>8.1f}{r['cold_compile_s']:>11.3f}")
+              f"{r['vs_ggml']:>8.2f}{bar:>8}{r['cold_compile_s']:>11.3f}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"peak": peak, "results": rows}, f, indent=2)

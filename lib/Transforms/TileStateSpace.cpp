@@ -308,8 +308,7 @@ static LogicalResult tileSsd(func::FuncOp dispatch, SsdOp op,
   plan.groups = bType.getDimSize(2);
   plan.state = bType.getDimSize(3);
   plan.softplus = op.getDtSoftplus();
-  plan.chunk = op.getChunkSizeAttr() ? op.getChunkSizeAttr().getInt()
-                                     : *config->lookup("chunk_size");
+  plan.chunk = *config->lookup("chunk_size");
   plan.blockP = *config->lookup("block_p");
   plan.blockN = *config->lookup("block_n");
   plan.lanes = target.f32Lanes();

@@ -55,7 +55,7 @@ func.func @f(%x: tensor<1x8x2x16xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>
 
 module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
 func.func @f(%x: tensor<1x8x2x16xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x2x16xf32> {
-  // expected-error @+1 {{is invalid: config needs 'block_p', 'block_n' and 'chunk_size' (unless the op fixes chunk_size)}}
+  // expected-error @+1 {{is invalid: config needs 'block_p', 'block_n' and 'chunk_size'}}
   %y = ejk.ssd %x, %dt, %A, %B, %B {config = #ejk.config<block_p = 16>} : tensor<1x8x2x16xf32>, tensor<1x8x2xf32>, tensor<2xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x2x16xf32>
   return %y : tensor<1x8x2x16xf32>
 }

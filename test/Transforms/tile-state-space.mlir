@@ -40,8 +40,9 @@ func.func @scan(%u: tensor<2x40x96xf16>, %delta: tensor<2x40x96xf16>, %A: tensor
 // -----
 
 // ssd, bf16, 4 heads in 2 groups, head_dim 64 split in block_p = 32
-// columns, d_state 32 in tiles of block_n = 16, chunk_size 48 (attribute
-// and config agree), 100 steps = 3 chunks.
+// columns, d_state 32 in tiles of block_n = 16, chunks of 48 steps from the
+// config (the model's chunk_size attribute, 256, does not bind the kernel),
+// 100 steps = 3 chunks.
 
 // The scores pre-pass: grid [3 chunks, 2 groups, 1 batch], B^T staged,
 // C B^T by 4 rows x 3 vectors of 16 steps over d_state.
@@ -84,7 +85,7 @@ func.func @scan(%u: tensor<2x40x96xf16>, %delta: tensor<2x40x96xf16>, %A: tensor
 // CHECK: memref.dealloc %[[S]]
 
 func.func @ssd(%x: tensor<1x100x4x64xbf16>, %dt: tensor<1x100x4xbf16>, %A: tensor<4xf32>, %B: tensor<1x100x2x32xbf16>, %C: tensor<1x100x2x32xbf16>, %s0: tensor<1x4x64x32xf32>) -> (tensor<1x100x4x64xbf16>, tensor<1x4x64x32xf32>) {
-  %y, %s = ejk.ssd %x, %dt, %A, %B, %C initial_state(%s0 : tensor<1x4x64x32xf32>) {chunk_size = 48 : i64, dt_softplus, config = #ejk.config<block_n = 16, block_p = 32, chunk_size = 48>}
+  %y, %s = ejk.ssd %x, %dt, %A, %B, %C initial_state(%s0 : tensor<1x4x64x32xf32>) {chunk_size = 256 : i64, dt_softplus, config = #ejk.config<block_n = 16, block_p = 32, chunk_size = 48>}
       : tensor<1x100x4x64xbf16>, tensor<1x100x4xbf16>, tensor<4xf32>, tensor<1x100x2x32xbf16>, tensor<1x100x2x32xbf16> -> tensor<1x100x4x64xbf16>, tensor<1x4x64x32xf32>
   return %y, %s : tensor<1x100x4x64xbf16>, tensor<1x4x64x32xf32>
 }

@@ -125,10 +125,11 @@ ArrayRef<StringRef> SsdOp::getConfigNames() {
 }
 
 std::optional<int64_t> SsdOp::getEffectiveChunkSize() {
+  if (ConfigAttr config = getConfigAttr())
+    if (std::optional<int64_t> chunk = config.lookup("chunk_size"))
+      return chunk;
   if (IntegerAttr chunkSize = getChunkSizeAttr())
     return chunkSize.getInt();
-  if (ConfigAttr config = getConfigAttr())
-    return config.lookup("chunk_size");
   return std::nullopt;
 }
 
@@ -170,15 +171,5 @@ LogicalResult SsdOp::verify() {
       failed(verifyState(getFinalState(), "final_state")) ||
       failed(v.configNames(getConfigAttr(), getConfigNames())))
     return failure();
-
-  // The attribute and the config name the same chunking; a mismatch would
-  // leave the tiling pass to pick one silently.
-  if (IntegerAttr chunkSize = getChunkSizeAttr())
-    if (ConfigAttr config = getConfigAttr())
-      if (std::optional<int64_t> fromConfig = config.lookup("chunk_size"))
-        if (*fromConfig != chunkSize.getInt())
-          return emitOpError("expects config entry 'chunk_size' to be ")
-                 << chunkSize.getInt()
-                 << " to match the 'chunk_size' attribute, got " << *fromConfig;
   return success();
 }

@@ -279,12 +279,9 @@ std::string SsdOp::getProblemKey() {
   appendType(os, "z", getZ());
   appendType(os, "dt_bias", getDtBias());
   appendType(os, "initial_state", getInitialState());
+  // chunk_size is not part of the key: it does not change the result, and
+  // the config's chunk decides the code.
   os << ";softplus=" << (getDtSoftplus() ? 1 : 0);
-  os << ";chunk_size=";
-  if (IntegerAttr chunk = getChunkSizeAttr())
-    os << chunk.getInt();
-  else
-    os << "config";
   os << ";final_state=" << (getFinalState() ? 1 : 0);
   return key;
 }
@@ -308,17 +305,8 @@ LogicalResult SsdOp::verifyConfig(ConfigAttr config, const TargetInfo &target,
   std::optional<int64_t> blockP = config.lookup("block_p");
   std::optional<int64_t> blockN = config.lookup("block_n");
   std::optional<int64_t> chunk = config.lookup("chunk_size");
-  if (IntegerAttr fixed = getChunkSizeAttr()) {
-    if (chunk && *chunk != fixed.getInt()) {
-      reason << "'chunk_size' (" << *chunk << ") differs from the op's "
-             << "chunk_size attribute (" << fixed.getInt() << ")";
-      return failure();
-    }
-    chunk = fixed.getInt();
-  }
   if (!blockP || !blockN || !chunk) {
-    reason << "config needs 'block_p', 'block_n' and 'chunk_size' (unless "
-              "the op fixes chunk_size)";
+    reason << "config needs 'block_p', 'block_n' and 'chunk_size'";
     return failure();
   }
   SsdDims d = getDims(*this);
@@ -356,12 +344,10 @@ std::optional<GpuSsdLayout> mlir::ejk::getGpuSsdLayout(SsdOp op,
                                                        const TargetInfo &target,
                                                        raw_ostream &reason) {
   SsdDims d = getDims(op);
-  int64_t chunk = op.getChunkSizeAttr() ? op.getChunkSizeAttr().getInt()
-                                        : config.lookupOr("chunk_size", 0);
-  return GpuSsdLayout::compute(d.state, chunk, config.lookupOr("block_p", 0),
-                               config.lookupOr("block_n", 0),
-                               config.lookupOr("num_subgroups", 1),
-                               gpuLimits(target), reason);
+  return GpuSsdLayout::compute(
+      d.state, config.lookupOr("chunk_size", 0), config.lookupOr("block_p", 0),
+      config.lookupOr("block_n", 0), config.lookupOr("num_subgroups", 1),
+      gpuLimits(target), reason);
 }
 
 /// Divisors of `n` among `candidates`, plus `n` itself when small.
@@ -379,12 +365,8 @@ static SmallVector<ConfigAttr>
 vulkanSsdSpace(SsdOp op, const TargetInfo &target, bool full) {
   SsdDims d = getDims(op);
   int64_t subgroup = std::max<unsigned>(1, target.subgroupSize);
-  SmallVector<int64_t> chunks;
-  if (IntegerAttr fixed = op.getChunkSizeAttr())
-    chunks = {fixed.getInt()};
-  else
-    chunks = full ? SmallVector<int64_t>{16, 32, 64, 128}
-                  : SmallVector<int64_t>{32, 64};
+  SmallVector<int64_t> chunks = full ? SmallVector<int64_t>{16, 32, 64, 128}
+                                     : SmallVector<int64_t>{32, 64};
   SmallVector<int64_t> blockPs =
       full ? SmallVector<int64_t>{8, 16, 32, 64} : SmallVector<int64_t>{16, 32};
   SmallVector<int64_t> blockNs = stateTiles(
@@ -422,12 +404,9 @@ SmallVector<ConfigAttr> SsdOp::getConfigSpace(const TargetInfo &target,
     return vulkanSsdSpace(*this, target, full);
   SsdDims d = getDims(*this);
   int64_t lanes = target.f32Lanes();
-  SmallVector<int64_t> chunks;
-  if (IntegerAttr fixed = getChunkSizeAttr())
-    chunks = {fixed.getInt()};
-  else
-    chunks = full ? SmallVector<int64_t>{16, 32, 64, 128, 256}
-                  : SmallVector<int64_t>{32, 64, 128};
+  SmallVector<int64_t> chunks = full
+                                    ? SmallVector<int64_t>{16, 32, 64, 128, 256}
+                                    : SmallVector<int64_t>{32, 64, 128};
   SmallVector<int64_t> blockPs =
       full ? SmallVector<int64_t>{1, 2, 4, 8} : SmallVector<int64_t>{2, 4};
   SmallVector<int64_t> blockNs = stateTiles(
@@ -462,9 +441,7 @@ static ConfigAttr vulkanSsdHeuristic(SsdOp op, const TargetInfo &target) {
   SsdDims d = getDims(op);
   int64_t subgroup = std::max<unsigned>(1, target.subgroupSize);
   int64_t preferred = std::max<int64_t>(1, 256 / subgroup);
-  int64_t chunk0 = op.getChunkSizeAttr()
-                       ? op.getChunkSizeAttr().getInt()
-                       : std::min<int64_t>(64, ceilPow2(d.seq));
+  int64_t chunk0 = std::min<int64_t>(64, ceilPow2(d.seq));
   int64_t blockP0 = std::min<int64_t>(64, ceilPow2(d.headDim));
   while (blockP0 > 16 &&
          d.batch * d.heads * ((d.headDim + blockP0 - 1) / blockP0) < 128)
@@ -493,7 +470,7 @@ static ConfigAttr vulkanSsdHeuristic(SsdOp op, const TargetInfo &target) {
             return config;
         }
       }
-    if (op.getChunkSizeAttr() || chunk < 8)
+    if (chunk < 8)
       break;
   }
   // Nothing fits: the first choice, which verification then reports.
@@ -507,8 +484,7 @@ ConfigAttr SsdOp::getHeuristicConfig(const TargetInfo &target) {
   int64_t lanes = target.f32Lanes();
   // Small chunks keep the quadratic intra-chunk part (~chunk/(4 d_state) of
   // the state work) cheap; 64 still gives the matmuls long inner loops.
-  int64_t chunk = getChunkSizeAttr() ? getChunkSizeAttr().getInt()
-                                     : std::min<int64_t>(64, ceilPow2(d.seq));
+  int64_t chunk = std::min<int64_t>(64, ceilPow2(d.seq));
   // A whole head per workgroup avoids recomputing the decay matrix per
   // column block; split head_dim only when there are too few workgroups.
   int64_t blockP = roundUp(d.headDim, lanes);
@@ -520,9 +496,8 @@ ConfigAttr SsdOp::getHeuristicConfig(const TargetInfo &target) {
   ConfigAttr config = ConfigAttr::get(
       getContext(),
       {{"chunk_size", chunk}, {"block_p", blockP}, {"block_n", blockN}});
-  // Large chunks can overflow a small cache; halve the free chunk size.
-  while (!getChunkSizeAttr() &&
-         failed(verifyConfig(config, target, llvm::nulls())) &&
+  // Large chunks can overflow a small cache; halve the chunk size.
+  while (failed(verifyConfig(config, target, llvm::nulls())) &&
          config.lookupOr("chunk_size", 1) > 1)
     config = config.with("chunk_size", config.lookupOr("chunk_size", 1) / 2);
   return config;

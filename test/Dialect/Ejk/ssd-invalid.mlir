@@ -245,11 +245,3 @@ func.func @config_name(%x: tensor<2x16x4x8xf32>, %dt: tensor<2x16x4xf32>, %A: te
   %r0 = ejk.ssd %x, %dt, %A, %B, %C {config = #ejk.config<block_d = 64>} : tensor<2x16x4x8xf32>, tensor<2x16x4xf32>, tensor<4xf32>, tensor<2x16x2x16xf32>, tensor<2x16x2x16xf32> -> tensor<2x16x4x8xf32>
   return
 }
-
-// -----
-
-func.func @chunk_size_mismatch(%x: tensor<2x16x4x8xf32>, %dt: tensor<2x16x4xf32>, %A: tensor<4xf32>, %B: tensor<2x16x2x16xf32>, %C: tensor<2x16x2x16xf32>) {
-  // expected-error @+1 {{expects config entry 'chunk_size' to be 64 to match the 'chunk_size' attribute, got 128}}
-  %r0 = ejk.ssd %x, %dt, %A, %B, %C {chunk_size = 64 : i64, config = #ejk.config<chunk_size = 128, block_p = 8>} : tensor<2x16x4x8xf32>, tensor<2x16x4xf32>, tensor<4xf32>, tensor<2x16x2x16xf32>, tensor<2x16x2x16xf32> -> tensor<2x16x4x8xf32>
-  return
-}

@@ -154,8 +154,12 @@ def Ejk_SsdOp : Ejk_Op<"ssd", [
       `exp(a_t) * sum_n C_t[n] * S_prev[p,n]` to `y_t[p]`, and the chunk's
       final state is `exp(a_last) * S_prev` plus its own contributions.
 
-    `chunk_size` (at least 1) may be given as an attribute or as the config
-    entry of the same name; when both are present they must be equal.
+    The `chunk_size` attribute (at least 1) is the model's chunk length
+    (Mamba-2's `chunk_size`, as ejKernel and mamba_ssm take it). The result
+    does not depend on it beyond rounding, so it does not bind the code: the
+    config entry `chunk_size` decides the kernel's chunks (the heuristic's
+    choice on CPUs, what fits shared memory on GPUs). To force a chunk
+    length, give it in the op's `#ejk.config` (the override tier).
 
     Config entries: `chunk_size`, `block_p` (head_dim columns per
     workgroup; on CPUs a multiple of the f32 lanes), `block_n` (d_state
