@@ -22,13 +22,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "Checks.h"
-#include "InputRanges.h"
 #include "NpyBridge.h"
 
 #include "ejk/Driver/ArtifactCache.h"
 #include "ejk/Driver/Compiler.h"
 #include "ejk/Driver/DeviceFingerprint.h"
 #include "ejk/Driver/HostTensor.h"
+#include "ejk/Driver/RandomInputs.h"
 #include "ejk/Driver/ReferenceRunner.h"
 #include "ejk/Driver/Tooling.h"
 #include "ejk/Runtime/ejk_runtime.h"
@@ -129,41 +129,6 @@ static std::string describe(ArrayRef<int64_t> shape, StringRef dtype) {
   for (auto [i, d] : llvm::enumerate(shape))
     s += (i ? ", " : "") + std::to_string(d);
   return s + "] " + dtype.str();
-}
-
-/// Random inputs: floats from `floats` (N(0, 1) unless the argument's use
-/// asks otherwise, see InputRanges.h), i1 true with probability 0.85,
-/// integers in [0, 3) sorted along the last dimension (segment-id like).
-static HostTensor randomTensor(ShapedType type, const InputDistribution &floats,
-                               std::mt19937_64 &rng) {
-  std::string dtype = HostTensor::dtypeOf(type.getElementType());
-  std::vector<int64_t> shape = type.getShape().vec();
-  int64_t n = type.getNumElements();
-  std::vector<float> values(n);
-  if (isa<FloatType>(type.getElementType())) {
-    if (floats.kind == InputDistribution::Kind::Normal) {
-      std::normal_distribution<float> normal(floats.first, floats.second);
-      for (float &v : values)
-        v = normal(rng);
-    } else {
-      std::uniform_real_distribution<float> uniform(floats.first,
-                                                    floats.second);
-      for (float &v : values)
-        v = uniform(rng);
-    }
-  } else if (type.getElementType().isInteger(1)) {
-    std::bernoulli_distribution keep(0.85);
-    for (float &v : values)
-      v = keep(rng) ? 1.0f : 0.0f;
-  } else {
-    std::uniform_int_distribution<int> small(0, 2);
-    for (float &v : values)
-      v = static_cast<float>(small(rng));
-    int64_t last = shape.empty() ? 1 : shape.back();
-    for (int64_t i = 0; i + last <= n && last > 0; i += last)
-      std::sort(values.begin() + i, values.begin() + i + last);
-  }
-  return HostTensor::fromFloats(dtype, shape, values);
 }
 
 int main(int argc, char **argv) {

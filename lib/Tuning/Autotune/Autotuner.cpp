@@ -5,6 +5,7 @@
 #include "ejk/Driver/Compiler.h"
 #include "ejk/Driver/DeviceFingerprint.h"
 #include "ejk/Driver/HostTensor.h"
+#include "ejk/Driver/RandomInputs.h"
 #include "ejk/Driver/ReferenceRunner.h"
 #include "ejk/Driver/Tooling.h"
 #include "ejk/Support/Npy.h"
@@ -47,33 +48,6 @@ struct Clock {
   }
 };
 } // namespace
-
-/// Random inputs as `ejk-run --random-inputs` draws them: floats ~ N(0, 1),
-/// i1 true with probability 0.85, integers in [0, 3) sorted along the last
-/// dimension (segment-id like).
-static HostTensor randomTensor(RankedTensorType type, std::mt19937_64 &rng) {
-  std::string dtype = HostTensor::dtypeOf(type.getElementType());
-  std::vector<int64_t> shape = type.getShape().vec();
-  int64_t n = type.getNumElements();
-  std::vector<float> values(n);
-  if (isa<FloatType>(type.getElementType())) {
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    for (float &v : values)
-      v = normal(rng);
-  } else if (type.getElementType().isInteger(1)) {
-    std::bernoulli_distribution keep(0.85);
-    for (float &v : values)
-      v = keep(rng) ? 1.0f : 0.0f;
-  } else {
-    std::uniform_int_distribution<int> small(0, 2);
-    for (float &v : values)
-      v = static_cast<float>(small(rng));
-    int64_t last = shape.empty() ? 1 : shape.back();
-    for (int64_t i = 0; i + last <= n && last > 0; i += last)
-      std::sort(values.begin() + i, values.begin() + i + last);
-  }
-  return HostTensor::fromFloats(dtype, shape, values);
-}
 
 /// A host tensor as a .npy array: the same bytes, with numpy's name for the
 /// element type (bf16 as its uint16 bits, i1 as bool).
@@ -160,8 +134,11 @@ emitProblem(const TuningProblem &source, const ::ejk::DeviceFingerprint &device,
   // Inputs and the reference's outputs on the actual shapes.
   std::mt19937_64 rng(options.seed);
   std::vector<HostTensor> inputs;
-  for (Type type : entry.getArgumentTypes())
-    inputs.push_back(randomTensor(cast<RankedTensorType>(type), rng));
+  // The inputs `ejk-run --random-inputs` draws: Mamba operands in the
+  // ranges where the scans neither overflow nor vanish.
+  for (BlockArgument arg : entry.getArguments())
+    inputs.push_back(randomTensor(cast<RankedTensorType>(arg.getType()),
+                                  inputDistributionFor(arg), rng));
   std::vector<HostTensor> expected;
   if (failed(runReference(entry, inputs, expected)))
     return fail("the reference evaluator failed");
