@@ -11,6 +11,11 @@
 //     O += dropout(P) V  register-blocked outer products over V rows
 //   out = O / l, lse = m + log(l)
 //
+// When a head's seq_q leaves rows of the block idle (decode) and several
+// query heads share a KV head, the workgroup is (row block, KV head, batch)
+// and its rows are (query head of the group, position) pairs, so each K/V
+// block is read once for the whole group (CpuAttentionPlan::packsGroupRows).
+//
 // Register blocks: `kRows` query rows by `colVectors` vectors of keys (QK)
 // or of value columns (PV), sized so that the accumulators, the streamed
 // vectors and one broadcast fit in the register file (16 on AVX2, 32 on
@@ -71,13 +76,24 @@ public:
   void build() {
     // Workgroup position.
     qBlock = WorkgroupIdOp::create(e.b, 0);
-    head = WorkgroupIdOp::create(e.b, 1);
+    Value headId = WorkgroupIdOp::create(e.b, 1);
     batch = WorkgroupIdOp::create(e.b, 2);
     zero = e.index(0);
     one = e.index(1);
     rowStart = e.mul(qBlock, e.index(p.blockQ));
-    numRows = e.min(e.index(p.blockQ), e.sub(e.index(p.seqQ), rowStart));
-    kvHead = e.div(head, e.index(p.numHeads / p.numKvHeads));
+    numRows =
+        e.min(e.index(p.blockQ), e.sub(e.index(p.rowsPerHead()), rowStart));
+    if (p.packsGroupRows()) {
+      kvHead = headId;
+      // Rows cover every position of some heads: bound conservatively.
+      firstPos = zero;
+      lastPos = e.index(p.seqQ - 1);
+    } else {
+      head = headId;
+      kvHead = e.div(head, e.index(p.groupSize()));
+      firstPos = rowStart;
+      lastPos = e.add(rowStart, e.sub(numRows, one));
+    }
 
     // Per-workgroup scratch.
     qTile = e.scratch({p.blockQ, paddedD});
@@ -94,21 +110,39 @@ public:
   }
 
 private:
+  /// Where row `r` of the workgroup reads and writes: its query head, its
+  /// position on the query axis (past seq_q for rows past the end; only
+  /// used for positional masks) and that position clamped to seq_q - 1
+  /// (for loads; such rows are computed but never stored).
+  struct RowCoords {
+    Value head, pos, index;
+  };
+  RowCoords rowCoords(Value r) {
+    Value row = e.add(rowStart, r);
+    if (!p.packsGroupRows())
+      return {head, row, e.min(row, e.index(p.seqQ - 1))};
+    Value clamped = e.min(row, e.index(p.rowsPerHead() - 1));
+    Value seqQ = e.index(p.seqQ);
+    Value pos = arith::RemUIOp::create(e.b, clamped, seqQ);
+    Value inGroup = arith::DivUIOp::create(e.b, clamped, seqQ);
+    return {e.add(e.mul(kvHead, e.index(p.groupSize())), inGroup), pos, pos};
+  }
+
   /// O = 0, m = -inf, l = 0, Qs = scale * Q (rows past seq_q repeat the last
   /// row; they are computed but never stored).
   void initialize() {
     Value zeroVec = e.splatF32(0.0f);
     Value scale = e.splatF32(p.softmaxScale);
-    Value lastRow = e.index(p.seqQ - 1);
     e.forLoop(zero, e.index(p.blockQ), one, [&](Value r) {
       memref::StoreOp::create(e.b, e.negInf(), rowMax, ValueRange{r});
       memref::StoreOp::create(e.b, e.constF32(0.0f), rowSum, ValueRange{r});
       for (int64_t d = 0; d < paddedDv; d += p.lanes)
         vector::StoreOp::create(e.b, zeroVec, oTile, ValueRange{r, e.index(d)});
-      Value row = e.min(e.add(rowStart, r), lastRow);
+      RowCoords row = rowCoords(r);
       for (int64_t d = 0; d < paddedD; d += p.lanes) {
-        Value q = e.readVector(buf.query, {batch, row, head, e.index(d)},
-                               d + p.lanes <= p.headDim);
+        Value q =
+            e.readVector(buf.query, {batch, row.index, row.head, e.index(d)},
+                         d + p.lanes <= p.headDim);
         vector::StoreOp::create(e.b, e.fmul(q, scale), qTile,
                                 ValueRange{r, e.index(d)});
       }
@@ -120,12 +154,12 @@ private:
     int64_t offset = p.seqK - p.seqQ;
     Value keyLo = zero;
     Value keyHi = e.index(p.seqK);
-    Value lastRowPos = e.add(e.add(rowStart, numRows), e.index(offset - 1));
+    Value lastRowPos = e.add(lastPos, e.index(offset));
     if (p.causal)
       keyHi = e.min(keyHi, e.add(lastRowPos, one));
     if (p.slidingWindow) {
       auto [left, right] = *p.slidingWindow;
-      keyLo = e.max(zero, e.add(rowStart, e.index(offset - left)));
+      keyLo = e.max(zero, e.add(firstPos, e.index(offset - left)));
       keyHi = e.min(keyHi, e.add(lastRowPos, e.index(right + 1)));
     }
     Value blockK = e.index(p.blockK);
@@ -139,7 +173,10 @@ private:
 
   void processKeyBlock(Value keyBlock) {
     Value keyStart = e.mul(keyBlock, e.index(p.blockK));
-    computeScores(keyBlock);
+    if (p.readsKvInPlace())
+      computeScoresInPlace(keyStart);
+    else
+      computeScores(keyBlock);
     Value interior = isInteriorBlock(keyStart);
     e.forLoop(zero, e.index(p.blockQ), one,
               [&](Value r) { softmaxRow(r, keyStart, interior); });
@@ -159,8 +196,8 @@ private:
     };
     int64_t offset = p.seqK - p.seqQ;
     Value lastKey = e.add(keyStart, e.index(p.blockK - 1));
-    Value firstDiag = e.add(rowStart, e.index(offset));
-    Value lastDiag = e.add(firstDiag, e.sub(numRows, one));
+    Value firstDiag = e.add(firstPos, e.index(offset));
+    Value lastDiag = e.add(lastPos, e.index(offset));
     Value interior = cmp(arith::CmpIPredicate::slt, lastKey, e.index(p.seqK));
     if (p.causal)
       interior =
@@ -210,11 +247,41 @@ private:
     });
   }
 
+  /// S = Qs K^T for one key block with K read in place ([B, Sk, Hkv, D]):
+  /// each key's row against `rowBlock` query rows at a time, vectorized over
+  /// D and summed across lanes. Keys past seq_k read the last key; their
+  /// scores are masked.
+  void computeScoresInPlace(Value keyStart) {
+    Value lastKey = e.index(p.seqK - 1);
+    e.forLoop(zero, e.index(p.blockK), one, [&](Value j) {
+      Value key = e.min(e.add(keyStart, j), lastKey);
+      SmallVector<Value> keyRow;
+      for (int64_t d = 0; d < paddedD; d += p.lanes)
+        keyRow.push_back(e.readVector(buf.key, {batch, key, kvHead, e.index(d)},
+                                      d + p.lanes <= p.headDim));
+      e.forLoop(zero, e.index(p.blockQ), e.index(rowBlock), [&](Value r0) {
+        for (int64_t r = 0; r < rowBlock; ++r) {
+          Value row = e.add(r0, e.index(r));
+          Value acc = e.splatF32(0.0f);
+          for (auto [i, k] : llvm::enumerate(keyRow)) {
+            Value q = vector::LoadOp::create(
+                e.b, e.vf32, qTile,
+                ValueRange{row, e.index(static_cast<int64_t>(i) * p.lanes)});
+            acc = e.fma(q, k, acc);
+          }
+          Value score =
+              vector::ReductionOp::create(e.b, vector::CombiningKind::ADD, acc);
+          memref::StoreOp::create(e.b, score, sTile, ValueRange{row, j});
+        }
+      });
+    });
+  }
+
   /// Lanes of one score vector that the row may attend to.
   /// With `positional` false, only data masks (mask, segments) apply: the
   /// caller knows the key block is inside every positional bound.
-  Value allowedLanes(Value rowPos, Value rowIndex, Value key0,
-                     bool positional) {
+  Value allowedLanes(const RowCoords &row, Value key0, bool positional) {
+    Value rowPos = row.pos, rowIndex = row.index;
     Value keys = e.laneIndices(key0);
     auto cmp = [&](arith::CmpIPredicate pred, Value x, Value y) {
       return arith::CmpIOp::create(e.b, pred, x, y).getResult();
@@ -249,7 +316,7 @@ private:
     if (buf.mask) {
       // i1 buffers hold one byte per element; read them element-wise.
       Value maskBatch = p.maskBroadcastsBatch ? zero : batch;
-      Value maskHead = p.maskBroadcastsHeads ? zero : head;
+      Value maskHead = p.maskBroadcastsHeads ? zero : row.head;
       Value lastKey = e.index(p.seqK - 1);
       SmallVector<Value> bits;
       for (int64_t l = 0; l < p.lanes; ++l) {
@@ -266,8 +333,8 @@ private:
 
   /// Soft cap, bias and masking, then the online-softmax update of row r.
   void softmaxRow(Value r, Value keyStart, Value interior) {
-    Value rowPos = e.add(rowStart, r);
-    Value rowIndex = e.min(rowPos, e.index(p.seqQ - 1));
+    RowCoords row = rowCoords(r);
+    Value rowPos = row.pos, rowIndex = row.index;
     int64_t chunks = p.blockK / p.lanes;
     Value negInfVec = e.broadcast(e.negInf());
 
@@ -288,13 +355,12 @@ private:
             }
             if (buf.bias) {
               Value bb = p.biasBroadcastsBatch ? zero : batch;
-              Value bh = p.biasBroadcastsHeads ? zero : head;
+              Value bh = p.biasBroadcastsHeads ? zero : row.head;
               s = e.fadd(s, e.readVector(buf.bias, {bb, bh, rowIndex, key0},
                                          /*inBounds=*/false));
             }
             if (positional || buf.mask || buf.kvSegmentIds)
-              s = e.select(allowedLanes(rowPos, rowIndex, key0, positional), s,
-                           negInfVec);
+              s = e.select(allowedLanes(row, key0, positional), s, negInfVec);
             vector::StoreOp::create(e.b, s, sTile, ValueRange{r, col});
             return SmallVector<Value>{e.fmax(iter[0], s)};
           });
@@ -326,7 +392,7 @@ private:
                        static_cast<uint32_t>(p.dropoutSeed >> 32));
       Value h = e.constI32(static_cast<int32_t>(seeded));
       h = emitMix32(e, arith::XOrIOp::create(e.b, h, e.toI32(batch)));
-      h = emitMix32(e, arith::XOrIOp::create(e.b, h, e.toI32(head)));
+      h = emitMix32(e, arith::XOrIOp::create(e.b, h, e.toI32(row.head)));
       rowHash = emitMix32(e, arith::XOrIOp::create(e.b, h, e.toI32(rowPos)));
     }
 
@@ -388,17 +454,25 @@ private:
                 e.b, e.vf32, oTile,
                 ValueRange{e.add(r0, e.index(r)),
                            e.add(d0, e.index(c * p.lanes))}));
-        // Keys past seq_k have P = 0 and zero rows in the packed V, so the
-        // loop always runs the whole block (a constant trip count).
+        // Keys past seq_k have P = 0 (and zero rows in the packed V; read
+        // in place they repeat the last key), so the loop always runs the
+        // whole block (a constant trip count).
+        Value lastKey = e.index(p.seqK - 1);
         SmallVector<Value> acc = e.forLoop(
             zero, e.index(p.blockK), one, inits, [&](Value j, ValueRange acc) {
               Value key = e.add(keyStart, j);
               SmallVector<Value> values;
-              for (int64_t c = 0; c < valueVectors; ++c)
-                values.push_back(vector::LoadOp::create(
-                    e.b, e.vf32, buf.packedValue,
-                    ValueRange{batch, kvHead, key,
-                               e.add(d0, e.index(c * p.lanes))}));
+              for (int64_t c = 0; c < valueVectors; ++c) {
+                Value d = e.add(d0, e.index(c * p.lanes));
+                if (p.readsKvInPlace())
+                  values.push_back(e.readVector(
+                      buf.value, {batch, e.min(key, lastKey), kvHead, d},
+                      p.headDimV % p.lanes == 0));
+                else
+                  values.push_back(vector::LoadOp::create(
+                      e.b, e.vf32, buf.packedValue,
+                      ValueRange{batch, kvHead, key, d}));
+              }
               SmallVector<Value> next;
               for (int64_t r = 0; r < rowBlock; ++r) {
                 Value prob = memref::LoadOp::create(
@@ -423,7 +497,7 @@ private:
   /// out = O / l and lse = m + log(l) for the rows this workgroup owns.
   void finalize() {
     e.forLoop(zero, numRows, one, [&](Value r) {
-      Value row = e.add(rowStart, r);
+      RowCoords row = rowCoords(r);
       Value sum = memref::LoadOp::create(e.b, rowSum, ValueRange{r});
       Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
                                              sum, e.constF32(0.0f));
@@ -434,14 +508,15 @@ private:
         Value o = vector::LoadOp::create(e.b, e.vf32, oTile,
                                          ValueRange{r, e.index(d)});
         e.writeVector(e.fmul(o, invVec), buf.output,
-                      {batch, row, head, e.index(d)},
+                      {batch, row.index, row.head, e.index(d)},
                       d + p.lanes <= p.headDimV);
       }
       if (buf.lse) {
         Value max = memref::LoadOp::create(e.b, rowMax, ValueRange{r});
         Value lse = e.fadd(max, math::LogOp::create(e.b, sum));
         memref::StoreOp::create(e.b, e.select(positive, lse, e.negInf()),
-                                buf.lse, ValueRange{batch, head, row});
+                                buf.lse,
+                                ValueRange{batch, row.head, row.index});
       }
     });
   }
@@ -451,6 +526,8 @@ private:
   const CpuAttentionBuffers &buf;
   int64_t paddedD, paddedDv, keyVectors, valueVectors, rowBlock;
   Value qBlock, head, batch, zero, one, rowStart, numRows, kvHead;
+  /// Bounds of the rows' query positions (for the key-block range).
+  Value firstPos, lastPos;
   Value qTile, sTile, oTile, rowMax, rowSum;
 };
 

@@ -29,6 +29,25 @@ struct CpuAttentionPlan : AttentionProblem {
   /// f32 lanes per vector.
   int64_t lanes;
 
+  /// Query heads per KV head.
+  int64_t groupSize() const { return numHeads / numKvHeads; }
+  /// Whether a workgroup's rows run over the query heads of one KV head as
+  /// well as over positions (row = head in group * seq_q + position): when
+  /// one head's seq_q would leave rows of the block idle (decode), the
+  /// heads that share K/V fill them, and each K/V block is read once for
+  /// all of them instead of once per head.
+  bool packsGroupRows() const { return groupSize() > 1 && seqQ < blockQ; }
+  /// Rows of the attention dispatch per (KV head or head, batch).
+  int64_t rowsPerHead() const {
+    return packsGroupRows() ? groupSize() * seqQ : seqQ;
+  }
+
+  /// Whether the attention reads K and V where they are instead of from the
+  /// packed buffers: when one row block covers all rows of a head, each K/V
+  /// element is read by one workgroup only and packing would only add a
+  /// copy (decode). Then there is no pack dispatch.
+  bool readsKvInPlace() const { return rowsPerHead() <= blockQ; }
+
   /// Keys of the packed buffers: seq_k rounded up to a whole key block.
   int64_t paddedSeqK() const { return (seqK + blockK - 1) / blockK * blockK; }
   int64_t numKeyBlocks() const { return paddedSeqK() / blockK; }
@@ -42,13 +61,15 @@ struct CpuAttentionPlan : AttentionProblem {
     return {(paddedSeqK() + kPackBlock - 1) / kPackBlock, numKvHeads, batch};
   }
   std::array<int64_t, 3> attentionGrid() const {
-    return {(seqQ + blockQ - 1) / blockQ, numHeads, batch};
+    return {(rowsPerHead() + blockQ - 1) / blockQ,
+            packsGroupRows() ? numKvHeads : numHeads, batch};
   }
 };
 
 /// Buffers of the attention dispatch; optional ones are null.
 struct CpuAttentionBuffers : AttentionBuffers {
-  /// The packed K^T and V buffers written by the pack dispatch.
+  /// The packed K^T and V buffers written by the pack dispatch (null when
+  /// the plan reads K/V in place).
   Value packedKeyT, packedValue;
 };
 

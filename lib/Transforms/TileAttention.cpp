@@ -152,31 +152,24 @@ static LogicalResult tileDispatchForVulkan(func::FuncOp dispatch,
   return success();
 }
 
-/// Rewrites one dispatch function; `symbols` gets the new pack dispatch.
-static LogicalResult tileDispatch(func::FuncOp dispatch, FlashAttentionOp op,
-                                  const TargetInfo &target, ModuleOp module,
-                                  SymbolTable &symbols) {
-  FailureOr<CpuAttentionPlan> plan = makePlan(op, target);
-  if (failed(plan))
-    return failure();
-
-  FailureOr<AttentionBuffers> found = findBuffers(op);
-  if (failed(found))
-    return failure();
-  CpuAttentionBuffers buffers;
-  static_cast<AttentionBuffers &>(buffers) = *found;
-
+/// Adds the pack dispatch of `dispatch` (K transposed per key block, V per
+/// head, both f32), passes the packed buffers to the attention dispatch as
+/// its last arguments (`buffers` gets them) and makes every caller allocate
+/// them and run the pack first.
+static LogicalResult addPackDispatch(func::FuncOp dispatch,
+                                     const CpuAttentionPlan &plan,
+                                     CpuAttentionBuffers &buffers,
+                                     ModuleOp module, SymbolTable &symbols) {
   OpBuilder builder(dispatch);
-  Location loc = op.getLoc();
+  Location loc = dispatch.getLoc();
   Type f32 = builder.getF32Type();
   auto packedKeyType =
-      MemRefType::get({plan->batch, plan->numKvHeads, plan->numKeyBlocks(),
-                       plan->headDim, plan->blockK},
+      MemRefType::get({plan.batch, plan.numKvHeads, plan.numKeyBlocks(),
+                       plan.headDim, plan.blockK},
                       f32);
-  auto packedValueType =
-      MemRefType::get({plan->batch, plan->numKvHeads, plan->paddedSeqK(),
-                       plan->paddedHeadDimV()},
-                      f32);
+  auto packedValueType = MemRefType::get(
+      {plan.batch, plan.numKvHeads, plan.paddedSeqK(), plan.paddedHeadDimV()},
+      f32);
   auto keyType = cast<MemRefType>(buffers.key.getType());
   auto valueType = cast<MemRefType>(buffers.value.getType());
 
@@ -187,12 +180,12 @@ static LogicalResult tileDispatch(func::FuncOp dispatch, FlashAttentionOp op,
           {keyType, valueType, packedKeyType, packedValueType}, {}));
   pack.setPrivate();
   pack->setAttr(kDispatchAttrName, builder.getUnitAttr());
-  pack->setAttr(kGridAttrName, gridAttr(builder, plan->packGrid()));
+  pack->setAttr(kGridAttrName, gridAttr(builder, plan.packGrid()));
   symbols.insert(pack);
   {
     Block *body = pack.addEntryBlock();
     OpBuilder b = OpBuilder::atBlockEnd(body);
-    buildCpuPackBody(b, loc, *plan, body->getArgument(0), body->getArgument(1),
+    buildCpuPackBody(b, loc, plan, body->getArgument(0), body->getArgument(1),
                      body->getArgument(2), body->getArgument(3));
     func::ReturnOp::create(b, loc);
   }
@@ -234,6 +227,34 @@ static LogicalResult tileDispatch(func::FuncOp dispatch, FlashAttentionOp op,
     memref::DeallocOp::create(b, callLoc, packedValue);
     call.erase();
   }
+  pack->setAttr(kFlopsAttrName, builder.getI64IntegerAttr(0));
+  pack->setAttr(kBytesAttrName,
+                builder.getI64IntegerAttr(bytesOf(buffers.key) +
+                                          bytesOf(buffers.value) +
+                                          bytesOf(buffers.packedKeyT) +
+                                          bytesOf(buffers.packedValue)));
+  return success();
+}
+
+/// Rewrites one dispatch function; `symbols` gets the new pack dispatch
+/// (none when the plan reads K/V in place).
+static LogicalResult tileDispatch(func::FuncOp dispatch, FlashAttentionOp op,
+                                  const TargetInfo &target, ModuleOp module,
+                                  SymbolTable &symbols) {
+  FailureOr<CpuAttentionPlan> plan = makePlan(op, target);
+  if (failed(plan))
+    return failure();
+
+  FailureOr<AttentionBuffers> found = findBuffers(op);
+  if (failed(found))
+    return failure();
+  CpuAttentionBuffers buffers;
+  static_cast<AttentionBuffers &>(buffers) = *found;
+
+  Location loc = op.getLoc();
+  if (!plan->readsKvInPlace() &&
+      failed(addPackDispatch(dispatch, *plan, buffers, module, symbols)))
+    return failure();
 
   // Replace the body: drop the tensor-level ops, emit the kernel.
   OpBuilder b = OpBuilder::atBlockEnd(&clearBody(dispatch));
@@ -241,21 +262,19 @@ static LogicalResult tileDispatch(func::FuncOp dispatch, FlashAttentionOp op,
   func::ReturnOp::create(b, loc);
   dispatch->setAttr(kGridAttrName, gridAttr(b, plan->attentionGrid()));
 
-  // Work counts for reporting.
+  // Work counts for reporting (K/V as the kernel reads them).
   int64_t bytes = 0;
-  for (Value buffer :
-       {buffers.query, buffers.bias, buffers.mask, buffers.qSegmentIds,
-        buffers.kvSegmentIds, buffers.output, buffers.lse, buffers.packedKeyT,
-        buffers.packedValue})
+  SmallVector<Value> read = {
+      buffers.query,        buffers.bias,   buffers.mask, buffers.qSegmentIds,
+      buffers.kvSegmentIds, buffers.output, buffers.lse};
+  if (plan->readsKvInPlace())
+    read.append({buffers.key, buffers.value});
+  else
+    read.append({buffers.packedKeyT, buffers.packedValue});
+  for (Value buffer : read)
     bytes += bytesOf(buffer);
   dispatch->setAttr(kFlopsAttrName, b.getI64IntegerAttr(attentionFlops(*plan)));
   dispatch->setAttr(kBytesAttrName, b.getI64IntegerAttr(bytes));
-  pack->setAttr(kFlopsAttrName, b.getI64IntegerAttr(0));
-  pack->setAttr(kBytesAttrName,
-                b.getI64IntegerAttr(bytesOf(buffers.key) +
-                                    bytesOf(buffers.value) +
-                                    bytesOf(buffers.packedKeyT) +
-                                    bytesOf(buffers.packedValue)));
   return success();
 }
 

@@ -125,6 +125,28 @@ def main():
              attrs=["causal"]),
     ])
 
+    write("decode.mlir", "Short queries (decode): the query heads of a KV head share a "
+          "workgroup and K/V are read in place on the CPU; every option, GQA and MQA, "
+          "head dims that are not whole vectors, f16/bf16.", [
+        Case("gqa_4_1", b=2, sq=1, sk=77, hq=8, hkv=2, d=64),
+        Case("mqa", sq=1, sk=300, hq=8, hkv=1, d=128),
+        Case("no_group", sq=1, sk=45, hq=4, hkv=4, attrs=["logits_soft_cap = 2.0 : f32"]),
+        Case("causal_odd_dim", sq=3, sk=50, hq=4, hkv=1, d=40, attrs=["causal"]),
+        Case("window", sq=2, sk=90, hq=4, hkv=2, attrs=["sliding_window = array<i64: 8, 0>"]),
+        Case("bias_heads", b=2, sq=1, sk=33, hq=4, hkv=1, bias=(1, 4, "f32")),
+        Case("mask", b=2, sq=2, sk=40, hq=4, hkv=2, mask=(2, 4)),
+        Case("segments", b=2, sq=3, sk=30, hq=4, hkv=2, segments=True),
+        Case("dropout", sq=1, sk=70, hq=8, hkv=2,
+             attrs=["dropout_prob = 0.3 : f32", "dropout_seed = 5 : i64"]),
+        Case("dv_differs", sq=1, sk=20, hq=4, hkv=2, d=64, dv=24),
+        Case("f16", sq=1, sk=130, hq=8, hkv=2, d=128, dtype="f16"),
+        Case("bf16_causal", sq=4, sk=61, hq=4, hkv=1, d=40, dtype="bf16", attrs=["causal"]),
+        Case("everything", b=2, sq=3, sk=56, hq=8, hkv=2, d=48,
+             attrs=["causal", "sliding_window = array<i64: 24, 4>", "logits_soft_cap = 5.0 : f32",
+                    "dropout_prob = 0.1 : f32", "dropout_seed = 7 : i64"],
+             bias=(1, 8, "f32"), mask=(2, 1), segments=True),
+    ])
+
     write("dtypes.mlir", "f16 and bf16 inputs with f32 accumulation.", [
         Case(f"{dt}_{name}", sq=45, sk=67, hq=4, hkv=2, d=d, dtype=dt, attrs=attrs,
              bias=bias)

@@ -19,15 +19,20 @@ using namespace mlir::ejk;
 namespace {
 /// The dimensions that config choices depend on.
 struct AttentionDims {
-  int64_t seqQ, seqK, headDim, headDimV, elementBytes;
+  int64_t seqQ, seqK, headDim, headDimV, elementBytes, numHeads, numKvHeads;
 };
 } // namespace
 
 static AttentionDims getDims(FlashAttentionOp op) {
   auto q = op.getQuery().getType();
   auto v = op.getValue().getType();
-  return {q.getDimSize(1), op.getKey().getType().getDimSize(1), q.getDimSize(3),
-          v.getDimSize(3), q.getElementType().getIntOrFloatBitWidth() / 8};
+  return {q.getDimSize(1),
+          op.getKey().getType().getDimSize(1),
+          q.getDimSize(3),
+          v.getDimSize(3),
+          q.getElementType().getIntOrFloatBitWidth() / 8,
+          q.getDimSize(2),
+          op.getKey().getType().getDimSize(2)};
 }
 
 static void appendType(llvm::raw_string_ostream &os, StringRef name,
@@ -246,7 +251,13 @@ ConfigAttr FlashAttentionOp::getHeuristicConfig(const TargetInfo &target) {
     // full: smaller key blocks waste less there (measured on fa-d128:
     // 0.93x instead of 0.88x of the non-causal rate; docs/performance.md).
     int64_t maxBlockK = getCausal() || getSlidingWindow() ? 64 : 128;
-    values = {{"block_q", std::min<int64_t>(16, ceilPow2(d.seqQ))},
+    // Short queries (decode) with grouped KV heads: the block takes the
+    // rows of all query heads of a KV head, which the kernel then packs
+    // together so that K/V are read once per group (CpuAttentionPlan::
+    // packsGroupRows).
+    int64_t group = d.numHeads / d.numKvHeads;
+    int64_t rows = d.seqQ < 16 && group > 1 ? d.seqQ * group : d.seqQ;
+    values = {{"block_q", std::min<int64_t>(16, ceilPow2(rows))},
               {"block_k", std::max<int64_t>(
                               target.f32Lanes(),
                               std::min<int64_t>(maxBlockK, ceilPow2(d.seqK)))}};
