@@ -14,21 +14,17 @@ KNOWN_LIMITS = {
         "it is the online softmax, whose share of the work per score is twice that at "
         "D = 128 (docs/performance.md)."),
     "decode-gqa": (
-        "ejk's flash-attention kernel has no decode path (checked in the artifact's "
-        "manifest). Per call it (1) runs a pack dispatch (grid [64, 8, 1]) that copies K "
-        "(transposed per 128-key block) and V into two f32 temporaries of 16.8 MB each: "
-        "33.5 MB read and 33.5 MB written before the kernel reads them again; (2) runs "
-        "the attention with a grid of [1, 32, 1]: one workgroup per query head, its "
-        "single query row in a register block of 4 rows (rows past Sq repeat the last, "
-        "so 3/4 of the QK^T and PV FMAs are wasted), and each K/V head read again by "
-        "each of the 4 query heads that share it. ejk so moves several times the 33.5 MB "
-        "of compulsory traffic. What closes it: read K/V in place when Sq is small (no "
-        "pack), give the 4 query heads of a KV group to the rows of one register block, "
-        "and split the 4096 keys across workgroups (flash-decoding) with a combine "
-        "step. PyTorch's and IREE's times also spread widely on this shared machine "
-        "(3 to 10 ms over the runs of the day): a memory-bound workload suffers most "
-        "from a neighbour's traffic."),
+        "since 2026-11-23 (session 3) ejk's CPU kernel has a decode path: the 4 query "
+        "heads of a KV head are the rows of one workgroup and K/V are read in place (no "
+        "pack dispatch), so the 33.5 MB of compulsory traffic is read once (it was read "
+        "about six times: pack read + write, then once per query head). What it still "
+        "lacks: the 4096 keys of a KV head are not split across workgroups, so the grid "
+        "is 8 workgroups and a machine with more cores than KV heads x batch idles "
+        "(flash-decoding's split with a combine step). On this 2-core machine a gap in "
+        "this row is the neighbours' memory traffic: a memory-bound workload suffers "
+        "most from it."),
     "decode-gqa-f16": (
-        "as decode-gqa, and the pack widens f16 K/V to f32 (16.8 MB read, 33.5 MB "
-        "written), so the kernel then reads twice the bytes of its f16 inputs."),
+        "as decode-gqa; the f16 K/V are widened to f32 in registers, so the kernel reads "
+        "16.8 MB (before session 3 a pack dispatch widened them into 33.5 MB of f32 "
+        "temporaries)."),
 }

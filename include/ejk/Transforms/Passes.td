@@ -49,6 +49,11 @@ def EjkTileAttention : Pass<"ejk-tile-attention", "ModuleOp"> {
       vectors as wide as the target's (the module's `ejk.target`); K is
       packed transposed by a separate pack dispatch so that both products
       stream contiguous vectors;
+    - short queries (decode): when seq_q < block_q and query heads share KV
+      heads, a workgroup's rows are the (head, position) pairs of one KV
+      head's group (grid `[ceil(G * seq_q / block_q), num_kv_heads,
+      batch]`), and when one row block covers a head, K/V are read in place
+      with no pack dispatch;
     - f16/bf16 inputs are widened to f32; accumulation is f32.
 
     The dispatch function gets `ejk.grid = array<i64: x, y, z>` and reads
