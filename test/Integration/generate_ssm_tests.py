@@ -25,6 +25,27 @@ def tensor(shape, dtype):
     return "tensor<" + "x".join(str(d) for d in shape) + "x" + dtype + ">"
 
 
+def optional_operands(operands):
+    """The entry arguments and the op's clauses of the enabled optional
+    operands: (enabled, argument name, clause keyword, type) each."""
+    args, clauses = [], ""
+    for enabled, name, keyword, type_ in operands:
+        if enabled:
+            args.append(f"%{name}: {type_}")
+            clauses += f" {keyword}(%{name} : {type_})"
+    return args, clauses
+
+
+def attr_dict(case, attrs, target):
+    """The op's attribute dictionary: `attrs` and the case's config (its
+    Vulkan config when it has one and the target is Vulkan)."""
+    config = (case.vulkan_config if target == "vulkan" and case.vulkan_config
+              else case.config)
+    if config:
+        attrs = attrs + [f"config = #ejk.config<{config}>"]
+    return " {" + ", ".join(attrs) + "}" if attrs else ""
+
+
 class Scan:
     """One ejk.selective_scan entry."""
 
@@ -40,29 +61,14 @@ class Scan:
         bc = tensor([self.b, self.l, self.g, self.n], self.dtype)
         vec = tensor([self.d], "f32")
         state = tensor([self.b, self.d, self.n], "f32")
+        optional, extra = optional_operands([
+            (self.skip, "D", "D", vec), (self.z, "z", "z", x),
+            (self.bias, "bias", "delta_bias", vec),
+            (self.init, "h0", "initial_state", state)])
         args = [f"%u: {x}", f"%delta: {x}", f"%A: {a}", f"%B: {bc}",
-                f"%C: {bc}"]
-        extra = ""
-        if self.skip:
-            args.append(f"%D: {vec}")
-            extra += f" D(%D : {vec})"
-        if self.z:
-            args.append(f"%z: {x}")
-            extra += f" z(%z : {x})"
-        if self.bias:
-            args.append(f"%bias: {vec}")
-            extra += f" delta_bias(%bias : {vec})"
-        if self.init:
-            args.append(f"%h0: {state}")
-            extra += f" initial_state(%h0 : {state})"
-        attrs = []
-        if self.softplus:
-            attrs.append("delta_softplus")
-        config = (self.vulkan_config if target == "vulkan" and self.vulkan_config
-                  else self.config)
-        if config:
-            attrs.append(f"config = #ejk.config<{config}>")
-        attrs = " {" + ", ".join(attrs) + "}" if attrs else ""
+                f"%C: {bc}"] + optional
+        attrs = attr_dict(self, ["delta_softplus"] if self.softplus else [],
+                          target)
         results = [x] + ([state] if self.final else [])
         names = "%y, %h" if self.final else "%y"
         return (
@@ -87,31 +93,15 @@ class Ssd:
         a = tensor([self.h], "f32")
         bc = tensor([self.b, self.l, self.g, self.n], self.dtype)
         state = tensor([self.b, self.h, self.p, self.n], "f32")
+        optional, extra = optional_operands([
+            (self.skip, "D", "D", a), (self.z, "z", "z", x),
+            (self.bias, "bias", "dt_bias", a),
+            (self.init, "s0", "initial_state", state)])
         args = [f"%x: {x}", f"%dt: {dt}", f"%A: {a}", f"%B: {bc}",
-                f"%C: {bc}"]
-        extra = ""
-        if self.skip:
-            args.append(f"%D: {a}")
-            extra += f" D(%D : {a})"
-        if self.z:
-            args.append(f"%z: {x}")
-            extra += f" z(%z : {x})"
-        if self.bias:
-            args.append(f"%bias: {a}")
-            extra += f" dt_bias(%bias : {a})"
-        if self.init:
-            args.append(f"%s0: {state}")
-            extra += f" initial_state(%s0 : {state})"
-        attrs = []
-        if self.chunk:
-            attrs.append(f"chunk_size = {self.chunk} : i64")
-        if self.softplus:
-            attrs.append("dt_softplus")
-        config = (self.vulkan_config if target == "vulkan" and self.vulkan_config
-                  else self.config)
-        if config:
-            attrs.append(f"config = #ejk.config<{config}>")
-        attrs = " {" + ", ".join(attrs) + "}" if attrs else ""
+                f"%C: {bc}"] + optional
+        attrs = ([f"chunk_size = {self.chunk} : i64"] if self.chunk else []) + \
+            (["dt_softplus"] if self.softplus else [])
+        attrs = attr_dict(self, attrs, target)
         results = [x] + ([state] if self.final else [])
         names = "%y, %s" if self.final else "%y"
         return (
