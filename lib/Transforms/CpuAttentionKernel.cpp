@@ -58,6 +58,28 @@ int64_t vectorsPerBlock(int64_t vectors, int64_t maxVectors) {
   return 1;
 }
 
+/// Where a row of a workgroup reads and writes: its query head, its position
+/// on the query axis (past seq_q for rows past the end; only used for
+/// positional masks) and that position clamped to seq_q - 1 (for loads; such
+/// rows are computed but never stored).
+struct RowCoords {
+  Value head, pos, index;
+};
+
+/// Row `r` of the workgroup whose rows start at `rowStart`, at grid
+/// position `gridHead` (a head, or a KV head when rows are grouped).
+RowCoords rowCoordsOf(Emitter &e, const CpuAttentionPlan &p, Value rowStart,
+                      Value gridHead, Value r) {
+  Value row = e.add(rowStart, r);
+  if (!p.packsGroupRows())
+    return {gridHead, row, e.min(row, e.index(p.seqQ - 1))};
+  Value clamped = e.min(row, e.index(p.rowsPerHead() - 1));
+  Value seqQ = e.index(p.seqQ);
+  Value pos = arith::RemUIOp::create(e.b, clamped, seqQ);
+  Value inGroup = arith::DivUIOp::create(e.b, clamped, seqQ);
+  return {e.add(e.mul(gridHead, e.index(p.groupSize())), inGroup), pos, pos};
+}
+
 /// The attention dispatch body, in the order the header comment describes.
 class AttentionBodyBuilder {
 public:
@@ -75,11 +97,19 @@ public:
 
   void build() {
     // Workgroup position.
-    qBlock = WorkgroupIdOp::create(e.b, 0);
-    Value headId = WorkgroupIdOp::create(e.b, 1);
+    Value x = WorkgroupIdOp::create(e.b, 0);
+    gridHead = WorkgroupIdOp::create(e.b, 1);
+    Value headId = gridHead;
     batch = WorkgroupIdOp::create(e.b, 2);
     zero = e.index(0);
     one = e.index(1);
+    // Split keys: one row block, x is the split.
+    if (p.keySplits > 1) {
+      split = x;
+      qBlock = zero;
+    } else {
+      qBlock = x;
+    }
     rowStart = e.mul(qBlock, e.index(p.blockQ));
     numRows =
         e.min(e.index(p.blockQ), e.sub(e.index(p.rowsPerHead()), rowStart));
@@ -110,22 +140,8 @@ public:
   }
 
 private:
-  /// Where row `r` of the workgroup reads and writes: its query head, its
-  /// position on the query axis (past seq_q for rows past the end; only
-  /// used for positional masks) and that position clamped to seq_q - 1
-  /// (for loads; such rows are computed but never stored).
-  struct RowCoords {
-    Value head, pos, index;
-  };
   RowCoords rowCoords(Value r) {
-    Value row = e.add(rowStart, r);
-    if (!p.packsGroupRows())
-      return {head, row, e.min(row, e.index(p.seqQ - 1))};
-    Value clamped = e.min(row, e.index(p.rowsPerHead() - 1));
-    Value seqQ = e.index(p.seqQ);
-    Value pos = arith::RemUIOp::create(e.b, clamped, seqQ);
-    Value inGroup = arith::DivUIOp::create(e.b, clamped, seqQ);
-    return {e.add(e.mul(kvHead, e.index(p.groupSize())), inGroup), pos, pos};
+    return rowCoordsOf(e, p, rowStart, gridHead, r);
   }
 
   /// O = 0, m = -inf, l = 0, Qs = scale * Q (rows past seq_q repeat the last
@@ -169,6 +185,14 @@ private:
     Value any =
         arith::CmpIOp::create(e.b, arith::CmpIPredicate::sgt, keyHi, keyLo);
     hi = e.select(any, ceil, lo);
+    if (p.keySplits > 1) {
+      // This split's share: ceil(count / splits) blocks, maybe none.
+      Value per = e.div(e.add(e.sub(hi, lo), e.index(p.keySplits - 1)),
+                        e.index(p.keySplits));
+      Value start = e.min(e.add(lo, e.mul(split, per)), hi);
+      hi = e.min(e.add(start, per), hi);
+      lo = start;
+    }
   }
 
   void processKeyBlock(Value keyBlock) {
@@ -494,8 +518,27 @@ private:
     });
   }
 
-  /// out = O / l and lse = m + log(l) for the rows this workgroup owns.
+  /// out = O / l and lse = m + log(l) for the rows this workgroup owns; with
+  /// split keys O, m and l as they are, for the combine dispatch.
   void finalize() {
+    if (p.keySplits > 1) {
+      e.forLoop(zero, numRows, one, [&](Value r) {
+        for (int64_t d = 0; d < paddedDv; d += p.lanes) {
+          Value o = vector::LoadOp::create(e.b, e.vf32, oTile,
+                                           ValueRange{r, e.index(d)});
+          vector::StoreOp::create(
+              e.b, o, buf.partialO,
+              ValueRange{batch, gridHead, split, r, e.index(d)});
+        }
+        Value stats[] = {rowMax, rowSum};
+        for (int64_t i = 0; i < 2; ++i)
+          memref::StoreOp::create(
+              e.b, memref::LoadOp::create(e.b, stats[i], ValueRange{r}),
+              buf.partialStats,
+              ValueRange{batch, gridHead, split, r, e.index(i)});
+      });
+      return;
+    }
     e.forLoop(zero, numRows, one, [&](Value r) {
       RowCoords row = rowCoords(r);
       Value sum = memref::LoadOp::create(e.b, rowSum, ValueRange{r});
@@ -528,6 +571,9 @@ private:
   Value qBlock, head, batch, zero, one, rowStart, numRows, kvHead;
   /// Bounds of the rows' query positions (for the key-block range).
   Value firstPos, lastPos;
+  /// Grid y (the head, or the KV head when rows are grouped) and, with
+  /// split keys, the split.
+  Value gridHead, split;
   Value qTile, sTile, oTile, rowMax, rowSum;
 };
 
@@ -607,6 +653,61 @@ void mlir::ejk::buildCpuPackBody(OpBuilder &builder, Location loc,
                                d + plan.lanes <= plan.headDimV);
       vector::StoreOp::create(e.b, e.select(valid, row, zeroVec), packedValue,
                               ValueRange{batch, head, keyIndex, e.index(d)});
+    }
+  });
+}
+
+void mlir::ejk::buildCpuCombineBody(OpBuilder &builder, Location loc,
+                                    const CpuAttentionPlan &plan,
+                                    Value partialO, Value partialStats,
+                                    Value output, Value lse) {
+  Emitter e(builder, loc, plan.lanes);
+  Value gridHead = WorkgroupIdOp::create(e.b, 1);
+  Value batch = WorkgroupIdOp::create(e.b, 2);
+  Value zero = e.index(0), one = e.index(1);
+  Value splits = e.index(plan.keySplits);
+  e.forLoop(zero, e.index(plan.rowsPerHead()), one, [&](Value r) {
+    RowCoords row = rowCoordsOf(e, plan, zero, gridHead, r);
+    auto stat = [&](Value s, int64_t i) -> Value {
+      return memref::LoadOp::create(
+          e.b, partialStats, ValueRange{batch, gridHead, s, r, e.index(i)});
+    };
+    // M = max of the splits' maxima; a row no split saw keeps -inf and
+    // exponentiates against 0 (so 0 weights, never NaN).
+    Value max = e.forLoop(
+        zero, splits, one, {e.negInf()}, [&](Value s, ValueRange iter) {
+          return SmallVector<Value>{e.fmax(iter[0], stat(s, 0))};
+        })[0];
+    Value isEmpty =
+        arith::CmpFOp::create(e.b, arith::CmpFPredicate::OEQ, max, e.negInf());
+    Value shift = e.select(isEmpty, e.constF32(0.0f), max);
+    auto weight = [&](Value s) { return e.exp(e.fsub(stat(s, 0), shift)); };
+    Value sum = e.forLoop(zero, splits, one, {e.constF32(0.0f)},
+                          [&](Value s, ValueRange iter) {
+                            return SmallVector<Value>{
+                                e.fadd(iter[0], e.fmul(stat(s, 1), weight(s)))};
+                          })[0];
+    Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
+                                           e.constF32(0.0f));
+    Value inv =
+        e.select(positive, e.fdiv(e.constF32(1.0f), sum), e.constF32(0.0f));
+    for (int64_t d = 0; d < plan.paddedHeadDimV(); d += plan.lanes) {
+      Value o = e.forLoop(zero, splits, one, {e.splatF32(0.0f)},
+                          [&](Value s, ValueRange acc) {
+                            Value part = vector::LoadOp::create(
+                                e.b, e.vf32, partialO,
+                                ValueRange{batch, gridHead, s, r, e.index(d)});
+                            return SmallVector<Value>{
+                                e.fma(e.broadcast(weight(s)), part, acc[0])};
+                          })[0];
+      e.writeVector(e.fmul(o, e.broadcast(inv)), output,
+                    {batch, row.index, row.head, e.index(d)},
+                    d + plan.lanes <= plan.headDimV);
+    }
+    if (lse) {
+      Value value = e.fadd(shift, math::LogOp::create(e.b, sum));
+      memref::StoreOp::create(e.b, e.select(positive, value, e.negInf()), lse,
+                              ValueRange{batch, row.head, row.index});
     }
   });
 }

@@ -13,6 +13,8 @@
 
 #include "AttentionProblem.h"
 
+#include "ejk/Dialect/Ejk/CpuAttentionRows.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 
@@ -29,24 +31,19 @@ struct CpuAttentionPlan : AttentionProblem {
   /// f32 lanes per vector.
   int64_t lanes;
 
-  /// Query heads per KV head.
-  int64_t groupSize() const { return numHeads / numKvHeads; }
-  /// Whether a workgroup's rows run over the query heads of one KV head as
-  /// well as over positions (row = head in group * seq_q + position): when
-  /// one head's seq_q would leave rows of the block idle (decode), the
-  /// heads that share K/V fill them, and each K/V block is read once for
-  /// all of them instead of once per head.
-  bool packsGroupRows() const { return groupSize() > 1 && seqQ < blockQ; }
-  /// Rows of the attention dispatch per (KV head or head, batch).
-  int64_t rowsPerHead() const {
-    return packsGroupRows() ? groupSize() * seqQ : seqQ;
-  }
+  /// Key splits (flash-decoding): > 1 only with one row block per head.
+  int64_t keySplits = 1;
 
-  /// Whether the attention reads K and V where they are instead of from the
-  /// packed buffers: when one row block covers all rows of a head, each K/V
-  /// element is read by one workgroup only and packing would only add a
-  /// copy (decode). Then there is no pack dispatch.
-  bool readsKvInPlace() const { return rowsPerHead() <= blockQ; }
+  /// The row rules (ejk/Dialect/Ejk/CpuAttentionRows.h).
+  CpuAttentionRows rows() const { return {seqQ, numHeads, numKvHeads, blockQ}; }
+  int64_t groupSize() const { return rows().groupSize(); }
+  bool packsGroupRows() const { return rows().packsGroupRows(); }
+  int64_t rowsPerHead() const { return rows().rowsPerHead(); }
+  /// K and V read where they are, with no pack dispatch (decode; see
+  /// CpuAttentionRows::readsKvInPlace).
+  bool readsKvInPlace() const { return rows().readsKvInPlace(); }
+  /// Heads along the grid's y: KV heads when rows are grouped.
+  int64_t gridHeads() const { return packsGroupRows() ? numKvHeads : numHeads; }
 
   /// Keys of the packed buffers: seq_k rounded up to a whole key block.
   int64_t paddedSeqK() const { return (seqK + blockK - 1) / blockK * blockK; }
@@ -61,9 +58,11 @@ struct CpuAttentionPlan : AttentionProblem {
     return {(paddedSeqK() + kPackBlock - 1) / kPackBlock, numKvHeads, batch};
   }
   std::array<int64_t, 3> attentionGrid() const {
-    return {(rowsPerHead() + blockQ - 1) / blockQ,
-            packsGroupRows() ? numKvHeads : numHeads, batch};
+    return {(rowsPerHead() + blockQ - 1) / blockQ * keySplits, gridHeads(),
+            batch};
   }
+  /// The combine dispatch of split keys: one workgroup per head and batch.
+  std::array<int64_t, 3> combineGrid() const { return {1, gridHeads(), batch}; }
 };
 
 /// Buffers of the attention dispatch; optional ones are null.
@@ -71,6 +70,11 @@ struct CpuAttentionBuffers : AttentionBuffers {
   /// The packed K^T and V buffers written by the pack dispatch (null when
   /// the plan reads K/V in place).
   Value packedKeyT, packedValue;
+  /// With key splits: each split's unnormalized O
+  /// ([B, gridHeads, splits, block_q, paddedHeadDimV] f32) and its row max
+  /// and sum ([B, gridHeads, splits, block_q, 2] f32), which the combine
+  /// dispatch merges into the output and the lse.
+  Value partialO, partialStats;
 };
 
 /// Emits the pack dispatch body at `b`'s insertion point: reads `key`
@@ -80,6 +84,13 @@ struct CpuAttentionBuffers : AttentionBuffers {
 void buildCpuPackBody(OpBuilder &b, Location loc, const CpuAttentionPlan &plan,
                       Value key, Value value, Value packedKeyT,
                       Value packedValue);
+
+/// Emits the combine dispatch body of split keys at `b`'s insertion point:
+/// reads `partialO` and `partialStats`, writes `output` and (if not null)
+/// `lse`.
+void buildCpuCombineBody(OpBuilder &b, Location loc,
+                         const CpuAttentionPlan &plan, Value partialO,
+                         Value partialStats, Value output, Value lse);
 
 /// Emits the attention dispatch body at `b`'s insertion point.
 void buildCpuAttentionBody(OpBuilder &b, Location loc,

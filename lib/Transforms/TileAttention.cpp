@@ -78,6 +78,7 @@ static FailureOr<CpuAttentionPlan> makePlan(FlashAttentionOp op,
   plan.blockQ = *config.lookup("block_q");
   plan.blockK = *config.lookup("block_k");
   plan.lanes = target.f32Lanes();
+  plan.keySplits = config.lookupOr("key_splits", 1);
   return plan;
 }
 
@@ -236,6 +237,88 @@ static LogicalResult addPackDispatch(func::FuncOp dispatch,
   return success();
 }
 
+/// Adds the combine dispatch of split keys: the attention dispatch gets the
+/// partial buffers as its last arguments (`buffers` gets them) and writes
+/// them instead of the output; every caller allocates them and runs the
+/// combine after it, which writes the output and the lse.
+static LogicalResult addCombineDispatch(func::FuncOp dispatch,
+                                        const CpuAttentionPlan &plan,
+                                        CpuAttentionBuffers &buffers,
+                                        ModuleOp module, SymbolTable &symbols) {
+  OpBuilder builder(dispatch);
+  Location loc = dispatch.getLoc();
+  Type f32 = builder.getF32Type();
+  int64_t heads = plan.gridHeads();
+  auto partialOType = MemRefType::get(
+      {plan.batch, heads, plan.keySplits, plan.blockQ, plan.paddedHeadDimV()},
+      f32);
+  auto statsType =
+      MemRefType::get({plan.batch, heads, plan.keySplits, plan.blockQ, 2}, f32);
+  auto outputType = cast<MemRefType>(buffers.output.getType());
+  SmallVector<Type> argTypes = {partialOType, statsType, outputType};
+  if (buffers.lse)
+    argTypes.push_back(buffers.lse.getType());
+  auto combine = func::FuncOp::create(
+      builder, loc, (dispatch.getSymName() + "_combine").str(),
+      builder.getFunctionType(argTypes, {}));
+  combine.setPrivate();
+  combine->setAttr(kDispatchAttrName, builder.getUnitAttr());
+  combine->setAttr(kGridAttrName, gridAttr(builder, plan.combineGrid()));
+  combine->setAttr(kFlopsAttrName, builder.getI64IntegerAttr(0));
+  combine->setAttr(
+      kBytesAttrName,
+      builder.getI64IntegerAttr(
+          (partialOType.getNumElements() + statsType.getNumElements()) * 4 +
+          bytesOf(buffers.output) + bytesOf(buffers.lse)));
+  symbols.insert(combine);
+  {
+    Block *body = combine.addEntryBlock();
+    OpBuilder b = OpBuilder::atBlockEnd(body);
+    buildCpuCombineBody(b, loc, plan, body->getArgument(0),
+                        body->getArgument(1), body->getArgument(2),
+                        buffers.lse ? body->getArgument(3) : Value());
+    func::ReturnOp::create(b, loc);
+  }
+
+  unsigned partialIndex = dispatch.getNumArguments();
+  if (failed(dispatch.insertArgument(partialIndex, partialOType, {}, loc)) ||
+      failed(dispatch.insertArgument(partialIndex + 1, statsType, {}, loc)))
+    return failure();
+  buffers.partialO = dispatch.getArgument(partialIndex);
+  buffers.partialStats = dispatch.getArgument(partialIndex + 1);
+  unsigned outputIndex = cast<BlockArgument>(buffers.output).getArgNumber();
+  std::optional<unsigned> lseIndex;
+  if (buffers.lse)
+    lseIndex = cast<BlockArgument>(buffers.lse).getArgNumber();
+
+  SmallVector<DispatchOp> callers;
+  module.walk([&](DispatchOp call) {
+    if (call.getCallee() == dispatch.getSymName())
+      callers.push_back(call);
+  });
+  for (DispatchOp call : callers) {
+    OpBuilder b(call);
+    Location callLoc = call.getLoc();
+    Value partialO = memref::AllocOp::create(b, callLoc, partialOType,
+                                             b.getI64IntegerAttr(64));
+    Value stats =
+        memref::AllocOp::create(b, callLoc, statsType, b.getI64IntegerAttr(64));
+    SmallVector<Value> bindings(call.getBuffers());
+    bindings.append({partialO, stats});
+    DispatchOp::create(b, callLoc, call.getCallee(), bindings);
+    SmallVector<Value> combineBindings = {partialO, stats,
+                                          call.getBuffers()[outputIndex]};
+    if (lseIndex)
+      combineBindings.push_back(call.getBuffers()[*lseIndex]);
+    DispatchOp::create(b, callLoc, combine.getSymName(), combineBindings);
+    b.setInsertionPoint(call->getBlock()->getTerminator());
+    memref::DeallocOp::create(b, callLoc, partialO);
+    memref::DeallocOp::create(b, callLoc, stats);
+    call.erase();
+  }
+  return success();
+}
+
 /// Rewrites one dispatch function; `symbols` gets the new pack dispatch
 /// (none when the plan reads K/V in place).
 static LogicalResult tileDispatch(func::FuncOp dispatch, FlashAttentionOp op,
@@ -254,6 +337,9 @@ static LogicalResult tileDispatch(func::FuncOp dispatch, FlashAttentionOp op,
   Location loc = op.getLoc();
   if (!plan->readsKvInPlace() &&
       failed(addPackDispatch(dispatch, *plan, buffers, module, symbols)))
+    return failure();
+  if (plan->keySplits > 1 &&
+      failed(addCombineDispatch(dispatch, *plan, buffers, module, symbols)))
     return failure();
 
   // Replace the body: drop the tensor-level ops, emit the kernel.

@@ -27,7 +27,7 @@ const StringRef kMlaKRope[] = {"batch", "seq_k", "rope_dim"};
 
 /// The block sizes every op of this family is tiled with.
 const StringRef kAttentionConfigNames[] = {"block_q", "block_k",
-                                           "num_subgroups"};
+                                           "num_subgroups", "key_splits"};
 
 /// `query`, `key` and `value` of a BSHD attention op, once verified.
 struct QueryKeyValue {

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ejk/Dialect/Ejk/CpuAttentionRows.h"
 #include "ejk/Dialect/Ejk/EjkOps.h"
 #include "ejk/Dialect/Ejk/GpuAttentionLayout.h"
 
@@ -19,7 +20,8 @@ using namespace mlir::ejk;
 namespace {
 /// The dimensions that config choices depend on.
 struct AttentionDims {
-  int64_t seqQ, seqK, headDim, headDimV, elementBytes, numHeads, numKvHeads;
+  int64_t seqQ, seqK, headDim, headDimV, elementBytes, numHeads, numKvHeads,
+      batch;
 };
 } // namespace
 
@@ -32,7 +34,12 @@ static AttentionDims getDims(FlashAttentionOp op) {
           v.getDimSize(3),
           q.getElementType().getIntOrFloatBitWidth() / 8,
           q.getDimSize(2),
-          op.getKey().getType().getDimSize(2)};
+          op.getKey().getType().getDimSize(2),
+          q.getDimSize(0)};
+}
+
+static CpuAttentionRows cpuRows(const AttentionDims &d, int64_t blockQ) {
+  return {d.seqQ, d.numHeads, d.numKvHeads, blockQ};
 }
 
 static void appendType(llvm::raw_string_ostream &os, StringRef name,
@@ -142,7 +149,26 @@ LogicalResult FlashAttentionOp::verifyConfig(ConfigAttr config,
              << target.l2Bytes << "-byte L2 cache";
       return failure();
     }
+    if (std::optional<int64_t> splits = config.lookup("key_splits")) {
+      int64_t keyBlocks = (d.seqK + *blockK - 1) / *blockK;
+      if (*splits < 1 || *splits > keyBlocks) {
+        reason << "'key_splits' (" << *splits << ") must be in [1, "
+               << keyBlocks << "], the number of key blocks";
+        return failure();
+      }
+      CpuAttentionRows rows = cpuRows(d, *blockQ);
+      if (*splits > 1 && !rows.oneRowBlockPerHead()) {
+        reason << "'key_splits' > 1 needs one row block per head: "
+               << rows.rowsPerHead() << " rows per head exceed 'block_q' ("
+               << *blockQ << ")";
+        return failure();
+      }
+    }
     return success();
+  }
+  if (config.lookup("key_splits")) {
+    reason << "'key_splits' applies to CPU targets only";
+    return failure();
   }
   if (getQuery().getType().getElementType().isF16() &&
       !(target.hasVulkanFeature("float16") &&
@@ -237,6 +263,15 @@ FlashAttentionOp::getConfigSpace(const TargetInfo &target, bool full) {
         ConfigAttr config = ConfigAttr::get(getContext(), values);
         if (succeeded(verifyConfig(config, target, llvm::nulls())))
           space.push_back(config);
+        // Decode shapes: the keys split across workgroups too.
+        if (!target.isCpu() || !cpuRows(d, blockQ).oneRowBlockPerHead())
+          continue;
+        for (int64_t splits : full ? SmallVector<int64_t>{2, 4, 8}
+                                   : SmallVector<int64_t>{2, 4}) {
+          ConfigAttr split = config.with("key_splits", splits);
+          if (succeeded(verifyConfig(split, target, llvm::nulls())))
+            space.push_back(split);
+        }
       }
     }
   }
@@ -257,10 +292,26 @@ ConfigAttr FlashAttentionOp::getHeuristicConfig(const TargetInfo &target) {
     // packsGroupRows).
     int64_t group = d.numHeads / d.numKvHeads;
     int64_t rows = d.seqQ < 16 && group > 1 ? d.seqQ * group : d.seqQ;
-    values = {{"block_q", std::min<int64_t>(16, ceilPow2(rows))},
-              {"block_k", std::max<int64_t>(
-                              target.f32Lanes(),
-                              std::min<int64_t>(maxBlockK, ceilPow2(d.seqK)))}};
+    // Up to 64 grouped rows (MQA decode) still fit one row block, which
+    // keeps K/V read in place.
+    int64_t blockQ =
+        std::min<int64_t>(rows == d.seqQ ? 16 : 64, ceilPow2(rows));
+    int64_t blockK = std::max<int64_t>(
+        target.f32Lanes(), std::min<int64_t>(maxBlockK, ceilPow2(d.seqK)));
+    values = {{"block_q", blockQ}, {"block_k", blockK}};
+    // Decode: with one row block per head the grid has only heads x batch
+    // workgroups; split the keys (flash-decoding) until every core has two.
+    CpuAttentionRows layout = cpuRows(d, blockQ);
+    if (layout.oneRowBlockPerHead()) {
+      int64_t workgroups =
+          d.batch * (layout.packsGroupRows() ? d.numKvHeads : d.numHeads);
+      int64_t wanted = 2 * std::max<int64_t>(1, target.numCores);
+      int64_t keyBlocks = (d.seqK + blockK - 1) / blockK;
+      int64_t splits =
+          std::min<int64_t>(keyBlocks, (wanted + workgroups - 1) / workgroups);
+      if (splits > 1)
+        values.emplace_back("key_splits", splits);
+    }
   } else {
     return vulkanHeuristic(*this, target);
   }
