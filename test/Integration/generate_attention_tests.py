@@ -21,13 +21,16 @@ def tensor(shape, dtype):
 class Case:
     def __init__(self, name, b=1, sq=16, sk=16, hq=2, hkv=2, d=32, dv=None,
                  dtype="f32", attrs=None, bias=None, mask=None,
-                 segments=False, lse=True):
+                 segments=False, lse=True, cpu_config=None):
         self.name, self.b, self.sq, self.sk = name, b, sq, sk
         self.hq, self.hkv, self.d, self.dv = hq, hkv, d, dv or d
         self.dtype, self.attrs = dtype, attrs or []
         self.bias, self.mask, self.segments, self.lse = bias, mask, segments, lse
+        # A config for the CPU only (Vulkan compiles the case with its
+        # heuristic).
+        self.cpu_config = cpu_config
 
-    def function(self):
+    def function(self, target="cpu"):
         q = tensor([self.b, self.sq, self.hq, self.d], self.dtype)
         k = tensor([self.b, self.sk, self.hkv, self.d], self.dtype)
         v = tensor([self.b, self.sk, self.hkv, self.dv], self.dtype)
@@ -52,7 +55,10 @@ class Case:
         results = [o]
         if self.lse:
             results.append(tensor([self.b, self.hq, self.sq], "f32"))
-        attrs = " {" + ", ".join(self.attrs) + "}" if self.attrs else ""
+        attrs = list(self.attrs)
+        if self.cpu_config and target == "cpu":
+            attrs.append(f"config = #ejk.config<{self.cpu_config}>")
+        attrs = " {" + ", ".join(attrs) + "}" if attrs else ""
         names = "%o, %lse" if self.lse else "%o"
         return (
             f"func.func @{self.name}({', '.join(args)}) -> ({', '.join(results)}) {{\n"
@@ -72,7 +78,7 @@ def write(filename, title, cases):
             lines.append(f"// RUN: ejk-run %s --entry {case.name}{flags} --random-inputs {seed + 1} --check | FileCheck %s")
         lines += ["", "// CHECK-NOT: FAILED", "// CHECK: result 0 ({{.*}}): {{.*}}: ok", ""]
         for case in cases:
-            lines.append(case.function())
+            lines.append(case.function(target))
         os.makedirs(os.path.join(HERE, directory), exist_ok=True)
         with open(os.path.join(HERE, directory, filename), "w") as f:
             f.write("\n".join(lines))
@@ -145,6 +151,22 @@ def main():
              attrs=["causal", "sliding_window = array<i64: 24, 4>", "logits_soft_cap = 5.0 : f32",
                     "dropout_prob = 0.1 : f32", "dropout_seed = 7 : i64"],
              bias=(1, 8, "f32"), mask=(2, 1), segments=True),
+        # Keys split across workgroups (CPU key_splits) and combined: more
+        # splits than a causal or windowed row reaches (empty splits), the
+        # lse, dropout, f16, packed K^T (16 grouped rows) and in place.
+        Case("split_mqa", sq=1, sk=300, hq=8, hkv=1, d=64,
+             cpu_config="block_q = 8, block_k = 16, key_splits = 5"),
+        Case("split_causal_window", sq=3, sk=100, hq=4, hkv=2, d=32,
+             attrs=["causal", "sliding_window = array<i64: 20, 0>"],
+             cpu_config="block_q = 8, block_k = 16, key_splits = 7"),
+        Case("split_dropout_f16", b=2, sq=2, sk=77, hq=4, hkv=1, d=64, dtype="f16",
+             attrs=["dropout_prob = 0.2 : f32", "dropout_seed = 3 : i64"],
+             cpu_config="block_q = 8, block_k = 32, key_splits = 3"),
+        Case("split_packed_rows", sq=2, sk=130, hq=16, hkv=2, d=48,
+             bias=(1, 16, "f32"), segments=True,
+             cpu_config="block_q = 16, block_k = 16, key_splits = 4"),
+        Case("split_no_group", sq=1, sk=64, hq=2, hkv=2, d=32, lse=False,
+             cpu_config="block_q = 1, block_k = 16, key_splits = 4"),
     ])
 
     write("dtypes.mlir", "f16 and bf16 inputs with f32 accumulation.", [

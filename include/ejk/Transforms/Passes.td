@@ -52,8 +52,11 @@ def EjkTileAttention : Pass<"ejk-tile-attention", "ModuleOp"> {
     - short queries (decode): when seq_q < block_q and query heads share KV
       heads, a workgroup's rows are the (head, position) pairs of one KV
       head's group (grid `[ceil(G * seq_q / block_q), num_kv_heads,
-      batch]`), and when one row block covers a head, K/V are read in place
-      with no pack dispatch;
+      batch]`), and when one row block covers a head of at most 8 rows, K/V
+      are read in place with no pack dispatch;
+    - `key_splits` (CPU config) splits the keys of a head over workgroups
+      (flash-decoding) and adds a combine dispatch that merges the splits'
+      partial outputs;
     - f16/bf16 inputs are widened to f32; accumulation is f32.
 
     The dispatch function gets `ejk.grid = array<i64: x, y, z>` and reads

@@ -14,6 +14,11 @@
 // RUN: ejk-run %s --entry f16 --random-inputs 11 --check | FileCheck %s
 // RUN: ejk-run %s --entry bf16_causal --random-inputs 12 --check | FileCheck %s
 // RUN: ejk-run %s --entry everything --random-inputs 13 --check | FileCheck %s
+// RUN: ejk-run %s --entry split_mqa --random-inputs 14 --check | FileCheck %s
+// RUN: ejk-run %s --entry split_causal_window --random-inputs 15 --check | FileCheck %s
+// RUN: ejk-run %s --entry split_dropout_f16 --random-inputs 16 --check | FileCheck %s
+// RUN: ejk-run %s --entry split_packed_rows --random-inputs 17 --check | FileCheck %s
+// RUN: ejk-run %s --entry split_no_group --random-inputs 18 --check | FileCheck %s
 
 // CHECK-NOT: FAILED
 // CHECK: result 0 ({{.*}}): {{.*}}: ok
@@ -94,4 +99,34 @@ func.func @everything(%q: tensor<2x3x8x48xf32>, %k: tensor<2x56x2x48xf32>, %v: t
   %o, %lse = ejk.flash_attention %q, %k, %v bias(%bias : tensor<1x8x3x56xf32>) mask(%mask : tensor<2x1x3x56xi1>) q_segment_ids(%qs : tensor<2x3xi32>) kv_segment_ids(%ks : tensor<2x56xi32>) {causal, sliding_window = array<i64: 24, 4>, logits_soft_cap = 5.0 : f32, dropout_prob = 0.1 : f32, dropout_seed = 7 : i64}
       : tensor<2x3x8x48xf32>, tensor<2x56x2x48xf32>, tensor<2x56x2x48xf32> -> tensor<2x3x8x48xf32>, tensor<2x8x3xf32>
   return %o, %lse : tensor<2x3x8x48xf32>, tensor<2x8x3xf32>
+}
+
+func.func @split_mqa(%q: tensor<1x1x8x64xf32>, %k: tensor<1x300x1x64xf32>, %v: tensor<1x300x1x64xf32>) -> (tensor<1x1x8x64xf32>, tensor<1x8x1xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v {config = #ejk.config<block_q = 8, block_k = 16, key_splits = 5>}
+      : tensor<1x1x8x64xf32>, tensor<1x300x1x64xf32>, tensor<1x300x1x64xf32> -> tensor<1x1x8x64xf32>, tensor<1x8x1xf32>
+  return %o, %lse : tensor<1x1x8x64xf32>, tensor<1x8x1xf32>
+}
+
+func.func @split_causal_window(%q: tensor<1x3x4x32xf32>, %k: tensor<1x100x2x32xf32>, %v: tensor<1x100x2x32xf32>) -> (tensor<1x3x4x32xf32>, tensor<1x4x3xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v {causal, sliding_window = array<i64: 20, 0>, config = #ejk.config<block_q = 8, block_k = 16, key_splits = 7>}
+      : tensor<1x3x4x32xf32>, tensor<1x100x2x32xf32>, tensor<1x100x2x32xf32> -> tensor<1x3x4x32xf32>, tensor<1x4x3xf32>
+  return %o, %lse : tensor<1x3x4x32xf32>, tensor<1x4x3xf32>
+}
+
+func.func @split_dropout_f16(%q: tensor<2x2x4x64xf16>, %k: tensor<2x77x1x64xf16>, %v: tensor<2x77x1x64xf16>) -> (tensor<2x2x4x64xf16>, tensor<2x4x2xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v {dropout_prob = 0.2 : f32, dropout_seed = 3 : i64, config = #ejk.config<block_q = 8, block_k = 32, key_splits = 3>}
+      : tensor<2x2x4x64xf16>, tensor<2x77x1x64xf16>, tensor<2x77x1x64xf16> -> tensor<2x2x4x64xf16>, tensor<2x4x2xf32>
+  return %o, %lse : tensor<2x2x4x64xf16>, tensor<2x4x2xf32>
+}
+
+func.func @split_packed_rows(%q: tensor<1x2x16x48xf32>, %k: tensor<1x130x2x48xf32>, %v: tensor<1x130x2x48xf32>, %bias: tensor<1x16x2x130xf32>, %qs: tensor<1x2xi32>, %ks: tensor<1x130xi32>) -> (tensor<1x2x16x48xf32>, tensor<1x16x2xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v bias(%bias : tensor<1x16x2x130xf32>) q_segment_ids(%qs : tensor<1x2xi32>) kv_segment_ids(%ks : tensor<1x130xi32>) {config = #ejk.config<block_q = 16, block_k = 16, key_splits = 4>}
+      : tensor<1x2x16x48xf32>, tensor<1x130x2x48xf32>, tensor<1x130x2x48xf32> -> tensor<1x2x16x48xf32>, tensor<1x16x2xf32>
+  return %o, %lse : tensor<1x2x16x48xf32>, tensor<1x16x2xf32>
+}
+
+func.func @split_no_group(%q: tensor<1x1x2x32xf32>, %k: tensor<1x64x2x32xf32>, %v: tensor<1x64x2x32xf32>) -> (tensor<1x1x2x32xf32>) {
+  %o = ejk.flash_attention %q, %k, %v {config = #ejk.config<block_q = 1, block_k = 16, key_splits = 4>}
+      : tensor<1x1x2x32xf32>, tensor<1x64x2x32xf32>, tensor<1x64x2x32xf32> -> tensor<1x1x2x32xf32>
+  return %o : tensor<1x1x2x32xf32>
 }

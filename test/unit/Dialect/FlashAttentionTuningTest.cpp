@@ -367,3 +367,74 @@ TEST_F(FlashAttentionTuningTest, VerifyConfigGivesReasons) {
 }
 
 } // namespace
+
+TEST_F(FlashAttentionTuningTest, DecodeGroupsHeadsAndSplitsKeys) {
+  // decode-gqa (WORKLOADS.md): block_q takes the 4 query heads of a KV
+  // head; 8 KV heads give every core of 2 two workgroups, so no split.
+  FlashSpec gqa;
+  gqa.batch = 1;
+  gqa.seqQ = 1;
+  gqa.seqK = 4096;
+  gqa.numHeads = 32;
+  gqa.numKvHeads = 8;
+  gqa.headDim = gqa.valueDim = 128;
+  gqa.elementType = "f32";
+  TargetInfo twoCores = TargetInfo::genericCpu();
+  twoCores.numCores = 2;
+  withOp(gqa, [&](TunableOpInterface op) {
+    ConfigAttr config = op.getHeuristicConfig(twoCores);
+    EXPECT_EQ(printAttr(config), "#ejk.config<block_k = 128, block_q = 4>");
+  });
+  // One KV head (MQA): one workgroup, so the keys are split in 4.
+  FlashSpec mqa = gqa;
+  mqa.numHeads = 8;
+  mqa.numKvHeads = 1;
+  withOp(mqa, [&](TunableOpInterface op) {
+    ConfigAttr config = op.getHeuristicConfig(twoCores);
+    EXPECT_EQ(printAttr(config),
+              "#ejk.config<block_k = 128, block_q = 8, key_splits = 4>");
+    std::set<int64_t> splits;
+    for (ConfigAttr c : op.getConfigSpace(twoCores, /*full=*/false))
+      splits.insert(c.lookupOr("key_splits", 1));
+    EXPECT_EQ(splits, (std::set<int64_t>{1, 2, 4}));
+  });
+}
+
+TEST_F(FlashAttentionTuningTest, KeySplitsAreVerified) {
+  FlashSpec decode;
+  decode.seqQ = 1;
+  decode.seqK = 100;
+  decode.elementType = "f32";
+  auto reasonFor = [&](TunableOpInterface op, ConfigAttr config,
+                       const TargetInfo &target) {
+    std::string reason;
+    llvm::raw_string_ostream os(reason);
+    if (succeeded(op.verifyConfig(config, target, os)))
+      return std::string("ok");
+    return reason;
+  };
+  TargetInfo cpu = TargetInfo::genericCpu();
+  withOp(decode, [&](TunableOpInterface op) {
+    auto config = [&](int64_t blockQ, int64_t splits) {
+      return ConfigAttr::get(
+          &context,
+          {{"block_q", blockQ}, {"block_k", 16}, {"key_splits", splits}});
+    };
+    EXPECT_EQ(reasonFor(op, config(4, 7), cpu), "ok");
+    EXPECT_EQ(reasonFor(op, config(4, 0), cpu),
+              "'key_splits' (0) must be in [1, 7], the number of key blocks");
+    EXPECT_EQ(reasonFor(op, config(4, 8), cpu),
+              "'key_splits' (8) must be in [1, 7], the number of key blocks");
+    // 4 query heads per KV head: block_q 2 leaves two row blocks.
+    EXPECT_EQ(reasonFor(op, config(2, 2), cpu),
+              "'key_splits' > 1 needs one row block per head: 4 rows per "
+              "head exceed 'block_q' (2)");
+    EXPECT_EQ(reasonFor(op, config(2, 1), cpu), "ok");
+    ConfigAttr vulkan = ConfigAttr::get(&context, {{"block_q", 16},
+                                                   {"block_k", 16},
+                                                   {"num_subgroups", 1},
+                                                   {"key_splits", 2}});
+    EXPECT_EQ(reasonFor(op, vulkan, capableVulkan()),
+              "'key_splits' applies to CPU targets only");
+  });
+}
