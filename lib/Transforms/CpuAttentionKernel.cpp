@@ -15,6 +15,10 @@
 // query heads share a KV head, the workgroup is (row block, KV head, batch)
 // and its rows are (query head of the group, position) pairs, so each K/V
 // block is read once for the whole group (CpuAttentionPlan::packsGroupRows).
+// With few rows per head K/V are read in place and S comes from per-key dot
+// products (readsKvInPlace). With split keys (key_splits) a workgroup runs
+// its share of the key blocks and writes O, m and l unnormalized; the
+// combine dispatch merges the shares.
 //
 // Register blocks: `kRows` query rows by `colVectors` vectors of keys (QK)
 // or of value columns (PV), sized so that the accumulators, the streamed

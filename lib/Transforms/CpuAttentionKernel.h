@@ -1,10 +1,12 @@
 //===- CpuAttentionKernel.h - flash attention tile bodies for CPUs -*- C++ -*-//
 //
-// Builds the bodies of the two dispatches that run one flash attention on a
+// Builds the bodies of the dispatches that run one flash attention on a
 // CPU: a pre-pass that packs K transposed per key block (f32,
 // [B, Hkv, key blocks, D, block_k]) so that S = Q K^T streams contiguous
 // vectors, and V per head (f32, [B, Hkv, padded seq_k, padded head_dim_v])
-// so that O += P V streams contiguous rows; then the attention itself.
+// so that O += P V streams contiguous rows (skipped for decode, which reads
+// K/V in place); the attention itself; and, when the keys are split across
+// workgroups, the combine of the splits.
 //
 //===----------------------------------------------------------------------===//
 

@@ -2,9 +2,11 @@
 //
 // Finds each dispatch function that holds an `ejk.flash_attention` (as made
 // by ejk-form-dispatches), checks its config against the module's target,
-// and replaces the op by two dispatches: one that packs K transposed into a
-// temporary, one that runs the tiled attention (CpuAttentionKernel.cpp).
-// Every caller of the dispatch gets the temporary and the pack dispatch.
+// and replaces the op by the tiled attention (CpuAttentionKernel.cpp),
+// preceded by a dispatch that packs K transposed into a temporary unless
+// the kernel reads K/V in place (decode), and followed by a dispatch that
+// combines split keys when the config splits them. Every caller of the
+// dispatch gets the temporaries and the extra dispatches.
 //
 //===----------------------------------------------------------------------===//
 
