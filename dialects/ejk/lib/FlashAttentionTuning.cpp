@@ -211,7 +211,7 @@ static ConfigAttr vulkanHeuristic(FlashAttentionOp op,
       for (int64_t blockQ :
            {int64_t(128), int64_t(64), int64_t(32), int64_t(16), int64_t(8)})
         for (int64_t blockK : {int64_t(64), int64_t(32), int64_t(16)}) {
-          if ((blockQ > 2 * ceilPow2(d.seqQ) && blockQ > 8) ||
+          if ((blockQ > ceilPow2(d.seqQ) && blockQ > 8) ||
               (blockK > ceilPow2(d.seqK) && blockK > 16))
             continue;
           candidates.push_back(
