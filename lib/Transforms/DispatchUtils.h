@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 
 #include <array>
@@ -61,6 +62,35 @@ inline FailureOr<ConfigAttr> checkedConfig(TunableOpInterface op,
   if (failed(op.verifyConfig(config, target, os)))
     return op->emitOpError("config ") << config << " is invalid: " << reason;
   return config;
+}
+
+/// Rewrites every `ejk.dispatch` of `dispatch` in `module`: allocates
+/// `temporaries` (64-byte aligned) before the call, lets `emit` build the
+/// dispatches that replace it (given the call, for its buffers, and the
+/// temporaries), frees the temporaries at the end of the block and erases
+/// the call.
+inline void rewriteCallers(
+    ModuleOp module, func::FuncOp dispatch, ArrayRef<MemRefType> temporaries,
+    llvm::function_ref<void(OpBuilder &, Location, DispatchOp, ValueRange)>
+        emit) {
+  SmallVector<DispatchOp> callers;
+  module.walk([&](DispatchOp call) {
+    if (call.getCallee() == dispatch.getSymName())
+      callers.push_back(call);
+  });
+  for (DispatchOp call : callers) {
+    OpBuilder b(call);
+    Location loc = call.getLoc();
+    SmallVector<Value> temps;
+    for (MemRefType type : temporaries)
+      temps.push_back(
+          memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64)));
+    emit(b, loc, call, temps);
+    b.setInsertionPoint(call->getBlock()->getTerminator());
+    for (Value temp : temps)
+      memref::DeallocOp::create(b, loc, temp);
+    call.erase();
+  }
 }
 
 /// Erases the dispatch's tensor-level body, leaving an empty block.

@@ -204,32 +204,18 @@ static LogicalResult addPackDispatch(func::FuncOp dispatch,
   unsigned keyIndex = cast<BlockArgument>(buffers.key).getArgNumber();
   unsigned valueIndex = cast<BlockArgument>(buffers.value).getArgNumber();
 
-  // Callers allocate the buffer and run the pack first.
-  SmallVector<DispatchOp> callers;
-  module.walk([&](DispatchOp call) {
-    if (call.getCallee() == dispatch.getSymName())
-      callers.push_back(call);
-  });
-  for (DispatchOp call : callers) {
-    OpBuilder b(call);
-    Location callLoc = call.getLoc();
-    Value packedKey = memref::AllocOp::create(b, callLoc, packedKeyType,
-                                              b.getI64IntegerAttr(64));
-    Value packedValue = memref::AllocOp::create(b, callLoc, packedValueType,
-                                                b.getI64IntegerAttr(64));
-    DispatchOp::create(b, callLoc, pack.getSymName(),
-                       ValueRange{call.getBuffers()[keyIndex],
-                                  call.getBuffers()[valueIndex], packedKey,
-                                  packedValue});
-    SmallVector<Value> bindings(call.getBuffers());
-    bindings.push_back(packedKey);
-    bindings.push_back(packedValue);
-    DispatchOp::create(b, callLoc, call.getCallee(), bindings);
-    b.setInsertionPoint(call->getBlock()->getTerminator());
-    memref::DeallocOp::create(b, callLoc, packedKey);
-    memref::DeallocOp::create(b, callLoc, packedValue);
-    call.erase();
-  }
+  // Callers allocate the buffers and run the pack first.
+  rewriteCallers(
+      module, dispatch, {packedKeyType, packedValueType},
+      [&](OpBuilder &b, Location callLoc, DispatchOp call, ValueRange packed) {
+        DispatchOp::create(b, callLoc, pack.getSymName(),
+                           ValueRange{call.getBuffers()[keyIndex],
+                                      call.getBuffers()[valueIndex], packed[0],
+                                      packed[1]});
+        SmallVector<Value> bindings(call.getBuffers());
+        bindings.append(packed.begin(), packed.end());
+        DispatchOp::create(b, callLoc, call.getCallee(), bindings);
+      });
   pack->setAttr(kFlopsAttrName, builder.getI64IntegerAttr(0));
   pack->setAttr(kBytesAttrName,
                 builder.getI64IntegerAttr(bytesOf(buffers.key) +
@@ -293,31 +279,18 @@ static LogicalResult addCombineDispatch(func::FuncOp dispatch,
   if (buffers.lse)
     lseIndex = cast<BlockArgument>(buffers.lse).getArgNumber();
 
-  SmallVector<DispatchOp> callers;
-  module.walk([&](DispatchOp call) {
-    if (call.getCallee() == dispatch.getSymName())
-      callers.push_back(call);
-  });
-  for (DispatchOp call : callers) {
-    OpBuilder b(call);
-    Location callLoc = call.getLoc();
-    Value partialO = memref::AllocOp::create(b, callLoc, partialOType,
-                                             b.getI64IntegerAttr(64));
-    Value stats =
-        memref::AllocOp::create(b, callLoc, statsType, b.getI64IntegerAttr(64));
-    SmallVector<Value> bindings(call.getBuffers());
-    bindings.append({partialO, stats});
-    DispatchOp::create(b, callLoc, call.getCallee(), bindings);
-    SmallVector<Value> combineBindings = {partialO, stats,
-                                          call.getBuffers()[outputIndex]};
-    if (lseIndex)
-      combineBindings.push_back(call.getBuffers()[*lseIndex]);
-    DispatchOp::create(b, callLoc, combine.getSymName(), combineBindings);
-    b.setInsertionPoint(call->getBlock()->getTerminator());
-    memref::DeallocOp::create(b, callLoc, partialO);
-    memref::DeallocOp::create(b, callLoc, stats);
-    call.erase();
-  }
+  rewriteCallers(
+      module, dispatch, {partialOType, statsType},
+      [&](OpBuilder &b, Location callLoc, DispatchOp call, ValueRange parts) {
+        SmallVector<Value> bindings(call.getBuffers());
+        bindings.append(parts.begin(), parts.end());
+        DispatchOp::create(b, callLoc, call.getCallee(), bindings);
+        SmallVector<Value> combineBindings = {parts[0], parts[1],
+                                              call.getBuffers()[outputIndex]};
+        if (lseIndex)
+          combineBindings.push_back(call.getBuffers()[*lseIndex]);
+        DispatchOp::create(b, callLoc, combine.getSymName(), combineBindings);
+      });
   return success();
 }
 

@@ -118,26 +118,16 @@ addScoresPrePass(func::FuncOp dispatch, ModuleOp module, SymbolTable &symbols,
   unsigned bIndex = cast<BlockArgument>(buf.b).getArgNumber();
   unsigned cIndex = cast<BlockArgument>(buf.c).getArgNumber();
 
-  SmallVector<DispatchOp> callers;
-  module.walk([&](DispatchOp call) {
-    if (call.getCallee() == dispatch.getSymName())
-      callers.push_back(call);
-  });
-  for (DispatchOp call : callers) {
-    OpBuilder b(call);
-    Location callLoc = call.getLoc();
-    Value scores = memref::AllocOp::create(b, callLoc, scoresType,
-                                           b.getI64IntegerAttr(64));
-    DispatchOp::create(b, callLoc, scoresFn.getSymName(),
-                       ValueRange{call.getBuffers()[bIndex],
-                                  call.getBuffers()[cIndex], scores});
-    SmallVector<Value> bindings(call.getBuffers());
-    bindings.push_back(scores);
-    DispatchOp::create(b, callLoc, call.getCallee(), bindings);
-    b.setInsertionPoint(call->getBlock()->getTerminator());
-    memref::DeallocOp::create(b, callLoc, scores);
-    call.erase();
-  }
+  rewriteCallers(
+      module, dispatch, {scoresType},
+      [&](OpBuilder &b, Location callLoc, DispatchOp call, ValueRange temps) {
+        DispatchOp::create(b, callLoc, scoresFn.getSymName(),
+                           ValueRange{call.getBuffers()[bIndex],
+                                      call.getBuffers()[cIndex], temps[0]});
+        SmallVector<Value> bindings(call.getBuffers());
+        bindings.push_back(temps[0]);
+        DispatchOp::create(b, callLoc, call.getCallee(), bindings);
+      });
   return scoresFn;
 }
 
