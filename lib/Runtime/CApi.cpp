@@ -17,6 +17,7 @@
 #include "VulkanInstance.h"
 
 #include <cstring>
+#include <map>
 #include <new>
 #include <string>
 #include <vector>
@@ -205,6 +206,37 @@ ejk_status ejk_module_load_bytes(ejk_device *device, const char *manifest,
   if (Status status = ejk::runtime::Module::loadFromMemory(
           device->impl, std::string(manifest, manifest_size), library,
           library_size, module);
+      !status)
+    return report(status);
+  ejk_module *handle = newHandle<ejk_module>();
+  if (!handle)
+    return report(outOfMemory(__func__));
+  handle->impl = std::move(module);
+  *out = handle;
+  return EJK_OK;
+}
+
+ejk_status ejk_module_load_files(ejk_device *device, const char *manifest,
+                                 size_t manifest_size, const ejk_file *files,
+                                 size_t num_files, ejk_module **out) {
+  EJK_CHECK_ARG(out);
+  *out = nullptr;
+  EJK_CHECK_ARG(device);
+  EJK_CHECK_ARG(manifest);
+  if (num_files > 0)
+    EJK_CHECK_ARG(files);
+  std::map<std::string, std::string> copies;
+  for (size_t i = 0; i < num_files; ++i) {
+    if (!files[i].name || (files[i].size > 0 && !files[i].data))
+      return report(Status::invalidArgument("ejk_module_load_files: file " +
+                                            std::to_string(i) +
+                                            " has no name or no data"));
+    const char *data = static_cast<const char *>(files[i].data);
+    copies[files[i].name] = std::string(data, data + files[i].size);
+  }
+  std::shared_ptr<ejk::runtime::Module> module;
+  if (Status status = ejk::runtime::Module::loadFiles(
+          device->impl, std::string(manifest, manifest_size), copies, module);
       !status)
     return report(status);
   ejk_module *handle = newHandle<ejk_module>();

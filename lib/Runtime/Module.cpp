@@ -166,6 +166,58 @@ Status Module::loadFromMemory(std::shared_ptr<Device> device,
   return status;
 }
 
+Status Module::loadFiles(std::shared_ptr<Device> device,
+                         const std::string &manifestText,
+                         const std::map<std::string, std::string> &files,
+                         std::shared_ptr<Module> &out) {
+  out.reset();
+  if (!device)
+    return Status::invalidArgument("module needs a device");
+  std::string origin = "manifest (in memory)";
+  Manifest manifest;
+  if (Status status = parseManifest(manifestText, origin, manifest); !status)
+    return status;
+  if (manifest.target != device->target())
+    return Status::invalidArgument(
+        origin + ": 'target' is " + quote(manifest.target) +
+        ", but the device is " + quote(device->target()));
+  auto missing = [&](const std::string &where, const std::string &what,
+                     const std::string &name) {
+    std::string given;
+    for (const auto &[file, bytes] : files)
+      given += (given.empty() ? "" : ", ") + quote(file);
+    return Status::notFound(where + ": " + what + " " + quote(name) +
+                            " is not among the files given (" +
+                            (given.empty() ? "none" : given) + ")");
+  };
+  if (device->kind() == Device::Kind::Vulkan) {
+    VulkanProgram::SpirvSource source =
+        [&](const std::string &spirv, const std::string &where,
+            std::vector<char> &bytes, std::string &name) {
+          auto file = files.find(spirv);
+          if (file == files.end())
+            return missing(where, "SPIR-V file", spirv);
+          bytes.assign(file->second.begin(), file->second.end());
+          name = spirv;
+          return Status::success();
+        };
+    std::unique_ptr<VulkanProgram> program;
+    if (Status status =
+            VulkanProgram::load(std::static_pointer_cast<VulkanDevice>(device),
+                                manifest, origin, source, program);
+        !status)
+      return status;
+    out.reset(new Module(std::move(device), std::move(manifest), nullptr));
+    out->vulkan_ = std::move(program);
+    return Status::success();
+  }
+  auto library = files.find(manifest.library);
+  if (library == files.end())
+    return missing(origin, "library", manifest.library);
+  return loadFromMemory(std::move(device), manifestText, library->second.data(),
+                        library->second.size(), out);
+}
+
 Status Module::open(std::shared_ptr<Device> device, Manifest manifest,
                     const std::string &origin, const std::string &libraryPath,
                     std::shared_ptr<Module> &out) {

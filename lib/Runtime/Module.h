@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +41,15 @@ public:
                                const std::string &manifestText,
                                const void *library, size_t librarySize,
                                std::shared_ptr<Module> &out);
+
+  /// Loads an artifact from memory: the manifest's text and the files it
+  /// names, by the names the manifest uses (the CPU `library`, or each
+  /// Vulkan dispatch's `spirv`); other files are ignored. EJK_ERROR_NOT_FOUND
+  /// names a file the manifest needs that is not among them.
+  static Status loadFiles(std::shared_ptr<Device> device,
+                          const std::string &manifestText,
+                          const std::map<std::string, std::string> &files,
+                          std::shared_ptr<Module> &out);
 
   ~Module();
   Module(const Module &) = delete;

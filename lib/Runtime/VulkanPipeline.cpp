@@ -18,8 +18,11 @@ namespace {
 
 std::string quote(const std::string &text) { return "'" + text + "'"; }
 
-Status readFile(const std::string &path, const std::string &where,
-                std::vector<char> &out) {
+} // namespace
+
+Status VulkanPipeline::readSpirvFile(const std::string &path,
+                                     const std::string &where,
+                                     std::vector<char> &out) {
   struct stat info;
   if (stat(path.c_str(), &info) != 0) {
     int error = errno;
@@ -41,6 +44,8 @@ Status readFile(const std::string &path, const std::string &where,
     return Status::io(where + ": read error on SPIR-V file " + quote(path));
   return Status::success();
 }
+
+namespace {
 
 std::string triple(const uint32_t values[3]) {
   return "[" + std::to_string(values[0]) + ", " + std::to_string(values[1]) +
@@ -164,12 +169,10 @@ Status checkInterface(const DispatchDesc &dispatch,
 Status VulkanPipeline::create(std::shared_ptr<VulkanDevice> device,
                               const DispatchDesc &dispatch,
                               const std::string &spirvPath,
+                              const std::vector<char> &bytes,
                               const std::string &where,
                               std::unique_ptr<VulkanPipeline> &out) {
   out.reset();
-  std::vector<char> bytes;
-  if (Status status = readFile(spirvPath, where, bytes); !status)
-    return status;
   SpirvModuleInfo spirv;
   if (Status status = inspectSpirv(
           bytes, where + ": SPIR-V file " + quote(spirvPath), spirv);

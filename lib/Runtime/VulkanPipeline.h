@@ -25,15 +25,21 @@ class VulkanDevice;
 
 class VulkanPipeline {
 public:
-  /// Builds the pipeline of \p dispatch, whose SPIR-V is at \p spirvPath.
-  /// Messages start with \p where ("manifest '...': entry 'e' dispatch 0
-  /// ('sym')"). EJK_ERROR_NOT_FOUND for a missing file or entry point,
-  /// EJK_ERROR_FORMAT for a file that is not SPIR-V or does not match the
-  /// manifest, EJK_ERROR_UNAVAILABLE for a kernel the device cannot run.
+  /// Builds the pipeline of \p dispatch from its SPIR-V \p bytes (named
+  /// \p spirvName in messages, which start with \p where: "manifest '...':
+  /// entry 'e' dispatch 0 ('sym')"). EJK_ERROR_NOT_FOUND for a missing entry
+  /// point, EJK_ERROR_FORMAT for bytes that are not SPIR-V or do not match
+  /// the manifest, EJK_ERROR_UNAVAILABLE for a kernel the device cannot run.
   static Status create(std::shared_ptr<VulkanDevice> device,
                        const DispatchDesc &dispatch,
-                       const std::string &spirvPath, const std::string &where,
+                       const std::string &spirvName,
+                       const std::vector<char> &bytes, const std::string &where,
                        std::unique_ptr<VulkanPipeline> &out);
+
+  /// Reads the SPIR-V file at \p path: EJK_ERROR_NOT_FOUND when it does not
+  /// exist, EJK_ERROR_IO when it cannot be read.
+  static Status readSpirvFile(const std::string &path, const std::string &where,
+                              std::vector<char> &out);
   ~VulkanPipeline();
   VulkanPipeline(const VulkanPipeline &) = delete;
   VulkanPipeline &operator=(const VulkanPipeline &) = delete;

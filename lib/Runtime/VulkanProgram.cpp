@@ -50,9 +50,21 @@ Status VulkanProgram::load(std::shared_ptr<VulkanDevice> device,
                            const Manifest &manifest,
                            const std::string &manifestPath,
                            std::unique_ptr<VulkanProgram> &out) {
+  SpirvSource files = [&](const std::string &spirv, const std::string &where,
+                          std::vector<char> &bytes, std::string &name) {
+    name = resolve(manifestPath, spirv);
+    return VulkanPipeline::readSpirvFile(name, where, bytes);
+  };
+  return load(std::move(device), manifest, "manifest " + quote(manifestPath),
+              files, out);
+}
+
+Status VulkanProgram::load(std::shared_ptr<VulkanDevice> device,
+                           const Manifest &manifest, const std::string &origin,
+                           const SpirvSource &source,
+                           std::unique_ptr<VulkanProgram> &out) {
   out.reset();
   std::unique_ptr<VulkanProgram> program(new VulkanProgram(device));
-  std::string origin = "manifest " + quote(manifestPath);
   for (const EntryDesc &entry : manifest.entries) {
     std::vector<std::unique_ptr<VulkanPipeline>> pipelines;
     for (size_t i = 0; i < entry.dispatches.size(); ++i) {
@@ -65,10 +77,13 @@ Status VulkanProgram::load(std::shared_ptr<VulkanDevice> device,
         return Status::format(where + ": missing 'spirv'");
       if (dispatch.entryPoint.empty())
         return Status::format(where + ": missing 'entry_point'");
+      std::vector<char> bytes;
+      std::string name;
+      if (Status status = source(dispatch.spirv, where, bytes, name); !status)
+        return status;
       std::unique_ptr<VulkanPipeline> pipeline;
-      if (Status status = VulkanPipeline::create(
-              device, dispatch, resolve(manifestPath, dispatch.spirv), where,
-              pipeline);
+      if (Status status = VulkanPipeline::create(device, dispatch, name, bytes,
+                                                 where, pipeline);
           !status)
         return status;
       pipelines.push_back(std::move(pipeline));

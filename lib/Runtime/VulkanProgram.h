@@ -16,6 +16,7 @@
 #include "Status.h"
 #include "VulkanPipeline.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,11 +28,25 @@ class VulkanDevice;
 
 class VulkanProgram {
 public:
+  /// Where a dispatch's SPIR-V comes from: given the manifest's `spirv`
+  /// field and the message prefix, fills the bytes and the name to quote in
+  /// messages, or fails (EJK_ERROR_NOT_FOUND for a missing file).
+  using SpirvSource =
+      std::function<Status(const std::string &spirv, const std::string &where,
+                           std::vector<char> &bytes, std::string &name)>;
+
   /// Builds the pipelines of \p manifest (read from \p manifestPath, whose
   /// directory relative SPIR-V paths start from), then saves the device's
   /// pipeline cache.
   static Status load(std::shared_ptr<VulkanDevice> device,
                      const Manifest &manifest, const std::string &manifestPath,
+                     std::unique_ptr<VulkanProgram> &out);
+
+  /// The same with the SPIR-V from \p source; \p origin starts messages
+  /// ("manifest '...'", "manifest (in memory)").
+  static Status load(std::shared_ptr<VulkanDevice> device,
+                     const Manifest &manifest, const std::string &origin,
+                     const SpirvSource &source,
                      std::unique_ptr<VulkanProgram> &out);
 
   /// Runs entry \p entryIndex over \p buffers (the entry's buffers in

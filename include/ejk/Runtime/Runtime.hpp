@@ -182,6 +182,18 @@ public:
     return status;
   }
 
+  /// Loads an artifact from memory on any device: the manifest's text and
+  /// the files it names, by name (see ejk_module_load_files).
+  static Status loadFiles(const Device &device, const std::string &manifest,
+                          const std::vector<ejk_file> &files, Module &out) {
+    ejk_module *handle = nullptr;
+    Status status = Status::fromC(
+        ejk_module_load_files(device.get(), manifest.data(), manifest.size(),
+                              files.data(), files.size(), &handle));
+    out.reset(handle);
+    return status;
+  }
+
   static Status load(const Device &device, const std::string &manifestPath,
                      Module &out) {
     ejk_module *handle = nullptr;

@@ -163,10 +163,29 @@ EJK_RUNTIME_EXPORT ejk_status ejk_module_load(ejk_device *device,
  *  caller may free them when this returns. The library is opened from an
  *  anonymous memory file, so nothing is left on disk. CPU devices only: on
  *  a Vulkan device (whose manifests name .spv files relative to the
- *  manifest's directory) it returns EJK_ERROR_UNAVAILABLE. */
+ *  manifest's directory) it returns EJK_ERROR_UNAVAILABLE; use
+ *  ejk_module_load_files there. */
 EJK_RUNTIME_EXPORT ejk_status ejk_module_load_bytes(
     ejk_device *device, const char *manifest, size_t manifest_size,
     const void *library, size_t library_size, ejk_module **out);
+
+/** A file of an artifact in memory: the name the manifest gives it and its
+ *  bytes. */
+typedef struct ejk_file {
+  const char *name;
+  const void *data;
+  size_t size;
+} ejk_file;
+
+/** Loads an artifact from memory on any device: manifest[0, manifest_size)
+ *  is the manifest's JSON text and files[0, num_files) the files it names,
+ *  matched by the names the manifest uses: its "library" (CPU) or each
+ *  dispatch's "spirv" (Vulkan); files it does not name are ignored. All are
+ *  copied; the caller may free them when this returns. A file the manifest
+ *  names but files lacks is EJK_ERROR_NOT_FOUND, naming it. */
+EJK_RUNTIME_EXPORT ejk_status ejk_module_load_files(
+    ejk_device *device, const char *manifest, size_t manifest_size,
+    const ejk_file *files, size_t num_files, ejk_module **out);
 
 EJK_RUNTIME_EXPORT ejk_status ejk_module_destroy(ejk_module *module);
 

@@ -42,6 +42,36 @@ TEST_F(LoadBytesTest, LoadsAndRunsFromMemory) {
     ASSERT_EQ(value, 3.0f);
 }
 
+TEST_F(LoadBytesTest, LoadFilesFindsTheLibraryByItsManifestName) {
+  createDevice();
+  std::string manifest = manifestText({addEntry(64)}, "kernels.so");
+  std::string library = kernelBytes();
+  ejk_file files[] = {{"kernels.so", library.data(), library.size()}};
+  ASSERT_EQ(ejk_module_load_files(device_, manifest.data(), manifest.size(),
+                                  files, 1, &module_),
+            EJK_OK)
+      << ejk_last_error();
+  ejk_buffer *inputs[] = {buffer(std::vector<float>(64, 1.0f)),
+                          buffer(std::vector<float>(64, 2.5f))};
+  ejk_buffer *outputs[] = {buffer(std::vector<float>(64, 0.0f))};
+  ASSERT_EQ(ejk_invoke(module_, "add", inputs, 2, outputs, 1), EJK_OK)
+      << ejk_last_error();
+  for (float value : read<float>(outputs[0], 64))
+    ASSERT_EQ(value, 3.5f);
+  // Under another name the library is missing, and the message says so.
+  ejk_file renamed[] = {{"other.so", library.data(), library.size()}};
+  ejk_module *missing = nullptr;
+  EXPECT_EQ(ejk_module_load_files(device_, manifest.data(), manifest.size(),
+                                  renamed, 1, &missing),
+            EJK_ERROR_NOT_FOUND);
+  EXPECT_EQ(missing, nullptr);
+  EXPECT_NE(std::string(ejk_last_error())
+                .find("library 'kernels.so' is not among the files given "
+                      "('other.so')"),
+            std::string::npos)
+      << ejk_last_error();
+}
+
 TEST_F(LoadBytesTest, TwoModulesFromTheSameBytesAreIndependent) {
   std::string manifest = manifestText({addEntry(64)});
   std::string bytes = kernelBytes();

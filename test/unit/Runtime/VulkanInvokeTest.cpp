@@ -311,6 +311,58 @@ TEST_P(VulkanInvokeTest, LoadBytesIsUnavailable) {
   EXPECT_NE(message.find("ejk_module_load"), std::string::npos) << message;
 }
 
+TEST_P(VulkanInvokeTest, LoadFilesFromMemory) {
+  // Two dispatches that name their SPIR-V by bare names: nothing is read
+  // from disk, the names match the files given.
+  const int64_t n = 64 * 10;
+  std::string entry =
+      "{\"name\": \"twostep\", \"buffers\": [" + f32Buffer("input", n) + ", " +
+      f32Buffer("output", n) + ", " + f32Buffer("temporary", n) +
+      "], \"dispatches\": [" +
+      vulkanDispatch("scale_to_temp", "scale.spv", n / 64, "[0, 2]") + ", " +
+      vulkanDispatch("temp_plus_one", "plus_one.spv", n / 64, "[2, 1]") + "]}";
+  std::string manifest = vulkanManifest({entry});
+  std::string scale = readBinary(shaderPath("scale_to_temp.spv"));
+  std::string plusOne = readBinary(shaderPath("temp_plus_one.spv"));
+  std::string unused = "not needed";
+  std::vector<ejk_file> files = {
+      {"plus_one.spv", plusOne.data(), plusOne.size()},
+      {"README", unused.data(), unused.size()},
+      {"scale.spv", scale.data(), scale.size()}};
+  ASSERT_EQ(ejk_module_load_files(device_, manifest.data(), manifest.size(),
+                                  files.data(), files.size(), &module_),
+            EJK_OK)
+      << ejk_last_error();
+  std::vector<float> x(n);
+  for (int64_t i = 0; i < n; ++i)
+    x[size_t(i)] = float(i) - 7.0f;
+  ejk_buffer *in = buffer(x);
+  ejk_buffer *out = buffer(std::vector<float>(n, 0.0f));
+  ASSERT_EQ(ejk_invoke(module_, "twostep", &in, 1, &out, 1), EJK_OK)
+      << ejk_last_error();
+  std::vector<float> y = read<float>(out, size_t(n));
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(y[size_t(i)], 2.0f * x[size_t(i)] + 1.0f) << "at " << i;
+
+  // A file the manifest names but the caller did not give.
+  ejk_module *missing = nullptr;
+  EXPECT_EQ(ejk_module_load_files(device_, manifest.data(), manifest.size(),
+                                  files.data(), 2, &missing),
+            EJK_ERROR_NOT_FOUND);
+  EXPECT_EQ(missing, nullptr);
+  std::string message = ejk_last_error();
+  EXPECT_NE(message.find("manifest (in memory): entry 'twostep' dispatch 0 "
+                         "('scale_to_temp'): SPIR-V file 'scale.spv' is not "
+                         "among the files given ('README', 'plus_one.spv')"),
+            std::string::npos)
+      << message;
+  // A file without a name is an argument error.
+  ejk_file nameless = {nullptr, scale.data(), scale.size()};
+  EXPECT_EQ(ejk_module_load_files(device_, manifest.data(), manifest.size(),
+                                  &nameless, 1, &missing),
+            EJK_ERROR_INVALID_ARGUMENT);
+}
+
 INSTANTIATE_TEST_SUITE_P(Memory, VulkanInvokeTest, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool> &info) {
                            return info.param ? "Staging" : "Direct";
