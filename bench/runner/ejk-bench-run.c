@@ -2,7 +2,7 @@
  *
  *   ejk-bench-run MANIFEST.json [--device SPEC] [--entry NAME]
  *                 [--input IN.npy]... [--output OUT.npy]...
- *                 [--runs N] [--warmup W] [--seed S]
+ *                 [--runs N] [--warmup W] [--seed S] [--load-only]
  *
  * The benchmark's runner for machines without MLIR (the H100 machine): it
  * links only libejk_runtime (include/ejk/Runtime/ejk_runtime.h). It loads the
@@ -19,7 +19,9 @@
  * (ejk_last_invoke_time_ns: GPU timestamps on Vulkan, wall time on the CPU),
  * Z and V the host's wall time around each ejk_invoke. The first line has
  * the same form as `ejk-run --bench`. --output writes the outputs (from the
- * first run) as .npy files. Exit status: 0 on success, 1 when a runtime call
+ * first run) as .npy files. --load-only stops once the device exists and
+ * the module is loaded and prints "loaded" (process start to a ready kernel
+ * for a program that links only the runtime). Exit status: 0 on success, 1 when a runtime call
  * fails, 2 on bad arguments or inputs that do not match the manifest.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -39,6 +41,7 @@ typedef struct {
   size_t num_inputs, num_outputs;
   long runs, warmup;
   uint64_t seed;
+  int load_only;
 } options;
 
 /* Prints the failure of a runtime call; nonzero when it failed. */
@@ -298,7 +301,8 @@ static int usage(const char *msg) {
   fprintf(stderr,
           "usage: ejk-bench-run MANIFEST.json [--device SPEC] [--entry NAME]\n"
           "                     [--input IN.npy]... [--output OUT.npy]...\n"
-          "                     [--runs N] [--warmup W] [--seed S]\n");
+          "                     [--runs N] [--warmup W] [--seed S] "
+          "[--load-only]\n");
   return 2;
 }
 
@@ -326,6 +330,10 @@ static int parse_args(int argc, char **argv, options *o) {
     }
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
       return usage(NULL);
+    if (strcmp(a, "--load-only") == 0) {
+      o->load_only = 1;
+      continue;
+    }
     if (i + 1 >= argc)
       return usage("an option is missing its value");
     const char *v = argv[++i];
@@ -424,6 +432,11 @@ int main(int argc, char **argv) {
       failed(ejk_module_load(device, o.manifest, &module), "load") ||
       failed(ejk_module_entry_count(module, &count), "entries"))
     goto done;
+  if (o.load_only) {
+    printf("loaded\n");
+    rc = 0;
+    goto done;
+  }
   if (!o.entry) {
     if (count != 1) {
       fprintf(stderr,

@@ -84,6 +84,13 @@ def case(bindir, work, dtype):
     check(rc == 0 and BENCH_RE.search(out) is not None and "random" in out,
           f"{dtype}: without --input the inputs are generated ({out.strip()})")
 
+    rc, out = run([runner, manifest, "--load-only"])
+    check(rc == 0 and out.strip() == "loaded" and BENCH_RE.search(out) is None,
+          f"{dtype}: --load-only loads and runs nothing ({out.strip()})")
+    rc, out = run([runner, os.path.join(d, "missing.json"), "--load-only"])
+    check(rc == 1 and "does not exist" in out,
+          f"{dtype}: --load-only of a missing manifest fails ({out.strip()})")
+
     bad = os.path.join(d, "bad.npy")
     q = np.load(inputs[0])
     np.save(bad, q[:, :-1])
