@@ -21,8 +21,9 @@
  * the same form as `ejk-run --bench`. --output writes the outputs (from the
  * first run) as .npy files. --load-only stops once the device exists and
  * the module is loaded and prints "loaded" (process start to a ready kernel
- * for a program that links only the runtime). Exit status: 0 on success, 1 when a runtime call
- * fails, 2 on bad arguments or inputs that do not match the manifest.
+ * for a program that links only the runtime). Exit status: 0 on success, 1 when
+ * a runtime call fails, 2 on bad arguments or inputs that do not match the
+ * manifest.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "ejk/Runtime/ejk_runtime.h"
