@@ -175,6 +175,17 @@ ejk_status ejk_device_destroy(ejk_device *device) {
 // Modules
 //===----------------------------------------------------------------------===//
 
+/// Hands a loaded module to the caller as a new handle.
+static ejk_status publishModule(std::shared_ptr<ejk::runtime::Module> module,
+                                ejk_module **out, const char *function) {
+  ejk_module *handle = newHandle<ejk_module>();
+  if (!handle)
+    return report(outOfMemory(function));
+  handle->impl = std::move(module);
+  *out = handle;
+  return EJK_OK;
+}
+
 ejk_status ejk_module_load(ejk_device *device, const char *manifest_path,
                            ejk_module **out) {
   EJK_CHECK_ARG(out);
@@ -186,12 +197,7 @@ ejk_status ejk_module_load(ejk_device *device, const char *manifest_path,
           ejk::runtime::Module::load(device->impl, manifest_path, module);
       !status)
     return report(status);
-  ejk_module *handle = newHandle<ejk_module>();
-  if (!handle)
-    return report(outOfMemory(__func__));
-  handle->impl = std::move(module);
-  *out = handle;
-  return EJK_OK;
+  return publishModule(std::move(module), out, __func__);
 }
 
 ejk_status ejk_module_load_bytes(ejk_device *device, const char *manifest,
@@ -208,12 +214,7 @@ ejk_status ejk_module_load_bytes(ejk_device *device, const char *manifest,
           library_size, module);
       !status)
     return report(status);
-  ejk_module *handle = newHandle<ejk_module>();
-  if (!handle)
-    return report(outOfMemory(__func__));
-  handle->impl = std::move(module);
-  *out = handle;
-  return EJK_OK;
+  return publishModule(std::move(module), out, __func__);
 }
 
 ejk_status ejk_module_load_files(ejk_device *device, const char *manifest,
@@ -239,12 +240,7 @@ ejk_status ejk_module_load_files(ejk_device *device, const char *manifest,
           device->impl, std::string(manifest, manifest_size), copies, module);
       !status)
     return report(status);
-  ejk_module *handle = newHandle<ejk_module>();
-  if (!handle)
-    return report(outOfMemory(__func__));
-  handle->impl = std::move(module);
-  *out = handle;
-  return EJK_OK;
+  return publishModule(std::move(module), out, __func__);
 }
 
 ejk_status ejk_module_destroy(ejk_module *module) {
