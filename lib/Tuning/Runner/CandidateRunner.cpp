@@ -480,11 +480,18 @@ bool ejk::runPlan(const std::string &dir, const TuningPlan &plan,
       NpyArray array;
       if (!readNpy(dir + "/" + file, array, error))
         return false;
-      if (array.dtype != "f32") {
-        error = "'" + dir + "/" + file + "': expected outputs must be f32";
+      // f32, or the output's own f16/bf16 (bf16 as numpy's uint16 bits).
+      ejk_dtype dtype = EJK_DTYPE_F32;
+      if (array.dtype == "f16")
+        dtype = EJK_DTYPE_F16;
+      else if (array.dtype == "u16")
+        dtype = EJK_DTYPE_BF16;
+      else if (array.dtype != "f32") {
+        error = "'" + dir + "/" + file +
+                "': expected outputs must be f32, f16 or bf16 (uint16)";
         return false;
       }
-      expected.push_back(toDoubles(array.data, EJK_DTYPE_F32));
+      expected.push_back(toDoubles(array.data, dtype));
     }
     ProblemResult problemResult;
     problemResult.key = problem.key;
