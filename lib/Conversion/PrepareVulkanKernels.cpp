@@ -45,15 +45,60 @@ static bool isDispatchArgType(Type type) {
          element.isInteger(32) || element.isInteger(64) || element.isInteger(1);
 }
 
+/// Whether `cast` is a buffer view of the contract: a dispatch argument seen
+/// as a 1-D static memref of 16-byte vector<4xi32> over the same bytes
+/// (16-byte loads of f16 data). ejk-prepare-vulkan-kernels binds it as a
+/// second variable at the argument's binding.
+static LogicalResult checkBufferView(UnrealizedConversionCastOp viewOp) {
+  auto fail = [&](const Twine &what) {
+    return viewOp.emitOpError("in a Vulkan dispatch must view a dispatch "
+                              "argument as memref<N x vector<4xi32>> over the "
+                              "same bytes: ")
+           << what;
+  };
+  if (viewOp.getNumOperands() != 1 || viewOp.getNumResults() != 1)
+    return fail("expected one operand and one result");
+  auto arg = dyn_cast<BlockArgument>(viewOp.getOperand(0));
+  if (!arg || !isa<func::FuncOp>(arg.getOwner()->getParentOp()))
+    return fail("the operand is not an argument of the dispatch");
+  auto source = cast<MemRefType>(arg.getType());
+  auto view = dyn_cast<MemRefType>(viewOp.getResult(0).getType());
+  auto vector = view ? dyn_cast<VectorType>(view.getElementType()) : nullptr;
+  if (!view || view.getRank() != 1 || !view.hasStaticShape() ||
+      !view.getLayout().isIdentity() || view.getMemorySpace() || !vector ||
+      vector.getShape() != ArrayRef<int64_t>{4} ||
+      !vector.getElementType().isInteger(32))
+    return fail("the result type is not memref<N x vector<4xi32>>");
+  int64_t sourceBits =
+      source.getNumElements() * source.getElementType().getIntOrFloatBitWidth();
+  if (sourceBits != view.getNumElements() * 128)
+    return fail("the view covers a different number of bytes than the "
+                "argument");
+  return success();
+}
+
 /// Whether `alloc` is workgroup (shared) memory.
 static bool isWorkgroupMemory(MemRefType type) {
   auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
   return space && space.getValue() == gpu::AddressSpace::Workgroup;
 }
 
-/// Bytes of one element of workgroup memory (i1 takes a byte).
+/// Bytes of one element of workgroup memory (i1 takes a byte; a vector its
+/// elements' bytes).
 static int64_t elementBytes(Type type) {
+  if (auto vector = dyn_cast<VectorType>(type))
+    return vector.getNumElements() * elementBytes(vector.getElementType());
   return std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
+}
+
+int64_t mlir::ejk::countWorkgroupMemoryBytes(Operation *kernel) {
+  int64_t bytes = 0;
+  kernel->walk([&](memref::AllocOp alloc) {
+    MemRefType type = alloc.getType();
+    if (isWorkgroupMemory(type) && type.hasStaticShape())
+      bytes += type.getNumElements() * elementBytes(type.getElementType());
+  });
+  return bytes;
 }
 
 /// Checks one op of a dispatch body; emits an error and fails when the op is
@@ -76,6 +121,8 @@ static LogicalResult checkKernelOp(Operation *op, const TargetInfo &target) {
              << alloc.getType();
     return success();
   }
+  if (auto view = dyn_cast<UnrealizedConversionCastOp>(op))
+    return checkBufferView(view);
   auto needs = [&](StringRef feature) -> LogicalResult {
     if (target.hasVulkanFeature(feature))
       return success();
@@ -88,7 +135,8 @@ static LogicalResult checkKernelOp(Operation *op, const TargetInfo &target) {
     return needs("subgroup_arithmetic");
   if (isa<gpu::SubgroupMmaLoadMatrixOp, gpu::SubgroupMmaStoreMatrixOp,
           gpu::SubgroupMmaComputeOp, gpu::SubgroupMmaConstantMatrixOp,
-          gpu::SubgroupMmaElementwiseOp>(op)) {
+          gpu::SubgroupMmaElementwiseOp, gpu::SubgroupMmaExtractThreadLocalOp,
+          gpu::SubgroupMmaInsertThreadLocalOp>(op)) {
     if (target.hasCooperativeMatrix)
       return success();
     return op->emitOpError("needs cooperative matrices "
@@ -97,7 +145,8 @@ static LogicalResult checkKernelOp(Operation *op, const TargetInfo &target) {
   }
   return op->emitOpError("is not supported in a Vulkan dispatch (expected "
                          "arith, math, scf, memref load/store/alloc, gpu "
-                         "ids, barrier, shuffle or subgroup MMA ops)");
+                         "ids, barrier, shuffle, subgroup MMA ops or "
+                         "vector views of arguments)");
 }
 
 /// Checks a dispatch's attributes, arguments and body against the contract
@@ -154,19 +203,16 @@ static LogicalResult checkDispatch(func::FuncOp func,
     }
   }
 
-  int64_t sharedBytes = 0;
   WalkResult walk = func.walk([&](Operation *op) {
     if (op == func.getOperation())
       return WalkResult::advance();
     if (failed(checkKernelOp(op, target)))
       return WalkResult::interrupt();
-    if (auto alloc = dyn_cast<memref::AllocOp>(op))
-      sharedBytes += alloc.getType().getNumElements() *
-                     elementBytes(alloc.getType().getElementType());
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
     return failure();
+  int64_t sharedBytes = countWorkgroupMemoryBytes(func);
   if (auto declared = func->getAttrOfType<IntegerAttr>(kSharedMemoryAttrName))
     sharedBytes = std::max(sharedBytes, declared.getInt());
   if (sharedBytes > target.sharedMemoryBytes)
@@ -196,6 +242,32 @@ static void outlineDispatch(func::FuncOp func) {
 
   kernel.getBody().getBlocks().clear();
   kernel.getBody().takeBody(func.getBody());
+
+  // Every argument is bound explicitly at (0, its index); each vector view
+  // of an argument becomes one more kernel argument bound at the same
+  // binding, so the SPIR-V declares the buffer once per element type.
+  unsigned numArgs = func.getNumArguments();
+  for (unsigned i = 0; i < numArgs; ++i)
+    kernel.setArgAttr(
+        i, spirv::getInterfaceVarABIAttrName(),
+        spirv::getInterfaceVarABIAttr(0, i, std::nullopt, context));
+  Block &entry = kernel.getBody().front();
+  SmallVector<UnrealizedConversionCastOp> views(
+      kernel.getBody().getOps<UnrealizedConversionCastOp>());
+  for (UnrealizedConversionCastOp view : views) {
+    unsigned source = cast<BlockArgument>(view.getOperand(0)).getArgNumber();
+    Type type = view.getResult(0).getType();
+    unsigned index = kernel.getNumArguments();
+    auto binding = NamedAttribute(
+        StringAttr::get(context, spirv::getInterfaceVarABIAttrName()),
+        spirv::getInterfaceVarABIAttr(0, source, std::nullopt, context));
+    if (failed(kernel.insertArgument(index, type,
+                                     DictionaryAttr::get(context, {binding}),
+                                     view.getLoc())))
+      llvm_unreachable("appending a kernel argument cannot fail");
+    view.getResult(0).replaceAllUsesWith(entry.getArgument(index));
+    view.erase();
+  }
   kernel.walk([&](Operation *op) {
     OpBuilder b(op);
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {

@@ -12,8 +12,9 @@ namespace mlir::ejk {
 using namespace mlir;
 using namespace mlir::ejk;
 
-/// Whether an entry point of `module` lists a variable of a storage class
-/// other than Input and Output in its interface.
+/// Whether `module` uses what SPIR-V 1.4 introduced: an entry point that
+/// lists a variable of a storage class other than Input and Output in its
+/// interface, or a select of vectors by a scalar condition.
 static bool needsVersion14(spirv::ModuleOp module) {
   for (auto entry : module.getOps<spirv::EntryPointOp>()) {
     for (Attribute symbol : entry.getInterface()) {
@@ -28,7 +29,14 @@ static bool needsVersion14(spirv::ModuleOp module) {
         return true;
     }
   }
-  return false;
+  // A select between vectors by one scalar condition is SPIR-V 1.4 too.
+  WalkResult scalarSelect = module.walk([](spirv::SelectOp select) {
+    return isa<VectorType>(select.getType()) &&
+                   !isa<VectorType>(select.getCondition().getType())
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return scalarSelect.wasInterrupted();
 }
 
 namespace {

@@ -2,6 +2,7 @@
 
 #include "Manifest.h"
 
+#include "ejk/Conversion/Passes.h"
 #include "ejk/Dialect/Ejk/EjkOps.h"
 #include "ejk/Transforms/Passes.h"
 
@@ -64,13 +65,7 @@ static LogicalResult addVulkanFields(func::FuncOp callee,
   dispatch["workgroup_size"] = size.asArrayRef().vec();
   // What the tiling pass declared, or what the kernel allocates in
   // workgroup memory when that is more (i1 takes a byte).
-  int64_t sharedBytes = 0;
-  callee.walk([&](memref::AllocOp alloc) {
-    MemRefType type = alloc.getType();
-    if (type.getMemorySpace() && type.hasStaticShape())
-      sharedBytes += type.getNumElements() *
-                     std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-  });
+  int64_t sharedBytes = countWorkgroupMemoryBytes(callee);
   if (auto shared =
           callee->getAttrOfType<IntegerAttr>("ejk.shared_memory_bytes"))
     sharedBytes = std::max(sharedBytes, shared.getInt());

@@ -116,6 +116,9 @@ constexpr FeatureName kFeatures[] = {
      &VulkanCapabilities::vulkanMemoryModel},
     {"cooperative_matrix", "VK_KHR_cooperative_matrix",
      &VulkanCapabilities::cooperativeMatrix},
+    {"cooperative_matrix_nv_layout",
+     "NVIDIA's cooperative-matrix layout (an NVIDIA GPU with subgroups of 32)",
+     &VulkanCapabilities::cooperativeMatrixNvLayout},
 };
 
 /// Parses a "vulkan" / "vulkan:<selector>" spec.
@@ -223,6 +226,9 @@ void VulkanDevice::queryCapabilities(
   vk.vkGetPhysicalDeviceProperties2(physical_, &properties2);
   caps.subgroupSize = subgroup.subgroupSize;
   caps.subgroupOperations = subgroup.supportedOperations;
+  caps.cooperativeMatrixNvLayout = caps.cooperativeMatrix &&
+                                   caps.properties.vendorID == 0x10DE &&
+                                   caps.subgroupSize == 32;
   if (!(subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT))
     caps.subgroupOperations = 0;
   caps.minSubgroupSize = hasSizeControl ? sizeControl.minSubgroupSize : 0;

@@ -37,6 +37,9 @@ struct VulkanCapabilities {
   bool float16 = false, float64 = false, int8 = false, int16 = false,
        int64 = false, storage16 = false, storage8 = false,
        vulkanMemoryModel = false, cooperativeMatrix = false;
+  /// Cooperative matrices laid out as NVIDIA's mma.sync fragments (an NVIDIA
+  /// device with subgroups of 32), which some kernels rely on.
+  bool cooperativeMatrixNvLayout = false;
   uint32_t subgroupSize = 0, minSubgroupSize = 0, maxSubgroupSize = 0;
   VkSubgroupFeatureFlags subgroupOperations = 0;
   /// VK_KHR_cooperative_matrix shapes (empty without the extension).

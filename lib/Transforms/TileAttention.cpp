@@ -145,6 +145,11 @@ static LogicalResult tileDispatchForVulkan(func::FuncOp dispatch,
                     b.getDenseI64ArrayAttr({layout->threads, 1, 1}));
   dispatch->setAttr(kSharedMemoryAttrName,
                     b.getI64IntegerAttr(layout->sharedBytes));
+  // The register softmax relies on NVIDIA's matrix layout: the runtime
+  // refuses a device without it before the kernel could run.
+  if (layout->registerSoftmax)
+    dispatch->setAttr("ejk.requires",
+                      b.getStrArrayAttr({"cooperative_matrix_nv_layout"}));
   int64_t bytes = 0;
   for (Value buffer : {buffers->query, buffers->key, buffers->value,
                        buffers->bias, buffers->mask, buffers->qSegmentIds,

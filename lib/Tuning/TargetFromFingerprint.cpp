@@ -121,5 +121,14 @@ mlir::ejk::targetInfoFromFingerprint(const ::ejk::DeviceFingerprint &fp,
       .split(shapes, ',', -1, /*KeepEmpty=*/false);
   info.hasCooperativeMatrix =
       coop == "1" && llvm::is_contained(shapes, "16x16x16:f16*f16+f32=f32");
+  // NVIDIA's drivers map these matrices onto mma.sync fragments, whose
+  // element layout the register-softmax attention kernel relies on.
+  if (info.hasCooperativeMatrix && info.subgroupSize == 32 &&
+      StringRef(fp.get("vendor_id")).equals_insensitive("0x10de")) {
+    features = info.vulkanFeatures;
+    features.push_back("cooperative_matrix_nv_layout");
+    if (failed(info.setVulkanFeatures(features, unknown)))
+      return bad("vendor_id");
+  }
   return info;
 }

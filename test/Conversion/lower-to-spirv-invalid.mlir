@@ -81,7 +81,7 @@ module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1
 module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
   func.func private @d(%a: memref<64xf32>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
     %c0 = arith.constant 0 : index
-    // expected-error @+1 {{'vector.load' op is not supported in a Vulkan dispatch (expected arith, math, scf, memref load/store/alloc, gpu ids, barrier, shuffle or subgroup MMA ops)}}
+    // expected-error @+1 {{'vector.load' op is not supported in a Vulkan dispatch (expected arith, math, scf, memref load/store/alloc, gpu ids, barrier, shuffle, subgroup MMA ops or vector views of arguments)}}
     %v = vector.load %a[%c0] : memref<64xf32>, vector<4xf32>
     return
   }
@@ -159,4 +159,49 @@ module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_by
 // No target at all.
 // expected-error @+1 {{no 'ejk.target' attribute on the module; run ejk-select-configs first}}
 module {
+}
+
+// -----
+
+// A vector view of something other than a dispatch argument.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  func.func private @d(%a: memref<64xf16>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
+    %s = memref.alloc() : memref<64xf16, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'builtin.unrealized_conversion_cast' op in a Vulkan dispatch must view a dispatch argument as memref<N x vector<4xi32>> over the same bytes: the operand is not an argument of the dispatch}}
+    %v = builtin.unrealized_conversion_cast %s : memref<64xf16, #gpu.address_space<workgroup>> to memref<8xvector<4xi32>>
+    return
+  }
+}
+
+// -----
+
+// A view of another element type.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  func.func private @d(%a: memref<64xf16>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
+    // expected-error @+1 {{the result type is not memref<N x vector<4xi32>>}}
+    %v = builtin.unrealized_conversion_cast %a : memref<64xf16> to memref<16xvector<2xi32>>
+    return
+  }
+}
+
+// -----
+
+// A view that does not cover the argument's bytes.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  func.func private @d(%a: memref<64xf16>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
+    // expected-error @+1 {{the view covers a different number of bytes than the argument}}
+    %v = builtin.unrealized_conversion_cast %a : memref<64xf16> to memref<16xvector<4xi32>>
+    return
+  }
+}
+
+// -----
+
+// A view with two results.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  func.func private @d(%a: memref<64xf16>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
+    // expected-error @+1 {{expected one operand and one result}}
+    %v:2 = builtin.unrealized_conversion_cast %a : memref<64xf16> to memref<8xvector<4xi32>>, memref<8xvector<4xi32>>
+    return
+  }
 }

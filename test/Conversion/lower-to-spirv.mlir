@@ -8,7 +8,8 @@
 // PREPARE: module attributes {{{.*}}gpu.container_module, spirv.target_env = #spirv.target_env<#spirv.vce<v1.3, [Shader, Float16, Int16, StorageBuffer16BitAccess, GroupNonUniform, GroupNonUniformShuffle], [SPV_KHR_storage_buffer_storage_class, SPV_KHR_16bit_storage]>, api=Vulkan, #spirv.resource_limits<max_compute_shared_memory_size = 32768, max_compute_workgroup_invocations = 1024, max_compute_workgroup_size = [1024 : i32, 1024 : i32, 64 : i32], subgroup_size = 8>>}
 // PREPARE-NOT: func.func
 // PREPARE-LABEL: gpu.module @k_dispatch_0
-// PREPARE: gpu.func @k_dispatch_0(%{{.*}}: memref<2x64xbf16>, %{{.*}}: memref<2x64xf16>, %{{.*}}: memref<2x64xi1>, %{{.*}}: memref<2x64xf32>, %{{.*}}: memref<2x64xbf16>) kernel
+// Each argument is bound explicitly at (set 0, binding = its index).
+// PREPARE: gpu.func @k_dispatch_0(%{{.*}}: memref<2x64xbf16> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 0)>}, %{{.*}}: memref<2x64xf16> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 1)>}, %{{.*}}: memref<2x64xi1> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 2)>}, %{{.*}}: memref<2x64xf32> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 3)>}, %{{.*}}: memref<2x64xbf16> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 4)>}) kernel
 // PREPARE-SAME: spirv.entry_point_abi = #spirv.entry_point_abi<workgroup_size = [64, 1, 1]>
 // PREPARE: gpu.block_id x
 // PREPARE-NOT: ejk.workgroup_id

@@ -34,11 +34,16 @@
 // own 16 rows each (block_q = 64), block_k = 16.
 // CHECK-COOP: ejk.grid = array<i64: 2, 8, 2>
 // CHECK-COOP-SAME: ejk.workgroup_size = array<i64: 128, 1, 1>
-// Q is staged (rows padded to 136 halves against bank conflicts) into the
-// memory that then holds K and V (max(64, 16 + 16) rows of 136).
-// CHECK-COOP: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 136 : index} : memref<8704xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// Q, K and V are copied as 16-byte vectors through views of the f16
+// buffers, and staged (rows padded to 136 halves = 17 vectors against bank
+// conflicts) into the memory that first holds Q, then K and V
+// (max(64, 16 + 16) rows of 17 vectors).
+// CHECK-COOP: builtin.unrealized_conversion_cast %{{.*}} : memref<2x100x8x128xf16> to memref<25600xvector<4xi32>>
+// CHECK-COOP: memref.load %{{.*}} : memref<25600xvector<4xi32>>
+// CHECK-COOP: memref.store %{{.*}} : memref<1088xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK-COOP: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 17 : index} : memref<1088xvector<4xi32>, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
 // K^T tiles are column-major loads of the staged K rows.
-// CHECK-COOP: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 136 : index, transpose} : memref<8704xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK-COOP: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 17 : index, transpose} : memref<1088xvector<4xi32>, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
 // CHECK-COOP: gpu.subgroup_mma_compute {{.*}} : !gpu.mma_matrix<16x16xf16, "AOp">, !gpu.mma_matrix<16x16xf16, "BOp"> -> !gpu.mma_matrix<16x16xf32, "COp">
 // CHECK-COOP: gpu.subgroup_mma_store_matrix {{.*}} {leadDimension = 20 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<1280xf32, #gpu.address_space<workgroup>>
 // CHECK-COOP: gpu.shuffle  xor %{{.*}}, %c1_i32{{[_0-9]*}}, %c32_i32{{[_0-9]*}} : f32

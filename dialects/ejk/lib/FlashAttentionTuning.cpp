@@ -110,6 +110,8 @@ mlir::ejk::getGpuAttentionLayout(FlashAttentionOp op, ConfigAttr config,
       config.lookupOr("block_k", 0), config.lookupOr("num_subgroups", 1),
       target.subgroupSize, target.maxWorkgroupInvocations,
       target.sharedMemoryBytes, usesCooperativeMatrix(op, target),
+      /*registerSoftmax=*/target.subgroupSize == 32 &&
+          target.hasVulkanFeature("cooperative_matrix_nv_layout"),
       target.hasVulkanFeature("subgroup_shuffle"), reason);
 }
 

@@ -17,14 +17,14 @@ constexpr int64_t kMaxAccumulators = 96;
 constexpr int64_t kDChunk = 16;
 } // namespace
 
-std::optional<GpuAttentionLayout>
-GpuAttentionLayout::compute(int64_t headDim, int64_t headDimV, int64_t blockQ,
-                            int64_t blockK, int64_t numSubgroups,
-                            int64_t subgroupSize, int64_t maxInvocations,
-                            int64_t sharedLimit, bool cooperative,
-                            bool hasShuffle, llvm::raw_ostream &reason) {
+std::optional<GpuAttentionLayout> GpuAttentionLayout::compute(
+    int64_t headDim, int64_t headDimV, int64_t blockQ, int64_t blockK,
+    int64_t numSubgroups, int64_t subgroupSize, int64_t maxInvocations,
+    int64_t sharedLimit, bool cooperative, bool registerSoftmax,
+    bool hasShuffle, llvm::raw_ostream &reason) {
   GpuAttentionLayout l;
   l.cooperative = cooperative;
+  l.registerSoftmax = cooperative && registerSoftmax;
   l.blockQ = blockQ;
   l.blockK = blockK;
   l.numSubgroups = numSubgroups;
@@ -61,12 +61,16 @@ GpuAttentionLayout::compute(int64_t headDim, int64_t headDimV, int64_t blockQ,
     }
     l.paddedHeadDim = headDim;
     l.paddedHeadDimV = headDimV;
-    // An f16 stage for Q, then K and V; per subgroup f32 scores, f16
-    // probabilities and an f32 16x16 matrix of row factors.
-    l.sharedBytes =
-        2 * l.kvStageElements(headDim, headDimV) +
-        numSubgroups * kTile *
-            (4 * l.sStride() + 2 * l.pStride() + 4 * l.alphaStride());
+    // An f16 stage for Q, then K and V; with the register softmax the
+    // layout probe, else per subgroup f32 scores, f16 probabilities and an
+    // f32 16x16 matrix of row factors.
+    l.sharedBytes = 2 * l.kvStageElements(headDim, headDimV);
+    if (l.registerSoftmax)
+      l.sharedBytes += kLayoutProbeBytes;
+    else
+      l.sharedBytes +=
+          numSubgroups * kTile *
+          (4 * l.sStride() + 2 * l.pStride() + 4 * l.alphaStride());
   } else {
     // Threads along keys: neighbours in a subgroup, at most 16.
     int64_t tx = 1;

@@ -65,6 +65,10 @@ spirv::TargetEnvAttr buildSpirvTargetEnv(MLIRContext *context,
 SmallVector<std::string>
 featuresForCapabilities(ArrayRef<spirv::Capability> capabilities);
 
+/// Bytes of workgroup memory that the static allocations in `kernel` take
+/// (an i1 takes a byte, a vector the bytes of its elements).
+int64_t countWorkgroupMemoryBytes(Operation *kernel);
+
 /// Registers `ejk-cpu-pipeline`, `ejk-lower-to-llvm` and
 /// `ejk-lower-to-spirv` with the pass registry.
 void registerEjkPipelines();

@@ -116,8 +116,10 @@ def EjkSpirvInterfaceVersion
     in its interface (storage buffers, workgroup memory), which SPIR-V allows
     from 1.4 on; `spirv-update-vce` then lowers the module's version to the
     least its ops need, which may be below 1.4, and drivers (and the
-    validation layer) reject the module. This pass raises such a module's
-    version to 1.4.
+    validation layer) reject the module. The same holds for an
+    `spirv.Select` of vectors by a scalar condition (the cooperative-matrix
+    attention's 16-byte loads). This pass raises such a module's version to
+    1.4.
   }];
 }
 

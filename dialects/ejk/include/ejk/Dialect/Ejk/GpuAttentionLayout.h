@@ -18,8 +18,10 @@
 // Cooperative-matrix path (f16 inputs, VK_KHR_cooperative_matrix 16x16x16):
 // each subgroup owns 16 query rows (block_q = 16 * num_subgroups); Q is
 // kept in matrix registers; the workgroup stages the key and value blocks
-// as f16, each subgroup its scores (f32), probabilities (f16) and per-row
-// rescale factors.
+// as f16 (16-byte copies). Where the device lays its matrices out as
+// NVIDIA's mma.sync fragments (`registerSoftmax`), the softmax reads and
+// writes the matrices' elements in registers; elsewhere each subgroup stages
+// its scores (f32), probabilities (f16) and per-row rescale factors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +37,9 @@ namespace mlir::ejk {
 
 struct GpuAttentionLayout {
   bool cooperative = false;
+  /// Cooperative path: softmax on the matrices' own elements (the device has
+  /// cooperative_matrix_nv_layout), no score stage.
+  bool registerSoftmax = false;
   int64_t blockQ = 0, blockK = 0, numSubgroups = 0, subgroupSize = 0;
   int64_t threads = 0;
 
@@ -60,6 +65,9 @@ struct GpuAttentionLayout {
   int64_t sStride() const { return blockK + 4; }
   int64_t pStride() const { return blockK + 8; }
   static int64_t alphaStride() { return kTile + 4; }
+  /// Register softmax: f32 and f16 16x16 tiles of element indices, which
+  /// each subgroup reads back to check the layout it relies on.
+  static constexpr int64_t kLayoutProbeBytes = kTile * kTile * (4 + 2);
   /// f16 elements of the stage that first holds Q, then K and V.
   int64_t kvStageElements(int64_t headDim, int64_t headDimV) const {
     int64_t q = blockQ * rowStride(headDim);
@@ -79,8 +87,8 @@ struct GpuAttentionLayout {
   static std::optional<GpuAttentionLayout>
   compute(int64_t headDim, int64_t headDimV, int64_t blockQ, int64_t blockK,
           int64_t numSubgroups, int64_t subgroupSize, int64_t maxInvocations,
-          int64_t sharedLimit, bool cooperative, bool hasShuffle,
-          llvm::raw_ostream &reason);
+          int64_t sharedLimit, bool cooperative, bool registerSoftmax,
+          bool hasShuffle, llvm::raw_ostream &reason);
 };
 
 class FlashAttentionOp;

@@ -52,8 +52,11 @@ struct TargetInfo {
   /// int64, float64, storage16, storage8, vulkan_memory_model) and subgroup
   /// operations in compute shaders (subgroup_basic, subgroup_vote,
   /// subgroup_arithmetic, subgroup_ballot, subgroup_shuffle,
-  /// subgroup_shuffle_relative, subgroup_clustered, subgroup_quad). Sorted,
-  /// without duplicates. Vulkan 1.1 guarantees subgroup_basic only.
+  /// subgroup_shuffle_relative, subgroup_clustered, subgroup_quad), and
+  /// cooperative_matrix_nv_layout: the device's 16x16 cooperative matrices
+  /// spread their elements over a subgroup of 32 as NVIDIA's mma.sync
+  /// m16n8k16 fragments do (docs/vulkan-attention.md). Sorted, without
+  /// duplicates. Vulkan 1.1 guarantees subgroup_basic only.
   SmallVector<std::string> vulkanFeatures = {"subgroup_basic"};
 
   /// Whether the Vulkan device has `feature` (a name listed above).

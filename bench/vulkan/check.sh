@@ -1,0 +1,36 @@
+#!/bin/sh
+# Prepares correctness checks of the Vulkan attention kernels for the GPU
+# machine (docs/testing.md, "On the GPU machine"): every candidate config of
+# every case is compiled here from the device's saved fingerprint, with the
+# reference evaluator's outputs, and checked there by the MLIR-free runner.
+#
+#   here:   sh bench/vulkan/check.sh [DIR] [FINGERPRINT]
+#   there:  LD_LIBRARY_PATH=DIR/lib DIR/ejk-tune-runner DIR/check-nv --runs 2
+#           LD_LIBRARY_PATH=DIR/lib DIR/ejk-tune-runner DIR/check-stage --runs 2 --force
+#           LD_LIBRARY_PATH=DIR/lib DIR/ejk-tune-runner DIR/check-f32 --runs 2
+#
+# check-nv: the f16 cases of bench/vulkan/check-coop.mlir on the register
+# softmax (the device's own fingerprint); check-stage: the same cases on the
+# shared-memory softmax (the fingerprint under another vendor id, hence
+# --force); check-f32: test/Integration/Vulkan/combinations.mlir on the
+# portable f32 path. A candidate whose output differs from the reference is
+# reported "wrong" (the runner's table) and the run fails.
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+dir=${1:-devrun}
+fingerprint=${2:-$root/bench/results/h200/device.fingerprint}
+tune=$root/build/bin/ejk-tune
+mkdir -p "$dir/lib"
+rm -rf "$dir/check-nv" "$dir/check-stage" "$dir/check-f32"
+other=$(mktemp)
+trap 'rm -f "$other"' EXIT
+sed 's/^vendor_id=.*/vendor_id=0x1002/' "$fingerprint" > "$other"
+"$tune" "$root/bench/vulkan/check-coop.mlir" --space small \
+  --emit-candidates "$dir/check-nv" --fingerprint "$fingerprint"
+"$tune" "$root/bench/vulkan/check-coop.mlir" --space small \
+  --emit-candidates "$dir/check-stage" --fingerprint "$other"
+"$tune" "$root/test/Integration/Vulkan/combinations.mlir" --space small \
+  --emit-candidates "$dir/check-f32" --fingerprint "$fingerprint"
+cp "$root/build/bin/ejk-tune-runner" "$dir/"
+cp "$root/build/lib/Runtime/libejk_runtime.so.1" "$dir/lib/"
+du -sh "$dir"
