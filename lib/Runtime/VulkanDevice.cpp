@@ -498,8 +498,13 @@ void VulkanDevice::buildFingerprint() {
   put("max_storage_buffer_range", std::to_string(limits.maxStorageBufferRange));
   put("min_storage_buffer_offset_alignment",
       std::to_string(limits.minStorageBufferOffsetAlignment));
+  // The NVIDIA layout is derived from fields printed here (vendor_id,
+  // subgroup_size, cooperative_matrix), as the compiler derives it from a
+  // saved fingerprint; printing it too would change every NVIDIA
+  // device's fingerprint, and with it the keys of its tuning database.
   for (const FeatureName &feature : kFeatures)
-    flag(feature.name, caps.*feature.member);
+    if (feature.member != &VulkanCapabilities::cooperativeMatrixNvLayout)
+      flag(feature.name, caps.*feature.member);
   if (caps.cooperativeMatrix) {
     std::set<std::string> shapes;
     for (const CooperativeMatrixPropertiesKHR &shape :
