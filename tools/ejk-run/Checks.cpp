@@ -121,7 +121,7 @@ bool mlir::ejk::runOnRuntime(const std::string &deviceSpec,
   }
   for (ShapedType tensor : resultTypes) {
     HostTensor output;
-    output.dtype = HostTensor::dtypeOf(tensor.getElementType());
+    output.dtype = dtypeOf(tensor.getElementType());
     output.shape = tensor.getShape().vec();
     output.data.resize(output.numElements() *
                        HostTensor::elementSize(output.dtype));

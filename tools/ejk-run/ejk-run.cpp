@@ -203,7 +203,7 @@ int main(int argc, char **argv) {
   std::mt19937_64 rng(randomSeed >= 0 ? randomSeed : 0);
   for (auto [i, tensorType] :
        llvm::enumerate(loadOnly ? ArrayRef<ShapedType>() : inputTypes)) {
-    std::string dtype = HostTensor::dtypeOf(tensorType.getElementType());
+    std::string dtype = dtypeOf(tensorType.getElementType());
     if (randomSeed >= 0) {
       hostInputs.push_back(randomTensor(
           tensorType, inputDistributionFor(entry.getArgument(i)), rng));
