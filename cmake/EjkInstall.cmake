@@ -51,9 +51,9 @@ install(FILES ${PROJECT_BINARY_DIR}/cmake/ejk-runtime.pc
 
 # The tools find the runtime next to them and MLIR/LLVM where they were
 # built against.
-set_target_properties(ejkc ejk-run ejk-opt PROPERTIES
+set_target_properties(ejkc ejk-run-compile ejk-opt PROPERTIES
   INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR};${LLVM_LIBRARY_DIR}")
-install(TARGETS ejkc ejk-run ejk-opt
+install(TARGETS ejkc ejk-run-compile ejk-opt
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # The install tree works for a user: builds docs/examples/run_attention.c

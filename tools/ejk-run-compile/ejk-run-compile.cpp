@@ -22,13 +22,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "Checks.h"
-#include "NpyBridge.h"
+#include "Runner.h"
+#include "Signatures.h"
 
 #include "ejk/Driver/ArtifactCache.h"
 #include "ejk/Driver/Compiler.h"
 #include "ejk/Driver/DeviceFingerprint.h"
 #include "ejk/Driver/HostTensor.h"
-#include "ejk/Driver/RandomInputs.h"
 #include "ejk/Driver/ReferenceRunner.h"
 #include "ejk/Driver/Tooling.h"
 #include "ejk/Runtime/ejk_runtime.h"
@@ -44,9 +44,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <algorithm>
 #include <chrono>
-#include <random>
 
 using namespace mlir;
 using namespace mlir::ejk;
@@ -105,30 +103,9 @@ static double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-/// Loads the artifact on the target's device and releases it: --load-only.
-static bool loadModule(const std::string &manifestPath, std::string &error) {
-  ejk_device *device = nullptr;
-  ejk_module *module = nullptr;
-  bool ok = ejk_device_create(target.c_str(), &device) == EJK_OK &&
-            ejk_module_load(device, manifestPath.c_str(), &module) == EJK_OK;
-  if (!ok)
-    error = ejk_last_error();
-  ejk_module_destroy(module);
-  ejk_device_destroy(device);
-  return ok;
-}
-
 static int fail(const Twine &message) {
   llvm::errs() << "ejk-run: error: " << message << "\n";
   return 1;
-}
-
-/// Human form of a tensor type for messages: [1, 128, 8, 64] f32.
-static std::string describe(ArrayRef<int64_t> shape, StringRef dtype) {
-  std::string s = "[";
-  for (auto [i, d] : llvm::enumerate(shape))
-    s += (i ? ", " : "") + std::to_string(d);
-  return s + "] " + dtype.str();
 }
 
 int main(int argc, char **argv) {
@@ -168,60 +145,24 @@ int main(int argc, char **argv) {
   auto entry = original->lookupSymbol<func::FuncOp>(entryName);
   if (!entry || entry.isExternal())
     return fail("no function '" + entryName + "' in " + inputFile);
-  // A tensor entry, or one already tiled: inputs then outputs as memrefs.
-  SmallVector<ShapedType> inputTypes, resultTypes;
-  bool tiled = entry->hasAttr("ejk.entry");
-  if (tiled) {
-    auto numInputs = entry->getAttrOfType<IntegerAttr>("ejk.num_inputs");
-    if (!numInputs)
-      return fail("tiled entry '" + entryName + "' has no ejk.num_inputs");
-    for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes()))
-      (static_cast<int64_t>(i) < numInputs.getInt() ? inputTypes : resultTypes)
-          .push_back(cast<ShapedType>(type));
-    if (check)
-      return fail("--check needs the reference, which evaluates ejk ops; '" +
-                  entryName + "' is already tiled");
-  } else {
-    for (Type type : entry.getArgumentTypes())
-      inputTypes.push_back(cast<ShapedType>(type));
-    for (Type type : entry.getResultTypes())
-      resultTypes.push_back(cast<ShapedType>(type));
-  }
+  ::ejk::EntrySignature signature;
+  if (std::string error; !entrySignature(entry, signature, error))
+    return fail(error);
+  if (check && entry->hasAttr("ejk.entry"))
+    return fail("--check needs the reference, which evaluates ejk ops; '" +
+                entryName + "' is already tiled");
 
-  // Inputs.
+  ::ejk::RunRequest request;
+  request.entry = entryName;
+  request.inputFiles = inputs;
+  request.outputFiles = outputs;
+  request.randomSeed = randomSeed;
+  request.loadOnly = loadOnly;
+  request.benchRuns = benchRuns;
   std::vector<HostTensor> hostInputs;
-  if (!inputs.empty() && randomSeed >= 0)
-    return fail("give either --input files or --random-inputs, not both");
-  // --load-only stops before running: it needs no inputs.
-  if (inputs.empty() && randomSeed < 0 && !inputTypes.empty() && !loadOnly)
-    return fail("no inputs: give --input for each of the " +
-                Twine(inputTypes.size()) +
-                " arguments, or --random-inputs SEED");
-  if (!inputs.empty() && inputs.size() != inputTypes.size())
-    return fail("'" + entryName + "' takes " + Twine(inputTypes.size()) +
-                " arguments, got " + Twine(inputs.size()) + " --input files");
-  std::mt19937_64 rng(randomSeed >= 0 ? randomSeed : 0);
-  for (auto [i, tensorType] :
-       llvm::enumerate(loadOnly ? ArrayRef<ShapedType>() : inputTypes)) {
-    std::string dtype = dtypeOf(tensorType.getElementType());
-    if (randomSeed >= 0) {
-      hostInputs.push_back(randomTensor(
-          tensorType, inputDistributionFor(entry.getArgument(i)), rng));
-      continue;
-    }
-    HostTensor tensor;
-    std::string error;
-    if (!readNpyTensor(inputs[i], tensor, error))
-      return fail("argument " + Twine(i) + ": " + error);
-    if (tensor.dtype != dtype || tensor.shape != tensorType.getShape().vec())
-      return fail("argument " + Twine(i) + " ('" + inputs[i] + "') is " +
-                  describe(tensor.shape, tensor.dtype) + ", expected " +
-                  describe(tensorType.getShape(), dtype));
-    hostInputs.push_back(std::move(tensor));
-  }
-  if (!outputs.empty() && outputs.size() != resultTypes.size())
-    return fail("'" + entryName + "' has " + Twine(resultTypes.size()) +
-                " results, got " + Twine(outputs.size()) + " --output files");
+  if (std::string error;
+      !::ejk::prepareInputs(signature, request, hostInputs, error))
+    return fail(error);
 
   // Compile, through the cache unless told otherwise.
   SmallString<128> dir(artifactDir);
@@ -282,7 +223,7 @@ int main(int argc, char **argv) {
 
   if (loadOnly) {
     std::string error;
-    bool ok = loadModule(manifestPath, error);
+    bool ok = ::ejk::loadAndRelease(target, manifestPath, error);
     removeTemporary();
     if (!ok)
       return fail(error);
@@ -294,17 +235,13 @@ int main(int argc, char **argv) {
   }
 
   // Run.
-  RunResult run;
+  ::ejk::RunResult run;
   std::string error;
-  bool ok = runOnRuntime(target, manifestPath, entryName, hostInputs,
-                         resultTypes, benchRuns, run, error);
+  bool ok = ::ejk::runOnRuntime(target, manifestPath, request, hostInputs,
+                                signature.results, run, error);
   removeTemporary();
-  if (!ok)
+  if (!ok || !::ejk::writeOutputs(request, run, error))
     return fail(error);
-
-  for (auto [i, path] : llvm::enumerate(outputs))
-    if (!writeNpyTensor(path, run.outputs[i], error))
-      return fail("result " + Twine(i) + ": " + error);
 
   int status = 0;
   if (check) {
@@ -331,6 +268,6 @@ int main(int argc, char **argv) {
     }
   }
   if (benchRuns > 0)
-    printBench(run, benchRuns, llvm::outs());
+    llvm::outs() << ::ejk::formatBench(run, benchRuns);
   return status;
 }
