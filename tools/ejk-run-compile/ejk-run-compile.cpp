@@ -1,4 +1,4 @@
-//===- ejk-run.cpp - compile, run and check an entry point ----------------===//
+//===- ejk-run-compile.cpp - compile, run and check an entry point --------===//
 //
 //   ejk-run FILE.mlir --entry NAME [--target cpu|vulkan] [--input X.npy ...]
 //           [--random-inputs SEED] [--output Y.npy ...] [--check]
@@ -19,6 +19,12 @@
 // (ejk/Driver/ArtifactCache.h), so the second run of a file does not
 // compile; --verbose prints hit or miss and the time to a loaded module.
 //
+// This is the compiling half of `ejk-run`: the `ejk-run` users call is an
+// MLIR-free front (tools/ejk-run/ejk-run.cpp) that finds the artifact of a
+// file it has run before through the source index and runs it without the
+// compiler, and otherwise execs this tool with --ejk-record-source-index,
+// which records the artifact for the front's next run.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Checks.h"
@@ -30,6 +36,7 @@
 #include "ejk/Driver/DeviceFingerprint.h"
 #include "ejk/Driver/HostTensor.h"
 #include "ejk/Driver/ReferenceRunner.h"
+#include "ejk/Driver/SourceIndex.h"
 #include "ejk/Driver/Tooling.h"
 #include "ejk/Runtime/ejk_runtime.h"
 #include "ejk/Support/Fingerprint.h"
@@ -98,6 +105,11 @@ static cl::opt<bool>
     verbose("verbose",
             cl::desc("Print cache hit or miss and timings to stderr"));
 
+static cl::opt<bool> recordSourceIndex(
+    "ejk-record-source-index", cl::Hidden,
+    cl::desc("Record the artifact in the source index for ejk-run's front "
+             "(the front passes it when it execs this tool)"));
+
 using Clock = std::chrono::steady_clock;
 static double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -106,6 +118,52 @@ static double secondsSince(Clock::time_point start) {
 static int fail(const Twine &message) {
   llvm::errs() << "ejk-run: error: " << message << "\n";
   return 1;
+}
+
+/// The source-level key of this run (ejk/Driver/SourceIndex.h), or "" when
+/// it cannot be computed.
+static std::string sourceKey(const ::ejk::DeviceFingerprint &device) {
+  ::ejk::SourceKeyRequest request;
+  request.inputPath = inputFile;
+  request.entry = entryName;
+  request.target = target;
+  request.vectorBits = vectorBits;
+  request.overlayPath = configOverlayPath();
+  std::string key, unused;
+  if (!::ejk::computeSourceKey(request, device, key, unused))
+    return "";
+  return key;
+}
+
+/// Records the artifact `artifactKey` of this run in the source index, when
+/// the sources (file, overlay, tuning database) are still those whose key
+/// `keyBefore` is: a file edited while this compiled must not name the
+/// artifact of its old contents.
+static void recordInSourceIndex(const std::string &keyBefore,
+                                const ::ejk::DeviceFingerprint &device,
+                                const std::string &artifactsDir,
+                                const std::string &artifactKey,
+                                const ::ejk::EntrySignature &signature) {
+  if (keyBefore.empty() || sourceKey(device) != keyBefore)
+    return;
+  auto runnable = [](const ::ejk::TensorSpec &spec) {
+    return !spec.dtype.empty() &&
+           llvm::all_of(spec.shape, [](int64_t d) { return d >= 0; });
+  };
+  if (!llvm::all_of(signature.inputs, runnable) ||
+      !llvm::all_of(signature.results, runnable))
+    return;
+  ::ejk::SourceIndexRecord record;
+  record.sourceKey = keyBefore;
+  record.artifact.hash = artifactKey;
+  record.artifact.target = target;
+  record.artifact.fingerprint = device.hash();
+  record.artifact.compilerVersion = ::ejk::artifactCompilerVersion();
+  record.entry = entryName;
+  record.signature = signature;
+  if (std::string error; !::ejk::writeSourceIndex(artifactsDir, record, error))
+    llvm::errs() << "ejk-run: warning: source index not written: " << error
+                 << "\n";
 }
 
 int main(int argc, char **argv) {
@@ -134,6 +192,12 @@ int main(int argc, char **argv) {
   if (std::string error;
       target == "vulkan" && !vulkanDeviceFingerprint(device, error))
     return fail(error);
+  // The key of the sources as they are before parsing them.
+  bool recording = recordSourceIndex && artifactDir.empty() && !noCache;
+  std::string keyBefore;
+  if (recording)
+    keyBefore =
+        sourceKey(target == "vulkan" ? device : ::ejk::hostCpuFingerprint());
 
   MLIRContext context;
   OwningOpRef<ModuleOp> module = parseEjkFile(context, inputFile);
@@ -204,6 +268,10 @@ int main(int argc, char **argv) {
       return 1;
     manifestPath = artifact->manifestPath;
     temporaryDir = artifact->temporaryDirectory;
+    if (recording && temporaryDir.empty() && warnings.empty())
+      recordInSourceIndex(
+          keyBefore, target == "vulkan" ? device : ::ejk::hostCpuFingerprint(),
+          cache.directory(), artifact->key, signature);
     if (verbose)
       llvm::errs() << "ejk-run: cache " << (artifact->hit ? "hit" : "miss")
                    << " " << artifact->key << " in "
