@@ -3,8 +3,11 @@
 #   include/ejk/runtime.h, include/ejk/Runtime/{ejk_runtime.h,Runtime.hpp}
 #   lib/cmake/ejk/                    find_package(ejk) -> ejk::runtime
 #   lib/pkgconfig/ejk-runtime.pc      pkg-config --cflags --libs ejk-runtime
-#   bin/ejkc, bin/ejk-run, bin/ejk-opt  the compiler tools (they need the
-#                                     system's libMLIR/libLLVM 22 and `cc`)
+#   bin/ejkc, bin/ejk-run-compile, bin/ejk-opt  the compiler tools (they
+#                                     need the system's libMLIR/libLLVM 22
+#                                     and `cc`)
+#   bin/ejk-run                       ejk-run's MLIR-free front (runs cached
+#                                     artifacts, execs ejk-run-compile)
 # The package and the .pc file are relocatable: they find the prefix from
 # their own location, so the tree can be moved or installed with --prefix.
 include(GNUInstallDirs)
@@ -51,9 +54,9 @@ install(FILES ${PROJECT_BINARY_DIR}/cmake/ejk-runtime.pc
 
 # The tools find the runtime next to them and MLIR/LLVM where they were
 # built against.
-set_target_properties(ejkc ejk-run ejk-opt PROPERTIES
+set_target_properties(ejkc ejk-run ejk-run-compile ejk-opt PROPERTIES
   INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR};${LLVM_LIBRARY_DIR}")
-install(TARGETS ejkc ejk-run ejk-opt
+install(TARGETS ejkc ejk-run ejk-run-compile ejk-opt
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # The install tree works for a user: builds docs/examples/run_attention.c

@@ -24,7 +24,7 @@ llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.ejk_tools_dir, config.llvm_tools_dir]
-tools = ["ejk-opt", "ejk-run", "ejkc"]
+tools = ["ejk-opt", "ejk-run", "ejk-run-compile", "ejkc"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.ejk_tools_dir, append_path=True)

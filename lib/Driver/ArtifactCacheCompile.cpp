@@ -26,7 +26,7 @@ using namespace mlir;
 using namespace mlir::ejk;
 
 /// The name of the artifact inside a cache entry.
-static constexpr const char *kArtifactName = "kernel";
+static constexpr const char *kArtifactName = ::ejk::kCacheArtifactName;
 
 std::string mlir::ejk::printCanonicalIR(ModuleOp module) {
   std::string text;

@@ -2,7 +2,7 @@
 
 #include "ejk/Driver/DeviceFingerprint.h"
 
-#include "ejk/Runtime/ejk_runtime.h"
+#include "ejk/Driver/SourceIndex.h"
 
 #include <fstream>
 #include <sstream>
@@ -12,31 +12,7 @@ using namespace mlir::ejk;
 
 bool mlir::ejk::vulkanDeviceFingerprint(::ejk::DeviceFingerprint &fingerprint,
                                         std::string &error) {
-  ejk_device *device = nullptr;
-  if (ejk_device_create("vulkan", &device) != EJK_OK) {
-    error = ejk_last_error();
-    return false;
-  }
-  size_t length = 0;
-  std::string text;
-  bool ok = ejk_device_fingerprint(device, nullptr, 0, &length) == EJK_OK;
-  if (ok) {
-    text.resize(length + 1);
-    ok = ejk_device_fingerprint(device, text.data(), text.size(), &length) ==
-         EJK_OK;
-    text.resize(length);
-  }
-  if (!ok)
-    error = ejk_last_error();
-  ejk_device_destroy(device);
-  if (!ok)
-    return false;
-  std::string why;
-  if (!::ejk::DeviceFingerprint::parse(text, fingerprint, why)) {
-    error = "the Vulkan device's fingerprint does not parse: " + why;
-    return false;
-  }
-  return true;
+  return ::ejk::runtimeDeviceFingerprint("vulkan", fingerprint, error);
 }
 
 bool mlir::ejk::isDeviceOfThisMachine(

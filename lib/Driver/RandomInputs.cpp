@@ -12,8 +12,6 @@
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
 
-#include <algorithm>
-
 using namespace mlir;
 using namespace mlir::ejk;
 
@@ -49,38 +47,9 @@ InputDistribution mlir::ejk::inputDistributionFor(BlockArgument arg) {
   return InputDistribution();
 }
 
-/// Random inputs: floats from `floats` (N(0, 1) unless the argument's use
-/// asks otherwise, see inputDistributionFor), i1 true with probability 0.85,
-/// integers in [0, 3) sorted along the last dimension (segment-id like).
 HostTensor mlir::ejk::randomTensor(ShapedType type,
                                    const InputDistribution &floats,
                                    std::mt19937_64 &rng) {
-  std::string dtype = HostTensor::dtypeOf(type.getElementType());
-  std::vector<int64_t> shape = type.getShape().vec();
-  int64_t n = type.getNumElements();
-  std::vector<float> values(n);
-  if (isa<FloatType>(type.getElementType())) {
-    if (floats.kind == InputDistribution::Kind::Normal) {
-      std::normal_distribution<float> normal(floats.first, floats.second);
-      for (float &v : values)
-        v = normal(rng);
-    } else {
-      std::uniform_real_distribution<float> uniform(floats.first,
-                                                    floats.second);
-      for (float &v : values)
-        v = uniform(rng);
-    }
-  } else if (type.getElementType().isInteger(1)) {
-    std::bernoulli_distribution keep(0.85);
-    for (float &v : values)
-      v = keep(rng) ? 1.0f : 0.0f;
-  } else {
-    std::uniform_int_distribution<int> small(0, 2);
-    for (float &v : values)
-      v = static_cast<float>(small(rng));
-    int64_t last = shape.empty() ? 1 : shape.back();
-    for (int64_t i = 0; i + last <= n && last > 0; i += last)
-      std::sort(values.begin() + i, values.begin() + i + last);
-  }
-  return HostTensor::fromFloats(dtype, shape, values);
+  return ::ejk::randomTensor(dtypeOf(type.getElementType()),
+                             type.getShape().vec(), floats, rng);
 }

@@ -30,9 +30,11 @@
 // CHECK-FILES-NEXT: attn.so
 // CHECK-MODES: 700 {{.*}}/artifacts
 // CHECK-MODES-NEXT: 700 {{.*}}/artifacts/{{[0-9a-f]+$}}
+// CHECK-MODES-NEXT: 700 {{.*}}/artifacts/source-index
 // CHECK-MODES-NEXT: 600 {{.*}}/entry.json
 // CHECK-MODES-NEXT: 600 {{.*}}/kernel.json
 // CHECK-MODES-NEXT: 600 {{.*}}/kernel.so
+// CHECK-MODES-NEXT: 600 {{.*}}/source-index/{{[0-9a-f]+$}}
 // CHECK-CLEAR: removed 1 cached artifacts from {{.*}}/cache/artifacts
 // CHECK-RUN-MISS: ejk-run: cache miss
 

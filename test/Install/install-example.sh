@@ -15,7 +15,7 @@ cmake --install "$build" --prefix "$prefix" > "$work/install.log"
 for f in lib/libejk_runtime.so lib/libejk_runtime.so.1 include/ejk/runtime.h \
          include/ejk/Runtime/ejk_runtime.h include/ejk/Runtime/Runtime.hpp \
          lib/cmake/ejk/ejkConfig.cmake lib/cmake/ejk/ejkTargets.cmake \
-         lib/pkgconfig/ejk-runtime.pc bin/ejkc bin/ejk-run; do
+         lib/pkgconfig/ejk-runtime.pc bin/ejkc bin/ejk-run bin/ejk-run-compile; do
   test -e "$prefix/$f" || { echo "missing from the install tree: $f"; exit 1; }
 done
 # The runtime must not drag the compiler in.
@@ -25,6 +25,22 @@ deps=$(ldd "$prefix/lib/libejk_runtime.so")
 if grep -Eq 'libMLIR|libLLVM' <<< "$deps"; then
   echo "libejk_runtime.so links MLIR/LLVM"; exit 1
 fi
+
+# Nor does ejk-run's front; a miss execs the installed ejk-run-compile and
+# the second run hits without it.
+deps=$(ldd "$prefix/bin/ejk-run")
+if grep -Eq 'libMLIR|libLLVM' <<< "$deps"; then
+  echo "bin/ejk-run links MLIR/LLVM"; exit 1
+fi
+for run in miss hit; do
+  EJK_CACHE_DIR=$work/cache "$prefix/bin/ejk-run" \
+    "$source/docs/examples/run_attention.mlir" --entry attention \
+    --random-inputs 1 --load-only --verbose 2> "$work/run-$run.log"
+done
+grep -q "ejk-run: cache miss" "$work/run-miss.log" \
+  || { echo "installed ejk-run did not compile:"; cat "$work/run-miss.log"; exit 1; }
+grep -q "through the source index" "$work/run-hit.log" \
+  || { echo "installed ejk-run did not hit:"; cat "$work/run-hit.log"; exit 1; }
 
 # An artifact from the installed compiler, with a cache of its own.
 EJK_CACHE_DIR=$work/cache "$prefix/bin/ejkc" \

@@ -4,8 +4,7 @@
 
 #include "ejk/Support/Npy.h"
 
-using namespace mlir;
-using namespace mlir::ejk;
+using namespace ejk;
 
 /// manifest dtype <-> npy dtype.
 static const std::pair<const char *, const char *> kDtypes[] = {
@@ -13,10 +12,10 @@ static const std::pair<const char *, const char *> kDtypes[] = {
     {"i64", "i64"}, {"i8", "i8"},   {"i1", "bool"}, {"bf16", "u16"},
 };
 
-bool mlir::ejk::readNpyTensor(const std::string &path, HostTensor &tensor,
-                              std::string &error) {
-  ::ejk::NpyArray array;
-  if (!::ejk::readNpy(path, array, error))
+bool ejk::readNpyTensor(const std::string &path, HostTensor &tensor,
+                        std::string &error) {
+  NpyArray array;
+  if (!readNpy(path, array, error))
     return false;
   for (auto [ours, npy] : kDtypes)
     if (array.dtype == npy) {
@@ -29,15 +28,15 @@ bool mlir::ejk::readNpyTensor(const std::string &path, HostTensor &tensor,
   return false;
 }
 
-bool mlir::ejk::writeNpyTensor(const std::string &path,
-                               const HostTensor &tensor, std::string &error) {
+bool ejk::writeNpyTensor(const std::string &path, const HostTensor &tensor,
+                         std::string &error) {
   for (auto [ours, npy] : kDtypes)
     if (tensor.dtype == ours) {
-      ::ejk::NpyArray array;
+      NpyArray array;
       array.dtype = npy;
       array.shape = tensor.shape;
       array.data = tensor.data;
-      return ::ejk::writeNpy(path, array, error);
+      return writeNpy(path, array, error);
     }
   error = "cannot write dtype " + tensor.dtype + " to .npy";
   return false;

@@ -8,17 +8,17 @@
 #ifndef EJK_TOOLS_EJKRUN_NPYBRIDGE_H
 #define EJK_TOOLS_EJKRUN_NPYBRIDGE_H
 
-#include "ejk/Driver/HostTensor.h"
+#include "ejk/Support/HostTensor.h"
 
 #include <string>
 
-namespace mlir::ejk {
+namespace ejk {
 
 bool readNpyTensor(const std::string &path, HostTensor &tensor,
                    std::string &error);
 bool writeNpyTensor(const std::string &path, const HostTensor &tensor,
                     std::string &error);
 
-} // namespace mlir::ejk
+} // namespace ejk
 
 #endif // EJK_TOOLS_EJKRUN_NPYBRIDGE_H

@@ -1,336 +1,278 @@
-//===- ejk-run.cpp - compile, run and check an entry point ----------------===//
+//===- ejk-run.cpp - run an entry point, compiling only on a miss ---------===//
+//
+// The `ejk-run` users call: a front that links no MLIR or LLVM, so that a
+// run whose artifact is cached does not pay for loading the compiler (about
+// 30 ms of dynamic linking, more than the whole rest of a warm run).
+//
+// It accepts the flags of ejk-run-compile that do not need the compiler:
 //
 //   ejk-run FILE.mlir --entry NAME [--target cpu|vulkan] [--input X.npy ...]
-//           [--random-inputs SEED] [--output Y.npy ...] [--check]
-//           [--bench N] [--artifact-dir DIR] [--no-cache] [--load-only]
-//           [--verbose] [--config-overlay FILE.json]
-//           [--ejk-explain-configs] [--record]
-//   ejk-run [--target cpu|vulkan] --print-fingerprint | --fingerprint-out FILE
+//           [--random-inputs SEED] [--output Y.npy ...] [--bench N]
+//           [--vector-bits N] [--config-overlay FILE.json] [--load-only]
+//           [--verbose]
 //
-// --target vulkan compiles for and runs on the Vulkan device the runtime
-// picks (EJK_VULKAN_DEVICE selects one); the reference still runs on the
-// host. An entry that is already tiled (`ejk.entry` over memrefs, with
-// hand-written dispatches) runs as is; it has no reference, so --check
-// refuses it.
-//
-// Inputs bind to the entry's arguments in order and outputs are written in
-// order. --check compares with the reference evaluator; --bench times N runs
-// after two warm-up runs. The artifact comes from the artifact cache
-// (ejk/Driver/ArtifactCache.h), so the second run of a file does not
-// compile; --verbose prints hit or miss and the time to a loaded module.
+// computes the source-level key of the run (ejk/Driver/SourceIndex.h) and,
+// when the source index names a cache entry that verifies, runs it with the
+// same steps as the compiling tool (Runner.h). On a miss, or with any other
+// flag (--check, --artifact-dir, --print-fingerprint, --help, ...), or
+// anything doubtful, it execs `ejk-run-compile` from its own directory with
+// the same arguments, adding --ejk-record-source-index when the key could
+// be computed so that the next run hits.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Checks.h"
-#include "NpyBridge.h"
+#include "Runner.h"
 
-#include "ejk/Driver/ArtifactCache.h"
-#include "ejk/Driver/Compiler.h"
-#include "ejk/Driver/DeviceFingerprint.h"
-#include "ejk/Driver/HostTensor.h"
-#include "ejk/Driver/RandomInputs.h"
-#include "ejk/Driver/ReferenceRunner.h"
-#include "ejk/Driver/Tooling.h"
-#include "ejk/Runtime/ejk_runtime.h"
-#include "ejk/Support/Fingerprint.h"
-#include "ejk/Tuning/ToolOptions.h"
+#include "ejk/Driver/CacheEntry.h"
+#include "ejk/Driver/SourceIndex.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/MLIRContext.h"
-#include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Format.h"
-#include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/raw_ostream.h"
+#include <unistd.h>
 
-#include <algorithm>
+#include <cerrno>
 #include <chrono>
-#include <random>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
-using namespace mlir;
-using namespace mlir::ejk;
-namespace cl = llvm::cl;
+using namespace ejk;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"));
-static cl::opt<std::string> entryName("entry", cl::desc("Entry function"));
-static cl::opt<bool>
-    printFingerprint("print-fingerprint",
-                     cl::desc("Print the fingerprint of this machine's "
-                              "device of --target"));
-static cl::opt<std::string> fingerprintOut(
-    "fingerprint-out",
-    cl::desc("Write this machine's fingerprint to FILE (for ejk-tune "
-             "--fingerprint elsewhere)"),
-    cl::value_desc("file"));
-static cl::opt<std::string>
-    target("target",
-           cl::desc("Device to compile for and run on: cpu "
-                    "(default) or vulkan"),
-           cl::init("cpu"));
-static cl::list<std::string> inputs("input",
-                                    cl::desc("Input .npy, one per argument"));
-static cl::opt<int64_t>
-    randomSeed("random-inputs",
-               cl::desc("Generate inputs from this seed instead of --input"),
-               cl::init(-1));
-static cl::list<std::string> outputs("output",
-                                     cl::desc("Output .npy, one per result"));
-static cl::opt<bool> check("check",
-                           cl::desc("Compare with the reference evaluator"));
-static cl::opt<unsigned>
-    benchRuns("bench", cl::desc("Time N runs after warm-up"), cl::init(0));
-static cl::opt<unsigned>
-    vectorBits("vector-bits",
-               cl::desc("Compile for this SIMD width (e.g. 256 to run the "
-                        "AVX2 code on an AVX-512 host; default: the host's)"),
-               cl::init(0));
-static cl::opt<std::string>
-    artifactDir("artifact-dir",
-                cl::desc("Compile into this directory, bypassing the cache "
-                         "(default: the artifact cache)"));
-static cl::opt<bool> noCache("no-cache",
-                             cl::desc("Compile into a temporary directory, "
-                                      "bypassing the artifact cache"));
-static cl::opt<bool>
-    loadOnly("load-only",
-             cl::desc("Stop once the compiled module is loaded (for timing "
-                      "process start to a ready kernel)"));
-static cl::opt<bool>
-    verbose("verbose",
-            cl::desc("Print cache hit or miss and timings to stderr"));
+namespace {
 
 using Clock = std::chrono::steady_clock;
-static double secondsSince(Clock::time_point start) {
+double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-/// Loads the artifact on the target's device and releases it: --load-only.
-static bool loadModule(const std::string &manifestPath, std::string &error) {
-  ejk_device *device = nullptr;
-  ejk_module *module = nullptr;
-  bool ok = ejk_device_create(target.c_str(), &device) == EJK_OK &&
-            ejk_module_load(device, manifestPath.c_str(), &module) == EJK_OK;
-  if (!ok)
-    error = ejk_last_error();
-  ejk_module_destroy(module);
-  ejk_device_destroy(device);
-  return ok;
+/// The flags the front handles; anything else goes to the compiling tool.
+struct FrontOptions {
+  std::string inputFile, target = "cpu", overlay;
+  RunRequest request;
+  unsigned vectorBits = 0;
+  bool verbose = false;
+};
+
+/// A decimal number as llvm::cl would read it; other spellings (signs, 0x,
+/// leading zeros that cl reads as octal) are left to the compiling tool.
+bool parseDecimal(const std::string &text, uint64_t max, uint64_t &value) {
+  if (text.empty() || text.size() > 19 ||
+      text.find_first_not_of("0123456789") != std::string::npos ||
+      (text.size() > 1 && text[0] == '0'))
+    return false;
+  value = std::strtoull(text.c_str(), nullptr, 10);
+  return value <= max;
 }
 
-static int fail(const Twine &message) {
-  llvm::errs() << "ejk-run: error: " << message << "\n";
+bool parseBool(const std::string &text, bool &value) {
+  if (text == "true" || text == "TRUE" || text == "True" || text == "1") {
+    value = true;
+    return true;
+  }
+  if (text == "false" || text == "FALSE" || text == "False" || text == "0") {
+    value = false;
+    return true;
+  }
+  return false;
+}
+
+/// Parses argv the way ejk-run-compile's llvm::cl would for the flags the
+/// front knows (`-flag`, `--flag`, `--flag=value`, `--flag value`). False
+/// when anything else is there: the compiling tool then decides.
+bool parseArguments(int argc, char **argv, FrontOptions &options) {
+  bool seenEntry = false, seenTarget = false, seenSeed = false,
+       seenBench = false, seenBits = false, seenOverlay = false,
+       seenLoadOnly = false, seenVerbose = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.empty() || arg == "-" || arg == "--")
+      return false;
+    if (arg[0] != '-') {
+      if (!options.inputFile.empty())
+        return false;
+      options.inputFile = arg;
+      continue;
+    }
+    std::string name = arg.substr(arg[1] == '-' ? 2 : 1), value;
+    size_t equals = name.find('=');
+    bool hasValue = equals != std::string::npos;
+    if (hasValue) {
+      value = name.substr(equals + 1);
+      name.resize(equals);
+    }
+    auto once = [](bool &seen) { return !std::exchange(seen, true); };
+    if (name == "load-only" || name == "verbose") {
+      bool flag = true;
+      if ((hasValue && !parseBool(value, flag)) ||
+          !once(name == "verbose" ? seenVerbose : seenLoadOnly))
+        return false;
+      (name == "verbose" ? options.verbose : options.request.loadOnly) = flag;
+      continue;
+    }
+    if (name != "entry" && name != "target" && name != "input" &&
+        name != "output" && name != "random-inputs" && name != "bench" &&
+        name != "vector-bits" && name != "config-overlay")
+      return false;
+    if (!hasValue) {
+      if (i + 1 >= argc)
+        return false;
+      value = argv[++i];
+    }
+    uint64_t number = 0;
+    if (name == "entry") {
+      if (!once(seenEntry))
+        return false;
+      options.request.entry = value;
+    } else if (name == "target") {
+      if (!once(seenTarget) || (value != "cpu" && value != "vulkan"))
+        return false;
+      options.target = value;
+    } else if (name == "input") {
+      options.request.inputFiles.push_back(value);
+    } else if (name == "output") {
+      options.request.outputFiles.push_back(value);
+    } else if (name == "random-inputs") {
+      if (!once(seenSeed) || !parseDecimal(value, INT64_MAX, number))
+        return false;
+      options.request.randomSeed = int64_t(number);
+    } else if (name == "bench") {
+      if (!once(seenBench) || !parseDecimal(value, UINT32_MAX, number))
+        return false;
+      options.request.benchRuns = unsigned(number);
+    } else if (name == "vector-bits") {
+      if (!once(seenBits) || !parseDecimal(value, UINT32_MAX, number))
+        return false;
+      options.vectorBits = unsigned(number);
+    } else {
+      if (!once(seenOverlay))
+        return false;
+      options.overlay = value;
+    }
+  }
+  return !options.inputFile.empty() && !options.request.entry.empty();
+}
+
+/// Replaces this process with ejk-run-compile, next to this executable,
+/// given the same arguments (plus --ejk-record-source-index when
+/// \p record). Returns only on failure.
+int execCompilingTool(int argc, char **argv, bool record) {
+  std::string self(4096, '\0');
+  ssize_t n = readlink("/proc/self/exe", self.data(), self.size() - 1);
+  if (n <= 0) {
+    std::fprintf(stderr, "ejk-run: error: cannot find its own executable: %s\n",
+                 std::strerror(errno));
+    return 1;
+  }
+  self.resize(size_t(n));
+  std::string tool = self.substr(0, self.rfind('/') + 1) + "ejk-run-compile";
+  std::vector<char *> args = {tool.data()};
+  for (int i = 1; i < argc; ++i)
+    args.push_back(argv[i]);
+  std::string flag = "--ejk-record-source-index";
+  if (record)
+    args.push_back(flag.data());
+  args.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  execv(tool.c_str(), args.data());
+  std::fprintf(stderr, "ejk-run: error: cannot run '%s': %s\n", tool.c_str(),
+               std::strerror(errno));
   return 1;
 }
 
-/// Human form of a tensor type for messages: [1, 128, 8, 64] f32.
-static std::string describe(ArrayRef<int64_t> shape, StringRef dtype) {
-  std::string s = "[";
-  for (auto [i, d] : llvm::enumerate(shape))
-    s += (i ? ", " : "") + std::to_string(d);
-  return s + "] " + dtype.str();
+int fail(const std::string &message) {
+  std::fprintf(stderr, "ejk-run: error: %s\n", message.c_str());
+  return 1;
 }
+
+/// EJK_LOG_AUTOTUNE asks for remarks that only a compile prints.
+bool wantsCompilerLog() {
+  const char *value = std::getenv("EJK_LOG_AUTOTUNE");
+  std::string text = value ? value : "";
+  return !text.empty() && text != "0" && text != "false";
+}
+
+} // namespace
 
 int main(int argc, char **argv) {
   Clock::time_point processStart = Clock::now();
-  llvm::InitLLVM init(argc, argv);
-  registerConfigSelectionFlags();
-  cl::ParseCommandLineOptions(argc, argv,
-                              "ejk-run: compile, run and check an entry\n");
-  if (target != "cpu" && target != "vulkan")
-    return fail("unknown --target '" + target + "' (expected cpu or vulkan)");
-  if (printFingerprint || !fingerprintOut.empty()) {
-    ::ejk::DeviceFingerprint device = ::ejk::hostCpuFingerprint();
-    std::string error;
-    if (target == "vulkan" && !vulkanDeviceFingerprint(device, error))
-      return fail(error);
-    if (printFingerprint)
-      llvm::outs() << "# hash " << device.hash() << "\n" << device.text();
-    if (!fingerprintOut.empty() &&
-        !::ejk::writeFileAtomically(fingerprintOut, device.text(), error))
-      return fail(error);
-    return 0;
-  }
-  if (inputFile.empty() || entryName.empty())
-    return fail("give an input file and --entry NAME");
-  ::ejk::DeviceFingerprint device;
-  if (std::string error;
-      target == "vulkan" && !vulkanDeviceFingerprint(device, error))
-    return fail(error);
+  FrontOptions options;
+  if (!parseArguments(argc, argv, options) || wantsCompilerLog())
+    return execCompilingTool(argc, argv, /*record=*/false);
 
-  MLIRContext context;
-  OwningOpRef<ModuleOp> module = parseEjkFile(context, inputFile);
-  if (!module)
-    return 1;
-  auto selectionDiagnostics = printSelectionDiagnostics(context);
-  // The reference evaluates the IR as written; compilation rewrites it.
-  OwningOpRef<ModuleOp> original = module->clone();
-  auto entry = original->lookupSymbol<func::FuncOp>(entryName);
-  if (!entry || entry.isExternal())
-    return fail("no function '" + entryName + "' in " + inputFile);
-  // A tensor entry, or one already tiled: inputs then outputs as memrefs.
-  SmallVector<ShapedType> inputTypes, resultTypes;
-  bool tiled = entry->hasAttr("ejk.entry");
-  if (tiled) {
-    auto numInputs = entry->getAttrOfType<IntegerAttr>("ejk.num_inputs");
-    if (!numInputs)
-      return fail("tiled entry '" + entryName + "' has no ejk.num_inputs");
-    for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes()))
-      (static_cast<int64_t>(i) < numInputs.getInt() ? inputTypes : resultTypes)
-          .push_back(cast<ShapedType>(type));
-    if (check)
-      return fail("--check needs the reference, which evaluates ejk ops; '" +
-                  entryName + "' is already tiled");
-  } else {
-    for (Type type : entry.getArgumentTypes())
-      inputTypes.push_back(cast<ShapedType>(type));
-    for (Type type : entry.getResultTypes())
-      resultTypes.push_back(cast<ShapedType>(type));
-  }
+  // The cache as the compiling tool would find it; any warning about it is
+  // the compiling tool's to print.
+  std::string root;
+  uint64_t maxBytes = 0;
+  std::vector<std::string> warnings;
+  artifactCacheFromEnvironment(root, maxBytes, warnings);
+  if (root.empty() || maxBytes == 0 || !warnings.empty())
+    return execCompilingTool(argc, argv, /*record=*/false);
+  std::string artifactsDir = root + "/artifacts";
 
-  // Inputs.
-  std::vector<HostTensor> hostInputs;
-  if (!inputs.empty() && randomSeed >= 0)
-    return fail("give either --input files or --random-inputs, not both");
-  // --load-only stops before running: it needs no inputs.
-  if (inputs.empty() && randomSeed < 0 && !inputTypes.empty() && !loadOnly)
-    return fail("no inputs: give --input for each of the " +
-                Twine(inputTypes.size()) +
-                " arguments, or --random-inputs SEED");
-  if (!inputs.empty() && inputs.size() != inputTypes.size())
-    return fail("'" + entryName + "' takes " + Twine(inputTypes.size()) +
-                " arguments, got " + Twine(inputs.size()) + " --input files");
-  std::mt19937_64 rng(randomSeed >= 0 ? randomSeed : 0);
-  for (auto [i, tensorType] :
-       llvm::enumerate(loadOnly ? ArrayRef<ShapedType>() : inputTypes)) {
-    std::string dtype = HostTensor::dtypeOf(tensorType.getElementType());
-    if (randomSeed >= 0) {
-      hostInputs.push_back(randomTensor(
-          tensorType, inputDistributionFor(entry.getArgument(i)), rng));
-      continue;
-    }
-    HostTensor tensor;
-    std::string error;
-    if (!readNpyTensor(inputs[i], tensor, error))
-      return fail("argument " + Twine(i) + ": " + error);
-    if (tensor.dtype != dtype || tensor.shape != tensorType.getShape().vec())
-      return fail("argument " + Twine(i) + " ('" + inputs[i] + "') is " +
-                  describe(tensor.shape, tensor.dtype) + ", expected " +
-                  describe(tensorType.getShape(), dtype));
-    hostInputs.push_back(std::move(tensor));
-  }
-  if (!outputs.empty() && outputs.size() != resultTypes.size())
-    return fail("'" + entryName + "' has " + Twine(resultTypes.size()) +
-                " results, got " + Twine(outputs.size()) + " --output files");
-
-  // Compile, through the cache unless told otherwise.
-  SmallString<128> dir(artifactDir);
-  CompileOptions compileOptions;
-  std::string selectionError;
-  compileOptions.selection = configSelectionForTool(selectionError);
-  if (!compileOptions.selection)
-    return fail(selectionError);
-  compileOptions.vectorBits = vectorBits;
-  compileOptions.target = target;
-  if (target == "vulkan")
-    compileOptions.device = device;
-  std::string temporaryDir, manifestPath;
-  if (!artifactDir.empty() || noCache) {
-    if (dir.empty()) {
-      if (llvm::sys::fs::createUniqueDirectory("ejk-run", dir))
-        return fail("cannot create a temporary directory");
-      temporaryDir = std::string(dir);
-    }
-    Clock::time_point start = Clock::now();
-    CompileTimings timings;
-    if (failed(compileArtifact(*module, compileOptions, dir, "kernel",
-                               manifestPath, &timings)))
-      return 1;
-    if (verbose)
-      llvm::errs() << "ejk-run: compiled without the cache in "
-                   << llvm::format("%.3f", secondsSince(start)) << " s\n";
-  } else {
-    std::vector<std::string> warnings;
-    ArtifactCache cache = ArtifactCache::fromEnvironment(warnings);
-    FailureOr<CachedArtifact> artifact =
-        compileCached(*module, compileOptions, cache);
-    if (succeeded(artifact))
-      warnings.insert(warnings.end(), artifact->warnings.begin(),
-                      artifact->warnings.end());
-    for (const std::string &warning : warnings)
-      llvm::errs() << "ejk-run: warning: " << warning << "\n";
-    if (failed(artifact))
-      return 1;
-    manifestPath = artifact->manifestPath;
-    temporaryDir = artifact->temporaryDirectory;
-    if (verbose)
-      llvm::errs() << "ejk-run: cache " << (artifact->hit ? "hit" : "miss")
-                   << " " << artifact->key << " in "
-                   << llvm::format("%.4f", artifact->keySeconds +
-                                               artifact->lookupSeconds +
-                                               artifact->compileSeconds)
-                   << " s (key " << llvm::format("%.4f", artifact->keySeconds)
-                   << ", lookup "
-                   << llvm::format("%.4f", artifact->lookupSeconds)
-                   << ", compile "
-                   << llvm::format("%.4f", artifact->compileSeconds) << ")\n";
-  }
-  auto removeTemporary = [&] {
-    if (!temporaryDir.empty())
-      llvm::sys::fs::remove_directories(temporaryDir);
-  };
-
-  if (loadOnly) {
-    std::string error;
-    bool ok = loadModule(manifestPath, error);
-    removeTemporary();
-    if (!ok)
-      return fail(error);
-    if (verbose)
-      llvm::errs() << "ejk-run: ready in "
-                   << llvm::format("%.4f", secondsSince(processStart))
-                   << " s since process start\n";
-    return 0;
-  }
-
-  // Run.
-  RunResult run;
+  Clock::time_point start = Clock::now();
+  DeviceFingerprint device;
   std::string error;
-  bool ok = runOnRuntime(target, manifestPath, entryName, hostInputs,
-                         resultTypes, benchRuns, run, error);
-  removeTemporary();
-  if (!ok)
-    return fail(error);
+  if (!runtimeDeviceFingerprint(options.target, device, error))
+    return execCompilingTool(argc, argv, /*record=*/false);
+  SourceKeyRequest keyRequest;
+  keyRequest.inputPath = options.inputFile;
+  keyRequest.entry = options.request.entry;
+  keyRequest.target = options.target;
+  keyRequest.vectorBits = options.vectorBits;
+  keyRequest.overlayPath = options.overlay;
+  std::string sourceKey;
+  if (!computeSourceKey(keyRequest, device, sourceKey, error))
+    return execCompilingTool(argc, argv, /*record=*/false);
+  double keySeconds = secondsSince(start);
 
-  for (auto [i, path] : llvm::enumerate(outputs))
-    if (!writeNpyTensor(path, run.outputs[i], error))
-      return fail("result " + Twine(i) + ": " + error);
-
-  int status = 0;
-  if (check) {
-    std::vector<HostTensor> expected;
-    if (failed(runReference(entry, hostInputs, expected)))
-      return 1;
-    for (auto [i, pair] : llvm::enumerate(llvm::zip(run.outputs, expected))) {
-      auto &[actual, reference] = pair;
-      ComparisonResult cmp = compareWithReference(actual, reference);
-      llvm::outs() << "result " << i << " (" << actual.dtype << "): max abs "
-                   << "error " << llvm::format("%.3e", cmp.maxAbsError)
-                   << ", max rel error "
-                   << llvm::format("%.3e", cmp.maxRelError)
-                   << " (tolerance abs "
-                   << llvm::format("%.0e", cmp.tolerance.absolute) << " + rel "
-                   << llvm::format("%.0e", cmp.tolerance.relative)
-                   << "): " << (cmp.passed ? "ok" : "FAILED") << "\n";
-      if (!cmp.passed) {
-        llvm::outs() << "  first mismatch at element " << cmp.firstBadIndex
-                     << ": got " << cmp.firstBadActual << ", expected "
-                     << cmp.firstBadExpected << "\n";
-        status = 1;
-      }
-    }
+  start = Clock::now();
+  SourceIndexRecord record;
+  std::string why;
+  std::optional<std::string> entry;
+  if (readSourceIndex(artifactsDir, sourceKey, record, why) &&
+      record.entry == options.request.entry &&
+      record.artifact.target == options.target &&
+      record.artifact.fingerprint == device.hash() &&
+      record.artifact.compilerVersion == artifactCompilerVersion())
+    entry = verifyCacheEntry(artifactsDir, record.artifact, &why);
+  double lookupSeconds = secondsSince(start);
+  if (!entry) {
+    if (options.verbose)
+      std::fprintf(stderr, "ejk-run: source index miss %s%s%s\n",
+                   sourceKey.c_str(), why.empty() ? "" : ": ", why.c_str());
+    return execCompilingTool(argc, argv, /*record=*/true);
   }
-  if (benchRuns > 0)
-    printBench(run, benchRuns, llvm::outs());
-  return status;
+  if (options.verbose)
+    std::fprintf(stderr,
+                 "ejk-run: cache hit %s in %.4f s (key %.4f, lookup %.4f, "
+                 "compile 0.0000) through the source index\n",
+                 record.artifact.hash.c_str(), keySeconds + lookupSeconds,
+                 keySeconds, lookupSeconds);
+
+  const RunRequest &request = options.request;
+  std::vector<HostTensor> inputs;
+  if (!prepareInputs(record.signature, request, inputs, error))
+    return fail(error);
+  std::string manifestPath =
+      *entry + "/" + std::string(kCacheArtifactName) + ".json";
+  if (request.loadOnly) {
+    if (!loadAndRelease(options.target, manifestPath, error))
+      return fail(error);
+    if (options.verbose)
+      std::fprintf(stderr, "ejk-run: ready in %.4f s since process start\n",
+                   secondsSince(processStart));
+    return 0;
+  }
+  RunResult run;
+  if (!runOnRuntime(options.target, manifestPath, request, inputs,
+                    record.signature.results, run, error) ||
+      !writeOutputs(request, run, error))
+    return fail(error);
+  if (request.benchRuns > 0)
+    std::fputs(formatBench(run, request.benchRuns).c_str(), stdout);
+  return 0;
 }

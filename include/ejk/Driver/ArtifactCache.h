@@ -9,8 +9,9 @@
 //    one rename(2), so a reader never sees a half-written entry, and many
 //    processes may share the directory;
 //  - every entry carries `entry.json` with its key, target, fingerprint,
-//    compiler version and the size and BLAKE3 hash of each of its files, and
-//    is verified before use; a truncated, corrupt or foreign entry is ignored
+//    compiler version and the size and SHA-256 of each of its files, and
+//    is verified before use (ejk/Driver/CacheEntry.h, which `ejk-run`'s
+//    MLIR-free front shares); a truncated, corrupt or foreign entry is ignored
 //    (and replaced by the next store), never loaded;
 //  - directories are 0700 and files 0600, and a directory that is not the
 //    user's own and private is not used;
@@ -23,6 +24,7 @@
 #ifndef EJK_DRIVER_ARTIFACTCACHE_H
 #define EJK_DRIVER_ARTIFACTCACHE_H
 
+#include "ejk/Driver/CacheEntry.h"
 #include "ejk/Driver/Compiler.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -40,17 +42,8 @@ namespace mlir::ejk {
 /// to the compiler (committed or not) changes every key.
 StringRef compilerVersion();
 
-/// What an entry was compiled for; an entry is used only when all of it
-/// matches.
-struct ArtifactKey {
-  /// 32 lowercase hex digits (128 bits of BLAKE3).
-  std::string hash;
-  /// "cpu" (later "vulkan").
-  std::string target;
-  /// DeviceFingerprint::hash() of the device compiled for.
-  std::string fingerprint;
-  std::string compilerVersion;
-};
+/// What an entry was compiled for (ejk/Driver/CacheEntry.h).
+using ::ejk::ArtifactKey;
 
 /// Computes the key of a kernel: \p canonicalIR is the module after config
 /// selection and tiling, printed in generic form without locations;
@@ -77,8 +70,8 @@ struct ArtifactCacheStats {
 class ArtifactCache {
 public:
   /// The file that describes an entry.
-  static constexpr const char *kEntryFile = "entry.json";
-  static constexpr uint64_t kDefaultMaxBytes = 1024ull << 20;
+  static constexpr const char *kEntryFile = ::ejk::kCacheEntryFile;
+  static constexpr uint64_t kDefaultMaxBytes = ::ejk::kDefaultCacheMaxBytes;
 
   /// A cache under `<root>/artifacts` holding at most \p maxBytes (0: the
   /// cache is off for compileCached). Nothing is touched until it is used.

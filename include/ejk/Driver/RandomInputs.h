@@ -12,6 +12,7 @@
 #define EJK_DRIVER_RANDOMINPUTS_H
 
 #include "ejk/Driver/HostTensor.h"
+#include "ejk/Support/RandomTensor.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Value.h"
@@ -20,22 +21,14 @@
 
 namespace mlir::ejk {
 
-/// How to draw the elements of one floating-point input.
-struct InputDistribution {
-  enum class Kind { Normal, Uniform };
-  Kind kind = Kind::Normal;
-  /// Normal: mean and standard deviation; Uniform: [first, second).
-  float first = 0.0f, second = 1.0f;
-};
+using InputDistribution = ::ejk::InputDistribution;
 
 /// The distribution for entry argument `arg`, from the first use that asks
 /// for a special range (Mamba's A, step sizes and their biases), else
 /// N(0, 1).
 InputDistribution inputDistributionFor(BlockArgument arg);
 
-/// A random tensor of `type`: floats from `floats`, i1 true with
-/// probability 0.85, integers in [0, 3) sorted along the last dimension
-/// (segment-id like).
+/// A random tensor of `type` (::ejk::randomTensor of its dtype and shape).
 HostTensor randomTensor(ShapedType type, const InputDistribution &floats,
                         std::mt19937_64 &rng);
 

@@ -27,6 +27,10 @@ namespace mlir::ejk {
 /// Registers the flags above with llvm::cl; call before parsing.
 void registerConfigSelectionFlags();
 
+/// The --config-overlay file given, or "" (for keys that hash its
+/// contents).
+std::string configOverlayPath();
+
 /// The selection of a compiling tool on this machine: the flags, the
 /// environment, the host's fingerprint and, when the policy is autotune, a
 /// tuner for the host CPU. Fails with a message on an invalid value.

@@ -170,7 +170,7 @@ emitProblem(const TuningProblem &source, const ::ejk::DeviceFingerprint &device,
     // halves the directory that has to travel to the device.
     auto resultType =
         cast<RankedTensorType>(entry.getFunctionType().getResult(i));
-    std::string dtype = HostTensor::dtypeOf(resultType.getElementType());
+    std::string dtype = dtypeOf(resultType.getElementType());
     if (tensor.dtype == "f32" && (dtype == "f16" || dtype == "bf16"))
       tensor = HostTensor::fromFloats(dtype, tensor.shape, tensor.toFloats());
     std::string name =

@@ -35,6 +35,10 @@ void mlir::ejk::registerConfigSelectionFlags() {
   flags = &instance;
 }
 
+std::string mlir::ejk::configOverlayPath() {
+  return flags ? std::string(flags->overlay) : std::string();
+}
+
 std::shared_ptr<ConfigSelectionOptions>
 mlir::ejk::configSelectionForTool(std::string &error) {
   auto selection = std::make_shared<ConfigSelectionOptions>();

@@ -1,15 +1,12 @@
 //===- HostTensor.cpp - tensors in host memory for the tools --------------===//
 
-#include "ejk/Driver/HostTensor.h"
+#include "ejk/Support/HostTensor.h"
 
 #include "ejk/Support/Float16.h"
 
-#include "llvm/ADT/StringSwitch.h"
-
 #include <cstring>
 
-using namespace mlir;
-using namespace mlir::ejk;
+using namespace ejk;
 
 int64_t HostTensor::numElements() const {
   int64_t n = 1;
@@ -18,33 +15,16 @@ int64_t HostTensor::numElements() const {
   return n;
 }
 
-size_t HostTensor::elementSize(StringRef dtype) {
-  return llvm::StringSwitch<size_t>(dtype)
-      .Cases({"f32", "i32"}, 4)
-      .Cases({"f16", "bf16"}, 2)
-      .Cases({"f64", "i64"}, 8)
-      .Cases({"i1", "i8"}, 1)
-      .Default(0);
-}
-
-std::string HostTensor::dtypeOf(Type type) {
-  if (type.isF32())
-    return "f32";
-  if (type.isF16())
-    return "f16";
-  if (type.isBF16())
-    return "bf16";
-  if (type.isF64())
-    return "f64";
-  if (type.isInteger(1))
-    return "i1";
-  if (type.isInteger(8))
-    return "i8";
-  if (type.isInteger(32))
-    return "i32";
-  if (type.isInteger(64))
-    return "i64";
-  return "";
+size_t HostTensor::elementSize(const std::string &dtype) {
+  if (dtype == "f32" || dtype == "i32")
+    return 4;
+  if (dtype == "f16" || dtype == "bf16")
+    return 2;
+  if (dtype == "f64" || dtype == "i64")
+    return 8;
+  if (dtype == "i1" || dtype == "i8")
+    return 1;
+  return 0;
 }
 
 template <typename T>
@@ -81,10 +61,11 @@ std::vector<float> HostTensor::toFloats() const {
   return out;
 }
 
-HostTensor HostTensor::fromFloats(StringRef dtype, std::vector<int64_t> shape,
+HostTensor HostTensor::fromFloats(const std::string &dtype,
+                                  std::vector<int64_t> shape,
                                   const std::vector<float> &values) {
   HostTensor t;
-  t.dtype = dtype.str();
+  t.dtype = dtype;
   t.shape = std::move(shape);
   int64_t n = t.numElements();
   t.data.resize(n * elementSize(dtype));
