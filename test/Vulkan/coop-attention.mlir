@@ -18,8 +18,11 @@
 
 // A scalar-condition select of vectors (the zero rows past seq_k) needs 1.4.
 // COMMON: spirv.module @__spv__attention_dispatch_0 Logical GLSL450 requires #spirv.vce<v1.6,
-// The K/V stage: 32 + 32 rows of 17 vectors (136 halves, padded).
-// COMMON-DAG: spirv.GlobalVariable @{{__workgroup_mem__[0-9]+}} : !spirv.ptr<!spirv.struct<(!spirv.array<1088 x vector<4xi32>>)>, Workgroup>
+// The Q, then K/V stage: rows of 17 vectors (136 halves, padded); on NVIDIA
+// the heuristic's 128 x 64 blocks (max(128, 64 + 64) rows), elsewhere
+// 64 x 16 blocks (max(64, 16 + 16) rows).
+// NV-DAG: spirv.GlobalVariable @{{__workgroup_mem__[0-9]+}} : !spirv.ptr<!spirv.struct<(!spirv.array<2176 x vector<4xi32>>)>, Workgroup>
+// STAGE-DAG: spirv.GlobalVariable @{{__workgroup_mem__[0-9]+}} : !spirv.ptr<!spirv.struct<(!spirv.array<1088 x vector<4xi32>>)>, Workgroup>
 // Each of Q, K, V bound twice: as f16 and as 16-byte vectors.
 // COMMON-DAG: spirv.GlobalVariable @attention_dispatch_0_arg_0 bind(0, 0) : !spirv.ptr<!spirv.struct<(!spirv.array<204800 x f16, stride=2> [0])>, StorageBuffer>
 // COMMON-DAG: spirv.GlobalVariable @attention_dispatch_0_arg_{{[0-9]+}} bind(0, 0) : !spirv.ptr<!spirv.struct<(!spirv.array<25600 x vector<4xi32>, stride=16> [0])>, StorageBuffer>
@@ -50,11 +53,11 @@
 // STAGE: spirv.KHR.CooperativeMatrixLoad {{.*}} -> !spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>
 
 // The register path needs the layout, which the runtime checks before it
-// runs the kernel; it stages only K and V (and the 1.5 KiB probe).
+// runs the kernel; it stages only Q/K/V (and the 1.5 KiB probe).
 // MANIFEST-NV: "requires": [
 // MANIFEST-NV-NEXT: "cooperative_matrix",
 // MANIFEST-NV-NEXT: "cooperative_matrix_nv_layout",
-// MANIFEST-NV: "shared_memory_bytes": 18944
+// MANIFEST-NV: "shared_memory_bytes": 36352
 // MANIFEST-STAGE: "requires": [
 // MANIFEST-STAGE-NOT: cooperative_matrix_nv_layout
 // MANIFEST-STAGE: "shared_memory_bytes": 30720

@@ -100,6 +100,13 @@ static bool usesCooperativeMatrix(FlashAttentionOp op,
          smallest <= target.sharedMemoryBytes;
 }
 
+/// Whether the cooperative path keeps its softmax in registers on `target`
+/// (NVIDIA's matrix layout; GpuAttentionLayout::registerSoftmax).
+static bool hasRegisterSoftmax(const TargetInfo &target) {
+  return target.subgroupSize == 32 &&
+         target.hasVulkanFeature("cooperative_matrix_nv_layout");
+}
+
 std::optional<GpuAttentionLayout>
 mlir::ejk::getGpuAttentionLayout(FlashAttentionOp op, ConfigAttr config,
                                  const TargetInfo &target,
@@ -110,9 +117,8 @@ mlir::ejk::getGpuAttentionLayout(FlashAttentionOp op, ConfigAttr config,
       config.lookupOr("block_k", 0), config.lookupOr("num_subgroups", 1),
       target.subgroupSize, target.maxWorkgroupInvocations,
       target.sharedMemoryBytes, usesCooperativeMatrix(op, target),
-      /*registerSoftmax=*/target.subgroupSize == 32 &&
-          target.hasVulkanFeature("cooperative_matrix_nv_layout"),
-      target.hasVulkanFeature("subgroup_shuffle"), reason);
+      hasRegisterSoftmax(target), target.hasVulkanFeature("subgroup_shuffle"),
+      reason);
 }
 
 LogicalResult FlashAttentionOp::verifyConfig(ConfigAttr config,
@@ -202,6 +208,14 @@ static ConfigAttr vulkanHeuristic(FlashAttentionOp op,
       std::max<int64_t>(1, 512 / std::max<int64_t>(1, target.subgroupSize));
   SmallVector<SmallVector<std::pair<StringRef, int64_t>>> candidates;
   if (usesCooperativeMatrix(op, target)) {
+    // With the softmax in registers, large blocks pay no per-subgroup score
+    // stage: 128 x 64 blocks of 8 subgroups were the fastest of five
+    // configs on all six gfa prefill workloads on the H200, 1.09-1.19x the
+    // 64 x 16 blocks (docs/performance-vulkan.md). Not for short queries
+    // (decode), where a 128-row block is mostly padding.
+    if (hasRegisterSoftmax(target) && ceilPow2(d.seqQ) >= 128)
+      candidates.push_back(
+          {{"block_q", 128}, {"block_k", 64}, {"num_subgroups", 8}});
     for (int64_t w : {int64_t(4), int64_t(2), int64_t(1)})
       // block_k 16 first: measured best on the H200 (65.7 TFLOP/s for
       // gfa-d128 against 57.3 with 32; docs/performance-vulkan.md).

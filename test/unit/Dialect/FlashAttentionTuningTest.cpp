@@ -33,6 +33,21 @@ TargetInfo capableVulkan() {
   return vulkan;
 }
 
+/// An H100/H200 as its fingerprint describes it: cooperative matrices in
+/// NVIDIA's layout (the register softmax), subgroups of 32, 48 KiB.
+TargetInfo nvidiaCoop() {
+  TargetInfo nv = TargetInfo::genericVulkan();
+  std::string unknown;
+  (void)nv.setVulkanFeatures({"float16", "storage16", "subgroup_basic",
+                              "subgroup_shuffle",
+                              "cooperative_matrix_nv_layout"},
+                             unknown);
+  nv.hasCooperativeMatrix = true;
+  nv.subgroupSize = 32;
+  nv.sharedMemoryBytes = 48 * 1024;
+  return nv;
+}
+
 std::vector<NamedTarget> allTargets() {
   TargetInfo avx512 = TargetInfo::genericCpu();
   avx512.vectorBits = 512;
@@ -42,7 +57,8 @@ std::vector<NamedTarget> allTargets() {
   return {{"cpu-256", TargetInfo::genericCpu()},
           {"cpu-512", avx512},
           {"vulkan", vulkan},
-          {"vulkan-coopmat", coop}};
+          {"vulkan-coopmat", coop},
+          {"vulkan-coopmat-nv", nvidiaCoop()}};
 }
 
 class FlashAttentionTuningTest : public ::testing::Test {
@@ -252,7 +268,7 @@ TEST_F(FlashAttentionTuningTest, HeuristicIsValid) {
           }
         });
       }
-  EXPECT_EQ(checked, 3 * 5 * 2 * 4);
+  EXPECT_EQ(checked, 3 * 5 * 2 * static_cast<int>(allTargets().size()));
 }
 
 TEST_F(FlashAttentionTuningTest, HeuristicDecodeAgainstLongContext) {
@@ -312,6 +328,41 @@ TEST_F(FlashAttentionTuningTest, HeuristicFitsTheSmallestVulkanDevice) {
     ConfigAttr config = op.getHeuristicConfig(smallCoop);
     EXPECT_TRUE(succeeded(op.verifyConfig(config, smallCoop, llvm::nulls())))
         << printAttr(config);
+  });
+}
+
+TEST_F(FlashAttentionTuningTest, HeuristicOnRegisterSoftmax) {
+  // Prefill: 128 x 64 blocks of 8 subgroups (measured best on the H200).
+  FlashSpec prefill;
+  prefill.seqQ = prefill.seqK = 2048;
+  prefill.elementType = "f16";
+  withOp(prefill, [&](TunableOpInterface op) {
+    EXPECT_EQ(printAttr(op.getHeuristicConfig(nvidiaCoop())),
+              "#ejk.config<block_k = 64, block_q = 128, num_subgroups = 8>");
+    // Without the layout the softmax goes through shared memory.
+    TargetInfo other = nvidiaCoop();
+    std::string unknown;
+    (void)other.setVulkanFeatures(
+        {"float16", "storage16", "subgroup_basic", "subgroup_shuffle"},
+        unknown);
+    EXPECT_EQ(printAttr(op.getHeuristicConfig(other)),
+              "#ejk.config<block_k = 16, block_q = 64, num_subgroups = 4>");
+  });
+  // Decode: no 128-row blocks of padding.
+  FlashSpec decode = prefill;
+  decode.seqQ = 1;
+  withOp(decode, [&](TunableOpInterface op) {
+    EXPECT_EQ(printAttr(op.getHeuristicConfig(nvidiaCoop())),
+              "#ejk.config<block_k = 16, block_q = 64, num_subgroups = 4>");
+  });
+  // head_dim 256: 128 x 64 blocks exceed 48 KiB; a smaller config verifies.
+  FlashSpec wide = prefill;
+  wide.headDim = wide.valueDim = 256;
+  withOp(wide, [&](TunableOpInterface op) {
+    ConfigAttr config = op.getHeuristicConfig(nvidiaCoop());
+    EXPECT_NE(config.lookupOr("block_q", 0), 128);
+    EXPECT_TRUE(
+        succeeded(op.verifyConfig(config, nvidiaCoop(), llvm::nulls())));
   });
 }
 
