@@ -95,14 +95,7 @@ private:
 
   /// Combines `value` over the TX neighbouring threads of a row group.
   Value reduceRow(Value value, bool isMax) {
-    for (int64_t offset = l.threadsX / 2; offset >= 1; offset /= 2) {
-      auto shuffle = gpu::ShuffleOp::create(e.b, value, e.constI32(offset),
-                                            e.constI32(l.subgroupSize),
-                                            gpu::ShuffleMode::XOR);
-      Value other = shuffle.getShuffleResult();
-      value = isMax ? e.fmax(value, other) : e.fadd(value, other);
-    }
-    return value;
+    return reduceAcrossLanes(e, value, isMax, l.threadsX, l.subgroupSize);
   }
 
   SmallVector<Value> keyBlock(GpuScoreRules &rules, Value kb,

@@ -141,6 +141,20 @@ private:
 };
 
 /// A 1-D f32 (or `type`) buffer of `elements` in workgroup memory.
+/// Combines `value` (max or sum) over each group of `lanes` neighbouring
+/// lanes (a power of two) with XOR shuffles across the subgroup.
+inline Value reduceAcrossLanes(Emitter &e, Value value, bool isMax,
+                               int64_t lanes, int64_t subgroupSize) {
+  for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
+    auto shuffle =
+        gpu::ShuffleOp::create(e.b, value, e.constI32(offset),
+                               e.constI32(subgroupSize), gpu::ShuffleMode::XOR);
+    Value other = shuffle.getShuffleResult();
+    value = isMax ? e.fmax(value, other) : e.fadd(value, other);
+  }
+  return value;
+}
+
 inline Value allocWorkgroup(Emitter &e, int64_t elements, Type type = {}) {
   auto space = gpu::AddressSpaceAttr::get(e.b.getContext(),
                                           gpu::AddressSpace::Workgroup);

@@ -249,14 +249,7 @@ private:
 
   /// Combines `value` over the `lanes` neighbouring lanes that share a row.
   Value reduceRow(Value value, bool isMax, int64_t lanes) {
-    for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
-      auto shuffle = gpu::ShuffleOp::create(e.b, value, e.constI32(offset),
-                                            e.constI32(l.subgroupSize),
-                                            gpu::ShuffleMode::XOR);
-      Value other = shuffle.getShuffleResult();
-      value = isMax ? e.fmax(value, other) : e.fadd(value, other);
-    }
-    return value;
+    return reduceAcrossLanes(e, value, isMax, lanes, l.subgroupSize);
   }
 
   SmallVector<Value> keyBlock(GpuScoreRules &rules, Value kb,
@@ -345,8 +338,7 @@ private:
   /// g + 8; the same for f32 accumulators and f16 A matrices).
   static int64_t rowHalfOf(int64_t i) { return i / 4; }
   Value columnOf(int64_t i) {
-    return e.add(e.mul(myPart, e.index(2)),
-                 e.index(i % 2 + 8 * ((i / 2) % 2)));
+    return e.add(e.mul(myPart, e.index(2)), e.index(i % 2 + 8 * ((i / 2) % 2)));
   }
 
   /// Every workgroup writes two 16x16 tiles whose element (r, c) holds
