@@ -4,6 +4,7 @@
 
 #include "ejk/Conversion/Passes.h"
 #include "ejk/Dialect/Ejk/EjkOps.h"
+#include "ejk/Driver/HostTensor.h"
 #include "ejk/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -17,30 +18,10 @@
 using namespace mlir;
 using namespace mlir::ejk;
 
-static std::string dtypeName(Type type) {
-  if (type.isF32())
-    return "f32";
-  if (type.isF16())
-    return "f16";
-  if (type.isBF16())
-    return "bf16";
-  if (type.isF64())
-    return "f64";
-  if (type.isInteger(1))
-    return "i1";
-  if (type.isInteger(8))
-    return "i8";
-  if (type.isInteger(32))
-    return "i32";
-  if (type.isInteger(64))
-    return "i64";
-  return "";
-}
-
 static FailureOr<nlohmann::json> describeBuffer(Operation *where, Value value,
                                                 StringRef role) {
   auto type = cast<MemRefType>(value.getType());
-  std::string dtype = dtypeName(type.getElementType());
+  std::string dtype = dtypeOf(type.getElementType());
   if (dtype.empty())
     return where->emitError("unsupported buffer element type ")
            << type.getElementType();
