@@ -35,6 +35,15 @@ shutil.rmtree(ejk_cache_dir, ignore_errors=True)
 config.environment["EJK_CACHE_DIR"] = ejk_cache_dir
 
 # Optional features, so tests that need them are skipped loudly.
+# "avx512-host": the build machine has AVX-512, so narrower code compiled
+# here can be checked for wider instructions.
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        if " avx512f" in cpuinfo.read():
+            config.available_features.add("avx512-host")
+except OSError:
+    pass
+
 # spirv-val (SPIRV-Tools) is found at configure time.
 if config.spirv_val:
     config.available_features.add("spirv-tools")

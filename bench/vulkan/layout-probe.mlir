@@ -4,7 +4,7 @@
 // loaded from a row-major 16x16 tile holding 16 r + c (input 0,
 // np.arange(256, dtype=np.float32)), at [l * 8 + i]. The register softmax
 // of the attention kernel relies on what it prints for NVIDIA
-// (docs/vulkan-attention.md):
+// (docs/ops/attention-vulkan.md):
 //
 //   ejkc bench/vulkan/layout-probe.mlir --target vulkan //     --fingerprint bench/results/h200/device.fingerprint -o DIR --name probe
 //   there: ejk-bench-run DIR/probe.json --input in.npy --output c.npy //     --output a.npy --output b.npy --runs 1 --warmup 0

@@ -2,7 +2,7 @@
 //
 //   ejk-cpu-pipeline  = tiling pipeline + ejk-lower-to-llvm
 //   tiling pipeline   = ejk-select-configs, ejk-form-dispatches,
-//                       ejk-tile-attention, ejk-tile-state-space
+//                       ejk-tile-dispatches
 //   ejk-lower-to-llvm = ejk-prepare-cpu-kernels, cleanups,
 //                       ejk-approximate-math, vector/scf/math/arith/memref/
 //                       func/cf to LLVM, ejk-cpu-dispatch-wrappers
@@ -43,8 +43,7 @@ void mlir::ejk::buildCpuTilingPipeline(OpPassManager &pm,
                                        const CpuPipelineOptions &options) {
   buildCpuSelectionPipeline(pm, options);
   pm.addPass(createEjkFormDispatches());
-  pm.addPass(createEjkTileAttention());
-  pm.addPass(createEjkTileStateSpace());
+  pm.addPass(createEjkTileDispatches());
 }
 
 void mlir::ejk::buildCpuLoweringPipeline(OpPassManager &pm) {

@@ -30,6 +30,39 @@ static void initializeNativeTarget() {
   });
 }
 
+/// `features` with every ISA extension wider than `vectorBits` turned off:
+/// code compiled for a narrower machine (an AVX2 fingerprint compiled on an
+/// AVX-512 host) must not use the host's wider instructions anywhere, not
+/// only in the kernels' vectors (the backend picks EVEX encodings, masks
+/// and zmm spills otherwise).
+static std::string restrictToVectorWidth(StringRef features,
+                                         unsigned vectorBits) {
+  SmallVector<StringRef> parts;
+  features.split(parts, ',', -1, /*KeepEmpty=*/false);
+  auto tooWide = [&](StringRef name) {
+    if (vectorBits < 512 &&
+        (name.starts_with("avx512") || name.starts_with("amx") ||
+         name == "avx10.1-512" || name == "evex512"))
+      return true;
+    if (vectorBits < 256 &&
+        (name.starts_with("avx") || name == "fma" || name == "f16c"))
+      return true;
+    return false;
+  };
+  std::string out;
+  for (StringRef part : parts) {
+    // detectHostCpu writes every feature as +name or -name.
+    bool on = part.consume_front("+");
+    if (!on)
+      part.consume_front("-");
+    if (!out.empty())
+      out += ',';
+    out += (on && !tooWide(part)) ? '+' : '-';
+    out += part.str();
+  }
+  return out;
+}
+
 LogicalResult mlir::ejk::emitHostObject(ModuleOp module, const HostCpu &host,
                                         unsigned vectorBits,
                                         std::string &object,
@@ -52,8 +85,9 @@ LogicalResult mlir::ejk::emitHostObject(ModuleOp module, const HostCpu &host,
     return module.emitError("no LLVM target for '")
            << host.triple << "': " << error;
   llvm::TargetOptions targetOptions;
+  std::string features = restrictToVectorWidth(host.features, vectorBits);
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, host.cpuName, host.features, targetOptions, llvm::Reloc::PIC_,
+      triple, host.cpuName, features, targetOptions, llvm::Reloc::PIC_,
       std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   if (!machine)
     return module.emitError("could not create a target machine for ")
@@ -68,7 +102,7 @@ LogicalResult mlir::ejk::emitHostObject(ModuleOp module, const HostCpu &host,
     if (function.isDeclaration())
       continue;
     function.addFnAttr("target-cpu", host.cpuName);
-    function.addFnAttr("target-features", host.features);
+    function.addFnAttr("target-features", features);
     function.addFnAttr("min-legal-vector-width", width);
     function.addFnAttr("prefer-vector-width", width);
   }

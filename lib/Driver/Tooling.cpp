@@ -3,6 +3,7 @@
 #include "ejk/Driver/Tooling.h"
 
 #include "ejk/Dialect/Ejk/EjkDialect.h"
+#include "ejk/Ops/Registry.h"
 
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMInterface.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -38,6 +39,7 @@ void mlir::ejk::registerEjkDialects(MLIRContext &context) {
                   scf::SCFDialect, spirv::SPIRVDialect, tensor::TensorDialect,
                   ub::UBDialect, vector::VectorDialect>();
   registerAllExtensions(registry);
+  registerAllOpFamilies(registry);
   context.appendDialectRegistry(registry);
   context.loadAllAvailableDialects();
 }

@@ -33,6 +33,14 @@ static bool isEjkComputeOp(Operation *op) {
          !isa<DispatchOp, WorkgroupIdOp>(op);
 }
 
+/// Whether every result of `op` has no elements: then nothing is computed
+/// and the op gets no dispatch (its results are zero-sized buffers).
+static bool hasOnlyEmptyResults(Operation *op) {
+  return llvm::all_of(op->getResultTypes(), [](Type type) {
+    return cast<RankedTensorType>(type).getNumElements() == 0;
+  });
+}
+
 /// Checks that `func` can be turned into an entry: only ejk compute ops and
 /// a return, tensors everywhere, every result computed once.
 static LogicalResult checkEntry(func::FuncOp func) {
@@ -135,7 +143,9 @@ static LogicalResult formDispatches(func::FuncOp entry, SymbolTable &symbols) {
   SmallVector<Value> temporaries;
   unsigned index = 0;
   for (Operation &op : oldBody.without_terminator()) {
-    func::FuncOp dispatch = outlineDispatch(&op, entry, index++, symbols);
+    bool empty = hasOnlyEmptyResults(&op);
+    func::FuncOp dispatch =
+        empty ? func::FuncOp() : outlineDispatch(&op, entry, index++, symbols);
     SmallVector<Value> bindings;
     for (Value operand : op.getOperands())
       bindings.push_back(buffers.lookup(operand));
@@ -150,7 +160,9 @@ static LogicalResult formDispatches(func::FuncOp entry, SymbolTable &symbols) {
       }
       bindings.push_back(buffer);
     }
-    DispatchOp::create(builder, op.getLoc(), dispatch.getSymName(), bindings);
+    if (dispatch)
+      DispatchOp::create(builder, op.getLoc(), dispatch.getSymName(),
+                         bindings);
   }
   for (Value temporary : temporaries)
     memref::DeallocOp::create(builder, entry.getLoc(), temporary);

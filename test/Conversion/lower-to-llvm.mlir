@@ -1,5 +1,5 @@
 // RUN: ejk-opt %s -ejk-cpu-pipeline=vector-bits=512 | FileCheck %s
-// RUN: ejk-opt %s -ejk-select-configs=vector-bits=512 -ejk-form-dispatches -ejk-tile-attention -ejk-prepare-cpu-kernels | FileCheck %s --check-prefix=PREPARE
+// RUN: ejk-opt %s -ejk-select-configs=vector-bits=512 -ejk-form-dispatches -ejk-tile-dispatches -ejk-prepare-cpu-kernels | FileCheck %s --check-prefix=PREPARE
 
 // After ejk-prepare-cpu-kernels: no entry, workgroup ids are arguments.
 // PREPARE-NOT: ejk.entry

@@ -2,6 +2,7 @@
 
 #include "ejk/Conversion/Passes.h"
 #include "ejk/Dialect/Ejk/EjkDialect.h"
+#include "ejk/Ops/Registry.h"
 #include "ejk/Transforms/Passes.h"
 #include "ejk/Tuning/Passes.h"
 
@@ -21,6 +22,7 @@ int main(int argc, char **argv) {
   mlir::ejk::registerEjkConversionPasses();
   mlir::ejk::registerEjkPipelines();
   registry.insert<mlir::ejk::EjkDialect>();
+  mlir::ejk::registerAllOpFamilies(registry);
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "ejk optimizer driver\n", registry));
 }

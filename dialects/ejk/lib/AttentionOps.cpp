@@ -1,6 +1,7 @@
 //===- AttentionOps.cpp - Verifiers of the dense attention family ---------===//
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
+#include "ejk/Ops/Attention/Config.h"
 
 #include "ShapeVerifier.h"
 
@@ -25,9 +26,6 @@ const StringRef kMlaQRope[] = {"batch", "seq_q", "num_heads", "rope_dim"};
 const StringRef kMlaKvLatent[] = {"batch", "seq_k", "latent_dim"};
 const StringRef kMlaKRope[] = {"batch", "seq_k", "rope_dim"};
 
-/// The block sizes every op of this family is tiled with.
-const StringRef kAttentionConfigNames[] = {"block_q", "block_k",
-                                           "num_subgroups", "key_splits"};
 
 /// `query`, `key` and `value` of a BSHD attention op, once verified.
 struct QueryKeyValue {
@@ -65,7 +63,9 @@ verifyQueryKeyValue(ShapeVerifier &v, TypedValue<RankedTensorType> query,
       failed(v.dimMatches(*val, 0, *q, 0)) ||
       failed(v.dimMatches(*val, 1, *k, 1)) ||
       failed(v.dimMatches(*val, 2, *k, 2)) ||
-      failed(v.dimDivides(*k, 2, *q, 2)))
+      failed(v.dimDivides(*k, 2, *q, 2)) ||
+      failed(v.dimNotZero(*q, 3, "with no head dim every key scores the "
+                                 "same")))
     return failure();
   return QueryKeyValue{*q, *k, *val};
 }
@@ -223,7 +223,7 @@ static LogicalResult verifySameAs(ShapeVerifier &v,
 //===----------------------------------------------------------------------===//
 
 ArrayRef<StringRef> FlashAttentionOp::getConfigNames() {
-  return kAttentionConfigNames;
+  return FlashAttentionConfig::names();
 }
 
 float FlashAttentionOp::getEffectiveSoftmaxScale() {
@@ -247,7 +247,7 @@ LogicalResult FlashAttentionOp::verify() {
 //===----------------------------------------------------------------------===//
 
 ArrayRef<StringRef> FlashAttentionGradOp::getConfigNames() {
-  return kAttentionConfigNames;
+  return FlashAttentionConfig::names();
 }
 
 float FlashAttentionGradOp::getEffectiveSoftmaxScale() {
@@ -276,7 +276,7 @@ LogicalResult FlashAttentionGradOp::verify() {
 //===----------------------------------------------------------------------===//
 
 ArrayRef<StringRef> BlockSparseAttentionOp::getConfigNames() {
-  return kAttentionConfigNames;
+  return FlashAttentionConfig::names();
 }
 
 float BlockSparseAttentionOp::getEffectiveSoftmaxScale() {
@@ -323,7 +323,7 @@ LogicalResult BlockSparseAttentionOp::verify() {
 // MlaOp
 //===----------------------------------------------------------------------===//
 
-ArrayRef<StringRef> MlaOp::getConfigNames() { return kAttentionConfigNames; }
+ArrayRef<StringRef> MlaOp::getConfigNames() { return FlashAttentionConfig::names(); }
 
 float MlaOp::getEffectiveSoftmaxScale() {
   return effectiveSoftmaxScale(getSoftmaxScale(),
@@ -371,7 +371,7 @@ LogicalResult MlaOp::verify() {
 //===----------------------------------------------------------------------===//
 
 ArrayRef<StringRef> RingAttentionOp::getConfigNames() {
-  return kAttentionConfigNames;
+  return FlashAttentionConfig::names();
 }
 
 float RingAttentionOp::getEffectiveSoftmaxScale() {

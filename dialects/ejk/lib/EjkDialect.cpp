@@ -17,4 +17,9 @@ void EjkDialect::initialize() {
 #include "ejk/Dialect/Ejk/EjkOps.cpp.inc"
       >();
   registerAttributes();
+  // The ops with kernels: their op family attaches the model
+  // (lib/Ops/<Family>/Model.cpp, through registerAllOpFamilies). The IR
+  // only promises it, so the dialect carries no target knowledge.
+  declarePromisedInterfaces<TunableOpInterface, FlashAttentionOp,
+                            SelectiveScanOp, SsdOp>();
 }

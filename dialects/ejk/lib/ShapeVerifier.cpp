@@ -72,6 +72,15 @@ LogicalResult ShapeVerifier::dimBroadcasts(const NamedTensor &t, unsigned i,
          << describeDim(source, j) << ", got " << t.dim(i);
 }
 
+LogicalResult ShapeVerifier::dimNotZero(const NamedTensor &t, unsigned i,
+                                        StringRef why) {
+  if (t.dim(i) > 0)
+    return success();
+  return op->emitOpError("expects ")
+         << describeDim(t, i) << " to be at least 1 (" << why << "), got "
+         << t.dim(i);
+}
+
 LogicalResult ShapeVerifier::dimDivides(const NamedTensor &den, unsigned i,
                                         const NamedTensor &num, unsigned j) {
   if (den.dim(i) > 0 && num.dim(j) % den.dim(i) == 0)

@@ -63,6 +63,9 @@ public:
   /// `source`.
   LogicalResult dimBroadcasts(const NamedTensor &t, unsigned i,
                               const NamedTensor &source, unsigned j);
+  /// Checks that dim `i` of `t` is at least 1; `why` says why zero has no
+  /// meaning there.
+  LogicalResult dimNotZero(const NamedTensor &t, unsigned i, StringRef why);
   /// Checks that dim `i` of `den` is positive and divides dim `j` of `num`.
   LogicalResult dimDivides(const NamedTensor &den, unsigned i,
                            const NamedTensor &num, unsigned j);

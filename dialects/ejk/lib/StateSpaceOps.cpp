@@ -1,6 +1,7 @@
 //===- StateSpaceOps.cpp - Verifiers of the state-space family ------------===//
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
+#include "ejk/Ops/StateSpace/Config.h"
 
 #include "ShapeVerifier.h"
 
@@ -73,8 +74,7 @@ verifyGroupedProjections(ShapeVerifier &v, TypedValue<RankedTensorType> bValue,
 //===----------------------------------------------------------------------===//
 
 ArrayRef<StringRef> SelectiveScanOp::getConfigNames() {
-  static const StringRef names[] = {"block_d", "chunk_l"};
-  return names;
+  return SelectiveScanConfig::names();
 }
 
 LogicalResult SelectiveScanOp::verify() {
@@ -90,6 +90,10 @@ LogicalResult SelectiveScanOp::verify() {
     return failure();
   FailureOr<NamedTensor> b = verifyGroupedProjections(v, getB(), getC(), *u, 2);
   if (failed(b) || failed(v.dimMatches(*b, 3, *a, 1)) ||
+      failed(v.dimNotZero(*a, 1, "a scan needs a state")) ||
+      (getInitialState() &&
+       failed(v.dimNotZero(*u, 1, "a scan of no steps over an "
+                                  "'initial_state' would only copy it"))) ||
       failed(verifyF32Vector(v, getD(), "D", *u, 2)) ||
       failed(verifyLike(v, getZ(), "z", *u)) ||
       failed(verifyF32Vector(v, getDeltaBias(), "delta_bias", *u, 2)))
@@ -118,15 +122,11 @@ LogicalResult SelectiveScanOp::verify() {
 // SsdOp
 //===----------------------------------------------------------------------===//
 
-ArrayRef<StringRef> SsdOp::getConfigNames() {
-  static const StringRef names[] = {"chunk_size", "block_p", "block_n",
-                                    "num_subgroups"};
-  return names;
-}
+ArrayRef<StringRef> SsdOp::getConfigNames() { return SsdConfig::names(); }
 
 std::optional<int64_t> SsdOp::getEffectiveChunkSize() {
   if (ConfigAttr config = getConfigAttr())
-    if (std::optional<int64_t> chunk = config.lookup("chunk_size"))
+    if (std::optional<int64_t> chunk = config.lookup(SsdConfig::kChunkSize))
       return chunk;
   if (IntegerAttr chunkSize = getChunkSizeAttr())
     return chunkSize.getInt();
@@ -147,7 +147,11 @@ LogicalResult SsdOp::verify() {
       failed(verifyF32Vector(v, getA(), "A", *x, 2)))
     return failure();
   FailureOr<NamedTensor> b = verifyGroupedProjections(v, getB(), getC(), *x, 2);
-  if (failed(b) || failed(verifyF32Vector(v, getD(), "D", *x, 2)) ||
+  if (failed(b) || failed(v.dimNotZero(*b, 3, "a scan needs a state")) ||
+      (getInitialState() &&
+       failed(v.dimNotZero(*x, 1, "a scan of no steps over an "
+                                  "'initial_state' would only copy it"))) ||
+      failed(verifyF32Vector(v, getD(), "D", *x, 2)) ||
       failed(verifyLike(v, getZ(), "z", *x)) ||
       failed(verifyF32Vector(v, getDtBias(), "dt_bias", *x, 2)))
     return failure();

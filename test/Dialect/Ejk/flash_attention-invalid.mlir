@@ -265,3 +265,19 @@ func.func @config_duplicate(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x8x64xf32>,
   %o = ejk.flash_attention %q, %k, %v {config = #ejk.config<block_q = 16, block_q = 32>} : tensor<2x8x8x64xf32>, tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32> -> tensor<2x8x8x64xf32>
   return
 }
+
+// -----
+
+func.func @zero_head_dim(%q: tensor<2x8x8x0xf32>, %v: tensor<2x16x8x64xf32>) {
+  // expected-error @+1 {{expects 'query' dim 3 (head_dim) to be at least 1 (with no head dim every key scores the same), got 0}}
+  %o = ejk.flash_attention %q, %q, %v : tensor<2x8x8x0xf32>, tensor<2x8x8x0xf32>, tensor<2x16x8x64xf32> -> tensor<2x8x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @misspelled_option(%q: tensor<2x8x8x64xf32>) {
+  // expected-error @+1 {{'ejk.flash_attention' op has no attribute 'scale'; it takes: }}
+  %o = ejk.flash_attention %q, %q, %q {scale = 0x7FC00000 : f32} : tensor<2x8x8x64xf32>, tensor<2x8x8x64xf32>, tensor<2x8x8x64xf32> -> tensor<2x8x8x64xf32>
+  return
+}

@@ -229,3 +229,27 @@ func.func @config_name(%u: tensor<2x16x8xf32>, %delta: tensor<2x16x8xf32>, %A: t
   %r0 = ejk.selective_scan %u, %delta, %A, %B, %C {config = #ejk.config<block_d = 64, chunk_size = 16>} : tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<8x4xf32>, tensor<2x16x2x4xf32>, tensor<2x16x2x4xf32> -> tensor<2x16x8xf32>
   return
 }
+
+// -----
+
+func.func @zero_state(%u: tensor<1x8x32xf32>, %A: tensor<32x0xf32>, %B: tensor<1x8x1x0xf32>) {
+  // expected-error @+1 {{expects 'A' dim 1 (d_state) to be at least 1 (a scan needs a state), got 0}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x0xf32>, tensor<1x8x1x0xf32>, tensor<1x8x1x0xf32> -> tensor<1x8x32xf32>
+  return
+}
+
+// -----
+
+func.func @no_steps_from_a_state(%u: tensor<1x0x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x0x1x16xf32>, %h: tensor<1x32x16xf32>) {
+  // expected-error @+1 {{expects 'u' dim 1 (seq) to be at least 1 (a scan of no steps over an 'initial_state' would only copy it), got 0}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B initial_state(%h : tensor<1x32x16xf32>) : tensor<1x0x32xf32>, tensor<1x0x32xf32>, tensor<32x16xf32>, tensor<1x0x1x16xf32>, tensor<1x0x1x16xf32> -> tensor<1x0x32xf32>
+  return
+}
+
+// -----
+
+func.func @misspelled_option(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) {
+  // expected-error @+1 {{'ejk.selective_scan' op has no attribute 'dt_softplus'; it takes: }}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {dt_softplus} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
+  return
+}

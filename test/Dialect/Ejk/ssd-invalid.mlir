@@ -245,3 +245,19 @@ func.func @config_name(%x: tensor<2x16x4x8xf32>, %dt: tensor<2x16x4xf32>, %A: te
   %r0 = ejk.ssd %x, %dt, %A, %B, %C {config = #ejk.config<block_d = 64>} : tensor<2x16x4x8xf32>, tensor<2x16x4xf32>, tensor<4xf32>, tensor<2x16x2x16xf32>, tensor<2x16x2x16xf32> -> tensor<2x16x4x8xf32>
   return
 }
+
+// -----
+
+func.func @zero_state(%x: tensor<1x8x2x16xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>, %B: tensor<1x8x1x0xf32>) {
+  // expected-error @+1 {{expects 'B' dim 3 (d_state) to be at least 1 (a scan needs a state), got 0}}
+  %y = ejk.ssd %x, %dt, %A, %B, %B : tensor<1x8x2x16xf32>, tensor<1x8x2xf32>, tensor<2xf32>, tensor<1x8x1x0xf32>, tensor<1x8x1x0xf32> -> tensor<1x8x2x16xf32>
+  return
+}
+
+// -----
+
+func.func @no_steps_from_a_state(%x: tensor<1x0x2x16xf32>, %dt: tensor<1x0x2xf32>, %A: tensor<2xf32>, %B: tensor<1x0x1x8xf32>, %s: tensor<1x2x16x8xf32>) {
+  // expected-error @+1 {{expects 'x' dim 1 (seq) to be at least 1 (a scan of no steps over an 'initial_state' would only copy it), got 0}}
+  %y = ejk.ssd %x, %dt, %A, %B, %B initial_state(%s : tensor<1x2x16x8xf32>) : tensor<1x0x2x16xf32>, tensor<1x0x2xf32>, tensor<2xf32>, tensor<1x0x1x8xf32>, tensor<1x0x1x8xf32> -> tensor<1x0x2x16xf32>
+  return
+}

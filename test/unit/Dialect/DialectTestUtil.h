@@ -9,6 +9,7 @@
 #define EJK_TEST_UNIT_DIALECT_DIALECTTESTUTIL_H
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
+#include "ejk/Ops/Registry.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -26,9 +27,13 @@
 
 namespace mlir::ejk::test {
 
-/// Loads the dialects the tests' IR uses.
+/// Loads the dialects the tests' IR uses, with every op family's models.
 inline void loadTestDialects(MLIRContext &context) {
-  context.loadDialect<EjkDialect, func::FuncDialect>();
+  DialectRegistry registry;
+  registry.insert<EjkDialect, func::FuncDialect>();
+  registerAllOpFamilies(registry);
+  context.appendDialectRegistry(registry);
+  context.loadAllAvailableDialects();
 }
 
 /// The text form of `attr`, e.g. "#ejk.config<block_q = 16>".

@@ -9,8 +9,7 @@
 #define EJK_DIALECT_EJK_ATTENTIONOPS_TD
 
 def Ejk_FlashAttentionOp : Ejk_Op<"flash_attention", [
-    Pure, AttrSizedOperandSegments,
-    DeclareOpInterfaceMethods<Ejk_TunableOpInterface>]> {
+    Pure, AttrSizedOperandSegments]> {
   let summary = "Fused scaled dot-product attention (FlashAttention forward)";
   let description = [{
     Computes softmax attention of `query` over `key`/`value` without

@@ -39,8 +39,12 @@ def Ejk_Dialect : Dialect {
   }];
 }
 
+// Every ejk op rejects attributes it does not define (a misspelled option
+// would otherwise be kept and ignored); dialect-prefixed ones ("x.y") pass.
+def Ejk_KnownAttributesOnly : NativeOpTrait<"EjkKnownAttributesOnly">;
+
 class Ejk_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Ejk_Dialect, mnemonic, traits>;
+    : Op<Ejk_Dialect, mnemonic, !listconcat(traits, [Ejk_KnownAttributesOnly])>;
 
 class Ejk_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<Ejk_Dialect, name, traits> {

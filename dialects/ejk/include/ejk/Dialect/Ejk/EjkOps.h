@@ -15,6 +15,23 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/raw_ostream.h"
 
+namespace mlir::ejk {
+/// Fails on an attribute of `op` that is neither inherent nor prefixed by
+/// a dialect name ("x.y"): a misspelled option must not be ignored.
+LogicalResult verifyKnownAttributesOnly(Operation *op);
+} // namespace mlir::ejk
+
+namespace mlir::OpTrait {
+template <typename ConcreteType>
+class EjkKnownAttributesOnly
+    : public TraitBase<ConcreteType, EjkKnownAttributesOnly> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return ::mlir::ejk::verifyKnownAttributesOnly(op);
+  }
+};
+} // namespace mlir::OpTrait
+
 #include "ejk/Dialect/Ejk/EjkInterfaces.h.inc"
 
 #define GET_OP_CLASSES

@@ -9,8 +9,7 @@
 #define EJK_DIALECT_EJK_STATESPACEOPS_TD
 
 def Ejk_SelectiveScanOp : Ejk_Op<"selective_scan", [
-    Pure, AttrSizedOperandSegments,
-    DeclareOpInterfaceMethods<Ejk_TunableOpInterface>]> {
+    Pure, AttrSizedOperandSegments]> {
   let summary = "Mamba-1 selective scan";
   let description = [{
     The selective state-space scan of Mamba-1 (ejKernel's state_space_v1):
@@ -100,8 +99,7 @@ def Ejk_SelectiveScanOp : Ejk_Op<"selective_scan", [
 }
 
 def Ejk_SsdOp : Ejk_Op<"ssd", [
-    Pure, AttrSizedOperandSegments,
-    DeclareOpInterfaceMethods<Ejk_TunableOpInterface>]> {
+    Pure, AttrSizedOperandSegments]> {
   let summary = "Mamba-2 state-space duality (chunked SSD scan)";
   let description = [{
     The state-space scan of Mamba-2 (ejKernel's state_space_v2): every head

@@ -1,0 +1,111 @@
+//===- Config.h - the typed configs of the state-space ops ------*- C++ -*-===//
+//
+// Each `#ejk.config` entry of the state-space family is spelled once, here;
+// the verifier, the config rules and the kernels all read these structs.
+//
+// ejk.selective_scan:
+//   block_d     channels per workgroup (CPU: a multiple of the f32 lanes;
+//               Vulkan: its threads, TN per channel, fill whole subgroups)
+//   chunk_l     steps per chunk of the sequence: dt, dt * u and y are staged
+//               per chunk while the state stays in registers
+//
+// ejk.ssd:
+//   chunk_size     steps per SSD chunk (must equal the op's attribute if set)
+//   block_p        head_dim columns per workgroup (CPU: a multiple of the
+//                  lanes)
+//   block_n        d_state rows per tile of the state update (divides
+//                  d_state); on Vulkan also the n-chunk of B and C staged
+//   num_subgroups  subgroups per workgroup (Vulkan only)
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_OPS_STATESPACE_CONFIG_H
+#define EJK_OPS_STATESPACE_CONFIG_H
+
+#include "ejk/Dialect/Ejk/EjkAttrs.h"
+#include "ejk/Ops/ConfigNames.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace mlir::ejk {
+
+struct SelectiveScanConfig {
+  static constexpr llvm::StringLiteral kBlockD = "block_d";
+  static constexpr llvm::StringLiteral kChunkL = "chunk_l";
+
+  static llvm::ArrayRef<llvm::StringRef> names() {
+    static const llvm::StringRef all[] = {kBlockD, kChunkL};
+    return all;
+  }
+
+  int64_t blockD = 0, chunkL = 0;
+
+  /// Reads `config`; fails with `reason` on an unknown or missing entry.
+  static std::optional<SelectiveScanConfig> read(ConfigAttr config,
+                                                 llvm::raw_ostream &reason) {
+    if (failed(checkConfigNames(config, names(), reason)))
+      return std::nullopt;
+    std::optional<int64_t> d = config.lookup(kBlockD);
+    std::optional<int64_t> l = config.lookup(kChunkL);
+    if (!d || !l) {
+      reason << "config needs '" << kBlockD << "' and '" << kChunkL << "'";
+      return std::nullopt;
+    }
+    return SelectiveScanConfig{*d, *l};
+  }
+
+  ConfigAttr toAttr(MLIRContext *context) const {
+    return ConfigAttr::get(context, {{kBlockD, blockD}, {kChunkL, chunkL}});
+  }
+};
+
+struct SsdConfig {
+  static constexpr llvm::StringLiteral kChunkSize = "chunk_size";
+  static constexpr llvm::StringLiteral kBlockP = "block_p";
+  static constexpr llvm::StringLiteral kBlockN = "block_n";
+  static constexpr llvm::StringLiteral kNumSubgroups = "num_subgroups";
+
+  static llvm::ArrayRef<llvm::StringRef> names() {
+    static const llvm::StringRef all[] = {kChunkSize, kBlockP, kBlockN,
+                                          kNumSubgroups};
+    return all;
+  }
+
+  int64_t chunkSize = 0, blockP = 0, blockN = 0;
+  std::optional<int64_t> numSubgroups;
+
+  /// Reads `config`; fails with `reason` on an unknown or missing entry.
+  static std::optional<SsdConfig> read(ConfigAttr config,
+                                       llvm::raw_ostream &reason) {
+    if (failed(checkConfigNames(config, names(), reason)))
+      return std::nullopt;
+    std::optional<int64_t> p = config.lookup(kBlockP);
+    std::optional<int64_t> n = config.lookup(kBlockN);
+    std::optional<int64_t> chunk = config.lookup(kChunkSize);
+    if (!p || !n || !chunk) {
+      reason << "config needs '" << kBlockP << "', '" << kBlockN << "' and '"
+             << kChunkSize << "'";
+      return std::nullopt;
+    }
+    SsdConfig c;
+    c.chunkSize = *chunk;
+    c.blockP = *p;
+    c.blockN = *n;
+    c.numSubgroups = config.lookup(kNumSubgroups);
+    return c;
+  }
+
+  ConfigAttr toAttr(MLIRContext *context) const {
+    llvm::SmallVector<std::pair<llvm::StringRef, int64_t>> values = {
+        {kChunkSize, chunkSize}, {kBlockP, blockP}, {kBlockN, blockN}};
+    if (numSubgroups)
+      values.emplace_back(kNumSubgroups, *numSubgroups);
+    return ConfigAttr::get(context, values);
+  }
+};
+
+} // namespace mlir::ejk
+
+#endif // EJK_OPS_STATESPACE_CONFIG_H

@@ -1,0 +1,66 @@
+//===- Problem.cpp - reading one flash attention --------------------------===//
+
+#include "ejk/Ops/Attention/Problem.h"
+
+#include "ejk/Dialect/Ejk/EjkOps.h"
+#include "ejk/Ops/DispatchRewriter.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+AttentionProblem mlir::ejk::readAttentionProblem(FlashAttentionOp op) {
+  auto q = op.getQuery().getType();
+  auto k = op.getKey().getType();
+  AttentionProblem p;
+  p.batch = q.getDimSize(0);
+  p.seqQ = q.getDimSize(1);
+  p.numHeads = q.getDimSize(2);
+  p.headDim = q.getDimSize(3);
+  p.seqK = k.getDimSize(1);
+  p.numKvHeads = k.getDimSize(2);
+  p.headDimV = op.getValue().getType().getDimSize(3);
+  p.softmaxScale = op.getEffectiveSoftmaxScale();
+  p.causal = op.getCausal();
+  // A window side of seq_q + seq_k or more reaches past every key, which is
+  // no bound at all; clamping it there keeps the kernels' mask arithmetic
+  // (offsets added to positions) far from overflow for any attribute value.
+  if (std::optional<ArrayRef<int64_t>> window = op.getSlidingWindow()) {
+    int64_t reach = p.seqQ + p.seqK;
+    p.slidingWindow = std::array<int64_t, 2>{std::min((*window)[0], reach),
+                                             std::min((*window)[1], reach)};
+  }
+  if (std::optional<APFloat> cap = op.getLogitsSoftCap())
+    p.softCap = cap->convertToFloat();
+  if (std::optional<APFloat> prob = op.getDropoutProb()) {
+    p.dropoutProb = prob->convertToFloat();
+    p.dropoutSeed = static_cast<uint64_t>(*op.getDropoutSeed());
+  }
+  if (Value bias = op.getBias()) {
+    auto type = cast<RankedTensorType>(bias.getType());
+    p.biasBroadcastsBatch = type.getDimSize(0) == 1 && p.batch != 1;
+    p.biasBroadcastsHeads = type.getDimSize(1) == 1 && p.numHeads != 1;
+  }
+  if (Value mask = op.getMask()) {
+    auto type = cast<RankedTensorType>(mask.getType());
+    p.maskBroadcastsBatch = type.getDimSize(0) == 1 && p.batch != 1;
+    p.maskBroadcastsHeads = type.getDimSize(1) == 1 && p.numHeads != 1;
+  }
+  return p;
+}
+
+AttentionBuffers mlir::ejk::findAttentionBuffers(FlashAttentionOp op,
+                                                 DispatchRewriter &rewriter) {
+  AttentionBuffers buffers;
+  buffers.query = rewriter.buffer(op.getQuery());
+  buffers.key = rewriter.buffer(op.getKey());
+  buffers.value = rewriter.buffer(op.getValue());
+  buffers.bias = rewriter.buffer(op.getBias());
+  buffers.mask = rewriter.buffer(op.getMask());
+  buffers.qSegmentIds = rewriter.buffer(op.getQSegmentIds());
+  buffers.kvSegmentIds = rewriter.buffer(op.getKvSegmentIds());
+  buffers.output = rewriter.destination(op.getOutput());
+  buffers.lse = rewriter.destination(op.getLse());
+  return buffers;
+}

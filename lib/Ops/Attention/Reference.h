@@ -1,0 +1,17 @@
+//===- Reference.h - the attention family's reference bridge ----*- C++ -*-===//
+
+#ifndef EJK_OPS_ATTENTION_REFERENCE_H
+#define EJK_OPS_ATTENTION_REFERENCE_H
+
+#include "ejk/Dialect/Ejk/EjkOps.h"
+#include "ejk/Ops/ReferenceValues.h"
+
+namespace mlir::ejk {
+
+/// Evaluates `op` with ejk::reference::flashAttention on `values`.
+LogicalResult evaluateFlashAttention(FlashAttentionOp op,
+                                     ReferenceValues &values);
+
+} // namespace mlir::ejk
+
+#endif // EJK_OPS_ATTENTION_REFERENCE_H

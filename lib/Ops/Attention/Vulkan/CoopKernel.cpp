@@ -1,0 +1,620 @@
+//===- CoopKernel.cpp - flash attention on cooperative matrices -----------===//
+//
+// f16 inputs, f32 accumulation, 16x16x16 cooperative matrices
+// (VK_KHR_cooperative_matrix through gpu.subgroup_mma_*). One workgroup =
+// (query block, head, batch); subgroup g owns the 16 query rows
+// [g * 16, g * 16 + 16) of the block:
+//
+//   Q tiles (D / 16 of them) stay in matrix registers for the whole kernel.
+//   per key block of block_k keys (the workgroup stages K and V as f16, in
+//   16-byte copies, the next block's loads in flight meanwhile):
+//     S_j = sum_d Q_d K_{j,d}^T           (block_k / 16 tiles, f32)
+//     online softmax (logits from Attention/Vulkan/Scores.h), P (f16) and the
+//       row factors alpha
+//     O_n = O_n * alpha + sum_j P_j V_{j,n}   (D_v / 16 accumulator tiles)
+//   out = O / l, lse = m + log(l).
+//
+// The softmax has two forms (VulkanAttentionLayout::registerSoftmax):
+//  - registers, on devices whose matrices are laid out as NVIDIA's mma.sync
+//    fragments: each lane reads its own elements of S, reduces its two rows
+//    with the three lanes that share them, and builds P directly as an
+//    A matrix; only K and V go through shared memory. A probe at the start
+//    checks the layout and a device that lays matrices out otherwise gets
+//    NaN, never a plausible wrong answer.
+//  - shared memory, anywhere: S goes to a per-subgroup stage where
+//    subgroup_size / 16 lanes handle each row; P and a 16x16 matrix of row
+//    factors come back through the stage.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Attention/Vulkan/Kernel.h"
+#include "Attention/Vulkan/Scores.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+namespace {
+
+constexpr int64_t kTile = VulkanAttentionLayout::kTile;
+/// f16 elements per 16-byte vector<4xi32> of a staged row.
+constexpr int64_t kPerVector = 8;
+/// Elements of a 16x16 matrix one lane of 32 holds.
+constexpr int64_t kLaneElements = kTile * kTile / 32;
+
+class CoopAttentionBuilder {
+public:
+  CoopAttentionBuilder(OpBuilder &builder, Location loc,
+                       const VulkanAttentionPlan &plan,
+                       const AttentionBuffers &buffers)
+      : e(builder, loc, 1), p(plan), l(plan.layout), buf(buffers) {
+    MLIRContext *context = builder.getContext();
+    f16 = Float16Type::get(context);
+    vecType = VectorType::get({4}, e.b.getI32Type());
+    aType = gpu::MMAMatrixType::get({kTile, kTile}, f16, "AOp");
+    bType = gpu::MMAMatrixType::get({kTile, kTile}, f16, "BOp");
+    cType = gpu::MMAMatrixType::get({kTile, kTile}, e.f32, "COp");
+    lanesPerRow = l.subgroupSize / kTile;
+  }
+
+  void build() {
+    qBlock = WorkgroupIdOp::create(e.b, 0);
+    head = WorkgroupIdOp::create(e.b, 1);
+    batch = WorkgroupIdOp::create(e.b, 2);
+    threadId = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
+    subgroup = arith::DivUIOp::create(e.b, threadId, e.index(l.subgroupSize));
+    lane = arith::RemUIOp::create(e.b, threadId, e.index(l.subgroupSize));
+    rowStart = e.mul(qBlock, e.index(l.blockQ));
+    numRows = e.min(e.index(l.blockQ), e.sub(e.index(p.seqQ), rowStart));
+    kvHead = e.div(head, e.index(p.numHeads / p.numKvHeads));
+    Value subgroupRow0 = e.add(rowStart, e.mul(subgroup, e.index(kTile)));
+    if (l.registerSoftmax) {
+      // mma.sync fragments: lane (g, t) = (lane / 4, lane % 4) holds rows g
+      // and g + 8, columns 2t, 2t + 1, 2t + 8, 2t + 9 (rowHalfOf, columnOf).
+      myRow = arith::DivUIOp::create(e.b, lane, e.index(4));
+      myPart = arith::RemUIOp::create(e.b, lane, e.index(4));
+      rows = {e.add(subgroupRow0, myRow),
+              e.add(subgroupRow0, e.add(myRow, e.index(kTile / 2)))};
+    } else {
+      myRow = arith::DivUIOp::create(e.b, lane, e.index(lanesPerRow));
+      myPart = arith::RemUIOp::create(e.b, lane, e.index(lanesPerRow));
+      rows = {e.add(subgroupRow0, myRow)};
+    }
+
+    qView = vectorView(buf.query);
+    kView = vectorView(buf.key);
+    vView = vectorView(buf.value);
+    // Q is staged once, into the memory that then holds K and V.
+    kvStage = allocWorkgroup(
+        e, l.kvStageElements(p.headDim, p.headDimV) / kPerVector, vecType);
+    if (l.registerSoftmax) {
+      probeC = allocWorkgroup(e, kTile * kTile);
+      probeA = allocWorkgroup(e, kTile * kTile, f16);
+    } else {
+      sStage = allocWorkgroup(e, l.numSubgroups * kTile * l.sStride());
+      pStage = allocWorkgroup(e, l.numSubgroups * kTile * l.pStride(), f16);
+      alphaStage = allocWorkgroup(e, l.numSubgroups * kTile * l.alphaStride());
+      sBase = e.mul(subgroup, e.index(kTile * l.sStride()));
+      pBase = e.mul(subgroup, e.index(kTile * l.pStride()));
+      alphaBase = e.mul(subgroup, e.index(kTile * l.alphaStride()));
+    }
+    qS = l.rowStride(p.headDim);
+    kS = l.rowStride(p.headDim);
+    vS = l.rowStride(p.headDimV);
+    vOffset = l.blockK * kS;
+
+    // Q tiles, kept in registers.
+    storeVectorRows(loadVectorRows(qView, p.seqQ, p.numHeads, head, rowStart,
+                                   l.blockQ, p.headDim),
+                    l.blockQ, p.headDim, qS, 0);
+    if (l.registerSoftmax)
+      writeLayoutProbe();
+    gpu::BarrierOp::create(e.b);
+    Value qBase = e.mul(subgroup, e.index(kTile * qS));
+    for (int64_t d = 0; d < p.headDim; d += kTile)
+      qTiles.push_back(load(aType, kvStage, e.add(qBase, e.index(d)), qS,
+                            /*transpose=*/false));
+    if (l.registerSoftmax)
+      layoutHolds = readLayoutProbe();
+    // K and V overwrite the staged Q.
+    gpu::BarrierOp::create(e.b);
+
+    VulkanScoreRules rules(e, p, buf, batch, head);
+    Value lo, hi;
+    rules.keyBlockRange(rowStart, numRows, l.blockK, lo, hi);
+    int64_t outTiles = p.headDimV / kTile;
+    SmallVector<Value> inits;
+    Value zeroTile =
+        gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType, e.constF32(0.0f));
+    for (int64_t n = 0; n < outTiles; ++n)
+      inits.push_back(zeroTile);
+    for (size_t r = 0; r < rows.size(); ++r)
+      inits.push_back(e.negInf()); // m of this lane's rows
+    for (size_t r = 0; r < rows.size(); ++r)
+      inits.push_back(e.constF32(0.0f)); // l of this lane's rows
+    // This thread's share of the first key block, loaded ahead (the loop
+    // then prefetches each next block while the current one computes).
+    inits.append(loadKeyBlock(lo));
+    SmallVector<Value> state =
+        e.forLoop(lo, hi, e.index(1), inits, [&](Value kb, ValueRange s) {
+          return keyBlock(rules, kb, s);
+        });
+    if (l.registerSoftmax)
+      finalizeInRegisters(state);
+    else
+      finalizeThroughStage(state);
+  }
+
+private:
+  // --- Matrices and staging -------------------------------------------------
+
+  /// A flat view of an f16 [B, S, H, D] buffer as 16-byte vectors: the same
+  /// binding, which ejk-prepare-vulkan-kernels declares a second time.
+  Value vectorView(Value buffer) {
+    auto type = cast<MemRefType>(buffer.getType());
+    auto viewType =
+        MemRefType::get({type.getNumElements() / kPerVector}, vecType);
+    return UnrealizedConversionCastOp::create(e.b, TypeRange{viewType},
+                                              ValueRange{buffer})
+        .getResult(0);
+  }
+
+  /// Loads a matrix from the vector stage; `offset` and `lead` in f16
+  /// elements (multiples of 8).
+  Value load(Type type, Value memref, Value offset, int64_t lead,
+             bool transpose) {
+    bool vectors =
+        isa<VectorType>(cast<MemRefType>(memref.getType()).getElementType());
+    if (vectors) {
+      offset = arith::DivUIOp::create(e.b, offset, e.index(kPerVector));
+      lead /= kPerVector;
+    }
+    return gpu::SubgroupMmaLoadMatrixOp::create(
+        e.b, type, memref, ValueRange{offset}, e.b.getIndexAttr(lead),
+        transpose ? e.b.getUnitAttr() : UnitAttr());
+  }
+  void store(Value tile, Value memref, Value offset, int64_t lead) {
+    gpu::SubgroupMmaStoreMatrixOp::create(e.b, tile, memref, ValueRange{offset},
+                                          e.b.getIndexAttr(lead), UnitAttr());
+  }
+
+  /// This thread's share of `count` rows of a [B, S, H, D] view from
+  /// sequence position `seqStart` of head `h`: 16-byte vectors, zero past
+  /// `seqLen`.
+  SmallVector<Value> loadVectorRows(Value view, int64_t seqLen,
+                                    int64_t numHeads, Value h, Value seqStart,
+                                    int64_t count, int64_t dim) {
+    int64_t width = dim / kPerVector, total = count * width;
+    Value zero = arith::ConstantOp::create(
+        e.b, DenseElementsAttr::get(vecType, e.b.getI32IntegerAttr(0)));
+    SmallVector<Value> values;
+    for (int64_t base = 0; base < total; base += l.threads) {
+      Value idx = e.add(threadId, e.index(base));
+      if (base + l.threads > total)
+        idx = e.min(idx, e.index(total - 1));
+      Value r = arith::DivUIOp::create(e.b, idx, e.index(width));
+      Value c = arith::RemUIOp::create(e.b, idx, e.index(width));
+      Value seq = e.add(seqStart, r);
+      Value valid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, seq,
+                                          e.index(seqLen));
+      Value seqIndex = e.min(seq, e.index(seqLen - 1));
+      Value row = e.add(e.mul(e.add(e.mul(batch, e.index(seqLen)), seqIndex),
+                              e.index(numHeads)),
+                        h);
+      Value value = memref::LoadOp::create(
+          e.b, view, ValueRange{e.add(e.mul(row, e.index(width)), c)});
+      values.push_back(e.select(valid, value, zero));
+    }
+    return values;
+  }
+
+  /// Stores the values of loadVectorRows (same `count`, `dim`) into the
+  /// stage, rows `stride` f16 apart from f16 element `offset`.
+  void storeVectorRows(ArrayRef<Value> values, int64_t count, int64_t dim,
+                       int64_t stride, int64_t offset) {
+    int64_t width = dim / kPerVector, total = count * width;
+    for (auto [k, value] : llvm::enumerate(values)) {
+      int64_t base = static_cast<int64_t>(k) * l.threads;
+      Value idx = e.add(threadId, e.index(base));
+      auto emitStore = [&] {
+        Value r = arith::DivUIOp::create(e.b, idx, e.index(width));
+        Value c = arith::RemUIOp::create(e.b, idx, e.index(width));
+        Value at = e.add(e.index(offset / kPerVector),
+                         e.add(e.mul(r, e.index(stride / kPerVector)), c));
+        memref::StoreOp::create(e.b, value, kvStage, ValueRange{at});
+      };
+      if (base + l.threads <= total) {
+        emitStore();
+        continue;
+      }
+      Value inRange = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, idx,
+                                            e.index(total));
+      auto ifOp = scf::IfOp::create(e.b, inRange, /*withElse=*/false);
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.setInsertionPointToStart(ifOp.thenBlock());
+      emitStore();
+    }
+  }
+
+  /// This thread's share of key block `kb`'s K rows then V rows; past seq_k
+  /// (also for the block after the last) they are zeros.
+  SmallVector<Value> loadKeyBlock(Value kb) {
+    Value keyStart = e.mul(kb, e.index(l.blockK));
+    SmallVector<Value> values = loadVectorRows(
+        kView, p.seqK, p.numKvHeads, kvHead, keyStart, l.blockK, p.headDim);
+    numKeyValues = values.size();
+    values.append(loadVectorRows(vView, p.seqK, p.numKvHeads, kvHead, keyStart,
+                                 l.blockK, p.headDimV));
+    return values;
+  }
+
+  /// Combines `value` over the `lanes` neighbouring lanes that share a row.
+  Value reduceRow(Value value, bool isMax, int64_t lanes) {
+    return reduceAcrossLanes(e, value, isMax, lanes, l.subgroupSize);
+  }
+
+  SmallVector<Value> keyBlock(VulkanScoreRules &rules, Value kb,
+                              ValueRange state) {
+    int64_t outTiles = p.headDimV / kTile;
+    int64_t keyTiles = l.blockK / kTile;
+    size_t numRowValues = 2 * rows.size();
+
+    // Stage the prefetched K and V (the previous block's readers are past
+    // the last barrier of the previous iteration), then start loading the
+    // next block: its latency hides behind this block's work.
+    SmallVector<Value> loadedValues(state.drop_front(outTiles + numRowValues));
+    ArrayRef<Value> loaded = loadedValues;
+    storeVectorRows(loaded.take_front(numKeyValues), l.blockK, p.headDim, kS,
+                    0);
+    storeVectorRows(loaded.drop_front(numKeyValues), l.blockK, p.headDimV, vS,
+                    vOffset);
+    gpu::BarrierOp::create(e.b);
+    SmallVector<Value> prefetched = loadKeyBlock(e.add(kb, e.index(1)));
+
+    // S = Q K^T.
+    SmallVector<Value> scores;
+    for (int64_t j = 0; j < keyTiles; ++j) {
+      Value acc = gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType,
+                                                           e.constF32(0.0f));
+      for (int64_t d = 0; d < p.headDim / kTile; ++d) {
+        // K^T tile: column-major view of K rows j*16.., columns d*16...
+        Value kt = load(bType, kvStage, e.index(j * kTile * kS + d * kTile), kS,
+                        /*transpose=*/true);
+        acc = gpu::SubgroupMmaComputeOp::create(e.b, qTiles[d], kt, acc,
+                                                UnitAttr(), UnitAttr());
+      }
+      scores.push_back(acc);
+    }
+
+    Value keyStart = e.mul(kb, e.index(l.blockK));
+    SmallVector<Value> oldState(state.begin(),
+                                state.begin() + outTiles + numRowValues);
+    SmallVector<Value> pTiles, next;
+    Value alphaTile;
+    if (l.registerSoftmax)
+      softmaxInRegisters(rules, keyStart, scores, oldState, pTiles, alphaTile,
+                         next);
+    else
+      softmaxThroughStage(rules, keyStart, scores, oldState, pTiles, alphaTile,
+                          next);
+
+    // O = O * alpha + P V.
+    SmallVector<Value> out;
+    for (int64_t n = 0; n < outTiles; ++n) {
+      Value acc = gpu::SubgroupMmaElementwiseOp::create(
+          e.b, cType, ValueRange{state[n], alphaTile},
+          gpu::MMAElementwiseOp::MULF);
+      for (int64_t j = 0; j < keyTiles; ++j) {
+        Value v = load(bType, kvStage,
+                       e.index(vOffset + j * kTile * vS + n * kTile), vS,
+                       /*transpose=*/false);
+        acc = gpu::SubgroupMmaComputeOp::create(e.b, pTiles[j], v, acc,
+                                                UnitAttr(), UnitAttr());
+      }
+      out.push_back(acc);
+    }
+    // The stages are rewritten by the next block.
+    gpu::BarrierOp::create(e.b);
+    out.append(next);
+    out.append(prefetched);
+    return out;
+  }
+
+  /// The new row max, the shift it gives (0 for a row with nothing yet) and
+  /// the factor alpha that rescales what the row had.
+  void rowUpdate(Value oldMax, Value blockMax, Value &mNew, Value &shift,
+                 Value &alpha) {
+    mNew = e.fmax(oldMax, blockMax);
+    Value isEmpty =
+        arith::CmpFOp::create(e.b, arith::CmpFPredicate::OEQ, mNew, e.negInf());
+    shift = e.select(isEmpty, e.constF32(0.0f), mNew);
+    alpha = e.exp(e.fsub(oldMax, shift));
+  }
+
+  // --- Register softmax (cooperative_matrix_nv_layout) ---------------------
+
+  /// Row (0: g, 1: g + 8) and column of element `i` of a lane's share: as
+  /// NVIDIA's driver orders them (measured on an H200: elements 0-3 in row
+  /// g, columns 2t, 2t + 1, 2t + 8, 2t + 9; elements 4-7 the same in row
+  /// g + 8; the same for f32 accumulators and f16 A matrices).
+  static int64_t rowHalfOf(int64_t i) { return i / 4; }
+  Value columnOf(int64_t i) {
+    return e.add(e.mul(myPart, e.index(2)), e.index(i % 2 + 8 * ((i / 2) % 2)));
+  }
+
+  /// Every workgroup writes two 16x16 tiles whose element (r, c) holds
+  /// 16 r + c, as f32 and as f16.
+  void writeLayoutProbe() {
+    for (int64_t base = 0; base < kTile * kTile; base += l.threads) {
+      Value idx = e.add(threadId, e.index(base));
+      Value inRange = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, idx,
+                                            e.index(kTile * kTile));
+      auto ifOp = scf::IfOp::create(e.b, inRange, /*withElse=*/false);
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.setInsertionPointToStart(ifOp.thenBlock());
+      Value value = arith::UIToFPOp::create(
+          e.b, e.f32, arith::IndexCastUIOp::create(e.b, e.b.getI32Type(), idx));
+      memref::StoreOp::create(e.b, value, probeC, ValueRange{idx});
+      memref::StoreOp::create(e.b, e.fromF32(value, f16), probeA,
+                              ValueRange{idx});
+    }
+  }
+
+  /// Whether every lane of the subgroup finds its elements where the
+  /// register softmax assumes them, in accumulators and in A matrices.
+  Value readLayoutProbe() {
+    Value c = load(cType, probeC, e.index(0), kTile, /*transpose=*/false);
+    Value a = load(aType, probeA, e.index(0), kTile, /*transpose=*/false);
+    Value holds = e.constF32(1.0f);
+    for (int64_t i = 0; i < kLaneElements; ++i) {
+      Value row = e.add(myRow, e.index(kTile / 2 * rowHalfOf(i)));
+      Value expected = arith::UIToFPOp::create(
+          e.b, e.f32,
+          arith::IndexCastUIOp::create(
+              e.b, e.b.getI32Type(),
+              e.add(e.mul(row, e.index(kTile)), columnOf(i))));
+      for (Value element :
+           {Value(gpu::SubgroupMmaExtractThreadLocalOp::create(e.b, e.f32, c,
+                                                               e.index(i))),
+            e.toF32(gpu::SubgroupMmaExtractThreadLocalOp::create(
+                e.b, f16, a, e.index(i)))}) {
+        Value same = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OEQ,
+                                           element, expected);
+        holds = e.select(same, holds, e.constF32(0.0f));
+      }
+    }
+    // min over the subgroup (max of the negation).
+    Value negated = reduceRow(e.fsub(e.constF32(0.0f), holds), /*isMax=*/true,
+                              l.subgroupSize);
+    return arith::CmpFOp::create(e.b, arith::CmpFPredicate::OEQ, negated,
+                                 e.constF32(-1.0f));
+  }
+
+  void softmaxInRegisters(VulkanScoreRules &rules, Value keyStart,
+                          ArrayRef<Value> scores, ArrayRef<Value> state,
+                          SmallVector<Value> &pTiles, Value &alphaTile,
+                          SmallVector<Value> &next) {
+    int64_t outTiles = p.headDimV / kTile;
+    int64_t keyTiles = scores.size();
+    // logits[j][i], and each row's block max over this lane's elements.
+    SmallVector<SmallVector<Value>> logits(keyTiles);
+    SmallVector<Value> keys(keyTiles * kLaneElements);
+    Value blockMax[2] = {e.negInf(), e.negInf()};
+    for (int64_t j = 0; j < keyTiles; ++j)
+      for (int64_t i = 0; i < kLaneElements; ++i) {
+        Value s = gpu::SubgroupMmaExtractThreadLocalOp::create(
+            e.b, e.f32, scores[j], e.index(i));
+        Value key = e.add(keyStart, e.add(e.index(j * kTile), columnOf(i)));
+        keys[j * kLaneElements + i] = key;
+        logits[j].push_back(rules.logit(s, rows[rowHalfOf(i)], key));
+        blockMax[rowHalfOf(i)] =
+            e.fmax(blockMax[rowHalfOf(i)], logits[j].back());
+      }
+    Value shift[2], alpha[2], sum[2], rowHash[2];
+    SmallVector<Value> mNew(2);
+    for (int r = 0; r < 2; ++r) {
+      // The four lanes of a row are neighbours (lane % 4).
+      Value rowMax = reduceRow(blockMax[r], /*isMax=*/true, 4);
+      rowUpdate(state[outTiles + r], rowMax, mNew[r], shift[r], alpha[r]);
+      sum[r] = e.constF32(0.0f);
+      rowHash[r] = rules.dropoutRowHash(rows[r]);
+    }
+    Value zeroA = gpu::SubgroupMmaConstantMatrixOp::create(
+        e.b, aType, arith::ConstantOp::create(e.b, e.b.getF16FloatAttr(0.0f)));
+    for (int64_t j = 0; j < keyTiles; ++j) {
+      Value tile = zeroA;
+      for (int64_t i = 0; i < kLaneElements; ++i) {
+        int64_t r = rowHalfOf(i);
+        Value prob = e.exp(e.fsub(logits[j][i], shift[r]));
+        sum[r] = e.fadd(sum[r], prob);
+        prob = rules.dropout(prob, rowHash[r], keys[j * kLaneElements + i]);
+        tile = gpu::SubgroupMmaInsertThreadLocalOp::create(
+            e.b, aType, e.fromF32(prob, f16), tile, e.index(i));
+      }
+      pTiles.push_back(tile);
+    }
+    alphaTile =
+        gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType, e.constF32(0.0f));
+    for (int64_t i = 0; i < kLaneElements; ++i)
+      alphaTile = gpu::SubgroupMmaInsertThreadLocalOp::create(
+          e.b, cType, alpha[rowHalfOf(i)], alphaTile, e.index(i));
+    // l stays this lane's share of its rows' sums until the end.
+    next = {mNew[0], mNew[1],
+            e.fadd(e.fmul(state[outTiles + 2], alpha[0]), sum[0]),
+            e.fadd(e.fmul(state[outTiles + 3], alpha[1]), sum[1])};
+  }
+
+  /// out = O / l from the lanes' own elements; lse = m + log(l). NaN when
+  /// the layout probe failed.
+  void finalizeInRegisters(ArrayRef<Value> state) {
+    int64_t outTiles = p.headDimV / kTile;
+    Type outType = cast<MemRefType>(buf.output.getType()).getElementType();
+    Value nan = e.constF32(std::numeric_limits<float>::quiet_NaN());
+    for (int r = 0; r < 2; ++r) {
+      Value sum = reduceRow(state[outTiles + 2 + r], /*isMax=*/false, 4);
+      Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
+                                             sum, e.constF32(0.0f));
+      Value inv =
+          e.select(positive, e.fdiv(e.constF32(1.0f), sum), e.constF32(0.0f));
+      inv = e.select(layoutHolds, inv, nan);
+      Value rowValid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
+                                             rows[r], e.index(p.seqQ));
+      auto ifRow = scf::IfOp::create(e.b, rowValid, /*withElse=*/false);
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.setInsertionPointToStart(ifRow.thenBlock());
+      for (int64_t n = 0; n < outTiles; ++n)
+        for (int64_t i = 0; i < kLaneElements; ++i) {
+          if (rowHalfOf(i) != r)
+            continue;
+          Value o = gpu::SubgroupMmaExtractThreadLocalOp::create(
+              e.b, e.f32, state[n], e.index(i));
+          memref::StoreOp::create(
+              e.b, e.fromF32(e.fmul(o, inv), outType), buf.output,
+              ValueRange{batch, rows[r], head,
+                         e.add(columnOf(i), e.index(n * kTile))});
+        }
+      if (!buf.lse)
+        continue;
+      Value first = arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, myPart,
+                                          e.index(0));
+      auto ifFirst = scf::IfOp::create(e.b, first, /*withElse=*/false);
+      e.b.setInsertionPointToStart(ifFirst.thenBlock());
+      Value lse = e.fadd(state[outTiles + r], math::LogOp::create(e.b, sum));
+      lse = e.select(positive, lse, e.negInf());
+      memref::StoreOp::create(e.b, e.select(layoutHolds, lse, nan), buf.lse,
+                              ValueRange{batch, head, rows[r]});
+    }
+  }
+
+  // --- Softmax through shared memory (any cooperative-matrix device) -------
+
+  void softmaxThroughStage(VulkanScoreRules &rules, Value keyStart,
+                           ArrayRef<Value> scores, ArrayRef<Value> state,
+                           SmallVector<Value> &pTiles, Value &alphaTile,
+                           SmallVector<Value> &next) {
+    int64_t outTiles = p.headDimV / kTile;
+    int64_t keyTiles = scores.size();
+    Value row = rows[0];
+    for (int64_t j = 0; j < keyTiles; ++j)
+      store(scores[j], sStage, e.add(sBase, e.index(j * kTile)), l.sStride());
+    gpu::BarrierOp::create(e.b);
+
+    // Online softmax of this lane's row share.
+    int64_t keysPerLane = l.blockK / lanesPerRow;
+    SmallVector<Value> logits;
+    Value blockMax = e.negInf();
+    for (int64_t j = 0; j < keysPerLane; ++j) {
+      Value col = e.add(myPart, e.index(j * lanesPerRow));
+      Value s = memref::LoadOp::create(
+          e.b, sStage,
+          ValueRange{
+              e.add(sBase, e.add(e.mul(myRow, e.index(l.sStride())), col))});
+      logits.push_back(rules.logit(s, row, e.add(keyStart, col)));
+      blockMax = e.fmax(blockMax, logits.back());
+    }
+    blockMax = reduceRow(blockMax, /*isMax=*/true, lanesPerRow);
+    Value mNew, shift, alpha;
+    rowUpdate(state[outTiles], blockMax, mNew, shift, alpha);
+    Value rowHash = rules.dropoutRowHash(row);
+    Value sum = e.constF32(0.0f);
+    for (int64_t j = 0; j < keysPerLane; ++j) {
+      Value col = e.add(myPart, e.index(j * lanesPerRow));
+      Value prob = e.exp(e.fsub(logits[j], shift));
+      sum = e.fadd(sum, prob);
+      prob = rules.dropout(prob, rowHash, e.add(keyStart, col));
+      memref::StoreOp::create(
+          e.b, e.fromF32(prob, f16), pStage,
+          ValueRange{
+              e.add(pBase, e.add(e.mul(myRow, e.index(l.pStride())), col))});
+    }
+    sum = reduceRow(sum, /*isMax=*/false, lanesPerRow);
+    Value lNew = e.fadd(e.fmul(state[outTiles + 1], alpha), sum);
+    for (int64_t c = 0; c < kTile / lanesPerRow; ++c) {
+      Value col = e.add(myPart, e.index(c * lanesPerRow));
+      memref::StoreOp::create(
+          e.b, alpha, alphaStage,
+          ValueRange{e.add(
+              alphaBase, e.add(e.mul(myRow, e.index(l.alphaStride())), col))});
+    }
+    gpu::BarrierOp::create(e.b);
+    alphaTile = load(cType, alphaStage, alphaBase, l.alphaStride(),
+                     /*transpose=*/false);
+    for (int64_t j = 0; j < keyTiles; ++j)
+      pTiles.push_back(load(aType, pStage, e.add(pBase, e.index(j * kTile)),
+                            l.pStride(), /*transpose=*/false));
+    next = {mNew, lNew};
+  }
+
+  /// out = O / l tile by tile through this subgroup's score stage; lse.
+  void finalizeThroughStage(ArrayRef<Value> state) {
+    int64_t outTiles = p.headDimV / kTile;
+    Value row = rows[0];
+    Value sum = state[outTiles + 1];
+    Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
+                                           e.constF32(0.0f));
+    Value inv =
+        e.select(positive, e.fdiv(e.constF32(1.0f), sum), e.constF32(0.0f));
+    Value rowValid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, row,
+                                           e.index(p.seqQ));
+    Type outType = cast<MemRefType>(buf.output.getType()).getElementType();
+    for (int64_t n = 0; n < outTiles; ++n) {
+      store(state[n], sStage, sBase, l.sStride());
+      gpu::BarrierOp::create(e.b);
+      {
+        auto ifRow = scf::IfOp::create(e.b, rowValid, /*withElse=*/false);
+        OpBuilder::InsertionGuard guard(e.b);
+        e.b.setInsertionPointToStart(ifRow.thenBlock());
+        for (int64_t c = 0; c < kTile / lanesPerRow; ++c) {
+          Value col = e.add(myPart, e.index(c * lanesPerRow));
+          Value o = memref::LoadOp::create(
+              e.b, sStage,
+              ValueRange{e.add(
+                  sBase, e.add(e.mul(myRow, e.index(l.sStride())), col))});
+          memref::StoreOp::create(
+              e.b, e.fromF32(e.fmul(o, inv), outType), buf.output,
+              ValueRange{batch, row, head, e.add(col, e.index(n * kTile))});
+        }
+      }
+      gpu::BarrierOp::create(e.b);
+    }
+    if (!buf.lse)
+      return;
+    Value first = arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, myPart,
+                                        e.index(0));
+    auto ifFirst = scf::IfOp::create(
+        e.b, arith::AndIOp::create(e.b, first, rowValid), /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(e.b);
+    e.b.setInsertionPointToStart(ifFirst.thenBlock());
+    Value lse = e.fadd(state[outTiles], math::LogOp::create(e.b, sum));
+    memref::StoreOp::create(e.b, e.select(positive, lse, e.negInf()), buf.lse,
+                            ValueRange{batch, head, row});
+  }
+
+  Emitter e;
+  const VulkanAttentionPlan &p;
+  const VulkanAttentionLayout &l;
+  const AttentionBuffers &buf;
+  Type f16;
+  VectorType vecType;
+  gpu::MMAMatrixType aType, bType, cType;
+  int64_t lanesPerRow;
+  Value qBlock, head, batch, threadId, subgroup, lane, myRow, myPart;
+  Value rowStart, numRows, kvHead;
+  /// The query rows of this lane's softmax: one through the stage, two
+  /// (g and g + 8 of the subgroup's tile) in registers.
+  SmallVector<Value, 2> rows;
+  Value qView, kView, vView, kvStage;
+  Value sStage, pStage, alphaStage, sBase, pBase, alphaBase;
+  Value probeC, probeA, layoutHolds;
+  int64_t qS, kS, vS, vOffset;
+  SmallVector<Value> qTiles;
+  /// How many of the prefetched values are K's.
+  size_t numKeyValues = 0;
+};
+
+} // namespace
+
+void mlir::ejk::buildVulkanCoopAttentionBody(OpBuilder &b, Location loc,
+                                          const VulkanAttentionPlan &plan,
+                                          const AttentionBuffers &buffers) {
+  CoopAttentionBuilder(b, loc, plan, buffers).build();
+}

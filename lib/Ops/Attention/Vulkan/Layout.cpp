@@ -1,0 +1,140 @@
+//===- Layout.cpp - how a Vulkan workgroup runs attention -----------------===//
+
+#include "Attention/Vulkan/Layout.h"
+
+#include <algorithm>
+
+using namespace mlir::ejk;
+
+namespace {
+int64_t roundUp(int64_t value, int64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+/// Accumulators one thread may keep in registers on the portable path.
+constexpr int64_t kMaxAccumulators = 96;
+/// Elements of head_dim staged per step of S = Q K^T.
+constexpr int64_t kDChunk = 16;
+} // namespace
+
+std::optional<VulkanAttentionLayout> VulkanAttentionLayout::compute(
+    int64_t headDim, int64_t headDimV, int64_t blockQ, int64_t blockK,
+    int64_t numSubgroups, int64_t subgroupSize, int64_t maxInvocations,
+    int64_t sharedLimit, bool cooperative, bool registerSoftmax,
+    bool hasShuffle, llvm::raw_ostream &reason) {
+  VulkanAttentionLayout l;
+  l.cooperative = cooperative;
+  l.registerSoftmax = cooperative && registerSoftmax;
+  l.blockQ = blockQ;
+  l.blockK = blockK;
+  l.numSubgroups = numSubgroups;
+  l.subgroupSize = subgroupSize;
+  if (blockQ < 1 || blockK < 1 || numSubgroups < 1) {
+    reason << "'block_q', 'block_k' and 'num_subgroups' must be positive";
+    return std::nullopt;
+  }
+  // Blocks are staged in shared memory and subgroups are threads: a size
+  // beyond either limit never fits, and rejecting it first keeps the
+  // products below from overflowing.
+  if (numSubgroups > maxInvocations || blockQ > sharedLimit ||
+      blockK > sharedLimit) {
+    reason << "'block_q' (" << blockQ << "), 'block_k' (" << blockK
+           << ") or 'num_subgroups' (" << numSubgroups
+           << ") exceeds the device's " << maxInvocations << " invocations or "
+           << sharedLimit << " bytes of shared memory per workgroup";
+    return std::nullopt;
+  }
+  l.threads = numSubgroups * subgroupSize;
+  if (l.threads > maxInvocations) {
+    reason << numSubgroups << " subgroups of " << subgroupSize << " exceed "
+           << maxInvocations << " invocations per workgroup";
+    return std::nullopt;
+  }
+
+  if (cooperative) {
+    if (blockQ != kTile * numSubgroups) {
+      reason << "cooperative-matrix code needs 'block_q' = 16 * "
+                "'num_subgroups' ("
+             << kTile * numSubgroups << "), got " << blockQ;
+      return std::nullopt;
+    }
+    if (blockK % kTile != 0) {
+      reason << "cooperative-matrix code needs 'block_k' to be a multiple "
+                "of 16, got "
+             << blockK;
+      return std::nullopt;
+    }
+    if (subgroupSize % kTile != 0 || kTile % (subgroupSize / kTile) != 0) {
+      reason << "cooperative-matrix code needs a subgroup size of 16, 32, 64, "
+                "128 or 256, got "
+             << subgroupSize;
+      return std::nullopt;
+    }
+    l.paddedHeadDim = headDim;
+    l.paddedHeadDimV = headDimV;
+    // An f16 stage for Q, then K and V; with the register softmax the
+    // layout probe, else per subgroup f32 scores, f16 probabilities and an
+    // f32 16x16 matrix of row factors.
+    l.sharedBytes = 2 * l.kvStageElements(headDim, headDimV);
+    if (l.registerSoftmax)
+      l.sharedBytes += kLayoutProbeBytes;
+    else
+      l.sharedBytes +=
+          numSubgroups * kTile *
+          (4 * l.sStride() + 2 * l.pStride() + 4 * l.alphaStride());
+  } else {
+    // Threads along keys: neighbours in a subgroup, at most 16.
+    int64_t tx = 1;
+    while (tx * 2 <= std::min<int64_t>(16, subgroupSize) &&
+           blockK % (tx * 2) == 0)
+      tx *= 2;
+    l.threadsX = tx;
+    l.threadsY = l.threads / tx;
+    if (blockQ % l.threadsY != 0) {
+      reason << "'block_q' (" << blockQ << ") must be a multiple of the "
+             << l.threadsY << " row groups of " << l.threads << " threads with "
+             << tx << " threads per row";
+      return std::nullopt;
+    }
+    l.rowsPerThread = blockQ / l.threadsY;
+    l.keysPerThread = blockK / tx;
+    l.paddedHeadDimV = roundUp(headDimV, tx);
+    l.colsPerThread = l.paddedHeadDimV / tx;
+    l.dChunk = kDChunk;
+    l.paddedHeadDim = roundUp(headDim, kDChunk);
+    int64_t accumulators =
+        l.rowsPerThread * (l.keysPerThread + l.colsPerThread);
+    if (accumulators > kMaxAccumulators) {
+      reason << "each thread would keep " << accumulators
+             << " accumulators (at most " << kMaxAccumulators
+             << "); use fewer rows or keys per thread";
+      return std::nullopt;
+    }
+    auto bytes = [&](int64_t kChunk) {
+      return 4 * (blockQ * (kDChunk + 1) + blockK * (kDChunk + 1) +
+                  blockQ * blockK + kChunk * l.paddedHeadDimV);
+    };
+    // The largest V chunk that divides block_k and fits.
+    l.kChunk = 0;
+    for (int64_t kc = std::min<int64_t>(blockK, 32); kc >= 1; --kc)
+      if (blockK % kc == 0 && bytes(kc) <= sharedLimit) {
+        l.kChunk = kc;
+        break;
+      }
+    l.sharedBytes = bytes(std::max<int64_t>(l.kChunk, 1));
+  }
+  // Threads sharing a row combine their maxima and sums with shuffles.
+  int64_t threadsPerRow = cooperative ? subgroupSize / kTile : l.threadsX;
+  if (threadsPerRow > 1 && !hasShuffle) {
+    reason << "the kernel combines rows across " << threadsPerRow
+           << " threads with subgroup shuffles, which the target lacks "
+              "('subgroup_shuffle')";
+    return std::nullopt;
+  }
+  if (l.sharedBytes > sharedLimit || (!cooperative && l.kChunk == 0)) {
+    reason << "stages " << l.sharedBytes
+           << " bytes of shared memory, the device has " << sharedLimit;
+    return std::nullopt;
+  }
+  return l;
+}

@@ -1,0 +1,168 @@
+//===- Rules.cpp - flash attention configs on Vulkan ----------------------===//
+//
+// Which configs are valid on a Vulkan device (the layout of
+// Vulkan/Layout.h exists for them: threads, shared memory, cooperative
+// tiles), the space the tuner tries, and the heuristic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Attention/Vulkan/FlashAttention.h"
+#include "Attention/Vulkan/Layout.h"
+#include "Common/Arithmetic.h"
+
+#include "ejk/Ops/Attention/Config.h"
+#include "ejk/Ops/Attention/Problem.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+/// Whether Vulkan code for the op uses cooperative matrices: f16 inputs,
+/// head dims in whole 16x16 tiles and a device with 16x16x16 f16 -> f32.
+static bool usesCooperativeMatrix(FlashAttentionOp op,
+                                  const TargetInfo &target) {
+  AttentionProblem p = readAttentionProblem(op);
+  // The smallest cooperative config (one subgroup, block_k 16) must fit
+  // shared memory; otherwise the portable path runs the op.
+  constexpr int64_t t = VulkanAttentionLayout::kTile;
+  VulkanAttentionLayout one;
+  one.blockQ = one.blockK = t;
+  int64_t smallest =
+      2 * one.kvStageElements(p.headDim, p.headDimV) +
+      t * (4 * one.sStride() + 2 * one.pStride() + 4 * one.alphaStride());
+  return target.hasCooperativeMatrix &&
+         op.getQuery().getType().getElementType().isF16() &&
+         p.headDim % t == 0 && p.headDimV % t == 0 &&
+         smallest <= target.sharedMemoryBytes;
+}
+
+/// Whether the cooperative path keeps its softmax in registers on `target`
+/// (NVIDIA's matrix layout; VulkanAttentionLayout::registerSoftmax).
+static bool hasRegisterSoftmax(const TargetInfo &target) {
+  return target.subgroupSize == 32 &&
+         target.hasVulkanFeature("cooperative_matrix_nv_layout");
+}
+
+std::optional<VulkanAttentionLayout>
+mlir::ejk::getVulkanAttentionLayout(FlashAttentionOp op, ConfigAttr attr,
+                                    const TargetInfo &target,
+                                    llvm::raw_ostream &reason) {
+  AttentionProblem p = readAttentionProblem(op);
+  return VulkanAttentionLayout::compute(
+      p.headDim, p.headDimV, attr.lookupOr(FlashAttentionConfig::kBlockQ, 0),
+      attr.lookupOr(FlashAttentionConfig::kBlockK, 0),
+      attr.lookupOr(FlashAttentionConfig::kNumSubgroups, 1),
+      target.subgroupSize, target.maxWorkgroupInvocations,
+      target.sharedMemoryBytes, usesCooperativeMatrix(op, target),
+      hasRegisterSoftmax(target), target.hasVulkanFeature("subgroup_shuffle"),
+      reason);
+}
+
+LogicalResult VulkanFlashAttention::verifyConfig(FlashAttentionOp op,
+                                                 ConfigAttr attr,
+                                                 const TargetInfo &target,
+                                                 raw_ostream &reason) {
+  std::optional<FlashAttentionConfig> config =
+      FlashAttentionConfig::read(attr, reason);
+  if (!config)
+    return failure();
+  if (config->keySplits) {
+    reason << "'" << FlashAttentionConfig::kKeySplits
+           << "' applies to CPU targets only";
+    return failure();
+  }
+  if (op.getQuery().getType().getElementType().isF16() &&
+      !(target.hasVulkanFeature("float16") &&
+        target.hasVulkanFeature("storage16"))) {
+    reason << "f16 inputs need the device features 'float16' and "
+              "'storage16'";
+    return failure();
+  }
+  if (!getVulkanAttentionLayout(op, attr, target, reason))
+    return failure();
+  return success();
+}
+
+SmallVector<ConfigAttr>
+VulkanFlashAttention::configSpace(FlashAttentionOp op,
+                                  const TargetInfo &target, bool full) {
+  AttentionProblem p = readAttentionProblem(op);
+  SmallVector<int64_t> blockQs = full
+                                     ? SmallVector<int64_t>{8, 16, 32, 64, 128}
+                                     : SmallVector<int64_t>{16, 32, 64};
+  SmallVector<int64_t> blockKs = full ? SmallVector<int64_t>{16, 32, 64, 128}
+                                      : SmallVector<int64_t>{32, 64};
+  SmallVector<int64_t> subgroupCounts = full
+                                            ? SmallVector<int64_t>{1, 2, 4, 8, 16}
+                                            : SmallVector<int64_t>{2, 4, 8};
+  SmallVector<ConfigAttr> space;
+  for (int64_t blockQ : blockQs) {
+    // Blocks much larger than the problem only add remainder work; block_q
+    // 16 stays, the cooperative path's smallest.
+    if (blockQ > std::max<int64_t>(ceilPow2(p.seqQ), 16))
+      continue;
+    for (int64_t blockK : blockKs) {
+      if (blockK > ceilPow2(p.seqK) && blockK != blockKs.front())
+        continue;
+      for (int64_t subgroups : subgroupCounts) {
+        FlashAttentionConfig config;
+        config.blockQ = blockQ;
+        config.blockK = blockK;
+        config.numSubgroups = subgroups;
+        ConfigAttr attr = config.toAttr(op.getContext());
+        if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+          space.push_back(attr);
+      }
+    }
+  }
+  return space;
+}
+
+/// The first valid config in order of preference: about 128 threads per
+/// workgroup, query blocks no larger than the problem needs.
+ConfigAttr VulkanFlashAttention::heuristicConfig(FlashAttentionOp op,
+                                                 const TargetInfo &target) {
+  AttentionProblem p = readAttentionProblem(op);
+  // 512 threads on 128 x 64 blocks: measured best on the H200 for
+  // gfa-d128 f32 (24.6 TFLOP/s against 18.8 for 64 x 64 blocks of 256
+  // threads; docs/ops/attention.md).
+  int64_t subgroups =
+      std::max<int64_t>(1, 512 / std::max<int64_t>(1, target.subgroupSize));
+  // (block_q, block_k, num_subgroups) in order of preference.
+  SmallVector<std::array<int64_t, 3>> candidates;
+  if (usesCooperativeMatrix(op, target)) {
+    // With the softmax in registers, large blocks pay no per-subgroup score
+    // stage: 128 x 64 blocks of 8 subgroups were the fastest of five
+    // configs on all six gfa prefill workloads on the H200, 1.09-1.19x the
+    // 64 x 16 blocks (docs/ops/attention.md). Not for short queries
+    // (decode), where a 128-row block is mostly padding.
+    if (hasRegisterSoftmax(target) && ceilPow2(p.seqQ) >= 128)
+      candidates.push_back({128, 64, 8});
+    for (int64_t w : {int64_t(4), int64_t(2), int64_t(1)})
+      // block_k 16 first: measured best on the H200 (65.7 TFLOP/s for
+      // gfa-d128 against 57.3 with 32; docs/ops/attention.md).
+      for (int64_t blockK : {int64_t(16), int64_t(32)})
+        candidates.push_back({16 * w, blockK, w});
+  } else {
+    for (int64_t w = subgroups; w >= 1; w /= 2)
+      for (int64_t blockQ :
+           {int64_t(128), int64_t(64), int64_t(32), int64_t(16), int64_t(8)})
+        for (int64_t blockK : {int64_t(64), int64_t(32), int64_t(16)}) {
+          if ((blockQ > ceilPow2(p.seqQ) && blockQ > 8) ||
+              (blockK > ceilPow2(p.seqK) && blockK > 16))
+            continue;
+          candidates.push_back({blockQ, blockK, w});
+        }
+  }
+  // Nothing fits: the smallest config, which verification then reports.
+  candidates.push_back({8, 16, 1});
+  FlashAttentionConfig config;
+  for (auto [blockQ, blockK, w] : candidates) {
+    config.blockQ = blockQ;
+    config.blockK = blockK;
+    config.numSubgroups = w;
+    ConfigAttr attr = config.toAttr(op.getContext());
+    if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+      return attr;
+  }
+  return config.toAttr(op.getContext());
+}

@@ -1,0 +1,50 @@
+//===- Tile.cpp - flash attention dispatches on Vulkan --------------------===//
+//
+// One dispatch, no pack: the portable kernel (Kernel.cpp) or the
+// cooperative-matrix kernel (CoopKernel.cpp), as the layout decides.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Attention/Vulkan/FlashAttention.h"
+#include "Attention/Vulkan/Kernel.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+LogicalResult VulkanFlashAttention::tile(FlashAttentionOp op, ConfigAttr attr,
+                                         DispatchRewriter &rewriter) {
+  AttentionBuffers buffers = findAttentionBuffers(op, rewriter);
+  if (failed(rewriter.checkDispatchForm(op)))
+    return failure();
+  VulkanAttentionPlan plan;
+  static_cast<AttentionProblem &>(plan) = readAttentionProblem(op);
+  std::optional<VulkanAttentionLayout> layout =
+      getVulkanAttentionLayout(op, attr, rewriter.target(), llvm::nulls());
+  if (!layout)
+    return op.emitOpError("has no Vulkan layout for its config");
+  plan.layout = *layout;
+
+  Location loc = op.getLoc();
+  OpBuilder b = rewriter.replaceBody();
+  if (layout->cooperative)
+    buildVulkanCoopAttentionBody(b, loc, plan, buffers);
+  else
+    buildVulkanAttentionBody(b, loc, plan, buffers);
+  rewriter.finish(b);
+  func::FuncOp dispatch = rewriter.dispatch();
+  DispatchRewriter::setGrid(dispatch, plan.grid());
+  DispatchRewriter::setVulkanLaunch(dispatch, layout->threads,
+                                    layout->sharedBytes);
+  // The register softmax relies on NVIDIA's matrix layout: the runtime
+  // refuses a device without it before the kernel could run.
+  if (layout->registerSoftmax)
+    dispatch->setAttr("ejk.requires",
+                      b.getStrArrayAttr({"cooperative_matrix_nv_layout"}));
+  DispatchRewriter::setWork(
+      dispatch, attentionFlops(plan),
+      DispatchRewriter::bytesOf(
+          {buffers.query, buffers.bias, buffers.mask, buffers.qSegmentIds,
+           buffers.kvSegmentIds, buffers.output, buffers.lse, buffers.key,
+           buffers.value}));
+  return success();
+}

@@ -1,0 +1,192 @@
+//===- DispatchRewriter.cpp - what every kernel builder shares ------------===//
+
+#include "ejk/Ops/DispatchRewriter.h"
+
+#include "ejk/Transforms/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+Value DispatchRewriter::buffer(Value tensor) {
+  if (!tensor)
+    return {};
+  auto view = tensor.getDefiningOp<bufferization::ToTensorOp>();
+  if (!view) {
+    missingBuffer = true;
+    return {};
+  }
+  return view.getBuffer();
+}
+
+Value DispatchRewriter::destination(Value result) {
+  if (!result)
+    return {};
+  auto store =
+      result.hasOneUse()
+          ? dyn_cast<bufferization::MaterializeInDestinationOp>(
+                *result.getUsers().begin())
+          : bufferization::MaterializeInDestinationOp();
+  if (!store) {
+    missingBuffer = true;
+    return {};
+  }
+  return store.getDest();
+}
+
+LogicalResult DispatchRewriter::checkDispatchForm(Operation *op) const {
+  if (missingBuffer)
+    return op->emitOpError("is not in dispatch form; run ejk-form-dispatches "
+                           "first");
+  return success();
+}
+
+OpBuilder DispatchRewriter::replaceBody() {
+  Block &body = dispatchFn.getBody().front();
+  SmallVector<Operation *> old;
+  for (Operation &o : body)
+    old.push_back(&o);
+  for (Operation *o : llvm::reverse(old)) {
+    o->dropAllUses();
+    o->erase();
+  }
+  return OpBuilder::atBlockEnd(&body);
+}
+
+void DispatchRewriter::finish(OpBuilder &b) {
+  func::ReturnOp::create(b, dispatchFn.getLoc());
+}
+
+void DispatchRewriter::setGrid(func::FuncOp fn, Grid grid) {
+  Builder b(fn.getContext());
+  fn->setAttr(kGridAttrName, b.getDenseI64ArrayAttr({grid[0], grid[1], grid[2]}));
+}
+
+void DispatchRewriter::setWork(func::FuncOp fn, int64_t flops, int64_t bytes) {
+  Builder b(fn.getContext());
+  fn->setAttr(kFlopsAttrName, b.getI64IntegerAttr(flops));
+  fn->setAttr(kBytesAttrName, b.getI64IntegerAttr(bytes));
+}
+
+void DispatchRewriter::setVulkanLaunch(func::FuncOp fn, int64_t threads,
+                                       int64_t sharedBytes) {
+  Builder b(fn.getContext());
+  fn->setAttr(kWorkgroupSizeAttrName, b.getDenseI64ArrayAttr({threads, 1, 1}));
+  fn->setAttr(kSharedMemoryAttrName, b.getI64IntegerAttr(sharedBytes));
+}
+
+func::FuncOp DispatchRewriter::addDispatch(
+    StringRef suffix, ArrayRef<Type> argTypes, Grid grid,
+    function_ref<void(OpBuilder &, Location, ValueRange)> build) {
+  OpBuilder builder(dispatchFn);
+  Location loc = dispatchFn.getLoc();
+  auto fn = func::FuncOp::create(
+      builder, loc, (dispatchFn.getSymName() + "_" + suffix).str(),
+      builder.getFunctionType(argTypes, {}));
+  fn.setPrivate();
+  fn->setAttr(kDispatchAttrName, builder.getUnitAttr());
+  setGrid(fn, grid);
+  symbols.insert(fn);
+  Block *body = fn.addEntryBlock();
+  OpBuilder b = OpBuilder::atBlockEnd(body);
+  build(b, loc, body->getArguments());
+  func::ReturnOp::create(b, loc);
+  return fn;
+}
+
+FailureOr<SmallVector<Value>>
+DispatchRewriter::appendArguments(ArrayRef<MemRefType> types) {
+  Location loc = dispatchFn.getLoc();
+  SmallVector<Value> added;
+  for (MemRefType type : types) {
+    unsigned index = dispatchFn.getNumArguments();
+    if (failed(dispatchFn.insertArgument(index, type, {}, loc)))
+      return failure();
+    added.push_back(dispatchFn.getArgument(index));
+  }
+  return added;
+}
+
+void DispatchRewriter::rewriteCallers(
+    ArrayRef<MemRefType> temporaries,
+    function_ref<void(OpBuilder &, Location, DispatchOp, ValueRange)> emit) {
+  SmallVector<DispatchOp> callers;
+  module.walk([&](DispatchOp call) {
+    if (call.getCallee() == dispatchFn.getSymName())
+      callers.push_back(call);
+  });
+  for (DispatchOp call : callers) {
+    OpBuilder b(call);
+    Location loc = call.getLoc();
+    SmallVector<Value> temps;
+    for (MemRefType type : temporaries)
+      temps.push_back(
+          memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64)));
+    emit(b, loc, call, temps);
+    b.setInsertionPoint(call->getBlock()->getTerminator());
+    for (Value temp : temps)
+      memref::DeallocOp::create(b, loc, temp);
+    call.erase();
+  }
+}
+
+int64_t DispatchRewriter::bytesOf(Value buffer) {
+  if (!buffer)
+    return 0;
+  auto type = cast<MemRefType>(buffer.getType());
+  return type.getNumElements() *
+         std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+}
+
+int64_t DispatchRewriter::bytesOf(ArrayRef<Value> buffers) {
+  int64_t bytes = 0;
+  for (Value buffer : buffers)
+    bytes += bytesOf(buffer);
+  return bytes;
+}
+
+/// Stores `value` into every element of `buffer` with one loop per dim.
+static void fillBuffer(OpBuilder &b, Location loc, Value buffer,
+                       double value) {
+  auto type = cast<MemRefType>(buffer.getType());
+  Type element = type.getElementType();
+  Value constant = arith::ConstantOp::create(
+      b, loc, element, FloatAttr::get(element, value));
+  SmallVector<Value> indices;
+  std::function<void(unsigned)> loop = [&](unsigned dim) {
+    if (dim == type.getRank()) {
+      memref::StoreOp::create(b, loc, constant, buffer, indices);
+      return;
+    }
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value size = arith::ConstantIndexOp::create(b, loc, type.getDimSize(dim));
+    auto forOp = scf::ForOp::create(b, loc, zero, size, one);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(forOp.getBody()->getTerminator());
+    indices.push_back(forOp.getInductionVar());
+    loop(dim + 1);
+    indices.pop_back();
+  };
+  loop(0);
+}
+
+void DispatchRewriter::fillBuffers(ArrayRef<Value> buffers,
+                                   ArrayRef<double> values) {
+  OpBuilder b = replaceBody();
+  Location loc = dispatchFn.getLoc();
+  int64_t bytes = 0;
+  for (auto [buffer, value] : llvm::zip(buffers, values)) {
+    fillBuffer(b, loc, buffer, value);
+    bytes += bytesOf(buffer);
+  }
+  finish(b);
+  setGrid(dispatchFn, {1, 1, 1});
+  setWork(dispatchFn, 0, bytes);
+  if (targetInfo.isVulkan())
+    setVulkanLaunch(dispatchFn, 1, 0);
+}

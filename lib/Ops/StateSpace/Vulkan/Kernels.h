@@ -1,0 +1,91 @@
+//===- Kernels.h - Mamba scan bodies for Vulkan -----------------*- C++ -*-===//
+//
+// Builds the bodies of the dispatches that run ejk.selective_scan (Mamba-1)
+// and ejk.ssd (Mamba-2) on a Vulkan device: threads laid out by
+// StateSpace/Vulkan/Layout.h, shared memory as `memref.alloc` in
+// `#gpu.address_space<workgroup>`, positions from `ejk.workgroup_id` and
+// `gpu.thread_id`. One dispatch for a scan, two for an SSD (its C B^T
+// scores first); ejk-lower-to-spirv turns each into a SPIR-V kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_OPS_STATESPACE_VULKAN_KERNELS_H
+#define EJK_OPS_STATESPACE_VULKAN_KERNELS_H
+
+#include "Common/CpuEmitter.h"
+#include "ejk/Ops/StateSpace/Problem.h"
+
+#include "StateSpace/Vulkan/Layout.h"
+
+namespace mlir::ejk {
+
+struct VulkanSelectiveScanPlan : SelectiveScanProblem {
+  VulkanScanLayout layout;
+
+  /// Workgroups: channel blocks x batch.
+  std::array<int64_t, 3> grid() const {
+    return {(channels + layout.blockD - 1) / layout.blockD, batch, 1};
+  }
+};
+
+struct VulkanSsdPlan : SsdProblem {
+  VulkanSsdLayout layout;
+
+  int64_t numChunks() const { return (seq + layout.chunk - 1) / layout.chunk; }
+  /// The C B^T pre-pass: chunks x groups x batch.
+  std::array<int64_t, 3> scoresGrid() const {
+    return {numChunks(), groups, batch};
+  }
+  /// The scan: head_dim blocks x heads x batch.
+  std::array<int64_t, 3> grid() const {
+    return {(headDim + layout.blockP - 1) / layout.blockP, heads, batch};
+  }
+};
+
+/// Emits the selective-scan body at `b`'s insertion point.
+void buildVulkanSelectiveScanBody(OpBuilder &b, Location loc,
+                               const VulkanSelectiveScanPlan &plan,
+                               const SelectiveScanBuffers &buffers);
+
+/// Emits the body of the pre-pass that fills `scores` ([batch, groups,
+/// chunks, chunk, chunk] f32) with C_t . B_s per chunk.
+void buildVulkanSsdScoresBody(OpBuilder &b, Location loc, const VulkanSsdPlan &plan,
+                           Value bBuffer, Value cBuffer, Value scores);
+
+/// Emits the SSD scan body; `buffers.scores` holds the pre-pass's scores.
+void buildVulkanSsdBody(OpBuilder &b, Location loc, const VulkanSsdPlan &plan,
+                     const SsdBuffers &buffers);
+
+/// Emits `body(i)` for i in [0, total) spread over the `threads` threads of
+/// the workgroup (i = thread + k * threads): a loop over the whole rounds,
+/// then one guarded round for the rest.
+inline void forEachShared(Emitter &e, int64_t threads, Value threadId,
+                          int64_t total, function_ref<void(Value)> body) {
+  int64_t full = total / threads * threads;
+  if (full == threads)
+    body(threadId);
+  else if (full > 0)
+    e.forLoop(e.index(0), e.index(full), e.index(threads),
+              [&](Value base) { body(e.add(base, threadId)); });
+  if (full == total)
+    return;
+  Value i = e.add(threadId, e.index(full));
+  Value inRange =
+      arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, i, e.index(total));
+  auto ifOp = scf::IfOp::create(e.b, inRange, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(e.b);
+  e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  body(i);
+}
+
+/// Emits `then` under `if cond` (no results).
+inline void emitIf(Emitter &e, Value cond, function_ref<void()> then) {
+  auto ifOp = scf::IfOp::create(e.b, cond, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(e.b);
+  e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  then();
+}
+
+} // namespace mlir::ejk
+
+#endif // EJK_OPS_STATESPACE_VULKAN_KERNELS_H

@@ -1,0 +1,155 @@
+//===- Layout.cpp - Vulkan layouts of the Mamba scans ---------------------===//
+
+#include "StateSpace/Vulkan/Layout.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+
+using namespace mlir::ejk;
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static int64_t ceilPow2(int64_t n) {
+  return static_cast<int64_t>(llvm::PowerOf2Ceil(std::max<int64_t>(n, 1)));
+}
+
+std::optional<VulkanScanLayout>
+VulkanScanLayout::compute(int64_t channels, int64_t groups, int64_t state,
+                       int64_t blockD, int64_t chunkL, const VulkanLimits &limits,
+                       llvm::raw_ostream &reason) {
+  if (blockD < 1 || chunkL < 1) {
+    reason << "'block_d' and 'chunk_l' must be positive";
+    return std::nullopt;
+  }
+  // Every block size is staged in shared memory or is threads, so one
+  // larger than either limit can never fit; rejecting it first also keeps
+  // the products below far from overflow.
+  if (blockD > limits.maxInvocations || chunkL > limits.sharedBytes) {
+    reason << "'block_d' (" << blockD << ") or 'chunk_l' (" << chunkL
+           << ") exceeds the device's " << limits.maxInvocations
+           << " invocations or " << limits.sharedBytes
+           << " bytes of shared memory per workgroup";
+    return std::nullopt;
+  }
+  VulkanScanLayout l;
+  l.blockD = blockD;
+  l.chunkL = chunkL;
+  l.subgroupSize = limits.subgroupSize;
+  l.threadsPerChannel = std::min(ceilPow2(state), limits.subgroupSize);
+  l.statesPerThread = ceilDiv(state, l.threadsPerChannel);
+  l.threads = blockD * l.threadsPerChannel;
+  if (l.threads > limits.maxInvocations) {
+    reason << "'block_d' (" << blockD << ") channels of " << l.threadsPerChannel
+           << " threads exceed " << limits.maxInvocations
+           << " invocations per workgroup";
+    return std::nullopt;
+  }
+  if (l.threads % limits.subgroupSize != 0) {
+    reason << "'block_d' (" << blockD << ") channels of " << l.threadsPerChannel
+           << " threads must fill whole subgroups of " << limits.subgroupSize;
+    return std::nullopt;
+  }
+  if (l.statesPerThread > kMaxStatesPerThread) {
+    reason << "each thread would keep " << l.statesPerThread
+           << " states (at most " << kMaxStatesPerThread << ")";
+    return std::nullopt;
+  }
+  // The most groups any channel block touches.
+  int64_t perGroup =
+      std::max<int64_t>(1, channels / std::max<int64_t>(1, groups));
+  l.groupSpan = 1;
+  for (int64_t d0 = 0; d0 < channels; d0 += blockD) {
+    int64_t last = std::min(channels, d0 + blockD) - 1;
+    l.groupSpan = std::max(l.groupSpan, last / perGroup - d0 / perGroup + 1);
+  }
+  l.sharedBytes = 4 * (3 * chunkL * blockD + 2 * chunkL * l.groupSpan * state);
+  if (l.sharedBytes > limits.sharedBytes) {
+    reason << "stages " << l.sharedBytes
+           << " bytes of shared memory, the device has " << limits.sharedBytes;
+    return std::nullopt;
+  }
+  return l;
+}
+
+VulkanTile VulkanTile::compute(int64_t rows, int64_t cols, int64_t threads) {
+  VulkanTile best;
+  int64_t bestWork = 0, bestLoads = 0;
+  for (int64_t tx = 1; tx <= std::min(threads, ceilPow2(cols)); tx *= 2) {
+    VulkanTile t;
+    t.rows = rows;
+    t.cols = cols;
+    t.threadsX = tx;
+    t.threadsY = threads / tx;
+    t.rowsPerThread = ceilDiv(rows, t.threadsY);
+    t.colsPerThread = ceilDiv(cols, tx);
+    int64_t work = t.accumulators();
+    int64_t loads = t.rowsPerThread + t.colsPerThread;
+    if (best.threadsX == 0 || work < bestWork ||
+        (work == bestWork && loads <= bestLoads)) {
+      best = t;
+      bestWork = work;
+      bestLoads = loads;
+    }
+  }
+  return best;
+}
+
+std::optional<VulkanSsdLayout>
+VulkanSsdLayout::compute(int64_t state, int64_t chunk, int64_t blockP,
+                      int64_t blockN, int64_t numSubgroups,
+                      const VulkanLimits &limits, llvm::raw_ostream &reason) {
+  if (chunk < 1 || blockP < 1 || blockN < 1 || numSubgroups < 1) {
+    reason << "'chunk_size', 'block_p', 'block_n' and 'num_subgroups' must "
+              "be positive";
+    return std::nullopt;
+  }
+  if (!llvm::isPowerOf2_64(numSubgroups)) {
+    reason << "'num_subgroups' (" << numSubgroups << ") must be a power of two";
+    return std::nullopt;
+  }
+  // As for the scan: sizes beyond the device's limits can never fit, and
+  // rejecting them first keeps the tile products from overflowing.
+  if (numSubgroups > limits.maxInvocations || chunk > limits.sharedBytes ||
+      blockP > limits.sharedBytes || blockN > limits.sharedBytes) {
+    reason << "'chunk_size' (" << chunk << "), 'block_p' (" << blockP
+           << "), 'block_n' (" << blockN << ") or 'num_subgroups' ("
+           << numSubgroups << ") exceeds the device's "
+           << limits.maxInvocations << " invocations or " << limits.sharedBytes
+           << " bytes of shared memory per workgroup";
+    return std::nullopt;
+  }
+  VulkanSsdLayout l;
+  l.chunk = chunk;
+  l.blockP = blockP;
+  l.blockN = blockN;
+  l.numSubgroups = numSubgroups;
+  l.subgroupSize = limits.subgroupSize;
+  l.threads = numSubgroups * limits.subgroupSize;
+  if (l.threads > limits.maxInvocations) {
+    reason << numSubgroups << " subgroups of " << limits.subgroupSize
+           << " exceed " << limits.maxInvocations
+           << " invocations per workgroup";
+    return std::nullopt;
+  }
+  l.cb = VulkanTile::compute(chunk, chunk, l.threads);
+  l.y = VulkanTile::compute(chunk, blockP, l.threads);
+  l.state = VulkanTile::compute(blockN, blockP, l.threads);
+  int64_t most = std::max(
+      {l.cb.accumulators(), l.y.accumulators(), l.state.accumulators()});
+  if (most > kMaxAccumulators) {
+    reason << "each thread would keep " << most << " accumulators (at most "
+           << kMaxAccumulators << "); use more subgroups or smaller blocks";
+    return std::nullopt;
+  }
+  // The scan's St, X, M, B and C n-chunks, dt, a, w and exp(a); the
+  // scores pre-pass stages only the B and C n-chunks.
+  l.sharedBytes = 4 * (state * blockP + chunk * blockP + chunk * l.mStride() +
+                       2 * chunk * l.bcStride() + 4 * chunk);
+  if (l.sharedBytes > limits.sharedBytes) {
+    reason << "stages " << l.sharedBytes
+           << " bytes of shared memory, the device has " << limits.sharedBytes;
+    return std::nullopt;
+  }
+  return l;
+}

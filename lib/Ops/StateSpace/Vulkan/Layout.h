@@ -1,0 +1,117 @@
+//===- Layout.h - Vulkan layouts of the Mamba scans -------------*- C++ -*-===//
+//
+// The thread and shared-memory layouts of ejk.selective_scan and ejk.ssd on
+// a Vulkan device, derived from a config and the target. Config
+// verification (StateSpace/Vulkan/Rules.cpp) and the kernel builders
+// (lib/Ops/StateSpace/Vulkan/SelectiveScanKernel.cpp, StateSpace/Vulkan/SsdKernel.cpp) both use
+// them, so a config that verifies is one the builders can emit.
+//
+// selective_scan: a workgroup owns `block_d` channels of one batch row.
+// The state lanes of a channel are TN = min(next_pow2(d_state),
+// subgroup_size) neighbouring threads of one subgroup (thread t: channel
+// t / TN, states t % TN, t % TN + TN, ...), so y = C_t . h_t is a sum over
+// TN lanes by shuffle xor. The workgroup stages a chunk of `chunk_l` steps
+// of dt (after bias and softplus), u, y and of the B/C rows of the groups
+// its channels touch in shared memory.
+//
+// ssd: a pre-pass workgroup per (chunk, group, batch) computes the chunk's
+// C B^T scores once per group; a scan workgroup owns `block_p` columns of
+// one head of one batch row and walks the chunks in order; the state St =
+// S^T ([d_state, block_p]) lives in shared memory. Register tiles, each
+// `rows x cols` over the T = num_subgroups * subgroup_size threads of
+// either dispatch (thread t: tx = t % TX, ty = t / TX, rows ty * rpt ..
+// ty * rpt + rpt - 1, columns tx, tx + TX, ...):
+//   cb     chunk x chunk     C B^T (the pre-pass)
+//   y      chunk x block_p   C St, then M X; the output
+//   state  block_n x block_p the state update of one n-chunk
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_OPS_STATESPACE_VULKAN_LAYOUT_H
+#define EJK_OPS_STATESPACE_VULKAN_LAYOUT_H
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace mlir::ejk {
+
+/// The facts of a Vulkan device a layout depends on.
+struct VulkanLimits {
+  int64_t subgroupSize = 32;
+  int64_t maxInvocations = 1024;
+  int64_t sharedBytes = 32 * 1024;
+};
+
+struct VulkanScanLayout {
+  int64_t blockD = 0, chunkL = 0;
+  /// Threads per channel, states per thread, threads per workgroup.
+  int64_t threadsPerChannel = 0, statesPerThread = 0, threads = 0;
+  int64_t subgroupSize = 0;
+  /// Groups of B and C that one channel block touches at most (staged).
+  int64_t groupSpan = 0;
+  /// Bytes of workgroup memory the kernel declares.
+  int64_t sharedBytes = 0;
+
+  /// At most this many states per thread (kept in registers).
+  static constexpr int64_t kMaxStatesPerThread = 32;
+
+  static std::optional<VulkanScanLayout>
+  compute(int64_t channels, int64_t groups, int64_t state, int64_t blockD,
+          int64_t chunkL, const VulkanLimits &limits, llvm::raw_ostream &reason);
+};
+
+/// A `rows x cols` register tile spread over `threads` threads.
+struct VulkanTile {
+  int64_t rows = 0, cols = 0;
+  int64_t threadsX = 0, threadsY = 0;
+  int64_t rowsPerThread = 0, colsPerThread = 0;
+
+  int64_t accumulators() const { return rowsPerThread * colsPerThread; }
+  /// The split of `threads` (a power of two) that loads the fewest
+  /// operands per step, preferring more threads along columns.
+  static VulkanTile compute(int64_t rows, int64_t cols, int64_t threads);
+};
+
+struct VulkanSsdLayout {
+  int64_t chunk = 0, blockP = 0, blockN = 0;
+  int64_t numSubgroups = 0, subgroupSize = 0, threads = 0;
+  VulkanTile cb, y, state;
+  /// Bytes of workgroup memory the kernel declares.
+  int64_t sharedBytes = 0;
+
+  /// Row stride of the staged B and C n-chunks (padded against bank
+  /// conflicts).
+  int64_t bcStride() const { return blockN + 1; }
+  /// Row stride of M (padded: threads of different rows read one column).
+  int64_t mStride() const { return chunk + 1; }
+
+  /// Accumulators a thread may keep in registers on each tile.
+  static constexpr int64_t kMaxAccumulators = 64;
+
+  static std::optional<VulkanSsdLayout> compute(int64_t state, int64_t chunk,
+                                             int64_t blockP, int64_t blockN,
+                                             int64_t numSubgroups,
+                                             const VulkanLimits &limits,
+                                             llvm::raw_ostream &reason);
+};
+
+class SelectiveScanOp;
+class SsdOp;
+class ConfigAttr;
+struct TargetInfo;
+
+/// The layout of `op` under `config` on the Vulkan `target`, or nullopt
+/// with the reason on `reason`.
+std::optional<VulkanScanLayout> getVulkanScanLayout(SelectiveScanOp op,
+                                              ConfigAttr config,
+                                              const TargetInfo &target,
+                                              llvm::raw_ostream &reason);
+std::optional<VulkanSsdLayout> getVulkanSsdLayout(SsdOp op, ConfigAttr config,
+                                            const TargetInfo &target,
+                                            llvm::raw_ostream &reason);
+
+} // namespace mlir::ejk
+
+#endif // EJK_OPS_STATESPACE_VULKAN_LAYOUT_H

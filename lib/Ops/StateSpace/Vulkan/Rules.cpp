@@ -1,0 +1,230 @@
+//===- Rules.cpp - state-space configs on Vulkan --------------------------===//
+//
+// Which configs are valid on a Vulkan device (a layout of Layout.h exists
+// for them), the spaces the tuner tries, and the heuristics.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common/Arithmetic.h"
+#include "StateSpace/StateTiles.h"
+#include "StateSpace/Vulkan/Layout.h"
+#include "StateSpace/Vulkan/StateSpace.h"
+
+#include "ejk/Ops/StateSpace/Config.h"
+#include "ejk/Ops/StateSpace/Problem.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+static VulkanLimits limitsOf(const TargetInfo &target) {
+  VulkanLimits limits;
+  limits.subgroupSize = std::max<unsigned>(1, target.subgroupSize);
+  limits.maxInvocations = target.maxWorkgroupInvocations;
+  limits.sharedBytes = target.sharedMemoryBytes;
+  return limits;
+}
+
+//===----------------------------------------------------------------------===//
+// selective_scan
+//===----------------------------------------------------------------------===//
+
+std::optional<VulkanScanLayout>
+mlir::ejk::getVulkanScanLayout(SelectiveScanOp op, ConfigAttr config,
+                               const TargetInfo &target, raw_ostream &reason) {
+  SelectiveScanProblem p = readSelectiveScanProblem(op);
+  return VulkanScanLayout::compute(
+      p.channels, p.groups, p.state,
+      config.lookupOr(SelectiveScanConfig::kBlockD, 0),
+      config.lookupOr(SelectiveScanConfig::kChunkL, 0), limitsOf(target),
+      reason);
+}
+
+LogicalResult VulkanSelectiveScan::verifyConfig(SelectiveScanOp op,
+                                                ConfigAttr attr,
+                                                const TargetInfo &target,
+                                                raw_ostream &reason) {
+  if (!SelectiveScanConfig::read(attr, reason) ||
+      !getVulkanScanLayout(op, attr, target, reason))
+    return failure();
+  return success();
+}
+
+/// Threads per channel of the scan (VulkanScanLayout).
+static int64_t threadsPerChannel(const SelectiveScanProblem &p,
+                                 const TargetInfo &target) {
+  return std::min<int64_t>(ceilPow2(p.state),
+                           std::max<unsigned>(1, target.subgroupSize));
+}
+
+SmallVector<ConfigAttr>
+VulkanSelectiveScan::configSpace(SelectiveScanOp op, const TargetInfo &target,
+                                 bool full) {
+  SelectiveScanProblem p = readSelectiveScanProblem(op);
+  int64_t perChannel = threadsPerChannel(p, target);
+  SmallVector<int64_t> threadCounts =
+      full ? SmallVector<int64_t>{32, 64, 128, 256, 512}
+           : SmallVector<int64_t>{64, 128, 256};
+  SmallVector<int64_t> chunkLs = full ? SmallVector<int64_t>{16, 32, 64, 128}
+                                      : SmallVector<int64_t>{32, 64};
+  SmallVector<ConfigAttr> space;
+  int64_t lastBlockD = 0;
+  for (int64_t threads : threadCounts) {
+    int64_t blockD = std::max<int64_t>(1, threads / perChannel);
+    if (blockD == lastBlockD ||
+        (blockD > ceilPow2(p.channels) && lastBlockD != 0))
+      continue;
+    lastBlockD = blockD;
+    for (int64_t chunkL : chunkLs) {
+      if (chunkL > ceilPow2(p.seq) && chunkL != chunkLs.front())
+        continue;
+      ConfigAttr attr =
+          SelectiveScanConfig{blockD, chunkL}.toAttr(op.getContext());
+      if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+        space.push_back(attr);
+    }
+  }
+  return space;
+}
+
+/// About 128 threads per workgroup (whole subgroups); fewer channels per
+/// workgroup while the grid is small; shorter chunks when shared memory is
+/// short.
+ConfigAttr VulkanSelectiveScan::heuristicConfig(SelectiveScanOp op,
+                                                const TargetInfo &target) {
+  SelectiveScanProblem p = readSelectiveScanProblem(op);
+  int64_t perChannel = threadsPerChannel(p, target);
+  int64_t minBlockD = std::max<int64_t>(
+      1, std::max<unsigned>(1, target.subgroupSize) / perChannel);
+  SelectiveScanConfig config;
+  config.blockD = std::max<int64_t>(minBlockD, 128 / perChannel);
+  while (config.blockD > minBlockD &&
+         p.batch * ceilDiv(p.channels, config.blockD) < 64)
+    config.blockD /= 2;
+  config.chunkL = std::min<int64_t>(64, ceilPow2(p.seq));
+  ConfigAttr attr = config.toAttr(op.getContext());
+  while (failed(verifyConfig(op, attr, target, llvm::nulls())) &&
+         config.chunkL > 1) {
+    config.chunkL /= 2;
+    attr = config.toAttr(op.getContext());
+  }
+  return attr;
+}
+
+//===----------------------------------------------------------------------===//
+// ssd
+//===----------------------------------------------------------------------===//
+
+std::optional<VulkanSsdLayout>
+mlir::ejk::getVulkanSsdLayout(SsdOp op, ConfigAttr config,
+                              const TargetInfo &target, raw_ostream &reason) {
+  return VulkanSsdLayout::compute(
+      readSsdProblem(op).state, config.lookupOr(SsdConfig::kChunkSize, 0),
+      config.lookupOr(SsdConfig::kBlockP, 0),
+      config.lookupOr(SsdConfig::kBlockN, 0),
+      config.lookupOr(SsdConfig::kNumSubgroups, 1), limitsOf(target), reason);
+}
+
+LogicalResult VulkanSsd::verifyConfig(SsdOp op, ConfigAttr attr,
+                                      const TargetInfo &target,
+                                      raw_ostream &reason) {
+  std::optional<SsdConfig> config = SsdConfig::read(attr, reason);
+  if (!config)
+    return failure();
+  int64_t state = readSsdProblem(op).state;
+  if (config->blockN < 1 || state % config->blockN != 0) {
+    reason << "'block_n' (" << config->blockN << ") must divide d_state ("
+           << state << ")";
+    return failure();
+  }
+  if (!getVulkanSsdLayout(op, attr, target, reason))
+    return failure();
+  return success();
+}
+
+SmallVector<ConfigAttr> VulkanSsd::configSpace(SsdOp op,
+                                               const TargetInfo &target,
+                                               bool full) {
+  SsdProblem p = readSsdProblem(op);
+  int64_t subgroup = std::max<unsigned>(1, target.subgroupSize);
+  SmallVector<int64_t> chunks = full ? SmallVector<int64_t>{16, 32, 64, 128}
+                                     : SmallVector<int64_t>{32, 64};
+  SmallVector<int64_t> blockPs =
+      full ? SmallVector<int64_t>{8, 16, 32, 64} : SmallVector<int64_t>{16, 32};
+  SmallVector<int64_t> blockNs = stateTiles(
+      p.state, full ? ArrayRef<int64_t>{8, 16, 32} : ArrayRef<int64_t>{16, 32});
+  SmallVector<int64_t> threadCounts =
+      full ? SmallVector<int64_t>{64, 128, 256, 512}
+           : SmallVector<int64_t>{128, 256};
+  SmallVector<ConfigAttr> space;
+  for (int64_t chunk : chunks) {
+    if (chunk > ceilPow2(p.seq) && chunk != chunks.front())
+      continue;
+    for (int64_t blockP : blockPs) {
+      if (blockP > ceilPow2(p.headDim) && blockP != blockPs.front())
+        continue;
+      for (int64_t blockN : blockNs)
+        for (int64_t threads : threadCounts) {
+          if (threads < subgroup)
+            continue;
+          SsdConfig config;
+          config.chunkSize = chunk;
+          config.blockP = blockP;
+          config.blockN = blockN;
+          config.numSubgroups = threads / subgroup;
+          ConfigAttr attr = config.toAttr(op.getContext());
+          if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+            space.push_back(attr);
+        }
+    }
+  }
+  return space;
+}
+
+/// The first config that fits, in order of preference: 256 threads;
+/// chunks of 64 (each chunk is a sequential step of the workgroup, and the
+/// quadratic part stays small next to the state work); head_dim blocks
+/// halved from 64 until the grid has about 128 workgroups (the workgroups
+/// of a head recompute its C B^T, so smaller blocks cost work); n-chunks of
+/// up to 32 states.
+ConfigAttr VulkanSsd::heuristicConfig(SsdOp op, const TargetInfo &target) {
+  SsdProblem p = readSsdProblem(op);
+  int64_t subgroup = std::max<unsigned>(1, target.subgroupSize);
+  int64_t preferred = std::max<int64_t>(1, 256 / subgroup);
+  int64_t chunk0 = std::min<int64_t>(64, ceilPow2(p.seq));
+  int64_t blockP0 = std::min<int64_t>(64, ceilPow2(p.headDim));
+  while (blockP0 > 16 && p.batch * p.heads * ceilDiv(p.headDim, blockP0) < 128)
+    blockP0 /= 2;
+  SmallVector<int64_t> blockNs =
+      stateTiles(std::max<int64_t>(1, p.state), {8, 16, 32});
+  std::reverse(blockNs.begin(), blockNs.end());
+  SmallVector<int64_t> subgroupCounts = {preferred, preferred * 2,
+                                         preferred * 4};
+  for (int64_t w = preferred / 2; w >= 1; w /= 2)
+    subgroupCounts.push_back(w);
+  ConfigAttr fallback;
+  for (int64_t chunk = chunk0; chunk >= 1; chunk /= 2) {
+    for (int64_t blockP = blockP0; blockP >= 1; blockP /= 2)
+      for (int64_t blockN : blockNs) {
+        if (blockN > 32 && blockN != blockNs.back())
+          continue;
+        for (int64_t w : subgroupCounts) {
+          SsdConfig config;
+          config.chunkSize = chunk;
+          config.blockP = blockP;
+          config.blockN = blockN;
+          config.numSubgroups = w;
+          ConfigAttr attr = config.toAttr(op.getContext());
+          if (!fallback)
+            fallback = attr;
+          if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+            return attr;
+        }
+      }
+    if (chunk < 8)
+      break;
+  }
+  // Nothing fits: the first choice, which verification then reports.
+  return fallback;
+}

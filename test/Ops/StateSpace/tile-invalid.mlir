@@ -1,0 +1,202 @@
+// RUN: ejk-opt %s -split-input-file -verify-diagnostics -ejk-form-dispatches -ejk-tile-dispatches
+
+// Every error of ejk-tile-state-space and of the state-space config
+// verifiers (StateSpaceTuning.cpp) that textual IR can reach.
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
+  // expected-error @+1 {{'ejk.selective_scan' op has no #ejk.config; run ejk-select-configs first}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B  : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
+  return %y : tensor<1x8x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
+  // expected-error @+1 {{config #ejk.config<block_d = 12, chunk_l = 16> is invalid: 'block_d' (12) must be a multiple of the 8 f32 lanes of a 256-bit vector}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 12, chunk_l = 16>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
+  return %y : tensor<1x8x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
+  // expected-error @+1 {{is invalid: working set of 12615680 bytes exceeds the 1048576-byte L2 cache}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 256, chunk_l = 4096>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
+  return %y : tensor<1x8x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
+  // expected-error @+1 {{is invalid: config needs 'block_d' and 'chunk_l'}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 16>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
+  return %y : tensor<1x8x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%x: tensor<1x8x2x16xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x2x16xf32> {
+  // expected-error @+1 {{'ejk.ssd' op has no #ejk.config; run ejk-select-configs first}}
+  %y = ejk.ssd %x, %dt, %A, %B, %B  : tensor<1x8x2x16xf32>, tensor<1x8x2xf32>, tensor<2xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x2x16xf32>
+  return %y : tensor<1x8x2x16xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%x: tensor<1x8x2x16xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x2x16xf32> {
+  // expected-error @+1 {{is invalid: config needs 'block_p', 'block_n' and 'chunk_size'}}
+  %y = ejk.ssd %x, %dt, %A, %B, %B {config = #ejk.config<block_p = 16>} : tensor<1x8x2x16xf32>, tensor<1x8x2xf32>, tensor<2xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x2x16xf32>
+  return %y : tensor<1x8x2x16xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%x: tensor<1x8x2x16xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x2x16xf32> {
+  // expected-error @+1 {{is invalid: 'block_n' (5) must divide d_state (16)}}
+  %y = ejk.ssd %x, %dt, %A, %B, %B {config = #ejk.config<block_n = 5, block_p = 16, chunk_size = 8>} : tensor<1x8x2x16xf32>, tensor<1x8x2xf32>, tensor<2xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x2x16xf32>
+  return %y : tensor<1x8x2x16xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%x: tensor<1x8x2x16xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x2x16xf32> {
+  // expected-error @+1 {{is invalid: 'block_p' (12) must be a multiple of the 8 f32 lanes of a 256-bit vector}}
+  %y = ejk.ssd %x, %dt, %A, %B, %B {config = #ejk.config<block_n = 16, block_p = 12, chunk_size = 8>} : tensor<1x8x2x16xf32>, tensor<1x8x2xf32>, tensor<2xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x2x16xf32>
+  return %y : tensor<1x8x2x16xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%x: tensor<1x8x2x16xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x2x16xf32> {
+  // expected-error @+1 {{is invalid: working set of 4334592 bytes exceeds the 1048576-byte L2 cache}}
+  %y = ejk.ssd %x, %dt, %A, %B, %B {config = #ejk.config<block_n = 16, block_p = 16, chunk_size = 1024>} : tensor<1x8x2x16xf32>, tensor<1x8x2xf32>, tensor<2xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x2x16xf32>
+  return %y : tensor<1x8x2x16xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func private @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> attributes {ejk.dispatch} {
+  // expected-error @+1 {{'ejk.selective_scan' op is not in dispatch form; run ejk-form-dispatches first}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 16, chunk_l = 4>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
+  return %y : tensor<1x8x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func private @f(%x: tensor<1x8x2x16xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x2x16xf32> attributes {ejk.dispatch} {
+  // expected-error @+1 {{'ejk.ssd' op is not in dispatch form; run ejk-form-dispatches first}}
+  %y = ejk.ssd %x, %dt, %A, %B, %B {config = #ejk.config<block_n = 16, block_p = 16, chunk_size = 8>} : tensor<1x8x2x16xf32>, tensor<1x8x2xf32>, tensor<2xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x2x16xf32>
+  return %y : tensor<1x8x2x16xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
+  // expected-error @+1 {{is invalid: 'block_d' (1) channels of 16 threads must fill whole subgroups of 32}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 1, chunk_l = 16>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
+  return %y : tensor<1x8x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
+  // expected-error @+1 {{is invalid: 'block_d' (128) channels of 16 threads exceed 1024 invocations per workgroup}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 128, chunk_l = 16>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
+  return %y : tensor<1x8x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x2048xf32>, %B: tensor<1x8x1x2048xf32>) -> tensor<1x8x32xf32> {
+  // expected-error @+1 {{is invalid: each thread would keep 64 states (at most 32)}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 2, chunk_l = 16>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x2048xf32>, tensor<1x8x1x2048xf32>, tensor<1x8x1x2048xf32> -> tensor<1x8x32xf32>
+  return %y : tensor<1x8x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
+  // expected-error @+1 {{is invalid: stages 114688 bytes of shared memory, the device has 32768}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 64, chunk_l = 128>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
+  return %y : tensor<1x8x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%x: tensor<1x8x2x64xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>, %B: tensor<1x8x1x128xf32>) -> tensor<1x8x2x64xf32> {
+  // expected-error @+1 {{is invalid: 'num_subgroups' (3) must be a power of two}}
+  %y = ejk.ssd %x, %dt, %A, %B, %B {config = #ejk.config<block_n = 32, block_p = 16, chunk_size = 16, num_subgroups = 3>} : tensor<1x8x2x64xf32>, tensor<1x8x2xf32>, tensor<2xf32>, tensor<1x8x1x128xf32>, tensor<1x8x1x128xf32> -> tensor<1x8x2x64xf32>
+  return %y : tensor<1x8x2x64xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%x: tensor<1x8x2x64xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>, %B: tensor<1x8x1x128xf32>) -> tensor<1x8x2x64xf32> {
+  // expected-error @+1 {{is invalid: 64 subgroups of 32 exceed 1024 invocations per workgroup}}
+  %y = ejk.ssd %x, %dt, %A, %B, %B {config = #ejk.config<block_n = 32, block_p = 16, chunk_size = 16, num_subgroups = 64>} : tensor<1x8x2x64xf32>, tensor<1x8x2xf32>, tensor<2xf32>, tensor<1x8x1x128xf32>, tensor<1x8x1x128xf32> -> tensor<1x8x2x64xf32>
+  return %y : tensor<1x8x2x64xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%x: tensor<1x8x2x64xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>, %B: tensor<1x8x1x128xf32>) -> tensor<1x8x2x64xf32> {
+  // expected-error @+1 {{is invalid: each thread would keep 128 accumulators (at most 64); use more subgroups or smaller blocks}}
+  %y = ejk.ssd %x, %dt, %A, %B, %B {config = #ejk.config<block_n = 32, block_p = 64, chunk_size = 64, num_subgroups = 1>} : tensor<1x8x2x64xf32>, tensor<1x8x2xf32>, tensor<2xf32>, tensor<1x8x1x128xf32>, tensor<1x8x1x128xf32> -> tensor<1x8x2x64xf32>
+  return %y : tensor<1x8x2x64xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%x: tensor<1x8x2x64xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>, %B: tensor<1x8x1x128xf32>) -> tensor<1x8x2x64xf32> {
+  // expected-error @+1 {{is invalid: stages 83712 bytes of shared memory, the device has 32768}}
+  %y = ejk.ssd %x, %dt, %A, %B, %B {config = #ejk.config<block_n = 32, block_p = 64, chunk_size = 64, num_subgroups = 8>} : tensor<1x8x2x64xf32>, tensor<1x8x2xf32>, tensor<2xf32>, tensor<1x8x1x128xf32>, tensor<1x8x1x128xf32> -> tensor<1x8x2x64xf32>
+  return %y : tensor<1x8x2x64xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%x: tensor<1x8x2x64xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>, %B: tensor<1x8x1x128xf32>) -> tensor<1x8x2x64xf32> {
+  // expected-error @+1 {{is invalid: 'num_subgroups' applies to Vulkan targets only}}
+  %y = ejk.ssd %x, %dt, %A, %B, %B {config = #ejk.config<block_n = 32, block_p = 16, chunk_size = 16, num_subgroups = 2>} : tensor<1x8x2x64xf32>, tensor<1x8x2xf32>, tensor<2xf32>, tensor<1x8x1x128xf32>, tensor<1x8x1x128xf32> -> tensor<1x8x2x64xf32>
+  return %y : tensor<1x8x2x64xf32>
+}
+}

@@ -1,0 +1,51 @@
+// Zero-sized tensors on Vulkan (see empty-tensors.mlir): no dispatch for
+// empty results, fill kernels for attention over zero keys and scans of no
+// steps, checked against the reference.
+// REQUIRES: vulkan
+// RUN: ejk-run %s --entry fa_batch0 --target vulkan --random-inputs 1 --check | FileCheck %s
+// RUN: ejk-run %s --entry fa_heads0 --target vulkan --random-inputs 1 --check | FileCheck %s
+// RUN: ejk-run %s --entry fa_no_keys --target vulkan --random-inputs 1 --check | FileCheck %s --check-prefixes=CHECK,LSE
+// RUN: ejk-run %s --entry scan_no_channels --target vulkan --random-inputs 1 --check | FileCheck %s
+// RUN: ejk-run %s --entry scan_no_steps --target vulkan --random-inputs 1 --check | FileCheck %s --check-prefixes=CHECK,STATE
+// RUN: ejk-run %s --entry ssd_no_head_dim --target vulkan --random-inputs 1 --check | FileCheck %s
+// RUN: ejk-run %s --entry ssd_no_steps --target vulkan --random-inputs 1 --check | FileCheck %s --check-prefixes=CHECK,STATE
+
+// CHECK-NOT: FAILED
+// CHECK: result 0 ({{.*}}): {{.*}}: ok
+// LSE: result 1 ({{.*}}): {{.*}}: ok
+// STATE: result 1 ({{.*}}): {{.*}}: ok
+
+func.func @fa_batch0(%q: tensor<0x8x2x16xf32>) -> tensor<0x8x2x16xf32> {
+  %o = ejk.flash_attention %q, %q, %q : tensor<0x8x2x16xf32>, tensor<0x8x2x16xf32>, tensor<0x8x2x16xf32> -> tensor<0x8x2x16xf32>
+  return %o : tensor<0x8x2x16xf32>
+}
+
+func.func @fa_heads0(%q: tensor<1x8x0x16xf32>) -> tensor<1x8x0x16xf32> {
+  %o = ejk.flash_attention %q, %q, %q : tensor<1x8x0x16xf32>, tensor<1x8x0x16xf32>, tensor<1x8x0x16xf32> -> tensor<1x8x0x16xf32>
+  return %o : tensor<1x8x0x16xf32>
+}
+
+func.func @fa_no_keys(%q: tensor<1x4x2x16xf32>, %k: tensor<1x0x2x16xf32>) -> (tensor<1x4x2x16xf32>, tensor<1x2x4xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %k : tensor<1x4x2x16xf32>, tensor<1x0x2x16xf32>, tensor<1x0x2x16xf32> -> tensor<1x4x2x16xf32>, tensor<1x2x4xf32>
+  return %o, %lse : tensor<1x4x2x16xf32>, tensor<1x2x4xf32>
+}
+
+func.func @scan_no_channels(%u: tensor<1x8x0xf32>, %A: tensor<0x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x0xf32> {
+  %y = ejk.selective_scan %u, %u, %A, %B, %B : tensor<1x8x0xf32>, tensor<1x8x0xf32>, tensor<0x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x0xf32>
+  return %y : tensor<1x8x0xf32>
+}
+
+func.func @scan_no_steps(%u: tensor<1x0x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x0x1x16xf32>) -> (tensor<1x0x32xf32>, tensor<1x32x16xf32>) {
+  %y, %h = ejk.selective_scan %u, %u, %A, %B, %B : tensor<1x0x32xf32>, tensor<1x0x32xf32>, tensor<32x16xf32>, tensor<1x0x1x16xf32>, tensor<1x0x1x16xf32> -> tensor<1x0x32xf32>, tensor<1x32x16xf32>
+  return %y, %h : tensor<1x0x32xf32>, tensor<1x32x16xf32>
+}
+
+func.func @ssd_no_head_dim(%x: tensor<1x8x2x0xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x2x0xf32> {
+  %y = ejk.ssd %x, %dt, %A, %B, %B : tensor<1x8x2x0xf32>, tensor<1x8x2xf32>, tensor<2xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x2x0xf32>
+  return %y : tensor<1x8x2x0xf32>
+}
+
+func.func @ssd_no_steps(%x: tensor<1x0x2x16xf32>, %dt: tensor<1x0x2xf32>, %A: tensor<2xf32>, %B: tensor<1x0x1x8xf32>) -> (tensor<1x0x2x16xf32>, tensor<1x2x16x8xf32>) {
+  %y, %s = ejk.ssd %x, %dt, %A, %B, %B : tensor<1x0x2x16xf32>, tensor<1x0x2xf32>, tensor<2xf32>, tensor<1x0x1x8xf32>, tensor<1x0x1x8xf32> -> tensor<1x0x2x16xf32>, tensor<1x2x16x8xf32>
+  return %y, %s : tensor<1x0x2x16xf32>, tensor<1x2x16x8xf32>
+}

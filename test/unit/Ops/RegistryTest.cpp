@@ -1,0 +1,53 @@
+//===- RegistryTest.cpp - every tunable op has both targets' models -------===//
+//
+// A family that forgets its line in lib/Ops/Registry.cpp, or a target it
+// forgets to give an op, fails here in CI rather than at a user's run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../Dialect/DialectTestUtil.h"
+
+#include "ejk/Ops/OpModel.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+namespace {
+class RegistryTest : public ::testing::Test {
+protected:
+  RegistryTest() { test::loadTestDialects(context); }
+  MLIRContext context;
+};
+} // namespace
+
+TEST_F(RegistryTest, EveryPromisedTunableOpHasModelsForBothTargets) {
+  int promised = 0;
+  for (RegisteredOperationName name : context.getRegisteredOperations()) {
+    if (name.getDialectNamespace() != EjkDialect::getDialectNamespace() ||
+        !name.hasPromiseOrImplementsInterface<TunableOpInterface>())
+      continue;
+    ++promised;
+    SCOPED_TRACE(name.getStringRef().str());
+    EXPECT_TRUE(name.hasInterface<TunableOpInterface>())
+        << "the family did not attach TunableOpInterface";
+    const OpModel *model = lookupOpModel(name.getStringRef());
+    ASSERT_NE(model, nullptr) << "no OpModel registered";
+    EXPECT_NE(model->kernelFor(TargetInfo::Kind::Cpu), nullptr);
+    EXPECT_NE(model->kernelFor(TargetInfo::Kind::Vulkan), nullptr);
+  }
+  // flash_attention, selective_scan and ssd today; the count only grows.
+  EXPECT_GE(promised, 3);
+}
+
+TEST_F(RegistryTest, EveryModelBelongsToAPromisedOp) {
+  for (RegisteredOperationName name : context.getRegisteredOperations()) {
+    if (name.getDialectNamespace() != EjkDialect::getDialectNamespace())
+      continue;
+    if (lookupOpModel(name.getStringRef()))
+      EXPECT_TRUE(name.hasPromiseOrImplementsInterface<TunableOpInterface>())
+          << name.getStringRef().str()
+          << " has a model but the dialect does not promise the interface";
+  }
+}

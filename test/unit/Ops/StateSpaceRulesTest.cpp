@@ -1,0 +1,325 @@
+//===- StateSpaceTuningTest.cpp - TunableOpInterface on the Mamba scans --===//
+//
+// Problem keys, config spaces, heuristics and config verification of
+// ejk.selective_scan and ejk.ssd, including that ssd's chunk_size attribute
+// does not bind the config.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../Dialect/DialectTestUtil.h"
+
+#include "StateSpace/Vulkan/Layout.h"
+
+#include "gtest/gtest.h"
+
+#include <set>
+
+using namespace mlir;
+using namespace mlir::ejk;
+using namespace mlir::ejk::test;
+
+namespace {
+
+std::string scanIR(int64_t seq, int64_t channels, int64_t state,
+                   StringRef attrs = "") {
+  std::string x = tensorType({1, seq, channels}, "f32");
+  std::string a = tensorType({channels, state}, "f32");
+  std::string bc = tensorType({1, seq, 1, state}, "f32");
+  return "func.func @f(%u: " + x + ", %A: " + a + ", %B: " + bc + ") -> " + x +
+         " {\n  %y = ejk.selective_scan %u, %u, %A, %B, %B " + attrs.str() +
+         " : " + x + ", " + x + ", " + a + ", " + bc + ", " + bc + " -> " + x +
+         "\n  return %y : " + x + "\n}\n";
+}
+
+std::string ssdIR(int64_t seq, int64_t heads, int64_t headDim, int64_t state,
+                  StringRef attrs = "") {
+  std::string x = tensorType({1, seq, heads, headDim}, "f32");
+  std::string dt = tensorType({1, seq, heads}, "f32");
+  std::string a = tensorType({heads}, "f32");
+  std::string bc = tensorType({1, seq, 1, state}, "f32");
+  return "func.func @f(%x: " + x + ", %dt: " + dt + ", %A: " + a +
+         ", %B: " + bc + ") -> " + x +
+         " {\n  %y = ejk.ssd %x, %dt, %A, %B, %B " + attrs.str() + " : " + x +
+         ", " + dt + ", " + a + ", " + bc + ", " + bc + " -> " + x +
+         "\n  return %y : " + x + "\n}\n";
+}
+
+TargetInfo avx512(unsigned cores = 2) {
+  TargetInfo target = TargetInfo::genericCpu();
+  target.vectorBits = 512;
+  target.numCores = cores;
+  return target;
+}
+
+class StateSpaceTuningTest : public ::testing::Test {
+protected:
+  StateSpaceTuningTest() { loadTestDialects(context); }
+
+  /// The single tunable op of `ir`.
+  TunableOpInterface parse(const std::string &ir) {
+    module = parseModule(context, ir);
+    TunableOpInterface found;
+    if (module)
+      module->walk([&](TunableOpInterface op) { found = op; });
+    return found;
+  }
+
+  std::string reason(TunableOpInterface op, ConfigAttr config,
+                     const TargetInfo &target) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    if (succeeded(op.verifyConfig(config, target, os)))
+      return "ok";
+    return text;
+  }
+
+  ConfigAttr config(ArrayRef<std::pair<StringRef, int64_t>> values) {
+    return ConfigAttr::get(&context, values);
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+};
+
+TEST_F(StateSpaceTuningTest, ScanProblemKeyNamesShapesAndOptions) {
+  TunableOpInterface op = parse(scanIR(2048, 2048, 16));
+  ASSERT_TRUE(op);
+  std::string key = op.getProblemKey();
+  EXPECT_EQ(StringRef(key).substr(0, 18), "ejk.selective_scan");
+  EXPECT_NE(key.find("1x2048x2048xf32"), std::string::npos) << key;
+  EXPECT_NE(key.find("softplus=0"), std::string::npos) << key;
+  TunableOpInterface softplus =
+      parse(scanIR(2048, 2048, 16, "{delta_softplus}"));
+  ASSERT_TRUE(softplus);
+  EXPECT_NE(softplus.getProblemKey(), key);
+}
+
+TEST_F(StateSpaceTuningTest, ScanHeuristicIsValidAndKeepsCoresBusy) {
+  TunableOpInterface op = parse(scanIR(2048, 2048, 16));
+  ASSERT_TRUE(op);
+  ConfigAttr heuristic = op.getHeuristicConfig(avx512());
+  EXPECT_EQ(reason(op, heuristic, avx512()), "ok");
+  EXPECT_EQ(heuristic.lookup("block_d"), 64);
+  EXPECT_EQ(heuristic.lookup("chunk_l"), 64);
+  // 64 channels: one 64-wide block would leave a core idle; halve.
+  TunableOpInterface small = parse(scanIR(5, 64, 16));
+  ASSERT_TRUE(small);
+  ConfigAttr smallConfig = small.getHeuristicConfig(avx512());
+  EXPECT_EQ(smallConfig.lookup("block_d"), 16);
+  EXPECT_EQ(smallConfig.lookup("chunk_l"), 8);
+}
+
+TEST_F(StateSpaceTuningTest, ScanConfigSpaceIsVerifiedAndDistinct) {
+  TunableOpInterface op = parse(scanIR(2048, 2048, 16));
+  ASSERT_TRUE(op);
+  for (bool full : {false, true}) {
+    SmallVector<ConfigAttr> space = op.getConfigSpace(avx512(), full);
+    EXPECT_GE(space.size(), full ? 10u : 4u);
+    std::set<std::string> seen;
+    for (ConfigAttr c : space) {
+      EXPECT_EQ(reason(op, c, avx512()), "ok") << printAttr(c);
+      EXPECT_TRUE(seen.insert(printAttr(c)).second) << printAttr(c);
+    }
+  }
+}
+
+TEST_F(StateSpaceTuningTest, ScanVerifierNamesTheProblem) {
+  TunableOpInterface op = parse(scanIR(64, 64, 16));
+  ASSERT_TRUE(op);
+  EXPECT_EQ(reason(op, config({{"block_d", 24}, {"chunk_l", 8}}), avx512()),
+            "'block_d' (24) must be a multiple of the 16 f32 lanes of a "
+            "512-bit vector");
+  EXPECT_EQ(reason(op, config({{"block_d", 16}}), avx512()),
+            "config needs 'block_d' and 'chunk_l'");
+  EXPECT_EQ(
+      reason(op, config({{"block_d", 16}, {"chunk_l", 8}, {"x", 1}}), avx512()),
+      "unknown config entry 'x'");
+  EXPECT_EQ(reason(op, ConfigAttr(), avx512()), "no config");
+}
+
+TEST_F(StateSpaceTuningTest, SsdProblemKeyIgnoresTheChunkAttribute) {
+  // The attribute does not change the result or the code, so the model's
+  // chunk length does not split the tuning database.
+  TunableOpInterface free = parse(ssdIR(2048, 32, 64, 128));
+  ASSERT_TRUE(free);
+  std::string freeKey = free.getProblemKey();
+  EXPECT_EQ(freeKey.find("chunk"), std::string::npos) << freeKey;
+  TunableOpInterface withChunk =
+      parse(ssdIR(2048, 32, 64, 128, "{chunk_size = 256 : i64}"));
+  ASSERT_TRUE(withChunk);
+  EXPECT_EQ(withChunk.getProblemKey(), freeKey);
+}
+
+TEST_F(StateSpaceTuningTest, SsdHeuristicChoosesTheChunk) {
+  TunableOpInterface free = parse(ssdIR(2048, 32, 64, 128));
+  ASSERT_TRUE(free);
+  ConfigAttr c = free.getHeuristicConfig(avx512());
+  EXPECT_EQ(reason(free, c, avx512()), "ok");
+  EXPECT_EQ(c.lookup("chunk_size"), 64);
+  EXPECT_EQ(c.lookup("block_p"), 64);
+  EXPECT_EQ(c.lookup("block_n"), 64);
+  // Mamba-2's chunk_size = 256: the heuristic still evaluates with chunks
+  // of 64 (the intra-chunk quadratic form is 4x cheaper), same result.
+  TunableOpInterface model =
+      parse(ssdIR(2048, 32, 64, 128, "{chunk_size = 256 : i64}"));
+  ASSERT_TRUE(model);
+  ConfigAttr f = model.getHeuristicConfig(avx512());
+  EXPECT_EQ(f.lookup("chunk_size"), 64);
+  EXPECT_EQ(reason(model, f, avx512()), "ok");
+  // One head: head_dim splits until there are two workgroups per core.
+  TunableOpInterface oneHead = parse(ssdIR(64, 1, 64, 16));
+  ASSERT_TRUE(oneHead);
+  EXPECT_EQ(oneHead.getHeuristicConfig(avx512()).lookup("block_p"), 16);
+}
+
+TEST_F(StateSpaceTuningTest, SsdConfigSpaceIsVerified) {
+  TunableOpInterface op = parse(ssdIR(2048, 32, 64, 128));
+  ASSERT_TRUE(op);
+  for (bool full : {false, true}) {
+    SmallVector<ConfigAttr> space = op.getConfigSpace(avx512(), full);
+    EXPECT_GE(space.size(), 4u);
+    for (ConfigAttr c : space)
+      EXPECT_EQ(reason(op, c, avx512()), "ok") << printAttr(c);
+  }
+  // The attribute does not narrow the space.
+  TunableOpInterface model =
+      parse(ssdIR(2048, 32, 64, 128, "{chunk_size = 256 : i64}"));
+  ASSERT_TRUE(model);
+  std::set<int64_t> chunks;
+  for (ConfigAttr c : model.getConfigSpace(avx512(), true))
+    chunks.insert(c.lookup("chunk_size").value_or(0));
+  EXPECT_GT(chunks.size(), 1u);
+  EXPECT_TRUE(chunks.count(256));
+}
+
+TEST_F(StateSpaceTuningTest, SsdVerifierNamesTheProblem) {
+  TunableOpInterface op =
+      parse(ssdIR(64, 2, 32, 16, "{chunk_size = 16 : i64}"));
+  ASSERT_TRUE(op);
+  // A config chunk other than the attribute's is fine; the config must
+  // name one.
+  EXPECT_EQ(
+      reason(op, config({{"block_n", 16}, {"block_p", 16}, {"chunk_size", 8}}),
+             avx512()),
+      "ok");
+  EXPECT_EQ(reason(op, config({{"block_n", 16}, {"block_p", 16}}), avx512()),
+            "config needs 'block_p', 'block_n' and 'chunk_size'");
+  EXPECT_EQ(reason(op,
+                   config({{"block_n", 3}, {"block_p", 16}, {"chunk_size", 8}}),
+                   avx512()),
+            "'block_n' (3) must divide d_state (16)");
+}
+
+//===----------------------------------------------------------------------===//
+// Vulkan
+//===----------------------------------------------------------------------===//
+
+/// An NVIDIA-like device: subgroups of 32, 48 KiB of shared memory, 1024
+/// invocations per workgroup.
+TargetInfo nvidia() {
+  TargetInfo target = TargetInfo::genericVulkan();
+  target.subgroupSize = 32;
+  target.sharedMemoryBytes = 48 * 1024;
+  target.maxWorkgroupInvocations = 1024;
+  return target;
+}
+
+/// Mesa's lavapipe: subgroups of 8, 32 KiB of shared memory.
+TargetInfo lavapipe() {
+  TargetInfo target = TargetInfo::genericVulkan();
+  target.subgroupSize = 8;
+  target.sharedMemoryBytes = 32 * 1024;
+  return target;
+}
+
+TEST_F(StateSpaceTuningTest, VulkanScanHeuristicForMamba1) {
+  TunableOpInterface op = parse(scanIR(2048, 2048, 16));
+  ASSERT_TRUE(op);
+  // 16 threads per channel (one state each), 8 channels: 128 threads and
+  // 256 workgroups.
+  ConfigAttr heuristic = op.getHeuristicConfig(nvidia());
+  EXPECT_EQ(reason(op, heuristic, nvidia()), "ok");
+  EXPECT_EQ(heuristic.lookup("block_d"), 8);
+  EXPECT_EQ(heuristic.lookup("chunk_l"), 64);
+  std::optional<VulkanScanLayout> layout =
+      getVulkanScanLayout(cast<SelectiveScanOp>(op.getOperation()), heuristic,
+                       nvidia(), llvm::nulls());
+  ASSERT_TRUE(layout);
+  EXPECT_EQ(layout->threadsPerChannel, 16);
+  EXPECT_EQ(layout->statesPerThread, 1);
+  EXPECT_EQ(layout->threads, 128);
+  // Subgroups of 8: two states per thread, 16 channels of 8 threads.
+  ConfigAttr lvp = op.getHeuristicConfig(lavapipe());
+  EXPECT_EQ(reason(op, lvp, lavapipe()), "ok");
+  EXPECT_EQ(lvp.lookup("block_d"), 16);
+}
+
+TEST_F(StateSpaceTuningTest, VulkanSsdHeuristicForMamba2) {
+  TunableOpInterface op = parse(ssdIR(2048, 32, 64, 128));
+  ASSERT_TRUE(op);
+  // 8 subgroups; head_dim blocks of 16 for 128 workgroups; chunks of 64;
+  // n-chunks of 32: 46848 bytes of shared memory.
+  ConfigAttr heuristic = op.getHeuristicConfig(nvidia());
+  EXPECT_EQ(reason(op, heuristic, nvidia()), "ok");
+  EXPECT_EQ(printAttr(heuristic),
+            "#ejk.config<block_n = 32, block_p = 16, chunk_size = 64, "
+            "num_subgroups = 8>");
+  std::optional<VulkanSsdLayout> layout = getVulkanSsdLayout(
+      cast<SsdOp>(op.getOperation()), heuristic, nvidia(), llvm::nulls());
+  ASSERT_TRUE(layout);
+  EXPECT_EQ(layout->sharedBytes, 46848);
+  EXPECT_LE(layout->cb.accumulators() + layout->y.accumulators(), 64);
+  // lavapipe's 32 KiB need smaller blocks.
+  ConfigAttr lvp = op.getHeuristicConfig(lavapipe());
+  EXPECT_EQ(reason(op, lvp, lavapipe()), "ok") << printAttr(lvp);
+  // Mamba-2's chunk_size = 256 (a 256 x 256 score tile would not fit in
+  // shared memory) gets the same config: the attribute does not bind it.
+  TunableOpInterface model =
+      parse(ssdIR(2048, 32, 64, 128, "{chunk_size = 256 : i64}"));
+  ASSERT_TRUE(model);
+  EXPECT_EQ(model.getHeuristicConfig(nvidia()), heuristic);
+}
+
+TEST_F(StateSpaceTuningTest, VulkanConfigSpacesAreVerifiedAndDistinct) {
+  for (const std::string &ir :
+       {scanIR(2048, 2048, 16), ssdIR(2048, 32, 64, 128)}) {
+    TunableOpInterface op = parse(ir);
+    ASSERT_TRUE(op);
+    for (const TargetInfo &target : {nvidia(), lavapipe()})
+      for (bool full : {false, true}) {
+        SmallVector<ConfigAttr> space = op.getConfigSpace(target, full);
+        EXPECT_GE(space.size(), 2u);
+        std::set<std::string> seen;
+        for (ConfigAttr c : space) {
+          EXPECT_EQ(reason(op, c, target), "ok") << printAttr(c);
+          EXPECT_TRUE(seen.insert(printAttr(c)).second) << printAttr(c);
+        }
+      }
+  }
+}
+
+TEST_F(StateSpaceTuningTest, VulkanVerifierNamesTheLimit) {
+  TunableOpInterface scan = parse(scanIR(64, 64, 16));
+  ASSERT_TRUE(scan);
+  EXPECT_EQ(reason(scan, config({{"block_d", 1}, {"chunk_l", 8}}), nvidia()),
+            "'block_d' (1) channels of 16 threads must fill whole subgroups "
+            "of 32");
+  TunableOpInterface ssd = parse(ssdIR(64, 2, 64, 128));
+  ASSERT_TRUE(ssd);
+  EXPECT_EQ(reason(ssd,
+                   config({{"block_n", 32},
+                           {"block_p", 64},
+                           {"chunk_size", 64},
+                           {"num_subgroups", 8}}),
+                   nvidia()),
+            "stages 83712 bytes of shared memory, the device has 49152");
+  EXPECT_EQ(reason(ssd,
+                   config({{"block_n", 32},
+                           {"block_p", 16},
+                           {"chunk_size", 16},
+                           {"num_subgroups", 2}}),
+                   avx512()),
+            "'num_subgroups' applies to Vulkan targets only");
+}
+
+} // namespace
