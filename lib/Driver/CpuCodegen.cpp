@@ -148,6 +148,11 @@ LogicalResult mlir::ejk::linkSharedObject(Location loc, StringRef objectPath,
     return emitError(loc, "no linker found: install a C compiler (cc) or "
                           "binutils (ld) to build CPU artifacts");
   }
+  // Kernels link without the C runtime, yet the backend may call its
+  // conversion helpers (__truncsfbf2 for bf16 on CPUs without AVX512-BF16);
+  // compiler-rt's builtins archive supplies them, statically.
+  if (llvm::sys::fs::exists(EJK_COMPILER_RT_BUILTINS))
+    argv.push_back(EJK_COMPILER_RT_BUILTINS);
   SmallVector<StringRef> args(argv.begin(), argv.end());
   std::string message;
   int status = llvm::sys::ExecuteAndWait(args[0], args, std::nullopt, {}, 0, 0,

@@ -27,8 +27,8 @@ func.func @fa_batch0(%q: tensor<0x8x2x16xf32>) -> tensor<0x8x2x16xf32> {
 // FORM-LABEL: func.func @fa_heads0(
 // FORM-NOT: ejk.dispatch
 // FORM: return
-func.func @fa_heads0(%q: tensor<1x8x0x16xf32>) -> tensor<1x8x0x16xf32> {
-  %o = ejk.flash_attention %q, %q, %q : tensor<1x8x0x16xf32>, tensor<1x8x0x16xf32>, tensor<1x8x0x16xf32> -> tensor<1x8x0x16xf32>
+func.func @fa_heads0(%q: tensor<1x8x0x16xf32>, %k: tensor<1x8x2x16xf32>) -> tensor<1x8x0x16xf32> {
+  %o = ejk.flash_attention %q, %k, %k : tensor<1x8x0x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32> -> tensor<1x8x0x16xf32>
   return %o : tensor<1x8x0x16xf32>
 }
 

@@ -31,8 +31,8 @@ using Grid = std::array<int64_t, 3>;
 
 class DispatchRewriter {
 public:
-  DispatchRewriter(func::FuncOp dispatch, ModuleOp module,
-                   SymbolTable &symbols, const TargetInfo &target)
+  DispatchRewriter(func::FuncOp dispatch, ModuleOp module, SymbolTable &symbols,
+                   const TargetInfo &target)
       : dispatchFn(dispatch), module(module), symbols(symbols),
         targetInfo(target) {}
 
@@ -82,9 +82,11 @@ public:
       ArrayRef<MemRefType> temporaries,
       function_ref<void(OpBuilder &, Location, DispatchOp, ValueRange)> emit);
 
-  /// Replaces the body by a kernel that fills each buffer of `buffers`
-  /// with the matching value of `values` (one workgroup of one thread: for
-  /// degenerate problems only, never for real work).
+  /// Replaces the dispatch by `<dispatch>_fill`, a kernel that fills each
+  /// buffer of `buffers` with the matching value of `values` and takes only
+  /// them (one workgroup of one thread: for degenerate problems only, never
+  /// for real work). The dispatch is erased; the rewriter must not be used
+  /// afterwards.
   void fillBuffers(ArrayRef<Value> buffers, ArrayRef<double> values);
 
   /// Index of the dispatch argument `buffer` among the call's buffers.

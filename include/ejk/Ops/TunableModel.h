@@ -27,15 +27,13 @@ struct TunableModel
     const OpModel *model = lookupOpModel(op);
     return model ? model->problemKey(op) : std::string();
   }
-  SmallVector<ConfigAttr> getConfigSpace(Operation *op,
-                                         const TargetInfo &target,
-                                         bool full) const {
+  SmallVector<ConfigAttr>
+  getConfigSpace(Operation *op, const TargetInfo &target, bool full) const {
     const TargetKernel *kernel = kernelOf(op, target);
     return kernel ? kernel->configSpace(op, target, full)
                   : SmallVector<ConfigAttr>();
   }
-  ConfigAttr getHeuristicConfig(Operation *op,
-                                const TargetInfo &target) const {
+  ConfigAttr getHeuristicConfig(Operation *op, const TargetInfo &target) const {
     const TargetKernel *kernel = kernelOf(op, target);
     return kernel ? kernel->heuristicConfig(op, target) : ConfigAttr();
   }
@@ -55,8 +53,7 @@ struct TunableModel
   }
 
 private:
-  static const TargetKernel *kernelOf(Operation *op,
-                                      const TargetInfo &target) {
+  static const TargetKernel *kernelOf(Operation *op, const TargetInfo &target) {
     const OpModel *model = lookupOpModel(op);
     return model ? model->kernelFor(target.kind) : nullptr;
   }

@@ -24,8 +24,8 @@ namespace {
 class FlashAttentionModel final : public OpModel {
 public:
   FlashAttentionModel() {
-    cpu = std::make_unique<
-        TargetKernelOf<FlashAttentionOp, CpuFlashAttention>>();
+    cpu =
+        std::make_unique<TargetKernelOf<FlashAttentionOp, CpuFlashAttention>>();
     vulkan = std::make_unique<
         TargetKernelOf<FlashAttentionOp, VulkanFlashAttention>>();
   }
@@ -70,7 +70,6 @@ public:
 void mlir::ejk::registerAttentionFamily(DialectRegistry &registry) {
   registerOpModel(std::make_unique<FlashAttentionModel>());
   registry.addExtension(+[](MLIRContext *context, EjkDialect *) {
-    FlashAttentionOp::attachInterface<TunableModel<FlashAttentionOp>>(
-        *context);
+    FlashAttentionOp::attachInterface<TunableModel<FlashAttentionOp>>(*context);
   });
 }

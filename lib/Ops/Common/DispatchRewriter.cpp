@@ -4,8 +4,8 @@
 
 #include "ejk/Transforms/Passes.h"
 
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -26,11 +26,10 @@ Value DispatchRewriter::buffer(Value tensor) {
 Value DispatchRewriter::destination(Value result) {
   if (!result)
     return {};
-  auto store =
-      result.hasOneUse()
-          ? dyn_cast<bufferization::MaterializeInDestinationOp>(
-                *result.getUsers().begin())
-          : bufferization::MaterializeInDestinationOp();
+  auto store = result.hasOneUse()
+                   ? dyn_cast<bufferization::MaterializeInDestinationOp>(
+                         *result.getUsers().begin())
+                   : bufferization::MaterializeInDestinationOp();
   if (!store) {
     missingBuffer = true;
     return {};
@@ -63,7 +62,8 @@ void DispatchRewriter::finish(OpBuilder &b) {
 
 void DispatchRewriter::setGrid(func::FuncOp fn, Grid grid) {
   Builder b(fn.getContext());
-  fn->setAttr(kGridAttrName, b.getDenseI64ArrayAttr({grid[0], grid[1], grid[2]}));
+  fn->setAttr(kGridAttrName,
+              b.getDenseI64ArrayAttr({grid[0], grid[1], grid[2]}));
 }
 
 void DispatchRewriter::setWork(func::FuncOp fn, int64_t flops, int64_t bytes) {
@@ -84,9 +84,9 @@ func::FuncOp DispatchRewriter::addDispatch(
     function_ref<void(OpBuilder &, Location, ValueRange)> build) {
   OpBuilder builder(dispatchFn);
   Location loc = dispatchFn.getLoc();
-  auto fn = func::FuncOp::create(
-      builder, loc, (dispatchFn.getSymName() + "_" + suffix).str(),
-      builder.getFunctionType(argTypes, {}));
+  auto fn = func::FuncOp::create(builder, loc,
+                                 (dispatchFn.getSymName() + "_" + suffix).str(),
+                                 builder.getFunctionType(argTypes, {}));
   fn.setPrivate();
   fn->setAttr(kDispatchAttrName, builder.getUnitAttr());
   setGrid(fn, grid);
@@ -150,12 +150,11 @@ int64_t DispatchRewriter::bytesOf(ArrayRef<Value> buffers) {
 }
 
 /// Stores `value` into every element of `buffer` with one loop per dim.
-static void fillBuffer(OpBuilder &b, Location loc, Value buffer,
-                       double value) {
+static void fillBuffer(OpBuilder &b, Location loc, Value buffer, double value) {
   auto type = cast<MemRefType>(buffer.getType());
   Type element = type.getElementType();
-  Value constant = arith::ConstantOp::create(
-      b, loc, element, FloatAttr::get(element, value));
+  Value constant = arith::ConstantOp::create(b, loc, element,
+                                             FloatAttr::get(element, value));
   SmallVector<Value> indices;
   std::function<void(unsigned)> loop = [&](unsigned dim) {
     if (dim == type.getRank()) {
@@ -177,16 +176,34 @@ static void fillBuffer(OpBuilder &b, Location loc, Value buffer,
 
 void DispatchRewriter::fillBuffers(ArrayRef<Value> buffers,
                                    ArrayRef<double> values) {
-  OpBuilder b = replaceBody();
-  Location loc = dispatchFn.getLoc();
-  int64_t bytes = 0;
+  // A dispatch of its own that takes only the filled buffers: the op's
+  // other operands may have no elements, and LLVM's bare-pointer calling
+  // convention refuses zero-sized memrefs.
+  // Buffers without elements need no filling and no binding.
+  SmallVector<Type> types;
+  SmallVector<unsigned> indices;
+  SmallVector<double> kept;
   for (auto [buffer, value] : llvm::zip(buffers, values)) {
-    fillBuffer(b, loc, buffer, value);
-    bytes += bytesOf(buffer);
+    if (cast<MemRefType>(buffer.getType()).getNumElements() == 0)
+      continue;
+    types.push_back(buffer.getType());
+    indices.push_back(argumentIndex(buffer));
+    kept.push_back(value);
   }
-  finish(b);
-  setGrid(dispatchFn, {1, 1, 1});
-  setWork(dispatchFn, 0, bytes);
+  func::FuncOp fill = addDispatch(
+      "fill", types, {1, 1, 1}, [&](OpBuilder &b, Location loc, ValueRange args) {
+        for (auto [buffer, value] : llvm::zip(args, kept))
+          fillBuffer(b, loc, buffer, value);
+      });
+  setWork(fill, 0, bytesOf(buffers));
   if (targetInfo.isVulkan())
-    setVulkanLaunch(dispatchFn, 1, 0);
+    setVulkanLaunch(fill, 1, 0);
+  rewriteCallers({}, [&](OpBuilder &b, Location loc, DispatchOp call,
+                         ValueRange) {
+    SmallVector<Value> bindings;
+    for (unsigned index : indices)
+      bindings.push_back(call.getBuffers()[index]);
+    DispatchOp::create(b, loc, fill.getSymName(), bindings);
+  });
+  symbols.erase(dispatchFn);
 }

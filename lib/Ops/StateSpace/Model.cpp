@@ -28,9 +28,8 @@ using namespace mlir::ejk;
 using Distribution = ::ejk::InputDistribution;
 
 /// Mamba's ranges for the decay `a`, the step `step` and its `bias`.
-static std::optional<Distribution> mambaRange(Value operand, Value a,
-                                              Value step, Value bias,
-                                              bool softplus) {
+static std::optional<Distribution>
+mambaRange(Value operand, Value a, Value step, Value bias, bool softplus) {
   using Kind = Distribution::Kind;
   if (operand == a)
     return Distribution{Kind::Uniform, -4.0f, -0.25f};
@@ -45,8 +44,7 @@ static std::optional<Distribution> mambaRange(Value operand, Value a,
 
 /// A scan of no steps from the zero state (the verifier rejects one with an
 /// initial state): an empty y and a zero final state.
-static std::optional<SmallVector<double>> noSteps(Operation *op,
-                                                  int64_t seq) {
+static std::optional<SmallVector<double>> noSteps(Operation *op, int64_t seq) {
   if (seq != 0)
     return std::nullopt;
   return SmallVector<double>(op->getNumResults(), 0.0);
@@ -79,7 +77,8 @@ public:
   }
   std::optional<SmallVector<double>>
   constantResults(Operation *op) const override {
-    return noSteps(op, cast<SelectiveScanOp>(op).getU().getType().getDimSize(1));
+    return noSteps(op,
+                   cast<SelectiveScanOp>(op).getU().getType().getDimSize(1));
   }
   LogicalResult evaluateReference(Operation *op,
                                   ReferenceValues &values) const override {

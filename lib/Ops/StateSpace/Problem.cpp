@@ -18,7 +18,7 @@ SelectiveScanProblem mlir::ejk::readSelectiveScanProblem(SelectiveScanOp op) {
 SsdProblem mlir::ejk::readSsdProblem(SsdOp op) {
   auto x = op.getX().getType();
   auto b = op.getB().getType();
-  return {x.getDimSize(0), x.getDimSize(1), x.getDimSize(2), x.getDimSize(3),
+  return {x.getDimSize(0), x.getDimSize(1), x.getDimSize(2),   x.getDimSize(3),
           b.getDimSize(2), b.getDimSize(3), op.getDtSoftplus()};
 }
 

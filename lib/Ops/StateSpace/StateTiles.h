@@ -11,8 +11,8 @@
 namespace mlir::ejk {
 
 /// Divisors of `n` among `candidates`, plus `n` itself.
-inline llvm::SmallVector<int64_t> stateTiles(int64_t n,
-                                             llvm::ArrayRef<int64_t> candidates) {
+inline llvm::SmallVector<int64_t>
+stateTiles(int64_t n, llvm::ArrayRef<int64_t> candidates) {
   llvm::SmallVector<int64_t> tiles;
   for (int64_t c : candidates)
     if (c < n && n % c == 0)

@@ -268,9 +268,9 @@ func.func @config_duplicate(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x8x64xf32>,
 
 // -----
 
-func.func @zero_head_dim(%q: tensor<2x8x8x0xf32>, %v: tensor<2x16x8x64xf32>) {
+func.func @zero_head_dim(%q: tensor<2x8x8x0xf32>, %k: tensor<2x16x8x0xf32>, %v: tensor<2x16x8x64xf32>) {
   // expected-error @+1 {{expects 'query' dim 3 (head_dim) to be at least 1 (with no head dim every key scores the same), got 0}}
-  %o = ejk.flash_attention %q, %q, %v : tensor<2x8x8x0xf32>, tensor<2x8x8x0xf32>, tensor<2x16x8x64xf32> -> tensor<2x8x8x64xf32>
+  %o = ejk.flash_attention %q, %k, %v : tensor<2x8x8x0xf32>, tensor<2x16x8x0xf32>, tensor<2x16x8x64xf32> -> tensor<2x8x8x64xf32>
   return
 }
 

@@ -10,6 +10,7 @@
 #define EJK_OPS_STATESPACE_PROBLEM_H
 
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
 
@@ -35,6 +36,11 @@ inline int64_t selectiveScanFlops(const SelectiveScanProblem &p) {
 struct SelectiveScanBuffers {
   Value u, delta, a, b, c, d, z, deltaBias, initialState;
   Value y, finalState;
+
+  /// Every buffer the scan reads or writes (optional ones may be null).
+  SmallVector<Value> all() const {
+    return {u, delta, a, b, c, d, z, deltaBias, initialState, y, finalState};
+  }
 };
 
 struct SsdProblem {
@@ -67,6 +73,13 @@ struct SsdBuffers {
   /// C_t . B_s within each chunk (all s; the scan masks s > t), written by
   /// the pre-pass (its layout is the target's).
   Value scores;
+
+  /// Every buffer the scan (not the pre-pass) reads or writes.
+  SmallVector<Value> scanned() const {
+    return {x, dt, a, c, d, z, dtBias, initialState, y, finalState, scores};
+  }
+  /// The buffers of the scores pre-pass.
+  SmallVector<Value> prePass() const { return {b, c, scores}; }
 };
 
 SelectiveScanProblem readSelectiveScanProblem(SelectiveScanOp op);

@@ -87,12 +87,12 @@ SmallVector<ConfigAttr> CpuFlashAttention::configSpace(FlashAttentionOp op,
                                                        const TargetInfo &target,
                                                        bool full) {
   AttentionProblem p = readAttentionProblem(op);
-  SmallVector<int64_t> blockQs = full
-                                     ? SmallVector<int64_t>{4, 8, 16, 32, 64, 128}
-                                     : SmallVector<int64_t>{8, 16, 32};
-  SmallVector<int64_t> blockKs = full
-                                     ? SmallVector<int64_t>{32, 64, 128, 256, 512}
-                                     : SmallVector<int64_t>{64, 128, 256};
+  SmallVector<int64_t> blockQs =
+      full ? SmallVector<int64_t>{4, 8, 16, 32, 64, 128}
+           : SmallVector<int64_t>{8, 16, 32};
+  SmallVector<int64_t> blockKs =
+      full ? SmallVector<int64_t>{32, 64, 128, 256, 512}
+           : SmallVector<int64_t>{64, 128, 256};
   SmallVector<ConfigAttr> space;
   MLIRContext *context = op.getContext();
   for (int64_t blockQ : blockQs) {
@@ -111,8 +111,8 @@ SmallVector<ConfigAttr> CpuFlashAttention::configSpace(FlashAttentionOp op,
       // Decode shapes: the keys split across workgroups too.
       if (!cpuRows(p, blockQ).oneRowBlockPerHead())
         continue;
-      for (int64_t splits : full ? SmallVector<int64_t>{2, 4, 8}
-                                 : SmallVector<int64_t>{2, 4}) {
+      for (int64_t splits :
+           full ? SmallVector<int64_t>{2, 4, 8} : SmallVector<int64_t>{2, 4}) {
         config.keySplits = splits;
         ConfigAttr split = config.toAttr(context);
         if (succeeded(verifyConfig(op, split, target, llvm::nulls())))

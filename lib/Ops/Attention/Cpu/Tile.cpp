@@ -60,8 +60,8 @@ static LogicalResult addPackDispatch(DispatchRewriter &rewriter,
       });
   DispatchRewriter::setWork(
       pack, 0,
-      DispatchRewriter::bytesOf({buffers.key, buffers.value,
-                                 buffers.packedKeyT, buffers.packedValue}));
+      DispatchRewriter::bytesOf({buffers.key, buffers.value, buffers.packedKeyT,
+                                 buffers.packedValue}));
   return success();
 }
 

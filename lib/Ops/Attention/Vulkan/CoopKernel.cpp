@@ -614,7 +614,7 @@ private:
 } // namespace
 
 void mlir::ejk::buildVulkanCoopAttentionBody(OpBuilder &b, Location loc,
-                                          const VulkanAttentionPlan &plan,
-                                          const AttentionBuffers &buffers) {
+                                             const VulkanAttentionPlan &plan,
+                                             const AttentionBuffers &buffers) {
   CoopAttentionBuilder(b, loc, plan, buffers).build();
 }

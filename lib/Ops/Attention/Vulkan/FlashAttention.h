@@ -14,9 +14,8 @@
 namespace mlir::ejk {
 
 struct VulkanFlashAttention {
-  static SmallVector<ConfigAttr> configSpace(FlashAttentionOp op,
-                                             const TargetInfo &target,
-                                             bool full);
+  static SmallVector<ConfigAttr>
+  configSpace(FlashAttentionOp op, const TargetInfo &target, bool full);
   static ConfigAttr heuristicConfig(FlashAttentionOp op,
                                     const TargetInfo &target);
   static LogicalResult verifyConfig(FlashAttentionOp op, ConfigAttr config,

@@ -298,7 +298,7 @@ private:
 } // namespace
 
 void mlir::ejk::buildVulkanAttentionBody(OpBuilder &b, Location loc,
-                                      const VulkanAttentionPlan &plan,
-                                      const AttentionBuffers &buffers) {
+                                         const VulkanAttentionPlan &plan,
+                                         const AttentionBuffers &buffers) {
   PortableAttentionBuilder(b, loc, plan, buffers).build();
 }

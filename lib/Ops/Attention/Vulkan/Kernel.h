@@ -30,13 +30,13 @@ struct VulkanAttentionPlan : AttentionProblem {
 /// Emits the portable (f32 arithmetic) attention body at `b`'s insertion
 /// point.
 void buildVulkanAttentionBody(OpBuilder &b, Location loc,
-                           const VulkanAttentionPlan &plan,
-                           const AttentionBuffers &buffers);
+                              const VulkanAttentionPlan &plan,
+                              const AttentionBuffers &buffers);
 
 /// Emits the cooperative-matrix (f16 x f16 -> f32 16x16x16) attention body.
 void buildVulkanCoopAttentionBody(OpBuilder &b, Location loc,
-                               const VulkanAttentionPlan &plan,
-                               const AttentionBuffers &buffers);
+                                  const VulkanAttentionPlan &plan,
+                                  const AttentionBuffers &buffers);
 
 } // namespace mlir::ejk
 

@@ -99,7 +99,7 @@ struct TargetInfo;
 /// the reason on `reason`.
 std::optional<VulkanAttentionLayout>
 getVulkanAttentionLayout(FlashAttentionOp op, ConfigAttr config,
-                      const TargetInfo &target, llvm::raw_ostream &reason);
+                         const TargetInfo &target, llvm::raw_ostream &reason);
 
 } // namespace mlir::ejk
 

@@ -83,17 +83,16 @@ LogicalResult VulkanFlashAttention::verifyConfig(FlashAttentionOp op,
 }
 
 SmallVector<ConfigAttr>
-VulkanFlashAttention::configSpace(FlashAttentionOp op,
-                                  const TargetInfo &target, bool full) {
+VulkanFlashAttention::configSpace(FlashAttentionOp op, const TargetInfo &target,
+                                  bool full) {
   AttentionProblem p = readAttentionProblem(op);
-  SmallVector<int64_t> blockQs = full
-                                     ? SmallVector<int64_t>{8, 16, 32, 64, 128}
-                                     : SmallVector<int64_t>{16, 32, 64};
+  SmallVector<int64_t> blockQs = full ? SmallVector<int64_t>{8, 16, 32, 64, 128}
+                                      : SmallVector<int64_t>{16, 32, 64};
   SmallVector<int64_t> blockKs = full ? SmallVector<int64_t>{16, 32, 64, 128}
                                       : SmallVector<int64_t>{32, 64};
-  SmallVector<int64_t> subgroupCounts = full
-                                            ? SmallVector<int64_t>{1, 2, 4, 8, 16}
-                                            : SmallVector<int64_t>{2, 4, 8};
+  SmallVector<int64_t> subgroupCounts =
+      full ? SmallVector<int64_t>{1, 2, 4, 8, 16}
+           : SmallVector<int64_t>{2, 4, 8};
   SmallVector<ConfigAttr> space;
   for (int64_t blockQ : blockQs) {
     // Blocks much larger than the problem only add remainder work; block_q

@@ -10,8 +10,8 @@
 #ifndef EJK_OPS_ATTENTION_VULKAN_SCORES_H
 #define EJK_OPS_ATTENTION_VULKAN_SCORES_H
 
-#include "ejk/Ops/Attention/Problem.h"
 #include "Common/CpuEmitter.h"
+#include "ejk/Ops/Attention/Problem.h"
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
 #include "ejk/Support/DropoutHash.h"
@@ -23,7 +23,7 @@ namespace mlir::ejk {
 class VulkanScoreRules {
 public:
   VulkanScoreRules(Emitter &e, const AttentionProblem &p,
-                const AttentionBuffers &buf, Value batch, Value head)
+                   const AttentionBuffers &buf, Value batch, Value head)
       : e(e), p(p), buf(buf), batch(batch), head(head) {}
 
   Value cmp(arith::CmpIPredicate pred, Value x, Value y) {

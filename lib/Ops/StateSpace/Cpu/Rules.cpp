@@ -64,9 +64,8 @@ LogicalResult CpuSelectiveScan::verifyConfig(SelectiveScanOp op,
                                              raw_ostream &reason) {
   std::optional<SelectiveScanConfig> config =
       SelectiveScanConfig::read(attr, reason);
-  if (!config ||
-      failed(checkWholeVectors(SelectiveScanConfig::kBlockD, config->blockD,
-                               target, reason)))
+  if (!config || failed(checkWholeVectors(SelectiveScanConfig::kBlockD,
+                                          config->blockD, target, reason)))
     return failure();
   return checkWorkingSet(scanScratchBytes(readSelectiveScanProblem(op),
                                           config->blockD, config->chunkL),
@@ -105,9 +104,8 @@ ConfigAttr CpuSelectiveScan::heuristicConfig(SelectiveScanOp op,
   int64_t lanes = target.f32Lanes();
   // Four vectors of channels amortize the per-step loads of B and C; halve
   // while there are too few workgroups to keep every core busy.
-  int64_t blockD =
-      std::max<int64_t>(lanes, std::min<int64_t>(4 * lanes,
-                                                 roundUp(p.channels, lanes)));
+  int64_t blockD = std::max<int64_t>(
+      lanes, std::min<int64_t>(4 * lanes, roundUp(p.channels, lanes)));
   int64_t cores = std::max<unsigned>(1, target.numCores);
   while (blockD > lanes && p.batch * ceilDiv(p.channels, blockD) < 4 * cores)
     blockD -= lanes * std::max<int64_t>(1, blockD / lanes / 2);
@@ -125,8 +123,7 @@ ConfigAttr CpuSelectiveScan::heuristicConfig(SelectiveScanOp op,
 static std::optional<int64_t> ssdScratchBytes(const SsdProblem &p,
                                               int64_t chunk, int64_t blockP,
                                               int64_t lanes) {
-  std::optional<int64_t> paddedChunk =
-      checkedSum({chunk, int64_t(lanes - 1)});
+  std::optional<int64_t> paddedChunk = checkedSum({chunk, int64_t(lanes - 1)});
   std::optional<int64_t> elements = checkedSum(
       {paddedChunk ? checkedProduct({chunk, *paddedChunk / lanes * lanes})
                    : std::nullopt,

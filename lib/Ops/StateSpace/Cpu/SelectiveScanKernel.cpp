@@ -278,8 +278,8 @@ private:
 
 } // namespace
 
-void mlir::ejk::buildCpuSelectiveScanBody(
-    OpBuilder &builder, Location loc, const CpuSelectiveScanPlan &plan,
-    const SelectiveScanBuffers &buffers) {
+void mlir::ejk::buildCpuSelectiveScanBody(OpBuilder &builder, Location loc,
+                                          const CpuSelectiveScanPlan &plan,
+                                          const SelectiveScanBuffers &buffers) {
   SelectiveScanBodyBuilder(builder, loc, plan, buffers).build();
 }

@@ -14,9 +14,8 @@
 namespace mlir::ejk {
 
 struct CpuSelectiveScan {
-  static SmallVector<ConfigAttr> configSpace(SelectiveScanOp op,
-                                             const TargetInfo &target,
-                                             bool full);
+  static SmallVector<ConfigAttr>
+  configSpace(SelectiveScanOp op, const TargetInfo &target, bool full);
   static ConfigAttr heuristicConfig(SelectiveScanOp op,
                                     const TargetInfo &target);
   static LogicalResult verifyConfig(SelectiveScanOp op, ConfigAttr config,
@@ -27,8 +26,7 @@ struct CpuSelectiveScan {
 };
 
 struct CpuSsd {
-  static SmallVector<ConfigAttr> configSpace(SsdOp op,
-                                             const TargetInfo &target,
+  static SmallVector<ConfigAttr> configSpace(SsdOp op, const TargetInfo &target,
                                              bool full);
   static ConfigAttr heuristicConfig(SsdOp op, const TargetInfo &target);
   static LogicalResult verifyConfig(SsdOp op, ConfigAttr config,

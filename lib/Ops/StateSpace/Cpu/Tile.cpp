@@ -32,11 +32,8 @@ LogicalResult CpuSelectiveScan::tile(SelectiveScanOp op, ConfigAttr attr,
   rewriter.finish(b);
   func::FuncOp dispatch = rewriter.dispatch();
   DispatchRewriter::setGrid(dispatch, plan.grid());
-  DispatchRewriter::setWork(
-      dispatch, selectiveScanFlops(plan),
-      DispatchRewriter::bytesOf({buf.u, buf.delta, buf.a, buf.b, buf.c, buf.d,
-                                 buf.z, buf.deltaBias, buf.initialState, buf.y,
-                                 buf.finalState}));
+  DispatchRewriter::setWork(dispatch, selectiveScanFlops(plan),
+                            DispatchRewriter::bytesOf(buf.all()));
   return success();
 }
 
@@ -69,13 +66,10 @@ LogicalResult CpuSsd::tile(SsdOp op, ConfigAttr attr,
   rewriter.finish(b);
   func::FuncOp dispatch = rewriter.dispatch();
   DispatchRewriter::setGrid(dispatch, plan.scanGrid());
-  DispatchRewriter::setWork(
-      dispatch, ssdScanFlops(plan, plan.chunk),
-      DispatchRewriter::bytesOf({buf.x, buf.dt, buf.a, buf.c, buf.d, buf.z,
-                                 buf.dtBias, buf.initialState, buf.y,
-                                 buf.finalState, buf.scores}));
+  DispatchRewriter::setWork(dispatch, ssdScanFlops(plan, plan.chunk),
+                            DispatchRewriter::bytesOf(buf.scanned()));
   DispatchRewriter::setWork(
       *scoresFn, ssdScoresFlops(plan, plan.chunk, plan.paddedChunk()),
-      DispatchRewriter::bytesOf({buf.b, buf.c, buf.scores}));
+      DispatchRewriter::bytesOf(buf.prePass()));
   return success();
 }

@@ -44,17 +44,18 @@ struct VulkanSsdPlan : SsdProblem {
 
 /// Emits the selective-scan body at `b`'s insertion point.
 void buildVulkanSelectiveScanBody(OpBuilder &b, Location loc,
-                               const VulkanSelectiveScanPlan &plan,
-                               const SelectiveScanBuffers &buffers);
+                                  const VulkanSelectiveScanPlan &plan,
+                                  const SelectiveScanBuffers &buffers);
 
 /// Emits the body of the pre-pass that fills `scores` ([batch, groups,
 /// chunks, chunk, chunk] f32) with C_t . B_s per chunk.
-void buildVulkanSsdScoresBody(OpBuilder &b, Location loc, const VulkanSsdPlan &plan,
-                           Value bBuffer, Value cBuffer, Value scores);
+void buildVulkanSsdScoresBody(OpBuilder &b, Location loc,
+                              const VulkanSsdPlan &plan, Value bBuffer,
+                              Value cBuffer, Value scores);
 
 /// Emits the SSD scan body; `buffers.scores` holds the pre-pass's scores.
 void buildVulkanSsdBody(OpBuilder &b, Location loc, const VulkanSsdPlan &plan,
-                     const SsdBuffers &buffers);
+                        const SsdBuffers &buffers);
 
 /// Emits `body(i)` for i in [0, total) spread over the `threads` threads of
 /// the workgroup (i = thread + k * threads): a loop over the whole rounds,

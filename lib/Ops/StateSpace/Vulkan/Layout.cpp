@@ -14,10 +14,9 @@ static int64_t ceilPow2(int64_t n) {
   return static_cast<int64_t>(llvm::PowerOf2Ceil(std::max<int64_t>(n, 1)));
 }
 
-std::optional<VulkanScanLayout>
-VulkanScanLayout::compute(int64_t channels, int64_t groups, int64_t state,
-                       int64_t blockD, int64_t chunkL, const VulkanLimits &limits,
-                       llvm::raw_ostream &reason) {
+std::optional<VulkanScanLayout> VulkanScanLayout::compute(
+    int64_t channels, int64_t groups, int64_t state, int64_t blockD,
+    int64_t chunkL, const VulkanLimits &limits, llvm::raw_ostream &reason) {
   if (blockD < 1 || chunkL < 1) {
     reason << "'block_d' and 'chunk_l' must be positive";
     return std::nullopt;
@@ -97,8 +96,9 @@ VulkanTile VulkanTile::compute(int64_t rows, int64_t cols, int64_t threads) {
 
 std::optional<VulkanSsdLayout>
 VulkanSsdLayout::compute(int64_t state, int64_t chunk, int64_t blockP,
-                      int64_t blockN, int64_t numSubgroups,
-                      const VulkanLimits &limits, llvm::raw_ostream &reason) {
+                         int64_t blockN, int64_t numSubgroups,
+                         const VulkanLimits &limits,
+                         llvm::raw_ostream &reason) {
   if (chunk < 1 || blockP < 1 || blockN < 1 || numSubgroups < 1) {
     reason << "'chunk_size', 'block_p', 'block_n' and 'num_subgroups' must "
               "be positive";
@@ -114,8 +114,8 @@ VulkanSsdLayout::compute(int64_t state, int64_t chunk, int64_t blockP,
       blockP > limits.sharedBytes || blockN > limits.sharedBytes) {
     reason << "'chunk_size' (" << chunk << "), 'block_p' (" << blockP
            << "), 'block_n' (" << blockN << ") or 'num_subgroups' ("
-           << numSubgroups << ") exceeds the device's "
-           << limits.maxInvocations << " invocations or " << limits.sharedBytes
+           << numSubgroups << ") exceeds the device's " << limits.maxInvocations
+           << " invocations or " << limits.sharedBytes
            << " bytes of shared memory per workgroup";
     return std::nullopt;
   }

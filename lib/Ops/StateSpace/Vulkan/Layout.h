@@ -3,8 +3,9 @@
 // The thread and shared-memory layouts of ejk.selective_scan and ejk.ssd on
 // a Vulkan device, derived from a config and the target. Config
 // verification (StateSpace/Vulkan/Rules.cpp) and the kernel builders
-// (lib/Ops/StateSpace/Vulkan/SelectiveScanKernel.cpp, StateSpace/Vulkan/SsdKernel.cpp) both use
-// them, so a config that verifies is one the builders can emit.
+// (lib/Ops/StateSpace/Vulkan/SelectiveScanKernel.cpp,
+// StateSpace/Vulkan/SsdKernel.cpp) both use them, so a config that verifies is
+// one the builders can emit.
 //
 // selective_scan: a workgroup owns `block_d` channels of one batch row.
 // The state lanes of a channel are TN = min(next_pow2(d_state),
@@ -57,9 +58,11 @@ struct VulkanScanLayout {
   /// At most this many states per thread (kept in registers).
   static constexpr int64_t kMaxStatesPerThread = 32;
 
-  static std::optional<VulkanScanLayout>
-  compute(int64_t channels, int64_t groups, int64_t state, int64_t blockD,
-          int64_t chunkL, const VulkanLimits &limits, llvm::raw_ostream &reason);
+  static std::optional<VulkanScanLayout> compute(int64_t channels,
+                                                 int64_t groups, int64_t state,
+                                                 int64_t blockD, int64_t chunkL,
+                                                 const VulkanLimits &limits,
+                                                 llvm::raw_ostream &reason);
 };
 
 /// A `rows x cols` register tile spread over `threads` threads.
@@ -91,10 +94,10 @@ struct VulkanSsdLayout {
   static constexpr int64_t kMaxAccumulators = 64;
 
   static std::optional<VulkanSsdLayout> compute(int64_t state, int64_t chunk,
-                                             int64_t blockP, int64_t blockN,
-                                             int64_t numSubgroups,
-                                             const VulkanLimits &limits,
-                                             llvm::raw_ostream &reason);
+                                                int64_t blockP, int64_t blockN,
+                                                int64_t numSubgroups,
+                                                const VulkanLimits &limits,
+                                                llvm::raw_ostream &reason);
 };
 
 class SelectiveScanOp;
@@ -105,12 +108,12 @@ struct TargetInfo;
 /// The layout of `op` under `config` on the Vulkan `target`, or nullopt
 /// with the reason on `reason`.
 std::optional<VulkanScanLayout> getVulkanScanLayout(SelectiveScanOp op,
-                                              ConfigAttr config,
-                                              const TargetInfo &target,
-                                              llvm::raw_ostream &reason);
+                                                    ConfigAttr config,
+                                                    const TargetInfo &target,
+                                                    llvm::raw_ostream &reason);
 std::optional<VulkanSsdLayout> getVulkanSsdLayout(SsdOp op, ConfigAttr config,
-                                            const TargetInfo &target,
-                                            llvm::raw_ostream &reason);
+                                                  const TargetInfo &target,
+                                                  llvm::raw_ostream &reason);
 
 } // namespace mlir::ejk
 

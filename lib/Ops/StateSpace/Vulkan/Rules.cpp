@@ -143,9 +143,8 @@ LogicalResult VulkanSsd::verifyConfig(SsdOp op, ConfigAttr attr,
   return success();
 }
 
-SmallVector<ConfigAttr> VulkanSsd::configSpace(SsdOp op,
-                                               const TargetInfo &target,
-                                               bool full) {
+SmallVector<ConfigAttr>
+VulkanSsd::configSpace(SsdOp op, const TargetInfo &target, bool full) {
   SsdProblem p = readSsdProblem(op);
   int64_t subgroup = std::max<unsigned>(1, target.subgroupSize);
   SmallVector<int64_t> chunks = full ? SmallVector<int64_t>{16, 32, 64, 128}

@@ -34,8 +34,8 @@ namespace {
 class VulkanSelectiveScanBuilder {
 public:
   VulkanSelectiveScanBuilder(OpBuilder &builder, Location loc,
-                          const VulkanSelectiveScanPlan &plan,
-                          const SelectiveScanBuffers &buffers)
+                             const VulkanSelectiveScanPlan &plan,
+                             const SelectiveScanBuffers &buffers)
       : e(builder, loc, 1), p(plan), l(plan.layout), buf(buffers) {}
 
   void build() {

@@ -82,7 +82,7 @@ struct ThreadTile {
 class VulkanSsdBuilder {
 public:
   VulkanSsdBuilder(OpBuilder &builder, Location loc, const VulkanSsdPlan &plan,
-                const SsdBuffers &buffers)
+                   const SsdBuffers &buffers)
       : e(builder, loc, 1), p(plan), l(plan.layout), buf(buffers) {}
 
   void build() {
@@ -389,8 +389,8 @@ private:
 
 /// CB[t, s] = C_t . B_s of one chunk, on the `cb` tile over n-chunks of
 /// staged C and B.
-void buildScores(Emitter &e, const VulkanSsdPlan &p, Value bBuffer, Value cBuffer,
-                 Value scores) {
+void buildScores(Emitter &e, const VulkanSsdPlan &p, Value bBuffer,
+                 Value cBuffer, Value scores) {
   const VulkanSsdLayout &l = p.layout;
   Value chunk = WorkgroupIdOp::create(e.b, 0);
   Value group = WorkgroupIdOp::create(e.b, 1);
@@ -455,14 +455,15 @@ void buildScores(Emitter &e, const VulkanSsdPlan &p, Value bBuffer, Value cBuffe
 } // namespace
 
 void mlir::ejk::buildVulkanSsdScoresBody(OpBuilder &builder, Location loc,
-                                      const VulkanSsdPlan &plan, Value bBuffer,
-                                      Value cBuffer, Value scores) {
+                                         const VulkanSsdPlan &plan,
+                                         Value bBuffer, Value cBuffer,
+                                         Value scores) {
   Emitter e(builder, loc, 1);
   buildScores(e, plan, bBuffer, cBuffer, scores);
 }
 
 void mlir::ejk::buildVulkanSsdBody(OpBuilder &builder, Location loc,
-                                const VulkanSsdPlan &plan,
-                                const SsdBuffers &buffers) {
+                                   const VulkanSsdPlan &plan,
+                                   const SsdBuffers &buffers) {
   VulkanSsdBuilder(builder, loc, plan, buffers).build();
 }

@@ -32,11 +32,8 @@ LogicalResult VulkanSelectiveScan::tile(SelectiveScanOp op, ConfigAttr attr,
   DispatchRewriter::setGrid(dispatch, plan.grid());
   DispatchRewriter::setVulkanLaunch(dispatch, layout->threads,
                                     layout->sharedBytes);
-  DispatchRewriter::setWork(
-      dispatch, selectiveScanFlops(plan),
-      DispatchRewriter::bytesOf({buf.u, buf.delta, buf.a, buf.b, buf.c, buf.d,
-                                 buf.z, buf.deltaBias, buf.initialState, buf.y,
-                                 buf.finalState}));
+  DispatchRewriter::setWork(dispatch, selectiveScanFlops(plan),
+                            DispatchRewriter::bytesOf(buf.all()));
   return success();
 }
 
@@ -72,16 +69,12 @@ LogicalResult VulkanSsd::tile(SsdOp op, ConfigAttr attr,
   DispatchRewriter::setGrid(dispatch, plan.grid());
   DispatchRewriter::setVulkanLaunch(dispatch, layout->threads,
                                     layout->sharedBytes);
-  DispatchRewriter::setWork(
-      dispatch, ssdScanFlops(plan, q),
-      DispatchRewriter::bytesOf({buf.x, buf.dt, buf.a, buf.c, buf.d, buf.z,
-                                 buf.dtBias, buf.initialState, buf.y,
-                                 buf.finalState, buf.scores}));
+  DispatchRewriter::setWork(dispatch, ssdScanFlops(plan, q),
+                            DispatchRewriter::bytesOf(buf.scanned()));
   DispatchRewriter::setGrid(*scoresFn, plan.scoresGrid());
   DispatchRewriter::setVulkanLaunch(*scoresFn, layout->threads,
                                     4 * 2 * q * layout->bcStride());
   DispatchRewriter::setWork(*scoresFn, ssdScoresFlops(plan, q, q),
-                            DispatchRewriter::bytesOf({buf.b, buf.c,
-                                                       buf.scores}));
+                            DispatchRewriter::bytesOf(buf.prePass()));
   return success();
 }
