@@ -37,10 +37,14 @@ config.environment["EJK_CACHE_DIR"] = ejk_cache_dir
 # Optional features, so tests that need them are skipped loudly.
 # "avx512-host": the build machine has AVX-512, so narrower code compiled
 # here can be checked for wider instructions.
+# "avx2-host" likewise one step down.
 try:
     with open("/proc/cpuinfo") as cpuinfo:
-        if " avx512f" in cpuinfo.read():
-            config.available_features.add("avx512-host")
+        flags = cpuinfo.read()
+    if " avx512f" in flags:
+        config.available_features.add("avx512-host")
+    if " avx2" in flags:
+        config.available_features.add("avx2-host")
 except OSError:
     pass
 

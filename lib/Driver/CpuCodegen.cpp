@@ -44,8 +44,13 @@ static std::string restrictToVectorWidth(StringRef features,
         (name.starts_with("avx512") || name.starts_with("amx") ||
          name == "avx10.1-512" || name == "evex512"))
       return true;
+    // Below 256 bits: AVX and every extension that implies it (LLVM would
+    // turn AVX back on for them).
     if (vectorBits < 256 &&
-        (name.starts_with("avx") || name == "fma" || name == "f16c"))
+        (name.starts_with("avx") ||
+         llvm::is_contained({"fma", "fma4", "f16c", "xop", "vaes",
+                             "vpclmulqdq", "sha512", "sm3", "sm4"},
+                            name)))
       return true;
     return false;
   };
