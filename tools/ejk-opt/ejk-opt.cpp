@@ -2,8 +2,8 @@
 
 #include "ejk/Conversion/Passes.h"
 #include "ejk/Dialect/Ejk/EjkDialect.h"
+#include "ejk/Selection/Passes.h"
 #include "ejk/Transforms/Passes.h"
-#include "ejk/Tuning/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
