@@ -16,7 +16,7 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllPasses();
-  mlir::ejk::registerEjkTuningPasses();
+  mlir::ejk::registerEjkSelectionPasses();
   mlir::ejk::registerEjkTransformsPasses();
   mlir::ejk::registerEjkConversionPasses();
   mlir::ejk::registerEjkPipelines();
