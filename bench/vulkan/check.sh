@@ -12,7 +12,7 @@
 # check-nv: the f16 cases of bench/vulkan/check-coop.mlir on the register
 # softmax (the device's own fingerprint); check-stage: the same cases on the
 # shared-memory softmax (the fingerprint under another vendor id, hence
-# --force); check-f32: test/Integration/Vulkan/combinations.mlir on the
+# --force); check-f32: test/Integration/Vulkan/attention/combinations.mlir on the
 # portable f32 path. A candidate whose output differs from the reference is
 # reported "wrong" (the runner's table) and the run fails.
 set -eu
@@ -29,7 +29,7 @@ sed 's/^vendor_id=.*/vendor_id=0x1002/' "$fingerprint" > "$other"
   --emit-candidates "$dir/check-nv" --fingerprint "$fingerprint"
 "$tune" "$root/bench/vulkan/check-coop.mlir" --space small \
   --emit-candidates "$dir/check-stage" --fingerprint "$other"
-"$tune" "$root/test/Integration/Vulkan/combinations.mlir" --space small \
+"$tune" "$root/test/Integration/Vulkan/attention/combinations.mlir" --space small \
   --emit-candidates "$dir/check-f32" --fingerprint "$fingerprint"
 cp "$root/build/bin/ejk-tune-runner" "$dir/"
 cp "$root/build/lib/Runtime/libejk_runtime.so.1" "$dir/lib/"

@@ -14,8 +14,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "ejk/Conversion/Passes.h"
+#include "ejk/Selection/Passes.h"
 #include "ejk/Transforms/Passes.h"
-#include "ejk/Tuning/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
@@ -28,8 +28,8 @@
 using namespace mlir;
 using namespace mlir::ejk;
 
-void mlir::ejk::buildCpuSelectionPipeline(OpPassManager &pm,
-                                          const CpuPipelineOptions &options) {
+void mlir::ejk::buildSelectionPipeline(OpPassManager &pm,
+                                       const TilingPipelineOptions &options) {
   EjkSelectConfigsOptions select;
   select.target = options.target;
   select.vectorBits = options.vectorBits;
@@ -39,9 +39,9 @@ void mlir::ejk::buildCpuSelectionPipeline(OpPassManager &pm,
                  : createEjkSelectConfigs(select));
 }
 
-void mlir::ejk::buildCpuTilingPipeline(OpPassManager &pm,
-                                       const CpuPipelineOptions &options) {
-  buildCpuSelectionPipeline(pm, options);
+void mlir::ejk::buildTilingPipeline(OpPassManager &pm,
+                                    const TilingPipelineOptions &options) {
+  buildSelectionPipeline(pm, options);
   pm.addPass(createEjkFormDispatches());
   pm.addPass(createEjkTileDispatches());
 }
@@ -79,8 +79,8 @@ void mlir::ejk::buildVulkanLoweringPipeline(OpPassManager &pm) {
 }
 
 void mlir::ejk::buildCpuPipeline(OpPassManager &pm,
-                                 const CpuPipelineOptions &options) {
-  buildCpuTilingPipeline(pm, options);
+                                 const TilingPipelineOptions &options) {
+  buildTilingPipeline(pm, options);
   buildCpuLoweringPipeline(pm);
 }
 
@@ -101,7 +101,7 @@ void mlir::ejk::registerEjkPipelines() {
       "ejk-cpu-pipeline",
       "Compile ejk ops on tensors to CPU kernels in the LLVM dialect",
       [](OpPassManager &pm, const CpuPipelineCliOptions &cli) {
-        CpuPipelineOptions options;
+        TilingPipelineOptions options;
         options.vectorBits = cli.vectorBits;
         options.numCores = cli.numCores;
         buildCpuPipeline(pm, options);

@@ -8,7 +8,8 @@
 
 #include "ejk/Driver/ArtifactCache.h"
 
-#include "ejk/Driver/CacheEntry.h"
+#include "ejk/Store/Artifacts/CacheEntry.h"
+#include "ejk/Support/PathText.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -47,13 +48,8 @@ llvm::Error errorf(const Twine &message) {
   return llvm::createStringError(message);
 }
 
-std::string errnoText() { return std::strerror(errno); }
-
-std::string join(StringRef directory, StringRef name) {
-  SmallString<256> path(directory);
-  llvm::sys::path::append(path, name);
-  return std::string(path);
-}
+using ::ejk::errnoText;
+using ::ejk::joinPath;
 
 struct EntryOnDisk {
   std::string name;
@@ -67,7 +63,7 @@ uint64_t directoryBytes(const std::string &directory) {
   uint64_t bytes = 0;
   for (const std::string &name : ::ejk::listDirectory(directory)) {
     struct stat info;
-    if (lstat(join(directory, name).c_str(), &info) == 0 &&
+    if (lstat(joinPath(directory, name).c_str(), &info) == 0 &&
         S_ISREG(info.st_mode))
       bytes += uint64_t(info.st_size);
   }
@@ -81,7 +77,7 @@ uint64_t directoryBytes(const std::string &directory) {
 //===----------------------------------------------------------------------===//
 
 ArtifactCache::ArtifactCache(std::string root, uint64_t maxBytes)
-    : directory_(root.empty() ? std::string() : join(root, "artifacts")),
+    : directory_(root.empty() ? std::string() : joinPath(root, "artifacts")),
       maxBytes_(maxBytes) {}
 
 ArtifactCache
@@ -116,7 +112,7 @@ std::optional<std::string> ArtifactCache::lookup(const ArtifactKey &key,
 llvm::Expected<std::string> ArtifactCache::createStagingDirectory() const {
   if (llvm::Error error = prepare())
     return std::move(error);
-  std::string pattern = join(directory_, ".staging-XXXXXX");
+  std::string pattern = joinPath(directory_, ".staging-XXXXXX");
   if (!mkdtemp(pattern.data()))
     return errorf("cannot create a directory in '" + directory_ +
                   "': " + errnoText());
@@ -127,7 +123,7 @@ llvm::Expected<std::string> ArtifactCache::createStagingDirectory() const {
 /// it. Renaming first means a concurrent reader sees the entry either whole
 /// or not at all.
 static void removeEntry(const std::string &directory, const std::string &path) {
-  std::string trash = join(directory, ".trash-XXXXXX");
+  std::string trash = joinPath(directory, ".trash-XXXXXX");
   if (!mkdtemp(trash.data()))
     return;
   if (rename(path.c_str(), trash.c_str()) != 0) {
@@ -149,7 +145,7 @@ llvm::Expected<std::string> ArtifactCache::publish(const ArtifactKey &key,
   if (std::string error; !::ejk::writeCacheEntryFile(staging, key, error))
     return fail(errorf(error));
 
-  std::string entry = join(directory_, key.hash);
+  std::string entry = joinPath(directory_, key.hash);
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (rename(staging.c_str(), entry.c_str()) == 0) {
       ::ejk::touchPath(entry);
@@ -181,7 +177,7 @@ uint64_t ArtifactCache::evict(uint64_t maxBytes, StringRef keep) const {
   uint64_t total = 0;
   time_t now = time(nullptr);
   for (const std::string &name : ::ejk::listDirectory(directory_)) {
-    std::string path = join(directory_, name);
+    std::string path = joinPath(directory_, name);
     struct stat info;
     if (lstat(path.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
       continue;
@@ -229,7 +225,7 @@ ArtifactCacheStats ArtifactCache::stats() const {
   if (!enabled())
     return stats;
   for (const std::string &name : ::ejk::listDirectory(directory_)) {
-    std::string path = join(directory_, name);
+    std::string path = joinPath(directory_, name);
     if (::ejk::isArtifactKeyName(name)) {
       ++stats.entries;
       stats.bytes += directoryBytes(path);
@@ -252,14 +248,14 @@ llvm::Expected<uint64_t> ArtifactCache::clear() const {
     return errorf(why);
   uint64_t removed = 0;
   for (const std::string &name : ::ejk::listDirectory(directory_)) {
-    std::string path = join(directory_, name);
+    std::string path = joinPath(directory_, name);
     if (::ejk::isArtifactKeyName(name)) {
       removeEntry(directory_, path);
       ++removed;
     }
   }
   // The source index names entries that are gone now.
-  std::string index = join(directory_, ::ejk::kSourceIndexDirectory);
+  std::string index = joinPath(directory_, ::ejk::kSourceIndexDirectory);
   if (lstat(index.c_str(), &info) == 0)
     removeEntry(directory_, index);
   // Stale staging and trash directories go too; fresh ones may belong to a
@@ -337,7 +333,7 @@ static llvm::Error exportSpirv(nlohmann::json &manifest, StringRef directory,
       std::string to =
           (name + "_" + dispatch["symbol"].get<std::string>() + ".spv").str();
       if (llvm::Error error =
-              replaceFile(join(outDir, to), (*bytes)->getBuffer()))
+              replaceFile(joinPath(outDir, to), (*bytes)->getBuffer()))
         return error;
       dispatch["spirv"] = to;
     }
@@ -374,11 +370,11 @@ llvm::Expected<std::string> mlir::ejk::exportArtifact(StringRef manifestPath,
       return libraryBytes.takeError();
     std::string libraryName = (name + ".so").str();
     manifest["library"] = libraryName;
-    if (llvm::Error error = replaceFile(join(outDir, libraryName),
+    if (llvm::Error error = replaceFile(joinPath(outDir, libraryName),
                                         (*libraryBytes)->getBuffer()))
       return std::move(error);
   }
-  std::string jsonPath = join(outDir, (name + ".json").str());
+  std::string jsonPath = joinPath(outDir, (name + ".json").str());
   if (llvm::Error error = replaceFile(jsonPath, manifest.dump(2)))
     return std::move(error);
   return jsonPath;

@@ -36,22 +36,22 @@ LogicalResult mlir::ejk::compileForHostCpu(ModuleOp module,
 
   if (options.stopAfterSelection) {
     PassManager selectPm(module.getContext());
-    CpuPipelineOptions pipeline;
+    TilingPipelineOptions pipeline;
     pipeline.vectorBits = vectorBits;
     pipeline.numCores = host.numCores;
     pipeline.selection = options.selection;
-    buildCpuSelectionPipeline(selectPm, pipeline);
+    buildSelectionPipeline(selectPm, pipeline);
     return selectPm.run(module);
   }
 
   // Tensors to tiled dispatches.
   Stopwatch tiling;
   PassManager tilingPm(module.getContext());
-  CpuPipelineOptions pipeline;
+  TilingPipelineOptions pipeline;
   pipeline.vectorBits = vectorBits;
   pipeline.numCores = host.numCores;
   pipeline.selection = options.selection;
-  buildCpuTilingPipeline(tilingPm, pipeline);
+  buildTilingPipeline(tilingPm, pipeline);
   if (failed(tilingPm.run(module)))
     return failure();
   if (options.dumpAfterTiling)

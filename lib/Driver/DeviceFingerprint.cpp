@@ -2,7 +2,7 @@
 
 #include "ejk/Driver/DeviceFingerprint.h"
 
-#include "ejk/Driver/SourceIndex.h"
+#include "ejk/Store/Artifacts/SourceIndex.h"
 
 #include <fstream>
 #include <sstream>

@@ -3,26 +3,14 @@
 #ifndef EJK_LIB_DRIVER_DRIVERSUPPORT_H
 #define EJK_LIB_DRIVER_DRIVERSUPPORT_H
 
+#include "ejk/Support/Stopwatch.h"
+
 #include "mlir/IR/Location.h"
 #include "mlir/Support/LLVM.h"
 
-#include <chrono>
-
 namespace mlir::ejk {
 
-/// Seconds since construction.
-class Stopwatch {
-public:
-  double seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                         start)
-        .count();
-  }
-
-private:
-  std::chrono::steady_clock::time_point start =
-      std::chrono::steady_clock::now();
-};
+using ::ejk::Stopwatch;
 
 /// Writes `contents` to `path` through a temporary file and a rename, so a
 /// reader never sees a half-written file. Emits an error at `loc` on

@@ -13,7 +13,7 @@
 #include "SpirvCodegen.h"
 
 #include "ejk/Conversion/Passes.h"
-#include "ejk/Tuning/Selection.h"
+#include "ejk/Selection/Selection.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
@@ -53,19 +53,19 @@ LogicalResult mlir::ejk::compileForVulkan(ModuleOp module,
       return emitError(loc, "cannot create '")
              << outDir << "': " << ec.message();
 
-  CpuPipelineOptions pipeline;
+  TilingPipelineOptions pipeline;
   pipeline.target = "vulkan";
   pipeline.selection = selectionForDevice(options);
   if (options.stopAfterSelection) {
     PassManager selectPm(module.getContext());
-    buildCpuSelectionPipeline(selectPm, pipeline);
+    buildSelectionPipeline(selectPm, pipeline);
     return selectPm.run(module);
   }
 
   // Tensors to tiled dispatches.
   Stopwatch tiling;
   PassManager tilingPm(module.getContext());
-  buildCpuTilingPipeline(tilingPm, pipeline);
+  buildTilingPipeline(tilingPm, pipeline);
   if (failed(tilingPm.run(module)))
     return failure();
   if (options.dumpAfterTiling)

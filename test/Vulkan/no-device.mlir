@@ -10,7 +10,7 @@
 // RUN: env EJK_VULKAN_LOADER=%t/no-libvulkan.so.1 not ejk-tune %s --target vulkan --cache-dir %t/c 2>&1 | FileCheck %s --check-prefix=CHECK-TUNE
 // RUN: env EJK_VULKAN_LOADER=%t/no-libvulkan.so.1 ejk-tune %s --emit-candidates %t/cand --fingerprint %S/Inputs/lavapipe.fingerprint | FileCheck %s --check-prefix=CHECK-TUNE-EMIT
 // RUN: env EJK_VULKAN_LOADER=%t/no-libvulkan.so.1 not ejk-tune-runner %t/cand 2>&1 | FileCheck %s --check-prefix=CHECK-TUNE-RUNNER
-// RUN: not ejkc %s --target vulkan --fingerprint %S/../Tuning/Inputs/test-fingerprint.txt 2>&1 | FileCheck %s --check-prefix=CHECK-KIND
+// RUN: not ejkc %s --target vulkan --fingerprint %S/../Selection/Inputs/test-fingerprint.txt 2>&1 | FileCheck %s --check-prefix=CHECK-KIND
 // RUN: not ejkc %s --emit=spirv-asm 2>&1 | FileCheck %s --check-prefix=CHECK-EMIT
 // RUN: not ejk-run %s --entry f --target tpu 2>&1 | FileCheck %s --check-prefix=CHECK-TARGET
 

@@ -3,8 +3,8 @@
 #include "ejk/Conversion/Passes.h"
 #include "ejk/Dialect/Ejk/EjkDialect.h"
 #include "ejk/Ops/Registry.h"
+#include "ejk/Selection/Passes.h"
 #include "ejk/Transforms/Passes.h"
-#include "ejk/Tuning/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -17,7 +17,7 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllPasses();
-  mlir::ejk::registerEjkTuningPasses();
+  mlir::ejk::registerEjkSelectionPasses();
   mlir::ejk::registerEjkTransformsPasses();
   mlir::ejk::registerEjkConversionPasses();
   mlir::ejk::registerEjkPipelines();

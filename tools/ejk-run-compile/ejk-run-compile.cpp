@@ -28,19 +28,19 @@
 //===----------------------------------------------------------------------===//
 
 #include "Checks.h"
-#include "Runner.h"
 #include "Signatures.h"
+#include "ejk/Tools/RunSteps/Runner.h"
 
+#include "ejk/Autotune/ToolOptions.h"
 #include "ejk/Driver/ArtifactCache.h"
 #include "ejk/Driver/Compiler.h"
 #include "ejk/Driver/DeviceFingerprint.h"
 #include "ejk/Driver/HostTensor.h"
 #include "ejk/Driver/ReferenceRunner.h"
-#include "ejk/Driver/SourceIndex.h"
 #include "ejk/Driver/Tooling.h"
 #include "ejk/Runtime/ejk_runtime.h"
+#include "ejk/Store/Artifacts/SourceIndex.h"
 #include "ejk/Support/Fingerprint.h"
-#include "ejk/Tuning/ToolOptions.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -120,8 +120,8 @@ static int fail(const Twine &message) {
   return 1;
 }
 
-/// The source-level key of this run (ejk/Driver/SourceIndex.h), or "" when
-/// it cannot be computed.
+/// The source-level key of this run (ejk/Store/Artifacts/SourceIndex.h), or ""
+/// when it cannot be computed.
 static std::string sourceKey(const ::ejk::DeviceFingerprint &device) {
   ::ejk::SourceKeyRequest request;
   request.inputPath = inputFile;

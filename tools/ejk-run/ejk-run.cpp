@@ -11,9 +11,9 @@
 //           [--vector-bits N] [--config-overlay FILE.json] [--load-only]
 //           [--verbose]
 //
-// computes the source-level key of the run (ejk/Driver/SourceIndex.h) and,
-// when the source index names a cache entry that verifies, runs it with the
-// same steps as the compiling tool (Runner.h). On a miss, or with any other
+// computes the source-level key of the run (ejk/Store/Artifacts/SourceIndex.h)
+// and, when the source index names a cache entry that verifies, runs it with
+// the same steps as the compiling tool (Runner.h). On a miss, or with any other
 // flag (--check, --artifact-dir, --print-fingerprint, --help, ...), or
 // anything doubtful, it execs `ejk-run-compile` from its own directory with
 // the same arguments, adding --ejk-record-source-index when the key could
@@ -21,10 +21,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Runner.h"
+#include "ejk/Tools/RunSteps/Runner.h"
 
-#include "ejk/Driver/CacheEntry.h"
-#include "ejk/Driver/SourceIndex.h"
+#include "ejk/Store/Artifacts/CacheEntry.h"
+#include "ejk/Store/Artifacts/SourceIndex.h"
 
 #include <unistd.h>
 

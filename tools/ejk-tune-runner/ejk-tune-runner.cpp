@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ejk/Autotune/Runner/CandidateRunner.h"
 #include "ejk/Runtime/Runtime.hpp"
-#include "ejk/Tuning/CandidateRunner.h"
 
 #include <cstdlib>
 #include <cstring>

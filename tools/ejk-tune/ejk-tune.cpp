@@ -13,10 +13,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ejk/Autotune/Autotuner.h"
 #include "ejk/Driver/DeviceFingerprint.h"
 #include "ejk/Driver/Tooling.h"
-#include "ejk/Tuning/Autotuner.h"
-#include "ejk/Tuning/Selection.h"
+#include "ejk/Selection/Selection.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"

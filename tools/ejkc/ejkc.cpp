@@ -13,11 +13,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ejk/Autotune/ToolOptions.h"
 #include "ejk/Driver/ArtifactCache.h"
 #include "ejk/Driver/Compiler.h"
 #include "ejk/Driver/DeviceFingerprint.h"
 #include "ejk/Driver/Tooling.h"
-#include "ejk/Tuning/ToolOptions.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"

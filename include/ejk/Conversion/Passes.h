@@ -24,30 +24,31 @@ namespace mlir::ejk {
 
 struct ConfigSelectionOptions;
 
-/// Options of the CPU pipeline.
-struct CpuPipelineOptions {
+/// Options of the target-neutral stages before lowering (selection and
+/// tiling), for either target: `target` is "cpu" or "vulkan".
+struct TilingPipelineOptions {
   std::string target = "cpu";
   unsigned vectorBits = 256;
   unsigned numCores = 1;
-  /// Config selection tiers (ejk/Tuning/Selection.h); null: the pass's own.
+  /// Config selection tiers (ejk/Selection/Selection.h); null: the pass's own.
   std::shared_ptr<const ConfigSelectionOptions> selection;
 };
 
 /// ejk-select-configs alone: configs chosen and the target recorded.
-void buildCpuSelectionPipeline(OpPassManager &pm,
-                               const CpuPipelineOptions &options);
+void buildSelectionPipeline(OpPassManager &pm,
+                            const TilingPipelineOptions &options);
 
 /// ejk-select-configs, ejk-form-dispatches and the tiling passes: tensors
 /// in, tiled dispatch functions out.
-void buildCpuTilingPipeline(OpPassManager &pm,
-                            const CpuPipelineOptions &options);
+void buildTilingPipeline(OpPassManager &pm,
+                         const TilingPipelineOptions &options);
 
 /// Tiled dispatches to the LLVM dialect with the CPU kernel ABI
 /// (`ejk-lower-to-llvm`).
 void buildCpuLoweringPipeline(OpPassManager &pm);
 
 /// Both of the above (`ejk-cpu-pipeline`).
-void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
+void buildCpuPipeline(OpPassManager &pm, const TilingPipelineOptions &options);
 
 /// Tiled dispatches for a Vulkan target to one `spirv.module` per dispatch,
 /// ready to serialize (`ejk-lower-to-spirv`): ejk-prepare-vulkan-kernels,

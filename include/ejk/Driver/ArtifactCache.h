@@ -10,9 +10,9 @@
 //    processes may share the directory;
 //  - every entry carries `entry.json` with its key, target, fingerprint,
 //    compiler version and the size and SHA-256 of each of its files, and
-//    is verified before use (ejk/Driver/CacheEntry.h, which `ejk-run`'s
-//    MLIR-free front shares); a truncated, corrupt or foreign entry is ignored
-//    (and replaced by the next store), never loaded;
+//    is verified before use (ejk/Store/Artifacts/CacheEntry.h, which
+//    `ejk-run`'s MLIR-free front shares); a truncated, corrupt or foreign entry
+//    is ignored (and replaced by the next store), never loaded;
 //  - directories are 0700 and files 0600, and a directory that is not the
 //    user's own and private is not used;
 //  - a size bound (EJK_CACHE_MAX_MB) evicts the least recently used entries.
@@ -24,8 +24,8 @@
 #ifndef EJK_DRIVER_ARTIFACTCACHE_H
 #define EJK_DRIVER_ARTIFACTCACHE_H
 
-#include "ejk/Driver/CacheEntry.h"
 #include "ejk/Driver/Compiler.h"
+#include "ejk/Store/Artifacts/CacheEntry.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
@@ -42,7 +42,7 @@ namespace mlir::ejk {
 /// to the compiler (committed or not) changes every key.
 StringRef compilerVersion();
 
-/// What an entry was compiled for (ejk/Driver/CacheEntry.h).
+/// What an entry was compiled for (ejk/Store/Artifacts/CacheEntry.h).
 using ::ejk::ArtifactKey;
 
 /// Computes the key of a kernel: \p canonicalIR is the module after config

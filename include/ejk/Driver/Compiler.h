@@ -63,7 +63,7 @@ struct CompileOptions {
   /// writing nothing (ejkc --emit=ir-after-tiling).
   bool stopAfterTiling = false;
   /// How ejk-select-configs chooses configs (tiers, policy, fingerprint;
-  /// ejk/Tuning/Selection.h). Null: the pass's defaults, i.e. override,
+  /// ejk/Selection/Selection.h). Null: the pass's defaults, i.e. override,
   /// overlay scopes and the heuristic.
   std::shared_ptr<const ConfigSelectionOptions> selection;
 };

@@ -3,7 +3,8 @@
 // The types of an entry point's inputs and results and how `ejk-run
 // --random-inputs` draws each input: everything ejk-run takes from the IR to
 // run an entry. The compiling tool derives it from the IR; the front, which
-// has no IR, reads it from the source index (ejk/Driver/SourceIndex.h).
+// has no IR, reads it from the source index
+// (ejk/Store/Artifacts/SourceIndex.h).
 //
 //===----------------------------------------------------------------------===//
 

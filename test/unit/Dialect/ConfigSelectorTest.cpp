@@ -2,7 +2,7 @@
 
 #include "DialectTestUtil.h"
 
-#include "ejk/Tuning/ConfigSelector.h"
+#include "ejk/Selection/ConfigSelector.h"
 
 #include "gtest/gtest.h"
 

@@ -1,0 +1,134 @@
+//===- TargetFromFingerprint.cpp - TargetInfo from a device fingerprint ---===//
+//
+// Compiling for a device that is elsewhere starts from its saved
+// fingerprint: the facts config selection needs are read from its fields.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ejk/Selection/Selection.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+/// "48K", "1024K", "32M", "1G" or a plain byte count.
+static std::optional<int64_t> parseSize(StringRef text) {
+  int64_t scale = 1;
+  if (text.ends_with("K") || text.ends_with("k"))
+    scale = 1024;
+  else if (text.ends_with("M"))
+    scale = 1024 * 1024;
+  else if (text.ends_with("G"))
+    scale = 1024 * 1024 * 1024;
+  if (scale != 1)
+    text = text.drop_back();
+  int64_t value;
+  if (text.getAsInteger(10, value) || value <= 0)
+    return std::nullopt;
+  return value * scale;
+}
+
+FailureOr<TargetInfo>
+mlir::ejk::targetInfoFromFingerprint(const ::ejk::DeviceFingerprint &fp,
+                                     std::string &error) {
+  TargetInfo info = fp.kind == "vulkan" ? TargetInfo::genericVulkan()
+                                        : TargetInfo::genericCpu();
+  if (fp.kind != "cpu" && fp.kind != "vulkan") {
+    error = "fingerprint kind '" + fp.kind + "' is not cpu or vulkan";
+    return failure();
+  }
+  auto bad = [&](StringRef field) {
+    error = ("fingerprint field '" + field + "' has an invalid value '" +
+             fp.get(field.str()) + "'")
+                .str();
+    return failure();
+  };
+  // Reads an optional positive integer or size field into `out`.
+  auto readSize = [&](StringRef field, auto &out) -> LogicalResult {
+    std::string text = fp.get(field.str());
+    if (text.empty())
+      return success();
+    std::optional<int64_t> value = parseSize(text);
+    if (!value)
+      return bad(field);
+    out = static_cast<std::remove_reference_t<decltype(out)>>(*value);
+    return success();
+  };
+  if (info.isCpu()) {
+    if (failed(readSize("vector_bits", info.vectorBits)) ||
+        failed(readSize("cores", info.numCores)) ||
+        failed(readSize("l1_cache", info.l1Bytes)) ||
+        failed(readSize("l2_cache", info.l2Bytes)))
+      return failure();
+    if (info.vectorBits % 128 != 0)
+      return bad("vector_bits");
+    return info;
+  }
+  if (failed(readSize("subgroup_size", info.subgroupSize)) ||
+      failed(readSize("max_shared_memory", info.sharedMemoryBytes)) ||
+      failed(
+          readSize("max_workgroup_invocations", info.maxWorkgroupInvocations)))
+    return failure();
+  if (std::string version = fp.get("spirv_version"); !version.empty()) {
+    std::optional<unsigned> parsed = parseSpirvVersion(version);
+    if (!parsed)
+      return bad("spirv_version");
+    info.spirvVersion = *parsed;
+  }
+  if (std::string size = fp.get("max_workgroup_size"); !size.empty()) {
+    SmallVector<StringRef> parts;
+    StringRef(size).split(parts, ',');
+    if (parts.size() != 3)
+      return bad("max_workgroup_size");
+    for (auto [i, part] : llvm::enumerate(parts))
+      if (part.getAsInteger(10, info.maxWorkgroupSize[i]) ||
+          info.maxWorkgroupSize[i] < 1)
+        return bad("max_workgroup_size");
+  }
+  // Shader features are flags "0"/"1"; subgroup operations a list.
+  SmallVector<std::string> features;
+  for (StringRef flag : {"float16", "float64", "int8", "int16", "int64",
+                         "storage16", "storage8", "vulkan_memory_model"}) {
+    std::string value = fp.get(flag.str());
+    if (value.empty() || value == "0")
+      continue;
+    if (value != "1")
+      return bad(flag);
+    features.push_back(flag.str());
+  }
+  if (std::string operations = fp.get("subgroup_operations");
+      !operations.empty() || fp.fields.count("subgroup_operations")) {
+    SmallVector<StringRef> names;
+    StringRef(operations).split(names, ',', -1, /*KeepEmpty=*/false);
+    // Operations ejk has no use for (newer Vulkan bits) are left out.
+    for (StringRef name : names)
+      if (llvm::is_contained(TargetInfo::knownVulkanFeatures(),
+                             ("subgroup_" + name).str()))
+        features.push_back(("subgroup_" + name).str());
+  } else {
+    features.push_back("subgroup_basic");
+  }
+  std::string unknown;
+  if (failed(info.setVulkanFeatures(features, unknown)))
+    return bad("subgroup_operations");
+  // Cooperative matrices: the extension and the one shape the kernels use.
+  std::string coop = fp.get("cooperative_matrix");
+  if (!coop.empty() && coop != "0" && coop != "1")
+    return bad("cooperative_matrix");
+  SmallVector<StringRef> shapes;
+  StringRef(fp.get("cooperative_matrix_shapes"))
+      .split(shapes, ',', -1, /*KeepEmpty=*/false);
+  info.hasCooperativeMatrix =
+      coop == "1" && llvm::is_contained(shapes, "16x16x16:f16*f16+f32=f32");
+  // NVIDIA's drivers map these matrices onto mma.sync fragments, whose
+  // element layout the register-softmax attention kernel relies on.
+  if (info.hasCooperativeMatrix && info.subgroupSize == 32 &&
+      StringRef(fp.get("vendor_id")).equals_insensitive("0x10de")) {
+    features = info.vulkanFeatures;
+    features.push_back("cooperative_matrix_nv_layout");
+    if (failed(info.setVulkanFeatures(features, unknown)))
+      return bad("vendor_id");
+  }
+  return info;
+}

@@ -1,0 +1,234 @@
+//===- Runner.cpp - running an entry on the runtime -----------------------===//
+
+#include "ejk/Tools/RunSteps/Runner.h"
+
+#include "ejk/Tools/RunSteps/NpyBridge.h"
+
+#define JSON_NOEXCEPTION
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+using namespace ejk;
+
+/// Human form of a tensor type for messages: [1, 128, 8, 64] f32.
+static std::string describe(const std::vector<int64_t> &shape,
+                            const std::string &dtype) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "] " + dtype;
+}
+
+bool ejk::prepareInputs(const EntrySignature &signature,
+                        const RunRequest &request,
+                        std::vector<HostTensor> &inputs, std::string &error) {
+  const std::vector<std::string> &files = request.inputFiles;
+  size_t numInputs = signature.inputs.size();
+  if (!files.empty() && request.randomSeed >= 0) {
+    error = "give either --input files or --random-inputs, not both";
+    return false;
+  }
+  // --load-only stops before running: it needs no inputs.
+  if (files.empty() && request.randomSeed < 0 && numInputs != 0 &&
+      !request.loadOnly) {
+    error = "no inputs: give --input for each of the " +
+            std::to_string(numInputs) + " arguments, or --random-inputs SEED";
+    return false;
+  }
+  if (!files.empty() && files.size() != numInputs) {
+    error = "'" + request.entry + "' takes " + std::to_string(numInputs) +
+            " arguments, got " + std::to_string(files.size()) +
+            " --input files";
+    return false;
+  }
+  std::mt19937_64 rng(request.randomSeed >= 0 ? request.randomSeed : 0);
+  for (size_t i = 0; i < (request.loadOnly ? 0 : numInputs); ++i) {
+    const TensorSpec &spec = signature.inputs[i];
+    if (request.randomSeed >= 0) {
+      inputs.push_back(randomTensor(spec.dtype, spec.shape, spec.random, rng));
+      continue;
+    }
+    HostTensor tensor;
+    std::string why;
+    if (!readNpyTensor(files[i], tensor, why)) {
+      error = "argument " + std::to_string(i) + ": " + why;
+      return false;
+    }
+    if (tensor.dtype != spec.dtype || tensor.shape != spec.shape) {
+      error = "argument " + std::to_string(i) + " ('" + files[i] + "') is " +
+              describe(tensor.shape, tensor.dtype) + ", expected " +
+              describe(spec.shape, spec.dtype);
+      return false;
+    }
+    inputs.push_back(std::move(tensor));
+  }
+  size_t numResults = signature.results.size();
+  if (!request.outputFiles.empty() &&
+      request.outputFiles.size() != numResults) {
+    error = "'" + request.entry + "' has " + std::to_string(numResults) +
+            " results, got " + std::to_string(request.outputFiles.size()) +
+            " --output files";
+    return false;
+  }
+  return true;
+}
+
+RuntimeSession::~RuntimeSession() {
+  for (ejk_buffer *b : buffers)
+    ejk_buffer_destroy(b);
+  ejk_module_destroy(module);
+  ejk_device_destroy(device);
+}
+
+/// The FLOPs and bytes of one run of `entry`, summed over its dispatches.
+static void readWork(const std::string &manifestText, const std::string &entry,
+                     RunResult &result) {
+  nlohmann::json manifest = nlohmann::json::parse(manifestText, nullptr,
+                                                  /*allow_exceptions=*/false);
+  if (!manifest.is_object() || !manifest.contains("entries") ||
+      !manifest["entries"].is_array())
+    return;
+  for (const nlohmann::json &item : manifest["entries"]) {
+    if (!item.is_object() || !item.contains("name") || item["name"] != entry ||
+        !item.contains("dispatches") || !item["dispatches"].is_array())
+      continue;
+    for (const nlohmann::json &dispatch : item["dispatches"]) {
+      if (!dispatch.is_object())
+        continue;
+      if (dispatch.contains("flops") && dispatch["flops"].is_number_integer())
+        result.flops += dispatch["flops"].get<int64_t>();
+      if (dispatch.contains("bytes") && dispatch["bytes"].is_number_integer())
+        result.bytes += dispatch["bytes"].get<int64_t>();
+    }
+  }
+}
+
+bool ejk::runLoaded(RuntimeSession &s, const std::string &manifestText,
+                    const RunRequest &request,
+                    const std::vector<HostTensor> &inputs,
+                    const std::vector<TensorSpec> &results, RunResult &result,
+                    std::string &error) {
+  auto runtimeError = [&](const std::string &what) {
+    error = what + ": " + ejk_last_error();
+    return false;
+  };
+  std::vector<ejk_buffer *> in, out;
+  for (const HostTensor &input : inputs) {
+    ejk_buffer *buffer = nullptr;
+    if (ejk_buffer_create(s.device, input.data.size(), &buffer) != EJK_OK)
+      return runtimeError("cannot create an input buffer");
+    s.buffers.push_back(buffer);
+    in.push_back(buffer);
+    if (ejk_buffer_upload(buffer, input.data.data(), input.data.size(), 0) !=
+        EJK_OK)
+      return runtimeError("cannot upload an input");
+  }
+  for (const TensorSpec &spec : results) {
+    HostTensor output;
+    output.dtype = spec.dtype;
+    output.shape = spec.shape;
+    output.data.resize(output.numElements() *
+                       HostTensor::elementSize(output.dtype));
+    ejk_buffer *buffer = nullptr;
+    if (ejk_buffer_create(s.device, output.data.size(), &buffer) != EJK_OK)
+      return runtimeError("cannot create an output buffer");
+    s.buffers.push_back(buffer);
+    out.push_back(buffer);
+    result.outputs.push_back(std::move(output));
+  }
+  const char *entry = request.entry.c_str();
+  auto invoke = [&] {
+    return ejk_invoke(s.module, entry, in.data(), in.size(), out.data(),
+                      out.size()) == EJK_OK;
+  };
+  if (!invoke())
+    return runtimeError("running the entry failed");
+  for (size_t i = 0; i < out.size(); ++i)
+    if (ejk_buffer_download(out[i], result.outputs[i].data.data(),
+                            result.outputs[i].data.size(), 0) != EJK_OK)
+      return runtimeError("cannot download a result");
+  if (request.benchRuns > 0) {
+    for (int warm = 0; warm < 2; ++warm)
+      if (!invoke())
+        return runtimeError("running the entry failed");
+    for (unsigned i = 0; i < request.benchRuns; ++i) {
+      uint64_t ns = 0;
+      if (!invoke() || ejk_last_invoke_time_ns(s.module, &ns) != EJK_OK)
+        return runtimeError("running the entry failed");
+      result.timesNs.push_back(ns);
+    }
+    readWork(manifestText, request.entry, result);
+  }
+  return true;
+}
+
+bool ejk::runOnRuntime(const std::string &deviceSpec,
+                       const std::string &manifestPath,
+                       const RunRequest &request,
+                       const std::vector<HostTensor> &inputs,
+                       const std::vector<TensorSpec> &results,
+                       RunResult &result, std::string &error) {
+  RuntimeSession s;
+  if (ejk_device_create(deviceSpec.c_str(), &s.device) != EJK_OK) {
+    error = "cannot create the " + deviceSpec + " device: " + ejk_last_error();
+    return false;
+  }
+  if (ejk_module_load(s.device, manifestPath.c_str(), &s.module) != EJK_OK) {
+    error = std::string("cannot load the artifact: ") + ejk_last_error();
+    return false;
+  }
+  // Only --bench reads the manifest (for its FLOPs); an unreadable one
+  // leaves them out.
+  std::string manifestText;
+  if (request.benchRuns > 0) {
+    std::ifstream file(manifestPath, std::ios::binary);
+    std::stringstream buffer;
+    buffer << file.rdbuf();
+    manifestText = buffer.str();
+  }
+  return runLoaded(s, manifestText, request, inputs, results, result, error);
+}
+
+bool ejk::loadAndRelease(const std::string &deviceSpec,
+                         const std::string &manifestPath, std::string &error) {
+  RuntimeSession s;
+  bool ok =
+      ejk_device_create(deviceSpec.c_str(), &s.device) == EJK_OK &&
+      ejk_module_load(s.device, manifestPath.c_str(), &s.module) == EJK_OK;
+  if (!ok)
+    error = ejk_last_error();
+  return ok;
+}
+
+bool ejk::writeOutputs(const RunRequest &request, const RunResult &result,
+                       std::string &error) {
+  for (size_t i = 0; i < request.outputFiles.size(); ++i) {
+    std::string why;
+    if (!writeNpyTensor(request.outputFiles[i], result.outputs[i], why)) {
+      error = "result " + std::to_string(i) + ": " + why;
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string ejk::formatBench(const RunResult &result, unsigned runs) {
+  std::vector<uint64_t> times = result.timesNs;
+  std::sort(times.begin(), times.end());
+  double median = times[times.size() / 2] * 1e-9;
+  double min = times.front() * 1e-9;
+  char line[256];
+  int n = std::snprintf(line, sizeof(line),
+                        "bench: %u runs, median %.3f ms, min %.3f ms", runs,
+                        median * 1e3, min * 1e3);
+  if (result.flops > 0)
+    std::snprintf(line + n, sizeof(line) - n,
+                  ", %.1f GFLOP/s (median), %.1f GFLOP/s (min)",
+                  result.flops / median * 1e-9, result.flops / min * 1e-9);
+  return std::string(line) + "\n";
+}

@@ -1,0 +1,396 @@
+#!/usr/bin/env python3
+"""Writes the integration tests of every op family:
+test/Integration/CPU/<family>/*.mlir and the same matrix for Vulkan,
+test/Integration/Vulkan/<family>/*.mlir (`REQUIRES: vulkan`; they run on
+whatever Vulkan device EJK_VULKAN_DEVICE picks: lavapipe in CI).
+
+Each generated file holds several entry functions and one RUN line per entry:
+ejk-run compiles the file, runs the entry on seeded random inputs (with each
+op's input ranges, e.g. Mamba's for A, the step sizes and their biases) and
+--check compares every result with the reference evaluator. A family is one
+table at the bottom (FAMILIES): its folder, its files with their cases, its
+CHECK lines. Regenerate with
+  python3 test/Integration/generate_tests.py
+and commit the result; the files are plain lit tests.
+"""
+import os
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+
+
+def tensor(shape, dtype):
+    return "tensor<" + "x".join(str(d) for d in shape) + "x" + dtype + ">"
+
+
+# --- attention -------------------------------------------------------------
+
+class Attention:
+    """One ejk.flash_attention entry."""
+
+    def __init__(self, name, b=1, sq=16, sk=16, hq=2, hkv=2, d=32, dv=None,
+                 dtype="f32", attrs=None, bias=None, mask=None,
+                 segments=False, lse=True, cpu_config=None):
+        self.name, self.b, self.sq, self.sk = name, b, sq, sk
+        self.hq, self.hkv, self.d, self.dv = hq, hkv, d, dv or d
+        self.dtype, self.attrs = dtype, attrs or []
+        self.bias, self.mask, self.segments, self.lse = bias, mask, segments, lse
+        # A config for the CPU only (Vulkan compiles the case with its
+        # heuristic).
+        self.cpu_config = cpu_config
+
+    def function(self, target="cpu"):
+        q = tensor([self.b, self.sq, self.hq, self.d], self.dtype)
+        k = tensor([self.b, self.sk, self.hkv, self.d], self.dtype)
+        v = tensor([self.b, self.sk, self.hkv, self.dv], self.dtype)
+        o = tensor([self.b, self.sq, self.hq, self.dv], self.dtype)
+        args = [f"%q: {q}", f"%k: {k}", f"%v: {v}"]
+        extra = ""
+        if self.bias:
+            bb, bh, bdt = self.bias
+            t = tensor([bb, bh, self.sq, self.sk], bdt)
+            args.append(f"%bias: {t}")
+            extra += f" bias(%bias : {t})"
+        if self.mask:
+            mb, mh = self.mask
+            t = tensor([mb, mh, self.sq, self.sk], "i1")
+            args.append(f"%mask: {t}")
+            extra += f" mask(%mask : {t})"
+        if self.segments:
+            qs = tensor([self.b, self.sq], "i32")
+            ks = tensor([self.b, self.sk], "i32")
+            args += [f"%qs: {qs}", f"%ks: {ks}"]
+            extra += f" q_segment_ids(%qs : {qs}) kv_segment_ids(%ks : {ks})"
+        results = [o]
+        if self.lse:
+            results.append(tensor([self.b, self.hq, self.sq], "f32"))
+        attrs = list(self.attrs)
+        if self.cpu_config and target == "cpu":
+            attrs.append(f"config = #ejk.config<{self.cpu_config}>")
+        attrs = " {" + ", ".join(attrs) + "}" if attrs else ""
+        names = "%o, %lse" if self.lse else "%o"
+        return (
+            f"func.func @{self.name}({', '.join(args)}) -> ({', '.join(results)}) {{\n"
+            f"  {names} = ejk.flash_attention %q, %k, %v{extra}{attrs}\n"
+            f"      : {q}, {k}, {v} -> {', '.join(results)}\n"
+            f"  return {names} : {', '.join(results)}\n}}\n")
+
+
+def attention_files():
+    """The attention table: (file name, summary, cases) per file."""
+    files = []
+    files.append(("head-dims.mlir", "Head dims 32/64/80/128/256, with and without causal.", [
+        Attention(f"d{d}{'_causal' if c else ''}", sq=77, sk=77, d=d,
+             attrs=["causal"] if c else [])
+        for d in (32, 64, 80, 128, 256) for c in (False, True)
+    ] + [Attention("dv_differs", sq=33, sk=40, d=64, dv=32)]))
+
+    seqs = [(1, 1), (1, 1000), (7, 7), (7, 77), (77, 7), (77, 1000), (1000, 77), (1000, 1000)]
+    files.append(("seq-lengths.mlir", "Sq and Sk in {1, 7, 77, 1000}, equal and unequal, causal and not.", [
+        Attention(f"s{sq}_{sk}{'_causal' if c else ''}", sq=sq, sk=sk, d=64, hq=2, hkv=1,
+             attrs=["causal"] if c else [])
+        for sq, sk in seqs for c in (False, True)
+    ]))
+
+    files.append(("options.mlir", "Every flash_attention option alone.", [
+        Attention("scale", sq=40, sk=50, attrs=["softmax_scale = 0.3 : f32"]),
+        Attention("causal_square", sq=64, sk=64, attrs=["causal"]),
+        Attention("causal_more_queries", sq=50, sk=20, attrs=["causal"]),
+        Attention("window_left", sq=60, sk=60, attrs=["sliding_window = array<i64: 16, 0>"]),
+        Attention("window_right", sq=60, sk=60, attrs=["sliding_window = array<i64: 0, 16>"]),
+        Attention("window_both", sq=40, sk=90, attrs=["sliding_window = array<i64: 8, 8>"]),
+        Attention("window_empty_rows", sq=60, sk=10, attrs=["sliding_window = array<i64: 2, 0>"]),
+        Attention("soft_cap", sq=33, sk=45, attrs=["logits_soft_cap = 2.0 : f32", "softmax_scale = 1.0 : f32"]),
+        Attention("bias_full", b=2, sq=20, sk=30, bias=(2, 2, "f32")),
+        Attention("bias_broadcast", b=2, sq=20, sk=30, bias=(1, 1, "f32")),
+        Attention("bias_heads", b=2, sq=20, sk=30, bias=(1, 2, "f32")),
+        Attention("mask_full", b=2, sq=20, sk=30, mask=(2, 2)),
+        Attention("mask_broadcast", b=2, sq=20, sk=30, mask=(1, 1)),
+        Attention("segments", b=2, sq=25, sk=35, segments=True),
+        Attention("dropout", sq=30, sk=40, attrs=["dropout_prob = 0.25 : f32", "dropout_seed = 1234 : i64"]),
+        Attention("dropout_big_seed", sq=17, sk=70, attrs=["dropout_prob = 0.6 : f32", "dropout_seed = 81985529216486895 : i64"]),
+        Attention("no_lse", sq=20, sk=20, lse=False),
+    ]))
+
+    files.append(("combinations.mlir", "Options together, GQA 8:1 and 4:2.", [
+        Attention("gqa_8_1", sq=33, sk=45, hq=8, hkv=1),
+        Attention("gqa_4_2", sq=33, sk=45, hq=4, hkv=2, attrs=["causal"]),
+        Attention("everything", b=2, sq=40, sk=56, hq=4, hkv=2, d=64,
+             attrs=["causal", "sliding_window = array<i64: 24, 4>", "logits_soft_cap = 5.0 : f32",
+                    "dropout_prob = 0.1 : f32", "dropout_seed = 7 : i64", "softmax_scale = 0.2 : f32"],
+             bias=(1, 4, "f32"), mask=(2, 1), segments=True),
+        Attention("causal_window_gqa", sq=100, sk=130, hq=8, hkv=2, d=80,
+             attrs=["causal", "sliding_window = array<i64: 32, 0>"]),
+        Attention("mask_segments_causal", b=2, sq=30, sk=30, hq=4, hkv=4, mask=(1, 4), segments=True,
+             attrs=["causal"]),
+    ]))
+
+    files.append(("decode.mlir", "Short queries (decode): the query heads of a KV head share a "
+          "workgroup and K/V are read in place on the CPU; every option, GQA and MQA, "
+          "head dims that are not whole vectors, f16/bf16.", [
+        Attention("gqa_4_1", b=2, sq=1, sk=77, hq=8, hkv=2, d=64),
+        Attention("mqa", sq=1, sk=300, hq=8, hkv=1, d=128),
+        Attention("no_group", sq=1, sk=45, hq=4, hkv=4, attrs=["logits_soft_cap = 2.0 : f32"]),
+        Attention("causal_odd_dim", sq=3, sk=50, hq=4, hkv=1, d=40, attrs=["causal"]),
+        Attention("window", sq=2, sk=90, hq=4, hkv=2, attrs=["sliding_window = array<i64: 8, 0>"]),
+        Attention("bias_heads", b=2, sq=1, sk=33, hq=4, hkv=1, bias=(1, 4, "f32")),
+        Attention("mask", b=2, sq=2, sk=40, hq=4, hkv=2, mask=(2, 4)),
+        Attention("segments", b=2, sq=3, sk=30, hq=4, hkv=2, segments=True),
+        Attention("dropout", sq=1, sk=70, hq=8, hkv=2,
+             attrs=["dropout_prob = 0.3 : f32", "dropout_seed = 5 : i64"]),
+        Attention("dv_differs", sq=1, sk=20, hq=4, hkv=2, d=64, dv=24),
+        Attention("f16", sq=1, sk=130, hq=8, hkv=2, d=128, dtype="f16"),
+        Attention("bf16_causal", sq=4, sk=61, hq=4, hkv=1, d=40, dtype="bf16", attrs=["causal"]),
+        Attention("everything", b=2, sq=3, sk=56, hq=8, hkv=2, d=48,
+             attrs=["causal", "sliding_window = array<i64: 24, 4>", "logits_soft_cap = 5.0 : f32",
+                    "dropout_prob = 0.1 : f32", "dropout_seed = 7 : i64"],
+             bias=(1, 8, "f32"), mask=(2, 1), segments=True),
+        # Keys split across workgroups (CPU key_splits) and combined: more
+        # splits than a causal or windowed row reaches (empty splits), the
+        # lse, dropout, f16, packed K^T (16 grouped rows) and in place.
+        Attention("split_mqa", sq=1, sk=300, hq=8, hkv=1, d=64,
+             cpu_config="block_q = 8, block_k = 16, key_splits = 5"),
+        Attention("split_causal_window", sq=3, sk=100, hq=4, hkv=2, d=32,
+             attrs=["causal", "sliding_window = array<i64: 20, 0>"],
+             cpu_config="block_q = 8, block_k = 16, key_splits = 7"),
+        Attention("split_dropout_f16", b=2, sq=2, sk=77, hq=4, hkv=1, d=64, dtype="f16",
+             attrs=["dropout_prob = 0.2 : f32", "dropout_seed = 3 : i64"],
+             cpu_config="block_q = 8, block_k = 32, key_splits = 3"),
+        Attention("split_packed_rows", sq=2, sk=130, hq=16, hkv=2, d=48,
+             bias=(1, 16, "f32"), segments=True,
+             cpu_config="block_q = 16, block_k = 16, key_splits = 4"),
+        Attention("split_no_group", sq=1, sk=64, hq=2, hkv=2, d=32, lse=False,
+             cpu_config="block_q = 1, block_k = 16, key_splits = 4"),
+    ]))
+
+    files.append(("dtypes.mlir", "f16 and bf16 inputs with f32 accumulation.", [
+        Attention(f"{dt}_{name}", sq=45, sk=67, hq=4, hkv=2, d=d, dtype=dt, attrs=attrs,
+             bias=bias)
+        for dt in ("f16", "bf16")
+        for name, d, attrs, bias in (
+            ("plain", 64, [], None),
+            ("causal", 128, ["causal"], None),
+            ("bias", 32, [], (1, 1, dt)),
+            ("window_softcap", 80, ["sliding_window = array<i64: 10, 10>", "logits_soft_cap = 3.0 : f32"], None),
+            ("dropout", 64, ["dropout_prob = 0.2 : f32", "dropout_seed = 99 : i64"], (1, 4, "f32")),
+        )
+    ]))
+    return files
+
+
+# --- state space -----------------------------------------------------------
+
+def optional_operands(operands):
+    """The entry arguments and the op's clauses of the enabled optional
+    operands: (enabled, argument name, clause keyword, type) each."""
+    args, clauses = [], ""
+    for enabled, name, keyword, type_ in operands:
+        if enabled:
+            args.append(f"%{name}: {type_}")
+            clauses += f" {keyword}(%{name} : {type_})"
+    return args, clauses
+
+
+def attr_dict(case, attrs, target):
+    """The op's attribute dictionary: `attrs` and the case's config (its
+    Vulkan config when it has one and the target is Vulkan)."""
+    config = (case.vulkan_config if target == "vulkan" and case.vulkan_config
+              else case.config)
+    if config:
+        attrs = attrs + [f"config = #ejk.config<{config}>"]
+    return " {" + ", ".join(attrs) + "}" if attrs else ""
+
+
+class Scan:
+    """One ejk.selective_scan entry."""
+
+    def __init__(self, name, b=1, l=16, d=32, n=16, g=1, dtype="f32",
+                 skip=False, z=False, bias=False, softplus=False, init=False,
+                 final=False, config=None, vulkan_config=None):
+        self.__dict__.update(locals())
+        del self.__dict__["self"]
+
+    def function(self, target="cpu"):
+        x = tensor([self.b, self.l, self.d], self.dtype)
+        a = tensor([self.d, self.n], "f32")
+        bc = tensor([self.b, self.l, self.g, self.n], self.dtype)
+        vec = tensor([self.d], "f32")
+        state = tensor([self.b, self.d, self.n], "f32")
+        optional, extra = optional_operands([
+            (self.skip, "D", "D", vec), (self.z, "z", "z", x),
+            (self.bias, "bias", "delta_bias", vec),
+            (self.init, "h0", "initial_state", state)])
+        args = [f"%u: {x}", f"%delta: {x}", f"%A: {a}", f"%B: {bc}",
+                f"%C: {bc}"] + optional
+        attrs = attr_dict(self, ["delta_softplus"] if self.softplus else [],
+                          target)
+        results = [x] + ([state] if self.final else [])
+        names = "%y, %h" if self.final else "%y"
+        return (
+            f"func.func @{self.name}({', '.join(args)}) -> ({', '.join(results)}) {{\n"
+            f"  {names} = ejk.selective_scan %u, %delta, %A, %B, %C{extra}{attrs}\n"
+            f"      : {x}, {x}, {a}, {bc}, {bc} -> {', '.join(results)}\n"
+            f"  return {names} : {', '.join(results)}\n}}\n")
+
+
+class Ssd:
+    """One ejk.ssd entry."""
+
+    def __init__(self, name, b=1, l=16, h=2, p=16, n=16, g=1, dtype="f32",
+                 skip=False, z=False, bias=False, softplus=False, init=False,
+                 final=False, chunk=None, config=None, vulkan_config=None):
+        self.__dict__.update(locals())
+        del self.__dict__["self"]
+
+    def function(self, target="cpu"):
+        x = tensor([self.b, self.l, self.h, self.p], self.dtype)
+        dt = tensor([self.b, self.l, self.h], self.dtype)
+        a = tensor([self.h], "f32")
+        bc = tensor([self.b, self.l, self.g, self.n], self.dtype)
+        state = tensor([self.b, self.h, self.p, self.n], "f32")
+        optional, extra = optional_operands([
+            (self.skip, "D", "D", a), (self.z, "z", "z", x),
+            (self.bias, "bias", "dt_bias", a),
+            (self.init, "s0", "initial_state", state)])
+        args = [f"%x: {x}", f"%dt: {dt}", f"%A: {a}", f"%B: {bc}",
+                f"%C: {bc}"] + optional
+        attrs = ([f"chunk_size = {self.chunk} : i64"] if self.chunk else []) + \
+            (["dt_softplus"] if self.softplus else [])
+        attrs = attr_dict(self, attrs, target)
+        results = [x] + ([state] if self.final else [])
+        names = "%y, %s" if self.final else "%y"
+        return (
+            f"func.func @{self.name}({', '.join(args)}) -> ({', '.join(results)}) {{\n"
+            f"  {names} = ejk.ssd %x, %dt, %A, %B, %C{extra}{attrs}\n"
+            f"      : {x}, {dt}, {a}, {bc}, {bc} -> {', '.join(results)}\n"
+            f"  return {names} : {', '.join(results)}\n}}\n")
+
+
+ALL = dict(skip=True, z=True, bias=True, softplus=True, init=True, final=True)
+
+STATE_SPACE_FILES = {
+    "selective-scan-seq-lengths.mlir": (
+        "ejk.selective_scan over L = 1, 7, 300 and 2048.",
+        [Scan("l1", l=1), Scan("l7", l=7), Scan("l300", l=300, **ALL),
+         Scan("l2048", l=2048, d=16, softplus=True, skip=True, final=True)]),
+    "selective-scan-options.mlir": (
+        "Every optional part of ejk.selective_scan alone, then all together.",
+        [Scan("skip", skip=True), Scan("gate", z=True),
+         Scan("bias", bias=True), Scan("softplus", softplus=True),
+         Scan("bias_softplus", bias=True, softplus=True),
+         Scan("initial_state", init=True), Scan("final_state", final=True),
+         Scan("all", l=45, **ALL)]),
+    "selective-scan-shapes.mlir": (
+        "ejk.selective_scan shapes: groups (vector-aligned and not), odd "
+        "channel and state counts, batches, f16/bf16, configs with tails.",
+        [Scan("groups2", d=64, g=2, l=20, **ALL),
+         Scan("groups3_unaligned", d=24, g=3, l=20, **ALL),
+         Scan("odd_channels", d=20, l=9, **ALL),
+         Scan("odd_state", n=5, l=9, **ALL),
+         Scan("wide_state", n=40, l=9, **ALL),
+         Scan("batch2", b=2, l=33, **ALL),
+         Scan("f16", dtype="f16", l=40, **ALL),
+         Scan("bf16", dtype="bf16", l=40, **ALL),
+         Scan("chunk_tail", l=23, d=48, config="block_d = 32, chunk_l = 5",
+              **ALL)]),
+    "ssd-seq-lengths.mlir": (
+        "ejk.ssd over L = 1, 7, 300 and 2048.",
+        [Ssd("l1", l=1), Ssd("l7", l=7), Ssd("l300", l=300, **ALL),
+         Ssd("l2048", l=2048, n=32, softplus=True, skip=True, final=True)]),
+    "ssd-options.mlir": (
+        "Every optional part of ejk.ssd alone, then all together.",
+        [Ssd("skip", skip=True), Ssd("gate", z=True), Ssd("bias", bias=True),
+         Ssd("softplus", softplus=True),
+         Ssd("bias_softplus", bias=True, softplus=True),
+         Ssd("initial_state", init=True), Ssd("final_state", final=True),
+         Ssd("all", l=45, **ALL)]),
+    "ssd-shapes.mlir": (
+        "ejk.ssd shapes: groups, odd head_dim and d_state, head_dim split "
+        "over workgroups, configured and odd chunk sizes (one differing from "
+        "the model's chunk_size attribute), Mamba-2's chunk_size = 256 left to "
+        "the heuristic, batches, f16/bf16.",
+        [Ssd("groups2", h=4, g=2, l=40, **ALL),
+         Ssd("groups4", h=4, g=4, l=40, **ALL),
+         Ssd("odd_head_dim", p=24, l=30, **ALL),
+         Ssd("odd_state", n=6, l=30, **ALL),
+         Ssd("split_head_dim", p=64, l=30,
+             config="block_n = 8, block_p = 16, chunk_size = 16", **ALL),
+         Ssd("chunk_config", l=70, chunk=256,
+             config="block_n = 16, block_p = 16, chunk_size = 32",
+             vulkan_config="block_n = 16, block_p = 16, chunk_size = 32, "
+             "num_subgroups = 4", **ALL),
+         Ssd("odd_chunk", l=70,
+             config="block_n = 16, block_p = 16, chunk_size = 10",
+             vulkan_config="block_n = 16, block_p = 16, chunk_size = 10, "
+             "num_subgroups = 4", **ALL),
+         Ssd("model_chunk", l=300, chunk=256, n=64, **ALL),
+         Ssd("batch2", b=2, l=33, **ALL),
+         Ssd("f16", dtype="f16", l=40, **ALL),
+         Ssd("bf16", dtype="bf16", l=40, **ALL)]),
+}
+
+
+# --- the families ----------------------------------------------------------
+
+class Family:
+    """One op family's tests: `files` maps a file name to (summary, cases);
+    `checks` are the CHECK lines every file ends with; `wide_vectors` runs
+    the cases of the `*shapes*` files again for 256-bit vectors on the CPU;
+    `not_on_vulkan` names cases that cannot run on Vulkan."""
+
+    def __init__(self, folder, files, checks, wide_vectors=False,
+                 not_on_vulkan=()):
+        self.folder, self.files, self.checks = folder, files, checks
+        self.wide_vectors, self.not_on_vulkan = wide_vectors, set(not_on_vulkan)
+
+
+FAMILIES = [
+    Family("attention",
+           {name: (summary, cases)
+            for name, summary, cases in attention_files()},
+           checks=["// CHECK-NOT: FAILED",
+                   "// CHECK: result 0 ({{.*}}): {{.*}}: ok"]),
+    # Nothing is left out on Vulkan: the chunk_size attribute does not bind
+    # the kernel's chunk, so Mamba-2's 256 runs with chunks that fit.
+    Family("state-space", STATE_SPACE_FILES,
+           checks=["// CHECK: result 0 ({{.*}}): {{.*}}: ok",
+                   "// CHECK-NOT: FAILED"],
+           wide_vectors=True),
+]
+
+
+def write(family, target, filename, summary, cases):
+    lines = [f"// {summary}",
+             "// Generated by test/Integration/generate_tests.py.", ""]
+    flags = ""
+    if target == "vulkan":
+        lines += ["// REQUIRES: vulkan", ""]
+        flags = " --target vulkan"
+        cases = [case for case in cases
+                 if case.name not in family.not_on_vulkan]
+    for seed, case in enumerate(cases, start=1):
+        lines.append(f"// RUN: ejk-run %s --entry {case.name}{flags} "
+                     f"--random-inputs {seed} --check | FileCheck %s")
+    if target == "cpu" and family.wide_vectors and "shapes" in filename:
+        # The same cases compiled for 256-bit vectors (8 lanes, AVX2
+        # register blocks) on any x86-64 host that runs AVX2.
+        for seed, case in enumerate(cases, start=1):
+            lines.append(f"// RUN: ejk-run %s --entry {case.name} --vector-bits 256 "
+                         f"--random-inputs {seed} --check | FileCheck %s")
+    lines += [""] + family.checks + [""]
+    body = "\n".join(case.function(target) for case in cases)
+    directory = os.path.join(ROOT, "CPU" if target == "cpu" else "Vulkan",
+                             family.folder)
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, filename), "w") as f:
+        f.write("\n".join(lines) + "\n" + body)
+
+
+def main():
+    for family in FAMILIES:
+        for filename, (summary, cases) in family.files.items():
+            for target in ("cpu", "vulkan"):
+                write(family, target, filename, summary, cases)
+
+
+if __name__ == "__main__":
+    main()
