@@ -9,7 +9,7 @@ PACKAGES=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22
   libvulkan-dev mesa-vulkan-drivers vulkan-tools spirv-tools
   glslang-tools vulkan-validationlayers
-  nlohmann-json3-dev libgtest-dev googletest
+  nlohmann-json3-dev libgtest-dev googletest libssl-dev
   python3-numpy zlib1g-dev libzstd-dev libedit-dev libcurl4-openssl-dev
 )
 

@@ -102,6 +102,18 @@ EJK_RUNTIME_EXPORT size_t ejk_dtype_size(ejk_dtype dtype);
  *  unknown value. */
 EJK_RUNTIME_EXPORT const char *ejk_dtype_name(ejk_dtype dtype);
 
+/** Checks manifest[0, manifest_size) with the checks every load runs before
+ *  it opens a library or a SPIR-V file (the format, version, target,
+ *  entries, buffers, byte sizes, grids and bindings), without loading
+ *  anything: EJK_OK, or EJK_ERROR_FORMAT with the message a load would give
+ *  ("<origin>: entry 'f' buffer 3: the byte size of 'shape' overflows").
+ *  origin (may be NULL: "manifest") starts the message. The compiler runs
+ *  it on every manifest it writes, so that an artifact the runtime would
+ *  refuse is a compile error, never a cached or exported artifact. */
+EJK_RUNTIME_EXPORT ejk_status ejk_manifest_validate(const char *manifest,
+                                                    size_t manifest_size,
+                                                    const char *origin);
+
 /* ---- Devices ----------------------------------------------------------- */
 
 /** Creates a device. spec "cpu" is the host CPU with a pool of
