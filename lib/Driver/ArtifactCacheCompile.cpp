@@ -127,7 +127,9 @@ mlir::ejk::compileCached(ModuleOp module, const CompileOptions &options,
           "waited " + std::to_string(int(timeout)) +
           " s (EJK_CACHE_LOCK_TIMEOUT) for another process compiling " +
           key.hash + "; compiling it here too");
-    if (result.waited) {
+    // Look again once the lock is ours: the holder we waited for, or one
+    // that finished between our lookup and our lock, stored the entry.
+    if (lock.held() || result.waited) {
       whyNot.clear();
       entry = cache.lookup(key, &whyNot, &result.verified);
     }

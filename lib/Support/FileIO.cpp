@@ -131,7 +131,7 @@ int openRegularFile(const std::string &path, const ReadOptions &options,
       setFailure(failure, savedErrno == ENOENT || savedErrno == ENOTDIR
                               ? ReadFailure::NotFound
                               : ReadFailure::Io);
-      error = quote(path) + ": " + std::strerror(savedErrno);
+      error = "cannot open " + quote(path) + ": " + std::strerror(savedErrno);
     }
     return -1;
   }
