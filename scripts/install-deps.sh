@@ -10,7 +10,7 @@ PACKAGES=(
   libclang-rt-22-dev
   libvulkan-dev mesa-vulkan-drivers vulkan-tools spirv-tools
   glslang-tools vulkan-validationlayers
-  nlohmann-json3-dev libgtest-dev googletest
+  nlohmann-json3-dev libgtest-dev googletest libssl-dev
   python3-numpy zlib1g-dev libzstd-dev libedit-dev libcurl4-openssl-dev
 )
 

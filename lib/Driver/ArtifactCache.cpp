@@ -9,11 +9,11 @@
 #include "ejk/Driver/ArtifactCache.h"
 
 #include "ejk/Store/Artifacts/CacheEntry.h"
+#include "ejk/Support/FileIO.h"
 #include "ejk/Support/PathText.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -102,11 +102,12 @@ llvm::Error ArtifactCache::prepare() const {
   return llvm::Error::success();
 }
 
-std::optional<std::string> ArtifactCache::lookup(const ArtifactKey &key,
-                                                 std::string *whyNot) const {
+std::optional<std::string>
+ArtifactCache::lookup(const ArtifactKey &key, std::string *whyNot,
+                      ::ejk::VerifiedEntry *contents) const {
   if (!enabled())
     return std::nullopt;
-  return ::ejk::verifyCacheEntry(directory_, key, whyNot);
+  return ::ejk::verifyCacheEntry(directory_, key, whyNot, contents);
 }
 
 llvm::Expected<std::string> ArtifactCache::createStagingDirectory() const {
@@ -258,6 +259,10 @@ llvm::Expected<uint64_t> ArtifactCache::clear() const {
   std::string index = joinPath(directory_, ::ejk::kSourceIndexDirectory);
   if (lstat(index.c_str(), &info) == 0)
     removeEntry(directory_, index);
+  // Lock files are empty; a compile that holds one keeps its descriptor.
+  std::string locks = joinPath(directory_, "locks");
+  if (lstat(locks.c_str(), &info) == 0)
+    removeEntry(directory_, locks);
   // Stale staging and trash directories go too; fresh ones may belong to a
   // compile in flight in another process.
   evict(UINT64_MAX);
@@ -268,40 +273,23 @@ llvm::Expected<uint64_t> ArtifactCache::clear() const {
 // Exporting an artifact
 //===----------------------------------------------------------------------===//
 
-/// Writes \p contents to \p path through a temporary file and a rename.
+/// Writes \p contents to \p path: a regular file is replaced through a
+/// temporary file and a rename, a FIFO or device written through
+/// (ejk/Support/FileIO.h).
 static llvm::Error replaceFile(const std::string &path, StringRef contents) {
-  SmallString<256> temp;
-  int fd;
-  if (std::error_code ec =
-          llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", fd, temp))
-    return errorf("cannot create a file next to '" + path +
-                  "': " + ec.message());
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << contents;
-    os.close();
-    if (os.has_error()) {
-      llvm::sys::fs::remove(temp);
-      return errorf("cannot write '" + std::string(temp) + "'");
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
-    llvm::sys::fs::remove(temp);
-    return errorf("cannot rename to '" + path + "': " + ec.message());
-  }
+  std::string error;
+  if (!::ejk::writeFileReplacing(path, contents.str(), error))
+    return errorf(error);
   return llvm::Error::success();
 }
 
 /// Reads the file \p name of the artifact in \p directory.
-static llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
-readArtifactFile(StringRef directory, StringRef name) {
-  SmallString<256> path(directory);
-  llvm::sys::path::append(path, name);
-  auto bytes = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                           /*RequiresNullTerminator=*/false);
-  if (!bytes)
-    return errorf("cannot read '" + path + "': " + bytes.getError().message());
-  return std::move(*bytes);
+static llvm::Expected<std::string> readArtifactFile(StringRef directory,
+                                                    StringRef name) {
+  std::string text, error;
+  if (!::ejk::readRegularFile(joinPath(directory, name), text, error))
+    return errorf("cannot read " + error);
+  return text;
 }
 
 /// Copies each dispatch's SPIR-V to `<outDir>/<name>_<symbol>.spv` and points
@@ -332,8 +320,7 @@ static llvm::Error exportSpirv(nlohmann::json &manifest, StringRef directory,
         return bytes.takeError();
       std::string to =
           (name + "_" + dispatch["symbol"].get<std::string>() + ".spv").str();
-      if (llvm::Error error =
-              replaceFile(joinPath(outDir, to), (*bytes)->getBuffer()))
+      if (llvm::Error error = replaceFile(joinPath(outDir, to), *bytes))
         return error;
       dispatch["spirv"] = to;
     }
@@ -344,12 +331,13 @@ static llvm::Error exportSpirv(nlohmann::json &manifest, StringRef directory,
 llvm::Expected<std::string> mlir::ejk::exportArtifact(StringRef manifestPath,
                                                       StringRef outDir,
                                                       StringRef name) {
-  auto manifestText = llvm::MemoryBuffer::getFile(manifestPath);
+  llvm::Expected<std::string> manifestText =
+      readArtifactFile(llvm::sys::path::parent_path(manifestPath),
+                       llvm::sys::path::filename(manifestPath));
   if (!manifestText)
-    return errorf("cannot read '" + manifestPath +
-                  "': " + manifestText.getError().message());
+    return manifestText.takeError();
   nlohmann::json manifest =
-      nlohmann::json::parse((*manifestText)->getBuffer(), nullptr, false);
+      nlohmann::json::parse(*manifestText, nullptr, false);
   if (manifest.is_discarded() || !manifest.is_object())
     return errorf("'" + manifestPath + "' is not an artifact manifest");
   StringRef directory = llvm::sys::path::parent_path(manifestPath);
@@ -370,8 +358,8 @@ llvm::Expected<std::string> mlir::ejk::exportArtifact(StringRef manifestPath,
       return libraryBytes.takeError();
     std::string libraryName = (name + ".so").str();
     manifest["library"] = libraryName;
-    if (llvm::Error error = replaceFile(joinPath(outDir, libraryName),
-                                        (*libraryBytes)->getBuffer()))
+    if (llvm::Error error =
+            replaceFile(joinPath(outDir, libraryName), *libraryBytes))
       return std::move(error);
   }
   std::string jsonPath = joinPath(outDir, (name + ".json").str());

@@ -114,7 +114,26 @@ mlir::ejk::compileCached(ModuleOp module, const CompileOptions &options,
   std::string whyNot;
   std::optional<std::string> entry;
   if (cache.maxBytes() != 0)
-    entry = cache.lookup(key, &whyNot);
+    entry = cache.lookup(key, &whyNot, &result.verified);
+  // A miss: compile once across processes. The first to miss holds the
+  // key's lock while it compiles and stores; the others wait for it and
+  // then take its entry instead of compiling the same code again.
+  ArtifactCacheLock lock;
+  if (!entry && cache.maxBytes() != 0) {
+    double timeout = artifactCacheLockTimeout();
+    lock = ArtifactCacheLock::acquire(cache, key, timeout, result.waited);
+    if (result.waited && !lock.held())
+      result.warnings.push_back(
+          "waited " + std::to_string(int(timeout)) +
+          " s (EJK_CACHE_LOCK_TIMEOUT) for another process compiling " +
+          key.hash + "; compiling it here too");
+    // Look again once the lock is ours: the holder we waited for, or one
+    // that finished between our lookup and our lock, stored the entry.
+    if (lock.held() || result.waited) {
+      whyNot.clear();
+      entry = cache.lookup(key, &whyNot, &result.verified);
+    }
+  }
   result.lookupSeconds = secondsSince(start);
   if (!whyNot.empty())
     result.warnings.push_back(whyNot + "; recompiling");
@@ -172,5 +191,10 @@ mlir::ejk::compileCached(ModuleOp module, const CompileOptions &options,
   SmallString<256> manifest(*published);
   llvm::sys::path::append(manifest, Twine(kArtifactName) + ".json");
   result.manifestPath = std::string(manifest);
+  // The bytes to load, verified like any hit (the entry may be another
+  // process's that won the publish race). Without them the caller loads
+  // manifestPath.
+  (void)cache.lookup(key, nullptr, &result.verified);
+  lock.releaseAndRemove();
   return result;
 }

@@ -62,7 +62,7 @@ LogicalResult mlir::ejk::compileForHostCpu(ModuleOp module,
   }
   std::string library = (name + ".so").str();
   FailureOr<std::string> manifest = buildManifest(module, library, "cpu");
-  if (failed(manifest))
+  if (failed(manifest) || failed(checkManifestLoads(loc, *manifest)))
     return failure();
   times.tiling = tiling.seconds();
 

@@ -3,6 +3,7 @@
 #include "ejk/Driver/DeviceFingerprint.h"
 
 #include "ejk/Store/Artifacts/SourceIndex.h"
+#include "ejk/Support/FileIO.h"
 
 #include <fstream>
 #include <sstream>
@@ -29,15 +30,14 @@ bool mlir::ejk::isDeviceOfThisMachine(
 bool mlir::ejk::readFingerprintFile(const std::string &path,
                                     ::ejk::DeviceFingerprint &fingerprint,
                                     std::string &error) {
-  std::ifstream file(path);
-  if (!file) {
-    error = "cannot read fingerprint file '" + path + "'";
+  ::ejk::ReadOptions options;
+  options.maxBytes = uint64_t(1) << 20;
+  std::string text, why;
+  if (!::ejk::readRegularFile(path, text, why, options)) {
+    error = "cannot read fingerprint file: " + why;
     return false;
   }
-  std::stringstream buffer;
-  buffer << file.rdbuf();
-  std::string why;
-  if (!::ejk::DeviceFingerprint::parse(buffer.str(), fingerprint, why)) {
+  if (!::ejk::DeviceFingerprint::parse(text, fingerprint, why)) {
     error = "fingerprint file '" + path + "': " + why;
     return false;
   }

@@ -2,6 +2,9 @@
 
 #include "DriverSupport.h"
 
+#include "ejk/Runtime/ejk_runtime.h"
+#include "ejk/Support/FileIO.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -11,25 +14,18 @@ using namespace mlir::ejk;
 
 LogicalResult mlir::ejk::writeAtomically(Location loc, StringRef path,
                                          StringRef contents) {
-  SmallString<256> temp;
-  int fd;
-  if (std::error_code ec =
-          llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", fd, temp))
-    return emitError(loc, "cannot create a file next to '")
-           << path << "': " << ec.message();
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << contents;
-    os.close();
-    if (os.has_error()) {
-      llvm::sys::fs::remove(temp);
-      return emitError(loc, "cannot write '") << temp << "'";
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
-    llvm::sys::fs::remove(temp);
-    return emitError(loc, "cannot rename to '")
-           << path << "': " << ec.message();
-  }
+  // A regular file is replaced through a temporary and a rename; a FIFO or
+  // device in its place is written through, never replaced.
+  std::string error;
+  if (!::ejk::writeFileReplacing(path.str(), contents.str(), error))
+    return emitError(loc, "cannot write ") << error;
   return success();
+}
+
+LogicalResult mlir::ejk::checkManifestLoads(Location loc, StringRef manifest) {
+  if (ejk_manifest_validate(manifest.data(), manifest.size(),
+                            "the artifact's manifest") == EJK_OK)
+    return success();
+  return emitError(loc, "the runtime would refuse this artifact: ")
+         << ejk_last_error();
 }

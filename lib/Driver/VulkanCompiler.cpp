@@ -100,7 +100,7 @@ LogicalResult mlir::ejk::compileForVulkan(ModuleOp module,
     vulkan.features[kernel.symbol] = kernel.features;
   FailureOr<std::string> manifest =
       buildManifest(*tiled, /*library=*/"", "vulkan", &vulkan);
-  if (failed(manifest))
+  if (failed(manifest) || failed(checkManifestLoads(loc, *manifest)))
     return failure();
   for (const SpirvKernel &kernel : *kernels) {
     SmallString<256> path(outDir);

@@ -8,20 +8,19 @@
 #define JSON_NOEXCEPTION
 #include <nlohmann/json.hpp>
 
-#include <sys/stat.h>
+#include "ejk/Support/FileIO.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <limits>
 #include <set>
-#include <sstream>
 
 namespace ejk::runtime {
 
 namespace {
 
 using Json = nlohmann::json;
+using ::ejk::ReadFailure;
+using ::ejk::ReadOptions;
+using ::ejk::readRegularFile;
 
 /// Reads an integral JSON number into int64; false for anything else
 /// (floats, booleans, values beyond int64).
@@ -395,23 +394,18 @@ Status parseManifest(const std::string &text, const std::string &origin,
 
 Status readManifestFile(const std::string &path, Manifest &out) {
   std::string origin = "manifest " + quote(path);
-  struct stat info;
-  if (stat(path.c_str(), &info) != 0) {
-    int error = errno;
-    if (error == ENOENT || error == ENOTDIR)
+  // Never blocks (a FIFO or a device is refused before any read) and never
+  // allocates more than the bound.
+  ReadOptions options;
+  options.maxBytes = kMaxManifestBytes;
+  std::string text, error;
+  ReadFailure failure = ReadFailure::None;
+  if (!readRegularFile(path, text, error, options, &failure)) {
+    if (failure == ReadFailure::NotFound)
       return Status::notFound(origin + " does not exist");
-    return Status::io(origin + ": " + std::strerror(error));
+    return Status::io(origin + ": " + error);
   }
-  if (S_ISDIR(info.st_mode))
-    return Status::io(origin + " is a directory");
-  std::ifstream file(path, std::ios::binary);
-  if (!file)
-    return Status::io(origin + ": cannot open for reading");
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (file.bad())
-    return Status::io(origin + ": read error");
-  return parseManifest(text.str(), origin, out);
+  return parseManifest(text, origin, out);
 }
 
 } // namespace ejk::runtime

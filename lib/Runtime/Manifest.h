@@ -22,6 +22,9 @@ namespace ejk::runtime {
 /// The format and version this runtime reads.
 constexpr const char *kManifestFormat = "ejk-artifact";
 constexpr int64_t kManifestVersion = 1;
+/// A manifest file larger than this is refused before it is read: the
+/// compiler's are a few KiB.
+constexpr uint64_t kMaxManifestBytes = uint64_t(64) << 20;
 
 enum class BufferRole { Input, Output, Temporary };
 
@@ -91,7 +94,9 @@ Status parseManifest(const std::string &text, const std::string &origin,
                      Manifest &out);
 
 /// Reads and parses the manifest file at \p path: EJK_ERROR_NOT_FOUND when
-/// it does not exist, EJK_ERROR_IO when it cannot be read.
+/// it does not exist, EJK_ERROR_IO when it cannot be read, is not a regular
+/// file (a FIFO or a device is refused without blocking) or is larger than
+/// kMaxManifestBytes.
 Status readManifestFile(const std::string &path, Manifest &out);
 
 } // namespace ejk::runtime

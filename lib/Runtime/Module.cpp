@@ -323,6 +323,24 @@ Status Module::checkCall(const char *name, const std::vector<Buffer *> &inputs,
   for (size_t i = 0; i < outputs.size(); ++i)
     if (Status status = checkArg(*entry, true, i, outputs[i]); !status)
       return status;
+  // Kernels read inputs while they write outputs, in any order across
+  // workgroups: an output that is also an input or another output would
+  // give a result that depends on the schedule. Buffers never overlap
+  // unless they are the same buffer, so identity is the whole check.
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::string what =
+        "entry " + quote(entry->name) + " output " + std::to_string(i);
+    for (size_t j = 0; j < i; ++j)
+      if (outputs[j] == outputs[i])
+        return Status::invalidArgument(what + " is the same buffer as output " +
+                                       std::to_string(j) +
+                                       "; each output needs its own buffer");
+    for (size_t j = 0; j < inputs.size(); ++j)
+      if (inputs[j] == outputs[i])
+        return Status::invalidArgument(what + " is the same buffer as input " +
+                                       std::to_string(j) +
+                                       "; outputs may not alias inputs");
+  }
   return Status::success();
 }
 

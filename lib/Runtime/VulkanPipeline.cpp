@@ -4,11 +4,12 @@
 #include "VulkanDevice.h"
 #include "VulkanSpirv.h"
 
+#include "ejk/Support/FileIO.h"
+
 #include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 #include <vector>
 
@@ -23,25 +24,19 @@ std::string quote(const std::string &text) { return "'" + text + "'"; }
 Status VulkanPipeline::readSpirvFile(const std::string &path,
                                      const std::string &where,
                                      std::vector<char> &out) {
-  struct stat info;
-  if (stat(path.c_str(), &info) != 0) {
-    int error = errno;
-    if (error == ENOENT || error == ENOTDIR)
+  // Never blocks on a FIFO or reads a device forever; a SPIR-V module of
+  // more than 256 MiB is not one the compiler wrote.
+  ::ejk::ReadOptions options;
+  options.maxBytes = uint64_t(256) << 20;
+  std::string bytes, error;
+  ::ejk::ReadFailure failure = ::ejk::ReadFailure::None;
+  if (!::ejk::readRegularFile(path, bytes, error, options, &failure)) {
+    if (failure == ::ejk::ReadFailure::NotFound)
       return Status::notFound(where + ": SPIR-V file " + quote(path) +
                               " does not exist");
-    return Status::io(where + ": SPIR-V file " + quote(path) + ": " +
-                      std::strerror(error));
+    return Status::io(where + ": SPIR-V file " + error);
   }
-  if (!S_ISREG(info.st_mode))
-    return Status::io(where + ": SPIR-V file " + quote(path) +
-                      " is not a regular file");
-  std::ifstream file(path, std::ios::binary);
-  if (!file)
-    return Status::io(where + ": cannot open SPIR-V file " + quote(path));
-  out.assign(std::istreambuf_iterator<char>(file),
-             std::istreambuf_iterator<char>());
-  if (file.bad())
-    return Status::io(where + ": read error on SPIR-V file " + quote(path));
+  out.assign(bytes.begin(), bytes.end());
   return Status::success();
 }
 

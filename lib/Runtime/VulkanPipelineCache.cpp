@@ -2,6 +2,8 @@
 
 #include "VulkanPipelineCache.h"
 
+#include "ejk/Support/FileIO.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -44,41 +46,40 @@ std::string envOrEmpty(const char *name) {
   return value ? value : "";
 }
 
-/// mkdir -p; true when \p path is a directory afterwards.
-bool makeDirectories(const std::string &path) {
+/// mkdir -p with private directories: each directory this creates, and the
+/// last one if it is this user's, is made 0700 whatever the umask. The
+/// pipeline cache holds compiled code of the user's kernels, like the
+/// artifact cache (0700/0600). True when \p path is a directory afterwards.
+bool makePrivateDirectories(const std::string &path) {
   if (path.empty())
     return false;
+  auto make = [](const std::string &directory) {
+    if (mkdir(directory.c_str(), 0700) == 0)
+      chmod(directory.c_str(), 0700);
+  };
   for (size_t slash = path.find('/', 1); slash != std::string::npos;
        slash = path.find('/', slash + 1))
-    mkdir(path.substr(0, slash).c_str(), 0755);
-  mkdir(path.c_str(), 0755);
+    make(path.substr(0, slash));
+  make(path);
   struct stat info;
-  return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+  if (lstat(path.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
+    return false;
+  // A directory left 0755 by an older runtime is tightened.
+  if (info.st_uid == geteuid() && (info.st_mode & 077))
+    chmod(path.c_str(), 0700);
+  return true;
 }
 
 bool readWholeFile(const std::string &path, std::vector<unsigned char> &out) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
+  // Never blocks on a FIFO; anything beyond 1 GiB is not a pipeline cache
+  // this runtime wrote.
+  ::ejk::ReadOptions options;
+  options.maxBytes = uint64_t(1) << 30;
+  std::string bytes, error;
+  if (!::ejk::readRegularFile(path, bytes, error, options))
     return false;
-  struct stat info;
-  // Anything beyond 1 GiB is not a pipeline cache this runtime wrote.
-  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) ||
-      info.st_size > (off_t(1) << 30)) {
-    close(fd);
-    return false;
-  }
-  out.resize(size_t(info.st_size));
-  size_t done = 0;
-  while (done < out.size()) {
-    ssize_t got = read(fd, out.data() + done, out.size() - done);
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got <= 0)
-      break;
-    done += size_t(got);
-  }
-  close(fd);
-  return done == out.size();
+  out.assign(bytes.begin(), bytes.end());
+  return true;
 }
 
 bool writeAll(int fd, const unsigned char *data, size_t size) {
@@ -214,7 +215,7 @@ void VulkanPipelineCache::save() {
   putU64(file.data() + 16, hash);
 
   size_t slash = path_.rfind('/');
-  if (!makeDirectories(path_.substr(0, slash)))
+  if (!makePrivateDirectories(path_.substr(0, slash)))
     return;
   // Unique per process and call, so concurrent writers never share a
   // temporary; rename() then replaces the file atomically.
@@ -222,10 +223,12 @@ void VulkanPipelineCache::save() {
   std::string temporary = path_ + ".tmp." + std::to_string(getpid()) + "." +
                           std::to_string(counter.fetch_add(1));
   int fd =
-      open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+      open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0)
     return;
-  bool written = writeAll(fd, file.data(), file.size()) && fsync(fd) == 0;
+  // 0600 whatever the umask.
+  bool written = fchmod(fd, 0600) == 0 &&
+                 writeAll(fd, file.data(), file.size()) && fsync(fd) == 0;
   written = close(fd) == 0 && written;
   if (!written || rename(temporary.c_str(), path_.c_str()) != 0) {
     unlink(temporary.c_str());

@@ -2,10 +2,11 @@
 
 #include "ejk/Support/Fingerprint.h"
 
+#include "ejk/Support/FileIO.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -95,10 +96,12 @@ static std::string cpuinfoField(const std::string &cpuinfo,
 }
 
 static std::string readFile(const std::string &path) {
-  std::ifstream file(path);
-  std::stringstream buffer;
-  buffer << file.rdbuf();
-  std::string text = buffer.str();
+  // /proc files report st_size 0: readRegularFile reads to the end, bounded.
+  ReadOptions options;
+  options.maxBytes = uint64_t(16) << 20;
+  std::string text, error;
+  if (!readRegularFile(path, text, error, options))
+    return "";
   while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
     text.pop_back();
   return text;

@@ -10,16 +10,16 @@
 
 #include "ejk/Support/Npy.h"
 
+#include "ejk/Support/FileIO.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <limits>
-#include <memory>
+#include <new>
 
 // The data is copied as is, so the host must share the files' byte order.
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -141,7 +141,8 @@ public:
         header.hasFortranOrder = true;
       } else if (key == "shape") {
         if (!parseShape(header.shape))
-          return fail("'shape' must be a tuple of non-negative integers",
+          return fail("'shape' must be a tuple of non-negative integers "
+                      "below 2^63",
                       error);
         header.hasShape = true;
       } else {
@@ -215,13 +216,17 @@ private:
     return false;
   }
 
+  /// A decimal integer within int64. The bound is checked before each
+  /// step, so no extent, however long, wraps around.
   bool parseInt(int64_t &out) {
     size_t start = pos_;
+    constexpr uint64_t kMax = uint64_t(std::numeric_limits<int64_t>::max());
     uint64_t value = 0;
     while (peek() >= '0' && peek() <= '9') {
-      value = value * 10 + uint64_t(peek() - '0');
-      if (value > uint64_t(std::numeric_limits<int64_t>::max()))
+      uint64_t digit = uint64_t(peek() - '0');
+      if (value > (kMax - digit) / 10)
         return false;
+      value = value * 10 + digit;
       ++pos_;
     }
     if (pos_ == start)
@@ -271,12 +276,6 @@ bool byteSize(const std::vector<int64_t> &shape, size_t elementSize,
   }
   return true;
 }
-
-/// Closes a FILE on scope exit.
-struct FileCloser {
-  void operator()(std::FILE *file) const { std::fclose(file); }
-};
-using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
 
 std::string quotePath(const std::string &path) { return "'" + path + "'"; }
 
@@ -336,23 +335,6 @@ bool serializeHeader(const NpyArray &array, std::string &bytes,
   return true;
 }
 
-/// Writes all \p size bytes at \p data to \p fd, retrying short writes.
-bool writeAll(int fd, const void *data, size_t size, int &savedErrno) {
-  const char *bytes = static_cast<const char *>(data);
-  size_t done = 0;
-  while (done < size) {
-    ssize_t written = ::write(fd, bytes + done, size - done);
-    if (written < 0) {
-      if (errno == EINTR)
-        continue;
-      savedErrno = errno;
-      return false;
-    }
-    done += size_t(written);
-  }
-  return true;
-}
-
 } // namespace
 
 int64_t NpyArray::numElements() const {
@@ -367,27 +349,40 @@ size_t npyDtypeSize(const std::string &dtype) {
   return info ? info->size : 0;
 }
 
+/// Reads exactly \p size bytes at the current offset of \p fd.
+static bool readExactly(int fd, void *data, size_t size) {
+  char *bytes = static_cast<char *>(data);
+  while (size > 0) {
+    ssize_t n = ::read(fd, bytes, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    bytes += n;
+    size -= size_t(n);
+  }
+  return true;
+}
+
 bool readNpy(const std::string &path, NpyArray &out, std::string &error) {
   out = NpyArray();
-  std::string where = quotePath(path) + ": ";
-  FilePtr file(std::fopen(path.c_str(), "rb"));
-  if (!file) {
-    error = where + std::strerror(errno);
-    return false;
-  }
+  // A FIFO or a device is refused at once (openRegularFile never blocks);
+  // the size is bounded by the file's, checked below.
   struct stat info;
-  if (fstat(fileno(file.get()), &info) != 0) {
-    error = where + std::strerror(errno);
+  ReadOptions options;
+  options.maxBytes = std::numeric_limits<uint64_t>::max();
+  int fd = openRegularFile(path, options, info, error);
+  if (fd < 0)
     return false;
-  }
-  if (!S_ISREG(info.st_mode)) {
-    error = where + "not a regular file";
-    return false;
-  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  std::string where = quotePath(path) + ": ";
   uint64_t fileSize = uint64_t(info.st_size);
 
   unsigned char prefix[kMagicSize + 2];
-  if (std::fread(prefix, 1, sizeof(prefix), file.get()) != sizeof(prefix) ||
+  if (!readExactly(fd, prefix, sizeof(prefix)) ||
       std::memcmp(prefix, kMagic, kMagicSize) != 0) {
     error = where + "not a .npy file (bad magic)";
     return false;
@@ -400,7 +395,7 @@ bool readNpy(const std::string &path, NpyArray &out, std::string &error) {
   }
   size_t lengthBytes = major == 1 ? 2 : 4;
   unsigned char lengthData[4] = {0, 0, 0, 0};
-  if (std::fread(lengthData, 1, lengthBytes, file.get()) != lengthBytes) {
+  if (!readExactly(fd, lengthData, lengthBytes)) {
     error = where + "truncated header";
     return false;
   }
@@ -417,8 +412,7 @@ bool readNpy(const std::string &path, NpyArray &out, std::string &error) {
     return false;
   }
   std::string headerText(size_t(headerLength), '\0');
-  if (std::fread(&headerText[0], 1, headerText.size(), file.get()) !=
-      headerText.size()) {
+  if (!readExactly(fd, &headerText[0], headerText.size())) {
     error = where + "truncated header";
     return false;
   }
@@ -452,11 +446,18 @@ bool readNpy(const std::string &path, NpyArray &out, std::string &error) {
     return false;
   }
 
+  // The size matches the file's, which exists: only memory can run out.
+  try {
+    out.data.resize(size_t(dataSize));
+  } catch (const std::bad_alloc &) {
+    out = NpyArray();
+    error = where + "out of memory for " + std::to_string(dataSize) +
+            " bytes of data";
+    return false;
+  }
   out.dtype = dtype;
   out.shape = header.shape;
-  out.data.resize(size_t(dataSize));
-  if (dataSize != 0 && std::fread(out.data.data(), 1, out.data.size(),
-                                  file.get()) != out.data.size()) {
+  if (dataSize != 0 && !readExactly(fd, out.data.data(), out.data.size())) {
     out = NpyArray();
     error = where + "read error in the data";
     return false;
@@ -474,33 +475,14 @@ bool writeNpy(const std::string &path, const NpyArray &array,
     return false;
   }
 
-  // The temp file lives in the destination's directory so that rename() is
-  // atomic; its name is unique per process and call.
-  static std::atomic<unsigned> counter{0};
-  std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." +
-                     std::to_string(counter.fetch_add(1));
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) {
-    error = where + "cannot create " + quotePath(temp) + ": " +
-            std::strerror(errno);
-    return false;
-  }
-  int savedErrno = 0;
-  bool written = writeAll(fd, header.data(), header.size(), savedErrno) &&
-                 writeAll(fd, array.data.data(), array.data.size(), savedErrno);
-  if (::close(fd) != 0 && written) {
-    written = false;
-    savedErrno = errno;
-  }
-  if (!written) {
-    ::unlink(temp.c_str());
-    error = where + "write failed: " + std::strerror(savedErrno);
-    return false;
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    savedErrno = errno;
-    ::unlink(temp.c_str());
-    error = where + "cannot replace the file: " + std::strerror(savedErrno);
+  // A regular file is replaced atomically; /dev/null or a FIFO is written
+  // through, never replaced by a file.
+  std::string why;
+  if (!writeFileReplacing(path,
+                          {ByteRange{header.data(), header.size()},
+                           ByteRange{array.data.data(), array.data.size()}},
+                          why)) {
+    error = why;
     return false;
   }
   return true;

@@ -30,6 +30,7 @@
 // CHECK-FILES-NEXT: attn.so
 // CHECK-MODES: 700 {{.*}}/artifacts
 // CHECK-MODES-NEXT: 700 {{.*}}/artifacts/{{[0-9a-f]+$}}
+// CHECK-MODES-NEXT: 700 {{.*}}/artifacts/locks
 // CHECK-MODES-NEXT: 700 {{.*}}/artifacts/source-index
 // CHECK-MODES-NEXT: 600 {{.*}}/entry.json
 // CHECK-MODES-NEXT: 600 {{.*}}/kernel.json

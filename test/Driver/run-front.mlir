@@ -70,7 +70,7 @@
 // CHECK-NOT: source index
 // CHECK: ejk-run: cache hit
 // CHECK: result 0 (f32): {{.*}}: ok
-// UNKNOWN: ejk-run-compile: Unknown command line argument '--no-such-flag'
+// UNKNOWN: ejk-run: Unknown command line argument '--no-such-flag'. Try: 'ejk-run --help'
 // NOINPUTS: ejk-run: error: no inputs: give --input for each of the 3 arguments, or --random-inputs SEED
 // NOINDEX: ejk-run: warning: source index not written: '{{.*}}/source-index' is not a directory
 // NOINDEX-NOT: error

@@ -40,6 +40,7 @@
 #include "ejk/Driver/Tooling.h"
 #include "ejk/Runtime/ejk_runtime.h"
 #include "ejk/Store/Artifacts/SourceIndex.h"
+#include "ejk/Support/FileIO.h"
 #include "ejk/Support/Fingerprint.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -170,7 +171,12 @@ int main(int argc, char **argv) {
   Clock::time_point processStart = Clock::now();
   llvm::InitLLVM init(argc, argv);
   registerConfigSelectionFlags();
-  cl::ParseCommandLineOptions(argc, argv,
+  // Users call `ejk-run`, whose front execs this tool: llvm::cl's messages
+  // ("ejk-run: for the --bench option: ...") must name that program.
+  std::vector<char *> args(argv, argv + argc);
+  std::string programName = "ejk-run";
+  args[0] = programName.data();
+  cl::ParseCommandLineOptions(argc, args.data(),
                               "ejk-run: compile, run and check an entry\n");
   if (target != "cpu" && target != "vulkan")
     return fail("unknown --target '" + target + "' (expected cpu or vulkan)");
@@ -182,7 +188,7 @@ int main(int argc, char **argv) {
     if (printFingerprint)
       llvm::outs() << "# hash " << device.hash() << "\n" << device.text();
     if (!fingerprintOut.empty() &&
-        !::ejk::writeFileAtomically(fingerprintOut, device.text(), error))
+        !::ejk::writeFileReplacing(fingerprintOut, device.text(), error))
       return fail(error);
     return 0;
   }
@@ -240,6 +246,7 @@ int main(int argc, char **argv) {
   if (target == "vulkan")
     compileOptions.device = device;
   std::string temporaryDir, manifestPath;
+  ::ejk::ArtifactSource artifactSource;
   if (!artifactDir.empty() || noCache) {
     if (dir.empty()) {
       if (llvm::sys::fs::createUniqueDirectory("ejk-run", dir))
@@ -268,6 +275,11 @@ int main(int argc, char **argv) {
       return 1;
     manifestPath = artifact->manifestPath;
     temporaryDir = artifact->temporaryDirectory;
+    // A cache entry runs from the bytes that were verified.
+    if (!artifact->verified.files.empty()) {
+      artifactSource.manifestText = artifact->verified.manifest();
+      artifactSource.files = std::move(artifact->verified.files);
+    }
     if (recording && temporaryDir.empty() && warnings.empty())
       recordInSourceIndex(
           keyBefore, target == "vulkan" ? device : ::ejk::hostCpuFingerprint(),
@@ -289,9 +301,11 @@ int main(int argc, char **argv) {
       llvm::sys::fs::remove_directories(temporaryDir);
   };
 
+  artifactSource.manifestPath = manifestPath;
   if (loadOnly) {
     std::string error;
-    bool ok = ::ejk::loadAndRelease(target, manifestPath, error);
+    bool ok = ::ejk::loadAndRelease(target, artifactSource, entryName,
+                                    signature, error);
     removeTemporary();
     if (!ok)
       return fail(error);
@@ -305,8 +319,8 @@ int main(int argc, char **argv) {
   // Run.
   ::ejk::RunResult run;
   std::string error;
-  bool ok = ::ejk::runOnRuntime(target, manifestPath, request, hostInputs,
-                                signature.results, run, error);
+  bool ok = ::ejk::runOnRuntime(target, artifactSource, request, hostInputs,
+                                signature, run, error);
   removeTemporary();
   if (!ok || !::ejk::writeOutputs(request, run, error))
     return fail(error);

@@ -233,17 +233,39 @@ int main(int argc, char **argv) {
   SourceIndexRecord record;
   std::string why;
   std::optional<std::string> entry;
+  VerifiedEntry verified;
   if (readSourceIndex(artifactsDir, sourceKey, record, why) &&
       record.entry == options.request.entry &&
       record.artifact.target == options.target &&
       record.artifact.fingerprint == device.hash() &&
       record.artifact.compilerVersion == artifactCompilerVersion())
-    entry = verifyCacheEntry(artifactsDir, record.artifact, &why);
+    entry = verifyCacheEntry(artifactsDir, record.artifact, &why, &verified);
   double lookupSeconds = secondsSince(start);
   if (!entry) {
     if (options.verbose)
       std::fprintf(stderr, "ejk-run: source index miss %s%s%s\n",
                    sourceKey.c_str(), why.empty() ? "" : ": ", why.c_str());
+    return execCompilingTool(argc, argv, /*record=*/true);
+  }
+  const RunRequest &request = options.request;
+  std::vector<HostTensor> inputs;
+  if (!prepareInputs(record.signature, request, inputs, error))
+    return fail(error);
+  // The bytes that were verified, not the files again (ejk/Driver/
+  // CacheEntry.h), and an entry that must take and return what the record
+  // says: a record that names another kernel is a miss, never a run of
+  // the wrong code.
+  ArtifactSource artifact;
+  artifact.manifestPath =
+      *entry + "/" + std::string(kCacheArtifactName) + ".json";
+  artifact.manifestText = verified.manifest();
+  artifact.files = std::move(verified.files);
+  RuntimeSession session;
+  if (!openArtifact(session, options.target, artifact, request.entry,
+                    record.signature, error)) {
+    if (options.verbose)
+      std::fprintf(stderr, "ejk-run: source index entry %s not used: %s\n",
+                   sourceKey.c_str(), error.c_str());
     return execCompilingTool(argc, argv, /*record=*/true);
   }
   if (options.verbose)
@@ -252,24 +274,15 @@ int main(int argc, char **argv) {
                  "compile 0.0000) through the source index\n",
                  record.artifact.hash.c_str(), keySeconds + lookupSeconds,
                  keySeconds, lookupSeconds);
-
-  const RunRequest &request = options.request;
-  std::vector<HostTensor> inputs;
-  if (!prepareInputs(record.signature, request, inputs, error))
-    return fail(error);
-  std::string manifestPath =
-      *entry + "/" + std::string(kCacheArtifactName) + ".json";
   if (request.loadOnly) {
-    if (!loadAndRelease(options.target, manifestPath, error))
-      return fail(error);
     if (options.verbose)
       std::fprintf(stderr, "ejk-run: ready in %.4f s since process start\n",
                    secondsSince(processStart));
     return 0;
   }
   RunResult run;
-  if (!runOnRuntime(options.target, manifestPath, request, inputs,
-                    record.signature.results, run, error) ||
+  if (!runLoaded(session, artifact.manifestText, request, inputs,
+                 record.signature.results, run, error) ||
       !writeOutputs(request, run, error))
     return fail(error);
   if (request.benchRuns > 0)

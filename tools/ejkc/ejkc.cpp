@@ -132,6 +132,8 @@ static int compileThroughCache(ModuleOp module, const CompileOptions &options,
                << artifact->key << " in " << llvm::format("%.3f", total)
                << " s (key " << llvm::format("%.3f", artifact->keySeconds)
                << ", lookup " << llvm::format("%.3f", artifact->lookupSeconds);
+  if (artifact->waited && artifact->hit)
+    llvm::errs() << ", after waiting for another process compiling it";
   if (!artifact->hit)
     llvm::errs() << ", compile "
                  << llvm::format("%.3f", artifact->compileSeconds) << ": "

@@ -93,8 +93,9 @@ public:
   /// not match, another target, fingerprint or compiler version, not
   /// private); \p whyNot then says why when an entry existed. A hit marks the
   /// entry as used now (for LRU eviction).
-  std::optional<std::string> lookup(const ArtifactKey &key,
-                                    std::string *whyNot = nullptr) const;
+  std::optional<std::string>
+  lookup(const ArtifactKey &key, std::string *whyNot = nullptr,
+         ::ejk::VerifiedEntry *contents = nullptr) const;
 
   /// Creates the cache directory (0700) if needed and checks that it is a
   /// private directory of this user that can be written.
@@ -129,6 +130,42 @@ private:
   uint64_t maxBytes_;
 };
 
+/// An exclusive lock on compiling one key (flock(2) on
+/// `<cache>/artifacts/locks/<key>`): the first process to miss compiles
+/// while the others wait, then take its entry. Released when destroyed,
+/// and by the kernel when its process dies.
+class ArtifactCacheLock {
+public:
+  ArtifactCacheLock() = default;
+  ArtifactCacheLock(ArtifactCacheLock &&other) noexcept;
+  ArtifactCacheLock &operator=(ArtifactCacheLock &&other) noexcept;
+  ArtifactCacheLock(const ArtifactCacheLock &) = delete;
+  ArtifactCacheLock &operator=(const ArtifactCacheLock &) = delete;
+  ~ArtifactCacheLock();
+
+  /// Takes the lock of \p key in \p cache, waiting at most
+  /// \p timeoutSeconds for another holder. Not held when the cache cannot
+  /// hold locks (disabled, read-only) or the wait timed out; \p waited
+  /// says whether another process held it meanwhile.
+  static ArtifactCacheLock acquire(const ArtifactCache &cache,
+                                   const ArtifactKey &key,
+                                   double timeoutSeconds, bool &waited);
+
+  bool held() const { return fd_ >= 0; }
+  /// Removes the lock file (once the entry is published, so that the
+  /// directory does not fill with them) and releases the lock.
+  void releaseAndRemove();
+
+private:
+  int fd_ = -1;
+  std::string path_;
+};
+
+/// How long a process that misses waits for another one compiling the same
+/// key before compiling itself: $EJK_CACHE_LOCK_TIMEOUT seconds, default
+/// 300 (a malformed value gives the default).
+double artifactCacheLockTimeout();
+
 /// The outcome of compileCached.
 struct CachedArtifact {
   /// The artifact's manifest: in the cache, or in temporaryDirectory.
@@ -139,6 +176,13 @@ struct CachedArtifact {
   /// When the cache could not be used: a directory holding the artifact
   /// that the caller removes when done with it.
   std::string temporaryDirectory;
+  /// The entry's files as verified (empty when the artifact is not in the
+  /// cache): load these (ejk_module_load_files), not manifestPath, so that
+  /// what runs is what was hashed.
+  ::ejk::VerifiedEntry verified;
+  /// Whether this process waited for another one compiling the same key
+  /// (and then took its entry).
+  bool waited = false;
   /// Cache problems that did not stop the compile (unusable directory,
   /// rejected entry), one line each, for the tool to print.
   std::vector<std::string> warnings;

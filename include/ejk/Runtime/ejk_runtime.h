@@ -9,7 +9,11 @@
 |*    ejk_last_error() holds a message for the calling thread;                *|
 |*  - functions that create an object set *out to NULL on failure;           *|
 |*  - destroy functions accept NULL;                                          *|
-|*  - no function aborts the process or throws on bad input.                  *|
+|*  - handles are checked: a destroyed, doubly destroyed, garbage or wrong-   *|
+|*    kind handle gives EJK_ERROR_INVALID_ARGUMENT, never a crash;            *|
+|*  - files are read without blocking (a FIFO or device path is an error);   *|
+|*  - no function aborts the process or throws on bad input (out of memory   *|
+|*    is EJK_ERROR_INTERNAL).                                                 *|
 |*                                                                            *|
 |* See docs/runtime.md for the kernel ABI, the manifest format and a full     *|
 |* example.                                                                   *|
@@ -101,6 +105,18 @@ EJK_RUNTIME_EXPORT size_t ejk_dtype_size(ejk_dtype dtype);
 /** The manifest spelling of dtype ("f32", "i1", ...); "unknown" for an
  *  unknown value. */
 EJK_RUNTIME_EXPORT const char *ejk_dtype_name(ejk_dtype dtype);
+
+/** Checks manifest[0, manifest_size) with the checks every load runs before
+ *  it opens a library or a SPIR-V file (the format, version, target,
+ *  entries, buffers, byte sizes, grids and bindings), without loading
+ *  anything: EJK_OK, or EJK_ERROR_FORMAT with the message a load would give
+ *  ("<origin>: entry 'f' buffer 3: the byte size of 'shape' overflows").
+ *  origin (may be NULL: "manifest") starts the message. The compiler runs
+ *  it on every manifest it writes, so that an artifact the runtime would
+ *  refuse is a compile error, never a cached or exported artifact. */
+EJK_RUNTIME_EXPORT ejk_status ejk_manifest_validate(const char *manifest,
+                                                    size_t manifest_size,
+                                                    const char *origin);
 
 /* ---- Devices ----------------------------------------------------------- */
 
@@ -235,7 +251,9 @@ EJK_RUNTIME_EXPORT ejk_status ejk_buffer_destroy(ejk_buffer *buffer);
 
 /** Runs entry point entry synchronously: inputs and outputs in the
  *  manifest's order, each at least as large as the manifest's shape and
- *  dtype say, all created on the module's device. Temporaries are allocated
+ *  dtype say, all created on the module's device. An output may not be the
+ *  same buffer as an input or another output (EJK_ERROR_INVALID_ARGUMENT);
+ *  an input may be passed more than once. Temporaries are allocated
  *  for this call. Concurrent calls are allowed; on one device their grids
  *  take turns on the thread pool. */
 EJK_RUNTIME_EXPORT ejk_status ejk_invoke(ejk_module *module, const char *entry,

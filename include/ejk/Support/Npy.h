@@ -2,8 +2,9 @@
 //
 // The tools exchange tensors with Python through .npy files. This is a small
 // MLIR-free reader and writer for the plain, C-ordered, little-endian arrays
-// ejk uses. Writes are atomic: a temp file next to the destination, renamed
-// over it once complete.
+// ejk uses. Files are read and written through ejk/Support/FileIO.h: a
+// FIFO or a device is refused on read, written through (never replaced) on
+// write, and a regular file is replaced atomically.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,8 +44,10 @@ size_t npyDtypeSize(const std::string &dtype);
 bool readNpy(const std::string &path, NpyArray &out, std::string &error);
 
 /// Writes \p array to \p path as format version 1.0 (2.0 only when the
-/// header needs more than 64 KiB). The file is replaced atomically: on
-/// failure \p path is left as it was and no temp file remains.
+/// header needs more than 64 KiB) with writeFileReplacing
+/// (ejk/Support/FileIO.h): a regular file is replaced atomically, a FIFO
+/// or character device (/dev/null) written through; on failure \p path is
+/// left as it was and no temp file remains.
 bool writeNpy(const std::string &path, const NpyArray &array,
               std::string &error);
 

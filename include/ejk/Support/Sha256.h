@@ -3,7 +3,8 @@
 // SHA-256 (FIPS 180-4) for the MLIR-free side: `ejk-run`'s front verifies
 // cached artifacts with it before loading them, and its source-level cache
 // key is a SHA-256. LLVM's hashes are not available there (linking libLLVM
-// is the cost the front exists to avoid).
+// is the cost the front exists to avoid); OpenSSL's libcrypto computes it
+// (target EJKSha256, so that the runtime library does not depend on it).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +24,9 @@ public:
   using Digest = std::array<uint8_t, 32>;
 
   Sha256();
+  ~Sha256();
+  Sha256(const Sha256 &) = delete;
+  Sha256 &operator=(const Sha256 &) = delete;
   void update(const void *data, size_t size);
   void update(const std::string &text) { update(text.data(), text.size()); }
   /// The digest of everything updated so far; the object is spent after.
@@ -32,12 +36,8 @@ public:
   static std::string hex(const Digest &digest);
 
 private:
-  void compress(const uint8_t *block);
-
-  std::array<uint32_t, 8> state;
-  std::array<uint8_t, 64> buffer;
-  size_t buffered = 0;
-  uint64_t totalBytes = 0;
+  /// libcrypto's EVP_MD_CTX, kept out of this header.
+  void *context_;
 };
 
 /// The hex SHA-256 of `size` bytes at `data`.

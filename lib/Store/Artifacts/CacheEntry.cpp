@@ -8,6 +8,7 @@
 #include "ejk/Store/Artifacts/CacheEntry.h"
 
 #include "EjkCompilerId.h"
+#include "ejk/Support/FileIO.h"
 #include "ejk/Support/PathText.h"
 #include "ejk/Support/Sha256.h"
 
@@ -34,6 +35,48 @@ namespace {
 constexpr const char *kEntryFormat = "ejk-cache-entry";
 /// 2: files are hashed with SHA-256 (1 used BLAKE3, which needs LLVM).
 constexpr int kEntryVersion = 2;
+
+
+
+/// Checks that the entry's manifest names only files of the entry: the
+/// hashes cover those files, so code from anywhere else (an absolute
+/// `library`, a `../` SPIR-V path) would run unverified.
+bool manifestStaysInside(const VerifiedEntry &entry, std::string &why) {
+  std::string manifestName = std::string(kCacheArtifactName) + ".json";
+  if (!entry.files.count(manifestName)) {
+    why = "it has no '" + manifestName + "'";
+    return false;
+  }
+  nlohmann::json manifest =
+      nlohmann::json::parse(entry.manifest(), nullptr, false);
+  if (manifest.is_discarded() || !manifest.is_object()) {
+    why = "'" + manifestName + "' is not JSON";
+    return false;
+  }
+  auto inside = [&](const nlohmann::json &name, const char *what) {
+    if (name.is_string() && entry.files.count(name.get<std::string>()) &&
+        name.get<std::string>() != manifestName)
+      return true;
+    why = "'" + manifestName + "' names " + what + " " + name.dump() +
+          ", which is not a file of the entry";
+    return false;
+  };
+  if (manifest.contains("library") && !inside(manifest["library"], "library"))
+    return false;
+  auto entries = manifest.find("entries");
+  if (entries == manifest.end() || !entries->is_array())
+    return true; // The runtime's own checks report it.
+  for (const nlohmann::json &item : *entries) {
+    if (!item.is_object() || !item.contains("dispatches") ||
+        !item["dispatches"].is_array())
+      continue;
+    for (const nlohmann::json &dispatch : item["dispatches"])
+      if (dispatch.is_object() && dispatch.contains("spirv") &&
+          !inside(dispatch["spirv"], "SPIR-V file"))
+        return false;
+  }
+  return true;
+}
 } // namespace
 
 const char *ejk::artifactCompilerVersion() {
@@ -114,72 +157,19 @@ std::vector<std::string> ejk::listDirectory(const std::string &directory) {
   return names;
 }
 
-bool ejk::hashCacheFile(const std::string &path, uint64_t &size,
-                        std::string &hash, std::string &why) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) {
-    why = "cannot open '" + path + "': " + errnoText();
-    return false;
-  }
-  struct stat info;
-  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) ||
-      info.st_uid != geteuid() || (info.st_mode & 077)) {
-    close(fd);
-    why = "'" + path + "' is not a private regular file of this user";
-    return false;
-  }
-  Sha256 hasher;
-  std::vector<uint8_t> chunk(1 << 16);
-  size = 0;
-  while (true) {
-    ssize_t n = read(fd, chunk.data(), chunk.size());
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      why = "cannot read '" + path + "': " + errnoText();
-      close(fd);
-      return false;
-    }
-    if (n == 0)
-      break;
-    hasher.update(chunk.data(), size_t(n));
-    size += uint64_t(n);
-  }
-  close(fd);
-  hash = Sha256::hex(hasher.final());
-  return true;
+bool ejk::readCacheFile(const std::string &path, std::string &bytes,
+                        std::string &why, uint64_t maxBytes) {
+  ReadOptions options;
+  options.maxBytes = maxBytes;
+  options.noFollow = true;
+  options.requirePrivate = true;
+  return readRegularFile(path, bytes, why, options);
 }
 
-bool ejk::readSmallFile(const std::string &path, std::string &text,
-                        std::string &why, uint64_t maxBytes) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) {
-    why = "cannot open '" + path + "': " + errnoText();
-    return false;
-  }
-  struct stat info;
-  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) ||
-      uint64_t(info.st_size) > maxBytes) {
-    close(fd);
-    why = "'" + path + "' is not a small regular file";
-    return false;
-  }
-  text.resize(size_t(info.st_size));
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = read(fd, &text[done], text.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    done += size_t(n);
-  }
-  close(fd);
-  if (done != text.size()) {
-    why = "cannot read '" + path + "'";
-    return false;
-  }
-  return true;
+const std::string &VerifiedEntry::manifest() const {
+  static const std::string empty;
+  auto it = files.find(std::string(kCacheArtifactName) + ".json");
+  return it == files.end() ? empty : it->second;
 }
 
 bool ejk::writePrivateFile(const std::string &path, const std::string &contents,
@@ -217,7 +207,7 @@ void ejk::touchPath(const std::string &path) {
 
 std::optional<std::string>
 ejk::verifyCacheEntry(const std::string &artifactsDir, const ArtifactKey &key,
-                      std::string *whyNot) {
+                      std::string *whyNot, VerifiedEntry *contents) {
   if (artifactsDir.empty() || !isArtifactKeyName(key.hash))
     return std::nullopt;
   std::string entry = joinPath(artifactsDir, key.hash);
@@ -235,7 +225,7 @@ ejk::verifyCacheEntry(const std::string &artifactsDir, const ArtifactKey &key,
     return reject(why);
 
   std::string text;
-  if (!readSmallFile(joinPath(entry, kCacheEntryFile), text, why))
+  if (!readCacheFile(joinPath(entry, kCacheEntryFile), text, why, 1 << 20))
     return reject(why);
   nlohmann::json meta = nlohmann::json::parse(text, nullptr, false);
   if (meta.is_discarded() || !meta.is_object())
@@ -260,6 +250,7 @@ ejk::verifyCacheEntry(const std::string &artifactsDir, const ArtifactKey &key,
     return reject("compiled by compiler version '" + field("compiler_version") +
                   "', not '" + key.compilerVersion + "'");
 
+  VerifiedEntry verified;
   auto files = meta.find("files");
   if (files == meta.end() || !files->is_array() || files->empty())
     return reject(std::string(kCacheEntryFile) + " lists no files");
@@ -276,21 +267,28 @@ ejk::verifyCacheEntry(const std::string &artifactsDir, const ArtifactKey &key,
         !listed.insert(name).second)
       return reject(std::string(kCacheEntryFile) + " lists a bad file name '" +
                     name + "'");
-    uint64_t size = 0;
-    std::string hash;
-    if (!hashCacheFile(joinPath(entry, name), size, hash, why))
+    // Hash the bytes that will be used, read once.
+    std::string bytes;
+    if (!readCacheFile(joinPath(entry, name), bytes, why))
       return reject(why);
+    uint64_t size = bytes.size();
+    std::string hash = sha256Hex(bytes);
     if (size != file["size"].get<uint64_t>())
       return reject("'" + name + "' has " + std::to_string(size) +
                     " bytes, expected " +
                     std::to_string(file["size"].get<uint64_t>()));
     if (hash != file["sha256"].get<std::string>())
       return reject("'" + name + "' does not match its hash");
+    verified.files[name] = std::move(bytes);
   }
   for (const std::string &name : listDirectory(entry))
     if (!listed.count(name))
       return reject("unexpected file '" + name + "'");
+  if (!manifestStaysInside(verified, why))
+    return reject(why);
   touchPath(entry);
+  if (contents)
+    *contents = std::move(verified);
   return entry;
 }
 
@@ -307,11 +305,12 @@ bool ejk::writeCacheEntryFile(const std::string &staging,
       error = "cannot chmod '" + path + "': " + errnoText();
       return false;
     }
-    uint64_t size = 0;
-    std::string hash;
-    if (!hashCacheFile(path, size, hash, error))
+    std::string bytes;
+    if (!readCacheFile(path, bytes, error))
       return false;
-    files.push_back({{"name", name}, {"size", size}, {"sha256", hash}});
+    files.push_back({{"name", name},
+                     {"size", uint64_t(bytes.size())},
+                     {"sha256", sha256Hex(bytes)}});
   }
   nlohmann::json meta;
   meta["format"] = kEntryFormat;

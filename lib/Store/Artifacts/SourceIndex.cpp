@@ -10,6 +10,7 @@
 
 #include "ejk/Runtime/ejk_runtime.h"
 #include "ejk/Store/Tuning/TuningDatabase.h"
+#include "ejk/Support/FileIO.h"
 #include "ejk/Support/Sha256.h"
 
 #define JSON_NOEXCEPTION
@@ -44,34 +45,20 @@ void addField(Sha256 &hasher, const std::string &field) {
   hasher.update(field);
 }
 
-/// Adds the contents of \p path, or a marker when it does not exist.
+/// Adds the contents of \p path, or a marker when it does not exist. A
+/// FIFO or a device is an error, never a blocking read: the front then
+/// leaves the file to the compiling tool.
 bool addFile(Sha256 &hasher, const std::string &path, std::string &error) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) {
-      addField(hasher, "absent");
-      return true;
-    }
-    error = "cannot read '" + path + "': " + std::strerror(errno);
-    return false;
-  }
-  Sha256 contents;
-  char chunk[1 << 16];
-  while (true) {
-    ssize_t n = read(fd, chunk, sizeof(chunk));
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      error = "cannot read '" + path + "': " + std::strerror(errno);
-      close(fd);
+  std::string contents;
+  ReadFailure failure = ReadFailure::None;
+  if (!readRegularFile(path, contents, error, ReadOptions(), &failure)) {
+    if (failure != ReadFailure::NotFound)
       return false;
-    }
-    if (n == 0)
-      break;
-    contents.update(chunk, size_t(n));
+    error.clear();
+    addField(hasher, "absent");
+    return true;
   }
-  close(fd);
-  addField(hasher, "file " + Sha256::hex(contents.final()));
+  addField(hasher, "file " + sha256Hex(contents));
   return true;
 }
 
@@ -211,7 +198,7 @@ bool ejk::readSourceIndex(const std::string &artifactsDir,
       (info.st_mode & 077))
     return reject("not a private regular file of this user");
   std::string text;
-  if (!readSmallFile(path, text, unused, 1 << 20))
+  if (!readCacheFile(path, text, unused, 1 << 20))
     return reject(unused);
   size_t header = std::strlen(kHeader);
   size_t newline = text.find('\n');

@@ -4,14 +4,17 @@
 
 #include "ejk/Tools/RunSteps/NpyBridge.h"
 
+#include "ejk/Support/FileIO.h"
+
 #define JSON_NOEXCEPTION
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
+#include <cstdlib>
 #include <random>
-#include <sstream>
 
 using namespace ejk;
 
@@ -22,6 +25,39 @@ static std::string describe(const std::vector<int64_t> &shape,
   for (size_t i = 0; i < shape.size(); ++i)
     s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "] " + dtype;
+}
+
+/// \p path with its directory resolved (realpath), so that `o.npy`,
+/// `./o.npy` and `d/../o.npy` compare equal before the file exists.
+static std::string resolvedPath(const std::string &path) {
+  size_t slash = path.rfind('/');
+  std::string directory =
+      slash == std::string::npos ? "." : path.substr(0, slash);
+  if (directory.empty())
+    directory = "/";
+  char *resolved = realpath(directory.c_str(), nullptr);
+  if (!resolved)
+    return path;
+  std::string result =
+      std::string(resolved) + "/" +
+      (slash == std::string::npos ? path : path.substr(slash + 1));
+  std::free(resolved);
+  return result;
+}
+
+/// Whether \p a and \p b name one file that a second write would replace:
+/// the same path once resolved, or the same existing file (a hard link). A
+/// character device (/dev/null) keeps nothing, so writing it twice loses
+/// nothing.
+static bool sameFile(const std::string &a, const std::string &b) {
+  struct stat first, second;
+  bool firstExists = stat(a.c_str(), &first) == 0;
+  if (firstExists && S_ISCHR(first.st_mode))
+    return false;
+  if (a == b || resolvedPath(a) == resolvedPath(b))
+    return true;
+  return firstExists && stat(b.c_str(), &second) == 0 &&
+         first.st_dev == second.st_dev && first.st_ino == second.st_ino;
 }
 
 bool ejk::prepareInputs(const EntrySignature &signature,
@@ -67,6 +103,17 @@ bool ejk::prepareInputs(const EntrySignature &signature,
     }
     inputs.push_back(std::move(tensor));
   }
+  // Two --output flags naming one file: the second result would replace
+  // the first without a word. Compared by name and, for files that exist,
+  // by device and inode, so that ./a.npy and a.npy are one file too.
+  for (size_t i = 0; i < request.outputFiles.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (sameFile(request.outputFiles[i], request.outputFiles[j])) {
+        error = "--output " + std::to_string(j) + " and --output " +
+                std::to_string(i) + " name the same file '" +
+                request.outputFiles[i] + "'";
+        return false;
+      }
   size_t numResults = signature.results.size();
   if (!request.outputFiles.empty() &&
       request.outputFiles.size() != numResults) {
@@ -167,42 +214,109 @@ bool ejk::runLoaded(RuntimeSession &s, const std::string &manifestText,
   return true;
 }
 
-bool ejk::runOnRuntime(const std::string &deviceSpec,
-                       const std::string &manifestPath,
-                       const RunRequest &request,
-                       const std::vector<HostTensor> &inputs,
-                       const std::vector<TensorSpec> &results,
-                       RunResult &result, std::string &error) {
-  RuntimeSession s;
+/// Checks one buffer of the loaded entry against what the run expects.
+static bool checkArg(ejk_module *module, const std::string &entry,
+                     bool isOutput, size_t index, const TensorSpec &spec,
+                     std::string &error) {
+  ejk_tensor_desc desc;
+  if (ejk_module_entry_arg(module, entry.c_str(), isOutput ? 1 : 0, index,
+                           &desc) != EJK_OK) {
+    error = ejk_last_error();
+    return false;
+  }
+  std::vector<int64_t> shape(desc.shape, desc.shape + desc.rank);
+  std::string dtype = ejk_dtype_name(desc.dtype);
+  // An unknown dtype or a dynamic extent in the expectation matches
+  // anything: such a signature comes from the IR, not from a record.
+  bool dtypeMatches = spec.dtype.empty() || dtype == spec.dtype;
+  bool shapeMatches = shape.size() == spec.shape.size();
+  for (size_t i = 0; shapeMatches && i < shape.size(); ++i)
+    shapeMatches = spec.shape[i] < 0 || spec.shape[i] == shape[i];
+  if (dtypeMatches && shapeMatches)
+    return true;
+  error = std::string("the artifact's entry '") + entry + "' " +
+          (isOutput ? "result " : "argument ") + std::to_string(index) +
+          " is " + describe(shape, dtype) + ", the run expects " +
+          describe(spec.shape, spec.dtype);
+  return false;
+}
+
+bool ejk::openArtifact(RuntimeSession &s, const std::string &deviceSpec,
+                       const ArtifactSource &artifact, const std::string &entry,
+                       const EntrySignature &signature, std::string &error) {
   if (ejk_device_create(deviceSpec.c_str(), &s.device) != EJK_OK) {
     error = "cannot create the " + deviceSpec + " device: " + ejk_last_error();
     return false;
   }
-  if (ejk_module_load(s.device, manifestPath.c_str(), &s.module) != EJK_OK) {
+  ejk_status loaded;
+  if (artifact.files.empty()) {
+    loaded =
+        ejk_module_load(s.device, artifact.manifestPath.c_str(), &s.module);
+  } else {
+    std::vector<ejk_file> files;
+    for (const auto &[name, bytes] : artifact.files)
+      files.push_back({name.c_str(), bytes.data(), bytes.size()});
+    loaded = ejk_module_load_files(s.device, artifact.manifestText.data(),
+                                   artifact.manifestText.size(), files.data(),
+                                   files.size(), &s.module);
+  }
+  if (loaded != EJK_OK) {
     error = std::string("cannot load the artifact: ") + ejk_last_error();
     return false;
   }
+  size_t numInputs = 0, numOutputs = 0;
+  if (ejk_module_entry_signature(s.module, entry.c_str(), &numInputs,
+                                 &numOutputs) != EJK_OK) {
+    error = std::string("cannot load the artifact: ") + ejk_last_error();
+    return false;
+  }
+  if (numInputs != signature.inputs.size() ||
+      numOutputs != signature.results.size()) {
+    error = "the artifact's entry '" + entry + "' takes " +
+            std::to_string(numInputs) + " arguments and returns " +
+            std::to_string(numOutputs) + " results, the run expects " +
+            std::to_string(signature.inputs.size()) + " and " +
+            std::to_string(signature.results.size());
+    return false;
+  }
+  for (size_t i = 0; i < numInputs; ++i)
+    if (!checkArg(s.module, entry, false, i, signature.inputs[i], error))
+      return false;
+  for (size_t i = 0; i < numOutputs; ++i)
+    if (!checkArg(s.module, entry, true, i, signature.results[i], error))
+      return false;
+  return true;
+}
+
+bool ejk::runOnRuntime(const std::string &deviceSpec,
+                       const ArtifactSource &artifact,
+                       const RunRequest &request,
+                       const std::vector<HostTensor> &inputs,
+                       const EntrySignature &signature, RunResult &result,
+                       std::string &error) {
+  RuntimeSession s;
+  if (!openArtifact(s, deviceSpec, artifact, request.entry, signature, error))
+    return false;
   // Only --bench reads the manifest (for its FLOPs); an unreadable one
   // leaves them out.
-  std::string manifestText;
-  if (request.benchRuns > 0) {
-    std::ifstream file(manifestPath, std::ios::binary);
-    std::stringstream buffer;
-    buffer << file.rdbuf();
-    manifestText = buffer.str();
+  std::string manifestText = artifact.manifestText;
+  if (request.benchRuns > 0 && artifact.files.empty()) {
+    ReadOptions options;
+    options.maxBytes = uint64_t(64) << 20;
+    std::string unused;
+    if (!readRegularFile(artifact.manifestPath, manifestText, unused, options))
+      manifestText.clear();
   }
-  return runLoaded(s, manifestText, request, inputs, results, result, error);
+  return runLoaded(s, manifestText, request, inputs, signature.results, result,
+                   error);
 }
 
 bool ejk::loadAndRelease(const std::string &deviceSpec,
-                         const std::string &manifestPath, std::string &error) {
+                         const ArtifactSource &artifact,
+                         const std::string &entry,
+                         const EntrySignature &signature, std::string &error) {
   RuntimeSession s;
-  bool ok =
-      ejk_device_create(deviceSpec.c_str(), &s.device) == EJK_OK &&
-      ejk_module_load(s.device, manifestPath.c_str(), &s.module) == EJK_OK;
-  if (!ok)
-    error = ejk_last_error();
-  return ok;
+  return openArtifact(s, deviceSpec, artifact, entry, signature, error);
 }
 
 bool ejk::writeOutputs(const RunRequest &request, const RunResult &result,

@@ -186,6 +186,48 @@ func.func @attn(%q: tensor<1x16x1x32xf32>) -> tensor<1x16x1x32xf32> {
   EXPECT_EQ(cache.stats().temporaries, 0u);
 }
 
+/// A hand-tiled entry whose buffers' byte size overflows size_t: the
+/// runtime refuses its manifest ("the byte size of 'shape' overflows").
+const char *kRefusedByTheRuntime = R"mlir(
+module {
+  func.func private @k_dispatch_0(%a: memref<4611686018427387904x4xf32>, %b: memref<4611686018427387904x4xf32>)
+      attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %x = memref.load %a[%c0, %c0] : memref<4611686018427387904x4xf32>
+    memref.store %x, %b[%c0, %c0] : memref<4611686018427387904x4xf32>
+    return
+  }
+  func.func @k(%a: memref<4611686018427387904x4xf32>, %b: memref<4611686018427387904x4xf32>)
+      attributes {ejk.entry, ejk.num_inputs = 1 : i64} {
+    ejk.dispatch @k_dispatch_0(%a, %b) : memref<4611686018427387904x4xf32>, memref<4611686018427387904x4xf32>
+    return
+  }
+}
+)mlir";
+
+TEST_F(CompileCachedTest, ArtifactTheRuntimeRefusesIsACompileError) {
+  // It used to be stored and exported as a success, and refused only when
+  // loaded.
+  MLIRContext context(MLIRContext::Threading::DISABLED);
+  registerEjkDialects(context);
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    diagnostics += diag.str() + "\n";
+    return success();
+  });
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(kRefusedByTheRuntime, &context);
+  ASSERT_TRUE(module) << diagnostics;
+  EXPECT_TRUE(failed(compileCached(*module, CompileOptions(), cache)));
+  EXPECT_NE(diagnostics.find("the runtime would refuse this artifact: the "
+                             "artifact's manifest: entry 'k' buffer 0: the "
+                             "byte size of 'shape' overflows"),
+            std::string::npos)
+      << diagnostics;
+  EXPECT_EQ(cache.stats().entries, 0u);
+  EXPECT_EQ(cache.stats().temporaries, 0u);
+}
+
 TEST_F(CompileCachedTest, ConcurrentCompilersOfOneKeyLeaveOneGoodEntry) {
   constexpr int kProcesses = 3;
   std::vector<pid_t> children;

@@ -120,9 +120,10 @@ TEST_F(AsyncTest, InvocationFunctionsCheckTheirArguments) {
 
   load(manifestText({addEntry(64)}));
   ejk_buffer *a = buffer(std::vector<float>(64, 1.0f));
+  ejk_buffer *out = buffer(std::vector<float>(64, 0.0f));
   ejk_buffer *inputs[] = {a, a};
   ejk_invocation *invocation = nullptr;
-  ASSERT_EQ(ejk_invoke_async(module_, "add", inputs, 2, &a, 1, &invocation),
+  ASSERT_EQ(ejk_invoke_async(module_, "add", inputs, 2, &out, 1, &invocation),
             EJK_OK);
   EXPECT_EQ(ejk_invocation_time_ns(invocation, nullptr),
             EJK_ERROR_INVALID_ARGUMENT);

@@ -5,6 +5,7 @@
 #include "ejk/Support/Fingerprint.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 
 using namespace ejk::test;
 
@@ -112,6 +113,22 @@ TEST_F(VulkanCacheTest, WrittenAtLoadAndReusedByTheNextDevice) {
   ASSERT_EQ(stat(path.c_str(), &after), 0);
   EXPECT_EQ(before.st_ino, after.st_ino);
   EXPECT_EQ(before.st_size, after.st_size);
+}
+
+TEST_F(VulkanCacheTest, DirectoryAndFileArePrivateWhateverTheUmask) {
+  // The artifact cache is 0700/0600; the pipeline cache used to be
+  // 0755/0644 (with umask 022) and world-writable with umask 0.
+  mode_t saved = umask(0);
+  load(vulkanManifest({vulkanAddEntry(64)}));
+  umask(saved);
+  std::string root = dir_.path() + "/cache";
+  struct stat info;
+  ASSERT_EQ(stat((root + "/vulkan").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0700u);
+  ASSERT_EQ(stat(root.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0700u);
+  ASSERT_EQ(stat(cacheFile(root).c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0600u);
 }
 
 TEST_F(VulkanCacheTest, CorruptFilesAreIgnoredAndReplaced) {

@@ -6,6 +6,7 @@
 
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -322,6 +323,93 @@ TEST(NpyTest, RejectsMalformedFiles) {
                   "the shape's byte size overflows");
 }
 
+TEST(NpyTest, RejectsExtentsBeyondInt64) {
+  // 2^64 + 32 used to wrap to 32 (the bound was checked after multiplying)
+  // and the file was read as a 32-element array.
+  expectReadError(npyImage("{'descr': '<f4', 'fortran_order': False, "
+                           "'shape': (18446744073709551648,), }",
+                           std::string(128, '\0')),
+                  "'shape' must be a tuple of non-negative integers below "
+                  "2^63");
+  expectReadError(npyImage("{'descr': '<f4', 'fortran_order': False, "
+                           "'shape': (9223372036854775808,), }",
+                           ""),
+                  "below 2^63");
+}
+
+/// Runs \p body in a child process that is killed after 10 s: a hang
+/// fails the test instead of stalling the suite.
+template <typename Body> bool finishesInTime(Body body) {
+  pid_t child = fork();
+  if (child == 0) {
+    alarm(10);
+    _exit(body() ? 0 : 1);
+  }
+  int status = 0;
+  if (child < 0 || waitpid(child, &status, 0) != child)
+    return false;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+TEST(NpyTest, RefusesFifoAndDevicesWithoutBlocking) {
+  TempDir dir;
+  std::string fifo = dir.file("in.npy");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  // The FIFO has no writer: opening it used to block forever.
+  EXPECT_TRUE(finishesInTime([&] {
+    NpyArray array;
+    std::string error;
+    return !ejk::readNpy(fifo, array, error) &&
+           error.find("is a FIFO, not a regular file") != std::string::npos;
+  }));
+  EXPECT_TRUE(finishesInTime([&] {
+    NpyArray array;
+    std::string error;
+    return !ejk::readNpy("/dev/zero", array, error) &&
+           error.find("is a character device") != std::string::npos;
+  }));
+}
+
+TEST(NpyTest, WritesThroughDevicesAndFifos) {
+  TempDir dir;
+  std::string error;
+  // /dev/null stays a character device (it used to be replaced by a file
+  // where the directory was writable).
+  EXPECT_TRUE(ejk::writeNpy("/dev/null", makeArray("f32", {4}), error))
+      << error;
+  struct stat info;
+  ASSERT_EQ(stat("/dev/null", &info), 0);
+  EXPECT_TRUE(S_ISCHR(info.st_mode));
+
+  // A FIFO without a reader is an error, not a hang, and stays a FIFO.
+  std::string fifo = dir.file("out.npy");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_TRUE(finishesInTime([&] {
+    std::string childError;
+    return !ejk::writeNpy(fifo, makeArray("f32", {4}), childError) &&
+           childError.find("no process reads the FIFO") != std::string::npos;
+  }));
+  ASSERT_EQ(lstat(fifo.c_str(), &info), 0);
+  EXPECT_TRUE(S_ISFIFO(info.st_mode));
+  EXPECT_EQ(dir.list(), std::vector<std::string>{"out.npy"});
+}
+
+TEST(NpyTest, WriteThroughSymlinkKeepsTheLink) {
+  TempDir dir;
+  std::string target = dir.file("target.npy"), link = dir.file("link.npy");
+  writeFile(target, "old");
+  ASSERT_EQ(symlink(target.c_str(), link.c_str()), 0);
+  std::string error;
+  NpyArray array = makeArray("i32", {3});
+  ASSERT_TRUE(ejk::writeNpy(link, array, error)) << error;
+  struct stat info;
+  ASSERT_EQ(lstat(link.c_str(), &info), 0);
+  EXPECT_TRUE(S_ISLNK(info.st_mode));
+  NpyArray back;
+  ASSERT_TRUE(ejk::readNpy(target, back, error)) << error;
+  EXPECT_EQ(back.data, array.data);
+}
+
 TEST(NpyTest, ReadMissingFile) {
   TempDir dir;
   NpyArray array;
@@ -374,7 +462,9 @@ TEST(NpyTest, FailedRenameKeepsTargetAndRemovesTemp) {
   ASSERT_FALSE(ec) << ec.message();
   std::string error;
   EXPECT_FALSE(ejk::writeNpy(path, makeArray("f64", {3}), error));
-  EXPECT_NE(error.find("cannot replace the file"), std::string::npos) << error;
+  EXPECT_NE(error.find("is a directory, not a file that can be written"),
+            std::string::npos)
+      << error;
   EXPECT_EQ(dir.list(), std::vector<std::string>{"target.npy"});
   EXPECT_TRUE(std::filesystem::is_directory(path + "/inside"));
 }

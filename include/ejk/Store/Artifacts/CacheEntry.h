@@ -12,6 +12,7 @@
 #define EJK_STORE_ARTIFACTS_CACHEENTRY_H
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,14 +62,14 @@ bool isPrivateDirectory(const std::string &path, std::string &why);
 /// The names in \p directory, sorted, without "." and "..".
 std::vector<std::string> listDirectory(const std::string &directory);
 
-/// SHA-256 (hex) and size of a private regular file of this user; fails on
-/// anything else.
-bool hashCacheFile(const std::string &path, uint64_t &size, std::string &hash,
-                   std::string &why);
+/// The largest file an entry may hold; larger ones are refused unread.
+inline constexpr uint64_t kMaxCacheFileBytes = uint64_t(1) << 30;
 
-/// Reads a regular file of at most \p maxBytes into \p text.
-bool readSmallFile(const std::string &path, std::string &text, std::string &why,
-                   uint64_t maxBytes = 1 << 20);
+/// Reads a private regular file of this user, at most \p maxBytes, into
+/// \p bytes: no symbolic link, and never blocks (a FIFO or a device in
+/// its place is refused without being opened for reading).
+bool readCacheFile(const std::string &path, std::string &bytes,
+                   std::string &why, uint64_t maxBytes = kMaxCacheFileBytes);
 
 /// Writes a new private (0600) file; fails if it exists.
 bool writePrivateFile(const std::string &path, const std::string &contents,
@@ -78,14 +79,27 @@ bool writePrivateFile(const std::string &path, const std::string &contents,
 /// of the clock. Fails silently on a read-only cache.
 void touchPath(const std::string &path);
 
+/// The files of a verified entry as they were read and hashed. Loading
+/// these bytes (ejk_module_load_files), not the files again, leaves no
+/// window in which the files could change between verification and use.
+struct VerifiedEntry {
+  /// By name, entry.json excluded.
+  std::map<std::string, std::string> files;
+  /// The artifact's manifest: files["kernel.json"].
+  const std::string &manifest() const;
+};
+
 /// The verified entry directory of \p key in \p artifactsDir, or nullopt
 /// when there is none or it must not be used (missing or extra files, a
 /// size or hash that does not match, another target, fingerprint or
-/// compiler version, not private); \p whyNot then says why when an entry
-/// existed. A hit marks the entry as used now.
+/// compiler version, not private, a manifest that names a library or
+/// SPIR-V file other than a file of the entry); \p whyNot then says why
+/// when an entry existed. A hit marks the entry as used now and, when
+/// \p contents is given, hands over the bytes that were verified.
 std::optional<std::string> verifyCacheEntry(const std::string &artifactsDir,
                                             const ArtifactKey &key,
-                                            std::string *whyNot = nullptr);
+                                            std::string *whyNot = nullptr,
+                                            VerifiedEntry *contents = nullptr);
 
 /// Makes the files in \p staging private and writes their `entry.json` for
 /// \p key: what verifyCacheEntry checks.

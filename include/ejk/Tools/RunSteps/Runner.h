@@ -16,6 +16,7 @@
 #include "ejk/Support/HostTensor.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,7 +33,9 @@ struct RunRequest {
 };
 
 /// Checks the flags against `signature` and reads or draws the inputs (none
-/// with --load-only). Fails with ejk-run's message for the first problem.
+/// with --load-only). Fails with ejk-run's message for the first problem,
+/// e.g. two --output flags naming one file (the second would silently
+/// replace the first).
 bool prepareInputs(const EntrySignature &signature, const RunRequest &request,
                    std::vector<HostTensor> &inputs, std::string &error);
 
@@ -67,18 +70,37 @@ bool runLoaded(RuntimeSession &session, const std::string &manifestText,
                const std::vector<TensorSpec> &results, RunResult &result,
                std::string &error);
 
-/// Creates the runtime device `deviceSpec` ("cpu", "vulkan"), loads the
-/// artifact whose manifest is `manifestPath` and runs it (runLoaded).
-bool runOnRuntime(const std::string &deviceSpec,
-                  const std::string &manifestPath, const RunRequest &request,
+/// The artifact to load: a manifest on disk, or the verified bytes of a
+/// cache entry (ejk/Store/Artifacts/CacheEntry.h), loaded as they are so that what
+/// runs is exactly what was hashed.
+struct ArtifactSource {
+  std::string manifestPath;
+  /// When `files` is not empty: the manifest's text and the files it names,
+  /// by name, for ejk_module_load_files; `manifestPath` is then only named
+  /// in messages.
+  std::string manifestText;
+  std::map<std::string, std::string> files;
+};
+
+/// Creates the runtime device `deviceSpec` ("cpu", "vulkan") in `session`,
+/// loads the artifact on it and checks that its entry `entry` takes and
+/// returns what `signature` says (dtype and shape of each buffer): an
+/// artifact of another kernel is refused, not run.
+bool openArtifact(RuntimeSession &session, const std::string &deviceSpec,
+                  const ArtifactSource &artifact, const std::string &entry,
+                  const EntrySignature &signature, std::string &error);
+
+/// openArtifact, then runLoaded.
+bool runOnRuntime(const std::string &deviceSpec, const ArtifactSource &artifact,
+                  const RunRequest &request,
                   const std::vector<HostTensor> &inputs,
-                  const std::vector<TensorSpec> &results, RunResult &result,
+                  const EntrySignature &signature, RunResult &result,
                   std::string &error);
 
-/// Loads the artifact on the device and releases both: --load-only. Fails
-/// with the runtime's message.
+/// openArtifact and release: --load-only. Fails with the runtime's message.
 bool loadAndRelease(const std::string &deviceSpec,
-                    const std::string &manifestPath, std::string &error);
+                    const ArtifactSource &artifact, const std::string &entry,
+                    const EntrySignature &signature, std::string &error);
 
 /// Writes the outputs to the --output files, in result order.
 bool writeOutputs(const RunRequest &request, const RunResult &result,
