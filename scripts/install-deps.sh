@@ -7,6 +7,7 @@ set -euo pipefail
 PACKAGES=(
   cmake ninja-build g++ pkg-config python3 python3-venv ccache
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22
+  libclang-rt-22-dev
   libvulkan-dev mesa-vulkan-drivers vulkan-tools spirv-tools
   glslang-tools vulkan-validationlayers
   nlohmann-json3-dev libgtest-dev googletest
