@@ -30,7 +30,11 @@ if [ ! -f "$BUILD/build.ninja" ]; then
     -DEJK_SANITIZE=address,undefined -DEJK_FUZZ=ON \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit "${LAUNCHER[@]}"
 fi
-ninja -C "$BUILD" -j "$JOBS"
+if [ "${EJK_RELIABILITY_SKIP_TESTS:-0}" = 1 ]; then
+  ninja -C "$BUILD" -j "$JOBS" ejk-fuzz-mlir ejk-fuzz-npy ejk-fuzz-manifest
+else
+  ninja -C "$BUILD" -j "$JOBS"
+fi
 echo "reliability: sanitizer build took $((SECONDS - start)) s"
 
 # Every sanitizer finding is fatal (the build also has
@@ -68,19 +72,34 @@ for target in mlir npy manifest; do
   start=$SECONDS
   # -timeout: seconds one input may take (a hang is a finding);
   # -rss_limit_mb / -malloc_limit_mb: memory one input may take (ditto).
-  if ! "$binary" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+  # Fork mode keeps only a one-line summary of a job's crash: log_path keeps
+  # every sanitizer report whole.
+  rc=0
+  ASAN_OPTIONS="$ASAN_OPTIONS:log_path=$findings/$target-sanitizer" \
+  UBSAN_OPTIONS="$UBSAN_OPTIONS:log_path=$findings/$target-sanitizer" \
+    "$binary" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
       -max_total_time="$FUZZ_SECONDS" -timeout=20 -rss_limit_mb=4096 \
-      -malloc_limit_mb=2048 -max_len=16384 -print_final_stats=1 \
+      -malloc_limit_mb=2048 -max_len=16384 \
       -dict="$FUZZ_DIR/dict/$target.dict" \
       -artifact_prefix="$findings/$target-" "$work" "${seeds[@]}" \
-      > "$findings/$target.log" 2>&1; then
-    echo "reliability: ejk-fuzz-$target exited non-zero" >&2
+      > "$findings/$target.log" 2>&1 || rc=$?
+  # With -ignore_crashes the exit status is the last crash's; the findings
+  # are judged below. Without any, a non-zero status is the fuzzer failing.
+  if [ $rc -ne 0 ] && ! compgen -G "$findings/$target-*-*" > /dev/null; then
+    echo "reliability: ejk-fuzz-$target failed (status $rc):" >&2
     tail -30 "$findings/$target.log" >&2
     status=1
   fi
-  echo "reliability: ejk-fuzz-$target: $(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$findings/$target.log" | grep -Eo '[0-9]+$' | paste -sd+ | bc 2>/dev/null || echo '?') inputs in $((SECONDS - start)) s"
-  for artifact in "$findings/$target-"*; do
+  # Fork mode's last status line: "#<inputs run>: cov: ... time: <s>s ...".
+  last=$(grep -E '^#[0-9]+: cov:' "$findings/$target.log" | tail -1 || true)
+  execs=$(sed -E 's/^#([0-9]+):.*/\1/' <<< "${last:-#0:}")
+  elapsed=$((SECONDS - start))
+  echo "reliability: ejk-fuzz-$target: $execs inputs in ${elapsed} s" \
+    "($((execs / (elapsed > 0 ? elapsed : 1))) exec/s)," \
+    "corpus $(ls "$work" | wc -l) files"
+  for artifact in "$findings/$target-"{crash,timeout,oom,leak}-*; do
     [ -e "$artifact" ] || continue
+    case $artifact in *.report) continue ;; esac
     # Replay it alone for its report, then match the report against the
     # known, pending crashers.
     report="$artifact.report"

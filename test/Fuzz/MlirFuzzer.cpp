@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <string>
 
 using namespace mlir;
 
@@ -101,9 +102,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return success();
   });
 
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  // MLIR's lexer expects its buffer to end in a NUL, as every buffer the
+  // tools read from a file does (llvm::MemoryBuffer); libFuzzer's does not.
+  std::string text(reinterpret_cast<const char *>(data), size);
   // Parsing verifies (ParserConfig's verifyAfterParse).
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(llvm::StringRef(text), &context);
   if (!module)
     return 0;
 
