@@ -108,7 +108,8 @@ for target in mlir npy manifest; do
     if python3 "$FUZZ_DIR/classify.py" "$known" "ejk-fuzz-$target" "$report"; then
       echo "reliability: known pending: $artifact"
     else
-      echo "reliability: NEW FINDING: $artifact (report: $report)" >&2
+      echo "reliability: NEW FINDING: $artifact (replayed: $report;" \
+        "the fuzzing run's sanitizer reports: $findings/$target-sanitizer.*)" >&2
       grep -E 'ERROR|SUMMARY|runtime error|#[0-9] ' "$report" | head -20 >&2
       status=1
     fi
