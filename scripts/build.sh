@@ -4,6 +4,10 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${EJK_BUILD_DIR:-$ROOT/build}"
 JOBS="${EJK_JOBS:-$(nproc)}"
+# Paths relative to the checkout in ccache's keys, so that a clone in another
+# directory (another worktree, a CI runner) hits the same cache entries.
+export CCACHE_BASEDIR="$ROOT"
+export CCACHE_NOHASHDIR=1
 
 LAUNCHER=()
 if command -v ccache > /dev/null; then

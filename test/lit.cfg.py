@@ -12,7 +12,9 @@ config.name = "EJK"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py",
-                   "lit.site.cfg.py", "unit", "Inputs"]
+                   "lit.site.cfg.py", "unit", "Inputs",
+                   # Fuzz inputs replay through ctest (test/Fuzz).
+                   "Fuzz"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.ejk_obj_root, "test")
 

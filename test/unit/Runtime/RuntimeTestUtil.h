@@ -181,10 +181,13 @@ protected:
     ASSERT_EQ(ejk_device_create("cpu", &device_), EJK_OK) << ejk_last_error();
   }
 
-  /// Writes \p manifest and loads it on the device.
+  /// Writes \p manifest and loads it on the device, replacing (and
+  /// destroying) the module an earlier call loaded.
   void load(const std::string &manifest) {
     if (!device_)
       createDevice();
+    ejk_module_destroy(module_);
+    module_ = nullptr;
     std::string path = dir_.write("artifact.json", manifest);
     ASSERT_EQ(ejk_module_load(device_, path.c_str(), &module_), EJK_OK)
         << ejk_last_error();
