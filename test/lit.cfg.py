@@ -96,3 +96,27 @@ for layers in ["/usr/share/vulkan/explicit_layer.d",
     if os.path.exists(os.path.join(layers, "VkLayer_khronos_validation.json")):
         config.environment["EJK_VULKAN_VALIDATION"] = "1"
         break
+
+# "ejkernel": the conformance venv (scripts/setup-conformance.sh) has ejKernel
+# and jax[cpu], so test/Conformance can compare ejk with ejKernel's XLA
+# implementations; %ejk_conformance_python is its interpreter.
+# EJK_CONFORMANCE_PYTHON names another interpreter with those packages.
+conformance_python = os.environ.get("EJK_CONFORMANCE_PYTHON") or os.path.join(
+    config.ejk_src_root, ".venv-conformance", "bin", "python")
+try:
+    # find_spec, not import: importing jax and ejkernel takes seconds.
+    found = subprocess.run(
+        [conformance_python, "-c",
+         "import importlib.util as u, sys; "
+         "sys.exit(not all(u.find_spec(m) for m in ('ejkernel', 'jax', 'numpy')))"],
+        capture_output=True, timeout=60).returncode == 0
+except (OSError, subprocess.SubprocessError):
+    found = False
+if found:
+    config.available_features.add("ejkernel")
+    config.substitutions.append(("%ejk_conformance_python", conformance_python))
+    lit_config.note("ejKernel conformance: " + conformance_python)
+else:
+    lit_config.warning(
+        "no ejKernel venv at " + conformance_python + ": the conformance tests"
+        " (test/Conformance) are UNSUPPORTED; run scripts/setup-conformance.sh")

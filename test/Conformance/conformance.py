@@ -1,0 +1,518 @@
+#!/usr/bin/env python3
+"""Conformance: ejk against ejKernel's XLA implementations, on the same inputs.
+
+For every case of the table below the runner draws inputs with numpy (seeded
+by the case name, so a case is reproducible on its own), writes them as .npy,
+writes a one-op .mlir entry, runs it with `ejk-run`, runs the matching public
+ejKernel function with `platform="xla"` under jax on the CPU, and compares.
+
+  conformance.py --bin-dir build/bin                 # every case
+  conformance.py --bin-dir build/bin --case fa_gqa   # one case (or a glob)
+  conformance.py --list                              # the table
+
+It runs in the conformance venv (scripts/setup-conformance.sh), which has the
+pinned ejkernel, jax[cpu] and numpy. See docs/conformance.md.
+
+Tolerances (per element: |ejk - ejKernel| <= atol + rtol * |ejKernel|):
+  f32   1e-5 + 1e-5  both sides accumulate in f32; the orders differ, so a
+                     few ulps of the largest partial sums are expected.
+  f16   5e-3 + 5e-3  both round the output to f16 (half an ulp at 1 is 5e-4);
+                     ejKernel keeps more in f16 than ejk (state_space_v1's
+                     state is f16 for f16 inputs, ejk's is f32).
+  bf16  4e-2 + 2e-2  the same with bf16's 8-bit mantissa (as `ejk-run --check`).
+
+A case with `known_difference` must differ: it is reported XFAIL with the
+measured max error, and the run fails (XPASS) if it agrees, so that the note
+in docs/conformance.md stays true until the difference is fixed.
+"""
+
+import argparse
+import concurrent.futures
+import dataclasses
+import fnmatch
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+
+import numpy as np
+
+TOLERANCES = {"f32": (1e-5, 1e-5), "f16": (5e-3, 5e-3), "bf16": (4e-2, 2e-2)}
+
+# Causal / window alignment when seq_q != seq_k: ejKernel 0.0.80.3 counts query
+# and key positions from the same start (top-left), ejk from the same end
+# (bottom-right, FlashAttention-2). Issue 16 makes it an attribute whose
+# default is ejKernel's; until then these cases must differ.
+TOP_LEFT = ("ejKernel aligns causal/window masks top-left when seq_q != seq_k, "
+            "ejk bottom-right (issue 16)")
+
+# Soft cap and bias: ejKernel adds the bias first and caps the sum,
+# cap * tanh((scale * q.k + bias) / cap); ejk caps the scaled logits and then
+# adds the bias, cap * tanh(scale * q.k / cap) + bias (docs/dialect.md).
+BIAS_CAP = ("ejKernel applies logits_soft_cap after adding the bias, ejk before "
+            "(cap(s + bias) against cap(s) + bias)")
+
+# Not a semantic difference but an ejk failure seen on an AVX2 host (Debian
+# 12): the bf16 CPU kernel calls LLVM's libcall __truncsfbf2 (f32 -> bf16),
+# which nothing loaded defines (libgcc 12 predates it), so the .so does not
+# load. A CPU that converts natively (AVX512-BF16) may not need the libcall
+# (not checked), hence an expected error only where it happens.
+BF16_LIBCALL = ("the bf16 CPU kernel needs __truncsfbf2, undefined when the "
+                "kernel .so is loaded (seen on AVX2 hosts)")
+
+
+@dataclasses.dataclass
+class Case:
+    name: str
+    family: str                 # a key of FAMILIES
+    dims: dict                  # sizes, by the family's names
+    opts: dict = dataclasses.field(default_factory=dict)
+    dtype: str = "f32"
+    known_difference: str = ""  # why the case must differ from ejKernel
+    # (text in ejk-run's error, why): where ejk-run fails with that text the
+    # case is XFAIL; where it runs, the case is compared as any other.
+    known_error: tuple = ()
+
+    @property
+    def seed(self):
+        # Stable across runs and independent of the table's order.
+        return zlib.crc32(self.name.encode())
+
+
+def FA(name, b=1, sq=64, sk=64, hq=4, hkv=4, d=32, **opts):
+    dtype = opts.pop("dtype", "f32")
+    known = opts.pop("known_difference", "")
+    error = opts.pop("known_error", ())
+    return Case(name, "flash_attention",
+                dict(b=b, sq=sq, sk=sk, hq=hq, hkv=hkv, d=d), opts, dtype, known, error)
+
+
+def SS(name, b=2, l=64, d=32, n=16, **opts):
+    dtype = opts.pop("dtype", "f32")
+    return Case(name, "selective_scan", dict(b=b, l=l, d=d, n=n), opts, dtype)
+
+
+def SSD(name, b=2, l=64, h=4, p=16, g=1, n=16, **opts):
+    dtype = opts.pop("dtype", "f32")
+    return Case(name, "ssd", dict(b=b, l=l, h=h, p=p, g=g, n=n), opts, dtype)
+
+
+# The table. Options not listed exist in ejk but are not compared, because
+# ejKernel's function has no counterpart or compares differently by design:
+# - flash_attention: dropout (the random streams differ by design), the
+#   boolean mask and segment ids (ejKernel takes them through MaskInfo; not
+#   wired up yet), the lse result (ejKernel's public function returns only
+#   the output).
+# - selective_scan: groups > 1 (ejKernel's state_space_v1 takes B and C as
+#   [batch, seq, d_state], one group); delta_bias and delta_softplus
+#   (ejKernel takes dt after softplus: the runner applies bias and softplus
+#   in numpy before calling it, as a Mamba block does).
+# - ssd: the same for dt_bias / dt_softplus; chunk_size (ejKernel's XLA
+#   state_space_v2 is a sequential scan with no chunk; ejk's result does
+#   not depend on it beyond rounding, so the cases set it and compare);
+#   ejKernel's use_gated_rmsnorm has no ejk counterpart.
+CASES = [
+    # flash_attention
+    FA("fa_plain"),
+    FA("fa_gqa", hq=8, hkv=2),
+    FA("fa_mqa_batch", b=2, hq=4, hkv=1, sq=40, sk=40),
+    FA("fa_causal", causal=True),
+    FA("fa_causal_gqa", hq=8, hkv=2, sq=77, sk=77, causal=True),
+    FA("fa_cross_sq_ne_sk", sq=24, sk=56),
+    FA("fa_window", sliding_window=(8, 4)),
+    FA("fa_window_left_causal", causal=True, sliding_window=(16, 0)),
+    FA("fa_softcap_scale", logits_soft_cap=5.0, softmax_scale=0.3),
+    FA("fa_bias", b=2, sq=20, sk=30, bias=True),
+    FA("fa_d128", d=128, sq=33, sk=33, causal=True),
+    FA("fa_f16", dtype="f16", hq=8, hkv=2, causal=True),
+    FA("fa_bf16", dtype="bf16", sq=48, sk=48,
+       known_error=("__truncsfbf2", BF16_LIBCALL)),
+    FA("fa_bias_softcap", b=2, sq=20, sk=30, bias=True, logits_soft_cap=2.0,
+       known_difference=BIAS_CAP),
+    FA("fa_causal_sq_ne_sk", sq=24, sk=56, causal=True,
+       known_difference=TOP_LEFT),
+    FA("fa_window_sq_ne_sk", sq=24, sk=56, sliding_window=(8, 4),
+       known_difference=TOP_LEFT),
+    # selective_scan (Mamba-1)
+    SS("ss_plain"),
+    SS("ss_skip_gate", D=True, z=True),
+    SS("ss_bias_softplus", delta_bias=True, softplus=True),
+    SS("ss_all", l=100, D=True, z=True, delta_bias=True, softplus=True,
+       initial_state=True),
+    SS("ss_decode", l=1, D=True, z=True, softplus=True, initial_state=True),
+    SS("ss_d64_n8", b=1, l=37, d=64, n=8, D=True, softplus=True),
+    SS("ss_f16", dtype="f16", D=True, z=True, softplus=True),
+    # ssd (Mamba-2)
+    SSD("ssd_plain", chunk_size=16),
+    SSD("ssd_skip_gate", D=True, z=True, chunk_size=32),
+    SSD("ssd_bias_softplus", dt_bias=True, softplus=True, chunk_size=32),
+    SSD("ssd_groups", h=8, g=2, D=True, softplus=True, chunk_size=16),
+    SSD("ssd_all", l=100, D=True, z=True, dt_bias=True, softplus=True,
+        initial_state=True, chunk_size=32),
+    SSD("ssd_decode", l=1, D=True, z=True, softplus=True, initial_state=True,
+        chunk_size=64),
+    SSD("ssd_f16", dtype="f16", D=True, z=True, softplus=True, chunk_size=32),
+]
+
+
+# --- dtypes -----------------------------------------------------------------
+
+def np_dtype(name):
+    if name == "bf16":
+        import ml_dtypes  # comes with jax
+        return ml_dtypes.bfloat16
+    return {"f32": np.float32, "f16": np.float16}[name]
+
+
+def to_npy(a):
+    # ejk-run reads and writes bf16 as uint16 bit patterns (numpy has no bf16).
+    return a.view(np.uint16) if a.dtype == np_dtype("bf16") else a
+
+
+def from_npy(a, dtype):
+    return a.view(np_dtype("bf16")) if dtype == "bf16" else a
+
+
+def ttype(shape, dtype):
+    return "tensor<" + "x".join(str(s) for s in shape) + "x" + dtype + ">"
+
+
+def jx(a):
+    # ejKernel's functions are type-checked (beartype): they take jax arrays.
+    import jax.numpy as jnp
+    return None if a is None else jnp.asarray(a)
+
+
+def softplus(x):
+    # ejk's softplus (docs/dialect.md): identity above 20, in f32.
+    x = x.astype(np.float32)
+    return np.where(x > 20, x, np.log1p(np.exp(np.minimum(x, 20)))).astype(np.float32)
+
+
+# --- families -----------------------------------------------------------------
+# Each family gives: inputs(case, rng) -> [(name, array, mlir dtype)] in the
+# op's operand order; mlir(case, args) -> (op text, result types);
+# reference(case, inputs) -> ejKernel's results in ejk's result order.
+
+class FlashAttention:
+    @staticmethod
+    def inputs(c, rng):
+        d, dt = c.dims, c.dtype
+        # N(0, 1), as `ejk-run --random-inputs` draws attention inputs.
+        def normal(*shape, dtype=dt):
+            return rng.standard_normal(shape, dtype=np.float32).astype(np_dtype(dtype))
+        args = [("q", normal(d["b"], d["sq"], d["hq"], d["d"]), dt),
+                ("k", normal(d["b"], d["sk"], d["hkv"], d["d"]), dt),
+                ("v", normal(d["b"], d["sk"], d["hkv"], d["d"]), dt)]
+        if c.opts.get("bias"):
+            args.append(("bias", normal(d["b"], d["hq"], d["sq"], d["sk"], dtype="f32"), "f32"))
+        return args
+
+    @staticmethod
+    def mlir(c, args):
+        o = c.opts
+        attrs = []
+        if o.get("causal"):
+            attrs.append("causal")
+        if "sliding_window" in o:
+            attrs.append("sliding_window = array<i64: %d, %d>" % o["sliding_window"])
+        if "logits_soft_cap" in o:
+            attrs.append("logits_soft_cap = %r : f32" % o["logits_soft_cap"])
+        if "softmax_scale" in o:
+            attrs.append("softmax_scale = %r : f32" % o["softmax_scale"])
+        types = {n: ttype(a.shape, t) for n, a, t in args}
+        out = ttype(args[0][1].shape[:3] + args[2][1].shape[3:], c.dtype)
+        text = "ejk.flash_attention %q, %k, %v"
+        if "bias" in types:
+            text += " bias(%%bias : %s)" % types["bias"]
+        if attrs:
+            text += " {" + ", ".join(attrs) + "}"
+        text += " : %s, %s, %s -> %s" % (types["q"], types["k"], types["v"], out)
+        return text, [out]
+
+    @staticmethod
+    def reference(c, ins):
+        from ejkernel.modules.operations import flash_attention
+        o = c.opts
+        out = flash_attention(
+            jx(ins["q"]), jx(ins["k"]), jx(ins["v"]), jx(ins.get("bias")),
+            causal=bool(o.get("causal")),
+            # ejKernel's (left, right) is ejk's array<i64: left, right>: key j
+            # is kept when -left <= j - i <= right.
+            sliding_window=o.get("sliding_window"),
+            logits_soft_cap=o.get("logits_soft_cap"),
+            softmax_scale=o.get("softmax_scale"),
+            platform="xla")
+        return [np.asarray(out)]
+
+
+class SelectiveScan:
+    @staticmethod
+    def inputs(c, rng):
+        d, o, dt = c.dims, c.opts, c.dtype
+        b, l, ch, n = d["b"], d["l"], d["d"], d["n"]
+        f32 = np.float32
+        cast = np_dtype(dt)
+        normal = lambda *s: rng.standard_normal(s, dtype=f32)
+        # Mamba's ranges, as lib/Driver/RandomInputs.cpp draws them: A < 0;
+        # with softplus the raw step is N(-1, 0.5) and its bias U(-1, 0.5),
+        # without it the step is U(0.01, 0.2) and its bias U(0, 0.1).
+        sp = o.get("softplus")
+        step = (rng.normal(-1, 0.5, (b, l, ch)) if sp else rng.uniform(0.01, 0.2, (b, l, ch)))
+        args = [("u", normal(b, l, ch).astype(cast), dt),
+                ("delta", step.astype(f32).astype(cast), dt),
+                ("A", rng.uniform(-4, -0.25, (ch, n)).astype(f32), "f32"),
+                ("B", normal(b, l, 1, n).astype(cast), dt),
+                ("C", normal(b, l, 1, n).astype(cast), dt)]
+        if o.get("D"):
+            args.append(("D", normal(ch), "f32"))
+        if o.get("z"):
+            args.append(("z", normal(b, l, ch).astype(cast), dt))
+        if o.get("delta_bias"):
+            bias = rng.uniform(-1, 0.5, ch) if sp else rng.uniform(0, 0.1, ch)
+            args.append(("delta_bias", bias.astype(f32), "f32"))
+        if o.get("initial_state"):
+            args.append(("initial_state", normal(b, ch, n), "f32"))
+        return args
+
+    @staticmethod
+    def mlir(c, args):
+        types = {n: ttype(a.shape, t) for n, a, t in args}
+        d = c.dims
+        y = ttype((d["b"], d["l"], d["d"]), c.dtype)
+        state = ttype((d["b"], d["d"], d["n"]), "f32")
+        text = "ejk.selective_scan %u, %delta, %A, %B, %C"
+        for opt in ("D", "z", "delta_bias", "initial_state"):
+            if opt in types:
+                text += " %s(%%%s : %s)" % (opt, opt, types[opt])
+        if c.opts.get("softplus"):
+            text += " {delta_softplus}"
+        text += " : %s -> %s, %s" % (", ".join(types[n] for n in ("u", "delta", "A", "B", "C")),
+                                     y, state)
+        return text, [y, state]
+
+    @staticmethod
+    def reference(c, ins):
+        from ejkernel.modules.operations import state_space_v1
+        dt = ins["delta"].astype(np.float32)
+        if "delta_bias" in ins:
+            dt = dt + ins["delta_bias"]
+        if c.opts.get("softplus"):
+            dt = softplus(dt)
+        ch = c.dims["d"]
+        y, state, _ = state_space_v1(
+            jx(ins["u"]), jx(ins["A"]), jx(ins["B"][:, :, 0, :]), jx(ins["C"][:, :, 0, :]),
+            jx(ins.get("D", np.zeros(ch, np.float32))), jx(dt.astype(ins["u"].dtype)),
+            jx(ins.get("z")), jx(ins.get("initial_state")), platform="xla")
+        return [np.asarray(y), np.asarray(state)]
+
+
+class Ssd:
+    @staticmethod
+    def inputs(c, rng):
+        d, o, dt = c.dims, c.opts, c.dtype
+        b, l, h, p, g, n = (d[k] for k in "blhpgn")
+        f32 = np.float32
+        cast = np_dtype(dt)
+        normal = lambda *s: rng.standard_normal(s, dtype=f32)
+        sp = o.get("softplus")
+        step = (rng.normal(-1, 0.5, (b, l, h)) if sp else rng.uniform(0.01, 0.2, (b, l, h)))
+        args = [("x", normal(b, l, h, p).astype(cast), dt),
+                ("dt", step.astype(f32).astype(cast), dt),
+                ("A", rng.uniform(-4, -0.25, h).astype(f32), "f32"),
+                ("B", normal(b, l, g, n).astype(cast), dt),
+                ("C", normal(b, l, g, n).astype(cast), dt)]
+        if o.get("D"):
+            args.append(("D", normal(h), "f32"))
+        if o.get("z"):
+            args.append(("z", normal(b, l, h, p).astype(cast), dt))
+        if o.get("dt_bias"):
+            bias = rng.uniform(-1, 0.5, h) if sp else rng.uniform(0, 0.1, h)
+            args.append(("dt_bias", bias.astype(f32), "f32"))
+        if o.get("initial_state"):
+            args.append(("initial_state", normal(b, h, p, n), "f32"))
+        return args
+
+    @staticmethod
+    def mlir(c, args):
+        types = {n: ttype(a.shape, t) for n, a, t in args}
+        d = c.dims
+        y = ttype((d["b"], d["l"], d["h"], d["p"]), c.dtype)
+        state = ttype((d["b"], d["h"], d["p"], d["n"]), "f32")
+        text = "ejk.ssd %x, %dt, %A, %B, %C"
+        for opt in ("D", "z", "dt_bias", "initial_state"):
+            if opt in types:
+                text += " %s(%%%s : %s)" % (opt, opt, types[opt])
+        attrs = ["chunk_size = %d : i64" % c.opts.get("chunk_size", 256)]
+        if c.opts.get("softplus"):
+            attrs.append("dt_softplus")
+        text += " {" + ", ".join(attrs) + "}"
+        text += " : %s -> %s, %s" % (", ".join(types[n] for n in ("x", "dt", "A", "B", "C")),
+                                     y, state)
+        return text, [y, state]
+
+    @staticmethod
+    def reference(c, ins):
+        from ejkernel.modules.operations import state_space_v2
+        d = c.dims
+        dt = ins["dt"].astype(np.float32)
+        if "dt_bias" in ins:
+            dt = dt + ins["dt_bias"]
+        if c.opts.get("softplus"):
+            dt = softplus(dt)
+        z = ins.get("z")
+        # ejKernel's gate and output are [batch, seq, heads * head_dim].
+        gate = None if z is None else z.reshape(d["b"], d["l"], d["h"] * d["p"])
+        y, state, _ = state_space_v2(
+            jx(ins["x"]), jx(ins["A"]), jx(ins["B"]), jx(ins["C"]),
+            jx(ins.get("D", np.zeros(d["h"], np.float32))), jx(dt.astype(ins["x"].dtype)),
+            jx(gate), jx(ins.get("initial_state")), n_groups=d["g"], platform="xla")
+        return [np.asarray(y).reshape(d["b"], d["l"], d["h"], d["p"]), np.asarray(state)]
+
+
+FAMILIES = {"flash_attention": FlashAttention, "selective_scan": SelectiveScan,
+            "ssd": Ssd}
+
+
+# --- running ------------------------------------------------------------------
+
+def prepare(c, work):
+    """Writes the case's inputs and entry; returns (inputs, ejk-run argv)."""
+    fam = FAMILIES[c.family]
+    args = fam.inputs(c, np.random.default_rng(c.seed))
+    op, results = fam.mlir(c, args)
+    d = os.path.join(work, c.name)
+    os.makedirs(d, exist_ok=True)
+    params = ", ".join("%%%s: %s" % (n, ttype(a.shape, t)) for n, a, t in args)
+    names = ", ".join("%%r%d" % i for i in range(len(results)))
+    mlir = ("// conformance case %s (generated by test/Conformance/conformance.py)\n"
+            "func.func @main(%s) -> (%s) {\n  %s = %s\n  return %s : %s\n}\n" %
+            (c.name, params, ", ".join(results), names, op, names, ", ".join(results)))
+    with open(os.path.join(d, "case.mlir"), "w") as f:
+        f.write(mlir)
+    argv = [os.path.join(d, "case.mlir"), "--entry", "main"]
+    for n, a, _ in args:
+        path = os.path.join(d, n + ".npy")
+        np.save(path, to_npy(a))
+        argv += ["--input", path]
+    outs = [os.path.join(d, "out%d.npy" % i) for i in range(len(results))]
+    for p in outs:
+        argv += ["--output", p]
+    return {n: a for n, a, _ in args}, argv, outs
+
+
+def run_ejk(ejk_run, argv):
+    p = subprocess.run([ejk_run] + argv, capture_output=True, text=True, timeout=600)
+    return p.returncode, p.stdout + p.stderr
+
+
+def compare(c, got, want):
+    """Max abs error and whether every element is within tolerance."""
+    atol, rtol = TOLERANCES[c.dtype]
+    worst, ok = 0.0, True
+    for g, w in zip(got, want):
+        g = np.asarray(g, np.float64)
+        w = np.asarray(w, np.float64)
+        if g.shape != w.shape:
+            return float("inf"), False
+        err = np.abs(g - w)
+        if not np.all(np.isfinite(g)) or not np.all(np.isfinite(w)):
+            ok = False  # NaN/inf never pass (no case has a fully masked row)
+        ok = ok and bool(np.all(err <= atol + rtol * np.abs(w)))
+        worst = max(worst, float(np.nanmax(err)) if err.size else 0.0)
+    return worst, ok
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin-dir", help="directory of ejk-run (default: PATH)")
+    ap.add_argument("--case", action="append",
+                    help="run only cases whose name matches (glob; repeatable)")
+    ap.add_argument("--family", action="append", choices=sorted(FAMILIES),
+                    help="run only this op family (repeatable)")
+    ap.add_argument("--work-dir", help="keep inputs, entries and outputs here")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                    help="ejk-run processes at once")
+    ap.add_argument("--list", action="store_true", help="print the cases and exit")
+    a = ap.parse_args()
+
+    cases = [c for c in CASES
+             if (not a.family or c.family in a.family)
+             and (not a.case or any(fnmatch.fnmatch(c.name, p) or p == c.name
+                                    for p in a.case))]
+    if a.list:
+        for c in cases:
+            print("%-24s %-16s %-5s %s %s%s" % (c.name, c.family, c.dtype, c.dims, c.opts,
+                                               "  [known difference]" if c.known_difference else ""))
+        return 0
+    if not cases:
+        print("conformance: no case matches", file=sys.stderr)
+        return 2
+
+    ejk_run = (os.path.join(a.bin_dir, "ejk-run") if a.bin_dir
+               else shutil.which("ejk-run"))
+    if not ejk_run or not os.access(ejk_run, os.X_OK):
+        print("conformance: error: ejk-run not found (%s); pass --bin-dir BUILD/bin"
+              % (ejk_run or "not on PATH"), file=sys.stderr)
+        return 2
+
+    work = a.work_dir or tempfile.mkdtemp(prefix="ejk-conformance-")
+    os.makedirs(work, exist_ok=True)
+    # ejKernel on the CPU, without autotuning (it would time candidates) and
+    # with its config cache in the work dir, never the user's.
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    os.environ["EJKERNEL_AUTOTUNE_POLICY"] = "heuristics"
+    os.environ["EJKERNEL_PERSISTENT_CACHE_DIR"] = os.path.join(work, "ejkernel-cache")
+    # ejk's artifact cache: lit gives each run a fresh one; alone, use ours.
+    os.environ.setdefault("EJK_CACHE_DIR", os.path.join(work, "ejk-cache"))
+
+    start = time.time()
+    prepared = {c.name: prepare(c, work) for c in cases}
+    failures = 0
+    # ejk-run compiles each entry (seconds): run them in the background while
+    # this process evaluates ejKernel, which is single-threaded Python here.
+    with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as pool:
+        futures = {c.name: pool.submit(run_ejk, ejk_run, prepared[c.name][1]) for c in cases}
+        import jax  # noqa: F401  (after the environment above is set)
+        for c in cases:
+            ins, argv, outs = prepared[c.name]
+            want = FAMILIES[c.family].reference(c, ins)
+            rc, log = futures[c.name].result()
+            if rc != 0 and c.known_error and c.known_error[0] in log:
+                print("XFAIL %-24s ejk-run fails -- known error: %s" % (c.name, c.known_error[1]))
+                continue
+            if rc != 0:
+                print("ERROR %-24s ejk-run exited %d:\n%s\n  rerun: %s %s" %
+                      (c.name, rc, log.strip(), ejk_run, " ".join(argv)))
+                failures += 1
+                continue
+            got = [from_npy(np.load(p), c.dtype) for p in outs]
+            err, ok = compare(c, got, want)
+            atol, rtol = TOLERANCES[c.dtype]
+            tol = "tol %.0e + %.0e*|ref|" % (atol, rtol)
+            if c.known_difference:
+                status = "XPASS" if ok else "XFAIL"
+                if ok:
+                    failures += 1
+                print("%s %-24s max abs err %.3g (%s) -- known difference: %s%s" %
+                      (status, c.name, err, tol, c.known_difference,
+                       "; it now agrees: move the case out of the known differences"
+                       " and update docs/conformance.md" if ok else ""))
+            else:
+                print("%s  %-24s max abs err %.3g (%s)" % ("PASS" if ok else "FAIL", c.name, err, tol))
+                if not ok:
+                    failures += 1
+                    print("      inputs and entry in %s; rerun: %s %s" %
+                          (os.path.join(work, c.name), ejk_run, " ".join(argv)))
+    print("conformance: %d cases, %d failed, %.1f s" % (len(cases), failures, time.time() - start))
+    if not a.work_dir and not failures:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
