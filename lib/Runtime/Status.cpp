@@ -2,6 +2,8 @@
 
 #include "Status.h"
 
+#include <cstring>
+
 namespace ejk::runtime {
 
 namespace {
@@ -20,7 +22,11 @@ ejk_status report(const Status &status) {
 
 const char *lastError() { return lastErrorText.c_str(); }
 
-const char *statusName(ejk_status code) {
+const char *statusName(ejk_status status) {
+  // A caller may pass any int; reading it as the enum would be undefined
+  // behaviour for values outside it (UBSan's -fsanitize=enum).
+  int code;
+  std::memcpy(&code, &status, sizeof code);
   switch (code) {
   case EJK_OK:
     return "EJK_OK";

@@ -116,9 +116,10 @@ mlir::ejk::targetInfoFromFingerprint(const ::ejk::DeviceFingerprint &fp,
   std::string coop = fp.get("cooperative_matrix");
   if (!coop.empty() && coop != "0" && coop != "1")
     return bad("cooperative_matrix");
+  // The split pieces point into `shapeList`, which must outlive them.
+  std::string shapeList = fp.get("cooperative_matrix_shapes");
   SmallVector<StringRef> shapes;
-  StringRef(fp.get("cooperative_matrix_shapes"))
-      .split(shapes, ',', -1, /*KeepEmpty=*/false);
+  StringRef(shapeList).split(shapes, ',', -1, /*KeepEmpty=*/false);
   info.hasCooperativeMatrix =
       coop == "1" && llvm::is_contained(shapes, "16x16x16:f16*f16+f32=f32");
   // NVIDIA's drivers map these matrices onto mma.sync fragments, whose

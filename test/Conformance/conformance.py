@@ -55,14 +55,6 @@ TOP_LEFT = ("ejKernel aligns causal/window masks top-left when seq_q != seq_k, "
 BIAS_CAP = ("ejKernel applies logits_soft_cap after adding the bias, ejk before "
             "(cap(s + bias) against cap(s) + bias)")
 
-# Not a semantic difference but an ejk failure seen on an AVX2 host (Debian
-# 12): the bf16 CPU kernel calls LLVM's libcall __truncsfbf2 (f32 -> bf16),
-# which nothing loaded defines (libgcc 12 predates it), so the .so does not
-# load. A CPU that converts natively (AVX512-BF16) may not need the libcall
-# (not checked), hence an expected error only where it happens.
-BF16_LIBCALL = ("the bf16 CPU kernel needs __truncsfbf2, undefined when the "
-                "kernel .so is loaded (seen on AVX2 hosts)")
-
 
 @dataclasses.dataclass
 class Case:
@@ -128,8 +120,7 @@ CASES = [
     FA("fa_bias", b=2, sq=20, sk=30, bias=True),
     FA("fa_d128", d=128, sq=33, sk=33, causal=True),
     FA("fa_f16", dtype="f16", hq=8, hkv=2, causal=True),
-    FA("fa_bf16", dtype="bf16", sq=48, sk=48,
-       known_error=("__truncsfbf2", BF16_LIBCALL)),
+    FA("fa_bf16", dtype="bf16", sq=48, sk=48),
     FA("fa_bias_softcap", b=2, sq=20, sk=30, bias=True, logits_soft_cap=2.0,
        known_difference=BIAS_CAP),
     FA("fa_causal_sq_ne_sk", sq=24, sk=56, causal=True,

@@ -19,7 +19,8 @@
 #include "ejk/Conversion/Passes.h"
 #include "ejk/Dialect/Ejk/EjkDialect.h"
 #include "ejk/Transforms/Passes.h"
-#include "ejk/Tuning/Passes.h"
+#include "ejk/Ops/Registry.h"
+#include "ejk/Selection/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -46,17 +47,17 @@ namespace {
 constexpr const char *kPipelines[] = {
     // CPU: selection and tiling (ejkc's --stop-after=tiling).
     "builtin.module(ejk-select-configs{policy=heuristics},"
-    "ejk-form-dispatches,ejk-tile-attention,ejk-tile-state-space)",
+    "ejk-form-dispatches,ejk-tile-dispatches)",
     // Vulkan, portable kernels, to SPIR-V.
     "builtin.module(ejk-select-configs{target=vulkan subgroup-size=32 "
     "vulkan-features=float16,storage16,subgroup_shuffle policy=heuristics},"
-    "ejk-form-dispatches,ejk-tile-attention,ejk-tile-state-space,"
+    "ejk-form-dispatches,ejk-tile-dispatches,"
     "ejk-lower-to-spirv)",
     // Vulkan, cooperative-matrix kernels, to SPIR-V.
     "builtin.module(ejk-select-configs{target=vulkan subgroup-size=32 "
     "vulkan-features=float16,storage16,subgroup_shuffle "
     "cooperative-matrix=true shared-memory-bytes=49152 policy=heuristics},"
-    "ejk-form-dispatches,ejk-tile-attention,ejk-tile-state-space,"
+    "ejk-form-dispatches,ejk-tile-dispatches,"
     "ejk-lower-to-spirv)",
 };
 
@@ -66,6 +67,7 @@ DialectRegistry &registry() {
     registerAllDialects(*r);
     registerAllExtensions(*r);
     r->insert<ejk::EjkDialect>();
+    ejk::registerAllOpFamilies(*r);
     return r;
   }();
   return *instance;
@@ -84,7 +86,7 @@ bool verbose() {
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   // The same registrations as ejk-opt, so pipelines parse by name.
   registerAllPasses();
-  ejk::registerEjkTuningPasses();
+  ejk::registerEjkSelectionPasses();
   ejk::registerEjkTransformsPasses();
   ejk::registerEjkConversionPasses();
   ejk::registerEjkPipelines();
