@@ -4,6 +4,7 @@
 
 #include "ejk/Dialect/Ejk/EjkDialect.h"
 #include "ejk/Ops/Registry.h"
+#include "ejk/Support/FileIO.h"
 
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMInterface.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -48,7 +49,16 @@ OwningOpRef<ModuleOp> mlir::ejk::parseEjkFile(MLIRContext &context,
                                               StringRef path) {
   registerEjkDialects(context);
   std::string error;
-  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(path, &error);
+  std::unique_ptr<llvm::MemoryBuffer> file;
+  if (path == "-") {
+    file = openInputFile(path, &error);
+  } else {
+    // Through the shared reader: a FIFO or a device named as the input is
+    // an error, never a read that blocks or does not end.
+    std::string text;
+    if (::ejk::readRegularFile(path.str(), text, error))
+      file = llvm::MemoryBuffer::getMemBufferCopy(text, path);
+  }
   if (!file) {
     llvm::errs() << error << "\n";
     return nullptr;

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ejk/Selection/Selection.h"
+#include "ejk/Support/FileIO.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -95,8 +96,16 @@ LogicalResult mlir::ejk::recordProblem(TunableOpInterface op,
 std::vector<RecordedProblem>
 mlir::ejk::readRecordedProblems(const std::string &path,
                                 std::vector<std::string> &warnings) {
-  std::ifstream file(path);
   std::vector<RecordedProblem> problems;
+  std::string contents, error;
+  ::ejk::ReadFailure failure = ::ejk::ReadFailure::None;
+  if (!::ejk::readRegularFile(path, contents, error, {}, &failure)) {
+    // No record file yet is no recorded problem; anything else is said.
+    if (failure != ::ejk::ReadFailure::NotFound)
+      warnings.push_back(error);
+    return problems;
+  }
+  std::istringstream file(contents);
   std::map<std::string, size_t> index;
   std::string text;
   for (int number = 1; std::getline(file, text); ++number) {

@@ -3,6 +3,7 @@
 #include "ejk/Selection/ConfigSelector.h"
 #include "ejk/Selection/Passes.h"
 #include "ejk/Selection/Selection.h"
+#include "ejk/Support/FileIO.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -26,15 +27,15 @@ static LogicalResult readFingerprint(StringRef spec,
     fingerprint = ::ejk::hostCpuFingerprint();
     return success();
   }
-  std::ifstream file(spec.str());
-  if (!file) {
+  std::string text, why;
+  ::ejk::ReadFailure cause = ::ejk::ReadFailure::None;
+  if (!::ejk::readRegularFile(spec.str(), text, why, {}, &cause)) {
     error = "cannot read fingerprint file '" + spec.str() + "'";
+    if (cause != ::ejk::ReadFailure::NotFound)
+      error += ": " + why;
     return failure();
   }
-  std::stringstream buffer;
-  buffer << file.rdbuf();
-  std::string why;
-  if (!::ejk::DeviceFingerprint::parse(buffer.str(), fingerprint, why)) {
+  if (!::ejk::DeviceFingerprint::parse(text, fingerprint, why)) {
     error = "fingerprint file '" + spec.str() + "': " + why;
     return failure();
   }

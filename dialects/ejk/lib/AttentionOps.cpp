@@ -4,6 +4,7 @@
 #include "ejk/Ops/Attention/Config.h"
 
 #include "ShapeVerifier.h"
+#include "SoftmaxScale.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -26,19 +27,11 @@ const StringRef kMlaQRope[] = {"batch", "seq_q", "num_heads", "rope_dim"};
 const StringRef kMlaKvLatent[] = {"batch", "seq_k", "latent_dim"};
 const StringRef kMlaKRope[] = {"batch", "seq_k", "rope_dim"};
 
-
 /// `query`, `key` and `value` of a BSHD attention op, once verified.
 struct QueryKeyValue {
   NamedTensor query, key, value;
 };
 } // namespace
-
-static float effectiveSoftmaxScale(std::optional<APFloat> scale,
-                                   int64_t headDim) {
-  if (scale)
-    return scale->convertToFloat();
-  return 1.0f / std::sqrt(static_cast<float>(headDim));
-}
 
 /// Checks BSHD `query`, `key`, `value`: float, one element type, the same
 /// batch, key/value sequence and head_dim, and GQA head counts.
@@ -64,8 +57,9 @@ verifyQueryKeyValue(ShapeVerifier &v, TypedValue<RankedTensorType> query,
       failed(v.dimMatches(*val, 1, *k, 1)) ||
       failed(v.dimMatches(*val, 2, *k, 2)) ||
       failed(v.dimDivides(*k, 2, *q, 2)) ||
-      failed(v.dimNotZero(*q, 3, "with no head dim every key scores the "
-                                 "same")))
+      failed(v.dimNotZero(*q, 3,
+                          "with no head dim every key scores the "
+                          "same")))
     return failure();
   return QueryKeyValue{*q, *k, *val};
 }
@@ -323,7 +317,9 @@ LogicalResult BlockSparseAttentionOp::verify() {
 // MlaOp
 //===----------------------------------------------------------------------===//
 
-ArrayRef<StringRef> MlaOp::getConfigNames() { return FlashAttentionConfig::names(); }
+ArrayRef<StringRef> MlaOp::getConfigNames() {
+  return FlashAttentionConfig::names();
+}
 
 float MlaOp::getEffectiveSoftmaxScale() {
   return effectiveSoftmaxScale(getSoftmaxScale(),

@@ -3,6 +3,7 @@
 #include "ejk/Dialect/Ejk/EjkOps.h"
 
 #include "ShapeVerifier.h"
+#include "SoftmaxScale.h"
 
 #include <cmath>
 
@@ -18,13 +19,6 @@ struct PagedCache {
   NamedTensor key, value;
 };
 } // namespace
-
-static float effectiveSoftmaxScale(std::optional<APFloat> scale,
-                                   int64_t headDim) {
-  if (scale)
-    return scale->convertToFloat();
-  return 1.0f / std::sqrt(static_cast<float>(headDim));
-}
 
 /// Checks the key and value page pools `[num_pages, page_size, num_kv_heads,
 /// head_dim]` against `query`, whose dims `headsDim` and `headDimDim` are

@@ -1,6 +1,7 @@
 //===- CandidateRunner.cpp - time compiled candidates on a device ---------===//
 
 #include "ejk/Autotune/Runner/CandidateRunner.h"
+#include "ejk/Support/FileIO.h"
 
 #include "ejk/Store/Tuning/JsonUtil.h"
 
@@ -25,13 +26,8 @@ static constexpr const char *kPlanFormat = "ejk-tuning-plan";
 static constexpr const char *kResultsFormat = "ejk-tuning-results";
 
 static bool readText(const std::string &path, std::string &text) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file)
-    return false;
-  std::stringstream buffer;
-  buffer << file.rdbuf();
-  text = buffer.str();
-  return true;
+  std::string error;
+  return readRegularFile(path, text, error);
 }
 
 //===----------------------------------------------------------------------===//

@@ -190,20 +190,21 @@ void DispatchRewriter::fillBuffers(ArrayRef<Value> buffers,
     indices.push_back(argumentIndex(buffer));
     kept.push_back(value);
   }
-  func::FuncOp fill = addDispatch(
-      "fill", types, {1, 1, 1}, [&](OpBuilder &b, Location loc, ValueRange args) {
-        for (auto [buffer, value] : llvm::zip(args, kept))
-          fillBuffer(b, loc, buffer, value);
-      });
+  func::FuncOp fill =
+      addDispatch("fill", types, {1, 1, 1},
+                  [&](OpBuilder &b, Location loc, ValueRange args) {
+                    for (auto [buffer, value] : llvm::zip(args, kept))
+                      fillBuffer(b, loc, buffer, value);
+                  });
   setWork(fill, 0, bytesOf(buffers));
   if (targetInfo.isVulkan())
     setVulkanLaunch(fill, 1, 0);
-  rewriteCallers({}, [&](OpBuilder &b, Location loc, DispatchOp call,
-                         ValueRange) {
-    SmallVector<Value> bindings;
-    for (unsigned index : indices)
-      bindings.push_back(call.getBuffers()[index]);
-    DispatchOp::create(b, loc, fill.getSymName(), bindings);
-  });
+  rewriteCallers({},
+                 [&](OpBuilder &b, Location loc, DispatchOp call, ValueRange) {
+                   SmallVector<Value> bindings;
+                   for (unsigned index : indices)
+                     bindings.push_back(call.getBuffers()[index]);
+                   DispatchOp::create(b, loc, fill.getSymName(), bindings);
+                 });
   symbols.erase(dispatchFn);
 }

@@ -1,6 +1,7 @@
 //===- ConfigOverlay.cpp - scoped in-process config overrides -------------===//
 
 #include "ejk/Store/Tuning/ConfigOverlay.h"
+#include "ejk/Support/FileIO.h"
 
 #define JSON_NOEXCEPTION
 #include <nlohmann/json.hpp>
@@ -66,15 +67,15 @@ bool ConfigOverlay::parse(const std::string &text, ConfigOverlay &overlay,
 
 bool ConfigOverlay::readFile(const std::string &path, ConfigOverlay &overlay,
                              std::string &error) {
-  std::ifstream file(path);
-  if (!file) {
+  std::string text, why;
+  ::ejk::ReadFailure failure = ::ejk::ReadFailure::None;
+  if (!::ejk::readRegularFile(path, text, why, {}, &failure)) {
     error = "cannot read config overlay '" + path + "'";
+    if (failure != ::ejk::ReadFailure::NotFound)
+      error += ": " + why;
     return false;
   }
-  std::stringstream buffer;
-  buffer << file.rdbuf();
-  std::string why;
-  if (!parse(buffer.str(), overlay, why)) {
+  if (!parse(text, overlay, why)) {
     error = "config overlay '" + path + "': " + why;
     return false;
   }

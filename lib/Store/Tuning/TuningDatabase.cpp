@@ -1,6 +1,7 @@
 //===- TuningDatabase.cpp - the persistent tuning database ----------------===//
 
 #include "ejk/Store/Tuning/TuningDatabase.h"
+#include "ejk/Support/FileIO.h"
 
 #include "ejk/Store/Tuning/JsonUtil.h"
 
@@ -139,30 +140,20 @@ bool FileLock::acquire(const std::string &path, std::string &error) {
 }
 
 /// Reads `path`; a missing file is not an error (`exists` is then false).
+/// Reads the database file through the shared non-blocking reader (a FIFO
+/// or a device in its place is an error, never a hang); a missing file is
+/// no database (`exists` false), not an error.
 static bool readWholeFile(const std::string &path, std::string &text,
-                          bool &exists) {
-  exists = false;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return errno == ENOENT;
+                          bool &exists, std::string &error) {
+  ReadFailure failure = ReadFailure::None;
   exists = true;
-  char buffer[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, buffer, sizeof(buffer));
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      int saved = errno;
-      ::close(fd);
-      errno = saved;
-      return false;
-    }
-    if (n == 0)
-      break;
-    text.append(buffer, static_cast<size_t>(n));
+  if (readRegularFile(path, text, error, ReadOptions(), &failure))
+    return true;
+  if (failure == ReadFailure::NotFound) {
+    exists = false;
+    return true;
   }
-  ::close(fd);
-  return true;
+  return false;
 }
 
 //===----------------------------------------------------------------------===//
@@ -285,13 +276,12 @@ static bool parseDatabase(const std::string &text,
 bool TuningDatabase::readFile(const std::string &file,
                               DeviceFingerprint &fingerprint,
                               TuningEntries &entries, std::string &error) {
-  std::string text;
+  std::string text, why;
   bool exists = false;
-  if (!readWholeFile(file, text, exists) || !exists) {
-    error = "cannot read '" + file + "'";
+  if (!readWholeFile(file, text, exists, why) || !exists) {
+    error = exists ? why : "cannot read '" + file + "'";
     return false;
   }
-  std::string why;
   if (!parseDatabase(text, fingerprint, entries, why)) {
     error = "'" + file + "': " + why;
     return false;
@@ -326,18 +316,16 @@ static std::string setAside(const std::string &path) {
 void TuningDatabase::load(std::vector<std::string> &warnings,
                           bool holdingLock) {
   cached = TuningEntries();
-  std::string text;
+  std::string text, why;
   bool exists = false;
-  if (!readWholeFile(filePath, text, exists)) {
-    warnings.push_back("tuning database '" + filePath + "' cannot be read: " +
-                       std::strerror(errno) + "; using no tuned configs");
+  if (!readWholeFile(filePath, text, exists, why)) {
+    warnings.push_back("tuning database: " + why + "; using no tuned configs");
     return;
   }
   if (!exists)
     return;
   DeviceFingerprint fingerprint;
   TuningEntries entries;
-  std::string why;
   bool ok = parseDatabase(text, fingerprint, entries, why);
   if (ok && fingerprint.text() != device.text()) {
     ok = false;

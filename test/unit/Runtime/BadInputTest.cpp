@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../TestSupport/ChildProcess.h"
+
 #include "RuntimeTestUtil.h"
 
 #include <fcntl.h>
@@ -24,20 +26,6 @@ namespace {
 
 using BadInputTest = RuntimeFixture;
 
-/// Runs \p body in a child process killed after 10 s; true when it returned
-/// true. A crash (abort on std::bad_alloc) or a hang is false.
-template <typename Body> bool survives(Body body) {
-  pid_t child = fork();
-  if (child == 0) {
-    alarm(10);
-    _exit(body() ? 0 : 1);
-  }
-  int status = 0;
-  if (child < 0 || waitpid(child, &status, 0) != child)
-    return false;
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
 bool contains(const char *text, const std::string &part) {
   return std::string(text).find(part) != std::string::npos;
 }
@@ -47,7 +35,7 @@ bool contains(const char *text, const std::string &part) {
 TEST_F(BadInputTest, ModuleLoadRefusesWhatIsNotARegularFile) {
   createDevice();
   // /dev/zero used to be read until memory ran out: std::bad_alloc, abort.
-  EXPECT_TRUE(survives([&] {
+  EXPECT_TRUE(ejk::test::finishesInChild([&] {
     ejk_module *module = nullptr;
     return ejk_module_load(device_, "/dev/zero", &module) == EJK_ERROR_IO &&
            !module && contains(ejk_last_error(), "is a character device");
@@ -55,7 +43,7 @@ TEST_F(BadInputTest, ModuleLoadRefusesWhatIsNotARegularFile) {
   // A FIFO without a writer used to block the open forever.
   std::string fifo = dir_.file("manifest.json");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_TRUE(survives([&] {
+  EXPECT_TRUE(ejk::test::finishesInChild([&] {
     ejk_module *module = nullptr;
     return ejk_module_load(device_, fifo.c_str(), &module) == EJK_ERROR_IO &&
            contains(ejk_last_error(), "is a FIFO, not a regular file");
@@ -82,13 +70,13 @@ TEST_F(BadInputTest, StaleAndDoubleDestroyedHandlesAreErrors) {
   ASSERT_EQ(ejk_buffer_create(device_, 256, &a), EJK_OK);
   ASSERT_EQ(ejk_buffer_destroy(a), EJK_OK);
   // A double destroy used to free the object twice.
-  EXPECT_TRUE(survives([&] {
+  EXPECT_TRUE(ejk::test::finishesInChild([&] {
     return ejk_buffer_destroy(a) == EJK_ERROR_INVALID_ARGUMENT &&
            contains(ejk_last_error(),
                     "ejk_buffer_destroy: 'buffer' is not a live buffer "
                     "handle (destroyed already, or never created)");
   }));
-  EXPECT_TRUE(survives([&] {
+  EXPECT_TRUE(ejk::test::finishesInChild([&] {
     size_t bytes = 0;
     return ejk_buffer_size(a, &bytes) == EJK_ERROR_INVALID_ARGUMENT &&
            contains(ejk_last_error(), "'buffer' is not a live buffer");
@@ -106,7 +94,7 @@ TEST_F(BadInputTest, StaleAndDoubleDestroyedHandlesAreErrors) {
   ejk_module *module = module_;
   module_ = nullptr;
   ASSERT_EQ(ejk_module_destroy(module), EJK_OK);
-  EXPECT_TRUE(survives([&] {
+  EXPECT_TRUE(ejk::test::finishesInChild([&] {
     return ejk_module_destroy(module) == EJK_ERROR_INVALID_ARGUMENT &&
            ejk_invoke(module, "add", nullptr, 0, nullptr, 0) ==
                EJK_ERROR_INVALID_ARGUMENT &&
@@ -117,7 +105,7 @@ TEST_F(BadInputTest, StaleAndDoubleDestroyedHandlesAreErrors) {
 TEST_F(BadInputTest, GarbageAndWrongKindHandlesAreErrors) {
   load(manifestText({addEntry(64)}));
   ejk_buffer *a = buffer(std::vector<float>(64));
-  EXPECT_TRUE(survives([&] {
+  EXPECT_TRUE(ejk::test::finishesInChild([&] {
     ejk_module *garbage = reinterpret_cast<ejk_module *>(uintptr_t(0x1000));
     size_t count = 0;
     return ejk_module_entry_count(garbage, &count) ==

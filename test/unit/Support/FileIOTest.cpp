@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../TestSupport/ChildProcess.h"
+
 #include "ejk/Support/FileIO.h"
 
 #include <gtest/gtest.h>
@@ -27,18 +29,6 @@ std::string tempDirectory() {
   std::string pattern =
       (std::filesystem::temp_directory_path() / "ejk-fileio-XXXXXX").string();
   return mkdtemp(pattern.data()) ? pattern : "";
-}
-
-template <typename Body> bool finishesInTime(Body body) {
-  pid_t child = fork();
-  if (child == 0) {
-    alarm(10);
-    _exit(body() ? 0 : 1);
-  }
-  int status = 0;
-  if (child < 0 || waitpid(child, &status, 0) != child)
-    return false;
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 class FileIOTest : public ::testing::Test {
@@ -63,14 +53,14 @@ TEST_F(FileIOTest, ReadsRegularFilesAndProcFiles) {
 TEST_F(FileIOTest, RefusesWhatIsNotARegularFileWithoutBlocking) {
   std::string fifo = dir_ + "/fifo";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_TRUE(finishesInTime([&] {
+  EXPECT_TRUE(ejk::test::finishesInChild([&] {
     std::string text, error;
     ReadFailure failure = ReadFailure::None;
     return !readRegularFile(fifo, text, error, ReadOptions(), &failure) &&
            failure == ReadFailure::NotRegular &&
            error == "'" + fifo + "' is a FIFO, not a regular file";
   }));
-  EXPECT_TRUE(finishesInTime([&] {
+  EXPECT_TRUE(ejk::test::finishesInChild([&] {
     std::string text, error;
     return !readRegularFile("/dev/zero", text, error) &&
            error == "'/dev/zero' is a character device, not a regular file";

@@ -1,5 +1,7 @@
 //===- NpyTest.cpp - .npy reading and writing -----------------------------===//
 
+#include "../TestSupport/ChildProcess.h"
+
 #include "ejk/Support/Npy.h"
 
 #include <gtest/gtest.h>
@@ -337,32 +339,18 @@ TEST(NpyTest, RejectsExtentsBeyondInt64) {
                   "below 2^63");
 }
 
-/// Runs \p body in a child process that is killed after 10 s: a hang
-/// fails the test instead of stalling the suite.
-template <typename Body> bool finishesInTime(Body body) {
-  pid_t child = fork();
-  if (child == 0) {
-    alarm(10);
-    _exit(body() ? 0 : 1);
-  }
-  int status = 0;
-  if (child < 0 || waitpid(child, &status, 0) != child)
-    return false;
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
 TEST(NpyTest, RefusesFifoAndDevicesWithoutBlocking) {
   TempDir dir;
   std::string fifo = dir.file("in.npy");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   // The FIFO has no writer: opening it used to block forever.
-  EXPECT_TRUE(finishesInTime([&] {
+  EXPECT_TRUE(ejk::test::finishesInChild([&] {
     NpyArray array;
     std::string error;
     return !ejk::readNpy(fifo, array, error) &&
            error.find("is a FIFO, not a regular file") != std::string::npos;
   }));
-  EXPECT_TRUE(finishesInTime([&] {
+  EXPECT_TRUE(ejk::test::finishesInChild([&] {
     NpyArray array;
     std::string error;
     return !ejk::readNpy("/dev/zero", array, error) &&
@@ -384,7 +372,7 @@ TEST(NpyTest, WritesThroughDevicesAndFifos) {
   // A FIFO without a reader is an error, not a hang, and stays a FIFO.
   std::string fifo = dir.file("out.npy");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_TRUE(finishesInTime([&] {
+  EXPECT_TRUE(ejk::test::finishesInChild([&] {
     std::string childError;
     return !ejk::writeNpy(fifo, makeArray("f32", {4}), childError) &&
            childError.find("no process reads the FIFO") != std::string::npos;

@@ -212,9 +212,12 @@ private:
   void storeVectorRows(ArrayRef<Value> values, int64_t count, int64_t dim,
                        int64_t stride, int64_t offset) {
     int64_t width = dim / kPerVector, total = count * width;
-    for (auto [k, value] : llvm::enumerate(values)) {
+    for (auto [k, element] : llvm::enumerate(values)) {
       int64_t base = static_cast<int64_t>(k) * l.threads;
       Value idx = e.add(threadId, e.index(base));
+      // A local, not the structured binding: lambdas capture those only
+      // from C++20 on.
+      Value value = element;
       auto emitStore = [&] {
         Value r = arith::DivUIOp::create(e.b, idx, e.index(width));
         Value c = arith::RemUIOp::create(e.b, idx, e.index(width));

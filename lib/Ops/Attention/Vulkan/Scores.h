@@ -207,9 +207,12 @@ inline void storeRows(Emitter &e, int64_t threads, Value threadId,
                       ArrayRef<Value> values, int64_t rows, int64_t width,
                       Value stage, int64_t stride, int64_t offset = 0) {
   int64_t total = rows * width;
-  for (auto [k, value] : llvm::enumerate(values)) {
+  for (auto [k, element] : llvm::enumerate(values)) {
     int64_t base = static_cast<int64_t>(k) * threads;
     Value idx = e.add(threadId, e.index(base));
+    // A local, not the structured binding: lambdas capture those only from
+    // C++20 on.
+    Value value = element;
     auto store = [&] {
       Value r = arith::DivUIOp::create(e.b, idx, e.index(width));
       Value c = arith::RemUIOp::create(e.b, idx, e.index(width));
