@@ -149,7 +149,12 @@ int ejk_runtime_abi_version(void) { return EJK_RUNTIME_ABI_VERSION; }
 const char *ejk_last_error(void) { return ejk::runtime::lastError(); }
 
 const char *ejk_status_name(ejk_status status) {
-  return ejk::runtime::statusName(status);
+  // A C caller may pass any int: copy the bits rather than load the value
+  // as the enum, which is undefined behaviour in C++ for values outside it
+  // (UBSan's -fsanitize=enum).
+  int code;
+  std::memcpy(&code, &status, sizeof code);
+  return ejk::runtime::statusName(code);
 }
 
 size_t ejk_dtype_size(ejk_dtype dtype) {

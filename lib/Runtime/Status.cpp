@@ -22,11 +22,7 @@ ejk_status report(const Status &status) {
 
 const char *lastError() { return lastErrorText.c_str(); }
 
-const char *statusName(ejk_status status) {
-  // A caller may pass any int; reading it as the enum would be undefined
-  // behaviour for values outside it (UBSan's -fsanitize=enum).
-  int code;
-  std::memcpy(&code, &status, sizeof code);
+const char *statusName(int code) {
   switch (code) {
   case EJK_OK:
     return "EJK_OK";

@@ -70,7 +70,9 @@ ejk_status report(const Status &status);
 const char *lastError();
 
 /// The static name of \p code.
-const char *statusName(ejk_status code);
+/// The name of status \p code (an ejk_status value, or any int:
+/// "EJK_ERROR_UNKNOWN" outside the enum).
+const char *statusName(int code);
 
 } // namespace ejk::runtime
 
