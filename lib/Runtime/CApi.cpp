@@ -157,12 +157,17 @@ const char *ejk_status_name(ejk_status status) {
   return ejk::runtime::statusName(code);
 }
 
+// As for statuses: the bits, never a load of an out-of-range enum.
 size_t ejk_dtype_size(ejk_dtype dtype) {
-  return ejk::runtime::dtypeSize(dtype);
+  int code;
+  std::memcpy(&code, &dtype, sizeof code);
+  return ejk::runtime::dtypeSize(code);
 }
 
 const char *ejk_dtype_name(ejk_dtype dtype) {
-  return ejk::runtime::dtypeName(dtype);
+  int code;
+  std::memcpy(&code, &dtype, sizeof code);
+  return ejk::runtime::dtypeName(code);
 }
 
 ejk_status ejk_manifest_validate(const char *manifest, size_t manifest_size,

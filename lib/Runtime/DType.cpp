@@ -20,21 +20,23 @@ constexpr DtypeInfo kDtypes[] = {
     {EJK_DTYPE_I32, "i32", 4},   {EJK_DTYPE_I64, "i64", 8},
 };
 
-const DtypeInfo *lookup(ejk_dtype dtype) {
+/// Looks the dtype up by its integer code, so that a value outside the
+/// enum (any int a C caller passes) is never loaded as `ejk_dtype`.
+const DtypeInfo *lookup(int code) {
   for (const DtypeInfo &info : kDtypes)
-    if (info.dtype == dtype)
+    if (static_cast<int>(info.dtype) == code)
       return &info;
   return nullptr;
 }
 } // namespace
 
-size_t dtypeSize(ejk_dtype dtype) {
-  const DtypeInfo *info = lookup(dtype);
+size_t dtypeSize(int code) {
+  const DtypeInfo *info = lookup(code);
   return info ? info->size : 0;
 }
 
-const char *dtypeName(ejk_dtype dtype) {
-  const DtypeInfo *info = lookup(dtype);
+const char *dtypeName(int code) {
+  const DtypeInfo *info = lookup(code);
   return info ? info->name : "unknown";
 }
 

@@ -11,10 +11,10 @@
 namespace ejk::runtime {
 
 /// Bytes per element; 0 for a value outside the enum.
-size_t dtypeSize(ejk_dtype dtype);
+size_t dtypeSize(int code);
 
 /// The manifest spelling ("f32", ...); "unknown" outside the enum.
-const char *dtypeName(ejk_dtype dtype);
+const char *dtypeName(int code);
 
 /// Parses a manifest spelling; false when \p name is not one.
 bool parseDtype(const std::string &name, ejk_dtype &dtype);
