@@ -49,8 +49,9 @@ public:
   /// Fails with a diagnostic on `op` when a buffer asked for was missing.
   LogicalResult checkDispatchForm(Operation *op) const;
 
-  /// Erases the tensor-level body and returns a builder at the end of the
-  /// empty block; the builder of the kernel then ends it with `finish`.
+  /// Erases the tensor-level body, the op included (read what the kernel
+  /// needs of it first), and returns a builder at the end of the empty
+  /// block; the builder of the kernel then ends it with `finish`.
   OpBuilder replaceBody();
   /// Ends the body built through `b` with a return.
   void finish(OpBuilder &b);

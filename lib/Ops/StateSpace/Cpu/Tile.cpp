@@ -27,8 +27,10 @@ LogicalResult CpuSelectiveScan::tile(SelectiveScanOp op, ConfigAttr attr,
   SelectiveScanBuffers buf = findSelectiveScanBuffers(op, rewriter);
   if (failed(rewriter.checkDispatchForm(op)))
     return failure();
+  // replaceBody erases the op: read its location first.
+  Location loc = op.getLoc();
   OpBuilder b = rewriter.replaceBody();
-  buildCpuSelectiveScanBody(b, op.getLoc(), plan, buf);
+  buildCpuSelectiveScanBody(b, loc, plan, buf);
   rewriter.finish(b);
   func::FuncOp dispatch = rewriter.dispatch();
   DispatchRewriter::setGrid(dispatch, plan.grid());
@@ -61,8 +63,10 @@ LogicalResult CpuSsd::tile(SsdOp op, ConfigAttr attr,
   if (failed(scoresFn))
     return failure();
 
+  // replaceBody erases the op: read its location first.
+  Location loc = op.getLoc();
   OpBuilder b = rewriter.replaceBody();
-  buildCpuSsdBody(b, op.getLoc(), plan, buf);
+  buildCpuSsdBody(b, loc, plan, buf);
   rewriter.finish(b);
   func::FuncOp dispatch = rewriter.dispatch();
   DispatchRewriter::setGrid(dispatch, plan.scanGrid());

@@ -25,8 +25,10 @@ LogicalResult VulkanSelectiveScan::tile(SelectiveScanOp op, ConfigAttr attr,
   static_cast<SelectiveScanProblem &>(plan) = readSelectiveScanProblem(op);
   plan.layout = *layout;
 
+  // replaceBody erases the op: read its location first.
+  Location loc = op.getLoc();
   OpBuilder b = rewriter.replaceBody();
-  buildVulkanSelectiveScanBody(b, op.getLoc(), plan, buf);
+  buildVulkanSelectiveScanBody(b, loc, plan, buf);
   rewriter.finish(b);
   func::FuncOp dispatch = rewriter.dispatch();
   DispatchRewriter::setGrid(dispatch, plan.grid());
@@ -62,8 +64,10 @@ LogicalResult VulkanSsd::tile(SsdOp op, ConfigAttr attr,
   if (failed(scoresFn))
     return failure();
 
+  // replaceBody erases the op: read its location first.
+  Location loc = op.getLoc();
   OpBuilder b = rewriter.replaceBody();
-  buildVulkanSsdBody(b, op.getLoc(), plan, buf);
+  buildVulkanSsdBody(b, loc, plan, buf);
   rewriter.finish(b);
   func::FuncOp dispatch = rewriter.dispatch();
   DispatchRewriter::setGrid(dispatch, plan.grid());
