@@ -48,8 +48,8 @@ static std::string restrictToVectorWidth(StringRef features,
     // turn AVX back on for them).
     if (vectorBits < 256 &&
         (name.starts_with("avx") ||
-         llvm::is_contained({"fma", "fma4", "f16c", "xop", "vaes",
-                             "vpclmulqdq", "sha512", "sm3", "sm4"},
+         llvm::is_contained({"fma", "fma4", "f16c", "xop", "vaes", "vpclmulqdq",
+                             "sha512", "sm3", "sm4"},
                             name)))
       return true;
     return false;

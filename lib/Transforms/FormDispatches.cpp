@@ -161,8 +161,7 @@ static LogicalResult formDispatches(func::FuncOp entry, SymbolTable &symbols) {
       bindings.push_back(buffer);
     }
     if (dispatch)
-      DispatchOp::create(builder, op.getLoc(), dispatch.getSymName(),
-                         bindings);
+      DispatchOp::create(builder, op.getLoc(), dispatch.getSymName(), bindings);
   }
   for (Value temporary : temporaries)
     memref::DeallocOp::create(builder, entry.getLoc(), temporary);

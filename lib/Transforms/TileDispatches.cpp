@@ -56,8 +56,9 @@ static FailureOr<ConfigAttr> checkedConfig(Operation *op,
 /// Fills the results of an op whose family says they do not depend on its
 /// inputs (no config, no kernel needed). Returns whether it did.
 static FailureOr<bool> tileConstantResults(func::FuncOp func, Operation *op,
-                                         ModuleOp module, SymbolTable &symbols,
-                                         const TargetInfo &target) {
+                                           ModuleOp module,
+                                           SymbolTable &symbols,
+                                           const TargetInfo &target) {
   const OpModel *model = lookupOpModel(op);
   std::optional<SmallVector<double>> values =
       model ? model->constantResults(op) : std::nullopt;

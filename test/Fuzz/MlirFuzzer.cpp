@@ -18,9 +18,9 @@
 
 #include "ejk/Conversion/Passes.h"
 #include "ejk/Dialect/Ejk/EjkDialect.h"
-#include "ejk/Transforms/Passes.h"
 #include "ejk/Ops/Registry.h"
 #include "ejk/Selection/Passes.h"
+#include "ejk/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"

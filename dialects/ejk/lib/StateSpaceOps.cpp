@@ -92,8 +92,9 @@ LogicalResult SelectiveScanOp::verify() {
   if (failed(b) || failed(v.dimMatches(*b, 3, *a, 1)) ||
       failed(v.dimNotZero(*a, 1, "a scan needs a state")) ||
       (getInitialState() &&
-       failed(v.dimNotZero(*u, 1, "a scan of no steps over an "
-                                  "'initial_state' would only copy it"))) ||
+       failed(v.dimNotZero(*u, 1,
+                           "a scan of no steps over an "
+                           "'initial_state' would only copy it"))) ||
       failed(verifyF32Vector(v, getD(), "D", *u, 2)) ||
       failed(verifyLike(v, getZ(), "z", *u)) ||
       failed(verifyF32Vector(v, getDeltaBias(), "delta_bias", *u, 2)))
@@ -149,8 +150,9 @@ LogicalResult SsdOp::verify() {
   FailureOr<NamedTensor> b = verifyGroupedProjections(v, getB(), getC(), *x, 2);
   if (failed(b) || failed(v.dimNotZero(*b, 3, "a scan needs a state")) ||
       (getInitialState() &&
-       failed(v.dimNotZero(*x, 1, "a scan of no steps over an "
-                                  "'initial_state' would only copy it"))) ||
+       failed(v.dimNotZero(*x, 1,
+                           "a scan of no steps over an "
+                           "'initial_state' would only copy it"))) ||
       failed(verifyF32Vector(v, getD(), "D", *x, 2)) ||
       failed(verifyLike(v, getZ(), "z", *x)) ||
       failed(verifyF32Vector(v, getDtBias(), "dt_bias", *x, 2)))

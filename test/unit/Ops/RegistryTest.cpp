@@ -9,7 +9,6 @@
 
 #include "ejk/Ops/OpModel.h"
 
-
 #include "gtest/gtest.h"
 
 using namespace mlir;
