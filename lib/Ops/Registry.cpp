@@ -13,4 +13,6 @@
 void mlir::ejk::registerAllOpFamilies(DialectRegistry &registry) {
   registerAttentionFamily(registry);
   registerStateSpaceFamily(registry);
+  registerMoeFamily(registry);
+  registerPoolingFamily(registry);
 }

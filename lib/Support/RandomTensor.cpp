@@ -6,6 +6,90 @@
 
 using namespace ejk;
 
+const char *ejk::distributionKindName(InputDistribution::Kind kind) {
+  switch (kind) {
+  case InputDistribution::Kind::Normal:
+    return "normal";
+  case InputDistribution::Kind::Uniform:
+    return "uniform";
+  case InputDistribution::Kind::GroupSizes:
+    return "group_sizes";
+  case InputDistribution::Kind::CumulativeLengths:
+    return "cumulative_lengths";
+  case InputDistribution::Kind::IntegerRange:
+    return "integer_range";
+  }
+  return "normal";
+}
+
+bool ejk::parseDistributionKind(const std::string &name,
+                                InputDistribution::Kind &kind) {
+  for (InputDistribution::Kind k :
+       {InputDistribution::Kind::Normal, InputDistribution::Kind::Uniform,
+        InputDistribution::Kind::GroupSizes,
+        InputDistribution::Kind::CumulativeLengths,
+        InputDistribution::Kind::IntegerRange})
+    if (name == distributionKindName(k)) {
+      kind = k;
+      return true;
+    }
+  return false;
+}
+
+/// `parts` sizes >= 0 summing to `total`: cut points drawn uniformly, a
+/// third of them pulled onto a neighbour so that empty and length-1 parts
+/// occur.
+static std::vector<int64_t> randomSplit(int64_t total, int64_t parts,
+                                        std::mt19937_64 &rng) {
+  std::vector<int64_t> cuts(parts > 0 ? parts - 1 : 0);
+  std::uniform_int_distribution<int64_t> anywhere(0, std::max<int64_t>(total, 0));
+  for (int64_t &cut : cuts)
+    cut = anywhere(rng);
+  std::sort(cuts.begin(), cuts.end());
+  std::uniform_int_distribution<int> oneIn(0, 2);
+  for (size_t i = 1; i < cuts.size(); ++i)
+    if (oneIn(rng) == 0)
+      cuts[i] = std::min(total, cuts[i - 1] + oneIn(rng) % 2);
+  std::vector<int64_t> sizes;
+  int64_t previous = 0;
+  for (int64_t cut : cuts) {
+    sizes.push_back(cut - previous);
+    previous = cut;
+  }
+  if (parts > 0)
+    sizes.push_back(total - previous);
+  return sizes;
+}
+
+/// Integers of an integer kind, `n` of them.
+static std::vector<float> randomIntegers(const InputDistribution &d, int64_t n,
+                                         std::mt19937_64 &rng) {
+  int64_t first = static_cast<int64_t>(d.first);
+  std::vector<float> values(n, 0.0f);
+  if (d.kind == InputDistribution::Kind::IntegerRange) {
+    std::uniform_int_distribution<int64_t> range(
+        first, std::max(first, static_cast<int64_t>(d.second)));
+    for (float &v : values)
+      v = static_cast<float>(range(rng));
+  } else if (d.kind == InputDistribution::Kind::GroupSizes) {
+    // Half of the draws leave a few rows past the last group.
+    std::uniform_int_distribution<int64_t> slack(0, std::min<int64_t>(first, 3));
+    int64_t used = first - (rng() % 2 ? slack(rng) : 0);
+    std::vector<int64_t> sizes = randomSplit(used, n, rng);
+    for (int64_t i = 0; i < n; ++i)
+      values[i] = static_cast<float>(sizes[i]);
+  } else if (n > 0) {
+    std::vector<int64_t> sizes = randomSplit(first, n - 1, rng);
+    int64_t sum = 0;
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      values[i] = static_cast<float>(sum);
+      sum += sizes[i];
+    }
+    values[n - 1] = static_cast<float>(n == 1 ? 0 : first);
+  }
+  return values;
+}
+
 HostTensor ejk::randomTensor(const std::string &dtype,
                              std::vector<int64_t> shape,
                              const InputDistribution &floats,
@@ -29,6 +113,9 @@ HostTensor ejk::randomTensor(const std::string &dtype,
     std::bernoulli_distribution keep(0.85);
     for (float &v : values)
       v = keep(rng) ? 1.0f : 0.0f;
+  } else if (floats.kind != InputDistribution::Kind::Normal &&
+             floats.kind != InputDistribution::Kind::Uniform) {
+    values = randomIntegers(floats, n, rng);
   } else {
     std::uniform_int_distribution<int> small(0, 2);
     for (float &v : values)

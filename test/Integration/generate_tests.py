@@ -329,6 +329,215 @@ STATE_SPACE_FILES = {
 }
 
 
+# --- mixture of experts -----------------------------------------------------
+
+class GroupedMatmul:
+    """One ejk.grouped_matmul entry (group sizes drawn as a random split of
+    the rows, some groups empty)."""
+
+    def __init__(self, name, m=64, k=32, n=48, g=4, local=None, dtype="f32",
+                 out_dtype=None, transpose=False, offset=False, acc=False,
+                 config=None, vulkan_config=None):
+        self.__dict__.update(locals())
+        del self.__dict__["self"]
+
+    def function(self, target="cpu"):
+        local = self.local or self.g
+        lhs = tensor([self.m, self.k], self.dtype)
+        rhs = tensor([local, self.n, self.k] if self.transpose
+                     else [local, self.k, self.n], self.dtype)
+        sizes = tensor([self.g], "i32")
+        out = tensor([self.m, self.n], self.out_dtype or self.dtype)
+        optional, extra = optional_operands([
+            (self.offset, "offset", "group_offset", tensor([1], "i32")),
+            (self.acc, "acc", "existing_out", out)])
+        args = [f"%lhs: {lhs}", f"%rhs: {rhs}", f"%sizes: {sizes}"] + optional
+        attrs = attr_dict(self, ["transpose_rhs"] if self.transpose else [],
+                          target)
+        return (
+            f"func.func @{self.name}({', '.join(args)}) -> {out} {{\n"
+            f"  %out = ejk.grouped_matmul %lhs, %rhs, %sizes{extra}{attrs}\n"
+            f"      : {lhs}, {rhs}, {sizes} -> {out}\n"
+            f"  return %out : {out}\n}}\n")
+
+
+class TransposedGroupedMatmul:
+    """One ejk.transposed_grouped_matmul entry."""
+
+    def __init__(self, name, m=64, k=32, n=48, g=4, local=None, dtype="f32",
+                 out_dtype=None, offset=False, acc=False, config=None,
+                 vulkan_config=None):
+        self.__dict__.update(locals())
+        del self.__dict__["self"]
+
+    def function(self, target="cpu"):
+        local = self.local or self.g
+        lhs = tensor([self.m, self.k], self.dtype)
+        rhs = tensor([self.m, self.n], self.dtype)
+        sizes = tensor([self.g], "i32")
+        out = tensor([local, self.k, self.n], self.out_dtype or self.dtype)
+        optional, extra = optional_operands([
+            (self.offset, "offset", "group_offset", tensor([1], "i32")),
+            (self.acc, "acc", "existing_out", out)])
+        args = [f"%lhs: {lhs}", f"%rhs: {rhs}", f"%sizes: {sizes}"] + optional
+        attrs = attr_dict(self, [], target)
+        return (
+            f"func.func @{self.name}({', '.join(args)}) -> {out} {{\n"
+            f"  %out = ejk.transposed_grouped_matmul %lhs, %rhs, %sizes{extra}{attrs}\n"
+            f"      : {lhs}, {rhs}, {sizes} -> {out}\n"
+            f"  return %out : {out}\n}}\n")
+
+
+class GroupedMatmulBackward:
+    """A grouped matmul's backward written with the two ops: d_lhs and
+    d_rhs of out = grouped_matmul(lhs, rhs)."""
+
+    def __init__(self, name, m=40, k=24, n=16, g=3, dtype="f32",
+                 transpose=False):
+        self.__dict__.update(locals())
+        del self.__dict__["self"]
+        self.config = self.vulkan_config = None
+
+    def function(self, target="cpu"):
+        lhs = tensor([self.m, self.k], self.dtype)
+        rhs_shape = ([self.g, self.n, self.k] if self.transpose
+                     else [self.g, self.k, self.n])
+        rhs = tensor(rhs_shape, self.dtype)
+        sizes = tensor([self.g], "i32")
+        dout = tensor([self.m, self.n], self.dtype)
+        flipped = "" if self.transpose else " {transpose_rhs}"
+        d_rhs = (f"  %drhs = ejk.transposed_grouped_matmul %dout, %lhs, %sizes\n"
+                 f"      : {dout}, {lhs}, {sizes} -> {rhs}\n" if self.transpose else
+                 f"  %drhs = ejk.transposed_grouped_matmul %lhs, %dout, %sizes\n"
+                 f"      : {lhs}, {dout}, {sizes} -> {rhs}\n")
+        return (
+            f"func.func @{self.name}(%lhs: {lhs}, %rhs: {rhs}, %sizes: {sizes}, "
+            f"%dout: {dout}) -> ({lhs}, {rhs}) {{\n"
+            f"  %dlhs = ejk.grouped_matmul %dout, %rhs, %sizes{flipped}\n"
+            f"      : {dout}, {rhs}, {sizes} -> {lhs}\n"
+            + d_rhs +
+            f"  return %dlhs, %drhs : {lhs}, {rhs}\n}}\n")
+
+
+MOE_FILES = {
+    "grouped-matmul-shapes.mlir": (
+        "ejk.grouped_matmul shapes: one group to 256 groups, m not a multiple "
+        "of a tile, odd k and n, a single group holding all rows, rhs "
+        "transposed.",
+        [GroupedMatmul("one_group", g=1),
+         GroupedMatmul("groups4"),
+         GroupedMatmul("groups256", m=300, k=16, n=8, g=256),
+         GroupedMatmul("odd_sizes", m=77, k=13, n=19, g=5),
+         GroupedMatmul("tall", m=1000, k=64, n=40, g=7),
+         GroupedMatmul("wide", m=33, k=96, n=200, g=3),
+         GroupedMatmul("transposed", m=77, k=13, n=19, g=5, transpose=True),
+         GroupedMatmul("transposed_wide", m=50, k=128, n=72, g=3,
+                       transpose=True),
+         GroupedMatmul("k1", m=20, k=1, n=9, g=2)]),
+    "grouped-matmul-options.mlir": (
+        "ejk.grouped_matmul options: group offsets (expert parallelism), "
+        "accumulation into existing_out, f32 results of f16/bf16 inputs, "
+        "every dtype.",
+        [GroupedMatmul("offset", m=60, g=8, local=3, offset=True),
+         GroupedMatmul("offset_transposed", m=60, g=8, local=5, offset=True,
+                       transpose=True),
+         GroupedMatmul("accumulate", acc=True),
+         GroupedMatmul("offset_accumulate", g=6, local=2, offset=True,
+                       acc=True),
+         GroupedMatmul("f16", m=70, k=40, n=24, g=3, dtype="f16"),
+         GroupedMatmul("bf16", m=70, k=40, n=24, g=3, dtype="bf16"),
+         GroupedMatmul("f16_out_f32", m=70, k=40, n=24, g=3, dtype="f16",
+                       out_dtype="f32"),
+         GroupedMatmul("bf16_out_f32_transposed", m=70, k=40, n=24, g=3,
+                       dtype="bf16", out_dtype="f32", transpose=True),
+         GroupedMatmul("f16_accumulate", m=45, k=32, n=32, g=4, dtype="f16",
+                       acc=True)]),
+    "transposed-grouped-matmul.mlir": (
+        "ejk.transposed_grouped_matmul: shapes, empty groups, offsets, "
+        "accumulation, dtypes.",
+        [TransposedGroupedMatmul("groups4"),
+         TransposedGroupedMatmul("one_group", g=1),
+         TransposedGroupedMatmul("groups64", m=200, k=8, n=12, g=64),
+         TransposedGroupedMatmul("odd_sizes", m=77, k=13, n=19, g=5),
+         TransposedGroupedMatmul("tall", m=1000, k=40, n=24, g=3),
+         TransposedGroupedMatmul("offset", m=60, g=8, local=3, offset=True),
+         TransposedGroupedMatmul("accumulate", acc=True),
+         TransposedGroupedMatmul("f16", m=70, k=24, n=40, g=3, dtype="f16"),
+         TransposedGroupedMatmul("bf16_out_f32", m=70, k=24, n=40, g=3,
+                                 dtype="bf16", out_dtype="f32")]),
+    "grouped-matmul-backward.mlir": (
+        "The backward of a grouped matmul, written with the two ops.",
+        [GroupedMatmulBackward("plain"),
+         GroupedMatmulBackward("transposed", transpose=True),
+         GroupedMatmulBackward("f16", dtype="f16", m=50, k=32, n=24)]),
+}
+
+
+# --- pooling -----------------------------------------------------------------
+
+class MeanPooling:
+    """One ejk.mean_pooling (or, with grad, ejk.mean_pooling_grad) entry;
+    packed when `total` is given (cumulative lengths drawn as a random
+    split, some sequences empty or of length 1)."""
+
+    def __init__(self, name, b=2, s=16, h=32, total=None, dtype="f32",
+                 grad=False, config=None, vulkan_config=None):
+        self.__dict__.update(locals())
+        del self.__dict__["self"]
+
+    def function(self, target="cpu"):
+        tokens = tensor([self.total, self.h] if self.total is not None
+                        else [self.b, self.s, self.h], self.dtype)
+        pooled = tensor([self.b, self.h], self.dtype)
+        cu = tensor([self.b + 1], "i32")
+        args = []
+        extra = ""
+        if self.total is not None:
+            args.append(f"%cu: {cu}")
+            extra = f" cu_seqlens(%cu : {cu})"
+        attrs = attr_dict(self, [], target)
+        if self.grad:
+            args = [f"%dy: {pooled}"] + args
+            return (
+                f"func.func @{self.name}({', '.join(args)}) -> {tokens} {{\n"
+                f"  %dx = ejk.mean_pooling_grad %dy{extra}{attrs}\n"
+                f"      : {pooled} -> {tokens}\n"
+                f"  return %dx : {tokens}\n}}\n")
+        args = [f"%x: {tokens}"] + args
+        return (
+            f"func.func @{self.name}({', '.join(args)}) -> {pooled} {{\n"
+            f"  %y = ejk.mean_pooling %x{extra}{attrs}\n"
+            f"      : {tokens} -> {pooled}\n"
+            f"  return %y : {pooled}\n}}\n")
+
+
+POOLING_FILES = {
+    "mean-pooling.mlir": (
+        "ejk.mean_pooling, dense and packed: one token, odd hidden sizes, "
+        "long sequences, many sequences with empty ones, every dtype.",
+        [MeanPooling("dense"), MeanPooling("one_token", s=1),
+         MeanPooling("odd_hidden", b=3, s=7, h=13),
+         MeanPooling("long", b=1, s=3000, h=40),
+         MeanPooling("packed", b=4, total=100),
+         MeanPooling("packed_many", b=33, total=70, h=20),
+         MeanPooling("packed_one", b=1, total=9, h=8),
+         MeanPooling("packed_long", b=3, total=4000, h=24),
+         MeanPooling("f16", b=3, s=50, h=64, dtype="f16"),
+         MeanPooling("bf16_packed", b=5, total=90, h=48, dtype="bf16"),
+         MeanPooling("config", b=2, s=45, h=40,
+                     config="block_d = 16, block_s = 8")]),
+    "mean-pooling-grad.mlir": (
+        "ejk.mean_pooling_grad, dense and packed, every dtype.",
+        [MeanPooling("dense", grad=True),
+         MeanPooling("odd_hidden", b=3, s=7, h=13, grad=True),
+         MeanPooling("packed", b=4, total=100, grad=True),
+         MeanPooling("packed_many", b=33, total=70, h=20, grad=True),
+         MeanPooling("f16", b=3, s=50, h=64, dtype="f16", grad=True),
+         MeanPooling("bf16_packed", b=5, total=90, h=48, dtype="bf16",
+                     grad=True)]),
+}
+
+
 # --- the families ----------------------------------------------------------
 
 class Family:
@@ -355,6 +564,13 @@ FAMILIES = [
            checks=["// CHECK: result 0 ({{.*}}): {{.*}}: ok",
                    "// CHECK-NOT: FAILED"],
            wide_vectors=True),
+    Family("moe", MOE_FILES,
+           checks=["// CHECK: result 0 ({{.*}}): {{.*}}: ok",
+                   "// CHECK-NOT: FAILED"],
+           wide_vectors=True),
+    Family("pooling", POOLING_FILES,
+           checks=["// CHECK: result 0 ({{.*}}): {{.*}}: ok",
+                   "// CHECK-NOT: FAILED"]),
 ]
 
 

@@ -22,6 +22,8 @@ void registerAllOpFamilies(DialectRegistry &registry);
 /// One function per family, each in its folder.
 void registerAttentionFamily(DialectRegistry &registry);
 void registerStateSpaceFamily(DialectRegistry &registry);
+void registerMoeFamily(DialectRegistry &registry);
+void registerPoolingFamily(DialectRegistry &registry);
 
 } // namespace mlir::ejk
 

@@ -16,17 +16,38 @@
 
 namespace ejk {
 
-/// How to draw the elements of one floating-point input.
+/// How to draw the elements of one input.
 struct InputDistribution {
-  enum class Kind { Normal, Uniform };
+  enum class Kind {
+    /// Floats: N(first, second).
+    Normal,
+    /// Floats: U[first, second).
+    Uniform,
+    /// Integers: the sizes of consecutive row groups (MoE group sizes), each
+    /// >= 0, summing to `first` rows or a little less (rows past the last
+    /// group), some groups empty.
+    GroupSizes,
+    /// Integers: cumulative sequence lengths over `first` packed rows:
+    /// 0 first, non-decreasing, the last entry `first`, some sequences
+    /// empty or of length 1.
+    CumulativeLengths,
+    /// Integers: uniform in [first, second].
+    IntegerRange,
+  };
   Kind kind = Kind::Normal;
-  /// Normal: mean and standard deviation; Uniform: [first, second).
   float first = 0.0f, second = 1.0f;
 };
 
+/// The name of `kind` in artifact manifests ("normal", "group_sizes", ...).
+const char *distributionKindName(InputDistribution::Kind kind);
+/// The kind named `name`; false when there is none.
+bool parseDistributionKind(const std::string &name,
+                           InputDistribution::Kind &kind);
+
 /// A random tensor of `dtype` and `shape`: floats (f32, f16, bf16, f64)
-/// from `floats`, i1 true with probability 0.85, integers in [0, 3) sorted
-/// along the last dimension (segment-id like).
+/// from `floats`, i1 true with probability 0.85, integers from `floats` when
+/// it is an integer kind and otherwise in [0, 3) sorted along the last
+/// dimension (segment-id like).
 HostTensor randomTensor(const std::string &dtype, std::vector<int64_t> shape,
                         const InputDistribution &floats, std::mt19937_64 &rng);
 

@@ -67,9 +67,7 @@ nlohmann::json toJson(const std::vector<TensorSpec> &specs, bool inputs) {
   for (const TensorSpec &spec : specs) {
     nlohmann::json item = {{"dtype", spec.dtype}, {"shape", spec.shape}};
     if (inputs)
-      item["random"] = {spec.random.kind == InputDistribution::Kind::Uniform
-                            ? "uniform"
-                            : "normal",
+      item["random"] = {::ejk::distributionKindName(spec.random.kind),
                         spec.random.first, spec.random.second};
     list.push_back(std::move(item));
   }
@@ -99,11 +97,9 @@ bool fromJson(const nlohmann::json &list, bool inputs,
           !(*random)[0].is_string() || !(*random)[1].is_number() ||
           !(*random)[2].is_number())
         return false;
-      std::string kind = (*random)[0].get<std::string>();
-      if (kind != "normal" && kind != "uniform")
+      if (!::ejk::parseDistributionKind((*random)[0].get<std::string>(),
+                                        spec.random.kind))
         return false;
-      spec.random.kind = kind == "uniform" ? InputDistribution::Kind::Uniform
-                                           : InputDistribution::Kind::Normal;
       spec.random.first = (*random)[1].get<float>();
       spec.random.second = (*random)[2].get<float>();
     }

@@ -25,7 +25,7 @@ func.func @lhs_dtype(%lhs: tensor<64x32xi32>, %rhs: tensor<4x32x16xi32>, %sizes:
 // -----
 
 func.func @rhs_rank(%lhs: tensor<64x32xf32>, %rhs: tensor<32x16xf32>, %sizes: tensor<4xi32>) {
-  // expected-error @+1 {{expects 'rhs' to have rank 3 [num_groups, k, n], got rank 2}}
+  // expected-error @+1 {{expects 'rhs' to have rank 3 [local_groups, k, n], got rank 2}}
   %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xf32>, tensor<32x16xf32>, tensor<4xi32> -> tensor<64x16xf32>
   return
 }
@@ -33,7 +33,7 @@ func.func @rhs_rank(%lhs: tensor<64x32xf32>, %rhs: tensor<32x16xf32>, %sizes: te
 // -----
 
 func.func @rhs_rank_transposed(%lhs: tensor<64x32xf32>, %rhs: tensor<16x32xf32>, %sizes: tensor<4xi32>) {
-  // expected-error @+1 {{expects 'rhs' to have rank 3 [num_groups, n, k], got rank 2}}
+  // expected-error @+1 {{expects 'rhs' to have rank 3 [local_groups, n, k], got rank 2}}
   %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes {transpose_rhs} : tensor<64x32xf32>, tensor<16x32xf32>, tensor<4xi32> -> tensor<64x16xf32>
   return
 }
@@ -81,7 +81,7 @@ func.func @group_sizes_dtype(%lhs: tensor<64x32xf32>, %rhs: tensor<4x32x16xf32>,
 // -----
 
 func.func @group_sizes_count(%lhs: tensor<64x32xf32>, %rhs: tensor<4x32x16xf32>, %sizes: tensor<8xi32>) {
-  // expected-error @+1 {{expects 'group_sizes' dim 0 (num_groups) to be 4 to match 'rhs' dim 0 (num_groups), got 8}}
+  // expected-error @+1 {{expects 'rhs' dim 0 (local_groups) to be 8 to match 'group_sizes' dim 0 (num_groups), got 4}}
   %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xf32>, tensor<4x32x16xf32>, tensor<8xi32> -> tensor<64x16xf32>
   return
 }
@@ -89,8 +89,8 @@ func.func @group_sizes_count(%lhs: tensor<64x32xf32>, %rhs: tensor<4x32x16xf32>,
 // -----
 
 func.func @out_dtype(%lhs: tensor<64x32xf16>, %rhs: tensor<4x32x16xf16>, %sizes: tensor<4xi32>) {
-  // expected-error @+1 {{expects 'out' element type to match 'lhs' ('f16'), got 'f32'}}
-  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xf16>, tensor<4x32x16xf16>, tensor<4xi32> -> tensor<64x16xf32>
+  // expected-error @+1 {{expects 'out' element type to be f32 or to match 'lhs' ('f16'), got 'bf16'}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xf16>, tensor<4x32x16xf16>, tensor<4xi32> -> tensor<64x16xbf16>
   return
 }
 
@@ -121,7 +121,111 @@ func.func @out_n_transposed(%lhs: tensor<64x32xf32>, %rhs: tensor<4x48x32xf32>, 
 // -----
 
 func.func @config_name(%lhs: tensor<64x32xf32>, %rhs: tensor<4x32x16xf32>, %sizes: tensor<4xi32>) {
-  // expected-error @+1 {{does not accept config entry 'block_q', expected one of: block_m, block_n, block_k}}
+  // expected-error @+1 {{does not accept config entry 'block_q', expected one of: block_m, block_n, block_k, num_subgroups}}
   %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes {config = #ejk.config<block_m = 64, block_q = 64>} : tensor<64x32xf32>, tensor<4x32x16xf32>, tensor<4xi32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @offset_type(%lhs: tensor<64x32xf32>, %rhs: tensor<2x32x16xf32>, %sizes: tensor<4xi32>, %off: tensor<1xi64>) {
+  // expected-error @+1 {{expects 'group_offset' element type to be 'i32', got 'i64'}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes group_offset(%off : tensor<1xi64>) : tensor<64x32xf32>, tensor<2x32x16xf32>, tensor<4xi32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @offset_shape(%lhs: tensor<64x32xf32>, %rhs: tensor<2x32x16xf32>, %sizes: tensor<4xi32>, %off: tensor<2xi32>) {
+  // expected-error @+1 {{expects 'group_offset' dim 0 (one) to be 1 (a single group index), got 2}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes group_offset(%off : tensor<2xi32>) : tensor<64x32xf32>, tensor<2x32x16xf32>, tensor<4xi32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @too_many_local_groups(%lhs: tensor<64x32xf32>, %rhs: tensor<5x32x16xf32>, %sizes: tensor<4xi32>, %off: tensor<1xi32>) {
+  // expected-error @+1 {{expects 'rhs' dim 0 (local_groups) to be at most 'group_sizes' dim 0 (num_groups, 4), got 5}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes group_offset(%off : tensor<1xi32>) : tensor<64x32xf32>, tensor<5x32x16xf32>, tensor<4xi32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @existing_out_type(%lhs: tensor<64x32xf16>, %rhs: tensor<4x32x16xf16>, %sizes: tensor<4xi32>, %acc: tensor<64x16xf16>) {
+  // expected-error @+1 {{expects 'existing_out' to have the result's type 'tensor<64x16xf32>', got 'tensor<64x16xf16>'}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes existing_out(%acc : tensor<64x16xf16>) : tensor<64x32xf16>, tensor<4x32x16xf16>, tensor<4xi32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @tgmm_rhs_rows(%lhs: tensor<64x32xf32>, %rhs: tensor<60x16xf32>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'rhs' dim 0 (rows) to be 64 to match 'lhs' dim 0 (rows), got 60}}
+  %r0 = ejk.transposed_grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xf32>, tensor<60x16xf32>, tensor<4xi32> -> tensor<4x32x16xf32>
+  return
+}
+
+// -----
+
+func.func @tgmm_rhs_dtype(%lhs: tensor<64x32xf16>, %rhs: tensor<64x16xf32>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'rhs' element type to match 'lhs' ('f16'), got 'f32'}}
+  %r0 = ejk.transposed_grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xf16>, tensor<64x16xf32>, tensor<4xi32> -> tensor<4x32x16xf32>
+  return
+}
+
+// -----
+
+func.func @tgmm_out_rank(%lhs: tensor<64x32xf32>, %rhs: tensor<64x16xf32>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'out' to have rank 3 [local_groups, k, n], got rank 2}}
+  %r0 = ejk.transposed_grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xf32>, tensor<64x16xf32>, tensor<4xi32> -> tensor<32x16xf32>
+  return
+}
+
+// -----
+
+func.func @tgmm_out_k(%lhs: tensor<64x32xf32>, %rhs: tensor<64x16xf32>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'out' dim 1 (k) to be 32 to match 'lhs' dim 1 (k), got 16}}
+  %r0 = ejk.transposed_grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xf32>, tensor<64x16xf32>, tensor<4xi32> -> tensor<4x16x16xf32>
+  return
+}
+
+// -----
+
+func.func @tgmm_out_n(%lhs: tensor<64x32xf32>, %rhs: tensor<64x16xf32>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'out' dim 2 (n) to be 16 to match 'rhs' dim 1 (n), got 8}}
+  %r0 = ejk.transposed_grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xf32>, tensor<64x16xf32>, tensor<4xi32> -> tensor<4x32x8xf32>
+  return
+}
+
+// -----
+
+func.func @tgmm_out_dtype(%lhs: tensor<64x32xbf16>, %rhs: tensor<64x16xbf16>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'out' element type to be f32 or to match 'lhs' ('bf16'), got 'f16'}}
+  %r0 = ejk.transposed_grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xbf16>, tensor<64x16xbf16>, tensor<4xi32> -> tensor<4x32x16xf16>
+  return
+}
+
+// -----
+
+func.func @tgmm_groups(%lhs: tensor<64x32xf32>, %rhs: tensor<64x16xf32>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'out' dim 0 (local_groups) to be 4 to match 'group_sizes' dim 0 (num_groups), got 3}}
+  %r0 = ejk.transposed_grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xf32>, tensor<64x16xf32>, tensor<4xi32> -> tensor<3x32x16xf32>
+  return
+}
+
+// -----
+
+func.func @tgmm_lhs_dtype(%lhs: tensor<64x32xi8>, %rhs: tensor<64x16xi8>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'lhs' element type to be f32, f16 or bf16, got 'i8'}}
+  %r0 = ejk.transposed_grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xi8>, tensor<64x16xi8>, tensor<4xi32> -> tensor<4x32x16xf32>
+  return
+}
+
+// -----
+
+func.func @tgmm_existing_out(%lhs: tensor<64x32xf32>, %rhs: tensor<64x16xf32>, %sizes: tensor<4xi32>, %acc: tensor<4x16x32xf32>) {
+  // expected-error @+1 {{expects 'existing_out' to have the result's type 'tensor<4x32x16xf32>', got 'tensor<4x16x32xf32>'}}
+  %r0 = ejk.transposed_grouped_matmul %lhs, %rhs, %sizes existing_out(%acc : tensor<4x16x32xf32>) : tensor<64x32xf32>, tensor<64x16xf32>, tensor<4xi32> -> tensor<4x32x16xf32>
   return
 }

@@ -44,3 +44,37 @@ func.func @doc_example(%lhs: tensor<4096x1024xbf16>, %rhs: tensor<8x2816x1024xbf
         -> tensor<4096x2816xbf16>
   return %out : tensor<4096x2816xbf16>
 }
+
+// -----
+
+// Expert parallelism (this shard holds groups 2..4 of 8) accumulating into
+// an f32 result of bf16 inputs.
+// CHECK-LABEL: func.func @offset_accumulate
+// CHECK: ejk.grouped_matmul %{{.*}}, %{{.*}}, %{{.*}} group_offset(%{{.*}} : tensor<1xi32>) existing_out(%{{.*}} : tensor<100x32xf32>) : tensor<100x64xbf16>, tensor<3x64x32xbf16>, tensor<8xi32> -> tensor<100x32xf32>
+func.func @offset_accumulate(%lhs: tensor<100x64xbf16>, %rhs: tensor<3x64x32xbf16>, %sizes: tensor<8xi32>, %off: tensor<1xi32>, %acc: tensor<100x32xf32>) -> tensor<100x32xf32> {
+  %out = ejk.grouped_matmul %lhs, %rhs, %sizes group_offset(%off : tensor<1xi32>) existing_out(%acc : tensor<100x32xf32>)
+      : tensor<100x64xbf16>, tensor<3x64x32xbf16>, tensor<8xi32> -> tensor<100x32xf32>
+  return %out : tensor<100x32xf32>
+}
+
+// -----
+
+// The weight gradient: per group, lhs^T x rhs.
+// CHECK-LABEL: func.func @transposed_grouped
+// CHECK: ejk.transposed_grouped_matmul %{{.*}}, %{{.*}}, %{{.*}} : tensor<4096x1024xbf16>, tensor<4096x512xbf16>, tensor<16xi32> -> tensor<16x1024x512xf32>
+func.func @transposed_grouped(%x: tensor<4096x1024xbf16>, %dout: tensor<4096x512xbf16>, %sizes: tensor<16xi32>) -> tensor<16x1024x512xf32> {
+  %d_rhs = ejk.transposed_grouped_matmul %x, %dout, %sizes
+      : tensor<4096x1024xbf16>, tensor<4096x512xbf16>, tensor<16xi32>
+      -> tensor<16x1024x512xf32>
+  return %d_rhs : tensor<16x1024x512xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @transposed_offset
+// CHECK: ejk.transposed_grouped_matmul %{{.*}}, %{{.*}}, %{{.*}} group_offset(%{{.*}} : tensor<1xi32>) existing_out(%{{.*}} : tensor<2x8x4xf32>) {config = #ejk.config<block_k = 8, block_m = 16, block_n = 4>}
+func.func @transposed_offset(%x: tensor<40x8xf32>, %dout: tensor<40x4xf32>, %sizes: tensor<6xi32>, %off: tensor<1xi32>, %acc: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+  %d_rhs = ejk.transposed_grouped_matmul %x, %dout, %sizes group_offset(%off : tensor<1xi32>) existing_out(%acc : tensor<2x8x4xf32>) {config = #ejk.config<block_m = 16, block_n = 4, block_k = 8>}
+      : tensor<40x8xf32>, tensor<40x4xf32>, tensor<6xi32> -> tensor<2x8x4xf32>
+  return %d_rhs : tensor<2x8x4xf32>
+}

@@ -45,3 +45,23 @@ func.func @doc_example(%tokens: tensor<1000x768xf32>, %cu: tensor<5xi32>) -> ten
         : tensor<1000x768xf32> -> tensor<4x768xf32>
   return %pooled : tensor<4x768xf32>
 }
+
+// -----
+
+// The backward, dense and packed.
+// CHECK-LABEL: func.func @grad_dense
+// CHECK: ejk.mean_pooling_grad %{{.*}} : tensor<4x32xf32> -> tensor<4x10x32xf32>
+func.func @grad_dense(%dy: tensor<4x32xf32>) -> tensor<4x10x32xf32> {
+  %dx = ejk.mean_pooling_grad %dy : tensor<4x32xf32> -> tensor<4x10x32xf32>
+  return %dx : tensor<4x10x32xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @grad_packed
+// CHECK: ejk.mean_pooling_grad %{{.*}} cu_seqlens(%{{.*}} : tensor<5xi32>) {config = #ejk.config<block_d = 64, block_s = 16>} : tensor<4x768xbf16> -> tensor<1000x768xbf16>
+func.func @grad_packed(%dy: tensor<4x768xbf16>, %cu: tensor<5xi32>) -> tensor<1000x768xbf16> {
+  %dx = ejk.mean_pooling_grad %dy cu_seqlens(%cu : tensor<5xi32>) {config = #ejk.config<block_d = 64, block_s = 16>}
+      : tensor<4x768xbf16> -> tensor<1000x768xbf16>
+  return %dx : tensor<1000x768xbf16>
+}

@@ -1,0 +1,129 @@
+//===- Model.cpp - the MoE family's op models -----------------------------===//
+//
+// What the compiler knows of `ejk.grouped_matmul` and
+// `ejk.transposed_grouped_matmul` outside their kernels: problem keys, the
+// reference bridge (Reference.cpp), the ranges of random inputs, and the
+// kernels of each target (Cpu/, Vulkan/), registered by
+// `registerMoeFamily`.
+//
+// Random group sizes are a random split of the rows (some groups empty, a
+// few rows sometimes past the last group) and a random group offset lies in
+// [0, num_groups - local_groups]: N(0, 1) integers would be invalid sizes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common/ProblemKey.h"
+#include "Moe/Cpu/GroupedMatmul.h"
+#include "Moe/Reference.h"
+#include "Moe/Vulkan/GroupedMatmul.h"
+
+#include "ejk/Dialect/Ejk/EjkDialect.h"
+#include "ejk/Ops/Moe/Problem.h"
+#include "ejk/Ops/Registry.h"
+#include "ejk/Ops/TunableModel.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+using Distribution = ::ejk::InputDistribution;
+
+/// The ranges of the group sizes and the offset of a problem `p`.
+static std::optional<Distribution>
+groupRange(Value operand, Value groupSizes, Value groupOffset,
+           const GroupedMatmulProblem &p) {
+  using Kind = Distribution::Kind;
+  if (operand == groupSizes)
+    return Distribution{Kind::GroupSizes, static_cast<float>(p.rows), 0.0f};
+  if (groupOffset && operand == groupOffset)
+    return Distribution{Kind::IntegerRange, 0.0f,
+                        static_cast<float>(p.numGroups - p.localGroups)};
+  return std::nullopt;
+}
+
+/// The problem key of either op.
+template <typename OpT>
+static std::string groupedMatmulKey(OpT op, StringRef name) {
+  ProblemKey key(name);
+  key.type("lhs", op.getLhs())
+      .type("rhs", op.getRhs())
+      .type("group_sizes", op.getGroupSizes())
+      .type("out", op.getOut())
+      .flag("group_offset", op.getGroupOffset() != nullptr)
+      .flag("existing_out", op.getExistingOut() != nullptr);
+  return key.str();
+}
+
+namespace {
+class GroupedMatmulModel final : public OpModel {
+public:
+  GroupedMatmulModel() {}
+  StringRef getOperationName() const override {
+    return GroupedMatmulOp::getOperationName();
+  }
+  std::string problemKey(Operation *operation) const override {
+    auto op = cast<GroupedMatmulOp>(operation);
+    std::string key = groupedMatmulKey(op, getOperationName());
+    return key + ";transpose_rhs=" + (op.getTransposeRhs() ? "1" : "0");
+  }
+  /// A product over k = 0 is 0 everywhere.
+  std::optional<SmallVector<double>>
+  constantResults(Operation *operation) const override {
+    GroupedMatmulProblem p =
+        readGroupedMatmulProblem(cast<GroupedMatmulOp>(operation));
+    if (p.k == 0 && !p.accumulate)
+      return SmallVector<double>{0.0};
+    return std::nullopt;
+  }
+  LogicalResult evaluateReference(Operation *op,
+                                  ReferenceValues &values) const override {
+    return evaluateGroupedMatmul(cast<GroupedMatmulOp>(op), values);
+  }
+  std::optional<Distribution> inputDistribution(Operation *operation,
+                                                Value operand) const override {
+    auto op = cast<GroupedMatmulOp>(operation);
+    return groupRange(operand, op.getGroupSizes(), op.getGroupOffset(),
+                      readGroupedMatmulProblem(op));
+  }
+};
+
+class TransposedGroupedMatmulModel final : public OpModel {
+public:
+  TransposedGroupedMatmulModel() {}
+  StringRef getOperationName() const override {
+    return TransposedGroupedMatmulOp::getOperationName();
+  }
+  std::string problemKey(Operation *operation) const override {
+    return groupedMatmulKey(cast<TransposedGroupedMatmulOp>(operation),
+                            getOperationName());
+  }
+  /// A sum over no rows is 0 everywhere.
+  std::optional<SmallVector<double>>
+  constantResults(Operation *operation) const override {
+    GroupedMatmulProblem p = readTransposedGroupedMatmulProblem(
+        cast<TransposedGroupedMatmulOp>(operation));
+    if (p.rows == 0 && !p.accumulate)
+      return SmallVector<double>{0.0};
+    return std::nullopt;
+  }
+  LogicalResult evaluateReference(Operation *op,
+                                  ReferenceValues &values) const override {
+    return evaluateTransposedGroupedMatmul(
+        cast<TransposedGroupedMatmulOp>(op), values);
+  }
+  std::optional<Distribution> inputDistribution(Operation *operation,
+                                                Value operand) const override {
+    auto op = cast<TransposedGroupedMatmulOp>(operation);
+    return groupRange(operand, op.getGroupSizes(), op.getGroupOffset(),
+                      readTransposedGroupedMatmulProblem(op));
+  }
+};
+} // namespace
+
+void mlir::ejk::registerMoeFamily(DialectRegistry &registry) {
+  registerOpModel(std::make_unique<GroupedMatmulModel>());
+  registerOpModel(std::make_unique<TransposedGroupedMatmulModel>());
+  registry.addExtension(+[](MLIRContext *context, EjkDialect *) {
+    GroupedMatmulOp::attachInterface<TunableModel<GroupedMatmulOp>>(*context);
+    TransposedGroupedMatmulOp::attachInterface<
+        TunableModel<TransposedGroupedMatmulOp>>(*context);
+  });
+}

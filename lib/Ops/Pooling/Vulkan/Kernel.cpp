@@ -1,0 +1,162 @@
+//===- Kernel.cpp - mean pooling and its backward on Vulkan ---------------===//
+//
+// One thread per hidden column: the threads of a workgroup read one token
+// row together (coalesced), so both kernels stream at the memory's rate.
+//
+// mean_pooling: one workgroup = (block of `block_d` columns, sequence); each
+// thread sums its column over the sequence's rows, `block_s` rows per step
+// (unrolled), and scales by 1 / length (0 for an empty sequence).
+//
+// mean_pooling_grad: one workgroup = (block of `block_d` columns, block of
+// `block_s` token rows); each row finds its sequence (Sequences.h) and
+// every thread writes its column of grad_output / length, or 0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Pooling/Sequences.h"
+#include "Pooling/Vulkan/MeanPooling.h"
+
+#include "ejk/Ops/Pooling/Config.h"
+#include "ejk/Ops/Pooling/Problem.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+namespace {
+
+struct VulkanPoolingPlan : MeanPoolingProblem {
+  int64_t blockD = 0, blockS = 0;
+
+  int64_t dBlocks() const { return (hidden + blockD - 1) / blockD; }
+};
+
+/// Indices of token row `row` at column `d`.
+SmallVector<Value> tokenIndices(Emitter &e, const VulkanPoolingPlan &p,
+                                Value row, Value d) {
+  if (p.packed)
+    return {row, d};
+  Value seq = e.index(p.seq);
+  return {e.div(row, seq), arith::RemSIOp::create(e.b, row, seq), d};
+}
+
+/// Emits `body(column)` for this thread's column when it exists.
+void forMyColumn(Emitter &e, const VulkanPoolingPlan &p,
+                 function_ref<void(Value)> body) {
+  Value thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
+  Value d = e.add(e.mul(WorkgroupIdOp::create(e.b, 0), e.index(p.blockD)),
+                  thread);
+  Value exists =
+      arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, d, e.index(p.hidden));
+  auto ifOp = scf::IfOp::create(e.b, exists, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(e.b);
+  e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  body(d);
+}
+
+Value loadF32(Emitter &e, Value memref, ValueRange indices) {
+  return e.toF32(memref::LoadOp::create(e.b, memref, indices));
+}
+
+void storeF32(Emitter &e, Value value, Value memref, ValueRange indices) {
+  Type elt = cast<MemRefType>(memref.getType()).getElementType();
+  memref::StoreOp::create(e.b, e.fromF32(value, elt), memref, indices);
+}
+
+void buildForward(OpBuilder &builder, Location loc, const VulkanPoolingPlan &p,
+                  const MeanPoolingBuffers &buf) {
+  Emitter e(builder, loc, 1);
+  Value batch = WorkgroupIdOp::create(e.b, 1);
+  forMyColumn(e, p, [&](Value d) {
+    SequenceRange range = sequenceRange(e, p, buf.cuSeqlens, batch);
+    Value length = e.sub(range.end, range.start);
+    Value wholeEnd = e.add(range.start, e.mul(e.div(length, e.index(p.blockS)),
+                                              e.index(p.blockS)));
+    Value sum = e.forLoop(range.start, wholeEnd, e.index(p.blockS),
+                          {e.constF32(0.0f)},
+                          [&](Value row0, ValueRange acc) {
+                            Value s = acc[0];
+                            for (int64_t i = 0; i < p.blockS; ++i)
+                              s = e.fadd(s, loadF32(e, buf.tokens,
+                                                    tokenIndices(
+                                                        e, p,
+                                                        e.add(row0, e.index(i)),
+                                                        d)));
+                            return SmallVector<Value>{s};
+                          })[0];
+    sum = e.forLoop(wholeEnd, range.end, e.index(1), {sum},
+                    [&](Value row, ValueRange acc) {
+                      return SmallVector<Value>{e.fadd(
+                          acc[0],
+                          loadF32(e, buf.tokens, tokenIndices(e, p, row, d)))};
+                    })[0];
+    storeF32(e, e.fmul(sum, inverseLength(e, length)), buf.pooled, {batch, d});
+  });
+}
+
+void buildBackward(OpBuilder &builder, Location loc, const VulkanPoolingPlan &p,
+                   const MeanPoolingBuffers &buf) {
+  Emitter e(builder, loc, 1);
+  Value row0 = e.mul(WorkgroupIdOp::create(e.b, 1), e.index(p.blockS));
+  Value rowEnd = e.min(e.add(row0, e.index(p.blockS)), e.index(p.tokenRows()));
+  forMyColumn(e, p, [&](Value d) {
+    e.forLoop(row0, rowEnd, e.index(1), [&](Value row) {
+      RowSequence owner = sequenceOfRow(e, p, buf.cuSeqlens, row);
+      Value g = loadF32(e, buf.pooled, {owner.sequence, d});
+      storeF32(e, e.fmul(g, owner.scale), buf.tokens,
+               tokenIndices(e, p, row, d));
+    });
+  });
+}
+
+VulkanPoolingPlan makePlan(const MeanPoolingProblem &problem,
+                           ConfigAttr attr) {
+  MeanPoolingConfig config = *MeanPoolingConfig::read(attr, llvm::nulls());
+  VulkanPoolingPlan plan;
+  static_cast<MeanPoolingProblem &>(plan) = problem;
+  plan.blockD = config.blockD;
+  plan.blockS = config.blockS;
+  return plan;
+}
+
+} // namespace
+
+LogicalResult VulkanMeanPooling::tile(MeanPoolingOp op, ConfigAttr attr,
+                                      DispatchRewriter &rewriter) {
+  VulkanPoolingPlan plan = makePlan(readMeanPoolingProblem(op), attr);
+  MeanPoolingBuffers buf = findMeanPoolingBuffers(op, rewriter);
+  if (failed(rewriter.checkDispatchForm(op)))
+    return failure();
+  // replaceBody erases the op: read its location first.
+  Location loc = op.getLoc();
+  OpBuilder b = rewriter.replaceBody();
+  buildForward(b, loc, plan, buf);
+  rewriter.finish(b);
+  func::FuncOp dispatch = rewriter.dispatch();
+  DispatchRewriter::setGrid(dispatch, {plan.dBlocks(), plan.batch, 1});
+  DispatchRewriter::setVulkanLaunch(dispatch, plan.blockD, 0);
+  DispatchRewriter::setWork(dispatch, plan.tokenRows() * plan.hidden,
+                            DispatchRewriter::bytesOf(buf.all()));
+  return success();
+}
+
+LogicalResult VulkanMeanPoolingGrad::tile(MeanPoolingGradOp op,
+                                          ConfigAttr attr,
+                                          DispatchRewriter &rewriter) {
+  VulkanPoolingPlan plan = makePlan(readMeanPoolingGradProblem(op), attr);
+  MeanPoolingBuffers buf = findMeanPoolingGradBuffers(op, rewriter);
+  if (failed(rewriter.checkDispatchForm(op)))
+    return failure();
+  Location loc = op.getLoc();
+  OpBuilder b = rewriter.replaceBody();
+  buildBackward(b, loc, plan, buf);
+  rewriter.finish(b);
+  func::FuncOp dispatch = rewriter.dispatch();
+  int64_t rowBlocks = (plan.tokenRows() + plan.blockS - 1) / plan.blockS;
+  DispatchRewriter::setGrid(dispatch, {plan.dBlocks(), rowBlocks, 1});
+  DispatchRewriter::setVulkanLaunch(dispatch, plan.blockD, 0);
+  DispatchRewriter::setWork(dispatch, plan.tokenRows() * plan.hidden,
+                            DispatchRewriter::bytesOf(buf.all()));
+  return success();
+}
