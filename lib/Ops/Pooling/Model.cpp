@@ -34,7 +34,11 @@ static std::optional<Distribution> cuSeqlensRange(Value operand, Value cu,
 namespace {
 class MeanPoolingModel final : public OpModel {
 public:
-  MeanPoolingModel() {}
+  MeanPoolingModel() {
+    cpu = std::make_unique<TargetKernelOf<MeanPoolingOp, CpuMeanPooling>>();
+    vulkan =
+        std::make_unique<TargetKernelOf<MeanPoolingOp, VulkanMeanPooling>>();
+  }
   StringRef getOperationName() const override {
     return MeanPoolingOp::getOperationName();
   }
@@ -67,7 +71,12 @@ public:
 
 class MeanPoolingGradModel final : public OpModel {
 public:
-  MeanPoolingGradModel() {}
+  MeanPoolingGradModel() {
+    cpu = std::make_unique<
+        TargetKernelOf<MeanPoolingGradOp, CpuMeanPoolingGrad>>();
+    vulkan = std::make_unique<
+        TargetKernelOf<MeanPoolingGradOp, VulkanMeanPoolingGrad>>();
+  }
   StringRef getOperationName() const override {
     return MeanPoolingGradOp::getOperationName();
   }

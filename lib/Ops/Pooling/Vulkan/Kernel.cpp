@@ -71,26 +71,35 @@ void buildForward(OpBuilder &builder, Location loc, const VulkanPoolingPlan &p,
   forMyColumn(e, p, [&](Value d) {
     SequenceRange range = sequenceRange(e, p, buf.cuSeqlens, batch);
     Value length = e.sub(range.end, range.start);
-    Value wholeEnd = e.add(range.start, e.mul(e.div(length, e.index(p.blockS)),
-                                              e.index(p.blockS)));
-    Value sum = e.forLoop(range.start, wholeEnd, e.index(p.blockS),
-                          {e.constF32(0.0f)},
-                          [&](Value row0, ValueRange acc) {
-                            Value s = acc[0];
-                            for (int64_t i = 0; i < p.blockS; ++i)
-                              s = e.fadd(s, loadF32(e, buf.tokens,
-                                                    tokenIndices(
-                                                        e, p,
-                                                        e.add(row0, e.index(i)),
-                                                        d)));
-                            return SmallVector<Value>{s};
-                          })[0];
-    sum = e.forLoop(wholeEnd, range.end, e.index(1), {sum},
-                    [&](Value row, ValueRange acc) {
-                      return SmallVector<Value>{e.fadd(
-                          acc[0],
-                          loadF32(e, buf.tokens, tokenIndices(e, p, row, d)))};
-                    })[0];
+    // MLIR's scf-to-spirv keeps a loop's carried value in a variable stored
+    // only by the loop body, so a loop that never runs yields garbage: the
+    // loop runs only for a non-empty sequence. Each step adds block_s rows,
+    // those past the end masked (a clamped load selected away).
+    Value nonEmpty = arith::CmpIOp::create(e.b, arith::CmpIPredicate::sgt,
+                                           length, e.index(0));
+    Value last = e.sub(range.end, e.index(1));
+    auto sumRows = [&]() {
+      return e.forLoop(
+          range.start, range.end, e.index(p.blockS), {e.constF32(0.0f)},
+          [&](Value row0, ValueRange acc) {
+            Value s = acc[0];
+            for (int64_t i = 0; i < p.blockS; ++i) {
+              Value row = e.add(row0, e.index(i));
+              Value x = loadF32(e, buf.tokens,
+                                tokenIndices(e, p, e.min(row, last), d));
+              if (i > 0)
+                x = e.select(arith::CmpIOp::create(
+                                 e.b, arith::CmpIPredicate::slt, row,
+                                 range.end),
+                             x, e.constF32(0.0f));
+              s = e.fadd(s, x);
+            }
+            return SmallVector<Value>{s};
+          });
+    };
+    Value sum = e.ifElse(nonEmpty, {e.f32}, sumRows, [&]() {
+      return SmallVector<Value>{e.constF32(0.0f)};
+    })[0];
     storeF32(e, e.fmul(sum, inverseLength(e, length)), buf.pooled, {batch, d});
   });
 }
