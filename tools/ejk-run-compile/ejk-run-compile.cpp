@@ -82,6 +82,11 @@ static cl::opt<int64_t>
                cl::init(-1));
 static cl::list<std::string> outputs("output",
                                      cl::desc("Output .npy, one per result"));
+static cl::opt<bool> validateInputs(
+    "validate-inputs",
+    cl::desc("Check group sizes and cu_seqlens read with --input before "
+             "running (default on)"),
+    cl::init(true));
 static cl::opt<bool> check("check",
                            cl::desc("Compare with the reference evaluator"));
 static cl::opt<unsigned>
@@ -228,6 +233,7 @@ int main(int argc, char **argv) {
   request.outputFiles = outputs;
   request.randomSeed = randomSeed;
   request.loadOnly = loadOnly;
+  request.validateInputs = validateInputs;
   request.benchRuns = benchRuns;
   std::vector<HostTensor> hostInputs;
   if (std::string error;

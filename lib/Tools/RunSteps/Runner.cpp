@@ -2,6 +2,9 @@
 
 #include "ejk/Tools/RunSteps/Runner.h"
 
+#include "ejk/Reference/Moe.h"
+#include "ejk/Reference/Pooling.h"
+
 #include "ejk/Tools/RunSteps/NpyBridge.h"
 
 #include "ejk/Support/FileIO.h"
@@ -60,6 +63,28 @@ static bool sameFile(const std::string &a, const std::string &b) {
          first.st_dev == second.st_dev && first.st_ino == second.st_ino;
 }
 
+/// What is wrong with an integer input whose meaning its op recorded as the
+/// distribution of its random values ("" when it is valid or has none).
+static std::string validateInput(const TensorSpec &spec,
+                                 const HostTensor &tensor) {
+  using Kind = InputDistribution::Kind;
+  if (spec.random.kind != Kind::GroupSizes &&
+      spec.random.kind != Kind::CumulativeLengths)
+    return "";
+  std::vector<int64_t> values;
+  for (float v : tensor.toFloats())
+    values.push_back(static_cast<int64_t>(v));
+  int64_t rows = static_cast<int64_t>(spec.random.first);
+  std::string why = spec.random.kind == Kind::GroupSizes
+                        ? reference::checkGroupSizes(values, rows)
+                        : reference::checkCuSeqlens(values, rows);
+  if (why.empty())
+    return "";
+  return (spec.random.kind == Kind::GroupSizes ? "invalid group sizes: "
+                                               : "invalid cu_seqlens: ") +
+         why;
+}
+
 bool ejk::prepareInputs(const EntrySignature &signature,
                         const RunRequest &request,
                         std::vector<HostTensor> &inputs, std::string &error) {
@@ -100,6 +125,16 @@ bool ejk::prepareInputs(const EntrySignature &signature,
               describe(tensor.shape, tensor.dtype) + ", expected " +
               describe(spec.shape, spec.dtype);
       return false;
+    }
+    if (request.validateInputs) {
+      std::string invalid = validateInput(spec, tensor);
+      if (!invalid.empty()) {
+        error = "argument " + std::to_string(i) + " ('" + files[i] +
+                "'): " + invalid +
+                " (the kernels guard against it, but the result is not the "
+                "op's; pass --validate-inputs=false to run anyway)";
+        return false;
+      }
     }
     inputs.push_back(std::move(tensor));
   }

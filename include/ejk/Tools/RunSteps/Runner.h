@@ -30,6 +30,10 @@ struct RunRequest {
   int64_t randomSeed = -1;
   bool loadOnly = false;
   unsigned benchRuns = 0;
+  /// Checks the integer inputs whose meaning the op families recorded
+  /// (group sizes, cumulative sequence lengths) before running; off with
+  /// --validate-inputs=false (the kernels still guard every access).
+  bool validateInputs = true;
 };
 
 /// Checks the flags against `signature` and reads or draws the inputs (none
