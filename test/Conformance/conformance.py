@@ -92,6 +92,29 @@ def SSD(name, b=2, l=64, h=4, p=16, g=1, n=16, **opts):
     return Case(name, "ssd", dict(b=b, l=l, h=h, p=p, g=g, n=n), opts, dtype)
 
 
+def GMM(name, m=64, k=32, n=48, g=4, family="grouped_matmul", **opts):
+    dtype = opts.pop("dtype", "f32")
+    known = opts.pop("known_difference", "")
+    return Case(name, family, dict(m=m, k=k, n=n, g=g), opts, dtype, known)
+
+
+def POOL(name, b=3, s=20, h=32, family="mean_pooling", **opts):
+    dtype = opts.pop("dtype", "f32")
+    known = opts.pop("known_difference", "")
+    return Case(name, family, dict(b=b, s=s, h=h), opts, dtype, known)
+
+
+# ejKernel's XLA varlen mean_pooling slices every sequence with
+# dynamic_slice(x, (start, 0), (max_len, hidden)), which XLA clamps into the
+# array: a sequence that starts within max_len of the end is read from an
+# earlier row (cu = [0, 10, 15] pools rows 5..9 for the second sequence).
+SLICE_CLAMP = ("ejKernel's XLA varlen mean_pooling reads a short sequence near "
+               "the end of the packed rows from earlier rows (dynamic_slice "
+               "clamps its start)")
+# An empty sequence: ejKernel divides 0 by 0.
+EMPTY_NAN = "ejKernel's mean of an empty sequence is NaN (0 / 0), ejk's is 0"
+
+
 # The table. Options not listed exist in ejk but are not compared, because
 # ejKernel's function has no counterpart or compares differently by design:
 # - flash_attention: dropout (the random streams differ by design), the
@@ -146,6 +169,33 @@ CASES = [
     SSD("ssd_decode", l=1, D=True, z=True, softplus=True, initial_state=True,
         chunk_size=64),
     SSD("ssd_f16", dtype="f16", D=True, z=True, softplus=True, chunk_size=32),
+    # grouped_matmul (ragged_dot_general); ejKernel's XLA path has no
+    # group_offset (jax raises NotImplementedError), so offsets are not
+    # compared.
+    GMM("gmm_plain"),
+    GMM("gmm_rows_past_groups", m=70, sizes=[10, 0, 25, 20]),
+    GMM("gmm_transposed", m=77, k=13, n=19, g=5, transpose_rhs=True),
+    GMM("gmm_many_groups", m=300, k=16, n=8, g=64),
+    GMM("gmm_existing_out", existing_out=True),
+    GMM("gmm_bf16_f32_out", m=70, k=40, n=24, g=3, dtype="bf16", out="f32"),
+    GMM("gmm_f16", m=70, k=40, n=24, g=3, dtype="f16", transpose_rhs=True),
+    # transposed_grouped_matmul: the gradient of ejKernel's grouped_matmul
+    # with respect to rhs (jax.vjp), as the weight gradient of an MoE layer.
+    GMM("tgmm_plain", family="transposed_grouped_matmul"),
+    GMM("tgmm_odd", m=77, k=13, n=19, g=5, family="transposed_grouped_matmul"),
+    GMM("tgmm_f16", m=70, k=24, n=40, g=3, dtype="f16",
+        family="transposed_grouped_matmul"),
+    # mean_pooling and its backward (jax.vjp of ejKernel's custom VJP).
+    POOL("pool_dense"),
+    POOL("pool_dense_bf16", dtype="bf16", s=50, h=64),
+    POOL("pool_packed", cu=[0, 7, 20, 48]),
+    POOL("pool_packed_f16", dtype="f16", cu=[0, 10, 11, 25, 60]),
+    POOL("pool_packed_short_last", cu=[0, 10, 15], known_difference=SLICE_CLAMP),
+    POOL("pool_packed_empty", cu=[0, 5, 5, 12], known_difference=EMPTY_NAN),
+    POOL("pool_grad_dense", family="mean_pooling_grad"),
+    POOL("pool_grad_packed", family="mean_pooling_grad", cu=[0, 7, 20, 48]),
+    POOL("pool_grad_packed_empty", family="mean_pooling_grad",
+         cu=[0, 5, 5, 12, 30]),
 ]
 
 
@@ -364,8 +414,151 @@ class Ssd:
         return [np.asarray(y).reshape(d["b"], d["l"], d["h"], d["p"]), np.asarray(state)]
 
 
+def group_sizes(c, rng):
+    """The case's sizes, or a random split of all m rows into g groups."""
+    d = c.dims
+    if "sizes" in c.opts:
+        return np.array(c.opts["sizes"], np.int32)
+    cuts = np.sort(rng.integers(0, d["m"] + 1, d["g"] - 1))
+    return np.diff(np.concatenate([[0], cuts, [d["m"]]])).astype(np.int32)
+
+
+class GroupedMatmul:
+    @staticmethod
+    def inputs(c, rng):
+        d, dt = c.dims, c.dtype
+        sizes = group_sizes(c, rng)
+        g = len(sizes)
+        normal = lambda *s: rng.standard_normal(s, dtype=np.float32).astype(np_dtype(dt))
+        rhs_shape = (g, d["n"], d["k"]) if c.opts.get("transpose_rhs") else (g, d["k"], d["n"])
+        args = [("lhs", normal(d["m"], d["k"]), dt), ("rhs", normal(*rhs_shape), dt),
+                ("sizes", sizes, "i32")]
+        if c.opts.get("existing_out"):
+            out = c.opts.get("out", dt)
+            args.append(("existing_out",
+                         rng.standard_normal((d["m"], d["n"]), dtype=np.float32)
+                         .astype(np_dtype(out)), out))
+        return args
+
+    @staticmethod
+    def mlir(c, args):
+        types = {n: ttype(a.shape, t) for n, a, t in args}
+        out = ttype((c.dims["m"], c.dims["n"]), c.opts.get("out", c.dtype))
+        text = "ejk.grouped_matmul %lhs, %rhs, %sizes"
+        if "existing_out" in types:
+            text += " existing_out(%%existing_out : %s)" % types["existing_out"]
+        if c.opts.get("transpose_rhs"):
+            text += " {transpose_rhs}"
+        text += " : %s, %s, %s -> %s" % (types["lhs"], types["rhs"], types["sizes"], out)
+        return text, [out]
+
+    @staticmethod
+    def reference(c, ins):
+        import jax.numpy as jnp
+        from ejkernel.modules.operations import grouped_matmul
+        out = np_dtype(c.opts.get("out", c.dtype))
+        y = grouped_matmul(jx(ins["lhs"]), jx(ins["rhs"]), jx(ins["sizes"]), None,
+                           jx(ins.get("existing_out")), preferred_element_type=out,
+                           transpose_rhs=bool(c.opts.get("transpose_rhs")),
+                           platform="xla")
+        return [np.asarray(y.astype(out))]
+
+
+class TransposedGroupedMatmul:
+    @staticmethod
+    def inputs(c, rng):
+        d, dt = c.dims, c.dtype
+        normal = lambda *s: rng.standard_normal(s, dtype=np.float32).astype(np_dtype(dt))
+        return [("lhs", normal(d["m"], d["k"]), dt), ("rhs", normal(d["m"], d["n"]), dt),
+                ("sizes", group_sizes(c, rng), "i32")]
+
+    @staticmethod
+    def mlir(c, args):
+        types = {n: ttype(a.shape, t) for n, a, t in args}
+        d = c.dims
+        out = ttype((len(args[2][1]), d["k"], d["n"]), c.dtype)
+        return ("ejk.transposed_grouped_matmul %%lhs, %%rhs, %%sizes : %s, %s, %s -> %s" %
+                (types["lhs"], types["rhs"], types["sizes"], out)), [out]
+
+    @staticmethod
+    def reference(c, ins):
+        import jax
+        from ejkernel.modules.operations import grouped_matmul
+        d = c.dims
+        g = len(ins["sizes"])
+        dt = np_dtype(c.dtype)
+        weights = jx(np.zeros((g, d["k"], d["n"]), dt))
+        f = lambda w: grouped_matmul(jx(ins["lhs"]), w, jx(ins["sizes"]),
+                                     preferred_element_type=dt, platform="xla")
+        _, vjp = jax.vjp(f, weights)
+        (d_rhs,) = vjp(jx(ins["rhs"]))
+        return [np.asarray(d_rhs)]
+
+
+class MeanPooling:
+    @staticmethod
+    def tokens_shape(c):
+        d = c.dims
+        return (c.opts["cu"][-1], d["h"]) if "cu" in c.opts else (d["b"], d["s"], d["h"])
+
+    @staticmethod
+    def batch(c):
+        return len(c.opts["cu"]) - 1 if "cu" in c.opts else c.dims["b"]
+
+    @staticmethod
+    def inputs(c, rng):
+        dt = c.dtype
+        x = rng.standard_normal(MeanPooling.tokens_shape(c), dtype=np.float32)
+        args = [("x", x.astype(np_dtype(dt)), dt)]
+        if "cu" in c.opts:
+            args.append(("cu", np.array(c.opts["cu"], np.int32), "i32"))
+        return args
+
+    @staticmethod
+    def mlir(c, args):
+        types = {n: ttype(a.shape, t) for n, a, t in args}
+        out = ttype((MeanPooling.batch(c), c.dims["h"]), c.dtype)
+        cu = " cu_seqlens(%%cu : %s)" % types["cu"] if "cu" in types else ""
+        return "ejk.mean_pooling %%x%s : %s -> %s" % (cu, types["x"], out), [out]
+
+    @staticmethod
+    def reference(c, ins):
+        from ejkernel.modules.operations import mean_pooling
+        return [np.asarray(mean_pooling(jx(ins["x"]), jx(ins.get("cu")), platform="xla"))]
+
+
+class MeanPoolingGrad:
+    @staticmethod
+    def inputs(c, rng):
+        dt = c.dtype
+        dy = rng.standard_normal((MeanPooling.batch(c), c.dims["h"]), dtype=np.float32)
+        args = [("dy", dy.astype(np_dtype(dt)), dt)]
+        if "cu" in c.opts:
+            args.append(("cu", np.array(c.opts["cu"], np.int32), "i32"))
+        return args
+
+    @staticmethod
+    def mlir(c, args):
+        types = {n: ttype(a.shape, t) for n, a, t in args}
+        out = ttype(MeanPooling.tokens_shape(c), c.dtype)
+        cu = " cu_seqlens(%%cu : %s)" % types["cu"] if "cu" in types else ""
+        return "ejk.mean_pooling_grad %%dy%s : %s -> %s" % (cu, types["dy"], out), [out]
+
+    @staticmethod
+    def reference(c, ins):
+        import jax
+        from ejkernel.modules.operations import mean_pooling
+        x = jx(np.zeros(MeanPooling.tokens_shape(c), np_dtype(c.dtype)))
+        cu = jx(ins.get("cu"))
+        _, vjp = jax.vjp(lambda t: mean_pooling(t, cu, platform="xla"), x)
+        (dx,) = vjp(jx(ins["dy"]))
+        return [np.asarray(dx)]
+
+
 FAMILIES = {"flash_attention": FlashAttention, "selective_scan": SelectiveScan,
-            "ssd": Ssd}
+            "ssd": Ssd, "grouped_matmul": GroupedMatmul,
+            "transposed_grouped_matmul": TransposedGroupedMatmul,
+            "mean_pooling": MeanPooling, "mean_pooling_grad": MeanPoolingGrad}
 
 
 # --- running ------------------------------------------------------------------
@@ -392,7 +585,8 @@ def prepare(c, work):
     outs = [os.path.join(d, "out%d.npy" % i) for i in range(len(results))]
     for p in outs:
         argv += ["--output", p]
-    return {n: a for n, a, _ in args}, argv, outs
+    out_dtypes = [r.rsplit("x", 1)[1].rstrip(">") for r in results]
+    return {n: a for n, a, _ in args}, argv, list(zip(outs, out_dtypes))
 
 
 def run_ejk(ejk_run, argv):
@@ -481,7 +675,7 @@ def main():
                       (c.name, rc, log.strip(), ejk_run, " ".join(argv)))
                 failures += 1
                 continue
-            got = [from_npy(np.load(p), c.dtype) for p in outs]
+            got = [from_npy(np.load(p), dt) for p, dt in outs]
             err, ok = compare(c, got, want)
             atol, rtol = TOLERANCES[c.dtype]
             tol = "tol %.0e + %.0e*|ref|" % (atol, rtol)
