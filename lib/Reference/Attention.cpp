@@ -61,8 +61,10 @@ static Status checkScoreShaped(const std::string &name,
 static bool isKeyAllowed(const AttentionOptions &options,
                          const AttentionDims &dims, int64_t b, int64_t h,
                          int64_t i, int64_t j) {
-  // Bottom-right alignment: the last query sits on the last key.
-  const int64_t diagonal = i + (dims.seqK - dims.seqQ);
+  // Top-left: query i sits on key i; bottom-right: the last query sits on
+  // the last key.
+  const int64_t diagonal =
+      i + (options.bottomRightAligned ? dims.seqK - dims.seqQ : 0);
   if (options.causal && j > diagonal)
     return false;
   if (options.slidingWindow && (diagonal - j > options.slidingWindow->left ||

@@ -42,13 +42,6 @@ import numpy as np
 
 TOLERANCES = {"f32": (1e-5, 1e-5), "f16": (5e-3, 5e-3), "bf16": (4e-2, 2e-2)}
 
-# Causal / window alignment when seq_q != seq_k: ejKernel 0.0.80.3 counts query
-# and key positions from the same start (top-left), ejk from the same end
-# (bottom-right, FlashAttention-2). Issue 16 makes it an attribute whose
-# default is ejKernel's; until then these cases must differ.
-TOP_LEFT = ("ejKernel aligns causal/window masks top-left when seq_q != seq_k, "
-            "ejk bottom-right (issue 16)")
-
 # Soft cap and bias: ejKernel adds the bias first and caps the sum,
 # cap * tanh((scale * q.k + bias) / cap); ejk caps the scaled logits and then
 # adds the bias, cap * tanh(scale * q.k / cap) + bias (docs/dialect.md).
@@ -146,10 +139,10 @@ CASES = [
     FA("fa_bf16", dtype="bf16", sq=48, sk=48),
     FA("fa_bias_softcap", b=2, sq=20, sk=30, bias=True, logits_soft_cap=2.0,
        known_difference=BIAS_CAP),
-    FA("fa_causal_sq_ne_sk", sq=24, sk=56, causal=True,
-       known_difference=TOP_LEFT),
-    FA("fa_window_sq_ne_sk", sq=24, sk=56, sliding_window=(8, 4),
-       known_difference=TOP_LEFT),
+    # Top-left alignment (ejk's default, mask_alignment = "top_left").
+    FA("fa_causal_sq_ne_sk", sq=24, sk=56, causal=True),
+    FA("fa_causal_sq_gt_sk", sq=56, sk=24, causal=True, hq=8, hkv=2),
+    FA("fa_window_sq_ne_sk", sq=24, sk=56, sliding_window=(8, 4)),
     # selective_scan (Mamba-1)
     SS("ss_plain"),
     SS("ss_skip_gate", D=True, z=True),

@@ -24,6 +24,11 @@ def tensor(shape, dtype):
 
 # --- attention -------------------------------------------------------------
 
+# FlashAttention-2's alignment of the causal diagonal and the window (the
+# last query on the last key), which decode against a longer cache needs;
+# without it the masks are top-left aligned, as ejKernel's.
+BOTTOM_RIGHT = 'mask_alignment = "bottom_right"'
+
 class Attention:
     """One ejk.flash_attention entry."""
 
@@ -95,6 +100,11 @@ def attention_files():
         Attention("scale", sq=40, sk=50, attrs=["softmax_scale = 0.3 : f32"]),
         Attention("causal_square", sq=64, sk=64, attrs=["causal"]),
         Attention("causal_more_queries", sq=50, sk=20, attrs=["causal"]),
+        Attention("causal_bottom_right", sq=20, sk=50, attrs=["causal", BOTTOM_RIGHT]),
+        Attention("causal_more_queries_bottom_right", sq=50, sk=20,
+             attrs=["causal", BOTTOM_RIGHT]),
+        Attention("window_bottom_right", sq=40, sk=90,
+             attrs=["sliding_window = array<i64: 8, 8>", BOTTOM_RIGHT]),
         Attention("window_left", sq=60, sk=60, attrs=["sliding_window = array<i64: 16, 0>"]),
         Attention("window_right", sq=60, sk=60, attrs=["sliding_window = array<i64: 0, 16>"]),
         Attention("window_both", sq=40, sk=90, attrs=["sliding_window = array<i64: 8, 8>"]),
@@ -120,6 +130,8 @@ def attention_files():
              bias=(1, 4, "f32"), mask=(2, 1), segments=True),
         Attention("causal_window_gqa", sq=100, sk=130, hq=8, hkv=2, d=80,
              attrs=["causal", "sliding_window = array<i64: 32, 0>"]),
+        Attention("causal_window_gqa_bottom_right", sq=100, sk=130, hq=8, hkv=2, d=80,
+             attrs=["causal", BOTTOM_RIGHT, "sliding_window = array<i64: 32, 0>"]),
         Attention("mask_segments_causal", b=2, sq=30, sk=30, hq=4, hkv=4, mask=(1, 4), segments=True,
              attrs=["causal"]),
     ]))
@@ -130,8 +142,8 @@ def attention_files():
         Attention("gqa_4_1", b=2, sq=1, sk=77, hq=8, hkv=2, d=64),
         Attention("mqa", sq=1, sk=300, hq=8, hkv=1, d=128),
         Attention("no_group", sq=1, sk=45, hq=4, hkv=4, attrs=["logits_soft_cap = 2.0 : f32"]),
-        Attention("causal_odd_dim", sq=3, sk=50, hq=4, hkv=1, d=40, attrs=["causal"]),
-        Attention("window", sq=2, sk=90, hq=4, hkv=2, attrs=["sliding_window = array<i64: 8, 0>"]),
+        Attention("causal_odd_dim", sq=3, sk=50, hq=4, hkv=1, d=40, attrs=["causal", BOTTOM_RIGHT]),
+        Attention("window", sq=2, sk=90, hq=4, hkv=2, attrs=["sliding_window = array<i64: 8, 0>", BOTTOM_RIGHT]),
         Attention("bias_heads", b=2, sq=1, sk=33, hq=4, hkv=1, bias=(1, 4, "f32")),
         Attention("mask", b=2, sq=2, sk=40, hq=4, hkv=2, mask=(2, 4)),
         Attention("segments", b=2, sq=3, sk=30, hq=4, hkv=2, segments=True),
@@ -139,9 +151,9 @@ def attention_files():
              attrs=["dropout_prob = 0.3 : f32", "dropout_seed = 5 : i64"]),
         Attention("dv_differs", sq=1, sk=20, hq=4, hkv=2, d=64, dv=24),
         Attention("f16", sq=1, sk=130, hq=8, hkv=2, d=128, dtype="f16"),
-        Attention("bf16_causal", sq=4, sk=61, hq=4, hkv=1, d=40, dtype="bf16", attrs=["causal"]),
+        Attention("bf16_causal", sq=4, sk=61, hq=4, hkv=1, d=40, dtype="bf16", attrs=["causal", BOTTOM_RIGHT]),
         Attention("everything", b=2, sq=3, sk=56, hq=8, hkv=2, d=48,
-             attrs=["causal", "sliding_window = array<i64: 24, 4>", "logits_soft_cap = 5.0 : f32",
+             attrs=["causal", BOTTOM_RIGHT, "sliding_window = array<i64: 24, 4>", "logits_soft_cap = 5.0 : f32",
                     "dropout_prob = 0.1 : f32", "dropout_seed = 7 : i64"],
              bias=(1, 8, "f32"), mask=(2, 1), segments=True),
         # Keys split across workgroups (CPU key_splits) and combined: more
@@ -150,7 +162,7 @@ def attention_files():
         Attention("split_mqa", sq=1, sk=300, hq=8, hkv=1, d=64,
              cpu_config="block_q = 8, block_k = 16, key_splits = 5"),
         Attention("split_causal_window", sq=3, sk=100, hq=4, hkv=2, d=32,
-             attrs=["causal", "sliding_window = array<i64: 20, 0>"],
+             attrs=["causal", BOTTOM_RIGHT, "sliding_window = array<i64: 20, 0>"],
              cpu_config="block_q = 8, block_k = 16, key_splits = 7"),
         Attention("split_dropout_f16", b=2, sq=2, sk=77, hq=4, hkv=1, d=64, dtype="f16",
              attrs=["dropout_prob = 0.2 : f32", "dropout_seed = 3 : i64"],

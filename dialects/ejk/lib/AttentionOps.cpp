@@ -163,6 +163,11 @@ static LogicalResult verifyFlashOptions(OpTy op, ShapeVerifier &v,
     return failure();
   if (failed(verifySlidingWindow(op, op.getSlidingWindow())))
     return failure();
+  if (std::optional<StringRef> alignment = op.getMaskAlignment();
+      alignment && *alignment != "top_left" && *alignment != "bottom_right")
+    return op.emitOpError("expects 'mask_alignment' to be \"top_left\" or "
+                          "\"bottom_right\", got \"")
+           << *alignment << "\"";
   return verifyDropout(op, op.getDropoutProbAttr(), op.getDropoutSeedAttr());
 }
 

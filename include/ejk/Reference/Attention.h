@@ -10,9 +10,10 @@
 //   s_j   = cap * tanh(s_j / cap)                   if logitsSoftCap
 //   s_j  += bias[b|0, h|0, i, j]                    if bias
 //   key j is allowed iff every given constraint admits it:
-//     causal:         j <= i + offset                  (offset = Sk - Sq,
-//     slidingWindow:  (i + offset) - j <= left and      bottom-right aligned
-//                     j - (i + offset) <= right         as FlashAttention-2)
+//     causal:         j <= i + offset                  (offset = 0, top-left
+//     slidingWindow:  (i + offset) - j <= left and      as ejKernel; Sk - Sq
+//                     j - (i + offset) <= right         when bottomRightAligned,
+//                                                       as FlashAttention-2)
 //     mask:           mask[b|0, h|0, i, j] != 0
 //     segment ids:    qSegmentIds[b,i] == kvSegmentIds[b,j]
 //   lse   = log(sum over allowed j of exp(s_j))      (stable, via the max)
@@ -60,8 +61,10 @@ struct SlidingWindow {
 struct AttentionOptions {
   /// Multiplies q.k; 1 / sqrt(headDim) when absent. Must be finite.
   std::optional<float> softmaxScale;
-  /// Keep key j for query i only when j <= i + (seqK - seqQ).
+  /// Keep key j for query i only when j <= i + offset.
   bool causal = false;
+  /// offset = seqK - seqQ (the last query on the last key) instead of 0.
+  bool bottomRightAligned = false;
   /// Restricts each query to a band of keys; applies with or without causal.
   std::optional<SlidingWindow> slidingWindow;
   /// s = cap * tanh(s / cap) before the bias; cap must be finite and > 0.

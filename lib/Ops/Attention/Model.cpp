@@ -42,6 +42,12 @@ public:
         .type("mask", op.getMask())
         .flag("segments", op.getQSegmentIds() != nullptr)
         .flag("causal", op.getCausal());
+    // Only where it changes the masks: older keys stay valid.
+    if (op.isBottomRightAligned() &&
+        (op.getCausal() || op.getSlidingWindow()) &&
+        op.getQuery().getType().getDimSize(1) !=
+            op.getKey().getType().getDimSize(1))
+      key.flag("bottom_right", true);
     if (std::optional<ArrayRef<int64_t>> window = op.getSlidingWindow())
       key.field("window") << (*window)[0] << ',' << (*window)[1];
     key.flag("softcap", op.getLogitsSoftCapAttr() != nullptr)

@@ -23,6 +23,7 @@ AttentionProblem mlir::ejk::readAttentionProblem(FlashAttentionOp op) {
   p.headDimV = op.getValue().getType().getDimSize(3);
   p.softmaxScale = op.getEffectiveSoftmaxScale();
   p.causal = op.getCausal();
+  p.bottomRight = op.isBottomRightAligned();
   // A window side of seq_q + seq_k or more reaches past every key, which is
   // no bound at all; clamping it there keeps the kernels' mask arithmetic
   // (offsets added to positions) far from overflow for any attribute value.

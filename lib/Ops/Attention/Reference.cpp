@@ -22,6 +22,7 @@ LogicalResult mlir::ejk::evaluateFlashAttention(FlashAttentionOp op,
   ref::AttentionOptions options;
   options.softmaxScale = op.getEffectiveSoftmaxScale();
   options.causal = op.getCausal();
+  options.bottomRightAligned = op.isBottomRightAligned();
   if (std::optional<ArrayRef<int64_t>> window = op.getSlidingWindow())
     options.slidingWindow = ref::SlidingWindow{(*window)[0], (*window)[1]};
   if (std::optional<APFloat> cap = op.getLogitsSoftCap())

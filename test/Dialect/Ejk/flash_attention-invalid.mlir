@@ -180,6 +180,14 @@ func.func @window_size(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x8x64xf32>, %v: 
 
 // -----
 
+func.func @mask_alignment(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x8x64xf32>, %v: tensor<2x16x8x64xf32>) {
+  // expected-error @+1 {{expects 'mask_alignment' to be "top_left" or "bottom_right", got "bottom_left"}}
+  %o = ejk.flash_attention %q, %k, %v {causal, mask_alignment = "bottom_left"} : tensor<2x8x8x64xf32>, tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32> -> tensor<2x8x8x64xf32>
+  return
+}
+
+// -----
+
 func.func @window_negative(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x8x64xf32>, %v: tensor<2x16x8x64xf32>) {
   // expected-error @+1 {{expects 'sliding_window' sizes to be non-negative, got [4, -1]}}
   %o = ejk.flash_attention %q, %k, %v {sliding_window = array<i64: 4, -1>} : tensor<2x8x8x64xf32>, tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32> -> tensor<2x8x8x64xf32>

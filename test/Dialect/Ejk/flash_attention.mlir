@@ -45,3 +45,13 @@ func.func @mqa_decode(%q: tensor<4x1x32x128xbf16>, %k: tensor<4x4096x1x128xbf16>
   %o = ejk.flash_attention %q, %k, %v {config = #ejk.config<>} : tensor<4x1x32x128xbf16>, tensor<4x4096x1x128xbf16>, tensor<4x4096x1x128xbf16> -> tensor<4x1x32x128xbf16>
   return %o : tensor<4x1x32x128xbf16>
 }
+
+// -----
+
+// Bottom-right alignment (decode against a longer cache).
+// CHECK-LABEL: func.func @bottom_right
+// CHECK: ejk.flash_attention %{{.*}}, %{{.*}}, %{{.*}} {causal, mask_alignment = "bottom_right"}
+func.func @bottom_right(%q: tensor<1x4x8x64xf32>, %k: tensor<1x100x2x64xf32>, %v: tensor<1x100x2x64xf32>) -> tensor<1x4x8x64xf32> {
+  %o = ejk.flash_attention %q, %k, %v {causal, mask_alignment = "bottom_right"} : tensor<1x4x8x64xf32>, tensor<1x100x2x64xf32>, tensor<1x100x2x64xf32> -> tensor<1x4x8x64xf32>
+  return %o : tensor<1x4x8x64xf32>
+}

@@ -23,12 +23,18 @@ struct AttentionProblem {
   int64_t batch, seqQ, seqK, numHeads, numKvHeads, headDim, headDimV;
   float softmaxScale;
   bool causal;
+  /// `mask_alignment = "bottom_right"`: the causal diagonal and the window
+  /// are centred on key i + seqK - seqQ instead of key i.
+  bool bottomRight = false;
   std::optional<std::array<int64_t, 2>> slidingWindow;
   std::optional<float> softCap;
   std::optional<float> dropoutProb;
   uint64_t dropoutSeed = 0;
   bool biasBroadcastsBatch = false, biasBroadcastsHeads = false;
   bool maskBroadcastsBatch = false, maskBroadcastsHeads = false;
+
+  /// Query i's diagonal key is i + maskOffset() (causal and window).
+  int64_t maskOffset() const { return bottomRight ? seqK - seqQ : 0; }
 };
 
 /// The problem of `op` (a verified op).

@@ -171,7 +171,7 @@ private:
 
   /// [lo, hi) key blocks that some row of this workgroup may attend to.
   void keyBlockRange(Value &lo, Value &hi) {
-    int64_t offset = p.seqK - p.seqQ;
+    int64_t offset = p.maskOffset();
     Value keyLo = zero;
     Value keyHi = e.index(p.seqK);
     Value lastRowPos = e.add(lastPos, e.index(offset));
@@ -222,7 +222,7 @@ private:
     auto andI = [&](Value x, Value y) {
       return arith::AndIOp::create(e.b, x, y).getResult();
     };
-    int64_t offset = p.seqK - p.seqQ;
+    int64_t offset = p.maskOffset();
     Value lastKey = e.add(keyStart, e.index(p.blockK - 1));
     Value firstDiag = e.add(firstPos, e.index(offset));
     Value lastDiag = e.add(lastPos, e.index(offset));
@@ -320,7 +320,7 @@ private:
     Value allowed =
         cmp(arith::CmpIPredicate::slt, keys, e.broadcast(e.constI32(p.seqK)));
     // Position of the row on the key axis (bottom-right alignment).
-    Value diag = e.toI32(e.add(rowPos, e.index(p.seqK - p.seqQ)));
+    Value diag = e.toI32(e.add(rowPos, e.index(p.maskOffset())));
     if (p.causal)
       allowed = andI(allowed,
                      cmp(arith::CmpIPredicate::sle, keys, e.broadcast(diag)));

@@ -51,7 +51,7 @@ public:
     }
     Value allowed = cmp(arith::CmpIPredicate::slt, key, e.index(p.seqK));
     // Position of the row on the key axis (bottom-right alignment).
-    Value diag = e.add(row, e.index(p.seqK - p.seqQ));
+    Value diag = e.add(row, e.index(p.maskOffset()));
     if (p.causal)
       allowed = andI(allowed, cmp(arith::CmpIPredicate::sle, key, diag));
     if (p.slidingWindow) {
@@ -114,7 +114,7 @@ public:
   void keyBlockRange(Value rowStart, Value numRows, int64_t blockK, Value &lo,
                      Value &hi) {
     Value zero = e.index(0), one = e.index(1);
-    int64_t offset = p.seqK - p.seqQ;
+    int64_t offset = p.maskOffset();
     Value keyLo = zero;
     Value keyHi = e.index(p.seqK);
     Value lastRowPos = e.add(e.add(rowStart, numRows), e.index(offset - 1));

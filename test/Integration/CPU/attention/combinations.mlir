@@ -5,7 +5,8 @@
 // RUN: ejk-run %s --entry gqa_4_2 --random-inputs 2 --check | FileCheck %s
 // RUN: ejk-run %s --entry everything --random-inputs 3 --check | FileCheck %s
 // RUN: ejk-run %s --entry causal_window_gqa --random-inputs 4 --check | FileCheck %s
-// RUN: ejk-run %s --entry mask_segments_causal --random-inputs 5 --check | FileCheck %s
+// RUN: ejk-run %s --entry causal_window_gqa_bottom_right --random-inputs 5 --check | FileCheck %s
+// RUN: ejk-run %s --entry mask_segments_causal --random-inputs 6 --check | FileCheck %s
 
 // CHECK-NOT: FAILED
 // CHECK: result 0 ({{.*}}): {{.*}}: ok
@@ -30,6 +31,12 @@ func.func @everything(%q: tensor<2x40x4x64xf32>, %k: tensor<2x56x2x64xf32>, %v: 
 
 func.func @causal_window_gqa(%q: tensor<1x100x8x80xf32>, %k: tensor<1x130x2x80xf32>, %v: tensor<1x130x2x80xf32>) -> (tensor<1x100x8x80xf32>, tensor<1x8x100xf32>) {
   %o, %lse = ejk.flash_attention %q, %k, %v {causal, sliding_window = array<i64: 32, 0>}
+      : tensor<1x100x8x80xf32>, tensor<1x130x2x80xf32>, tensor<1x130x2x80xf32> -> tensor<1x100x8x80xf32>, tensor<1x8x100xf32>
+  return %o, %lse : tensor<1x100x8x80xf32>, tensor<1x8x100xf32>
+}
+
+func.func @causal_window_gqa_bottom_right(%q: tensor<1x100x8x80xf32>, %k: tensor<1x130x2x80xf32>, %v: tensor<1x130x2x80xf32>) -> (tensor<1x100x8x80xf32>, tensor<1x8x100xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v {causal, mask_alignment = "bottom_right", sliding_window = array<i64: 32, 0>}
       : tensor<1x100x8x80xf32>, tensor<1x130x2x80xf32>, tensor<1x130x2x80xf32> -> tensor<1x100x8x80xf32>, tensor<1x8x100xf32>
   return %o, %lse : tensor<1x100x8x80xf32>, tensor<1x8x100xf32>
 }

@@ -42,13 +42,13 @@ func.func @no_group(%q: tensor<1x1x4x32xf32>, %k: tensor<1x45x4x32xf32>, %v: ten
 }
 
 func.func @causal_odd_dim(%q: tensor<1x3x4x40xf32>, %k: tensor<1x50x1x40xf32>, %v: tensor<1x50x1x40xf32>) -> (tensor<1x3x4x40xf32>, tensor<1x4x3xf32>) {
-  %o, %lse = ejk.flash_attention %q, %k, %v {causal}
+  %o, %lse = ejk.flash_attention %q, %k, %v {causal, mask_alignment = "bottom_right"}
       : tensor<1x3x4x40xf32>, tensor<1x50x1x40xf32>, tensor<1x50x1x40xf32> -> tensor<1x3x4x40xf32>, tensor<1x4x3xf32>
   return %o, %lse : tensor<1x3x4x40xf32>, tensor<1x4x3xf32>
 }
 
 func.func @window(%q: tensor<1x2x4x32xf32>, %k: tensor<1x90x2x32xf32>, %v: tensor<1x90x2x32xf32>) -> (tensor<1x2x4x32xf32>, tensor<1x4x2xf32>) {
-  %o, %lse = ejk.flash_attention %q, %k, %v {sliding_window = array<i64: 8, 0>}
+  %o, %lse = ejk.flash_attention %q, %k, %v {sliding_window = array<i64: 8, 0>, mask_alignment = "bottom_right"}
       : tensor<1x2x4x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32> -> tensor<1x2x4x32xf32>, tensor<1x4x2xf32>
   return %o, %lse : tensor<1x2x4x32xf32>, tensor<1x4x2xf32>
 }
@@ -90,13 +90,13 @@ func.func @f16(%q: tensor<1x1x8x128xf16>, %k: tensor<1x130x2x128xf16>, %v: tenso
 }
 
 func.func @bf16_causal(%q: tensor<1x4x4x40xbf16>, %k: tensor<1x61x1x40xbf16>, %v: tensor<1x61x1x40xbf16>) -> (tensor<1x4x4x40xbf16>, tensor<1x4x4xf32>) {
-  %o, %lse = ejk.flash_attention %q, %k, %v {causal}
+  %o, %lse = ejk.flash_attention %q, %k, %v {causal, mask_alignment = "bottom_right"}
       : tensor<1x4x4x40xbf16>, tensor<1x61x1x40xbf16>, tensor<1x61x1x40xbf16> -> tensor<1x4x4x40xbf16>, tensor<1x4x4xf32>
   return %o, %lse : tensor<1x4x4x40xbf16>, tensor<1x4x4xf32>
 }
 
 func.func @everything(%q: tensor<2x3x8x48xf32>, %k: tensor<2x56x2x48xf32>, %v: tensor<2x56x2x48xf32>, %bias: tensor<1x8x3x56xf32>, %mask: tensor<2x1x3x56xi1>, %qs: tensor<2x3xi32>, %ks: tensor<2x56xi32>) -> (tensor<2x3x8x48xf32>, tensor<2x8x3xf32>) {
-  %o, %lse = ejk.flash_attention %q, %k, %v bias(%bias : tensor<1x8x3x56xf32>) mask(%mask : tensor<2x1x3x56xi1>) q_segment_ids(%qs : tensor<2x3xi32>) kv_segment_ids(%ks : tensor<2x56xi32>) {causal, sliding_window = array<i64: 24, 4>, logits_soft_cap = 5.0 : f32, dropout_prob = 0.1 : f32, dropout_seed = 7 : i64}
+  %o, %lse = ejk.flash_attention %q, %k, %v bias(%bias : tensor<1x8x3x56xf32>) mask(%mask : tensor<2x1x3x56xi1>) q_segment_ids(%qs : tensor<2x3xi32>) kv_segment_ids(%ks : tensor<2x56xi32>) {causal, mask_alignment = "bottom_right", sliding_window = array<i64: 24, 4>, logits_soft_cap = 5.0 : f32, dropout_prob = 0.1 : f32, dropout_seed = 7 : i64}
       : tensor<2x3x8x48xf32>, tensor<2x56x2x48xf32>, tensor<2x56x2x48xf32> -> tensor<2x3x8x48xf32>, tensor<2x8x3xf32>
   return %o, %lse : tensor<2x3x8x48xf32>, tensor<2x8x3xf32>
 }
@@ -108,7 +108,7 @@ func.func @split_mqa(%q: tensor<1x1x8x64xf32>, %k: tensor<1x300x1x64xf32>, %v: t
 }
 
 func.func @split_causal_window(%q: tensor<1x3x4x32xf32>, %k: tensor<1x100x2x32xf32>, %v: tensor<1x100x2x32xf32>) -> (tensor<1x3x4x32xf32>, tensor<1x4x3xf32>) {
-  %o, %lse = ejk.flash_attention %q, %k, %v {causal, sliding_window = array<i64: 20, 0>, config = #ejk.config<block_q = 8, block_k = 16, key_splits = 7>}
+  %o, %lse = ejk.flash_attention %q, %k, %v {causal, mask_alignment = "bottom_right", sliding_window = array<i64: 20, 0>, config = #ejk.config<block_q = 8, block_k = 16, key_splits = 7>}
       : tensor<1x3x4x32xf32>, tensor<1x100x2x32xf32>, tensor<1x100x2x32xf32> -> tensor<1x3x4x32xf32>, tensor<1x4x3xf32>
   return %o, %lse : tensor<1x3x4x32xf32>, tensor<1x4x3xf32>
 }

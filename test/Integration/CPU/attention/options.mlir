@@ -4,20 +4,23 @@
 // RUN: ejk-run %s --entry scale --random-inputs 1 --check | FileCheck %s
 // RUN: ejk-run %s --entry causal_square --random-inputs 2 --check | FileCheck %s
 // RUN: ejk-run %s --entry causal_more_queries --random-inputs 3 --check | FileCheck %s
-// RUN: ejk-run %s --entry window_left --random-inputs 4 --check | FileCheck %s
-// RUN: ejk-run %s --entry window_right --random-inputs 5 --check | FileCheck %s
-// RUN: ejk-run %s --entry window_both --random-inputs 6 --check | FileCheck %s
-// RUN: ejk-run %s --entry window_empty_rows --random-inputs 7 --check | FileCheck %s
-// RUN: ejk-run %s --entry soft_cap --random-inputs 8 --check | FileCheck %s
-// RUN: ejk-run %s --entry bias_full --random-inputs 9 --check | FileCheck %s
-// RUN: ejk-run %s --entry bias_broadcast --random-inputs 10 --check | FileCheck %s
-// RUN: ejk-run %s --entry bias_heads --random-inputs 11 --check | FileCheck %s
-// RUN: ejk-run %s --entry mask_full --random-inputs 12 --check | FileCheck %s
-// RUN: ejk-run %s --entry mask_broadcast --random-inputs 13 --check | FileCheck %s
-// RUN: ejk-run %s --entry segments --random-inputs 14 --check | FileCheck %s
-// RUN: ejk-run %s --entry dropout --random-inputs 15 --check | FileCheck %s
-// RUN: ejk-run %s --entry dropout_big_seed --random-inputs 16 --check | FileCheck %s
-// RUN: ejk-run %s --entry no_lse --random-inputs 17 --check | FileCheck %s
+// RUN: ejk-run %s --entry causal_bottom_right --random-inputs 4 --check | FileCheck %s
+// RUN: ejk-run %s --entry causal_more_queries_bottom_right --random-inputs 5 --check | FileCheck %s
+// RUN: ejk-run %s --entry window_bottom_right --random-inputs 6 --check | FileCheck %s
+// RUN: ejk-run %s --entry window_left --random-inputs 7 --check | FileCheck %s
+// RUN: ejk-run %s --entry window_right --random-inputs 8 --check | FileCheck %s
+// RUN: ejk-run %s --entry window_both --random-inputs 9 --check | FileCheck %s
+// RUN: ejk-run %s --entry window_empty_rows --random-inputs 10 --check | FileCheck %s
+// RUN: ejk-run %s --entry soft_cap --random-inputs 11 --check | FileCheck %s
+// RUN: ejk-run %s --entry bias_full --random-inputs 12 --check | FileCheck %s
+// RUN: ejk-run %s --entry bias_broadcast --random-inputs 13 --check | FileCheck %s
+// RUN: ejk-run %s --entry bias_heads --random-inputs 14 --check | FileCheck %s
+// RUN: ejk-run %s --entry mask_full --random-inputs 15 --check | FileCheck %s
+// RUN: ejk-run %s --entry mask_broadcast --random-inputs 16 --check | FileCheck %s
+// RUN: ejk-run %s --entry segments --random-inputs 17 --check | FileCheck %s
+// RUN: ejk-run %s --entry dropout --random-inputs 18 --check | FileCheck %s
+// RUN: ejk-run %s --entry dropout_big_seed --random-inputs 19 --check | FileCheck %s
+// RUN: ejk-run %s --entry no_lse --random-inputs 20 --check | FileCheck %s
 
 // CHECK-NOT: FAILED
 // CHECK: result 0 ({{.*}}): {{.*}}: ok
@@ -38,6 +41,24 @@ func.func @causal_more_queries(%q: tensor<1x50x2x32xf32>, %k: tensor<1x20x2x32xf
   %o, %lse = ejk.flash_attention %q, %k, %v {causal}
       : tensor<1x50x2x32xf32>, tensor<1x20x2x32xf32>, tensor<1x20x2x32xf32> -> tensor<1x50x2x32xf32>, tensor<1x2x50xf32>
   return %o, %lse : tensor<1x50x2x32xf32>, tensor<1x2x50xf32>
+}
+
+func.func @causal_bottom_right(%q: tensor<1x20x2x32xf32>, %k: tensor<1x50x2x32xf32>, %v: tensor<1x50x2x32xf32>) -> (tensor<1x20x2x32xf32>, tensor<1x2x20xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v {causal, mask_alignment = "bottom_right"}
+      : tensor<1x20x2x32xf32>, tensor<1x50x2x32xf32>, tensor<1x50x2x32xf32> -> tensor<1x20x2x32xf32>, tensor<1x2x20xf32>
+  return %o, %lse : tensor<1x20x2x32xf32>, tensor<1x2x20xf32>
+}
+
+func.func @causal_more_queries_bottom_right(%q: tensor<1x50x2x32xf32>, %k: tensor<1x20x2x32xf32>, %v: tensor<1x20x2x32xf32>) -> (tensor<1x50x2x32xf32>, tensor<1x2x50xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v {causal, mask_alignment = "bottom_right"}
+      : tensor<1x50x2x32xf32>, tensor<1x20x2x32xf32>, tensor<1x20x2x32xf32> -> tensor<1x50x2x32xf32>, tensor<1x2x50xf32>
+  return %o, %lse : tensor<1x50x2x32xf32>, tensor<1x2x50xf32>
+}
+
+func.func @window_bottom_right(%q: tensor<1x40x2x32xf32>, %k: tensor<1x90x2x32xf32>, %v: tensor<1x90x2x32xf32>) -> (tensor<1x40x2x32xf32>, tensor<1x2x40xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v {sliding_window = array<i64: 8, 8>, mask_alignment = "bottom_right"}
+      : tensor<1x40x2x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32> -> tensor<1x40x2x32xf32>, tensor<1x2x40xf32>
+  return %o, %lse : tensor<1x40x2x32xf32>, tensor<1x2x40xf32>
 }
 
 func.func @window_left(%q: tensor<1x60x2x32xf32>, %k: tensor<1x60x2x32xf32>, %v: tensor<1x60x2x32xf32>) -> (tensor<1x60x2x32xf32>, tensor<1x2x60xf32>) {

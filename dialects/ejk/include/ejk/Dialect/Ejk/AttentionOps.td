@@ -34,7 +34,8 @@ def Ejk_FlashAttentionOp : Ejk_Op<"flash_attention", [
     `h` reads key/value head `h / (num_heads / num_kv_heads)`.
 
     Reference formula, for each batch `b`, head `h`, query `i`, with
-    `off = seq_k - seq_q`:
+    `off = 0` (`mask_alignment = "top_left"`, the default) or
+    `off = seq_k - seq_q` (`mask_alignment = "bottom_right"`):
     ```
     s_j = softmax_scale * dot(query[b,i,h], key[b,j,h'])
     s_j = cap * tanh(s_j / cap)                  if logits_soft_cap = cap
@@ -46,8 +47,12 @@ def Ejk_FlashAttentionOp : Ejk_Op<"flash_attention", [
     p_j     = exp(s_j - lse_i)
     output[b,i,h] = sum_{allowed j} dropout(p_j) * value[b,j,h']
     ```
-    `causal` is bottom-right aligned when `seq_q != seq_k` (as in
-    FlashAttention-2). `softmax_scale` defaults to `1/sqrt(head_dim)`.
+    `mask_alignment` places the causal diagonal and the window's centre
+    when `seq_q != seq_k`: `"top_left"` (the default, as ejKernel's
+    `flash_attention`: query `i` sits on key `i`) or `"bottom_right"` (as
+    FlashAttention-2: the last query sits on the last key; use it for decode
+    or chunked prefill against a longer cache, where the queries are the
+    newest tokens). With `seq_q == seq_k` both are the same. `softmax_scale` defaults to `1/sqrt(head_dim)`.
     Dropout keeps `p_j` scaled by `1/(1 - dropout_prob)` when the
     counter-based hash of `(dropout_seed, b, h, i, j)` (see
     `ejk/Support/DropoutHash.h`) says so and sets it to 0 otherwise; `lse`
@@ -72,6 +77,7 @@ def Ejk_FlashAttentionOp : Ejk_Op<"flash_attention", [
     OptionalAttr<F32Attr>:$softmax_scale,
     UnitAttr:$causal,
     OptionalAttr<DenseI64ArrayAttr>:$sliding_window,
+    OptionalAttr<StrAttr>:$mask_alignment,
     OptionalAttr<F32Attr>:$logits_soft_cap,
     OptionalAttr<F32Attr>:$dropout_prob,
     OptionalAttr<I64Attr>:$dropout_seed,
@@ -96,6 +102,10 @@ def Ejk_FlashAttentionOp : Ejk_Op<"flash_attention", [
     static ::llvm::ArrayRef<::llvm::StringRef> getConfigNames();
     /// `softmax_scale`, or `1/sqrt(head_dim)` when it is absent.
     float getEffectiveSoftmaxScale();
+    /// Whether `mask_alignment = "bottom_right"` (top-left otherwise).
+    bool isBottomRightAligned() {
+      return getMaskAlignment() == ::llvm::StringRef("bottom_right");
+    }
   }];
 }
 
@@ -165,6 +175,7 @@ def Ejk_FlashAttentionGradOp : Ejk_Op<"flash_attention_grad", [
     OptionalAttr<F32Attr>:$softmax_scale,
     UnitAttr:$causal,
     OptionalAttr<DenseI64ArrayAttr>:$sliding_window,
+    OptionalAttr<StrAttr>:$mask_alignment,
     OptionalAttr<F32Attr>:$logits_soft_cap,
     OptionalAttr<F32Attr>:$dropout_prob,
     OptionalAttr<I64Attr>:$dropout_seed,
@@ -191,6 +202,10 @@ def Ejk_FlashAttentionGradOp : Ejk_Op<"flash_attention_grad", [
     static ::llvm::ArrayRef<::llvm::StringRef> getConfigNames();
     /// `softmax_scale`, or `1/sqrt(head_dim)` when it is absent.
     float getEffectiveSoftmaxScale();
+    /// Whether `mask_alignment = "bottom_right"` (top-left otherwise).
+    bool isBottomRightAligned() {
+      return getMaskAlignment() == ::llvm::StringRef("bottom_right");
+    }
   }];
 }
 
