@@ -150,7 +150,6 @@ def serve(args):
     says {"ready": ...}, then answers each "measure" line on stdin with one
     measurement; one JSON line each, on the original stdout (the frameworks'
     own prints go to stderr)."""
-    import numpy as np
     proto = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
 
@@ -200,7 +199,7 @@ class Peer:
     that a round times the kernels, not an import and a compilation."""
 
     def __init__(self, name, w, tmp, args):
-        self.name, self.out_npy = name, os.path.join(tmp, name + ".out.npy")
+        self.out_npy = os.path.join(tmp, name + ".out.npy")
         self.err_path = os.path.join(tmp, name + ".err")
         with open(self.err_path, "w") as err:
             self.proc = subprocess.Popen(
@@ -238,7 +237,7 @@ class Peer:
 
 # --- run (on the GPU machine) --------------------------------------------------
 
-def run_ejk(w, art, tmp, inputs, args, out_npy):
+def run_ejk(w, art, inputs, args, out_npy):
     """One measurement of ejk through the runner (a fresh process), warmed for
     --warm-s inside it: the runner's own start and input upload idle the GPU."""
     if art is None:
@@ -293,7 +292,7 @@ def measure_workload(w, art, tmp, inputs, peer_names, info, clocks, args):
         ejk_out = os.path.join(tmp, "ejk.out.npy")
         for r in range(args.rounds):
             rounds["ejk"].append(with_clocks(
-                run_ejk(w, art, tmp, inputs, args, ejk_out if r == 0 else None), clocks))
+                run_ejk(w, art, inputs, args, ejk_out if r == 0 else None), clocks))
             for n, p in peers.items():
                 if "error" not in results[n] and not any("error" in m for m in rounds[n]):
                     rounds[n].append(with_clocks(p.measure(), clocks))
