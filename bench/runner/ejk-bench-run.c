@@ -28,12 +28,12 @@
  * device is created, then drops it to idle (345 MHz on the H100), and a few
  * runs of a short kernel do not bring it back, so a run whose inputs took
  * longer than that to read or generate read 4x slow without it (issue 21's
- * decode anomaly: docs/performance-vulkan.md, "The GPU harness"). --output writes the outputs (from the
- * first run) as .npy files. --load-only stops once the device exists and
- * the module is loaded and prints "loaded" (process start to a ready kernel
- * for a program that links only the runtime). Exit status: 0 on success, 1 when
- * a runtime call fails, 2 on bad arguments or inputs that do not match the
- * manifest.
+ * decode anomaly: docs/performance-vulkan.md, "The GPU harness"). --output
+ * writes the outputs (from the first run) as .npy files. --load-only stops once
+ * the device exists and the module is loaded and prints "loaded" (process start
+ * to a ready kernel for a program that links only the runtime). Exit status: 0
+ * on success, 1 when a runtime call fails, 2 on bad arguments or inputs that do
+ * not match the manifest.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "ejk/Runtime/ejk_runtime.h"
