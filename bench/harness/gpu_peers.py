@@ -4,12 +4,16 @@ Each peer runs in its own process (bench/gpu.py worker), so JAX's memory
 preallocation and PyTorch's caching allocator never meet. Every peer gets the
 workload's f16 arrays (BSHD, as ejk); the f32 peer gets them widened to f32.
 
-Timing (the same for every peer): after a compiling call and W warm-up calls,
-each sample is K back-to-back calls followed by one synchronisation, divided
-by K, with K chosen so that a sample lasts about 20 ms: the GPU queue stays
-full, so a sample is the kernels' time, not the host's launch latency (ejk's
-own number, ejk_last_invoke_time_ns, is the GPU time between timestamps
-around its dispatches). Median and min over N samples.
+Timing (the same for every peer): after the compiling call (made once, when
+the worker starts), each measurement first runs the peer back to back for a
+fixed time (--warm-s, default 2 s: an idle GPU drops its clocks and a fixed
+count of calls does not bring them back), then takes N samples, each K
+back-to-back calls followed by one synchronisation, divided by K, with K
+chosen so that a sample lasts about 20 ms: the GPU queue stays full, so a
+sample is the kernels' time, not the host's launch latency (ejk's own number,
+ejk_last_invoke_time_ns, is the GPU time between timestamps around its
+dispatches). Median and min over the N samples, and the unix times that
+bracket them (for the clock samples, harness/gpu_clocks.py).
 """
 import os
 import statistics
@@ -86,34 +90,39 @@ def build(name, w, arrays, device):
         (lambda o: np.asarray(o).astype(np.float32))
 
 
-def measure(run, sync, runs, warmup, sample_s=0.02):
-    """(first result, {median_ms, min_ms, runs, calls_per_sample, compile_s})."""
+def _sample(run, sync, calls):
+    """Seconds for `calls` back-to-back calls and one synchronisation."""
     start = time.perf_counter()
-    first = run()
-    sync(first)
-    compile_s = time.perf_counter() - start
-    for _ in range(warmup):
-        sync(run())
-    start = time.perf_counter()
-    sync(run())
-    one = time.perf_counter() - start
-    calls = max(1, min(1000, int(sample_s / max(one, 1e-6))))
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        out = None
-        for _ in range(calls):
-            out = run()
-        sync(out)
-        times.append((time.perf_counter() - start) / calls)
-    return first, {"median_ms": 1e3 * statistics.median(times), "min_ms": 1e3 * min(times),
-                   "runs": runs, "calls_per_sample": calls, "compile_s": compile_s,
-                   "times_ms": [1e3 * t for t in times]}
+    out = None
+    for _ in range(calls):
+        out = run()
+    sync(out)
+    return time.perf_counter() - start
 
 
-def torch_peak(device, n=8192):
-    """The GPU's reference rates, measured with PyTorch in the same run: fp16 and
-    f32 (no TF32) GEMM n^3 in TFLOP/s, device-to-device copy in GB/s."""
+def measure(run, sync, runs, warm_s, sample_s=0.02):
+    """{median_ms, min_ms, runs, calls_per_sample, warm_s, times_ms, timed_unix}
+    after `warm_s` seconds of back-to-back calls."""
+    start = time.perf_counter()
+    calls = 1
+    while True:
+        one = _sample(run, sync, calls) / calls
+        calls = max(1, min(1000, int(sample_s / max(one, 1e-6))))
+        if time.perf_counter() - start >= warm_s:
+            break
+    warmed = time.perf_counter() - start
+    t0 = time.time()
+    times = [_sample(run, sync, calls) / calls for _ in range(runs)]
+    t1 = time.time()
+    return {"median_ms": 1e3 * statistics.median(times), "min_ms": 1e3 * min(times),
+            "runs": runs, "calls_per_sample": calls, "warm_s": warmed,
+            "times_ms": [1e3 * t for t in times], "timed_unix": [t0, t1]}
+
+
+def torch_peak(device, warm_s, n=8192):
+    """The GPU's reference rates, measured with PyTorch in the same run after
+    `warm_s` seconds of fp16 GEMMs: fp16 and f32 (no TF32) GEMM n^3 in
+    TFLOP/s, device-to-device copy in GB/s, and the unix times around them."""
     import torch
     dev = torch.device(device)
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -138,11 +147,18 @@ def torch_peak(device, n=8192):
     for key, dtype in (("fp16_tflops", torch.float16), ("f32_tflops", torch.float32)):
         a = torch.randn(n, n, device=dev).to(dtype)
         b = torch.randn(n, n, device=dev).to(dtype)
+        if dtype == torch.float16:
+            start = time.perf_counter()
+            while time.perf_counter() - start < warm_s:
+                a @ b
+                sync()
+            t0 = time.time()
         out[key] = rate(lambda: a @ b, 2 * n ** 3) * 1e-12
         del a, b
     src = torch.empty(1 << 28, dtype=torch.float32, device=dev)  # 1 GiB
     dst = torch.empty_like(src)
     out["copy_gbps"] = rate(lambda: dst.copy_(src), 2 * src.numel() * 4) * 1e-9
+    out["timed_unix"] = [t0, time.time()]
     if dev.type == "cuda":
         out["gpu"] = torch.cuda.get_device_name(dev)
     return out

@@ -2,7 +2,8 @@
  *
  *   ejk-bench-run MANIFEST.json [--device SPEC] [--entry NAME]
  *                 [--input IN.npy]... [--output OUT.npy]...
- *                 [--runs N] [--warmup W] [--seed S] [--load-only]
+ *                 [--runs N] [--warmup W] [--warmup-ms T] [--seed S]
+ *                 [--load-only]
  *
  * The benchmark's runner for machines without MLIR (the H100 machine): it
  * links only libejk_runtime (include/ejk/Runtime/ejk_runtime.h). It loads the
@@ -14,16 +15,25 @@
  * (default 2 + 10) and prints
  *
  *   bench: N runs, median X ms, min Y ms; wall median Z ms, min V ms
+ *   timed: unix A to B
  *
  * X and Y are the runtime's time of the dispatches of each run
  * (ejk_last_invoke_time_ns: GPU timestamps on Vulkan, wall time on the CPU),
  * Z and V the host's wall time around each ejk_invoke. The first line has
- * the same form as `ejk-run --bench`. --output writes the outputs (from the
- * first run) as .npy files. --load-only stops once the device exists and
- * the module is loaded and prints "loaded" (process start to a ready kernel
- * for a program that links only the runtime). Exit status: 0 on success, 1 when
- * a runtime call fails, 2 on bad arguments or inputs that do not match the
- * manifest.
+ * the same form as `ejk-run --bench`; A and B (seconds since the epoch,
+ * CLOCK_REALTIME) bracket the N timed runs, so a harness can match them with
+ * GPU clock samples. --warmup-ms T keeps invoking after the W warm-up runs
+ * until T ms have passed since the first (default 1000 on a Vulkan device, 0
+ * on the CPU): NVIDIA's driver holds the SM clock up for about 4 s after the
+ * device is created, then drops it to idle (345 MHz on the H100), and a few
+ * runs of a short kernel do not bring it back, so a run whose inputs took
+ * longer than that to read or generate read 4x slow without it (issue 21's
+ * decode anomaly: docs/performance-vulkan.md, "The GPU harness"). --output
+ * writes the outputs (from the first run) as .npy files. --load-only stops once
+ * the device exists and the module is loaded and prints "loaded" (process start
+ * to a ready kernel for a program that links only the runtime). Exit status: 0
+ * on success, 1 when a runtime call fails, 2 on bad arguments or inputs that do
+ * not match the manifest.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "ejk/Runtime/ejk_runtime.h"
@@ -40,7 +50,7 @@ typedef struct {
   const char *manifest, *device, *entry;
   const char *inputs[MAX_ARGS], *outputs[MAX_ARGS];
   size_t num_inputs, num_outputs;
-  long runs, warmup;
+  long runs, warmup, warmup_ms;
   uint64_t seed;
   int load_only;
 } options;
@@ -69,6 +79,12 @@ static double now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static double unix_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* ---- .npy files -------------------------------------------------------- */
@@ -302,8 +318,8 @@ static int usage(const char *msg) {
   fprintf(stderr,
           "usage: ejk-bench-run MANIFEST.json [--device SPEC] [--entry NAME]\n"
           "                     [--input IN.npy]... [--output OUT.npy]...\n"
-          "                     [--runs N] [--warmup W] [--seed S] "
-          "[--load-only]\n");
+          "                     [--runs N] [--warmup W] [--warmup-ms T] "
+          "[--seed S] [--load-only]\n");
   return 2;
 }
 
@@ -320,6 +336,7 @@ static int parse_args(int argc, char **argv, options *o) {
   memset(o, 0, sizeof *o);
   o->runs = 10;
   o->warmup = 2;
+  o->warmup_ms = -1; /* by device, once it is known */
   o->seed = 42;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -353,6 +370,9 @@ static int parse_args(int argc, char **argv, options *o) {
     } else if (strcmp(a, "--warmup") == 0) {
       if (parse_count(v, 0, &o->warmup))
         return usage("--warmup needs a count of at least 0");
+    } else if (strcmp(a, "--warmup-ms") == 0) {
+      if (parse_count(v, 0, &o->warmup_ms))
+        return usage("--warmup-ms needs a duration of at least 0");
     } else if (strcmp(a, "--seed") == 0) {
       if (parse_count(v, 0, &n))
         return usage("--seed needs a non-negative number");
@@ -421,6 +441,8 @@ int main(int argc, char **argv) {
   }
   if (!o.device)
     o.device = manifest_device(o.manifest);
+  if (o.warmup_ms < 0)
+    o.warmup_ms = strncmp(o.device, "vulkan", 6) == 0 ? 1000 : 0;
   ejk_device *device = NULL;
   ejk_module *module = NULL;
   ejk_buffer *buffers[2 * MAX_ARGS] = {NULL};
@@ -493,7 +515,16 @@ int main(int argc, char **argv) {
   wall_ns = calloc((size_t)o.runs, sizeof *wall_ns);
   if (!kernel_ns || !wall_ns)
     goto done;
+  double warm_start = now_ns(), timed_from = 0;
   for (long r = -1 - o.warmup; r < o.runs; ++r) {
+    if (r == 0) {
+      while (now_ns() - warm_start < (double)o.warmup_ms * 1e6)
+        if (failed(ejk_invoke(module, o.entry, buffers, num_in,
+                              buffers + num_in, num_out),
+                   "invoke"))
+          goto done;
+      timed_from = unix_seconds();
+    }
     double start = now_ns();
     if (failed(ejk_invoke(module, o.entry, buffers, num_in, buffers + num_in,
                           num_out),
@@ -514,6 +545,7 @@ int main(int argc, char **argv) {
       goto done;
     wall_ns[r] = (uint64_t)wall;
   }
+  double timed_to = unix_seconds();
   qsort(kernel_ns, (size_t)o.runs, sizeof *kernel_ns, compare_u64);
   qsort(wall_ns, (size_t)o.runs, sizeof *wall_ns, compare_u64);
   /* The median as ejk-run --bench takes it: element n/2 of the sorted runs. */
@@ -524,6 +556,7 @@ int main(int argc, char **argv) {
          "min %.3f ms\n",
          o.runs, kernel_ns[o.runs / 2] * 1e-6, kernel_ns[0] * 1e-6,
          wall_ns[o.runs / 2] * 1e-6, wall_ns[0] * 1e-6);
+  printf("timed: unix %.3f to %.3f\n", timed_from, timed_to);
   rc = 0;
 
 done: /* every destroy function accepts NULL */

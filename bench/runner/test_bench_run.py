@@ -5,7 +5,8 @@ For an f32 and an f16 causal GQA attention (ejkc, target cpu):
   - ejk-bench-run with .npy inputs writes the same output as ejk-run on the
     same inputs (same kernel, same runtime: within 1e-6, or one f16 ulp);
   - its bench line parses with the harness's own parser (bench/harness/ejk.py)
-    and gives positive times, for random inputs (no --input) as well;
+    and gives positive times, for random inputs (no --input) as well, and
+    with a time-based warm-up (--warmup-ms) its timed window (bench/gpu.py);
   - on a Vulkan device (lavapipe here; skipped without one), an f16 artifact
     of `ejkc --target vulkan` runs on the device its manifest names and
     agrees with the CPU kernel;
@@ -24,6 +25,7 @@ import numpy as np
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, BENCH)
 from harness.ejk import BENCH_RE  # noqa: E402
+from gpu import TIMED_RE  # noqa: E402
 from harness.workloads import Workload  # noqa: E402
 
 FAILURES = []
@@ -67,6 +69,10 @@ def case(bindir, work, dtype):
     check(rc == 0 and m is not None and int(m.group(1)) == 3 and float(m.group(3)) > 0,
           f"{dtype}: ejk-bench-run times 3 runs and prints the bench line ({out.strip()})")
     check("wall median" in out, f"{dtype}: the wall time is printed too")
+    rc, out = run([runner, manifest, "--runs", "2", "--warmup-ms", "200"] + ins)
+    m = TIMED_RE.search(out)
+    check(rc == 0 and m is not None and float(m.group(1)) <= float(m.group(2)),
+          f"{dtype}: --warmup-ms runs and the timed window is printed ({out.strip()})")
 
     theirs = os.path.join(d, "ejk-run.out.npy")
     rc2, out2 = run([os.path.join(bindir, "ejk-run"), ir, "--entry", "attention",
@@ -151,6 +157,9 @@ def main():
           "ejk-bench-run links libejk_runtime and neither MLIR nor LLVM")
     rc, out = run([runner, "--runs", "0", "x.json"])
     check(rc == 2 and "--runs" in out, f"a bad option is refused ({out.strip()[:120]})")
+    rc, out = run([runner, "--warmup-ms", "-1", "x.json"])
+    check(rc == 2 and "--warmup-ms" in out,
+          f"a negative warm-up time is refused ({out.strip()[:120]})")
     rc, out = run([runner, os.path.join(args.work_dir, "missing.json")])
     check(rc == 1 and "load" in out, f"a missing manifest is a runtime error ({out.strip()})")
     print(f"{len(FAILURES)} failure(s)" if FAILURES else "all ok")
