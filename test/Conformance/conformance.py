@@ -131,6 +131,7 @@ CASES = [
     FA("fa_causal_gqa", hq=8, hkv=2, sq=77, sk=77, causal=True),
     FA("fa_cross_sq_ne_sk", sq=24, sk=56),
     FA("fa_window", sliding_window=(8, 4)),
+    FA("fa_window_int", sliding_window=6),
     FA("fa_window_left_causal", causal=True, sliding_window=(16, 0)),
     FA("fa_softcap_scale", logits_soft_cap=5.0, softmax_scale=0.3),
     FA("fa_bias", b=2, sq=20, sk=30, bias=True),
@@ -251,7 +252,9 @@ class FlashAttention:
         attrs = []
         if o.get("causal"):
             attrs.append("causal")
-        if "sliding_window" in o:
+        if isinstance(o.get("sliding_window"), int):
+            attrs.append("sliding_window = array<i64: %d>" % o["sliding_window"])
+        elif "sliding_window" in o:
             attrs.append("sliding_window = array<i64: %d, %d>" % o["sliding_window"])
         if "logits_soft_cap" in o:
             attrs.append("logits_soft_cap = %r : f32" % o["logits_soft_cap"])
