@@ -143,7 +143,7 @@ TEST_F(MoeRulesTest, VerifierNamesTheProblem) {
   EXPECT_EQ(
       reason(op, config({{"block_m", 6}, {"block_n", 1024}, {"block_k", 1024}}),
              avx2()),
-      "working set of 4218880 bytes exceeds the 524288-byte L2 cache");
+      "working set of 4243648 bytes exceeds the 524288-byte L2 cache");
   TunableOpInterface t = parse(tgmmIR(64, 32, 48, 4));
   ASSERT_TRUE(t);
   EXPECT_EQ(reason(t,

@@ -44,8 +44,10 @@ public:
   }
 
   void build() {
-    Value x = WorkgroupIdOp::create(e.b, 0);
-    Value nBlock = WorkgroupIdOp::create(e.b, 1);
+    // n tiles along x: the workgroups that run one after the other share
+    // the tile's lhs rows (and, a few apart, the group's rhs) in L3.
+    Value nBlock = WorkgroupIdOp::create(e.b, 0);
+    Value x = WorkgroupIdOp::create(e.b, 1);
     zero = e.index(0);
     one = e.index(1);
     n0 = e.mul(nBlock, e.index(p.blockN));
@@ -53,6 +55,7 @@ public:
     // Scratch at the entry, outside every branch: static stack slots.
     cTile = e.scratch({tile.paddedRows(p.blockM), p.blockN});
     packed = e.scratch({p.blockN / tile.cols(), p.blockK, tile.cols()});
+    lhsRows = e.scratch({p.blockM, p.lhsStride()});
 
     findTile(x);
     Value owned = cmpI(e, arith::CmpIPredicate::sge, local, zero);
@@ -111,13 +114,17 @@ private:
     Value numRows = e.sub(rowEnd, rowBegin);
     Value panels =
         e.div(e.add(cols, e.index(tile.cols() - 1)), e.index(tile.cols()));
+    Value blocks =
+        e.div(e.add(numRows, e.index(tile.rows - 1)), e.index(tile.rows));
     e.forLoop(zero, e.index(p.k), e.index(p.blockK), [&](Value k0) {
       Value kCount = e.min(e.index(p.blockK), e.sub(e.index(p.k), k0));
       packPanels(k0, kCount, panels);
+      copyRows(k0, kCount, numRows);
       e.forLoop(zero, panels, one, [&](Value panel) {
         Value c0 = e.mul(panel, e.index(tile.cols()));
-        e.forLoop(zero, numRows, e.index(tile.rows),
-                  [&](Value r0) { multiplyBlock(k0, kCount, panel, c0, r0); });
+        e.forLoop(zero, blocks, one, [&](Value block) {
+          multiplyBlock(kCount, numRows, panel, c0, block);
+        });
       });
     });
     storeTile(/*fromScratch=*/true);
@@ -158,19 +165,38 @@ private:
     });
   }
 
-  /// C[r0 .. r0 + rows, c0 .. c0 + width] += lhs[rows, k0 .. k0 + kCount]
-  /// packed[panel]: one register block. Rows past the tile read its last
-  /// row.
-  void multiplyBlock(Value k0, Value kCount, Value panel, Value c0, Value r0) {
-    SmallVector<Value> lhsRows, acc;
-    Value last = e.sub(rowEnd, one);
+  /// Copies lhs[tile rows, k0 .. k0 + kCount] into lhsRows (f32, 0 past
+  /// k), whose row stride is not a multiple of 4 KiB: the 6 rows a
+  /// register block broadcasts from stay in distinct L1 sets.
+  void copyRows(Value k0, Value kCount, Value numRows) {
+    bool inBounds = p.k % p.lanes == 0 && p.blockK % p.lanes == 0;
+    Value vectors =
+        e.div(e.add(kCount, e.index(p.lanes - 1)), e.index(p.lanes));
+    e.forLoop(zero, numRows, one, [&](Value r) {
+      Value row = e.add(rowBegin, r);
+      e.forLoop(zero, vectors, one, [&](Value v) {
+        Value kk = e.mul(v, e.index(p.lanes));
+        Value a = e.readVector(buf.lhs, {row, e.add(k0, kk)}, inBounds);
+        vector::StoreOp::create(e.b, a, lhsRows, ValueRange{r, kk});
+      });
+    });
+  }
+
+  /// C[r0 .. r0 + rows, c0 .. c0 + width] += lhsRows[rows] packed[panel]:
+  /// one register block. Rows past the tile read its last row (computed,
+  /// never stored).
+  void multiplyBlock(Value kCount, Value numRows, Value panel, Value c0,
+                     Value block) {
+    SmallVector<Value> acc, rows;
+    Value r0 = e.mul(block, e.index(tile.rows));
+    Value last = e.sub(numRows, one);
     for (int64_t r = 0; r < tile.rows; ++r) {
-      Value row = e.add(r0, e.index(r));
-      lhsRows.push_back(e.min(e.add(rowBegin, row), last));
+      rows.push_back(e.min(e.add(r0, e.index(r)), last));
       for (int64_t v = 0; v < tile.vectors; ++v)
         acc.push_back(vector::LoadOp::create(
             e.b, e.vf32, cTile,
-            ValueRange{row, e.add(c0, e.index(v * p.lanes))}));
+            ValueRange{e.add(r0, e.index(r)),
+                       e.add(c0, e.index(v * p.lanes))}));
     }
     SmallVector<Value> sums = emitMicroKernel(
         e, tile, kCount, acc,
@@ -178,9 +204,8 @@ private:
           return vector::LoadOp::create(
               e.b, e.vf32, packed, ValueRange{panel, kk, e.index(v * p.lanes)});
         },
-        [&](Value kk, int64_t r) {
-          return e.toF32(memref::LoadOp::create(
-              e.b, buf.lhs, ValueRange{lhsRows[r], e.add(k0, kk)}));
+        [&](Value kk, int64_t r) -> Value {
+          return memref::LoadOp::create(e.b, lhsRows, ValueRange{rows[r], kk});
         });
     for (int64_t r = 0; r < tile.rows; ++r)
       for (int64_t v = 0; v < tile.vectors; ++v)
@@ -214,7 +239,7 @@ private:
   const CpuGroupedMatmulPlan &p;
   const GroupedMatmulBuffers &buf;
   CpuMicroTile tile;
-  Value zero, one, n0, cols, cTile, packed;
+  Value zero, one, n0, cols, cTile, packed, lhsRows;
   Value local, rowBegin, rowEnd;
 };
 

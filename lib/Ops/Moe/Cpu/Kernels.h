@@ -51,13 +51,19 @@ struct CpuGroupedMatmulPlan : GroupedMatmulProblem {
   CpuMicroTile micro() const {
     return CpuMicroTile::forBlock(blockM, blockN, lanes);
   }
-  /// Row tiles of every segment (a group, or the rows past the last group)
-  /// fit in ceil(rows / block_m) + num_groups + 1 workgroups along x, n
-  /// tiles along y; each workgroup finds its (segment, row tile) at run
-  /// time.
+  /// f32 elements per row of the staged lhs rows: block_k whole vectors
+  /// and one more, so that rows are never 4 KiB apart.
+  int64_t lhsStride() const {
+    return (blockK + lanes - 1) / lanes * lanes + lanes;
+  }
+  /// n tiles along x; along y, the row tiles of every segment (a group, or
+  /// the rows past the last group): a segment of s rows has ceil(s /
+  /// block_m) of them, so ceil(rows / block_m) + num_groups + 1 cover
+  /// every tile whatever the sizes are. Each workgroup finds its (segment,
+  /// row tile) at run time.
   std::array<int64_t, 3> grid() const {
-    return {(rows + blockM - 1) / blockM + numGroups + 1,
-            (n + blockN - 1) / blockN, 1};
+    return {(n + blockN - 1) / blockN,
+            (rows + blockM - 1) / blockM + numGroups + 1, 1};
   }
 };
 
