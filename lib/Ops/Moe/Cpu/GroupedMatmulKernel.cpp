@@ -223,13 +223,15 @@ private:
       e.forLoop(zero, vectors, one, [&](Value v) {
         Value c = e.mul(v, e.index(p.lanes));
         Value col = e.add(n0, c);
-        Value value = fromScratch ? vector::LoadOp::create(e.b, e.vf32, cTile,
-                                                           ValueRange{r, c})
-                                        .getResult()
-                                  : e.splatF32(0.0f);
-        if (buf.existingOut)
-          value = e.fadd(value,
-                         e.readVector(buf.existingOut, {row, col}, inBounds));
+        Value value;
+        if (fromScratch)
+          value = vector::LoadOp::create(e.b, e.vf32, cTile, ValueRange{r, c});
+        if (buf.existingOut) {
+          Value existing = e.readVector(buf.existingOut, {row, col}, inBounds);
+          value = value ? e.fadd(value, existing) : existing;
+        }
+        if (!value)
+          value = e.splatF32(0.0f);
         e.writeVector(value, buf.out, {row, col}, inBounds);
       });
     });
