@@ -86,20 +86,28 @@ private:
   }
 
   /// L[s, c] = lhs[r0 + s, i0 + c] and R[s, c] = rhs[r0 + s, n0 + c] for
-  /// the step's rows, f32, 0 past k and n.
+  /// the step's rows, f32. When k (n) is whole vectors only the tile's
+  /// vectors are read, unmasked; the rest of L (R) then holds stale values
+  /// that reach only rows (columns) of C that are never stored. Otherwise
+  /// masked reads fill it with zeros.
   void stage(Value r0, Value steps, Value panels) {
-    Value rVectors = e.mul(panels, e.index(tile.vectors));
+    auto vectorsOf = [&](Value count) {
+      return e.div(e.add(count, e.index(p.lanes - 1)), e.index(p.lanes));
+    };
+    bool kWhole = p.k % p.lanes == 0, nWhole = p.n % p.lanes == 0;
+    Value lVectors = kWhole ? vectorsOf(kCount) : e.index(lWidth / p.lanes);
+    Value rVectors =
+        nWhole ? vectorsOf(cols) : e.mul(panels, e.index(tile.vectors));
     e.forLoop(zero, steps, one, [&](Value s) {
       Value row = e.add(r0, s);
-      for (int64_t c = 0; c < lWidth; c += p.lanes) {
-        Value v = e.readVector(buf.lhs, {row, e.add(i0, e.index(c))},
-                               /*inBounds=*/false);
-        vector::StoreOp::create(e.b, v, lTile, ValueRange{s, e.index(c)});
-      }
+      e.forLoop(zero, lVectors, one, [&](Value v) {
+        Value c = e.mul(v, e.index(p.lanes));
+        Value l = e.readVector(buf.lhs, {row, e.add(i0, c)}, kWhole);
+        vector::StoreOp::create(e.b, l, lTile, ValueRange{s, c});
+      });
       e.forLoop(zero, rVectors, one, [&](Value v) {
         Value c = e.mul(v, e.index(p.lanes));
-        Value r = e.readVector(buf.rhs, {row, e.add(n0, c)},
-                               /*inBounds=*/p.n % p.blockN == 0);
+        Value r = e.readVector(buf.rhs, {row, e.add(n0, c)}, nWhole);
         vector::StoreOp::create(e.b, r, rTile, ValueRange{s, c});
       });
     });
