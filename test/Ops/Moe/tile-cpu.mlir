@@ -63,8 +63,9 @@ func.func @gmm(%lhs: tensor<100x64xf16>, %rhs: tensor<4x64x40xf16>, %sizes: tens
 
 // -----
 
-// grouped_matmul with transpose_rhs: the pack walks each rhs column's k run
-// (columns past n = 40 repeat column 39) into the 16-wide panels.
+// grouped_matmul with transpose_rhs: the pack reads 8 x 8 blocks of rhs
+// along k (columns past n = 40 repeat column 39), transposes them with
+// three stages of shuffles and stores them along the 16-wide panels.
 
 // CHECK-LABEL: func.func private @gmmt_dispatch_0
 // CHECK-SAME: ejk.grid = array<i64: 3, 9, 1>
@@ -73,10 +74,13 @@ func.func @gmm(%lhs: tensor<100x64xf16>, %rhs: tensor<4x64x40xf16>, %sizes: tens
 // Without an offset the local group is g itself: no offset load.
 // CHECK-NOT: memref<1xi32>
 // CHECK: scf.if
+// CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1
 // CHECK: arith.minsi %{{.*}}, %c39 : index
-// CHECK: scf.for %[[KK:.*]] = %c0 to %c32 step %c1
-// CHECK-NEXT: %[[W:.*]] = memref.load %arg1[%{{.*}}, %{{.*}}, %[[KK]]] : memref<2x40x32xf32>
-// CHECK-NEXT: memref.store %[[W]], %{{.*}}[%{{.*}}, %[[KK]], %{{.*}}] : memref<1x32x16xf32>
+// CHECK-COUNT-8: vector.load %arg1[{{.*}}] : memref<2x40x32xf32>, vector<8xf32>
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 8, 2, 10, 4, 12, 6, 14]
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 8, 9, 4, 5, 12, 13]
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 8, 9, 10, 11]
+// CHECK-COUNT-8: vector.store %{{.*}}, %{{.*}} : memref<1x32x16xf32>, vector<8xf32>
 // CHECK: vector.fma
 // Rows of no group are 0.
 // CHECK: } else {

@@ -54,7 +54,7 @@ public:
     cols = e.min(e.index(p.blockN), e.sub(e.index(p.n), n0));
     // Scratch at the entry, outside every branch: static stack slots.
     cTile = e.scratch({tile.paddedRows(p.blockM), p.blockN});
-    packed = e.scratch({p.blockN / tile.cols(), p.blockK, tile.cols()});
+    packed = e.scratch({p.blockN / tile.cols(), p.packedRows(), tile.cols()});
     lhsRows = e.scratch({p.blockM, p.lhsStride()});
 
     findTile(x);
@@ -150,19 +150,55 @@ private:
       });
       return;
     }
-    // rhs[local, j, k]: walk each column's k run contiguously. Columns past
-    // n repeat the last one; they only reach columns that are never stored.
+    // rhs[local, j, k]: square blocks of lanes columns x lanes k, read
+    // along k (contiguous), transposed in registers, stored along the
+    // panel's columns. Columns past n repeat the last one and k past the
+    // step reads zeros (or the next step's values): both reach only
+    // columns or packed rows that are never used.
+    bool inBounds = p.k % p.lanes == 0 && p.blockK % p.lanes == 0;
+    Value blocks = e.div(e.add(kCount, e.index(p.lanes - 1)), e.index(p.lanes));
     e.forLoop(zero, panels, one, [&](Value panel) {
       Value col0 = e.add(n0, e.mul(panel, e.index(width)));
-      e.forLoop(zero, e.index(width), one, [&](Value c) {
-        Value j = e.min(e.add(col0, c), e.index(p.n - 1));
-        e.forLoop(zero, kCount, one, [&](Value kk) {
-          Value v = e.toF32(memref::LoadOp::create(
-              e.b, buf.rhs, ValueRange{local, j, e.add(k0, kk)}));
-          memref::StoreOp::create(e.b, v, packed, ValueRange{panel, kk, c});
-        });
+      e.forLoop(zero, blocks, one, [&](Value block) {
+        Value kk = e.mul(block, e.index(p.lanes));
+        for (int64_t c = 0; c < width; c += p.lanes) {
+          SmallVector<Value> rows;
+          for (int64_t l = 0; l < p.lanes; ++l) {
+            Value j = e.min(e.add(col0, e.index(c + l)), e.index(p.n - 1));
+            rows.push_back(
+                e.readVector(buf.rhs, {local, j, e.add(k0, kk)}, inBounds));
+          }
+          transposeSquare(rows);
+          for (int64_t l = 0; l < p.lanes; ++l)
+            vector::StoreOp::create(
+                e.b, rows[l], packed,
+                ValueRange{panel, e.add(kk, e.index(l)), e.index(c)});
+        }
       });
     });
+  }
+
+  /// Transposes the lanes x lanes matrix whose rows are `rows` in place:
+  /// log2(lanes) butterfly stages of two-input shuffles (unpack, shufps and
+  /// vperm2f128 on AVX2). At the stage of distance d, rows i and i + d (i
+  /// without bit d) swap the d-blocks where the column's bit d differs
+  /// from the row's.
+  void transposeSquare(SmallVector<Value> &rows) {
+    int64_t n = static_cast<int64_t>(rows.size());
+    for (int64_t d = 1; d < n; d *= 2) {
+      SmallVector<int64_t> low(n), high(n);
+      for (int64_t j = 0; j < n; ++j) {
+        low[j] = (j & d) ? n + (j ^ d) : j;
+        high[j] = (j & d) ? n + j : (j ^ d);
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        if (i & d)
+          continue;
+        Value a = rows[i], b = rows[i | d];
+        rows[i] = vector::ShuffleOp::create(e.b, a, b, low);
+        rows[i | d] = vector::ShuffleOp::create(e.b, a, b, high);
+      }
+    }
   }
 
   /// Copies lhs[tile rows, k0 .. k0 + kCount] into lhsRows (f32, 0 past

@@ -51,6 +51,9 @@ struct CpuGroupedMatmulPlan : GroupedMatmulProblem {
   CpuMicroTile micro() const {
     return CpuMicroTile::forBlock(blockM, blockN, lanes);
   }
+  /// Rows of a packed rhs panel: block_k, whole vectors of them (the
+  /// transposing pack of transpose_rhs writes square blocks).
+  int64_t packedRows() const { return (blockK + lanes - 1) / lanes * lanes; }
   /// f32 elements per row of the staged lhs rows: block_k whole vectors
   /// and one more, so that rows are never 4 KiB apart.
   int64_t lhsStride() const {

@@ -85,7 +85,8 @@ static SmallVector<int64_t> rowBlocks(bool full) {
 //===----------------------------------------------------------------------===//
 
 /// f32 elements of a workgroup's scratch: C (block_m rounded to register
-/// blocks x block_n), the packed rhs panel (block_k x block_n) and the
+/// blocks x block_n), the packed rhs panel (block_k in whole vectors x
+/// block_n) and the
 /// staged lhs rows (block_m x CpuGroupedMatmulPlan::lhsStride); nullopt
 /// on overflow.
 static std::optional<int64_t> gmmScratch(const GroupedMatmulConfig &c,
@@ -94,9 +95,10 @@ static std::optional<int64_t> gmmScratch(const GroupedMatmulConfig &c,
   if (!checkedSum({c.blockM, tile.rows}) || !checkedSum({c.blockK, 2 * lanes}))
     return std::nullopt;
   int64_t rows = tile.paddedRows(c.blockM);
-  return checkedSum(
-      {checkedProduct({rows, c.blockN}), checkedProduct({c.blockK, c.blockN}),
-       checkedProduct({c.blockM, roundUp(c.blockK, lanes) + lanes})});
+  int64_t kRows = roundUp(c.blockK, lanes);
+  return checkedSum({checkedProduct({rows, c.blockN}),
+                     checkedProduct({kRows, c.blockN}),
+                     checkedProduct({c.blockM, kRows + lanes})});
 }
 
 LogicalResult CpuGroupedMatmul::verifyConfig(GroupedMatmulOp op,
