@@ -453,10 +453,12 @@ class GroupedMatmul:
         import jax.numpy as jnp
         from ejkernel.modules.operations import grouped_matmul
         out = np_dtype(c.opts.get("out", c.dtype))
+        # do_padding=False: the module pads m to its 128-row tile but not
+        # existing_out, which its shape check then rejects.
         y = grouped_matmul(jx(ins["lhs"]), jx(ins["rhs"]), jx(ins["sizes"]), None,
                            jx(ins.get("existing_out")), preferred_element_type=out,
                            transpose_rhs=bool(c.opts.get("transpose_rhs")),
-                           platform="xla")
+                           do_padding=False, platform="xla")
         return [np.asarray(y.astype(out))]
 
 

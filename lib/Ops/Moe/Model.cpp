@@ -55,7 +55,9 @@ static std::string groupedMatmulKey(OpT op, StringRef name) {
 namespace {
 class GroupedMatmulModel final : public OpModel {
 public:
-  GroupedMatmulModel() {}
+  GroupedMatmulModel() {
+    cpu = std::make_unique<TargetKernelOf<GroupedMatmulOp, CpuGroupedMatmul>>();
+  }
   StringRef getOperationName() const override {
     return GroupedMatmulOp::getOperationName();
   }
@@ -87,7 +89,10 @@ public:
 
 class TransposedGroupedMatmulModel final : public OpModel {
 public:
-  TransposedGroupedMatmulModel() {}
+  TransposedGroupedMatmulModel() {
+    cpu = std::make_unique<TargetKernelOf<TransposedGroupedMatmulOp,
+                                          CpuTransposedGroupedMatmul>>();
+  }
   StringRef getOperationName() const override {
     return TransposedGroupedMatmulOp::getOperationName();
   }
