@@ -55,7 +55,10 @@ static std::string groupedMatmulKey(OpT op, StringRef name) {
 namespace {
 class GroupedMatmulModel final : public OpModel {
 public:
-  GroupedMatmulModel() {}
+  GroupedMatmulModel() {
+    vulkan = std::make_unique<
+        TargetKernelOf<GroupedMatmulOp, VulkanGroupedMatmul>>();
+  }
   StringRef getOperationName() const override {
     return GroupedMatmulOp::getOperationName();
   }
@@ -87,7 +90,10 @@ public:
 
 class TransposedGroupedMatmulModel final : public OpModel {
 public:
-  TransposedGroupedMatmulModel() {}
+  TransposedGroupedMatmulModel() {
+    vulkan = std::make_unique<TargetKernelOf<TransposedGroupedMatmulOp,
+                                             VulkanTransposedGroupedMatmul>>();
+  }
   StringRef getOperationName() const override {
     return TransposedGroupedMatmulOp::getOperationName();
   }
