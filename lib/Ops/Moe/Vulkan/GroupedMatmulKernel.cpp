@@ -55,8 +55,8 @@ void mlir::ejk::buildVulkanGroupedMatmulBody(
     OpBuilder &builder, Location loc, const MoeVulkanPlan &p,
     const GroupedMatmulBuffers &buf) {
   Emitter e(builder, loc, 1);
-  Value item = WorkgroupIdOp::create(e.b, 0);
-  Value nTile = WorkgroupIdOp::create(e.b, 1);
+  Value nTile = WorkgroupIdOp::create(e.b, 0);
+  Value item = WorkgroupIdOp::create(e.b, 1);
   Value thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
   GroupScan scan(e, p, thread, buf.groupSizes, buf.groupOffset);
   std::array<Value, 3> tile = scan.findTile(item);

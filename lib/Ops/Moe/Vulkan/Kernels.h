@@ -5,13 +5,13 @@
 // only at run time, so the grids are static and each workgroup finds its
 // work from group_sizes and group_offset (GroupScan.cpp):
 //
-// grouped_matmul, grid (work items, n tiles, 1): the work list is the
+// grouped_matmul, grid (n tiles, work items, 1): the work list is the
 //   local groups in order, preceded and followed by the rows that no local
 //   group owns (written as existing_out or 0); entry e covers rows
 //   [begin_e, end_e) in ceil((end_e - begin_e) / block_m) row tiles, which
 //   start at begin_e. The list has at most ceil(rows / block_m) +
-//   local_groups + 2 tiles, the grid's x; each workgroup scans the list in
-//   shared memory, takes tile number workgroup_id.x, and exits when there is
+//   local_groups + 2 tiles, the grid's y; each workgroup scans the list in
+//   shared memory, takes tile number workgroup_id.y, and exits when there is
 //   none (skewed groups idle no workgroup, they only shorten the list).
 // transposed_grouped_matmul, grid (n tiles, k tiles, local groups): a
 //   workgroup reduces over its group's rows in steps of block_m.
@@ -39,10 +39,14 @@ namespace mlir::ejk {
 struct MoeVulkanPlan : GroupedMatmulProblem {
   MoeVulkanLayout layout;
 
-  /// grouped_matmul: work items x n tiles.
+  /// grouped_matmul: n tiles x work items (the n tiles of one row tile
+  /// run side by side and share its lhs rows in the cache).
   std::array<int64_t, 3> groupedGrid() const {
-    return {(rows + layout.tileM - 1) / layout.tileM + localGroups + 2,
-            (n + layout.tileN - 1) / layout.tileN, 1};
+    return {(n + layout.tileN - 1) / layout.tileN, workItems(), 1};
+  }
+  /// The most row tiles the work list can have.
+  int64_t workItems() const {
+    return (rows + layout.tileM - 1) / layout.tileM + localGroups + 2;
   }
   /// transposed_grouped_matmul: n tiles x k tiles x local groups.
   std::array<int64_t, 3> transposedGrid() const {

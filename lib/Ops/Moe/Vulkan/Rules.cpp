@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Common/Arithmetic.h"
 #include "Moe/Vulkan/GroupedMatmul.h"
 #include "Moe/Vulkan/Layout.h"
 
@@ -114,13 +115,34 @@ static LogicalResult verifyCommon(const GroupedMatmulProblem &p,
   return success();
 }
 
+/// Vulkan guarantees 65535 workgroups along each dimension of a grid.
+static constexpr int64_t kMaxGridExtent = 65535;
+
+static LogicalResult checkGrid(int64_t extent, StringRef what,
+                               raw_ostream &reason) {
+  if (extent <= kMaxGridExtent)
+    return success();
+  reason << "the grid would have " << extent << " " << what
+         << ", more than the " << kMaxGridExtent
+         << " workgroups Vulkan guarantees along one dimension";
+  return failure();
+}
+
 LogicalResult VulkanGroupedMatmul::verifyConfig(GroupedMatmulOp op,
                                                 ConfigAttr attr,
                                                 const TargetInfo &target,
                                                 raw_ostream &reason) {
-  if (failed(verifyCommon(readGroupedMatmulProblem(op), attr, target,
-                          reason)) ||
-      !getMoeVulkanLayout(op, attr, target, reason))
+  GroupedMatmulProblem p = readGroupedMatmulProblem(op);
+  if (failed(verifyCommon(p, attr, target, reason)))
+    return failure();
+  std::optional<MoeVulkanLayout> l =
+      getMoeVulkanLayout(op, attr, target, reason);
+  if (!l ||
+      failed(checkGrid(ceilDiv(p.rows, l->tileM) + p.localGroups + 2,
+                       "row tiles ('block_m' " + std::to_string(l->tileM) +
+                           ")",
+                       reason)) ||
+      failed(checkGrid(ceilDiv(p.n, l->tileN), "column tiles", reason)))
     return failure();
   return success();
 }
@@ -128,9 +150,14 @@ LogicalResult VulkanGroupedMatmul::verifyConfig(GroupedMatmulOp op,
 LogicalResult VulkanTransposedGroupedMatmul::verifyConfig(
     TransposedGroupedMatmulOp op, ConfigAttr attr, const TargetInfo &target,
     raw_ostream &reason) {
-  if (failed(verifyCommon(readTransposedGroupedMatmulProblem(op), attr,
-                          target, reason)) ||
-      !getMoeVulkanLayout(op, attr, target, reason))
+  GroupedMatmulProblem p = readTransposedGroupedMatmulProblem(op);
+  if (failed(verifyCommon(p, attr, target, reason)))
+    return failure();
+  std::optional<MoeVulkanLayout> l =
+      getMoeVulkanLayout(op, attr, target, reason);
+  if (!l || failed(checkGrid(ceilDiv(p.n, l->tileN), "column tiles", reason)) ||
+      failed(checkGrid(ceilDiv(p.k, l->tileM), "row tiles", reason)) ||
+      failed(checkGrid(p.localGroups, "groups", reason)))
     return failure();
   return success();
 }
