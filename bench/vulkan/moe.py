@@ -31,14 +31,11 @@ M, E, K, N = 32768, 128, 2048, 768
 #   op "tgmm": lhs [rows, k], rhs [rows, n] -> [local, k, n].
 def variants():
     v = {}
-    cfgs = {"heur": None,
-            "m128n128k32w4": (128, 128, 32, 4), "m128n128k16w8": (128, 128, 16, 8),
-            "m64n128k32w4": (64, 128, 32, 4), "m128n64k32w4": (128, 64, 32, 4),
-            "m64n64k32w4": (64, 64, 32, 4), "m128n128k16w4": (128, 128, 16, 4)}
+    cfgs = {"heur": None, "m128n128k16w8": (128, 128, 16, 8),
+            "m64n64k32w4": (64, 64, 32, 4)}
     for name, cfg in cfgs.items():
         v[f"gmm_f16_{name}"] = ("gmm", "f16", "f16", (M, K, N, E, E), "", cfg)
     v["gmm_f16T_heur"] = ("gmm", "f16", "f16", (M, K, N, E, E), "T", None)
-    v["gmm_f16T_m64n128k32w4"] = ("gmm", "f16", "f16", (M, K, N, E, E), "T", (64, 128, 32, 4))
     v["gmm_bf16_heur"] = ("gmm", "bf16", "bf16", (M, K, N, E, E), "", None)
     v["tgmm_f16_heur"] = ("tgmm", "f16", "f32", (M, K, N, E, E), "", None)
     # Correctness cases: ragged shapes, offsets, existing_out, f32 results.
@@ -49,6 +46,8 @@ def variants():
     v["chk_tgmm"] = ("tgmm", "f16", "f32", (300, 64, 48, 5, 5), "", None)
     v["chk_tgmm_off_acc"] = ("tgmm", "f16", "f16", (257, 40, 56, 7, 4), "OA", (32, 32, 16, 2))
     v["chk_bf16"] = ("gmm", "bf16", "f32", (300, 64, 48, 5, 5), "T", None)
+    v["chk_gmm_big_tiles"] = ("gmm", "f16", "f32", (1000, 256, 136, 9, 9), "A", (128, 128, 32, 4))
+    v["chk_tgmm_w8"] = ("tgmm", "f16", "f16", (1000, 136, 256, 9, 9), "A", (32, 128, 16, 8))
     return v
 
 

@@ -59,8 +59,7 @@ public:
     int64_t bStride = MoeVulkanLayout::stride(l.bRowLength());
     Value aStage = allocWorkgroup(e, l.aRows() * aStride / kPerVector, vecType);
     Value bStage = allocWorkgroup(e, l.bRows() * bStride / kPerVector, vecType);
-    Value outStage =
-        allocWorkgroup(e, l.numSubgroups * kTile * l.outStride());
+    Value outStage = allocWorkgroup(e, l.numSubgroups * kTile * l.outStride());
 
     auto loadStep = [&](Value r0) {
       SmallVector<Value> values =
@@ -75,8 +74,8 @@ public:
         gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType, e.constF32(0.0f));
     SmallVector<Value> inits(numAcc, zeroTile);
     inits.append(loadStep(rBegin));
-    SmallVector<Value> state = e.forLoop(
-        rBegin, rEnd, e.index(l.step), inits, [&](Value r0, ValueRange s) {
+    SmallVector<Value> state = maybeEmptyLoop(
+        e, rBegin, rEnd, e.index(l.step), inits, [&](Value r0, ValueRange s) {
           SmallVector<Value> loadedValues(s.begin() + numAcc, s.end());
           ArrayRef<Value> loaded = loadedValues;
           storeVectors(loaded.take_front(numA), aStage, l.aRows(),
@@ -92,10 +91,10 @@ public:
               Value m = e.add(mBase, e.index(i * kTile));
               aTiles.push_back(
                   l.order.aReductionInner
-                      ? loadMatrix(aType, aStage,
-                                   e.add(e.mul(m, e.index(aStride)),
-                                         e.index(kk)),
-                                   aStride, /*transpose=*/false)
+                      ? loadMatrix(
+                            aType, aStage,
+                            e.add(e.mul(m, e.index(aStride)), e.index(kk)),
+                            aStride, /*transpose=*/false)
                       : loadMatrix(aType, aStage,
                                    e.add(e.index(kk * aStride), m), aStride,
                                    /*transpose=*/true));
@@ -104,10 +103,10 @@ public:
               Value n = e.add(nBase, e.index(j * kTile));
               bTiles.push_back(
                   l.order.bReductionInner
-                      ? loadMatrix(bType, bStage,
-                                   e.add(e.mul(n, e.index(bStride)),
-                                         e.index(kk)),
-                                   bStride, /*transpose=*/true)
+                      ? loadMatrix(
+                            bType, bStage,
+                            e.add(e.mul(n, e.index(bStride)), e.index(kk)),
+                            bStride, /*transpose=*/true)
                       : loadMatrix(bType, bStage,
                                    e.add(e.index(kk * bStride), n), bStride,
                                    /*transpose=*/false));
@@ -213,8 +212,7 @@ private:
         Value col = arith::RemUIOp::create(e.b, idx, e.index(width));
         memref::StoreOp::create(
             e.b, value, stage,
-            ValueRange{
-                e.add(e.mul(row, e.index(stride / kPerVector)), col)});
+            ValueRange{e.add(e.mul(row, e.index(stride / kPerVector)), col)});
       };
       if (base + l.threads <= total) {
         store();

@@ -61,12 +61,12 @@ void mlir::ejk::buildPortableGemm(Emitter &e, const MoeVulkanLayout &l,
   int64_t numCols = l.colsPerThread;
 
   SmallVector<Value> inits(l.rowsPerThread * numCols, e.constF32(0.0f));
-  SmallVector<Value> acc = e.forLoop(
-      rBegin, rEnd, e.index(l.step), inits, [&](Value r0, ValueRange acc) {
-        stageOperand(e, l, thread, a, l.order.aReductionInner, l.tileM,
-                     aStage, r0);
-        stageOperand(e, l, thread, b, l.order.bReductionInner, l.tileN,
-                     bStage, r0);
+  SmallVector<Value> acc = maybeEmptyLoop(
+      e, rBegin, rEnd, e.index(l.step), inits, [&](Value r0, ValueRange acc) {
+        stageOperand(e, l, thread, a, l.order.aReductionInner, l.tileM, aStage,
+                     r0);
+        stageOperand(e, l, thread, b, l.order.bReductionInner, l.tileN, bStage,
+                     r0);
         gpu::BarrierOp::create(e.b);
         SmallVector<Value> next = e.forLoop(
             e.index(0), e.index(l.step), e.index(1), acc,
@@ -75,14 +75,14 @@ void mlir::ejk::buildPortableGemm(Emitter &e, const MoeVulkanLayout &l,
               Value aBase = e.mul(r, e.index(l.tileM));
               Value bBase = e.mul(r, e.index(l.tileN));
               for (Value c : cols)
-                bv.push_back(memref::LoadOp::create(e.b, bStage,
-                                                    ValueRange{e.add(bBase, c)}));
+                bv.push_back(memref::LoadOp::create(
+                    e.b, bStage, ValueRange{e.add(bBase, c)}));
               for (auto [i, m] : llvm::enumerate(rows)) {
                 Value av = memref::LoadOp::create(e.b, aStage,
                                                   ValueRange{e.add(aBase, m)});
                 for (int64_t j = 0; j < numCols; ++j)
-                  out[i * numCols + j] = math::FmaOp::create(
-                      e.b, av, bv[j], out[i * numCols + j]);
+                  out[i * numCols + j] =
+                      math::FmaOp::create(e.b, av, bv[j], out[i * numCols + j]);
               }
               return out;
             });

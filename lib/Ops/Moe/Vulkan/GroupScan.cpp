@@ -60,26 +60,23 @@ Value GroupScan::exclusiveScan(Value value, std::optional<int64_t> cap) {
   gpu::BarrierOp::create(e.b);
   for (int64_t d = 1; d < threads; d *= 2) {
     Value mine = loadShared(slot);
-    Value other = loadShared(
-        e.add(e.max(e.sub(thread, e.index(d)), e.index(0)),
-              e.index(partialsBase)));
+    Value other = loadShared(e.add(e.max(e.sub(thread, e.index(d)), e.index(0)),
+                                   e.index(partialsBase)));
     Value sum = e.add(mine, other);
     if (cap)
       sum = e.min(sum, e.index(*cap));
-    Value next =
-        e.select(cmp(e, arith::CmpIPredicate::sge, thread, e.index(d)), sum,
-                 mine);
+    Value next = e.select(cmp(e, arith::CmpIPredicate::sge, thread, e.index(d)),
+                          sum, mine);
     gpu::BarrierOp::create(e.b);
     storeShared(next, slot);
     gpu::BarrierOp::create(e.b);
   }
   // The inclusive sum of the thread before (saturated sums cannot be
   // subtracted from).
-  Value before = loadShared(
-      e.add(e.max(e.sub(thread, e.index(1)), e.index(0)),
-            e.index(partialsBase)));
-  return e.select(cmp(e, arith::CmpIPredicate::sgt, thread, e.index(0)),
-                  before, e.index(0));
+  Value before = loadShared(e.add(e.max(e.sub(thread, e.index(1)), e.index(0)),
+                                  e.index(partialsBase)));
+  return e.select(cmp(e, arith::CmpIPredicate::sgt, thread, e.index(0)), before,
+                  e.index(0));
 }
 
 void GroupScan::scanStarts() {
@@ -98,26 +95,30 @@ void GroupScan::scanStarts() {
     return e.select(cmp(e, arith::CmpIPredicate::slt, g, e.index(groups)),
                     clamp(e, raw, 0, p.rows), zero);
   };
-  Value sum = e.forLoop(zero, e.index(run), one, {zero},
-                        [&](Value i, ValueRange acc) {
-                          Value v = size(e.add(first, i));
-                          return SmallVector<Value>{
-                              e.min(e.add(acc[0], v), e.index(p.rows))};
-                        })[0];
+  // Loops with results must run at least once (maybeEmptyLoop): without
+  // groups there is nothing to sum.
+  Value sum = run == 0 ? zero
+                       : e.forLoop(zero, e.index(run), one, {zero},
+                                   [&](Value i, ValueRange acc) {
+                                     Value v = size(e.add(first, i));
+                                     return SmallVector<Value>{e.min(
+                                         e.add(acc[0], v), e.index(p.rows))};
+                                   })[0];
   Value prefix = exclusiveScan(sum, p.rows);
-  e.forLoop(zero, e.index(run), one, {prefix}, [&](Value i, ValueRange acc) {
-    Value g = e.add(first, i);
-    Value next = e.min(e.add(acc[0], size(g)), e.index(p.rows));
-    auto ifOp = scf::IfOp::create(
-        e.b, cmp(e, arith::CmpIPredicate::slt, g, e.index(groups)),
-        /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard guard(e.b);
-      e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-      storeShared(next, e.add(g, one));
-    }
-    return SmallVector<Value>{next};
-  });
+  if (run > 0)
+    e.forLoop(zero, e.index(run), one, {prefix}, [&](Value i, ValueRange acc) {
+      Value g = e.add(first, i);
+      Value next = e.min(e.add(acc[0], size(g)), e.index(p.rows));
+      auto ifOp = scf::IfOp::create(
+          e.b, cmp(e, arith::CmpIPredicate::slt, g, e.index(groups)),
+          /*withElseRegion=*/false);
+      {
+        OpBuilder::InsertionGuard guard(e.b);
+        e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+        storeShared(next, e.add(g, one));
+      }
+      return SmallVector<Value>{next};
+    });
   auto first0 = scf::IfOp::create(
       e.b, cmp(e, arith::CmpIPredicate::eq, thread, zero), false);
   {
@@ -129,7 +130,8 @@ void GroupScan::scanStarts() {
 }
 
 /// Rows [begin, end) of global group `g` if `valid`, else an empty range.
-static std::pair<Value, Value> groupRows(Emitter &e, int64_t groups, Value g, Value valid,
+static std::pair<Value, Value> groupRows(Emitter &e, int64_t groups, Value g,
+                                         Value valid,
                                          function_ref<Value(Value)> start) {
   Value gc = clamp(e, g, 0, std::max<int64_t>(groups - 1, 0));
   Value begin = start(gc);
@@ -155,12 +157,11 @@ std::pair<Value, Value> GroupScan::entryRows(Value entry) {
   int64_t last = p.localGroups + 1;
   Value coveredBegin = loadShared(lo);
   Value coveredEnd = e.max(loadShared(hi), coveredBegin);
-  auto [groupBegin, groupEnd] =
-      localGroupRows(e.sub(entry, e.index(1)));
+  auto [groupBegin, groupEnd] = localGroupRows(e.sub(entry, e.index(1)));
   Value isFirst = cmp(e, arith::CmpIPredicate::eq, entry, e.index(0));
   Value isLast = cmp(e, arith::CmpIPredicate::eq, entry, e.index(last));
-  Value begin = e.select(isFirst, e.index(0),
-                         e.select(isLast, coveredEnd, groupBegin));
+  Value begin =
+      e.select(isFirst, e.index(0), e.select(isLast, coveredEnd, groupBegin));
   Value end = e.select(isFirst, coveredBegin,
                        e.select(isLast, e.index(p.rows), groupEnd));
   return {begin, end};
@@ -192,12 +193,12 @@ std::array<Value, 3> GroupScan::findTile(Value item) {
     return e.select(cmp(e, arith::CmpIPredicate::slt, entry, e.index(entries)),
                     count, zero);
   };
-  Value sum = e.forLoop(zero, e.index(run), one, {zero},
-                        [&](Value i, ValueRange acc) {
-                          Value begin, end;
-                          Value t = tiles(e.add(first, i), begin, end);
-                          return SmallVector<Value>{e.add(acc[0], t)};
-                        })[0];
+  Value sum =
+      e.forLoop(zero, e.index(run), one, {zero}, [&](Value i, ValueRange acc) {
+        Value begin, end;
+        Value t = tiles(e.add(first, i), begin, end);
+        return SmallVector<Value>{e.add(acc[0], t)};
+      })[0];
   Value prefix = exclusiveScan(sum, std::nullopt);
   e.forLoop(zero, e.index(run), one, {prefix}, [&](Value i, ValueRange acc) {
     Value entry = e.add(first, i);
@@ -210,12 +211,10 @@ std::array<Value, 3> GroupScan::findTile(Value item) {
     {
       OpBuilder::InsertionGuard guard(e.b);
       e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-      Value rowBegin =
-          e.add(begin, e.mul(e.sub(item, acc[0]), e.index(tileM)));
+      Value rowBegin = e.add(begin, e.mul(e.sub(item, acc[0]), e.index(tileM)));
       Value isGroup = arith::AndIOp::create(
           e.b, cmp(e, arith::CmpIPredicate::sgt, entry, zero),
-          cmp(e, arith::CmpIPredicate::slt, entry,
-              e.index(p.localGroups + 1)));
+          cmp(e, arith::CmpIPredicate::slt, entry, e.index(p.localGroups + 1)));
       storeShared(rowBegin, e.index(foundBase));
       storeShared(end, e.index(foundBase + 1));
       storeShared(e.select(isGroup, e.sub(entry, one), e.index(-1)),

@@ -36,8 +36,8 @@ static void storeResult(Emitter &e, const GroupedMatmulBuffers &buf,
   e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   Value value = acc;
   if (buf.existingOut)
-    value = e.fadd(value, e.toF32(memref::LoadOp::create(e.b, buf.existingOut,
-                                                         indices)));
+    value = e.fadd(
+        value, e.toF32(memref::LoadOp::create(e.b, buf.existingOut, indices)));
   Type outType = cast<MemRefType>(buf.out.getType()).getElementType();
   memref::StoreOp::create(e.b, e.fromF32(value, outType), buf.out, indices);
 }
@@ -51,9 +51,9 @@ static void buildGemm(Emitter &e, const MoeVulkanPlan &p, Value thread,
     buildPortableGemm(e, p.layout, thread, a, b, rBegin, rEnd, epilogue);
 }
 
-void mlir::ejk::buildVulkanGroupedMatmulBody(
-    OpBuilder &builder, Location loc, const MoeVulkanPlan &p,
-    const GroupedMatmulBuffers &buf) {
+void mlir::ejk::buildVulkanGroupedMatmulBody(OpBuilder &builder, Location loc,
+                                             const MoeVulkanPlan &p,
+                                             const GroupedMatmulBuffers &buf) {
   Emitter e(builder, loc, 1);
   Value nTile = WorkgroupIdOp::create(e.b, 0);
   Value item = WorkgroupIdOp::create(e.b, 1);
@@ -70,7 +70,8 @@ void mlir::ejk::buildVulkanGroupedMatmulBody(
 
   GemmOperand a{buf.lhs, [&](Value r0, Value m, Value kk) {
                   Value row = e.add(rowBegin, m), k = e.add(r0, kk);
-                  Value valid = both(e, lt(e, row, rowEnd), lt(e, k, e.index(p.k)));
+                  Value valid =
+                      both(e, lt(e, row, rowEnd), lt(e, k, e.index(p.k)));
                   return std::pair(SmallVector<Value>{inside(e, row, p.rows),
                                                       inside(e, k, p.k)},
                                    valid);
@@ -81,25 +82,24 @@ void mlir::ejk::buildVulkanGroupedMatmulBody(
     b.locate = [&](Value r0, Value n, Value kk) {
       Value col = e.add(n0, n), k = e.add(r0, kk);
       Value valid = both(e, lt(e, col, e.index(p.n)), lt(e, k, e.index(p.k)));
-      return std::pair(SmallVector<Value>{group, inside(e, col, p.n),
-                                          inside(e, k, p.k)},
-                       valid);
+      return std::pair(
+          SmallVector<Value>{group, inside(e, col, p.n), inside(e, k, p.k)},
+          valid);
     };
   else
     b.locate = [&](Value r0, Value kk, Value n) {
       Value col = e.add(n0, n), k = e.add(r0, kk);
       Value valid = both(e, lt(e, col, e.index(p.n)), lt(e, k, e.index(p.k)));
-      return std::pair(SmallVector<Value>{group, inside(e, k, p.k),
-                                          inside(e, col, p.n)},
-                       valid);
+      return std::pair(
+          SmallVector<Value>{group, inside(e, k, p.k), inside(e, col, p.n)},
+          valid);
     };
-  buildGemm(e, p, thread, a, b, e.index(0), rEnd,
-            [&](Value m, Value n, Value acc) {
-              Value row = e.add(rowBegin, m), col = e.add(n0, n);
-              storeResult(e, buf, ValueRange{row, col},
-                          both(e, lt(e, row, rowEnd), lt(e, col, e.index(p.n))),
-                          acc);
-            });
+  buildGemm(
+      e, p, thread, a, b, e.index(0), rEnd, [&](Value m, Value n, Value acc) {
+        Value row = e.add(rowBegin, m), col = e.add(n0, n);
+        storeResult(e, buf, ValueRange{row, col},
+                    both(e, lt(e, row, rowEnd), lt(e, col, e.index(p.n))), acc);
+      });
 }
 
 void mlir::ejk::buildVulkanTransposedGroupedMatmulBody(
@@ -135,12 +135,11 @@ void mlir::ejk::buildVulkanTransposedGroupedMatmulBody(
                                                       inside(e, col, p.n)},
                                    valid);
                 }};
-  buildGemm(e, p, thread, a, b, rowBegin, rowEnd,
-            [&](Value m, Value n, Value acc) {
-              Value i = e.add(i0, m), j = e.add(j0, n);
-              storeResult(e, buf, ValueRange{local, i, j},
-                          both(e, lt(e, i, e.index(p.k)),
-                               lt(e, j, e.index(p.n))),
-                          acc);
-            });
+  buildGemm(
+      e, p, thread, a, b, rowBegin, rowEnd, [&](Value m, Value n, Value acc) {
+        Value i = e.add(i0, m), j = e.add(j0, n);
+        storeResult(e, buf, ValueRange{local, i, j},
+                    both(e, lt(e, i, e.index(p.k)), lt(e, j, e.index(p.n))),
+                    acc);
+      });
 }

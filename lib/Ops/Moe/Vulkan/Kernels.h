@@ -84,22 +84,38 @@ inline void forEachThread(Emitter &e, int64_t threads, Value thread,
       body(i);
       continue;
     }
-    auto ifOp = scf::IfOp::create(
-        e.b,
-        arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, i,
-                              e.index(total)),
-        /*withElseRegion=*/false);
+    auto ifOp =
+        scf::IfOp::create(e.b,
+                          arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
+                                                i, e.index(total)),
+                          /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(e.b);
     e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
     body(i);
   }
 }
 
+/// `e.forLoop(lb, ub, step, inits, body)` for a loop that may run zero
+/// times: under `if lb < ub`, the inits otherwise. MLIR's SCF-to-SPIR-V
+/// conversion passes loop results through variables that only the loop's
+/// yield stores, so a zero-trip scf.for gives undefined values on Vulkan
+/// (seen on the H100: garbage in the rows of no group).
+inline SmallVector<Value>
+maybeEmptyLoop(Emitter &e, Value lb, Value ub, Value step, ValueRange inits,
+               function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+  SmallVector<Value> initValues(inits.begin(), inits.end());
+  return e.ifElse(
+      arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, lb, ub),
+      TypeRange(ValueRange(initValues)),
+      [&] { return e.forLoop(lb, ub, step, initValues, body); },
+      [&] { return initValues; });
+}
+
 /// Emits the tile product over the reduction steps r0 = rBegin, rBegin +
 /// step, ... < rEnd, then the epilogue of every element of the tile.
 void buildPortableGemm(Emitter &e, const MoeVulkanLayout &l, Value thread,
-                       const GemmOperand &a, const GemmOperand &b,
-                       Value rBegin, Value rEnd, const GemmEpilogue &epilogue);
+                       const GemmOperand &a, const GemmOperand &b, Value rBegin,
+                       Value rEnd, const GemmEpilogue &epilogue);
 void buildCoopGemm(Emitter &e, const MoeVulkanLayout &l, Value thread,
                    const GemmOperand &a, const GemmOperand &b, Value rBegin,
                    Value rEnd, const GemmEpilogue &epilogue);
@@ -145,9 +161,9 @@ void buildVulkanGroupedMatmulBody(OpBuilder &b, Location loc,
                                   const MoeVulkanPlan &plan,
                                   const GroupedMatmulBuffers &buffers);
 /// Emits the body of transposed_grouped_matmul's dispatch.
-void buildVulkanTransposedGroupedMatmulBody(OpBuilder &b, Location loc,
-                                            const MoeVulkanPlan &plan,
-                                            const GroupedMatmulBuffers &buffers);
+void buildVulkanTransposedGroupedMatmulBody(
+    OpBuilder &b, Location loc, const MoeVulkanPlan &plan,
+    const GroupedMatmulBuffers &buffers);
 
 } // namespace mlir::ejk
 

@@ -20,8 +20,7 @@ std::optional<MoeVulkanLayout> MoeVulkanLayout::compute(
     return std::nullopt;
   }
   if (!llvm::isPowerOf2_64(numSubgroups)) {
-    reason << "'num_subgroups' (" << numSubgroups
-           << ") must be a power of two";
+    reason << "'num_subgroups' (" << numSubgroups << ") must be a power of two";
     return std::nullopt;
   }
   // Every block is staged or spread over threads: one beyond the limits can
@@ -55,9 +54,9 @@ std::optional<MoeVulkanLayout> MoeVulkanLayout::compute(
   int64_t stageBytes = 0;
   if (cooperative) {
     if (tileM % kTile || tileN % kTile || step % kTile) {
-      reason << "the cooperative-matrix path needs '" << mName << "' ("
-             << tileM << "), '" << nName << "' (" << tileN << ") and '"
-             << stepName << "' (" << step << ") to be multiples of " << kTile;
+      reason << "the cooperative-matrix path needs '" << mName << "' (" << tileM
+             << "), '" << nName << "' (" << tileN << ") and '" << stepName
+             << "' (" << step << ") to be multiples of " << kTile;
       return std::nullopt;
     }
     // The split of the subgroups over the tile that loads the fewest
@@ -96,8 +95,7 @@ std::optional<MoeVulkanLayout> MoeVulkanLayout::compute(
       if (l.threads % tx || tileN % tx || tileM % ty)
         continue;
       int64_t rpt = tileM / ty, cpt = tileN / tx;
-      if (l.threadsX == 0 ||
-          rpt + cpt <= l.rowsPerThread + l.colsPerThread) {
+      if (l.threadsX == 0 || rpt + cpt <= l.rowsPerThread + l.colsPerThread) {
         l.threadsX = tx;
         l.threadsY = ty;
         l.rowsPerThread = rpt;

@@ -125,9 +125,10 @@ std::optional<MoeVulkanLayout> getMoeVulkanLayout(GroupedMatmulOp op,
                                                   ConfigAttr config,
                                                   const TargetInfo &target,
                                                   llvm::raw_ostream &reason);
-std::optional<MoeVulkanLayout>
-getMoeVulkanLayout(TransposedGroupedMatmulOp op, ConfigAttr config,
-                   const TargetInfo &target, llvm::raw_ostream &reason);
+std::optional<MoeVulkanLayout> getMoeVulkanLayout(TransposedGroupedMatmulOp op,
+                                                  ConfigAttr config,
+                                                  const TargetInfo &target,
+                                                  llvm::raw_ostream &reason);
 
 } // namespace mlir::ejk
 

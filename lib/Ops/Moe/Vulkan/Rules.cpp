@@ -139,8 +139,7 @@ LogicalResult VulkanGroupedMatmul::verifyConfig(GroupedMatmulOp op,
       getMoeVulkanLayout(op, attr, target, reason);
   if (!l ||
       failed(checkGrid(ceilDiv(p.rows, l->tileM) + p.localGroups + 2,
-                       "row tiles ('block_m' " + std::to_string(l->tileM) +
-                           ")",
+                       "row tiles ('block_m' " + std::to_string(l->tileM) + ")",
                        reason)) ||
       failed(checkGrid(ceilDiv(p.n, l->tileN), "column tiles", reason)))
     return failure();
@@ -167,11 +166,11 @@ static SmallVector<std::array<int64_t, 4>> spaceCandidates(bool cooperative,
                                                            bool full) {
   SmallVector<int64_t> tiles = full ? SmallVector<int64_t>{16, 32, 64, 128}
                                     : SmallVector<int64_t>{32, 64, 128};
-  SmallVector<int64_t> steps =
-      cooperative ? (full ? SmallVector<int64_t>{16, 32, 64}
-                          : SmallVector<int64_t>{16, 32})
-                  : (full ? SmallVector<int64_t>{4, 8, 16, 32}
-                          : SmallVector<int64_t>{8, 16});
+  SmallVector<int64_t> steps = cooperative
+                                   ? (full ? SmallVector<int64_t>{16, 32, 64}
+                                           : SmallVector<int64_t>{16, 32})
+                                   : (full ? SmallVector<int64_t>{4, 8, 16, 32}
+                                           : SmallVector<int64_t>{8, 16});
   SmallVector<int64_t> threadCounts =
       full ? SmallVector<int64_t>{32, 64, 128, 256, 512}
            : SmallVector<int64_t>{64, 128, 256};
@@ -215,10 +214,8 @@ VulkanGroupedMatmul::configSpace(GroupedMatmulOp op, const TargetInfo &target,
       spaceCandidates(usesCooperativeMatrix(op, target), full));
 }
 
-SmallVector<ConfigAttr>
-VulkanTransposedGroupedMatmul::configSpace(TransposedGroupedMatmulOp op,
-                                           const TargetInfo &target,
-                                           bool full) {
+SmallVector<ConfigAttr> VulkanTransposedGroupedMatmul::configSpace(
+    TransposedGroupedMatmulOp op, const TargetInfo &target, bool full) {
   return filterSpace<TransposedGroupedMatmulOp, VulkanTransposedGroupedMatmul>(
       op, target, /*transposed=*/true,
       spaceCandidates(usesCooperativeMatrix(op, target), full));
@@ -226,29 +223,31 @@ VulkanTransposedGroupedMatmul::configSpace(TransposedGroupedMatmulOp op,
 
 /// The heuristic's (tile_m, tile_n, step, threads) in order of preference.
 /// Cooperative: 128 x 128 tiles of four subgroups, each 64 x 64 (16
-/// accumulators: four A and four B matrices per 16 of reduction); 64-row
-/// tiles first when the groups average fewer than 96 rows (a tile starts
-/// at its group's first row, so small groups waste most of a tall tile).
-/// Portable: 64 x 64 tiles over 256 threads (16 accumulators each), then
-/// smaller.
+/// accumulators: four A and four B matrices per 16 of reduction), measured
+/// best on the H100 (0.95 ms for the bench problem against 1.03 with eight
+/// subgroups and steps of 16, 1.10 for 64 x 64 tiles; docs/ops/moe-vulkan.md);
+/// 64 x 64 tiles first when the groups average fewer than 96 rows (a tile
+/// starts at its group's first row, so small groups waste most of a tall
+/// tile). 64 x 128 and 128 x 64 tiles of four subgroups (2 x 4 matrices
+/// each) ran 3.7-4.2x slower there and are left to the tuner. Portable: 64
+/// x 64 tiles over 256 threads (16 accumulators each), then smaller.
 static SmallVector<std::array<int64_t, 4>>
 heuristicCandidates(bool cooperative, int64_t subgroup, bool smallGroups) {
   SmallVector<std::array<int64_t, 4>> out;
   if (cooperative) {
     if (smallGroups)
-      out.push_back({64, 128, 32, 4 * subgroup});
+      out.push_back({64, 64, 32, 4 * subgroup});
     out.append({{128, 128, 32, 4 * subgroup},
-                {64, 128, 32, 4 * subgroup},
                 {64, 64, 32, 4 * subgroup},
                 {32, 32, 16, subgroup},
                 {16, 16, 16, subgroup}});
   } else {
     for (int64_t threads : {256, 128, 64, 32})
-      for (auto [tm, tn, step] : {std::array<int64_t, 3>{64, 64, 16},
-                                  std::array<int64_t, 3>{32, 64, 16},
-                                  std::array<int64_t, 3>{32, 32, 16},
-                                  std::array<int64_t, 3>{16, 16, 8},
-                                  std::array<int64_t, 3>{8, 8, 4}})
+      for (auto [tm, tn, step] :
+           {std::array<int64_t, 3>{64, 64, 16},
+            std::array<int64_t, 3>{32, 64, 16},
+            std::array<int64_t, 3>{32, 32, 16},
+            std::array<int64_t, 3>{16, 16, 8}, std::array<int64_t, 3>{8, 8, 4}})
         out.push_back({tm, tn, step, std::max(threads, subgroup)});
   }
   return out;

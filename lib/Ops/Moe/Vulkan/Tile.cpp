@@ -52,10 +52,9 @@ LogicalResult VulkanGroupedMatmul::tile(GroupedMatmulOp op, ConfigAttr attr,
                 /*transposed=*/false);
 }
 
-LogicalResult
-VulkanTransposedGroupedMatmul::tile(TransposedGroupedMatmulOp op,
-                                    ConfigAttr attr,
-                                    DispatchRewriter &rewriter) {
+LogicalResult VulkanTransposedGroupedMatmul::tile(TransposedGroupedMatmulOp op,
+                                                  ConfigAttr attr,
+                                                  DispatchRewriter &rewriter) {
   GroupedMatmulBuffers buf = findTransposedGroupedMatmulBuffers(op, rewriter);
   return tileOp(op, attr, rewriter, buf, readTransposedGroupedMatmulProblem(op),
                 /*transposed=*/true);
