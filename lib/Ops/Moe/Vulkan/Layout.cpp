@@ -105,7 +105,8 @@ std::optional<MoeVulkanLayout> MoeVulkanLayout::compute(
     if (l.threadsX == 0) {
       reason << "a " << tileM << " x " << tileN << " tile ('" << mName
              << "' x '" << nName << "') does not split evenly over "
-             << l.threads << " threads (" << numSubgroups << " subgroups of "
+             << l.threads << " threads (" << numSubgroups
+             << (numSubgroups == 1 ? " subgroup" : " subgroups") << " of "
              << limits.subgroupSize << ")";
       return std::nullopt;
     }
