@@ -129,16 +129,6 @@ void GroupScan::scanStarts() {
   gpu::BarrierOp::create(e.b);
 }
 
-/// Rows [begin, end) of global group `g` if `valid`, else an empty range.
-static std::pair<Value, Value> groupRows(Emitter &e, int64_t groups, Value g,
-                                         Value valid,
-                                         function_ref<Value(Value)> start) {
-  Value gc = clamp(e, g, 0, std::max<int64_t>(groups - 1, 0));
-  Value begin = start(gc);
-  Value end = start(e.add(gc, e.index(1)));
-  return {begin, e.select(valid, end, begin)};
-}
-
 std::pair<Value, Value> GroupScan::localGroupRows(Value local) {
   Value g = e.add(offset, local);
   Value valid = arith::AndIOp::create(
@@ -149,8 +139,11 @@ std::pair<Value, Value> GroupScan::localGroupRows(Value local) {
       arith::AndIOp::create(
           e.b, cmp(e, arith::CmpIPredicate::sge, local, e.index(0)),
           cmp(e, arith::CmpIPredicate::slt, local, e.index(p.localGroups))));
-  return groupRows(e, p.numGroups, g, valid,
-                   [&](Value i) { return loadShared(i); });
+  // A group outside the sizes reads a valid start and is empty.
+  Value gc = clamp(e, g, 0, std::max<int64_t>(p.numGroups - 1, 0));
+  Value begin = loadShared(gc);
+  Value end = loadShared(e.add(gc, e.index(1)));
+  return {begin, e.select(valid, end, begin)};
 }
 
 std::pair<Value, Value> GroupScan::entryRows(Value entry) {
