@@ -11,8 +11,9 @@
 //   [begin_e, end_e) in ceil((end_e - begin_e) / block_m) row tiles, which
 //   start at begin_e. The list has at most ceil(rows / block_m) +
 //   local_groups + 2 tiles, the grid's y; each workgroup scans the list in
-//   shared memory, takes tile number workgroup_id.y, and exits when there is
-//   none (skewed groups idle no workgroup, they only shorten the list).
+//   shared memory and takes tile number workgroup_id.y; past the list its
+//   row range is empty and it does no more work (skewed groups bind no
+//   workgroup to an expert, they only shorten the list).
 // transposed_grouped_matmul, grid (n tiles, k tiles, local groups): a
 //   workgroup reduces over its group's rows in steps of block_m.
 //
