@@ -57,6 +57,8 @@ class GroupedMatmulModel final : public OpModel {
 public:
   GroupedMatmulModel() {
     cpu = std::make_unique<TargetKernelOf<GroupedMatmulOp, CpuGroupedMatmul>>();
+    vulkan = std::make_unique<
+        TargetKernelOf<GroupedMatmulOp, VulkanGroupedMatmul>>();
   }
   StringRef getOperationName() const override {
     return GroupedMatmulOp::getOperationName();
@@ -92,6 +94,8 @@ public:
   TransposedGroupedMatmulModel() {
     cpu = std::make_unique<TargetKernelOf<TransposedGroupedMatmulOp,
                                           CpuTransposedGroupedMatmul>>();
+    vulkan = std::make_unique<TargetKernelOf<TransposedGroupedMatmulOp,
+                                             VulkanTransposedGroupedMatmul>>();
   }
   StringRef getOperationName() const override {
     return TransposedGroupedMatmulOp::getOperationName();
