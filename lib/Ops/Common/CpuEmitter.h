@@ -74,6 +74,12 @@ public:
   // maxnumf: scores are never NaN unless the inputs are, and it needs no
   // NaN-propagation fixups in the reductions.
   Value fmax(Value x, Value y) { return arith::MaxNumFOp::create(b, x, y); }
+  /// fmax for values that are never NaN (scores of finite inputs, -inf for
+  /// masked keys): `nnan` lets the SPIR-V lowering drop the IsNan/Select
+  /// pairs it otherwise adds around GL.FMax.
+  Value fmaxNoNaN(Value x, Value y) {
+    return arith::MaxNumFOp::create(b, x, y, arith::FastMathFlags::nnan);
+  }
   Value exp(Value x) { return math::ExpOp::create(b, x); }
   Value select(Value c, Value x, Value y) {
     return arith::SelectOp::create(b, c, x, y);

@@ -1,5 +1,11 @@
 // RUN: ejk-opt %s -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle subgroup-size=32" -ejk-form-dispatches -ejk-tile-dispatches | FileCheck %s --check-prefix=CHECK-PORTABLE
 // RUN: ejk-opt %s -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152" -ejk-form-dispatches -ejk-tile-dispatches | FileCheck %s --check-prefix=CHECK-COOP
+// The row max is `maxnumf fastmath<nnan>` (scores are never NaN for finite
+// inputs; masked keys are -inf): the SPIR-V has GL.FMax and none of the
+// IsNan/Select pairs scf-to-spirv adds around a plain maxnumf.
+// RUN: ejk-opt %s -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle subgroup-size=32" -ejk-form-dispatches -ejk-tile-dispatches -ejk-lower-to-spirv | FileCheck %s --check-prefix=SPIRV
+// SPIRV: spirv.GL.FMax
+// SPIRV-NOT: spirv.IsNan
 
 // Portable path (f32 arithmetic): block_q = 128, block_k = 32, 16
 // subgroups of 32 -> 512 threads, 16 per row, 32 row groups of 4 rows, 2

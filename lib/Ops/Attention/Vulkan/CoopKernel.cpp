@@ -326,7 +326,7 @@ private:
   /// the factor alpha that rescales what the row had.
   void rowUpdate(Value oldMax, Value blockMax, Value &mNew, Value &shift,
                  Value &alpha) {
-    mNew = e.fmax(oldMax, blockMax);
+    mNew = e.fmaxNoNaN(oldMax, blockMax);
     Value isEmpty =
         arith::CmpFOp::create(e.b, arith::CmpFPredicate::OEQ, mNew, e.negInf());
     shift = e.select(isEmpty, e.constF32(0.0f), mNew);
@@ -410,7 +410,7 @@ private:
         keys[j * kLaneElements + i] = key;
         logits[j].push_back(rules.logit(s, rows[rowHalfOf(i)], key));
         blockMax[rowHalfOf(i)] =
-            e.fmax(blockMax[rowHalfOf(i)], logits[j].back());
+            e.fmaxNoNaN(blockMax[rowHalfOf(i)], logits[j].back());
       }
     Value shift[2], alpha[2], sum[2], rowHash[2];
     SmallVector<Value> mNew(2);
@@ -512,7 +512,7 @@ private:
           ValueRange{
               e.add(sBase, e.add(e.mul(myRow, e.index(l.sStride())), col))});
       logits.push_back(rules.logit(s, row, e.add(keyStart, col)));
-      blockMax = e.fmax(blockMax, logits.back());
+      blockMax = e.fmaxNoNaN(blockMax, logits.back());
     }
     blockMax = reduceRow(blockMax, /*isMax=*/true, lanesPerRow);
     Value mNew, shift, alpha;

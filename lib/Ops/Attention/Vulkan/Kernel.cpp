@@ -159,11 +159,11 @@ private:
       for (int64_t j = 0; j < keys; ++j) {
         Value key = e.add(keyStart, e.add(tx, e.index(j * l.threadsX)));
         logits.push_back(rules.logit(scores[i * keys + j], row, key));
-        blockMax = e.fmax(blockMax, logits.back());
+        blockMax = e.fmaxNoNaN(blockMax, logits.back());
       }
       blockMax = reduceRow(blockMax, /*isMax=*/true);
       Value oldMax = state[numAcc() + i];
-      Value mNew = e.fmax(oldMax, blockMax);
+      Value mNew = e.fmaxNoNaN(oldMax, blockMax);
       // A row with nothing allowed yet keeps m = -inf; subtract 0 instead
       // so that exp(-inf - m) stays 0 and never becomes NaN.
       Value isEmpty = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OEQ,

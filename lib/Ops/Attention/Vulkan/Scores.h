@@ -149,7 +149,7 @@ inline Value reduceAcrossLanes(Emitter &e, Value value, bool isMax,
         gpu::ShuffleOp::create(e.b, value, e.constI32(offset),
                                e.constI32(subgroupSize), gpu::ShuffleMode::XOR);
     Value other = shuffle.getShuffleResult();
-    value = isMax ? e.fmax(value, other) : e.fadd(value, other);
+    value = isMax ? e.fmaxNoNaN(value, other) : e.fadd(value, other);
   }
   return value;
 }
