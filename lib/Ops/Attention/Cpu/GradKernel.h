@@ -1,0 +1,99 @@
+//===- GradKernel.h - flash attention backward bodies for CPUs --*- C++ -*-===//
+//
+// Builds the bodies of the dispatches that run one flash attention backward
+// on a CPU (FlashAttention-2's algorithm, GradKernel.cpp):
+//
+//   delta   D[b, h, i] = dot(dO[b, i, h], O[b, i, h])      grid [1, Hq, B]
+//   pack    K^T and V^T ([B, Hkv, 1, D|Dv, Sk_pad] f32) and K rows
+//           ([B, Hkv, Sk_pad, D_pad] f32), the forward's pack body run
+//           twice with one key block of Sk_pad keys       grid [Sk_pad/64, Hkv, B]
+//   dK/dV   one workgroup per (key block, KV head, batch): loops over the
+//           query heads of the group and the query blocks that may see the
+//           keys, accumulating dV += P^T dO and dK += dS^T Q in registers
+//           and scratch; no races (the workgroup owns its keys)
+//   dQ      one workgroup per (query block, head, batch): loops over the
+//           key blocks its rows may see, dQ += dS K
+//
+// The dQ pass recomputes S = Q K^T and dP = dO V^T rather than sharing them
+// with the dK/dV pass through atomics or a [B, H, Sq, Sk] buffer: seven
+// matmuls instead of five, race-free and O(N) memory.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_OPS_ATTENTION_CPU_GRADKERNEL_H
+#define EJK_OPS_ATTENTION_CPU_GRADKERNEL_H
+
+#include "Attention/Cpu/Kernel.h"
+
+#include "ejk/Ops/Attention/Problem.h"
+#include "ejk/Ops/DispatchRewriter.h"
+
+#include <numeric>
+
+namespace mlir::ejk {
+
+/// Everything the CPU backward builders need to know about one op.
+struct CpuAttentionGradPlan : AttentionProblem {
+  /// dK/dV pass: queries per inner block, keys per workgroup.
+  int64_t blockQ, blockK;
+  /// dQ pass: queries per workgroup, keys per inner block.
+  int64_t dqBlockQ, dqBlockK;
+  /// f32 lanes per vector.
+  int64_t lanes;
+
+  int64_t groupSize() const { return numHeads / numKvHeads; }
+  static int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+  static int64_t ceilDiv(int64_t v, int64_t m) { return (v + m - 1) / m; }
+  /// Keys of the packed buffers: whole blocks of both passes.
+  int64_t paddedSeqK() const {
+    return roundUp(seqK, std::lcm(blockK, dqBlockK));
+  }
+  int64_t paddedHeadDim() const { return roundUp(headDim, lanes); }
+  int64_t paddedHeadDimV() const { return roundUp(headDimV, lanes); }
+
+  /// The forward's pack plan for one key block of all padded keys: packs
+  /// `K^T` and V rows, or with `swapped` V^T and K rows.
+  CpuAttentionPlan packPlan(bool swapped) const {
+    CpuAttentionPlan plan;
+    static_cast<AttentionProblem &>(plan) = *this;
+    if (swapped)
+      std::swap(plan.headDim, plan.headDimV);
+    plan.blockQ = 1;
+    plan.blockK = paddedSeqK();
+    plan.lanes = lanes;
+    return plan;
+  }
+
+  Grid deltaGrid() const { return {1, numHeads, batch}; }
+  Grid packGrid() const { return packPlan(false).packGrid(); }
+  Grid keyValueGrid() const { return {ceilDiv(seqK, blockK), numKvHeads, batch}; }
+  Grid queryGrid() const { return {ceilDiv(seqQ, dqBlockQ), numHeads, batch}; }
+};
+
+/// Buffers of the backward's dispatches; optional ones are null.
+struct CpuAttentionGradBuffers : AttentionGradBuffers {
+  /// D = rowsum(dO * O) ([B, Hq, Sq] f32), K^T and V^T
+  /// ([B, Hkv, 1, D|Dv, Sk_pad] f32) and K rows ([B, Hkv, Sk_pad, D_pad]).
+  Value delta, packedKeyT, packedValueT, packedKey;
+};
+
+/// The delta dispatch body: reads `output` and `dOutput`, writes `delta`.
+void buildCpuGradDeltaBody(OpBuilder &b, Location loc,
+                           const CpuAttentionGradPlan &plan, Value output,
+                           Value dOutput, Value delta);
+
+/// The dK/dV dispatch body (reads delta, packedKeyT, packedValueT; writes
+/// dKey and dValue).
+void buildCpuGradKeyValueBody(OpBuilder &b, Location loc,
+                              const CpuAttentionGradPlan &plan,
+                              const CpuAttentionGradBuffers &buffers);
+
+/// The dQ dispatch body (reads delta, packedKeyT, packedValueT, packedKey;
+/// writes dQuery).
+void buildCpuGradQueryBody(OpBuilder &b, Location loc,
+                           const CpuAttentionGradPlan &plan,
+                           const CpuAttentionGradBuffers &buffers);
+
+} // namespace mlir::ejk
+
+#endif // EJK_OPS_ATTENTION_CPU_GRADKERNEL_H
