@@ -58,7 +58,8 @@ public:
     paddedD = p.paddedHeadDim();
     paddedDv = p.paddedHeadDimV();
     maxVectors = p.lanes >= 16 ? 4 : 2;
-    keyVectors = vectorsPerBlock(blockK / p.lanes, maxVectors);
+    // Chunks of keys never straddle a pack block.
+    keyVectors = vectorsPerBlock(p.packBlock() / p.lanes, maxVectors);
     zero = e.index(0);
     one = e.index(1);
     batch = WorkgroupIdOp::create(e.b, 2);
@@ -118,7 +119,7 @@ public:
 
   /// out = a packedT for one key block: rows of `a` (blockQ x depth,
   /// broadcast) against `depth` rows of contiguous keys of `packedT`
-  /// ([B, Hkv, 1, depth, Sk_pad]).
+  /// ([B, Hkv, Sk_pad / pb, depth, pb]).
   void multiplyByKeys(Value a, int64_t depth, Value packedT, Value kvHead,
                       Value keyStart, Value out) {
     int64_t rowBlock = rowsPerBlock(blockQ);
@@ -126,6 +127,9 @@ public:
     e.forLoop(zero, e.index(blockQ), e.index(rowBlock), [&](Value r0) {
       e.forLoop(zero, e.index(blockK), e.index(cols), [&](Value c0) {
         Value key0 = e.add(keyStart, c0);
+        Value packBlock = e.index(p.packBlock());
+        Value block = arith::DivUIOp::create(e.b, key0, packBlock);
+        Value column = arith::RemUIOp::create(e.b, key0, packBlock);
         SmallVector<Value> inits(rowBlock * keyVectors, e.splatF32(0.0f));
         SmallVector<Value> acc = e.forLoop(
             zero, e.index(depth), one, inits, [&](Value d, ValueRange acc) {
@@ -133,8 +137,8 @@ public:
               for (int64_t c = 0; c < keyVectors; ++c)
                 keys.push_back(vector::LoadOp::create(
                     e.b, e.vf32, packedT,
-                    ValueRange{batch, kvHead, zero, d,
-                               e.add(key0, e.index(c * p.lanes))}));
+                    ValueRange{batch, kvHead, block, d,
+                               e.add(column, e.index(c * p.lanes))}));
               SmallVector<Value> next;
               for (int64_t r = 0; r < rowBlock; ++r) {
                 Value x = memref::LoadOp::create(

@@ -4,9 +4,10 @@
 // on a CPU (FlashAttention-2's algorithm, GradKernel.cpp):
 //
 //   delta   D[b, h, i] = dot(dO[b, i, h], O[b, i, h])      grid [1, Hq, B]
-//   pack    K^T and V^T ([B, Hkv, 1, D|Dv, Sk_pad] f32) and K rows
-//           ([B, Hkv, Sk_pad, D_pad] f32), the forward's pack body run
-//           twice with one key block of Sk_pad keys       grid [Sk_pad/64, Hkv, B]
+//   pack    K^T and V^T per pack block of keys ([B, Hkv, Sk_pad / pb,
+//           D|Dv, pb] f32, pb = gcd of the passes' key blocks) and K rows
+//           ([B, Hkv, Sk_pad, D_pad] f32): the forward's pack body, run
+//           twice                                      grid [Sk_pad/64, Hkv, B]
 //   dK/dV   one workgroup per (key block, KV head, batch): loops over the
 //           query heads of the group and the query blocks that may see the
 //           keys, accumulating dV += P^T dO and dK += dS^T Q in registers
@@ -48,18 +49,26 @@ struct CpuAttentionGradPlan : AttentionProblem {
   int64_t paddedSeqK() const {
     return roundUp(seqK, std::lcm(blockK, dqBlockK));
   }
+  /// Keys per block of the packed K^T and V^T: every key block of both
+  /// passes is whole pack blocks. A block of keys is then one contiguous
+  /// [D, pb] tile; one [D, Sk_pad] row per head would put the rows of a
+  /// block 4 * Sk_pad bytes apart, a power of two that maps them all to a
+  /// few cache sets.
+  int64_t packBlock() const { return std::gcd(blockK, dqBlockK); }
   int64_t paddedHeadDim() const { return roundUp(headDim, lanes); }
   int64_t paddedHeadDimV() const { return roundUp(headDimV, lanes); }
 
-  /// The forward's pack plan for one key block of all padded keys: packs
-  /// `K^T` and V rows, or with `swapped` V^T and K rows.
+  /// The forward's pack plan over the padded keys in pack blocks: packs
+  /// K^T and V rows, or with `swapped` V^T and K rows. Keys past seq_k
+  /// repeat the last key (the passes mask them, so they add nothing).
   CpuAttentionPlan packPlan(bool swapped) const {
     CpuAttentionPlan plan;
     static_cast<AttentionProblem &>(plan) = *this;
     if (swapped)
       std::swap(plan.headDim, plan.headDimV);
+    plan.seqK = paddedSeqK();
     plan.blockQ = 1;
-    plan.blockK = paddedSeqK();
+    plan.blockK = packBlock();
     plan.lanes = lanes;
     return plan;
   }
@@ -73,7 +82,8 @@ struct CpuAttentionGradPlan : AttentionProblem {
 /// Buffers of the backward's dispatches; optional ones are null.
 struct CpuAttentionGradBuffers : AttentionGradBuffers {
   /// D = rowsum(dO * O) ([B, Hq, Sq] f32), K^T and V^T
-  /// ([B, Hkv, 1, D|Dv, Sk_pad] f32) and K rows ([B, Hkv, Sk_pad, D_pad]).
+  /// ([B, Hkv, Sk_pad / pb, D|Dv, pb] f32) and K rows
+  /// ([B, Hkv, Sk_pad, D_pad] f32).
   Value delta, packedKeyT, packedValueT, packedKey;
 };
 

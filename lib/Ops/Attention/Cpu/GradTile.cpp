@@ -39,12 +39,15 @@ LogicalResult CpuFlashAttentionGrad::tile(FlashAttentionGradOp op,
   int64_t keys = plan.paddedSeqK();
   auto deltaType =
       MemRefType::get({plan.batch, plan.numHeads, plan.seqQ}, f32);
-  auto keyTType = MemRefType::get(
-      {plan.batch, plan.numKvHeads, 1, plan.headDim, keys}, f32);
+  int64_t packBlock = plan.packBlock();
+  auto keyTType = MemRefType::get({plan.batch, plan.numKvHeads,
+                                   keys / packBlock, plan.headDim, packBlock},
+                                  f32);
   auto valueRowsType = MemRefType::get(
       {plan.batch, plan.numKvHeads, keys, plan.paddedHeadDimV()}, f32);
-  auto valueTType = MemRefType::get(
-      {plan.batch, plan.numKvHeads, 1, plan.headDimV, keys}, f32);
+  auto valueTType = MemRefType::get({plan.batch, plan.numKvHeads,
+                                     keys / packBlock, plan.headDimV, packBlock},
+                                    f32);
   auto keyRowsType = MemRefType::get(
       {plan.batch, plan.numKvHeads, keys, plan.paddedHeadDim()}, f32);
 
@@ -59,8 +62,8 @@ LogicalResult CpuFlashAttentionGrad::tile(FlashAttentionGradOp op,
       DispatchRewriter::bytesOf({buffers.output, buffers.dOutput}) +
           deltaType.getNumElements() * 4);
 
-  // The forward's pack run twice over one key block of all padded keys:
-  // (K, V) gives K^T (and V rows, unused), (V, K) gives V^T and K rows.
+  // The forward's pack run twice: (K, V) gives K^T (and V rows, unused),
+  // (V, K) gives V^T and K rows.
   func::FuncOp pack = rewriter.addDispatch(
       "pack",
       {buffers.key.getType(), buffers.value.getType(), keyTType,
