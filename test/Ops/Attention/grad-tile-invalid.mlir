@@ -11,7 +11,7 @@
 // config selection. The l2 case: 4 * (64 x (64 + 64) Q/dO rows + 2 x 64 x 64
 // scores + 64 x (64 + 64) dK/dV) = 98304 bytes.
 
-// CHECK-MISSING: error: 'ejk.flash_attention_grad' op config #ejk.config<block_k = 8, block_q = 4> is invalid: config needs 'block_q', 'block_k', 'dq_block_q' and 'dq_block_k'
+// CHECK-MISSING: error: 'ejk.flash_attention_grad' op config #ejk.config<block_k = 8, block_q = 4> is invalid: config needs 'block_q', 'block_k', 'dq_block_q' and 'dq_block_k' (or 'fuse_dq = 1' without the last two)
 // CHECK-LANES: error: 'ejk.flash_attention_grad' op config #ejk.config<block_k = 8, block_q = 4, dq_block_k = 12, dq_block_q = 4> is invalid: 'dq_block_k' (12) must be a multiple of the 8 f32 lanes of a 256-bit vector
 // CHECK-SIZE: error: 'ejk.flash_attention_grad' op config #ejk.config<block_k = 8, block_q = 8192, dq_block_k = 8, dq_block_q = 4> is invalid: 'block_q' (8192) must be in [1, 4096]
 // CHECK-L2: error: 'ejk.flash_attention_grad' op config #ejk.config<block_k = 64, block_q = 64, dq_block_k = 8, dq_block_q = 4> is invalid: working set of the dK/dV pass of 98304 bytes exceeds the 65536-byte L2 cache

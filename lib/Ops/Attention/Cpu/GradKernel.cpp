@@ -329,8 +329,10 @@ public:
   }
 
   /// acc (blockQ x paddedD) += dS K over one key block: query rows in
-  /// register blocks, dS broadcast, the packed K rows streamed.
-  void accumulateKeys(Value kvHead, Value keyStart, Value acc) {
+  /// register blocks, dS broadcast, the packed K rows streamed. `at` gives
+  /// the indices of the accumulator's (row, column).
+  void accumulateKeys(Value kvHead, Value keyStart, Value acc,
+                      function_ref<SmallVector<Value>(Value, Value)> at) {
     int64_t rowBlock = rowsPerBlock(blockQ);
     int64_t vectors = vectorsPerBlock(paddedD / p.lanes, maxVectors);
     int64_t cols = vectors * p.lanes;
@@ -341,8 +343,7 @@ public:
           for (int64_t c = 0; c < vectors; ++c)
             inits.push_back(vector::LoadOp::create(
                 e.b, e.vf32, acc,
-                ValueRange{e.add(r0, e.index(r)),
-                           e.add(d0, e.index(c * p.lanes))}));
+                at(e.add(r0, e.index(r)), e.add(d0, e.index(c * p.lanes)))));
         SmallVector<Value> sums = e.forLoop(
             zero, e.index(blockK), one, inits, [&](Value j, ValueRange sums) {
               Value key = e.add(keyStart, j);
@@ -363,9 +364,9 @@ public:
             });
         for (int64_t r = 0; r < rowBlock; ++r)
           for (int64_t c = 0; c < vectors; ++c)
-            vector::StoreOp::create(e.b, sums[r * vectors + c], acc,
-                                    ValueRange{e.add(r0, e.index(r)),
-                                               e.add(d0, e.index(c * p.lanes))});
+            vector::StoreOp::create(
+                e.b, sums[r * vectors + c], acc,
+                at(e.add(r0, e.index(r)), e.add(d0, e.index(c * p.lanes))));
       });
     });
   }
@@ -396,8 +397,8 @@ public:
 
 void mlir::ejk::buildCpuGradDeltaBody(OpBuilder &builder, Location loc,
                                       const CpuAttentionGradPlan &p,
-                                      Value output, Value dOutput,
-                                      Value delta) {
+                                      Value output, Value dOutput, Value delta,
+                                      Value dqAccumulator) {
   Emitter e(builder, loc, p.lanes);
   Value head = WorkgroupIdOp::create(e.b, 1);
   Value batch = WorkgroupIdOp::create(e.b, 2);
@@ -413,6 +414,32 @@ void mlir::ejk::buildCpuGradDeltaBody(OpBuilder &builder, Location loc,
     Value sum = vector::ReductionOp::create(e.b, vector::CombiningKind::ADD, acc);
     memref::StoreOp::create(e.b, sum, delta, ValueRange{batch, head, i});
   });
+  if (!dqAccumulator)
+    return;
+  Value zeroVec = e.splatF32(0.0f);
+  e.forLoop(zero, e.index(p.paddedSeqQ()), one, [&](Value i) {
+    for (int64_t d = 0; d < p.paddedHeadDim(); d += p.lanes)
+      vector::StoreOp::create(e.b, zeroVec, dqAccumulator,
+                              ValueRange{batch, head, i, e.index(d)});
+  });
+}
+
+void mlir::ejk::buildCpuGradStoreQueryBody(OpBuilder &builder, Location loc,
+                                           const CpuAttentionGradPlan &p,
+                                           Value dqAccumulator, Value dQuery) {
+  Emitter e(builder, loc, p.lanes);
+  Value head = WorkgroupIdOp::create(e.b, 1);
+  Value batch = WorkgroupIdOp::create(e.b, 2);
+  Value zero = e.index(0), one = e.index(1);
+  Value scale = e.splatF32(p.softmaxScale);
+  e.forLoop(zero, e.index(p.seqQ), one, [&](Value i) {
+    for (int64_t d = 0; d < p.paddedHeadDim(); d += p.lanes) {
+      Value v = vector::LoadOp::create(e.b, e.vf32, dqAccumulator,
+                                       ValueRange{batch, head, i, e.index(d)});
+      e.writeVector(e.fmul(v, scale), dQuery, {batch, i, head, e.index(d)},
+                    d + p.lanes <= p.headDim);
+    }
+  });
 }
 
 void mlir::ejk::buildCpuGradKeyValueBody(OpBuilder &builder, Location loc,
@@ -420,63 +447,76 @@ void mlir::ejk::buildCpuGradKeyValueBody(OpBuilder &builder, Location loc,
                                          const CpuAttentionGradBuffers &buf) {
   GradTileBuilder t(builder, loc, p, buf, p.blockQ, p.blockK);
   Emitter &e = t.e;
-  Value keyBlock = WorkgroupIdOp::create(e.b, 0);
+  Value x = WorkgroupIdOp::create(e.b, 0);
   Value kvHead = WorkgroupIdOp::create(e.b, 1);
-  Value keyStart = e.mul(keyBlock, e.index(p.blockK));
-  Value numKeys =
-      e.min(e.index(p.blockK), e.sub(e.index(p.seqK), keyStart));
   Value dkTile = e.scratch({p.blockK, t.paddedD});
   Value dvTile = e.scratch({p.blockK, t.paddedDv});
-  t.clear(dkTile, p.blockK, t.paddedD);
-  t.clear(dvTile, p.blockK, t.paddedDv);
 
-  // Queries that may see a key of the block: query i's diagonal key is
-  // i + offset; causal keeps keys <= diagonal, the window keys within
-  // [diagonal - left, diagonal + right].
-  int64_t offset = p.maskOffset();
-  Value lastKey = e.add(keyStart, e.sub(numKeys, t.one));
-  Value first = t.zero;
-  Value last = e.index(p.seqQ - 1);
-  if (p.causal)
-    first = e.sub(keyStart, e.index(offset));
-  if (p.slidingWindow) {
-    auto [left, right] = *p.slidingWindow;
-    first = e.max(first, e.sub(keyStart, e.index(offset + right)));
-    last = e.min(last, e.add(lastKey, e.index(left - offset)));
-  }
-  Value lo, hi;
-  t.blockRange(first, last, p.seqQ, p.blockQ, lo, hi);
+  auto processKeyBlock = [&](Value keyBlock) {
+    Value keyStart = e.mul(keyBlock, e.index(p.blockK));
+    Value numKeys = e.min(e.index(p.blockK), e.sub(e.index(p.seqK), keyStart));
+    t.clear(dkTile, p.blockK, t.paddedD);
+    t.clear(dvTile, p.blockK, t.paddedDv);
 
-  e.forLoop(t.zero, e.index(p.groupSize()), t.one, [&](Value g) {
-    Value head = e.add(e.mul(kvHead, e.index(p.groupSize())), g);
-    e.forLoop(lo, hi, t.one, [&](Value queryBlock) {
-      Value rowStart = e.mul(queryBlock, e.index(p.blockQ));
-      t.loadRows(rowStart, head);
-      t.multiplyByKeys(t.qTile, p.headDim, buf.packedKeyT, kvHead, keyStart,
-                       t.sTile);
-      t.multiplyByKeys(t.doTile, p.headDimV, buf.packedValueT, kvHead,
-                       keyStart, t.dpTile);
-      t.gradients(rowStart, head, keyStart, /*keepProbs=*/true);
-      t.accumulateTransposed(t.sTile, t.doTile, t.paddedDv, dvTile);
-      t.accumulateTransposed(t.dpTile, t.qTile, t.paddedD, dkTile);
+    // Queries that may see a key of the block: query i's diagonal key is
+    // i + offset; causal keeps keys <= diagonal, the window keys within
+    // [diagonal - left, diagonal + right].
+    int64_t offset = p.maskOffset();
+    Value lastKey = e.add(keyStart, e.sub(numKeys, t.one));
+    Value first = t.zero;
+    Value last = e.index(p.seqQ - 1);
+    if (p.causal)
+      first = e.sub(keyStart, e.index(offset));
+    if (p.slidingWindow) {
+      auto [left, right] = *p.slidingWindow;
+      first = e.max(first, e.sub(keyStart, e.index(offset + right)));
+      last = e.min(last, e.add(lastKey, e.index(left - offset)));
+    }
+    Value lo, hi;
+    t.blockRange(first, last, p.seqQ, p.blockQ, lo, hi);
+
+    e.forLoop(t.zero, e.index(p.groupSize()), t.one, [&](Value g) {
+      Value head = e.add(e.mul(kvHead, e.index(p.groupSize())), g);
+      e.forLoop(lo, hi, t.one, [&](Value queryBlock) {
+        Value rowStart = e.mul(queryBlock, e.index(p.blockQ));
+        t.loadRows(rowStart, head);
+        t.multiplyByKeys(t.qTile, p.headDim, buf.packedKeyT, kvHead, keyStart,
+                         t.sTile);
+        t.multiplyByKeys(t.doTile, p.headDimV, buf.packedValueT, kvHead,
+                         keyStart, t.dpTile);
+        t.gradients(rowStart, head, keyStart, /*keepProbs=*/true);
+        t.accumulateTransposed(t.sTile, t.doTile, t.paddedDv, dvTile);
+        t.accumulateTransposed(t.dpTile, t.qTile, t.paddedD, dkTile);
+        if (p.fuseDq)
+          t.accumulateKeys(kvHead, keyStart, buf.dqAccumulator,
+                           [&](Value r, Value d) -> SmallVector<Value> {
+                             return {t.batch, head, e.add(rowStart, r), d};
+                           });
+      });
     });
-  });
 
-  e.forLoop(t.zero, numKeys, t.one, [&](Value j) {
-    Value key = e.add(keyStart, j);
-    for (int64_t d = 0; d < t.paddedD; d += p.lanes) {
-      Value v =
-          vector::LoadOp::create(e.b, e.vf32, dkTile, ValueRange{j, e.index(d)});
-      e.writeVector(v, buf.dKey, {t.batch, key, kvHead, e.index(d)},
-                    d + p.lanes <= p.headDim);
-    }
-    for (int64_t d = 0; d < t.paddedDv; d += p.lanes) {
-      Value v =
-          vector::LoadOp::create(e.b, e.vf32, dvTile, ValueRange{j, e.index(d)});
-      e.writeVector(v, buf.dValue, {t.batch, key, kvHead, e.index(d)},
-                    d + p.lanes <= p.headDimV);
-    }
-  });
+    e.forLoop(t.zero, numKeys, t.one, [&](Value j) {
+      Value key = e.add(keyStart, j);
+      for (int64_t d = 0; d < t.paddedD; d += p.lanes) {
+        Value v = vector::LoadOp::create(e.b, e.vf32, dkTile,
+                                         ValueRange{j, e.index(d)});
+        e.writeVector(v, buf.dKey, {t.batch, key, kvHead, e.index(d)},
+                      d + p.lanes <= p.headDim);
+      }
+      for (int64_t d = 0; d < t.paddedDv; d += p.lanes) {
+        Value v = vector::LoadOp::create(e.b, e.vf32, dvTile,
+                                         ValueRange{j, e.index(d)});
+        e.writeVector(v, buf.dValue, {t.batch, key, kvHead, e.index(d)},
+                      d + p.lanes <= p.headDimV);
+      }
+    });
+  };
+  // Fused: the workgroup owns every key block of its KV head, so the dQ
+  // rows of its query heads see no other writer.
+  if (p.fuseDq)
+    e.forLoop(t.zero, e.index(p.numKeyBlocks()), t.one, processKeyBlock);
+  else
+    processKeyBlock(x);
 }
 
 void mlir::ejk::buildCpuGradQueryBody(OpBuilder &builder, Location loc,
@@ -516,7 +556,10 @@ void mlir::ejk::buildCpuGradQueryBody(OpBuilder &builder, Location loc,
     t.multiplyByKeys(t.doTile, p.headDimV, buf.packedValueT, kvHead, keyStart,
                      t.dpTile);
     t.gradients(rowStart, head, keyStart, /*keepProbs=*/false);
-    t.accumulateKeys(kvHead, keyStart, dqTile);
+    t.accumulateKeys(kvHead, keyStart, dqTile,
+                     [](Value r, Value d) -> SmallVector<Value> {
+                       return {r, d};
+                     });
   });
 
   Value scale = e.splatF32(p.softmaxScale);

@@ -19,6 +19,12 @@
 // with the dK/dV pass through atomics or a [B, H, Sq, Sk] buffer: seven
 // matmuls instead of five, race-free and O(N) memory.
 //
+// With `fuse_dq` there is no dQ pass: a dK/dV workgroup owns a whole KV
+// head (grid [1, Hkv, B]) and loops over its key blocks, adding dS K into
+// an f32 dQ of the group's query heads ([B, Hq, Sq_pad, D_pad], zeroed by
+// the delta dispatch) that no other workgroup touches; a last dispatch
+// scales it into d_query. Five matmuls, but only B x Hkv workgroups.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef EJK_OPS_ATTENTION_CPU_GRADKERNEL_H
@@ -41,6 +47,8 @@ struct CpuAttentionGradPlan : AttentionProblem {
   int64_t dqBlockQ, dqBlockK;
   /// f32 lanes per vector.
   int64_t lanes;
+  /// dQ accumulated by the dK/dV pass (no dQ pass).
+  bool fuseDq = false;
 
   int64_t groupSize() const { return numHeads / numKvHeads; }
   static int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
@@ -59,14 +67,13 @@ struct CpuAttentionGradPlan : AttentionProblem {
   int64_t paddedHeadDimV() const { return roundUp(headDimV, lanes); }
 
   /// The forward's pack plan over the padded keys in pack blocks: packs
-  /// K^T and V rows, or with `swapped` V^T and K rows. Keys past seq_k
-  /// repeat the last key (the passes mask them, so they add nothing).
+  /// K^T and V rows, or with `swapped` V^T and K rows (zero past seq_k).
   CpuAttentionPlan packPlan(bool swapped) const {
     CpuAttentionPlan plan;
     static_cast<AttentionProblem &>(plan) = *this;
     if (swapped)
       std::swap(plan.headDim, plan.headDimV);
-    plan.seqK = paddedSeqK();
+    plan.packedKeys = paddedSeqK();
     plan.blockQ = 1;
     plan.blockK = packBlock();
     plan.lanes = lanes;
@@ -75,7 +82,12 @@ struct CpuAttentionGradPlan : AttentionProblem {
 
   Grid deltaGrid() const { return {1, numHeads, batch}; }
   Grid packGrid() const { return packPlan(false).packGrid(); }
-  Grid keyValueGrid() const { return {ceilDiv(seqK, blockK), numKvHeads, batch}; }
+  int64_t numKeyBlocks() const { return ceilDiv(seqK, blockK); }
+  Grid keyValueGrid() const {
+    return {fuseDq ? 1 : numKeyBlocks(), numKvHeads, batch};
+  }
+  /// Rows of the fused f32 dQ per head: whole query blocks.
+  int64_t paddedSeqQ() const { return roundUp(seqQ, blockQ); }
   Grid queryGrid() const { return {ceilDiv(seqQ, dqBlockQ), numHeads, batch}; }
 };
 
@@ -85,15 +97,24 @@ struct CpuAttentionGradBuffers : AttentionGradBuffers {
   /// ([B, Hkv, Sk_pad / pb, D|Dv, pb] f32) and K rows
   /// ([B, Hkv, Sk_pad, D_pad] f32).
   Value delta, packedKeyT, packedValueT, packedKey;
+  /// With fuse_dq: the f32 dQ ([B, Hq, Sq_pad, D_pad]).
+  Value dqAccumulator;
 };
 
-/// The delta dispatch body: reads `output` and `dOutput`, writes `delta`.
+/// The delta dispatch body: reads `output` and `dOutput`, writes `delta`
+/// and zeroes `dqAccumulator` (if not null).
 void buildCpuGradDeltaBody(OpBuilder &b, Location loc,
                            const CpuAttentionGradPlan &plan, Value output,
-                           Value dOutput, Value delta);
+                           Value dOutput, Value delta, Value dqAccumulator);
+
+/// With fuse_dq: d_query = scale * dqAccumulator (grid [1, Hq, B]).
+void buildCpuGradStoreQueryBody(OpBuilder &b, Location loc,
+                                const CpuAttentionGradPlan &plan,
+                                Value dqAccumulator, Value dQuery);
 
 /// The dK/dV dispatch body (reads delta, packedKeyT, packedValueT; writes
-/// dKey and dValue).
+/// dKey and dValue; with fuse_dq also reads packedKey and adds into
+/// dqAccumulator).
 void buildCpuGradKeyValueBody(OpBuilder &b, Location loc,
                               const CpuAttentionGradPlan &plan,
                               const CpuAttentionGradBuffers &buffers);

@@ -66,8 +66,10 @@ LogicalResult CpuFlashAttentionGrad::verifyConfig(FlashAttentionGradOp op,
   } passes[] = {
       {"dK/dV", passBytes(config->blockQ, config->blockK, paddedD, paddedDv,
                           config->blockK, paddedD + paddedDv)},
-      {"dQ", passBytes(config->dqBlockQ, config->dqBlockK, paddedD, paddedDv,
-                       config->dqBlockQ, paddedD)}};
+      {"dQ", config->fuseDq ? std::optional<int64_t>(0)
+                            : passBytes(config->dqBlockQ, config->dqBlockK,
+                                        paddedD, paddedDv, config->dqBlockQ,
+                                        paddedD)}};
   for (const Pass &pass : passes) {
     if (pass.bytes && *pass.bytes <= target.l2Bytes)
       continue;
@@ -110,6 +112,15 @@ CpuFlashAttentionGrad::configSpace(FlashAttentionGradOp op,
           if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
             space.push_back(attr);
         }
+  for (int64_t blockQ : blockQs)
+    for (int64_t blockK : blockKs) {
+      if (!fits(blockQ, p.seqQ, blockQs) || !fits(blockK, p.seqK, blockKs))
+        continue;
+      FlashAttentionGradConfig config{blockQ, blockK, blockQ, blockK, true};
+      ConfigAttr attr = config.toAttr(context);
+      if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+        space.push_back(attr);
+    }
   return space;
 }
 
@@ -123,6 +134,10 @@ ConfigAttr CpuFlashAttentionGrad::heuristicConfig(FlashAttentionGradOp op,
   config.blockK = std::max<int64_t>(
       lanes, std::min<int64_t>(64, ceilPow2(std::max<int64_t>(p.seqK, 1))));
   config.dqBlockK = config.blockK;
+  // Five matmuls instead of seven when the KV heads alone give every core
+  // two workgroups (fa-d128 on 2 cores: 16 workgroups); otherwise the dQ
+  // pass keeps the grid wide.
+  config.fuseDq = p.batch * p.numKvHeads >= 2 * std::max<int64_t>(1, target.numCores);
   // Large head dims can overflow a small device's L2; halve the blocks
   // until the config fits.
   ConfigAttr attr = config.toAttr(op.getContext());

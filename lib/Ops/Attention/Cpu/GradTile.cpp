@@ -2,8 +2,9 @@
 //
 // Replaces the op by the dK/dV pass (GradKernel.cpp) and adds, around it,
 // the dispatches every caller then runs in order: delta (D = rowsum(dO *
-// O)), pack (K^T, V^T and K rows, f32), dK/dV, and dQ. The temporaries (D
-// and the packed K/V) are allocated by the callers.
+// O)), pack (K^T, V^T and K rows, f32), dK/dV, and dQ (with fuse_dq: the
+// store of the f32 dQ the dK/dV pass accumulated). The temporaries (D, the
+// packed K/V, the f32 dQ) are allocated by the callers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +28,7 @@ LogicalResult CpuFlashAttentionGrad::tile(FlashAttentionGradOp op,
   plan.dqBlockQ = config->dqBlockQ;
   plan.dqBlockK = config->dqBlockK;
   plan.lanes = rewriter.target().f32Lanes();
+  plan.fuseDq = config->fuseDq;
 
   CpuAttentionGradBuffers buffers;
   static_cast<AttentionGradBuffers &>(buffers) =
@@ -51,16 +53,24 @@ LogicalResult CpuFlashAttentionGrad::tile(FlashAttentionGradOp op,
   auto keyRowsType = MemRefType::get(
       {plan.batch, plan.numKvHeads, keys, plan.paddedHeadDim()}, f32);
 
+  auto dqAccType = MemRefType::get({plan.batch, plan.numHeads,
+                                    plan.paddedSeqQ(), plan.paddedHeadDim()},
+                                   f32);
+  SmallVector<Type> deltaTypes = {buffers.output.getType(),
+                                  buffers.dOutput.getType(), deltaType};
+  if (plan.fuseDq)
+    deltaTypes.push_back(dqAccType);
   func::FuncOp delta = rewriter.addDispatch(
-      "delta",
-      {buffers.output.getType(), buffers.dOutput.getType(), deltaType},
-      plan.deltaGrid(), [&](OpBuilder &b, Location loc, ValueRange args) {
-        buildCpuGradDeltaBody(b, loc, plan, args[0], args[1], args[2]);
+      "delta", deltaTypes, plan.deltaGrid(),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        buildCpuGradDeltaBody(b, loc, plan, args[0], args[1], args[2],
+                              plan.fuseDq ? args[3] : Value());
       });
+  int64_t dqAccBytes = plan.fuseDq ? dqAccType.getNumElements() * 4 : 0;
   DispatchRewriter::setWork(
       delta, 0,
       DispatchRewriter::bytesOf({buffers.output, buffers.dOutput}) +
-          deltaType.getNumElements() * 4);
+          deltaType.getNumElements() * 4 + dqAccBytes);
 
   // The forward's pack run twice: (K, V) gives K^T (and V rows, unused),
   // (V, K) gives V^T and K rows.
@@ -100,7 +110,18 @@ LogicalResult CpuFlashAttentionGrad::tile(FlashAttentionGradOp op,
     dqTypes.push_back(v.getType());
   dqTypes.append({deltaType, keyTType, valueTType, keyRowsType,
                   buffers.dQuery.getType()});
-  func::FuncOp dq = rewriter.addDispatch(
+  int64_t scoreFlops = attentionFlops(plan);
+  func::FuncOp dq;
+  if (plan.fuseDq) {
+    dq = rewriter.addDispatch(
+        "dq", {dqAccType, buffers.dQuery.getType()}, plan.deltaGrid(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          buildCpuGradStoreQueryBody(b, loc, plan, args[0], args[1]);
+        });
+    DispatchRewriter::setWork(
+        dq, 0, dqAccBytes + DispatchRewriter::bytesOf(buffers.dQuery));
+  } else {
+    dq = rewriter.addDispatch(
       "dq", dqTypes, plan.queryGrid(),
       [&](OpBuilder &b, Location loc, ValueRange args) {
         CpuAttentionGradBuffers dqBuffers;
@@ -115,19 +136,29 @@ LogicalResult CpuFlashAttentionGrad::tile(FlashAttentionGradOp op,
         dqBuffers.dQuery = args[next++];
         buildCpuGradQueryBody(b, loc, plan, dqBuffers);
       });
-  int64_t scoreFlops = attentionFlops(plan);
-  DispatchRewriter::setWork(
-      dq, scoreFlops / 2,
-      DispatchRewriter::bytesOf(dqReads) +
-          DispatchRewriter::bytesOf(buffers.dQuery) + packedBytes);
+    DispatchRewriter::setWork(
+        dq, scoreFlops / 2,
+        DispatchRewriter::bytesOf(dqReads) +
+            DispatchRewriter::bytesOf(buffers.dQuery) + packedBytes);
+  }
+  // FLOPs of the dK/dV pass: 2.5 forwards, less the dQ pass's.
+  int64_t keyValueFlops =
+      attentionGradFlops(plan) - (plan.fuseDq ? 0 : scoreFlops / 2);
 
+  SmallVector<MemRefType> appendedTypes = {deltaType, keyTType, valueTType};
+  if (plan.fuseDq)
+    appendedTypes.append({keyRowsType, dqAccType});
   FailureOr<SmallVector<Value>> appended =
-      rewriter.appendArguments({deltaType, keyTType, valueTType});
+      rewriter.appendArguments(appendedTypes);
   if (failed(appended))
     return failure();
   buffers.delta = (*appended)[0];
   buffers.packedKeyT = (*appended)[1];
   buffers.packedValueT = (*appended)[2];
+  if (plan.fuseDq) {
+    buffers.packedKey = (*appended)[3];
+    buffers.dqAccumulator = (*appended)[4];
+  }
 
   auto index = [](Value buffer) {
     return DispatchRewriter::argumentIndex(buffer);
@@ -135,26 +166,38 @@ LogicalResult CpuFlashAttentionGrad::tile(FlashAttentionGradOp op,
   SmallVector<unsigned> dqIndices;
   for (Value v : dqReads)
     dqIndices.push_back(index(v));
+  SmallVector<MemRefType> temporaries = {deltaType, keyTType, valueRowsType,
+                                         valueTType, keyRowsType};
+  if (plan.fuseDq)
+    temporaries.push_back(dqAccType);
   rewriter.rewriteCallers(
-      {deltaType, keyTType, valueRowsType, valueTType, keyRowsType},
+      temporaries,
       [&](OpBuilder &b, Location loc, DispatchOp call, ValueRange temps) {
         auto bound = [&](Value buffer) {
           return call.getBuffers()[index(buffer)];
         };
-        DispatchOp::create(
-            b, loc, delta.getSymName(),
-            ValueRange{bound(buffers.output), bound(buffers.dOutput), temps[0]});
+        SmallVector<Value> deltaBindings = {bound(buffers.output),
+                                            bound(buffers.dOutput), temps[0]};
+        if (plan.fuseDq)
+          deltaBindings.push_back(temps[5]);
+        DispatchOp::create(b, loc, delta.getSymName(), deltaBindings);
         DispatchOp::create(b, loc, pack.getSymName(),
                            ValueRange{bound(buffers.key), bound(buffers.value),
                                       temps[1], temps[2], temps[3], temps[4]});
         SmallVector<Value> bindings(call.getBuffers());
         bindings.append({temps[0], temps[1], temps[3]});
+        if (plan.fuseDq)
+          bindings.append({temps[4], temps[5]});
         DispatchOp::create(b, loc, call.getCallee(), bindings);
         SmallVector<Value> dqBindings;
-        for (unsigned i : dqIndices)
-          dqBindings.push_back(call.getBuffers()[i]);
-        dqBindings.append(
-            {temps[0], temps[1], temps[3], temps[4], bound(buffers.dQuery)});
+        if (plan.fuseDq) {
+          dqBindings = {temps[5], bound(buffers.dQuery)};
+        } else {
+          for (unsigned i : dqIndices)
+            dqBindings.push_back(call.getBuffers()[i]);
+          dqBindings.append(
+              {temps[0], temps[1], temps[3], temps[4], bound(buffers.dQuery)});
+        }
         DispatchOp::create(b, loc, dq.getSymName(), dqBindings);
       });
 
@@ -164,11 +207,11 @@ LogicalResult CpuFlashAttentionGrad::tile(FlashAttentionGradOp op,
   func::FuncOp dispatch = rewriter.dispatch();
   DispatchRewriter::setGrid(dispatch, plan.keyValueGrid());
   DispatchRewriter::setWork(
-      dispatch, attentionGradFlops(plan) - scoreFlops / 2,
+      dispatch, keyValueFlops,
       DispatchRewriter::bytesOf({buffers.query, buffers.dOutput, buffers.lse,
                                  buffers.bias, buffers.mask,
                                  buffers.qSegmentIds, buffers.kvSegmentIds,
                                  buffers.dKey, buffers.dValue}) +
-          packedBytes);
+          packedBytes + 2 * dqAccBytes);
   return success();
 }

@@ -5,6 +5,7 @@
 // RUN: ejk-run %s --entry bias_mask_dropout --random-inputs 2 --check | FileCheck %s
 // RUN: ejk-run %s --entry segments_causal_bottom_right --random-inputs 3 --check | FileCheck %s
 // RUN: ejk-run %s --entry everything_blocks --random-inputs 4 --check | FileCheck %s
+// RUN: ejk-run %s --entry everything_fused --random-inputs 5 --check | FileCheck %s
 
 // CHECK-NOT: FAILED
 // CHECK: result 0 ({{.*}}): {{.*}}: ok
@@ -42,6 +43,15 @@ func.func @everything_blocks(%q: tensor<1x70x4x32xf32>, %k: tensor<1x90x2x32xf32
   %o, %lse = ejk.flash_attention %q, %k, %v bias(%bias : tensor<1x4x70x90xf32>) {causal, mask_alignment = "bottom_right", sliding_window = array<i64: 30, 0>, logits_soft_cap = 4.0 : f32, dropout_prob = 0.2 : f32, dropout_seed = 99 : i64}
       : tensor<1x70x4x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32> -> tensor<1x70x4x32xf32>, tensor<1x4x70xf32>
   %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse bias(%bias : tensor<1x4x70x90xf32>) {causal, mask_alignment = "bottom_right", sliding_window = array<i64: 30, 0>, logits_soft_cap = 4.0 : f32, dropout_prob = 0.2 : f32, dropout_seed = 99 : i64, config = #ejk.config<block_q = 16, block_k = 16, dq_block_q = 8, dq_block_k = 32>}
+      : tensor<1x70x4x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32>, tensor<1x70x4x32xf32>, tensor<1x70x4x32xf32>, tensor<1x4x70xf32>
+      -> tensor<1x70x4x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32>
+  return %dq, %dk, %dv : tensor<1x70x4x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32>
+}
+
+func.func @everything_fused(%q: tensor<1x70x4x32xf32>, %k: tensor<1x90x2x32xf32>, %v: tensor<1x90x2x32xf32>, %do: tensor<1x70x4x32xf32>, %bias: tensor<1x4x70x90xf32>, %mask: tensor<1x1x70x90xi1>) -> (tensor<1x70x4x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v bias(%bias : tensor<1x4x70x90xf32>) mask(%mask : tensor<1x1x70x90xi1>) {causal, sliding_window = array<i64: 30, 2>, logits_soft_cap = 4.0 : f32, dropout_prob = 0.2 : f32, dropout_seed = 99 : i64}
+      : tensor<1x70x4x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32> -> tensor<1x70x4x32xf32>, tensor<1x4x70xf32>
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse bias(%bias : tensor<1x4x70x90xf32>) mask(%mask : tensor<1x1x70x90xi1>) {causal, sliding_window = array<i64: 30, 2>, logits_soft_cap = 4.0 : f32, dropout_prob = 0.2 : f32, dropout_seed = 99 : i64, config = #ejk.config<block_q = 16, block_k = 32, fuse_dq = 1>}
       : tensor<1x70x4x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32>, tensor<1x70x4x32xf32>, tensor<1x70x4x32xf32>, tensor<1x4x70xf32>
       -> tensor<1x70x4x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32>
   return %dq, %dk, %dv : tensor<1x70x4x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32>

@@ -5,6 +5,7 @@
 // RUN: ejk-run %s --entry f16_causal --random-inputs 2 --check | FileCheck %s
 // RUN: ejk-run %s --entry bf16_plain --random-inputs 3 --check | FileCheck %s
 // RUN: ejk-run %s --entry bf16_softcap_bias --random-inputs 4 --check | FileCheck %s
+// RUN: ejk-run %s --entry f16_fused --random-inputs 5 --check | FileCheck %s
 
 // CHECK-NOT: FAILED
 // CHECK: result 0 ({{.*}}): {{.*}}: ok
@@ -45,4 +46,13 @@ func.func @bf16_softcap_bias(%q: tensor<1x20x2x32xbf16>, %k: tensor<1x30x2x32xbf
       : tensor<1x20x2x32xbf16>, tensor<1x30x2x32xbf16>, tensor<1x30x2x32xbf16>, tensor<1x20x2x32xbf16>, tensor<1x20x2x32xbf16>, tensor<1x2x20xf32>
       -> tensor<1x20x2x32xbf16>, tensor<1x30x2x32xbf16>, tensor<1x30x2x32xbf16>
   return %dq, %dk, %dv : tensor<1x20x2x32xbf16>, tensor<1x30x2x32xbf16>, tensor<1x30x2x32xbf16>
+}
+
+func.func @f16_fused(%q: tensor<1x45x4x64xf16>, %k: tensor<1x67x2x64xf16>, %v: tensor<1x67x2x64xf16>, %do: tensor<1x45x4x64xf16>) -> (tensor<1x45x4x64xf16>, tensor<1x67x2x64xf16>, tensor<1x67x2x64xf16>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v
+      : tensor<1x45x4x64xf16>, tensor<1x67x2x64xf16>, tensor<1x67x2x64xf16> -> tensor<1x45x4x64xf16>, tensor<1x4x45xf32>
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse {config = #ejk.config<block_q = 16, block_k = 32, fuse_dq = 1>}
+      : tensor<1x45x4x64xf16>, tensor<1x67x2x64xf16>, tensor<1x67x2x64xf16>, tensor<1x45x4x64xf16>, tensor<1x45x4x64xf16>, tensor<1x4x45xf32>
+      -> tensor<1x45x4x64xf16>, tensor<1x67x2x64xf16>, tensor<1x67x2x64xf16>
+  return %dq, %dk, %dv : tensor<1x45x4x64xf16>, tensor<1x67x2x64xf16>, tensor<1x67x2x64xf16>
 }

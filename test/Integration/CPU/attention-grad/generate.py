@@ -98,6 +98,8 @@ BOTTOM_RIGHT = {"mask_alignment": '"bottom_right"'}
 # Small blocks: several query and key blocks per pass, and key blocks of the
 # two passes that differ (the packed keys pad to their common multiple).
 SMALL_BLOCKS = "block_q = 16, block_k = 16, dq_block_q = 8, dq_block_k = 32"
+# No dQ pass: the dK/dV pass owns whole KV heads and accumulates dQ.
+FUSED = "block_q = 16, block_k = 32, fuse_dq = 1"
 
 write("head-dims.mlir", "Head dims of the backward, f32.", [
     Case("d32", d=32),
@@ -118,6 +120,11 @@ write("seq-lengths.mlir", "Sequence lengths of the backward: Sq != Sk, S = 1, se
     Case("blocks_causal", sq=130, sk=100, attrs=CAUSAL, config=SMALL_BLOCKS),
     Case("blocks_window", sq=100, sk=130, attrs={"sliding_window": "array<i64: 20, 5>"},
          config=SMALL_BLOCKS),
+    Case("fused", b=2, sq=100, sk=150, config=FUSED),
+    Case("fused_causal_bottom_right", sq=70, sk=100,
+         attrs={**CAUSAL, **BOTTOM_RIGHT}, config=FUSED),
+    Case("fused_window", sq=100, sk=130, attrs={"sliding_window": "array<i64: 20, 5>"},
+         config=FUSED),
 ])
 
 write("options.mlir", "Every forward option alone, through the backward.", [
@@ -150,6 +157,7 @@ write("gqa.mlir", "Grouped KV heads: dK and dV sum the query heads of a group.",
     Case("mqa", hq=4, hkv=1, sq=29, sk=41, d=64),
     Case("gqa_causal", hq=8, hkv=2, sq=64, sk=64, attrs=CAUSAL),
     Case("gqa_blocks", hq=4, hkv=1, sq=70, sk=90, attrs=CAUSAL, config=SMALL_BLOCKS),
+    Case("gqa_fused", hq=8, hkv=2, sq=70, sk=90, attrs=CAUSAL, config=FUSED),
 ])
 
 write("dtypes.mlir", "f16 and bf16 inputs (widened to f32, f32 accumulation).", [
@@ -158,6 +166,7 @@ write("dtypes.mlir", "f16 and bf16 inputs (widened to f32, f32 accumulation).", 
     Case("bf16_plain", dtype="bf16", d=64, sq=33, sk=50),
     Case("bf16_softcap_bias", dtype="bf16", d=32, sq=20, sk=30, bias=(1, 2),
          attrs={"logits_soft_cap": "5.0 : f32"}),
+    Case("f16_fused", dtype="f16", hq=4, hkv=2, d=64, sq=45, sk=67, config=FUSED),
 ])
 
 write("combinations.mlir", "Options together.", [
@@ -173,4 +182,9 @@ write("combinations.mlir", "Options together.", [
                 "logits_soft_cap": "4.0 : f32", "dropout_prob": "0.2 : f32",
                 "dropout_seed": "99 : i64"},
          config=SMALL_BLOCKS),
+    Case("everything_fused", hq=4, hkv=2, sq=70, sk=90, bias=(1, 4), mask=(1, 1),
+         attrs={**CAUSAL, "sliding_window": "array<i64: 30, 2>",
+                "logits_soft_cap": "4.0 : f32", "dropout_prob": "0.2 : f32",
+                "dropout_seed": "99 : i64"},
+         config=FUSED),
 ])

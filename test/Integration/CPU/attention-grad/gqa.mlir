@@ -5,6 +5,7 @@
 // RUN: ejk-run %s --entry mqa --random-inputs 2 --check | FileCheck %s
 // RUN: ejk-run %s --entry gqa_causal --random-inputs 3 --check | FileCheck %s
 // RUN: ejk-run %s --entry gqa_blocks --random-inputs 4 --check | FileCheck %s
+// RUN: ejk-run %s --entry gqa_fused --random-inputs 5 --check | FileCheck %s
 
 // CHECK-NOT: FAILED
 // CHECK: result 0 ({{.*}}): {{.*}}: ok
@@ -45,4 +46,13 @@ func.func @gqa_blocks(%q: tensor<1x70x4x32xf32>, %k: tensor<1x90x1x32xf32>, %v: 
       : tensor<1x70x4x32xf32>, tensor<1x90x1x32xf32>, tensor<1x90x1x32xf32>, tensor<1x70x4x32xf32>, tensor<1x70x4x32xf32>, tensor<1x4x70xf32>
       -> tensor<1x70x4x32xf32>, tensor<1x90x1x32xf32>, tensor<1x90x1x32xf32>
   return %dq, %dk, %dv : tensor<1x70x4x32xf32>, tensor<1x90x1x32xf32>, tensor<1x90x1x32xf32>
+}
+
+func.func @gqa_fused(%q: tensor<1x70x8x32xf32>, %k: tensor<1x90x2x32xf32>, %v: tensor<1x90x2x32xf32>, %do: tensor<1x70x8x32xf32>) -> (tensor<1x70x8x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v {causal}
+      : tensor<1x70x8x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32> -> tensor<1x70x8x32xf32>, tensor<1x8x70xf32>
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse {causal, config = #ejk.config<block_q = 16, block_k = 32, fuse_dq = 1>}
+      : tensor<1x70x8x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32>, tensor<1x70x8x32xf32>, tensor<1x70x8x32xf32>, tensor<1x8x70xf32>
+      -> tensor<1x70x8x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32>
+  return %dq, %dk, %dv : tensor<1x70x8x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32>
 }

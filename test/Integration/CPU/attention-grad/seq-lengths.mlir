@@ -9,6 +9,9 @@
 // RUN: ejk-run %s --entry blocks --random-inputs 6 --check | FileCheck %s
 // RUN: ejk-run %s --entry blocks_causal --random-inputs 7 --check | FileCheck %s
 // RUN: ejk-run %s --entry blocks_window --random-inputs 8 --check | FileCheck %s
+// RUN: ejk-run %s --entry fused --random-inputs 9 --check | FileCheck %s
+// RUN: ejk-run %s --entry fused_causal_bottom_right --random-inputs 10 --check | FileCheck %s
+// RUN: ejk-run %s --entry fused_window --random-inputs 11 --check | FileCheck %s
 
 // CHECK-NOT: FAILED
 // CHECK: result 0 ({{.*}}): {{.*}}: ok
@@ -82,6 +85,33 @@ func.func @blocks_window(%q: tensor<1x100x2x32xf32>, %k: tensor<1x130x2x32xf32>,
   %o, %lse = ejk.flash_attention %q, %k, %v {sliding_window = array<i64: 20, 5>}
       : tensor<1x100x2x32xf32>, tensor<1x130x2x32xf32>, tensor<1x130x2x32xf32> -> tensor<1x100x2x32xf32>, tensor<1x2x100xf32>
   %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse {sliding_window = array<i64: 20, 5>, config = #ejk.config<block_q = 16, block_k = 16, dq_block_q = 8, dq_block_k = 32>}
+      : tensor<1x100x2x32xf32>, tensor<1x130x2x32xf32>, tensor<1x130x2x32xf32>, tensor<1x100x2x32xf32>, tensor<1x100x2x32xf32>, tensor<1x2x100xf32>
+      -> tensor<1x100x2x32xf32>, tensor<1x130x2x32xf32>, tensor<1x130x2x32xf32>
+  return %dq, %dk, %dv : tensor<1x100x2x32xf32>, tensor<1x130x2x32xf32>, tensor<1x130x2x32xf32>
+}
+
+func.func @fused(%q: tensor<2x100x2x32xf32>, %k: tensor<2x150x2x32xf32>, %v: tensor<2x150x2x32xf32>, %do: tensor<2x100x2x32xf32>) -> (tensor<2x100x2x32xf32>, tensor<2x150x2x32xf32>, tensor<2x150x2x32xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v
+      : tensor<2x100x2x32xf32>, tensor<2x150x2x32xf32>, tensor<2x150x2x32xf32> -> tensor<2x100x2x32xf32>, tensor<2x2x100xf32>
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse {config = #ejk.config<block_q = 16, block_k = 32, fuse_dq = 1>}
+      : tensor<2x100x2x32xf32>, tensor<2x150x2x32xf32>, tensor<2x150x2x32xf32>, tensor<2x100x2x32xf32>, tensor<2x100x2x32xf32>, tensor<2x2x100xf32>
+      -> tensor<2x100x2x32xf32>, tensor<2x150x2x32xf32>, tensor<2x150x2x32xf32>
+  return %dq, %dk, %dv : tensor<2x100x2x32xf32>, tensor<2x150x2x32xf32>, tensor<2x150x2x32xf32>
+}
+
+func.func @fused_causal_bottom_right(%q: tensor<1x70x2x32xf32>, %k: tensor<1x100x2x32xf32>, %v: tensor<1x100x2x32xf32>, %do: tensor<1x70x2x32xf32>) -> (tensor<1x70x2x32xf32>, tensor<1x100x2x32xf32>, tensor<1x100x2x32xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v {causal, mask_alignment = "bottom_right"}
+      : tensor<1x70x2x32xf32>, tensor<1x100x2x32xf32>, tensor<1x100x2x32xf32> -> tensor<1x70x2x32xf32>, tensor<1x2x70xf32>
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse {causal, mask_alignment = "bottom_right", config = #ejk.config<block_q = 16, block_k = 32, fuse_dq = 1>}
+      : tensor<1x70x2x32xf32>, tensor<1x100x2x32xf32>, tensor<1x100x2x32xf32>, tensor<1x70x2x32xf32>, tensor<1x70x2x32xf32>, tensor<1x2x70xf32>
+      -> tensor<1x70x2x32xf32>, tensor<1x100x2x32xf32>, tensor<1x100x2x32xf32>
+  return %dq, %dk, %dv : tensor<1x70x2x32xf32>, tensor<1x100x2x32xf32>, tensor<1x100x2x32xf32>
+}
+
+func.func @fused_window(%q: tensor<1x100x2x32xf32>, %k: tensor<1x130x2x32xf32>, %v: tensor<1x130x2x32xf32>, %do: tensor<1x100x2x32xf32>) -> (tensor<1x100x2x32xf32>, tensor<1x130x2x32xf32>, tensor<1x130x2x32xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v {sliding_window = array<i64: 20, 5>}
+      : tensor<1x100x2x32xf32>, tensor<1x130x2x32xf32>, tensor<1x130x2x32xf32> -> tensor<1x100x2x32xf32>, tensor<1x2x100xf32>
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse {sliding_window = array<i64: 20, 5>, config = #ejk.config<block_q = 16, block_k = 32, fuse_dq = 1>}
       : tensor<1x100x2x32xf32>, tensor<1x130x2x32xf32>, tensor<1x130x2x32xf32>, tensor<1x100x2x32xf32>, tensor<1x100x2x32xf32>, tensor<1x2x100xf32>
       -> tensor<1x100x2x32xf32>, tensor<1x130x2x32xf32>, tensor<1x130x2x32xf32>
   return %dq, %dk, %dv : tensor<1x100x2x32xf32>, tensor<1x130x2x32xf32>, tensor<1x130x2x32xf32>
