@@ -119,7 +119,7 @@ void mlir::ejk::registerAttentionFamily(DialectRegistry &registry) {
   registerOpModel(std::make_unique<FlashAttentionGradModel>());
   registry.addExtension(+[](MLIRContext *context, EjkDialect *) {
     FlashAttentionOp::attachInterface<TunableModel<FlashAttentionOp>>(*context);
-    FlashAttentionGradOp::attachInterface<
-        TunableModel<FlashAttentionGradOp>>(*context);
+    FlashAttentionGradOp::attachInterface<TunableModel<FlashAttentionGradOp>>(
+        *context);
   });
 }

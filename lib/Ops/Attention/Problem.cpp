@@ -11,8 +11,7 @@ using namespace mlir;
 using namespace mlir::ejk;
 
 /// The forward and the backward share their operands and attributes.
-template <typename OpT>
-static AttentionProblem readProblem(OpT op) {
+template <typename OpT> static AttentionProblem readProblem(OpT op) {
   auto q = op.getQuery().getType();
   auto k = op.getKey().getType();
   AttentionProblem p;

@@ -1,4 +1,4 @@
-//===- GradConfig.h - the typed config of flash attention's backward -*- C++ -*-===//
+//===- GradConfig.h - typed config of the attention backward ----*- C++ -*-===//
 //
 // Each `#ejk.config` entry of `ejk.flash_attention_grad` is spelled once,
 // here; the verifier, the config rules and the kernels read this struct.

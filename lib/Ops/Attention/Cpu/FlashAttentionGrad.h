@@ -1,4 +1,4 @@
-//===- FlashAttentionGrad.h - flash attention backward on the CPU -*- C++ -*-===//
+//===- FlashAttentionGrad.h - attention backward on the CPU -----*- C++ -*-===//
 //
 // The CPU's config rules and kernel builder of `ejk.flash_attention_grad`,
 // as the family's TargetKernel (ejk/Ops/OpModel.h) calls them.

@@ -112,7 +112,8 @@ public:
                               ValueRange{r});
       memref::StoreOp::create(
           e.b,
-          memref::LoadOp::create(e.b, buf.delta, ValueRange{batch, head, index}),
+          memref::LoadOp::create(e.b, buf.delta,
+                                 ValueRange{batch, head, index}),
           deltaTile, ValueRange{r});
     });
   }
@@ -151,9 +152,10 @@ public:
             });
         for (int64_t r = 0; r < rowBlock; ++r)
           for (int64_t c = 0; c < keyVectors; ++c)
-            vector::StoreOp::create(e.b, acc[r * keyVectors + c], out,
-                                    ValueRange{e.add(r0, e.index(r)),
-                                               e.add(c0, e.index(c * p.lanes))});
+            vector::StoreOp::create(
+                e.b, acc[r * keyVectors + c], out,
+                ValueRange{e.add(r0, e.index(r)),
+                           e.add(c0, e.index(c * p.lanes))});
       });
     });
   }
@@ -254,8 +256,8 @@ public:
             vector::LoadOp::create(e.b, e.vf32, dpTile, ValueRange{r, col});
         Value t = s, th;
         if (p.softCap) {
-          th = math::TanhOp::create(
-              e.b, e.fmul(s, e.splatF32(1.0f / *p.softCap)));
+          th = math::TanhOp::create(e.b,
+                                    e.fmul(s, e.splatF32(1.0f / *p.softCap)));
           t = e.fmul(e.splatF32(*p.softCap), th);
         }
         if (buf.bias) {
@@ -321,9 +323,10 @@ public:
             });
         for (int64_t j = 0; j < keyBlock; ++j)
           for (int64_t c = 0; c < vectors; ++c)
-            vector::StoreOp::create(e.b, sums[j * vectors + c], acc,
-                                    ValueRange{e.add(j0, e.index(j)),
-                                               e.add(d0, e.index(c * p.lanes))});
+            vector::StoreOp::create(
+                e.b, sums[j * vectors + c], acc,
+                ValueRange{e.add(j0, e.index(j)),
+                           e.add(d0, e.index(c * p.lanes))});
       });
     });
   }
@@ -411,7 +414,8 @@ void mlir::ejk::buildCpuGradDeltaBody(OpBuilder &builder, Location loc,
       Value g = e.readVector(dOutput, {batch, i, head, e.index(d)}, inBounds);
       acc = e.fma(o, g, acc);
     }
-    Value sum = vector::ReductionOp::create(e.b, vector::CombiningKind::ADD, acc);
+    Value sum =
+        vector::ReductionOp::create(e.b, vector::CombiningKind::ADD, acc);
     memref::StoreOp::create(e.b, sum, delta, ValueRange{batch, head, i});
   });
   if (!dqAccumulator)
@@ -528,8 +532,7 @@ void mlir::ejk::buildCpuGradQueryBody(OpBuilder &builder, Location loc,
   Value head = WorkgroupIdOp::create(e.b, 1);
   Value kvHead = e.div(head, e.index(p.groupSize()));
   Value rowStart = e.mul(queryBlock, e.index(p.dqBlockQ));
-  Value numRows =
-      e.min(e.index(p.dqBlockQ), e.sub(e.index(p.seqQ), rowStart));
+  Value numRows = e.min(e.index(p.dqBlockQ), e.sub(e.index(p.seqQ), rowStart));
   Value dqTile = e.scratch({p.dqBlockQ, t.paddedD});
   t.clear(dqTile, p.dqBlockQ, t.paddedD);
   t.loadRows(rowStart, head);
@@ -566,8 +569,8 @@ void mlir::ejk::buildCpuGradQueryBody(OpBuilder &builder, Location loc,
   e.forLoop(t.zero, numRows, t.one, [&](Value r) {
     Value row = e.add(rowStart, r);
     for (int64_t d = 0; d < t.paddedD; d += p.lanes) {
-      Value v =
-          vector::LoadOp::create(e.b, e.vf32, dqTile, ValueRange{r, e.index(d)});
+      Value v = vector::LoadOp::create(e.b, e.vf32, dqTile,
+                                       ValueRange{r, e.index(d)});
       e.writeVector(e.fmul(v, scale), buf.dQuery,
                     {t.batch, row, head, e.index(d)}, d + p.lanes <= p.headDim);
     }

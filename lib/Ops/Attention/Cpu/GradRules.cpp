@@ -51,9 +51,9 @@ LogicalResult CpuFlashAttentionGrad::verifyConfig(FlashAttentionGradOp op,
   }
   for (auto [name, value] : {sizes[1], sizes[3]}) {
     if (value % target.f32Lanes() != 0) {
-      reason << "'" << name << "' (" << value
-             << ") must be a multiple of the " << target.f32Lanes()
-             << " f32 lanes of a " << target.vectorBits << "-bit vector";
+      reason << "'" << name << "' (" << value << ") must be a multiple of the "
+             << target.f32Lanes() << " f32 lanes of a " << target.vectorBits
+             << "-bit vector";
       return failure();
     }
   }
@@ -66,10 +66,10 @@ LogicalResult CpuFlashAttentionGrad::verifyConfig(FlashAttentionGradOp op,
   } passes[] = {
       {"dK/dV", passBytes(config->blockQ, config->blockK, paddedD, paddedDv,
                           config->blockK, paddedD + paddedDv)},
-      {"dQ", config->fuseDq ? std::optional<int64_t>(0)
-                            : passBytes(config->dqBlockQ, config->dqBlockK,
-                                        paddedD, paddedDv, config->dqBlockQ,
-                                        paddedD)}};
+      {"dQ", config->fuseDq
+                 ? std::optional<int64_t>(0)
+                 : passBytes(config->dqBlockQ, config->dqBlockK, paddedD,
+                             paddedDv, config->dqBlockQ, paddedD)}};
   for (const Pass &pass : passes) {
     if (pass.bytes && *pass.bytes <= target.l2Bytes)
       continue;
@@ -90,8 +90,8 @@ CpuFlashAttentionGrad::configSpace(FlashAttentionGradOp op,
   AttentionProblem p = readAttentionProblem(op);
   SmallVector<int64_t> blockQs = full ? SmallVector<int64_t>{16, 32, 64, 128}
                                       : SmallVector<int64_t>{32, 64};
-  SmallVector<int64_t> blockKs = full ? SmallVector<int64_t>{32, 64, 128}
-                                      : SmallVector<int64_t>{32, 64};
+  SmallVector<int64_t> blockKs =
+      full ? SmallVector<int64_t>{32, 64, 128} : SmallVector<int64_t>{32, 64};
   // Blocks much larger than the problem only add remainder work.
   auto fits = [](int64_t block, int64_t size, ArrayRef<int64_t> all) {
     return block <= std::max(ceilPow2(size), all.front());
@@ -137,7 +137,8 @@ ConfigAttr CpuFlashAttentionGrad::heuristicConfig(FlashAttentionGradOp op,
   // Five matmuls instead of seven when the KV heads alone give every core
   // two workgroups (fa-d128 on 2 cores: 16 workgroups); otherwise the dQ
   // pass keeps the grid wide.
-  config.fuseDq = p.batch * p.numKvHeads >= 2 * std::max<int64_t>(1, target.numCores);
+  config.fuseDq =
+      p.batch * p.numKvHeads >= 2 * std::max<int64_t>(1, target.numCores);
   // Large head dims can overflow a small device's L2; halve the blocks
   // until the config fits.
   ConfigAttr attr = config.toAttr(op.getContext());

@@ -39,23 +39,22 @@ LogicalResult CpuFlashAttentionGrad::tile(FlashAttentionGradOp op,
 
   Type f32 = Float32Type::get(op.getContext());
   int64_t keys = plan.paddedSeqK();
-  auto deltaType =
-      MemRefType::get({plan.batch, plan.numHeads, plan.seqQ}, f32);
+  auto deltaType = MemRefType::get({plan.batch, plan.numHeads, plan.seqQ}, f32);
   int64_t packBlock = plan.packBlock();
-  auto keyTType = MemRefType::get({plan.batch, plan.numKvHeads,
-                                   keys / packBlock, plan.headDim, packBlock},
-                                  f32);
+  auto keyTType = MemRefType::get(
+      {plan.batch, plan.numKvHeads, keys / packBlock, plan.headDim, packBlock},
+      f32);
   auto valueRowsType = MemRefType::get(
       {plan.batch, plan.numKvHeads, keys, plan.paddedHeadDimV()}, f32);
-  auto valueTType = MemRefType::get({plan.batch, plan.numKvHeads,
-                                     keys / packBlock, plan.headDimV, packBlock},
-                                    f32);
+  auto valueTType = MemRefType::get(
+      {plan.batch, plan.numKvHeads, keys / packBlock, plan.headDimV, packBlock},
+      f32);
   auto keyRowsType = MemRefType::get(
       {plan.batch, plan.numKvHeads, keys, plan.paddedHeadDim()}, f32);
 
-  auto dqAccType = MemRefType::get({plan.batch, plan.numHeads,
-                                    plan.paddedSeqQ(), plan.paddedHeadDim()},
-                                   f32);
+  auto dqAccType = MemRefType::get(
+      {plan.batch, plan.numHeads, plan.paddedSeqQ(), plan.paddedHeadDim()},
+      f32);
   SmallVector<Type> deltaTypes = {buffers.output.getType(),
                                   buffers.dOutput.getType(), deltaType};
   if (plan.fuseDq)
@@ -76,13 +75,13 @@ LogicalResult CpuFlashAttentionGrad::tile(FlashAttentionGradOp op,
   // (V, K) gives V^T and K rows.
   func::FuncOp pack = rewriter.addDispatch(
       "pack",
-      {buffers.key.getType(), buffers.value.getType(), keyTType,
-       valueRowsType, valueTType, keyRowsType},
+      {buffers.key.getType(), buffers.value.getType(), keyTType, valueRowsType,
+       valueTType, keyRowsType},
       plan.packGrid(), [&](OpBuilder &b, Location loc, ValueRange args) {
         buildCpuPackBody(b, loc, plan.packPlan(false), args[0], args[1],
                          args[2], args[3]);
-        buildCpuPackBody(b, loc, plan.packPlan(true), args[1], args[0],
-                         args[4], args[5]);
+        buildCpuPackBody(b, loc, plan.packPlan(true), args[1], args[0], args[4],
+                         args[5]);
       });
   int64_t packedBytes =
       (keyTType.getNumElements() + valueRowsType.getNumElements() +
@@ -108,8 +107,8 @@ LogicalResult CpuFlashAttentionGrad::tile(FlashAttentionGradOp op,
   SmallVector<Type> dqTypes;
   for (Value v : dqReads)
     dqTypes.push_back(v.getType());
-  dqTypes.append({deltaType, keyTType, valueTType, keyRowsType,
-                  buffers.dQuery.getType()});
+  dqTypes.append(
+      {deltaType, keyTType, valueTType, keyRowsType, buffers.dQuery.getType()});
   int64_t scoreFlops = attentionFlops(plan);
   func::FuncOp dq;
   if (plan.fuseDq) {
@@ -121,25 +120,24 @@ LogicalResult CpuFlashAttentionGrad::tile(FlashAttentionGradOp op,
     DispatchRewriter::setWork(
         dq, 0, dqAccBytes + DispatchRewriter::bytesOf(buffers.dQuery));
   } else {
-    dq = rewriter.addDispatch(
-      "dq", dqTypes, plan.queryGrid(),
-      [&](OpBuilder &b, Location loc, ValueRange args) {
-        CpuAttentionGradBuffers dqBuffers;
-        unsigned next = 0;
-        for (Field field : dqFields)
-          if (buffers.*field)
-            dqBuffers.*field = args[next++];
-        dqBuffers.delta = args[next++];
-        dqBuffers.packedKeyT = args[next++];
-        dqBuffers.packedValueT = args[next++];
-        dqBuffers.packedKey = args[next++];
-        dqBuffers.dQuery = args[next++];
-        buildCpuGradQueryBody(b, loc, plan, dqBuffers);
-      });
-    DispatchRewriter::setWork(
-        dq, scoreFlops / 2,
-        DispatchRewriter::bytesOf(dqReads) +
-            DispatchRewriter::bytesOf(buffers.dQuery) + packedBytes);
+    dq = rewriter.addDispatch("dq", dqTypes, plan.queryGrid(),
+                              [&](OpBuilder &b, Location loc, ValueRange args) {
+                                CpuAttentionGradBuffers dqBuffers;
+                                unsigned next = 0;
+                                for (Field field : dqFields)
+                                  if (buffers.*field)
+                                    dqBuffers.*field = args[next++];
+                                dqBuffers.delta = args[next++];
+                                dqBuffers.packedKeyT = args[next++];
+                                dqBuffers.packedValueT = args[next++];
+                                dqBuffers.packedKey = args[next++];
+                                dqBuffers.dQuery = args[next++];
+                                buildCpuGradQueryBody(b, loc, plan, dqBuffers);
+                              });
+    DispatchRewriter::setWork(dq, scoreFlops / 2,
+                              DispatchRewriter::bytesOf(dqReads) +
+                                  DispatchRewriter::bytesOf(buffers.dQuery) +
+                                  packedBytes);
   }
   // FLOPs of the dK/dV pass: 2.5 forwards, less the dQ pass's.
   int64_t keyValueFlops =
@@ -170,36 +168,33 @@ LogicalResult CpuFlashAttentionGrad::tile(FlashAttentionGradOp op,
                                          valueTType, keyRowsType};
   if (plan.fuseDq)
     temporaries.push_back(dqAccType);
-  rewriter.rewriteCallers(
-      temporaries,
-      [&](OpBuilder &b, Location loc, DispatchOp call, ValueRange temps) {
-        auto bound = [&](Value buffer) {
-          return call.getBuffers()[index(buffer)];
-        };
-        SmallVector<Value> deltaBindings = {bound(buffers.output),
-                                            bound(buffers.dOutput), temps[0]};
-        if (plan.fuseDq)
-          deltaBindings.push_back(temps[5]);
-        DispatchOp::create(b, loc, delta.getSymName(), deltaBindings);
-        DispatchOp::create(b, loc, pack.getSymName(),
-                           ValueRange{bound(buffers.key), bound(buffers.value),
-                                      temps[1], temps[2], temps[3], temps[4]});
-        SmallVector<Value> bindings(call.getBuffers());
-        bindings.append({temps[0], temps[1], temps[3]});
-        if (plan.fuseDq)
-          bindings.append({temps[4], temps[5]});
-        DispatchOp::create(b, loc, call.getCallee(), bindings);
-        SmallVector<Value> dqBindings;
-        if (plan.fuseDq) {
-          dqBindings = {temps[5], bound(buffers.dQuery)};
-        } else {
-          for (unsigned i : dqIndices)
-            dqBindings.push_back(call.getBuffers()[i]);
-          dqBindings.append(
-              {temps[0], temps[1], temps[3], temps[4], bound(buffers.dQuery)});
-        }
-        DispatchOp::create(b, loc, dq.getSymName(), dqBindings);
-      });
+  rewriter.rewriteCallers(temporaries, [&](OpBuilder &b, Location loc,
+                                           DispatchOp call, ValueRange temps) {
+    auto bound = [&](Value buffer) { return call.getBuffers()[index(buffer)]; };
+    SmallVector<Value> deltaBindings = {bound(buffers.output),
+                                        bound(buffers.dOutput), temps[0]};
+    if (plan.fuseDq)
+      deltaBindings.push_back(temps[5]);
+    DispatchOp::create(b, loc, delta.getSymName(), deltaBindings);
+    DispatchOp::create(b, loc, pack.getSymName(),
+                       ValueRange{bound(buffers.key), bound(buffers.value),
+                                  temps[1], temps[2], temps[3], temps[4]});
+    SmallVector<Value> bindings(call.getBuffers());
+    bindings.append({temps[0], temps[1], temps[3]});
+    if (plan.fuseDq)
+      bindings.append({temps[4], temps[5]});
+    DispatchOp::create(b, loc, call.getCallee(), bindings);
+    SmallVector<Value> dqBindings;
+    if (plan.fuseDq) {
+      dqBindings = {temps[5], bound(buffers.dQuery)};
+    } else {
+      for (unsigned i : dqIndices)
+        dqBindings.push_back(call.getBuffers()[i]);
+      dqBindings.append(
+          {temps[0], temps[1], temps[3], temps[4], bound(buffers.dQuery)});
+    }
+    DispatchOp::create(b, loc, dq.getSymName(), dqBindings);
+  });
 
   OpBuilder b = rewriter.replaceBody();
   buildCpuGradKeyValueBody(b, loc, plan, buffers);
