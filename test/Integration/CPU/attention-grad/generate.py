@@ -116,6 +116,9 @@ write("seq-lengths.mlir", "Sequence lengths of the backward: Sq != Sk, S = 1, se
     Case("one_token", sq=1, sk=1),
     Case("one_query", sq=1, sk=77),
     Case("one_key", sq=77, sk=1),
+    # Degenerate: zero gradients (dq over zero keys; dk, dv over zero queries).
+    Case("zero_keys", sq=5, sk=0),
+    Case("zero_queries", sq=0, sk=7),
     Case("blocks", b=2, sq=100, sk=150, config=SMALL_BLOCKS),
     Case("blocks_causal", sq=130, sk=100, attrs=CAUSAL, config=SMALL_BLOCKS),
     Case("blocks_window", sq=100, sk=130, attrs={"sliding_window": "array<i64: 20, 5>"},

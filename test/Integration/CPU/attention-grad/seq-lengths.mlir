@@ -6,12 +6,14 @@
 // RUN: ejk-run %s --entry one_token --random-inputs 3 --check | FileCheck %s
 // RUN: ejk-run %s --entry one_query --random-inputs 4 --check | FileCheck %s
 // RUN: ejk-run %s --entry one_key --random-inputs 5 --check | FileCheck %s
-// RUN: ejk-run %s --entry blocks --random-inputs 6 --check | FileCheck %s
-// RUN: ejk-run %s --entry blocks_causal --random-inputs 7 --check | FileCheck %s
-// RUN: ejk-run %s --entry blocks_window --random-inputs 8 --check | FileCheck %s
-// RUN: ejk-run %s --entry fused --random-inputs 9 --check | FileCheck %s
-// RUN: ejk-run %s --entry fused_causal_bottom_right --random-inputs 10 --check | FileCheck %s
-// RUN: ejk-run %s --entry fused_window --random-inputs 11 --check | FileCheck %s
+// RUN: ejk-run %s --entry zero_keys --random-inputs 6 --check | FileCheck %s
+// RUN: ejk-run %s --entry zero_queries --random-inputs 7 --check | FileCheck %s
+// RUN: ejk-run %s --entry blocks --random-inputs 8 --check | FileCheck %s
+// RUN: ejk-run %s --entry blocks_causal --random-inputs 9 --check | FileCheck %s
+// RUN: ejk-run %s --entry blocks_window --random-inputs 10 --check | FileCheck %s
+// RUN: ejk-run %s --entry fused --random-inputs 11 --check | FileCheck %s
+// RUN: ejk-run %s --entry fused_causal_bottom_right --random-inputs 12 --check | FileCheck %s
+// RUN: ejk-run %s --entry fused_window --random-inputs 13 --check | FileCheck %s
 
 // CHECK-NOT: FAILED
 // CHECK: result 0 ({{.*}}): {{.*}}: ok
@@ -61,6 +63,24 @@ func.func @one_key(%q: tensor<1x77x2x32xf32>, %k: tensor<1x1x2x32xf32>, %v: tens
       : tensor<1x77x2x32xf32>, tensor<1x1x2x32xf32>, tensor<1x1x2x32xf32>, tensor<1x77x2x32xf32>, tensor<1x77x2x32xf32>, tensor<1x2x77xf32>
       -> tensor<1x77x2x32xf32>, tensor<1x1x2x32xf32>, tensor<1x1x2x32xf32>
   return %dq, %dk, %dv : tensor<1x77x2x32xf32>, tensor<1x1x2x32xf32>, tensor<1x1x2x32xf32>
+}
+
+func.func @zero_keys(%q: tensor<1x5x2x32xf32>, %k: tensor<1x0x2x32xf32>, %v: tensor<1x0x2x32xf32>, %do: tensor<1x5x2x32xf32>) -> (tensor<1x5x2x32xf32>, tensor<1x0x2x32xf32>, tensor<1x0x2x32xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v
+      : tensor<1x5x2x32xf32>, tensor<1x0x2x32xf32>, tensor<1x0x2x32xf32> -> tensor<1x5x2x32xf32>, tensor<1x2x5xf32>
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse
+      : tensor<1x5x2x32xf32>, tensor<1x0x2x32xf32>, tensor<1x0x2x32xf32>, tensor<1x5x2x32xf32>, tensor<1x5x2x32xf32>, tensor<1x2x5xf32>
+      -> tensor<1x5x2x32xf32>, tensor<1x0x2x32xf32>, tensor<1x0x2x32xf32>
+  return %dq, %dk, %dv : tensor<1x5x2x32xf32>, tensor<1x0x2x32xf32>, tensor<1x0x2x32xf32>
+}
+
+func.func @zero_queries(%q: tensor<1x0x2x32xf32>, %k: tensor<1x7x2x32xf32>, %v: tensor<1x7x2x32xf32>, %do: tensor<1x0x2x32xf32>) -> (tensor<1x0x2x32xf32>, tensor<1x7x2x32xf32>, tensor<1x7x2x32xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v
+      : tensor<1x0x2x32xf32>, tensor<1x7x2x32xf32>, tensor<1x7x2x32xf32> -> tensor<1x0x2x32xf32>, tensor<1x2x0xf32>
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse
+      : tensor<1x0x2x32xf32>, tensor<1x7x2x32xf32>, tensor<1x7x2x32xf32>, tensor<1x0x2x32xf32>, tensor<1x0x2x32xf32>, tensor<1x2x0xf32>
+      -> tensor<1x0x2x32xf32>, tensor<1x7x2x32xf32>, tensor<1x7x2x32xf32>
+  return %dq, %dk, %dv : tensor<1x0x2x32xf32>, tensor<1x7x2x32xf32>, tensor<1x7x2x32xf32>
 }
 
 func.func @blocks(%q: tensor<2x100x2x32xf32>, %k: tensor<2x150x2x32xf32>, %v: tensor<2x150x2x32xf32>, %do: tensor<2x100x2x32xf32>) -> (tensor<2x100x2x32xf32>, tensor<2x150x2x32xf32>, tensor<2x150x2x32xf32>) {
