@@ -16,6 +16,201 @@
 using namespace mlir;
 using namespace mlir::ejk;
 
+namespace {
+using Field = Value AttentionGradBuffers::*;
+
+/// The op's buffers the dQ pass reads, those present of these, in order.
+constexpr Field kQueryPassFields[] = {
+    &AttentionGradBuffers::query,       &AttentionGradBuffers::dOutput,
+    &AttentionGradBuffers::lse,         &AttentionGradBuffers::bias,
+    &AttentionGradBuffers::mask,        &AttentionGradBuffers::qSegmentIds,
+    &AttentionGradBuffers::kvSegmentIds};
+
+/// The backward's dispatches around the dK/dV pass (the op's own dispatch)
+/// and the temporaries the callers allocate for them.
+class GradDispatches {
+public:
+  GradDispatches(DispatchRewriter &rewriter, const CpuAttentionGradPlan &plan,
+                 CpuAttentionGradBuffers &buffers)
+      : rewriter(rewriter), p(plan), buf(buffers) {
+    Type f32 = Float32Type::get(rewriter.dispatch().getContext());
+    int64_t keys = p.paddedSeqK(), pb = p.packBlock();
+    deltaType = MemRefType::get({p.batch, p.numHeads, p.seqQ}, f32);
+    keyTType =
+        MemRefType::get({p.batch, p.numKvHeads, keys / pb, p.headDim, pb}, f32);
+    valueRowsType =
+        MemRefType::get({p.batch, p.numKvHeads, keys, p.paddedHeadDimV()}, f32);
+    valueTType = MemRefType::get(
+        {p.batch, p.numKvHeads, keys / pb, p.headDimV, pb}, f32);
+    keyRowsType =
+        MemRefType::get({p.batch, p.numKvHeads, keys, p.paddedHeadDim()}, f32);
+    dqAccType = MemRefType::get(
+        {p.batch, p.numHeads, p.paddedSeqQ(), p.paddedHeadDim()}, f32);
+    packedBytes = (keyTType.getNumElements() + valueRowsType.getNumElements() +
+                   valueTType.getNumElements() + keyRowsType.getNumElements()) *
+                  4;
+    dqAccBytes = p.fuseDq ? dqAccType.getNumElements() * 4 : 0;
+    for (Field field : kQueryPassFields)
+      if (buf.*field)
+        queryPassReads.push_back(buf.*field);
+  }
+
+  /// Adds every dispatch, gives the dK/dV dispatch its temporaries and
+  /// makes the callers run them all.
+  LogicalResult add() {
+    addDelta();
+    addPack();
+    addQuery();
+    return rewrite();
+  }
+
+  /// Bytes of the packed K/V and of the fused f32 dQ.
+  int64_t packedBytes, dqAccBytes;
+
+private:
+  /// D = rowsum(dO * O); zeroes the fused dQ.
+  void addDelta() {
+    SmallVector<Type> types = {buf.output.getType(), buf.dOutput.getType(),
+                               deltaType};
+    if (p.fuseDq)
+      types.push_back(dqAccType);
+    delta = rewriter.addDispatch(
+        "delta", types, p.deltaGrid(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          buildCpuGradDeltaBody(b, loc, p, args[0], args[1], args[2],
+                                p.fuseDq ? args[3] : Value());
+        });
+    DispatchRewriter::setWork(
+        delta, 0,
+        DispatchRewriter::bytesOf({buf.output, buf.dOutput}) +
+            deltaType.getNumElements() * 4 + dqAccBytes);
+  }
+
+  /// The forward's pack run twice: (K, V) gives K^T (and V rows, unused),
+  /// (V, K) gives V^T and K rows.
+  void addPack() {
+    pack = rewriter.addDispatch(
+        "pack",
+        {buf.key.getType(), buf.value.getType(), keyTType, valueRowsType,
+         valueTType, keyRowsType},
+        p.packGrid(), [&](OpBuilder &b, Location loc, ValueRange args) {
+          buildCpuPackBody(b, loc, p.packPlan(false), args[0], args[1], args[2],
+                           args[3]);
+          buildCpuPackBody(b, loc, p.packPlan(true), args[1], args[0], args[4],
+                           args[5]);
+        });
+    DispatchRewriter::setWork(
+        pack, 0,
+        2 * DispatchRewriter::bytesOf({buf.key, buf.value}) + packedBytes);
+  }
+
+  /// The dQ pass, or with fuse_dq the store of the f32 dQ.
+  void addQuery() {
+    if (p.fuseDq) {
+      query = rewriter.addDispatch(
+          "dq", {dqAccType, buf.dQuery.getType()}, p.deltaGrid(),
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            buildCpuGradStoreQueryBody(b, loc, p, args[0], args[1]);
+          });
+      DispatchRewriter::setWork(
+          query, 0, dqAccBytes + DispatchRewriter::bytesOf(buf.dQuery));
+      return;
+    }
+    SmallVector<Type> types;
+    for (Value v : queryPassReads)
+      types.push_back(v.getType());
+    types.append(
+        {deltaType, keyTType, valueTType, keyRowsType, buf.dQuery.getType()});
+    query =
+        rewriter.addDispatch("dq", types, p.queryGrid(),
+                             [&](OpBuilder &b, Location loc, ValueRange args) {
+                               CpuAttentionGradBuffers own;
+                               unsigned next = 0;
+                               for (Field field : kQueryPassFields)
+                                 if (buf.*field)
+                                   own.*field = args[next++];
+                               own.delta = args[next++];
+                               own.packedKeyT = args[next++];
+                               own.packedValueT = args[next++];
+                               own.packedKey = args[next++];
+                               own.dQuery = args[next++];
+                               buildCpuGradQueryBody(b, loc, p, own);
+                             });
+    DispatchRewriter::setWork(query, attentionFlops(p) / 2,
+                              DispatchRewriter::bytesOf(queryPassReads) +
+                                  DispatchRewriter::bytesOf(buf.dQuery) +
+                                  packedBytes);
+  }
+
+  /// Appends the dK/dV pass's temporaries to it (`buf` gets them) and
+  /// rewrites the callers: allocate, delta, pack, dK/dV, dQ.
+  LogicalResult rewrite() {
+    SmallVector<MemRefType> appendedTypes = {deltaType, keyTType, valueTType};
+    if (p.fuseDq)
+      appendedTypes.append({keyRowsType, dqAccType});
+    FailureOr<SmallVector<Value>> appended =
+        rewriter.appendArguments(appendedTypes);
+    if (failed(appended))
+      return failure();
+    buf.delta = (*appended)[0];
+    buf.packedKeyT = (*appended)[1];
+    buf.packedValueT = (*appended)[2];
+    if (p.fuseDq) {
+      buf.packedKey = (*appended)[3];
+      buf.dqAccumulator = (*appended)[4];
+    }
+
+    // Temporaries: 0 D, 1 K^T, 2 V rows, 3 V^T, 4 K rows, 5 the f32 dQ.
+    SmallVector<MemRefType> temporaries = {deltaType, keyTType, valueRowsType,
+                                           valueTType, keyRowsType};
+    if (p.fuseDq)
+      temporaries.push_back(dqAccType);
+    auto index = [](Value buffer) {
+      return DispatchRewriter::argumentIndex(buffer);
+    };
+    rewriter.rewriteCallers(temporaries, [&](OpBuilder &b, Location loc,
+                                             DispatchOp call,
+                                             ValueRange temps) {
+      auto bound = [&](Value buffer) {
+        return call.getBuffers()[index(buffer)];
+      };
+      SmallVector<Value> deltaBindings = {bound(buf.output), bound(buf.dOutput),
+                                          temps[0]};
+      if (p.fuseDq)
+        deltaBindings.push_back(temps[5]);
+      DispatchOp::create(b, loc, delta.getSymName(), deltaBindings);
+      DispatchOp::create(b, loc, pack.getSymName(),
+                         ValueRange{bound(buf.key), bound(buf.value), temps[1],
+                                    temps[2], temps[3], temps[4]});
+      SmallVector<Value> bindings(call.getBuffers());
+      bindings.append({temps[0], temps[1], temps[3]});
+      if (p.fuseDq)
+        bindings.append({temps[4], temps[5]});
+      DispatchOp::create(b, loc, call.getCallee(), bindings);
+      SmallVector<Value> queryBindings;
+      if (p.fuseDq) {
+        queryBindings = {temps[5], bound(buf.dQuery)};
+      } else {
+        for (Value v : queryPassReads)
+          queryBindings.push_back(bound(v));
+        queryBindings.append(
+            {temps[0], temps[1], temps[3], temps[4], bound(buf.dQuery)});
+      }
+      DispatchOp::create(b, loc, query.getSymName(), queryBindings);
+    });
+    return success();
+  }
+
+  DispatchRewriter &rewriter;
+  const CpuAttentionGradPlan &p;
+  CpuAttentionGradBuffers &buf;
+  MemRefType deltaType, keyTType, valueRowsType, valueTType, keyRowsType,
+      dqAccType;
+  SmallVector<Value> queryPassReads;
+  func::FuncOp delta, pack, query;
+};
+} // namespace
+
 LogicalResult CpuFlashAttentionGrad::tile(FlashAttentionGradOp op,
                                           ConfigAttr attr,
                                           DispatchRewriter &rewriter) {
@@ -37,176 +232,24 @@ LogicalResult CpuFlashAttentionGrad::tile(FlashAttentionGradOp op,
     return failure();
   Location loc = op.getLoc();
 
-  Type f32 = Float32Type::get(op.getContext());
-  int64_t keys = plan.paddedSeqK();
-  auto deltaType = MemRefType::get({plan.batch, plan.numHeads, plan.seqQ}, f32);
-  int64_t packBlock = plan.packBlock();
-  auto keyTType = MemRefType::get(
-      {plan.batch, plan.numKvHeads, keys / packBlock, plan.headDim, packBlock},
-      f32);
-  auto valueRowsType = MemRefType::get(
-      {plan.batch, plan.numKvHeads, keys, plan.paddedHeadDimV()}, f32);
-  auto valueTType = MemRefType::get(
-      {plan.batch, plan.numKvHeads, keys / packBlock, plan.headDimV, packBlock},
-      f32);
-  auto keyRowsType = MemRefType::get(
-      {plan.batch, plan.numKvHeads, keys, plan.paddedHeadDim()}, f32);
-
-  auto dqAccType = MemRefType::get(
-      {plan.batch, plan.numHeads, plan.paddedSeqQ(), plan.paddedHeadDim()},
-      f32);
-  SmallVector<Type> deltaTypes = {buffers.output.getType(),
-                                  buffers.dOutput.getType(), deltaType};
-  if (plan.fuseDq)
-    deltaTypes.push_back(dqAccType);
-  func::FuncOp delta = rewriter.addDispatch(
-      "delta", deltaTypes, plan.deltaGrid(),
-      [&](OpBuilder &b, Location loc, ValueRange args) {
-        buildCpuGradDeltaBody(b, loc, plan, args[0], args[1], args[2],
-                              plan.fuseDq ? args[3] : Value());
-      });
-  int64_t dqAccBytes = plan.fuseDq ? dqAccType.getNumElements() * 4 : 0;
-  DispatchRewriter::setWork(
-      delta, 0,
-      DispatchRewriter::bytesOf({buffers.output, buffers.dOutput}) +
-          deltaType.getNumElements() * 4 + dqAccBytes);
-
-  // The forward's pack run twice: (K, V) gives K^T (and V rows, unused),
-  // (V, K) gives V^T and K rows.
-  func::FuncOp pack = rewriter.addDispatch(
-      "pack",
-      {buffers.key.getType(), buffers.value.getType(), keyTType, valueRowsType,
-       valueTType, keyRowsType},
-      plan.packGrid(), [&](OpBuilder &b, Location loc, ValueRange args) {
-        buildCpuPackBody(b, loc, plan.packPlan(false), args[0], args[1],
-                         args[2], args[3]);
-        buildCpuPackBody(b, loc, plan.packPlan(true), args[1], args[0], args[4],
-                         args[5]);
-      });
-  int64_t packedBytes =
-      (keyTType.getNumElements() + valueRowsType.getNumElements() +
-       valueTType.getNumElements() + keyRowsType.getNumElements()) *
-      4;
-  DispatchRewriter::setWork(
-      pack, 0,
-      2 * DispatchRewriter::bytesOf({buffers.key, buffers.value}) +
-          packedBytes);
-
-  // The dQ pass reads the op's rows (those it has of these), D and the
-  // packed K/V.
-  using Field = Value AttentionGradBuffers::*;
-  const Field dqFields[] = {
-      &AttentionGradBuffers::query,       &AttentionGradBuffers::dOutput,
-      &AttentionGradBuffers::lse,         &AttentionGradBuffers::bias,
-      &AttentionGradBuffers::mask,        &AttentionGradBuffers::qSegmentIds,
-      &AttentionGradBuffers::kvSegmentIds};
-  SmallVector<Value> dqReads;
-  for (Field field : dqFields)
-    if (buffers.*field)
-      dqReads.push_back(buffers.*field);
-  SmallVector<Type> dqTypes;
-  for (Value v : dqReads)
-    dqTypes.push_back(v.getType());
-  dqTypes.append(
-      {deltaType, keyTType, valueTType, keyRowsType, buffers.dQuery.getType()});
-  int64_t scoreFlops = attentionFlops(plan);
-  func::FuncOp dq;
-  if (plan.fuseDq) {
-    dq = rewriter.addDispatch(
-        "dq", {dqAccType, buffers.dQuery.getType()}, plan.deltaGrid(),
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          buildCpuGradStoreQueryBody(b, loc, plan, args[0], args[1]);
-        });
-    DispatchRewriter::setWork(
-        dq, 0, dqAccBytes + DispatchRewriter::bytesOf(buffers.dQuery));
-  } else {
-    dq = rewriter.addDispatch("dq", dqTypes, plan.queryGrid(),
-                              [&](OpBuilder &b, Location loc, ValueRange args) {
-                                CpuAttentionGradBuffers dqBuffers;
-                                unsigned next = 0;
-                                for (Field field : dqFields)
-                                  if (buffers.*field)
-                                    dqBuffers.*field = args[next++];
-                                dqBuffers.delta = args[next++];
-                                dqBuffers.packedKeyT = args[next++];
-                                dqBuffers.packedValueT = args[next++];
-                                dqBuffers.packedKey = args[next++];
-                                dqBuffers.dQuery = args[next++];
-                                buildCpuGradQueryBody(b, loc, plan, dqBuffers);
-                              });
-    DispatchRewriter::setWork(dq, scoreFlops / 2,
-                              DispatchRewriter::bytesOf(dqReads) +
-                                  DispatchRewriter::bytesOf(buffers.dQuery) +
-                                  packedBytes);
-  }
-  // FLOPs of the dK/dV pass: 2.5 forwards, less the dQ pass's.
-  int64_t keyValueFlops =
-      attentionGradFlops(plan) - (plan.fuseDq ? 0 : scoreFlops / 2);
-
-  SmallVector<MemRefType> appendedTypes = {deltaType, keyTType, valueTType};
-  if (plan.fuseDq)
-    appendedTypes.append({keyRowsType, dqAccType});
-  FailureOr<SmallVector<Value>> appended =
-      rewriter.appendArguments(appendedTypes);
-  if (failed(appended))
+  GradDispatches dispatches(rewriter, plan, buffers);
+  if (failed(dispatches.add()))
     return failure();
-  buffers.delta = (*appended)[0];
-  buffers.packedKeyT = (*appended)[1];
-  buffers.packedValueT = (*appended)[2];
-  if (plan.fuseDq) {
-    buffers.packedKey = (*appended)[3];
-    buffers.dqAccumulator = (*appended)[4];
-  }
-
-  auto index = [](Value buffer) {
-    return DispatchRewriter::argumentIndex(buffer);
-  };
-  SmallVector<unsigned> dqIndices;
-  for (Value v : dqReads)
-    dqIndices.push_back(index(v));
-  SmallVector<MemRefType> temporaries = {deltaType, keyTType, valueRowsType,
-                                         valueTType, keyRowsType};
-  if (plan.fuseDq)
-    temporaries.push_back(dqAccType);
-  rewriter.rewriteCallers(temporaries, [&](OpBuilder &b, Location loc,
-                                           DispatchOp call, ValueRange temps) {
-    auto bound = [&](Value buffer) { return call.getBuffers()[index(buffer)]; };
-    SmallVector<Value> deltaBindings = {bound(buffers.output),
-                                        bound(buffers.dOutput), temps[0]};
-    if (plan.fuseDq)
-      deltaBindings.push_back(temps[5]);
-    DispatchOp::create(b, loc, delta.getSymName(), deltaBindings);
-    DispatchOp::create(b, loc, pack.getSymName(),
-                       ValueRange{bound(buffers.key), bound(buffers.value),
-                                  temps[1], temps[2], temps[3], temps[4]});
-    SmallVector<Value> bindings(call.getBuffers());
-    bindings.append({temps[0], temps[1], temps[3]});
-    if (plan.fuseDq)
-      bindings.append({temps[4], temps[5]});
-    DispatchOp::create(b, loc, call.getCallee(), bindings);
-    SmallVector<Value> dqBindings;
-    if (plan.fuseDq) {
-      dqBindings = {temps[5], bound(buffers.dQuery)};
-    } else {
-      for (unsigned i : dqIndices)
-        dqBindings.push_back(call.getBuffers()[i]);
-      dqBindings.append(
-          {temps[0], temps[1], temps[3], temps[4], bound(buffers.dQuery)});
-    }
-    DispatchOp::create(b, loc, dq.getSymName(), dqBindings);
-  });
 
   OpBuilder b = rewriter.replaceBody();
   buildCpuGradKeyValueBody(b, loc, plan, buffers);
   rewriter.finish(b);
   func::FuncOp dispatch = rewriter.dispatch();
   DispatchRewriter::setGrid(dispatch, plan.keyValueGrid());
+  // FLOPs: 2.5 forwards, less the dQ pass's.
+  int64_t flops =
+      attentionGradFlops(plan) - (plan.fuseDq ? 0 : attentionFlops(plan) / 2);
   DispatchRewriter::setWork(
-      dispatch, keyValueFlops,
+      dispatch, flops,
       DispatchRewriter::bytesOf({buffers.query, buffers.dOutput, buffers.lse,
                                  buffers.bias, buffers.mask,
                                  buffers.qSegmentIds, buffers.kvSegmentIds,
                                  buffers.dKey, buffers.dValue}) +
-          packedBytes + 2 * dqAccBytes);
+          dispatches.packedBytes + 2 * dispatches.dqAccBytes);
   return success();
 }
