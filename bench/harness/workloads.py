@@ -13,7 +13,8 @@ NP_DTYPES = {"f32": np.float32, "f16": np.float16}
 
 @dataclass(frozen=True)
 class Workload:
-    """One benchmark case. `op` is attention, selective_scan or ssd."""
+    """One benchmark case. `op` is attention, selective_scan, ssd or
+    grouped_matmul."""
     id: str
     op: str
     dtype: str
@@ -46,6 +47,9 @@ class Workload:
             # ejk chooses its chunk; the model's chunk_size = 256 is only the
             # peers'), so "% of peak" is a lower bound on the efficiency.
             return 4 * d["B"] * d["H"] * d["L"] * d["P"] * d["N"]
+        if self.op == "grouped_matmul":
+            # Every row times its group's matrix (the groups cover the rows).
+            return 2 * d["M"] * d["K"] * d["N"]
         raise ValueError(self.op)
 
     def bytes_moved(self):
@@ -61,6 +65,8 @@ class Workload:
             return (d["B"], d["Sq"], d["Hq"], d["D"])
         if self.op == "selective_scan":
             return (d["B"], d["L"], d["D"])
+        if self.op == "grouped_matmul":
+            return (d["M"], d["N"])
         return (d["B"], d["L"], d["H"], d["P"])
 
     # --- inputs ------------------------------------------------------------
@@ -69,6 +75,8 @@ class Workload:
             return ["q", "k", "v"]
         if self.op == "selective_scan":
             return ["u", "delta", "A", "B", "C", "D", "z"]
+        if self.op == "grouped_matmul":
+            return ["lhs", "rhs", "group_sizes"]
         return ["x", "dt", "A", "B", "C", "D"]
 
     def make_inputs(self, seed=0, shapes_only=False):
@@ -97,6 +105,11 @@ class Workload:
             return [normal((b, l, c)), normal((b, l, c), scale=0.5, shift=-2.0),
                     -uniform((c, n), 0.5, 4.0), normal((b, l, 1, n)),
                     normal((b, l, 1, n)), normal((c,), np.float32), normal((b, l, c))]
+        if self.op == "grouped_matmul":
+            # Tokens sorted by expert, E equal groups (balanced routing).
+            m, e = d["M"], d["E"]
+            sizes = np.empty((e,), np.int32) if shapes_only else np.full((e,), m // e, np.int32)
+            return [normal((m, d["K"])), normal((e, d["K"], d["N"])), sizes]
         b, l, h, p, n, g = d["B"], d["L"], d["H"], d["P"], d["N"], d["G"]
         return [normal((b, l, h, p)), normal((b, l, h), scale=0.5, shift=-2.0),
                 -uniform((h,), 1.0, 8.0), normal((b, l, g, n)), normal((b, l, g, n)),
@@ -104,7 +117,8 @@ class Workload:
 
     # --- ejk IR ------------------------------------------------------------
     def entry(self):
-        return {"attention": "attention", "selective_scan": "scan", "ssd": "ssd"}[self.op]
+        return {"attention": "attention", "selective_scan": "scan", "ssd": "ssd",
+                "grouped_matmul": "moe"}[self.op]
 
     def ejk_ir(self):
         """The entry function ejk compiles, one ejk op over the inputs."""
@@ -120,6 +134,9 @@ class Workload:
             body = (f"%o = ejk.selective_scan %u, %delta, %A, %B, %C D(%D : {types[5]}) "
                     f"z(%z : {types[6]}) {{delta_softplus}} : "
                     f"{', '.join(types[:5])} -> {out}")
+        elif self.op == "grouped_matmul":
+            body = (f"%o = ejk.grouped_matmul %lhs, %rhs, %group_sizes : "
+                    f"{', '.join(types)} -> {out}")
         else:
             body = (f"%o = ejk.ssd %x, %dt, %A, %B, %C D(%D : {types[5]}) "
                     f"{{chunk_size = {self.dims['chunk']} : i64, dt_softplus}} : "
@@ -129,7 +146,8 @@ class Workload:
 
 
 def tensor_type(shape, dtype):
-    elem = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16"}[np.dtype(dtype)]
+    elem = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16",
+            np.dtype(np.int32): "i32"}[np.dtype(dtype)]
     return "tensor<" + "x".join(str(s) for s in shape) + "x" + elem + ">"
 
 
@@ -155,6 +173,9 @@ CPU_WORKLOADS = [
              note="softplus on dt, D skip, z gate (silu)"),
     Workload("mamba2", "ssd", "f32", dict(B=1, L=2048, H=32, P=64, N=128, G=1, chunk=256),
              note="softplus on dt, D skip, no gate"),
+    Workload("moe", "grouped_matmul", "f32", dict(M=4096, E=16, K=1024, N=512),
+             note="MoE expert matmul: 4096 tokens sorted by expert, 16 experts of 256 "
+                  "tokens each"),
 ]
 
 # A shape that runs in milliseconds, for the test suite's smoke run.

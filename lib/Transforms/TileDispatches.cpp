@@ -54,23 +54,33 @@ static FailureOr<ConfigAttr> checkedConfig(Operation *op,
 }
 
 /// Fills the results of an op whose family says they do not depend on its
-/// inputs (no config, no kernel needed). Returns whether it did.
+/// inputs, or copies them from the operands they equal (no config, no
+/// kernel needed). Returns whether it did.
 static FailureOr<bool> tileConstantResults(func::FuncOp func, Operation *op,
                                            ModuleOp module,
                                            SymbolTable &symbols,
                                            const TargetInfo &target) {
   const OpModel *model = lookupOpModel(op);
-  std::optional<SmallVector<double>> values =
-      model ? model->constantResults(op) : std::nullopt;
-  if (!values)
+  if (!model)
+    return false;
+  std::optional<SmallVector<double>> values = model->constantResults(op);
+  std::optional<SmallVector<Value>> copied =
+      values ? std::nullopt : model->copiedResults(op);
+  if (!values && !copied)
     return false;
   DispatchRewriter rewriter(func, module, symbols, target);
-  SmallVector<Value> buffers;
+  SmallVector<Value> buffers, sources;
   for (Value result : op->getResults())
     buffers.push_back(rewriter.destination(result));
+  if (copied)
+    for (Value operand : *copied)
+      sources.push_back(rewriter.buffer(operand));
   if (failed(rewriter.checkDispatchForm(op)))
     return failure();
-  rewriter.fillBuffers(buffers, *values);
+  if (values)
+    rewriter.fillBuffers(buffers, *values);
+  else
+    rewriter.copyBuffers(buffers, sources);
   return true;
 }
 

@@ -131,6 +131,7 @@ CASES = [
     FA("fa_causal_gqa", hq=8, hkv=2, sq=77, sk=77, causal=True),
     FA("fa_cross_sq_ne_sk", sq=24, sk=56),
     FA("fa_window", sliding_window=(8, 4)),
+    FA("fa_window_int", sliding_window=6),
     FA("fa_window_left_causal", causal=True, sliding_window=(16, 0)),
     FA("fa_softcap_scale", logits_soft_cap=5.0, softmax_scale=0.3),
     FA("fa_bias", b=2, sq=20, sk=30, bias=True),
@@ -251,7 +252,9 @@ class FlashAttention:
         attrs = []
         if o.get("causal"):
             attrs.append("causal")
-        if "sliding_window" in o:
+        if isinstance(o.get("sliding_window"), int):
+            attrs.append("sliding_window = array<i64: %d>" % o["sliding_window"])
+        elif "sliding_window" in o:
             attrs.append("sliding_window = array<i64: %d, %d>" % o["sliding_window"])
         if "logits_soft_cap" in o:
             attrs.append("logits_soft_cap = %r : f32" % o["logits_soft_cap"])
@@ -450,10 +453,12 @@ class GroupedMatmul:
         import jax.numpy as jnp
         from ejkernel.modules.operations import grouped_matmul
         out = np_dtype(c.opts.get("out", c.dtype))
+        # do_padding=False: the module pads m to its 128-row tile but not
+        # existing_out, which its shape check then rejects.
         y = grouped_matmul(jx(ins["lhs"]), jx(ins["rhs"]), jx(ins["sizes"]), None,
                            jx(ins.get("existing_out")), preferred_element_type=out,
                            transpose_rhs=bool(c.opts.get("transpose_rhs")),
-                           platform="xla")
+                           do_padding=False, platform="xla")
         return [np.asarray(y.astype(out))]
 
 

@@ -109,6 +109,7 @@ def attention_files():
         Attention("window_right", sq=60, sk=60, attrs=["sliding_window = array<i64: 0, 16>"]),
         Attention("window_both", sq=40, sk=90, attrs=["sliding_window = array<i64: 8, 8>"]),
         Attention("window_empty_rows", sq=60, sk=10, attrs=["sliding_window = array<i64: 2, 0>"]),
+        Attention("window_symmetric", sq=50, sk=50, attrs=["sliding_window = array<i64: 6>"]),
         Attention("soft_cap", sq=33, sk=45, attrs=["logits_soft_cap = 2.0 : f32", "softmax_scale = 1.0 : f32"]),
         Attention("bias_full", b=2, sq=20, sk=30, bias=(2, 2, "f32")),
         Attention("bias_broadcast", b=2, sq=20, sk=30, bias=(1, 1, "f32")),

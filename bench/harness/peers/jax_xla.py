@@ -1,14 +1,15 @@
 """JAX on the CPU (XLA:CPU): jax.nn.dot_product_attention for attention;
-reference scans (ssm_ref.py) for mamba1/mamba2."""
+reference scans (ssm_ref.py) for mamba1/mamba2; jax.lax.ragged_dot for moe."""
 import os
 
 NAME = "jax"
 LABEL = "JAX (XLA:CPU)"
-OPS = {"attention", "selective_scan", "ssd"}
+OPS = {"attention", "selective_scan", "ssd", "grouped_matmul"}
 DESCRIPTION = ("jax.jit(jax.nn.dot_product_attention) on the BSHD inputs (is_causal; GQA by "
                "its native K/V head grouping), implementation='xla'; mamba1/mamba2: jax.jit of "
                "a lax.scan selective scan and of mamba_ssm's chunked ssd_minimal_discrete "
-               "(chunk 256) in jnp (bench/harness/peers/ssm_ref.py; JAX has no scan op)")
+               "(chunk 256) in jnp (bench/harness/peers/ssm_ref.py; JAX has no scan op); "
+               "moe: jax.jit(jax.lax.ragged_dot) (bench/harness/peers/moe_ref.py)")
 
 
 def limit_threads(n):
@@ -32,6 +33,11 @@ def version():
 def build(w, arrays, threads):
     import jax
     import numpy as np
+    if w.op == "grouped_matmul":
+        from . import moe_ref
+        args = [jax.device_put(a) for a in arrays]
+        fn = jax.jit(moe_ref.jax_grouped_matmul)
+        return (lambda: fn(*args).block_until_ready()), np.asarray
     if w.op != "attention":
         from . import ssm_ref
         args = [jax.device_put(a) for a in arrays]

@@ -1,15 +1,17 @@
 """PyTorch on the CPU: scaled_dot_product_attention (its fused flash kernel) for
-attention; mamba_ssm's reference scans (ssm_ref.py) for mamba1/mamba2."""
+attention; mamba_ssm's reference scans (ssm_ref.py) for mamba1/mamba2; a
+per-expert matmul loop (moe_ref.py) for moe."""
 import os
 
 NAME = "torch"
 LABEL = "PyTorch"
-OPS = {"attention", "selective_scan", "ssd"}
+OPS = {"attention", "selective_scan", "ssd", "grouped_matmul"}
 DESCRIPTION = ("torch.nn.functional.scaled_dot_product_attention on BHSD views of the "
                "BSHD inputs (is_causal, enable_gqa), torch.set_num_threads(threads); mamba1/mamba2: "
                "mamba_ssm's eager reference scans, selective_scan_ref and "
                "ssd_minimal_discrete (chunk 256), re-typed in bench/harness/peers/ssm_ref.py "
-               "(PyTorch has no scan op)")
+               "(PyTorch has no scan op); moe: one torch.matmul per expert on its rows "
+               "(bench/harness/peers/moe_ref.py; PyTorch has no grouped matmul on the CPU)")
 
 
 def limit_threads(n):
@@ -26,6 +28,15 @@ def build(w, arrays, threads):
     import torch
     import torch.nn.functional as F
     torch.set_num_threads(threads)
+    if w.op == "grouped_matmul":
+        from . import moe_ref
+        lhs, rhs = torch.from_numpy(arrays[0]), torch.from_numpy(arrays[1])
+        sizes = [int(s) for s in arrays[2]]
+
+        def run_moe():
+            with torch.inference_mode():
+                return moe_ref.torch_grouped_matmul(lhs, rhs, sizes)
+        return run_moe, lambda o: o.numpy()
     if w.op != "attention":
         from . import ssm_ref
         t = [torch.from_numpy(a) for a in arrays]

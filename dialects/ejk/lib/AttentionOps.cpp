@@ -114,19 +114,25 @@ static LogicalResult verifySegmentIds(Operation *op, ShapeVerifier &v,
   return success();
 }
 
-/// Checks an optional `sliding_window = [left, right]`.
-static LogicalResult
-verifySlidingWindow(Operation *op, std::optional<ArrayRef<int64_t>> window) {
+/// Checks an optional `sliding_window = [left, right]`, or `[size]` (both
+/// sides) where `symmetric` allows it.
+static LogicalResult verifySlidingWindow(Operation *op,
+                                         std::optional<ArrayRef<int64_t>> window,
+                                         bool symmetric) {
   if (!window)
     return success();
-  if (window->size() != 2)
+  if (window->size() != 2 && !(symmetric && window->size() == 1))
     return op->emitOpError("expects 'sliding_window' to have 2 elements "
-                           "[left, right], got ")
+                           "[left, right]")
+           << (symmetric ? " or 1 [size]" : "") << ", got "
            << window->size();
-  if ((*window)[0] < 0 || (*window)[1] < 0)
-    return op->emitOpError("expects 'sliding_window' sizes to be "
-                           "non-negative, got [")
-           << (*window)[0] << ", " << (*window)[1] << "]";
+  if (window->front() < 0 || window->back() < 0) {
+    InFlightDiagnostic diag = op->emitOpError(
+        "expects 'sliding_window' sizes to be non-negative, got [");
+    for (size_t i = 0; i < window->size(); ++i)
+      diag << (i ? ", " : "") << (*window)[i];
+    return diag << "]";
+  }
   return success();
 }
 
@@ -162,7 +168,8 @@ static LogicalResult verifyFlashOptions(OpTy op, ShapeVerifier &v,
   if (failed(v.positiveFinite(op.getSoftmaxScaleAttr(), "softmax_scale")) ||
       failed(v.positiveFinite(op.getLogitsSoftCapAttr(), "logits_soft_cap")))
     return failure();
-  if (failed(verifySlidingWindow(op, op.getSlidingWindow())))
+  if (failed(verifySlidingWindow(op, op.getSlidingWindow(),
+                                 /*symmetric=*/true)))
     return failure();
   if (std::optional<StringRef> alignment = op.getMaskAlignment();
       alignment && *alignment != "top_left" && *alignment != "bottom_right")
@@ -399,7 +406,8 @@ LogicalResult RingAttentionOp::verify() {
     return emitOpError("expects 'axis_name' to be non-empty");
   if (failed(v.positiveFinite(getSoftmaxScaleAttr(), "softmax_scale")) ||
       failed(v.positiveFinite(getLogitsSoftCapAttr(), "logits_soft_cap")) ||
-      failed(verifySlidingWindow(*this, getSlidingWindow())))
+      failed(verifySlidingWindow(*this, getSlidingWindow(),
+                                 /*symmetric=*/false)))
     return failure();
 
   if (failed(verifyOutputLike(v, getOutput(), "output", *qkv)) ||

@@ -90,6 +90,12 @@ public:
   /// afterwards.
   void fillBuffers(ArrayRef<Value> buffers, ArrayRef<double> values);
 
+  /// Replaces the dispatch by `<dispatch>_copy`, a kernel that copies each
+  /// buffer of `sources` into the matching one of `destinations` (same
+  /// shapes and element types) and takes only them; like `fillBuffers`, for
+  /// degenerate problems only. The dispatch is erased.
+  void copyBuffers(ArrayRef<Value> destinations, ArrayRef<Value> sources);
+
   /// Index of the dispatch argument `buffer` among the call's buffers.
   static unsigned argumentIndex(Value buffer) {
     return cast<BlockArgument>(buffer).getArgNumber();

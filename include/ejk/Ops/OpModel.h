@@ -104,6 +104,13 @@ public:
   constantResults(Operation *op) const {
     return std::nullopt;
   }
+  /// When the op's results are copies of some of its operands (an
+  /// accumulation onto `existing_out` over an empty dimension), the operand
+  /// each result copies, in result order; the tiling driver then emits a
+  /// copy kernel on any target. Nullopt when the op needs its kernel.
+  virtual std::optional<SmallVector<Value>> copiedResults(Operation *op) const {
+    return std::nullopt;
+  }
   /// The kernel for `kind`, or null when the op has none there.
   const TargetKernel *kernelFor(TargetInfo::Kind kind) const {
     return kind == TargetInfo::Kind::Cpu ? cpu.get() : vulkan.get();

@@ -53,7 +53,9 @@ def EjkTileDispatches : Pass<"ejk-tile-dispatches", "ModuleOp"> {
     An op whose results are defined without its inputs (the family's
     `OpModel::constantResults`: attention over zero keys gives output 0 and
     lse -inf, as a fully masked row does) gets a fill kernel instead, on
-    either target. An op without a kernel for the target is an error that
+    either target; one whose results equal some of its operands
+    (`OpModel::copiedResults`: a grouped matmul over k = 0 onto
+    `existing_out`) gets a copy kernel. An op without a kernel for the target is an error that
     names the op and the target. What each family's kernels do is in `docs/ops/<family>.md`.
   }];
   let dependentDialects = [

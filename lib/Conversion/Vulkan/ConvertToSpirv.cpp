@@ -21,7 +21,9 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Dialect/SPIRV/Transforms/SPIRVConversion.h"
@@ -183,12 +185,54 @@ struct UnaryGlslPattern : OpConversionPattern<MathOp> {
 };
 } // namespace
 
+/// MLIR's scf-to-spirv keeps the values an scf.for carries in function
+/// variables that only the loop body stores, so a loop that runs zero times
+/// yields undefined values instead of its initial ones (lavapipe happened to
+/// read the inits back; NVIDIA's driver reads garbage). Every loop with
+/// results whose trip count is not known to be positive runs under
+/// `scf.if lb < ub`, the inits yielded otherwise.
+static void guardZeroTripLoops(gpu::GPUModuleOp gpuModule) {
+  SmallVector<scf::ForOp> loops;
+  gpuModule.walk([&](scf::ForOp loop) {
+    if (loop.getNumResults() == 0)
+      return;
+    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+    std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+    if (lb && ub && *lb < *ub)
+      return;
+    loops.push_back(loop);
+  });
+  for (scf::ForOp loop : loops) {
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    Value runs = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                       loop.getLowerBound(),
+                                       loop.getUpperBound());
+    auto guard = scf::IfOp::create(b, loc, loop.getResultTypes(), runs,
+                                   /*withElseRegion=*/true);
+    loop.getResults().replaceAllUsesWith(guard.getResults());
+    Block *thenBlock = guard.thenBlock();
+    Block *elseBlock = guard.elseBlock();
+    // The builder may have given the branches terminators; they yield ours.
+    for (Block *block : {thenBlock, elseBlock})
+      if (!block->empty() && block->back().hasTrait<OpTrait::IsTerminator>())
+        block->back().erase();
+    loop->moveBefore(thenBlock, thenBlock->end());
+    b.setInsertionPointToEnd(thenBlock);
+    scf::YieldOp::create(b, loc, loop.getResults());
+    b.setInsertionPointToEnd(elseBlock);
+    scf::YieldOp::create(b, loc, loop.getInitArgs());
+  }
+}
+
 /// Converts one gpu.module (and its kernels) into a spirv.module.
 static LogicalResult convertModule(gpu::GPUModuleOp gpuModule) {
   MLIRContext *context = gpuModule.getContext();
   if (failed(emulateBFloat16(gpuModule)))
     return gpuModule.emitError("cannot emulate bf16 in '")
            << gpuModule.getName() << "'";
+
+  guardZeroTripLoops(gpuModule);
 
   spirv::MemorySpaceToStorageClassConverter spaces(mapMemorySpace);
   spirv::convertMemRefTypesAndAttrs(gpuModule, spaces);

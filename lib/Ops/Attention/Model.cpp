@@ -39,7 +39,7 @@ static void addAttentionFields(OpT op, ProblemKey &key) {
       op.getQuery().getType().getDimSize(1) !=
           op.getKey().getType().getDimSize(1))
     key.flag("bottom_right", true);
-  if (std::optional<ArrayRef<int64_t>> window = op.getSlidingWindow())
+  if (std::optional<std::array<int64_t, 2>> window = op.getWindowBounds())
     key.field("window") << (*window)[0] << ',' << (*window)[1];
   key.flag("softcap", op.getLogitsSoftCapAttr() != nullptr)
       .flag("dropout", op.getDropoutProbAttr() != nullptr);

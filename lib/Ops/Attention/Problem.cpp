@@ -28,7 +28,7 @@ template <typename OpT> static AttentionProblem readProblem(OpT op) {
   // A window side of seq_q + seq_k or more reaches past every key, which is
   // no bound at all; clamping it there keeps the kernels' mask arithmetic
   // (offsets added to positions) far from overflow for any attribute value.
-  if (std::optional<ArrayRef<int64_t>> window = op.getSlidingWindow()) {
+  if (std::optional<std::array<int64_t, 2>> window = op.getWindowBounds()) {
     int64_t reach = p.seqQ + p.seqK;
     p.slidingWindow = std::array<int64_t, 2>{std::min((*window)[0], reach),
                                              std::min((*window)[1], reach)};

@@ -42,7 +42,7 @@ static void readReference(OpT op, ReferenceValues &values,
   options.softmaxScale = op.getEffectiveSoftmaxScale();
   options.causal = op.getCausal();
   options.bottomRightAligned = op.isBottomRightAligned();
-  if (std::optional<ArrayRef<int64_t>> window = op.getSlidingWindow())
+  if (std::optional<std::array<int64_t, 2>> window = op.getWindowBounds())
     options.slidingWindow = ref::SlidingWindow{(*window)[0], (*window)[1]};
   if (std::optional<APFloat> cap = op.getLogitsSoftCap())
     options.logitsSoftCap = cap->convertToFloat();

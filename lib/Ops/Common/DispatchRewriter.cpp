@@ -149,16 +149,13 @@ int64_t DispatchRewriter::bytesOf(ArrayRef<Value> buffers) {
   return bytes;
 }
 
-/// Stores `value` into every element of `buffer` with one loop per dim.
-static void fillBuffer(OpBuilder &b, Location loc, Value buffer, double value) {
-  auto type = cast<MemRefType>(buffer.getType());
-  Type element = type.getElementType();
-  Value constant = arith::ConstantOp::create(b, loc, element,
-                                             FloatAttr::get(element, value));
+/// Emits one loop per dim of `type` and `body(indices)` innermost.
+static void forEachElement(OpBuilder &b, Location loc, MemRefType type,
+                           function_ref<void(ValueRange)> body) {
   SmallVector<Value> indices;
   std::function<void(unsigned)> loop = [&](unsigned dim) {
     if (dim == type.getRank()) {
-      memref::StoreOp::create(b, loc, constant, buffer, indices);
+      body(indices);
       return;
     }
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
@@ -172,6 +169,17 @@ static void fillBuffer(OpBuilder &b, Location loc, Value buffer, double value) {
     indices.pop_back();
   };
   loop(0);
+}
+
+/// Stores `value` into every element of `buffer`.
+static void fillBuffer(OpBuilder &b, Location loc, Value buffer, double value) {
+  auto type = cast<MemRefType>(buffer.getType());
+  Type element = type.getElementType();
+  Value constant = arith::ConstantOp::create(b, loc, element,
+                                             FloatAttr::get(element, value));
+  forEachElement(b, loc, type, [&](ValueRange indices) {
+    memref::StoreOp::create(b, loc, constant, buffer, indices);
+  });
 }
 
 void DispatchRewriter::fillBuffers(ArrayRef<Value> buffers,
@@ -205,6 +213,44 @@ void DispatchRewriter::fillBuffers(ArrayRef<Value> buffers,
                    for (unsigned index : indices)
                      bindings.push_back(call.getBuffers()[index]);
                    DispatchOp::create(b, loc, fill.getSymName(), bindings);
+                 });
+  symbols.erase(dispatchFn);
+}
+
+void DispatchRewriter::copyBuffers(ArrayRef<Value> destinations,
+                                   ArrayRef<Value> sources) {
+  // As for fillBuffers: only the copied buffers are bound (the op's other
+  // operands may have no elements), and empty ones need no copy.
+  SmallVector<Type> types;
+  SmallVector<unsigned> indices;
+  for (auto [to, from] : llvm::zip(destinations, sources)) {
+    if (cast<MemRefType>(to.getType()).getNumElements() == 0)
+      continue;
+    for (Value buffer : {to, from}) {
+      types.push_back(buffer.getType());
+      indices.push_back(argumentIndex(buffer));
+    }
+  }
+  func::FuncOp copy = addDispatch(
+      "copy", types, {1, 1, 1}, [&](OpBuilder &b, Location loc, ValueRange args) {
+        for (size_t i = 0; i + 1 < args.size(); i += 2) {
+          Value to = args[i], from = args[i + 1];
+          forEachElement(b, loc, cast<MemRefType>(to.getType()),
+                         [&](ValueRange at) {
+                           Value v = memref::LoadOp::create(b, loc, from, at);
+                           memref::StoreOp::create(b, loc, v, to, at);
+                         });
+        }
+      });
+  setWork(copy, 0, bytesOf(destinations) + bytesOf(sources));
+  if (targetInfo.isVulkan())
+    setVulkanLaunch(copy, 1, 0);
+  rewriteCallers({},
+                 [&](OpBuilder &b, Location loc, DispatchOp call, ValueRange) {
+                   SmallVector<Value> bindings;
+                   for (unsigned index : indices)
+                     bindings.push_back(call.getBuffers()[index]);
+                   DispatchOp::create(b, loc, copy.getSymName(), bindings);
                  });
   symbols.erase(dispatchFn);
 }

@@ -39,6 +39,12 @@ groupRange(Value operand, Value groupSizes, Value groupOffset,
   return std::nullopt;
 }
 
+/// Whether a grouped matmul multiplies nothing: an empty reduction (k = 0)
+/// or no groups at all (then no rhs either).
+static bool nothingToMultiply(const GroupedMatmulProblem &p) {
+  return p.k == 0 || p.numGroups == 0;
+}
+
 /// The problem key of either op.
 template <typename OpT>
 static std::string groupedMatmulKey(OpT op, StringRef name) {
@@ -55,7 +61,11 @@ static std::string groupedMatmulKey(OpT op, StringRef name) {
 namespace {
 class GroupedMatmulModel final : public OpModel {
 public:
-  GroupedMatmulModel() {}
+  GroupedMatmulModel() {
+    cpu = std::make_unique<TargetKernelOf<GroupedMatmulOp, CpuGroupedMatmul>>();
+    vulkan = std::make_unique<
+        TargetKernelOf<GroupedMatmulOp, VulkanGroupedMatmul>>();
+  }
   StringRef getOperationName() const override {
     return GroupedMatmulOp::getOperationName();
   }
@@ -64,13 +74,21 @@ public:
     std::string key = groupedMatmulKey(op, getOperationName());
     return key + ";transpose_rhs=" + (op.getTransposeRhs() ? "1" : "0");
   }
-  /// A product over k = 0 is 0 everywhere.
+  /// A product over k = 0, or with no groups, is 0 everywhere.
   std::optional<SmallVector<double>>
   constantResults(Operation *operation) const override {
     GroupedMatmulProblem p =
         readGroupedMatmulProblem(cast<GroupedMatmulOp>(operation));
-    if (p.k == 0 && !p.accumulate)
+    if (nothingToMultiply(p) && !p.accumulate)
       return SmallVector<double>{0.0};
+    return std::nullopt;
+  }
+  /// ... and `existing_out` itself when it accumulates.
+  std::optional<SmallVector<Value>>
+  copiedResults(Operation *operation) const override {
+    auto op = cast<GroupedMatmulOp>(operation);
+    if (nothingToMultiply(readGroupedMatmulProblem(op)) && op.getExistingOut())
+      return SmallVector<Value>{op.getExistingOut()};
     return std::nullopt;
   }
   LogicalResult evaluateReference(Operation *op,
@@ -87,7 +105,12 @@ public:
 
 class TransposedGroupedMatmulModel final : public OpModel {
 public:
-  TransposedGroupedMatmulModel() {}
+  TransposedGroupedMatmulModel() {
+    cpu = std::make_unique<TargetKernelOf<TransposedGroupedMatmulOp,
+                                          CpuTransposedGroupedMatmul>>();
+    vulkan = std::make_unique<TargetKernelOf<TransposedGroupedMatmulOp,
+                                             VulkanTransposedGroupedMatmul>>();
+  }
   StringRef getOperationName() const override {
     return TransposedGroupedMatmulOp::getOperationName();
   }
@@ -102,6 +125,15 @@ public:
         cast<TransposedGroupedMatmulOp>(operation));
     if (p.rows == 0 && !p.accumulate)
       return SmallVector<double>{0.0};
+    return std::nullopt;
+  }
+  /// ... and `existing_out` itself when it accumulates.
+  std::optional<SmallVector<Value>>
+  copiedResults(Operation *operation) const override {
+    auto op = cast<TransposedGroupedMatmulOp>(operation);
+    if (readTransposedGroupedMatmulProblem(op).rows == 0 &&
+        op.getExistingOut())
+      return SmallVector<Value>{op.getExistingOut()};
     return std::nullopt;
   }
   LogicalResult evaluateReference(Operation *op,

@@ -173,8 +173,8 @@ func.func @scale_tiny(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x8x64xf32>, %v: t
 // -----
 
 func.func @window_size(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x8x64xf32>, %v: tensor<2x16x8x64xf32>) {
-  // expected-error @+1 {{expects 'sliding_window' to have 2 elements [left, right], got 1}}
-  %o = ejk.flash_attention %q, %k, %v {sliding_window = array<i64: 4>} : tensor<2x8x8x64xf32>, tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32> -> tensor<2x8x8x64xf32>
+  // expected-error @+1 {{expects 'sliding_window' to have 2 elements [left, right] or 1 [size], got 3}}
+  %o = ejk.flash_attention %q, %k, %v {sliding_window = array<i64: 4, 4, 4>} : tensor<2x8x8x64xf32>, tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32> -> tensor<2x8x8x64xf32>
   return
 }
 

@@ -169,7 +169,7 @@ func.func @soft_cap(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x4x64xf32>, %v: ten
 // -----
 
 func.func @window_size(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x4x64xf32>, %v: tensor<2x16x4x32xf32>, %o: tensor<2x8x8x32xf32>, %do: tensor<2x8x8x32xf32>, %lse: tensor<2x8x8xf32>) {
-  // expected-error @+1 {{expects 'sliding_window' to have 2 elements [left, right], got 3}}
+  // expected-error @+1 {{expects 'sliding_window' to have 2 elements [left, right] or 1 [size], got 3}}
   %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse {sliding_window = array<i64: 4, 0, 1>} : tensor<2x8x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>, tensor<2x8x8x32xf32>, tensor<2x8x8x32xf32>, tensor<2x8x8xf32> -> tensor<2x8x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>
   return
 }

@@ -59,11 +59,12 @@ TEST(AttentionMaskTest, FullyMaskedRowBySegments) {
 }
 
 TEST(AttentionMaskTest, FullyMaskedRowBySlidingWindow) {
-  // Sq = 4, Sk = 2, window (0, 0): offset -2 puts queries 0 and 1 before the
-  // first key; queries 2 and 3 see exactly keys 0 and 1.
+  // Sq = 4, Sk = 2, window (0, 0), bottom-right: offset -2 puts queries 0
+  // and 1 before the first key; queries 2 and 3 see exactly keys 0 and 1.
   AttentionData data = randomAttention(1, 4, 2, 1, 1, 2, 3, 121);
   AttentionOptions options;
   options.slidingWindow = SlidingWindow{0, 0};
+  options.bottomRightAligned = true;
   std::vector<float> out, lse;
   ASSERT_TRUE(runAttention(data, options, out, lse));
   expectMaskedRow(data, out, lse, 0, 0, 0);
@@ -105,30 +106,34 @@ TEST(AttentionMaskTest, WindowZeroSeesOnlyDiagonal) {
 
 /// A band mask: query i sees key j iff -right <= (i + offset) - j <= left.
 std::vector<uint8_t> bandMask(int64_t seqQ, int64_t seqK, int64_t left,
-                              int64_t right) {
+                              int64_t right, int64_t offset) {
   std::vector<uint8_t> mask(seqQ * seqK, 0);
   for (int64_t i = 0; i < seqQ; ++i)
     for (int64_t j = 0; j < seqK; ++j) {
-      const int64_t distance = i + (seqK - seqQ) - j;
+      const int64_t distance = i + offset - j;
       mask[i * seqK + j] = distance <= left && -distance <= right;
     }
   return mask;
 }
 
 TEST(AttentionMaskTest, SlidingWindowEqualsBandMask) {
-  AttentionData data = randomAttention(1, 4, 6, 2, 2, 3, 2, 151);
-  AttentionOptions window;
-  window.slidingWindow = SlidingWindow{2, 1};
-  std::vector<uint8_t> mask = bandMask(4, 6, 2, 1);
-  AttentionOptions masked;
-  masked.mask = TensorRef<uint8_t>(mask, {1, 1, 4, 6});
-  std::vector<float> out, lse, maskedOut, maskedLse, plainOut, plainLse;
-  ASSERT_TRUE(runAttention(data, window, out, lse));
-  ASSERT_TRUE(runAttention(data, masked, maskedOut, maskedLse));
-  ASSERT_TRUE(runAttention(data, {}, plainOut, plainLse));
-  expectAllNear(out, maskedOut, 1e-7);
-  expectAllNear(lse, maskedLse, 1e-7);
-  EXPECT_GT(std::fabs(out[0] - plainOut[0]), 1e-4);
+  // Top-left (offset 0, the default) and bottom-right (offset Sk - Sq).
+  for (bool bottomRight : {false, true}) {
+    AttentionData data = randomAttention(1, 4, 6, 2, 2, 3, 2, 151);
+    AttentionOptions window;
+    window.slidingWindow = SlidingWindow{2, 1};
+    window.bottomRightAligned = bottomRight;
+    std::vector<uint8_t> mask = bandMask(4, 6, 2, 1, bottomRight ? 2 : 0);
+    AttentionOptions masked;
+    masked.mask = TensorRef<uint8_t>(mask, {1, 1, 4, 6});
+    std::vector<float> out, lse, maskedOut, maskedLse, plainOut, plainLse;
+    ASSERT_TRUE(runAttention(data, window, out, lse));
+    ASSERT_TRUE(runAttention(data, masked, maskedOut, maskedLse));
+    ASSERT_TRUE(runAttention(data, {}, plainOut, plainLse));
+    expectAllNear(out, maskedOut, 1e-7);
+    expectAllNear(lse, maskedLse, 1e-7);
+    EXPECT_GT(std::fabs(out[0] - plainOut[0]), 1e-4);
+  }
 }
 
 TEST(AttentionMaskTest, CausalIntersectsWindow) {

@@ -90,11 +90,41 @@ TEST(AttentionTest, CausalFirstRowSeesOnlyFirstKey) {
                       data.v[offset4(data.vShape(), 0, 0, h, d)]);
 }
 
-TEST(AttentionTest, CausalIsBottomRightAligned) {
+TEST(AttentionTest, CausalIsTopLeftAlignedByDefault) {
+  // Sq = 2, Sk = 5, ejKernel's alignment: query i sees keys 0..i.
+  AttentionData data = randomAttention(1, 2, 5, 1, 1, 3, 2, 52);
+  AttentionOptions causal;
+  causal.causal = true;
+  std::vector<float> out, lse;
+  ASSERT_TRUE(runAttention(data, causal, out, lse));
+  // Query 0 sees key 0 alone: its output is value row 0, its lse the score.
+  EXPECT_NEAR(out[0], data.v[0], 1e-6);
+  EXPECT_NEAR(out[1], data.v[1], 1e-6);
+  double score = 0.0;
+  for (int64_t d = 0; d < 3; ++d)
+    score += double(data.q[d]) * double(data.k[d]);
+  EXPECT_NEAR(lse[0], score / std::sqrt(3.0), 1e-6);
+
+  // Query 1 equals unmasked attention over the first two keys.
+  AttentionData prefix = data;
+  prefix.seqQ = 1;
+  prefix.seqK = 2;
+  prefix.q.assign(data.q.begin() + 3, data.q.begin() + 6);
+  prefix.k.resize(2 * 3);
+  prefix.v.resize(2 * 2);
+  std::vector<float> prefixOut, prefixLse;
+  ASSERT_TRUE(runAttention(prefix, {}, prefixOut, prefixLse));
+  EXPECT_NEAR(out[2], prefixOut[0], 1e-6);
+  EXPECT_NEAR(out[3], prefixOut[1], 1e-6);
+  EXPECT_NEAR(lse[1], prefixLse[0], 1e-6);
+}
+
+TEST(AttentionTest, CausalBottomRightAligned) {
   // Sq = 2, Sk = 5: query 1 (the last) sees all keys, query 0 sees keys 0..3.
   AttentionData data = randomAttention(1, 2, 5, 1, 1, 3, 2, 51);
   AttentionOptions causal;
   causal.causal = true;
+  causal.bottomRightAligned = true;
   std::vector<float> out, lse, fullOut, fullLse;
   ASSERT_TRUE(runAttention(data, causal, out, lse));
   ASSERT_TRUE(runAttention(data, {}, fullOut, fullLse));

@@ -11,16 +11,17 @@
 // RUN: ejk-run %s --entry window_right --random-inputs 8 --check | FileCheck %s
 // RUN: ejk-run %s --entry window_both --random-inputs 9 --check | FileCheck %s
 // RUN: ejk-run %s --entry window_empty_rows --random-inputs 10 --check | FileCheck %s
-// RUN: ejk-run %s --entry soft_cap --random-inputs 11 --check | FileCheck %s
-// RUN: ejk-run %s --entry bias_full --random-inputs 12 --check | FileCheck %s
-// RUN: ejk-run %s --entry bias_broadcast --random-inputs 13 --check | FileCheck %s
-// RUN: ejk-run %s --entry bias_heads --random-inputs 14 --check | FileCheck %s
-// RUN: ejk-run %s --entry mask_full --random-inputs 15 --check | FileCheck %s
-// RUN: ejk-run %s --entry mask_broadcast --random-inputs 16 --check | FileCheck %s
-// RUN: ejk-run %s --entry segments --random-inputs 17 --check | FileCheck %s
-// RUN: ejk-run %s --entry dropout --random-inputs 18 --check | FileCheck %s
-// RUN: ejk-run %s --entry dropout_big_seed --random-inputs 19 --check | FileCheck %s
-// RUN: ejk-run %s --entry no_lse --random-inputs 20 --check | FileCheck %s
+// RUN: ejk-run %s --entry window_symmetric --random-inputs 11 --check | FileCheck %s
+// RUN: ejk-run %s --entry soft_cap --random-inputs 12 --check | FileCheck %s
+// RUN: ejk-run %s --entry bias_full --random-inputs 13 --check | FileCheck %s
+// RUN: ejk-run %s --entry bias_broadcast --random-inputs 14 --check | FileCheck %s
+// RUN: ejk-run %s --entry bias_heads --random-inputs 15 --check | FileCheck %s
+// RUN: ejk-run %s --entry mask_full --random-inputs 16 --check | FileCheck %s
+// RUN: ejk-run %s --entry mask_broadcast --random-inputs 17 --check | FileCheck %s
+// RUN: ejk-run %s --entry segments --random-inputs 18 --check | FileCheck %s
+// RUN: ejk-run %s --entry dropout --random-inputs 19 --check | FileCheck %s
+// RUN: ejk-run %s --entry dropout_big_seed --random-inputs 20 --check | FileCheck %s
+// RUN: ejk-run %s --entry no_lse --random-inputs 21 --check | FileCheck %s
 
 // CHECK-NOT: FAILED
 // CHECK: result 0 ({{.*}}): {{.*}}: ok
@@ -83,6 +84,12 @@ func.func @window_empty_rows(%q: tensor<1x60x2x32xf32>, %k: tensor<1x10x2x32xf32
   %o, %lse = ejk.flash_attention %q, %k, %v {sliding_window = array<i64: 2, 0>}
       : tensor<1x60x2x32xf32>, tensor<1x10x2x32xf32>, tensor<1x10x2x32xf32> -> tensor<1x60x2x32xf32>, tensor<1x2x60xf32>
   return %o, %lse : tensor<1x60x2x32xf32>, tensor<1x2x60xf32>
+}
+
+func.func @window_symmetric(%q: tensor<1x50x2x32xf32>, %k: tensor<1x50x2x32xf32>, %v: tensor<1x50x2x32xf32>) -> (tensor<1x50x2x32xf32>, tensor<1x2x50xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v {sliding_window = array<i64: 6>}
+      : tensor<1x50x2x32xf32>, tensor<1x50x2x32xf32>, tensor<1x50x2x32xf32> -> tensor<1x50x2x32xf32>, tensor<1x2x50xf32>
+  return %o, %lse : tensor<1x50x2x32xf32>, tensor<1x2x50xf32>
 }
 
 func.func @soft_cap(%q: tensor<1x33x2x32xf32>, %k: tensor<1x45x2x32xf32>, %v: tensor<1x45x2x32xf32>) -> (tensor<1x33x2x32xf32>, tensor<1x2x33xf32>) {

@@ -13,16 +13,17 @@
 // RUN: ejk-run %s --entry window_right --target vulkan --random-inputs 8 --check | FileCheck %s
 // RUN: ejk-run %s --entry window_both --target vulkan --random-inputs 9 --check | FileCheck %s
 // RUN: ejk-run %s --entry window_empty_rows --target vulkan --random-inputs 10 --check | FileCheck %s
-// RUN: ejk-run %s --entry soft_cap --target vulkan --random-inputs 11 --check | FileCheck %s
-// RUN: ejk-run %s --entry bias_full --target vulkan --random-inputs 12 --check | FileCheck %s
-// RUN: ejk-run %s --entry bias_broadcast --target vulkan --random-inputs 13 --check | FileCheck %s
-// RUN: ejk-run %s --entry bias_heads --target vulkan --random-inputs 14 --check | FileCheck %s
-// RUN: ejk-run %s --entry mask_full --target vulkan --random-inputs 15 --check | FileCheck %s
-// RUN: ejk-run %s --entry mask_broadcast --target vulkan --random-inputs 16 --check | FileCheck %s
-// RUN: ejk-run %s --entry segments --target vulkan --random-inputs 17 --check | FileCheck %s
-// RUN: ejk-run %s --entry dropout --target vulkan --random-inputs 18 --check | FileCheck %s
-// RUN: ejk-run %s --entry dropout_big_seed --target vulkan --random-inputs 19 --check | FileCheck %s
-// RUN: ejk-run %s --entry no_lse --target vulkan --random-inputs 20 --check | FileCheck %s
+// RUN: ejk-run %s --entry window_symmetric --target vulkan --random-inputs 11 --check | FileCheck %s
+// RUN: ejk-run %s --entry soft_cap --target vulkan --random-inputs 12 --check | FileCheck %s
+// RUN: ejk-run %s --entry bias_full --target vulkan --random-inputs 13 --check | FileCheck %s
+// RUN: ejk-run %s --entry bias_broadcast --target vulkan --random-inputs 14 --check | FileCheck %s
+// RUN: ejk-run %s --entry bias_heads --target vulkan --random-inputs 15 --check | FileCheck %s
+// RUN: ejk-run %s --entry mask_full --target vulkan --random-inputs 16 --check | FileCheck %s
+// RUN: ejk-run %s --entry mask_broadcast --target vulkan --random-inputs 17 --check | FileCheck %s
+// RUN: ejk-run %s --entry segments --target vulkan --random-inputs 18 --check | FileCheck %s
+// RUN: ejk-run %s --entry dropout --target vulkan --random-inputs 19 --check | FileCheck %s
+// RUN: ejk-run %s --entry dropout_big_seed --target vulkan --random-inputs 20 --check | FileCheck %s
+// RUN: ejk-run %s --entry no_lse --target vulkan --random-inputs 21 --check | FileCheck %s
 
 // CHECK-NOT: FAILED
 // CHECK: result 0 ({{.*}}): {{.*}}: ok
@@ -85,6 +86,12 @@ func.func @window_empty_rows(%q: tensor<1x60x2x32xf32>, %k: tensor<1x10x2x32xf32
   %o, %lse = ejk.flash_attention %q, %k, %v {sliding_window = array<i64: 2, 0>}
       : tensor<1x60x2x32xf32>, tensor<1x10x2x32xf32>, tensor<1x10x2x32xf32> -> tensor<1x60x2x32xf32>, tensor<1x2x60xf32>
   return %o, %lse : tensor<1x60x2x32xf32>, tensor<1x2x60xf32>
+}
+
+func.func @window_symmetric(%q: tensor<1x50x2x32xf32>, %k: tensor<1x50x2x32xf32>, %v: tensor<1x50x2x32xf32>) -> (tensor<1x50x2x32xf32>, tensor<1x2x50xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v {sliding_window = array<i64: 6>}
+      : tensor<1x50x2x32xf32>, tensor<1x50x2x32xf32>, tensor<1x50x2x32xf32> -> tensor<1x50x2x32xf32>, tensor<1x2x50xf32>
+  return %o, %lse : tensor<1x50x2x32xf32>, tensor<1x2x50xf32>
 }
 
 func.func @soft_cap(%q: tensor<1x33x2x32xf32>, %k: tensor<1x45x2x32xf32>, %v: tensor<1x45x2x32xf32>) -> (tensor<1x33x2x32xf32>, tensor<1x2x33xf32>) {

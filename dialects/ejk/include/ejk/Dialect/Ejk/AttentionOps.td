@@ -52,7 +52,11 @@ def Ejk_FlashAttentionOp : Ejk_Op<"flash_attention", [
     `flash_attention`: query `i` sits on key `i`) or `"bottom_right"` (as
     FlashAttention-2: the last query sits on the last key; use it for decode
     or chunked prefill against a longer cache, where the queries are the
-    newest tokens). With `seq_q == seq_k` both are the same. `softmax_scale` defaults to `1/sqrt(head_dim)`.
+    newest tokens). With `seq_q == seq_k` both are the same.
+    `sliding_window = array<i64: left, right>` keeps the keys within `left`
+    before and `right` after the diagonal; `array<i64: w>` is the symmetric
+    window `[w, w]` (ejKernel's int form). `softmax_scale` defaults to
+    `1/sqrt(head_dim)`.
     Dropout keeps `p_j` scaled by `1/(1 - dropout_prob)` when the
     counter-based hash of `(dropout_seed, b, h, i, j)` (see
     `ejk/Support/DropoutHash.h`) says so and sets it to 0 otherwise; `lse`
@@ -105,6 +109,13 @@ def Ejk_FlashAttentionOp : Ejk_Op<"flash_attention", [
     /// Whether `mask_alignment = "bottom_right"` (top-left otherwise).
     bool isBottomRightAligned() {
       return getMaskAlignment() == ::llvm::StringRef("bottom_right");
+    }
+    /// `sliding_window` as [left, right]; one size `w` means [w, w].
+    std::optional<std::array<int64_t, 2>> getWindowBounds() {
+      std::optional<::llvm::ArrayRef<int64_t>> w = getSlidingWindow();
+      if (!w || w->empty())
+        return std::nullopt;
+      return std::array<int64_t, 2>{w->front(), w->back()};
     }
   }];
 }
@@ -205,6 +216,13 @@ def Ejk_FlashAttentionGradOp : Ejk_Op<"flash_attention_grad", [
     /// Whether `mask_alignment = "bottom_right"` (top-left otherwise).
     bool isBottomRightAligned() {
       return getMaskAlignment() == ::llvm::StringRef("bottom_right");
+    }
+    /// `sliding_window` as [left, right]; one size `w` means [w, w].
+    std::optional<std::array<int64_t, 2>> getWindowBounds() {
+      std::optional<::llvm::ArrayRef<int64_t>> w = getSlidingWindow();
+      if (!w || w->empty())
+        return std::nullopt;
+      return std::array<int64_t, 2>{w->front(), w->back()};
     }
   }];
 }

@@ -1,0 +1,95 @@
+//===- MicroKernel.h - what both grouped matmul kernels share ---*- C++ -*-===//
+//
+// The register-blocked multiply-add loop of both kernels, the run-time
+// reading of group sizes (guarded: a negative size counts as 0, rows past
+// `rows` are cut), and the scf.if / scratch helpers their bodies use.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_OPS_MOE_CPU_MICROKERNEL_H
+#define EJK_OPS_MOE_CPU_MICROKERNEL_H
+
+#include "Common/CpuEmitter.h"
+#include "Moe/Cpu/Kernels.h"
+
+namespace mlir::ejk {
+
+/// acc[r * vectors + v] += a(kk, r) * b(kk, v) for kk in [0, count): per
+/// step `vectors` streamed loads of b, `rows` broadcasts of a and
+/// rows x vectors FMAs, the accumulators in registers across the loop.
+inline SmallVector<Value>
+emitMicroKernel(Emitter &e, const CpuMicroTile &tile, Value count,
+                ValueRange acc, function_ref<Value(Value, int64_t)> loadB,
+                function_ref<Value(Value, int64_t)> loadA) {
+  return e.forLoop(
+      e.index(0), count, e.index(1), acc, [&](Value kk, ValueRange acc) {
+        SmallVector<Value> b;
+        for (int64_t v = 0; v < tile.vectors; ++v)
+          b.push_back(loadB(kk, v));
+        SmallVector<Value> next;
+        for (int64_t r = 0; r < tile.rows; ++r) {
+          Value a = e.broadcast(loadA(kk, r));
+          for (int64_t v = 0; v < tile.vectors; ++v)
+            next.push_back(e.fma(a, b[v], acc[r * tile.vectors + v]));
+        }
+        return next;
+      });
+}
+
+/// Emits `if (cond) thenBody() else elseBody()` with no results (no else
+/// without `elseBody`).
+inline void emitIf(Emitter &e, Value cond, function_ref<void()> thenBody,
+                   function_ref<void()> elseBody = nullptr) {
+  auto op = scf::IfOp::create(e.b, cond, /*withElseRegion=*/bool(elseBody));
+  OpBuilder::InsertionGuard guard(e.b);
+  e.b.setInsertionPoint(op.thenBlock()->getTerminator());
+  thenBody();
+  if (elseBody) {
+    e.b.setInsertionPoint(op.elseBlock()->getTerminator());
+    elseBody();
+  }
+}
+
+inline Value cmpI(Emitter &e, arith::CmpIPredicate predicate, Value x,
+                  Value y) {
+  return arith::CmpIOp::create(e.b, predicate, x, y);
+}
+
+inline Value andI(Emitter &e, Value x, Value y) {
+  return arith::AndIOp::create(e.b, x, y);
+}
+
+/// The i32 element `i` of `buffer`, sign-extended to an index.
+inline Value loadIndex(Emitter &e, Value buffer, Value i) {
+  Value v = memref::LoadOp::create(e.b, buffer, ValueRange{i});
+  return arith::IndexCastOp::create(e.b, e.b.getIndexType(), v);
+}
+
+/// The first group the rhs (or result) holds: group_offset[0], or 0.
+inline Value loadGroupOffset(Emitter &e, Value groupOffset) {
+  return groupOffset ? loadIndex(e, groupOffset, e.index(0)) : e.index(0);
+}
+
+/// The end of the group of size `group_sizes[g]` starting at row `start`
+/// (<= rows): a negative size counts as 0, the end is cut at `rows`.
+inline Value groupEnd(Emitter &e, Value groupSizes, Value g, Value start,
+                      int64_t rows) {
+  Value size = e.max(loadIndex(e, groupSizes, g), e.index(0));
+  return e.min(e.add(start, size), e.index(rows));
+}
+
+/// Sets `count` x `cols` f32 (cols a multiple of the lanes) of `scratch`
+/// to 0.
+inline void zeroScratch(Emitter &e, Value scratch, int64_t count,
+                        int64_t cols) {
+  Value zero = e.splatF32(0.0f);
+  e.forLoop(e.index(0), e.index(count), e.index(1), [&](Value r) {
+    e.forLoop(e.index(0), e.index(cols), e.index(e.lanes), [&](Value c) {
+      vector::StoreOp::create(e.b, zero, scratch, ValueRange{r, c});
+    });
+  });
+}
+
+} // namespace mlir::ejk
+
+#endif // EJK_OPS_MOE_CPU_MICROKERNEL_H

@@ -1,0 +1,221 @@
+//===- GroupScan.cpp - the device-built work list of a grouped matmul -----===//
+//
+// Each workgroup rebuilds, in shared memory, what the group sizes say: the
+// start of every group (a prefix sum, saturated at `rows`, so a negative
+// size counts 0 and sizes past the rows are cut), and for grouped_matmul
+// the list of row tiles (Moe/Vulkan/Kernels.h). Both sums run over all
+// threads: each sums a run of ceil(count / T) entries, the partial sums are
+// scanned Hillis-Steele style in shared memory, and each thread then walks
+// its run again from its exclusive prefix.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Attention/Vulkan/Scores.h"
+#include "Moe/Vulkan/Kernels.h"
+
+#include "ejk/Dialect/Ejk/EjkOps.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+static Value cmp(Emitter &e, arith::CmpIPredicate pred, Value x, Value y) {
+  return arith::CmpIOp::create(e.b, pred, x, y);
+}
+
+static Value clamp(Emitter &e, Value x, int64_t lo, int64_t hi) {
+  return e.min(e.max(x, e.index(lo)), e.index(hi));
+}
+
+GroupScan::GroupScan(Emitter &e, const MoeVulkanPlan &plan, Value thread,
+                     Value groupSizes, Value groupOffset)
+    : e(e), p(plan), thread(thread), groupSizes(groupSizes),
+      groupOffset(groupOffset) {
+  shared = allocWorkgroup(e, p.layout.scanElements, e.i32);
+  partialsBase = p.numGroups + 1;
+  foundBase = partialsBase + p.layout.threads;
+  Value raw = e.index(0);
+  if (groupOffset)
+    raw = arith::IndexCastOp::create(
+        e.b, e.b.getIndexType(),
+        memref::LoadOp::create(e.b, groupOffset, ValueRange{e.index(0)}));
+  offset = clamp(e, raw, -p.localGroups, p.numGroups);
+  lo = clamp(e, offset, 0, p.numGroups);
+  hi = clamp(e, e.add(offset, e.index(p.localGroups)), 0, p.numGroups);
+}
+
+Value GroupScan::loadShared(Value index) {
+  return arith::IndexCastOp::create(
+      e.b, e.b.getIndexType(),
+      memref::LoadOp::create(e.b, shared, ValueRange{index}));
+}
+
+void GroupScan::storeShared(Value value, Value index) {
+  memref::StoreOp::create(e.b, e.toI32(value), shared, ValueRange{index});
+}
+
+Value GroupScan::exclusiveScan(Value value, std::optional<int64_t> cap) {
+  int64_t threads = p.layout.threads;
+  Value slot = e.add(thread, e.index(partialsBase));
+  storeShared(value, slot);
+  gpu::BarrierOp::create(e.b);
+  for (int64_t d = 1; d < threads; d *= 2) {
+    Value mine = loadShared(slot);
+    Value other = loadShared(e.add(e.max(e.sub(thread, e.index(d)), e.index(0)),
+                                   e.index(partialsBase)));
+    Value sum = e.add(mine, other);
+    if (cap)
+      sum = e.min(sum, e.index(*cap));
+    Value next = e.select(cmp(e, arith::CmpIPredicate::sge, thread, e.index(d)),
+                          sum, mine);
+    gpu::BarrierOp::create(e.b);
+    storeShared(next, slot);
+    gpu::BarrierOp::create(e.b);
+  }
+  // The inclusive sum of the thread before (saturated sums cannot be
+  // subtracted from).
+  Value before = loadShared(e.add(e.max(e.sub(thread, e.index(1)), e.index(0)),
+                                  e.index(partialsBase)));
+  return e.select(cmp(e, arith::CmpIPredicate::sgt, thread, e.index(0)), before,
+                  e.index(0));
+}
+
+void GroupScan::scanStarts() {
+  int64_t groups = p.numGroups, threads = p.layout.threads;
+  int64_t run = (groups + threads - 1) / threads;
+  Value first = e.mul(thread, e.index(run));
+  Value zero = e.index(0), one = e.index(1);
+  // max(size[g], 0) cut at rows; 0 past the last group.
+  auto size = [&](Value g) -> Value {
+    if (groups == 0)
+      return e.index(0);
+    Value raw = arith::IndexCastOp::create(
+        e.b, e.b.getIndexType(),
+        memref::LoadOp::create(e.b, groupSizes,
+                               ValueRange{e.min(g, e.index(groups - 1))}));
+    return e.select(cmp(e, arith::CmpIPredicate::slt, g, e.index(groups)),
+                    clamp(e, raw, 0, p.rows), zero);
+  };
+  // Loops with results must run at least once (maybeEmptyLoop): without
+  // groups there is nothing to sum.
+  Value sum = run == 0 ? zero
+                       : e.forLoop(zero, e.index(run), one, {zero},
+                                   [&](Value i, ValueRange acc) {
+                                     Value v = size(e.add(first, i));
+                                     return SmallVector<Value>{e.min(
+                                         e.add(acc[0], v), e.index(p.rows))};
+                                   })[0];
+  Value prefix = exclusiveScan(sum, p.rows);
+  if (run > 0)
+    e.forLoop(zero, e.index(run), one, {prefix}, [&](Value i, ValueRange acc) {
+      Value g = e.add(first, i);
+      Value next = e.min(e.add(acc[0], size(g)), e.index(p.rows));
+      auto ifOp = scf::IfOp::create(
+          e.b, cmp(e, arith::CmpIPredicate::slt, g, e.index(groups)),
+          /*withElseRegion=*/false);
+      {
+        OpBuilder::InsertionGuard guard(e.b);
+        e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+        storeShared(next, e.add(g, one));
+      }
+      return SmallVector<Value>{next};
+    });
+  auto first0 = scf::IfOp::create(
+      e.b, cmp(e, arith::CmpIPredicate::eq, thread, zero), false);
+  {
+    OpBuilder::InsertionGuard guard(e.b);
+    e.b.setInsertionPoint(first0.thenBlock()->getTerminator());
+    storeShared(zero, zero);
+  }
+  gpu::BarrierOp::create(e.b);
+}
+
+std::pair<Value, Value> GroupScan::localGroupRows(Value local) {
+  Value g = e.add(offset, local);
+  Value valid = arith::AndIOp::create(
+      e.b,
+      arith::AndIOp::create(
+          e.b, cmp(e, arith::CmpIPredicate::sge, g, e.index(0)),
+          cmp(e, arith::CmpIPredicate::slt, g, e.index(p.numGroups))),
+      arith::AndIOp::create(
+          e.b, cmp(e, arith::CmpIPredicate::sge, local, e.index(0)),
+          cmp(e, arith::CmpIPredicate::slt, local, e.index(p.localGroups))));
+  // A group outside the sizes reads a valid start and is empty.
+  Value gc = clamp(e, g, 0, std::max<int64_t>(p.numGroups - 1, 0));
+  Value begin = loadShared(gc);
+  Value end = loadShared(e.add(gc, e.index(1)));
+  return {begin, e.select(valid, end, begin)};
+}
+
+std::pair<Value, Value> GroupScan::entryRows(Value entry) {
+  int64_t last = p.localGroups + 1;
+  Value coveredBegin = loadShared(lo);
+  Value coveredEnd = e.max(loadShared(hi), coveredBegin);
+  auto [groupBegin, groupEnd] = localGroupRows(e.sub(entry, e.index(1)));
+  Value isFirst = cmp(e, arith::CmpIPredicate::eq, entry, e.index(0));
+  Value isLast = cmp(e, arith::CmpIPredicate::eq, entry, e.index(last));
+  Value begin =
+      e.select(isFirst, e.index(0), e.select(isLast, coveredEnd, groupBegin));
+  Value end = e.select(isFirst, coveredBegin,
+                       e.select(isLast, e.index(p.rows), groupEnd));
+  return {begin, end};
+}
+
+std::array<Value, 3> GroupScan::findTile(Value item) {
+  int64_t threads = p.layout.threads, tileM = p.layout.tileM;
+  int64_t entries = p.localGroups + 2;
+  Value zero = e.index(0), one = e.index(1);
+  // No tile unless a thread finds one.
+  auto init = scf::IfOp::create(
+      e.b, cmp(e, arith::CmpIPredicate::eq, thread, zero), false);
+  {
+    OpBuilder::InsertionGuard guard(e.b);
+    e.b.setInsertionPoint(init.thenBlock()->getTerminator());
+    storeShared(zero, e.index(foundBase));
+    storeShared(zero, e.index(foundBase + 1));
+    storeShared(e.index(-1), e.index(foundBase + 2));
+  }
+  scanStarts();
+
+  int64_t run = (entries + threads - 1) / threads;
+  Value first = e.mul(thread, e.index(run));
+  // Tiles of entry `entry` (0 past the list) and its rows.
+  auto tiles = [&](Value entry, Value &begin, Value &end) {
+    std::tie(begin, end) = entryRows(entry);
+    Value count = arith::DivUIOp::create(
+        e.b, e.add(e.sub(end, begin), e.index(tileM - 1)), e.index(tileM));
+    return e.select(cmp(e, arith::CmpIPredicate::slt, entry, e.index(entries)),
+                    count, zero);
+  };
+  Value sum =
+      e.forLoop(zero, e.index(run), one, {zero}, [&](Value i, ValueRange acc) {
+        Value begin, end;
+        Value t = tiles(e.add(first, i), begin, end);
+        return SmallVector<Value>{e.add(acc[0], t)};
+      })[0];
+  Value prefix = exclusiveScan(sum, std::nullopt);
+  e.forLoop(zero, e.index(run), one, {prefix}, [&](Value i, ValueRange acc) {
+    Value entry = e.add(first, i);
+    Value begin, end;
+    Value t = tiles(entry, begin, end);
+    Value hit = arith::AndIOp::create(
+        e.b, cmp(e, arith::CmpIPredicate::sle, acc[0], item),
+        cmp(e, arith::CmpIPredicate::slt, item, e.add(acc[0], t)));
+    auto ifOp = scf::IfOp::create(e.b, hit, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      Value rowBegin = e.add(begin, e.mul(e.sub(item, acc[0]), e.index(tileM)));
+      Value isGroup = arith::AndIOp::create(
+          e.b, cmp(e, arith::CmpIPredicate::sgt, entry, zero),
+          cmp(e, arith::CmpIPredicate::slt, entry, e.index(p.localGroups + 1)));
+      storeShared(rowBegin, e.index(foundBase));
+      storeShared(end, e.index(foundBase + 1));
+      storeShared(e.select(isGroup, e.sub(entry, one), e.index(-1)),
+                  e.index(foundBase + 2));
+    }
+    return SmallVector<Value>{e.add(acc[0], t)};
+  });
+  gpu::BarrierOp::create(e.b);
+  return {loadShared(e.index(foundBase)), loadShared(e.index(foundBase + 1)),
+          loadShared(e.index(foundBase + 2))};
+}

@@ -1,0 +1,293 @@
+//===- Rules.cpp - grouped-matmul configs on Vulkan -----------------------===//
+//
+// Which configs are valid on a Vulkan device (a layout of Layout.h exists
+// for them), the spaces the tuner tries, and the heuristics. The
+// cooperative-matrix path is chosen from the target, never from the config.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common/Arithmetic.h"
+#include "Moe/Vulkan/GroupedMatmul.h"
+#include "Moe/Vulkan/Layout.h"
+
+#include "ejk/Ops/Moe/Config.h"
+#include "ejk/Ops/Moe/Problem.h"
+
+#include <algorithm>
+#include <array>
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+/// The config entries tile_m, tile_n and step stand for, per op.
+static const char *const kGroupedNames[3] = {"block_m", "block_n", "block_k"};
+static const char *const kTransposedNames[3] = {"block_k", "block_n",
+                                                "block_m"};
+
+static MoeVulkanLimits limitsOf(const TargetInfo &target) {
+  MoeVulkanLimits limits;
+  limits.subgroupSize = std::max<unsigned>(1, target.subgroupSize);
+  limits.maxInvocations = target.maxWorkgroupInvocations;
+  limits.sharedBytes = target.sharedMemoryBytes;
+  return limits;
+}
+
+/// Whether a problem of f16 inputs with contiguous extents `k` and `n` can
+/// take the cooperative path on `target`: 16-byte copies need multiples of
+/// 8, and the smallest cooperative layout must fit.
+static bool cooperativeFits(const GroupedMatmulProblem &p,
+                            GemmOperandOrder order, const TargetInfo &target) {
+  if (!target.hasCooperativeMatrix || !p.inputType.isF16() || p.k < 1 ||
+      p.n < 1 || p.k % 8 || p.n % 8)
+    return false;
+  static const char *const names[3] = {"", "", ""};
+  return MoeVulkanLayout::compute(16, 16, 16, 1, /*cooperative=*/true, order,
+                                  p.numGroups, limitsOf(target), names,
+                                  llvm::nulls())
+      .has_value();
+}
+
+static GemmOperandOrder groupedOrder(const GroupedMatmulProblem &p) {
+  return {/*aReductionInner=*/true, /*bReductionInner=*/p.transposeRhs};
+}
+
+static GemmOperandOrder transposedOrder() {
+  return {/*aReductionInner=*/false, /*bReductionInner=*/false};
+}
+
+bool mlir::ejk::usesCooperativeMatrix(GroupedMatmulOp op,
+                                      const TargetInfo &target) {
+  GroupedMatmulProblem p = readGroupedMatmulProblem(op);
+  return cooperativeFits(p, groupedOrder(p), target);
+}
+
+bool mlir::ejk::usesCooperativeMatrix(TransposedGroupedMatmulOp op,
+                                      const TargetInfo &target) {
+  return cooperativeFits(readTransposedGroupedMatmulProblem(op),
+                         transposedOrder(), target);
+}
+
+std::optional<MoeVulkanLayout>
+mlir::ejk::getMoeVulkanLayout(GroupedMatmulOp op, ConfigAttr attr,
+                              const TargetInfo &target,
+                              llvm::raw_ostream &reason) {
+  GroupedMatmulProblem p = readGroupedMatmulProblem(op);
+  return MoeVulkanLayout::compute(
+      attr.lookupOr(GroupedMatmulConfig::kBlockM, 0),
+      attr.lookupOr(GroupedMatmulConfig::kBlockN, 0),
+      attr.lookupOr(GroupedMatmulConfig::kBlockK, 0),
+      attr.lookupOr(GroupedMatmulConfig::kNumSubgroups, 1),
+      usesCooperativeMatrix(op, target), groupedOrder(p), p.numGroups,
+      limitsOf(target), kGroupedNames, reason);
+}
+
+std::optional<MoeVulkanLayout>
+mlir::ejk::getMoeVulkanLayout(TransposedGroupedMatmulOp op, ConfigAttr attr,
+                              const TargetInfo &target,
+                              llvm::raw_ostream &reason) {
+  GroupedMatmulProblem p = readTransposedGroupedMatmulProblem(op);
+  return MoeVulkanLayout::compute(
+      attr.lookupOr(GroupedMatmulConfig::kBlockK, 0),
+      attr.lookupOr(GroupedMatmulConfig::kBlockN, 0),
+      attr.lookupOr(GroupedMatmulConfig::kBlockM, 0),
+      attr.lookupOr(GroupedMatmulConfig::kNumSubgroups, 1),
+      usesCooperativeMatrix(op, target), transposedOrder(), p.numGroups,
+      limitsOf(target), kTransposedNames, reason);
+}
+
+/// What both ops check before the layout: the config's entries and the
+/// device features the element types need.
+static LogicalResult verifyCommon(const GroupedMatmulProblem &p,
+                                  ConfigAttr attr, const TargetInfo &target,
+                                  raw_ostream &reason) {
+  if (!GroupedMatmulConfig::read(attr, reason))
+    return failure();
+  bool f16 = p.inputType.isF16() || p.outputType.isF16();
+  bool sixteenBit = f16 || p.inputType.isBF16() || p.outputType.isBF16();
+  if (sixteenBit && !target.hasVulkanFeature("storage16")) {
+    reason << "f16 and bf16 buffers need the device feature 'storage16'";
+    return failure();
+  }
+  if (f16 && !target.hasVulkanFeature("float16")) {
+    reason << "f16 buffers need the device feature 'float16'";
+    return failure();
+  }
+  return success();
+}
+
+/// Vulkan guarantees 65535 workgroups along each dimension of a grid.
+static constexpr int64_t kMaxGridExtent = 65535;
+
+static LogicalResult checkGrid(int64_t extent, StringRef what,
+                               raw_ostream &reason) {
+  if (extent <= kMaxGridExtent)
+    return success();
+  reason << "the grid would have " << extent << " " << what
+         << ", more than the " << kMaxGridExtent
+         << " workgroups Vulkan guarantees along one dimension";
+  return failure();
+}
+
+LogicalResult VulkanGroupedMatmul::verifyConfig(GroupedMatmulOp op,
+                                                ConfigAttr attr,
+                                                const TargetInfo &target,
+                                                raw_ostream &reason) {
+  GroupedMatmulProblem p = readGroupedMatmulProblem(op);
+  if (failed(verifyCommon(p, attr, target, reason)))
+    return failure();
+  std::optional<MoeVulkanLayout> l =
+      getMoeVulkanLayout(op, attr, target, reason);
+  if (!l ||
+      failed(checkGrid(ceilDiv(p.rows, l->tileM) + p.localGroups + 2,
+                       "row tiles ('block_m' " + std::to_string(l->tileM) + ")",
+                       reason)) ||
+      failed(checkGrid(ceilDiv(p.n, l->tileN), "column tiles", reason)))
+    return failure();
+  return success();
+}
+
+LogicalResult VulkanTransposedGroupedMatmul::verifyConfig(
+    TransposedGroupedMatmulOp op, ConfigAttr attr, const TargetInfo &target,
+    raw_ostream &reason) {
+  GroupedMatmulProblem p = readTransposedGroupedMatmulProblem(op);
+  if (failed(verifyCommon(p, attr, target, reason)))
+    return failure();
+  std::optional<MoeVulkanLayout> l =
+      getMoeVulkanLayout(op, attr, target, reason);
+  if (!l || failed(checkGrid(ceilDiv(p.n, l->tileN), "column tiles", reason)) ||
+      failed(checkGrid(ceilDiv(p.k, l->tileM), "row tiles", reason)) ||
+      failed(checkGrid(p.localGroups, "groups", reason)))
+    return failure();
+  return success();
+}
+
+/// (tile_m, tile_n, step, threads) candidates of a space, in order.
+static SmallVector<std::array<int64_t, 4>> spaceCandidates(bool cooperative,
+                                                           bool full) {
+  SmallVector<int64_t> tiles = full ? SmallVector<int64_t>{16, 32, 64, 128}
+                                    : SmallVector<int64_t>{32, 64, 128};
+  SmallVector<int64_t> steps = cooperative
+                                   ? (full ? SmallVector<int64_t>{16, 32, 64}
+                                           : SmallVector<int64_t>{16, 32})
+                                   : (full ? SmallVector<int64_t>{4, 8, 16, 32}
+                                           : SmallVector<int64_t>{8, 16});
+  SmallVector<int64_t> threadCounts =
+      full ? SmallVector<int64_t>{32, 64, 128, 256, 512}
+           : SmallVector<int64_t>{64, 128, 256};
+  SmallVector<std::array<int64_t, 4>> out;
+  for (int64_t tm : tiles)
+    for (int64_t tn : tiles)
+      for (int64_t step : steps)
+        for (int64_t threads : threadCounts)
+          out.push_back({tm, tn, step, threads});
+  return out;
+}
+
+/// The configs of `candidates` that verify, spelled for the op (`names`
+/// order: tile_m, tile_n, step as block_* entries).
+template <typename OpT, typename Rules>
+static SmallVector<ConfigAttr>
+filterSpace(OpT op, const TargetInfo &target, bool transposed,
+            ArrayRef<std::array<int64_t, 4>> candidates) {
+  int64_t subgroup = std::max<unsigned>(1, target.subgroupSize);
+  SmallVector<ConfigAttr> space;
+  for (auto [tm, tn, step, threads] : candidates) {
+    if (threads < subgroup)
+      continue;
+    GroupedMatmulConfig config;
+    config.blockM = transposed ? step : tm;
+    config.blockN = tn;
+    config.blockK = transposed ? tm : step;
+    config.numSubgroups = threads / subgroup;
+    ConfigAttr attr = config.toAttr(op.getContext());
+    if (succeeded(Rules::verifyConfig(op, attr, target, llvm::nulls())))
+      space.push_back(attr);
+  }
+  return space;
+}
+
+SmallVector<ConfigAttr>
+VulkanGroupedMatmul::configSpace(GroupedMatmulOp op, const TargetInfo &target,
+                                 bool full) {
+  return filterSpace<GroupedMatmulOp, VulkanGroupedMatmul>(
+      op, target, /*transposed=*/false,
+      spaceCandidates(usesCooperativeMatrix(op, target), full));
+}
+
+SmallVector<ConfigAttr> VulkanTransposedGroupedMatmul::configSpace(
+    TransposedGroupedMatmulOp op, const TargetInfo &target, bool full) {
+  return filterSpace<TransposedGroupedMatmulOp, VulkanTransposedGroupedMatmul>(
+      op, target, /*transposed=*/true,
+      spaceCandidates(usesCooperativeMatrix(op, target), full));
+}
+
+/// The heuristic's (tile_m, tile_n, step, threads) in order of preference.
+/// Cooperative: 128 x 128 tiles of four subgroups, each 64 x 64 (16
+/// accumulators: four A and four B matrices per 16 of reduction), measured
+/// best on the H100 (0.95 ms for the bench problem against 1.03 with eight
+/// subgroups and steps of 16, 1.10 for 64 x 64 tiles; docs/ops/moe-vulkan.md);
+/// 64 x 64 tiles first when the groups average fewer than 96 rows (a tile
+/// starts at its group's first row, so small groups waste most of a tall
+/// tile). 64 x 128 and 128 x 64 tiles of four subgroups (2 x 4 matrices
+/// each) ran 3.7-4.2x slower there and are left to the tuner. Portable: 64
+/// x 64 tiles over 256 threads (16 accumulators each), then smaller.
+static SmallVector<std::array<int64_t, 4>>
+heuristicCandidates(bool cooperative, int64_t subgroup, bool smallGroups) {
+  SmallVector<std::array<int64_t, 4>> out;
+  if (cooperative) {
+    if (smallGroups)
+      out.push_back({64, 64, 32, 4 * subgroup});
+    out.append({{128, 128, 32, 4 * subgroup},
+                {64, 64, 32, 4 * subgroup},
+                {32, 32, 16, subgroup},
+                {16, 16, 16, subgroup}});
+  } else {
+    for (int64_t threads : {256, 128, 64, 32})
+      for (auto [tm, tn, step] :
+           {std::array<int64_t, 3>{64, 64, 16},
+            std::array<int64_t, 3>{32, 64, 16},
+            std::array<int64_t, 3>{32, 32, 16},
+            std::array<int64_t, 3>{16, 16, 8}, std::array<int64_t, 3>{8, 8, 4}})
+        out.push_back({tm, tn, step, std::max(threads, subgroup)});
+  }
+  return out;
+}
+
+template <typename OpT, typename Rules>
+static ConfigAttr pickHeuristic(OpT op, const TargetInfo &target,
+                                bool transposed, bool cooperative,
+                                bool smallGroups) {
+  int64_t subgroup = std::max<unsigned>(1, target.subgroupSize);
+  SmallVector<std::array<int64_t, 4>> candidates =
+      heuristicCandidates(cooperative, subgroup, smallGroups);
+  SmallVector<ConfigAttr> valid =
+      filterSpace<OpT, Rules>(op, target, transposed, candidates);
+  if (!valid.empty())
+    return valid.front();
+  // Nothing fits: the first choice, which verification then reports.
+  auto [tm, tn, step, threads] = candidates.front();
+  GroupedMatmulConfig config;
+  config.blockM = transposed ? step : tm;
+  config.blockN = tn;
+  config.blockK = transposed ? tm : step;
+  config.numSubgroups = std::max<int64_t>(1, threads / subgroup);
+  return config.toAttr(op.getContext());
+}
+
+ConfigAttr VulkanGroupedMatmul::heuristicConfig(GroupedMatmulOp op,
+                                                const TargetInfo &target) {
+  GroupedMatmulProblem p = readGroupedMatmulProblem(op);
+  bool smallGroups = p.rows < 96 * std::max<int64_t>(1, p.numGroups);
+  return pickHeuristic<GroupedMatmulOp, VulkanGroupedMatmul>(
+      op, target, /*transposed=*/false, usesCooperativeMatrix(op, target),
+      smallGroups);
+}
+
+ConfigAttr
+VulkanTransposedGroupedMatmul::heuristicConfig(TransposedGroupedMatmulOp op,
+                                               const TargetInfo &target) {
+  return pickHeuristic<TransposedGroupedMatmulOp,
+                       VulkanTransposedGroupedMatmul>(
+      op, target, /*transposed=*/true, usesCooperativeMatrix(op, target),
+      /*smallGroups=*/false);
+}
