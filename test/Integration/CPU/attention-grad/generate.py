@@ -140,6 +140,7 @@ write("options.mlir", "Every forward option alone, through the backward.", [
          attrs={**CAUSAL, **BOTTOM_RIGHT}),
     Case("window_left", sq=40, sk=90, attrs={"sliding_window": "array<i64: 8, 0>"}),
     Case("window_both", sq=40, sk=90, attrs={"sliding_window": "array<i64: 8, 8>"}),
+    Case("window_one_size", sq=40, sk=90, attrs={"sliding_window": "array<i64: 6>"}),
     Case("window_bottom_right", sq=40, sk=90,
          attrs={"sliding_window": "array<i64: 6, 3>", **BOTTOM_RIGHT}),
     Case("soft_cap", sq=33, sk=45,

@@ -9,15 +9,16 @@
 // RUN: ejk-run %s --entry causal_more_queries_bottom_right --random-inputs 6 --check | FileCheck %s
 // RUN: ejk-run %s --entry window_left --random-inputs 7 --check | FileCheck %s
 // RUN: ejk-run %s --entry window_both --random-inputs 8 --check | FileCheck %s
-// RUN: ejk-run %s --entry window_bottom_right --random-inputs 9 --check | FileCheck %s
-// RUN: ejk-run %s --entry soft_cap --random-inputs 10 --check | FileCheck %s
-// RUN: ejk-run %s --entry bias_full --random-inputs 11 --check | FileCheck %s
-// RUN: ejk-run %s --entry bias_broadcast --random-inputs 12 --check | FileCheck %s
-// RUN: ejk-run %s --entry mask_full --random-inputs 13 --check | FileCheck %s
-// RUN: ejk-run %s --entry mask_broadcast --random-inputs 14 --check | FileCheck %s
-// RUN: ejk-run %s --entry segments --random-inputs 15 --check | FileCheck %s
-// RUN: ejk-run %s --entry dropout --random-inputs 16 --check | FileCheck %s
-// RUN: ejk-run %s --entry dropout_big_seed --random-inputs 17 --check | FileCheck %s
+// RUN: ejk-run %s --entry window_one_size --random-inputs 9 --check | FileCheck %s
+// RUN: ejk-run %s --entry window_bottom_right --random-inputs 10 --check | FileCheck %s
+// RUN: ejk-run %s --entry soft_cap --random-inputs 11 --check | FileCheck %s
+// RUN: ejk-run %s --entry bias_full --random-inputs 12 --check | FileCheck %s
+// RUN: ejk-run %s --entry bias_broadcast --random-inputs 13 --check | FileCheck %s
+// RUN: ejk-run %s --entry mask_full --random-inputs 14 --check | FileCheck %s
+// RUN: ejk-run %s --entry mask_broadcast --random-inputs 15 --check | FileCheck %s
+// RUN: ejk-run %s --entry segments --random-inputs 16 --check | FileCheck %s
+// RUN: ejk-run %s --entry dropout --random-inputs 17 --check | FileCheck %s
+// RUN: ejk-run %s --entry dropout_big_seed --random-inputs 18 --check | FileCheck %s
 
 // CHECK-NOT: FAILED
 // CHECK: result 0 ({{.*}}): {{.*}}: ok
@@ -91,6 +92,15 @@ func.func @window_both(%q: tensor<1x40x2x32xf32>, %k: tensor<1x90x2x32xf32>, %v:
   %o, %lse = ejk.flash_attention %q, %k, %v {sliding_window = array<i64: 8, 8>}
       : tensor<1x40x2x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32> -> tensor<1x40x2x32xf32>, tensor<1x2x40xf32>
   %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse {sliding_window = array<i64: 8, 8>}
+      : tensor<1x40x2x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32>, tensor<1x40x2x32xf32>, tensor<1x40x2x32xf32>, tensor<1x2x40xf32>
+      -> tensor<1x40x2x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32>
+  return %dq, %dk, %dv : tensor<1x40x2x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32>
+}
+
+func.func @window_one_size(%q: tensor<1x40x2x32xf32>, %k: tensor<1x90x2x32xf32>, %v: tensor<1x90x2x32xf32>, %do: tensor<1x40x2x32xf32>) -> (tensor<1x40x2x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v {sliding_window = array<i64: 6>}
+      : tensor<1x40x2x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32> -> tensor<1x40x2x32xf32>, tensor<1x2x40xf32>
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse {sliding_window = array<i64: 6>}
       : tensor<1x40x2x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32>, tensor<1x40x2x32xf32>, tensor<1x40x2x32xf32>, tensor<1x2x40xf32>
       -> tensor<1x40x2x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32>
   return %dq, %dk, %dv : tensor<1x40x2x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32>
