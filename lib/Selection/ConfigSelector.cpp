@@ -61,5 +61,11 @@ FailureOr<SelectedConfig> ConfigSelector::select(TunableOpInterface op,
     }
     return SelectedConfig{config, tier->getName().str()};
   }
-  return op->emitOpError("no config tier produced a config");
+  // The heuristic tier always answers where the op has a kernel; say why
+  // it did not (an op with no kernel on this target).
+  std::string reason;
+  llvm::raw_string_ostream os(reason);
+  if (succeeded(op.verifyConfig(ConfigAttr(), target, os)) || reason.empty())
+    return op->emitOpError("no config tier produced a config");
+  return op->emitOpError("no config tier produced a config: ") << reason;
 }

@@ -2,6 +2,7 @@
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
 #include "ejk/Ops/Attention/Config.h"
+#include "ejk/Ops/Attention/GradConfig.h"
 
 #include "ShapeVerifier.h"
 #include "SoftmaxScale.h"
@@ -253,7 +254,7 @@ LogicalResult FlashAttentionOp::verify() {
 //===----------------------------------------------------------------------===//
 
 ArrayRef<StringRef> FlashAttentionGradOp::getConfigNames() {
-  return FlashAttentionConfig::names();
+  return FlashAttentionGradConfig::names();
 }
 
 float FlashAttentionGradOp::getEffectiveSoftmaxScale() {

@@ -21,7 +21,7 @@ void EjkDialect::initialize() {
   // (lib/Ops/<Family>/Model.cpp, through registerAllOpFamilies). The IR
   // only promises it, so the dialect carries no target knowledge.
   declarePromisedInterfaces<TunableOpInterface, FlashAttentionOp,
-                            SelectiveScanOp, SsdOp, GroupedMatmulOp,
-                            TransposedGroupedMatmulOp, MeanPoolingOp,
-                            MeanPoolingGradOp>();
+                            FlashAttentionGradOp, SelectiveScanOp, SsdOp,
+                            GroupedMatmulOp, TransposedGroupedMatmulOp,
+                            MeanPoolingOp, MeanPoolingGradOp>();
 }

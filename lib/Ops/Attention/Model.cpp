@@ -1,12 +1,15 @@
 //===- Model.cpp - the attention family's op models -----------------------===//
 //
-// What the compiler knows of `ejk.flash_attention` outside its kernels: the
-// problem key, the reference bridge (Reference.cpp) and the kernels of each
-// target (Cpu/, Vulkan/), registered by `registerAttentionFamily`.
+// What the compiler knows of `ejk.flash_attention` and
+// `ejk.flash_attention_grad` outside their kernels: the problem key, the
+// reference bridge (Reference.cpp) and the kernels of each target (Cpu/,
+// Vulkan/), registered by `registerAttentionFamily`. The backward has a CPU
+// kernel only; on Vulkan the tiling driver says so.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Attention/Cpu/FlashAttention.h"
+#include "Attention/Cpu/FlashAttentionGrad.h"
 #include "Attention/Reference.h"
 #include "Attention/Vulkan/FlashAttention.h"
 #include "Common/ProblemKey.h"
@@ -19,6 +22,28 @@
 
 using namespace mlir;
 using namespace mlir::ejk;
+
+/// The key fields the forward and the backward share: operand types and the
+/// options that change the generated code.
+template <typename OpT>
+static void addAttentionFields(OpT op, ProblemKey &key) {
+  key.type("q", op.getQuery())
+      .type("k", op.getKey())
+      .type("v", op.getValue())
+      .type("bias", op.getBias())
+      .type("mask", op.getMask())
+      .flag("segments", op.getQSegmentIds() != nullptr)
+      .flag("causal", op.getCausal());
+  // Only where it changes the masks: older keys stay valid.
+  if (op.isBottomRightAligned() && (op.getCausal() || op.getSlidingWindow()) &&
+      op.getQuery().getType().getDimSize(1) !=
+          op.getKey().getType().getDimSize(1))
+    key.flag("bottom_right", true);
+  if (std::optional<std::array<int64_t, 2>> window = op.getWindowBounds())
+    key.field("window") << (*window)[0] << ',' << (*window)[1];
+  key.flag("softcap", op.getLogitsSoftCapAttr() != nullptr)
+      .flag("dropout", op.getDropoutProbAttr() != nullptr);
+}
 
 namespace {
 class FlashAttentionModel final : public OpModel {
@@ -35,24 +60,8 @@ public:
   std::string problemKey(Operation *operation) const override {
     auto op = cast<FlashAttentionOp>(operation);
     ProblemKey key(getOperationName());
-    key.type("q", op.getQuery())
-        .type("k", op.getKey())
-        .type("v", op.getValue())
-        .type("bias", op.getBias())
-        .type("mask", op.getMask())
-        .flag("segments", op.getQSegmentIds() != nullptr)
-        .flag("causal", op.getCausal());
-    // Only where it changes the masks: older keys stay valid.
-    if (op.isBottomRightAligned() &&
-        (op.getCausal() || op.getSlidingWindow()) &&
-        op.getQuery().getType().getDimSize(1) !=
-            op.getKey().getType().getDimSize(1))
-      key.flag("bottom_right", true);
-    if (std::optional<std::array<int64_t, 2>> window = op.getWindowBounds())
-      key.field("window") << (*window)[0] << ',' << (*window)[1];
-    key.flag("softcap", op.getLogitsSoftCapAttr() != nullptr)
-        .flag("dropout", op.getDropoutProbAttr() != nullptr)
-        .flag("lse", op.getLse() != nullptr);
+    addAttentionFields(op, key);
+    key.flag("lse", op.getLse() != nullptr);
     return key.str();
   }
   /// Over zero keys every row is fully masked: output 0, lse -inf.
@@ -71,11 +80,46 @@ public:
     return evaluateFlashAttention(cast<FlashAttentionOp>(op), values);
   }
 };
+
+/// The backward: a CPU kernel, none on Vulkan yet (the tiling driver's
+/// no-kernel message says so).
+class FlashAttentionGradModel final : public OpModel {
+public:
+  FlashAttentionGradModel() {
+    cpu = std::make_unique<
+        TargetKernelOf<FlashAttentionGradOp, CpuFlashAttentionGrad>>();
+  }
+  StringRef getOperationName() const override {
+    return FlashAttentionGradOp::getOperationName();
+  }
+  std::string problemKey(Operation *operation) const override {
+    ProblemKey key(getOperationName());
+    addAttentionFields(cast<FlashAttentionGradOp>(operation), key);
+    return key.str();
+  }
+  /// Over zero keys or zero queries no score exists: every gradient is 0
+  /// (the empty ones have nothing to fill).
+  std::optional<SmallVector<double>>
+  constantResults(Operation *operation) const override {
+    auto op = cast<FlashAttentionGradOp>(operation);
+    if (op.getKey().getType().getDimSize(1) != 0 &&
+        op.getQuery().getType().getDimSize(1) != 0)
+      return std::nullopt;
+    return SmallVector<double>{0.0, 0.0, 0.0};
+  }
+  LogicalResult evaluateReference(Operation *op,
+                                  ReferenceValues &values) const override {
+    return evaluateFlashAttentionGrad(cast<FlashAttentionGradOp>(op), values);
+  }
+};
 } // namespace
 
 void mlir::ejk::registerAttentionFamily(DialectRegistry &registry) {
   registerOpModel(std::make_unique<FlashAttentionModel>());
+  registerOpModel(std::make_unique<FlashAttentionGradModel>());
   registry.addExtension(+[](MLIRContext *context, EjkDialect *) {
     FlashAttentionOp::attachInterface<TunableModel<FlashAttentionOp>>(*context);
+    FlashAttentionGradOp::attachInterface<TunableModel<FlashAttentionGradOp>>(
+        *context);
   });
 }

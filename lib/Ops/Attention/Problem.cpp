@@ -10,7 +10,8 @@
 using namespace mlir;
 using namespace mlir::ejk;
 
-AttentionProblem mlir::ejk::readAttentionProblem(FlashAttentionOp op) {
+/// The forward and the backward share their operands and attributes.
+template <typename OpT> static AttentionProblem readProblem(OpT op) {
   auto q = op.getQuery().getType();
   auto k = op.getKey().getType();
   AttentionProblem p;
@@ -51,6 +52,14 @@ AttentionProblem mlir::ejk::readAttentionProblem(FlashAttentionOp op) {
   return p;
 }
 
+AttentionProblem mlir::ejk::readAttentionProblem(FlashAttentionOp op) {
+  return readProblem(op);
+}
+
+AttentionProblem mlir::ejk::readAttentionProblem(FlashAttentionGradOp op) {
+  return readProblem(op);
+}
+
 AttentionBuffers mlir::ejk::findAttentionBuffers(FlashAttentionOp op,
                                                  DispatchRewriter &rewriter) {
   AttentionBuffers buffers;
@@ -63,5 +72,25 @@ AttentionBuffers mlir::ejk::findAttentionBuffers(FlashAttentionOp op,
   buffers.kvSegmentIds = rewriter.buffer(op.getKvSegmentIds());
   buffers.output = rewriter.destination(op.getOutput());
   buffers.lse = rewriter.destination(op.getLse());
+  return buffers;
+}
+
+AttentionGradBuffers
+mlir::ejk::findAttentionGradBuffers(FlashAttentionGradOp op,
+                                    DispatchRewriter &rewriter) {
+  AttentionGradBuffers buffers;
+  buffers.query = rewriter.buffer(op.getQuery());
+  buffers.key = rewriter.buffer(op.getKey());
+  buffers.value = rewriter.buffer(op.getValue());
+  buffers.output = rewriter.buffer(op.getOutput());
+  buffers.dOutput = rewriter.buffer(op.getDOutput());
+  buffers.lse = rewriter.buffer(op.getLse());
+  buffers.bias = rewriter.buffer(op.getBias());
+  buffers.mask = rewriter.buffer(op.getMask());
+  buffers.qSegmentIds = rewriter.buffer(op.getQSegmentIds());
+  buffers.kvSegmentIds = rewriter.buffer(op.getKvSegmentIds());
+  buffers.dQuery = rewriter.destination(op.getDQuery());
+  buffers.dKey = rewriter.destination(op.getDKey());
+  buffers.dValue = rewriter.destination(op.getDValue());
   return buffers;
 }

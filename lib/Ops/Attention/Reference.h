@@ -11,6 +11,9 @@ namespace mlir::ejk {
 /// Evaluates `op` with ejk::reference::flashAttention on `values`.
 LogicalResult evaluateFlashAttention(FlashAttentionOp op,
                                      ReferenceValues &values);
+/// Evaluates `op` with ejk::reference::flashAttentionGrad on `values`.
+LogicalResult evaluateFlashAttentionGrad(FlashAttentionGradOp op,
+                                         ReferenceValues &values);
 
 } // namespace mlir::ejk
 

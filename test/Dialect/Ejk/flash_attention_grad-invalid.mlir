@@ -241,7 +241,7 @@ func.func @d_value_rank(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x4x64xf32>, %v:
 // -----
 
 func.func @config_name(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x4x64xf32>, %v: tensor<2x16x4x32xf32>, %o: tensor<2x8x8x32xf32>, %do: tensor<2x8x8x32xf32>, %lse: tensor<2x8x8xf32>) {
-  // expected-error @+1 {{does not accept config entry 'num_splits', expected one of: block_q, block_k, num_subgroups}}
+  // expected-error @+1 {{does not accept config entry 'num_splits', expected one of: block_q, block_k, dq_block_q, dq_block_k, fuse_dq}}
   %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse {config = #ejk.config<block_q = 64, num_splits = 4>} : tensor<2x8x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>, tensor<2x8x8x32xf32>, tensor<2x8x8x32xf32>, tensor<2x8x8xf32> -> tensor<2x8x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>
   return
 }

@@ -25,7 +25,7 @@ func.func @plain(%q: tensor<2x77x8x64xf32>, %k: tensor<2x100x2x64xf32>, %v: tens
 // CHECK-SAME: %[[BIAS:[^:]*]]: tensor<1x1x128x256xf32>, %[[MASK:[^:]*]]: tensor<1x4x128x256xi1>, %[[QS:[^:]*]]: tensor<1x128xi32>, %[[KS:[^:]*]]: tensor<1x256xi32>
 // CHECK: ejk.flash_attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} bias(%[[BIAS]] : tensor<1x1x128x256xf32>) mask(%[[MASK]] : tensor<1x4x128x256xi1>) q_segment_ids(%[[QS]] : tensor<1x128xi32>) kv_segment_ids(%[[KS]] : tensor<1x256xi32>)
 // CHECK-SAME: causal
-// CHECK-SAME: config = #ejk.config<block_k = 64, block_q = 32, num_subgroups = 4>
+// CHECK-SAME: config = #ejk.config<block_k = 64, block_q = 32, dq_block_k = 32, dq_block_q = 16>
 // CHECK-SAME: dropout_prob = 1.000000e-01 : f32
 // CHECK-SAME: dropout_seed = 42
 // CHECK-SAME: logits_soft_cap = 3.000000e+01 : f32
@@ -42,7 +42,7 @@ func.func @all_options(%q: tensor<1x128x4x64xbf16>, %k: tensor<1x256x4x64xbf16>,
       q_segment_ids(%qs : tensor<1x128xi32>) kv_segment_ids(%ks : tensor<1x256xi32>)
       {causal, softmax_scale = 0.125 : f32, sliding_window = array<i64: 128, 0>, logits_soft_cap = 30.0 : f32,
        dropout_prob = 0.1 : f32, dropout_seed = 42 : i64,
-       config = #ejk.config<block_q = 32, block_k = 64, num_subgroups = 4>}
+       config = #ejk.config<block_q = 32, block_k = 64, dq_block_q = 16, dq_block_k = 32>}
       : tensor<1x128x4x64xbf16>, tensor<1x256x4x64xbf16>, tensor<1x256x4x64xbf16>,
         tensor<1x128x4x64xbf16>, tensor<1x128x4x64xbf16>, tensor<1x4x128xf32>
       -> tensor<1x128x4x64xbf16>, tensor<1x256x4x64xbf16>, tensor<1x256x4x64xbf16>

@@ -31,6 +31,12 @@ protected:
 };
 } // namespace
 
+/// Ops that compile on the CPU only for now; the tiling driver says so on
+/// Vulkan (test/Ops/Attention/grad-tile-invalid.mlir).
+static bool isCpuOnly(StringRef name) {
+  return name == "ejk.flash_attention_grad";
+}
+
 TEST_F(RegistryTest, EveryPromisedTunableOpHasModelsForBothTargets) {
   int promised = 0;
   for (RegisteredOperationName name : context.getRegisteredOperations()) {
@@ -44,7 +50,11 @@ TEST_F(RegistryTest, EveryPromisedTunableOpHasModelsForBothTargets) {
     const OpModel *model = lookupOpModel(name.getStringRef());
     ASSERT_NE(model, nullptr) << "no OpModel registered";
     EXPECT_NE(model->kernelFor(TargetInfo::Kind::Cpu), nullptr);
-    EXPECT_NE(model->kernelFor(TargetInfo::Kind::Vulkan), nullptr);
+    if (isCpuOnly(name.getStringRef()))
+      EXPECT_EQ(model->kernelFor(TargetInfo::Kind::Vulkan), nullptr)
+          << "has a Vulkan kernel now: drop it from isCpuOnly";
+    else
+      EXPECT_NE(model->kernelFor(TargetInfo::Kind::Vulkan), nullptr);
   }
   // flash_attention, selective_scan and ssd today; the count only grows.
   EXPECT_GE(promised, 3);

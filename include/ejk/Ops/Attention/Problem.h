@@ -18,6 +18,7 @@ namespace mlir::ejk {
 
 class DispatchRewriter;
 class FlashAttentionOp;
+class FlashAttentionGradOp;
 
 struct AttentionProblem {
   int64_t batch, seqQ, seqK, numHeads, numKvHeads, headDim, headDimV;
@@ -39,6 +40,8 @@ struct AttentionProblem {
 
 /// The problem of `op` (a verified op).
 AttentionProblem readAttentionProblem(FlashAttentionOp op);
+/// The problem of the forward whose gradients `op` computes.
+AttentionProblem readAttentionProblem(FlashAttentionGradOp op);
 
 /// FLOPs of the two matmuls (FlashAttention's convention, halved when
 /// causal).
@@ -46,6 +49,12 @@ inline int64_t attentionFlops(const AttentionProblem &p) {
   int64_t flops =
       2 * p.batch * p.numHeads * p.seqQ * p.seqK * (p.headDim + p.headDimV);
   return p.causal ? flops / 2 : flops;
+}
+
+/// FLOPs of the backward by FlashAttention's convention: 2.5 times the
+/// forward's (five matmuls of the forward's size against two).
+inline int64_t attentionGradFlops(const AttentionProblem &p) {
+  return attentionFlops(p) * 5 / 2;
 }
 
 /// The operand and result buffers of an attention dispatch; optional ones
@@ -59,6 +68,18 @@ struct AttentionBuffers {
 /// its checkDispatchForm).
 AttentionBuffers findAttentionBuffers(FlashAttentionOp op,
                                       DispatchRewriter &rewriter);
+
+/// The operand and result buffers of a backward dispatch; optional ones
+/// are null.
+struct AttentionGradBuffers {
+  Value query, key, value, output, dOutput, lse, bias, mask, qSegmentIds,
+      kvSegmentIds;
+  Value dQuery, dKey, dValue;
+};
+
+/// The buffers of `op`'s dispatch.
+AttentionGradBuffers findAttentionGradBuffers(FlashAttentionGradOp op,
+                                              DispatchRewriter &rewriter);
 
 } // namespace mlir::ejk
 

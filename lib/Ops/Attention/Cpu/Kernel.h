@@ -20,6 +20,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -47,8 +48,13 @@ struct CpuAttentionPlan : AttentionProblem {
   /// Heads along the grid's y: KV heads when rows are grouped.
   int64_t gridHeads() const { return packsGroupRows() ? numKvHeads : numHeads; }
 
+  /// Keys of the packed buffers when more than paddedSeqK() (the backward
+  /// packs for key blocks of two sizes); 0 otherwise.
+  int64_t packedKeys = 0;
   /// Keys of the packed buffers: seq_k rounded up to a whole key block.
-  int64_t paddedSeqK() const { return (seqK + blockK - 1) / blockK * blockK; }
+  int64_t paddedSeqK() const {
+    return std::max(packedKeys, (seqK + blockK - 1) / blockK * blockK);
+  }
   int64_t numKeyBlocks() const { return paddedSeqK() / blockK; }
   /// head_dim_v rounded up to whole vectors.
   int64_t paddedHeadDimV() const {

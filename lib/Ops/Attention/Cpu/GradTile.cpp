@@ -1,0 +1,255 @@
+//===- GradTile.cpp - flash attention backward dispatches on the CPU ------===//
+//
+// Replaces the op by the dK/dV pass (GradKernel.cpp) and adds, around it,
+// the dispatches every caller then runs in order: delta (D = rowsum(dO *
+// O)), pack (K^T, V^T and K rows, f32), dK/dV, and dQ (with fuse_dq: the
+// store of the f32 dQ the dK/dV pass accumulated). The temporaries (D, the
+// packed K/V, the f32 dQ) are allocated by the callers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Attention/Cpu/FlashAttentionGrad.h"
+#include "Attention/Cpu/GradKernel.h"
+
+#include "ejk/Ops/Attention/GradConfig.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+namespace {
+using Field = Value AttentionGradBuffers::*;
+
+/// The op's buffers the dQ pass reads, those present of these, in order.
+constexpr Field kQueryPassFields[] = {
+    &AttentionGradBuffers::query,       &AttentionGradBuffers::dOutput,
+    &AttentionGradBuffers::lse,         &AttentionGradBuffers::bias,
+    &AttentionGradBuffers::mask,        &AttentionGradBuffers::qSegmentIds,
+    &AttentionGradBuffers::kvSegmentIds};
+
+/// The backward's dispatches around the dK/dV pass (the op's own dispatch)
+/// and the temporaries the callers allocate for them.
+class GradDispatches {
+public:
+  GradDispatches(DispatchRewriter &rewriter, const CpuAttentionGradPlan &plan,
+                 CpuAttentionGradBuffers &buffers)
+      : rewriter(rewriter), p(plan), buf(buffers) {
+    Type f32 = Float32Type::get(rewriter.dispatch().getContext());
+    int64_t keys = p.paddedSeqK(), pb = p.packBlock();
+    deltaType = MemRefType::get({p.batch, p.numHeads, p.seqQ}, f32);
+    keyTType =
+        MemRefType::get({p.batch, p.numKvHeads, keys / pb, p.headDim, pb}, f32);
+    valueRowsType =
+        MemRefType::get({p.batch, p.numKvHeads, keys, p.paddedHeadDimV()}, f32);
+    valueTType = MemRefType::get(
+        {p.batch, p.numKvHeads, keys / pb, p.headDimV, pb}, f32);
+    keyRowsType =
+        MemRefType::get({p.batch, p.numKvHeads, keys, p.paddedHeadDim()}, f32);
+    dqAccType = MemRefType::get(
+        {p.batch, p.numHeads, p.paddedSeqQ(), p.paddedHeadDim()}, f32);
+    packedBytes = (keyTType.getNumElements() + valueRowsType.getNumElements() +
+                   valueTType.getNumElements() + keyRowsType.getNumElements()) *
+                  4;
+    dqAccBytes = p.fuseDq ? dqAccType.getNumElements() * 4 : 0;
+    for (Field field : kQueryPassFields)
+      if (buf.*field)
+        queryPassReads.push_back(buf.*field);
+  }
+
+  /// Adds every dispatch, gives the dK/dV dispatch its temporaries and
+  /// makes the callers run them all.
+  LogicalResult add() {
+    addDelta();
+    addPack();
+    addQuery();
+    return rewrite();
+  }
+
+  /// Bytes of the packed K/V and of the fused f32 dQ.
+  int64_t packedBytes, dqAccBytes;
+
+private:
+  /// D = rowsum(dO * O); zeroes the fused dQ.
+  void addDelta() {
+    SmallVector<Type> types = {buf.output.getType(), buf.dOutput.getType(),
+                               deltaType};
+    if (p.fuseDq)
+      types.push_back(dqAccType);
+    delta = rewriter.addDispatch(
+        "delta", types, p.deltaGrid(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          buildCpuGradDeltaBody(b, loc, p, args[0], args[1], args[2],
+                                p.fuseDq ? args[3] : Value());
+        });
+    DispatchRewriter::setWork(
+        delta, 0,
+        DispatchRewriter::bytesOf({buf.output, buf.dOutput}) +
+            deltaType.getNumElements() * 4 + dqAccBytes);
+  }
+
+  /// The forward's pack run twice: (K, V) gives K^T (and V rows, unused),
+  /// (V, K) gives V^T and K rows.
+  void addPack() {
+    pack = rewriter.addDispatch(
+        "pack",
+        {buf.key.getType(), buf.value.getType(), keyTType, valueRowsType,
+         valueTType, keyRowsType},
+        p.packGrid(), [&](OpBuilder &b, Location loc, ValueRange args) {
+          buildCpuPackBody(b, loc, p.packPlan(false), args[0], args[1], args[2],
+                           args[3]);
+          buildCpuPackBody(b, loc, p.packPlan(true), args[1], args[0], args[4],
+                           args[5]);
+        });
+    DispatchRewriter::setWork(
+        pack, 0,
+        2 * DispatchRewriter::bytesOf({buf.key, buf.value}) + packedBytes);
+  }
+
+  /// The dQ pass, or with fuse_dq the store of the f32 dQ.
+  void addQuery() {
+    if (p.fuseDq) {
+      query = rewriter.addDispatch(
+          "dq", {dqAccType, buf.dQuery.getType()}, p.deltaGrid(),
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            buildCpuGradStoreQueryBody(b, loc, p, args[0], args[1]);
+          });
+      DispatchRewriter::setWork(
+          query, 0, dqAccBytes + DispatchRewriter::bytesOf(buf.dQuery));
+      return;
+    }
+    SmallVector<Type> types;
+    for (Value v : queryPassReads)
+      types.push_back(v.getType());
+    types.append(
+        {deltaType, keyTType, valueTType, keyRowsType, buf.dQuery.getType()});
+    query =
+        rewriter.addDispatch("dq", types, p.queryGrid(),
+                             [&](OpBuilder &b, Location loc, ValueRange args) {
+                               CpuAttentionGradBuffers own;
+                               unsigned next = 0;
+                               for (Field field : kQueryPassFields)
+                                 if (buf.*field)
+                                   own.*field = args[next++];
+                               own.delta = args[next++];
+                               own.packedKeyT = args[next++];
+                               own.packedValueT = args[next++];
+                               own.packedKey = args[next++];
+                               own.dQuery = args[next++];
+                               buildCpuGradQueryBody(b, loc, p, own);
+                             });
+    DispatchRewriter::setWork(query, attentionFlops(p) / 2,
+                              DispatchRewriter::bytesOf(queryPassReads) +
+                                  DispatchRewriter::bytesOf(buf.dQuery) +
+                                  packedBytes);
+  }
+
+  /// Appends the dK/dV pass's temporaries to it (`buf` gets them) and
+  /// rewrites the callers: allocate, delta, pack, dK/dV, dQ.
+  LogicalResult rewrite() {
+    SmallVector<MemRefType> appendedTypes = {deltaType, keyTType, valueTType};
+    if (p.fuseDq)
+      appendedTypes.append({keyRowsType, dqAccType});
+    FailureOr<SmallVector<Value>> appended =
+        rewriter.appendArguments(appendedTypes);
+    if (failed(appended))
+      return failure();
+    buf.delta = (*appended)[0];
+    buf.packedKeyT = (*appended)[1];
+    buf.packedValueT = (*appended)[2];
+    if (p.fuseDq) {
+      buf.packedKey = (*appended)[3];
+      buf.dqAccumulator = (*appended)[4];
+    }
+
+    // Temporaries: 0 D, 1 K^T, 2 V rows, 3 V^T, 4 K rows, 5 the f32 dQ.
+    SmallVector<MemRefType> temporaries = {deltaType, keyTType, valueRowsType,
+                                           valueTType, keyRowsType};
+    if (p.fuseDq)
+      temporaries.push_back(dqAccType);
+    auto index = [](Value buffer) {
+      return DispatchRewriter::argumentIndex(buffer);
+    };
+    rewriter.rewriteCallers(temporaries, [&](OpBuilder &b, Location loc,
+                                             DispatchOp call,
+                                             ValueRange temps) {
+      auto bound = [&](Value buffer) {
+        return call.getBuffers()[index(buffer)];
+      };
+      SmallVector<Value> deltaBindings = {bound(buf.output), bound(buf.dOutput),
+                                          temps[0]};
+      if (p.fuseDq)
+        deltaBindings.push_back(temps[5]);
+      DispatchOp::create(b, loc, delta.getSymName(), deltaBindings);
+      DispatchOp::create(b, loc, pack.getSymName(),
+                         ValueRange{bound(buf.key), bound(buf.value), temps[1],
+                                    temps[2], temps[3], temps[4]});
+      SmallVector<Value> bindings(call.getBuffers());
+      bindings.append({temps[0], temps[1], temps[3]});
+      if (p.fuseDq)
+        bindings.append({temps[4], temps[5]});
+      DispatchOp::create(b, loc, call.getCallee(), bindings);
+      SmallVector<Value> queryBindings;
+      if (p.fuseDq) {
+        queryBindings = {temps[5], bound(buf.dQuery)};
+      } else {
+        for (Value v : queryPassReads)
+          queryBindings.push_back(bound(v));
+        queryBindings.append(
+            {temps[0], temps[1], temps[3], temps[4], bound(buf.dQuery)});
+      }
+      DispatchOp::create(b, loc, query.getSymName(), queryBindings);
+    });
+    return success();
+  }
+
+  DispatchRewriter &rewriter;
+  const CpuAttentionGradPlan &p;
+  CpuAttentionGradBuffers &buf;
+  MemRefType deltaType, keyTType, valueRowsType, valueTType, keyRowsType,
+      dqAccType;
+  SmallVector<Value> queryPassReads;
+  func::FuncOp delta, pack, query;
+};
+} // namespace
+
+LogicalResult CpuFlashAttentionGrad::tile(FlashAttentionGradOp op,
+                                          ConfigAttr attr,
+                                          DispatchRewriter &rewriter) {
+  std::optional<FlashAttentionGradConfig> config =
+      FlashAttentionGradConfig::read(attr, llvm::nulls());
+  CpuAttentionGradPlan plan;
+  static_cast<AttentionProblem &>(plan) = readAttentionProblem(op);
+  plan.blockQ = config->blockQ;
+  plan.blockK = config->blockK;
+  plan.dqBlockQ = config->dqBlockQ;
+  plan.dqBlockK = config->dqBlockK;
+  plan.lanes = rewriter.target().f32Lanes();
+  plan.fuseDq = config->fuseDq;
+
+  CpuAttentionGradBuffers buffers;
+  static_cast<AttentionGradBuffers &>(buffers) =
+      findAttentionGradBuffers(op, rewriter);
+  if (failed(rewriter.checkDispatchForm(op)))
+    return failure();
+  Location loc = op.getLoc();
+
+  GradDispatches dispatches(rewriter, plan, buffers);
+  if (failed(dispatches.add()))
+    return failure();
+
+  OpBuilder b = rewriter.replaceBody();
+  buildCpuGradKeyValueBody(b, loc, plan, buffers);
+  rewriter.finish(b);
+  func::FuncOp dispatch = rewriter.dispatch();
+  DispatchRewriter::setGrid(dispatch, plan.keyValueGrid());
+  // FLOPs: 2.5 forwards, less the dQ pass's.
+  int64_t flops =
+      attentionGradFlops(plan) - (plan.fuseDq ? 0 : attentionFlops(plan) / 2);
+  DispatchRewriter::setWork(
+      dispatch, flops,
+      DispatchRewriter::bytesOf({buffers.query, buffers.dOutput, buffers.lse,
+                                 buffers.bias, buffers.mask,
+                                 buffers.qSegmentIds, buffers.kvSegmentIds,
+                                 buffers.dKey, buffers.dValue}) +
+          dispatches.packedBytes + 2 * dispatches.dqAccBytes);
+  return success();
+}
