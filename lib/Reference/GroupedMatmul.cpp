@@ -24,8 +24,9 @@ ejk::reference::groupRowRanges(const std::vector<int64_t> &groupSizes,
   return ranges;
 }
 
-std::string ejk::reference::checkGroupSizes(
-    const std::vector<int64_t> &groupSizes, int64_t rows) {
+std::string
+ejk::reference::checkGroupSizes(const std::vector<int64_t> &groupSizes,
+                                int64_t rows) {
   int64_t sum = 0;
   for (size_t g = 0; g < groupSizes.size(); ++g) {
     if (groupSizes[g] < 0)
@@ -98,8 +99,8 @@ Status ejk::reference::groupedMatmul(const TensorRef<float> &lhs,
       for (int64_t j = 0; j < n; ++j) {
         double sum = 0.0;
         for (int64_t i = 0; i < k; ++i) {
-          int64_t w = options.transposeRhs ? (g * n + j) * k + i
-                                           : (g * k + i) * n + j;
+          int64_t w =
+              options.transposeRhs ? (g * n + j) * k + i : (g * k + i) * n + j;
           sum += double(lhs[r * k + i]) * double(rhs[w]);
         }
         out[r * n + j] = static_cast<float>(out[r * n + j] + sum);

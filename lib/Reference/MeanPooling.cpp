@@ -26,11 +26,10 @@ std::string ejk::reference::checkCuSeqlens(const std::vector<int64_t> &cu,
   for (size_t b = 0; b + 1 < cu.size(); ++b)
     if (cu[b + 1] < cu[b])
       return "cu_seqlens decreases at " + std::to_string(b + 1) + " (" +
-             std::to_string(cu[b]) + " then " + std::to_string(cu[b + 1]) +
-             ")";
+             std::to_string(cu[b]) + " then " + std::to_string(cu[b + 1]) + ")";
   if (!cu.empty() && cu.back() > total)
-    return "cu_seqlens ends at " + std::to_string(cu.back()) +
-           ", past the " + std::to_string(total) + " packed rows";
+    return "cu_seqlens ends at " + std::to_string(cu.back()) + ", past the " +
+           std::to_string(total) + " packed rows";
   return "";
 }
 
@@ -68,9 +67,10 @@ static Status readSequences(const std::string &op,
   return Status::success();
 }
 
-Status ejk::reference::meanPooling(
-    const TensorRef<float> &input,
-    const std::optional<TensorRef<float>> &cuSeqlens, std::vector<float> &out) {
+Status
+ejk::reference::meanPooling(const TensorRef<float> &input,
+                            const std::optional<TensorRef<float>> &cuSeqlens,
+                            std::vector<float> &out) {
   const std::string op = "mean_pooling";
   if (Status s = checkShape(op + ": input", input,
                             std::vector<int64_t>(input.rank(), kAnyDim));
@@ -105,8 +105,7 @@ Status ejk::reference::meanPoolingGrad(
     return s;
   int64_t hidden = seqs.hidden;
   int64_t batch = static_cast<int64_t>(seqs.ranges.size());
-  if (Status s =
-          checkShape(op + ": grad_output", gradOutput, {batch, hidden});
+  if (Status s = checkShape(op + ": grad_output", gradOutput, {batch, hidden});
       !s)
     return s;
   int64_t count = 0;

@@ -42,7 +42,8 @@ bool ejk::parseDistributionKind(const std::string &name,
 static std::vector<int64_t> randomSplit(int64_t total, int64_t parts,
                                         std::mt19937_64 &rng) {
   std::vector<int64_t> cuts(parts > 0 ? parts - 1 : 0);
-  std::uniform_int_distribution<int64_t> anywhere(0, std::max<int64_t>(total, 0));
+  std::uniform_int_distribution<int64_t> anywhere(0,
+                                                  std::max<int64_t>(total, 0));
   for (int64_t &cut : cuts)
     cut = anywhere(rng);
   std::sort(cuts.begin(), cuts.end());
@@ -73,7 +74,8 @@ static std::vector<float> randomIntegers(const InputDistribution &d, int64_t n,
       v = static_cast<float>(range(rng));
   } else if (d.kind == InputDistribution::Kind::GroupSizes) {
     // Half of the draws leave a few rows past the last group.
-    std::uniform_int_distribution<int64_t> slack(0, std::min<int64_t>(first, 3));
+    std::uniform_int_distribution<int64_t> slack(0,
+                                                 std::min<int64_t>(first, 3));
     int64_t used = first - (rng() % 2 ? slack(rng) : 0);
     std::vector<int64_t> sizes = randomSplit(used, n, rng);
     for (int64_t i = 0; i < n; ++i)

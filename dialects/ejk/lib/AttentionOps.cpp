@@ -116,16 +116,15 @@ static LogicalResult verifySegmentIds(Operation *op, ShapeVerifier &v,
 
 /// Checks an optional `sliding_window = [left, right]`, or `[size]` (both
 /// sides) where `symmetric` allows it.
-static LogicalResult verifySlidingWindow(Operation *op,
-                                         std::optional<ArrayRef<int64_t>> window,
-                                         bool symmetric) {
+static LogicalResult
+verifySlidingWindow(Operation *op, std::optional<ArrayRef<int64_t>> window,
+                    bool symmetric) {
   if (!window)
     return success();
   if (window->size() != 2 && !(symmetric && window->size() == 1))
     return op->emitOpError("expects 'sliding_window' to have 2 elements "
                            "[left, right]")
-           << (symmetric ? " or 1 [size]" : "") << ", got "
-           << window->size();
+           << (symmetric ? " or 1 [size]" : "") << ", got " << window->size();
   if (window->front() < 0 || window->back() < 0) {
     InFlightDiagnostic diag = op->emitOpError(
         "expects 'sliding_window' sizes to be non-negative, got [");

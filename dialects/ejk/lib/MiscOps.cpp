@@ -86,8 +86,7 @@ LogicalResult GroupedMatmulOp::verify() {
   if (failed(rhs) || failed(v.sameElement(*rhs, *lhs)) ||
       failed(v.dimMatches(*rhs, kDim, *lhs, 1)))
     return failure();
-  if (failed(checkGroups(v, *this, getGroupSizes(), getGroupOffset(), *rhs,
-                         0)))
+  if (failed(checkGroups(v, *this, getGroupSizes(), getGroupOffset(), *rhs, 0)))
     return failure();
   FailureOr<NamedTensor> out = v.tensor(getOut(), "out", {"rows", "n"});
   if (failed(out) || failed(checkResultElement(v, *this, *out, *lhs)) ||
@@ -117,8 +116,8 @@ LogicalResult TransposedGroupedMatmulOp::verify() {
       failed(v.dimMatches(*out, 1, *lhs, 1)) ||
       failed(v.dimMatches(*out, 2, *rhs, 1)))
     return failure();
-  if (failed(checkGroups(v, *this, getGroupSizes(), getGroupOffset(), *out,
-                         0)) ||
+  if (failed(
+          checkGroups(v, *this, getGroupSizes(), getGroupOffset(), *out, 0)) ||
       failed(checkExistingOut(*this, getExistingOut(), getOut().getType())))
     return failure();
   return v.configNames(getConfigAttr(), getConfigNames());
@@ -137,13 +136,11 @@ ArrayRef<StringRef> MeanPoolingOp::getConfigNames() {
 /// hidden] with `cu_seqlens`; `pooled` is [batch, hidden]. Both have one
 /// float element type, the operand's (`tokens` for the pooling, `pooled`
 /// for the backward: `operandIsPooled`).
-static LogicalResult verifyPooling(Operation *op, ShapeVerifier &v,
-                                   TypedValue<RankedTensorType> tokensValue,
-                                   StringRef tokensName,
-                                   TypedValue<RankedTensorType> pooledValue,
-                                   StringRef pooledName,
-                                   TypedValue<RankedTensorType> cuSeqlens,
-                                   bool operandIsPooled) {
+static LogicalResult
+verifyPooling(Operation *op, ShapeVerifier &v,
+              TypedValue<RankedTensorType> tokensValue, StringRef tokensName,
+              TypedValue<RankedTensorType> pooledValue, StringRef pooledName,
+              TypedValue<RankedTensorType> cuSeqlens, bool operandIsPooled) {
   FailureOr<NamedTensor> pooledOperand;
   if (operandIsPooled) {
     pooledOperand = v.tensor(pooledValue, pooledName, {"batch", "hidden"});
@@ -201,8 +198,8 @@ static LogicalResult verifyPooling(Operation *op, ShapeVerifier &v,
 
 LogicalResult MeanPoolingOp::verify() {
   ShapeVerifier v(*this);
-  if (failed(verifyPooling(*this, v, getInput(), "input", getOutput(),
-                           "output", getCuSeqlens(),
+  if (failed(verifyPooling(*this, v, getInput(), "input", getOutput(), "output",
+                           getCuSeqlens(),
                            /*operandIsPooled=*/false)))
     return failure();
   return v.configNames(getConfigAttr(), getConfigNames());

@@ -12,7 +12,8 @@
 //   key j is allowed iff every given constraint admits it:
 //     causal:         j <= i + offset                  (offset = 0, top-left
 //     slidingWindow:  (i + offset) - j <= left and      as ejKernel; Sk - Sq
-//                     j - (i + offset) <= right         when bottomRightAligned,
+//                     j - (i + offset) <= right         when
+//                     bottomRightAligned,
 //                                                       as FlashAttention-2)
 //     mask:           mask[b|0, h|0, i, j] != 0
 //     segment ids:    qSegmentIds[b,i] == kvSegmentIds[b,j]

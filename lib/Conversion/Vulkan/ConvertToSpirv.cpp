@@ -23,10 +23,10 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Dialect/SPIRV/Transforms/SPIRVConversion.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -205,9 +205,9 @@ static void guardZeroTripLoops(gpu::GPUModuleOp gpuModule) {
   for (scf::ForOp loop : loops) {
     OpBuilder b(loop);
     Location loc = loop.getLoc();
-    Value runs = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                       loop.getLowerBound(),
-                                       loop.getUpperBound());
+    Value runs =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                              loop.getLowerBound(), loop.getUpperBound());
     auto guard = scf::IfOp::create(b, loc, loop.getResultTypes(), runs,
                                    /*withElseRegion=*/true);
     loop.getResults().replaceAllUsesWith(guard.getResults());

@@ -232,7 +232,8 @@ void DispatchRewriter::copyBuffers(ArrayRef<Value> destinations,
     }
   }
   func::FuncOp copy = addDispatch(
-      "copy", types, {1, 1, 1}, [&](OpBuilder &b, Location loc, ValueRange args) {
+      "copy", types, {1, 1, 1},
+      [&](OpBuilder &b, Location loc, ValueRange args) {
         for (size_t i = 0; i + 1 < args.size(); i += 2) {
           Value to = args[i], from = args[i + 1];
           forEachElement(b, loc, cast<MemRefType>(to.getType()),

@@ -27,9 +27,9 @@ using namespace mlir::ejk;
 using Distribution = ::ejk::InputDistribution;
 
 /// The ranges of the group sizes and the offset of a problem `p`.
-static std::optional<Distribution>
-groupRange(Value operand, Value groupSizes, Value groupOffset,
-           const GroupedMatmulProblem &p) {
+static std::optional<Distribution> groupRange(Value operand, Value groupSizes,
+                                              Value groupOffset,
+                                              const GroupedMatmulProblem &p) {
   using Kind = Distribution::Kind;
   if (operand == groupSizes)
     return Distribution{Kind::GroupSizes, static_cast<float>(p.rows), 0.0f};
@@ -131,15 +131,14 @@ public:
   std::optional<SmallVector<Value>>
   copiedResults(Operation *operation) const override {
     auto op = cast<TransposedGroupedMatmulOp>(operation);
-    if (readTransposedGroupedMatmulProblem(op).rows == 0 &&
-        op.getExistingOut())
+    if (readTransposedGroupedMatmulProblem(op).rows == 0 && op.getExistingOut())
       return SmallVector<Value>{op.getExistingOut()};
     return std::nullopt;
   }
   LogicalResult evaluateReference(Operation *op,
                                   ReferenceValues &values) const override {
-    return evaluateTransposedGroupedMatmul(
-        cast<TransposedGroupedMatmulOp>(op), values);
+    return evaluateTransposedGroupedMatmul(cast<TransposedGroupedMatmulOp>(op),
+                                           values);
   }
   std::optional<Distribution> inputDistribution(Operation *operation,
                                                 Value operand) const override {

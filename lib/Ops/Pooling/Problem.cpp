@@ -26,15 +26,14 @@ MeanPoolingProblem mlir::ejk::readMeanPoolingProblem(MeanPoolingOp op) {
                      op.getCuSeqlens() != nullptr);
 }
 
-MeanPoolingProblem
-mlir::ejk::readMeanPoolingGradProblem(MeanPoolingGradOp op) {
-  return readProblem(op.getGradInput().getType(),
-                     op.getGradOutput().getType(),
+MeanPoolingProblem mlir::ejk::readMeanPoolingGradProblem(MeanPoolingGradOp op) {
+  return readProblem(op.getGradInput().getType(), op.getGradOutput().getType(),
                      op.getCuSeqlens() != nullptr);
 }
 
-MeanPoolingBuffers mlir::ejk::findMeanPoolingBuffers(MeanPoolingOp op,
-                                                     DispatchRewriter &rewriter) {
+MeanPoolingBuffers
+mlir::ejk::findMeanPoolingBuffers(MeanPoolingOp op,
+                                  DispatchRewriter &rewriter) {
   MeanPoolingBuffers buf;
   buf.tokens = rewriter.buffer(op.getInput());
   buf.cuSeqlens = rewriter.buffer(op.getCuSeqlens());

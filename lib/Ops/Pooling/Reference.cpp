@@ -16,9 +16,8 @@ namespace ref = ::ejk::reference;
 LogicalResult mlir::ejk::evaluateMeanPooling(MeanPoolingOp op,
                                              ReferenceValues &values) {
   std::vector<float> out;
-  ref::Status status =
-      ref::meanPooling(values.ref(op.getInput()),
-                       values.optionalRef(op.getCuSeqlens()), out);
+  ref::Status status = ref::meanPooling(
+      values.ref(op.getInput()), values.optionalRef(op.getCuSeqlens()), out);
   if (!status.ok)
     return op.emitOpError("reference evaluation failed: ") << status.message;
   values.set(op.getOutput(), std::move(out));

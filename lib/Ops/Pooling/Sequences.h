@@ -40,16 +40,15 @@ inline SequenceRange sequenceRange(Emitter &e, const MeanPoolingProblem &p,
     return {start, e.add(start, e.index(p.seq))};
   }
   Value start = packedStart(e, p, cu, batch);
-  Value end =
-      e.max(packedStart(e, p, cu, e.add(batch, e.index(1))), start);
+  Value end = e.max(packedStart(e, p, cu, e.add(batch, e.index(1))), start);
   return {start, end};
 }
 
 /// 1 / length as f32, or 0 for an empty sequence.
 inline Value inverseLength(Emitter &e, Value length) {
   Value asFloat = arith::SIToFPOp::create(e.b, e.f32, e.toI32(length));
-  Value empty = arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle, length,
-                                      e.index(0));
+  Value empty =
+      arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle, length, e.index(0));
   Value safe = e.select(empty, e.constF32(1.0f), asFloat);
   return e.select(empty, e.constF32(0.0f), e.fdiv(e.constF32(1.0f), safe));
 }
@@ -78,14 +77,14 @@ inline RowSequence sequenceOfRow(Emitter &e, const MeanPoolingProblem &p,
         Value mid = e.div(e.add(l, h), e.index(2));
         Value open = arith::CmpIOp::create(e.b, arith::CmpIPredicate::sgt,
                                            e.sub(h, l), e.index(1));
-        Value atOrBefore =
-            arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle,
-                                  packedStart(e, p, cu, mid), row);
+        Value atOrBefore = arith::CmpIOp::create(
+            e.b, arith::CmpIPredicate::sle, packedStart(e, p, cu, mid), row);
         Value raiseLo = arith::AndIOp::create(e.b, open, atOrBefore);
         Value lowerHi = arith::AndIOp::create(
-            e.b, open, arith::XOrIOp::create(e.b, atOrBefore,
-                                             arith::ConstantOp::create(
-                                                 e.b, e.b.getBoolAttr(true))));
+            e.b, open,
+            arith::XOrIOp::create(
+                e.b, atOrBefore,
+                arith::ConstantOp::create(e.b, e.b.getBoolAttr(true))));
         return SmallVector<Value>{e.select(raiseLo, mid, l),
                                   e.select(lowerHi, mid, h)};
       });

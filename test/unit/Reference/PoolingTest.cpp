@@ -30,8 +30,8 @@ TEST(CheckCuSeqlens, NamesTheProblem) {
 TEST(MeanPooling, DenseAndPackedWithAnEmptySequence) {
   std::vector<float> dense = {1, 2, 3, 4, 5, 6, 7, 8}; // [2, 2, 2]
   std::vector<float> out;
-  ASSERT_TRUE(meanPooling(TensorRef<float>(dense, {2, 2, 2}), std::nullopt,
-                          out));
+  ASSERT_TRUE(
+      meanPooling(TensorRef<float>(dense, {2, 2, 2}), std::nullopt, out));
   EXPECT_EQ(out, (std::vector<float>{2, 3, 6, 7}));
 
   std::vector<float> packed = {1, 2, 3, 4, 5, 6}; // [3, 2]
@@ -61,8 +61,9 @@ TEST(MeanPoolingGrad, RejectsAGradientOfTheWrongShape) {
   Status s = meanPoolingGrad(TensorRef<float>(grad, {3, 2}), std::nullopt,
                              {2, 2, 2}, dx);
   EXPECT_FALSE(s.ok);
-  EXPECT_EQ(s.message,
-            "mean_pooling_grad: grad_output: expected shape [2, 2], got [3, 2]");
+  EXPECT_EQ(
+      s.message,
+      "mean_pooling_grad: grad_output: expected shape [2, 2], got [3, 2]");
 }
 
 } // namespace

@@ -75,8 +75,8 @@ bool runLoaded(RuntimeSession &session, const std::string &manifestText,
                std::string &error);
 
 /// The artifact to load: a manifest on disk, or the verified bytes of a
-/// cache entry (ejk/Store/Artifacts/CacheEntry.h), loaded as they are so that what
-/// runs is exactly what was hashed.
+/// cache entry (ejk/Store/Artifacts/CacheEntry.h), loaded as they are so that
+/// what runs is exactly what was hashed.
 struct ArtifactSource {
   std::string manifestPath;
   /// When `files` is not empty: the manifest's text and the files it names,

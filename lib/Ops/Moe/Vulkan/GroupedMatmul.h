@@ -1,4 +1,5 @@
-//===- GroupedMatmul.h - the grouped matmuls on the Vulkan ------------*- C++ -*-===//
+//===- GroupedMatmul.h - the grouped matmuls on the Vulkan ------------*- C++
+//-*-===//
 //
 // The Vulkan's config rules and kernel builders of `ejk.grouped_matmul` and
 // `ejk.transposed_grouped_matmul`, as the family's TargetKernels
@@ -33,8 +34,7 @@ struct VulkanTransposedGroupedMatmul {
   static ConfigAttr heuristicConfig(TransposedGroupedMatmulOp op,
                                     const TargetInfo &target);
   static LogicalResult verifyConfig(TransposedGroupedMatmulOp op,
-                                    ConfigAttr config,
-                                    const TargetInfo &target,
+                                    ConfigAttr config, const TargetInfo &target,
                                     raw_ostream &reason);
   static LogicalResult tile(TransposedGroupedMatmulOp op, ConfigAttr config,
                             DispatchRewriter &rewriter);

@@ -58,27 +58,28 @@ void buildForward(OpBuilder &builder, Location loc, const CpuPoolingPlan &p,
     SmallVector<Value> next;
     for (int64_t v = 0; v < p.vectors(); ++v) {
       Value d = e.add(d0, e.index(v * p.lanes));
-      next.push_back(e.fadd(
-          acc[v], e.readVector(buf.tokens, tokenIndices(e, p, row, d),
-                               inBounds)));
+      next.push_back(
+          e.fadd(acc[v], e.readVector(buf.tokens, tokenIndices(e, p, row, d),
+                                      inBounds)));
     }
     return next;
   };
   SmallVector<Value> zeros(p.vectors(), e.splatF32(0.0f));
   // Whole steps of block_s rows, then the rest one row at a time.
   Value length = e.sub(range.end, range.start);
-  Value wholeEnd = e.add(range.start, e.mul(e.div(length, e.index(p.blockS)),
-                                            e.index(p.blockS)));
-  SmallVector<Value> acc = e.forLoop(
-      range.start, wholeEnd, e.index(p.blockS), zeros,
-      [&](Value row0, ValueRange sums) {
-        SmallVector<Value> next(sums.begin(), sums.end());
-        for (int64_t s = 0; s < p.blockS; ++s)
-          next = addRow(next, e.add(row0, e.index(s)));
-        return next;
-      });
-  acc = e.forLoop(wholeEnd, range.end, e.index(1), acc,
-                  [&](Value row, ValueRange sums) { return addRow(sums, row); });
+  Value wholeEnd = e.add(
+      range.start, e.mul(e.div(length, e.index(p.blockS)), e.index(p.blockS)));
+  SmallVector<Value> acc =
+      e.forLoop(range.start, wholeEnd, e.index(p.blockS), zeros,
+                [&](Value row0, ValueRange sums) {
+                  SmallVector<Value> next(sums.begin(), sums.end());
+                  for (int64_t s = 0; s < p.blockS; ++s)
+                    next = addRow(next, e.add(row0, e.index(s)));
+                  return next;
+                });
+  acc =
+      e.forLoop(wholeEnd, range.end, e.index(1), acc,
+                [&](Value row, ValueRange sums) { return addRow(sums, row); });
 
   Value scale = e.broadcast(inverseLength(e, length));
   for (int64_t v = 0; v < p.vectors(); ++v) {

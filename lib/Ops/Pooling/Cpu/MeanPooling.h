@@ -1,4 +1,5 @@
-//===- MeanPooling.h - mean pooling on the CPU ---------------------*- C++ -*-===//
+//===- MeanPooling.h - mean pooling on the CPU ---------------------*- C++
+//-*-===//
 //
 // The CPU's config rules and kernel builders of `ejk.mean_pooling` and
 // `ejk.mean_pooling_grad`, as the family's TargetKernels

@@ -55,8 +55,8 @@ SmallVector<ConfigAttr> space(MLIRContext *context, const TargetInfo &target,
                               const MeanPoolingProblem &p, bool full,
                               ArrayRef<int64_t> blockSs) {
   int64_t lanes = target.f32Lanes();
-  SmallVector<int64_t> vectors = full ? SmallVector<int64_t>{1, 2, 4, 8}
-                                      : SmallVector<int64_t>{2, 4};
+  SmallVector<int64_t> vectors =
+      full ? SmallVector<int64_t>{1, 2, 4, 8} : SmallVector<int64_t>{2, 4};
   SmallVector<ConfigAttr> configs;
   for (int64_t v : vectors) {
     if (v * lanes > roundUp(std::max<int64_t>(p.hidden, 1), lanes) &&

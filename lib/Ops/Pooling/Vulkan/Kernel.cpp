@@ -45,10 +45,10 @@ SmallVector<Value> tokenIndices(Emitter &e, const VulkanPoolingPlan &p,
 void forMyColumn(Emitter &e, const VulkanPoolingPlan &p,
                  function_ref<void(Value)> body) {
   Value thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
-  Value d = e.add(e.mul(WorkgroupIdOp::create(e.b, 0), e.index(p.blockD)),
-                  thread);
-  Value exists =
-      arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, d, e.index(p.hidden));
+  Value d =
+      e.add(e.mul(WorkgroupIdOp::create(e.b, 0), e.index(p.blockD)), thread);
+  Value exists = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, d,
+                                       e.index(p.hidden));
   auto ifOp = scf::IfOp::create(e.b, exists, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(e.b);
   e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
@@ -79,23 +79,23 @@ void buildForward(OpBuilder &builder, Location loc, const VulkanPoolingPlan &p,
                                            length, e.index(0));
     Value last = e.sub(range.end, e.index(1));
     auto sumRows = [&]() {
-      return e.forLoop(
-          range.start, range.end, e.index(p.blockS), {e.constF32(0.0f)},
-          [&](Value row0, ValueRange acc) {
-            Value s = acc[0];
-            for (int64_t i = 0; i < p.blockS; ++i) {
-              Value row = e.add(row0, e.index(i));
-              Value x = loadF32(e, buf.tokens,
-                                tokenIndices(e, p, e.min(row, last), d));
-              if (i > 0)
-                x = e.select(arith::CmpIOp::create(
-                                 e.b, arith::CmpIPredicate::slt, row,
-                                 range.end),
-                             x, e.constF32(0.0f));
-              s = e.fadd(s, x);
-            }
-            return SmallVector<Value>{s};
-          });
+      return e.forLoop(range.start, range.end, e.index(p.blockS),
+                       {e.constF32(0.0f)}, [&](Value row0, ValueRange acc) {
+                         Value s = acc[0];
+                         for (int64_t i = 0; i < p.blockS; ++i) {
+                           Value row = e.add(row0, e.index(i));
+                           Value x =
+                               loadF32(e, buf.tokens,
+                                       tokenIndices(e, p, e.min(row, last), d));
+                           if (i > 0)
+                             x = e.select(arith::CmpIOp::create(
+                                              e.b, arith::CmpIPredicate::slt,
+                                              row, range.end),
+                                          x, e.constF32(0.0f));
+                           s = e.fadd(s, x);
+                         }
+                         return SmallVector<Value>{s};
+                       });
     };
     Value sum = e.ifElse(nonEmpty, {e.f32}, sumRows, [&]() {
       return SmallVector<Value>{e.constF32(0.0f)};
@@ -119,8 +119,7 @@ void buildBackward(OpBuilder &builder, Location loc, const VulkanPoolingPlan &p,
   });
 }
 
-VulkanPoolingPlan makePlan(const MeanPoolingProblem &problem,
-                           ConfigAttr attr) {
+VulkanPoolingPlan makePlan(const MeanPoolingProblem &problem, ConfigAttr attr) {
   MeanPoolingConfig config = *MeanPoolingConfig::read(attr, llvm::nulls());
   VulkanPoolingPlan plan;
   static_cast<MeanPoolingProblem &>(plan) = problem;
@@ -150,8 +149,7 @@ LogicalResult VulkanMeanPooling::tile(MeanPoolingOp op, ConfigAttr attr,
   return success();
 }
 
-LogicalResult VulkanMeanPoolingGrad::tile(MeanPoolingGradOp op,
-                                          ConfigAttr attr,
+LogicalResult VulkanMeanPoolingGrad::tile(MeanPoolingGradOp op, ConfigAttr attr,
                                           DispatchRewriter &rewriter) {
   VulkanPoolingPlan plan = makePlan(readMeanPoolingGradProblem(op), attr);
   MeanPoolingBuffers buf = findMeanPoolingGradBuffers(op, rewriter);

@@ -1,4 +1,5 @@
-//===- MeanPooling.h - mean pooling on the Vulkan ---------------------*- C++ -*-===//
+//===- MeanPooling.h - mean pooling on the Vulkan ---------------------*- C++
+//-*-===//
 //
 // The Vulkan's config rules and kernel builders of `ejk.mean_pooling` and
 // `ejk.mean_pooling_grad`, as the family's TargetKernels

@@ -69,8 +69,7 @@ SmallVector<ConfigAttr> space(MLIRContext *context, const TargetInfo &target,
 
 } // namespace
 
-LogicalResult VulkanMeanPooling::verifyConfig(MeanPoolingOp op,
-                                              ConfigAttr attr,
+LogicalResult VulkanMeanPooling::verifyConfig(MeanPoolingOp op, ConfigAttr attr,
                                               const TargetInfo &target,
                                               raw_ostream &reason) {
   return verify(attr, target, reason);
