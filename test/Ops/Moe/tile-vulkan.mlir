@@ -34,8 +34,8 @@
 // CHECK: arith.subi %thread_id_x, %c128
 // CHECK: gpu.barrier
 // The work list's tiles: a thread takes the tile of work item y.
-// CHECK: arith.cmpi slt, %[[ITEM]], %{{.*}}
 // CHECK: arith.cmpi sle, %{{.*}}, %[[ITEM]]
+// CHECK: arith.cmpi slt, %[[ITEM]], %{{.*}}
 // CHECK: memref.alloc() : memref<1024xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.alloc() : memref<1024xf32, #gpu.address_space<workgroup>>
 // The reduction runs under an scf.if (a loop of zero trips would leave its

@@ -197,9 +197,12 @@ std::array<Value, 3> GroupScan::findTile(Value item) {
     Value entry = e.add(first, i);
     Value begin, end;
     Value t = tiles(entry, begin, end);
-    Value hit = arith::AndIOp::create(
-        e.b, cmp(e, arith::CmpIPredicate::sle, acc[0], item),
-        cmp(e, arith::CmpIPredicate::slt, item, e.add(acc[0], t)));
+    // One statement per op: argument evaluation order is unspecified, and
+    // the IR (and its tests) must not depend on the compiler.
+    Value atOrAfter = cmp(e, arith::CmpIPredicate::sle, acc[0], item);
+    Value tileEnd = e.add(acc[0], t);
+    Value before = cmp(e, arith::CmpIPredicate::slt, item, tileEnd);
+    Value hit = arith::AndIOp::create(e.b, atOrAfter, before);
     auto ifOp = scf::IfOp::create(e.b, hit, /*withElseRegion=*/false);
     {
       OpBuilder::InsertionGuard guard(e.b);
