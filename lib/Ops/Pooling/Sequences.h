@@ -24,6 +24,16 @@ struct SequenceRange {
   Value start, end;
 };
 
+/// Indices of token row `row` (of the [rows, hidden] view of the tokens) at
+/// column `d`: [row, d] packed, [row / seq, row % seq, d] dense.
+inline SmallVector<Value> tokenIndices(Emitter &e, const MeanPoolingProblem &p,
+                                       Value row, Value d) {
+  if (p.packed)
+    return {row, d};
+  Value seq = e.index(p.seq);
+  return {e.div(row, seq), arith::RemSIOp::create(e.b, row, seq), d};
+}
+
 /// The clamped start of sequence `b` (an index in [0, batch]).
 inline Value packedStart(Emitter &e, const MeanPoolingProblem &p, Value cu,
                          Value b) {

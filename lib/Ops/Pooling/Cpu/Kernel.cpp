@@ -37,15 +37,6 @@ struct CpuPoolingPlan : MeanPoolingProblem {
   bool wholeBlocks() const { return hidden % blockD == 0; }
 };
 
-/// Indices of token row `row` (of the [rows, hidden] view) at column `d`.
-SmallVector<Value> tokenIndices(Emitter &e, const CpuPoolingPlan &p, Value row,
-                                Value d) {
-  if (p.packed)
-    return {row, d};
-  Value seq = e.index(p.seq);
-  return {e.div(row, seq), arith::RemSIOp::create(e.b, row, seq), d};
-}
-
 void buildForward(OpBuilder &builder, Location loc, const CpuPoolingPlan &p,
                   const MeanPoolingBuffers &buf) {
   Emitter e(builder, loc, p.lanes);

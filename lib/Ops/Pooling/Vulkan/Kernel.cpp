@@ -32,15 +32,6 @@ struct VulkanPoolingPlan : MeanPoolingProblem {
   int64_t dBlocks() const { return (hidden + blockD - 1) / blockD; }
 };
 
-/// Indices of token row `row` at column `d`.
-SmallVector<Value> tokenIndices(Emitter &e, const VulkanPoolingPlan &p,
-                                Value row, Value d) {
-  if (p.packed)
-    return {row, d};
-  Value seq = e.index(p.seq);
-  return {e.div(row, seq), arith::RemSIOp::create(e.b, row, seq), d};
-}
-
 /// Emits `body(column)` for this thread's column when it exists.
 void forMyColumn(Emitter &e, const VulkanPoolingPlan &p,
                  function_ref<void(Value)> body) {
