@@ -17,4 +17,6 @@ if [ ! -f "$BUILD/build.ninja" ]; then
   cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit "${LAUNCHER[@]}"
 fi
-ninja -C "$BUILD" -j "$JOBS" "$@"
+# Two builds of one tree (a developer and a helper) wait for each other
+# instead of writing the same files at once.
+exec flock "$BUILD/.build.lock" ninja -C "$BUILD" -j "$JOBS" "$@"

@@ -15,4 +15,5 @@ void mlir::ejk::registerAllOpFamilies(DialectRegistry &registry) {
   registerStateSpaceFamily(registry);
   registerMoeFamily(registry);
   registerPoolingFamily(registry);
+  registerPagedFamily(registry);
 }

@@ -18,6 +18,10 @@ const char *ejk::distributionKindName(InputDistribution::Kind kind) {
     return "cumulative_lengths";
   case InputDistribution::Kind::IntegerRange:
     return "integer_range";
+  case InputDistribution::Kind::ContextLengths:
+    return "context_lengths";
+  case InputDistribution::Kind::PageTable:
+    return "page_table";
   }
   return "normal";
 }
@@ -28,7 +32,9 @@ bool ejk::parseDistributionKind(const std::string &name,
        {InputDistribution::Kind::Normal, InputDistribution::Kind::Uniform,
         InputDistribution::Kind::GroupSizes,
         InputDistribution::Kind::CumulativeLengths,
-        InputDistribution::Kind::IntegerRange})
+        InputDistribution::Kind::IntegerRange,
+        InputDistribution::Kind::ContextLengths,
+        InputDistribution::Kind::PageTable})
     if (name == distributionKindName(k)) {
       kind = k;
       return true;
@@ -72,6 +78,47 @@ static std::vector<float> randomIntegers(const InputDistribution &d, int64_t n,
         first, std::max(first, static_cast<int64_t>(d.second)));
     for (float &v : values)
       v = static_cast<float>(range(rng));
+  } else if (d.kind == InputDistribution::Kind::ContextLengths) {
+    // Edge lengths (empty, one token, a page boundary, full) among uniform
+    // ones.
+    int64_t page = std::max<int64_t>(1, static_cast<int64_t>(d.second));
+    std::uniform_int_distribution<int64_t> any(0, std::max<int64_t>(first, 0));
+    std::uniform_int_distribution<int> pick(0, 7);
+    for (float &v : values) {
+      int64_t length = any(rng);
+      switch (pick(rng)) {
+      case 0:
+        length = 0;
+        break;
+      case 1:
+        length = std::min<int64_t>(first, 1);
+        break;
+      case 2:
+        length = length / page * page;
+        break;
+      case 3:
+        length = first;
+        break;
+      default:
+        break;
+      }
+      v = static_cast<float>(length);
+    }
+  } else if (d.kind == InputDistribution::Kind::PageTable) {
+    // A shuffled pool, dealt out in order, reshuffled when it runs out.
+    std::vector<int64_t> pool(static_cast<size_t>(std::max<int64_t>(first, 0)));
+    for (size_t i = 0; i < pool.size(); ++i)
+      pool[i] = static_cast<int64_t>(i);
+    size_t next = pool.size();
+    for (float &v : values) {
+      if (pool.empty())
+        break;
+      if (next == pool.size()) {
+        std::shuffle(pool.begin(), pool.end(), rng);
+        next = 0;
+      }
+      v = static_cast<float>(pool[next++]);
+    }
   } else if (d.kind == InputDistribution::Kind::GroupSizes) {
     // Half of the draws leave a few rows past the last group.
     std::uniform_int_distribution<int64_t> slack(0,

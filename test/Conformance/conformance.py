@@ -97,6 +97,26 @@ def POOL(name, b=3, s=20, h=32, family="mean_pooling", **opts):
     return Case(name, family, dict(b=b, s=s, h=h), opts, dtype, known)
 
 
+def PA(name, b=2, hq=4, hkv=4, d=32, s=16, lens=(37, 64), m=None, **opts):
+    """paged_attention: batch b, heads hq/hkv, head_dim d, page size s,
+    context lengths lens (one per sequence, so b == len(lens)), m pages per
+    table row (default: just enough for the longest sequence)."""
+    dtype = opts.pop("dtype", "f32")
+    known = opts.pop("known_difference", "")
+    assert b == len(lens), name
+    m = m or max(1, max(-(-n // s) for n in lens))
+    return Case(name, "paged", dict(b=b, hq=hq, hkv=hkv, d=d, s=s, m=m, lens=tuple(lens)),
+                opts, dtype, known)
+
+
+# ejKernel's XLA page_attention masks the tokens past context_lens with -1e9
+# and takes a plain softmax over every slot of the table row: with no token at
+# all that is the mean of V over the row's max_pages * page_size slots.
+PA_EMPTY = ("ejKernel's XLA page_attention averages V over every slot of the "
+            "table row for an empty sequence, ejk gives 0 (decode_attention "
+            "gives 0 and lse -inf, as ejk)")
+
+
 # ejKernel's XLA varlen mean_pooling slices every sequence with
 # dynamic_slice(x, (start, 0), (max_len, hidden)), which XLA clamps into the
 # array: a sequence that starts within max_len of the end is read from an
@@ -122,6 +142,14 @@ EMPTY_NAN = "ejKernel's mean of an empty sequence is NaN (0 / 0), ejk's is 0"
 #   state_space_v2 is a sequential scan with no chunk; ejk's result does
 #   not depend on it beyond rounding, so the cases set it and compare);
 #   ejKernel's use_gated_rmsnorm has no ejk counterpart.
+# - paged: ejKernel has no single function with ejk's options (below, at
+#   class PagedAttention): page_attention (XLA) has neither soft cap (raises)
+#   nor window (ignored) nor lse, decode_attention has no window, and
+#   unified_attention no lse. The window cases therefore leave ejk's lse out.
+#   ejKernel's k_scale/v_scale (ragged_page_attention_v3 only) and
+#   softmax_aux sinks have no ejk counterpart; sliding_window = 0 is not
+#   compared (ejKernel: "no window" in unified_attention, an error in
+#   ragged_page_attention_v3, no token in prefill_page_attention).
 CASES = [
     # flash_attention
     FA("fa_plain"),
@@ -190,6 +218,32 @@ CASES = [
     POOL("pool_grad_packed", family="mean_pooling_grad", cu=[0, 7, 20, 48]),
     POOL("pool_grad_packed_empty", family="mean_pooling_grad",
          cu=[0, 5, 5, 12, 30]),
+    # paged_attention (decode over a paged cache): page_attention where it
+    # applies, decode_attention with a soft cap, f16/bf16 or an empty
+    # sequence, unified_attention with a window (class PagedAttention).
+    PA("pa_plain"),
+    PA("pa_gqa", hq=8, hkv=2, lens=(50, 17)),
+    PA("pa_mqa", b=3, hq=8, hkv=1, lens=(20, 64, 33)),
+    PA("pa_shuffled_partial", b=4, hq=8, hkv=2, lens=(5, 33, 17, 48), m=5),
+    PA("pa_scale", softmax_scale=0.1),
+    PA("pa_len0", b=3, hq=8, hkv=2, lens=(0, 20, 9)),
+    PA("pa_len0_page_attention", b=3, hq=8, hkv=2, lens=(0, 20, 9),
+       ref="page_attention", known_difference=PA_EMPTY),
+    PA("pa_softcap", hq=8, hkv=2, logits_soft_cap=5.0, softmax_scale=0.3),
+    PA("pa_window", b=3, lens=(37, 5, 64), sliding_window=8),
+    PA("pa_window_1", hq=8, hkv=2, sliding_window=1),
+    PA("pa_page1", s=1, hq=8, hkv=2, lens=(13, 6)),
+    PA("pa_page1_window", s=1, lens=(13, 6), sliding_window=4),
+    PA("pa_d128", d=128, hq=8, hkv=2, lens=(300, 129)),
+    PA("pa_token_major", hq=8, hkv=2, lens=(50, 17), kv_layout="token_major"),
+    PA("pa_token_major_softcap", kv_layout="token_major", logits_soft_cap=2.0),
+    PA("pa_all", b=3, hq=8, hkv=2, lens=(100, 3, 70), kv_layout="token_major",
+       softmax_scale=0.1, logits_soft_cap=30.0, sliding_window=64),
+    PA("pa_f16", dtype="f16", hq=8, hkv=2, lens=(50, 17)),
+    PA("pa_bf16", dtype="bf16", lens=(40, 64)),
+    PA("pa_f16_cache", cache_dtype="f16", hq=8, hkv=2, lens=(50, 17)),
+    PA("pa_bf16_cache_token_major", cache_dtype="bf16", kv_layout="token_major",
+       hq=8, hkv=1, lens=(29, 64)),
 ]
 
 
@@ -553,10 +607,167 @@ class MeanPoolingGrad:
         return [np.asarray(dx)]
 
 
+class PagedAttention:
+    """ejk.paged_attention against ejKernel's paged decode functions.
+
+    ejKernel (0.0.80.3) spreads ejk's options over three public functions,
+    all with platform="xla"; each case uses the one that has its options:
+    - page_attention(q, kc, vc, lens, tables, attn_scale=): head-major
+      caches [pages, kv_heads, page_size, head_dim]; its XLA path raises on
+      attn_logits_soft_cap, ignores sliding_window, returns no lse, computes
+      in the input dtype, and averages V over the whole table row for an
+      empty sequence. Used for f32 cases without cap, window or empty row.
+    - decode_attention(q, kbuf, vbuf, tables, lens, page_size=,
+      softmax_scale=, logits_soft_cap=): token-major caches flattened to
+      [pages * page_size, kv_heads, head_dim]; f32 math; returns (out, lse)
+      with lse = -inf and out = 0 for an empty sequence. The lse of every
+      case without a window, and the output with a cap, f16/bf16, or an
+      empty sequence.
+    - unified_attention(q, kc, vc, lens, tables, arange(batch + 1),
+      softmax_scale=, sliding_window=, logits_soft_cap=): token-major
+      caches, one query per sequence at position len - 1 (causal); a window
+      w keeps the last w tokens. No lse: the window cases leave it out.
+    All three map query head h to kv head h // (num_heads / num_kv_heads)
+    and cap as cap * tanh(scale * q.k / cap).
+    """
+
+    # ejk's lse is -inf for an empty sequence, as decode_attention's: equal
+    # infinities compare equal (compare()).
+    matching_infinities = True
+
+    @staticmethod
+    def reference_name(c):
+        o = c.opts
+        if "ref" in o:
+            return o["ref"]
+        if "sliding_window" in o:
+            return "unified_attention"
+        if ("logits_soft_cap" in o or c.dtype != "f32" or "cache_dtype" in o
+                or 0 in c.dims["lens"]):
+            return "decode_attention"
+        return "page_attention"
+
+    @staticmethod
+    def has_lse(c):
+        return "sliding_window" not in c.opts
+
+    @staticmethod
+    def tables(c, rng):
+        """Shuffled pages, a sequence's pages distinct from the others'; the
+        entries past a sequence's last page are random pages in range (ejk
+        reads no entry past ceil(len / page_size), and refuses one out of
+        range). Returns (tables, number of pages)."""
+        d = c.dims
+        s, m = d["s"], d["m"]
+        used = [-(-n // s) for n in d["lens"]]
+        assert max(used) <= m, c.name
+        # Spare pages no sequence owns; at least num_kv_heads pages in all so
+        # that page_attention's layout guess (below) sees head-major.
+        pages = max(sum(used) + 3, d["hkv"])
+        perm = rng.permutation(pages)
+        tables = rng.integers(0, pages, (d["b"], m))
+        start = 0
+        for i, n in enumerate(used):
+            tables[i, :n] = perm[start:start + n]
+            start += n
+        return tables.astype(np.int32), pages
+
+    @staticmethod
+    def inputs(c, rng):
+        d, dt = c.dims, c.dtype
+        cdt = c.opts.get("cache_dtype", dt)
+        tables, pages = PagedAttention.tables(c, rng)
+        if c.opts.get("kv_layout", "head_major") == "head_major":
+            cache = (pages, d["hkv"], d["s"], d["d"])
+        else:
+            cache = (pages, d["s"], d["hkv"], d["d"])
+        def normal(shape, dtype):
+            return rng.standard_normal(shape, dtype=np.float32).astype(np_dtype(dtype))
+        return [("q", normal((d["b"], d["hq"], d["d"]), dt), dt),
+                ("kc", normal(cache, cdt), cdt), ("vc", normal(cache, cdt), cdt),
+                ("lens", np.array(d["lens"], np.int32), "i32"),
+                ("tables", tables, "i32")]
+
+    @staticmethod
+    def mlir(c, args):
+        o, d = c.opts, c.dims
+        attrs = []
+        if "kv_layout" in o:
+            attrs.append('kv_layout = "%s"' % o["kv_layout"])
+        if "softmax_scale" in o:
+            attrs.append("softmax_scale = %r : f32" % o["softmax_scale"])
+        if "logits_soft_cap" in o:
+            attrs.append("logits_soft_cap = %r : f32" % o["logits_soft_cap"])
+        if "sliding_window" in o:
+            attrs.append("sliding_window = %d : i64" % o["sliding_window"])
+        types = [ttype(a.shape, t) for _, a, t in args]
+        results = [ttype((d["b"], d["hq"], d["d"]), c.dtype)]
+        if PagedAttention.has_lse(c):
+            results.append(ttype((d["b"], d["hq"]), "f32"))
+        text = "ejk.paged_attention %q, %kc, %vc, %lens, %tables"
+        if attrs:
+            text += " {" + ", ".join(attrs) + "}"
+        text += " : %s -> %s" % (", ".join(types), ", ".join(results))
+        return text, results
+
+    @staticmethod
+    def reference(c, ins):
+        import jax.numpy as jnp
+        from ejkernel.modules.operations import (decode_attention, page_attention,
+                                                 unified_attention)
+        o, d = c.opts, c.dims
+        q, kc, vc = ins["q"], ins["kc"], ins["vc"]
+        lens, tables = jx(ins["lens"]), jx(ins["tables"])
+        # ejk's caches in both of ejKernel's layouts (head-major for
+        # page_attention, token-major for the others).
+        if o.get("kv_layout", "head_major") == "head_major":
+            khm, vhm = kc, vc
+            ktm, vtm = kc.transpose(0, 2, 1, 3), vc.transpose(0, 2, 1, 3)
+        else:
+            ktm, vtm = kc, vc
+            khm, vhm = kc.transpose(0, 2, 1, 3), vc.transpose(0, 2, 1, 3)
+        ktm, vtm = np.ascontiguousarray(ktm), np.ascontiguousarray(vtm)
+        khm, vhm = np.ascontiguousarray(khm), np.ascontiguousarray(vhm)
+        pages, s, hkv, hd = ktm.shape
+        scale = o.get("softmax_scale")
+        cap = o.get("logits_soft_cap")
+        lse = None
+        if PagedAttention.has_lse(c):
+            # decode_attention's buffers: token-major pages flattened to tokens.
+            out_d, lse = decode_attention(
+                jx(q), jx(ktm.reshape(pages * s, hkv, hd)), jx(vtm.reshape(pages * s, hkv, hd)),
+                tables, lens, softmax_scale=scale, page_size=s, logits_soft_cap=cap,
+                platform="xla")
+        name = PagedAttention.reference_name(c)
+        if name == "page_attention":
+            # The XLA path guesses the cache layout from num_heads: with at
+            # least num_kv_heads pages it takes these as head-major.
+            assert pages >= hkv or d["hq"] % pages != 0, c.name
+            assert cap is None and "sliding_window" not in o, c.name
+            out = page_attention(jx(q), jx(khm), jx(vhm), lens, tables,
+                                 attn_scale=scale, platform="xla")
+        elif name == "decode_attention":
+            assert lse is not None and "sliding_window" not in o, c.name
+            out = out_d
+        else:
+            # One query per sequence: it sits at position len - 1 and
+            # (causal) sees every cached token, or the last w of them.
+            qsl = jx(np.arange(d["b"] + 1, dtype=np.int32))
+            out = unified_attention(jx(q), jx(ktm), jx(vtm), lens, tables, qsl,
+                                    softmax_scale=scale, causal=True,
+                                    sliding_window=o.get("sliding_window"),
+                                    logits_soft_cap=cap, platform="xla")
+        res = [np.asarray(out)]
+        if lse is not None:
+            res.append(np.asarray(lse))
+        return res
+
+
 FAMILIES = {"flash_attention": FlashAttention, "selective_scan": SelectiveScan,
             "ssd": Ssd, "grouped_matmul": GroupedMatmul,
             "transposed_grouped_matmul": TransposedGroupedMatmul,
-            "mean_pooling": MeanPooling, "mean_pooling_grad": MeanPoolingGrad}
+            "mean_pooling": MeanPooling, "mean_pooling_grad": MeanPoolingGrad,
+            "paged": PagedAttention}
 
 
 # --- running ------------------------------------------------------------------
@@ -595,14 +806,21 @@ def run_ejk(ejk_run, argv):
 def compare(c, got, want):
     """Max abs error and whether every element is within tolerance."""
     atol, rtol = TOLERANCES[c.dtype]
+    # A family whose results may be infinite by definition (paged_attention's
+    # lse of an empty sequence is -inf) lets equal infinities agree.
+    same_inf = getattr(FAMILIES[c.family], "matching_infinities", False)
     worst, ok = 0.0, True
+    if len(got) != len(want):
+        return float("inf"), False
     for g, w in zip(got, want):
         g = np.asarray(g, np.float64)
         w = np.asarray(w, np.float64)
         if g.shape != w.shape:
             return float("inf"), False
-        err = np.abs(g - w)
-        if not np.all(np.isfinite(g)) or not np.all(np.isfinite(w)):
+        inf = (np.isinf(w) & (g == w)) if same_inf else np.zeros(w.shape, bool)
+        with np.errstate(invalid="ignore"):
+            err = np.where(inf, 0.0, np.abs(g - w))
+        if not np.all(np.isfinite(g) | inf) or not np.all(np.isfinite(w) | inf):
             ok = False  # NaN/inf never pass (no case has a fully masked row)
         ok = ok and bool(np.all(err <= atol + rtol * np.abs(w)))
         worst = max(worst, float(np.nanmax(err)) if err.size else 0.0)

@@ -551,6 +551,110 @@ POOLING_FILES = {
 }
 
 
+# --- paged -------------------------------------------------------------------
+
+class PagedAttention:
+    """One ejk.paged_attention entry: `pages` pages of `page` tokens, tables
+    of `maxp` pages per sequence (random inputs draw shuffled tables and
+    lengths in [0, maxp * page], some 0, 1 or full)."""
+
+    def __init__(self, name, b=3, hq=4, hkv=2, d=64, pages=32, page=16,
+                 maxp=8, dtype="f32", cache_dtype=None, token_major=False,
+                 cap=None, window=None, scale=None, lse=False, config=None,
+                 vulkan_config=None):
+        self.__dict__.update(locals())
+        del self.__dict__["self"]
+
+    def function(self, target="cpu"):
+        cache_dtype = self.cache_dtype or self.dtype
+        cache_shape = ([self.pages, self.page, self.hkv, self.d]
+                       if self.token_major else
+                       [self.pages, self.hkv, self.page, self.d])
+        q = tensor([self.b, self.hq, self.d], self.dtype)
+        kc = tensor(cache_shape, cache_dtype)
+        lens = tensor([self.b], "i32")
+        tables = tensor([self.b, self.maxp], "i32")
+        out = tensor([self.b, self.hq, self.d], self.dtype)
+        lse = tensor([self.b, self.hq], "f32")
+        attrs = []
+        if self.token_major:
+            attrs.append('kv_layout = "token_major"')
+        if self.scale is not None:
+            attrs.append(f"softmax_scale = {self.scale} : f32")
+        if self.cap is not None:
+            attrs.append(f"logits_soft_cap = {self.cap} : f32")
+        if self.window is not None:
+            attrs.append(f"sliding_window = {self.window} : i64")
+        results = f"{out}, {lse}" if self.lse else out
+        names = "%o, %lse" if self.lse else "%o"
+        signature = f"({results})" if self.lse else results
+        return (
+            f"func.func @{self.name}(%q: {q}, %kc: {kc}, %vc: {kc}, "
+            f"%lens: {lens}, %tables: {tables}) -> {signature} {{\n"
+            f"  {names} = ejk.paged_attention %q, %kc, %vc, %lens, %tables"
+            f"{attr_dict(self, attrs, target)}\n"
+            f"      : {q}, {kc}, {kc}, {lens}, {tables} -> {results}\n"
+            f"  return {names} : {results}\n}}\n")
+
+
+SPLITS = "block_k = 16, num_splits = 4"
+PAGED_FILES = {
+    "paged-attention-shapes.mlir": (
+        "ejk.paged_attention shapes: GQA ratios 1 to 64, head dims 16 to 256 "
+        "(odd ones too), pages of 1, 16 and 64 tokens, both page layouts, "
+        "tables that reuse pages, many sequences.",
+        [PagedAttention("mha", hq=4, hkv=4),
+         PagedAttention("gqa4", hq=8, hkv=2, d=128),
+         PagedAttention("gqa5", hq=10, hkv=2, d=32),
+         PagedAttention("gqa7", hq=7, hkv=1, d=64),
+         PagedAttention("mqa64", b=2, hq=64, hkv=1, d=32, maxp=4),
+         PagedAttention("odd_dim", hq=6, hkv=3, d=20),
+         PagedAttention("d256", b=2, hq=4, hkv=1, d=256, maxp=4),
+         PagedAttention("d16", hq=2, hkv=1, d=16),
+         PagedAttention("page1", hq=4, hkv=2, page=1, pages=100, maxp=40),
+         PagedAttention("page64", hq=4, hkv=2, page=64, pages=8, maxp=3),
+         PagedAttention("token_major", hq=8, hkv=2, token_major=True),
+         PagedAttention("token_major_page1", hq=4, hkv=2, page=1, pages=60,
+                        maxp=30, token_major=True),
+         PagedAttention("reused_pages", b=4, hq=4, hkv=2, pages=5, maxp=4),
+         PagedAttention("many_seqs", b=16, hq=4, hkv=2, d=32, maxp=4),
+         PagedAttention("long", b=2, hq=8, hkv=2, d=64, pages=160, maxp=64)]),
+    "paged-attention-options.mlir": (
+        "ejk.paged_attention options: soft cap, windows (longer and shorter "
+        "than the sequences), scale, lse, split keys with their combine, "
+        "tables of no pages and batches of no sequences.",
+        [PagedAttention("softcap", cap=5.0, scale=0.3),
+         PagedAttention("window", hq=8, hkv=2, window=20),
+         PagedAttention("window_1", window=1, lse=True),
+         PagedAttention("window_long", window=1000),
+         PagedAttention("lse", hq=8, hkv=2, lse=True),
+         PagedAttention("lse_empty_tables", b=2, maxp=1, page=1, pages=3,
+                        lse=True),
+         PagedAttention("splits", hq=8, hkv=2, lse=True, config=SPLITS,
+                        vulkan_config=SPLITS),
+         PagedAttention("splits_window", hq=4, hkv=1, window=37, lse=True,
+                        maxp=16, config=SPLITS, vulkan_config=SPLITS),
+         PagedAttention("splits_softcap_token_major", hq=4, hkv=2, cap=8.0,
+                        token_major=True, config="block_k = 32, num_splits = 3",
+                        vulkan_config="block_k = 32, num_splits = 3"),
+         PagedAttention("everything", b=4, hq=12, hkv=4, d=96, cap=30.0,
+                        scale=0.1, window=50, lse=True, token_major=True),
+         PagedAttention("no_pages", maxp=0, lse=True),
+         PagedAttention("no_sequences", b=0, lse=True)]),
+    "paged-attention-dtypes.mlir": (
+        "ejk.paged_attention element types: f16 and bf16 throughout, f32 "
+        "queries over f16 and bf16 caches.",
+        [PagedAttention("f16", hq=8, hkv=2, d=128, dtype="f16", lse=True),
+         PagedAttention("bf16", hq=8, hkv=2, d=64, dtype="bf16"),
+         PagedAttention("f32_over_f16", hq=4, hkv=2, cache_dtype="f16"),
+         PagedAttention("f32_over_bf16_token_major", hq=4, hkv=1,
+                        cache_dtype="bf16", token_major=True),
+         PagedAttention("f16_odd_dim", hq=4, hkv=2, d=40, dtype="f16"),
+         PagedAttention("bf16_splits", hq=4, hkv=2, dtype="bf16",
+                        config=SPLITS, vulkan_config=SPLITS)]),
+}
+
+
 # --- the families ----------------------------------------------------------
 
 class Family:
@@ -582,6 +686,9 @@ FAMILIES = [
                    "// CHECK-NOT: FAILED"],
            wide_vectors=True),
     Family("pooling", POOLING_FILES,
+           checks=["// CHECK: result 0 ({{.*}}): {{.*}}: ok",
+                   "// CHECK-NOT: FAILED"]),
+    Family("paged", PAGED_FILES,
            checks=["// CHECK: result 0 ({{.*}}): {{.*}}: ok",
                    "// CHECK-NOT: FAILED"]),
 ]

@@ -1,6 +1,7 @@
 //===- PagedOps.cpp - Verifiers of the paged attention family -------------===//
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
+#include "ejk/Ops/Paged/Config.h"
 
 #include "ShapeVerifier.h"
 #include "SoftmaxScale.h"
@@ -13,6 +14,8 @@ using namespace mlir::ejk;
 namespace {
 const StringRef kPages[] = {"num_pages", "page_size", "num_kv_heads",
                             "head_dim"};
+const StringRef kHeadMajorPages[] = {"num_pages", "num_kv_heads", "page_size",
+                                     "head_dim"};
 
 /// The key and value page pools of a paged op, once verified.
 struct PagedCache {
@@ -20,20 +23,25 @@ struct PagedCache {
 };
 } // namespace
 
-/// Checks the key and value page pools `[num_pages, page_size, num_kv_heads,
-/// head_dim]` against `query`, whose dims `headsDim` and `headDimDim` are
-/// num_heads and head_dim. The pools may have another float element type
-/// than `query` (e.g. an f16 cache read by f32 queries), but share one
-/// between them.
+/// Checks the key and value page pools against `query`, whose dims
+/// `headsDim` and `headDimDim` are num_heads and head_dim. The pools are
+/// `[num_pages, page_size, num_kv_heads, head_dim]` (token-major) or, with
+/// `headMajor`, `[num_pages, num_kv_heads, page_size, head_dim]`. They may
+/// have another float element type than `query` (e.g. an f16 cache read by
+/// f32 queries), but share one between them.
 static FailureOr<PagedCache>
 verifyPagedCache(ShapeVerifier &v, TypedValue<RankedTensorType> key,
                  StringRef keyName, TypedValue<RankedTensorType> value,
                  StringRef valueName, const NamedTensor &query,
-                 unsigned headsDim, unsigned headDimDim) {
-  FailureOr<NamedTensor> k = v.tensor(key, keyName, kPages);
+                 unsigned headsDim, unsigned headDimDim,
+                 bool headMajor = false) {
+  ArrayRef<StringRef> dims = headMajor ? ArrayRef<StringRef>(kHeadMajorPages)
+                                       : ArrayRef<StringRef>(kPages);
+  unsigned kvHeadsDim = headMajor ? 1 : 2;
+  FailureOr<NamedTensor> k = v.tensor(key, keyName, dims);
   if (failed(k))
     return failure();
-  FailureOr<NamedTensor> val = v.tensor(value, valueName, kPages);
+  FailureOr<NamedTensor> val = v.tensor(value, valueName, dims);
   if (failed(val))
     return failure();
   if (failed(v.isFloat(*k)) || failed(v.sameElement(*val, *k)))
@@ -42,7 +50,7 @@ verifyPagedCache(ShapeVerifier &v, TypedValue<RankedTensorType> key,
     if (failed(v.dimMatches(*val, i, *k, i)))
       return failure();
   if (failed(v.dimMatches(*k, 3, query, headDimDim)) ||
-      failed(v.dimDivides(*k, 2, query, headsDim)))
+      failed(v.dimDivides(*k, kvHeadsDim, query, headsDim)))
     return failure();
   return PagedCache{*k, *val};
 }
@@ -88,8 +96,7 @@ static LogicalResult verifyScaleAndCap(ShapeVerifier &v, FloatAttr scale,
 //===----------------------------------------------------------------------===//
 
 ArrayRef<StringRef> PagedAttentionOp::getConfigNames() {
-  static const StringRef names[] = {"block_k", "num_subgroups", "num_splits"};
-  return names;
+  return PagedAttentionConfig::names();
 }
 
 float PagedAttentionOp::getEffectiveSoftmaxScale() {
@@ -99,13 +106,18 @@ float PagedAttentionOp::getEffectiveSoftmaxScale() {
 
 LogicalResult PagedAttentionOp::verify() {
   ShapeVerifier v(*this);
+  std::optional<StringRef> layout = getKvLayout();
+  if (layout && *layout != "head_major" && *layout != "token_major")
+    return emitOpError("expects 'kv_layout' to be \"head_major\" or "
+                       "\"token_major\", got \"")
+           << *layout << "\"";
   FailureOr<NamedTensor> q =
       v.tensor(getQuery(), "query", {"batch", "num_heads", "head_dim"});
   if (failed(q) || failed(v.isFloat(*q)))
     return failure();
   if (failed(verifyPagedCache(v, getKeyCache(), "key_cache", getValueCache(),
                               "value_cache", *q, /*headsDim=*/1,
-                              /*headDimDim=*/2)))
+                              /*headDimDim=*/2, !isTokenMajor())))
     return failure();
   if (failed(verifyIndexTensor(v, getContextLens(), "context_lens", {"batch"},
                                *q, 0)) ||
@@ -114,9 +126,18 @@ LogicalResult PagedAttentionOp::verify() {
     return failure();
   if (failed(verifyScaleAndCap(v, getSoftmaxScaleAttr(),
                                getLogitsSoftCapAttr())) ||
-      failed(v.atLeast(getSlidingWindowAttr(), "sliding_window", 0)) ||
+      failed(v.atLeast(getSlidingWindowAttr(), "sliding_window", 1)) ||
       failed(verifySameAs(v, getOutput(), "output", *q)))
     return failure();
+  if (TypedValue<RankedTensorType> lseValue = getLse()) {
+    FailureOr<NamedTensor> lse =
+        v.tensor(lseValue, "lse", {"batch", "num_heads"});
+    if (failed(lse) ||
+        failed(v.elementIs(*lse, Float32Type::get(getContext()))) ||
+        failed(v.dimMatches(*lse, 0, *q, 0)) ||
+        failed(v.dimMatches(*lse, 1, *q, 1)))
+      return failure();
+  }
   return v.configNames(getConfigAttr(), getConfigNames());
 }
 

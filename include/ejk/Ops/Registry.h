@@ -24,6 +24,8 @@ void registerAttentionFamily(DialectRegistry &registry);
 void registerStateSpaceFamily(DialectRegistry &registry);
 void registerMoeFamily(DialectRegistry &registry);
 void registerPoolingFamily(DialectRegistry &registry);
+/// ejk.paged_attention (lib/Ops/Paged).
+void registerPagedFamily(DialectRegistry &registry);
 
 } // namespace mlir::ejk
 

@@ -33,6 +33,13 @@ struct InputDistribution {
     CumulativeLengths,
     /// Integers: uniform in [first, second].
     IntegerRange,
+    /// Integers: sequence lengths in [0, first] over pages of `second`
+    /// tokens (paged attention's context lengths): some 0, 1, a whole
+    /// number of pages or `first`, the rest uniform.
+    ContextLengths,
+    /// Integers: page indices in [0, first) (a paged cache's block table):
+    /// the pages of a shuffled pool, distinct while the pool lasts.
+    PageTable,
   };
   Kind kind = Kind::Normal;
   float first = 0.0f, second = 1.0f;

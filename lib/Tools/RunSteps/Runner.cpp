@@ -3,6 +3,7 @@
 #include "ejk/Tools/RunSteps/Runner.h"
 
 #include "ejk/Reference/Moe.h"
+#include "ejk/Reference/Paged.h"
 #include "ejk/Reference/Pooling.h"
 
 #include "ejk/Tools/RunSteps/NpyBridge.h"
@@ -63,21 +64,72 @@ static bool sameFile(const std::string &a, const std::string &b) {
          first.st_dev == second.st_dev && first.st_ino == second.st_ino;
 }
 
-/// What is wrong with an integer input whose meaning its op recorded as the
-/// distribution of its random values ("" when it is valid or has none).
-static std::string validateInput(const TensorSpec &spec,
-                                 const HostTensor &tensor) {
-  using Kind = InputDistribution::Kind;
-  if (spec.random.kind != Kind::GroupSizes &&
-      spec.random.kind != Kind::CumulativeLengths)
-    return "";
+static std::vector<int64_t> integersOf(const HostTensor &tensor) {
   std::vector<int64_t> values;
   for (float v : tensor.toFloats())
     values.push_back(static_cast<int64_t>(v));
-  int64_t rows = static_cast<int64_t>(spec.random.first);
+  return values;
+}
+
+/// What is wrong with a page table (`spec`, `tensor`) given the inputs read
+/// before it: the nearest earlier input of context lengths over as many
+/// sequences says which entries are read (paged attention's operand order;
+/// `earlierInputs` are described by the first entries of `specs`);
+/// without one, every entry must be a page.
+static std::string validatePageTable(const TensorSpec &spec,
+                                     const HostTensor &tensor,
+                                     const std::vector<TensorSpec> &specs,
+                                     const std::vector<HostTensor> &earlierInputs) {
+  int64_t numPages = static_cast<int64_t>(spec.random.first);
+  int64_t pageSize =
+      std::max<int64_t>(1, static_cast<int64_t>(spec.random.second));
+  int64_t sequences = spec.shape.empty() ? 0 : spec.shape[0];
+  int64_t maxPages = spec.shape.size() < 2 ? 0 : spec.shape[1];
+  std::vector<int64_t> table = integersOf(tensor);
+  for (size_t j = earlierInputs.size(); j-- > 0;) {
+    const TensorSpec &lens = specs[j];
+    if (lens.random.kind != InputDistribution::Kind::ContextLengths ||
+        lens.shape != std::vector<int64_t>{sequences})
+      continue;
+    return reference::checkPageTables(integersOf(earlierInputs[j]), table,
+                                      maxPages, pageSize, numPages);
+  }
+  std::vector<int64_t> full(sequences, maxPages * pageSize);
+  return reference::checkPageTables(full, table, maxPages, pageSize, numPages);
+}
+
+/// What is wrong with an integer input whose meaning its op recorded as the
+/// distribution of its random values ("" when it is valid or has none).
+/// Inputs that depend on others (page tables on lengths) see the inputs
+/// read before them (`earlierInputs`, described by the first entries of
+/// `specs`).
+static std::string validateInput(const TensorSpec &spec,
+                                 const HostTensor &tensor,
+                                 const std::vector<TensorSpec> &specs,
+                                 const std::vector<HostTensor> &earlierInputs) {
+  using Kind = InputDistribution::Kind;
+  int64_t bound = static_cast<int64_t>(spec.random.first);
+  if (spec.random.kind == Kind::ContextLengths) {
+    std::vector<int64_t> lengths = integersOf(tensor);
+    for (size_t i = 0; i < lengths.size(); ++i)
+      if (lengths[i] < 0 || lengths[i] > bound)
+        return "invalid context lengths: entry " + std::to_string(i) +
+               " is " + std::to_string(lengths[i]) + ", outside [0, " +
+               std::to_string(bound) + "] (the tokens its page table holds)";
+    return "";
+  }
+  if (spec.random.kind == Kind::PageTable) {
+    std::string why =
+        validatePageTable(spec, tensor, specs, earlierInputs);
+    return why.empty() ? "" : "invalid page table: " + why;
+  }
+  if (spec.random.kind != Kind::GroupSizes &&
+      spec.random.kind != Kind::CumulativeLengths)
+    return "";
+  std::vector<int64_t> values = integersOf(tensor);
   std::string why = spec.random.kind == Kind::GroupSizes
-                        ? reference::checkGroupSizes(values, rows)
-                        : reference::checkCuSeqlens(values, rows);
+                        ? reference::checkGroupSizes(values, bound)
+                        : reference::checkCuSeqlens(values, bound);
   if (why.empty())
     return "";
   return (spec.random.kind == Kind::GroupSizes ? "invalid group sizes: "
@@ -127,7 +179,8 @@ bool ejk::prepareInputs(const EntrySignature &signature,
       return false;
     }
     if (request.validateInputs) {
-      std::string invalid = validateInput(spec, tensor);
+      std::string invalid = validateInput(
+          spec, tensor, signature.inputs, inputs);
       if (!invalid.empty()) {
         error = "argument " + std::to_string(i) + " ('" + files[i] +
                 "'): " + invalid +

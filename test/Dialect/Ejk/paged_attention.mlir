@@ -3,14 +3,14 @@
 // RUN: ejk-opt %s -split-input-file | ejk-opt -split-input-file | FileCheck %s
 // RUN: ejk-opt %s -split-input-file -mlir-print-op-generic | ejk-opt -split-input-file | FileCheck %s
 
-// GQA 32:8, f32 queries over an f16 cache.
+// GQA 32:8, f32 queries over an f16 cache (vLLM's token-major pages).
 // CHECK-LABEL: func.func @mixed_precision
 // CHECK-SAME: (%[[Q:.*]]: tensor<8x32x128xf32>, %[[KC:.*]]: tensor<1024x16x8x128xf16>, %[[VC:.*]]: tensor<1024x16x8x128xf16>, %[[LENS:.*]]: tensor<8xi32>, %[[TABLES:.*]]: tensor<8x256xi32>)
-// CHECK: %[[O:.*]] = ejk.paged_attention %[[Q]], %[[KC]], %[[VC]], %[[LENS]], %[[TABLES]] : tensor<8x32x128xf32>, tensor<1024x16x8x128xf16>, tensor<1024x16x8x128xf16>, tensor<8xi32>, tensor<8x256xi32> -> tensor<8x32x128xf32>
+// CHECK: %[[O:.*]] = ejk.paged_attention %[[Q]], %[[KC]], %[[VC]], %[[LENS]], %[[TABLES]] {kv_layout = "token_major"} : tensor<8x32x128xf32>, tensor<1024x16x8x128xf16>, tensor<1024x16x8x128xf16>, tensor<8xi32>, tensor<8x256xi32> -> tensor<8x32x128xf32>
 // CHECK: return %[[O]]
 func.func @mixed_precision(%q: tensor<8x32x128xf32>, %kc: tensor<1024x16x8x128xf16>, %vc: tensor<1024x16x8x128xf16>,
                            %lens: tensor<8xi32>, %tables: tensor<8x256xi32>) -> tensor<8x32x128xf32> {
-  %o = ejk.paged_attention %q, %kc, %vc, %lens, %tables
+  %o = ejk.paged_attention %q, %kc, %vc, %lens, %tables {kv_layout = "token_major"}
       : tensor<8x32x128xf32>, tensor<1024x16x8x128xf16>, tensor<1024x16x8x128xf16>, tensor<8xi32>, tensor<8x256xi32>
       -> tensor<8x32x128xf32>
   return %o : tensor<8x32x128xf32>
@@ -18,17 +18,18 @@ func.func @mixed_precision(%q: tensor<8x32x128xf32>, %kc: tensor<1024x16x8x128xf
 
 // -----
 
-// Every attribute; MQA, bf16 throughout; a window of 0 sees the last token only.
+// Every attribute; MQA, bf16 throughout (head-major pages, the default); a
+// window of 1 sees the last token only; the lse result.
 // CHECK-LABEL: func.func @all_options
 // CHECK: ejk.paged_attention
-// CHECK-SAME: {config = #ejk.config<block_k = 256, num_splits = 4, num_subgroups = 2>, logits_soft_cap = 5.000000e+01 : f32, sliding_window = 0 : i64, softmax_scale = 0.0883789062 : f32}
-// CHECK-SAME: : tensor<2x16x128xbf16>, tensor<64x32x1x128xbf16>, tensor<64x32x1x128xbf16>, tensor<2xi32>, tensor<2x32xi32> -> tensor<2x16x128xbf16>
-func.func @all_options(%q: tensor<2x16x128xbf16>, %kc: tensor<64x32x1x128xbf16>, %vc: tensor<64x32x1x128xbf16>,
-                       %lens: tensor<2xi32>, %tables: tensor<2x32xi32>) -> tensor<2x16x128xbf16> {
-  %o = ejk.paged_attention %q, %kc, %vc, %lens, %tables
-      {softmax_scale = 0.08837890625 : f32, logits_soft_cap = 50.0 : f32, sliding_window = 0 : i64,
-       config = #ejk.config<block_k = 256, num_subgroups = 2, num_splits = 4>}
-      : tensor<2x16x128xbf16>, tensor<64x32x1x128xbf16>, tensor<64x32x1x128xbf16>, tensor<2xi32>, tensor<2x32xi32>
-      -> tensor<2x16x128xbf16>
-  return %o : tensor<2x16x128xbf16>
+// CHECK-SAME: {config = #ejk.config<block_k = 256, num_splits = 4, num_subgroups = 2>, kv_layout = "head_major", logits_soft_cap = 5.000000e+01 : f32, sliding_window = 1 : i64, softmax_scale = 0.0883789062 : f32}
+// CHECK-SAME: : tensor<2x16x128xbf16>, tensor<64x1x32x128xbf16>, tensor<64x1x32x128xbf16>, tensor<2xi32>, tensor<2x32xi32> -> tensor<2x16x128xbf16>, tensor<2x16xf32>
+func.func @all_options(%q: tensor<2x16x128xbf16>, %kc: tensor<64x1x32x128xbf16>, %vc: tensor<64x1x32x128xbf16>,
+                       %lens: tensor<2xi32>, %tables: tensor<2x32xi32>) -> (tensor<2x16x128xbf16>, tensor<2x16xf32>) {
+  %o, %lse = ejk.paged_attention %q, %kc, %vc, %lens, %tables
+      {softmax_scale = 0.08837890625 : f32, logits_soft_cap = 50.0 : f32, sliding_window = 1 : i64,
+       kv_layout = "head_major", config = #ejk.config<block_k = 256, num_subgroups = 2, num_splits = 4>}
+      : tensor<2x16x128xbf16>, tensor<64x1x32x128xbf16>, tensor<64x1x32x128xbf16>, tensor<2xi32>, tensor<2x32xi32>
+      -> tensor<2x16x128xbf16>, tensor<2x16xf32>
+  return %o, %lse : tensor<2x16x128xbf16>, tensor<2x16xf32>
 }

@@ -9,51 +9,62 @@
 #define EJK_DIALECT_EJK_PAGEDOPS_TD
 
 def Ejk_PagedAttentionOp : Ejk_Op<"paged_attention", [Pure]> {
-  let summary = "Decode attention over a paged KV cache (vLLM layout)";
+  let summary = "Decode attention over a paged KV cache";
   let description = [{
     One new query token per sequence attends over that sequence's cached
-    keys and values, which live in fixed-size pages of a shared pool (vLLM's
-    PagedAttention, token-major pages).
+    keys and values, which live in fixed-size pages of a shared pool
+    (ejKernel's `page_attention`, vLLM's PagedAttention).
 
     Layout:
     - `query`: `[batch, num_heads, head_dim]`, f32, f16 or bf16
-    - `key_cache`: `[num_pages, page_size, num_kv_heads, head_dim]`, f32,
-      f16 or bf16; it may differ from the element type of `query` (e.g. an
-      f16 cache read by f32 queries)
-    - `value_cache`: `[num_pages, page_size, num_kv_heads, head_dim]`, the
-      shape and element type of `key_cache`
+    - `key_cache`: the pages, f32, f16 or bf16, in the layout `kv_layout`
+      names: `"head_major"` (the default, ejKernel's):
+      `[num_pages, num_kv_heads, page_size, head_dim]`; `"token_major"`
+      (vLLM's and FlashInfer's): `[num_pages, page_size, num_kv_heads,
+      head_dim]`. Its element type may differ from that of `query` (an f16
+      cache read by f32 queries)
+    - `value_cache`: the shape and element type of `key_cache`
     - `context_lens`: `[batch]`, i32: the number of cached tokens of each
       sequence
     - `block_tables`: `[batch, max_pages_per_seq]`, i32: the pages of each
       sequence, in token order
     - result `output`: `[batch, num_heads, head_dim]`, the element type of
       `query`
+    - result `lse` (optional): `[batch, num_heads]`, f32, the natural log
+      of each row's softmax denominator (`-inf` for an empty sequence)
 
     `num_heads` must be a multiple of `num_kv_heads`: query head `h` reads
-    cache head `h / (num_heads / num_kv_heads)`. Token `t` of sequence `b`
-    is at page `block_tables[b, t / page_size]`, slot `t % page_size`.
+    cache head `h' = h / (num_heads / num_kv_heads)`. Token `t` of sequence
+    `b` is at page `block_tables[b, t / page_size]`, slot `t % page_size`.
 
     Reference formula, for each sequence `b`, head `h`, with
-    `L = context_lens[b]`:
+    `L = context_lens[b]` (clamped to `[0, max_pages_per_seq * page_size]`):
     ```
-    K_t = key_cache[block_tables[b, t / page_size], t % page_size, h']
-    V_t = value_cache[block_tables[b, t / page_size], t % page_size, h']
+    K_t = key_cache[page(b, t), h', t % page_size]     (head_major)
+    V_t = value_cache[page(b, t), h', t % page_size]
     s_t = softmax_scale * dot(query[b,h], K_t)
     s_t = cap * tanh(s_t / cap)                  if logits_soft_cap = cap
-    allowed(t) = 0 <= t < L && (!sliding_window || L - 1 - t <= sliding_window)
-    output[b,h] = sum_{allowed t} softmax(s)_t * V_t
+    allowed(t) = 0 <= t < L && (!sliding_window || L - 1 - t < sliding_window)
+    lse[b,h]    = log(sum_{allowed t} exp(s_t))
+    output[b,h] = sum_{allowed t} exp(s_t - lse[b,h]) * V_t
     ```
-    so `sliding_window = w` attends to the last `w + 1` tokens only.
-    `softmax_scale` defaults to `1/sqrt(head_dim)`. Cache elements are
-    converted to f32 and accumulation is in f32. A sequence with `L = 0`
-    gives an output of 0. Entries of `block_tables` past
-    `ceil(L / page_size)` are not read.
+    so `sliding_window = w` attends to the last `w` tokens (ejKernel's
+    convention). `softmax_scale` defaults to `1/sqrt(head_dim)`. Cache
+    elements are converted to f32 and accumulation is in f32. A sequence
+    with `L = 0` gives an output of 0 and `lse = -inf`. Entries of
+    `block_tables` past `ceil(L / page_size)` are not read; a page index
+    outside `[0, num_pages)` is clamped into it by the kernels (never an
+    out-of-bounds read), and `ejk-run` refuses such tables unless told
+    otherwise (`--validate-inputs=false`).
+
+    Split-K (ejKernel's `num_splits`) is a config entry, not an attribute:
+    it changes the schedule, never the result beyond rounding.
 
     ```mlir
-    %o = ejk.paged_attention %q, %kc, %vc, %lens, %tables
-        : tensor<8x32x128xf16>, tensor<1024x16x8x128xf16>,
-          tensor<1024x16x8x128xf16>, tensor<8xi32>, tensor<8x256xi32>
-        -> tensor<8x32x128xf16>
+    %o, %lse = ejk.paged_attention %q, %kc, %vc, %lens, %tables
+        : tensor<8x32x128xf16>, tensor<1024x8x16x128xf16>,
+          tensor<1024x8x16x128xf16>, tensor<8xi32>, tensor<8x256xi32>
+        -> tensor<8x32x128xf16>, tensor<8x32xf32>
     ```
   }];
   let arguments = (ins
@@ -65,13 +76,18 @@ def Ejk_PagedAttentionOp : Ejk_Op<"paged_attention", [Pure]> {
     OptionalAttr<F32Attr>:$softmax_scale,
     OptionalAttr<F32Attr>:$logits_soft_cap,
     OptionalAttr<I64Attr>:$sliding_window,
+    OptionalAttr<StrAttr>:$kv_layout,
     OptionalAttr<Ejk_ConfigAttr>:$config
   );
-  let results = (outs AnyRankedTensor:$output);
+  let results = (outs
+    AnyRankedTensor:$output,
+    Optional<AnyRankedTensor>:$lse
+  );
   let assemblyFormat = [{
     $query `,` $key_cache `,` $value_cache `,` $context_lens `,` $block_tables
     attr-dict `:` type($query) `,` type($key_cache) `,` type($value_cache) `,`
     type($context_lens) `,` type($block_tables) `->` type($output)
+    (`,` type($lse)^)?
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -79,6 +95,11 @@ def Ejk_PagedAttentionOp : Ejk_Op<"paged_attention", [Pure]> {
     static ::llvm::ArrayRef<::llvm::StringRef> getConfigNames();
     /// `softmax_scale`, or `1/sqrt(head_dim)` when it is absent.
     float getEffectiveSoftmaxScale();
+    /// Whether the cache pages are `[num_pages, page_size, num_kv_heads,
+    /// head_dim]` (`kv_layout = "token_major"`); head-major otherwise.
+    bool isTokenMajor() {
+      return getKvLayout() == ::llvm::StringRef("token_major");
+    }
   }];
 }
 

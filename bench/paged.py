@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Paged decode attention on the CPU: ejk against ejKernel's XLA path and
+the machine's read bandwidth, in one run (docs/ops/paged.md, "Speed").
+
+    python3 bench/paged.py [--build build] [--runs 20] [--threads 2]
+                           [--workloads decode-paged,decode-paged-f16,...]
+
+Each workload is drawn once (numpy, seed 0) and written as .npy: queries
+N(0, 1), caches N(0, 1), every sequence full, block tables a shuffled
+permutation of the pages (no two neighbours adjacent in memory). ejk runs
+`ejk-run --bench` on them (the kernel's time as the runtime measures it,
+median of --runs); ejKernel's `page_attention` (XLA, jit) runs in
+.venv-conformance on the same arrays (median of --runs after two warm-ups);
+`ejk-cpu-peak THREADS 512` measures the read bandwidth before and after.
+GB/s counts the compulsory traffic: K and V of every sequence's tokens
+once, plus queries and outputs. The dense flash_attention decode of the
+same shape (decode-gqa of WORKLOADS.md) runs in the same process as a
+yardstick.
+
+Threads: ejk gets EJK_NUM_THREADS = --threads; XLA runs pinned
+(taskset) to as many cores.
+"""
+import argparse, json, os, re, subprocess, sys, tempfile, time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# id: (batch, heads, kv heads, head dim, context, page size, cache dtype,
+#      layout)
+WORKLOADS = {
+    "decode-paged": (1, 32, 8, 128, 4096, 16, "f32", "head_major"),
+    "decode-paged-f16": (1, 32, 8, 128, 4096, 16, "f16", "head_major"),
+    "decode-paged-token-major": (1, 32, 8, 128, 4096, 16, "f32", "token_major"),
+    "decode-paged-b8": (8, 32, 8, 128, 1024, 16, "f32", "head_major"),
+}
+NP = {"f32": np.float32, "f16": np.float16}
+
+
+def tensor(shape, dtype):
+    return "tensor<" + "x".join(map(str, shape)) + f"x{dtype}>"
+
+
+def arrays(spec):
+    b, h, hkv, d, ctx, page, cdt, layout = spec
+    rng = np.random.default_rng(0)
+    pages_per_seq = ctx // page
+    pages = b * pages_per_seq
+    cache_shape = ((pages, hkv, page, d) if layout == "head_major"
+                   else (pages, page, hkv, d))
+    q = rng.standard_normal((b, h, d), dtype=np.float32)
+    kc = rng.standard_normal(cache_shape, dtype=np.float32).astype(NP[cdt])
+    vc = rng.standard_normal(cache_shape, dtype=np.float32).astype(NP[cdt])
+    lens = np.full((b,), ctx, dtype=np.int32)
+    tables = rng.permutation(pages).astype(np.int32).reshape(b, pages_per_seq)
+    return q, kc, vc, lens, tables
+
+
+def paged_ir(spec, arrs):
+    layout = spec[7]
+    q, kc, vc, lens, tables = arrs
+    dt = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16"}
+    types = [tensor(a.shape, "i32" if a.dtype == np.int32 else dt[a.dtype])
+             for a in arrs]
+    out = tensor(q.shape, "f32")
+    attrs = ' {kv_layout = "token_major"}' if layout == "token_major" else ""
+    return (f"func.func @main(%q: {types[0]}, %kc: {types[1]}, %vc: {types[2]}, "
+            f"%lens: {types[3]}, %tables: {types[4]}) -> {out} {{\n"
+            f"  %o = ejk.paged_attention %q, %kc, %vc, %lens, %tables{attrs}\n"
+            f"      : {', '.join(types)} -> {out}\n"
+            f"  return %o : {out}\n}}\n")
+
+
+def dense_ir(spec):
+    b, h, hkv, d, ctx = spec[:5]
+    q = tensor((b, 1, h, d), "f32")
+    kv = tensor((b, ctx, hkv, d), "f32")
+    return (f"func.func @main(%q: {q}, %k: {kv}, %v: {kv}) -> {q} {{\n"
+            f"  %o = ejk.flash_attention %q, %k, %v : {q}, {kv}, {kv} -> {q}\n"
+            f"  return %o : {q}\n}}\n")
+
+
+def ejk_time(bindir, ir, inputs, runs, threads, work):
+    path = os.path.join(work, "entry.mlir")
+    open(path, "w").write(ir)
+    argv = [os.path.join(bindir, "ejk-run"), path, "--entry", "main",
+            "--bench", str(runs)]
+    if inputs:
+        for i, a in enumerate(inputs):
+            p = os.path.join(work, f"in{i}.npy")
+            np.save(p, a)
+            argv += ["--input", p]
+    else:
+        argv += ["--random-inputs", "1"]
+    env = dict(os.environ, EJK_NUM_THREADS=str(threads))
+    r = subprocess.run(argv, capture_output=True, text=True, env=env)
+    m = re.search(r"median ([0-9.]+) ms, min ([0-9.]+) ms", r.stdout + r.stderr)
+    if not m:
+        raise RuntimeError("ejk-run failed: " + (r.stderr or r.stdout)[-500:])
+    return float(m.group(1)), float(m.group(2))
+
+
+PEER = r'''
+import json, sys, time, os
+import numpy as np, jax
+jax.config.update("jax_platforms", "cpu")
+from ejkernel.modules import page_attention
+d = sys.argv[1]; runs = int(sys.argv[2])
+q, kc, vc, lens, tables = (np.load(os.path.join(d, f"in{i}.npy")) for i in range(5))
+if kc.dtype == np.float16:
+    q = q.astype(np.float16)
+scale = 1.0 / np.sqrt(q.shape[-1])
+f = jax.jit(lambda *a: page_attention(*a, attn_scale=scale, platform="xla"))
+args = [jax.numpy.asarray(a) for a in (q, kc, vc, lens, tables)]
+for _ in range(2):
+    f(*args).block_until_ready()
+times = []
+for _ in range(runs):
+    t = time.perf_counter(); f(*args).block_until_ready()
+    times.append(time.perf_counter() - t)
+times.sort()
+print(json.dumps({"median_ms": times[len(times) // 2] * 1e3, "min_ms": times[0] * 1e3}))
+'''
+
+
+def peer_time(work, runs, threads):
+    python = os.path.join(ROOT, ".venv-conformance", "bin", "python")
+    if not os.path.exists(python):
+        return None
+    env = dict(os.environ, EJKERNEL_AUTOTUNE_POLICY="heuristics",
+               OMP_NUM_THREADS=str(threads))
+    r = subprocess.run(["taskset", "-c", ",".join(map(str, range(threads))),
+                        python, "-c", PEER, work, str(runs)],
+                       capture_output=True, text=True, env=env)
+    if r.returncode:
+        return {"error": r.stderr.strip().splitlines()[-1][:200]}
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def read_gbs(bindir, threads):
+    r = subprocess.run([os.path.join(bindir, "ejk-cpu-peak"), str(threads), "512"],
+                       capture_output=True, text=True, check=True)
+    return json.loads(r.stdout)["read_gbps"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--workloads", default=",".join(WORKLOADS))
+    ap.add_argument("--no-peer", action="store_true")
+    args = ap.parse_args()
+    bindir = os.path.join(args.build, "bin")
+    before = read_gbs(bindir, args.threads)
+    rows = []
+    for wid in args.workloads.split(","):
+        spec = WORKLOADS[wid]
+        arrs = arrays(spec)
+        b, h, hkv, d, ctx, page, cdt, layout = spec
+        traffic = (2 * b * hkv * ctx * d * np.dtype(NP[cdt]).itemsize
+                   + 2 * b * h * d * 4 + arrs[4].nbytes)
+        with tempfile.TemporaryDirectory() as work:
+            med, mn = ejk_time(bindir, paged_ir(spec, arrs), arrs, args.runs,
+                               args.threads, work)
+            peer = None if args.no_peer else peer_time(work, args.runs, args.threads)
+        row = {"workload": wid, "shape": dict(B=b, Hq=h, Hkv=hkv, D=d, L=ctx,
+                                              page=page, cache=cdt, layout=layout),
+               "ejk_median_ms": med, "ejk_min_ms": mn,
+               "ejk_gbs": traffic / (med * 1e-3) / 1e9}
+        if peer and "median_ms" in peer:
+            row["ejkernel_xla_median_ms"] = peer["median_ms"]
+            row["speedup_vs_ejkernel"] = peer["median_ms"] / med
+        elif peer:
+            row["ejkernel_xla_error"] = peer["error"]
+        if b == 1 and cdt == "f32" and layout == "head_major":
+            with tempfile.TemporaryDirectory() as work:
+                dmed, _ = ejk_time(bindir, dense_ir(spec), None, args.runs,
+                                   args.threads, work)
+            row["dense_flash_attention_median_ms"] = dmed
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    after = read_gbs(bindir, args.threads)
+    summary = {"read_gbs_before": before, "read_gbs_after": after,
+               "threads": args.threads, "rows": rows}
+    for row in rows:
+        row["pct_of_read_bw"] = 100 * row["ejk_gbs"] / max(before, after)
+    print(json.dumps(summary, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+//===- Config.h - the typed config of paged attention -----------*- C++ -*-===//
+//
+// Each `#ejk.config` entry of `ejk.paged_attention` is spelled once, here;
+// the verifier (which names it accepts), the config rules (which values are
+// valid on a target) and the kernels all read this struct.
+//
+//   block_k        tokens per step of the online softmax (CPU: the scores
+//                  of a step are kept in a scratch row; Vulkan: tokens a
+//                  workgroup reads per step, one per team of threads)
+//   num_splits     workgroups the tokens of one (sequence, KV head) are
+//                  split over, merged by a combine dispatch
+//                  (flash-decoding; ejKernel's `num_splits`)
+//   num_subgroups  subgroups per workgroup (Vulkan only)
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_OPS_PAGED_CONFIG_H
+#define EJK_OPS_PAGED_CONFIG_H
+
+#include "ejk/Dialect/Ejk/EjkAttrs.h"
+#include "ejk/Ops/ConfigNames.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace mlir::ejk {
+
+struct PagedAttentionConfig {
+  static constexpr llvm::StringLiteral kBlockK = "block_k";
+  static constexpr llvm::StringLiteral kNumSplits = "num_splits";
+  static constexpr llvm::StringLiteral kNumSubgroups = "num_subgroups";
+
+  static llvm::ArrayRef<llvm::StringRef> names() {
+    static const llvm::StringRef all[] = {kBlockK, kNumSplits, kNumSubgroups};
+    return all;
+  }
+
+  int64_t blockK = 0;
+  int64_t numSplits = 1;
+  std::optional<int64_t> numSubgroups;
+
+  /// Reads `config`; fails with `reason` when `block_k` is missing, an
+  /// entry is unknown or a value is below 1.
+  static std::optional<PagedAttentionConfig> read(ConfigAttr config,
+                                                  llvm::raw_ostream &reason) {
+    if (failed(checkConfigNames(config, names(), reason)))
+      return std::nullopt;
+    std::optional<int64_t> k = config.lookup(kBlockK);
+    if (!k) {
+      reason << "config needs '" << kBlockK << "'";
+      return std::nullopt;
+    }
+    PagedAttentionConfig c;
+    c.blockK = *k;
+    c.numSplits = config.lookup(kNumSplits).value_or(1);
+    c.numSubgroups = config.lookup(kNumSubgroups);
+    if (c.blockK < 1 || c.numSplits < 1 ||
+        (c.numSubgroups && *c.numSubgroups < 1)) {
+      reason << "config entries must be at least 1";
+      return std::nullopt;
+    }
+    return c;
+  }
+
+  /// The attribute with the entries that are set (`num_splits` only when
+  /// above 1).
+  ConfigAttr toAttr(MLIRContext *context) const {
+    llvm::SmallVector<std::pair<llvm::StringRef, int64_t>> values = {
+        {kBlockK, blockK}};
+    if (numSplits > 1)
+      values.emplace_back(kNumSplits, numSplits);
+    if (numSubgroups)
+      values.emplace_back(kNumSubgroups, *numSubgroups);
+    return ConfigAttr::get(context, values);
+  }
+};
+
+} // namespace mlir::ejk
+
+#endif // EJK_OPS_PAGED_CONFIG_H

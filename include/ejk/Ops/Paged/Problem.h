@@ -1,0 +1,75 @@
+//===- Problem.h - paged attention, as kernels see it -----------*- C++ -*-===//
+//
+// The sizes and options of one `ejk.paged_attention` that the config rules
+// and every kernel builder (CPU, Vulkan) need, and the dispatch buffers
+// they read and write.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_OPS_PAGED_PROBLEM_H
+#define EJK_OPS_PAGED_PROBLEM_H
+
+#include "mlir/IR/Types.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace mlir::ejk {
+
+class DispatchRewriter;
+class PagedAttentionOp;
+
+struct PagedAttentionProblem {
+  int64_t batch = 0, numHeads = 0, numKvHeads = 0, headDim = 0;
+  int64_t numPages = 0, pageSize = 0, maxPagesPerSeq = 0;
+  /// Pages are [num_pages, page_size, num_kv_heads, head_dim] when true,
+  /// [num_pages, num_kv_heads, page_size, head_dim] otherwise.
+  bool tokenMajor = false;
+  float softmaxScale = 1.0f;
+  std::optional<float> softCap;
+  /// Tokens a query sees: the last `window` of its sequence.
+  std::optional<int64_t> window;
+  bool hasLse = false;
+  Type queryType, cacheType;
+
+  /// Query heads per KV head.
+  int64_t groupSize() const { return numHeads / numKvHeads; }
+  /// The most tokens a sequence can hold: its table's pages, full.
+  int64_t maxContext() const { return maxPagesPerSeq * pageSize; }
+  /// Dims of token `slot` of KV head `kvHead` in page `page`, in the
+  /// cache's layout order (the caller passes index Values).
+  template <typename T>
+  llvm::SmallVector<T> cacheIndices(T page, T slot, T kvHead, T d) const {
+    if (tokenMajor)
+      return {page, slot, kvHead, d};
+    return {page, kvHead, slot, d};
+  }
+};
+
+struct PagedAttentionBuffers {
+  Value query, keyCache, valueCache, contextLens, blockTables;
+  /// Results; `lse` is null when the op has none.
+  Value output, lse;
+
+  SmallVector<Value> all() const {
+    return {query,       keyCache, valueCache, contextLens,
+            blockTables, output,   lse};
+  }
+};
+
+PagedAttentionProblem readPagedAttentionProblem(PagedAttentionOp op);
+
+/// The buffers of the op's dispatch (the rewriter notes missing ones for
+/// its checkDispatchForm).
+PagedAttentionBuffers findPagedAttentionBuffers(PagedAttentionOp op,
+                                                DispatchRewriter &rewriter);
+
+/// FLOPs of the two matmuls over every cached token (4 * B * H * L * D with
+/// L = max_pages_per_seq * page_size, the bound the kernel is built for).
+int64_t pagedAttentionFlops(const PagedAttentionProblem &p);
+
+} // namespace mlir::ejk
+
+#endif // EJK_OPS_PAGED_PROBLEM_H

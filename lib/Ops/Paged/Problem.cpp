@@ -1,0 +1,53 @@
+//===- Problem.cpp - reading paged attention ------------------------------===//
+
+#include "ejk/Ops/Paged/Problem.h"
+
+#include "ejk/Dialect/Ejk/EjkOps.h"
+#include "ejk/Ops/DispatchRewriter.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+PagedAttentionProblem mlir::ejk::readPagedAttentionProblem(PagedAttentionOp op) {
+  PagedAttentionProblem p;
+  RankedTensorType query = op.getQuery().getType();
+  RankedTensorType cache = op.getKeyCache().getType();
+  p.batch = query.getDimSize(0);
+  p.numHeads = query.getDimSize(1);
+  p.headDim = query.getDimSize(2);
+  p.tokenMajor = op.isTokenMajor();
+  p.numPages = cache.getDimSize(0);
+  p.pageSize = cache.getDimSize(p.tokenMajor ? 1 : 2);
+  p.numKvHeads = cache.getDimSize(p.tokenMajor ? 2 : 1);
+  p.maxPagesPerSeq = op.getBlockTables().getType().getDimSize(1);
+  p.softmaxScale = op.getEffectiveSoftmaxScale();
+  if (FloatAttr cap = op.getLogitsSoftCapAttr())
+    p.softCap = cap.getValueAsDouble();
+  if (std::optional<uint64_t> window = op.getSlidingWindow())
+    p.window = static_cast<int64_t>(*window);
+  p.hasLse = op.getLse() != nullptr;
+  p.queryType = query.getElementType();
+  p.cacheType = cache.getElementType();
+  return p;
+}
+
+PagedAttentionBuffers
+mlir::ejk::findPagedAttentionBuffers(PagedAttentionOp op,
+                                     DispatchRewriter &rewriter) {
+  PagedAttentionBuffers buf;
+  buf.query = rewriter.buffer(op.getQuery());
+  buf.keyCache = rewriter.buffer(op.getKeyCache());
+  buf.valueCache = rewriter.buffer(op.getValueCache());
+  buf.contextLens = rewriter.buffer(op.getContextLens());
+  buf.blockTables = rewriter.buffer(op.getBlockTables());
+  buf.output = rewriter.destination(op.getOutput());
+  buf.lse = rewriter.destination(op.getLse());
+  return buf;
+}
+
+int64_t mlir::ejk::pagedAttentionFlops(const PagedAttentionProblem &p) {
+  int64_t tokens = p.maxContext();
+  if (p.window)
+    tokens = std::min(tokens, *p.window);
+  return 4 * p.batch * p.numHeads * tokens * p.headDim;
+}

@@ -1,0 +1,486 @@
+//===- Kernel.cpp - paged attention bodies for Vulkan ---------------------===//
+//
+// Flash-decoding over a paged cache (docs/ops/paged-vulkan.md). One
+// workgroup = (split, KV head x head chunk, sequence): it reads each token
+// of its share of the sequence once for all the query heads of its chunk.
+// Teams of `teamLanes` lanes take one token each per step; a lane dots its
+// slice of the head dim with its slices of the queries (kept in
+// registers), the team sums with XOR shuffles, and each team keeps an
+// online softmax (max, sum, accumulator slice) per head. No barrier runs
+// inside the token loop; at its end the teams of a subgroup merge with
+// shuffles and the subgroups through workgroup memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Paged/Vulkan/Kernel.h"
+
+#include "Common/CpuEmitter.h"
+
+#include "ejk/Dialect/Ejk/EjkOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+namespace {
+
+Value cmpI(Emitter &e, arith::CmpIPredicate pred, Value x, Value y) {
+  return arith::CmpIOp::create(e.b, pred, x, y);
+}
+Value divU(Emitter &e, Value x, int64_t y) {
+  return arith::DivUIOp::create(e.b, x, e.index(y));
+}
+Value remU(Emitter &e, Value x, int64_t y) {
+  return arith::RemUIOp::create(e.b, x, e.index(y));
+}
+Value fma(Emitter &e, Value x, Value y, Value acc) {
+  return math::FmaOp::create(e.b, x, y, acc);
+}
+Value loadIndex(Emitter &e, Value memref, ValueRange indices) {
+  Value v = memref::LoadOp::create(e.b, memref, indices);
+  return arith::IndexCastOp::create(e.b, e.b.getIndexType(), v);
+}
+Value loadF32(Emitter &e, Value memref, ValueRange indices) {
+  return e.toF32(memref::LoadOp::create(e.b, memref, indices));
+}
+void storeF32(Emitter &e, Value value, Value memref, ValueRange indices) {
+  Type elt = cast<MemRefType>(memref.getType()).getElementType();
+  memref::StoreOp::create(e.b, e.fromF32(value, elt), memref, indices);
+}
+
+/// `m`, or 0 where it is -inf: the shift of an exponent that stays finite
+/// for a row that has seen no token yet.
+Value finiteOrZero(Emitter &e, Value m) {
+  Value empty =
+      arith::CmpFOp::create(e.b, arith::CmpFPredicate::OEQ, m, e.negInf());
+  return e.select(empty, e.constF32(0.0f), m);
+}
+
+/// Combines `value` over the lanes whose subgroup ids differ only in the
+/// bits of [from, to) (powers of two) with XOR shuffles; every lane of such
+/// a group ends with the same bits.
+Value xorReduce(Emitter &e, Value value, bool isMax, int64_t from, int64_t to,
+                int64_t subgroupSize) {
+  for (int64_t offset = from; offset < to; offset *= 2) {
+    Value other = gpu::ShuffleOp::create(e.b, value, e.constI32(offset),
+                                         e.constI32(subgroupSize),
+                                         gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
+    value = isMax ? e.fmaxNoNaN(value, other) : e.fadd(value, other);
+  }
+  return value;
+}
+
+void emitIf(Emitter &e, Value cond, function_ref<void()> then) {
+  auto ifOp = scf::IfOp::create(e.b, cond, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(e.b);
+  e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  then();
+}
+
+/// `body(i)` for i in [0, total) over the `threads` threads of the
+/// workgroup: whole rounds in a loop, the rest under a guard.
+void forEachShared(Emitter &e, int64_t threads, Value thread, int64_t total,
+                   function_ref<void(Value)> body) {
+  int64_t full = total / threads * threads;
+  if (full == threads)
+    body(thread);
+  else if (full > 0)
+    e.forLoop(e.index(0), e.index(full), e.index(threads),
+              [&](Value base) { body(e.add(base, thread)); });
+  if (full == total)
+    return;
+  Value i = e.add(thread, e.index(full));
+  emitIf(e, cmpI(e, arith::CmpIPredicate::slt, i, e.index(total)),
+         [&] { body(i); });
+}
+
+Value allocWorkgroup(Emitter &e, int64_t elements) {
+  auto space = gpu::AddressSpaceAttr::get(e.b.getContext(),
+                                          gpu::AddressSpace::Workgroup);
+  return memref::AllocOp::create(
+      e.b, MemRefType::get({elements}, e.f32, MemRefLayoutAttrInterface(),
+                           space));
+}
+
+/// The online softmax of one head of one team, in registers.
+struct HeadState {
+  Value max, sum;
+  SmallVector<Value> acc;
+};
+
+class PagedKernel {
+public:
+  PagedKernel(Emitter &e, const VulkanPagedPlan &p,
+              const PagedAttentionBuffers &buf, Value partialO,
+              Value partialLse)
+      : e(e), p(p), l(p.layout), buf(buf), partialO(partialO),
+        partialLse(partialLse) {}
+
+  void build() {
+    split = WorkgroupIdOp::create(e.b, 0);
+    Value y = WorkgroupIdOp::create(e.b, 1);
+    batch = WorkgroupIdOp::create(e.b, 2);
+    kvHead = y;
+    chunkHead0 = e.index(0);
+    if (l.headChunks > 1) {
+      kvHead = divU(e, y, l.headChunks);
+      chunkHead0 = e.mul(remU(e, y, l.headChunks), e.index(l.headChunk));
+    }
+    thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
+    lane = remU(e, thread, l.teamLanes);
+    team = divU(e, thread, l.teamLanes);
+    tokenRange();
+    loadQueries();
+
+    SmallVector<Value> inits;
+    for (int64_t h = 0; h < l.headChunk; ++h)
+      inits.append({e.negInf(), e.constF32(0.0f)});
+    for (int64_t i = 0; i < l.headChunk * l.dimPerLane; ++i)
+      inits.push_back(e.constF32(0.0f));
+    // The trip count is the workgroup's (uniform around the shuffles); the
+    // guard keeps the state of an empty split defined whatever the
+    // lowering does with a loop that never runs.
+    SmallVector<Type> types(inits.size(), e.f32);
+    SmallVector<Value> state = e.ifElse(
+        cmpI(e, arith::CmpIPredicate::sgt, end, begin), types,
+        [&] {
+          return e.forLoop(begin, end, e.index(l.teams * l.tokensPerTeam), inits,
+                           [&](Value t0, ValueRange carried) {
+                             return step(t0, carried);
+                           });
+        },
+        [&] { return SmallVector<Value>(inits); });
+    merge(unpack(state));
+  }
+
+private:
+  /// [begin, end): this split's share of the visible tokens
+  /// [first, length).
+  void tokenRange() {
+    Value length = loadIndex(e, buf.contextLens, {batch});
+    length = e.max(e.min(length, e.index(p.maxContext())), e.index(0));
+    Value first = e.index(0);
+    if (p.window)
+      first = e.max(e.sub(length, e.index(*p.window)), e.index(0));
+    begin = first;
+    end = length;
+    if (l.numSplits == 1)
+      return;
+    Value count = e.sub(length, first);
+    Value per = divU(e, e.add(count, e.index(l.numSplits - 1)), l.numSplits);
+    begin = e.min(e.add(first, e.mul(split, per)), length);
+    end = e.min(e.add(begin, per), length);
+  }
+
+  /// Element `j` of this lane's slice of the head dim.
+  Value dimOf(int64_t j) { return e.add(lane, e.index(j * l.teamLanes)); }
+
+  /// The query head of chunk head `h` (clamped into the group: heads past
+  /// it compute on the last one and write nothing).
+  Value queryHead(Value h) {
+    Value local = e.add(chunkHead0, h);
+    if (l.headChunk * l.headChunks != p.groupSize())
+      local = e.min(local, e.index(p.groupSize() - 1));
+    return e.add(e.mul(kvHead, e.index(p.groupSize())), local);
+  }
+  /// Whether chunk head `h` is a head of the group.
+  Value headExists(Value h) {
+    return cmpI(e, arith::CmpIPredicate::slt, e.add(chunkHead0, h),
+                e.index(p.groupSize()));
+  }
+
+  void loadQueries() {
+    Value scale = e.constF32(p.softmaxScale);
+    for (int64_t h = 0; h < l.headChunk; ++h) {
+      Value head = queryHead(e.index(h));
+      for (int64_t j = 0; j < l.dimPerLane; ++j)
+        queries.push_back(
+            e.fmul(loadF32(e, buf.query, {batch, head, dimOf(j)}), scale));
+    }
+  }
+
+  SmallVector<HeadState> unpack(ValueRange values) {
+    SmallVector<HeadState> heads(l.headChunk);
+    int64_t accBase = 2 * l.headChunk;
+    for (int64_t h = 0; h < l.headChunk; ++h) {
+      heads[h].max = values[2 * h];
+      heads[h].sum = values[2 * h + 1];
+      for (int64_t j = 0; j < l.dimPerLane; ++j)
+        heads[h].acc.push_back(values[accBase + h * l.dimPerLane + j]);
+    }
+    return heads;
+  }
+  SmallVector<Value> pack(ArrayRef<HeadState> heads) {
+    SmallVector<Value> values;
+    for (const HeadState &s : heads)
+      values.append({s.max, s.sum});
+    for (const HeadState &s : heads)
+      values.append(s.acc.begin(), s.acc.end());
+    return values;
+  }
+
+  /// One step: tokens t0 + u * teams + team (u < tokensPerTeam) for every
+  /// team, so that the teams of a subgroup read neighbouring tokens.
+  SmallVector<Value> step(Value t0, ValueRange carried) {
+    SmallVector<HeadState> heads = unpack(carried);
+    int64_t tokens = l.tokensPerTeam, E = l.dimPerLane;
+    SmallVector<Value> valid;
+    SmallVector<SmallVector<Value>> keys(tokens), values(tokens);
+    for (int64_t u = 0; u < tokens; ++u) {
+      Value token = e.add(t0, e.add(team, e.index(u * l.teams)));
+      valid.push_back(cmpI(e, arith::CmpIPredicate::slt, token, end));
+      // A token past the split reads the split's last one (a valid
+      // address) and is masked.
+      token = e.min(token, e.sub(end, e.index(1)));
+      Value slot = remU(e, token, p.pageSize);
+      Value page = loadIndex(e, buf.blockTables,
+                             {batch, divU(e, token, p.pageSize)});
+      page = e.max(e.min(page, e.index(p.numPages - 1)), e.index(0));
+      for (int64_t j = 0; j < E; ++j)
+        keys[u].push_back(loadF32(
+            e, buf.keyCache, p.cacheIndices(page, slot, kvHead, dimOf(j))));
+      for (int64_t j = 0; j < E; ++j)
+        values[u].push_back(loadF32(
+            e, buf.valueCache, p.cacheIndices(page, slot, kvHead, dimOf(j))));
+    }
+
+    for (int64_t h = 0; h < l.headChunk; ++h) {
+      HeadState &s = heads[h];
+      SmallVector<Value> scores;
+      for (int64_t u = 0; u < tokens; ++u) {
+        Value dot = e.fmul(queries[h * E], keys[u][0]);
+        for (int64_t j = 1; j < E; ++j)
+          dot = fma(e, queries[h * E + j], keys[u][j], dot);
+        Value score = xorReduce(e, dot, /*isMax=*/false, 1, l.teamLanes,
+                                l.subgroupSize);
+        if (p.softCap)
+          score = e.fmul(e.constF32(*p.softCap),
+                         math::TanhOp::create(
+                             e.b,
+                             e.fmul(score, e.constF32(1.0f / *p.softCap))));
+        scores.push_back(e.select(valid[u], score, e.negInf()));
+      }
+      Value alpha;
+      SmallVector<Value> probs;
+      Value newMax = s.max;
+      if (tokens == 1) {
+        // One exponential per token: exp(min - max) rescales whichever of
+        // the old state and the new token is smaller; the other weighs 1.
+        Value score = scores[0];
+        Value grows = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
+                                            score, s.max);
+        newMax = e.fmaxNoNaN(s.max, score);
+        Value low = e.select(grows, s.max, score);
+        Value x = e.exp(e.fsub(low, finiteOrZero(e, newMax)));
+        Value one = e.constF32(1.0f);
+        alpha = e.select(grows, x, one);
+        probs.push_back(e.select(grows, one, x));
+      } else {
+        for (Value score : scores)
+          newMax = e.fmaxNoNaN(newMax, score);
+        Value shift = finiteOrZero(e, newMax);
+        alpha = e.exp(e.fsub(s.max, shift));
+        for (Value score : scores)
+          probs.push_back(e.exp(e.fsub(score, shift)));
+      }
+      Value sum = e.fmul(s.sum, alpha);
+      for (Value prob : probs)
+        sum = e.fadd(sum, prob);
+      s.sum = sum;
+      for (int64_t j = 0; j < E; ++j) {
+        Value acc = e.fmul(s.acc[j], alpha);
+        for (int64_t u = 0; u < tokens; ++u)
+          acc = fma(e, probs[u], values[u][j], acc);
+        s.acc[j] = acc;
+      }
+      s.max = newMax;
+    }
+    return pack(heads);
+  }
+
+  /// Merges the teams, then the subgroups, and writes the results.
+  void merge(SmallVector<HeadState> heads) {
+    int64_t sg = l.subgroupSize;
+    for (HeadState &s : heads) {
+      Value max = xorReduce(e, s.max, /*isMax=*/true, l.teamLanes, sg, sg);
+      Value f = e.exp(e.fsub(s.max, finiteOrZero(e, max)));
+      s.sum = xorReduce(e, e.fmul(s.sum, f), false, l.teamLanes, sg, sg);
+      for (Value &a : s.acc)
+        a = xorReduce(e, e.fmul(a, f), false, l.teamLanes, sg, sg);
+      s.max = max;
+    }
+    if (l.numSubgroups == 1) {
+      emitIf(e, cmpI(e, arith::CmpIPredicate::ult, thread,
+                     e.index(l.teamLanes)),
+             [&] {
+               Value first =
+                   cmpI(e, arith::CmpIPredicate::eq, lane, e.index(0));
+               for (auto [h, s] : llvm::enumerate(heads))
+                 for (int64_t j = 0; j < l.dimPerLane; ++j)
+                   write(e.index(h), dimOf(j), s.max, s.sum, s.acc[j],
+                         j == 0 ? first : Value());
+             });
+      return;
+    }
+    int64_t D = p.headDim, Gc = l.headChunk;
+    Value stats = allocWorkgroup(e, l.numSubgroups * Gc * 2);
+    Value accs = allocWorkgroup(e, l.numSubgroups * Gc * D);
+    Value subgroup = divU(e, thread, sg);
+    Value leader =
+        cmpI(e, arith::CmpIPredicate::ult, remU(e, thread, sg),
+             e.index(l.teamLanes));
+    emitIf(e, leader, [&] {
+      for (auto [h, s] : llvm::enumerate(heads)) {
+        Value row = e.add(e.mul(subgroup, e.index(Gc)), e.index(h));
+        Value at = e.mul(row, e.index(2));
+        memref::StoreOp::create(e.b, s.max, stats, ValueRange{at});
+        memref::StoreOp::create(e.b, s.sum, stats,
+                                ValueRange{e.add(at, e.index(1))});
+        for (int64_t j = 0; j < l.dimPerLane; ++j)
+          memref::StoreOp::create(
+              e.b, s.acc[j], accs,
+              ValueRange{e.add(e.mul(row, e.index(D)), dimOf(j))});
+      }
+    });
+    gpu::BarrierOp::create(e.b);
+    forEachShared(e, l.threads, thread, Gc * D, [&](Value i) {
+      Value h = divU(e, i, D), d = remU(e, i, D);
+      SmallVector<Value> maxes, sums;
+      Value max = e.negInf();
+      for (int64_t g = 0; g < l.numSubgroups; ++g) {
+        Value at = e.mul(e.add(e.index(g * Gc), h), e.index(2));
+        maxes.push_back(memref::LoadOp::create(e.b, stats, ValueRange{at}));
+        sums.push_back(memref::LoadOp::create(
+            e.b, stats, ValueRange{e.add(at, e.index(1))}));
+        max = e.fmaxNoNaN(max, maxes.back());
+      }
+      Value shift = finiteOrZero(e, max);
+      Value sum = e.constF32(0.0f), acc = e.constF32(0.0f);
+      for (int64_t g = 0; g < l.numSubgroups; ++g) {
+        Value f = e.exp(e.fsub(maxes[g], shift));
+        sum = e.fadd(sum, e.fmul(sums[g], f));
+        Value at = e.add(e.mul(e.add(e.index(g * Gc), h), e.index(D)), d);
+        acc = e.fadd(acc, e.fmul(memref::LoadOp::create(e.b, accs,
+                                                        ValueRange{at}),
+                                 f));
+      }
+      write(h, d, max, sum, acc,
+            cmpI(e, arith::CmpIPredicate::eq, d, e.index(0)));
+    });
+  }
+
+  /// Writes element `d` of chunk head `h` from its merged state (and its
+  /// log-sum when `writesLse`, null for never).
+  void write(Value h, Value d, Value max, Value sum, Value acc,
+             Value writesLse) {
+    auto body = [&] {
+      Value head = queryHead(h);
+      Value has =
+          arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
+                                e.constF32(0.0f));
+      Value out = e.select(
+          has, e.fdiv(acc, e.select(has, sum, e.constF32(1.0f))),
+          e.constF32(0.0f));
+      Value lse = e.select(
+          has,
+          e.fadd(finiteOrZero(e, max),
+                 math::LogOp::create(e.b, e.select(has, sum,
+                                                   e.constF32(1.0f)))),
+          e.negInf());
+      if (l.numSplits == 1) {
+        storeF32(e, out, buf.output, {batch, head, d});
+        if (buf.lse && writesLse)
+          emitIf(e, writesLse, [&] {
+            memref::StoreOp::create(e.b, lse, buf.lse,
+                                    ValueRange{batch, head});
+          });
+        return;
+      }
+      memref::StoreOp::create(e.b, out, partialO,
+                              ValueRange{batch, head, split, d});
+      if (writesLse)
+        emitIf(e, writesLse, [&] {
+          memref::StoreOp::create(e.b, lse, partialLse,
+                                  ValueRange{batch, head, split});
+        });
+    };
+    if (l.headChunk * l.headChunks == p.groupSize())
+      body();
+    else
+      emitIf(e, headExists(h), body);
+  }
+
+  Emitter &e;
+  const VulkanPagedPlan &p;
+  const VulkanPagedLayout &l;
+  const PagedAttentionBuffers &buf;
+  Value partialO, partialLse;
+  Value split, batch, kvHead, chunkHead0, thread, lane, team, begin, end;
+  /// queries[h * dimPerLane + j]: element dimOf(j) of chunk head h, scaled.
+  SmallVector<Value> queries;
+};
+
+} // namespace
+
+void mlir::ejk::buildVulkanPagedAttentionBody(
+    OpBuilder &b, Location loc, const VulkanPagedPlan &plan,
+    const PagedAttentionBuffers &buffers, Value partialO, Value partialLse) {
+  Emitter e(b, loc, 1);
+  PagedKernel(e, plan, buffers, partialO, partialLse).build();
+}
+
+void mlir::ejk::buildVulkanPagedCombineBody(OpBuilder &b, Location loc,
+                                            const VulkanPagedPlan &plan,
+                                            Value partialO, Value partialLse,
+                                            Value output, Value lse) {
+  Emitter e(b, loc, 1);
+  const VulkanPagedLayout &l = plan.layout;
+  Value head = WorkgroupIdOp::create(e.b, 0);
+  Value batch = WorkgroupIdOp::create(e.b, 1);
+  Value thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
+  Value zero = e.index(0), one = e.index(1), splits = e.index(l.numSplits);
+  auto splitLse = [&](Value s) -> Value {
+    return memref::LoadOp::create(e.b, partialLse,
+                                  ValueRange{batch, head, s});
+  };
+  Value max = e.forLoop(zero, splits, one, {e.negInf()},
+                        [&](Value s, ValueRange m) {
+                          return SmallVector<Value>{
+                              e.fmaxNoNaN(m[0], splitLse(s))};
+                        })[0];
+  // Every split empty: all weights are exp(-inf) = 0.
+  Value shift = finiteOrZero(e, max);
+  Value sum = e.forLoop(zero, splits, one, {e.constF32(0.0f)},
+                        [&](Value s, ValueRange acc) {
+                          return SmallVector<Value>{e.fadd(
+                              acc[0], e.exp(e.fsub(splitLse(s), shift)))};
+                        })[0];
+  Value has = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
+                                    e.constF32(0.0f));
+  Value inverse = e.select(
+      has, e.fdiv(e.constF32(1.0f), e.select(has, sum, e.constF32(1.0f))),
+      e.constF32(0.0f));
+  forEachShared(e, l.combineThreads, thread, plan.headDim, [&](Value d) {
+    Value acc =
+        e.forLoop(zero, splits, one, {e.constF32(0.0f)},
+                  [&](Value s, ValueRange a) {
+                    Value w = e.exp(e.fsub(splitLse(s), shift));
+                    Value o = memref::LoadOp::create(
+                        e.b, partialO, ValueRange{batch, head, s, d});
+                    return SmallVector<Value>{e.fadd(a[0], e.fmul(w, o))};
+                  })[0];
+    storeF32(e, e.fmul(acc, inverse), output, {batch, head, d});
+  });
+  if (!lse)
+    return;
+  emitIf(e, cmpI(e, arith::CmpIPredicate::eq, thread, zero), [&] {
+    Value value = e.select(
+        has,
+        e.fadd(shift, math::LogOp::create(
+                          e.b, e.select(has, sum, e.constF32(1.0f)))),
+        e.negInf());
+    memref::StoreOp::create(e.b, value, lse, ValueRange{batch, head});
+  });
+}

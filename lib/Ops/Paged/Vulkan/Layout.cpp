@@ -1,0 +1,141 @@
+//===- Layout.cpp - how paged attention maps onto Vulkan threads ----------===//
+
+#include "Paged/Vulkan/Layout.h"
+
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+int64_t mlir::ejk::visibleTokens(const PagedAttentionProblem &p) {
+  int64_t tokens = p.maxContext();
+  if (p.window)
+    tokens = std::min(tokens, *p.window);
+  return tokens;
+}
+
+int64_t mlir::ejk::naturalTeamLanes(const PagedAttentionProblem &p,
+                                    const TargetInfo &target) {
+  int64_t lanes = 1;
+  while (lanes * 2 <= target.subgroupSize && p.headDim % (lanes * 2) == 0 &&
+         p.headDim / (lanes * 2) >= 8)
+    lanes *= 2;
+  while (p.headDim / lanes > kMaxPagedLaneState &&
+         lanes * 2 <= target.subgroupSize && p.headDim % (lanes * 2) == 0)
+    lanes *= 2;
+  return lanes;
+}
+
+std::optional<VulkanPagedLayout>
+mlir::ejk::getVulkanPagedLayout(const PagedAttentionProblem &p,
+                                const PagedAttentionConfig &config,
+                                const TargetInfo &target, raw_ostream &reason) {
+  VulkanPagedLayout l;
+  l.subgroupSize = target.subgroupSize;
+  l.numSubgroups = config.numSubgroups.value_or(1);
+  l.threads = l.numSubgroups * l.subgroupSize;
+  int64_t maxThreads = std::min<int64_t>(target.maxWorkgroupInvocations,
+                                         target.maxWorkgroupSize[0]);
+  if (l.threads > maxThreads) {
+    reason << "'" << PagedAttentionConfig::kNumSubgroups << "' ("
+           << l.numSubgroups << ") gives " << l.threads
+           << " threads (subgroups of " << l.subgroupSize
+           << "), more than the target's " << maxThreads << " per workgroup";
+    return std::nullopt;
+  }
+  // Teams of the natural size when block_k has as many tokens as they, or
+  // more (several tokens per team), larger teams when it has fewer.
+  int64_t natural = naturalTeamLanes(p, target);
+  int64_t naturalTeams = l.threads / natural;
+  if (config.blockK < naturalTeams) {
+    l.teams = config.blockK;
+    l.teamLanes = l.threads / l.teams;
+    if (l.threads % l.teams != 0 || !llvm::isPowerOf2_64(l.teamLanes) ||
+        l.teamLanes > l.subgroupSize || p.headDim % l.teamLanes != 0) {
+      reason << "'" << PagedAttentionConfig::kBlockK << "' (" << config.blockK
+             << ") tokens per step over " << l.threads
+             << " threads make teams of " << l.threads << " / "
+             << config.blockK << " lanes; a team must be a power of two of "
+             << "at most " << l.subgroupSize << " lanes that divides head_dim "
+             << p.headDim;
+      return std::nullopt;
+    }
+  } else {
+    l.teams = naturalTeams;
+    l.teamLanes = natural;
+    l.tokensPerTeam = config.blockK / naturalTeams;
+    if (config.blockK % naturalTeams != 0 ||
+        l.tokensPerTeam > kMaxPagedTokensPerTeam) {
+      reason << "'" << PagedAttentionConfig::kBlockK << "' (" << config.blockK
+             << ") tokens per step must be a multiple of the " << naturalTeams
+             << " teams of " << natural << " lanes, at most "
+             << kMaxPagedTokensPerTeam << " per team";
+      return std::nullopt;
+    }
+  }
+  l.dimPerLane = p.headDim / l.teamLanes;
+  if (l.dimPerLane > kMaxPagedLaneState) {
+    reason << "teams of " << l.teamLanes << " lanes leave " << l.dimPerLane
+           << " elements of head_dim " << p.headDim
+           << " to each lane, more than " << kMaxPagedLaneState
+           << " (lower '" << PagedAttentionConfig::kBlockK << "')";
+    return std::nullopt;
+  }
+  int64_t group = p.groupSize();
+  int64_t maxChunk = std::clamp<int64_t>(kMaxPagedLaneState / l.dimPerLane, 1,
+                                         kMaxPagedHeadChunk);
+  l.headChunks = llvm::divideCeil(group, maxChunk);
+  l.headChunk = llvm::divideCeil(group, l.headChunks);
+
+  l.numSplits = config.numSplits;
+  int64_t tokens = visibleTokens(p);
+  if (l.numSplits > std::max<int64_t>(tokens, 1)) {
+    reason << "'" << PagedAttentionConfig::kNumSplits << "' (" << l.numSplits
+           << ") is more than the " << tokens
+           << " tokens a query can see";
+    return std::nullopt;
+  }
+  // Vulkan guarantees 65535 workgroups along each dimension of a grid.
+  if (l.numSplits > 65535 || p.numKvHeads * l.headChunks > 65535 ||
+      p.batch > 65535) {
+    reason << "the grid (" << l.numSplits << " x "
+           << p.numKvHeads * l.headChunks << " x " << p.batch
+           << ") exceeds 65535 workgroups along a dimension";
+    return std::nullopt;
+  }
+
+  // The subgroups of a workgroup merge (max, sum, accumulator) per head.
+  if (l.numSubgroups > 1)
+    l.sharedBytes = l.numSubgroups * l.headChunk * (p.headDim + 2) * 4;
+  if (l.sharedBytes > target.sharedMemoryBytes) {
+    reason << "merging " << l.numSubgroups << " subgroups of " << l.headChunk
+           << " heads of head_dim " << p.headDim << " takes " << l.sharedBytes
+           << " bytes of workgroup memory, more than the target's "
+           << target.sharedMemoryBytes;
+    return std::nullopt;
+  }
+  if (l.subgroupSize > 1 && !target.hasVulkanFeature("subgroup_shuffle")) {
+    reason << "the kernel reduces across the lanes of a subgroup with "
+              "shuffles, which the target lacks ('subgroup_shuffle')";
+    return std::nullopt;
+  }
+  bool f16 = p.queryType.isF16() || p.cacheType.isF16();
+  bool sixteenBit = f16 || p.queryType.isBF16() || p.cacheType.isBF16();
+  if (sixteenBit && !target.hasVulkanFeature("storage16")) {
+    reason << "f16 and bf16 buffers need the device feature 'storage16'";
+    return std::nullopt;
+  }
+  if (f16 && !target.hasVulkanFeature("float16")) {
+    reason << "f16 buffers need the device feature 'float16'";
+    return std::nullopt;
+  }
+  l.combineThreads = std::min<int64_t>(
+      llvm::alignTo(p.headDim, l.subgroupSize),
+      std::max<int64_t>(maxThreads / l.subgroupSize, 1) * l.subgroupSize);
+  l.combineThreads = std::min<int64_t>(l.combineThreads, 256);
+  l.combineThreads = std::max<int64_t>(l.combineThreads, l.subgroupSize);
+  return l;
+}

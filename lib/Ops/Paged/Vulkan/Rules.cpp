@@ -1,0 +1,120 @@
+//===- Rules.cpp - paged attention configs on Vulkan ----------------------===//
+//
+// A config is valid when its layout exists (Layout.cpp). The heuristic
+// takes four subgroups of teams of D/8 lanes (at most a subgroup), one
+// token per team and step, and as many splits as fill the device: TargetInfo has no count of compute
+// units, so it aims at kTargetWorkgroups workgroups, about two per SM of
+// an H100 or H200.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Paged/Vulkan/Layout.h"
+#include "Paged/Vulkan/PagedAttention.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+namespace {
+
+constexpr int64_t kTargetWorkgroups = 256;
+/// The most splits the heuristic picks: the combine reads each split's
+/// partial output once.
+constexpr int64_t kMaxHeuristicSplits = 32;
+
+/// Splits that bring the grid to kTargetWorkgroups, each with at least one
+/// step of `teams` tokens.
+int64_t heuristicSplits(const PagedAttentionProblem &p, int64_t headChunks,
+                        int64_t teams) {
+  int64_t base = std::max<int64_t>(p.batch * p.numKvHeads * headChunks, 1);
+  int64_t splits = llvm::divideCeil(kTargetWorkgroups, base);
+  splits = std::min(splits, kMaxHeuristicSplits);
+  splits = std::min(splits, visibleTokens(p) / std::max<int64_t>(teams, 1));
+  return std::max<int64_t>(splits, 1);
+}
+
+/// `block_k` = `teamScale` x the natural teams of `subgroups` subgroups
+/// (below 1: larger teams; above: several tokens per team).
+PagedAttentionConfig makeConfig(const PagedAttentionProblem &p,
+                                const TargetInfo &target, int64_t subgroups,
+                                double teamScale,
+                                std::optional<int64_t> splits) {
+  PagedAttentionConfig c;
+  c.numSubgroups = subgroups;
+  int64_t teams =
+      subgroups * target.subgroupSize / naturalTeamLanes(p, target);
+  c.blockK = std::max<int64_t>(static_cast<int64_t>(teams * teamScale), 1);
+  if (splits) {
+    c.numSplits = *splits;
+  } else {
+    std::optional<VulkanPagedLayout> l =
+        getVulkanPagedLayout(p, c, target, llvm::nulls());
+    c.numSplits = heuristicSplits(p, l ? l->headChunks : 1, c.blockK);
+  }
+  return c;
+}
+
+bool isValid(const PagedAttentionProblem &p, const PagedAttentionConfig &c,
+             const TargetInfo &target) {
+  return getVulkanPagedLayout(p, c, target, llvm::nulls()).has_value();
+}
+
+} // namespace
+
+LogicalResult VulkanPagedAttention::verifyConfig(PagedAttentionOp op,
+                                                 ConfigAttr attr,
+                                                 const TargetInfo &target,
+                                                 raw_ostream &reason) {
+  std::optional<PagedAttentionConfig> config =
+      PagedAttentionConfig::read(attr, reason);
+  if (!config)
+    return failure();
+  return success(getVulkanPagedLayout(readPagedAttentionProblem(op), *config,
+                                      target, reason)
+                     .has_value());
+}
+
+ConfigAttr VulkanPagedAttention::heuristicConfig(PagedAttentionOp op,
+                                                 const TargetInfo &target) {
+  PagedAttentionProblem p = readPagedAttentionProblem(op);
+  // Four subgroups, fewer when the merge would not fit in shared memory.
+  for (int64_t subgroups : {4, 2, 1}) {
+    PagedAttentionConfig c = makeConfig(p, target, subgroups, 1.0, {});
+    if (isValid(p, c, target) || subgroups == 1)
+      return c.toAttr(op.getContext());
+  }
+  llvm_unreachable("the loop returns");
+}
+
+SmallVector<ConfigAttr>
+VulkanPagedAttention::configSpace(PagedAttentionOp op, const TargetInfo &target,
+                                  bool full) {
+  PagedAttentionProblem p = readPagedAttentionProblem(op);
+  MLIRContext *context = op.getContext();
+  SmallVector<ConfigAttr> configs = {heuristicConfig(op, target)};
+  auto add = [&](const PagedAttentionConfig &c) {
+    if (!isValid(p, c, target))
+      return;
+    ConfigAttr attr = c.toAttr(context);
+    if (!llvm::is_contained(configs, attr))
+      configs.push_back(attr);
+  };
+  SmallVector<double> scales = {1.0, 2.0};
+  if (full)
+    scales.append({0.5, 4.0});
+  for (int64_t subgroups : {1, 2, 4, 8}) {
+    if (!full && subgroups == 8)
+      continue;
+    for (double scale : scales) {
+      PagedAttentionConfig c = makeConfig(p, target, subgroups, scale, {});
+      add(c);
+      if (!full)
+        continue;
+      for (int64_t splits : {int64_t(1), c.numSplits / 2, c.numSplits * 2})
+        if (splits >= 1)
+          add(makeConfig(p, target, subgroups, scale, splits));
+    }
+  }
+  return configs;
+}
