@@ -142,10 +142,11 @@ private:
       for (int64_t h0 = 0; h0 < g; h0 += p.headsPerPass()) {
         int64_t heads = std::min(p.headsPerPass(), g - h0);
         SmallVector<Value> dots(heads, e.splatF32(0.0f));
+        SmallVector<Value> at = cacheIndices(t, zero);
         for (int64_t v = 0; v < p.vectors(); ++v) {
           Value d = e.index(v * p.lanes);
-          Value k = e.readVector(buf.keyCache, cacheIndices(t, d),
-                                 p.wholeVectors());
+          at.back() = d;
+          Value k = e.readVector(buf.keyCache, at, p.wholeVectors());
           for (int64_t h = 0; h < heads; ++h) {
             Value q = vector::LoadOp::create(e.b, e.vf32, qS,
                                              ValueRange{e.index(h0 + h), d});
