@@ -38,3 +38,25 @@ func.func @pool(%x: tensor<5x2xf32>, %cu: tensor<3xi32>) -> tensor<2x2xf32> {
   %y = ejk.mean_pooling %x cu_seqlens(%cu : tensor<3xi32>) : tensor<5x2xf32> -> tensor<2x2xf32>
   return %y : tensor<2x2xf32>
 }
+
+// Paged attention: the lengths must fit the tables, and the pages a length
+// reaches must be in the cache; entries past a sequence's last page are not
+// read and are not checked.
+// RUN: %python %S/Inputs/write_npy.py %t/q.npy f32 2x2x4 1 0 0 0 0 1 0 0 1 1 0 0 0 0 1 1
+// RUN: %python %S/Inputs/write_npy.py %t/kc.npy f32 3x1x2x4 1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1 1 1 0 0 0 1 1 0
+// RUN: %python %S/Inputs/write_npy.py %t/vc.npy f32 3x1x2x4 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24
+// RUN: %python %S/Inputs/write_npy.py %t/lens.npy i32 2 3 1
+// RUN: %python %S/Inputs/write_npy.py %t/lens-long.npy i32 2 3 5
+// RUN: %python %S/Inputs/write_npy.py %t/tables.npy i32 2x2 2 0 1 -1
+// RUN: %python %S/Inputs/write_npy.py %t/tables-bad.npy i32 2x2 2 7 1 -1
+// RUN: ejk-run %s --entry paged --input %t/q.npy --input %t/kc.npy --input %t/vc.npy --input %t/lens.npy --input %t/tables.npy --check | FileCheck %s --check-prefix=OK
+// RUN: not ejk-run %s --entry paged --input %t/q.npy --input %t/kc.npy --input %t/vc.npy --input %t/lens-long.npy --input %t/tables.npy 2>&1 | FileCheck %s --check-prefix=LONG
+// RUN: not ejk-run %s --entry paged --input %t/q.npy --input %t/kc.npy --input %t/vc.npy --input %t/lens.npy --input %t/tables-bad.npy 2>&1 | FileCheck %s --check-prefix=PAGE
+// RUN: ejk-run %s --entry paged --input %t/q.npy --input %t/kc.npy --input %t/vc.npy --input %t/lens.npy --input %t/tables-bad.npy --validate-inputs=false --check | FileCheck %s --check-prefix=OK
+// LONG: argument 3 ('{{.*}}lens-long.npy'): invalid context lengths: entry 1 is 5, outside [0, 4] (the tokens its page table holds)
+// PAGE: argument 4 ('{{.*}}tables-bad.npy'): invalid page table: block_tables[0, 1] is 7, outside the 3 pages of the cache
+
+func.func @paged(%q: tensor<2x2x4xf32>, %kc: tensor<3x1x2x4xf32>, %vc: tensor<3x1x2x4xf32>, %lens: tensor<2xi32>, %tables: tensor<2x2xi32>) -> tensor<2x2x4xf32> {
+  %o = ejk.paged_attention %q, %kc, %vc, %lens, %tables : tensor<2x2x4xf32>, tensor<3x1x2x4xf32>, tensor<3x1x2x4xf32>, tensor<2xi32>, tensor<2x2xi32> -> tensor<2x2x4xf32>
+  return %o : tensor<2x2x4xf32>
+}
