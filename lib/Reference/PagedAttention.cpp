@@ -8,10 +8,11 @@
 
 using namespace ejk::reference;
 
-std::string ejk::reference::checkPageTables(
-    const std::vector<int64_t> &contextLens,
-    const std::vector<int64_t> &blockTables, int64_t maxPages,
-    int64_t pageSize, int64_t numPages) {
+std::string
+ejk::reference::checkPageTables(const std::vector<int64_t> &contextLens,
+                                const std::vector<int64_t> &blockTables,
+                                int64_t maxPages, int64_t pageSize,
+                                int64_t numPages) {
   for (size_t b = 0; b < contextLens.size(); ++b) {
     int64_t length = contextLens[b];
     if (length < 0 || length > maxPages * pageSize)
@@ -32,20 +33,17 @@ std::string ejk::reference::checkPageTables(
   return "";
 }
 
-Status ejk::reference::pagedAttention(const TensorRef<float> &query,
-                                      const TensorRef<float> &keyCache,
-                                      const TensorRef<float> &valueCache,
-                                      const TensorRef<float> &contextLens,
-                                      const TensorRef<float> &blockTables,
-                                      const PagedAttentionOptions &options,
-                                      std::vector<float> &out,
-                                      std::vector<float> &lse) {
+Status ejk::reference::pagedAttention(
+    const TensorRef<float> &query, const TensorRef<float> &keyCache,
+    const TensorRef<float> &valueCache, const TensorRef<float> &contextLens,
+    const TensorRef<float> &blockTables, const PagedAttentionOptions &options,
+    std::vector<float> &out, std::vector<float> &lse) {
   const std::string name = "paged_attention";
-  if (Status s = checkShape(name + ": query", query, {kAnyDim, kAnyDim, kAnyDim});
+  if (Status s =
+          checkShape(name + ": query", query, {kAnyDim, kAnyDim, kAnyDim});
       !s)
     return s;
-  int64_t batch = query.shape[0], heads = query.shape[1],
-          dim = query.shape[2];
+  int64_t batch = query.shape[0], heads = query.shape[1], dim = query.shape[2];
   if (Status s = checkShape(name + ": key_cache", keyCache,
                             {kAnyDim, kAnyDim, kAnyDim, dim});
       !s)
@@ -62,13 +60,13 @@ Status ejk::reference::pagedAttention(const TensorRef<float> &query,
                          ")");
   if (Status s = checkShape(name + ": context_lens", contextLens, {batch}); !s)
     return s;
-  if (Status s = checkShape(name + ": block_tables", blockTables,
-                            {batch, kAnyDim});
+  if (Status s =
+          checkShape(name + ": block_tables", blockTables, {batch, kAnyDim});
       !s)
     return s;
   int64_t maxPages = blockTables.shape[1];
-  if (Status s = allocateOutput(name + ": output", {batch, heads, dim}, 0.0f,
-                                out);
+  if (Status s =
+          allocateOutput(name + ": output", {batch, heads, dim}, 0.0f, out);
       !s)
     return s;
   if (Status s = allocateOutput(name + ": lse", {batch, heads},
@@ -78,16 +76,15 @@ Status ejk::reference::pagedAttention(const TensorRef<float> &query,
 
   int64_t group = heads / kvHeads;
   auto cacheOffset = [&](int64_t page, int64_t slot, int64_t kvHead) {
-    int64_t outer = options.tokenMajor ? (page * pageSize + slot) * kvHeads +
-                                             kvHead
-                                       : (page * kvHeads + kvHead) * pageSize +
-                                             slot;
+    int64_t outer = options.tokenMajor
+                        ? (page * pageSize + slot) * kvHeads + kvHead
+                        : (page * kvHeads + kvHead) * pageSize + slot;
     return outer * dim;
   };
   std::vector<double> scores, acc(static_cast<size_t>(dim));
   for (int64_t b = 0; b < batch; ++b) {
-    int64_t length = std::clamp<int64_t>(
-        static_cast<int64_t>(contextLens[b]), 0, maxPages * pageSize);
+    int64_t length = std::clamp<int64_t>(static_cast<int64_t>(contextLens[b]),
+                                         0, maxPages * pageSize);
     int64_t first = 0;
     if (options.window)
       first = std::max<int64_t>(0, length - *options.window);

@@ -28,8 +28,8 @@ namespace {
 class PagedAttentionModel final : public OpModel {
 public:
   PagedAttentionModel() {
-    cpu = std::make_unique<
-        TargetKernelOf<PagedAttentionOp, CpuPagedAttention>>();
+    cpu =
+        std::make_unique<TargetKernelOf<PagedAttentionOp, CpuPagedAttention>>();
     vulkan = std::make_unique<
         TargetKernelOf<PagedAttentionOp, VulkanPagedAttention>>();
   }
@@ -88,7 +88,6 @@ public:
 void mlir::ejk::registerPagedFamily(DialectRegistry &registry) {
   registerOpModel(std::make_unique<PagedAttentionModel>());
   registry.addExtension(+[](MLIRContext *context, EjkDialect *) {
-    PagedAttentionOp::attachInterface<TunableModel<PagedAttentionOp>>(
-        *context);
+    PagedAttentionOp::attachInterface<TunableModel<PagedAttentionOp>>(*context);
   });
 }

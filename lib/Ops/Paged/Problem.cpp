@@ -8,7 +8,8 @@
 using namespace mlir;
 using namespace mlir::ejk;
 
-PagedAttentionProblem mlir::ejk::readPagedAttentionProblem(PagedAttentionOp op) {
+PagedAttentionProblem
+mlir::ejk::readPagedAttentionProblem(PagedAttentionOp op) {
   PagedAttentionProblem p;
   RankedTensorType query = op.getQuery().getType();
   RankedTensorType cache = op.getKeyCache().getType();

@@ -76,10 +76,10 @@ static std::vector<int64_t> integersOf(const HostTensor &tensor) {
 /// sequences says which entries are read (paged attention's operand order;
 /// `earlierInputs` are described by the first entries of `specs`);
 /// without one, every entry must be a page.
-static std::string validatePageTable(const TensorSpec &spec,
-                                     const HostTensor &tensor,
-                                     const std::vector<TensorSpec> &specs,
-                                     const std::vector<HostTensor> &earlierInputs) {
+static std::string
+validatePageTable(const TensorSpec &spec, const HostTensor &tensor,
+                  const std::vector<TensorSpec> &specs,
+                  const std::vector<HostTensor> &earlierInputs) {
   int64_t numPages = static_cast<int64_t>(spec.random.first);
   int64_t pageSize =
       std::max<int64_t>(1, static_cast<int64_t>(spec.random.second));
@@ -113,14 +113,13 @@ static std::string validateInput(const TensorSpec &spec,
     std::vector<int64_t> lengths = integersOf(tensor);
     for (size_t i = 0; i < lengths.size(); ++i)
       if (lengths[i] < 0 || lengths[i] > bound)
-        return "invalid context lengths: entry " + std::to_string(i) +
-               " is " + std::to_string(lengths[i]) + ", outside [0, " +
+        return "invalid context lengths: entry " + std::to_string(i) + " is " +
+               std::to_string(lengths[i]) + ", outside [0, " +
                std::to_string(bound) + "] (the tokens its page table holds)";
     return "";
   }
   if (spec.random.kind == Kind::PageTable) {
-    std::string why =
-        validatePageTable(spec, tensor, specs, earlierInputs);
+    std::string why = validatePageTable(spec, tensor, specs, earlierInputs);
     return why.empty() ? "" : "invalid page table: " + why;
   }
   if (spec.random.kind != Kind::GroupSizes &&
@@ -179,8 +178,8 @@ bool ejk::prepareInputs(const EntrySignature &signature,
       return false;
     }
     if (request.validateInputs) {
-      std::string invalid = validateInput(
-          spec, tensor, signature.inputs, inputs);
+      std::string invalid =
+          validateInput(spec, tensor, signature.inputs, inputs);
       if (!invalid.empty()) {
         error = "argument " + std::to_string(i) + " ('" + files[i] +
                 "'): " + invalid +

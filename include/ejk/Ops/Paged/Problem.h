@@ -54,8 +54,7 @@ struct PagedAttentionBuffers {
   Value output, lse;
 
   SmallVector<Value> all() const {
-    return {query,       keyCache, valueCache, contextLens,
-            blockTables, output,   lse};
+    return {query, keyCache, valueCache, contextLens, blockTables, output, lse};
   }
 };
 

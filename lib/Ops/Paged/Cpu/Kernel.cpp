@@ -48,8 +48,17 @@ struct CpuPagedPlan : PagedAttentionProblem {
   int64_t vectorsPerPass() const {
     return std::max<int64_t>(1, 8 / headsPerPass());
   }
-  std::array<int64_t, 3> grid() const {
-    return {numSplits, numKvHeads, batch};
+  std::array<int64_t, 3> grid() const { return {numSplits, numKvHeads, batch}; }
+  /// Bytes of one token's K or V row.
+  int64_t rowBytes() const {
+    return headDim * cacheType.getIntOrFloatBitWidth() / 8;
+  }
+  /// Tokens ahead whose K rows the score pass prefetches: about 4 KiB, so
+  /// that a row arrives while the page it lies in has not been touched yet
+  /// (the hardware prefetchers stop at every 4 KiB page, and a paged
+  /// cache's next page is anywhere).
+  int64_t prefetchTokens() const {
+    return std::max<int64_t>(1, 4096 / std::max<int64_t>(1, rowBytes()));
   }
 };
 
@@ -58,8 +67,8 @@ public:
   PagedBodyBuilder(OpBuilder &builder, Location loc, const CpuPagedPlan &plan,
                    const PagedAttentionBuffers &buffers, Value partialO,
                    Value partialStats)
-      : e(builder, loc, plan.lanes), p(plan), buf(buffers),
-        partialO(partialO), partialStats(partialStats) {}
+      : e(builder, loc, plan.lanes), p(plan), buf(buffers), partialO(partialO),
+        partialStats(partialStats) {}
 
   void build() {
     split = WorkgroupIdOp::create(e.b, 0);
@@ -81,8 +90,8 @@ public:
         Value d = e.index(v * p.lanes);
         Value q = e.readVector(buf.query, {batch, head, d},
                                (v + 1) * p.lanes <= p.headDim);
-        vector::StoreOp::create(e.b, e.fmul(q, e.splatF32(p.softmaxScale)),
-                                qS, ValueRange{e.index(h), d});
+        vector::StoreOp::create(e.b, e.fmul(q, e.splatF32(p.softmaxScale)), qS,
+                                ValueRange{e.index(h), d});
         vector::StoreOp::create(e.b, e.splatF32(0.0f), accS,
                                 ValueRange{e.index(h), d});
       }
@@ -91,6 +100,7 @@ public:
     }
 
     auto [start, end] = splitRange();
+    lastToken = e.sub(end, one);
     e.forLoop(start, end, e.index(p.blockK), [&](Value t0) {
       Value count = e.min(e.index(p.blockK), e.sub(end, t0));
       scores(t0, count);
@@ -115,8 +125,8 @@ private:
     if (p.window)
       first = e.max(zero, e.sub(length, e.index(*p.window)));
     Value span = e.sub(length, first);
-    Value per = e.div(e.add(span, e.index(p.numSplits - 1)),
-                      e.index(p.numSplits));
+    Value per =
+        e.div(e.add(span, e.index(p.numSplits - 1)), e.index(p.numSplits));
     Value start = e.min(length, e.add(first, e.mul(split, per)));
     Value end = e.min(length, e.add(start, per));
     return {start, end};
@@ -134,11 +144,27 @@ private:
     return p.cacheIndices<Value>(page, slot, kvHead, d);
   }
 
+  /// Prefetches every cache line of `cache`'s row of token `t`.
+  void prefetchRow(Value cache, Value t) {
+    SmallVector<Value> at = cacheIndices(t, zero);
+    int64_t elementBytes = p.cacheType.getIntOrFloatBitWidth() / 8;
+    for (int64_t byte = 0; byte < p.rowBytes(); byte += 64) {
+      at.back() = e.index(byte / elementBytes);
+      memref::PrefetchOp::create(e.b, cache, at, /*isWrite=*/false,
+                                 /*localityHint=*/3, /*isDataCache=*/true);
+    }
+  }
+
   /// scores[h][i] = soft-capped q_h . K_{t0 + i} for the block's tokens.
+  /// The pass also prefetches K a few pages ahead and the V rows the value
+  /// pass reads next.
   void scores(Value t0, Value count) {
     int64_t g = p.groupSize();
     e.forLoop(zero, count, one, [&](Value i) {
       Value t = e.add(t0, i);
+      prefetchRow(buf.keyCache,
+                  e.min(e.add(t, e.index(p.prefetchTokens())), lastToken));
+      prefetchRow(buf.valueCache, t);
       for (int64_t h0 = 0; h0 < g; h0 += p.headsPerPass()) {
         int64_t heads = std::min(p.headsPerPass(), g - h0);
         SmallVector<Value> dots(heads, e.splatF32(0.0f));
@@ -154,8 +180,8 @@ private:
           }
         }
         for (int64_t h = 0; h < heads; ++h) {
-          Value s = vector::ReductionOp::create(
-              e.b, vector::CombiningKind::ADD, dots[h]);
+          Value s = vector::ReductionOp::create(e.b, vector::CombiningKind::ADD,
+                                                dots[h]);
           if (p.softCap) {
             Value cap = e.constF32(*p.softCap);
             s = e.fmul(cap, math::TanhOp::create(e.b, e.fdiv(s, cap)));
@@ -180,10 +206,11 @@ private:
         Value key0 = e.index(c * p.lanes);
         live.push_back(arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
                                              e.laneIndices(key0), countVec));
-        Value raw = vector::LoadOp::create(e.b, e.vf32, scoreS,
-                                           ValueRange{hi, key0});
-        s.push_back(e.select(live.back(), raw,
-                             e.splatF32(-std::numeric_limits<float>::infinity())));
+        Value raw =
+            vector::LoadOp::create(e.b, e.vf32, scoreS, ValueRange{hi, key0});
+        s.push_back(
+            e.select(live.back(), raw,
+                     e.splatF32(-std::numeric_limits<float>::infinity())));
         blockMax = e.fmaxNoNaN(blockMax, s.back());
       }
       Value oldMax = memref::LoadOp::create(e.b, maxS, hi);
@@ -229,8 +256,8 @@ private:
             acc.push_back(vector::LoadOp::create(
                 e.b, e.vf32, accS,
                 ValueRange{e.index(h0 + h), e.index((v0 + v) * p.lanes)}));
-        acc = e.forLoop(
-            zero, count, one, acc, [&](Value i, ValueRange carried) {
+        acc =
+            e.forLoop(zero, count, one, acc, [&](Value i, ValueRange carried) {
               Value t = e.add(t0, i);
               SmallVector<Value> rows;
               SmallVector<Value> at = cacheIndices(t, zero);
@@ -269,7 +296,8 @@ private:
           e.select(positive, e.fdiv(e.constF32(1.0f), sum), e.constF32(0.0f));
       for (int64_t v = 0; v < p.vectors(); ++v) {
         Value d = e.index(v * p.lanes);
-        Value acc = vector::LoadOp::create(e.b, e.vf32, accS, ValueRange{hi, d});
+        Value acc =
+            vector::LoadOp::create(e.b, e.vf32, accS, ValueRange{hi, d});
         e.writeVector(e.fmul(acc, e.broadcast(inv)), buf.output,
                       {batch, head, d}, (v + 1) * p.lanes <= p.headDim);
       }
@@ -289,7 +317,8 @@ private:
       Value head = e.add(headBase, hi);
       for (int64_t v = 0; v < p.vectors(); ++v) {
         Value d = e.index(v * p.lanes);
-        Value acc = vector::LoadOp::create(e.b, e.vf32, accS, ValueRange{hi, d});
+        Value acc =
+            vector::LoadOp::create(e.b, e.vf32, accS, ValueRange{hi, d});
         vector::StoreOp::create(e.b, acc, partialO,
                                 ValueRange{batch, head, split, d});
       }
@@ -306,7 +335,7 @@ private:
   const CpuPagedPlan &p;
   const PagedAttentionBuffers &buf;
   Value partialO, partialStats;
-  Value split, kvHead, batch, zero, one, headBase;
+  Value split, kvHead, batch, zero, one, headBase, lastToken;
   Value qS, accS, scoreS, maxS, sumS;
 };
 
@@ -325,10 +354,10 @@ void buildCombine(OpBuilder &builder, Location loc, const CpuPagedPlan &p,
   };
   // A sequence no split saw keeps max -inf and weighs against 0: weights 0,
   // never NaN.
-  Value max = e.forLoop(zero, splits, one, {e.negInf()},
-                        [&](Value s, ValueRange iter) {
-                          return SmallVector<Value>{e.fmax(iter[0], stat(s, 0))};
-                        })[0];
+  Value max =
+      e.forLoop(zero, splits, one, {e.negInf()}, [&](Value s, ValueRange iter) {
+        return SmallVector<Value>{e.fmax(iter[0], stat(s, 0))};
+      })[0];
   Value isEmpty =
       arith::CmpFOp::create(e.b, arith::CmpFPredicate::OEQ, max, e.negInf());
   Value shift = e.select(isEmpty, e.constF32(0.0f), max);
@@ -344,14 +373,13 @@ void buildCombine(OpBuilder &builder, Location loc, const CpuPagedPlan &p,
       e.select(positive, e.fdiv(e.constF32(1.0f), sum), e.constF32(0.0f));
   for (int64_t v = 0; v < p.vectors(); ++v) {
     Value d = e.index(v * p.lanes);
-    Value o = e.forLoop(zero, splits, one, {e.splatF32(0.0f)},
-                        [&](Value s, ValueRange acc) {
-                          Value part = vector::LoadOp::create(
-                              e.b, e.vf32, partialO,
-                              ValueRange{batch, head, s, d});
-                          return SmallVector<Value>{
-                              e.fma(e.broadcast(weight(s)), part, acc[0])};
-                        })[0];
+    Value o = e.forLoop(
+        zero, splits, one, {e.splatF32(0.0f)}, [&](Value s, ValueRange acc) {
+          Value part = vector::LoadOp::create(e.b, e.vf32, partialO,
+                                              ValueRange{batch, head, s, d});
+          return SmallVector<Value>{
+              e.fma(e.broadcast(weight(s)), part, acc[0])};
+        })[0];
     e.writeVector(e.fmul(o, e.broadcast(inv)), output, {batch, head, d},
                   (v + 1) * p.lanes <= p.headDim);
   }
@@ -364,7 +392,8 @@ void buildCombine(OpBuilder &builder, Location loc, const CpuPagedPlan &p,
 
 CpuPagedPlan makePlan(PagedAttentionOp op, ConfigAttr attr,
                       const TargetInfo &target) {
-  PagedAttentionConfig config = *PagedAttentionConfig::read(attr, llvm::nulls());
+  PagedAttentionConfig config =
+      *PagedAttentionConfig::read(attr, llvm::nulls());
   CpuPagedPlan plan;
   static_cast<PagedAttentionProblem &>(plan) = readPagedAttentionProblem(op);
   plan.blockK = config.blockK;
@@ -379,9 +408,9 @@ int64_t pagedBytes(const CpuPagedPlan &p, const PagedAttentionBuffers &buf) {
   int64_t cacheBytes =
       p.cacheType.getIntOrFloatBitWidth() / 8 *
       (2 * p.batch * p.numKvHeads * p.maxContext() * p.headDim);
-  return cacheBytes + DispatchRewriter::bytesOf({buf.query, buf.contextLens,
-                                                 buf.blockTables, buf.output,
-                                                 buf.lse});
+  return cacheBytes +
+         DispatchRewriter::bytesOf({buf.query, buf.contextLens, buf.blockTables,
+                                    buf.output, buf.lse});
 }
 
 } // namespace
@@ -399,8 +428,8 @@ LogicalResult CpuPagedAttention::tile(PagedAttentionOp op, ConfigAttr attr,
     Type f32 = Float32Type::get(op.getContext());
     auto partialOType = MemRefType::get(
         {plan.batch, plan.numHeads, plan.numSplits, plan.paddedHeadDim()}, f32);
-    auto statsType = MemRefType::get(
-        {plan.batch, plan.numHeads, plan.numSplits, 2}, f32);
+    auto statsType =
+        MemRefType::get({plan.batch, plan.numHeads, plan.numSplits, 2}, f32);
     SmallVector<Type> argTypes = {partialOType, statsType,
                                   buf.output.getType()};
     if (buf.lse)
@@ -431,8 +460,8 @@ LogicalResult CpuPagedAttention::tile(PagedAttentionOp op, ConfigAttr attr,
           SmallVector<Value> bindings(call.getBuffers());
           bindings.append(temps.begin(), temps.end());
           DispatchOp::create(b, l, call.getCallee(), bindings);
-          SmallVector<Value> combineBindings = {
-              temps[0], temps[1], call.getBuffers()[outputIndex]};
+          SmallVector<Value> combineBindings = {temps[0], temps[1],
+                                                call.getBuffers()[outputIndex]};
           if (lseIndex)
             combineBindings.push_back(call.getBuffers()[*lseIndex]);
           DispatchOp::create(b, l, combine.getSymName(), combineBindings);
