@@ -3,6 +3,7 @@
 #include "ejk/Ops/Paged/Problem.h"
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
+#include "ejk/Ops/Attention/Problem.h"
 #include "ejk/Ops/DispatchRewriter.h"
 
 using namespace mlir;
@@ -51,4 +52,38 @@ int64_t mlir::ejk::pagedAttentionFlops(const PagedAttentionProblem &p) {
   if (p.window)
     tokens = std::min(tokens, *p.window);
   return 4 * p.batch * p.numHeads * tokens * p.headDim;
+}
+
+std::optional<PagedAttentionProblem>
+mlir::ejk::denseDecodeAsPaged(const AttentionProblem &a, Type queryType,
+                              Type keyType, bool hasLse, bool hasMaskOrBias) {
+  if (a.seqQ != 1 || a.seqK < 1 || a.headDim != a.headDimV || hasMaskOrBias ||
+      a.dropoutProb)
+    return std::nullopt;
+  PagedAttentionProblem p;
+  // The one query sits at key seq_k - 1 (bottom-right): causal hides
+  // nothing and a window [left, right] keeps the last left + 1 keys.
+  // Top-left, the query sits at key 0: only a problem with no mask is a
+  // decode over all keys.
+  if (a.bottomRight) {
+    if (a.slidingWindow)
+      p.window = (*a.slidingWindow)[0] + 1;
+  } else if (a.causal || a.slidingWindow) {
+    return std::nullopt;
+  }
+  p.batch = a.batch;
+  p.numHeads = a.numHeads;
+  p.numKvHeads = a.numKvHeads;
+  p.headDim = a.headDim;
+  p.numPages = a.batch;
+  p.pageSize = a.seqK;
+  p.maxPagesPerSeq = 1;
+  p.tokenMajor = true;
+  p.softmaxScale = a.softmaxScale;
+  p.softCap = a.softCap;
+  p.hasLse = hasLse;
+  p.queryType = queryType;
+  p.cacheType = keyType;
+  p.denseKv = true;
+  return p;
 }

@@ -33,6 +33,10 @@ struct PagedAttentionProblem {
   std::optional<int64_t> window;
   bool hasLse = false;
   Type queryType, cacheType;
+  /// A dense KV cache seen as pages (a flash_attention decode, see
+  /// denseDecodeAsPaged): sequence b is page b of `pageSize` = seq_k tokens,
+  /// token-major, every sequence full; there are no length or table buffers.
+  bool denseKv = false;
 
   /// Query heads per KV head.
   int64_t groupSize() const { return numHeads / numKvHeads; }
@@ -49,6 +53,10 @@ struct PagedAttentionProblem {
 };
 
 struct PagedAttentionBuffers {
+  /// `query` is [batch, num_heads, head_dim], or [batch, 1, num_heads,
+  /// head_dim] for a dense decode (and `output` likewise; `lse` [batch,
+  /// num_heads] or [batch, num_heads, 1]). `contextLens` and `blockTables`
+  /// are null for a dense decode.
   Value query, keyCache, valueCache, contextLens, blockTables;
   /// Results; `lse` is null when the op has none.
   Value output, lse;
@@ -59,6 +67,17 @@ struct PagedAttentionBuffers {
 };
 
 PagedAttentionProblem readPagedAttentionProblem(PagedAttentionOp op);
+
+struct AttentionProblem;
+/// The decode of a `flash_attention` with one query row per sequence over
+/// dense K/V ([batch, seq_k, kv_heads, head_dim]) as a paged problem whose
+/// pages are the sequences (`denseKv`), when its options are ones the paged
+/// kernels have: no bias, mask, segment ids or dropout, equal head dims,
+/// and a mask that leaves a suffix of the keys (bottom-right causal or
+/// window, or none); nullopt otherwise.
+std::optional<PagedAttentionProblem>
+denseDecodeAsPaged(const AttentionProblem &attention, Type queryType,
+                   Type keyType, bool hasLse, bool hasMaskOrBias);
 
 /// The buffers of the op's dispatch (the rewriter notes missing ones for
 /// its checkDispatchForm).

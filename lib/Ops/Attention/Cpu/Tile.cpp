@@ -10,6 +10,7 @@
 
 #include "Attention/Cpu/FlashAttention.h"
 #include "Attention/Cpu/Kernel.h"
+#include "Paged/Cpu/Decode.h"
 
 #include "ejk/Ops/Attention/Config.h"
 
@@ -134,6 +135,25 @@ LogicalResult CpuFlashAttention::tile(FlashAttentionOp op, ConfigAttr attr,
   static_cast<AttentionBuffers &>(buffers) = findAttentionBuffers(op, rewriter);
   if (failed(rewriter.checkDispatchForm(op)))
     return failure();
+
+  // One query row per sequence with no per-score inputs: the paged family's
+  // decode kernel, the sequences as pages (prefetched rows, one pass of
+  // K/V per KV head; docs/ops/paged.md).
+  if (std::optional<PagedAttentionProblem> decode = denseDecodeAsPaged(
+          plan, op.getQuery().getType().getElementType(),
+          op.getKey().getType().getElementType(), op.getLse() != nullptr,
+          op.getBias() || op.getMask() || op.getQSegmentIds() ||
+              op.getKvSegmentIds())) {
+    PagedAttentionBuffers paged;
+    paged.query = buffers.query;
+    paged.keyCache = buffers.key;
+    paged.valueCache = buffers.value;
+    paged.output = buffers.output;
+    paged.lse = buffers.lse;
+    return tileCpuPagedAttention(
+        op, *decode, std::min<int64_t>(plan.blockK, 512),
+        std::min<int64_t>(plan.keySplits, 64), paged, rewriter);
+  }
 
   Location loc = op.getLoc();
   if (!plan.readsKvInPlace() &&

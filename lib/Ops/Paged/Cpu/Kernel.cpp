@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Common/CpuEmitter.h"
+#include "Paged/Cpu/Decode.h"
 #include "Paged/Cpu/PagedAttention.h"
 
 #include "ejk/Ops/Paged/Config.h"
@@ -88,7 +89,7 @@ public:
       Value head = e.add(headBase, e.index(h));
       for (int64_t v = 0; v < p.vectors(); ++v) {
         Value d = e.index(v * p.lanes);
-        Value q = e.readVector(buf.query, {batch, head, d},
+        Value q = e.readVector(buf.query, rowIndices(buf.query, head, d),
                                (v + 1) * p.lanes <= p.headDim);
         vector::StoreOp::create(e.b, e.fmul(q, e.splatF32(p.softmaxScale)), qS,
                                 ValueRange{e.index(h), d});
@@ -114,13 +115,30 @@ public:
   }
 
 private:
+  /// Indices of head `head`'s row of `query` or `output` ([batch, heads,
+  /// dim], or [batch, 1, heads, dim] for a dense decode), dim `d`.
+  SmallVector<Value> rowIndices(Value buffer, Value head, Value d) {
+    if (cast<MemRefType>(buffer.getType()).getRank() == 4)
+      return {batch, zero, head, d};
+    return {batch, head, d};
+  }
+  /// Indices of head `head` in `lse` ([batch, heads] or [batch, heads, 1]).
+  SmallVector<Value> lseIndices(Value head) {
+    if (cast<MemRefType>(buf.lse.getType()).getRank() == 3)
+      return {batch, head, zero};
+    return {batch, head};
+  }
+
   /// This split's tokens: the visible range [first, L) cut into num_splits
   /// parts of ceil(span / num_splits) tokens.
   std::pair<Value, Value> splitRange() {
-    Value raw = arith::IndexCastOp::create(
-        e.b, e.b.getIndexType(),
-        memref::LoadOp::create(e.b, buf.contextLens, ValueRange{batch}));
-    Value length = e.max(zero, e.min(raw, e.index(p.maxContext())));
+    Value length = e.index(p.maxContext());
+    if (buf.contextLens) {
+      Value raw = arith::IndexCastOp::create(
+          e.b, e.b.getIndexType(),
+          memref::LoadOp::create(e.b, buf.contextLens, ValueRange{batch}));
+      length = e.max(zero, e.min(raw, length));
+    }
     Value first = zero;
     if (p.window)
       first = e.max(zero, e.sub(length, e.index(*p.window)));
@@ -135,6 +153,8 @@ private:
   /// Cache indices of token `t` of this sequence and KV head, dim `d`; the
   /// page index is clamped into the cache.
   SmallVector<Value> cacheIndices(Value t, Value d) {
+    if (!buf.blockTables)
+      return p.cacheIndices<Value>(batch, t, kvHead, d);
     Value pageSlot = e.div(t, e.index(p.pageSize));
     Value raw = memref::LoadOp::create(e.b, buf.blockTables,
                                        ValueRange{batch, pageSlot});
@@ -299,13 +319,14 @@ private:
         Value acc =
             vector::LoadOp::create(e.b, e.vf32, accS, ValueRange{hi, d});
         e.writeVector(e.fmul(acc, e.broadcast(inv)), buf.output,
-                      {batch, head, d}, (v + 1) * p.lanes <= p.headDim);
+                      rowIndices(buf.output, head, d),
+                      (v + 1) * p.lanes <= p.headDim);
       }
       if (buf.lse) {
         Value max = memref::LoadOp::create(e.b, maxS, hi);
         Value lse = e.fadd(max, math::LogOp::create(e.b, sum));
         memref::StoreOp::create(e.b, e.select(positive, lse, e.negInf()),
-                                buf.lse, ValueRange{batch, head});
+                                buf.lse, lseIndices(head));
       }
     }
   }
@@ -380,26 +401,20 @@ void buildCombine(OpBuilder &builder, Location loc, const CpuPagedPlan &p,
           return SmallVector<Value>{
               e.fma(e.broadcast(weight(s)), part, acc[0])};
         })[0];
-    e.writeVector(e.fmul(o, e.broadcast(inv)), output, {batch, head, d},
+    SmallVector<Value> at = {batch, head, d};
+    if (cast<MemRefType>(output.getType()).getRank() == 4)
+      at = {batch, zero, head, d};
+    e.writeVector(e.fmul(o, e.broadcast(inv)), output, at,
                   (v + 1) * p.lanes <= p.headDim);
   }
   if (lse) {
     Value value = e.fadd(shift, math::LogOp::create(e.b, sum));
+    SmallVector<Value> at = {batch, head};
+    if (cast<MemRefType>(lse.getType()).getRank() == 3)
+      at.push_back(zero);
     memref::StoreOp::create(e.b, e.select(positive, value, e.negInf()), lse,
-                            ValueRange{batch, head});
+                            at);
   }
-}
-
-CpuPagedPlan makePlan(PagedAttentionOp op, ConfigAttr attr,
-                      const TargetInfo &target) {
-  PagedAttentionConfig config =
-      *PagedAttentionConfig::read(attr, llvm::nulls());
-  CpuPagedPlan plan;
-  static_cast<PagedAttentionProblem &>(plan) = readPagedAttentionProblem(op);
-  plan.blockK = config.blockK;
-  plan.numSplits = config.numSplits;
-  plan.lanes = target.f32Lanes();
-  return plan;
 }
 
 /// Bytes the kernel moves at most: every cached token of each sequence's
@@ -415,17 +430,20 @@ int64_t pagedBytes(const CpuPagedPlan &p, const PagedAttentionBuffers &buf) {
 
 } // namespace
 
-LogicalResult CpuPagedAttention::tile(PagedAttentionOp op, ConfigAttr attr,
-                                      DispatchRewriter &rewriter) {
-  CpuPagedPlan plan = makePlan(op, attr, rewriter.target());
-  PagedAttentionBuffers buf = findPagedAttentionBuffers(op, rewriter);
-  if (failed(rewriter.checkDispatchForm(op)))
-    return failure();
-  Location loc = op.getLoc();
+LogicalResult mlir::ejk::tileCpuPagedAttention(
+    Operation *op, const PagedAttentionProblem &problem, int64_t blockK,
+    int64_t numSplits, const PagedAttentionBuffers &buf,
+    DispatchRewriter &rewriter) {
+  CpuPagedPlan plan;
+  static_cast<PagedAttentionProblem &>(plan) = problem;
+  plan.blockK = blockK;
+  plan.numSplits = numSplits;
+  plan.lanes = rewriter.target().f32Lanes();
+  Location loc = op->getLoc();
 
   Value partialO, partialStats;
   if (plan.numSplits > 1) {
-    Type f32 = Float32Type::get(op.getContext());
+    Type f32 = Float32Type::get(op->getContext());
     auto partialOType = MemRefType::get(
         {plan.batch, plan.numHeads, plan.numSplits, plan.paddedHeadDim()}, f32);
     auto statsType =
@@ -476,4 +494,15 @@ LogicalResult CpuPagedAttention::tile(PagedAttentionOp op, ConfigAttr attr,
   DispatchRewriter::setWork(dispatch, pagedAttentionFlops(plan),
                             pagedBytes(plan, buf));
   return success();
+}
+
+LogicalResult CpuPagedAttention::tile(PagedAttentionOp op, ConfigAttr attr,
+                                      DispatchRewriter &rewriter) {
+  PagedAttentionConfig config =
+      *PagedAttentionConfig::read(attr, llvm::nulls());
+  PagedAttentionBuffers buf = findPagedAttentionBuffers(op, rewriter);
+  if (failed(rewriter.checkDispatchForm(op)))
+    return failure();
+  return tileCpuPagedAttention(op, readPagedAttentionProblem(op), config.blockK,
+                               config.numSplits, buf, rewriter);
 }
