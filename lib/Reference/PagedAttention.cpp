@@ -104,7 +104,7 @@ Status ejk::reference::pagedAttention(
         double s = 0;
         for (int64_t d = 0; d < dim; ++d)
           s += static_cast<double>(q[d]) * keyCache[offset + d];
-        s *= options.softmaxScale;
+        s *= static_cast<double>(options.softmaxScale) * options.kScale;
         if (options.softCap)
           s = *options.softCap * std::tanh(s / *options.softCap);
         scores[t - first] = s;
@@ -122,7 +122,8 @@ Status ejk::reference::pagedAttention(
         for (int64_t d = 0; d < dim; ++d)
           acc[d] += scores[i] * valueCache[offsets[i] + d];
       for (int64_t d = 0; d < dim; ++d)
-        out[(b * heads + h) * dim + d] = static_cast<float>(acc[d] / sum);
+        out[(b * heads + h) * dim + d] =
+            static_cast<float>(acc[d] / sum * options.vScale);
       lse[b * heads + h] = static_cast<float>(maxScore + std::log(sum));
     }
   }

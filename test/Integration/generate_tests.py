@@ -560,8 +560,8 @@ class PagedAttention:
 
     def __init__(self, name, b=3, hq=4, hkv=2, d=64, pages=32, page=16,
                  maxp=8, dtype="f32", cache_dtype=None, token_major=False,
-                 cap=None, window=None, scale=None, lse=False, config=None,
-                 vulkan_config=None):
+                 cap=None, window=None, scale=None, k_scale=None, v_scale=None,
+                 lse=False, config=None, vulkan_config=None):
         self.__dict__.update(locals())
         del self.__dict__["self"]
 
@@ -585,6 +585,10 @@ class PagedAttention:
             attrs.append(f"logits_soft_cap = {self.cap} : f32")
         if self.window is not None:
             attrs.append(f"sliding_window = {self.window} : i64")
+        if self.k_scale is not None:
+            attrs.append(f"k_scale = {self.k_scale} : f32")
+        if self.v_scale is not None:
+            attrs.append(f"v_scale = {self.v_scale} : f32")
         results = f"{out}, {lse}" if self.lse else out
         names = "%o, %lse" if self.lse else "%o"
         signature = f"({results})" if self.lse else results
@@ -643,7 +647,7 @@ PAGED_FILES = {
          PagedAttention("no_sequences", b=0, lse=True)]),
     "paged-attention-dtypes.mlir": (
         "ejk.paged_attention element types: f16 and bf16 throughout, f32 "
-        "queries over f16 and bf16 caches.",
+        "queries over f16 and bf16 caches, int8 caches with their scales.",
         [PagedAttention("f16", hq=8, hkv=2, d=128, dtype="f16", lse=True),
          PagedAttention("bf16", hq=8, hkv=2, d=64, dtype="bf16"),
          PagedAttention("f32_over_f16", hq=4, hkv=2, cache_dtype="f16"),
@@ -651,7 +655,15 @@ PAGED_FILES = {
                         cache_dtype="bf16", token_major=True),
          PagedAttention("f16_odd_dim", hq=4, hkv=2, d=40, dtype="f16"),
          PagedAttention("bf16_splits", hq=4, hkv=2, dtype="bf16",
-                        config=SPLITS, vulkan_config=SPLITS)]),
+                        config=SPLITS, vulkan_config=SPLITS),
+         PagedAttention("int8", hq=8, hkv=2, d=128, cache_dtype="i8",
+                        k_scale=0.01, v_scale=0.02, lse=True),
+         PagedAttention("int8_f16_token_major_splits", hq=4, hkv=1, d=64,
+                        dtype="f16", cache_dtype="i8", token_major=True,
+                        k_scale=0.008, v_scale=0.05, config=SPLITS,
+                        vulkan_config=SPLITS),
+         PagedAttention("f16_scaled", hq=4, hkv=2, dtype="f16", k_scale=0.5,
+                        v_scale=2.0)]),
 }
 
 

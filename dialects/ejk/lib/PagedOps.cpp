@@ -28,13 +28,14 @@ struct PagedCache {
 /// `[num_pages, page_size, num_kv_heads, head_dim]` (token-major) or, with
 /// `headMajor`, `[num_pages, num_kv_heads, page_size, head_dim]`. They may
 /// have another float element type than `query` (e.g. an f16 cache read by
-/// f32 queries), but share one between them.
+/// f32 queries), or with `allowInt8` be i8 (quantized), but share one
+/// between them.
 static FailureOr<PagedCache>
 verifyPagedCache(ShapeVerifier &v, TypedValue<RankedTensorType> key,
                  StringRef keyName, TypedValue<RankedTensorType> value,
                  StringRef valueName, const NamedTensor &query,
-                 unsigned headsDim, unsigned headDimDim,
-                 bool headMajor = false) {
+                 unsigned headsDim, unsigned headDimDim, bool headMajor = false,
+                 bool allowInt8 = false) {
   ArrayRef<StringRef> dims = headMajor ? ArrayRef<StringRef>(kHeadMajorPages)
                                        : ArrayRef<StringRef>(kPages);
   unsigned kvHeadsDim = headMajor ? 1 : 2;
@@ -44,7 +45,8 @@ verifyPagedCache(ShapeVerifier &v, TypedValue<RankedTensorType> key,
   FailureOr<NamedTensor> val = v.tensor(value, valueName, dims);
   if (failed(val))
     return failure();
-  if (failed(v.isFloat(*k)) || failed(v.sameElement(*val, *k)))
+  if (failed(allowInt8 ? v.isFloatOrInt8(*k) : v.isFloat(*k)) ||
+      failed(v.sameElement(*val, *k)))
     return failure();
   for (unsigned i = 0; i < 4; ++i)
     if (failed(v.dimMatches(*val, i, *k, i)))
@@ -117,7 +119,8 @@ LogicalResult PagedAttentionOp::verify() {
     return failure();
   if (failed(verifyPagedCache(v, getKeyCache(), "key_cache", getValueCache(),
                               "value_cache", *q, /*headsDim=*/1,
-                              /*headDimDim=*/2, !isTokenMajor())))
+                              /*headDimDim=*/2, !isTokenMajor(),
+                              /*allowInt8=*/true)))
     return failure();
   if (failed(verifyIndexTensor(v, getContextLens(), "context_lens", {"batch"},
                                *q, 0)) ||
@@ -126,6 +129,8 @@ LogicalResult PagedAttentionOp::verify() {
     return failure();
   if (failed(verifyScaleAndCap(v, getSoftmaxScaleAttr(),
                                getLogitsSoftCapAttr())) ||
+      failed(v.positiveFinite(getKScaleAttr(), "k_scale")) ||
+      failed(v.positiveFinite(getVScaleAttr(), "v_scale")) ||
       failed(v.atLeast(getSlidingWindowAttr(), "sliding_window", 1)) ||
       failed(verifySameAs(v, getOutput(), "output", *q)))
     return failure();

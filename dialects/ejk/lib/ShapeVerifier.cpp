@@ -98,6 +98,15 @@ LogicalResult ShapeVerifier::isFloat(const NamedTensor &t) {
          << t.name << "' element type to be f32, f16 or bf16, got " << type;
 }
 
+LogicalResult ShapeVerifier::isFloatOrInt8(const NamedTensor &t) {
+  Type type = t.elementType();
+  if (type.isF32() || type.isF16() || type.isBF16() ||
+      type.isSignlessInteger(8))
+    return success();
+  return op->emitOpError("expects '")
+         << t.name << "' element type to be f32, f16, bf16 or i8, got " << type;
+}
+
 LogicalResult ShapeVerifier::elementIs(const NamedTensor &t, Type expected) {
   if (t.elementType() == expected)
     return success();

@@ -72,6 +72,9 @@ public:
 
   /// Checks that the element type of `t` is f32, f16 or bf16.
   LogicalResult isFloat(const NamedTensor &t);
+  /// Checks that the element type of `t` is f32, f16, bf16 or i8 (a
+  /// quantized cache).
+  LogicalResult isFloatOrInt8(const NamedTensor &t);
   /// Checks that the element type of `t` is exactly `expected`.
   LogicalResult elementIs(const NamedTensor &t, Type expected);
   /// Checks that `t` has the same element type as `source`.

@@ -21,6 +21,8 @@ namespace ejk::reference {
 
 struct PagedAttentionOptions {
   float softmaxScale = 1.0f;
+  /// Dequantization scales: scores times kScale, the output times vScale.
+  float kScale = 1.0f, vScale = 1.0f;
   std::optional<float> softCap;
   /// The last `window` tokens of each sequence are visible.
   std::optional<int64_t> window;

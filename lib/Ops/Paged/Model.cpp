@@ -46,7 +46,8 @@ public:
         .flag("token_major", p.tokenMajor)
         .flag("softcap", p.softCap.has_value())
         .flag("window", p.window.has_value())
-        .flag("lse", p.hasLse);
+        .flag("lse", p.hasLse)
+        .flag("scales", p.kScale != 1.0f || p.vScale != 1.0f);
     return key.str();
   }
   /// No token can be read (no pages, or tables of no pages): every output
@@ -76,6 +77,10 @@ public:
       return Distribution{Distribution::Kind::ContextLengths,
                           static_cast<float>(p.maxContext()),
                           static_cast<float>(p.pageSize)};
+    // A quantized cache holds whole int8 values.
+    if ((operand == op.getKeyCache() || operand == op.getValueCache()) &&
+        p.cacheType.isSignlessInteger(8))
+      return Distribution{Distribution::Kind::IntegerRange, -127.0f, 127.0f};
     if (operand == op.getBlockTables())
       return Distribution{Distribution::Kind::PageTable,
                           static_cast<float>(p.numPages),

@@ -23,6 +23,10 @@ mlir::ejk::readPagedAttentionProblem(PagedAttentionOp op) {
   p.numKvHeads = cache.getDimSize(p.tokenMajor ? 2 : 1);
   p.maxPagesPerSeq = op.getBlockTables().getType().getDimSize(1);
   p.softmaxScale = op.getEffectiveSoftmaxScale();
+  if (FloatAttr scale = op.getKScaleAttr())
+    p.kScale = scale.getValueAsDouble();
+  if (FloatAttr scale = op.getVScaleAttr())
+    p.vScale = scale.getValueAsDouble();
   if (FloatAttr cap = op.getLogitsSoftCapAttr())
     p.softCap = cap.getValueAsDouble();
   if (std::optional<uint64_t> window = op.getSlidingWindow())

@@ -18,6 +18,8 @@ LogicalResult mlir::ejk::evaluatePagedAttention(PagedAttentionOp op,
   PagedAttentionProblem p = readPagedAttentionProblem(op);
   ref::PagedAttentionOptions options;
   options.softmaxScale = p.softmaxScale;
+  options.kScale = p.kScale;
+  options.vScale = p.vScale;
   options.softCap = p.softCap;
   options.window = p.window;
   options.tokenMajor = p.tokenMajor;

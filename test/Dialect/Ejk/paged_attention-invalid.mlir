@@ -32,9 +32,9 @@ func.func @key_cache_rank(%q: tensor<4x8x64xf32>, %kc: tensor<512x2x64xf16>, %vc
 
 // -----
 
-func.func @key_cache_dtype(%q: tensor<4x8x64xf32>, %kc: tensor<32x2x16x64xi8>, %vc: tensor<32x2x16x64xi8>, %lens: tensor<4xi32>, %tables: tensor<4x8xi32>) {
-  // expected-error @+1 {{expects 'key_cache' element type to be f32, f16 or bf16, got 'i8'}}
-  %o = ejk.paged_attention %q, %kc, %vc, %lens, %tables : tensor<4x8x64xf32>, tensor<32x2x16x64xi8>, tensor<32x2x16x64xi8>, tensor<4xi32>, tensor<4x8xi32> -> tensor<4x8x64xf32>
+func.func @key_cache_dtype(%q: tensor<4x8x64xf32>, %kc: tensor<32x2x16x64xi16>, %vc: tensor<32x2x16x64xi16>, %lens: tensor<4xi32>, %tables: tensor<4x8xi32>) {
+  // expected-error @+1 {{expects 'key_cache' element type to be f32, f16, bf16 or i8, got 'i16'}}
+  %o = ejk.paged_attention %q, %kc, %vc, %lens, %tables : tensor<4x8x64xf32>, tensor<32x2x16x64xi16>, tensor<32x2x16x64xi16>, tensor<4xi32>, tensor<4x8xi32> -> tensor<4x8x64xf32>
   return
 }
 
@@ -188,5 +188,29 @@ func.func @lse_rank(%q: tensor<4x8x64xf32>, %kc: tensor<32x2x16x64xf16>, %vc: te
 func.func @lse_heads(%q: tensor<4x8x64xf32>, %kc: tensor<32x2x16x64xf16>, %vc: tensor<32x2x16x64xf16>, %lens: tensor<4xi32>, %tables: tensor<4x8xi32>) {
   // expected-error @+1 {{expects 'lse' dim 1 (num_heads) to be 8 to match 'query' dim 1 (num_heads), got 2}}
   %o, %lse = ejk.paged_attention %q, %kc, %vc, %lens, %tables : tensor<4x8x64xf32>, tensor<32x2x16x64xf16>, tensor<32x2x16x64xf16>, tensor<4xi32>, tensor<4x8xi32> -> tensor<4x8x64xf32>, tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @int8_value_cache(%q: tensor<4x8x64xf32>, %kc: tensor<32x2x16x64xi8>, %vc: tensor<32x2x16x64xf16>, %lens: tensor<4xi32>, %tables: tensor<4x8xi32>) {
+  // expected-error @+1 {{expects 'value_cache' element type to match 'key_cache' ('i8'), got 'f16'}}
+  %o = ejk.paged_attention %q, %kc, %vc, %lens, %tables : tensor<4x8x64xf32>, tensor<32x2x16x64xi8>, tensor<32x2x16x64xf16>, tensor<4xi32>, tensor<4x8xi32> -> tensor<4x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @k_scale(%q: tensor<4x8x64xf32>, %kc: tensor<32x2x16x64xi8>, %vc: tensor<32x2x16x64xi8>, %lens: tensor<4xi32>, %tables: tensor<4x8xi32>) {
+  // expected-error @+1 {{expects 'k_scale' to be positive and finite, got -0.5}}
+  %o = ejk.paged_attention %q, %kc, %vc, %lens, %tables {k_scale = -0.5 : f32} : tensor<4x8x64xf32>, tensor<32x2x16x64xi8>, tensor<32x2x16x64xi8>, tensor<4xi32>, tensor<4x8xi32> -> tensor<4x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @v_scale(%q: tensor<4x8x64xf32>, %kc: tensor<32x2x16x64xi8>, %vc: tensor<32x2x16x64xi8>, %lens: tensor<4xi32>, %tables: tensor<4x8xi32>) {
+  // expected-error @+1 {{expects 'v_scale' to be positive and finite, got 0}}
+  %o = ejk.paged_attention %q, %kc, %vc, %lens, %tables {v_scale = 0.0 : f32} : tensor<4x8x64xf32>, tensor<32x2x16x64xi8>, tensor<32x2x16x64xi8>, tensor<4xi32>, tensor<4x8xi32> -> tensor<4x8x64xf32>
   return
 }

@@ -33,3 +33,18 @@ func.func @all_options(%q: tensor<2x16x128xbf16>, %kc: tensor<64x1x32x128xbf16>,
       -> tensor<2x16x128xbf16>, tensor<2x16xf32>
   return %o, %lse : tensor<2x16x128xbf16>, tensor<2x16xf32>
 }
+
+// -----
+
+// A quantized int8 cache with its dequantization scales.
+// CHECK-LABEL: func.func @int8_cache
+// CHECK: ejk.paged_attention
+// CHECK-SAME: {k_scale = 2.500000e-02 : f32, v_scale = 1.250000e-01 : f32}
+// CHECK-SAME: tensor<16x4x16x64xi8>
+func.func @int8_cache(%q: tensor<2x8x64xf16>, %kc: tensor<16x4x16x64xi8>, %vc: tensor<16x4x16x64xi8>,
+                      %lens: tensor<2xi32>, %tables: tensor<2x8xi32>) -> tensor<2x8x64xf16> {
+  %o = ejk.paged_attention %q, %kc, %vc, %lens, %tables {k_scale = 0.025 : f32, v_scale = 0.125 : f32}
+      : tensor<2x8x64xf16>, tensor<16x4x16x64xi8>, tensor<16x4x16x64xi8>, tensor<2xi32>, tensor<2x8xi32>
+      -> tensor<2x8x64xf16>
+  return %o : tensor<2x8x64xf16>
+}

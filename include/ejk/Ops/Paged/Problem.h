@@ -28,6 +28,9 @@ struct PagedAttentionProblem {
   /// [num_pages, num_kv_heads, page_size, head_dim] otherwise.
   bool tokenMajor = false;
   float softmaxScale = 1.0f;
+  /// Dequantization scales of the cache (1 unless the op sets them): the
+  /// scores are multiplied by kScale, the output by vScale.
+  float kScale = 1.0f, vScale = 1.0f;
   std::optional<float> softCap;
   /// Tokens a query sees: the last `window` of its sequence.
   std::optional<int64_t> window;

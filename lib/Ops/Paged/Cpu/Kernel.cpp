@@ -91,8 +91,9 @@ public:
         Value d = e.index(v * p.lanes);
         Value q = e.readVector(buf.query, rowIndices(buf.query, head, d),
                                (v + 1) * p.lanes <= p.headDim);
-        vector::StoreOp::create(e.b, e.fmul(q, e.splatF32(p.softmaxScale)), qS,
-                                ValueRange{e.index(h), d});
+        vector::StoreOp::create(
+            e.b, e.fmul(q, e.splatF32(p.softmaxScale * p.kScale)), qS,
+            ValueRange{e.index(h), d});
         vector::StoreOp::create(e.b, e.splatF32(0.0f), accS,
                                 ValueRange{e.index(h), d});
       }
@@ -164,6 +165,15 @@ private:
     return p.cacheIndices<Value>(page, slot, kvHead, d);
   }
 
+  /// `lanes` elements of a cache row as f32: floats widened, int8 (a
+  /// quantized cache) converted.
+  Value readCache(Value cache, ValueRange indices) {
+    Value row = e.readVector(cache, indices, p.wholeVectors());
+    if (isa<IntegerType>(getElementTypeOrSelf(row.getType())))
+      row = arith::SIToFPOp::create(e.b, e.vf32, row);
+    return row;
+  }
+
   /// Prefetches every cache line of `cache`'s row of token `t`.
   void prefetchRow(Value cache, Value t) {
     SmallVector<Value> at = cacheIndices(t, zero);
@@ -192,7 +202,7 @@ private:
         for (int64_t v = 0; v < p.vectors(); ++v) {
           Value d = e.index(v * p.lanes);
           at.back() = d;
-          Value k = e.readVector(buf.keyCache, at, p.wholeVectors());
+          Value k = readCache(buf.keyCache, at);
           for (int64_t h = 0; h < heads; ++h) {
             Value q = vector::LoadOp::create(e.b, e.vf32, qS,
                                              ValueRange{e.index(h0 + h), d});
@@ -283,8 +293,7 @@ private:
               SmallVector<Value> at = cacheIndices(t, zero);
               for (int64_t v = 0; v < vecs; ++v) {
                 at.back() = e.index((v0 + v) * p.lanes);
-                rows.push_back(
-                    e.readVector(buf.valueCache, at, p.wholeVectors()));
+                rows.push_back(readCache(buf.valueCache, at));
               }
               SmallVector<Value> next(carried.begin(), carried.end());
               for (int64_t h = 0; h < heads; ++h) {
@@ -312,8 +321,8 @@ private:
       Value sum = memref::LoadOp::create(e.b, sumS, hi);
       Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
                                              sum, e.constF32(0.0f));
-      Value inv =
-          e.select(positive, e.fdiv(e.constF32(1.0f), sum), e.constF32(0.0f));
+      Value inv = e.select(positive, e.fdiv(e.constF32(p.vScale), sum),
+                           e.constF32(0.0f));
       for (int64_t v = 0; v < p.vectors(); ++v) {
         Value d = e.index(v * p.lanes);
         Value acc =
@@ -391,7 +400,7 @@ void buildCombine(OpBuilder &builder, Location loc, const CpuPagedPlan &p,
   Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
                                          e.constF32(0.0f));
   Value inv =
-      e.select(positive, e.fdiv(e.constF32(1.0f), sum), e.constF32(0.0f));
+      e.select(positive, e.fdiv(e.constF32(p.vScale), sum), e.constF32(0.0f));
   for (int64_t v = 0; v < p.vectors(); ++v) {
     Value d = e.index(v * p.lanes);
     Value o = e.forLoop(

@@ -17,7 +17,8 @@ def Ejk_PagedAttentionOp : Ejk_Op<"paged_attention", [Pure]> {
 
     Layout:
     - `query`: `[batch, num_heads, head_dim]`, f32, f16 or bf16
-    - `key_cache`: the pages, f32, f16 or bf16, in the layout `kv_layout`
+    - `key_cache`: the pages, f32, f16, bf16 or i8 (a quantized cache, see
+      `k_scale`), in the layout `kv_layout`
       names: `"head_major"` (the default, ejKernel's):
       `[num_pages, num_kv_heads, page_size, head_dim]`; `"token_major"`
       (vLLM's and FlashInfer's): `[num_pages, page_size, num_kv_heads,
@@ -42,15 +43,18 @@ def Ejk_PagedAttentionOp : Ejk_Op<"paged_attention", [Pure]> {
     ```
     K_t = key_cache[page(b, t), h', t % page_size]     (head_major)
     V_t = value_cache[page(b, t), h', t % page_size]
-    s_t = softmax_scale * dot(query[b,h], K_t)
+    s_t = softmax_scale * k_scale * dot(query[b,h], K_t)
     s_t = cap * tanh(s_t / cap)                  if logits_soft_cap = cap
     allowed(t) = 0 <= t < L && (!sliding_window || L - 1 - t < sliding_window)
     lse[b,h]    = log(sum_{allowed t} exp(s_t))
-    output[b,h] = sum_{allowed t} exp(s_t - lse[b,h]) * V_t
+    output[b,h] = v_scale * sum_{allowed t} exp(s_t - lse[b,h]) * V_t
     ```
     so `sliding_window = w` attends to the last `w` tokens (ejKernel's
-    convention). `softmax_scale` defaults to `1/sqrt(head_dim)`. Cache
-    elements are converted to f32 and accumulation is in f32. A sequence
+    convention). `softmax_scale` defaults to `1/sqrt(head_dim)`; `k_scale`
+    and `v_scale` (default 1) are the dequantization scales of the cache,
+    as ejKernel's `ragged_page_attention_v3` applies them: an i8 cache holds
+    `round(K / k_scale)`, and any cache type may carry them. Cache elements
+    are converted to f32 and accumulation is in f32. A sequence
     with `L = 0` gives an output of 0 and `lse = -inf`. Entries of
     `block_tables` past `ceil(L / page_size)` are not read; a page index
     outside `[0, num_pages)` is clamped into it by the kernels (never an
@@ -77,6 +81,8 @@ def Ejk_PagedAttentionOp : Ejk_Op<"paged_attention", [Pure]> {
     OptionalAttr<F32Attr>:$logits_soft_cap,
     OptionalAttr<I64Attr>:$sliding_window,
     OptionalAttr<StrAttr>:$kv_layout,
+    OptionalAttr<F32Attr>:$k_scale,
+    OptionalAttr<F32Attr>:$v_scale,
     OptionalAttr<Ejk_ConfigAttr>:$config
   );
   let results = (outs
