@@ -57,7 +57,7 @@ module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1
 
 // A dynamic buffer.
 module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
-  // expected-error @+1 {{dispatch 'd' argument 0 has type 'memref<?xf32>'; Vulkan dispatch arguments are static identity-layout memrefs in the default memory space of f32, f16, bf16, i32, i64 or i1}}
+  // expected-error @+1 {{dispatch 'd' argument 0 has type 'memref<?xf32>'; Vulkan dispatch arguments are static identity-layout memrefs in the default memory space of f32, f16, bf16, i32, i64, i8 or i1}}
   func.func private @d(%a: memref<?xf32>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
 
     return

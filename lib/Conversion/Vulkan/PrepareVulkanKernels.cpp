@@ -42,7 +42,8 @@ static bool isDispatchArgType(Type type) {
     return false;
   Type element = memref.getElementType();
   return element.isF32() || element.isF16() || element.isBF16() ||
-         element.isInteger(32) || element.isInteger(64) || element.isInteger(1);
+         element.isInteger(32) || element.isInteger(64) ||
+         element.isInteger(8) || element.isInteger(1);
 }
 
 /// Whether `cast` is a buffer view of the contract: a dispatch argument seen
@@ -189,7 +190,7 @@ static LogicalResult checkDispatch(func::FuncOp func,
              << func.getSymName() << "' argument " << i << " has type " << type
              << "; Vulkan dispatch arguments are static identity-layout "
                 "memrefs in the default memory space of f32, f16, bf16, "
-                "i32, i64 or i1";
+                "i32, i64, i8 or i1";
   if (auto required = func->getAttrOfType<ArrayAttr>(kRequiresAttrName)) {
     for (Attribute entry : required) {
       auto name = dyn_cast<StringAttr>(entry);

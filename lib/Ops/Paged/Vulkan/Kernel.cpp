@@ -14,7 +14,7 @@
 
 #include "Paged/Vulkan/Kernel.h"
 
-#include "Common/CpuEmitter.h"
+#include "Paged/Vulkan/Emit.h"
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
 
@@ -22,87 +22,9 @@
 
 using namespace mlir;
 using namespace mlir::ejk;
+using namespace mlir::ejk::paged;
 
 namespace {
-
-Value cmpI(Emitter &e, arith::CmpIPredicate pred, Value x, Value y) {
-  return arith::CmpIOp::create(e.b, pred, x, y);
-}
-Value divU(Emitter &e, Value x, int64_t y) {
-  return arith::DivUIOp::create(e.b, x, e.index(y));
-}
-Value remU(Emitter &e, Value x, int64_t y) {
-  return arith::RemUIOp::create(e.b, x, e.index(y));
-}
-Value fma(Emitter &e, Value x, Value y, Value acc) {
-  return math::FmaOp::create(e.b, x, y, acc);
-}
-Value loadIndex(Emitter &e, Value memref, ValueRange indices) {
-  Value v = memref::LoadOp::create(e.b, memref, indices);
-  return arith::IndexCastOp::create(e.b, e.b.getIndexType(), v);
-}
-Value loadF32(Emitter &e, Value memref, ValueRange indices) {
-  return e.toF32(memref::LoadOp::create(e.b, memref, indices));
-}
-void storeF32(Emitter &e, Value value, Value memref, ValueRange indices) {
-  Type elt = cast<MemRefType>(memref.getType()).getElementType();
-  memref::StoreOp::create(e.b, e.fromF32(value, elt), memref, indices);
-}
-
-/// `m`, or 0 where it is -inf: the shift of an exponent that stays finite
-/// for a row that has seen no token yet.
-Value finiteOrZero(Emitter &e, Value m) {
-  Value empty =
-      arith::CmpFOp::create(e.b, arith::CmpFPredicate::OEQ, m, e.negInf());
-  return e.select(empty, e.constF32(0.0f), m);
-}
-
-/// Combines `value` over the lanes whose subgroup ids differ only in the
-/// bits of [from, to) (powers of two) with XOR shuffles; every lane of such
-/// a group ends with the same bits.
-Value xorReduce(Emitter &e, Value value, bool isMax, int64_t from, int64_t to,
-                int64_t subgroupSize) {
-  for (int64_t offset = from; offset < to; offset *= 2) {
-    Value other = gpu::ShuffleOp::create(e.b, value, e.constI32(offset),
-                                         e.constI32(subgroupSize),
-                                         gpu::ShuffleMode::XOR)
-                      .getShuffleResult();
-    value = isMax ? e.fmaxNoNaN(value, other) : e.fadd(value, other);
-  }
-  return value;
-}
-
-void emitIf(Emitter &e, Value cond, function_ref<void()> then) {
-  auto ifOp = scf::IfOp::create(e.b, cond, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(e.b);
-  e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  then();
-}
-
-/// `body(i)` for i in [0, total) over the `threads` threads of the
-/// workgroup: whole rounds in a loop, the rest under a guard.
-void forEachShared(Emitter &e, int64_t threads, Value thread, int64_t total,
-                   function_ref<void(Value)> body) {
-  int64_t full = total / threads * threads;
-  if (full == threads)
-    body(thread);
-  else if (full > 0)
-    e.forLoop(e.index(0), e.index(full), e.index(threads),
-              [&](Value base) { body(e.add(base, thread)); });
-  if (full == total)
-    return;
-  Value i = e.add(thread, e.index(full));
-  emitIf(e, cmpI(e, arith::CmpIPredicate::slt, i, e.index(total)),
-         [&] { body(i); });
-}
-
-Value allocWorkgroup(Emitter &e, int64_t elements) {
-  auto space = gpu::AddressSpaceAttr::get(e.b.getContext(),
-                                          gpu::AddressSpace::Workgroup);
-  return memref::AllocOp::create(
-      e.b, MemRefType::get({elements}, e.f32, MemRefLayoutAttrInterface(),
-                           space));
-}
 
 /// The online softmax of one head of one team, in registers.
 struct HeadState {
@@ -146,10 +68,9 @@ public:
     SmallVector<Value> state = e.ifElse(
         cmpI(e, arith::CmpIPredicate::sgt, end, begin), types,
         [&] {
-          return e.forLoop(begin, end, e.index(l.teams * l.tokensPerTeam), inits,
-                           [&](Value t0, ValueRange carried) {
-                             return step(t0, carried);
-                           });
+          return e.forLoop(
+              begin, end, e.index(l.teams * l.tokensPerTeam), inits,
+              [&](Value t0, ValueRange carried) { return step(t0, carried); });
         },
         [&] { return SmallVector<Value>(inits); });
     merge(unpack(state));
@@ -192,7 +113,8 @@ private:
   }
 
   void loadQueries() {
-    Value scale = e.constF32(p.softmaxScale);
+    // k_scale dequantizes the keys: it scales every score, as the query.
+    Value scale = e.constF32(p.softmaxScale * p.kScale);
     for (int64_t h = 0; h < l.headChunk; ++h) {
       Value head = queryHead(e.index(h));
       for (int64_t j = 0; j < l.dimPerLane; ++j)
@@ -235,8 +157,8 @@ private:
       // address) and is masked.
       token = e.min(token, e.sub(end, e.index(1)));
       Value slot = remU(e, token, p.pageSize);
-      Value page = loadIndex(e, buf.blockTables,
-                             {batch, divU(e, token, p.pageSize)});
+      Value page =
+          loadIndex(e, buf.blockTables, {batch, divU(e, token, p.pageSize)});
       page = e.max(e.min(page, e.index(p.numPages - 1)), e.index(0));
       for (int64_t j = 0; j < E; ++j)
         keys[u].push_back(loadF32(
@@ -253,13 +175,13 @@ private:
         Value dot = e.fmul(queries[h * E], keys[u][0]);
         for (int64_t j = 1; j < E; ++j)
           dot = fma(e, queries[h * E + j], keys[u][j], dot);
-        Value score = xorReduce(e, dot, /*isMax=*/false, 1, l.teamLanes,
-                                l.subgroupSize);
+        Value score =
+            xorReduce(e, dot, /*isMax=*/false, 1, l.teamLanes, l.subgroupSize);
         if (p.softCap)
-          score = e.fmul(e.constF32(*p.softCap),
-                         math::TanhOp::create(
-                             e.b,
-                             e.fmul(score, e.constF32(1.0f / *p.softCap))));
+          score =
+              e.fmul(e.constF32(*p.softCap),
+                     math::TanhOp::create(
+                         e.b, e.fmul(score, e.constF32(1.0f / *p.softCap))));
         scores.push_back(e.select(valid[u], score, e.negInf()));
       }
       Value alpha;
@@ -269,8 +191,8 @@ private:
         // One exponential per token: exp(min - max) rescales whichever of
         // the old state and the new token is smaller; the other weighs 1.
         Value score = scores[0];
-        Value grows = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
-                                            score, s.max);
+        Value grows =
+            arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, score, s.max);
         newMax = e.fmaxNoNaN(s.max, score);
         Value low = e.select(grows, s.max, score);
         Value x = e.exp(e.fsub(low, finiteOrZero(e, newMax)));
@@ -312,25 +234,23 @@ private:
       s.max = max;
     }
     if (l.numSubgroups == 1) {
-      emitIf(e, cmpI(e, arith::CmpIPredicate::ult, thread,
-                     e.index(l.teamLanes)),
-             [&] {
-               Value first =
-                   cmpI(e, arith::CmpIPredicate::eq, lane, e.index(0));
-               for (auto [h, s] : llvm::enumerate(heads))
-                 for (int64_t j = 0; j < l.dimPerLane; ++j)
-                   write(e.index(h), dimOf(j), s.max, s.sum, s.acc[j],
-                         j == 0 ? first : Value());
-             });
+      emitIf(
+          e, cmpI(e, arith::CmpIPredicate::ult, thread, e.index(l.teamLanes)),
+          [&] {
+            Value first = cmpI(e, arith::CmpIPredicate::eq, lane, e.index(0));
+            for (auto [h, s] : llvm::enumerate(heads))
+              for (int64_t j = 0; j < l.dimPerLane; ++j)
+                write(e.index(h), dimOf(j), s.max, s.sum, s.acc[j],
+                      j == 0 ? first : Value());
+          });
       return;
     }
     int64_t D = p.headDim, Gc = l.headChunk;
     Value stats = allocWorkgroup(e, l.numSubgroups * Gc * 2);
     Value accs = allocWorkgroup(e, l.numSubgroups * Gc * D);
     Value subgroup = divU(e, thread, sg);
-    Value leader =
-        cmpI(e, arith::CmpIPredicate::ult, remU(e, thread, sg),
-             e.index(l.teamLanes));
+    Value leader = cmpI(e, arith::CmpIPredicate::ult, remU(e, thread, sg),
+                        e.index(l.teamLanes));
     emitIf(e, leader, [&] {
       for (auto [h, s] : llvm::enumerate(heads)) {
         Value row = e.add(e.mul(subgroup, e.index(Gc)), e.index(h));
@@ -362,9 +282,8 @@ private:
         Value f = e.exp(e.fsub(maxes[g], shift));
         sum = e.fadd(sum, e.fmul(sums[g], f));
         Value at = e.add(e.mul(e.add(e.index(g * Gc), h), e.index(D)), d);
-        acc = e.fadd(acc, e.fmul(memref::LoadOp::create(e.b, accs,
-                                                        ValueRange{at}),
-                                 f));
+        acc = e.fadd(
+            acc, e.fmul(memref::LoadOp::create(e.b, accs, ValueRange{at}), f));
       }
       write(h, d, max, sum, acc,
             cmpI(e, arith::CmpIPredicate::eq, d, e.index(0)));
@@ -377,24 +296,26 @@ private:
              Value writesLse) {
     auto body = [&] {
       Value head = queryHead(h);
-      Value has =
-          arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
-                                e.constF32(0.0f));
-      Value out = e.select(
-          has, e.fdiv(acc, e.select(has, sum, e.constF32(1.0f))),
-          e.constF32(0.0f));
-      Value lse = e.select(
-          has,
-          e.fadd(finiteOrZero(e, max),
-                 math::LogOp::create(e.b, e.select(has, sum,
-                                                   e.constF32(1.0f)))),
-          e.negInf());
+      Value has = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
+                                        e.constF32(0.0f));
+      Value out =
+          e.select(has, e.fdiv(acc, e.select(has, sum, e.constF32(1.0f))),
+                   e.constF32(0.0f));
+      // v_scale dequantizes the values: it scales the output (the partial
+      // outputs of splits, which the combine only weighs).
+      if (p.vScale != 1.0f)
+        out = e.fmul(out, e.constF32(p.vScale));
+      Value lse =
+          e.select(has,
+                   e.fadd(finiteOrZero(e, max),
+                          math::LogOp::create(
+                              e.b, e.select(has, sum, e.constF32(1.0f)))),
+                   e.negInf());
       if (l.numSplits == 1) {
         storeF32(e, out, buf.output, {batch, head, d});
         if (buf.lse && writesLse)
           emitIf(e, writesLse, [&] {
-            memref::StoreOp::create(e.b, lse, buf.lse,
-                                    ValueRange{batch, head});
+            memref::StoreOp::create(e.b, lse, buf.lse, ValueRange{batch, head});
           });
         return;
       }
@@ -429,58 +350,4 @@ void mlir::ejk::buildVulkanPagedAttentionBody(
     const PagedAttentionBuffers &buffers, Value partialO, Value partialLse) {
   Emitter e(b, loc, 1);
   PagedKernel(e, plan, buffers, partialO, partialLse).build();
-}
-
-void mlir::ejk::buildVulkanPagedCombineBody(OpBuilder &b, Location loc,
-                                            const VulkanPagedPlan &plan,
-                                            Value partialO, Value partialLse,
-                                            Value output, Value lse) {
-  Emitter e(b, loc, 1);
-  const VulkanPagedLayout &l = plan.layout;
-  Value head = WorkgroupIdOp::create(e.b, 0);
-  Value batch = WorkgroupIdOp::create(e.b, 1);
-  Value thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
-  Value zero = e.index(0), one = e.index(1), splits = e.index(l.numSplits);
-  auto splitLse = [&](Value s) -> Value {
-    return memref::LoadOp::create(e.b, partialLse,
-                                  ValueRange{batch, head, s});
-  };
-  Value max = e.forLoop(zero, splits, one, {e.negInf()},
-                        [&](Value s, ValueRange m) {
-                          return SmallVector<Value>{
-                              e.fmaxNoNaN(m[0], splitLse(s))};
-                        })[0];
-  // Every split empty: all weights are exp(-inf) = 0.
-  Value shift = finiteOrZero(e, max);
-  Value sum = e.forLoop(zero, splits, one, {e.constF32(0.0f)},
-                        [&](Value s, ValueRange acc) {
-                          return SmallVector<Value>{e.fadd(
-                              acc[0], e.exp(e.fsub(splitLse(s), shift)))};
-                        })[0];
-  Value has = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
-                                    e.constF32(0.0f));
-  Value inverse = e.select(
-      has, e.fdiv(e.constF32(1.0f), e.select(has, sum, e.constF32(1.0f))),
-      e.constF32(0.0f));
-  forEachShared(e, l.combineThreads, thread, plan.headDim, [&](Value d) {
-    Value acc =
-        e.forLoop(zero, splits, one, {e.constF32(0.0f)},
-                  [&](Value s, ValueRange a) {
-                    Value w = e.exp(e.fsub(splitLse(s), shift));
-                    Value o = memref::LoadOp::create(
-                        e.b, partialO, ValueRange{batch, head, s, d});
-                    return SmallVector<Value>{e.fadd(a[0], e.fmul(w, o))};
-                  })[0];
-    storeF32(e, e.fmul(acc, inverse), output, {batch, head, d});
-  });
-  if (!lse)
-    return;
-  emitIf(e, cmpI(e, arith::CmpIPredicate::eq, thread, zero), [&] {
-    Value value = e.select(
-        has,
-        e.fadd(shift, math::LogOp::create(
-                          e.b, e.select(has, sum, e.constF32(1.0f)))),
-        e.negInf());
-    memref::StoreOp::create(e.b, value, lse, ValueRange{batch, head});
-  });
 }

@@ -57,21 +57,26 @@ mlir::ejk::getVulkanPagedLayout(const PagedAttentionProblem &p,
         l.teamLanes > l.subgroupSize || p.headDim % l.teamLanes != 0) {
       reason << "'" << PagedAttentionConfig::kBlockK << "' (" << config.blockK
              << ") tokens per step over " << l.threads
-             << " threads make teams of " << l.threads << " / "
-             << config.blockK << " lanes; a team must be a power of two of "
+             << " threads make teams of " << l.threads << " / " << config.blockK
+             << " lanes; a team must be a power of two of "
              << "at most " << l.subgroupSize << " lanes that divides head_dim "
              << p.headDim;
       return std::nullopt;
     }
   } else {
-    l.teams = naturalTeams;
+    // Several tokens per team: natural teams, or smaller ones (more of
+    // them) when a team would read more than kMaxPagedTokensPerTeam.
     l.teamLanes = natural;
-    l.tokensPerTeam = config.blockK / naturalTeams;
-    if (config.blockK % naturalTeams != 0 ||
+    while (l.teamLanes > 1 &&
+           config.blockK > (l.threads / l.teamLanes) * kMaxPagedTokensPerTeam)
+      l.teamLanes /= 2;
+    l.teams = l.threads / l.teamLanes;
+    l.tokensPerTeam = config.blockK / l.teams;
+    if (config.blockK % l.teams != 0 ||
         l.tokensPerTeam > kMaxPagedTokensPerTeam) {
       reason << "'" << PagedAttentionConfig::kBlockK << "' (" << config.blockK
-             << ") tokens per step must be a multiple of the " << naturalTeams
-             << " teams of " << natural << " lanes, at most "
+             << ") tokens per step must be a multiple of the " << l.teams
+             << " teams of " << l.teamLanes << " lanes, at most "
              << kMaxPagedTokensPerTeam << " per team";
       return std::nullopt;
     }
@@ -80,8 +85,8 @@ mlir::ejk::getVulkanPagedLayout(const PagedAttentionProblem &p,
   if (l.dimPerLane > kMaxPagedLaneState) {
     reason << "teams of " << l.teamLanes << " lanes leave " << l.dimPerLane
            << " elements of head_dim " << p.headDim
-           << " to each lane, more than " << kMaxPagedLaneState
-           << " (lower '" << PagedAttentionConfig::kBlockK << "')";
+           << " to each lane, more than " << kMaxPagedLaneState << " (lower '"
+           << PagedAttentionConfig::kBlockK << "')";
     return std::nullopt;
   }
   int64_t group = p.groupSize();
@@ -94,8 +99,7 @@ mlir::ejk::getVulkanPagedLayout(const PagedAttentionProblem &p,
   int64_t tokens = visibleTokens(p);
   if (l.numSplits > std::max<int64_t>(tokens, 1)) {
     reason << "'" << PagedAttentionConfig::kNumSplits << "' (" << l.numSplits
-           << ") is more than the " << tokens
-           << " tokens a query can see";
+           << ") is more than the " << tokens << " tokens a query can see";
     return std::nullopt;
   }
   // Vulkan guarantees 65535 workgroups along each dimension of a grid.
@@ -130,6 +134,11 @@ mlir::ejk::getVulkanPagedLayout(const PagedAttentionProblem &p,
   }
   if (f16 && !target.hasVulkanFeature("float16")) {
     reason << "f16 buffers need the device feature 'float16'";
+    return std::nullopt;
+  }
+  if (p.cacheType.isInteger(8) && !(target.hasVulkanFeature("storage8") &&
+                                    target.hasVulkanFeature("int8"))) {
+    reason << "i8 caches need the device features 'storage8' and 'int8'";
     return std::nullopt;
   }
   l.combineThreads = std::min<int64_t>(

@@ -27,8 +27,8 @@ FailureOr<Temporaries> addCombineDispatch(DispatchRewriter &rewriter,
                                           const PagedAttentionBuffers &buf) {
   Type f32 = Float32Type::get(rewriter.dispatch().getContext());
   int64_t splits = plan.layout.numSplits;
-  auto partialOType = MemRefType::get(
-      {plan.batch, plan.numHeads, splits, plan.headDim}, f32);
+  auto partialOType =
+      MemRefType::get({plan.batch, plan.numHeads, splits, plan.headDim}, f32);
   auto lseType = MemRefType::get({plan.batch, plan.numHeads, splits}, f32);
   SmallVector<Type> argTypes = {partialOType, lseType, buf.output.getType()};
   if (buf.lse)
@@ -105,13 +105,12 @@ LogicalResult VulkanPagedAttention::tile(PagedAttentionOp op, ConfigAttr attr,
                                     layout->sharedBytes);
   // K and V as read: every visible token of every sequence, once per KV
   // head (the bound the kernel is built for).
-  int64_t cacheBytes =
-      plan.cacheType.getIntOrFloatBitWidth() / 8 * plan.batch *
-      plan.numKvHeads * visibleTokens(plan) * plan.headDim * 2;
-  int64_t partialBytes =
-      temps.partialO ? (DispatchRewriter::bytesOf(temps.partialO) +
-                        DispatchRewriter::bytesOf(temps.partialLse))
-                     : DispatchRewriter::bytesOf({buf.output, buf.lse});
+  int64_t cacheBytes = plan.cacheType.getIntOrFloatBitWidth() / 8 * plan.batch *
+                       plan.numKvHeads * visibleTokens(plan) * plan.headDim * 2;
+  int64_t partialBytes = temps.partialO
+                             ? (DispatchRewriter::bytesOf(temps.partialO) +
+                                DispatchRewriter::bytesOf(temps.partialLse))
+                             : DispatchRewriter::bytesOf({buf.output, buf.lse});
   DispatchRewriter::setWork(
       dispatch, pagedAttentionFlops(plan),
       cacheBytes + partialBytes +
