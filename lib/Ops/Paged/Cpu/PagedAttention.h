@@ -1,6 +1,6 @@
-//===- PagedAttention.h - paged attention on the Cpu ------------*- C++ -*-===//
+//===- PagedAttention.h - paged attention on the CPU ------------*- C++ -*-===//
 //
-// The Cpu's config rules and kernel builder of `ejk.paged_attention`, as
+// The CPU's config rules and kernel builder of `ejk.paged_attention`, as
 // the family's TargetKernel (ejk/Ops/OpModel.h) calls them.
 //
 //===----------------------------------------------------------------------===//

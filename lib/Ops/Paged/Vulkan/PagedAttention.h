@@ -1,6 +1,6 @@
-//===- PagedAttention.h - paged attention on the Vulkan ------------*- C++ -*-===//
+//===- PagedAttention.h - paged attention on Vulkan -------------*- C++ -*-===//
 //
-// The Vulkan's config rules and kernel builder of `ejk.paged_attention`, as
+// Vulkan's config rules and kernel builder of `ejk.paged_attention`, as
 // the family's TargetKernel (ejk/Ops/OpModel.h) calls them.
 //
 //===----------------------------------------------------------------------===//
