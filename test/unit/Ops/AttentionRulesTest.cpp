@@ -348,12 +348,14 @@ TEST_F(FlashAttentionTuningTest, HeuristicOnRegisterSoftmax) {
     EXPECT_EQ(printAttr(op.getHeuristicConfig(other)),
               "#ejk.config<block_k = 16, block_q = 64, num_subgroups = 4>");
   });
-  // Decode: no 128-row blocks of padding.
+  // Decode: no 128-row blocks of padding, the paged family's decode
+  // kernel (block_q = 1), its keys split to fill the device.
   FlashSpec decode = prefill;
   decode.seqQ = 1;
   withOp(decode, [&](TunableOpInterface op) {
     EXPECT_EQ(printAttr(op.getHeuristicConfig(nvidiaCoop())),
-              "#ejk.config<block_k = 16, block_q = 64, num_subgroups = 4>");
+              "#ejk.config<block_k = 64, block_q = 1, key_splits = 32, "
+              "num_subgroups = 8>");
   });
   // head_dim 256: 128 x 64 blocks exceed 48 KiB; a smaller config verifies.
   FlashSpec wide = prefill;
@@ -486,6 +488,24 @@ TEST_F(FlashAttentionTuningTest, KeySplitsAreVerified) {
                                                    {"num_subgroups", 1},
                                                    {"key_splits", 2}});
     EXPECT_EQ(reasonFor(op, vulkan, capableVulkan()),
-              "'key_splits' applies to CPU targets only");
+              "'key_splits' applies to CPU targets and Vulkan's decode "
+              "kernel ('block_q' = 1) only");
+    // block_q = 1: the decode kernel, whose layout verifies the rest.
+    ConfigAttr decodeKernel = ConfigAttr::get(&context, {{"block_q", 1},
+                                                         {"block_k", 16},
+                                                         {"num_subgroups", 2},
+                                                         {"key_splits", 2}});
+    EXPECT_EQ(reasonFor(op, decodeKernel, capableVulkan()), "ok");
+  });
+  // A prefill cannot take the decode kernel.
+  FlashSpec prefill = decode;
+  prefill.seqQ = 4;
+  withOp(prefill, [&](TunableOpInterface op) {
+    ConfigAttr decodeKernel = ConfigAttr::get(
+        &context, {{"block_q", 1}, {"block_k", 16}, {"num_subgroups", 2}});
+    EXPECT_EQ(reasonFor(op, decodeKernel, capableVulkan()),
+              "'block_q' = 1 selects the decode kernel, which takes one query "
+              "row per sequence, equal head dims and no bias, mask, segment "
+              "ids, dropout or top-left causal/window mask");
   });
 }

@@ -9,7 +9,12 @@
 #define EJK_OPS_ATTENTION_VULKAN_FLASHATTENTION_H
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
+#include "ejk/Ops/Attention/Config.h"
 #include "ejk/Ops/DispatchRewriter.h"
+#include "ejk/Ops/Paged/Config.h"
+#include "ejk/Ops/Paged/Problem.h"
+
+#include <optional>
 
 namespace mlir::ejk {
 
@@ -26,6 +31,13 @@ struct VulkanFlashAttention {
   static LogicalResult tile(FlashAttentionOp op, ConfigAttr config,
                             DispatchRewriter &rewriter);
 };
+
+/// `op` as a decode for the paged family's Vulkan kernel (one query row,
+/// no per-score inputs; denseDecodeAsPaged), or nullopt.
+std::optional<PagedAttentionProblem> vulkanDecodeProblem(FlashAttentionOp op);
+/// The decode kernel's config of a `block_q = 1` config: block_k,
+/// num_subgroups, and key_splits as num_splits.
+PagedAttentionConfig vulkanDecodeConfig(const FlashAttentionConfig &config);
 
 } // namespace mlir::ejk
 

@@ -9,6 +9,8 @@
 #include "Attention/Vulkan/FlashAttention.h"
 #include "Attention/Vulkan/Layout.h"
 #include "Common/Arithmetic.h"
+#include "Paged/Vulkan/Decode.h"
+#include "Paged/Vulkan/Layout.h"
 
 #include "ejk/Ops/Attention/Config.h"
 #include "ejk/Ops/Attention/Problem.h"
@@ -57,6 +59,36 @@ mlir::ejk::getVulkanAttentionLayout(FlashAttentionOp op, ConfigAttr attr,
       reason);
 }
 
+std::optional<PagedAttentionProblem>
+mlir::ejk::vulkanDecodeProblem(FlashAttentionOp op) {
+  return denseDecodeAsPaged(
+      readAttentionProblem(op), op.getQuery().getType().getElementType(),
+      op.getKey().getType().getElementType(), op.getLse() != nullptr,
+      op.getBias() || op.getMask() || op.getQSegmentIds() ||
+          op.getKvSegmentIds());
+}
+
+PagedAttentionConfig
+mlir::ejk::vulkanDecodeConfig(const FlashAttentionConfig &config) {
+  PagedAttentionConfig paged;
+  paged.blockK = config.blockK;
+  paged.numSplits = config.keySplits.value_or(1);
+  paged.numSubgroups = config.numSubgroups;
+  return paged;
+}
+
+/// The flash_attention config that runs the decode kernel with `paged`.
+static ConfigAttr decodeConfigAttr(MLIRContext *context,
+                                   const PagedAttentionConfig &paged) {
+  FlashAttentionConfig config;
+  config.blockQ = 1;
+  config.blockK = paged.blockK;
+  config.numSubgroups = paged.numSubgroups;
+  if (paged.numSplits > 1)
+    config.keySplits = paged.numSplits;
+  return config.toAttr(context);
+}
+
 LogicalResult VulkanFlashAttention::verifyConfig(FlashAttentionOp op,
                                                  ConfigAttr attr,
                                                  const TargetInfo &target,
@@ -65,9 +97,24 @@ LogicalResult VulkanFlashAttention::verifyConfig(FlashAttentionOp op,
       FlashAttentionConfig::read(attr, reason);
   if (!config)
     return failure();
+  // block_q = 1: the paged family's decode kernel (flash-decoding; its
+  // block_k, num_subgroups and key_splits are that kernel's).
+  if (config->blockQ == 1) {
+    std::optional<PagedAttentionProblem> decode = vulkanDecodeProblem(op);
+    if (!decode) {
+      reason << "'block_q' = 1 selects the decode kernel, which takes one "
+                "query row per sequence, equal head dims and no bias, mask, "
+                "segment ids, dropout or top-left causal/window mask";
+      return failure();
+    }
+    return success(getVulkanPagedLayout(*decode, vulkanDecodeConfig(*config),
+                                        target, reason)
+                       .has_value());
+  }
   if (config->keySplits) {
     reason << "'" << FlashAttentionConfig::kKeySplits
-           << "' applies to CPU targets only";
+           << "' applies to CPU targets and Vulkan's decode kernel "
+              "('block_q' = 1) only";
     return failure();
   }
   if (op.getQuery().getType().getElementType().isF16() &&
@@ -85,6 +132,13 @@ LogicalResult VulkanFlashAttention::verifyConfig(FlashAttentionOp op,
 SmallVector<ConfigAttr>
 VulkanFlashAttention::configSpace(FlashAttentionOp op, const TargetInfo &target,
                                   bool full) {
+  if (std::optional<PagedAttentionProblem> decode = vulkanDecodeProblem(op)) {
+    SmallVector<ConfigAttr> space;
+    for (const PagedAttentionConfig &c :
+         vulkanPagedConfigSpace(*decode, target, full))
+      space.push_back(decodeConfigAttr(op.getContext(), c));
+    return space;
+  }
   AttentionProblem p = readAttentionProblem(op);
   SmallVector<int64_t> blockQs = full ? SmallVector<int64_t>{8, 16, 32, 64, 128}
                                       : SmallVector<int64_t>{16, 32, 64};
@@ -120,6 +174,14 @@ VulkanFlashAttention::configSpace(FlashAttentionOp op, const TargetInfo &target,
 /// workgroup, query blocks no larger than the problem needs.
 ConfigAttr VulkanFlashAttention::heuristicConfig(FlashAttentionOp op,
                                                  const TargetInfo &target) {
+  // Decode: the paged family's kernel reads each K/V row once for the
+  // query heads that share it, no 64-row tile padding one query (gdecode:
+  // 3.3x faster on the H200; docs/ops/paged-vulkan.md).
+  if (std::optional<PagedAttentionProblem> decode = vulkanDecodeProblem(op)) {
+    PagedAttentionConfig paged = vulkanPagedHeuristic(*decode, target);
+    if (getVulkanPagedLayout(*decode, paged, target, llvm::nulls()))
+      return decodeConfigAttr(op.getContext(), paged);
+  }
   AttentionProblem p = readAttentionProblem(op);
   // 512 threads on 128 x 64 blocks: measured best on the H200 for
   // gfa-d128 f32 (24.6 TFLOP/s against 18.8 for 64 x 64 blocks of 256

@@ -1,12 +1,17 @@
 //===- Tile.cpp - flash attention dispatches on Vulkan --------------------===//
 //
 // One dispatch, no pack: the portable kernel (Kernel.cpp) or the
-// cooperative-matrix kernel (CoopKernel.cpp), as the layout decides.
+// cooperative-matrix kernel (CoopKernel.cpp), as the layout decides; with
+// block_q = 1 a decode runs the paged family's decode kernel
+// (Paged/Vulkan/Decode.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Attention/Vulkan/FlashAttention.h"
 #include "Attention/Vulkan/Kernel.h"
+#include "Paged/Vulkan/Decode.h"
+
+#include "ejk/Ops/Attention/Config.h"
 
 using namespace mlir;
 using namespace mlir::ejk;
@@ -16,6 +21,23 @@ LogicalResult VulkanFlashAttention::tile(FlashAttentionOp op, ConfigAttr attr,
   AttentionBuffers buffers = findAttentionBuffers(op, rewriter);
   if (failed(rewriter.checkDispatchForm(op)))
     return failure();
+  // block_q = 1: the paged family's decode kernel, the sequences as pages
+  // (verifyConfig checked that the op is such a decode).
+  std::optional<FlashAttentionConfig> config =
+      FlashAttentionConfig::read(attr, llvm::nulls());
+  if (config && config->blockQ == 1) {
+    std::optional<PagedAttentionProblem> decode = vulkanDecodeProblem(op);
+    if (!decode)
+      return op.emitOpError("has no Vulkan decode kernel for its options");
+    PagedAttentionBuffers paged;
+    paged.query = buffers.query;
+    paged.keyCache = buffers.key;
+    paged.valueCache = buffers.value;
+    paged.output = buffers.output;
+    paged.lse = buffers.lse;
+    return tileVulkanPagedAttention(op, *decode, vulkanDecodeConfig(*config),
+                                    paged, rewriter);
+  }
   VulkanAttentionPlan plan;
   static_cast<AttentionProblem &>(plan) = readAttentionProblem(op);
   std::optional<VulkanAttentionLayout> layout =

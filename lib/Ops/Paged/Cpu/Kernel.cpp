@@ -25,6 +25,7 @@
 #include "Common/CpuEmitter.h"
 #include "Paged/Cpu/Decode.h"
 #include "Paged/Cpu/PagedAttention.h"
+#include "Paged/Indices.h"
 
 #include "ejk/Ops/Paged/Config.h"
 #include "ejk/Ops/Paged/Problem.h"
@@ -116,18 +117,8 @@ public:
   }
 
 private:
-  /// Indices of head `head`'s row of `query` or `output` ([batch, heads,
-  /// dim], or [batch, 1, heads, dim] for a dense decode), dim `d`.
   SmallVector<Value> rowIndices(Value buffer, Value head, Value d) {
-    if (cast<MemRefType>(buffer.getType()).getRank() == 4)
-      return {batch, zero, head, d};
-    return {batch, head, d};
-  }
-  /// Indices of head `head` in `lse` ([batch, heads] or [batch, heads, 1]).
-  SmallVector<Value> lseIndices(Value head) {
-    if (cast<MemRefType>(buf.lse.getType()).getRank() == 3)
-      return {batch, head, zero};
-    return {batch, head};
+    return pagedRowIndices(e, buffer, batch, head, d);
   }
 
   /// This split's tokens: the visible range [first, L) cut into num_splits
@@ -335,7 +326,8 @@ private:
         Value max = memref::LoadOp::create(e.b, maxS, hi);
         Value lse = e.fadd(max, math::LogOp::create(e.b, sum));
         memref::StoreOp::create(e.b, e.select(positive, lse, e.negInf()),
-                                buf.lse, lseIndices(head));
+                                buf.lse,
+                                pagedLseIndices(e, buf.lse, batch, head));
       }
     }
   }
@@ -410,19 +402,14 @@ void buildCombine(OpBuilder &builder, Location loc, const CpuPagedPlan &p,
           return SmallVector<Value>{
               e.fma(e.broadcast(weight(s)), part, acc[0])};
         })[0];
-    SmallVector<Value> at = {batch, head, d};
-    if (cast<MemRefType>(output.getType()).getRank() == 4)
-      at = {batch, zero, head, d};
-    e.writeVector(e.fmul(o, e.broadcast(inv)), output, at,
+    e.writeVector(e.fmul(o, e.broadcast(inv)), output,
+                  pagedRowIndices(e, output, batch, head, d),
                   (v + 1) * p.lanes <= p.headDim);
   }
   if (lse) {
     Value value = e.fadd(shift, math::LogOp::create(e.b, sum));
-    SmallVector<Value> at = {batch, head};
-    if (cast<MemRefType>(lse.getType()).getRank() == 3)
-      at.push_back(zero);
     memref::StoreOp::create(e.b, e.select(positive, value, e.negInf()), lse,
-                            at);
+                            pagedLseIndices(e, lse, batch, head));
   }
 }
 

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Paged/Indices.h"
 #include "Paged/Vulkan/Emit.h"
 #include "Paged/Vulkan/Kernel.h"
 
@@ -52,7 +53,8 @@ void mlir::ejk::buildVulkanPagedCombineBody(OpBuilder &b, Location loc,
                                            ValueRange{batch, head, s, d});
           return SmallVector<Value>{e.fadd(a[0], e.fmul(w, o))};
         })[0];
-    storeF32(e, e.fmul(acc, inverse), output, {batch, head, d});
+    storeF32(e, e.fmul(acc, inverse), output,
+             pagedRowIndices(e, output, batch, head, d));
   });
   if (!lse)
     return;
@@ -62,6 +64,7 @@ void mlir::ejk::buildVulkanPagedCombineBody(OpBuilder &b, Location loc,
         e.fadd(shift,
                math::LogOp::create(e.b, e.select(has, sum, e.constF32(1.0f)))),
         e.negInf());
-    memref::StoreOp::create(e.b, value, lse, ValueRange{batch, head});
+    memref::StoreOp::create(e.b, value, lse,
+                            pagedLseIndices(e, lse, batch, head));
   });
 }

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Paged/Vulkan/Kernel.h"
+#include "Paged/Indices.h"
 
 #include "Paged/Vulkan/Emit.h"
 
@@ -80,8 +81,10 @@ private:
   /// [begin, end): this split's share of the visible tokens
   /// [first, length).
   void tokenRange() {
-    Value length = loadIndex(e, buf.contextLens, {batch});
-    length = e.max(e.min(length, e.index(p.maxContext())), e.index(0));
+    Value length = e.index(p.maxContext());
+    if (buf.contextLens)
+      length = e.max(e.min(loadIndex(e, buf.contextLens, {batch}), length),
+                     e.index(0));
     Value first = e.index(0);
     if (p.window)
       first = e.max(e.sub(length, e.index(*p.window)), e.index(0));
@@ -93,6 +96,11 @@ private:
     Value per = divU(e, e.add(count, e.index(l.numSplits - 1)), l.numSplits);
     begin = e.min(e.add(first, e.mul(split, per)), length);
     end = e.min(e.add(begin, per), length);
+  }
+
+  /// Indices of `head`'s row of the query or output, dim `d`.
+  SmallVector<Value> rowIndices(Value buffer, Value head, Value d) {
+    return pagedRowIndices(e, buffer, batch, head, d);
   }
 
   /// Element `j` of this lane's slice of the head dim.
@@ -119,7 +127,8 @@ private:
       Value head = queryHead(e.index(h));
       for (int64_t j = 0; j < l.dimPerLane; ++j)
         queries.push_back(
-            e.fmul(loadF32(e, buf.query, {batch, head, dimOf(j)}), scale));
+            e.fmul(loadF32(e, buf.query, rowIndices(buf.query, head, dimOf(j))),
+                   scale));
     }
   }
 
@@ -156,10 +165,14 @@ private:
       // A token past the split reads the split's last one (a valid
       // address) and is masked.
       token = e.min(token, e.sub(end, e.index(1)));
-      Value slot = remU(e, token, p.pageSize);
-      Value page =
-          loadIndex(e, buf.blockTables, {batch, divU(e, token, p.pageSize)});
-      page = e.max(e.min(page, e.index(p.numPages - 1)), e.index(0));
+      // A dense decode's sequence is one page of all its tokens.
+      Value slot = token, page = batch;
+      if (buf.blockTables) {
+        slot = remU(e, token, p.pageSize);
+        page =
+            loadIndex(e, buf.blockTables, {batch, divU(e, token, p.pageSize)});
+        page = e.max(e.min(page, e.index(p.numPages - 1)), e.index(0));
+      }
       for (int64_t j = 0; j < E; ++j)
         keys[u].push_back(loadF32(
             e, buf.keyCache, p.cacheIndices(page, slot, kvHead, dimOf(j))));
@@ -312,10 +325,11 @@ private:
                               e.b, e.select(has, sum, e.constF32(1.0f)))),
                    e.negInf());
       if (l.numSplits == 1) {
-        storeF32(e, out, buf.output, {batch, head, d});
+        storeF32(e, out, buf.output, rowIndices(buf.output, head, d));
         if (buf.lse && writesLse)
           emitIf(e, writesLse, [&] {
-            memref::StoreOp::create(e.b, lse, buf.lse, ValueRange{batch, head});
+            memref::StoreOp::create(e.b, lse, buf.lse,
+                                    pagedLseIndices(e, buf.lse, batch, head));
           });
         return;
       }

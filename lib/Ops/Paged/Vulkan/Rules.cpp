@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Paged/Vulkan/Decode.h"
 #include "Paged/Vulkan/Layout.h"
 #include "Paged/Vulkan/PagedAttention.h"
 
@@ -61,6 +62,49 @@ bool isValid(const PagedAttentionProblem &p, const PagedAttentionConfig &c,
 
 } // namespace
 
+PagedAttentionConfig
+mlir::ejk::vulkanPagedHeuristic(const PagedAttentionProblem &p,
+                                const TargetInfo &target) {
+  // Eight subgroups of two tokens a team, fewer subgroups when the merge
+  // would not fit in shared memory: on the H200 1.6x faster than four
+  // subgroups of one token a team (docs/ops/paged-vulkan.md).
+  for (int64_t subgroups : {8, 4, 2}) {
+    PagedAttentionConfig c = makeConfig(p, target, subgroups, 2.0, {});
+    if (isValid(p, c, target))
+      return c;
+  }
+  return makeConfig(p, target, 1, 2.0, {});
+}
+
+SmallVector<PagedAttentionConfig>
+mlir::ejk::vulkanPagedConfigSpace(const PagedAttentionProblem &p,
+                                  const TargetInfo &target, bool full) {
+  SmallVector<PagedAttentionConfig> configs = {vulkanPagedHeuristic(p, target)};
+  auto add = [&](const PagedAttentionConfig &c) {
+    if (!isValid(p, c, target))
+      return;
+    for (const PagedAttentionConfig &known : configs)
+      if (known.blockK == c.blockK && known.numSplits == c.numSplits &&
+          known.numSubgroups == c.numSubgroups)
+        return;
+    configs.push_back(c);
+  };
+  SmallVector<double> scales = {1.0, 2.0};
+  if (full)
+    scales.push_back(4.0);
+  for (int64_t subgroups : {1, 2, 4, 8}) {
+    for (double scale : scales) {
+      PagedAttentionConfig c = makeConfig(p, target, subgroups, scale, {});
+      add(c);
+      if (!full)
+        continue;
+      for (int64_t splits : {int64_t(1), c.numSplits * 2})
+        add(makeConfig(p, target, subgroups, scale, splits));
+    }
+  }
+  return configs;
+}
+
 LogicalResult VulkanPagedAttention::verifyConfig(PagedAttentionOp op,
                                                  ConfigAttr attr,
                                                  const TargetInfo &target,
@@ -76,43 +120,16 @@ LogicalResult VulkanPagedAttention::verifyConfig(PagedAttentionOp op,
 
 ConfigAttr VulkanPagedAttention::heuristicConfig(PagedAttentionOp op,
                                                  const TargetInfo &target) {
-  PagedAttentionProblem p = readPagedAttentionProblem(op);
-  // Eight subgroups of two tokens a team, fewer subgroups when the merge
-  // would not fit in shared memory: on the H200 1.6x faster than four
-  // subgroups of one token a team (docs/ops/paged-vulkan.md).
-  for (int64_t subgroups : {8, 4, 2, 1}) {
-    PagedAttentionConfig c = makeConfig(p, target, subgroups, 2.0, {});
-    if (isValid(p, c, target) || subgroups == 1)
-      return c.toAttr(op.getContext());
-  }
-  llvm_unreachable("the loop returns");
+  return vulkanPagedHeuristic(readPagedAttentionProblem(op), target)
+      .toAttr(op.getContext());
 }
 
 SmallVector<ConfigAttr>
 VulkanPagedAttention::configSpace(PagedAttentionOp op, const TargetInfo &target,
                                   bool full) {
-  PagedAttentionProblem p = readPagedAttentionProblem(op);
-  MLIRContext *context = op.getContext();
-  SmallVector<ConfigAttr> configs = {heuristicConfig(op, target)};
-  auto add = [&](const PagedAttentionConfig &c) {
-    if (!isValid(p, c, target))
-      return;
-    ConfigAttr attr = c.toAttr(context);
-    if (!llvm::is_contained(configs, attr))
-      configs.push_back(attr);
-  };
-  SmallVector<double> scales = {1.0, 2.0};
-  if (full)
-    scales.push_back(4.0);
-  for (int64_t subgroups : {1, 2, 4, 8}) {
-    for (double scale : scales) {
-      PagedAttentionConfig c = makeConfig(p, target, subgroups, scale, {});
-      add(c);
-      if (!full)
-        continue;
-      for (int64_t splits : {int64_t(1), c.numSplits * 2})
-        add(makeConfig(p, target, subgroups, scale, splits));
-    }
-  }
+  SmallVector<ConfigAttr> configs;
+  for (const PagedAttentionConfig &c :
+       vulkanPagedConfigSpace(readPagedAttentionProblem(op), target, full))
+    configs.push_back(c.toAttr(op.getContext()));
   return configs;
 }

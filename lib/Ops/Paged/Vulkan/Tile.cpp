@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Paged/Vulkan/Decode.h"
 #include "Paged/Vulkan/Kernel.h"
 #include "Paged/Vulkan/PagedAttention.h"
 
@@ -70,21 +71,16 @@ FailureOr<Temporaries> addCombineDispatch(DispatchRewriter &rewriter,
 
 } // namespace
 
-LogicalResult VulkanPagedAttention::tile(PagedAttentionOp op, ConfigAttr attr,
-                                         DispatchRewriter &rewriter) {
+LogicalResult mlir::ejk::tileVulkanPagedAttention(
+    Operation *op, const PagedAttentionProblem &problem,
+    const PagedAttentionConfig &config, const PagedAttentionBuffers &buf,
+    DispatchRewriter &rewriter) {
   VulkanPagedPlan plan;
-  static_cast<PagedAttentionProblem &>(plan) = readPagedAttentionProblem(op);
-  PagedAttentionBuffers buf = findPagedAttentionBuffers(op, rewriter);
-  if (failed(rewriter.checkDispatchForm(op)))
-    return failure();
-  std::optional<PagedAttentionConfig> config =
-      PagedAttentionConfig::read(attr, llvm::nulls());
+  static_cast<PagedAttentionProblem &>(plan) = problem;
   std::optional<VulkanPagedLayout> layout =
-      config ? getVulkanPagedLayout(plan, *config, rewriter.target(),
-                                    llvm::nulls())
-             : std::nullopt;
+      getVulkanPagedLayout(plan, config, rewriter.target(), llvm::nulls());
   if (!layout)
-    return op.emitOpError("has no Vulkan layout for its config");
+    return op->emitOpError("has no Vulkan layout for its config");
   plan.layout = *layout;
 
   Temporaries temps;
@@ -94,7 +90,7 @@ LogicalResult VulkanPagedAttention::tile(PagedAttentionOp op, ConfigAttr attr,
       return failure();
     temps = *added;
   }
-  Location loc = op.getLoc();
+  Location loc = op->getLoc();
   OpBuilder b = rewriter.replaceBody();
   buildVulkanPagedAttentionBody(b, loc, plan, buf, temps.partialO,
                                 temps.partialLse);
@@ -117,4 +113,17 @@ LogicalResult VulkanPagedAttention::tile(PagedAttentionOp op, ConfigAttr attr,
           DispatchRewriter::bytesOf(
               {buf.query, buf.contextLens, buf.blockTables}));
   return success();
+}
+
+LogicalResult VulkanPagedAttention::tile(PagedAttentionOp op, ConfigAttr attr,
+                                         DispatchRewriter &rewriter) {
+  PagedAttentionBuffers buf = findPagedAttentionBuffers(op, rewriter);
+  if (failed(rewriter.checkDispatchForm(op)))
+    return failure();
+  std::optional<PagedAttentionConfig> config =
+      PagedAttentionConfig::read(attr, llvm::nulls());
+  if (!config)
+    return op.emitOpError("has no Vulkan layout for its config");
+  return tileVulkanPagedAttention(op, readPagedAttentionProblem(op), *config,
+                                  buf, rewriter);
 }
