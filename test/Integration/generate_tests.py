@@ -701,12 +701,20 @@ STATE = dict(init=True, final=True)
 LINEAR_FILES = {
     "gla-seq-lengths.mlir": (
         "ejk.gla over T = 1, 63, 64, 65 and 1000 (the chunk's edges), with "
-        "and without states, and T = 4000 of strong per-dim decay (the "
-        "cumulative gate of a chunk reaches -60, of the sequence -2000).",
+        "and without states, T = 4000 of strong per-dim decay (the "
+        "cumulative gate of a chunk reaches -60, of the sequence -2000), and "
+        "chunks whose decay is past the factored scores' bound (exact gate "
+        "ratios).",
         [Gla("t1", t=1, **STATE), Gla("t63", t=63),
          Gla("t64", t=64, **STATE), Gla("t65", t=65, gamma=True, **STATE),
          Gla("t1000", t=1000, h=2, k=64, gamma=True, **STATE),
-         Gla("t4000_strong_decay", t=4000, h=1, k=16, final=True)]),
+         Gla("t4000_strong_decay", t=4000, h=1, k=16, final=True),
+         # Chunks of 256 steps decay by about e^-128 in each key dim: past
+         # the factored scores' bound, so the exact gate ratios run.
+         Gla("chunk256_exact_ratios", t=600, k=32, gamma=True,
+             config="block_v = 32, chunk_size = 256", **STATE),
+         Gla("chunk128_both_paths", t=700, k=16, v=16,
+             config="block_v = 16, chunk_size = 128", **STATE)]),
     "gla-options.mlir": (
         "ejk.gla options: no gate, g_gamma alone (weak constant decay), both "
         "gates, reverse, scale, states, batches.",

@@ -13,9 +13,12 @@
 // Every exponent is <= 0 for gates <= 0 (B_t - B_s with s <= t, B_t,
 // B_last - B_s), so no exp overflows however strong the decay or long the
 // chunk; the masked pairs s > t may overflow, and the mask discards them.
-// The scores keep the exact per-element gate ratio (an exp per key dim
-// and pair) instead of factoring it as exp(B_t) exp(-B_s), which overflows
-// within one chunk of strong decay.
+// The scores factor the gate ratio as (q_t exp(B_t)) . (k_s exp(-B_s)), one
+// plain matmul, when the chunk's decay is bounded (-B_last <= 60 in every
+// key dim, so exp(-B_s) <= e^60): realistic gates (fla's logsigmoid / 16,
+// about -0.05 a step) always are. A chunk of stronger decay, where that
+// factoring would overflow, computes the exact ratio exp(B_t - B_s) per key
+// dim and pair instead (an exp each; no exponent above 0).
 //
 // The three matmuls (scores over k, A V and q S over steps and k, the state
 // update over steps) are register blocks of 4 rows x up to 2-4 vectors
@@ -49,6 +52,12 @@ std::optional<int64_t> mlir::ejk::glaScratchBytes(const GlaProblem &p,
 }
 
 namespace {
+
+/// The largest chunk decay (-min_k B_last[k]) whose gate ratios are
+/// factored: exp(60) ~ 1e26 keeps the gated keys and the masked scores
+/// (discarded) finite for |q|, |k| < 1e5, and exp(-60) keeps the gated
+/// queries normal.
+constexpr float kFactorBound = 60.0f;
 
 int64_t blockRows() { return 4; }
 int64_t blockCols(int64_t lanes) { return lanes >= 16 ? 4 : 2; }
@@ -205,9 +214,26 @@ private:
       Value c0 = e.mul(ci, chunk);
       Value len = e.min(chunk, e.sub(seqLen, c0));
       loadChunk(c0, len);
-      if (p.gated())
+      if (p.gated()) {
         gateFactors(len);
-      scores();
+        // A chunk whose decay stays within exp(-kFactorBound) in every key
+        // dim factors its gate ratios: A = (q exp(B)) (k exp(-B))^T, one
+        // matmul; stronger decay takes the exact ratio per element.
+        Value factor =
+            arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGE,
+                                  minLastGate(len), e.constF32(-kFactorBound));
+        ifThen(e, factor, [&] {
+          unGateKeys();
+          scores(qG, /*exact=*/false);
+        });
+        ifThen(e,
+               arith::XOrIOp::create(
+                   e.b, factor,
+                   arith::ConstantOp::create(e.b, e.b.getBoolAttr(true))),
+               [&] { scores(qR, /*exact=*/true); });
+      } else {
+        scores(qR, /*exact=*/false);
+      }
       outputs(c0, len);
       updateState(len);
     });
@@ -318,9 +344,38 @@ private:
     });
   }
 
+  /// min_k B_last[k]: the strongest decay of the chunk, in log space.
+  Value minLastGate(Value len) {
+    Value acc = vector::LoadOp::create(e.b, e.vf32, bS, ValueRange{len, zero});
+    for (int64_t kv = p.lanes; kv < kPad; kv += p.lanes)
+      acc = arith::MinNumFOp::create(
+          e.b, acc,
+          vector::LoadOp::create(e.b, e.vf32, bS,
+                                 ValueRange{len, e.index(kv)}));
+    return vector::ReductionOp::create(e.b, vector::CombiningKind::MINNUMF,
+                                       acc);
+  }
+
+  /// kT *= exp(-B) (transposed): the keys of the factored scores. The
+  /// exponent is at most kFactorBound for the chunk's steps.
+  void unGateKeys() {
+    e.forLoop(zero, e.index(p.dimK), one, [&](Value k) {
+      for (int64_t s = 0; s < cPad; s += p.lanes) {
+        Value col = e.index(s);
+        Value kv = vector::LoadOp::create(e.b, e.vf32, kT, ValueRange{k, col});
+        Value bv = vector::LoadOp::create(e.b, e.vf32, bT, ValueRange{k, col});
+        vector::StoreOp::create(
+            e.b, e.fmul(kv, e.exp(arith::NegFOp::create(e.b, bv))), kT,
+            ValueRange{k, col});
+      }
+    });
+  }
+
   /// A[t, s] for s <= t (0 above the diagonal), by blocks of 4 rows, one
-  /// vector of steps s at a time up to the block's diagonal.
-  void scores() {
+  /// vector of steps s at a time up to the block's diagonal: q (`qBuf`)
+  /// times kT, with the exact gate ratio exp(B_t - B_s) per element when
+  /// `exact`.
+  void scores(Value qBuf, bool exact) {
     Value lanes = e.index(p.lanes);
     forRowBlocks(e, p.chunk, blockRows(), [&](Value r0, int64_t rows) {
       SmallVector<Value> tRows;
@@ -335,15 +390,15 @@ private:
               Value ks =
                   vector::LoadOp::create(e.b, e.vf32, kT, ValueRange{k, s0});
               Value bs;
-              if (p.gated())
+              if (exact)
                 bs = vector::LoadOp::create(e.b, e.vf32, bT, ValueRange{k, s0});
               SmallVector<Value> next;
               for (int64_t r = 0; r < rows; ++r) {
                 Value q = e.broadcast(
-                    memref::LoadOp::create(e.b, qR, ValueRange{tRows[r], k})
+                    memref::LoadOp::create(e.b, qBuf, ValueRange{tRows[r], k})
                         .getResult());
                 Value kk = ks;
-                if (p.gated()) {
+                if (exact) {
                   Value bt = e.broadcast(
                       memref::LoadOp::create(
                           e.b, bS, ValueRange{e.add(tRows[r], one), k})
