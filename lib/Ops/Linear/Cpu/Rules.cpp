@@ -53,7 +53,7 @@ SmallVector<ConfigAttr> CpuGla::configSpace(GlaOp op, const TargetInfo &target,
   SmallVector<int64_t> chunks = full ? SmallVector<int64_t>{16, 32, 64, 128}
                                      : SmallVector<int64_t>{32, 64};
   SmallVector<int64_t> blockVs = full ? SmallVector<int64_t>{1, 2, 4, 8, 16, 32}
-                                      : SmallVector<int64_t>{4, 16};
+                                      : SmallVector<int64_t>{2, 4, 8};
   SmallVector<ConfigAttr> space;
   for (int64_t chunk : chunks) {
     if (chunk > ceilPow2(std::max<int64_t>(1, p.seq)) &&
