@@ -16,4 +16,5 @@ void mlir::ejk::registerAllOpFamilies(DialectRegistry &registry) {
   registerMoeFamily(registry);
   registerPoolingFamily(registry);
   registerPagedFamily(registry);
+  registerLinearFamily(registry);
 }

@@ -97,6 +97,15 @@ def POOL(name, b=3, s=20, h=32, family="mean_pooling", **opts):
     return Case(name, family, dict(b=b, s=s, h=h), opts, dtype, known)
 
 
+def GLA(name, b=1, t=64, h=4, hkv=None, k=32, v=None, **opts):
+    """gla: batch b (or packed sequences of lengths `lens`), h query heads
+    over hkv key/value heads, head dims k and v."""
+    dtype = opts.pop("dtype", "f32")
+    known = opts.pop("known_difference", "")
+    return Case(name, "gla", dict(b=b, t=t, h=h, hkv=hkv or h, k=k, v=v or k),
+                opts, dtype, known)
+
+
 def PA(name, b=2, hq=4, hkv=4, d=32, s=16, lens=(37, 64), m=None, **opts):
     """paged_attention: batch b, heads hq/hkv, head_dim d, page size s,
     context lengths lens (one per sequence, so b == len(lens)), m pages per
@@ -244,6 +253,29 @@ CASES = [
     PA("pa_f16_cache", cache_dtype="f16", hq=8, hkv=2, lens=(50, 17)),
     PA("pa_bf16_cache_token_major", cache_dtype="bf16", kv_layout="token_major",
        hq=8, hkv=1, lens=(29, 64)),
+    # gla (gated linear attention) against ejKernel's gla_attention (XLA:
+    # the recurrent scan). GQA with 1 < num_kv_heads < num_heads is compared
+    # on key/value heads repeated for ejKernel (its XLA path broadcasts heads
+    # and fails otherwise); without an initial state ejKernel gets explicit
+    # zeros (its XLA path builds a [K, K] one and fails when K != V).
+    GLA("gla_plain"),
+    GLA("gla_state", b=2, t=100, initial_state=True),
+    GLA("gla_g_gamma", t=80, g_gamma=True, initial_state=True),
+    GLA("gla_g_gamma_only", t=80, g=False, g_gamma=True),
+    GLA("gla_ungated", t=50, g=False),
+    GLA("gla_reverse", t=70, reverse=True, initial_state=True),
+    GLA("gla_scale", t=40, softmax_scale=0.3),
+    GLA("gla_k_ne_v", t=65, k=64, v=32, initial_state=True),
+    GLA("gla_k_ne_v_no_state", t=65, k=16, v=48),
+    GLA("gla_mqa", h=4, hkv=1, t=50),
+    GLA("gla_gqa", h=8, hkv=2, t=50, initial_state=True),
+    GLA("gla_decode", b=3, t=1, k=64, initial_state=True),
+    GLA("gla_long", t=1000, h=2, k=64, g_gamma=True),
+    GLA("gla_varlen", t=100, lens=(30, 0, 1, 69), initial_state=True),
+    GLA("gla_varlen_reverse", t=90, lens=(40, 50), reverse=True,
+        g_gamma=True),
+    GLA("gla_f16", dtype="f16", t=60, initial_state=True),
+    GLA("gla_bf16", dtype="bf16", t=60, k=64),
 ]
 
 
@@ -763,11 +795,82 @@ class PagedAttention:
         return res
 
 
+class Gla:
+    """ejk.gla against ejKernel's gla_attention(platform="xla")."""
+
+    @staticmethod
+    def inputs(c, rng):
+        d, o, dt = c.dims, c.opts, c.dtype
+        f32, cast = np.float32, np_dtype(dt)
+        b, t, h, hkv, k, v = (d[x] for x in ("b", "t", "h", "hkv", "k", "v"))
+        normal = lambda *s: rng.standard_normal(s, dtype=f32)
+        args = [("q", normal(b, t, h, k).astype(cast), dt),
+                ("k", normal(b, t, hkv, k).astype(cast), dt),
+                ("v", normal(b, t, hkv, v).astype(cast), dt)]
+        if o.get("g", True):
+            # fla's gates: logsigmoid(N(0, 1)) / 4, in (-inf, 0).
+            x = normal(b, t, h, k)
+            g = -np.logaddexp(0, -x) / 4
+            args.append(("g", g.astype(f32).astype(cast), dt))
+        if o.get("g_gamma"):
+            args.append(("g_gamma", rng.uniform(-0.1, -0.001, h).astype(f32), "f32"))
+        seqs = len(o["lens"]) if "lens" in o else b
+        if o.get("initial_state"):
+            args.append(("initial_state", normal(seqs, h, k, v), "f32"))
+        if "lens" in o:
+            cu = np.concatenate([[0], np.cumsum(o["lens"])]).astype(np.int32)
+            assert cu[-1] == t, "lens must add up to t"
+            args.append(("cu_seqlens", cu, "i32"))
+        return args
+
+    @staticmethod
+    def mlir(c, args):
+        types = {n: ttype(a.shape, t) for n, a, t in args}
+        d = c.dims
+        seqs = len(c.opts["lens"]) if "lens" in c.opts else d["b"]
+        out = ttype((d["b"], d["t"], d["h"], d["v"]), c.dtype)
+        state = ttype((seqs, d["h"], d["k"], d["v"]), "f32")
+        text = "ejk.gla %q, %k, %v"
+        for opt in ("g", "g_gamma", "initial_state", "cu_seqlens"):
+            if opt in types:
+                text += " %s(%%%s : %s)" % (opt, opt, types[opt])
+        attrs = []
+        if c.opts.get("reverse"):
+            attrs.append("reverse")
+        if "softmax_scale" in c.opts:
+            attrs.append("scale = %r : f32" % c.opts["softmax_scale"])
+        if attrs:
+            text += " {" + ", ".join(attrs) + "}"
+        text += " : %s -> %s, %s" % (", ".join(types[n] for n in ("q", "k", "v")),
+                                     out, state)
+        return text, [out, state]
+
+    @staticmethod
+    def reference(c, ins):
+        from ejkernel.modules.operations import gla_attention
+        d = c.dims
+        k, v = ins["k"], ins["v"]
+        if 1 < d["hkv"] < d["h"]:
+            k = np.repeat(k, d["h"] // d["hkv"], axis=2)
+            v = np.repeat(v, d["h"] // d["hkv"], axis=2)
+        seqs = len(c.opts["lens"]) if "lens" in c.opts else d["b"]
+        s0 = ins.get("initial_state")
+        if s0 is None:
+            s0 = np.zeros((seqs, d["h"], d["k"], d["v"]), np.float32)
+        o, state = gla_attention(
+            jx(ins["q"]), jx(k), jx(v), jx(ins.get("g")), jx(ins.get("g_gamma")),
+            jx(s0), jx(ins.get("cu_seqlens")),
+            softmax_scale=c.opts.get("softmax_scale"),
+            reverse=bool(c.opts.get("reverse")), return_state=True,
+            platform="xla")
+        return [np.asarray(o).astype(np.float32), np.asarray(state)]
+
+
 FAMILIES = {"flash_attention": FlashAttention, "selective_scan": SelectiveScan,
             "ssd": Ssd, "grouped_matmul": GroupedMatmul,
             "transposed_grouped_matmul": TransposedGroupedMatmul,
             "mean_pooling": MeanPooling, "mean_pooling_grad": MeanPoolingGrad,
-            "paged": PagedAttention}
+            "paged": PagedAttention, "gla": Gla}
 
 
 # --- running ------------------------------------------------------------------

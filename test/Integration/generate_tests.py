@@ -667,18 +667,122 @@ PAGED_FILES = {
 }
 
 
+# --- linear ----------------------------------------------------------------
+
+class Gla:
+    """One ejk.gla entry: `b` batch rows (or `n` packed sequences over `t`
+    steps with cu_seqlens: random valid lengths, some empty or of length
+    1), `h` query heads over `hkv` key/value heads."""
+
+    def __init__(self, name, b=1, t=64, h=2, hkv=None, k=32, v=None,
+                 dtype="f32", g=True, gamma=False, init=False, final=False,
+                 n=None, reverse=False, scale=None, config=None):
+        self.__dict__.update(locals())
+        del self.__dict__["self"]
+        self.hkv = hkv or h
+        self.v = v or k
+        self.vulkan_config = None
+
+    def function(self, target="cpu"):
+        q = tensor([self.b, self.t, self.h, self.k], self.dtype)
+        kk = tensor([self.b, self.t, self.hkv, self.k], self.dtype)
+        vv = tensor([self.b, self.t, self.hkv, self.v], self.dtype)
+        o = tensor([self.b, self.t, self.h, self.v], self.dtype)
+        seqs = self.n if self.n is not None else self.b
+        state = tensor([seqs, self.h, self.k, self.v], "f32")
+        optional, extra = optional_operands([
+            (self.g, "g", "g", q),
+            (self.gamma, "gamma", "g_gamma", tensor([self.h], "f32")),
+            (self.init, "s0", "initial_state", state),
+            (self.n is not None, "cu", "cu_seqlens",
+             tensor([(self.n or 0) + 1], "i32"))])
+        args = [f"%q: {q}", f"%k: {kk}", f"%v: {vv}"] + optional
+        attrs = (["reverse"] if self.reverse else []) + \
+            ([f"scale = {self.scale} : f32"] if self.scale else [])
+        attrs = attr_dict(self, attrs, target)
+        results = [o] + ([state] if self.final else [])
+        names = "%o, %s" if self.final else "%o"
+        return (
+            f"func.func @{self.name}({', '.join(args)}) -> ({', '.join(results)}) {{\n"
+            f"  {names} = ejk.gla %q, %k, %v{extra}{attrs}\n"
+            f"      : {q}, {kk}, {vv} -> {', '.join(results)}\n"
+            f"  return {names} : {', '.join(results)}\n}}\n")
+
+
+STATE = dict(init=True, final=True)
+LINEAR_FILES = {
+    "gla-seq-lengths.mlir": (
+        "ejk.gla over T = 1, 63, 64, 65 and 1000 (the chunk's edges), with "
+        "and without states, T = 4000 of strong per-dim decay (the "
+        "cumulative gate of a chunk reaches -60, of the sequence -2000), and "
+        "chunks whose decay is past the factored scores' bound (exact gate "
+        "ratios).",
+        [Gla("t1", t=1, **STATE), Gla("t63", t=63),
+         Gla("t64", t=64, **STATE), Gla("t65", t=65, gamma=True, **STATE),
+         Gla("t1000", t=1000, h=2, k=64, gamma=True, **STATE),
+         Gla("t4000_strong_decay", t=4000, h=1, k=16, final=True),
+         # Chunks of 256 steps decay by about e^-128 in each key dim: past
+         # the factored scores' bound, so the exact gate ratios run.
+         Gla("chunk256_exact_ratios", t=600, k=32, gamma=True,
+             config="block_v = 32, chunk_size = 256", **STATE),
+         Gla("chunk128_both_paths", t=700, k=16, v=16,
+             config="block_v = 16, chunk_size = 128", **STATE)]),
+    "gla-options.mlir": (
+        "ejk.gla options: no gate, g_gamma alone (weak constant decay), both "
+        "gates, reverse, scale, states, batches.",
+        [Gla("ungated", g=False, t=70), Gla("ungated_state", g=False, t=70,
+                                            **STATE),
+         Gla("gamma_only", g=False, gamma=True, t=100, **STATE),
+         Gla("both_gates", gamma=True, t=100, **STATE),
+         Gla("reverse", t=100, reverse=True, **STATE),
+         Gla("reverse_gamma", t=33, g=False, gamma=True, reverse=True,
+             final=True),
+         Gla("scale", t=40, scale=0.5),
+         Gla("batch3", b=3, t=90, gamma=True, **STATE)]),
+    "gla-shapes.mlir": (
+        "ejk.gla shapes: head dims 16 to 256, K != V, odd dims, GQA and "
+        "MQA, f16/bf16, configs (small chunks, split head_dim_v).",
+        [Gla("k16", k=16, t=50, **STATE),
+         Gla("k256", k=256, h=1, t=70, **STATE),
+         Gla("k64_v128", k=64, v=128, t=70, **STATE),
+         Gla("k128_v32", k=128, v=32, t=70, **STATE),
+         Gla("odd_dims", k=20, v=12, t=45, gamma=True, **STATE),
+         Gla("gqa4", h=8, hkv=2, t=50, **STATE),
+         Gla("mqa", h=4, hkv=1, t=50, reverse=True, **STATE),
+         Gla("f16", dtype="f16", t=80, gamma=True, **STATE),
+         Gla("bf16", dtype="bf16", t=80, k=64, **STATE),
+         Gla("chunk16", t=100, config="block_v = 16, chunk_size = 16",
+             **STATE),
+         Gla("chunk5_split_v", t=37, k=16, v=48,
+             config="block_v = 16, chunk_size = 5", gamma=True, **STATE)]),
+    "gla-varlen.mlir": (
+        "ejk.gla over packed sequences (cu_seqlens): random lengths with "
+        "empty and length-1 sequences, states per sequence, reverse, GQA, "
+        "bf16, a single sequence.",
+        [Gla("varlen", n=4, t=200, **STATE),
+         Gla("varlen_many", n=16, t=100, k=16, gamma=True, **STATE),
+         Gla("varlen_reverse", n=5, t=150, reverse=True, **STATE),
+         Gla("varlen_gqa", n=3, t=90, h=4, hkv=2, final=True),
+         Gla("varlen_no_state", n=6, t=120),
+         Gla("varlen_bf16", n=4, t=130, dtype="bf16", k=64, **STATE),
+         Gla("varlen_one", n=1, t=70, **STATE)]),
+}
+
+
 # --- the families ----------------------------------------------------------
 
 class Family:
     """One op family's tests: `files` maps a file name to (summary, cases);
     `checks` are the CHECK lines every file ends with; `wide_vectors` runs
     the cases of the `*shapes*` files again for 256-bit vectors on the CPU;
-    `not_on_vulkan` names cases that cannot run on Vulkan."""
+    `not_on_vulkan` names cases that cannot run on Vulkan; `targets` are
+    the targets the family has kernels for."""
 
     def __init__(self, folder, files, checks, wide_vectors=False,
-                 not_on_vulkan=()):
+                 not_on_vulkan=(), targets=("cpu", "vulkan")):
         self.folder, self.files, self.checks = folder, files, checks
         self.wide_vectors, self.not_on_vulkan = wide_vectors, set(not_on_vulkan)
+        self.targets = targets
 
 
 FAMILIES = [
@@ -703,6 +807,11 @@ FAMILIES = [
     Family("paged", PAGED_FILES,
            checks=["// CHECK: result 0 ({{.*}}): {{.*}}: ok",
                    "// CHECK-NOT: FAILED"]),
+    # CPU only: ejk.gla has no Vulkan kernel yet.
+    Family("linear", LINEAR_FILES,
+           checks=["// CHECK: result 0 ({{.*}}): {{.*}}: ok",
+                   "// CHECK-NOT: FAILED"],
+           wide_vectors=True, targets=("cpu",)),
 ]
 
 
@@ -736,7 +845,7 @@ def write(family, target, filename, summary, cases):
 def main():
     for family in FAMILIES:
         for filename, (summary, cases) in family.files.items():
-            for target in ("cpu", "vulkan"):
+            for target in family.targets:
                 write(family, target, filename, summary, cases)
 
 

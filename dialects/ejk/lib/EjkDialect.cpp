@@ -23,5 +23,5 @@ void EjkDialect::initialize() {
   declarePromisedInterfaces<TunableOpInterface, FlashAttentionOp,
                             FlashAttentionGradOp, SelectiveScanOp, SsdOp,
                             GroupedMatmulOp, TransposedGroupedMatmulOp,
-                            MeanPoolingOp, MeanPoolingGradOp>();
+                            MeanPoolingOp, MeanPoolingGradOp, GlaOp>();
 }

@@ -1,6 +1,7 @@
 //===- LinearOps.cpp - Verifiers of the linear-recurrent family -----------===//
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
+#include "ejk/Ops/Linear/Config.h"
 
 #include "ShapeVerifier.h"
 
@@ -124,14 +125,96 @@ template <typename OpTy> static float effectiveScale(OpTy op) {
 // GlaOp
 //===----------------------------------------------------------------------===//
 
-ArrayRef<StringRef> GlaOp::getConfigNames() { return linearConfigNames(); }
+ArrayRef<StringRef> GlaOp::getConfigNames() { return GlaConfig::names(); }
 
 float GlaOp::getEffectiveScale() { return effectiveScale(*this); }
 
 LogicalResult GlaOp::verify() {
-  return verifyLinearOp(*this, [&](ShapeVerifier &v, const QueryKeyValue &qkv) {
-    return verifyPerStep(v, getG(), "g", kQueryDims, qkv, qkv.query);
-  });
+  ShapeVerifier v(*this);
+  static const StringRef kKeyDims[] = {"batch", "seq", "num_kv_heads",
+                                       "head_dim_k"};
+  static const StringRef kKvValueDims[] = {"batch", "seq", "num_kv_heads",
+                                           "head_dim_v"};
+  static const StringRef kSeqStateDims[] = {"num_seqs", "num_heads",
+                                            "head_dim_k", "head_dim_v"};
+  FailureOr<NamedTensor> q = v.tensor(getQuery(), "query", kQueryDims);
+  if (failed(q) || failed(v.isFloat(*q)))
+    return failure();
+  FailureOr<NamedTensor> k = v.tensor(getKey(), "key", kKeyDims);
+  if (failed(k) || failed(v.sameElement(*k, *q)) ||
+      failed(v.dimMatches(*k, 0, *q, 0)) ||
+      failed(v.dimMatches(*k, 1, *q, 1)) ||
+      failed(v.dimDivides(*k, 2, *q, 2)) || failed(v.dimMatches(*k, 3, *q, 3)))
+    return failure();
+  FailureOr<NamedTensor> val = v.tensor(getValue(), "value", kKvValueDims);
+  if (failed(val) || failed(v.sameElement(*val, *q)))
+    return failure();
+  for (unsigned i = 0; i < 3; ++i)
+    if (failed(v.dimMatches(*val, i, *k, i)))
+      return failure();
+  if (getG()) {
+    FailureOr<NamedTensor> g = v.tensor(getG(), "g", kQueryDims);
+    if (failed(g) || failed(v.sameElement(*g, *q)))
+      return failure();
+    for (unsigned i = 0; i < 4; ++i)
+      if (failed(v.dimMatches(*g, i, *q, i)))
+        return failure();
+  }
+  if (getGGamma()) {
+    FailureOr<NamedTensor> gamma =
+        v.tensor(getGGamma(), "g_gamma", {"num_heads"});
+    if (failed(gamma) ||
+        failed(v.elementIs(*gamma, Float32Type::get(getContext()))) ||
+        failed(v.dimMatches(*gamma, 0, *q, 2)))
+      return failure();
+  }
+  // The number of sequences: the batch, or one less than the entries of
+  // `cu_seqlens` (with a batch of 1).
+  int64_t numSeqs = q->dim(0);
+  if (getCuSeqlens()) {
+    FailureOr<NamedTensor> cu =
+        v.tensor(getCuSeqlens(), "cu_seqlens", {"num_seqs_plus_one"});
+    if (failed(cu) ||
+        failed(v.elementIs(*cu, IntegerType::get(getContext(), 32))))
+      return failure();
+    if (cu->dim(0) < 1)
+      return emitOpError("expects 'cu_seqlens' dim 0 (num_seqs_plus_one) to "
+                         "be at least 1, got ")
+             << cu->dim(0);
+    if (failed(v.dimEquals(*q, 0, 1, "packed sequences ('cu_seqlens')")))
+      return failure();
+    numSeqs = cu->dim(0) - 1;
+  }
+  auto verifySeqState = [&](TypedValue<RankedTensorType> value,
+                            StringRef name) -> LogicalResult {
+    if (!value)
+      return success();
+    FailureOr<NamedTensor> s = v.tensor(value, name, kSeqStateDims);
+    if (failed(s) || failed(v.elementIs(*s, Float32Type::get(getContext()))) ||
+        failed(getCuSeqlens()
+                   ? v.dimEquals(*s, 0, numSeqs,
+                                 "one state per sequence: 'cu_seqlens' dim 0 "
+                                 "(num_seqs_plus_one) minus 1")
+                   : v.dimMatches(*s, 0, *q, 0)) ||
+        failed(v.dimMatches(*s, 1, *q, 2)) ||
+        failed(v.dimMatches(*s, 2, *q, 3)) ||
+        failed(v.dimMatches(*s, 3, *val, 3)))
+      return failure();
+    return success();
+  };
+  if (failed(verifySeqState(getInitialState(), "initial_state")) ||
+      failed(v.positiveFinite(getScaleAttr(), "scale")))
+    return failure();
+  FailureOr<NamedTensor> out = v.tensor(getOutput(), "output", kValueDims);
+  if (failed(out) || failed(v.sameElement(*out, *q)))
+    return failure();
+  for (unsigned i = 0; i < 3; ++i)
+    if (failed(v.dimMatches(*out, i, *q, i)))
+      return failure();
+  if (failed(v.dimMatches(*out, 3, *val, 3)) ||
+      failed(verifySeqState(getFinalState(), "final_state")))
+    return failure();
+  return v.configNames(getConfigAttr(), getConfigNames());
 }
 
 //===----------------------------------------------------------------------===//

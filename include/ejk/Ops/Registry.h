@@ -26,6 +26,8 @@ void registerMoeFamily(DialectRegistry &registry);
 void registerPoolingFamily(DialectRegistry &registry);
 /// ejk.paged_attention (lib/Ops/Paged).
 void registerPagedFamily(DialectRegistry &registry);
+/// ejk.gla (lib/Ops/Linear).
+void registerLinearFamily(DialectRegistry &registry);
 
 } // namespace mlir::ejk
 

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Gated linear attention on the CPU: ejk against ejKernel's XLA path and
+the machine's FMA peak, in one run (docs/ops/linear.md, "Speed").
+
+    python3 bench/linear.py [--build build] [--runs 10] [--threads 2]
+                            [--workloads gla-t4096,...] [--peer-runs 3]
+
+Each workload is drawn once (numpy, seed 0) and written as .npy: q, k, v
+N(0, 1), gates g = logsigmoid(N(0, 1)) / 16 (fla's benchmark gates). ejk
+runs `ejk-run --bench` on them (the kernel's time as the runtime measures
+it, median of --runs); ejKernel's `gla_attention` (XLA, jit, the recurrent
+scan) runs in .venv-conformance on the same arrays (median of --peer-runs
+after one warm-up); `ejk-cpu-peak THREADS` measures the FMA peak before and
+after. GFLOP/s counts the chunked algorithm's matmul work with the
+heuristic's chunk of 64 (include/ejk/Ops/Linear/Problem.h, glaFlops):
+  steps * heads * (4 K V + (chunk + 1) (K + V)).
+
+Threads: ejk gets EJK_NUM_THREADS = --threads; XLA runs pinned (taskset) to
+as many cores.
+"""
+import argparse, json, os, re, subprocess, sys, tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# id: (batch, seq, heads, K, V, gated)
+WORKLOADS = {
+    "gla-t4096": (1, 4096, 16, 128, 128, True),
+    "gla-t4096-ungated": (1, 4096, 16, 128, 128, False),
+    "gla-b4-t1024": (4, 1024, 16, 128, 128, True),
+}
+CHUNK = 64
+
+
+def tensor(shape, dtype="f32"):
+    return "tensor<" + "x".join(map(str, shape)) + f"x{dtype}>"
+
+
+def arrays(spec):
+    b, t, h, k, v, gated = spec
+    rng = np.random.default_rng(0)
+    n = lambda *s: rng.standard_normal(s, dtype=np.float32)
+    arrs = [n(b, t, h, k), n(b, t, h, k), n(b, t, h, v)]
+    if gated:
+        arrs.append((-np.logaddexp(0, -n(b, t, h, k)) / 16).astype(np.float32))
+    return arrs
+
+
+def gla_ir(spec):
+    b, t, h, k, v, gated = spec
+    q, o = tensor((b, t, h, k)), tensor((b, t, h, v))
+    vt = tensor((b, t, h, v))
+    g = f" g(%g : {q})" if gated else ""
+    garg = f", %g: {q}" if gated else ""
+    return (f"func.func @main(%q: {q}, %k: {q}, %v: {vt}{garg}) -> {o} {{\n"
+            f"  %o = ejk.gla %q, %k, %v{g} : {q}, {q}, {vt} -> {o}\n"
+            f"  return %o : {o}\n}}\n")
+
+
+def flops(spec):
+    b, t, h, k, v, _ = spec
+    return b * t * h * (4 * k * v + (CHUNK + 1) * (k + v))
+
+
+def ejk_time(bindir, ir, inputs, runs, threads, work):
+    path = os.path.join(work, "entry.mlir")
+    open(path, "w").write(ir)
+    argv = [os.path.join(bindir, "ejk-run"), path, "--entry", "main",
+            "--bench", str(runs)]
+    for i, a in enumerate(inputs):
+        p = os.path.join(work, f"in{i}.npy")
+        np.save(p, a)
+        argv += ["--input", p]
+    env = dict(os.environ, EJK_NUM_THREADS=str(threads))
+    r = subprocess.run(argv, capture_output=True, text=True, env=env)
+    m = re.search(r"median ([0-9.]+) ms, min ([0-9.]+) ms", r.stdout + r.stderr)
+    if not m:
+        raise RuntimeError("ejk-run failed: " + (r.stderr or r.stdout)[-500:])
+    return float(m.group(1)), float(m.group(2))
+
+
+PEER = r'''
+import json, sys, time, os
+import numpy as np, jax
+jax.config.update("jax_platforms", "cpu")
+from ejkernel.modules.operations import gla_attention
+d = sys.argv[1]; runs = int(sys.argv[2]); n = int(sys.argv[3])
+arrs = [jax.numpy.asarray(np.load(os.path.join(d, f"in{i}.npy"))) for i in range(n)]
+q, k, v = arrs[:3]
+g = arrs[3] if n > 3 else None
+f = jax.jit(lambda q, k, v, g: gla_attention(q, k, v, g, platform="xla"))
+f(q, k, v, g).block_until_ready()
+times = []
+for _ in range(runs):
+    t = time.perf_counter(); f(q, k, v, g).block_until_ready()
+    times.append(time.perf_counter() - t)
+times.sort()
+print(json.dumps({"median_ms": times[len(times) // 2] * 1e3, "min_ms": times[0] * 1e3}))
+'''
+
+
+def peer_time(work, runs, threads, n):
+    python = os.path.join(ROOT, ".venv-conformance", "bin", "python")
+    if not os.path.exists(python):
+        return None
+    env = dict(os.environ, EJKERNEL_AUTOTUNE_POLICY="heuristics",
+               OMP_NUM_THREADS=str(threads))
+    r = subprocess.run(["taskset", "-c", ",".join(map(str, range(threads))),
+                        python, "-c", PEER, work, str(runs), str(n)],
+                       capture_output=True, text=True, env=env)
+    if r.returncode:
+        return {"error": r.stderr.strip().splitlines()[-1][:200]}
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def fma_peak(bindir, threads):
+    r = subprocess.run([os.path.join(bindir, "ejk-cpu-peak"), str(threads)],
+                       capture_output=True, text=True, check=True)
+    return json.loads(r.stdout)["fma_gflops"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--peer-runs", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--workloads", default=",".join(WORKLOADS))
+    ap.add_argument("--no-peer", action="store_true")
+    args = ap.parse_args()
+    bindir = os.path.join(args.build, "bin")
+    before = fma_peak(bindir, args.threads)
+    rows = []
+    for wid in args.workloads.split(","):
+        spec = WORKLOADS[wid]
+        arrs = arrays(spec)
+        with tempfile.TemporaryDirectory() as work:
+            med, mn = ejk_time(bindir, gla_ir(spec), arrs, args.runs,
+                               args.threads, work)
+            peer = (None if args.no_peer else
+                    peer_time(work, args.peer_runs, args.threads, len(arrs)))
+        b, t, h, k, v, gated = spec
+        row = {"workload": wid, "shape": dict(B=b, T=t, H=h, K=k, V=v,
+                                              gated=gated),
+               "gflop": flops(spec) / 1e9, "ejk_median_ms": med,
+               "ejk_min_ms": mn, "ejk_gflops": flops(spec) / (med * 1e-3) / 1e9}
+        if peer and "median_ms" in peer:
+            row["ejkernel_xla_median_ms"] = peer["median_ms"]
+            row["speedup_vs_ejkernel"] = peer["median_ms"] / med
+        elif peer:
+            row["ejkernel_xla_error"] = peer["error"]
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    after = fma_peak(bindir, args.threads)
+    for row in rows:
+        row["pct_of_fma_peak"] = 100 * row["ejk_gflops"] / max(before, after)
+    print(json.dumps({"fma_gflops_before": before, "fma_gflops_after": after,
+                      "threads": args.threads, "rows": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

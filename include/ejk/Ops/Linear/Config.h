@@ -1,0 +1,60 @@
+//===- Config.h - the typed configs of the linear family --------*- C++ -*-===//
+//
+// Each `#ejk.config` entry of the linear-recurrent family is spelled once,
+// here; the verifier, the config rules and the kernels all read these
+// structs.
+//
+// ejk.gla:
+//   chunk_size  steps per chunk: quadratic work inside it, the state passed
+//               between chunks (does not change the result)
+//   block_v     head_dim_v columns of the state per workgroup (CPU: a
+//               multiple of the f32 lanes); each workgroup recomputes the
+//               chunk's gated scores, so smaller blocks trade work for
+//               parallelism
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_OPS_LINEAR_CONFIG_H
+#define EJK_OPS_LINEAR_CONFIG_H
+
+#include "ejk/Dialect/Ejk/EjkAttrs.h"
+#include "ejk/Ops/ConfigNames.h"
+
+#include <optional>
+
+namespace mlir::ejk {
+
+struct GlaConfig {
+  static constexpr llvm::StringLiteral kChunkSize = "chunk_size";
+  static constexpr llvm::StringLiteral kBlockV = "block_v";
+
+  static llvm::ArrayRef<llvm::StringRef> names() {
+    static const llvm::StringRef all[] = {kChunkSize, kBlockV};
+    return all;
+  }
+
+  int64_t chunkSize = 0, blockV = 0;
+
+  /// Reads `config`; fails with `reason` on an unknown or missing entry.
+  static std::optional<GlaConfig> read(ConfigAttr config,
+                                       llvm::raw_ostream &reason) {
+    if (failed(checkConfigNames(config, names(), reason)))
+      return std::nullopt;
+    std::optional<int64_t> chunk = config.lookup(kChunkSize);
+    std::optional<int64_t> v = config.lookup(kBlockV);
+    if (!chunk || !v) {
+      reason << "config needs '" << kChunkSize << "' and '" << kBlockV << "'";
+      return std::nullopt;
+    }
+    return GlaConfig{*chunk, *v};
+  }
+
+  ConfigAttr toAttr(MLIRContext *context) const {
+    return ConfigAttr::get(context,
+                           {{kChunkSize, chunkSize}, {kBlockV, blockV}});
+  }
+};
+
+} // namespace mlir::ejk
+
+#endif // EJK_OPS_LINEAR_CONFIG_H

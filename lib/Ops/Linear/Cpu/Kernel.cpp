@@ -1,0 +1,541 @@
+//===- Kernel.cpp - gated linear attention (chunked) on CPUs --------------===//
+//
+// One dispatch; workgroup = (head_dim_v block, head, sequence). The
+// workgroup runs its sequence's chunks of C steps in order (last to first
+// with reverse), with the state tile S ([head_dim_k, block_v], f32) in
+// scratch. Per chunk, with B_t the cumulative log gate of step t from the
+// chunk's start (inclusive; B_t <= 0 and decreasing for gates <= 0):
+//
+//   A[t, s]  = sum_k scale q_t[k] k_s[k] exp(B_t[k] - B_s[k])   (s <= t)
+//   O[t, :]  = (scale q_t * exp(B_t)) S  +  sum_{s<=t} A[t, s] v_s
+//   S        = diag(exp(B_last)) S  +  sum_s (k_s * exp(B_last - B_s))^T v_s
+//
+// Every exponent is <= 0 for gates <= 0 (B_t - B_s with s <= t, B_t,
+// B_last - B_s), so no exp overflows however strong the decay or long the
+// chunk; the masked pairs s > t may overflow, and the mask discards them.
+// The scores factor the gate ratio as (q_t exp(B_t)) . (k_s exp(-B_s)), one
+// plain matmul, when the chunk's decay is bounded (-B_last <= 60 in every
+// key dim, so exp(-B_s) <= e^60): realistic gates (fla's logsigmoid / 16,
+// about -0.05 a step) always are. A chunk of stronger decay, where that
+// factoring would overflow, computes the exact ratio exp(B_t - B_s) per key
+// dim and pair instead (an exp each; no exponent above 0).
+//
+// The three matmuls (scores over k, A V and q S over steps and k, the state
+// update over steps) are register blocks of 4 rows x up to 2-4 vectors
+// (SsdKernel.cpp's scheme); the scores run vectorized over s from the
+// transposed keys and gates.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Linear/Cpu/Kernel.h"
+#include "Common/Arithmetic.h"
+#include "Common/CpuEmitter.h"
+#include "Linear/Cpu/Gla.h"
+
+#include "ejk/Ops/Linear/Config.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+std::optional<int64_t> mlir::ejk::glaScratchBytes(const GlaProblem &p,
+                                                  int64_t chunk, int64_t blockV,
+                                                  int64_t lanes) {
+  int64_t kPad = roundUp(std::max<int64_t>(1, p.dimK), lanes);
+  int64_t cPad = roundUp(std::max<int64_t>(1, chunk), lanes);
+  std::optional<int64_t> elements = checkedSum(
+      {checkedProduct({chunk + 1, kPad}), checkedProduct({4, chunk, kPad}),
+       checkedProduct({2, kPad, cPad}), checkedProduct({chunk, blockV}),
+       checkedProduct({chunk, cPad}), checkedProduct({kPad, blockV}), kPad});
+  if (!elements)
+    return std::nullopt;
+  return checkedProduct({4, *elements});
+}
+
+namespace {
+
+/// The largest chunk decay (-min_k B_last[k]) whose gate ratios are
+/// factored: exp(60) ~ 1e26 keeps the gated keys and the masked scores
+/// (discarded) finite for |q|, |k| < 1e5, and exp(-60) keeps the gated
+/// queries normal.
+constexpr float kFactorBound = 60.0f;
+
+int64_t blockRows() { return 4; }
+int64_t blockCols(int64_t lanes) { return lanes >= 16 ? 4 : 2; }
+
+/// `body(r0, rows)` over row blocks covering [0, total).
+void forRowBlocks(Emitter &e, int64_t total, int64_t rows,
+                  function_ref<void(Value, int64_t)> body) {
+  int64_t full = total / rows * rows;
+  if (full > 0)
+    e.forLoop(e.index(0), e.index(full), e.index(rows),
+              [&](Value r0) { body(r0, rows); });
+  if (full < total)
+    body(e.index(full), total - full);
+}
+
+/// acc[r][c] += a(k, r) * b(k, c) over k in [kLo, kHi).
+SmallVector<Value> accumulate(Emitter &e, Value kLo, Value kHi,
+                              ValueRange inits, int64_t rows, int64_t cols,
+                              function_ref<Value(Value, int64_t)> a,
+                              function_ref<Value(Value, int64_t)> b) {
+  return e.forLoop(kLo, kHi, e.index(1), inits, [&](Value k, ValueRange acc) {
+    SmallVector<Value> bs;
+    for (int64_t c = 0; c < cols; ++c)
+      bs.push_back(b(k, c));
+    SmallVector<Value> next;
+    for (int64_t r = 0; r < rows; ++r) {
+      Value av = e.broadcast(a(k, r));
+      for (int64_t c = 0; c < cols; ++c)
+        next.push_back(e.fma(av, bs[c], acc[r * cols + c]));
+    }
+    return next;
+  });
+}
+
+void ifThen(Emitter &e, Value cond, function_ref<void()> then) {
+  auto ifOp = scf::IfOp::create(e.b, cond, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(e.b);
+  e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  then();
+}
+
+Value cmp(Emitter &e, arith::CmpIPredicate pred, Value x, Value y) {
+  return arith::CmpIOp::create(e.b, pred, x, y);
+}
+
+class GlaBodyBuilder {
+public:
+  GlaBodyBuilder(OpBuilder &builder, Location loc, const CpuGlaPlan &plan,
+                 const GlaBuffers &buffers)
+      : e(builder, loc, plan.lanes), p(plan), buf(buffers) {
+    kPad = p.kPad();
+    cPad = p.chunkPad();
+    vVectors = p.blockV / p.lanes;
+    kInBounds = p.dimK % p.lanes == 0;
+    vInBounds = p.dimV % p.blockV == 0;
+  }
+
+  void build() {
+    vBlock = WorkgroupIdOp::create(e.b, 0);
+    head = WorkgroupIdOp::create(e.b, 1);
+    seqId = WorkgroupIdOp::create(e.b, 2);
+    zero = e.index(0);
+    one = e.index(1);
+    v0 = e.mul(vBlock, e.index(p.blockV));
+    kvHead = e.div(head, e.index(p.headsPerKv()));
+    if (!p.packed) {
+      batchIdx = seqId;
+      start = zero;
+      end = e.index(p.seq);
+      scan();
+      return;
+    }
+    batchIdx = zero;
+    Value filler = cmp(e, arith::CmpIPredicate::eq, seqId, e.index(p.numSeqs));
+    ifThen(e, filler, [&] { zeroUncovered(); });
+    ifThen(
+        e,
+        arith::XOrIOp::create(
+            e.b, filler, arith::ConstantOp::create(e.b, e.b.getBoolAttr(true))),
+        [&] {
+          start = cuEntry(seqId);
+          end = e.max(cuEntry(e.add(seqId, one)), start);
+          scan();
+        });
+  }
+
+private:
+  /// clamp(cu_seqlens[i], 0, seq).
+  Value cuEntry(Value i) {
+    Value raw = arith::IndexCastOp::create(
+        e.b, e.b.getIndexType(),
+        memref::LoadOp::create(e.b, buf.cuSeqlens, ValueRange{i}));
+    return e.min(e.max(raw, zero), e.index(p.seq));
+  }
+
+  /// Zeroes this workgroup's (head, v block) of the steps outside every
+  /// sequence: before clamp(cu[0]) and from clamp(cu[N]) on.
+  void zeroUncovered() {
+    Value lo = cuEntry(zero);
+    Value hi = e.max(cuEntry(e.index(p.numSeqs)), lo);
+    auto fill = [&](Value from, Value to) {
+      e.forLoop(from, to, one, [&](Value row) {
+        for (int64_t vv = 0; vv < vVectors; ++vv)
+          e.writeVector(e.splatF32(0.0f), buf.output,
+                        {zero, row, head, e.add(v0, e.index(vv * p.lanes))},
+                        vInBounds);
+      });
+    };
+    fill(zero, lo);
+    fill(hi, e.index(p.seq));
+  }
+
+  /// The step of index `i` (in scan order) of the sequence.
+  Value rowOf(Value i) {
+    return p.reverse ? e.sub(e.sub(end, one), i) : e.add(start, i);
+  }
+  Value vCol(int64_t vv) { return e.index(vv * p.lanes); }
+
+  void scan() {
+    seqLen = e.sub(end, start);
+    state = e.scratch({kPad, p.blockV});
+    qR = e.scratch({p.chunk, kPad});
+    kR = e.scratch({p.chunk, kPad});
+    kT = e.scratch({kPad, cPad});
+    vS = e.scratch({p.chunk, p.blockV});
+    aS = e.scratch({p.chunk, cPad});
+    if (p.gated()) {
+      bS = e.scratch({p.chunk + 1, kPad});
+      bT = e.scratch({kPad, cPad});
+      qG = e.scratch({p.chunk, kPad});
+      kG = e.scratch({p.chunk, kPad});
+      decayLast = e.scratch({kPad});
+      if (buf.gGamma)
+        gamma = e.broadcast(
+            memref::LoadOp::create(e.b, buf.gGamma, ValueRange{head})
+                .getResult());
+    } else {
+      qG = qR;
+      kG = kR;
+    }
+    // Columns of kT / bT past the chunk are read by the last score vector;
+    // they stay zero.
+    for (Value t : {kT, bT})
+      if (t)
+        e.forLoop(zero, e.index(kPad), one, [&](Value k) {
+          for (int64_t s = 0; s < cPad; s += p.lanes)
+            vector::StoreOp::create(e.b, e.splatF32(0.0f), t,
+                                    ValueRange{k, e.index(s)});
+        });
+    loadState();
+    Value chunk = e.index(p.chunk);
+    Value numChunks = e.div(e.add(seqLen, e.index(p.chunk - 1)), chunk);
+    e.forLoop(zero, numChunks, one, [&](Value ci) {
+      Value c0 = e.mul(ci, chunk);
+      Value len = e.min(chunk, e.sub(seqLen, c0));
+      loadChunk(c0, len);
+      if (p.gated()) {
+        gateFactors(len);
+        // A chunk whose decay stays within exp(-kFactorBound) in every key
+        // dim factors its gate ratios: A = (q exp(B)) (k exp(-B))^T, one
+        // matmul; stronger decay takes the exact ratio per element.
+        Value factor =
+            arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGE,
+                                  minLastGate(len), e.constF32(-kFactorBound));
+        ifThen(e, factor, [&] {
+          unGateKeys();
+          scores(qG, /*exact=*/false);
+        });
+        ifThen(e,
+               arith::XOrIOp::create(
+                   e.b, factor,
+                   arith::ConstantOp::create(e.b, e.b.getBoolAttr(true))),
+               [&] { scores(qR, /*exact=*/true); });
+      } else {
+        scores(qR, /*exact=*/false);
+      }
+      outputs(c0, len);
+      updateState(len);
+    });
+    if (buf.finalState)
+      storeState();
+  }
+
+  void loadState() {
+    e.forLoop(zero, e.index(p.dimK), one, [&](Value k) {
+      for (int64_t vv = 0; vv < vVectors; ++vv) {
+        Value s =
+            buf.initialState
+                ? e.readVector(buf.initialState,
+                               {seqId, head, k, e.add(v0, vCol(vv))}, vInBounds)
+                : e.splatF32(0.0f);
+        vector::StoreOp::create(e.b, s, state, ValueRange{k, vCol(vv)});
+      }
+    });
+  }
+
+  void storeState() {
+    e.forLoop(zero, e.index(p.dimK), one, [&](Value k) {
+      for (int64_t vv = 0; vv < vVectors; ++vv)
+        e.writeVector(
+            vector::LoadOp::create(e.b, e.vf32, state, ValueRange{k, vCol(vv)}),
+            buf.finalState, {seqId, head, k, e.add(v0, vCol(vv))}, vInBounds);
+    });
+  }
+
+  /// Rows of q (scaled), k and v (zero past the sequence), the cumulative
+  /// gates and the transposed keys and gates.
+  void loadChunk(Value c0, Value len) {
+    Value lastIndex = e.sub(seqLen, one);
+    Value zeroVec = e.splatF32(0.0f);
+    Value scale = e.splatF32(p.scale);
+    if (p.gated())
+      for (int64_t kv = 0; kv < kPad; kv += p.lanes)
+        vector::StoreOp::create(e.b, zeroVec, bS,
+                                ValueRange{zero, e.index(kv)});
+    e.forLoop(zero, e.index(p.chunk), one, [&](Value t) {
+      Value valid = cmp(e, arith::CmpIPredicate::slt, t, len);
+      Value row = rowOf(e.min(e.add(c0, t), lastIndex));
+      Value next = e.add(t, one);
+      for (int64_t kv = 0; kv < kPad; kv += p.lanes) {
+        Value col = e.index(kv);
+        Value q =
+            e.readVector(buf.query, {batchIdx, row, head, col}, kInBounds);
+        vector::StoreOp::create(e.b, e.fmul(q, scale), qR, ValueRange{t, col});
+        Value k =
+            e.readVector(buf.key, {batchIdx, row, kvHead, col}, kInBounds);
+        vector::StoreOp::create(e.b, e.select(valid, k, zeroVec), kR,
+                                ValueRange{t, col});
+        if (!p.gated())
+          continue;
+        Value a =
+            buf.g ? e.readVector(buf.g, {batchIdx, row, head, col}, kInBounds)
+                  : zeroVec;
+        if (gamma)
+          a = e.fadd(a, gamma);
+        Value prev =
+            vector::LoadOp::create(e.b, e.vf32, bS, ValueRange{t, col});
+        vector::StoreOp::create(e.b, e.fadd(prev, e.select(valid, a, zeroVec)),
+                                bS, ValueRange{next, col});
+      }
+      for (int64_t vv = 0; vv < vVectors; ++vv) {
+        Value v = e.readVector(
+            buf.value, {batchIdx, row, kvHead, e.add(v0, vCol(vv))}, vInBounds);
+        vector::StoreOp::create(e.b, e.select(valid, v, zeroVec), vS,
+                                ValueRange{t, vCol(vv)});
+      }
+      // Transposed keys and gates: the scores stream vectors of steps.
+      e.forLoop(zero, e.index(p.dimK), one, [&](Value k) {
+        memref::StoreOp::create(
+            e.b, memref::LoadOp::create(e.b, kR, ValueRange{t, k}), kT,
+            ValueRange{k, t});
+        if (p.gated())
+          memref::StoreOp::create(
+              e.b, memref::LoadOp::create(e.b, bS, ValueRange{next, k}), bT,
+              ValueRange{k, t});
+      });
+    });
+  }
+
+  /// q * exp(B_t), k * exp(B_last - B_s) and exp(B_last): every exponent
+  /// <= 0 for gates <= 0.
+  void gateFactors(Value len) {
+    for (int64_t kv = 0; kv < kPad; kv += p.lanes) {
+      Value col = e.index(kv);
+      Value last =
+          vector::LoadOp::create(e.b, e.vf32, bS, ValueRange{len, col});
+      vector::StoreOp::create(e.b, e.exp(last), decayLast, ValueRange{col});
+    }
+    e.forLoop(zero, e.index(p.chunk), one, [&](Value t) {
+      Value next = e.add(t, one);
+      for (int64_t kv = 0; kv < kPad; kv += p.lanes) {
+        Value col = e.index(kv);
+        Value bt =
+            vector::LoadOp::create(e.b, e.vf32, bS, ValueRange{next, col});
+        Value last =
+            vector::LoadOp::create(e.b, e.vf32, bS, ValueRange{len, col});
+        Value q = vector::LoadOp::create(e.b, e.vf32, qR, ValueRange{t, col});
+        Value k = vector::LoadOp::create(e.b, e.vf32, kR, ValueRange{t, col});
+        vector::StoreOp::create(e.b, e.fmul(q, e.exp(bt)), qG,
+                                ValueRange{t, col});
+        vector::StoreOp::create(e.b, e.fmul(k, e.exp(e.fsub(last, bt))), kG,
+                                ValueRange{t, col});
+      }
+    });
+  }
+
+  /// min_k B_last[k]: the strongest decay of the chunk, in log space.
+  Value minLastGate(Value len) {
+    Value acc = vector::LoadOp::create(e.b, e.vf32, bS, ValueRange{len, zero});
+    for (int64_t kv = p.lanes; kv < kPad; kv += p.lanes)
+      acc = arith::MinNumFOp::create(
+          e.b, acc,
+          vector::LoadOp::create(e.b, e.vf32, bS,
+                                 ValueRange{len, e.index(kv)}));
+    return vector::ReductionOp::create(e.b, vector::CombiningKind::MINNUMF,
+                                       acc);
+  }
+
+  /// kT *= exp(-B) (transposed): the keys of the factored scores. The
+  /// exponent is at most kFactorBound for the chunk's steps.
+  void unGateKeys() {
+    e.forLoop(zero, e.index(p.dimK), one, [&](Value k) {
+      for (int64_t s = 0; s < cPad; s += p.lanes) {
+        Value col = e.index(s);
+        Value kv = vector::LoadOp::create(e.b, e.vf32, kT, ValueRange{k, col});
+        Value bv = vector::LoadOp::create(e.b, e.vf32, bT, ValueRange{k, col});
+        vector::StoreOp::create(
+            e.b, e.fmul(kv, e.exp(arith::NegFOp::create(e.b, bv))), kT,
+            ValueRange{k, col});
+      }
+    });
+  }
+
+  /// A[t, s] for s <= t (0 above the diagonal), by blocks of 4 rows, one
+  /// vector of steps s at a time up to the block's diagonal: q (`qBuf`)
+  /// times kT, with the exact gate ratio exp(B_t - B_s) per element when
+  /// `exact`.
+  void scores(Value qBuf, bool exact) {
+    Value lanes = e.index(p.lanes);
+    forRowBlocks(e, p.chunk, blockRows(), [&](Value r0, int64_t rows) {
+      SmallVector<Value> tRows;
+      for (int64_t r = 0; r < rows; ++r)
+        tRows.push_back(e.add(r0, e.index(r)));
+      Value sVectors = e.div(e.add(r0, e.index(rows + p.lanes - 1)), lanes);
+      e.forLoop(zero, sVectors, one, [&](Value sv) {
+        Value s0 = e.mul(sv, lanes);
+        SmallVector<Value> inits(rows, e.splatF32(0.0f));
+        SmallVector<Value> acc = e.forLoop(
+            zero, e.index(p.dimK), one, inits, [&](Value k, ValueRange acc) {
+              Value ks =
+                  vector::LoadOp::create(e.b, e.vf32, kT, ValueRange{k, s0});
+              Value bs;
+              if (exact)
+                bs = vector::LoadOp::create(e.b, e.vf32, bT, ValueRange{k, s0});
+              SmallVector<Value> next;
+              for (int64_t r = 0; r < rows; ++r) {
+                Value q = e.broadcast(
+                    memref::LoadOp::create(e.b, qBuf, ValueRange{tRows[r], k})
+                        .getResult());
+                Value kk = ks;
+                if (exact) {
+                  Value bt = e.broadcast(
+                      memref::LoadOp::create(
+                          e.b, bS, ValueRange{e.add(tRows[r], one), k})
+                          .getResult());
+                  kk = e.fmul(ks, e.exp(e.fsub(bt, bs)));
+                }
+                next.push_back(e.fma(q, kk, acc[r]));
+              }
+              return next;
+            });
+        for (int64_t r = 0; r < rows; ++r) {
+          Value causal = cmp(e, arith::CmpIPredicate::sle, e.laneIndices(s0),
+                             e.broadcast(e.toI32(tRows[r])));
+          vector::StoreOp::create(e.b,
+                                  e.select(causal, acc[r], e.splatF32(0.0f)),
+                                  aS, ValueRange{tRows[r], s0});
+        }
+      });
+    });
+  }
+
+  /// O = qG S + A V by blocks of rows x vectors, stored for t < len.
+  void outputs(Value c0, Value len) {
+    Value lastIndex = e.sub(seqLen, one);
+    forRowBlocks(e, p.chunk, blockRows(), [&](Value r0, int64_t rows) {
+      for (int64_t vv0 = 0; vv0 < vVectors; vv0 += blockCols(p.lanes)) {
+        int64_t cols = std::min(blockCols(p.lanes), vVectors - vv0);
+        SmallVector<Value> tRows;
+        for (int64_t r = 0; r < rows; ++r)
+          tRows.push_back(e.add(r0, e.index(r)));
+        SmallVector<Value> acc(rows * cols, e.splatF32(0.0f));
+        acc = accumulate(
+            e, zero, e.index(p.dimK), acc, rows, cols,
+            [&](Value k, int64_t r) -> Value {
+              return memref::LoadOp::create(e.b, qG, ValueRange{tRows[r], k});
+            },
+            [&](Value k, int64_t c) -> Value {
+              return vector::LoadOp::create(e.b, e.vf32, state,
+                                            ValueRange{k, vCol(vv0 + c)});
+            });
+        acc = accumulate(
+            e, zero, e.add(r0, e.index(rows)), acc, rows, cols,
+            [&](Value s, int64_t r) -> Value {
+              return memref::LoadOp::create(e.b, aS, ValueRange{tRows[r], s});
+            },
+            [&](Value s, int64_t c) -> Value {
+              return vector::LoadOp::create(e.b, e.vf32, vS,
+                                            ValueRange{s, vCol(vv0 + c)});
+            });
+        for (int64_t r = 0; r < rows; ++r) {
+          Value valid = cmp(e, arith::CmpIPredicate::slt, tRows[r], len);
+          ifThen(e, valid, [&] {
+            Value row = rowOf(e.min(e.add(c0, tRows[r]), lastIndex));
+            for (int64_t c = 0; c < cols; ++c)
+              e.writeVector(acc[r * cols + c], buf.output,
+                            {batchIdx, row, head, e.add(v0, vCol(vv0 + c))},
+                            vInBounds);
+          });
+        }
+      }
+    });
+  }
+
+  /// S = diag(exp(B_last)) S + kG^T V over the chunk's valid steps.
+  void updateState(Value len) {
+    forRowBlocks(e, p.dimK, blockRows(), [&](Value r0, int64_t rows) {
+      for (int64_t vv0 = 0; vv0 < vVectors; vv0 += blockCols(p.lanes)) {
+        int64_t cols = std::min(blockCols(p.lanes), vVectors - vv0);
+        SmallVector<Value> kRows, acc;
+        for (int64_t r = 0; r < rows; ++r) {
+          kRows.push_back(e.add(r0, e.index(r)));
+          Value decay;
+          if (p.gated())
+            decay = e.broadcast(
+                memref::LoadOp::create(e.b, decayLast, ValueRange{kRows[r]})
+                    .getResult());
+          for (int64_t c = 0; c < cols; ++c) {
+            Value s = vector::LoadOp::create(
+                e.b, e.vf32, state, ValueRange{kRows[r], vCol(vv0 + c)});
+            acc.push_back(decay ? e.fmul(decay, s) : s);
+          }
+        }
+        acc = accumulate(
+            e, zero, len, acc, rows, cols,
+            [&](Value s, int64_t r) -> Value {
+              return memref::LoadOp::create(e.b, kG, ValueRange{s, kRows[r]});
+            },
+            [&](Value s, int64_t c) -> Value {
+              return vector::LoadOp::create(e.b, e.vf32, vS,
+                                            ValueRange{s, vCol(vv0 + c)});
+            });
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t c = 0; c < cols; ++c)
+            vector::StoreOp::create(e.b, acc[r * cols + c], state,
+                                    ValueRange{kRows[r], vCol(vv0 + c)});
+      }
+    });
+  }
+
+  Emitter e;
+  const CpuGlaPlan &p;
+  const GlaBuffers &buf;
+  int64_t kPad, cPad, vVectors;
+  bool kInBounds, vInBounds;
+  Value vBlock, head, seqId, zero, one, v0, kvHead, batchIdx, start, end,
+      seqLen, gamma;
+  Value state, qR, kR, kT, vS, aS, bS, bT, qG, kG, decayLast;
+};
+
+} // namespace
+
+void mlir::ejk::buildCpuGlaBody(OpBuilder &builder, Location loc,
+                                const CpuGlaPlan &plan,
+                                const GlaBuffers &buffers) {
+  GlaBodyBuilder(builder, loc, plan, buffers).build();
+}
+
+LogicalResult CpuGla::tile(GlaOp op, ConfigAttr attr,
+                           DispatchRewriter &rewriter) {
+  GlaConfig config = *GlaConfig::read(attr, llvm::nulls());
+  CpuGlaPlan plan;
+  static_cast<GlaProblem &>(plan) = readGlaProblem(op);
+  plan.chunk = config.chunkSize;
+  plan.blockV = config.blockV;
+  plan.lanes = rewriter.target().f32Lanes();
+
+  GlaBuffers buf = findGlaBuffers(op, rewriter);
+  if (failed(rewriter.checkDispatchForm(op)))
+    return failure();
+  // replaceBody erases the op: read its location first.
+  Location loc = op.getLoc();
+  OpBuilder b = rewriter.replaceBody();
+  buildCpuGlaBody(b, loc, plan, buf);
+  rewriter.finish(b);
+  func::FuncOp dispatch = rewriter.dispatch();
+  DispatchRewriter::setGrid(dispatch, plan.grid());
+  DispatchRewriter::setWork(dispatch, glaFlops(plan, plan.chunk),
+                            DispatchRewriter::bytesOf(buf.all()));
+  return success();
+}
