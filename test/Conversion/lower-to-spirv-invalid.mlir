@@ -81,7 +81,7 @@ module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1
 module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
   func.func private @d(%a: memref<64xf32>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
     %c0 = arith.constant 0 : index
-    // expected-error @+1 {{'vector.load' op is not supported in a Vulkan dispatch (expected arith, math, scf, memref load/store/alloc, gpu ids, barrier, shuffle, subgroup MMA ops or vector views of arguments)}}
+    // expected-error @+1 {{'vector.load' op is not supported in a Vulkan dispatch (expected arith, math, scf, memref load/store/alloc, gpu ids, barrier, shuffle, subgroup MMA ops, vector views of arguments, vector.extract, vector.extract_strided_slice or vector.bitcast)}}
     %v = vector.load %a[%c0] : memref<64xf32>, vector<4xf32>
     return
   }
@@ -202,6 +202,47 @@ module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1
   func.func private @d(%a: memref<64xf16>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
     // expected-error @+1 {{expected one operand and one result}}
     %v:2 = builtin.unrealized_conversion_cast %a : memref<64xf16> to memref<8xvector<4xi32>>, memref<8xvector<4xi32>>
+    return
+  }
+}
+
+// -----
+
+// A bitcast to 8 components: no SPIR-V vector for Vulkan.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  func.func private @d(%a: memref<64xf16>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
+    %v = builtin.unrealized_conversion_cast %a : memref<64xf16> to memref<8xvector<4xi32>>
+    %c0 = arith.constant 0 : index
+    %w = memref.load %v[%c0] : memref<8xvector<4xi32>>
+    // expected-error @+1 {{'vector.bitcast' op in a Vulkan dispatch must take and make 1-D vectors of 2 to 4 elements (SPIR-V vectors), got 'vector<8xf16>'}}
+    %h = vector.bitcast %w : vector<4xi32> to vector<8xf16>
+    return
+  }
+}
+
+// -----
+
+// An extract at a dynamic position.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  func.func private @d(%a: memref<64xf16>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
+    %v = builtin.unrealized_conversion_cast %a : memref<64xf16> to memref<8xvector<4xi32>>
+    %c0 = arith.constant 0 : index
+    %w = memref.load %v[%c0] : memref<8xvector<4xi32>>
+    %t = gpu.thread_id x
+    // expected-error @+1 {{'vector.extract' op in a Vulkan dispatch must extract at a static position}}
+    %x = vector.extract %w[%t] : i32 from vector<4xi32>
+    return
+  }
+}
+
+// -----
+
+// Other vector ops stay outside the contract.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  func.func private @d(%a: memref<64xf16>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
+    %x = arith.constant 1 : i32
+    // expected-error @+1 {{'vector.broadcast' op is not supported in a Vulkan dispatch}}
+    %v = vector.broadcast %x : i32 to vector<4xi32>
     return
   }
 }

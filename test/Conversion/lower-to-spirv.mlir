@@ -144,3 +144,62 @@ module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_
     return
   }
 }
+
+// -----
+
+// The words of a buffer view's 16-byte load taken apart: f16 through a
+// vector<2xi32> -> vector<4xf16> bitcast of half the words, bf16 by moving
+// a half into the high bits of an f32, f32 by a bitcast of one word.
+// PREPARE-LABEL: gpu.func @words_dispatch_0
+// PREPARE-SAME: %{{.*}}: memref<8xvector<4xi32>> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 0)>}, %{{.*}}: memref<8xvector<4xi32>> {spirv.interface_var_abi = #spirv.interface_var_abi<(0, 1)>}
+// PREPARE: vector.extract_strided_slice
+// PREPARE: vector.bitcast
+// PREPARE: vector.extract
+// CHECK-LABEL: spirv.module @__spv__words_dispatch_0
+// CHECK-DAG: spirv.GlobalVariable @words_dispatch_0_arg_0 bind(0, 0) : !spirv.ptr<!spirv.struct<(!spirv.array<64 x f16, stride=2> [0])>, StorageBuffer>
+// CHECK-DAG: spirv.GlobalVariable @words_dispatch_0_arg_3 bind(0, 0) : !spirv.ptr<!spirv.struct<(!spirv.array<8 x vector<4xi32>, stride=16> [0])>, StorageBuffer>
+// CHECK-DAG: spirv.GlobalVariable @words_dispatch_0_arg_4 bind(0, 1) : !spirv.ptr<!spirv.struct<(!spirv.array<8 x vector<4xi32>, stride=16> [0])>, StorageBuffer>
+// CHECK-LABEL: spirv.func @words_dispatch_0()
+// CHECK: %[[W:.*]] = spirv.Load "StorageBuffer" %{{.*}} : vector<4xi32>
+// CHECK: %[[PAIR:.*]] = spirv.VectorShuffle [2 : i32, 3 : i32] %[[W]], %[[W]] : vector<4xi32>, vector<4xi32> -> vector<2xi32>
+// CHECK: %[[H:.*]] = spirv.Bitcast %[[PAIR]] : vector<2xi32> to vector<4xf16>
+// CHECK: %[[E:.*]] = spirv.CompositeExtract %[[H]][1 : i32] : vector<4xf16>
+// CHECK: spirv.FConvert %[[E]] : f16 to f32
+// CHECK: %[[B:.*]] = spirv.Load "StorageBuffer" %{{.*}} : vector<4xi32>
+// CHECK: %[[BW:.*]] = spirv.CompositeExtract %[[B]][3 : i32] : vector<4xi32>
+// CHECK: %[[LO:.*]] = spirv.ShiftLeftLogical %[[BW]], %{{.*}} : i32, i32
+// CHECK: spirv.Bitcast %[[LO]] : i32 to f32
+// CHECK: %[[HI:.*]] = spirv.BitwiseAnd %[[BW]], %{{.*}} : i32
+// CHECK: spirv.Bitcast %[[HI]] : i32 to f32
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  func.func private @words_dispatch_0(%h: memref<64xf16>, %bf: memref<4x16xbf16>, %o: memref<8x3xf32>)
+      attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 8, 1, 1>} {
+    %hv = builtin.unrealized_conversion_cast %h : memref<64xf16> to memref<8xvector<4xi32>>
+    %bv = builtin.unrealized_conversion_cast %bf : memref<4x16xbf16> to memref<8xvector<4xi32>>
+    %t = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %w = memref.load %hv[%t] : memref<8xvector<4xi32>>
+    %pair = vector.extract_strided_slice %w {offsets = [2], sizes = [2], strides = [1]} : vector<4xi32> to vector<2xi32>
+    %halves = vector.bitcast %pair : vector<2xi32> to vector<4xf16>
+    %x = vector.extract %halves[1] : f16 from vector<4xf16>
+    %xf = arith.extf %x : f16 to f32
+    memref.store %xf, %o[%t, %c0] : memref<8x3xf32>
+    %b = memref.load %bv[%t] : memref<8xvector<4xi32>>
+    %bw = vector.extract %b[3] : i32 from vector<4xi32>
+    %c16 = arith.constant 16 : i32
+    %mask = arith.constant -65536 : i32
+    %lo = arith.shli %bw, %c16 : i32
+    %lof = arith.bitcast %lo : i32 to f32
+    %hi = arith.andi %bw, %mask : i32
+    %hif = arith.bitcast %hi : i32 to f32
+    memref.store %lof, %o[%t, %c1] : memref<8x3xf32>
+    memref.store %hif, %o[%t, %c2] : memref<8x3xf32>
+    return
+  }
+  func.func @words(%h: memref<64xf16>, %bf: memref<4x16xbf16>, %o: memref<8x3xf32>) attributes {ejk.entry, ejk.num_inputs = 2 : i64} {
+    ejk.dispatch @words_dispatch_0(%h, %bf, %o) : memref<64xf16>, memref<4x16xbf16>, memref<8x3xf32>
+    return
+  }
+}

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
 namespace mlir::ejk {
@@ -78,6 +79,28 @@ static LogicalResult checkBufferView(UnrealizedConversionCastOp viewOp) {
   return success();
 }
 
+/// Checks a vector op of the contract (vector.extract at static positions,
+/// vector.extract_strided_slice, vector.bitcast: taking apart the words of
+/// a buffer view's loads): every vector it reads or makes must be a SPIR-V
+/// vector, 1-D of 2 to 4 elements.
+static LogicalResult checkVectorOp(Operation *op) {
+  for (Type type :
+       llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes())) {
+    auto vector = dyn_cast<VectorType>(type);
+    if (vector && (vector.getRank() != 1 || vector.isScalable() ||
+                   vector.getNumElements() < 2 || vector.getNumElements() > 4))
+      return op->emitOpError("in a Vulkan dispatch must take and make 1-D "
+                             "vectors of 2 to 4 elements (SPIR-V vectors), "
+                             "got ")
+             << type;
+  }
+  auto extract = dyn_cast<vector::ExtractOp>(op);
+  if (extract && !extract.getDynamicPosition().empty())
+    return op->emitOpError("in a Vulkan dispatch must extract at a static "
+                           "position");
+  return success();
+}
+
 /// Whether `alloc` is workgroup (shared) memory.
 static bool isWorkgroupMemory(MemRefType type) {
   auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
@@ -124,6 +147,9 @@ static LogicalResult checkKernelOp(Operation *op, const TargetInfo &target) {
   }
   if (auto view = dyn_cast<UnrealizedConversionCastOp>(op))
     return checkBufferView(view);
+  if (isa<vector::ExtractOp, vector::ExtractStridedSliceOp, vector::BitCastOp>(
+          op))
+    return checkVectorOp(op);
   auto needs = [&](StringRef feature) -> LogicalResult {
     if (target.hasVulkanFeature(feature))
       return success();
@@ -146,8 +172,9 @@ static LogicalResult checkKernelOp(Operation *op, const TargetInfo &target) {
   }
   return op->emitOpError("is not supported in a Vulkan dispatch (expected "
                          "arith, math, scf, memref load/store/alloc, gpu "
-                         "ids, barrier, shuffle, subgroup MMA ops or "
-                         "vector views of arguments)");
+                         "ids, barrier, shuffle, subgroup MMA ops, "
+                         "vector views of arguments, vector.extract, "
+                         "vector.extract_strided_slice or vector.bitcast)");
 }
 
 /// Checks a dispatch's attributes, arguments and body against the contract

@@ -3,16 +3,17 @@
 // A flash_attention decode (one query row, GQA 8:2, f16) on Vulkan takes the
 // paged family's decode kernel (block_q = 1): each sequence is one page of
 // its 512 tokens, the workgroups are (split, KV head, sequence), every K/V
-// row is read once for the 4 query heads of its KV head (lanes of a team
-// reduce their dot products with shuffles), and a combine dispatch merges
-// the splits.
+// row is read once for the 4 query heads of its KV head, 16 bytes a load
+// (lanes of a team reduce their dot products with shuffles), and a combine
+// dispatch merges the splits.
 
 // CHECK-LABEL: func.func private @decode_dispatch_0_combine
 // CHECK-LABEL: func.func private @decode_dispatch_0(
 // CHECK-SAME: memref<2x1x8x128xf16>, %[[K:[a-z0-9]+]]: memref<2x512x2x128xf16>
 // CHECK-SAME: ejk.grid = array<i64: 4, 2, 2>
 // CHECK: gpu.thread_id x
-// CHECK: memref.load %[[K]]
+// CHECK: %[[KW:.*]] = builtin.unrealized_conversion_cast %[[K]] : memref<2x512x2x128xf16> to memref<32768xvector<4xi32>>
+// CHECK: memref.load %[[KW]][%{{.*}}] : memref<32768xvector<4xi32>>
 // CHECK: gpu.shuffle xor
 // CHECK: math.exp
 // CHECK-LABEL: func.func @decode(

@@ -38,17 +38,34 @@
 // CHECK: arith.minsi %{{.*}}, %c96
 // The queries, pre-scaled, in registers: 4 heads x 8 elements.
 // CHECK-COUNT-32: memref.load %{{.*}} : memref<2x8x128xf16>
+// A lane's 8 elements are contiguous and one 16-byte load: the caches
+// are viewed as vector<4xi32> words (the view's ops are top-level, for
+// ejk-prepare-vulkan-kernels).
+// CHECK: %[[KW:.*]] = builtin.unrealized_conversion_cast %{{.*}} : memref<24x2x16x128xf16> to memref<12288xvector<4xi32>>
+// CHECK: %[[VW:.*]] = builtin.unrealized_conversion_cast %{{.*}} : memref<24x2x16x128xf16> to memref<12288xvector<4xi32>>
 // The token loop runs under a guard, carrying (max, sum) of 4 heads and
 // 4 x 8 accumulators; a step reads two tokens per team, each from its
-// page (clamped into the cache).
+// page (clamped into the cache): its row of K and of V, one vector load
+// each, split into f16 by two vector<2xi32> -> vector<4xf16> bitcasts.
 // CHECK: scf.if %{{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
 // CHECK: scf.for {{.*}} step %c32 iter_args
+// CHECK-NOT: memref<24x2x16x128xf16>
 // CHECK: memref.load %{{.*}} : memref<2x6xi32>
 // CHECK: arith.minsi %{{.*}}, %c23
 // CHECK: arith.maxsi %{{.*}}, %c0
-// CHECK-COUNT-16: memref.load %{{.*}} : memref<24x2x16x128xf16>
+// CHECK: memref.load %[[KW]][%{{.*}}] : memref<12288xvector<4xi32>>
+// CHECK: vector.extract_strided_slice %{{.*}} {offsets = [0], sizes = [2], strides = [1]} : vector<4xi32> to vector<2xi32>
+// CHECK: vector.bitcast %{{.*}} : vector<2xi32> to vector<4xf16>
+// CHECK-COUNT-4: vector.extract %{{.*}} : f16 from vector<4xf16>
+// CHECK: vector.extract_strided_slice %{{.*}} {offsets = [2], sizes = [2], strides = [1]} : vector<4xi32> to vector<2xi32>
+// CHECK: vector.bitcast %{{.*}} : vector<2xi32> to vector<4xf16>
+// CHECK-COUNT-4: vector.extract %{{.*}} : f16 from vector<4xf16>
+// CHECK: memref.load %[[VW]][%{{.*}}] : memref<12288xvector<4xi32>>
+// CHECK-NOT: memref<24x2x16x128xf16>
 // CHECK: memref.load %{{.*}} : memref<2x6xi32>
-// CHECK-COUNT-16: memref.load %{{.*}} : memref<24x2x16x128xf16>
+// CHECK: memref.load %[[KW]][%{{.*}}] : memref<12288xvector<4xi32>>
+// CHECK: memref.load %[[VW]][%{{.*}}] : memref<12288xvector<4xi32>>
+// CHECK-NOT: memref<24x2x16x128xf16>
 // Per head and token: a dot of 8 elements, summed over the team of 16
 // lanes; then one exponential per token and one for the rescale.
 // CHECK-COUNT-7: math.fma
@@ -101,9 +118,21 @@ func.func @heuristic(%q: tensor<2x8x128xf16>, %kc: tensor<24x2x16x128xf16>, %vc:
 // CHECK-SAME: ejk.shared_memory_bytes = 0 : i64
 // CHECK-SAME: ejk.workgroup_size = array<i64: 32, 1, 1>
 // CHECK: arith.subi %{{.*}}, %c20
+// A lane's 8 bf16 elements are one 16-byte word of the token-major row
+// ((page * 16 + slot) * 2 + KV head) * 8 + lane, each bf16 moved into the
+// high half of an f32.
+// CHECK: %[[KW:.*]] = builtin.unrealized_conversion_cast %{{.*}} : memref<32x16x2x64xbf16> to memref<8192xvector<4xi32>>
 // CHECK: scf.for {{.*}} step %c16 iter_args
-// CHECK: memref.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<32x16x2x64xbf16>
-// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: %[[PAGE:.*]] = arith.maxsi %{{.*}}, %c0
+// CHECK: %[[PS:.*]] = arith.muli %[[PAGE]], %c16
+// CHECK: %[[ROW:.*]] = arith.addi %[[PS]], %{{.*}}
+// CHECK: arith.muli %[[ROW]], %c2
+// CHECK: %[[W:.*]] = memref.load %[[KW]][%{{.*}}] : memref<8192xvector<4xi32>>
+// CHECK: %[[W0:.*]] = vector.extract %[[W]][0] : i32 from vector<4xi32>
+// CHECK: %[[LO:.*]] = arith.shli %[[W0]], %c16_i32
+// CHECK: %[[HI:.*]] = arith.andi %[[W0]], %c-65536_i32
+// CHECK: arith.bitcast %[[LO]] : i32 to f32
+// CHECK: arith.bitcast %[[HI]] : i32 to f32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c4_i32, %c32_i32
 // CHECK: math.tanh
 // CHECK-COUNT-5: math.exp
@@ -142,4 +171,25 @@ func.func @uneven_group(%q: tensor<1x11x64xf32>, %kc: tensor<16x1x16x64xf32>, %v
   %o = ejk.paged_attention %q, %kc, %vc, %lens, %tables {config = #ejk.config<block_k = 8, num_subgroups = 2>}
       : tensor<1x11x64xf32>, tensor<16x1x16x64xf32>, tensor<16x1x16x64xf32>, tensor<1xi32>, tensor<1x4xi32> -> tensor<1x11x64xf32>
   return %o : tensor<1x11x64xf32>
+}
+
+// -----
+
+// head_dim 80: teams of 8 lanes leave 10 f16 elements to a lane, not whole
+// 16-byte vectors: no view, scalar loads of the interleaved elements
+// lane + 8 j (coalesced over the team).
+// CHECK-LABEL: func.func private @scalar_loads_dispatch_0(
+// CHECK-NOT: builtin.unrealized_conversion_cast
+// CHECK-NOT: vector.
+// CHECK: scf.for
+// CHECK-NOT: vector.
+// CHECK-COUNT-10: memref.load %{{.*}} : memref<8x1x16x80xf16>
+// CHECK-NOT: vector.
+// CHECK-COUNT-10: memref.load %{{.*}} : memref<8x1x16x80xf16>
+// CHECK-NOT: vector.
+// CHECK: scf.yield
+func.func @scalar_loads(%q: tensor<1x4x80xf16>, %kc: tensor<8x1x16x80xf16>, %vc: tensor<8x1x16x80xf16>, %lens: tensor<1xi32>, %tables: tensor<1x8xi32>) -> tensor<1x4x80xf16> {
+  %o = ejk.paged_attention %q, %kc, %vc, %lens, %tables {config = #ejk.config<block_k = 4, num_subgroups = 1>}
+      : tensor<1x4x80xf16>, tensor<8x1x16x80xf16>, tensor<8x1x16x80xf16>, tensor<1xi32>, tensor<1x8xi32> -> tensor<1x4x80xf16>
+  return %o : tensor<1x4x80xf16>
 }

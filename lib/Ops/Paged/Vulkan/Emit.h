@@ -39,6 +39,39 @@ inline Value loadF32(Emitter &e, Value memref, ValueRange indices) {
     return arith::SIToFPOp::create(e.b, e.f32, v);
   return e.toF32(v);
 }
+/// The `elt` elements (f16, bf16 or f32) packed in the four i32 words of a
+/// 16-byte load, widened to f32 in memory order (SPIR-V vectors of 2 to 4
+/// components: f16 through two vector<2xi32> -> vector<4xf16> bitcasts; bf16
+/// by moving each half into the high bits of an f32).
+inline SmallVector<Value> unpackWords(Emitter &e, Value words, Type elt) {
+  SmallVector<Value> out;
+  if (elt.isF16()) {
+    auto halves = VectorType::get({4}, elt);
+    for (int64_t m = 0; m < 2; ++m) {
+      Value pair = vector::ExtractStridedSliceOp::create(
+          e.b, words, ArrayRef<int64_t>{2 * m}, ArrayRef<int64_t>{2},
+          ArrayRef<int64_t>{1});
+      Value h = vector::BitCastOp::create(e.b, halves, pair);
+      for (int64_t i = 0; i < 4; ++i)
+        out.push_back(e.toF32(vector::ExtractOp::create(e.b, h, i)));
+    }
+    return out;
+  }
+  for (int64_t k = 0; k < 4; ++k) {
+    Value word = vector::ExtractOp::create(e.b, words, k);
+    if (elt.isF32()) {
+      out.push_back(arith::BitcastOp::create(e.b, e.f32, word));
+      continue;
+    }
+    assert(elt.isBF16() && "16-byte loads of f16, bf16 or f32");
+    Value low = arith::ShLIOp::create(e.b, word, e.constI32(16));
+    Value high = arith::AndIOp::create(
+        e.b, word, e.constI32(static_cast<int32_t>(0xFFFF0000u)));
+    out.push_back(arith::BitcastOp::create(e.b, e.f32, low));
+    out.push_back(arith::BitcastOp::create(e.b, e.f32, high));
+  }
+  return out;
+}
 inline void storeF32(Emitter &e, Value value, Value memref,
                      ValueRange indices) {
   Type elt = cast<MemRefType>(memref.getType()).getElementType();

@@ -56,6 +56,12 @@ public:
     team = divU(e, thread, l.teamLanes);
     tokenRange();
     loadQueries();
+    // The views are top-level ops of the body: ejk-prepare-vulkan-kernels
+    // turns each into a kernel argument at the viewed buffer's binding.
+    if (l.vectorElems) {
+      keyView = vectorView(buf.keyCache);
+      valueView = vectorView(buf.valueCache);
+    }
 
     SmallVector<Value> inits;
     for (int64_t h = 0; h < l.headChunk; ++h)
@@ -103,8 +109,55 @@ private:
     return pagedRowIndices(e, buffer, batch, head, d);
   }
 
-  /// Element `j` of this lane's slice of the head dim.
-  Value dimOf(int64_t j) { return e.add(lane, e.index(j * l.teamLanes)); }
+  /// Element `j` of this lane's slice of the head dim: contiguous with
+  /// 16-byte loads, interleaved (coalesced scalar loads) otherwise.
+  Value dimOf(int64_t j) {
+    if (l.vectorElems)
+      return e.add(e.mul(lane, e.index(l.dimPerLane)), e.index(j));
+    return e.add(lane, e.index(j * l.teamLanes));
+  }
+
+  /// `cache` (a dispatch argument) as 16-byte words over the same bytes.
+  Value vectorView(Value cache) {
+    auto type = cast<MemRefType>(cache.getType());
+    int64_t bits = type.getNumElements() * type.getElementTypeBitWidth();
+    auto viewType =
+        MemRefType::get({bits / 128}, VectorType::get({4}, e.b.getI32Type()));
+    return UnrealizedConversionCastOp::create(e.b, TypeRange{viewType},
+                                              ValueRange{cache})
+        .getResult(0);
+  }
+
+  /// This lane's slice of the cache row (page, slot, kvHead), widened to
+  /// f32: dimPerLane / vectorElems 16-byte loads of `view`, or scalar loads
+  /// of `cache`.
+  SmallVector<Value> loadSlice(Value cache, Value view, Value page,
+                               Value slot) {
+    SmallVector<Value> out;
+    if (!l.vectorElems) {
+      for (int64_t j = 0; j < l.dimPerLane; ++j)
+        out.push_back(
+            loadF32(e, cache, p.cacheIndices(page, slot, kvHead, dimOf(j))));
+      return out;
+    }
+    // The row's first element, linearized over the cache's shape (its last
+    // dim is head_dim), in 16-byte words.
+    ArrayRef<int64_t> shape = cast<MemRefType>(cache.getType()).getShape();
+    assert(shape.back() == p.headDim && "a cache row is one head_dim");
+    SmallVector<Value> at = p.cacheIndices(page, slot, kvHead, e.index(0));
+    Value row = at[0];
+    for (int64_t i = 1; i + 1 < static_cast<int64_t>(at.size()); ++i)
+      row = e.add(e.mul(row, e.index(shape[i])), at[i]);
+    int64_t perLane = l.dimPerLane / l.vectorElems;
+    Value word = e.add(e.mul(row, e.index(p.headDim / l.vectorElems)),
+                       e.mul(lane, e.index(perLane)));
+    for (int64_t v = 0; v < perLane; ++v) {
+      Value words = memref::LoadOp::create(e.b, view,
+                                           ValueRange{e.add(word, e.index(v))});
+      llvm::append_range(out, unpackWords(e, words, p.cacheType));
+    }
+    return out;
+  }
 
   /// The query head of chunk head `h` (clamped into the group: heads past
   /// it compute on the last one and write nothing).
@@ -173,12 +226,8 @@ private:
             loadIndex(e, buf.blockTables, {batch, divU(e, token, p.pageSize)});
         page = e.max(e.min(page, e.index(p.numPages - 1)), e.index(0));
       }
-      for (int64_t j = 0; j < E; ++j)
-        keys[u].push_back(loadF32(
-            e, buf.keyCache, p.cacheIndices(page, slot, kvHead, dimOf(j))));
-      for (int64_t j = 0; j < E; ++j)
-        values[u].push_back(loadF32(
-            e, buf.valueCache, p.cacheIndices(page, slot, kvHead, dimOf(j))));
+      keys[u] = loadSlice(buf.keyCache, keyView, page, slot);
+      values[u] = loadSlice(buf.valueCache, valueView, page, slot);
     }
 
     for (int64_t h = 0; h < l.headChunk; ++h) {
@@ -353,6 +402,8 @@ private:
   const PagedAttentionBuffers &buf;
   Value partialO, partialLse;
   Value split, batch, kvHead, chunkHead0, thread, lane, team, begin, end;
+  /// The caches as memref<N x vector<4xi32>> (16-byte loads), or null.
+  Value keyView, valueView;
   /// queries[h * dimPerLane + j]: element dimOf(j) of chunk head h, scaled.
   SmallVector<Value> queries;
 };

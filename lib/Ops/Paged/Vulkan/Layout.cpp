@@ -89,6 +89,14 @@ mlir::ejk::getVulkanPagedLayout(const PagedAttentionProblem &p,
            << PagedAttentionConfig::kBlockK << "')";
     return std::nullopt;
   }
+  // 16-byte loads when a lane's slice is whole vectors: every row starts at
+  // a multiple of head_dim elements, so a contiguous slice of a multiple of
+  // 16 bytes is 16-byte aligned.
+  if (p.cacheType.isF16() || p.cacheType.isBF16() || p.cacheType.isF32()) {
+    int64_t elems = 128 / p.cacheType.getIntOrFloatBitWidth();
+    if (l.dimPerLane % elems == 0)
+      l.vectorElems = elems;
+  }
   int64_t group = p.groupSize();
   int64_t maxChunk = std::clamp<int64_t>(kMaxPagedLaneState / l.dimPerLane, 1,
                                          kMaxPagedHeadChunk);

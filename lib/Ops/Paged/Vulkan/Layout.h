@@ -6,8 +6,10 @@
 //
 // A workgroup of `num_subgroups` subgroups holds `teams` teams of
 // `teamLanes` lanes (a power of two inside one subgroup); every lane of a
-// team owns the `dimPerLane` elements `lane + teamLanes * j` of the head
-// dim. A step reads `block_k` tokens, `tokensPerTeam` per team.
+// team owns `dimPerLane` elements of the head dim: the contiguous
+// `lane * dimPerLane + j` when it loads them as 16-byte vectors
+// (`vectorElems` > 0), else the interleaved `lane + teamLanes * j`. A step
+// reads `block_k` tokens, `tokensPerTeam` per team.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +32,10 @@ struct VulkanPagedLayout {
   int64_t teams = 0, tokensPerTeam = 1;
   /// Lanes of a team, and elements of the head dim each lane owns.
   int64_t teamLanes = 0, dimPerLane = 0;
+  /// Cache elements per 16-byte load (8 f16/bf16, 4 f32) when every lane
+  /// loads its K/V slices as vector<4xi32> words (dimPerLane a multiple of
+  /// it, the slices contiguous); 0 for scalar loads.
+  int64_t vectorElems = 0;
   /// Query heads of one KV head a workgroup handles (the last chunk may
   /// hold fewer), and the chunks per KV head.
   int64_t headChunk = 0, headChunks = 0;
