@@ -676,12 +676,12 @@ class Gla:
 
     def __init__(self, name, b=1, t=64, h=2, hkv=None, k=32, v=None,
                  dtype="f32", g=True, gamma=False, init=False, final=False,
-                 n=None, reverse=False, scale=None, config=None):
+                 n=None, reverse=False, scale=None, config=None,
+                 vulkan_config=None):
         self.__dict__.update(locals())
         del self.__dict__["self"]
         self.hkv = hkv or h
         self.v = v or k
-        self.vulkan_config = None
 
     def function(self, target="cpu"):
         q = tensor([self.b, self.t, self.h, self.k], self.dtype)
@@ -723,10 +723,14 @@ LINEAR_FILES = {
          Gla("t4000_strong_decay", t=4000, h=1, k=16, final=True),
          # Chunks of 256 steps decay by about e^-128 in each key dim: past
          # the factored scores' bound, so the exact gate ratios run.
+         # On Vulkan (one step at a time, no gate ratios) the chunk only
+         # sets the shared-memory stage: chunks that fit 16 KiB.
          Gla("chunk256_exact_ratios", t=600, k=32, gamma=True,
-             config="block_v = 32, chunk_size = 256", **STATE),
+             config="block_v = 32, chunk_size = 256",
+             vulkan_config="block_v = 32, chunk_size = 16", **STATE),
          Gla("chunk128_both_paths", t=700, k=16, v=16,
-             config="block_v = 16, chunk_size = 128", **STATE)]),
+             config="block_v = 16, chunk_size = 128",
+             vulkan_config="block_v = 16, chunk_size = 32", **STATE)]),
     "gla-options.mlir": (
         "ejk.gla options: no gate, g_gamma alone (weak constant decay), both "
         "gates, reverse, scale, states, batches.",
@@ -741,7 +745,8 @@ LINEAR_FILES = {
          Gla("batch3", b=3, t=90, gamma=True, **STATE)]),
     "gla-shapes.mlir": (
         "ejk.gla shapes: head dims 16 to 256, K != V, odd dims, GQA and "
-        "MQA, f16/bf16, configs (small chunks, split head_dim_v).",
+        "MQA, f16/bf16, configs (small chunks, split head_dim_v), K below "
+        "the subgroup.",
         [Gla("k16", k=16, t=50, **STATE),
          Gla("k256", k=256, h=1, t=70, **STATE),
          Gla("k64_v128", k=64, v=128, t=70, **STATE),
@@ -754,18 +759,21 @@ LINEAR_FILES = {
          Gla("chunk16", t=100, config="block_v = 16, chunk_size = 16",
              **STATE),
          Gla("chunk5_split_v", t=37, k=16, v=48,
-             config="block_v = 16, chunk_size = 5", gamma=True, **STATE)]),
+             config="block_v = 16, chunk_size = 5", gamma=True, **STATE),
+         Gla("k4_v6", k=4, v=6, h=3, b=2, t=77, **STATE)]),
     "gla-varlen.mlir": (
         "ejk.gla over packed sequences (cu_seqlens): random lengths with "
         "empty and length-1 sequences, states per sequence, reverse, GQA, "
-        "bf16, a single sequence.",
+        "bf16, a single sequence, K = 1.",
         [Gla("varlen", n=4, t=200, **STATE),
          Gla("varlen_many", n=16, t=100, k=16, gamma=True, **STATE),
          Gla("varlen_reverse", n=5, t=150, reverse=True, **STATE),
          Gla("varlen_gqa", n=3, t=90, h=4, hkv=2, final=True),
          Gla("varlen_no_state", n=6, t=120),
          Gla("varlen_bf16", n=4, t=130, dtype="bf16", k=64, **STATE),
-         Gla("varlen_one", n=1, t=70, **STATE)]),
+         Gla("varlen_one", n=1, t=70, **STATE),
+         Gla("varlen_k1", n=3, t=50, k=1, v=3, dtype="bf16", reverse=True,
+             final=True)]),
 }
 
 
@@ -807,11 +815,10 @@ FAMILIES = [
     Family("paged", PAGED_FILES,
            checks=["// CHECK: result 0 ({{.*}}): {{.*}}: ok",
                    "// CHECK-NOT: FAILED"]),
-    # CPU only: ejk.gla has no Vulkan kernel yet.
     Family("linear", LINEAR_FILES,
            checks=["// CHECK: result 0 ({{.*}}): {{.*}}: ok",
                    "// CHECK-NOT: FAILED"],
-           wide_vectors=True, targets=("cpu",)),
+           wide_vectors=True),
 ]
 
 

@@ -2,8 +2,8 @@
 //
 // What the compiler knows of `ejk.gla` outside its kernels: the problem key,
 // the reference bridge (Reference.cpp), the ranges of random inputs, and the
-// kernels of each target (Cpu/; no Vulkan kernel yet: the tiling driver
-// says so), registered by `registerLinearFamily`.
+// kernels of each target (Cpu/, Vulkan/), registered by
+// `registerLinearFamily`.
 //
 // Random gates are log decays (<= 0): `g` in U[-1, 0) per key dim, so that
 // one head mixes dims that keep the state for hundreds of steps with dims
@@ -18,6 +18,7 @@
 #include "Common/ProblemKey.h"
 #include "Linear/Cpu/Gla.h"
 #include "Linear/Reference.h"
+#include "Linear/Vulkan/Gla.h"
 
 #include "ejk/Dialect/Ejk/EjkDialect.h"
 #include "ejk/Ops/Linear/Problem.h"
@@ -31,7 +32,10 @@ using Distribution = ::ejk::InputDistribution;
 namespace {
 class GlaModel final : public OpModel {
 public:
-  GlaModel() { cpu = std::make_unique<TargetKernelOf<GlaOp, CpuGla>>(); }
+  GlaModel() {
+    cpu = std::make_unique<TargetKernelOf<GlaOp, CpuGla>>();
+    vulkan = std::make_unique<TargetKernelOf<GlaOp, VulkanGla>>();
+  }
   StringRef getOperationName() const override {
     return GlaOp::getOperationName();
   }

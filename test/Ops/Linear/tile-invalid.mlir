@@ -1,7 +1,7 @@
 // RUN: ejk-opt %s -split-input-file -verify-diagnostics -ejk-form-dispatches -ejk-tile-dispatches
 
 // Every error of the CPU gla config rules (lib/Ops/Linear/Cpu/Rules.cpp)
-// that textual IR can reach, and the missing Vulkan kernel.
+// that textual IR can reach (the Vulkan rules': tile-vulkan-invalid.mlir).
 
 module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
 func.func @f(%q: tensor<1x64x2x32xf32>) -> tensor<1x64x2x32xf32> {
@@ -57,16 +57,6 @@ module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_by
 func.func @f(%q: tensor<1x64x2x32xf32>) -> tensor<1x64x2x32xf32> {
   // expected-error @+1 {{is invalid: working set of}}
   %o = ejk.gla %q, %q, %q g(%q : tensor<1x64x2x32xf32>) {config = #ejk.config<block_v = 4096, chunk_size = 256>} : tensor<1x64x2x32xf32>, tensor<1x64x2x32xf32>, tensor<1x64x2x32xf32> -> tensor<1x64x2x32xf32>
-  return %o : tensor<1x64x2x32xf32>
-}
-}
-
-// -----
-
-module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
-func.func @f(%q: tensor<1x64x2x32xf32>) -> tensor<1x64x2x32xf32> {
-  // expected-error @+1 {{'ejk.gla' op has no Vulkan kernel in this version of ejk}}
-  %o = ejk.gla %q, %q, %q g(%q : tensor<1x64x2x32xf32>) {config = #ejk.config<block_v = 8, chunk_size = 64>} : tensor<1x64x2x32xf32>, tensor<1x64x2x32xf32>, tensor<1x64x2x32xf32> -> tensor<1x64x2x32xf32>
   return %o : tensor<1x64x2x32xf32>
 }
 }

@@ -1,7 +1,7 @@
 //===- LinearRulesTest.cpp - TunableOpInterface on ejk.gla ----------------===//
 //
 // Problem key, config space, heuristic and config verification of ejk.gla
-// on the CPU, and its missing Vulkan kernel.
+// on the CPU and on Vulkan.
 //
 //===----------------------------------------------------------------------===//
 
@@ -120,14 +120,50 @@ TEST_F(LinearRulesTest, VerifierNamesTheProblem) {
   EXPECT_EQ(reason(op, ConfigAttr(), avx512()), "no config");
 }
 
-TEST_F(LinearRulesTest, NoVulkanKernelYet) {
+TargetInfo vulkanWithShuffles(unsigned subgroupSize) {
+  TargetInfo target = TargetInfo::genericVulkan();
+  target.subgroupSize = subgroupSize;
+  target.vulkanFeatures = {"subgroup_basic", "subgroup_shuffle"};
+  return target;
+}
+
+TEST_F(LinearRulesTest, VulkanHeuristicAndSpaceAreVerified) {
+  TunableOpInterface op = parse(glaIR(1, 4096, 16, 128, 128));
+  ASSERT_TRUE(op);
+  for (unsigned subgroup : {8u, 32u}) {
+    TargetInfo target = vulkanWithShuffles(subgroup);
+    ConfigAttr heuristic = op.getHeuristicConfig(target);
+    EXPECT_EQ(reason(op, heuristic, target), "ok") << printAttr(heuristic);
+    for (bool full : {false, true}) {
+      SmallVector<ConfigAttr> space = op.getConfigSpace(target, full);
+      EXPECT_GE(space.size(), full ? 8u : 3u);
+      std::set<std::string> seen;
+      for (ConfigAttr c : space) {
+        EXPECT_EQ(reason(op, c, target), "ok") << printAttr(c);
+        EXPECT_TRUE(seen.insert(printAttr(c)).second) << printAttr(c);
+      }
+    }
+  }
+}
+
+TEST_F(LinearRulesTest, VulkanVerifierNamesTheLimit) {
   TunableOpInterface op = parse(glaIR(1, 64, 2, 32, 32));
   ASSERT_TRUE(op);
-  TargetInfo vulkan = TargetInfo::genericVulkan();
-  EXPECT_TRUE(op.getConfigSpace(vulkan, false).empty());
-  EXPECT_NE(reason(op, config({{"block_v", 16}, {"chunk_size", 64}}), vulkan)
-                .find("no Vulkan kernel"),
+  // Vulkan 1.1 guarantees no shuffles: nothing fits.
+  TargetInfo generic = TargetInfo::genericVulkan();
+  EXPECT_TRUE(op.getConfigSpace(generic, false).empty());
+  EXPECT_NE(reason(op, config({{"block_v", 8}, {"chunk_size", 16}}), generic)
+                .find("'subgroup_shuffle'"),
             std::string::npos);
+  TargetInfo target = vulkanWithShuffles(32);
+  EXPECT_EQ(reason(op, config({{"block_v", 8}, {"chunk_size", 16}}), target),
+            "ok");
+  EXPECT_EQ(reason(op, config({{"block_v", 64}, {"chunk_size", 4}}), target),
+            "'block_v' (64) columns of 32 threads exceed 1024 invocations "
+            "per workgroup");
+  EXPECT_EQ(
+      reason(op, config({{"block_v", 32}, {"chunk_size", 256}}), target),
+      "stages 163840 bytes of shared memory per chunk, the device has 32768");
 }
 
 } // namespace

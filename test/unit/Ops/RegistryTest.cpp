@@ -34,7 +34,7 @@ protected:
 /// Ops that compile on the CPU only for now; the tiling driver says so on
 /// Vulkan (test/Ops/Attention/grad-tile-invalid.mlir).
 static bool isCpuOnly(StringRef name) {
-  return name == "ejk.flash_attention_grad" || name == "ejk.gla";
+  return name == "ejk.flash_attention_grad";
 }
 
 TEST_F(RegistryTest, EveryPromisedTunableOpHasModelsForBothTargets) {

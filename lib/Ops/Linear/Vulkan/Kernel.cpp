@@ -1,0 +1,342 @@
+//===- Kernel.cpp - gated linear attention (recurrent) on Vulkan ----------===//
+//
+// One dispatch; workgroup = (head_dim_v block, head, sequence). Thread t
+// owns column t / TK of the block and the keys t % TK, t % TK + TK, ... of
+// it (Kernel.h), its entries S[k, v] of the f32 state in registers. The
+// workgroup walks its sequence's chunks of C steps in order (last to first
+// with reverse); per chunk:
+//
+//   stage    (whole workgroup, coalesced along the head dims)
+//            scale * q, k and exp(g + g_gamma)   [C, kPad]
+//            v                                   [C, block_v]
+//   barrier
+//   scan     each thread, over the chunk's steps, its entries in registers:
+//              S = exp(g_t + g_gamma) * S + k_t * v_t
+//              o_t = sum over the TK lanes of q_t * S   (shuffle xor)
+//            lane 0 of the column writes o_t to shared memory
+//   barrier
+//   output   (whole workgroup) o stored, coalesced along head_dim_v
+//
+// The next chunk's stage writes only what the scan has finished reading,
+// and its barrier orders the output's reads before the next scan's writes,
+// so two barriers a chunk suffice. The recurrence is the op's own, one step
+// at a time: every decay exp(g) is in (0, 1] for gates <= 0, so nothing
+// overflows however strong the decay (g = -inf is a zero decay).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Linear/Vulkan/Kernel.h"
+#include "Attention/Vulkan/Scores.h"
+#include "Linear/Vulkan/Gla.h"
+#include "StateSpace/Vulkan/Kernels.h"
+
+#include "ejk/Ops/Linear/Config.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+namespace {
+
+class VulkanGlaBuilder {
+public:
+  VulkanGlaBuilder(OpBuilder &builder, Location loc, const VulkanGlaPlan &plan,
+                   const GlaBuffers &buffers)
+      : e(builder, loc, 1), p(plan), l(plan.layout), buf(buffers) {}
+
+  void build() {
+    Value vBlock = WorkgroupIdOp::create(e.b, 0);
+    head = WorkgroupIdOp::create(e.b, 1);
+    seqId = WorkgroupIdOp::create(e.b, 2);
+    thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
+    zero = e.index(0);
+    one = e.index(1);
+    v0 = e.mul(vBlock, e.index(l.blockV));
+    kvHead = e.div(head, e.index(p.headsPerKv()));
+    if (!p.packed) {
+      batchIdx = seqId;
+      start = zero;
+      end = e.index(p.seq);
+      scan();
+      return;
+    }
+    batchIdx = zero;
+    Value filler = cmp(arith::CmpIPredicate::eq, seqId, e.index(p.numSeqs));
+    emitIf(e, filler, [&] { zeroUncovered(); });
+    emitIf(
+        e,
+        arith::XOrIOp::create(
+            e.b, filler, arith::ConstantOp::create(e.b, e.b.getBoolAttr(true))),
+        [&] {
+          start = cuEntry(seqId);
+          end = e.max(cuEntry(e.add(seqId, one)), start);
+          scan();
+        });
+  }
+
+private:
+  Value cmp(arith::CmpIPredicate pred, Value x, Value y) {
+    return arith::CmpIOp::create(e.b, pred, x, y);
+  }
+
+  /// clamp(cu_seqlens[i], 0, seq).
+  Value cuEntry(Value i) {
+    Value raw = arith::IndexCastOp::create(
+        e.b, e.b.getIndexType(),
+        memref::LoadOp::create(e.b, buf.cuSeqlens, ValueRange{i}));
+    return e.min(e.max(raw, zero), e.index(p.seq));
+  }
+
+  Type outputType() {
+    return cast<MemRefType>(buf.output.getType()).getElementType();
+  }
+
+  /// Zeroes this workgroup's (head, v block) of the steps outside every
+  /// sequence: before clamp(cu[0]) and from clamp(cu[N]) on.
+  void zeroUncovered() {
+    Value lo = cuEntry(zero);
+    Value hi = e.max(cuEntry(e.index(p.numSeqs)), lo);
+    Value width = e.index(l.blockV);
+    Value zeroValue =
+        arith::ConstantOp::create(e.b, e.b.getZeroAttr(outputType()));
+    auto fill = [&](Value from, Value to) {
+      Value total = e.mul(e.sub(to, from), width);
+      e.forLoop(zero, total, e.index(l.threads), [&](Value base) {
+        Value i = e.add(base, thread);
+        Value col = e.add(v0, arith::RemUIOp::create(e.b, i, width));
+        Value inside = arith::AndIOp::create(
+            e.b, cmp(arith::CmpIPredicate::slt, i, total),
+            cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
+        emitIf(e, inside, [&] {
+          Value row = e.add(from, arith::DivUIOp::create(e.b, i, width));
+          memref::StoreOp::create(e.b, zeroValue, buf.output,
+                                  ValueRange{batchIdx, row, head, col});
+        });
+      });
+    };
+    fill(zero, lo);
+    fill(hi, e.index(p.seq));
+  }
+
+  /// The step of index `i` (in scan order) of the sequence.
+  Value rowOf(Value i) {
+    return p.reverse ? e.sub(e.sub(end, one), i) : e.add(start, i);
+  }
+
+  void scan() {
+    seqLen = e.sub(end, start);
+    Value tk = e.index(l.threadsPerColumn);
+    Value lane = arith::RemUIOp::create(e.b, thread, tk);
+    myLocal = arith::DivUIOp::create(e.b, thread, tk);
+    myColumn = e.add(v0, myLocal);
+    isLane0 = cmp(arith::CmpIPredicate::eq, lane, zero);
+
+    int64_t keyElems = l.chunk * l.kPad();
+    int64_t valueElems = l.chunk * l.blockV;
+    qS = allocWorkgroup(e, keyElems);
+    kS = allocWorkgroup(e, keyElems);
+    if (p.hasG)
+      decayS = allocWorkgroup(e, keyElems);
+    vS = allocWorkgroup(e, valueElems);
+    oS = allocWorkgroup(e, valueElems);
+    if (buf.gGamma) {
+      gamma = memref::LoadOp::create(e.b, buf.gGamma, ValueRange{head});
+      // Without g the decay is one constant per head.
+      if (!p.hasG)
+        gammaDecay = e.exp(gamma);
+    }
+
+    // This thread's keys (clamped), whether each is a real key (null when
+    // always), and its entries of the initial state.
+    SmallVector<Value> s;
+    Value column = e.min(myColumn, e.index(p.dimV - 1));
+    for (int64_t j = 0; j < l.keysPerThread; ++j) {
+      Value k = e.add(lane, e.index(j * l.threadsPerColumn));
+      myKeys.push_back(k);
+      keyValid.push_back(
+          (j + 1) * l.threadsPerColumn <= p.dimK
+              ? Value()
+              : cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK)));
+      Value s0 = e.constF32(0.0f);
+      if (buf.initialState) {
+        s0 = memref::LoadOp::create(
+            e.b, buf.initialState,
+            ValueRange{seqId, head, e.min(k, e.index(p.dimK - 1)), column});
+        if (keyValid[j])
+          s0 = e.select(keyValid[j], s0, e.constF32(0.0f));
+      }
+      s.push_back(s0);
+    }
+
+    Value chunk = e.index(l.chunk);
+    Value numChunks = e.div(e.add(seqLen, e.index(l.chunk - 1)), chunk);
+    s = e.forLoop(zero, numChunks, one, s, [&](Value ci, ValueRange state) {
+      Value c0 = e.mul(ci, chunk);
+      Value len = e.min(chunk, e.sub(seqLen, c0));
+      stage(c0);
+      gpu::BarrierOp::create(e.b);
+      SmallVector<Value> next = recur(len, state);
+      gpu::BarrierOp::create(e.b);
+      output(c0, len);
+      return next;
+    });
+    if (buf.finalState)
+      storeFinalState(s);
+  }
+
+  /// The chunk's scaled queries, keys and decays (zero past head_dim_k)
+  /// and values; steps past the sequence read its last step (never used).
+  void stage(Value c0) {
+    Value lastIndex = e.sub(seqLen, one);
+    auto rowAt = [&](Value t) { return rowOf(e.min(e.add(c0, t), lastIndex)); };
+    int64_t kPad = l.kPad();
+    forEachShared(e, l.threads, thread, l.chunk * kPad, [&](Value i) {
+      Value t = arith::DivUIOp::create(e.b, i, e.index(kPad));
+      Value k = arith::RemUIOp::create(e.b, i, e.index(kPad));
+      Value row = rowAt(t);
+      Value kc = e.min(k, e.index(p.dimK - 1));
+      Value valid;
+      if (kPad > p.dimK)
+        valid = cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK));
+      auto masked = [&](Value x) {
+        return valid ? e.select(valid, x, e.constF32(0.0f)) : x;
+      };
+      Value q = e.toF32(memref::LoadOp::create(
+          e.b, buf.query, ValueRange{batchIdx, row, head, kc}));
+      memref::StoreOp::create(e.b, masked(e.fmul(q, e.constF32(p.scale))), qS,
+                              i);
+      Value key = e.toF32(memref::LoadOp::create(
+          e.b, buf.key, ValueRange{batchIdx, row, kvHead, kc}));
+      memref::StoreOp::create(e.b, masked(key), kS, i);
+      if (p.hasG) {
+        Value g = e.toF32(memref::LoadOp::create(
+            e.b, buf.g, ValueRange{batchIdx, row, head, kc}));
+        if (gamma)
+          g = e.fadd(g, gamma);
+        memref::StoreOp::create(e.b, e.exp(g), decayS, i);
+      }
+    });
+    forEachShared(e, l.threads, thread, l.chunk * l.blockV, [&](Value i) {
+      Value t = arith::DivUIOp::create(e.b, i, e.index(l.blockV));
+      Value c = arith::RemUIOp::create(e.b, i, e.index(l.blockV));
+      Value col = e.min(e.add(v0, c), e.index(p.dimV - 1));
+      Value v = e.toF32(memref::LoadOp::create(
+          e.b, buf.value, ValueRange{batchIdx, rowAt(t), kvHead, col}));
+      memref::StoreOp::create(e.b, v, vS, i);
+    });
+  }
+
+  /// The recurrence over the chunk's `len` steps (the same for every
+  /// thread, so that the shuffles see whole subgroups).
+  SmallVector<Value> recur(Value len, ValueRange state) {
+    int64_t kPad = l.kPad();
+    return e.forLoop(zero, len, one, state, [&](Value t, ValueRange s) {
+      Value vt = memref::LoadOp::create(
+          e.b, vS, e.add(e.mul(t, e.index(l.blockV)), myLocal));
+      Value rowBase = e.mul(t, e.index(kPad));
+      Value partial = e.constF32(0.0f);
+      SmallVector<Value> next;
+      for (int64_t j = 0; j < l.keysPerThread; ++j) {
+        Value idx = e.add(rowBase, myKeys[j]);
+        Value kv = e.fmul(memref::LoadOp::create(e.b, kS, idx), vt);
+        Value decay = p.hasG
+                          ? memref::LoadOp::create(e.b, decayS, idx).getResult()
+                          : gammaDecay;
+        Value sn = decay ? math::FmaOp::create(e.b, decay, s[j], kv).getResult()
+                         : e.fadd(s[j], kv);
+        partial = math::FmaOp::create(e.b, memref::LoadOp::create(e.b, qS, idx),
+                                      sn, partial);
+        next.push_back(sn);
+      }
+      Value o = reduceAcrossLanes(e, partial, /*isMax=*/false,
+                                  l.threadsPerColumn, l.subgroupSize);
+      emitIf(e, isLane0, [&] {
+        memref::StoreOp::create(e.b, o, oS,
+                                e.add(e.mul(t, e.index(l.blockV)), myLocal));
+      });
+      return next;
+    });
+  }
+
+  /// The chunk's outputs for its steps and the block's columns inside the
+  /// problem.
+  void output(Value c0, Value len) {
+    forEachShared(e, l.threads, thread, l.chunk * l.blockV, [&](Value i) {
+      Value t = arith::DivUIOp::create(e.b, i, e.index(l.blockV));
+      Value c = arith::RemUIOp::create(e.b, i, e.index(l.blockV));
+      Value col = e.add(v0, c);
+      Value inside = arith::AndIOp::create(
+          e.b, cmp(arith::CmpIPredicate::slt, t, len),
+          cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
+      emitIf(e, inside, [&] {
+        Value o = memref::LoadOp::create(e.b, oS, i);
+        memref::StoreOp::create(
+            e.b, e.fromF32(o, outputType()), buf.output,
+            ValueRange{batchIdx, rowOf(e.add(c0, t)), head, col});
+      });
+    });
+  }
+
+  void storeFinalState(ArrayRef<Value> s) {
+    Value owned = cmp(arith::CmpIPredicate::slt, myColumn, e.index(p.dimV));
+    emitIf(e, owned, [&] {
+      for (int64_t j = 0; j < l.keysPerThread; ++j) {
+        auto store = [&] {
+          memref::StoreOp::create(e.b, s[j], buf.finalState,
+                                  ValueRange{seqId, head, myKeys[j], myColumn});
+        };
+        if (keyValid[j])
+          emitIf(e, keyValid[j], store);
+        else
+          store();
+      }
+    });
+  }
+
+  Emitter e;
+  const VulkanGlaPlan &p;
+  const VulkanGlaLayout &l;
+  const GlaBuffers &buf;
+  Value head, seqId, thread, zero, one, v0, kvHead, batchIdx, start, end,
+      seqLen, gamma, gammaDecay;
+  Value myLocal, myColumn, isLane0;
+  Value qS, kS, decayS, vS, oS;
+  /// Per state entry of this thread: its key index (unclamped), whether it
+  /// is a real key (null when always).
+  SmallVector<Value> myKeys, keyValid;
+};
+
+} // namespace
+
+void mlir::ejk::buildVulkanGlaBody(OpBuilder &builder, Location loc,
+                                   const VulkanGlaPlan &plan,
+                                   const GlaBuffers &buffers) {
+  VulkanGlaBuilder(builder, loc, plan, buffers).build();
+}
+
+LogicalResult VulkanGla::tile(GlaOp op, ConfigAttr attr,
+                              DispatchRewriter &rewriter) {
+  GlaBuffers buf = findGlaBuffers(op, rewriter);
+  if (failed(rewriter.checkDispatchForm(op)))
+    return failure();
+  GlaConfig config = *GlaConfig::read(attr, llvm::nulls());
+  VulkanGlaPlan plan;
+  static_cast<GlaProblem &>(plan) = readGlaProblem(op);
+  std::optional<VulkanGlaLayout> layout = VulkanGlaLayout::compute(
+      plan, config.chunkSize, config.blockV, rewriter.target(), llvm::nulls());
+  if (!layout)
+    return op.emitOpError("has no Vulkan layout for its config");
+  plan.layout = *layout;
+
+  // replaceBody erases the op: read its location first.
+  Location loc = op.getLoc();
+  OpBuilder b = rewriter.replaceBody();
+  buildVulkanGlaBody(b, loc, plan, buf);
+  rewriter.finish(b);
+  func::FuncOp dispatch = rewriter.dispatch();
+  DispatchRewriter::setGrid(dispatch, plan.grid());
+  DispatchRewriter::setVulkanLaunch(dispatch, layout->threads,
+                                    layout->sharedBytes);
+  DispatchRewriter::setWork(dispatch, plan.flops(),
+                            DispatchRewriter::bytesOf(buf.all()));
+  return success();
+}

@@ -1,0 +1,173 @@
+//===- Rules.cpp - gla configs on Vulkan ----------------------------------===//
+//
+// Which configs are valid on a Vulkan device (a layout of Kernel.h exists
+// for them and the device has the features the element types need), the
+// space the tuner tries, and the heuristic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common/Arithmetic.h"
+#include "Linear/Vulkan/Gla.h"
+#include "Linear/Vulkan/Kernel.h"
+
+#include "ejk/Ops/Linear/Config.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+/// The largest chunk: the CPU's bound, which also keeps the layout's
+/// products far from overflow.
+static constexpr int64_t kMaxChunk = 256;
+
+static int64_t subgroupOf(const TargetInfo &target) {
+  return std::max<unsigned>(1, target.subgroupSize);
+}
+
+/// Threads per state column (VulkanGlaLayout).
+static int64_t lanesPerColumn(const GlaProblem &p, const TargetInfo &target) {
+  return std::min(ceilPow2(std::max<int64_t>(1, p.dimK)), subgroupOf(target));
+}
+
+std::optional<VulkanGlaLayout>
+VulkanGlaLayout::compute(const GlaProblem &p, int64_t chunk, int64_t blockV,
+                         const TargetInfo &target, llvm::raw_ostream &reason) {
+  if (chunk < 1 || chunk > kMaxChunk) {
+    reason << "'" << GlaConfig::kChunkSize << "' (" << chunk
+           << ") must be in [1, " << kMaxChunk << "]";
+    return std::nullopt;
+  }
+  int64_t maxThreads = target.maxWorkgroupInvocations;
+  // Each column is at least one thread: a larger block can never fit, and
+  // rejecting it first keeps the products below small.
+  if (blockV < 1 || blockV > maxThreads) {
+    reason << "'" << GlaConfig::kBlockV << "' (" << blockV
+           << ") must be in [1, " << maxThreads
+           << "] (the device's invocations per workgroup)";
+    return std::nullopt;
+  }
+  VulkanGlaLayout l;
+  l.chunk = chunk;
+  l.blockV = blockV;
+  l.subgroupSize = subgroupOf(target);
+  l.threadsPerColumn = lanesPerColumn(p, target);
+  l.keysPerThread = ceilDiv(std::max<int64_t>(1, p.dimK), l.threadsPerColumn);
+  l.threads = blockV * l.threadsPerColumn;
+  if (l.keysPerThread > kMaxKeysPerThread) {
+    reason << "head_dim_k (" << p.dimK << ") over the " << l.threadsPerColumn
+           << " lanes of a column leaves " << l.keysPerThread
+           << " state entries per thread (at most " << kMaxKeysPerThread << ")";
+    return std::nullopt;
+  }
+  if (l.threads > maxThreads) {
+    reason << "'" << GlaConfig::kBlockV << "' (" << blockV << ") columns of "
+           << l.threadsPerColumn << " threads exceed " << maxThreads
+           << " invocations per workgroup";
+    return std::nullopt;
+  }
+  if (l.threads % l.subgroupSize != 0) {
+    reason << "'" << GlaConfig::kBlockV << "' (" << blockV << ") columns of "
+           << l.threadsPerColumn << " threads must fill whole subgroups of "
+           << l.subgroupSize;
+    return std::nullopt;
+  }
+  if (l.threadsPerColumn > 1 && !target.hasVulkanFeature("subgroup_shuffle")) {
+    reason << "the kernel sums q . S over the " << l.threadsPerColumn
+           << " lanes of a column with subgroup shuffles, which the target "
+              "lacks ('subgroup_shuffle')";
+    return std::nullopt;
+  }
+  // Queries, keys and (with g) decays: chunk x kPad; values and outputs:
+  // chunk x block_v; f32.
+  int64_t keyArrays = p.hasG ? 3 : 2;
+  l.sharedBytes = 4 * chunk * (keyArrays * l.kPad() + 2 * blockV);
+  if (l.sharedBytes > target.sharedMemoryBytes) {
+    reason << "stages " << l.sharedBytes
+           << " bytes of shared memory per chunk, the device has "
+           << target.sharedMemoryBytes;
+    return std::nullopt;
+  }
+  return l;
+}
+
+LogicalResult VulkanGla::verifyConfig(GlaOp op, ConfigAttr attr,
+                                      const TargetInfo &target,
+                                      raw_ostream &reason) {
+  std::optional<GlaConfig> config = GlaConfig::read(attr, reason);
+  if (!config)
+    return failure();
+  Type element = op.getQuery().getType().getElementType();
+  if (!element.isF32() && !target.hasVulkanFeature("storage16")) {
+    reason << "f16 and bf16 buffers need the device feature 'storage16'";
+    return failure();
+  }
+  if (element.isF16() && !target.hasVulkanFeature("float16")) {
+    reason << "f16 buffers need the device feature 'float16'";
+    return failure();
+  }
+  return success(VulkanGlaLayout::compute(readGlaProblem(op), config->chunkSize,
+                                          config->blockV, target, reason)
+                     .has_value());
+}
+
+/// The fewest columns that fill whole subgroups.
+static int64_t minBlockV(const GlaProblem &p, const TargetInfo &target) {
+  return std::max<int64_t>(1, subgroupOf(target) / lanesPerColumn(p, target));
+}
+
+SmallVector<ConfigAttr>
+VulkanGla::configSpace(GlaOp op, const TargetInfo &target, bool full) {
+  GlaProblem p = readGlaProblem(op);
+  int64_t minV = minBlockV(p, target);
+  SmallVector<int64_t> chunks = full ? SmallVector<int64_t>{8, 16, 32, 64, 128}
+                                     : SmallVector<int64_t>{16, 32, 64};
+  SmallVector<int64_t> multiples =
+      full ? SmallVector<int64_t>{1, 2, 4, 8, 16, 32}
+           : SmallVector<int64_t>{1, 2, 4, 8};
+  SmallVector<ConfigAttr> space;
+  for (int64_t chunk : chunks) {
+    if (chunk > ceilPow2(std::max<int64_t>(1, p.seq)) &&
+        chunk != chunks.front())
+      continue;
+    for (int64_t multiple : multiples) {
+      int64_t blockV = multiple * minV;
+      if (blockV > ceilPow2(std::max<int64_t>(1, p.dimV)) &&
+          multiple != multiples.front())
+        continue;
+      ConfigAttr attr = GlaConfig{chunk, blockV}.toAttr(op.getContext());
+      if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+        space.push_back(attr);
+    }
+  }
+  return space;
+}
+
+/// About 256 threads per workgroup, fewer columns while the grid has fewer
+/// than 64 workgroups (each (head, sequence) is a sequential scan, so
+/// columns are the only parallelism); chunks of up to 64 steps, shorter
+/// while the stage does not fit shared memory (the chunk only sets how
+/// often the workgroup synchronizes), then narrower blocks.
+ConfigAttr VulkanGla::heuristicConfig(GlaOp op, const TargetInfo &target) {
+  GlaProblem p = readGlaProblem(op);
+  int64_t tk = lanesPerColumn(p, target);
+  int64_t minV = minBlockV(p, target);
+  int64_t blockV0 = std::max(
+      minV, std::min(256 / tk, ceilPow2(std::max<int64_t>(1, p.dimV))));
+  while (blockV0 > minV &&
+         std::max<int64_t>(1, p.numSeqs) * p.heads * ceilDiv(p.dimV, blockV0) <
+             64)
+    blockV0 /= 2;
+  int64_t chunk0 = std::min<int64_t>(64, ceilPow2(std::max<int64_t>(1, p.seq)));
+  ConfigAttr fallback;
+  for (int64_t blockV = blockV0; blockV >= minV; blockV /= 2)
+    for (int64_t chunk = chunk0; chunk >= 1; chunk /= 2) {
+      ConfigAttr attr = GlaConfig{chunk, blockV}.toAttr(op.getContext());
+      if (!fallback)
+        fallback = attr;
+      if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+        return attr;
+    }
+  // Nothing fits: the first choice, which verification then reports.
+  return fallback;
+}
