@@ -14,17 +14,14 @@ KNOWN_LIMITS = {
         "it is the online softmax, whose share of the work per score is twice that at "
         "D = 128 (docs/performance.md)."),
     "decode-gqa": (
-        "since 2026-11-23 (session 3) ejk's CPU kernel has a decode path: the 4 query "
-        "heads of a KV head are the rows of one workgroup and K/V are read in place (no "
-        "pack dispatch), so the 33.5 MB of compulsory traffic is read once (it was read "
-        "about six times: pack read + write, then once per query head). What it still "
-        "lacks: the 4096 keys of a KV head are not split across workgroups, so the grid "
-        "is 8 workgroups and a machine with more cores than KV heads x batch idles "
-        "(flash-decoding's split with a combine step). On this 2-core machine a gap in "
-        "this row is the neighbours' memory traffic: a memory-bound workload suffers "
-        "most from it."),
+        "since 2026-11-26 a flash_attention decode runs the paged family's decode kernel "
+        "(docs/ops/paged.md): the 4 query heads of a KV head share a workgroup, K/V are "
+        "read once in place, the keys split across workgroups when there are fewer than "
+        "4 per core, rows prefetched ahead. What limits it: dense K/V rows of one KV head "
+        "lie 4 KiB apart ([B, S, Hkv, D] f32), so every row is its own memory page and "
+        "neither the hardware prefetchers nor the TLB help; and on this 2-core virtual "
+        "machine the read rate itself moves 21-38 GB/s with the neighbours' traffic."),
     "decode-gqa-f16": (
         "as decode-gqa; the f16 K/V are widened to f32 in registers, so the kernel reads "
-        "16.8 MB (before session 3 a pack dispatch widened them into 33.5 MB of f32 "
-        "temporaries)."),
+        "16.8 MB (2 KiB between rows of a KV head)."),
 }
