@@ -16,9 +16,11 @@ GPU machine, in one process (issue 18's GPU bar; docs/ops/linear.md).
           chunk_simple_gla with CUDA events (a second of warm-up each), and
           writes DIR/linear.json (and $OUT/linear.json).
 """
-import ctypes, json, math, os, shutil, subprocess, sys, time
+import json, math, os, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import ejk_runtime  # noqa: E402  (beside this script here and there)
 
 
 # name: (B, T, H, K, V, dtype, gated: "g" or "gamma")
@@ -51,25 +53,7 @@ def ir(b, tt, h, k, v, dt, gated):
 
 
 def prepare(out, fingerprint):
-    root = os.path.dirname(os.path.dirname(HERE))
-    ejkc = os.path.join(root, "build", "bin", "ejkc")
-    os.makedirs(os.path.join(out, "art"), exist_ok=True)
-    os.makedirs(os.path.join(out, "lib"), exist_ok=True)
-    cases = {}
-    for name, spec in variants().items():
-        src = os.path.join(out, "art", name + ".mlir")
-        open(src, "w").write(ir(*spec))
-        r = subprocess.run([ejkc, src, "--target", "vulkan", "--fingerprint",
-                            fingerprint, "--no-cache", "-o",
-                            os.path.join(out, "art", name), "--name", "kernel"],
-                           capture_output=True, text=True)
-        print(name, "FAILED " + r.stderr.strip()[:300] if r.returncode else "ok")
-        if not r.returncode:
-            cases[name] = spec
-    json.dump(cases, open(os.path.join(out, "cases.json"), "w"), indent=1)
-    shutil.copy(os.path.join(root, "build", "lib", "Runtime", "libejk_runtime.so.1"),
-                os.path.join(out, "lib", "libejk_runtime.so.1"))
-    shutil.copy(os.path.abspath(__file__), os.path.join(out, "linear.py"))
+    ejk_runtime.prepare(out, fingerprint, variants(), ir, __file__)
 
 
 def run(d):
@@ -78,61 +62,10 @@ def run(d):
 
     log = lambda *a: print(*a, flush=True)
     gpu = torch.device("cuda")
-    rt = ctypes.CDLL(os.path.join(d, "lib", "libejk_runtime.so.1"))
-    rt.ejk_last_error.restype = ctypes.c_char_p
+    rt = ejk_runtime.Runtime(d)
+    clocks, warm = ejk_runtime.clocks, ejk_runtime.warm
 
-    def check(st, what):
-        if st != 0:
-            raise RuntimeError(f"{what}: {rt.ejk_last_error().decode()}")
-
-    dev = ctypes.c_void_p()
-    check(rt.ejk_device_create(b"vulkan", ctypes.byref(dev)), "device")
-    bufs = []
-
-    def to_dev(x):
-        raw = x.contiguous().cpu().view(torch.uint8)
-        b = ctypes.c_void_p()
-        check(rt.ejk_buffer_create(dev, ctypes.c_size_t(raw.numel()), ctypes.byref(b)), "buffer")
-        check(rt.ejk_buffer_upload(b, ctypes.c_void_p(raw.data_ptr()),
-                                   ctypes.c_size_t(raw.numel()), ctypes.c_size_t(0)), "upload")
-        bufs.append(b)
-        return b
-
-    def empty(nbytes):
-        b = ctypes.c_void_p()
-        check(rt.ejk_buffer_create(dev, ctypes.c_size_t(nbytes), ctypes.byref(b)), "buffer")
-        bufs.append(b)
-        return b
-
-    def from_dev(b, shape, dtype):
-        x = torch.empty(shape, dtype=dtype)
-        raw = x.view(torch.uint8)
-        check(rt.ejk_buffer_download(b, ctypes.c_void_p(raw.data_ptr()),
-                                     ctypes.c_size_t(raw.numel()), ctypes.c_size_t(0)), "download")
-        return x
-
-    def clocks():
-        r = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm,clocks_throttle_reasons.active",
-                            "--format=csv,noheader"], capture_output=True, text=True)
-        return r.stdout.strip()
-
-    def warm(fn, seconds=1.0):
-        t0 = time.time()
-        while time.time() - t0 < seconds:
-            fn()
-
-    def cuda_ms(fn, reps=10):
-        warm(lambda: (fn(), torch.cuda.synchronize()))
-        ts = []
-        for _ in range(reps):
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            fn()
-            e.record()
-            torch.cuda.synchronize()
-            ts.append(s.elapsed_time(e))
-        ts.sort()
-        return ts[len(ts) // 2]
+    cuda_ms = ejk_runtime.cuda_median_ms
 
     try:
         from fla.ops.gla import chunk_gla
@@ -153,17 +86,13 @@ def run(d):
             g = (F.logsigmoid(torch.randn(b, tt, h, k, device=gpu)) / 16).to(tdt[dt])
             gamma = torch.tensor([math.log(1 - 2 ** (-5 - i / 2)) for i in range(h)],
                                  dtype=torch.float32, device=gpu)
-            mod = ctypes.c_void_p()
-            check(rt.ejk_module_load(dev, os.path.join(d, "art", name, "kernel.json").encode(),
-                                     ctypes.byref(mod)), "load")
-            ins = [to_dev(q), to_dev(kk), to_dev(vv), to_dev(g if gated == "g" else gamma)]
-            outs = [empty(b * tt * h * v * q.element_size())]
-            ia = (ctypes.c_void_p * len(ins))(*ins)
-            oa = (ctypes.c_void_p * len(outs))(*outs)
-            invoke = lambda: check(rt.ejk_invoke(mod, b"main", ia, ctypes.c_size_t(len(ins)), oa,
-                                                 ctypes.c_size_t(len(outs))), "invoke")
+            mod = rt.load(os.path.join(d, "art", name))
+            ins = [rt.upload(x) for x in (q, kk, vv, g if gated == "g" else gamma)]
+            outs = [rt.empty(b * tt * h * v * q.element_size())]
+            mod.bind(ins, outs)
+            invoke = mod.invoke
             invoke()
-            got = from_dev(outs[0], (b, tt, h, v), tdt[dt]).float().to(gpu)
+            got = rt.download(outs[0], (b, tt, h, v), tdt[dt]).float().to(gpu)
             entry = {"nan": bool(torch.isnan(got).any())}
             scale = k ** -0.5
             if name.startswith("chk"):
@@ -181,9 +110,7 @@ def run(d):
                 ts = []
                 for _ in range(10):
                     invoke()
-                    ns = ctypes.c_uint64()
-                    rt.ejk_last_invoke_time_ns(mod, ctypes.byref(ns))
-                    ts.append(ns.value / 1e6)
+                    ts.append(mod.last_time_us() / 1e3)
                 ts.sort()
                 entry["ejk_median_ms"] = ts[5]
                 entry["clocks_after"] = clocks()
@@ -199,10 +126,8 @@ def run(d):
                     entry["ejk_over_fla"] = entry["ejk_median_ms"] / entry["fla_median_ms"]
             results[name] = entry
             log(name, json.dumps(entry))
-            for x in bufs:
-                rt.ejk_buffer_destroy(x)
-            bufs.clear()
-            rt.ejk_module_destroy(mod)
+            rt.release()
+            mod.destroy()
         except Exception as ex:
             results[name] = {"error": repr(ex)[:400]}
             log(name, "ERROR", repr(ex)[:400])

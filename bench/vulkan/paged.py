@@ -24,9 +24,11 @@ heads, 4096 cached tokens, head dim 128, fp16, pages of 16 tokens. GB/s
 count the compulsory K/V traffic (B x Hkv x L x D x 2 x 2 bytes); the copy
 rate counts bytes read and written, as bench/harness/gpu_peers.py does.
 """
-import ctypes, json, os, shutil, subprocess, sys, time
+import json, os, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import ejk_runtime  # noqa: E402  (beside this script here and there)
 B, H, HKV, D, CTX, PAGE = 32, 32, 8, 128, 4096, 16
 
 
@@ -95,25 +97,7 @@ def ir(b, h, hkv, d, ctx, page, dt, layout, cfg, dense):
 
 
 def prepare(out, fingerprint):
-    root = os.path.dirname(os.path.dirname(HERE))
-    ejkc = os.path.join(root, "build", "bin", "ejkc")
-    os.makedirs(os.path.join(out, "art"), exist_ok=True)
-    os.makedirs(os.path.join(out, "lib"), exist_ok=True)
-    cases = {}
-    for name, spec in variants().items():
-        src = os.path.join(out, "art", name + ".mlir")
-        open(src, "w").write(ir(*spec))
-        r = subprocess.run([ejkc, src, "--target", "vulkan", "--fingerprint",
-                            fingerprint, "--no-cache", "-o",
-                            os.path.join(out, "art", name), "--name", "kernel"],
-                           capture_output=True, text=True)
-        print(name, "FAILED " + r.stderr.strip()[:300] if r.returncode else "ok")
-        if not r.returncode:
-            cases[name] = spec
-    json.dump(cases, open(os.path.join(out, "cases.json"), "w"), indent=1)
-    shutil.copy(os.path.join(root, "build", "lib", "Runtime", "libejk_runtime.so.1"),
-                os.path.join(out, "lib", "libejk_runtime.so.1"))
-    shutil.copy(os.path.abspath(__file__), os.path.join(out, "paged.py"))
+    ejk_runtime.prepare(out, fingerprint, variants(), ir, __file__)
 
 
 # --- run (on the GPU machine) -------------------------------------------------
@@ -125,67 +109,13 @@ def run(d):
 
     log = lambda *a: print(*a, flush=True)
     gpu = torch.device("cuda")
-    rt = ctypes.CDLL(os.path.join(d, "lib", "libejk_runtime.so.1"))
-    rt.ejk_last_error.restype = ctypes.c_char_p
-
-    def check(st, what):
-        if st != 0:
-            raise RuntimeError(f"{what}: {rt.ejk_last_error().decode()}")
-
-    dev = ctypes.c_void_p()
-    check(rt.ejk_device_create(b"vulkan", ctypes.byref(dev)), "device")
-    buf = ctypes.create_string_buffer(8192)
-    rt.ejk_device_fingerprint(dev, buf, ctypes.c_size_t(8192), None)
-    device_lines = [l for l in buf.value.decode().splitlines()
-                    if "device_name" in l or "driver" in l]
+    rt = ejk_runtime.Runtime(d)
+    device_lines = rt.device_lines()
     log(device_lines)
-    bufs = []
-
-    def to_dev(x):
-        raw = x.contiguous().cpu().view(torch.uint8)
-        b = ctypes.c_void_p()
-        check(rt.ejk_buffer_create(dev, ctypes.c_size_t(raw.numel()), ctypes.byref(b)), "buffer")
-        check(rt.ejk_buffer_upload(b, ctypes.c_void_p(raw.data_ptr()),
-                                   ctypes.c_size_t(raw.numel()), ctypes.c_size_t(0)), "upload")
-        bufs.append(b)
-        return b
-
-    def empty(nbytes):
-        b = ctypes.c_void_p()
-        check(rt.ejk_buffer_create(dev, ctypes.c_size_t(nbytes), ctypes.byref(b)), "buffer")
-        bufs.append(b)
-        return b
-
-    def from_dev(b, shape, dtype):
-        x = torch.empty(shape, dtype=dtype)
-        raw = x.view(torch.uint8)
-        check(rt.ejk_buffer_download(b, ctypes.c_void_p(raw.data_ptr()),
-                                     ctypes.c_size_t(raw.numel()), ctypes.c_size_t(0)), "download")
-        return x
-
-    def clocks():
-        r = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm,clocks_throttle_reasons.active",
-                            "--format=csv,noheader"], capture_output=True, text=True)
-        return r.stdout.strip()
-
-    def warm(fn, seconds=1.0):
-        t0 = time.time()
-        while time.time() - t0 < seconds:
-            fn()
+    clocks, warm = ejk_runtime.clocks, ejk_runtime.warm
 
     def cuda_us(fn, reps=20):
-        """Median of `reps` CUDA-event timings after a second of warm-up."""
-        warm(lambda: (fn(), torch.cuda.synchronize()))
-        ts = []
-        for _ in range(reps):
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            fn()
-            e.record()
-            torch.cuda.synchronize()
-            ts.append(s.elapsed_time(e) * 1e3)
-        ts.sort()
-        return ts[len(ts) // 2]
+        return ejk_runtime.cuda_median_ms(fn, reps) * 1e3
 
     tdt = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
     results = {"device": device_lines, "torch": torch.__version__}
@@ -225,21 +155,17 @@ def run(d):
             if layout == "head_major":
                 kc, vc = (kc.permute(0, 2, 1, 3).contiguous(),
                           vc.permute(0, 2, 1, 3).contiguous())
-            mod = ctypes.c_void_p()
-            check(rt.ejk_module_load(dev, os.path.join(d, "art", name, "kernel.json").encode(),
-                                     ctypes.byref(mod)), "load")
+            mod = rt.load(os.path.join(d, "art", name))
             if dense:
-                ins = [to_dev(q.reshape(b, 1, h, dim)), to_dev(kd), to_dev(vd)]
-                outs = [empty(b * h * dim * q.element_size())]
+                ins = [rt.upload(q.reshape(b, 1, h, dim)), rt.upload(kd), rt.upload(vd)]
+                outs = [rt.empty(b * h * dim * q.element_size())]
             else:
-                ins = [to_dev(q), to_dev(kc), to_dev(vc), to_dev(lens), to_dev(tables)]
-                outs = [empty(b * h * dim * q.element_size()), empty(b * h * 4)]
-            ia = (ctypes.c_void_p * len(ins))(*ins)
-            oa = (ctypes.c_void_p * len(outs))(*outs)
-            invoke = lambda: check(rt.ejk_invoke(mod, b"main", ia, ctypes.c_size_t(len(ins)), oa,
-                                                 ctypes.c_size_t(len(outs))), "invoke")
+                ins = [rt.upload(x) for x in (q, kc, vc, lens, tables)]
+                outs = [rt.empty(b * h * dim * q.element_size()), rt.empty(b * h * 4)]
+            mod.bind(ins, outs)
+            invoke = mod.invoke
             invoke()
-            got = from_dev(outs[0], (b, h, dim), tdt[dt]).float().to(gpu)
+            got = rt.download(outs[0], (b, h, dim), tdt[dt]).float().to(gpu)
             # Reference: f32 on the GPU.
             qf = q.float().to(gpu) * dim ** -0.5
             kf = kd.float().to(gpu).repeat_interleave(group, dim=2)
@@ -253,7 +179,7 @@ def run(d):
             entry = {"max_abs_err": float((got - ref).abs().max()),
                      "nan": bool(torch.isnan(got).any()), "config": cfg}
             if not dense:
-                lse = from_dev(outs[1], (b, h), torch.float32).to(gpu)
+                lse = rt.download(outs[1], (b, h), torch.float32).to(gpu)
                 finite = torch.isfinite(lse_ref)
                 entry["lse_err"] = float((lse - lse_ref)[finite].abs().max()) if finite.any() else 0.0
                 entry["lse_empty_ok"] = bool(((lse == float("-inf")) == ~finite).all())
@@ -263,9 +189,7 @@ def run(d):
                 ts = []
                 for _ in range(30):
                     invoke()
-                    ns = ctypes.c_uint64()
-                    rt.ejk_last_invoke_time_ns(mod, ctypes.byref(ns))
-                    ts.append(ns.value / 1e3)
+                    ts.append(mod.last_time_us())
                 ts.sort()
                 entry["clocks_after"] = clocks()
                 kv = b * hkv * ctx * dim * 2 * q.element_size()
@@ -299,10 +223,8 @@ def run(d):
                     del qg, kg, vg, kcg
             results[name] = entry
             log(name, json.dumps(entry))
-            for x in bufs:
-                rt.ejk_buffer_destroy(x)
-            bufs.clear()
-            rt.ejk_module_destroy(mod)
+            rt.release()
+            mod.destroy()
         except Exception as ex:
             results[name] = {"error": repr(ex)[:400]}
             log(name, "ERROR", repr(ex)[:400])

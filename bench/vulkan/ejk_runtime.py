@@ -1,0 +1,155 @@
+"""What the Vulkan bench scripts (paged.py, linear.py) share: compiling their
+variants here, and on the GPU machine the ejk runtime's C API through ctypes
+(torch tensors in and out), the SM clock and a timed warm-up.
+
+The GPU machine has no MLIR: `prepare` compiles with ejkc here and copies
+the runtime, the calling script and this module next to the artifacts.
+"""
+import ctypes, json, os, shutil, subprocess, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def prepare(out, fingerprint, variants, ir, script):
+    """Compiles `ir(*spec)` of every `variants` entry for the Vulkan device
+    of `fingerprint` into out/art/<name>/ and writes out/cases.json with the
+    entries that compiled; copies the runtime to out/lib/ and `script` and
+    this module to out/."""
+    ejkc = os.path.join(ROOT, "build", "bin", "ejkc")
+    os.makedirs(os.path.join(out, "art"), exist_ok=True)
+    os.makedirs(os.path.join(out, "lib"), exist_ok=True)
+    cases = {}
+    for name, spec in variants.items():
+        src = os.path.join(out, "art", name + ".mlir")
+        open(src, "w").write(ir(*spec))
+        r = subprocess.run([ejkc, src, "--target", "vulkan", "--fingerprint",
+                            fingerprint, "--no-cache", "-o",
+                            os.path.join(out, "art", name), "--name", "kernel"],
+                           capture_output=True, text=True)
+        print(name, "FAILED " + r.stderr.strip()[:300] if r.returncode else "ok")
+        if not r.returncode:
+            cases[name] = spec
+    json.dump(cases, open(os.path.join(out, "cases.json"), "w"), indent=1)
+    shutil.copy(os.path.join(ROOT, "build", "lib", "Runtime", "libejk_runtime.so.1"),
+                os.path.join(out, "lib", "libejk_runtime.so.1"))
+    shutil.copy(os.path.abspath(script), out)
+    shutil.copy(os.path.abspath(__file__), out)
+
+
+class Runtime:
+    """The Vulkan device of the runtime in `directory`/lib, and the buffers
+    made through it (released by `release`)."""
+
+    def __init__(self, directory):
+        self.rt = ctypes.CDLL(os.path.join(directory, "lib", "libejk_runtime.so.1"))
+        self.rt.ejk_last_error.restype = ctypes.c_char_p
+        self.dev = ctypes.c_void_p()
+        self.check(self.rt.ejk_device_create(b"vulkan", ctypes.byref(self.dev)), "device")
+        self.buffers = []
+
+    def check(self, status, what):
+        if status != 0:
+            raise RuntimeError(f"{what}: {self.rt.ejk_last_error().decode()}")
+
+    def device_lines(self):
+        """The fingerprint's device name and driver lines."""
+        buf = ctypes.create_string_buffer(8192)
+        self.rt.ejk_device_fingerprint(self.dev, buf, ctypes.c_size_t(8192), None)
+        return [l for l in buf.value.decode().splitlines()
+                if "device_name" in l or "driver" in l]
+
+    def empty(self, nbytes):
+        b = ctypes.c_void_p()
+        self.check(self.rt.ejk_buffer_create(self.dev, ctypes.c_size_t(nbytes),
+                                             ctypes.byref(b)), "buffer")
+        self.buffers.append(b)
+        return b
+
+    def upload(self, tensor):
+        """A new buffer holding `tensor`'s bytes (any dtype, any device)."""
+        raw = tensor.contiguous().cpu().view(__import__("torch").uint8)
+        b = self.empty(raw.numel())
+        self.check(self.rt.ejk_buffer_upload(b, ctypes.c_void_p(raw.data_ptr()),
+                                             ctypes.c_size_t(raw.numel()),
+                                             ctypes.c_size_t(0)), "upload")
+        return b
+
+    def download(self, b, shape, dtype):
+        import torch
+        x = torch.empty(shape, dtype=dtype)
+        raw = x.view(torch.uint8)
+        self.check(self.rt.ejk_buffer_download(b, ctypes.c_void_p(raw.data_ptr()),
+                                               ctypes.c_size_t(raw.numel()),
+                                               ctypes.c_size_t(0)), "download")
+        return x
+
+    def load(self, artifact_dir):
+        return Module(self, artifact_dir)
+
+    def release(self):
+        for b in self.buffers:
+            self.rt.ejk_buffer_destroy(b)
+        self.buffers.clear()
+
+
+class Module:
+    """An artifact's `main`, invoked on fixed input and output buffers."""
+
+    def __init__(self, runtime, artifact_dir):
+        self.runtime, self.mod = runtime, ctypes.c_void_p()
+        runtime.check(runtime.rt.ejk_module_load(
+            runtime.dev, os.path.join(artifact_dir, "kernel.json").encode(),
+            ctypes.byref(self.mod)), "load")
+
+    def bind(self, inputs, outputs):
+        self.ins = (ctypes.c_void_p * len(inputs))(*inputs)
+        self.outs = (ctypes.c_void_p * len(outputs))(*outputs)
+
+    def invoke(self):
+        rt = self.runtime.rt
+        self.runtime.check(rt.ejk_invoke(self.mod, b"main", self.ins,
+                                         ctypes.c_size_t(len(self.ins)), self.outs,
+                                         ctypes.c_size_t(len(self.outs))), "invoke")
+
+    def last_time_us(self):
+        """The GPU time of the last invoke (timestamp queries)."""
+        ns = ctypes.c_uint64()
+        self.runtime.rt.ejk_last_invoke_time_ns(self.mod, ctypes.byref(ns))
+        return ns.value / 1e3
+
+    def destroy(self):
+        self.runtime.rt.ejk_module_destroy(self.mod)
+
+
+def clocks():
+    """The SM clock and throttle reasons, as nvidia-smi reads them."""
+    r = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm,clocks_throttle_reasons.active",
+                        "--format=csv,noheader"], capture_output=True, text=True)
+    return r.stdout.strip()
+
+
+def warm(fn, seconds=1.0):
+    """Runs `fn` for `seconds`: the GPU idles at 345 MHz and needs a second
+    of work to reach its clock (../shared/NOTES.md)."""
+    t0 = time.time()
+    while time.time() - t0 < seconds:
+        fn()
+
+
+def cuda_median_ms(fn, reps=20):
+    """Median of `reps` CUDA-event timings of `fn`, after a second of
+    warm-up."""
+    import torch
+    warm(lambda: (fn(), torch.cuda.synchronize()))
+    times = []
+    for _ in range(reps):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end))
+    times.sort()
+    return times[len(times) // 2]
