@@ -29,6 +29,7 @@
 
 #include "Linear/Cpu/Kernel.h"
 #include "Common/Arithmetic.h"
+#include "Common/CpuBlocking.h"
 #include "Common/CpuEmitter.h"
 #include "Linear/Cpu/Gla.h"
 
@@ -58,46 +59,6 @@ namespace {
 /// (discarded) finite for |q|, |k| < 1e5, and exp(-60) keeps the gated
 /// queries normal.
 constexpr float kFactorBound = 60.0f;
-
-int64_t blockRows() { return 4; }
-int64_t blockCols(int64_t lanes) { return lanes >= 16 ? 4 : 2; }
-
-/// `body(r0, rows)` over row blocks covering [0, total).
-void forRowBlocks(Emitter &e, int64_t total, int64_t rows,
-                  function_ref<void(Value, int64_t)> body) {
-  int64_t full = total / rows * rows;
-  if (full > 0)
-    e.forLoop(e.index(0), e.index(full), e.index(rows),
-              [&](Value r0) { body(r0, rows); });
-  if (full < total)
-    body(e.index(full), total - full);
-}
-
-/// acc[r][c] += a(k, r) * b(k, c) over k in [kLo, kHi).
-SmallVector<Value> accumulate(Emitter &e, Value kLo, Value kHi,
-                              ValueRange inits, int64_t rows, int64_t cols,
-                              function_ref<Value(Value, int64_t)> a,
-                              function_ref<Value(Value, int64_t)> b) {
-  return e.forLoop(kLo, kHi, e.index(1), inits, [&](Value k, ValueRange acc) {
-    SmallVector<Value> bs;
-    for (int64_t c = 0; c < cols; ++c)
-      bs.push_back(b(k, c));
-    SmallVector<Value> next;
-    for (int64_t r = 0; r < rows; ++r) {
-      Value av = e.broadcast(a(k, r));
-      for (int64_t c = 0; c < cols; ++c)
-        next.push_back(e.fma(av, bs[c], acc[r * cols + c]));
-    }
-    return next;
-  });
-}
-
-void ifThen(Emitter &e, Value cond, function_ref<void()> then) {
-  auto ifOp = scf::IfOp::create(e.b, cond, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(e.b);
-  e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  then();
-}
 
 Value cmp(Emitter &e, arith::CmpIPredicate pred, Value x, Value y) {
   return arith::CmpIOp::create(e.b, pred, x, y);
@@ -377,7 +338,7 @@ private:
   /// `exact`.
   void scores(Value qBuf, bool exact) {
     Value lanes = e.index(p.lanes);
-    forRowBlocks(e, p.chunk, blockRows(), [&](Value r0, int64_t rows) {
+    forRowBlocks(e, p.chunk, cpuBlockRows(), [&](Value r0, int64_t rows) {
       SmallVector<Value> tRows;
       for (int64_t r = 0; r < rows; ++r)
         tRows.push_back(e.add(r0, e.index(r)));
@@ -423,14 +384,14 @@ private:
   /// O = qG S + A V by blocks of rows x vectors, stored for t < len.
   void outputs(Value c0, Value len) {
     Value lastIndex = e.sub(seqLen, one);
-    forRowBlocks(e, p.chunk, blockRows(), [&](Value r0, int64_t rows) {
-      for (int64_t vv0 = 0; vv0 < vVectors; vv0 += blockCols(p.lanes)) {
-        int64_t cols = std::min(blockCols(p.lanes), vVectors - vv0);
+    forRowBlocks(e, p.chunk, cpuBlockRows(), [&](Value r0, int64_t rows) {
+      for (int64_t vv0 = 0; vv0 < vVectors; vv0 += cpuBlockCols(p.lanes)) {
+        int64_t cols = std::min(cpuBlockCols(p.lanes), vVectors - vv0);
         SmallVector<Value> tRows;
         for (int64_t r = 0; r < rows; ++r)
           tRows.push_back(e.add(r0, e.index(r)));
         SmallVector<Value> acc(rows * cols, e.splatF32(0.0f));
-        acc = accumulate(
+        acc = accumulateBlock(
             e, zero, e.index(p.dimK), acc, rows, cols,
             [&](Value k, int64_t r) -> Value {
               return memref::LoadOp::create(e.b, qG, ValueRange{tRows[r], k});
@@ -439,7 +400,7 @@ private:
               return vector::LoadOp::create(e.b, e.vf32, state,
                                             ValueRange{k, vCol(vv0 + c)});
             });
-        acc = accumulate(
+        acc = accumulateBlock(
             e, zero, e.add(r0, e.index(rows)), acc, rows, cols,
             [&](Value s, int64_t r) -> Value {
               return memref::LoadOp::create(e.b, aS, ValueRange{tRows[r], s});
@@ -464,9 +425,9 @@ private:
 
   /// S = diag(exp(B_last)) S + kG^T V over the chunk's valid steps.
   void updateState(Value len) {
-    forRowBlocks(e, p.dimK, blockRows(), [&](Value r0, int64_t rows) {
-      for (int64_t vv0 = 0; vv0 < vVectors; vv0 += blockCols(p.lanes)) {
-        int64_t cols = std::min(blockCols(p.lanes), vVectors - vv0);
+    forRowBlocks(e, p.dimK, cpuBlockRows(), [&](Value r0, int64_t rows) {
+      for (int64_t vv0 = 0; vv0 < vVectors; vv0 += cpuBlockCols(p.lanes)) {
+        int64_t cols = std::min(cpuBlockCols(p.lanes), vVectors - vv0);
         SmallVector<Value> kRows, acc;
         for (int64_t r = 0; r < rows; ++r) {
           kRows.push_back(e.add(r0, e.index(r)));
@@ -481,7 +442,7 @@ private:
             acc.push_back(decay ? e.fmul(decay, s) : s);
           }
         }
-        acc = accumulate(
+        acc = accumulateBlock(
             e, zero, len, acc, rows, cols,
             [&](Value s, int64_t r) -> Value {
               return memref::LoadOp::create(e.b, kG, ValueRange{s, kRows[r]});

@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Common/CpuBlocking.h"
 #include "Common/CpuEmitter.h"
 #include "StateSpace/Cpu/Kernels.h"
 
@@ -27,52 +28,6 @@ using namespace mlir;
 using namespace mlir::ejk;
 
 namespace {
-
-/// Rows and vectors of one register block: with the streamed row vectors
-/// and one broadcast they fit the register file (32 vectors on AVX-512, 16
-/// on AVX2). Six rows on AVX-512 measured no better than four.
-int64_t blockRows(int64_t /*lanes*/) { return 4; }
-int64_t blockCols(int64_t lanes) { return lanes >= 16 ? 4 : 2; }
-
-/// Emits `body(r0, rows)` for row blocks of `blockRows` covering
-/// [0, total): a loop over the full blocks and one static tail block.
-void forRowBlocks(Emitter &e, int64_t total, int64_t blockRows,
-                  function_ref<void(Value, int64_t)> body) {
-  int64_t full = total / blockRows * blockRows;
-  if (full > 0)
-    e.forLoop(e.index(0), e.index(full), e.index(blockRows),
-              [&](Value r0) { body(r0, blockRows); });
-  if (full < total)
-    body(e.index(full), total - full);
-}
-
-/// Register-blocked accumulation over k in [kLo, kHi):
-/// acc[r][c] += a(k, r) * b(k, c), acc given and returned row-major.
-SmallVector<Value> accumulate(Emitter &e, Value kLo, Value kHi,
-                              ValueRange inits, int64_t rows, int64_t cols,
-                              function_ref<Value(Value, int64_t)> a,
-                              function_ref<Value(Value, int64_t)> b) {
-  return e.forLoop(kLo, kHi, e.index(1), inits, [&](Value k, ValueRange acc) {
-    SmallVector<Value> bs;
-    for (int64_t c = 0; c < cols; ++c)
-      bs.push_back(b(k, c));
-    SmallVector<Value> next;
-    for (int64_t r = 0; r < rows; ++r) {
-      Value av = e.broadcast(a(k, r));
-      for (int64_t c = 0; c < cols; ++c)
-        next.push_back(e.fma(av, bs[c], acc[r * cols + c]));
-    }
-    return next;
-  });
-}
-
-/// Emits `then` under `if cond` (no results).
-void ifThen(Emitter &e, Value cond, function_ref<void()> then) {
-  auto ifOp = scf::IfOp::create(e.b, cond, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(e.b);
-  e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  then();
-}
 
 class SsdBodyBuilder {
 public:
@@ -246,7 +201,7 @@ private:
           memref::LoadOp::create(e.b, aS, ValueRange{t}).getResult());
       Value hi = e.min(
           e.index(qPad / p.lanes),
-          e.add(e.div(e.add(t, e.index(blockRows(p.lanes) - 1)), lanes), one));
+          e.add(e.div(e.add(t, e.index(cpuBlockRows() - 1)), lanes), one));
       Value tI32 = e.broadcast(e.toI32(t));
       e.forLoop(zero, hi, one, [&](Value sv) {
         Value s0 = e.mul(sv, lanes);
@@ -266,9 +221,9 @@ private:
   /// Y = exp(a_t) C_t St + M X, then D skip, gate and store, by register
   /// blocks of rows x vectors.
   void outputs(Value c0, Value len) {
-    forRowBlocks(e, p.chunk, blockRows(p.lanes), [&](Value r0, int64_t rows) {
-      for (int64_t v0 = 0; v0 < vectors; v0 += blockCols(p.lanes)) {
-        int64_t cols = std::min(blockCols(p.lanes), vectors - v0);
+    forRowBlocks(e, p.chunk, cpuBlockRows(), [&](Value r0, int64_t rows) {
+      for (int64_t v0 = 0; v0 < vectors; v0 += cpuBlockCols(p.lanes)) {
+        int64_t cols = std::min(cpuBlockCols(p.lanes), vectors - v0);
         auto colOf = [&](int64_t c) { return e.index((v0 + c) * p.lanes); };
         SmallVector<Value> tRows, cRows;
         for (int64_t r = 0; r < rows; ++r) {
@@ -277,7 +232,7 @@ private:
         }
         SmallVector<Value> acc(rows * cols, e.splatF32(0.0f));
         // The state carried in: C_t St.
-        acc = accumulate(
+        acc = accumulateBlock(
             e, zero, e.index(p.state), acc, rows, cols,
             [&](Value n, int64_t r) {
               return e.toF32(memref::LoadOp::create(
@@ -295,7 +250,7 @@ private:
             acc[r * cols + c] = e.fmul(acc[r * cols + c], scale);
         }
         // The chunk itself: M X over s < r0 + rows (M is 0 past t).
-        acc = accumulate(
+        acc = accumulateBlock(
             e, zero, e.add(r0, e.index(rows)), acc, rows, cols,
             [&](Value s, int64_t r) -> Value {
               return memref::LoadOp::create(e.b, mS, ValueRange{tRows[r], s});
@@ -339,39 +294,35 @@ private:
   void updateState(Value c0, Value len, Value aLast) {
     Value decay = e.broadcast(e.exp(aLast));
     e.forLoop(zero, e.index(p.state), e.index(p.blockN), [&](Value n0) {
-      forRowBlocks(
-          e, p.blockN, blockRows(p.lanes), [&](Value r0, int64_t rows) {
-            for (int64_t v0 = 0; v0 < vectors; v0 += blockCols(p.lanes)) {
-              int64_t cols = std::min(blockCols(p.lanes), vectors - v0);
-              auto colOf = [&](int64_t c) {
-                return e.index((v0 + c) * p.lanes);
-              };
-              SmallVector<Value> nRows, acc;
-              for (int64_t r = 0; r < rows; ++r) {
-                nRows.push_back(e.add(n0, e.add(r0, e.index(r))));
-                for (int64_t c = 0; c < cols; ++c)
-                  acc.push_back(e.fmul(
-                      decay,
-                      vector::LoadOp::create(e.b, e.vf32, stateT,
-                                             ValueRange{nRows[r], colOf(c)})));
-              }
-              acc = accumulate(
-                  e, zero, len, acc, rows, cols,
-                  [&](Value s, int64_t r) {
-                    return e.toF32(memref::LoadOp::create(
-                        e.b, buf.b,
-                        ValueRange{batch, e.add(c0, s), group, nRows[r]}));
-                  },
-                  [&](Value s, int64_t c) -> Value {
-                    return vector::LoadOp::create(e.b, e.vf32, xwS,
-                                                  ValueRange{s, colOf(c)});
-                  });
-              for (int64_t r = 0; r < rows; ++r)
-                for (int64_t c = 0; c < cols; ++c)
-                  vector::StoreOp::create(e.b, acc[r * cols + c], stateT,
-                                          ValueRange{nRows[r], colOf(c)});
-            }
-          });
+      forRowBlocks(e, p.blockN, cpuBlockRows(), [&](Value r0, int64_t rows) {
+        for (int64_t v0 = 0; v0 < vectors; v0 += cpuBlockCols(p.lanes)) {
+          int64_t cols = std::min(cpuBlockCols(p.lanes), vectors - v0);
+          auto colOf = [&](int64_t c) { return e.index((v0 + c) * p.lanes); };
+          SmallVector<Value> nRows, acc;
+          for (int64_t r = 0; r < rows; ++r) {
+            nRows.push_back(e.add(n0, e.add(r0, e.index(r))));
+            for (int64_t c = 0; c < cols; ++c)
+              acc.push_back(e.fmul(decay, vector::LoadOp::create(
+                                              e.b, e.vf32, stateT,
+                                              ValueRange{nRows[r], colOf(c)})));
+          }
+          acc = accumulateBlock(
+              e, zero, len, acc, rows, cols,
+              [&](Value s, int64_t r) {
+                return e.toF32(memref::LoadOp::create(
+                    e.b, buf.b,
+                    ValueRange{batch, e.add(c0, s), group, nRows[r]}));
+              },
+              [&](Value s, int64_t c) -> Value {
+                return vector::LoadOp::create(e.b, e.vf32, xwS,
+                                              ValueRange{s, colOf(c)});
+              });
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < cols; ++c)
+              vector::StoreOp::create(e.b, acc[r * cols + c], stateT,
+                                      ValueRange{nRows[r], colOf(c)});
+        }
+      });
     });
   }
 
@@ -414,16 +365,16 @@ void mlir::ejk::buildCpuSsdScoresBody(OpBuilder &builder, Location loc,
   });
 
   int64_t sVectors = qPad / p.lanes;
-  forRowBlocks(e, p.chunk, blockRows(p.lanes), [&](Value r0, int64_t rows) {
-    for (int64_t v0 = 0; v0 < sVectors; v0 += blockCols(p.lanes)) {
-      int64_t cols = std::min(blockCols(p.lanes), sVectors - v0);
+  forRowBlocks(e, p.chunk, cpuBlockRows(), [&](Value r0, int64_t rows) {
+    for (int64_t v0 = 0; v0 < sVectors; v0 += cpuBlockCols(p.lanes)) {
+      int64_t cols = std::min(cpuBlockCols(p.lanes), sVectors - v0);
       SmallVector<Value> tRows, cRows;
       for (int64_t r = 0; r < rows; ++r) {
         tRows.push_back(e.add(r0, e.index(r)));
         cRows.push_back(e.min(e.add(c0, tRows[r]), lastRow));
       }
       SmallVector<Value> acc(rows * cols, e.splatF32(0.0f));
-      acc = accumulate(
+      acc = accumulateBlock(
           e, zero, e.index(p.state), acc, rows, cols,
           [&](Value n, int64_t r) {
             return e.toF32(memref::LoadOp::create(
