@@ -10,7 +10,7 @@ func.func @query_rank(%q: tensor<2x16x32xf32>, %k: tensor<2x16x4x32xf32>, %v: te
 
 func.func @dynamic(%q: tensor<2x?x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %beta: tensor<2x16x4xf32>) {
   // expected-error @+1 {{expects 'query' to have a static shape, got 'tensor<2x?x4x32xf32>'}}
-  %r0 = ejk.delta_attention %q, %k, %v, %beta : tensor<2x?x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<2x16x4xf32> -> tensor<2x16x4x16xf32>
+  %r0 = ejk.delta_attention %q, %k, %v, %beta : tensor<2x?x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<2x16x4xf32> -> tensor<2x?x4x16xf32>
   return
 }
 
@@ -48,6 +48,14 @@ func.func @key_head_dim(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x8xf32>, %v:
 
 // -----
 
+func.func @gqa_divides(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x3x32xf32>, %v: tensor<2x16x3x16xf32>, %beta: tensor<2x16x4xf32>) {
+  // expected-error @+1 {{expects 'key' dim 2 (num_kv_heads) to divide 'query' dim 2 (num_heads), got 3 and 4}}
+  %r0 = ejk.delta_attention %q, %k, %v, %beta : tensor<2x16x4x32xf32>, tensor<2x16x3x32xf32>, tensor<2x16x3x16xf32>, tensor<2x16x4xf32> -> tensor<2x16x4x16xf32>
+  return
+}
+
+// -----
+
 func.func @value_dtype(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xbf16>, %beta: tensor<2x16x4xf32>) {
   // expected-error @+1 {{expects 'value' element type to match 'query' ('f32'), got 'bf16'}}
   %r0 = ejk.delta_attention %q, %k, %v, %beta : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xbf16>, tensor<2x16x4xf32> -> tensor<2x16x4x16xf32>
@@ -57,7 +65,7 @@ func.func @value_dtype(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v:
 // -----
 
 func.func @value_heads(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x2x16xf32>, %beta: tensor<2x16x4xf32>) {
-  // expected-error @+1 {{expects 'value' dim 2 (num_heads) to be 4 to match 'query' dim 2 (num_heads), got 2}}
+  // expected-error @+1 {{expects 'value' dim 2 (num_kv_heads) to be 4 to match 'key' dim 2 (num_kv_heads), got 2}}
   %r0 = ejk.delta_attention %q, %k, %v, %beta : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x2x16xf32>, tensor<2x16x4xf32> -> tensor<2x16x4x16xf32>
   return
 }
@@ -88,8 +96,104 @@ func.func @beta_seq(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: te
 
 // -----
 
+func.func @beta_heads_gqa(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x2x32xf32>, %v: tensor<2x16x2x16xf32>, %beta: tensor<2x16x2xf32>) {
+  // expected-error @+1 {{expects 'beta' dim 2 (num_heads) to be 4 to match 'query' dim 2 (num_heads), got 2}}
+  %r0 = ejk.delta_attention %q, %k, %v, %beta : tensor<2x16x4x32xf32>, tensor<2x16x2x32xf32>, tensor<2x16x2x16xf32>, tensor<2x16x2xf32> -> tensor<2x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @decay_rank(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %beta: tensor<2x16x4xf32>, %g: tensor<2x16xf32>) {
+  // expected-error @+1 {{expects 'decay' to have rank 3 [batch, seq, num_heads] or 4 [batch, seq, num_heads, head_dim_k], got rank 2}}
+  %r0 = ejk.delta_attention %q, %k, %v, %beta decay(%g : tensor<2x16xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<2x16x4xf32> -> tensor<2x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @decay_dtype(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %beta: tensor<2x16x4xf32>, %g: tensor<2x16x4xf16>) {
+  // expected-error @+1 {{expects 'decay' element type to match 'query' ('f32'), got 'f16'}}
+  %r0 = ejk.delta_attention %q, %k, %v, %beta decay(%g : tensor<2x16x4xf16>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<2x16x4xf32> -> tensor<2x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @decay_heads(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %beta: tensor<2x16x4xf32>, %g: tensor<2x16x2xf32>) {
+  // expected-error @+1 {{expects 'decay' dim 2 (num_heads) to be 4 to match 'query' dim 2 (num_heads), got 2}}
+  %r0 = ejk.delta_attention %q, %k, %v, %beta decay(%g : tensor<2x16x2xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<2x16x4xf32> -> tensor<2x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @decay_seq(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %beta: tensor<2x16x4xf32>, %g: tensor<2x17x4xf32>) {
+  // expected-error @+1 {{expects 'decay' dim 1 (seq) to be 16 to match 'query' dim 1 (seq), got 17}}
+  %r0 = ejk.delta_attention %q, %k, %v, %beta decay(%g : tensor<2x17x4xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<2x16x4xf32> -> tensor<2x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @decay_head_dim_k(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %beta: tensor<2x16x4xf32>, %g: tensor<2x16x4x16xf32>) {
+  // expected-error @+1 {{expects 'decay' dim 3 (head_dim_k) to be 32 to match 'query' dim 3 (head_dim_k), got 16}}
+  %r0 = ejk.delta_attention %q, %k, %v, %beta decay(%g : tensor<2x16x4x16xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<2x16x4xf32> -> tensor<2x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @cu_seqlens_rank(%q: tensor<1x16x4x32xf32>, %k: tensor<1x16x4x32xf32>, %v: tensor<1x16x4x16xf32>, %beta: tensor<1x16x4xf32>, %cu: tensor<3x1xi32>) {
+  // expected-error @+1 {{expects 'cu_seqlens' to have rank 1 [num_seqs_plus_one], got rank 2}}
+  %r0 = ejk.delta_attention %q, %k, %v, %beta cu_seqlens(%cu : tensor<3x1xi32>) : tensor<1x16x4x32xf32>, tensor<1x16x4x32xf32>, tensor<1x16x4x16xf32>, tensor<1x16x4xf32> -> tensor<1x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @cu_seqlens_dtype(%q: tensor<1x16x4x32xf32>, %k: tensor<1x16x4x32xf32>, %v: tensor<1x16x4x16xf32>, %beta: tensor<1x16x4xf32>, %cu: tensor<3xi64>) {
+  // expected-error @+1 {{expects 'cu_seqlens' element type to be 'i32', got 'i64'}}
+  %r0 = ejk.delta_attention %q, %k, %v, %beta cu_seqlens(%cu : tensor<3xi64>) : tensor<1x16x4x32xf32>, tensor<1x16x4x32xf32>, tensor<1x16x4x16xf32>, tensor<1x16x4xf32> -> tensor<1x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @cu_seqlens_empty(%q: tensor<1x16x4x32xf32>, %k: tensor<1x16x4x32xf32>, %v: tensor<1x16x4x16xf32>, %beta: tensor<1x16x4xf32>, %cu: tensor<0xi32>) {
+  // expected-error @+1 {{expects 'cu_seqlens' dim 0 (num_seqs_plus_one) to be at least 1, got 0}}
+  %r0 = ejk.delta_attention %q, %k, %v, %beta cu_seqlens(%cu : tensor<0xi32>) : tensor<1x16x4x32xf32>, tensor<1x16x4x32xf32>, tensor<1x16x4x16xf32>, tensor<1x16x4xf32> -> tensor<1x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @cu_seqlens_batch(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %beta: tensor<2x16x4xf32>, %cu: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'query' dim 0 (batch) to be 1 (packed sequences ('cu_seqlens')), got 2}}
+  %r0 = ejk.delta_attention %q, %k, %v, %beta cu_seqlens(%cu : tensor<4xi32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<2x16x4xf32> -> tensor<2x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @initial_state_count(%q: tensor<1x16x4x32xf32>, %k: tensor<1x16x4x32xf32>, %v: tensor<1x16x4x16xf32>, %beta: tensor<1x16x4xf32>, %s0: tensor<2x4x32x16xf32>, %cu: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'initial_state' dim 0 (num_seqs) to be 3 (one state per sequence: 'cu_seqlens' dim 0 (num_seqs_plus_one) minus 1), got 2}}
+  %r0 = ejk.delta_attention %q, %k, %v, %beta initial_state(%s0 : tensor<2x4x32x16xf32>) cu_seqlens(%cu : tensor<4xi32>) : tensor<1x16x4x32xf32>, tensor<1x16x4x32xf32>, tensor<1x16x4x16xf32>, tensor<1x16x4xf32> -> tensor<1x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @final_state_count(%q: tensor<1x16x4x32xf32>, %k: tensor<1x16x4x32xf32>, %v: tensor<1x16x4x16xf32>, %beta: tensor<1x16x4xf32>, %cu: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'final_state' dim 0 (num_seqs) to be 3 (one state per sequence: 'cu_seqlens' dim 0 (num_seqs_plus_one) minus 1), got 1}}
+  %r0, %r1 = ejk.delta_attention %q, %k, %v, %beta cu_seqlens(%cu : tensor<4xi32>) : tensor<1x16x4x32xf32>, tensor<1x16x4x32xf32>, tensor<1x16x4x16xf32>, tensor<1x16x4xf32> -> tensor<1x16x4x16xf32>, tensor<1x4x32x16xf32>
+  return
+}
+
+// -----
+
 func.func @initial_state_rank(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %beta: tensor<2x16x4xf32>, %s0: tensor<2x4x32xf32>) {
-  // expected-error @+1 {{expects 'initial_state' to have rank 4 [batch, num_heads, head_dim_k, head_dim_v], got rank 3}}
+  // expected-error @+1 {{expects 'initial_state' to have rank 4 [num_seqs, num_heads, head_dim_k, head_dim_v], got rank 3}}
   %r0 = ejk.delta_attention %q, %k, %v, %beta initial_state(%s0 : tensor<2x4x32xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<2x16x4xf32> -> tensor<2x16x4x16xf32>
   return
 }
@@ -177,7 +281,7 @@ func.func @final_state_head_dim_k(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x3
 // -----
 
 func.func @config_name(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %beta: tensor<2x16x4xf32>) {
-  // expected-error @+1 {{does not accept config entry 'block_q', expected one of: chunk_size, block_k, block_v}}
+  // expected-error @+1 {{does not accept config entry 'block_q', expected one of: chunk_size, block_v}}
   %r0 = ejk.delta_attention %q, %k, %v, %beta {config = #ejk.config<chunk_size = 64, block_q = 16>} : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<2x16x4xf32> -> tensor<2x16x4x16xf32>
   return
 }

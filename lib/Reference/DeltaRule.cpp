@@ -1,0 +1,158 @@
+//===- DeltaRule.cpp - Reference (gated) delta rule -----------------------===//
+//
+// The sequential recurrence of Delta.h, one (sequence, head) at a time. The
+// kernels' chunked algorithm (a triangular solve per chunk) computes the
+// same thing; the oracle must not share its structure.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ejk/Reference/Delta.h"
+#include "ejk/Reference/Pooling.h"
+
+#include <cmath>
+#include <string>
+
+using namespace ejk::reference;
+
+static std::string opName(const std::string &what) {
+  return "delta_attention: " + what;
+}
+
+static Status opError(const std::string &message) {
+  return Status::error(opName(message));
+}
+
+/// Copies `dim` floats from `src` to `dst`, divided by their l2 norm (with
+/// ejKernel's epsilon) when `normalize`.
+static void loadRow(const float *src, int64_t dim, bool normalize,
+                    std::vector<double> &dst) {
+  double sum = 0.0;
+  for (int64_t i = 0; i < dim; ++i) {
+    dst[i] = src[i];
+    sum += dst[i] * dst[i];
+  }
+  if (!normalize)
+    return;
+  const double inv = 1.0 / std::sqrt(sum + 1e-6);
+  for (int64_t i = 0; i < dim; ++i)
+    dst[i] *= inv;
+}
+
+Status ejk::reference::deltaAttention(const DeltaProblem &problem,
+                                      const DeltaOptions &options,
+                                      std::vector<float> &o,
+                                      std::vector<float> &finalState) {
+  if (Status s = checkShape(opName("q"), problem.q,
+                            {kAnyDim, kAnyDim, kAnyDim, kAnyDim});
+      !s)
+    return s;
+  const int64_t batch = problem.q.shape[0], seq = problem.q.shape[1],
+                heads = problem.q.shape[2], dimK = problem.q.shape[3];
+  if (Status s =
+          checkShape(opName("k"), problem.k, {batch, seq, kAnyDim, dimK});
+      !s)
+    return s;
+  const int64_t kvHeads = problem.k.shape[2];
+  if (kvHeads < 1 || heads % kvHeads != 0)
+    return opError("k: dim 2 (kv heads = " + std::to_string(kvHeads) +
+                   ") must be >= 1 and divide q dim 2 (heads = " +
+                   std::to_string(heads) + ")");
+  if (Status s =
+          checkShape(opName("v"), problem.v, {batch, seq, kvHeads, kAnyDim});
+      !s)
+    return s;
+  const int64_t dimV = problem.v.shape[3];
+  if (Status s = checkShape(opName("beta"), problem.beta, {batch, seq, heads});
+      !s)
+    return s;
+  bool perKeyDecay = false;
+  if (options.decay) {
+    perKeyDecay = options.decay->shape.size() == 4;
+    if (Status s =
+            checkShape(opName("decay"), *options.decay,
+                       perKeyDecay ? problem.q.shape : problem.beta.shape);
+        !s)
+      return s;
+  }
+
+  // Steps [begin, end) of each sequence (rows flat over batch x seq).
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  if (options.cuSeqlens) {
+    if (Status s =
+            checkShape(opName("cuSeqlens"), *options.cuSeqlens, {kAnyDim});
+        !s)
+      return s;
+    if (options.cuSeqlens->shape[0] < 1)
+      return opError("cuSeqlens: needs at least one entry");
+    if (batch != 1)
+      return opError("q: dim 0 (batch) must be 1 with cuSeqlens, got " +
+                     std::to_string(batch));
+    std::vector<int64_t> cu(options.cuSeqlens->shape[0]);
+    for (size_t i = 0; i < cu.size(); ++i)
+      cu[i] = static_cast<int64_t>((*options.cuSeqlens)[i]);
+    ranges = sequenceRowRanges(cu, seq);
+  } else {
+    for (int64_t b = 0; b < batch; ++b)
+      ranges.push_back({b * seq, (b + 1) * seq});
+  }
+  const int64_t numSeqs = static_cast<int64_t>(ranges.size());
+  const std::vector<int64_t> stateShape = {numSeqs, heads, dimK, dimV};
+  if (options.initialState)
+    if (Status s = checkShape(opName("initialState"), *options.initialState,
+                              stateShape);
+        !s)
+      return s;
+  if (Status s =
+          allocateOutput(opName("o"), {batch, seq, heads, dimV}, 0.0f, o);
+      !s)
+    return s;
+  if (Status s =
+          allocateOutput(opName("finalState"), stateShape, 0.0f, finalState);
+      !s)
+    return s;
+
+  const int64_t group = heads / kvHeads;
+  std::vector<double> state, q(dimK), key(dimK), decay(dimK, 1.0), delta(dimV);
+  for (int64_t n = 0; n < numSeqs; ++n) {
+    const auto [begin, end] = ranges[n];
+    for (int64_t h = 0; h < heads; ++h) {
+      const int64_t j = h / group;
+      const int64_t stateOffset = (n * heads + h) * dimK * dimV;
+      state.assign(dimK * dimV, 0.0);
+      if (options.initialState)
+        for (int64_t e = 0; e < dimK * dimV; ++e)
+          state[e] = (*options.initialState)[stateOffset + e];
+      for (int64_t i = 0; i < end - begin; ++i) {
+        const int64_t row = options.reverse ? end - 1 - i : begin + i;
+        const int64_t qRow = row * heads + h, kvRow = row * kvHeads + j;
+        loadRow(problem.q.data + qRow * dimK, dimK, options.l2Norm, q);
+        loadRow(problem.k.data + kvRow * dimK, dimK, options.l2Norm, key);
+        if (options.decay)
+          for (int64_t kk = 0; kk < dimK; ++kk)
+            decay[kk] = std::exp(static_cast<double>(
+                (*options.decay)[perKeyDecay ? qRow * dimK + kk : qRow]));
+        for (int64_t e = 0; e < dimK * dimV; ++e)
+          state[e] *= decay[e / dimV];
+        const double rate = problem.beta[qRow];
+        for (int64_t vv = 0; vv < dimV; ++vv) {
+          double recalled = 0.0;
+          for (int64_t kk = 0; kk < dimK; ++kk)
+            recalled += key[kk] * state[kk * dimV + vv];
+          delta[vv] = rate * (problem.v[kvRow * dimV + vv] - recalled);
+        }
+        for (int64_t kk = 0; kk < dimK; ++kk)
+          for (int64_t vv = 0; vv < dimV; ++vv)
+            state[kk * dimV + vv] += key[kk] * delta[vv];
+        for (int64_t vv = 0; vv < dimV; ++vv) {
+          double out = 0.0;
+          for (int64_t kk = 0; kk < dimK; ++kk)
+            out += q[kk] * state[kk * dimV + vv];
+          o[qRow * dimV + vv] = static_cast<float>(options.scale * out);
+        }
+      }
+      for (int64_t e = 0; e < dimK * dimV; ++e)
+        finalState[stateOffset + e] = static_cast<float>(state[e]);
+    }
+  }
+  return Status::success();
+}
