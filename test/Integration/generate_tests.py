@@ -777,6 +777,130 @@ LINEAR_FILES = {
 }
 
 
+# --- linear: the delta rule --------------------------------------------------
+
+class Delta:
+    """One ejk.delta_attention entry: `decay` None, "head" ([B, T, H],
+    Gated DeltaNet) or "key" ([B, T, H, K], KDA); `l2norm` False writes
+    use_qk_l2norm = false; otherwise as Gla."""
+
+    def __init__(self, name, b=1, t=64, h=2, hkv=None, k=32, v=None,
+                 dtype="f32", decay="head", l2norm=True, init=False,
+                 final=False, n=None, reverse=False, scale=None, config=None,
+                 vulkan_config=None):
+        self.__dict__.update(locals())
+        del self.__dict__["self"]
+        self.hkv = hkv or h
+        self.v = v or k
+
+    def function(self, target="cpu"):
+        q = tensor([self.b, self.t, self.h, self.k], self.dtype)
+        kk = tensor([self.b, self.t, self.hkv, self.k], self.dtype)
+        vv = tensor([self.b, self.t, self.hkv, self.v], self.dtype)
+        beta = tensor([self.b, self.t, self.h], self.dtype)
+        o = tensor([self.b, self.t, self.h, self.v], self.dtype)
+        seqs = self.n if self.n is not None else self.b
+        state = tensor([seqs, self.h, self.k, self.v], "f32")
+        optional, extra = optional_operands([
+            (self.decay is not None, "g", "decay",
+             q if self.decay == "key" else beta),
+            (self.init, "s0", "initial_state", state),
+            (self.n is not None, "cu", "cu_seqlens",
+             tensor([(self.n or 0) + 1], "i32"))])
+        args = [f"%q: {q}", f"%k: {kk}", f"%v: {vv}",
+                f"%beta: {beta}"] + optional
+        attrs = (["reverse"] if self.reverse else []) + \
+            ([f"scale = {self.scale} : f32"] if self.scale else []) + \
+            ([] if self.l2norm else ["use_qk_l2norm = false"])
+        attrs = attr_dict(self, attrs, target)
+        results = [o] + ([state] if self.final else [])
+        names = "%o, %s" if self.final else "%o"
+        return (
+            f"func.func @{self.name}({', '.join(args)}) -> ({', '.join(results)}) {{\n"
+            f"  {names} = ejk.delta_attention %q, %k, %v, %beta{extra}{attrs}\n"
+            f"      : {q}, {kk}, {vv}, {beta} -> {', '.join(results)}\n"
+            f"  return {names} : {', '.join(results)}\n}}\n")
+
+
+DELTA_FILES = {
+    "delta-seq-lengths.mlir": (
+        "ejk.delta_attention over T = 1, 63, 64, 65 and 1000 (the chunk's "
+        "edges), with and without states, T = 1 decode steps (a state in "
+        "and out), T = 4000 of strong decay (per head and per key dim: the "
+        "cumulative decay of the sequence reaches -2000 and stays finite), "
+        "and per-key chunks past the factored scores' bound (exact ratios).",
+        [Delta("t1", t=1, **STATE),
+         Delta("t1_decode_gqa", t=1, b=3, h=4, hkv=2, k=64, **STATE),
+         Delta("t1_decode_kda", t=1, b=2, decay="key", **STATE),
+         Delta("t63", t=63),
+         Delta("t64", t=64, **STATE),
+         Delta("t65", t=65, decay="key", **STATE),
+         Delta("t1000", t=1000, k=64, **STATE),
+         Delta("t1000_no_decay", t=1000, k=32, decay=None, **STATE),
+         Delta("t4000_strong_head_decay", t=4000, h=1, k=16, final=True),
+         Delta("t4000_strong_key_decay", t=4000, h=1, k=16, decay="key",
+               final=True),
+         # Chunks of 256 steps decay by about e^-128 in each key dim: past
+         # the factored bound, so the exact per-key ratios run; on Vulkan
+         # the chunk only sets the stage, so chunks that fit.
+         Delta("chunk256_exact_ratios", t=600, k=32, decay="key",
+               config="block_v = 32, chunk_size = 256",
+               vulkan_config="block_v = 32, chunk_size = 16", **STATE),
+         Delta("chunk128_both_paths", t=700, k=16, decay="key",
+               config="block_v = 16, chunk_size = 128",
+               vulkan_config="block_v = 16, chunk_size = 32", **STATE)]),
+    "delta-options.mlir": (
+        "ejk.delta_attention options: no decay (DeltaNet), per-head decay "
+        "(Gated DeltaNet), per-key-dim decay (KDA), use_qk_l2norm = false "
+        "(keys of norm < 1), reverse, scale, states, batches.",
+        [Delta("no_decay", decay=None, t=70),
+         Delta("no_decay_state", decay=None, t=70, **STATE),
+         Delta("head_decay", t=100, **STATE),
+         Delta("key_decay", decay="key", t=100, **STATE),
+         Delta("no_l2norm", l2norm=False, t=90, **STATE),
+         Delta("no_l2norm_key_decay", l2norm=False, decay="key", t=90,
+               **STATE),
+         Delta("no_l2norm_no_decay", l2norm=False, decay=None, t=90,
+               **STATE),
+         Delta("reverse", t=100, reverse=True, **STATE),
+         Delta("reverse_key_decay", t=33, decay="key", reverse=True,
+               final=True),
+         Delta("scale", t=40, scale=0.5),
+         Delta("batch3", b=3, t=90, **STATE)]),
+    "delta-shapes.mlir": (
+        "ejk.delta_attention shapes: head dims 16 to 256, K != V, odd dims, "
+        "GQA and MQA, f16/bf16, configs (small chunks, split head_dim_v), K "
+        "below the subgroup.",
+        [Delta("k16", k=16, t=50, **STATE),
+         Delta("k256", k=256, h=1, t=70, **STATE),
+         Delta("k64_v128", k=64, v=128, t=70, **STATE),
+         Delta("k128_v32", k=128, v=32, t=70, decay="key", **STATE),
+         Delta("odd_dims", k=20, v=12, t=45, decay="key", **STATE),
+         Delta("gqa4", h=8, hkv=2, t=50, **STATE),
+         Delta("mqa", h=4, hkv=1, t=50, reverse=True, **STATE),
+         Delta("f16", dtype="f16", t=80, **STATE),
+         Delta("bf16", dtype="bf16", t=80, k=64, decay="key", **STATE),
+         Delta("chunk16", t=100, config="block_v = 16, chunk_size = 16",
+               **STATE),
+         Delta("chunk5_split_v", t=37, k=16, v=48,
+               config="block_v = 16, chunk_size = 5", decay="key", **STATE),
+         Delta("k4_v6", k=4, v=6, h=3, b=2, t=77, **STATE)]),
+    "delta-varlen.mlir": (
+        "ejk.delta_attention over packed sequences (cu_seqlens): random "
+        "lengths with empty and length-1 sequences, states per sequence, "
+        "reverse, GQA, per-key decay, bf16, a single sequence, K = 1.",
+        [Delta("varlen", n=4, t=200, **STATE),
+         Delta("varlen_many", n=16, t=100, k=16, decay="key", **STATE),
+         Delta("varlen_reverse", n=5, t=150, reverse=True, **STATE),
+         Delta("varlen_gqa", n=3, t=90, h=4, hkv=2, final=True),
+         Delta("varlen_no_state", n=6, t=120, decay=None),
+         Delta("varlen_bf16", n=4, t=130, dtype="bf16", k=64, **STATE),
+         Delta("varlen_one", n=1, t=70, **STATE),
+         Delta("varlen_k1", n=3, t=50, k=1, v=3, dtype="bf16", reverse=True,
+               final=True)]),
+}
+
+
 # --- the families ----------------------------------------------------------
 
 class Family:
@@ -815,7 +939,7 @@ FAMILIES = [
     Family("paged", PAGED_FILES,
            checks=["// CHECK: result 0 ({{.*}}): {{.*}}: ok",
                    "// CHECK-NOT: FAILED"]),
-    Family("linear", LINEAR_FILES,
+    Family("linear", {**LINEAR_FILES, **DELTA_FILES},
            checks=["// CHECK: result 0 ({{.*}}): {{.*}}: ok",
                    "// CHECK-NOT: FAILED"],
            wide_vectors=True),
