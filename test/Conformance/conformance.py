@@ -106,6 +106,17 @@ def GLA(name, b=1, t=64, h=4, hkv=None, k=32, v=None, **opts):
                 opts, dtype, known)
 
 
+def DELTA(name, b=1, t=64, h=4, hkv=None, k=32, v=None, **opts):
+    """delta_attention: as GLA; `decay` None, "head" or "key" (a per-key
+    decay equal over key dims, so that ejKernel's per-head one can check
+    it), `l2norm` False for use_qk_l2norm = false, `lens` packed (no
+    state), `softmax_scale` against kernel_delta_attention."""
+    dtype = opts.pop("dtype", "f32")
+    known = opts.pop("known_difference", "")
+    return Case(name, "delta", dict(b=b, t=t, h=h, hkv=hkv or h, k=k, v=v or k),
+                opts, dtype, known)
+
+
 def PA(name, b=2, hq=4, hkv=4, d=32, s=16, lens=(37, 64), m=None, **opts):
     """paged_attention: batch b, heads hq/hkv, head_dim d, page size s,
     context lengths lens (one per sequence, so b == len(lens)), m pages per
@@ -276,6 +287,28 @@ CASES = [
         g_gamma=True),
     GLA("gla_f16", dtype="f16", t=60, initial_state=True),
     GLA("gla_bf16", dtype="bf16", t=60, k=64),
+    # delta_attention against ejKernel's gated_delta_rule (XLA: the
+    # chunked triangular solve; T = 1 with a state: its single-step path),
+    # and against kernel_delta_attention where a scale is given. ejKernel
+    # takes a per-head decay only: ejk's per-key (KDA) path is checked with
+    # a decay equal over key dims. GQA repeats key/value heads for
+    # ejKernel; reverse flips time for it; packed sequences are its seg_ids
+    # (outputs only: its final state is the last segment's).
+    DELTA("delta_plain", decay=None),
+    DELTA("delta_head_decay", t=100, decay="head", initial_state=True),
+    DELTA("delta_key_decay_equal", t=100, decay="key", initial_state=True),
+    DELTA("delta_no_l2norm", t=80, decay="head", l2norm=False,
+          initial_state=True),
+    DELTA("delta_scale", t=70, decay="head", softmax_scale=0.3),
+    DELTA("delta_reverse", t=70, decay="head", reverse=True,
+          initial_state=True),
+    DELTA("delta_k_ne_v", t=65, k=64, v=32, decay="head", initial_state=True),
+    DELTA("delta_gqa", h=8, hkv=2, t=50, decay="head"),
+    DELTA("delta_decode", b=3, t=1, k=64, decay="head", initial_state=True),
+    DELTA("delta_long", t=1000, h=2, k=64, decay="head"),
+    DELTA("delta_varlen", t=100, lens=(30, 0, 1, 69), decay="head"),
+    DELTA("delta_f16", dtype="f16", t=60, decay="head", initial_state=True),
+    DELTA("delta_bf16", dtype="bf16", t=60, k=64, decay="head"),
 ]
 
 
@@ -866,11 +899,116 @@ class Gla:
         return [np.asarray(o).astype(np.float32), np.asarray(state)]
 
 
+def delta_gate(rng, shape):
+    """Log decays as fla's tests draw them: logsigmoid(N(0, 1)) / 4."""
+    x = rng.standard_normal(shape, dtype=np.float32)
+    return (-np.logaddexp(0, -x) / 4).astype(np.float32)
+
+
+class Delta:
+    """ejk.delta_attention against ejKernel's gated_delta_rule (and
+    kernel_delta_attention for an explicit scale), platform="xla"."""
+
+    @staticmethod
+    def inputs(c, rng):
+        d, o, dt = c.dims, c.opts, c.dtype
+        f32, cast = np.float32, np_dtype(dt)
+        b, t, h, hkv, k, v = (d[x] for x in ("b", "t", "h", "hkv", "k", "v"))
+        normal = lambda *s: rng.standard_normal(s, dtype=f32)
+        key = normal(b, t, hkv, k)
+        if not o.get("l2norm", True):
+            # Unnormalized keys of norm about 1, so that the recurrence
+            # contracts (beta |k|^2 < 2), as trained models keep it.
+            key = key / np.float32(np.sqrt(k))
+        args = [("q", normal(b, t, h, k).astype(cast), dt),
+                ("k", key.astype(cast), dt),
+                ("v", normal(b, t, hkv, v).astype(cast), dt),
+                ("beta", (1 / (1 + np.exp(-normal(b, t, h)))).astype(cast), dt)]
+        if o.get("decay") == "head":
+            args.append(("decay", delta_gate(rng, (b, t, h)).astype(cast), dt))
+        elif o.get("decay") == "key":
+            g = np.repeat(delta_gate(rng, (b, t, h))[..., None], k, axis=3)
+            args.append(("decay", g.astype(cast), dt))
+        seqs = len(o["lens"]) if "lens" in o else b
+        if o.get("initial_state"):
+            args.append(("initial_state", normal(seqs, h, k, v), "f32"))
+        if "lens" in o:
+            cu = np.concatenate([[0], np.cumsum(o["lens"])]).astype(np.int32)
+            assert cu[-1] == t, "lens must add up to t"
+            args.append(("cu_seqlens", cu, "i32"))
+        return args
+
+    @staticmethod
+    def mlir(c, args):
+        types = {n: ttype(a.shape, t) for n, a, t in args}
+        d = c.dims
+        seqs = len(c.opts["lens"]) if "lens" in c.opts else d["b"]
+        out = ttype((d["b"], d["t"], d["h"], d["v"]), c.dtype)
+        state = ttype((seqs, d["h"], d["k"], d["v"]), "f32")
+        text = "ejk.delta_attention %q, %k, %v, %beta"
+        for opt in ("decay", "initial_state", "cu_seqlens"):
+            if opt in types:
+                text += " %s(%%%s : %s)" % (opt, opt, types[opt])
+        attrs = []
+        if c.opts.get("reverse"):
+            attrs.append("reverse")
+        if not c.opts.get("l2norm", True):
+            attrs.append("use_qk_l2norm = false")
+        if "softmax_scale" in c.opts:
+            attrs.append("scale = %r : f32" % c.opts["softmax_scale"])
+        if attrs:
+            text += " {" + ", ".join(attrs) + "}"
+        results = [out] if "lens" in c.opts else [out, state]
+        text += " : %s -> %s" % (
+            ", ".join(types[n] for n in ("q", "k", "v", "beta")),
+            ", ".join(results))
+        return text, results
+
+    @staticmethod
+    def reference(c, ins):
+        from ejkernel.modules.operations import (gated_delta_rule,
+                                                 kernel_delta_attention)
+        d, o = c.dims, c.opts
+        q, k, v, beta = ins["q"], ins["k"], ins["v"], ins["beta"]
+        if d["hkv"] < d["h"]:
+            k = np.repeat(k, d["h"] // d["hkv"], axis=2)
+            v = np.repeat(v, d["h"] // d["hkv"], axis=2)
+        decay = ins.get("decay")
+        if decay is not None and decay.ndim == 4:
+            decay = decay[..., 0]  # equal over key dims
+        flip = bool(o.get("reverse"))
+        if flip:
+            q, k, v, beta = (np.flip(x, axis=1) for x in (q, k, v, beta))
+            decay = None if decay is None else np.flip(decay, axis=1)
+        seg = None
+        if "lens" in o:
+            seg = np.repeat(np.arange(len(o["lens"]), dtype=np.int32),
+                            o["lens"])[None, :]
+        l2 = bool(o.get("l2norm", True))
+        if "softmax_scale" in o:
+            out, state = kernel_delta_attention(
+                jx(q), jx(k), jx(v), jx(beta), jx(decay),
+                jx(ins.get("initial_state")),
+                softmax_scale=o["softmax_scale"], use_qk_l2norm=l2,
+                return_state=True, platform="xla")
+        else:
+            out, state = gated_delta_rule(
+                jx(q), jx(k), jx(v), jx(beta), jx(decay), jx(seg),
+                jx(ins.get("initial_state")), use_qk_l2norm=l2,
+                return_state=True, platform="xla")
+        out = np.asarray(out).astype(np.float32)
+        if flip:
+            out = np.flip(out, axis=1)
+        if "lens" in o:
+            return [out]
+        return [out, np.asarray(state).astype(np.float32)]
+
+
 FAMILIES = {"flash_attention": FlashAttention, "selective_scan": SelectiveScan,
             "ssd": Ssd, "grouped_matmul": GroupedMatmul,
             "transposed_grouped_matmul": TransposedGroupedMatmul,
             "mean_pooling": MeanPooling, "mean_pooling_grad": MeanPoolingGrad,
-            "paged": PagedAttention, "gla": Gla}
+            "paged": PagedAttention, "gla": Gla, "delta": Delta}
 
 
 # --- running ------------------------------------------------------------------

@@ -1,0 +1,170 @@
+//===- DeltaRulesTest.cpp - TunableOpInterface on ejk.delta_attention -----===//
+//
+// Problem key, config space, heuristic and config verification of
+// ejk.delta_attention on the CPU and on Vulkan.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../Dialect/DialectTestUtil.h"
+
+#include "gtest/gtest.h"
+
+#include <set>
+
+using namespace mlir;
+using namespace mlir::ejk;
+using namespace mlir::ejk::test;
+
+namespace {
+
+/// A delta_attention with a per-head decay (`beta` doubles as the decay).
+std::string deltaIR(int64_t batch, int64_t seq, int64_t heads, int64_t dimK,
+                    int64_t dimV, StringRef attrs = "") {
+  std::string q = tensorType({batch, seq, heads, dimK}, "f32");
+  std::string v = tensorType({batch, seq, heads, dimV}, "f32");
+  std::string b = tensorType({batch, seq, heads}, "f32");
+  return "func.func @f(%q: " + q + ", %v: " + v + ", %b: " + b + ") -> " + v +
+         " {\n  %o = ejk.delta_attention %q, %q, %v, %b decay(%b : " + b +
+         ") " + attrs.str() + " : " + q + ", " + q + ", " + v + ", " + b +
+         " -> " + v + "\n  return %o : " + v + "\n}\n";
+}
+
+TargetInfo avx512(unsigned cores = 2) {
+  TargetInfo target = TargetInfo::genericCpu();
+  target.vectorBits = 512;
+  target.numCores = cores;
+  return target;
+}
+
+TargetInfo vulkanWithShuffles(unsigned subgroupSize) {
+  TargetInfo target = TargetInfo::genericVulkan();
+  target.subgroupSize = subgroupSize;
+  target.vulkanFeatures = {"subgroup_basic", "subgroup_shuffle"};
+  return target;
+}
+
+class DeltaRulesTest : public ::testing::Test {
+protected:
+  DeltaRulesTest() { loadTestDialects(context); }
+
+  TunableOpInterface parse(const std::string &ir) {
+    module = parseModule(context, ir);
+    TunableOpInterface found;
+    if (module)
+      module->walk([&](TunableOpInterface op) { found = op; });
+    return found;
+  }
+
+  std::string reason(TunableOpInterface op, ConfigAttr config,
+                     const TargetInfo &target) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    if (succeeded(op.verifyConfig(config, target, os)))
+      return "ok";
+    return text;
+  }
+
+  ConfigAttr config(ArrayRef<std::pair<StringRef, int64_t>> values) {
+    return ConfigAttr::get(&context, values);
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+};
+
+TEST_F(DeltaRulesTest, ProblemKeyNamesShapesAndOptions) {
+  TunableOpInterface op = parse(deltaIR(1, 4096, 16, 128, 128));
+  ASSERT_TRUE(op);
+  std::string key = op.getProblemKey();
+  EXPECT_EQ(StringRef(key).substr(0, 19), "ejk.delta_attention");
+  EXPECT_NE(key.find("1x4096x16x128xf32"), std::string::npos) << key;
+  TunableOpInterface plain =
+      parse(deltaIR(1, 4096, 16, 128, 128, "{use_qk_l2norm = false}"));
+  ASSERT_TRUE(plain);
+  EXPECT_NE(plain.getProblemKey(), key);
+  TunableOpInterface reversed =
+      parse(deltaIR(1, 4096, 16, 128, 128, "{reverse}"));
+  ASSERT_TRUE(reversed);
+  EXPECT_NE(reversed.getProblemKey(), key);
+}
+
+TEST_F(DeltaRulesTest, HeuristicIsValidAndKeepsCoresBusy) {
+  TunableOpInterface op = parse(deltaIR(1, 4096, 16, 128, 128));
+  ASSERT_TRUE(op);
+  ConfigAttr heuristic = op.getHeuristicConfig(avx512());
+  EXPECT_EQ(reason(op, heuristic, avx512()), "ok");
+  EXPECT_EQ(heuristic.lookup("chunk_size"), 64);
+  EXPECT_EQ(heuristic.lookup("block_v"), 128);
+  // One (batch, head) pair on 4 cores: split head_dim_v.
+  TunableOpInterface one = parse(deltaIR(1, 10, 1, 64, 64));
+  ASSERT_TRUE(one);
+  ConfigAttr split = one.getHeuristicConfig(avx512(4));
+  EXPECT_EQ(reason(one, split, avx512(4)), "ok");
+  EXPECT_EQ(split.lookup("block_v"), 16);
+  EXPECT_EQ(split.lookup("chunk_size"), 16);
+}
+
+TEST_F(DeltaRulesTest, ConfigSpaceIsVerifiedAndDistinct) {
+  TunableOpInterface op = parse(deltaIR(1, 4096, 16, 128, 128));
+  ASSERT_TRUE(op);
+  for (bool full : {false, true}) {
+    SmallVector<ConfigAttr> space = op.getConfigSpace(avx512(), full);
+    EXPECT_GE(space.size(), full ? 8u : 3u);
+    std::set<std::string> seen;
+    for (ConfigAttr c : space) {
+      EXPECT_EQ(reason(op, c, avx512()), "ok") << printAttr(c);
+      EXPECT_TRUE(seen.insert(printAttr(c)).second) << printAttr(c);
+    }
+  }
+}
+
+TEST_F(DeltaRulesTest, VerifierNamesTheProblem) {
+  TunableOpInterface op = parse(deltaIR(1, 64, 2, 32, 32));
+  ASSERT_TRUE(op);
+  EXPECT_EQ(
+      reason(op, config({{"block_v", 24}, {"chunk_size", 8}}), avx512()),
+      "'block_v' (24) must be a positive multiple of the 16 f32 lanes of a "
+      "512-bit vector");
+  EXPECT_EQ(reason(op, config({{"block_v", 16}}), avx512()),
+            "config needs 'chunk_size' and 'block_v'");
+  EXPECT_EQ(
+      reason(op, config({{"block_v", 16}, {"chunk_size", 300}}), avx512()),
+      "'chunk_size' (300) must be in [1, 256]");
+  EXPECT_EQ(reason(op, ConfigAttr(), avx512()), "no config");
+}
+
+TEST_F(DeltaRulesTest, VulkanHeuristicAndSpaceAreVerified) {
+  TunableOpInterface op = parse(deltaIR(1, 4096, 16, 128, 128));
+  ASSERT_TRUE(op);
+  for (unsigned subgroup : {8u, 32u}) {
+    TargetInfo target = vulkanWithShuffles(subgroup);
+    ConfigAttr heuristic = op.getHeuristicConfig(target);
+    EXPECT_EQ(reason(op, heuristic, target), "ok") << printAttr(heuristic);
+    for (bool full : {false, true}) {
+      SmallVector<ConfigAttr> space = op.getConfigSpace(target, full);
+      EXPECT_GE(space.size(), full ? 8u : 3u);
+      std::set<std::string> seen;
+      for (ConfigAttr c : space) {
+        EXPECT_EQ(reason(op, c, target), "ok") << printAttr(c);
+        EXPECT_TRUE(seen.insert(printAttr(c)).second) << printAttr(c);
+      }
+    }
+  }
+}
+
+TEST_F(DeltaRulesTest, VulkanVerifierCountsThePerStepArrays) {
+  TunableOpInterface op = parse(deltaIR(1, 64, 2, 32, 32));
+  ASSERT_TRUE(op);
+  TargetInfo generic = TargetInfo::genericVulkan();
+  EXPECT_TRUE(op.getConfigSpace(generic, false).empty());
+  TargetInfo target = vulkanWithShuffles(32);
+  EXPECT_EQ(reason(op, config({{"block_v", 8}, {"chunk_size", 16}}), target),
+            "ok");
+  // gla's stage fits exactly (4 x 64 x (2 x 32 + 2 x 32) bytes); the rates
+  // and the per-head decays (64 f32 each) do not.
+  EXPECT_EQ(
+      reason(op, config({{"block_v", 32}, {"chunk_size", 64}}), target),
+      "stages 33280 bytes of shared memory per chunk, the device has 32768");
+}
+
+} // namespace
