@@ -46,8 +46,13 @@ Status ejk::reference::gla(const GlaProblem &problem, const GlaOptions &options,
   if (options.g)
     if (Status s = checkShape(opName("g"), *options.g, problem.q.shape); !s)
       return s;
-  if (options.gGamma)
-    if (Status s = checkShape(opName("gGamma"), *options.gGamma, {heads}); !s)
+  if (options.gk)
+    if (Status s = checkShape(opName("gk"), *options.gk, problem.q.shape); !s)
+      return s;
+  if (options.gv)
+    if (Status s =
+            checkShape(opName("gv"), *options.gv, {batch, seq, heads, dimV});
+        !s)
       return s;
 
   // Steps [begin, end) of each sequence, and the batch row it lives in.
@@ -71,6 +76,13 @@ Status ejk::reference::gla(const GlaProblem &problem, const GlaOptions &options,
       ranges.push_back({b * seq, (b + 1) * seq});
   }
   const int64_t numSeqs = static_cast<int64_t>(ranges.size());
+  const bool gammaPerSeq = options.gGamma && options.gGamma->shape.size() == 2;
+  if (options.gGamma)
+    if (Status s = checkShape(opName("gGamma"), *options.gGamma,
+                              gammaPerSeq ? std::vector<int64_t>{numSeqs, heads}
+                                          : std::vector<int64_t>{heads});
+        !s)
+      return s;
   const std::vector<int64_t> stateShape = {numSeqs, heads, dimK, dimV};
   if (options.initialState)
     if (Status s = checkShape(opName("initialState"), *options.initialState,
@@ -87,7 +99,7 @@ Status ejk::reference::gla(const GlaProblem &problem, const GlaOptions &options,
     return s;
 
   const int64_t group = heads / kvHeads;
-  std::vector<double> state, decay(dimK);
+  std::vector<double> state, decay(dimK), valueGate(dimV);
   for (int64_t n = 0; n < numSeqs; ++n) {
     const auto [begin, end] = ranges[n];
     for (int64_t h = 0; h < heads; ++h) {
@@ -97,19 +109,25 @@ Status ejk::reference::gla(const GlaProblem &problem, const GlaOptions &options,
       if (options.initialState)
         for (int64_t e = 0; e < dimK * dimV; ++e)
           state[e] = (*options.initialState)[stateOffset + e];
-      const double gamma = options.gGamma ? (*options.gGamma)[h] : 0.0;
+      const double gamma =
+          options.gGamma ? (*options.gGamma)[gammaPerSeq ? n * heads + h : h]
+                         : 0.0;
       for (int64_t i = 0; i < end - begin; ++i) {
         // Rows are flat over [batch * seq]: batch row n (dense) or 0.
         const int64_t row = options.reverse ? end - 1 - i : begin + i;
         const int64_t qRow = row * heads + h, kvRow = row * kvHeads + j;
         for (int64_t kk = 0; kk < dimK; ++kk)
-          decay[kk] = std::exp(
-              (options.g ? (*options.g)[qRow * dimK + kk] : 0.0) + gamma);
+          decay[kk] = (options.g ? (*options.g)[qRow * dimK + kk] : 0.0) +
+                      (options.gk ? (*options.gk)[qRow * dimK + kk] : 0.0) +
+                      gamma;
+        for (int64_t vv = 0; vv < dimV; ++vv)
+          valueGate[vv] = options.gv ? (*options.gv)[qRow * dimV + vv] : 0.0;
         for (int64_t kk = 0; kk < dimK; ++kk) {
           const double key = problem.k[kvRow * dimK + kk];
           for (int64_t vv = 0; vv < dimV; ++vv) {
             double &s = state[kk * dimV + vv];
-            s = decay[kk] * s + key * problem.v[kvRow * dimV + vv];
+            s = std::exp(decay[kk] + valueGate[vv]) * s +
+                key * problem.v[kvRow * dimV + vv];
           }
         }
         for (int64_t vv = 0; vv < dimV; ++vv) {

@@ -106,6 +106,24 @@ def GLA(name, b=1, t=64, h=4, hkv=None, k=32, v=None, **opts):
                 opts, dtype, known)
 
 
+def LIGHTNING(name, b=1, t=64, h=4, hkv=None, k=32, v=None, **opts):
+    """lightning_attention: as GLA; `layer` = (layer_idx, num_layers), or
+    `slopes=True` for explicit decay rates."""
+    dtype = opts.pop("dtype", "f32")
+    known = opts.pop("known_difference", "")
+    return Case(name, "lightning", dict(b=b, t=t, h=h, hkv=hkv or h, k=k,
+                                        v=v or k), opts, dtype, known)
+
+
+def RECURRENT(name, b=1, t=64, h=4, hkv=None, k=32, v=None, **opts):
+    """recurrent: as GLA, with any of g, gk, gv and g_gamma ("head" or
+    "seq")."""
+    dtype = opts.pop("dtype", "f32")
+    known = opts.pop("known_difference", "")
+    return Case(name, "recurrent", dict(b=b, t=t, h=h, hkv=hkv or h, k=k,
+                                        v=v or k), opts, dtype, known)
+
+
 def DELTA(name, b=1, t=64, h=4, hkv=None, k=32, v=None, **opts):
     """delta_attention: as GLA; `decay` None, "head" or "key" (a per-key
     decay equal over key dims, so that ejKernel's per-head one can check
@@ -287,6 +305,37 @@ CASES = [
         g_gamma=True),
     GLA("gla_f16", dtype="f16", t=60, initial_state=True),
     GLA("gla_bf16", dtype="bf16", t=60, k=64),
+    GLA("gla_g_gamma_per_batch", b=3, t=40, g_gamma="seq",
+        initial_state=True),
+    # lightning_attention against ejKernel's lightning_attention (XLA: its
+    # recurrent scan with g_gamma = -(8 / H) (1 - layer_idx / num_layers) h);
+    # the explicit-slopes form (ejk's own) against ejKernel's
+    # recurrent_attention with g_gamma = -slopes. Heads are repeated for
+    # ejKernel under GQA (it rejects it) and a missing state is zeros.
+    LIGHTNING("lightning_layer0", t=100, layer=(0, 4)),
+    LIGHTNING("lightning_mid", t=65, layer=(11, 24), initial_state=True),
+    LIGHTNING("lightning_last", h=8, t=64, layer=(23, 24)),
+    LIGHTNING("lightning_reverse", t=70, layer=(1, 8), reverse=True,
+              initial_state=True),
+    LIGHTNING("lightning_gqa_k_ne_v", h=8, hkv=2, k=64, v=32, t=50,
+              layer=(2, 12)),
+    LIGHTNING("lightning_varlen", t=90, lens=(30, 0, 1, 59), layer=(3, 6),
+              initial_state=True),
+    LIGHTNING("lightning_slopes", t=80, slopes=True, initial_state=True),
+    LIGHTNING("lightning_bf16", dtype="bf16", t=60, layer=(0, 2)),
+    # recurrent against ejKernel's recurrent_attention (XLA).
+    RECURRENT("recurrent_ungated", t=50),
+    RECURRENT("recurrent_g", t=70, g=True, initial_state=True),
+    RECURRENT("recurrent_gk_gv", t=70, gk=True, gv=True),
+    RECURRENT("recurrent_all", t=100, g=True, gk=True, gv=True,
+              g_gamma="head", initial_state=True),
+    RECURRENT("recurrent_gamma_per_batch", b=2, t=40, g_gamma="seq"),
+    RECURRENT("recurrent_reverse", t=60, gv=True, reverse=True,
+              initial_state=True),
+    RECURRENT("recurrent_gqa", h=4, hkv=2, k=64, v=32, t=50, gv=True),
+    RECURRENT("recurrent_varlen", t=90, lens=(40, 0, 50), gk=True, gv=True,
+              g_gamma="head", initial_state=True),
+    RECURRENT("recurrent_f16", dtype="f16", t=60, gv=True),
     # delta_attention against ejKernel's gated_delta_rule (XLA: the
     # chunked triangular solve; T = 1 with a state: its single-step path),
     # and against kernel_delta_attention where a scale is given. ejKernel
@@ -845,9 +894,11 @@ class Gla:
             x = normal(b, t, h, k)
             g = -np.logaddexp(0, -x) / 4
             args.append(("g", g.astype(f32).astype(cast), dt))
-        if o.get("g_gamma"):
-            args.append(("g_gamma", rng.uniform(-0.1, -0.001, h).astype(f32), "f32"))
         seqs = len(o["lens"]) if "lens" in o else b
+        if o.get("g_gamma"):
+            shape = (seqs, h) if o["g_gamma"] == "seq" else (h,)
+            args.append(("g_gamma", rng.uniform(-0.1, -0.001, shape).astype(f32),
+                         "f32"))
         if o.get("initial_state"):
             args.append(("initial_state", normal(seqs, h, k, v), "f32"))
         if "lens" in o:
@@ -893,6 +944,155 @@ class Gla:
         o, state = gla_attention(
             jx(ins["q"]), jx(k), jx(v), jx(ins.get("g")), jx(ins.get("g_gamma")),
             jx(s0), jx(ins.get("cu_seqlens")),
+            softmax_scale=c.opts.get("softmax_scale"),
+            reverse=bool(c.opts.get("reverse")), return_state=True,
+            platform="xla")
+        return [np.asarray(o).astype(np.float32), np.asarray(state)]
+
+
+def fla_gate(rng, shape):
+    """fla's gates: logsigmoid(N(0, 1)) / 4, in (-inf, 0)."""
+    x = rng.standard_normal(shape, dtype=np.float32)
+    return (-np.logaddexp(0, -x) / 4).astype(np.float32)
+
+
+class GatedRecurrence:
+    """What ejk.lightning_attention and ejk.recurrent share with ejk.gla:
+    inputs q, k, v, the states and cu_seqlens; the op text; ejKernel's
+    call shape (heads repeated under GQA, explicit zero states)."""
+
+    op = None
+    gates = ()
+
+    @classmethod
+    def inputs(cls, c, rng):
+        d, o, dt = c.dims, c.opts, c.dtype
+        f32, cast = np.float32, np_dtype(dt)
+        b, t, h, hkv, k, v = (d[x] for x in ("b", "t", "h", "hkv", "k", "v"))
+        normal = lambda *s: rng.standard_normal(s, dtype=f32)
+        args = [("q", normal(b, t, h, k).astype(cast), dt),
+                ("k", normal(b, t, hkv, k).astype(cast), dt),
+                ("v", normal(b, t, hkv, v).astype(cast), dt)]
+        seqs = len(o["lens"]) if "lens" in o else b
+        args += cls.gate_inputs(c, rng, seqs)
+        if o.get("initial_state"):
+            args.append(("initial_state", normal(seqs, h, k, v), "f32"))
+        if "lens" in o:
+            cu = np.concatenate([[0], np.cumsum(o["lens"])]).astype(np.int32)
+            assert cu[-1] == t, "lens must add up to t"
+            args.append(("cu_seqlens", cu, "i32"))
+        return args
+
+    @classmethod
+    def mlir(cls, c, args):
+        types = {n: ttype(a.shape, t) for n, a, t in args}
+        d = c.dims
+        seqs = len(c.opts["lens"]) if "lens" in c.opts else d["b"]
+        out = ttype((d["b"], d["t"], d["h"], d["v"]), c.dtype)
+        state = ttype((seqs, d["h"], d["k"], d["v"]), "f32")
+        text = "ejk.%s %%q, %%k, %%v" % cls.op
+        for opt in cls.gates + ("initial_state", "cu_seqlens"):
+            if opt in types:
+                text += " %s(%%%s : %s)" % (opt, opt, types[opt])
+        attrs = cls.attributes(c)
+        if c.opts.get("reverse"):
+            attrs.append("reverse")
+        if attrs:
+            text += " {" + ", ".join(attrs) + "}"
+        text += " : %s -> %s, %s" % (", ".join(types[n] for n in ("q", "k", "v")),
+                                     out, state)
+        return text, [out, state]
+
+    @staticmethod
+    def attributes(c):
+        return []
+
+    @staticmethod
+    def ejkernel_inputs(c, ins):
+        """k, v (heads repeated under GQA), the initial state (zeros when
+        absent) and cu_seqlens, as JAX arrays."""
+        d = c.dims
+        k, v = ins["k"], ins["v"]
+        if d["hkv"] < d["h"]:
+            k = np.repeat(k, d["h"] // d["hkv"], axis=2)
+            v = np.repeat(v, d["h"] // d["hkv"], axis=2)
+        seqs = len(c.opts["lens"]) if "lens" in c.opts else d["b"]
+        s0 = ins.get("initial_state")
+        if s0 is None:
+            s0 = np.zeros((seqs, d["h"], d["k"], d["v"]), np.float32)
+        return jx(k), jx(v), jx(s0), jx(ins.get("cu_seqlens"))
+
+
+class Lightning(GatedRecurrence):
+    """ejk.lightning_attention against ejKernel's lightning_attention; the
+    slopes form against recurrent_attention with g_gamma = -slopes."""
+
+    op = "lightning_attention"
+    gates = ("slopes",)
+
+    @staticmethod
+    def gate_inputs(c, rng, seqs):
+        if not c.opts.get("slopes"):
+            return []
+        return [("slopes", rng.uniform(0.0, 0.5, c.dims["h"]).astype(np.float32),
+                 "f32")]
+
+    @staticmethod
+    def attributes(c):
+        if c.opts.get("slopes"):
+            return []
+        layer, layers = c.opts["layer"]
+        return ["layer_idx = %d : i64" % layer, "num_layers = %d : i64" % layers]
+
+    @classmethod
+    def reference(cls, c, ins):
+        from ejkernel.modules.operations import (lightning_attention,
+                                                 recurrent_attention)
+        k, v, s0, cu = cls.ejkernel_inputs(c, ins)
+        common = dict(reverse=bool(c.opts.get("reverse")), return_state=True,
+                      platform="xla")
+        if c.opts.get("slopes"):
+            o, state = recurrent_attention(
+                jx(ins["q"]), k, v, None, jx(-ins["slopes"]), None, None, s0,
+                cu, **common)
+        else:
+            layer, layers = c.opts["layer"]
+            o, state = lightning_attention(
+                jx(ins["q"]), k, v, s0, cu, layer_idx=layer,
+                num_layers=layers, **common)
+        return [np.asarray(o).astype(np.float32), np.asarray(state)]
+
+
+class Recurrent(GatedRecurrence):
+    """ejk.recurrent against ejKernel's recurrent_attention(platform="xla")."""
+
+    op = "recurrent"
+    gates = ("g", "gk", "gv", "g_gamma")
+
+    @staticmethod
+    def gate_inputs(c, rng, seqs):
+        d, o, dt = c.dims, c.opts, c.dtype
+        cast = np_dtype(dt)
+        b, t, h, k, v = (d[x] for x in ("b", "t", "h", "k", "v"))
+        args = []
+        for name, width in (("g", k), ("gk", k), ("gv", v)):
+            if o.get(name):
+                args.append((name, fla_gate(rng, (b, t, h, width)).astype(cast),
+                             dt))
+        if o.get("g_gamma"):
+            shape = (seqs, h) if o["g_gamma"] == "seq" else (h,)
+            args.append(("g_gamma",
+                         rng.uniform(-0.1, -0.001, shape).astype(np.float32),
+                         "f32"))
+        return args
+
+    @classmethod
+    def reference(cls, c, ins):
+        from ejkernel.modules.operations import recurrent_attention
+        k, v, s0, cu = cls.ejkernel_inputs(c, ins)
+        o, state = recurrent_attention(
+            jx(ins["q"]), k, v, jx(ins.get("g")), jx(ins.get("g_gamma")),
+            jx(ins.get("gk")), jx(ins.get("gv")), s0, cu,
             softmax_scale=c.opts.get("softmax_scale"),
             reverse=bool(c.opts.get("reverse")), return_state=True,
             platform="xla")
@@ -1008,7 +1208,8 @@ FAMILIES = {"flash_attention": FlashAttention, "selective_scan": SelectiveScan,
             "ssd": Ssd, "grouped_matmul": GroupedMatmul,
             "transposed_grouped_matmul": TransposedGroupedMatmul,
             "mean_pooling": MeanPooling, "mean_pooling_grad": MeanPoolingGrad,
-            "paged": PagedAttention, "gla": Gla, "delta": Delta}
+            "paged": PagedAttention, "gla": Gla, "lightning": Lightning,
+            "recurrent": Recurrent, "delta": Delta}
 
 
 # --- running ------------------------------------------------------------------

@@ -777,6 +777,137 @@ LINEAR_FILES = {
 }
 
 
+class Lightning:
+    """One ejk.lightning_attention entry: ejKernel's layer form
+    (`layer` = (layer_idx, num_layers)) or explicit random `slopes`."""
+
+    def __init__(self, name, b=1, t=64, h=4, hkv=None, k=32, v=None,
+                 dtype="f32", layer=(0, 4), slopes=False, init=False,
+                 final=False, n=None, reverse=False, config=None,
+                 vulkan_config=None):
+        self.__dict__.update(locals())
+        del self.__dict__["self"]
+        self.hkv = hkv or h
+        self.v = v or k
+
+    def function(self, target="cpu"):
+        q = tensor([self.b, self.t, self.h, self.k], self.dtype)
+        kk = tensor([self.b, self.t, self.hkv, self.k], self.dtype)
+        vv = tensor([self.b, self.t, self.hkv, self.v], self.dtype)
+        o = tensor([self.b, self.t, self.h, self.v], self.dtype)
+        seqs = self.n if self.n is not None else self.b
+        state = tensor([seqs, self.h, self.k, self.v], "f32")
+        optional, extra = optional_operands([
+            (self.slopes, "slopes", "slopes", tensor([self.h], "f32")),
+            (self.init, "s0", "initial_state", state),
+            (self.n is not None, "cu", "cu_seqlens",
+             tensor([(self.n or 0) + 1], "i32"))])
+        args = [f"%q: {q}", f"%k: {kk}", f"%v: {vv}"] + optional
+        attrs = ([] if self.slopes else
+                 [f"layer_idx = {self.layer[0]} : i64",
+                  f"num_layers = {self.layer[1]} : i64"]) + \
+            (["reverse"] if self.reverse else [])
+        attrs = attr_dict(self, attrs, target)
+        results = [o] + ([state] if self.final else [])
+        names = "%o, %s" if self.final else "%o"
+        return (
+            f"func.func @{self.name}({', '.join(args)}) -> ({', '.join(results)}) {{\n"
+            f"  {names} = ejk.lightning_attention %q, %k, %v{extra}{attrs}\n"
+            f"      : {q}, {kk}, {vv} -> {', '.join(results)}\n"
+            f"  return {names} : {', '.join(results)}\n}}\n")
+
+
+class Recurrent:
+    """One ejk.recurrent entry: any of the gates g, gk (per key dim), gv
+    (per value dim) and g_gamma (`gamma`: "head" for [H], "seq" for one row
+    per sequence)."""
+
+    def __init__(self, name, b=1, t=64, h=2, hkv=None, k=32, v=None,
+                 dtype="f32", g=False, gk=False, gv=False, gamma=None,
+                 init=False, final=False, n=None, reverse=False, config=None,
+                 vulkan_config=None):
+        self.__dict__.update(locals())
+        del self.__dict__["self"]
+        self.hkv = hkv or h
+        self.v = v or k
+
+    def function(self, target="cpu"):
+        q = tensor([self.b, self.t, self.h, self.k], self.dtype)
+        kk = tensor([self.b, self.t, self.hkv, self.k], self.dtype)
+        vv = tensor([self.b, self.t, self.hkv, self.v], self.dtype)
+        o = tensor([self.b, self.t, self.h, self.v], self.dtype)
+        seqs = self.n if self.n is not None else self.b
+        state = tensor([seqs, self.h, self.k, self.v], "f32")
+        gamma = tensor([self.h] if self.gamma == "head" else [seqs, self.h],
+                       "f32")
+        optional, extra = optional_operands([
+            (self.g, "g", "g", q),
+            (self.gk, "gk", "gk", q),
+            (self.gv, "gv", "gv", o),
+            (self.gamma, "gamma", "g_gamma", gamma),
+            (self.init, "s0", "initial_state", state),
+            (self.n is not None, "cu", "cu_seqlens",
+             tensor([(self.n or 0) + 1], "i32"))])
+        args = [f"%q: {q}", f"%k: {kk}", f"%v: {vv}"] + optional
+        attrs = attr_dict(self, ["reverse"] if self.reverse else [], target)
+        results = [o] + ([state] if self.final else [])
+        names = "%o, %s" if self.final else "%o"
+        return (
+            f"func.func @{self.name}({', '.join(args)}) -> ({', '.join(results)}) {{\n"
+            f"  {names} = ejk.recurrent %q, %k, %v{extra}{attrs}\n"
+            f"      : {q}, {kk}, {vv} -> {', '.join(results)}\n"
+            f"  return {names} : {', '.join(results)}\n}}\n")
+
+
+LINEAR_FILES.update({
+    "lightning.mlir": (
+        "ejk.lightning_attention: ejKernel's layer form (first, middle and "
+        "last layers), explicit slopes, T = 1, 63, 64, 65 and 1000, GQA, "
+        "K != V, reverse, states, packed sequences, f16/bf16.",
+        [Lightning("layer0", t=100, **STATE),
+         Lightning("layer_mid", t=65, layer=(11, 24), final=True),
+         Lightning("layer_last", t=64, layer=(23, 24), h=8, **STATE),
+         Lightning("slopes", t=63, slopes=True, **STATE),
+         Lightning("t1_decode", t=1, slopes=True, **STATE),
+         Lightning("t1000", t=1000, h=2, k=64, **STATE),
+         Lightning("gqa_k_ne_v", h=8, hkv=2, k=64, v=32, t=70, final=True),
+         Lightning("reverse", t=90, reverse=True, **STATE),
+         Lightning("varlen", n=4, t=150, slopes=True, **STATE),
+         Lightning("f16", dtype="f16", t=80, **STATE),
+         Lightning("bf16_chunk16", dtype="bf16", t=50, k=16, v=48,
+                   config="block_v = 16, chunk_size = 16", **STATE)]),
+    "recurrent.mlir": (
+        "ejk.recurrent: each gate alone and all together (g and gk per key "
+        "dim, gv per value dim, g_gamma per head or per sequence), strong "
+        "value decay past the factored bound (exact ratios), GQA, K != V, "
+        "reverse, packed sequences, T = 1, f16/bf16.",
+        [Recurrent("ungated", t=70, **STATE),
+         Recurrent("g_only", g=True, t=65, **STATE),
+         Recurrent("gk_only", gk=True, t=64, final=True),
+         Recurrent("gv_only", gv=True, t=100, **STATE),
+         Recurrent("gamma_head", gamma="head", t=63, **STATE),
+         Recurrent("gamma_per_batch", b=3, gamma="seq", t=40, **STATE),
+         Recurrent("all_gates", g=True, gk=True, gv=True, gamma="head",
+                   t=130, **STATE),
+         # gv in U[-1, 0): chunks of 128 decay by about e^-64 per column,
+         # past the bound, so the exact value ratios run (CPU).
+         Recurrent("gv_exact_ratios", gv=True, k=16, v=16, t=300,
+                   config="block_v = 16, chunk_size = 128",
+                   vulkan_config="block_v = 16, chunk_size = 32", **STATE),
+         Recurrent("gv_k_ne_v_gqa", gv=True, gk=True, h=4, hkv=2, k=64,
+                   v=32, t=70, final=True),
+         Recurrent("reverse_gates", g=True, gv=True, reverse=True, t=90,
+                   **STATE),
+         Recurrent("t1_decode", g=True, gv=True, b=2, t=1, **STATE),
+         Recurrent("varlen", n=4, t=160, gk=True, gv=True, gamma="seq",
+                   **STATE),
+         Recurrent("f16", dtype="f16", gv=True, t=80, **STATE),
+         Recurrent("bf16_split_v", dtype="bf16", gv=True, g=True, k=16,
+                   v=48, t=45, config="block_v = 16, chunk_size = 5",
+                   **STATE)]),
+})
+
+
 # --- linear: the delta rule --------------------------------------------------
 
 class Delta:

@@ -3,9 +3,9 @@
 // RUN: not ejk-opt %s -ejk-select-configs -ejk-form-dispatches -ejk-tile-dispatches 2>&1 | FileCheck %s --check-prefix=CPU
 // RUN: not ejk-opt %s -ejk-select-configs=target=vulkan -ejk-form-dispatches -ejk-tile-dispatches 2>&1 | FileCheck %s --check-prefix=VULKAN
 
-// CPU: error: 'ejk.lightning_attention' op has no CPU kernel in this version of ejk; it can be parsed, verified and evaluated with the reference, not compiled
-// VULKAN: error: 'ejk.lightning_attention' op has no Vulkan kernel in this version of ejk
-func.func @lightning(%q: tensor<2x100x4x64xf32>, %k: tensor<2x100x4x64xf32>, %v: tensor<2x100x4x32xf32>, %slopes: tensor<4xf32>) -> tensor<2x100x4x32xf32> {
-  %o = ejk.lightning_attention %q, %k, %v, %slopes : tensor<2x100x4x64xf32>, tensor<2x100x4x64xf32>, tensor<2x100x4x32xf32>, tensor<4xf32> -> tensor<2x100x4x32xf32>
-  return %o : tensor<2x100x4x32xf32>
+// CPU: error: 'ejk.mla' op has no CPU kernel in this version of ejk; it can be parsed, verified and evaluated with the reference, not compiled
+// VULKAN: error: 'ejk.mla' op has no Vulkan kernel in this version of ejk
+func.func @mla(%ql: tensor<2x16x8x64xf32>, %qr: tensor<2x16x8x16xf32>, %ckv: tensor<2x48x64xf32>, %kr: tensor<2x48x16xf32>) -> tensor<2x16x8x64xf32> {
+  %o = ejk.mla %ql, %qr, %ckv, %kr : tensor<2x16x8x64xf32>, tensor<2x16x8x16xf32>, tensor<2x48x64xf32>, tensor<2x48x16xf32> -> tensor<2x16x8x64xf32>
+  return %o : tensor<2x16x8x64xf32>
 }

@@ -1,13 +1,14 @@
 //===- Linear.h - Reference linear-recurrent attention ----------*- C++ -*-===//
 //
-// The oracle for ejk.gla (gated linear attention): the recurrence itself,
-// one step at a time, over host f32 buffers, with the state and every sum in
-// double. Buffers are row-major and contiguous.
+// The oracle for ejk.gla, ejk.lightning_attention and ejk.recurrent (gated
+// linear recurrences): the recurrence itself, one step at a time, over host
+// f32 buffers, with the state and every sum in double. Buffers are
+// row-major and contiguous.
 //
 // gla, per sequence n, head h (key/value head j = h / (H / Hkv)), over the
 // sequence's steps t in order (last to first with reverse):
-//   a[k]    = g[.,t,h,k] + gGamma[h]              (missing terms are 0)
-//   S[k,v]  = exp(a[k]) * S[k,v] + k[.,t,j,k] * v[.,t,j,v]
+//   a[k]    = g[.,t,h,k] + gk[.,t,h,k] + gGamma[(n,) h]   (missing: 0)
+//   S[k,v]  = exp(a[k] + gv[.,t,h,v]) * S[k,v] + k[.,t,j,k] * v[.,t,j,v]
 //   o[.,t,h,v] = scale * sum_k q[.,t,h,k] * S[k,v]
 // S starts at initialState[n,h] (0 when absent); finalState[n,h] is S after
 // the last step. Without cuSeqlens, sequence n is batch row n; with it, the
@@ -38,9 +39,11 @@ struct GlaProblem {
 
 /// The optional parts of a gated linear attention.
 struct GlaOptions {
-  /// Log-space gate per key dim, [batch, seq, heads, headDimK].
-  std::optional<TensorRef<float>> g;
-  /// Constant log decay per head, [heads].
+  /// Log-space gates per key dim, [batch, seq, heads, headDimK] each.
+  std::optional<TensorRef<float>> g, gk;
+  /// Log-space gate per value dim, [batch, seq, heads, headDimV].
+  std::optional<TensorRef<float>> gv;
+  /// Constant log decay per head, [heads] or [numSeqs, heads].
   std::optional<TensorRef<float>> gGamma;
   /// Starting state, [numSeqs, heads, headDimK, headDimV]; zero when absent.
   std::optional<TensorRef<float>> initialState;

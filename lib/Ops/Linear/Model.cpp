@@ -1,9 +1,10 @@
 //===- Model.cpp - the linear family's op models --------------------------===//
 //
-// What the compiler knows of `ejk.gla` outside its kernels: the problem key,
-// the reference bridge (Reference.cpp), the ranges of random inputs, and the
-// kernels of each target (Cpu/, Vulkan/), registered by
-// `registerLinearFamily`.
+// What the compiler knows of `ejk.gla`, `ejk.lightning_attention` and
+// `ejk.recurrent` outside their kernels (one gated recurrence, Problem.h):
+// the problem key, the reference bridge (Reference.cpp), the ranges of
+// random inputs, and the kernels of each target (Cpu/, Vulkan/), registered
+// by `registerLinearFamily`.
 //
 // Random gates are log decays (<= 0): `g` in U[-1, 0) per key dim, so that
 // one head mixes dims that keep the state for hundreds of steps with dims
@@ -17,6 +18,7 @@
 
 #include "Common/ProblemKey.h"
 #include "Linear/Cpu/Gla.h"
+#include "Linear/DeltaModel.h"
 #include "Linear/Reference.h"
 #include "Linear/Vulkan/Gla.h"
 
@@ -25,29 +27,43 @@
 #include "ejk/Ops/Registry.h"
 #include "ejk/Ops/TunableModel.h"
 
+#include <type_traits>
+
 using namespace mlir;
 using namespace mlir::ejk;
 using Distribution = ::ejk::InputDistribution;
 
 namespace {
-class GlaModel final : public OpModel {
+/// The model of one of the gated recurrences (`OpTy` is GlaOp,
+/// LightningAttentionOp or RecurrentOp): one problem, reference and pair
+/// of kernels for the three.
+template <typename OpTy> class GatedRecurrenceModel final : public OpModel {
 public:
-  GlaModel() {
-    cpu = std::make_unique<TargetKernelOf<GlaOp, CpuGla>>();
-    vulkan = std::make_unique<TargetKernelOf<GlaOp, VulkanGla>>();
+  GatedRecurrenceModel() {
+    cpu = std::make_unique<TargetKernelOf<OpTy, CpuGla>>();
+    vulkan = std::make_unique<TargetKernelOf<OpTy, VulkanGla>>();
   }
   StringRef getOperationName() const override {
-    return GlaOp::getOperationName();
+    return OpTy::getOperationName();
   }
   std::string problemKey(Operation *operation) const override {
-    auto op = cast<GlaOp>(operation);
+    auto op = cast<OpTy>(operation);
     ProblemKey key(getOperationName());
     key.type("q", op.getQuery())
         .type("k", op.getKey())
-        .type("v", op.getValue())
-        .type("g", op.getG())
-        .type("g_gamma", op.getGGamma())
-        .type("initial_state", op.getInitialState())
+        .type("v", op.getValue());
+    if constexpr (std::is_same_v<OpTy, LightningAttentionOp>) {
+      key.type("slopes", op.getSlopes());
+      if (op.getLayerIdx())
+        key.field("layer") << static_cast<int64_t>(*op.getLayerIdx()) << '/'
+                           << static_cast<int64_t>(*op.getNumLayers());
+    } else {
+      key.type("g", op.getG());
+      if constexpr (std::is_same_v<OpTy, RecurrentOp>)
+        key.type("gk", op.getGk()).type("gv", op.getGv());
+      key.type("g_gamma", op.getGGamma());
+    }
+    key.type("initial_state", op.getInitialState())
         .type("cu_seqlens", op.getCuSeqlens())
         .flag("reverse", op.getReverse())
         .flag("final_state", op.getFinalState() != nullptr);
@@ -55,26 +71,47 @@ public:
   }
   LogicalResult evaluateReference(Operation *op,
                                   ReferenceValues &values) const override {
-    return evaluateGla(cast<GlaOp>(op), values);
+    return evaluateGatedRecurrence(op, values);
   }
   std::optional<Distribution> inputDistribution(Operation *operation,
                                                 Value operand) const override {
-    auto op = cast<GlaOp>(operation);
-    if (operand == op.getG())
-      return Distribution{Distribution::Kind::Uniform, -1.0f, 0.0f};
-    if (operand == op.getGGamma())
-      return Distribution{Distribution::Kind::Uniform, -0.1f, 0.0f};
+    auto op = cast<OpTy>(operation);
     if (operand == op.getCuSeqlens())
       return Distribution{Distribution::Kind::CumulativeLengths,
                           static_cast<float>(readGlaProblem(op).seq), 0.0f};
+    if constexpr (std::is_same_v<OpTy, LightningAttentionOp>) {
+      // Decay rates: MiniMax's slopes lie in (0, 1].
+      if (operand == op.getSlopes())
+        return Distribution{Distribution::Kind::Uniform, 0.0f, 0.5f};
+    } else {
+      if (operand == op.getG())
+        return Distribution{Distribution::Kind::Uniform, -1.0f, 0.0f};
+      if (operand == op.getGGamma())
+        return Distribution{Distribution::Kind::Uniform, -0.1f, 0.0f};
+      if constexpr (std::is_same_v<OpTy, RecurrentOp>) {
+        if (operand == op.getGk())
+          return Distribution{Distribution::Kind::Uniform, -0.5f, 0.0f};
+        // Value gates as strong as the key gates: chunks whose value decay
+        // passes the factored bound take the exact ratios.
+        if (operand == op.getGv())
+          return Distribution{Distribution::Kind::Uniform, -1.0f, 0.0f};
+      }
+    }
     return std::nullopt;
   }
 };
 } // namespace
 
 void mlir::ejk::registerLinearFamily(DialectRegistry &registry) {
-  registerOpModel(std::make_unique<GlaModel>());
+  registerOpModel(std::make_unique<GatedRecurrenceModel<GlaOp>>());
+  registerOpModel(
+      std::make_unique<GatedRecurrenceModel<LightningAttentionOp>>());
+  registerOpModel(std::make_unique<GatedRecurrenceModel<RecurrentOp>>());
+  registerDeltaAttentionModel(registry);
   registry.addExtension(+[](MLIRContext *context, EjkDialect *) {
     GlaOp::attachInterface<TunableModel<GlaOp>>(*context);
+    LightningAttentionOp::attachInterface<TunableModel<LightningAttentionOp>>(
+        *context);
+    RecurrentOp::attachInterface<TunableModel<RecurrentOp>>(*context);
   });
 }

@@ -8,8 +8,9 @@
 
 namespace mlir::ejk {
 
-/// Evaluates `op` with ejk::reference::gla on `values`.
-LogicalResult evaluateGla(GlaOp op, ReferenceValues &values);
+/// Evaluates an `ejk.gla`, `ejk.lightning_attention` or `ejk.recurrent`
+/// with ejk::reference::gla on `values`.
+LogicalResult evaluateGatedRecurrence(Operation *op, ReferenceValues &values);
 
 } // namespace mlir::ejk
 

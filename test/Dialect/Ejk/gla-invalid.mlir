@@ -200,9 +200,17 @@ func.func @key_batch(%q: tensor<2x16x4x32xf32>, %k: tensor<1x16x4x32xf32>, %v: t
 
 // -----
 
-func.func @g_gamma_rank(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %gg: tensor<2x4xf32>) {
-  // expected-error @+1 {{expects 'g_gamma' to have rank 1 [num_heads], got rank 2}}
-  %r0 = ejk.gla %q, %k, %v g_gamma(%gg : tensor<2x4xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
+func.func @g_gamma_rank(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %gg: tensor<2x4x1xf32>) {
+  // expected-error @+1 {{expects 'g_gamma' to have rank 1 [num_heads] or 2 [num_seqs, num_heads], got rank 3}}
+  %r0 = ejk.gla %q, %k, %v g_gamma(%gg : tensor<2x4x1xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @g_gamma_per_batch(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %gg: tensor<3x4xf32>) {
+  // expected-error @+1 {{expects 'g_gamma' dim 0 (num_seqs) to be 2 to match 'query' dim 0 (batch), got 3}}
+  %r0 = ejk.gla %q, %k, %v g_gamma(%gg : tensor<3x4xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
   return
 }
 

@@ -2,7 +2,7 @@
 
 func.func @query_rank(%q: tensor<2x16x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %slopes: tensor<4xf32>) {
   // expected-error @+1 {{expects 'query' to have rank 4 [batch, seq, num_heads, head_dim_k], got rank 3}}
-  %r0 = ejk.lightning_attention %q, %k, %v, %slopes : tensor<2x16x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<4xf32> -> tensor<2x16x4x16xf32>
+  %r0 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<4xf32>) : tensor<2x16x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
   return
 }
 
@@ -10,7 +10,7 @@ func.func @query_rank(%q: tensor<2x16x32xf32>, %k: tensor<2x16x4x32xf32>, %v: te
 
 func.func @dynamic(%q: tensor<2x?x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %slopes: tensor<4xf32>) {
   // expected-error @+1 {{expects 'query' to have a static shape, got 'tensor<2x?x4x32xf32>'}}
-  %r0 = ejk.lightning_attention %q, %k, %v, %slopes : tensor<2x?x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<4xf32> -> tensor<2x16x4x16xf32>
+  %r0 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<4xf32>) : tensor<2x?x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
   return
 }
 
@@ -18,7 +18,7 @@ func.func @dynamic(%q: tensor<2x?x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tens
 
 func.func @query_dtype(%q: tensor<2x16x4x32xi32>, %k: tensor<2x16x4x32xi32>, %v: tensor<2x16x4x16xi32>, %slopes: tensor<4xf32>) {
   // expected-error @+1 {{expects 'query' element type to be f32, f16 or bf16, got 'i32'}}
-  %r0 = ejk.lightning_attention %q, %k, %v, %slopes : tensor<2x16x4x32xi32>, tensor<2x16x4x32xi32>, tensor<2x16x4x16xi32>, tensor<4xf32> -> tensor<2x16x4x16xi32>
+  %r0 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<4xf32>) : tensor<2x16x4x32xi32>, tensor<2x16x4x32xi32>, tensor<2x16x4x16xi32> -> tensor<2x16x4x16xi32>
   return
 }
 
@@ -26,7 +26,7 @@ func.func @query_dtype(%q: tensor<2x16x4x32xi32>, %k: tensor<2x16x4x32xi32>, %v:
 
 func.func @key_dtype(%q: tensor<2x16x4x32xf16>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf16>, %slopes: tensor<4xf32>) {
   // expected-error @+1 {{expects 'key' element type to match 'query' ('f16'), got 'f32'}}
-  %r0 = ejk.lightning_attention %q, %k, %v, %slopes : tensor<2x16x4x32xf16>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf16>, tensor<4xf32> -> tensor<2x16x4x16xf16>
+  %r0 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<4xf32>) : tensor<2x16x4x32xf16>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf16> -> tensor<2x16x4x16xf16>
   return
 }
 
@@ -34,7 +34,7 @@ func.func @key_dtype(%q: tensor<2x16x4x32xf16>, %k: tensor<2x16x4x32xf32>, %v: t
 
 func.func @key_seq(%q: tensor<2x16x4x32xf32>, %k: tensor<2x8x4x32xf32>, %v: tensor<2x16x4x16xf32>, %slopes: tensor<4xf32>) {
   // expected-error @+1 {{expects 'key' dim 1 (seq) to be 16 to match 'query' dim 1 (seq), got 8}}
-  %r0 = ejk.lightning_attention %q, %k, %v, %slopes : tensor<2x16x4x32xf32>, tensor<2x8x4x32xf32>, tensor<2x16x4x16xf32>, tensor<4xf32> -> tensor<2x16x4x16xf32>
+  %r0 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<4xf32>) : tensor<2x16x4x32xf32>, tensor<2x8x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
   return
 }
 
@@ -42,7 +42,7 @@ func.func @key_seq(%q: tensor<2x16x4x32xf32>, %k: tensor<2x8x4x32xf32>, %v: tens
 
 func.func @key_head_dim(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x8xf32>, %v: tensor<2x16x4x16xf32>, %slopes: tensor<4xf32>) {
   // expected-error @+1 {{expects 'key' dim 3 (head_dim_k) to be 32 to match 'query' dim 3 (head_dim_k), got 8}}
-  %r0 = ejk.lightning_attention %q, %k, %v, %slopes : tensor<2x16x4x32xf32>, tensor<2x16x4x8xf32>, tensor<2x16x4x16xf32>, tensor<4xf32> -> tensor<2x16x4x16xf32>
+  %r0 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<4xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x8xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
   return
 }
 
@@ -50,15 +50,15 @@ func.func @key_head_dim(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x8xf32>, %v:
 
 func.func @value_dtype(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xbf16>, %slopes: tensor<4xf32>) {
   // expected-error @+1 {{expects 'value' element type to match 'query' ('f32'), got 'bf16'}}
-  %r0 = ejk.lightning_attention %q, %k, %v, %slopes : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xbf16>, tensor<4xf32> -> tensor<2x16x4x16xf32>
+  %r0 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<4xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xbf16> -> tensor<2x16x4x16xf32>
   return
 }
 
 // -----
 
 func.func @value_heads(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x2x16xf32>, %slopes: tensor<4xf32>) {
-  // expected-error @+1 {{expects 'value' dim 2 (num_heads) to be 4 to match 'query' dim 2 (num_heads), got 2}}
-  %r0 = ejk.lightning_attention %q, %k, %v, %slopes : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x2x16xf32>, tensor<4xf32> -> tensor<2x16x4x16xf32>
+  // expected-error @+1 {{expects 'value' dim 2 (num_kv_heads) to be 4 to match 'key' dim 2 (num_kv_heads), got 2}}
+  %r0 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<4xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x2x16xf32> -> tensor<2x16x4x16xf32>
   return
 }
 
@@ -66,7 +66,7 @@ func.func @value_heads(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v:
 
 func.func @slopes_rank(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %slopes: tensor<1x4xf32>) {
   // expected-error @+1 {{expects 'slopes' to have rank 1 [num_heads], got rank 2}}
-  %r0 = ejk.lightning_attention %q, %k, %v, %slopes : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<1x4xf32> -> tensor<2x16x4x16xf32>
+  %r0 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<1x4xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
   return
 }
 
@@ -74,7 +74,7 @@ func.func @slopes_rank(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v:
 
 func.func @slopes_dtype(%q: tensor<2x16x4x32xbf16>, %k: tensor<2x16x4x32xbf16>, %v: tensor<2x16x4x16xbf16>, %slopes: tensor<4xbf16>) {
   // expected-error @+1 {{expects 'slopes' element type to be 'f32', got 'bf16'}}
-  %r0 = ejk.lightning_attention %q, %k, %v, %slopes : tensor<2x16x4x32xbf16>, tensor<2x16x4x32xbf16>, tensor<2x16x4x16xbf16>, tensor<4xbf16> -> tensor<2x16x4x16xbf16>
+  %r0 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<4xbf16>) : tensor<2x16x4x32xbf16>, tensor<2x16x4x32xbf16>, tensor<2x16x4x16xbf16> -> tensor<2x16x4x16xbf16>
   return
 }
 
@@ -82,15 +82,15 @@ func.func @slopes_dtype(%q: tensor<2x16x4x32xbf16>, %k: tensor<2x16x4x32xbf16>, 
 
 func.func @slopes_heads(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %slopes: tensor<8xf32>) {
   // expected-error @+1 {{expects 'slopes' dim 0 (num_heads) to be 4 to match 'query' dim 2 (num_heads), got 8}}
-  %r0 = ejk.lightning_attention %q, %k, %v, %slopes : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<8xf32> -> tensor<2x16x4x16xf32>
+  %r0 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<8xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
   return
 }
 
 // -----
 
 func.func @initial_state_rank(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %slopes: tensor<4xf32>, %s0: tensor<2x4x32xf32>) {
-  // expected-error @+1 {{expects 'initial_state' to have rank 4 [batch, num_heads, head_dim_k, head_dim_v], got rank 3}}
-  %r0 = ejk.lightning_attention %q, %k, %v, %slopes initial_state(%s0 : tensor<2x4x32xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<4xf32> -> tensor<2x16x4x16xf32>
+  // expected-error @+1 {{expects 'initial_state' to have rank 4 [num_seqs, num_heads, head_dim_k, head_dim_v], got rank 3}}
+  %r0 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<4xf32>) initial_state(%s0 : tensor<2x4x32xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
   return
 }
 
@@ -98,7 +98,7 @@ func.func @initial_state_rank(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf3
 
 func.func @initial_state_dtype(%q: tensor<2x16x4x32xf16>, %k: tensor<2x16x4x32xf16>, %v: tensor<2x16x4x16xf16>, %slopes: tensor<4xf32>, %s0: tensor<2x4x32x16xf16>) {
   // expected-error @+1 {{expects 'initial_state' element type to be 'f32', got 'f16'}}
-  %r0 = ejk.lightning_attention %q, %k, %v, %slopes initial_state(%s0 : tensor<2x4x32x16xf16>) : tensor<2x16x4x32xf16>, tensor<2x16x4x32xf16>, tensor<2x16x4x16xf16>, tensor<4xf32> -> tensor<2x16x4x16xf16>
+  %r0 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<4xf32>) initial_state(%s0 : tensor<2x4x32x16xf16>) : tensor<2x16x4x32xf16>, tensor<2x16x4x32xf16>, tensor<2x16x4x16xf16> -> tensor<2x16x4x16xf16>
   return
 }
 
@@ -106,7 +106,7 @@ func.func @initial_state_dtype(%q: tensor<2x16x4x32xf16>, %k: tensor<2x16x4x32xf
 
 func.func @initial_state_heads(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %slopes: tensor<4xf32>, %s0: tensor<2x8x32x16xf32>) {
   // expected-error @+1 {{expects 'initial_state' dim 1 (num_heads) to be 4 to match 'query' dim 2 (num_heads), got 8}}
-  %r0 = ejk.lightning_attention %q, %k, %v, %slopes initial_state(%s0 : tensor<2x8x32x16xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<4xf32> -> tensor<2x16x4x16xf32>
+  %r0 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<4xf32>) initial_state(%s0 : tensor<2x8x32x16xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
   return
 }
 
@@ -114,7 +114,7 @@ func.func @initial_state_heads(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf
 
 func.func @initial_state_head_dim_v(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %slopes: tensor<4xf32>, %s0: tensor<2x4x32x32xf32>) {
   // expected-error @+1 {{expects 'initial_state' dim 3 (head_dim_v) to be 16 to match 'value' dim 3 (head_dim_v), got 32}}
-  %r0 = ejk.lightning_attention %q, %k, %v, %slopes initial_state(%s0 : tensor<2x4x32x32xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<4xf32> -> tensor<2x16x4x16xf32>
+  %r0 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<4xf32>) initial_state(%s0 : tensor<2x4x32x32xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
   return
 }
 
@@ -122,7 +122,7 @@ func.func @initial_state_head_dim_v(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4
 
 func.func @scale_zero(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %slopes: tensor<4xf32>) {
   // expected-error @+1 {{expects 'scale' to be positive and finite, got 0}}
-  %r0 = ejk.lightning_attention %q, %k, %v, %slopes {scale = 0.0 : f32} : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<4xf32> -> tensor<2x16x4x16xf32>
+  %r0 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<4xf32>) {scale = 0.0 : f32} : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
   return
 }
 
@@ -130,7 +130,7 @@ func.func @scale_zero(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: 
 
 func.func @scale_inf(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %slopes: tensor<4xf32>) {
   // expected-error @+1 {{expects 'scale' to be positive and finite, got inf}}
-  %r0 = ejk.lightning_attention %q, %k, %v, %slopes {scale = 0x7F800000 : f32} : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<4xf32> -> tensor<2x16x4x16xf32>
+  %r0 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<4xf32>) {scale = 0x7F800000 : f32} : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
   return
 }
 
@@ -138,7 +138,7 @@ func.func @scale_inf(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: t
 
 func.func @output_dtype(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %slopes: tensor<4xf32>) {
   // expected-error @+1 {{expects 'output' element type to match 'query' ('f32'), got 'f16'}}
-  %r0 = ejk.lightning_attention %q, %k, %v, %slopes : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<4xf32> -> tensor<2x16x4x16xf16>
+  %r0 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<4xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf16>
   return
 }
 
@@ -146,7 +146,7 @@ func.func @output_dtype(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v
 
 func.func @output_seq(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %slopes: tensor<4xf32>) {
   // expected-error @+1 {{expects 'output' dim 1 (seq) to be 16 to match 'query' dim 1 (seq), got 8}}
-  %r0 = ejk.lightning_attention %q, %k, %v, %slopes : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<4xf32> -> tensor<2x8x4x16xf32>
+  %r0 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<4xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x8x4x16xf32>
   return
 }
 
@@ -154,7 +154,7 @@ func.func @output_seq(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: 
 
 func.func @output_head_dim_v(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %slopes: tensor<4xf32>) {
   // expected-error @+1 {{expects 'output' dim 3 (head_dim_v) to be 16 to match 'value' dim 3 (head_dim_v), got 32}}
-  %r0 = ejk.lightning_attention %q, %k, %v, %slopes : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<4xf32> -> tensor<2x16x4x32xf32>
+  %r0 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<4xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x32xf32>
   return
 }
 
@@ -162,7 +162,7 @@ func.func @output_head_dim_v(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32
 
 func.func @final_state_dtype(%q: tensor<2x16x4x32xbf16>, %k: tensor<2x16x4x32xbf16>, %v: tensor<2x16x4x16xbf16>, %slopes: tensor<4xf32>) {
   // expected-error @+1 {{expects 'final_state' element type to be 'f32', got 'bf16'}}
-  %r0, %r1 = ejk.lightning_attention %q, %k, %v, %slopes : tensor<2x16x4x32xbf16>, tensor<2x16x4x32xbf16>, tensor<2x16x4x16xbf16>, tensor<4xf32> -> tensor<2x16x4x16xbf16>, tensor<2x4x32x16xbf16>
+  %r0, %r1 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<4xf32>) : tensor<2x16x4x32xbf16>, tensor<2x16x4x32xbf16>, tensor<2x16x4x16xbf16> -> tensor<2x16x4x16xbf16>, tensor<2x4x32x16xbf16>
   return
 }
 
@@ -170,14 +170,94 @@ func.func @final_state_dtype(%q: tensor<2x16x4x32xbf16>, %k: tensor<2x16x4x32xbf
 
 func.func @final_state_head_dim_k(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %slopes: tensor<4xf32>) {
   // expected-error @+1 {{expects 'final_state' dim 2 (head_dim_k) to be 32 to match 'query' dim 3 (head_dim_k), got 16}}
-  %r0, %r1 = ejk.lightning_attention %q, %k, %v, %slopes : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<4xf32> -> tensor<2x16x4x16xf32>, tensor<2x4x16x16xf32>
+  %r0, %r1 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<4xf32>) : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>, tensor<2x4x16x16xf32>
   return
 }
 
 // -----
 
 func.func @config_name(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %slopes: tensor<4xf32>) {
-  // expected-error @+1 {{does not accept config entry 'block_q', expected one of: chunk_size, block_k, block_v}}
-  %r0 = ejk.lightning_attention %q, %k, %v, %slopes {config = #ejk.config<chunk_size = 64, block_q = 16>} : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<4xf32> -> tensor<2x16x4x16xf32>
+  // expected-error @+1 {{does not accept config entry 'block_q', expected one of: chunk_size, block_v}}
+  %r0 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<4xf32>) {config = #ejk.config<chunk_size = 64, block_q = 16>} : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @both_forms(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %slopes: tensor<4xf32>) {
+  // expected-error @+1 {{expects either 'slopes' or 'layer_idx' and 'num_layers', not both}}
+  %r0 = ejk.lightning_attention %q, %k, %v slopes(%slopes : tensor<4xf32>) {layer_idx = 1 : i64, num_layers = 4 : i64} : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @no_decay(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>) {
+  // expected-error @+1 {{expects the decay rates: 'slopes', or 'layer_idx' and 'num_layers'}}
+  %r0 = ejk.lightning_attention %q, %k, %v : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @layer_idx_alone(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>) {
+  // expected-error @+1 {{expects 'layer_idx' and 'num_layers' together}}
+  %r0 = ejk.lightning_attention %q, %k, %v {layer_idx = 1 : i64} : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @num_layers_alone(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>) {
+  // expected-error @+1 {{expects 'layer_idx' and 'num_layers' together}}
+  %r0 = ejk.lightning_attention %q, %k, %v {num_layers = 4 : i64} : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @num_layers_zero(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>) {
+  // expected-error @+1 {{expects 'num_layers' to be at least 1, got 0}}
+  %r0 = ejk.lightning_attention %q, %k, %v {layer_idx = 0 : i64, num_layers = 0 : i64} : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @layer_idx_past(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>) {
+  // expected-error @+1 {{expects 'layer_idx' in [0, num_layers) = [0, 4), got 4}}
+  %r0 = ejk.lightning_attention %q, %k, %v {layer_idx = 4 : i64, num_layers = 4 : i64} : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @layer_idx_negative(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>) {
+  // expected-error @+1 {{expects 'layer_idx' in [0, num_layers) = [0, 4), got -1}}
+  %r0 = ejk.lightning_attention %q, %k, %v {layer_idx = -1 : i64, num_layers = 4 : i64} : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @kv_heads_divide(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x3x32xf32>, %v: tensor<2x16x3x16xf32>) {
+  // expected-error @+1 {{expects 'key' dim 2 (num_kv_heads) to divide 'query' dim 2 (num_heads), got 3 and 4}}
+  %r0 = ejk.lightning_attention %q, %k, %v {layer_idx = 0 : i64, num_layers = 2 : i64} : tensor<2x16x4x32xf32>, tensor<2x16x3x32xf32>, tensor<2x16x3x16xf32> -> tensor<2x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @packed_batch(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v: tensor<2x16x4x16xf32>, %cu: tensor<3xi32>) {
+  // expected-error @+1 {{expects 'query' dim 0 (batch) to be 1 (packed sequences ('cu_seqlens')), got 2}}
+  %r0 = ejk.lightning_attention %q, %k, %v cu_seqlens(%cu : tensor<3xi32>) {layer_idx = 0 : i64, num_layers = 2 : i64} : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @packed_state(%q: tensor<1x16x4x32xf32>, %k: tensor<1x16x4x32xf32>, %v: tensor<1x16x4x16xf32>, %cu: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'final_state' dim 0 (num_seqs) to be 3 (one state per sequence: 'cu_seqlens' dim 0 (num_seqs_plus_one) minus 1), got 1}}
+  %r0, %r1 = ejk.lightning_attention %q, %k, %v cu_seqlens(%cu : tensor<4xi32>) {layer_idx = 0 : i64, num_layers = 2 : i64} : tensor<1x16x4x32xf32>, tensor<1x16x4x32xf32>, tensor<1x16x4x16xf32> -> tensor<1x16x4x16xf32>, tensor<1x4x32x16xf32>
   return
 }

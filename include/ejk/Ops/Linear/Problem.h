@@ -1,8 +1,12 @@
-//===- Problem.h - the linear-recurrent ops, as kernels see them -*- C++
+//===- Problem.h - the gated linear recurrences, as kernels see them -*- C++
 //-*-===//
 //
-// The sizes and options of one `ejk.gla` that the config rules and the
-// kernel builders need, the dispatch buffers they read and write, and the
+// `ejk.gla`, `ejk.lightning_attention` and `ejk.recurrent` are one
+// computation: a [head_dim_k, head_dim_v] state per (sequence, head) that
+// decays through log gates over key dims (per step, and a constant per
+// head) and over value dims, and takes outer(k_t, v_t) each step. This is
+// that computation's sizes and options as the config rules and the kernel
+// builders need them, the dispatch buffers they read and write, and the
 // FLOP count of the chunked algorithm.
 //
 //===----------------------------------------------------------------------===//
@@ -10,6 +14,7 @@
 #ifndef EJK_OPS_LINEAR_PROBLEM_H
 #define EJK_OPS_LINEAR_PROBLEM_H
 
+#include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -18,17 +23,38 @@
 namespace mlir::ejk {
 
 class DispatchRewriter;
-class GlaOp;
+
+/// Where the constant log decay per head comes from.
+enum class GammaForm {
+  /// No constant decay.
+  None,
+  /// A buffer `[heads]` (gla, recurrent `g_gamma`).
+  PerHead,
+  /// A buffer `[numSeqs, heads]` (a decay per sequence).
+  PerSequence,
+  /// A buffer `[heads]` of decay rates: gamma = -slopes[h] (lightning).
+  NegatedSlopes,
+  /// No buffer: gamma = -gammaStep * h (lightning's layer form).
+  LinearInHead,
+};
 
 struct GlaProblem {
   int64_t batch, seq, heads, kvHeads, dimK, dimV;
   /// Sequences: `batch`, or the packed sequences of `cu_seqlens`.
   int64_t numSeqs;
-  bool hasG, hasGamma, packed, reverse;
+  /// Per-step key-dim gates (`g`, and `gk` of ejk.recurrent; summed) and
+  /// the value-dim gate (`gv`).
+  bool hasG, hasGk, hasGv;
+  GammaForm gamma = GammaForm::None;
+  /// The decay rate per head index of GammaForm::LinearInHead.
+  float gammaStep = 0.0f;
+  bool packed, reverse;
   float scale;
 
   int64_t headsPerKv() const { return heads / kvHeads; }
-  bool gated() const { return hasG || hasGamma; }
+  bool hasGamma() const { return gamma != GammaForm::None; }
+  /// The state decays over key dims.
+  bool gated() const { return hasG || hasGk || hasGamma(); }
   /// Steps over all sequences (the packed tokens, or batch x seq).
   int64_t steps() const { return batch * seq; }
 };
@@ -47,21 +73,23 @@ inline int64_t glaFlops(const GlaProblem &p, int64_t chunk) {
 }
 
 struct GlaBuffers {
-  Value query, key, value, g, gGamma, initialState, cuSeqlens;
+  Value query, key, value, g, gk, gv, gGamma, initialState, cuSeqlens;
   Value output, finalState;
 
   /// Every buffer the kernel reads or writes (optional ones may be null).
   SmallVector<Value> all() const {
-    return {query,        key,       value,  g,         gGamma,
-            initialState, cuSeqlens, output, finalState};
+    return {query,  key,          value,     g,      gk,        gv,
+            gGamma, initialState, cuSeqlens, output, finalState};
   }
 };
 
-GlaProblem readGlaProblem(GlaOp op);
+/// The problem of an `ejk.gla`, `ejk.lightning_attention` or
+/// `ejk.recurrent`.
+GlaProblem readGlaProblem(Operation *op);
 
 /// The buffers of the op's dispatch (the rewriter notes missing ones for
 /// its checkDispatchForm).
-GlaBuffers findGlaBuffers(GlaOp op, DispatchRewriter &rewriter);
+GlaBuffers findGlaBuffers(Operation *op, DispatchRewriter &rewriter);
 
 } // namespace mlir::ejk
 

@@ -14,13 +14,13 @@
 namespace mlir::ejk {
 
 struct CpuGla {
-  static SmallVector<ConfigAttr> configSpace(GlaOp op, const TargetInfo &target,
-                                             bool full);
-  static ConfigAttr heuristicConfig(GlaOp op, const TargetInfo &target);
-  static LogicalResult verifyConfig(GlaOp op, ConfigAttr config,
+  static SmallVector<ConfigAttr>
+  configSpace(Operation *op, const TargetInfo &target, bool full);
+  static ConfigAttr heuristicConfig(Operation *op, const TargetInfo &target);
+  static LogicalResult verifyConfig(Operation *op, ConfigAttr config,
                                     const TargetInfo &target,
                                     raw_ostream &reason);
-  static LogicalResult tile(GlaOp op, ConfigAttr config,
+  static LogicalResult tile(Operation *op, ConfigAttr config,
                             DispatchRewriter &rewriter);
 };
 

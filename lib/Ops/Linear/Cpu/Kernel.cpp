@@ -1,14 +1,19 @@
-//===- Kernel.cpp - gated linear attention (chunked) on CPUs --------------===//
+//===- Kernel.cpp - gated linear recurrences (chunked) on CPUs ------------===//
 //
+// `ejk.gla`, `ejk.lightning_attention` and `ejk.recurrent` (Problem.h).
 // One dispatch; workgroup = (head_dim_v block, head, sequence). The
 // workgroup runs its sequence's chunks of C steps in order (last to first
 // with reverse), with the state tile S ([head_dim_k, block_v], f32) in
-// scratch. Per chunk, with B_t the cumulative log gate of step t from the
-// chunk's start (inclusive; B_t <= 0 and decreasing for gates <= 0):
+// scratch. Per chunk, with B_t the cumulative key log gate (g + gk +
+// gamma) of step t from the chunk's start (inclusive; B_t <= 0 and
+// decreasing for gates <= 0), and D_t that of the value gate gv (0
+// without it):
 //
 //   A[t, s]  = sum_k scale q_t[k] k_s[k] exp(B_t[k] - B_s[k])   (s <= t)
-//   O[t, :]  = (scale q_t * exp(B_t)) S  +  sum_{s<=t} A[t, s] v_s
-//   S        = diag(exp(B_last)) S  +  sum_s (k_s * exp(B_last - B_s))^T v_s
+//   O[t, :]  = exp(D_t) (scale q_t * exp(B_t)) S
+//              +  sum_{s<=t} A[t, s] v_s exp(D_t - D_s)
+//   S        = diag(exp(B_last)) S diag(exp(D_last))
+//              +  sum_s (k_s * exp(B_last - B_s))^T (v_s exp(D_last - D_s))
 //
 // Every exponent is <= 0 for gates <= 0 (B_t - B_s with s <= t, B_t,
 // B_last - B_s), so no exp overflows however strong the decay or long the
@@ -18,7 +23,11 @@
 // key dim, so exp(-B_s) <= e^60): realistic gates (fla's logsigmoid / 16,
 // about -0.05 a step) always are. A chunk of stronger decay, where that
 // factoring would overflow, computes the exact ratio exp(B_t - B_s) per key
-// dim and pair instead (an exp each; no exponent above 0).
+// dim and pair instead (an exp each; no exponent above 0). The value gate
+// is the same on the other side: A V factors as exp(D_t) (A (v exp(-D)))
+// while the block's -D_last <= 60, and takes exp(min(D_t - D_s, 0)) per
+// pair and column past that (the min keeps the masked pairs, whose A is 0,
+// from 0 * inf).
 //
 // The three matmuls (scores over k, A V and q S over steps and k, the state
 // update over steps) are register blocks of 4 rows x up to 2-4 vectors
@@ -43,9 +52,15 @@ std::optional<int64_t> mlir::ejk::glaScratchBytes(const GlaProblem &p,
                                                   int64_t lanes) {
   int64_t kPad = roundUp(std::max<int64_t>(1, p.dimK), lanes);
   int64_t cPad = roundUp(std::max<int64_t>(1, chunk), lanes);
+  // With gv: its cumulative gates, two gated copies of the values and the
+  // block's last decay.
+  int64_t valueArrays = p.hasGv ? 3 : 1;
   std::optional<int64_t> elements = checkedSum(
       {checkedProduct({chunk + 1, kPad}), checkedProduct({4, chunk, kPad}),
-       checkedProduct({2, kPad, cPad}), checkedProduct({chunk, blockV}),
+       checkedProduct({2, kPad, cPad}),
+       checkedProduct({valueArrays, chunk, blockV}),
+       p.hasGv ? checkedProduct({chunk + 1, blockV}) : 0,
+       p.hasGv ? std::optional<int64_t>(blockV) : 0,
        checkedProduct({chunk, cPad}), checkedProduct({kPad, blockV}), kPad});
   if (!elements)
     return std::nullopt;
@@ -137,6 +152,26 @@ private:
   }
   Value vCol(int64_t vv) { return e.index(vv * p.lanes); }
 
+  /// The head's constant log decay (GammaForm), a scalar.
+  Value loadGamma() {
+    switch (p.gamma) {
+    case GammaForm::PerHead:
+      return memref::LoadOp::create(e.b, buf.gGamma, ValueRange{head});
+    case GammaForm::PerSequence:
+      return memref::LoadOp::create(e.b, buf.gGamma, ValueRange{seqId, head});
+    case GammaForm::NegatedSlopes:
+      return arith::NegFOp::create(
+          e.b, memref::LoadOp::create(e.b, buf.gGamma, ValueRange{head}));
+    case GammaForm::LinearInHead: {
+      Value h = arith::SIToFPOp::create(e.b, e.b.getF32Type(), e.toI32(head));
+      return e.fmul(h, e.constF32(-p.gammaStep));
+    }
+    case GammaForm::None:
+      break;
+    }
+    return Value();
+  }
+
   void scan() {
     seqLen = e.sub(end, start);
     state = e.scratch({kPad, p.blockV});
@@ -151,13 +186,17 @@ private:
       qG = e.scratch({p.chunk, kPad});
       kG = e.scratch({p.chunk, kPad});
       decayLast = e.scratch({kPad});
-      if (buf.gGamma)
-        gamma = e.broadcast(
-            memref::LoadOp::create(e.b, buf.gGamma, ValueRange{head})
-                .getResult());
+      if (p.hasGamma())
+        gamma = e.broadcast(loadGamma());
     } else {
       qG = qR;
       kG = kR;
+    }
+    if (p.hasGv) {
+      dS = e.scratch({p.chunk + 1, p.blockV});
+      vU = e.scratch({p.chunk, p.blockV});
+      vG = e.scratch({p.chunk, p.blockV});
+      decayLastV = e.scratch({p.blockV});
     }
     // Columns of kT / bT past the chunk are read by the last score vector;
     // they stay zero.
@@ -195,7 +234,21 @@ private:
       } else {
         scores(qR, /*exact=*/false);
       }
-      outputs(c0, len);
+      if (p.hasGv) {
+        valueGateFactors(len);
+        // The same choice for the value gate, over the block's columns.
+        Value factor = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGE,
+                                             minLastValueGate(len),
+                                             e.constF32(-kFactorBound));
+        ifThen(e, factor, [&] { outputs(c0, len, /*exactValues=*/false); });
+        ifThen(e,
+               arith::XOrIOp::create(
+                   e.b, factor,
+                   arith::ConstantOp::create(e.b, e.b.getBoolAttr(true))),
+               [&] { outputs(c0, len, /*exactValues=*/true); });
+      } else {
+        outputs(c0, len, /*exactValues=*/false);
+      }
       updateState(len);
     });
     if (buf.finalState)
@@ -234,6 +287,9 @@ private:
       for (int64_t kv = 0; kv < kPad; kv += p.lanes)
         vector::StoreOp::create(e.b, zeroVec, bS,
                                 ValueRange{zero, e.index(kv)});
+    if (p.hasGv)
+      for (int64_t vv = 0; vv < vVectors; ++vv)
+        vector::StoreOp::create(e.b, zeroVec, dS, ValueRange{zero, vCol(vv)});
     e.forLoop(zero, e.index(p.chunk), one, [&](Value t) {
       Value valid = cmp(e, arith::CmpIPredicate::slt, t, len);
       Value row = rowOf(e.min(e.add(c0, t), lastIndex));
@@ -249,11 +305,17 @@ private:
                                 ValueRange{t, col});
         if (!p.gated())
           continue;
-        Value a =
-            buf.g ? e.readVector(buf.g, {batchIdx, row, head, col}, kInBounds)
-                  : zeroVec;
+        // a = g + gk + gamma, the terms present (gated(): at least one).
+        SmallVector<Value, 3> terms;
+        for (Value gate : {buf.g, buf.gk})
+          if (gate)
+            terms.push_back(
+                e.readVector(gate, {batchIdx, row, head, col}, kInBounds));
         if (gamma)
-          a = e.fadd(a, gamma);
+          terms.push_back(gamma);
+        Value a = terms.front();
+        for (Value x : ArrayRef<Value>(terms).drop_front())
+          a = e.fadd(a, x);
         Value prev =
             vector::LoadOp::create(e.b, e.vf32, bS, ValueRange{t, col});
         vector::StoreOp::create(e.b, e.fadd(prev, e.select(valid, a, zeroVec)),
@@ -264,6 +326,14 @@ private:
             buf.value, {batchIdx, row, kvHead, e.add(v0, vCol(vv))}, vInBounds);
         vector::StoreOp::create(e.b, e.select(valid, v, zeroVec), vS,
                                 ValueRange{t, vCol(vv)});
+        if (!p.hasGv)
+          continue;
+        Value gv = e.readVector(
+            buf.gv, {batchIdx, row, head, e.add(v0, vCol(vv))}, vInBounds);
+        Value prev =
+            vector::LoadOp::create(e.b, e.vf32, dS, ValueRange{t, vCol(vv)});
+        vector::StoreOp::create(e.b, e.fadd(prev, e.select(valid, gv, zeroVec)),
+                                dS, ValueRange{next, vCol(vv)});
       }
       // Transposed keys and gates: the scores stream vectors of steps.
       e.forLoop(zero, e.index(p.dimK), one, [&](Value k) {
@@ -381,8 +451,63 @@ private:
     });
   }
 
-  /// O = qG S + A V by blocks of rows x vectors, stored for t < len.
-  void outputs(Value c0, Value len) {
+  /// With gv: exp(D_last), the values gated to the chunk's end (vG, for
+  /// the state update; exponents <= 0) and, for the factored outputs,
+  /// v exp(-D_s) (vU; at most e^kFactorBound when that path runs).
+  void valueGateFactors(Value len) {
+    for (int64_t vv = 0; vv < vVectors; ++vv) {
+      Value last =
+          vector::LoadOp::create(e.b, e.vf32, dS, ValueRange{len, vCol(vv)});
+      vector::StoreOp::create(e.b, e.exp(last), decayLastV,
+                              ValueRange{vCol(vv)});
+    }
+    e.forLoop(zero, e.index(p.chunk), one, [&](Value t) {
+      Value next = e.add(t, one);
+      for (int64_t vv = 0; vv < vVectors; ++vv) {
+        Value dt =
+            vector::LoadOp::create(e.b, e.vf32, dS, ValueRange{next, vCol(vv)});
+        Value last =
+            vector::LoadOp::create(e.b, e.vf32, dS, ValueRange{len, vCol(vv)});
+        Value v =
+            vector::LoadOp::create(e.b, e.vf32, vS, ValueRange{t, vCol(vv)});
+        vector::StoreOp::create(e.b, e.fmul(v, e.exp(e.fsub(last, dt))), vG,
+                                ValueRange{t, vCol(vv)});
+        Value bounded = arith::MinNumFOp::create(
+            e.b, arith::NegFOp::create(e.b, dt), e.splatF32(kFactorBound));
+        vector::StoreOp::create(e.b, e.fmul(v, e.exp(bounded)), vU,
+                                ValueRange{t, vCol(vv)});
+      }
+    });
+  }
+
+  /// min over the block's columns of D_last: the chunk's strongest value
+  /// decay, in log space. Columns past head_dim_v read gv as 0 (masked
+  /// reads), so they never pull the minimum down.
+  Value minLastValueGate(Value len) {
+    Value acc = vector::LoadOp::create(e.b, e.vf32, dS, ValueRange{len, zero});
+    for (int64_t vv = 1; vv < vVectors; ++vv)
+      acc = arith::MinNumFOp::create(
+          e.b, acc,
+          vector::LoadOp::create(e.b, e.vf32, dS, ValueRange{len, vCol(vv)}));
+    return vector::ReductionOp::create(e.b, vector::CombiningKind::MINNUMF,
+                                       acc);
+  }
+
+  /// exp(D_t) for the rows and vectors of a block (gv only).
+  SmallVector<Value> valueDecays(ArrayRef<Value> tRows, int64_t vv0,
+                                 int64_t cols) {
+    SmallVector<Value> decays;
+    for (Value t : tRows)
+      for (int64_t c = 0; c < cols; ++c)
+        decays.push_back(e.exp(vector::LoadOp::create(
+            e.b, e.vf32, dS, ValueRange{e.add(t, one), vCol(vv0 + c)})));
+    return decays;
+  }
+
+  /// O = qG S + A V by blocks of rows x vectors, stored for t < len. With
+  /// gv: exp(D_t) (qG S + A vU), or with `exactValues`
+  /// exp(D_t) qG S + sum_s A[t, s] v_s exp(min(D_t - D_s, 0)).
+  void outputs(Value c0, Value len, bool exactValues) {
     Value lastIndex = e.sub(seqLen, one);
     forRowBlocks(e, p.chunk, cpuBlockRows(), [&](Value r0, int64_t rows) {
       for (int64_t vv0 = 0; vv0 < vVectors; vv0 += cpuBlockCols(p.lanes)) {
@@ -400,15 +525,24 @@ private:
               return vector::LoadOp::create(e.b, e.vf32, state,
                                             ValueRange{k, vCol(vv0 + c)});
             });
-        acc = accumulateBlock(
-            e, zero, e.add(r0, e.index(rows)), acc, rows, cols,
-            [&](Value s, int64_t r) -> Value {
-              return memref::LoadOp::create(e.b, aS, ValueRange{tRows[r], s});
-            },
-            [&](Value s, int64_t c) -> Value {
-              return vector::LoadOp::create(e.b, e.vf32, vS,
-                                            ValueRange{s, vCol(vv0 + c)});
-            });
+        Value steps = e.add(r0, e.index(rows));
+        auto scoreOf = [&](Value s, int64_t r) -> Value {
+          return memref::LoadOp::create(e.b, aS, ValueRange{tRows[r], s});
+        };
+        if (!exactValues)
+          acc = accumulateBlock(e, zero, steps, acc, rows, cols, scoreOf,
+                                [&](Value s, int64_t c) -> Value {
+                                  return vector::LoadOp::create(
+                                      e.b, e.vf32, p.hasGv ? vU : vS,
+                                      ValueRange{s, vCol(vv0 + c)});
+                                });
+        if (p.hasGv) {
+          SmallVector<Value> decays = valueDecays(tRows, vv0, cols);
+          for (size_t i = 0; i < acc.size(); ++i)
+            acc[i] = e.fmul(acc[i], decays[i]);
+        }
+        if (exactValues)
+          acc = exactValueSum(steps, acc, tRows, vv0, cols, scoreOf);
         for (int64_t r = 0; r < rows; ++r) {
           Value valid = cmp(e, arith::CmpIPredicate::slt, tRows[r], len);
           ifThen(e, valid, [&] {
@@ -423,7 +557,41 @@ private:
     });
   }
 
-  /// S = diag(exp(B_last)) S + kG^T V over the chunk's valid steps.
+  /// acc[r, c] += sum_{s < steps} A[t_r, s] v_s exp(min(D_t - D_s, 0)):
+  /// the value gate's exact ratios, an exp per pair and vector.
+  SmallVector<Value>
+  exactValueSum(Value steps, ValueRange inits, ArrayRef<Value> tRows,
+                int64_t vv0, int64_t cols,
+                function_ref<Value(Value, int64_t)> scoreOf) {
+    int64_t rows = tRows.size();
+    SmallVector<Value> dt;
+    for (Value t : tRows)
+      for (int64_t c = 0; c < cols; ++c)
+        dt.push_back(vector::LoadOp::create(
+            e.b, e.vf32, dS, ValueRange{e.add(t, one), vCol(vv0 + c)}));
+    return e.forLoop(zero, steps, one, inits, [&](Value s, ValueRange acc) {
+      SmallVector<Value> vs, ds;
+      for (int64_t c = 0; c < cols; ++c) {
+        vs.push_back(vector::LoadOp::create(e.b, e.vf32, vS,
+                                            ValueRange{s, vCol(vv0 + c)}));
+        ds.push_back(vector::LoadOp::create(
+            e.b, e.vf32, dS, ValueRange{e.add(s, one), vCol(vv0 + c)}));
+      }
+      SmallVector<Value> next;
+      for (int64_t r = 0; r < rows; ++r) {
+        Value a = e.broadcast(scoreOf(s, r));
+        for (int64_t c = 0; c < cols; ++c) {
+          Value ratio = e.exp(arith::MinNumFOp::create(
+              e.b, e.fsub(dt[r * cols + c], ds[c]), e.splatF32(0.0f)));
+          next.push_back(e.fma(a, e.fmul(vs[c], ratio), acc[r * cols + c]));
+        }
+      }
+      return next;
+    });
+  }
+
+  /// S = diag(exp(B_last)) S diag(exp(D_last)) + kG^T vG over the chunk's
+  /// valid steps (vG = V without gv).
   void updateState(Value len) {
     forRowBlocks(e, p.dimK, cpuBlockRows(), [&](Value r0, int64_t rows) {
       for (int64_t vv0 = 0; vv0 < vVectors; vv0 += cpuBlockCols(p.lanes)) {
@@ -439,7 +607,12 @@ private:
           for (int64_t c = 0; c < cols; ++c) {
             Value s = vector::LoadOp::create(
                 e.b, e.vf32, state, ValueRange{kRows[r], vCol(vv0 + c)});
-            acc.push_back(decay ? e.fmul(decay, s) : s);
+            if (decay)
+              s = e.fmul(decay, s);
+            if (p.hasGv)
+              s = e.fmul(s, vector::LoadOp::create(e.b, e.vf32, decayLastV,
+                                                   ValueRange{vCol(vv0 + c)}));
+            acc.push_back(s);
           }
         }
         acc = accumulateBlock(
@@ -448,7 +621,7 @@ private:
               return memref::LoadOp::create(e.b, kG, ValueRange{s, kRows[r]});
             },
             [&](Value s, int64_t c) -> Value {
-              return vector::LoadOp::create(e.b, e.vf32, vS,
+              return vector::LoadOp::create(e.b, e.vf32, p.hasGv ? vG : vS,
                                             ValueRange{s, vCol(vv0 + c)});
             });
         for (int64_t r = 0; r < rows; ++r)
@@ -467,6 +640,9 @@ private:
   Value vBlock, head, seqId, zero, one, v0, kvHead, batchIdx, start, end,
       seqLen, gamma;
   Value state, qR, kR, kT, vS, aS, bS, bT, qG, kG, decayLast;
+  /// With gv: cumulative value gates, v exp(-D), v exp(D_last - D),
+  /// exp(D_last).
+  Value dS, vU, vG, decayLastV;
 };
 
 } // namespace
@@ -477,7 +653,7 @@ void mlir::ejk::buildCpuGlaBody(OpBuilder &builder, Location loc,
   GlaBodyBuilder(builder, loc, plan, buffers).build();
 }
 
-LogicalResult CpuGla::tile(GlaOp op, ConfigAttr attr,
+LogicalResult CpuGla::tile(Operation *op, ConfigAttr attr,
                            DispatchRewriter &rewriter) {
   GlaConfig config = *GlaConfig::read(attr, llvm::nulls());
   CpuGlaPlan plan;
@@ -490,7 +666,7 @@ LogicalResult CpuGla::tile(GlaOp op, ConfigAttr attr,
   if (failed(rewriter.checkDispatchForm(op)))
     return failure();
   // replaceBody erases the op: read its location first.
-  Location loc = op.getLoc();
+  Location loc = op->getLoc();
   OpBuilder b = rewriter.replaceBody();
   buildCpuGlaBody(b, loc, plan, buf);
   rewriter.finish(b);

@@ -15,7 +15,7 @@
 using namespace mlir;
 using namespace mlir::ejk;
 
-LogicalResult CpuGla::verifyConfig(GlaOp op, ConfigAttr attr,
+LogicalResult CpuGla::verifyConfig(Operation *op, ConfigAttr attr,
                                    const TargetInfo &target,
                                    raw_ostream &reason) {
   std::optional<GlaConfig> config = GlaConfig::read(attr, reason);
@@ -46,8 +46,8 @@ LogicalResult CpuGla::verifyConfig(GlaOp op, ConfigAttr attr,
   return failure();
 }
 
-SmallVector<ConfigAttr> CpuGla::configSpace(GlaOp op, const TargetInfo &target,
-                                            bool full) {
+SmallVector<ConfigAttr>
+CpuGla::configSpace(Operation *op, const TargetInfo &target, bool full) {
   GlaProblem p = readGlaProblem(op);
   int64_t lanes = target.f32Lanes();
   SmallVector<int64_t> chunks = full ? SmallVector<int64_t>{16, 32, 64, 128}
@@ -63,7 +63,7 @@ SmallVector<ConfigAttr> CpuGla::configSpace(GlaOp op, const TargetInfo &target,
       int64_t blockV = vectors * lanes;
       if (blockV > roundUp(p.dimV, lanes) && vectors != blockVs.front())
         continue;
-      ConfigAttr attr = GlaConfig{chunk, blockV}.toAttr(op.getContext());
+      ConfigAttr attr = GlaConfig{chunk, blockV}.toAttr(op->getContext());
       if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
         space.push_back(attr);
     }
@@ -71,7 +71,7 @@ SmallVector<ConfigAttr> CpuGla::configSpace(GlaOp op, const TargetInfo &target,
   return space;
 }
 
-ConfigAttr CpuGla::heuristicConfig(GlaOp op, const TargetInfo &target) {
+ConfigAttr CpuGla::heuristicConfig(Operation *op, const TargetInfo &target) {
   GlaProblem p = readGlaProblem(op);
   int64_t lanes = target.f32Lanes();
   GlaConfig config;
@@ -89,11 +89,11 @@ ConfigAttr CpuGla::heuristicConfig(GlaOp op, const TargetInfo &target) {
                  ceilDiv(p.dimV, config.blockV) <
              2 * cores)
     config.blockV /= 2;
-  ConfigAttr attr = config.toAttr(op.getContext());
+  ConfigAttr attr = config.toAttr(op->getContext());
   while (failed(verifyConfig(op, attr, target, llvm::nulls())) &&
          config.chunkSize > 1) {
     config.chunkSize /= 2;
-    attr = config.toAttr(op.getContext());
+    attr = config.toAttr(op->getContext());
   }
   return attr;
 }

@@ -1,17 +1,18 @@
-//===- Kernel.cpp - gated linear attention (recurrent) on Vulkan ----------===//
+//===- Kernel.cpp - gated linear recurrences (recurrent) on Vulkan --------===//
 //
-// One dispatch; workgroup = (head_dim_v block, head, sequence). Thread t
+// `ejk.gla`, `ejk.lightning_attention` and `ejk.recurrent` (Problem.h). One
+// dispatch; workgroup = (head_dim_v block, head, sequence). Thread t
 // owns column t / TK of the block and the keys t % TK, t % TK + TK, ... of
 // it (Kernel.h), its entries S[k, v] of the f32 state in registers. The
 // workgroup walks its sequence's chunks of C steps in order (last to first
-// with reverse); per chunk:
+// with reverse); per chunk, with a = g + gk + gamma (the key log gate):
 //
 //   stage    (whole workgroup, coalesced along the head dims)
-//            scale * q, k and exp(g + g_gamma)   [C, kPad]
-//            v                                   [C, block_v]
+//            scale * q, k and exp(a)             [C, kPad]
+//            v (and exp(gv))                     [C, block_v]
 //   barrier
 //   scan     each thread, over the chunk's steps, its entries in registers:
-//              S = exp(g_t + g_gamma) * S + k_t * v_t
+//              S = exp(a_t) exp(gv_t) * S + k_t * v_t
 //              o_t = sum over the TK lanes of q_t * S   (shuffle xor)
 //            lane 0 of the column writes o_t to shared memory
 //   barrier
@@ -122,6 +123,30 @@ private:
     return p.reverse ? e.sub(e.sub(end, one), i) : e.add(start, i);
   }
 
+  /// The state decays over key dims per step (`g`, `gk`), not only by the
+  /// head's constant.
+  bool stepKeyGates() const { return p.hasG || p.hasGk; }
+
+  /// The head's constant log decay (GammaForm).
+  Value loadGamma() {
+    switch (p.gamma) {
+    case GammaForm::PerHead:
+      return memref::LoadOp::create(e.b, buf.gGamma, ValueRange{head});
+    case GammaForm::PerSequence:
+      return memref::LoadOp::create(e.b, buf.gGamma, ValueRange{seqId, head});
+    case GammaForm::NegatedSlopes:
+      return arith::NegFOp::create(
+          e.b, memref::LoadOp::create(e.b, buf.gGamma, ValueRange{head}));
+    case GammaForm::LinearInHead: {
+      Value h = arith::SIToFPOp::create(e.b, e.b.getF32Type(), e.toI32(head));
+      return e.fmul(h, e.constF32(-p.gammaStep));
+    }
+    case GammaForm::None:
+      break;
+    }
+    return Value();
+  }
+
   void scan() {
     seqLen = e.sub(end, start);
     Value tk = e.index(l.threadsPerColumn);
@@ -134,14 +159,16 @@ private:
     int64_t valueElems = l.chunk * l.blockV;
     qS = allocWorkgroup(e, keyElems);
     kS = allocWorkgroup(e, keyElems);
-    if (p.hasG)
+    if (stepKeyGates())
       decayS = allocWorkgroup(e, keyElems);
     vS = allocWorkgroup(e, valueElems);
     oS = allocWorkgroup(e, valueElems);
-    if (buf.gGamma) {
-      gamma = memref::LoadOp::create(e.b, buf.gGamma, ValueRange{head});
-      // Without g the decay is one constant per head.
-      if (!p.hasG)
+    if (p.hasGv)
+      valueDecayS = allocWorkgroup(e, valueElems);
+    if (p.hasGamma()) {
+      gamma = loadGamma();
+      // Without per-step key gates the key decay is one constant per head.
+      if (!stepKeyGates())
         gammaDecay = e.exp(gamma);
     }
 
@@ -207,21 +234,35 @@ private:
       Value key = e.toF32(memref::LoadOp::create(
           e.b, buf.key, ValueRange{batchIdx, row, kvHead, kc}));
       memref::StoreOp::create(e.b, masked(key), kS, i);
-      if (p.hasG) {
-        Value g = e.toF32(memref::LoadOp::create(
-            e.b, buf.g, ValueRange{batchIdx, row, head, kc}));
+      if (stepKeyGates()) {
+        // a = g + gk (+ gamma); stepKeyGates() says one of g, gk exists.
+        Value a;
+        for (Value gate : {buf.g, buf.gk}) {
+          if (!gate)
+            continue;
+          Value x = e.toF32(memref::LoadOp::create(
+              e.b, gate, ValueRange{batchIdx, row, head, kc}));
+          a = a ? e.fadd(a, x) : x;
+        }
         if (gamma)
-          g = e.fadd(g, gamma);
-        memref::StoreOp::create(e.b, e.exp(g), decayS, i);
+          a = e.fadd(a, gamma);
+        memref::StoreOp::create(e.b, e.exp(a), decayS, i);
       }
     });
     forEachShared(e, l.threads, thread, l.chunk * l.blockV, [&](Value i) {
       Value t = arith::DivUIOp::create(e.b, i, e.index(l.blockV));
       Value c = arith::RemUIOp::create(e.b, i, e.index(l.blockV));
       Value col = e.min(e.add(v0, c), e.index(p.dimV - 1));
+      Value row = rowAt(t);
       Value v = e.toF32(memref::LoadOp::create(
-          e.b, buf.value, ValueRange{batchIdx, rowAt(t), kvHead, col}));
+          e.b, buf.value, ValueRange{batchIdx, row, kvHead, col}));
       memref::StoreOp::create(e.b, v, vS, i);
+      if (p.hasGv)
+        memref::StoreOp::create(
+            e.b,
+            e.exp(e.toF32(memref::LoadOp::create(
+                e.b, buf.gv, ValueRange{batchIdx, row, head, col}))),
+            valueDecayS, i);
     });
   }
 
@@ -230,17 +271,23 @@ private:
   SmallVector<Value> recur(Value len, ValueRange state) {
     int64_t kPad = l.kPad();
     return e.forLoop(zero, len, one, state, [&](Value t, ValueRange s) {
-      Value vt = memref::LoadOp::create(
-          e.b, vS, e.add(e.mul(t, e.index(l.blockV)), myLocal));
+      Value vIdx = e.add(e.mul(t, e.index(l.blockV)), myLocal);
+      Value vt = memref::LoadOp::create(e.b, vS, vIdx);
+      // The column's value decay, folded into every entry's key decay.
+      Value valueDecay;
+      if (p.hasGv)
+        valueDecay = memref::LoadOp::create(e.b, valueDecayS, vIdx);
       Value rowBase = e.mul(t, e.index(kPad));
       Value partial = e.constF32(0.0f);
       SmallVector<Value> next;
       for (int64_t j = 0; j < l.keysPerThread; ++j) {
         Value idx = e.add(rowBase, myKeys[j]);
         Value kv = e.fmul(memref::LoadOp::create(e.b, kS, idx), vt);
-        Value decay = p.hasG
+        Value decay = stepKeyGates()
                           ? memref::LoadOp::create(e.b, decayS, idx).getResult()
                           : gammaDecay;
+        if (valueDecay)
+          decay = decay ? e.fmul(decay, valueDecay) : valueDecay;
         Value sn = decay ? math::FmaOp::create(e.b, decay, s[j], kv).getResult()
                          : e.fadd(s[j], kv);
         partial = math::FmaOp::create(e.b, memref::LoadOp::create(e.b, qS, idx),
@@ -299,7 +346,7 @@ private:
   Value head, seqId, thread, zero, one, v0, kvHead, batchIdx, start, end,
       seqLen, gamma, gammaDecay;
   Value myLocal, myColumn, isLane0;
-  Value qS, kS, decayS, vS, oS;
+  Value qS, kS, decayS, vS, oS, valueDecayS;
   /// Per state entry of this thread: its key index (unclamped), whether it
   /// is a real key (null when always).
   SmallVector<Value> myKeys, keyValid;
@@ -313,7 +360,7 @@ void mlir::ejk::buildVulkanGlaBody(OpBuilder &builder, Location loc,
   VulkanGlaBuilder(builder, loc, plan, buffers).build();
 }
 
-LogicalResult VulkanGla::tile(GlaOp op, ConfigAttr attr,
+LogicalResult VulkanGla::tile(Operation *op, ConfigAttr attr,
                               DispatchRewriter &rewriter) {
   GlaBuffers buf = findGlaBuffers(op, rewriter);
   if (failed(rewriter.checkDispatchForm(op)))
@@ -324,11 +371,11 @@ LogicalResult VulkanGla::tile(GlaOp op, ConfigAttr attr,
   std::optional<VulkanGlaLayout> layout = VulkanGlaLayout::compute(
       plan, config.chunkSize, config.blockV, rewriter.target(), llvm::nulls());
   if (!layout)
-    return op.emitOpError("has no Vulkan layout for its config");
+    return op->emitOpError("has no Vulkan layout for its config");
   plan.layout = *layout;
 
   // replaceBody erases the op: read its location first.
-  Location loc = op.getLoc();
+  Location loc = op->getLoc();
   OpBuilder b = rewriter.replaceBody();
   buildVulkanGlaBody(b, loc, plan, buf);
   rewriter.finish(b);

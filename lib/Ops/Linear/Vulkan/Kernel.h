@@ -10,9 +10,10 @@
 // subgroup_size) neighbouring threads of one subgroup (thread t: column
 // t / TK, keys t % TK, t % TK + TK, ...), so q_t . S[:, v] is a sum over TK
 // lanes by shuffle xor. Per chunk of `chunk_size` steps the workgroup
-// stages the scaled queries, the keys and the decays exp(g + g_gamma)
+// stages the scaled queries, the keys and the key decays exp(g + gk + gamma)
 // ([chunk, kPad] each, kPad = TK x keys per thread, zero past head_dim_k),
-// the values and the outputs ([chunk, block_v] each) in shared memory.
+// the values, the outputs and the value decays exp(gv) ([chunk, block_v]
+// each) in shared memory.
 //
 //===----------------------------------------------------------------------===//
 

@@ -78,10 +78,11 @@ VulkanGlaLayout::compute(const GlaProblem &p, int64_t chunk, int64_t blockV,
               "lacks ('subgroup_shuffle')";
     return std::nullopt;
   }
-  // Queries, keys and (with g) decays: chunk x kPad; values and outputs:
-  // chunk x block_v; f32.
-  int64_t keyArrays = p.hasG ? 3 : 2;
-  l.sharedBytes = 4 * chunk * (keyArrays * l.kPad() + 2 * blockV);
+  // Queries, keys and (with per-step key gates) decays: chunk x kPad;
+  // values, outputs and (with gv) value decays: chunk x block_v; f32.
+  int64_t keyArrays = p.hasG || p.hasGk ? 3 : 2;
+  int64_t valueArrays = p.hasGv ? 3 : 2;
+  l.sharedBytes = 4 * chunk * (keyArrays * l.kPad() + valueArrays * blockV);
   if (l.sharedBytes > target.sharedMemoryBytes) {
     reason << "stages " << l.sharedBytes
            << " bytes of shared memory per chunk, the device has "
@@ -91,13 +92,13 @@ VulkanGlaLayout::compute(const GlaProblem &p, int64_t chunk, int64_t blockV,
   return l;
 }
 
-LogicalResult VulkanGla::verifyConfig(GlaOp op, ConfigAttr attr,
+LogicalResult VulkanGla::verifyConfig(Operation *op, ConfigAttr attr,
                                       const TargetInfo &target,
                                       raw_ostream &reason) {
   std::optional<GlaConfig> config = GlaConfig::read(attr, reason);
   if (!config)
     return failure();
-  Type element = op.getQuery().getType().getElementType();
+  Type element = cast<ShapedType>(op->getOperand(0).getType()).getElementType();
   if (!element.isF32() && !target.hasVulkanFeature("storage16")) {
     reason << "f16 and bf16 buffers need the device feature 'storage16'";
     return failure();
@@ -117,7 +118,7 @@ static int64_t minBlockV(const GlaProblem &p, const TargetInfo &target) {
 }
 
 SmallVector<ConfigAttr>
-VulkanGla::configSpace(GlaOp op, const TargetInfo &target, bool full) {
+VulkanGla::configSpace(Operation *op, const TargetInfo &target, bool full) {
   GlaProblem p = readGlaProblem(op);
   int64_t minV = minBlockV(p, target);
   SmallVector<int64_t> chunks = full ? SmallVector<int64_t>{8, 16, 32, 64, 128}
@@ -135,7 +136,7 @@ VulkanGla::configSpace(GlaOp op, const TargetInfo &target, bool full) {
       if (blockV > ceilPow2(std::max<int64_t>(1, p.dimV)) &&
           multiple != multiples.front())
         continue;
-      ConfigAttr attr = GlaConfig{chunk, blockV}.toAttr(op.getContext());
+      ConfigAttr attr = GlaConfig{chunk, blockV}.toAttr(op->getContext());
       if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
         space.push_back(attr);
     }
@@ -148,7 +149,7 @@ VulkanGla::configSpace(GlaOp op, const TargetInfo &target, bool full) {
 /// columns are the only parallelism); chunks of up to 64 steps, shorter
 /// while the stage does not fit shared memory (the chunk only sets how
 /// often the workgroup synchronizes), then narrower blocks.
-ConfigAttr VulkanGla::heuristicConfig(GlaOp op, const TargetInfo &target) {
+ConfigAttr VulkanGla::heuristicConfig(Operation *op, const TargetInfo &target) {
   GlaProblem p = readGlaProblem(op);
   int64_t tk = lanesPerColumn(p, target);
   int64_t minV = minBlockV(p, target);
@@ -162,7 +163,7 @@ ConfigAttr VulkanGla::heuristicConfig(GlaOp op, const TargetInfo &target) {
   ConfigAttr fallback;
   for (int64_t blockV = blockV0; blockV >= minV; blockV /= 2)
     for (int64_t chunk = chunk0; chunk >= 1; chunk /= 2) {
-      ConfigAttr attr = GlaConfig{chunk, blockV}.toAttr(op.getContext());
+      ConfigAttr attr = GlaConfig{chunk, blockV}.toAttr(op->getContext());
       if (!fallback)
         fallback = attr;
       if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
