@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Gated linear attention on the CPU: ejk against ejKernel's XLA path and
-the machine's FMA peak, in one run (docs/ops/linear.md, "Speed").
+"""Gated linear attention and the gated delta rule on the CPU: ejk against
+ejKernel's XLA path (and, for the delta rule, a numpy chunked reference) and
+the machine's FMA peak, in one run (docs/ops/linear.md and
+docs/ops/delta.md, "Speed").
 
     python3 bench/linear.py [--build build] [--runs 10] [--threads 2]
                             [--workloads gla-t4096,...] [--peer-runs 3]
@@ -15,8 +17,18 @@ after. GFLOP/s counts the chunked algorithm's matmul work with the
 heuristic's chunk of 64 (include/ejk/Ops/Linear/Problem.h, glaFlops):
   steps * heads * (4 K V + (chunk + 1) (K + V)).
 
-Threads: ejk gets EJK_NUM_THREADS = --threads; XLA runs pinned (taskset) to
-as many cores.
+The delta workloads (delta-*) draw q, k, v N(0, 1), beta = sigmoid(N(0, 1))
+and per-head (or per-key, -kda) log decays logsigmoid(N(0, 1)) / 16, run
+ejk.delta_attention (l2 norm on, ejKernel's default), ejKernel's
+gated_delta_rule (XLA, jit, its chunked triangular solve) and a numpy
+chunked reference (the same per-chunk UT transform with numpy's BLAS, f32,
+chunks of 64: batched matmuls and np.linalg.solve; per-head decay only).
+GFLOP/s counts the delta kernel's chunked work
+(include/ejk/Ops/Linear/DeltaProblem.h, deltaFlops):
+  steps * heads * (6 K V + (chunk + 1) 2 (K + V)).
+
+Threads: ejk gets EJK_NUM_THREADS = --threads; XLA and numpy run pinned
+(taskset) to as many cores.
 """
 import argparse, json, os, re, subprocess, sys, tempfile
 
@@ -31,6 +43,13 @@ WORKLOADS = {
     "gla-b4-t1024": (4, 1024, 16, 128, 128, True),
 }
 CHUNK = 64
+
+# id: (batch, seq, heads, K, V, decay: None, "head" or "key")
+DELTA_WORKLOADS = {
+    "delta-t4096": (1, 4096, 16, 128, 128, "head"),
+    "delta-t4096-kda": (1, 4096, 16, 128, 128, "key"),
+    "delta-t4096-no-decay": (1, 4096, 16, 128, 128, None),
+}
 
 
 def tensor(shape, dtype="f32"):
@@ -61,6 +80,37 @@ def gla_ir(spec):
 def flops(spec):
     b, t, h, k, v, _ = spec
     return b * t * h * (4 * k * v + (CHUNK + 1) * (k + v))
+
+
+def delta_arrays(spec):
+    b, t, h, k, v, decay = spec
+    rng = np.random.default_rng(0)
+    n = lambda *s: rng.standard_normal(s, dtype=np.float32)
+    arrs = [n(b, t, h, k), n(b, t, h, k), n(b, t, h, v),
+            (1 / (1 + np.exp(-n(b, t, h)))).astype(np.float32)]
+    if decay:
+        shape = (b, t, h, k) if decay == "key" else (b, t, h)
+        arrs.append((-np.logaddexp(0, -n(*shape)) / 16).astype(np.float32))
+    return arrs
+
+
+def delta_ir(spec):
+    b, t, h, k, v, decay = spec
+    q, o = tensor((b, t, h, k)), tensor((b, t, h, v))
+    beta = tensor((b, t, h))
+    gtype = q if decay == "key" else beta
+    g = f" decay(%g : {gtype})" if decay else ""
+    garg = f", %g: {gtype}" if decay else ""
+    return (f"func.func @main(%q: {q}, %k: {q}, %v: {o}, %beta: {beta}{garg})"
+            f" -> {o} {{\n"
+            f"  %o = ejk.delta_attention %q, %k, %v, %beta{g} : {q}, {q}, {o},"
+            f" {beta} -> {o}\n"
+            f"  return %o : {o}\n}}\n")
+
+
+def delta_flops(spec):
+    b, t, h, k, v, _ = spec
+    return b * t * h * (6 * k * v + (CHUNK + 1) * 2 * (k + v))
 
 
 def ejk_time(bindir, ir, inputs, runs, threads, work):
@@ -100,14 +150,76 @@ print(json.dumps({"median_ms": times[len(times) // 2] * 1e3, "min_ms": times[0] 
 '''
 
 
-def peer_time(work, runs, threads, n):
-    python = os.path.join(ROOT, ".venv-conformance", "bin", "python")
+DELTA_PEER = r'''
+import json, sys, time, os
+import numpy as np, jax
+jax.config.update("jax_platforms", "cpu")
+from ejkernel.modules.operations import gated_delta_rule
+d = sys.argv[1]; runs = int(sys.argv[2]); n = int(sys.argv[3])
+arrs = [jax.numpy.asarray(np.load(os.path.join(d, f"in{i}.npy"))) for i in range(n)]
+q, k, v, beta = arrs[:4]
+g = arrs[4] if n > 4 else None
+f = jax.jit(lambda q, k, v, beta, g: gated_delta_rule(q, k, v, beta, g,
+                                                      platform="xla"))
+f(q, k, v, beta, g).block_until_ready()
+times = []
+for _ in range(runs):
+    t = time.perf_counter(); f(q, k, v, beta, g).block_until_ready()
+    times.append(time.perf_counter() - t)
+times.sort()
+print(json.dumps({"median_ms": times[len(times) // 2] * 1e3, "min_ms": times[0] * 1e3}))
+'''
+
+# The chunked algorithm in numpy (f32, all heads of a chunk batched): the
+# per-chunk UT transform (I + A) U = diag(b) (V - K~ S) solved with
+# np.linalg.solve, then O = Q~ S + P U and the decayed state update.
+NUMPY_CHUNKED = r'''
+import json, sys, time, os
+import numpy as np
+d = sys.argv[1]; runs = int(sys.argv[2]); n = int(sys.argv[3])
+arrs = [np.load(os.path.join(d, f"in{i}.npy")) for i in range(n)]
+q, k, v, beta = (a[0].transpose(1, 0, *range(2, a.ndim - 1)) for a in arrs[:4])
+g = arrs[4][0].T if n > 4 else np.zeros(beta.shape, np.float32)
+H, T, K = q.shape; V = v.shape[2]; C = 64
+def run():
+    qn = q / np.sqrt((q * q).sum(-1, keepdims=True) + 1e-6) / np.float32(np.sqrt(K))
+    kn = k / np.sqrt((k * k).sum(-1, keepdims=True) + 1e-6)
+    S = np.zeros((H, K, V), np.float32)
+    out = np.empty((H, T, V), np.float32)
+    eye = np.eye(C, dtype=np.float32)
+    for c0 in range(0, T, C):
+        Q, Kc, Vc, b = qn[:, c0:c0+C], kn[:, c0:c0+C], v[:, c0:c0+C], beta[:, c0:c0+C]
+        L = Q.shape[1]
+        B = np.cumsum(g[:, c0:c0+C], axis=1)
+        ratio = np.exp(np.minimum(B[:, :, None] - B[:, None, :], 0))
+        lower = np.tril(np.ones((L, L), np.float32), -1)
+        A = b[:, :, None] * (Kc @ Kc.transpose(0, 2, 1)) * ratio * lower
+        rhs = b[:, :, None] * (Vc - (Kc * np.exp(B)[:, :, None]) @ S)
+        U = np.linalg.solve(eye[:L, :L] + A, rhs)
+        P = (Q @ Kc.transpose(0, 2, 1)) * ratio * np.tril(np.ones((L, L), np.float32))
+        out[:, c0:c0+L] = (Q * np.exp(B)[:, :, None]) @ S + P @ U
+        last = B[:, -1]
+        S = np.exp(last)[:, None, None] * S + (Kc * np.exp(last[:, None] - B)[:, :, None]).transpose(0, 2, 1) @ U
+    return out
+o = run()
+np.save(os.path.join(d, "numpy_out.npy"), o.transpose(1, 0, 2)[None])
+times = []
+for _ in range(runs):
+    t = time.perf_counter(); run(); times.append(time.perf_counter() - t)
+times.sort()
+print(json.dumps({"median_ms": times[len(times) // 2] * 1e3, "min_ms": times[0] * 1e3}))
+'''
+
+
+def peer_time(work, runs, threads, n, script=PEER, python=None):
+    python = python or os.path.join(ROOT, ".venv-conformance", "bin", "python")
     if not os.path.exists(python):
         return None
     env = dict(os.environ, EJKERNEL_AUTOTUNE_POLICY="heuristics",
-               OMP_NUM_THREADS=str(threads))
+               OMP_NUM_THREADS=str(threads),
+               OPENBLAS_NUM_THREADS=str(threads))
     r = subprocess.run(["taskset", "-c", ",".join(map(str, range(threads))),
-                        python, "-c", PEER, work, str(runs), str(n)],
+                        python, "-c", script, work, str(runs), str(n)],
                        capture_output=True, text=True, env=env)
     if r.returncode:
         return {"error": r.stderr.strip().splitlines()[-1][:200]}
@@ -120,19 +232,65 @@ def fma_peak(bindir, threads):
     return json.loads(r.stdout)["fma_gflops"]
 
 
+def delta_row(wid, args, bindir):
+    spec = DELTA_WORKLOADS[wid]
+    arrs = delta_arrays(spec)
+    b, t, h, k, v, decay = spec
+    with tempfile.TemporaryDirectory() as work:
+        med, mn = ejk_time(bindir, delta_ir(spec), arrs, args.runs,
+                           args.threads, work)
+        peer = numpy_peer = None
+        if not args.no_peer and decay != "key":
+            peer = peer_time(work, args.peer_runs, args.threads, len(arrs),
+                             DELTA_PEER)
+            numpy_peer = peer_time(work, args.peer_runs, args.threads,
+                                   len(arrs), NUMPY_CHUNKED)
+            # The numpy reference checks itself against ejk's output.
+            out = os.path.join(work, "ejk_out.npy")
+            subprocess.run([os.path.join(bindir, "ejk-run"),
+                            os.path.join(work, "entry.mlir"), "--entry", "main"]
+                           + sum([["--input", os.path.join(work, f"in{i}.npy")]
+                                  for i in range(len(arrs))], [])
+                           + ["--output", out], capture_output=True,
+                           env=dict(os.environ, EJK_NUM_THREADS=str(args.threads)))
+            ref = os.path.join(work, "numpy_out.npy")
+            if os.path.exists(out) and os.path.exists(ref) and numpy_peer:
+                numpy_peer["max_abs_diff_vs_ejk"] = float(
+                    np.abs(np.load(out) - np.load(ref)).max())
+    row = {"workload": wid, "shape": dict(B=b, T=t, H=h, K=k, V=v,
+                                          decay=decay),
+           "gflop": delta_flops(spec) / 1e9, "ejk_median_ms": med,
+           "ejk_min_ms": mn,
+           "ejk_gflops": delta_flops(spec) / (med * 1e-3) / 1e9}
+    for name, p in (("ejkernel_xla", peer), ("numpy_chunked", numpy_peer)):
+        if p and "median_ms" in p:
+            row[name + "_median_ms"] = p["median_ms"]
+            row["speedup_vs_" + name] = p["median_ms"] / med
+            if "max_abs_diff_vs_ejk" in p:
+                row[name + "_max_abs_diff_vs_ejk"] = p["max_abs_diff_vs_ejk"]
+        elif p:
+            row[name + "_error"] = p["error"]
+    return row
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--peer-runs", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--workloads", default=",".join(WORKLOADS))
+    ap.add_argument("--workloads",
+                    default=",".join(list(WORKLOADS) + list(DELTA_WORKLOADS)))
     ap.add_argument("--no-peer", action="store_true")
     args = ap.parse_args()
     bindir = os.path.join(args.build, "bin")
     before = fma_peak(bindir, args.threads)
     rows = []
     for wid in args.workloads.split(","):
+        if wid in DELTA_WORKLOADS:
+            rows.append(delta_row(wid, args, bindir))
+            print(json.dumps(rows[-1]), flush=True)
+            continue
         spec = WORKLOADS[wid]
         arrs = arrays(spec)
         with tempfile.TemporaryDirectory() as work:
