@@ -1,8 +1,10 @@
 # -*- Python -*-
 # lit configuration for ejk: finds the built tools and Debian's FileCheck.
 
+import atexit
 import os
 import shutil
+import tempfile
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -31,9 +33,11 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.ejk_tools_dir, append_path=True)
 
-# The tools' artifact cache: a fresh one for every lit run, never the user's.
-ejk_cache_dir = os.path.join(config.test_exec_root, "ejk-cache")
-shutil.rmtree(ejk_cache_dir, ignore_errors=True)
+# The tools' artifact cache: a fresh one for every lit run, never the user's,
+# and private to the run (two lit runs at once must not share or delete each
+# other's), removed when lit exits.
+ejk_cache_dir = tempfile.mkdtemp(prefix="ejk-cache-", dir=config.test_exec_root)
+atexit.register(shutil.rmtree, ejk_cache_dir, ignore_errors=True)
 config.environment["EJK_CACHE_DIR"] = ejk_cache_dir
 
 # Optional features, so tests that need them are skipped loudly.
