@@ -5,6 +5,12 @@ the machine's read bandwidth, in one run (docs/ops/paged.md, "Speed").
     python3 bench/paged.py [--build build] [--runs 20] [--threads 2]
                            [--workloads decode-paged,decode-paged-f16,...]
 
+ragged-mixed (ejk.ragged_paged_attention: 8 decodes over 1024 cached
+tokens and 2 prefills of 512 new tokens in one packed batch, pages of 16,
+shuffled tables) runs against ejKernel's ragged_page_attention_v2 (XLA,
+compute_dtype f32) on the same arrays; its GB/s counts each sequence's K/V
+once (the prefill rows re-read theirs: see docs/ops/paged.md).
+
 Each workload is drawn once (numpy, seed 0) and written as .npy: queries
 N(0, 1), caches N(0, 1), every sequence full, block tables a shuffled
 permutation of the pages (no two neighbours adjacent in memory). ejk runs
@@ -35,6 +41,63 @@ WORKLOADS = {
     "decode-paged-b8": (8, 32, 8, 128, 1024, 16, "f32", "head_major"),
 }
 NP = {"f32": np.float32, "f16": np.float16}
+# id: (decodes, decode context, prefills, prefill length, heads, kv heads,
+#      head dim, page size)
+RAGGED_WORKLOADS = {
+    "ragged-mixed": (8, 1024, 2, 512, 32, 8, 128, 16),
+}
+
+
+def ragged_arrays(spec):
+    nd, dctx, npf, plen, h, hkv, d, page = spec
+    rng = np.random.default_rng(0)
+    qlens = [1] * nd + [plen] * npf
+    lens = [dctx] * nd + [plen] * npf
+    m = max(-(-n // page) for n in lens)
+    slots = nd + npf
+    pages = slots * m
+    t = sum(qlens)
+    q = rng.standard_normal((t, h, d), dtype=np.float32)
+    kc = rng.standard_normal((pages, page, hkv, d), dtype=np.float32)
+    vc = rng.standard_normal((pages, page, hkv, d), dtype=np.float32)
+    tables = rng.permutation(pages).astype(np.int32).reshape(slots, m)
+    cu = np.concatenate([[0], np.cumsum(qlens)]).astype(np.int32)
+    return (q, kc, vc, np.array(lens, np.int32), tables, cu,
+            np.array([slots], np.int32))
+
+
+def ragged_ir(arrs):
+    types = [tensor(a.shape, "i32" if a.dtype == np.int32 else "f32")
+             for a in arrs]
+    names = ["%q", "%kc", "%vc", "%lens", "%tables", "%cu", "%n"]
+    params = ", ".join(f"{n}: {t}" for n, t in zip(names, types))
+    return (f"func.func @main({params}) -> {types[0]} {{\n"
+            f"  %o = ejk.ragged_paged_attention {', '.join(names)}\n"
+            f"      : {', '.join(types)} -> {types[0]}\n"
+            f"  return %o : {types[0]}\n}}\n")
+
+
+RAGGED_PEER = r'''
+import json, sys, time, os
+import numpy as np, jax
+jax.config.update("jax_platforms", "cpu")
+from ejkernel.kernels._xla.ragged_page_attention_v2 import ragged_page_attention_v2
+d = sys.argv[1]; runs = int(sys.argv[2])
+q, kc, vc, lens, tables, cu, n = (np.load(os.path.join(d, f"in{i}.npy")) for i in range(7))
+pages, page, hkv, hd = kc.shape
+kv = np.stack([kc, vc], axis=3).reshape(pages, page, 2 * hkv, hd)
+f = jax.jit(lambda *a: ragged_page_attention_v2(
+    *a, softmax_scale=hd ** -0.5, compute_dtype=jax.numpy.float32))
+args = [jax.numpy.asarray(a) for a in (q, kv, lens, tables, cu, n)]
+for _ in range(2):
+    f(*args).block_until_ready()
+times = []
+for _ in range(runs):
+    t = time.perf_counter(); f(*args).block_until_ready()
+    times.append(time.perf_counter() - t)
+times.sort()
+print(json.dumps({"median_ms": times[len(times) // 2] * 1e3, "min_ms": times[0] * 1e3}))
+'''
 
 
 def tensor(shape, dtype):
@@ -123,14 +186,14 @@ print(json.dumps({"median_ms": times[len(times) // 2] * 1e3, "min_ms": times[0] 
 '''
 
 
-def peer_time(work, runs, threads):
+def peer_time(work, runs, threads, script=PEER):
     python = os.path.join(ROOT, ".venv-conformance", "bin", "python")
     if not os.path.exists(python):
         return None
     env = dict(os.environ, EJKERNEL_AUTOTUNE_POLICY="heuristics",
                OMP_NUM_THREADS=str(threads))
     r = subprocess.run(["taskset", "-c", ",".join(map(str, range(threads))),
-                        python, "-c", PEER, work, str(runs)],
+                        python, "-c", script, work, str(runs)],
                        capture_output=True, text=True, env=env)
     if r.returncode:
         return {"error": r.stderr.strip().splitlines()[-1][:200]}
@@ -143,18 +206,50 @@ def read_gbs(bindir, threads):
     return json.loads(r.stdout)["read_gbps"]
 
 
+def ragged_row(wid, bindir, args):
+    spec = RAGGED_WORKLOADS[wid]
+    nd, dctx, npf, plen, h, hkv, d, page = spec
+    arrs = ragged_arrays(spec)
+    traffic = (2 * hkv * d * 4 * (nd * dctx + npf * plen)
+               + 2 * arrs[0].nbytes + arrs[4].nbytes)
+    # Causal prefill and the decodes: 4 * H * D per (query, visible key).
+    flops = 4 * h * d * (nd * dctx + npf * plen * (plen + 1) // 2)
+    with tempfile.TemporaryDirectory() as work:
+        med, mn = ejk_time(bindir, ragged_ir(arrs), arrs, args.runs,
+                           args.threads, work)
+        peer = (None if args.no_peer else
+                peer_time(work, args.runs, args.threads, RAGGED_PEER))
+    row = {"workload": wid,
+           "shape": dict(decodes=nd, decode_ctx=dctx, prefills=npf,
+                         prefill_len=plen, Hq=h, Hkv=hkv, D=d, page=page),
+           "ejk_median_ms": med, "ejk_min_ms": mn,
+           "ejk_gbs": traffic / (med * 1e-3) / 1e9,
+           "ejk_gflops": flops / (med * 1e-3) / 1e9}
+    if peer and "median_ms" in peer:
+        row["ejkernel_xla_median_ms"] = peer["median_ms"]
+        row["speedup_vs_ejkernel"] = peer["median_ms"] / med
+    elif peer:
+        row["ejkernel_xla_error"] = peer["error"]
+    return row
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--workloads", default=",".join(WORKLOADS))
+    ap.add_argument("--workloads",
+                    default=",".join(list(WORKLOADS) + list(RAGGED_WORKLOADS)))
     ap.add_argument("--no-peer", action="store_true")
     args = ap.parse_args()
     bindir = os.path.join(args.build, "bin")
     before = read_gbs(bindir, args.threads)
     rows = []
     for wid in args.workloads.split(","):
+        if wid in RAGGED_WORKLOADS:
+            rows.append(ragged_row(wid, bindir, args))
+            print(json.dumps(rows[-1]), flush=True)
+            continue
         spec = WORKLOADS[wid]
         arrs = arrays(spec)
         b, h, hkv, d, ctx, page, cdt, layout = spec

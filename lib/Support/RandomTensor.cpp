@@ -22,6 +22,10 @@ const char *ejk::distributionKindName(InputDistribution::Kind kind) {
     return "context_lengths";
   case InputDistribution::Kind::PageTable:
     return "page_table";
+  case InputDistribution::Kind::RaggedContextLengths:
+    return "ragged_context_lengths";
+  case InputDistribution::Kind::SequenceCount:
+    return "sequence_count";
   }
   return "normal";
 }
@@ -34,7 +38,9 @@ bool ejk::parseDistributionKind(const std::string &name,
         InputDistribution::Kind::CumulativeLengths,
         InputDistribution::Kind::IntegerRange,
         InputDistribution::Kind::ContextLengths,
-        InputDistribution::Kind::PageTable})
+        InputDistribution::Kind::PageTable,
+        InputDistribution::Kind::RaggedContextLengths,
+        InputDistribution::Kind::SequenceCount})
     if (name == distributionKindName(k)) {
       kind = k;
       return true;
@@ -78,7 +84,12 @@ static std::vector<float> randomIntegers(const InputDistribution &d, int64_t n,
         first, std::max(first, static_cast<int64_t>(d.second)));
     for (float &v : values)
       v = static_cast<float>(range(rng));
-  } else if (d.kind == InputDistribution::Kind::ContextLengths) {
+  } else if (d.kind == InputDistribution::Kind::SequenceCount) {
+    std::uniform_int_distribution<int64_t> any(0, std::max<int64_t>(first, 0));
+    for (float &v : values)
+      v = static_cast<float>(rng() % 2 ? first : any(rng));
+  } else if (d.kind == InputDistribution::Kind::ContextLengths ||
+             d.kind == InputDistribution::Kind::RaggedContextLengths) {
     // Edge lengths (empty, one token, a page boundary, full) among uniform
     // ones.
     int64_t page = std::max<int64_t>(1, static_cast<int64_t>(d.second));
@@ -174,4 +185,26 @@ HostTensor ejk::randomTensor(const std::string &dtype,
       std::sort(values.begin() + i, values.begin() + i + last);
   }
   return HostTensor::fromFloats(dtype, std::move(shape), values);
+}
+
+void ejk::raiseRaggedLengths(const std::vector<InputDistribution> &kinds,
+                             std::vector<HostTensor> &inputs) {
+  for (size_t i = 0; i < inputs.size() && i < kinds.size(); ++i) {
+    if (kinds[i].kind != InputDistribution::Kind::RaggedContextLengths)
+      continue;
+    std::vector<float> lengths = inputs[i].toFloats();
+    for (size_t j = i + 1; j < inputs.size() && j < kinds.size(); ++j) {
+      if (kinds[j].kind != InputDistribution::Kind::CumulativeLengths)
+        continue;
+      std::vector<float> cu = inputs[j].toFloats();
+      if (cu.size() != lengths.size() + 1)
+        continue;
+      for (size_t s = 0; s < lengths.size(); ++s)
+        lengths[s] =
+            std::min(kinds[i].first, std::max(lengths[s], cu[s + 1] - cu[s]));
+      inputs[i] =
+          HostTensor::fromFloats(inputs[i].dtype, inputs[i].shape, lengths);
+      break;
+    }
+  }
 }

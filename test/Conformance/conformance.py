@@ -282,6 +282,28 @@ CASES = [
     PA("pa_f16_cache", cache_dtype="f16", hq=8, hkv=2, lens=(50, 17)),
     PA("pa_bf16_cache_token_major", cache_dtype="bf16", kv_layout="token_major",
        hq=8, hkv=1, lens=(29, 64)),
+    # ragged_paged_attention against ejKernel's ragged_page_attention_v2
+    # (read-only) and, with new_kv, _v3 (the fused write: output and both
+    # updated pools compared); prefill_paged_attention against
+    # prefill_page_attention (class RaggedPaged, PrefillPaged).
+    RPA("rpa_mixed"),
+    RPA("rpa_gqa4_window", hq=8, hkv=2, qlens=(5, 1, 30), lens=(50, 64, 30),
+        sliding_window=8),
+    RPA("rpa_softcap_sinks", qlens=(3, 1), lens=(20, 33), logits_soft_cap=5.0,
+        softmax_scale=0.3, sinks=True),
+    RPA("rpa_padding", qlens=(2, 0, 1), lens=(17, 5, 9), slots=5, t=6),
+    RPA("rpa_v3_write", hq=8, hkv=2, qlens=(4, 1, 12), lens=(20, 37, 12),
+        write=True),
+    RPA("rpa_v3_write_window_sinks_cap", qlens=(9, 1), lens=(40, 18),
+        write=True, sliding_window=6, sinks=True, logits_soft_cap=20.0,
+        known_difference=V3_WINDOW),
+    RPA("rpa_v3_decode_window_sinks_cap", qlens=(1, 1, 1), lens=(40, 18, 5),
+        write=True, sliding_window=6, sinks=True, logits_soft_cap=20.0),
+    RPA("rpa_v3_f16", dtype="f16", hq=8, hkv=1, qlens=(6, 1), lens=(30, 70),
+        write=True),
+    PPA("ppa_plain"),
+    PPA("ppa_gqa_window", hq=8, hkv=2, sq=20, length=70, sliding_window=12),
+    PPA("ppa_softcap_head_major", logits_soft_cap=4.0, kv_layout="head_major"),
     # gla (gated linear attention) against ejKernel's gla_attention (XLA:
     # the recurrent scan). GQA with 1 < num_kv_heads < num_heads is compared
     # on key/value heads repeated for ejKernel (its XLA path broadcasts heads
@@ -368,6 +390,41 @@ def np_dtype(name):
         import ml_dtypes  # comes with jax
         return ml_dtypes.bfloat16
     return {"f32": np.float32, "f16": np.float16}[name]
+
+
+# ragged_page_attention_v3's XLA path starts every row of a sequence at
+# (kv_len - w) rounded down to a page (its kv_start, computed once per
+# sequence for the decode row) and masks the tokens before it: a prefill
+# row earlier in the sequence loses tokens its window holds.
+V3_WINDOW = ("ejKernel v3 (XLA) masks tokens before the page of kv_len - w for "
+             "every row of a sequence, not per query position: prefill rows "
+             "with a window lose tokens")
+
+
+def RPA(name, hq=4, hkv=2, d=32, s=16, qlens=(1, 7, 1), lens=(40, 7, 1),
+        m=None, slots=None, t=None, **opts):
+    """ragged_paged_attention: one sequence per entry of qlens (its query
+    count) and lens (its length, the new tokens included), page size s, m
+    pages per table row, `slots` sequence slots (>= len(qlens); the rest are
+    padding past num_seqs), `t` packed rows (>= sum(qlens); the rest belong
+    to no sequence)."""
+    dtype = opts.pop("dtype", "f32")
+    known = opts.pop("known_difference", "")
+    assert len(qlens) == len(lens), name
+    m = m or max(1, max(-(-n // s) for n in lens))
+    slots = slots or len(qlens)
+    t = t or sum(qlens)
+    return Case(name, "ragged_paged", dict(hq=hq, hkv=hkv, d=d, s=s, m=m,
+                                           qlens=tuple(qlens), lens=tuple(lens),
+                                           slots=slots, t=t), opts, dtype, known)
+
+
+def PPA(name, sq=16, hq=4, hkv=2, d=32, s=16, length=40, **opts):
+    """prefill_paged_attention against ejKernel's (one sequence): sq new
+    queries, the sequence `length` tokens long, page size s."""
+    dtype = opts.pop("dtype", "f32")
+    return Case(name, "prefill_paged", dict(sq=sq, hq=hq, hkv=hkv, d=d, s=s,
+                                            length=length), opts, dtype)
 
 
 def to_npy(a):
@@ -1204,12 +1261,174 @@ class Delta:
         return [out, np.asarray(state).astype(np.float32)]
 
 
+class RaggedPaged:
+    """ejk.ragged_paged_attention against ejKernel's XLA ragged paged
+    attention: ragged_page_attention_v2(queries, kv_pages, lens, tables,
+    cu, num_seqs) with kv_pages the token-major K and V interleaved per head
+    ([pages, page, 2 * kv_heads, d], K at even heads) and compute_dtype f32;
+    with new_kv, ragged_page_attention_v3(queries, keys, values, kv_cache,
+    lens, flat tables, cu, distribution = [0, 0, num_seqs]) on its merged
+    cache (merge_kv per page), whose updated cache is split back into K and
+    V and compared with ejk's updated pools. Both take kv_lens with the new
+    tokens included, a window w as the last w positions, sinks softmax_aux
+    as a logit in the denominator, and give 0 to rows of no sequence.
+    ejKernel's softmax_scale defaults to 1 in v3: every case passes ejk's.
+    Tables: a page per entry, distinct over all rows (v3 writes back every
+    page of a table row)."""
+
+    @staticmethod
+    def inputs(c, rng):
+        d, dt = c.dims, c.dtype
+        slots, m, s = d["slots"], d["m"], d["s"]
+        pages = slots * m + 2
+        tables = rng.permutation(pages)[:slots * m].reshape(slots, m)
+        cu = np.concatenate([[0], np.cumsum(d["qlens"])]).astype(np.int32)
+        cu = np.concatenate([cu, np.full(slots - len(d["qlens"]), cu[-1])])
+        lens = np.zeros(slots, np.int32)
+        lens[:len(d["lens"])] = d["lens"]
+        def normal(shape):
+            return rng.standard_normal(shape, dtype=np.float32).astype(np_dtype(dt))
+        cache = (pages, s, d["hkv"], d["d"])
+        args = [("q", normal((d["t"], d["hq"], d["d"])), dt),
+                ("kc", normal(cache), dt), ("vc", normal(cache), dt),
+                ("lens", lens, "i32"), ("tables", tables.astype(np.int32), "i32"),
+                ("cu", cu.astype(np.int32), "i32"),
+                ("n", np.array([len(d["qlens"])], np.int32), "i32")]
+        if c.opts.get("write"):
+            args += [("k", normal((d["t"], d["hkv"], d["d"])), dt),
+                     ("v", normal((d["t"], d["hkv"], d["d"])), dt)]
+        if c.opts.get("sinks"):
+            args.append(("sinks", rng.standard_normal(d["hq"]).astype(np.float32), "f32"))
+        return args
+
+    @staticmethod
+    def scale(c):
+        return c.opts.get("softmax_scale", c.dims["d"] ** -0.5)
+
+    @staticmethod
+    def mlir(c, args):
+        o = c.opts
+        attrs = ["softmax_scale = %r : f32" % RaggedPaged.scale(c)]
+        if "logits_soft_cap" in o:
+            attrs.append("logits_soft_cap = %r : f32" % o["logits_soft_cap"])
+        if "sliding_window" in o:
+            attrs.append("sliding_window = %d : i64" % o["sliding_window"])
+        types = {n: ttype(a.shape, t) for n, a, t in args}
+        text = "ejk.ragged_paged_attention %q, %kc, %vc, %lens, %tables, %cu, %n"
+        if o.get("write"):
+            text += " new_kv(%%k, %%v : %s, %s)" % (types["k"], types["v"])
+        if o.get("sinks"):
+            text += " sinks(%%sinks : %s)" % types["sinks"]
+        results = [types["q"]]
+        if o.get("write"):
+            results += [types["kc"], types["vc"]]
+        text += " {%s} : %s -> %s" % (", ".join(attrs), ", ".join(
+            types[n] for n in ("q", "kc", "vc", "lens", "tables", "cu", "n")),
+            ", ".join(results))
+        return text, results
+
+    @staticmethod
+    def reference(c, ins):
+        import jax.numpy as jnp
+        o, d = c.opts, c.dims
+        kc, vc = ins["kc"], ins["vc"]
+        pages, s, hkv, hd = kc.shape
+        sinks = jx(ins["sinks"]) if "sinks" in ins else None
+        window = o.get("sliding_window")
+        cap = o.get("logits_soft_cap")
+        if not o.get("write"):
+            from ejkernel.kernels._xla.ragged_page_attention_v2 import (
+                ragged_page_attention_v2)
+            kv = np.stack([kc, vc], axis=3).reshape(pages, s, 2 * hkv, hd)
+            out = ragged_page_attention_v2(
+                jx(ins["q"]), jx(kv), jx(ins["lens"]), jx(ins["tables"]),
+                jx(ins["cu"]), jx(ins["n"]), softmax_scale=RaggedPaged.scale(c),
+                logits_soft_cap=cap, compute_dtype=jnp.float32,
+                sliding_window=window, softmax_aux=sinks)
+            return [np.asarray(out)]
+        from ejkernel.kernels._xla.ragged_page_attention_v3 import (
+            ragged_page_attention_v3)
+        from ejkernel.kernels._xla.ragged_page_attention_v3._xla_impl_fwd import (
+            merge_kv)
+        merged = merge_kv(jx(kc.reshape(pages * s, hkv, hd)),
+                          jx(vc.reshape(pages * s, hkv, hd)))
+        merged = merged.reshape(pages, s, *merged.shape[1:])
+        out, cache = ragged_page_attention_v3(
+            jx(ins["q"]), jx(ins["k"]), jx(ins["v"]), merged, jx(ins["lens"]),
+            jx(ins["tables"].reshape(-1)), jx(ins["cu"]),
+            jx(np.array([0, 0, int(ins["n"][0])], np.int32)), sinks,
+            softmax_scale=RaggedPaged.scale(c), sliding_window=window,
+            logits_soft_cap=cap)
+        cache = np.asarray(cache).reshape(pages, s, -1, cache.shape[-1])
+        pairs = cache[:, :, :2 * hkv, :hd].reshape(pages, s, hkv, 2, hd)
+        return [np.asarray(out), pairs[:, :, :, 0], pairs[:, :, :, 1]]
+
+
+class PrefillPaged:
+    """ejk.prefill_paged_attention (batch 1) against ejKernel's XLA
+    prefill_page_attention(query, key_cache, value_cache, context_len,
+    page_indices): its caches are [kv_heads, pages, page, d] (ejk's
+    head-major pages with the first two dims swapped), its window w keeps a
+    query's last w positions, its scale is passed explicitly."""
+
+    @staticmethod
+    def inputs(c, rng):
+        d, dt = c.dims, c.dtype
+        s = d["s"]
+        m = -(-d["length"] // s) + 1
+        pages = m + 3
+        head_major = c.opts.get("kv_layout") == "head_major"
+        cache = ((pages, d["hkv"], s, d["d"]) if head_major
+                 else (pages, s, d["hkv"], d["d"]))
+        def normal(shape):
+            return rng.standard_normal(shape, dtype=np.float32).astype(np_dtype(dt))
+        return [("q", normal((1, d["sq"], d["hq"], d["d"])), dt),
+                ("kc", normal(cache), dt), ("vc", normal(cache), dt),
+                ("lens", np.array([d["length"]], np.int32), "i32"),
+                ("tables", rng.permutation(pages)[:m].reshape(1, m).astype(np.int32),
+                 "i32")]
+
+    @staticmethod
+    def mlir(c, args):
+        o = c.opts
+        attrs = ["softmax_scale = %r : f32" % (c.dims["d"] ** -0.5)]
+        if "kv_layout" in o:
+            attrs.append('kv_layout = "%s"' % o["kv_layout"])
+        if "logits_soft_cap" in o:
+            attrs.append("logits_soft_cap = %r : f32" % o["logits_soft_cap"])
+        if "sliding_window" in o:
+            attrs.append("sliding_window = %d : i64" % o["sliding_window"])
+        types = [ttype(a.shape, t) for _, a, t in args]
+        return ("ejk.prefill_paged_attention %%q, %%kc, %%vc, %%lens, %%tables "
+                "{%s} : %s -> %s" % (", ".join(attrs), ", ".join(types), types[0]),
+                [types[0]])
+
+    @staticmethod
+    def reference(c, ins):
+        from ejkernel.kernels._xla.prefill_page_attention._impl import (
+            prefill_page_attention)
+        o = c.opts
+        kc, vc = ins["kc"], ins["vc"]
+        if o.get("kv_layout") == "head_major":
+            kc, vc = kc.transpose(1, 0, 2, 3), vc.transpose(1, 0, 2, 3)
+        else:
+            kc, vc = kc.transpose(2, 0, 1, 3), vc.transpose(2, 0, 1, 3)
+        out = prefill_page_attention(
+            jx(ins["q"][0]), jx(np.ascontiguousarray(kc)),
+            jx(np.ascontiguousarray(vc)), jx(ins["lens"]), jx(ins["tables"][0]),
+            softmax_scale=c.dims["d"] ** -0.5,
+            attn_logits_soft_cap=o.get("logits_soft_cap"),
+            sliding_window=o.get("sliding_window"))
+        return [np.asarray(out)[None]]
+
+
 FAMILIES = {"flash_attention": FlashAttention, "selective_scan": SelectiveScan,
             "ssd": Ssd, "grouped_matmul": GroupedMatmul,
             "transposed_grouped_matmul": TransposedGroupedMatmul,
             "mean_pooling": MeanPooling, "mean_pooling_grad": MeanPoolingGrad,
             "paged": PagedAttention, "gla": Gla, "lightning": Lightning,
-            "recurrent": Recurrent, "delta": Delta}
+            "recurrent": Recurrent, "delta": Delta,
+            "ragged_paged": RaggedPaged, "prefill_paged": PrefillPaged}
 
 
 # --- running ------------------------------------------------------------------

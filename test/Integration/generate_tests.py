@@ -667,6 +667,151 @@ PAGED_FILES = {
 }
 
 
+class RaggedPaged:
+    """One ejk.ragged_paged_attention entry: `t` packed query rows of
+    `seqs` sequence slots over `pages` pages of `page` tokens, `maxp` a
+    sequence (random inputs: start locations with empty, one-row and long
+    sequences, lengths raised to the query counts, a live count that may
+    leave padding slots, shuffled tables); `write` adds v3's new_kv."""
+
+    def __init__(self, name, t=40, seqs=5, hq=4, hkv=2, d=64, pages=40,
+                 page=16, maxp=8, dtype="f32", cache_dtype=None,
+                 head_major=False, cap=None, window=None, scale=None,
+                 k_scale=None, v_scale=None, sinks=False, write=False,
+                 config=None, vulkan_config=None):
+        self.__dict__.update(locals())
+        del self.__dict__["self"]
+
+    def function(self, target="cpu"):
+        cache_dtype = self.cache_dtype or self.dtype
+        cache_shape = ([self.pages, self.hkv, self.page, self.d]
+                       if self.head_major else
+                       [self.pages, self.page, self.hkv, self.d])
+        q = tensor([self.t, self.hq, self.d], self.dtype)
+        kc = tensor(cache_shape, cache_dtype)
+        lens = tensor([self.seqs], "i32")
+        tables = tensor([self.seqs, self.maxp], "i32")
+        cu = tensor([self.seqs + 1], "i32")
+        n = tensor([1], "i32")
+        new = tensor([self.t, self.hkv, self.d], self.dtype)
+        aux = tensor([self.hq], "f32")
+        attrs = []
+        if self.head_major:
+            attrs.append('kv_layout = "head_major"')
+        for key, value, kind in (("softmax_scale", self.scale, "f32"),
+                                 ("logits_soft_cap", self.cap, "f32"),
+                                 ("sliding_window", self.window, "i64"),
+                                 ("k_scale", self.k_scale, "f32"),
+                                 ("v_scale", self.v_scale, "f32")):
+            if value is not None:
+                attrs.append(f"{key} = {value} : {kind}")
+        args = (f"%q: {q}, %kc: {kc}, %vc: {kc}, %lens: {lens}, "
+                f"%tables: {tables}, %cu: {cu}, %n: {n}")
+        groups = ""
+        if self.write:
+            args += f", %k: {new}, %v: {new}"
+            groups += f" new_kv(%k, %v : {new}, {new})"
+        if self.sinks:
+            args += f", %s: {aux}"
+            groups += f" sinks(%s : {aux})"
+        results = f"{q}, {kc}, {kc}" if self.write else q
+        names = "%o:3" if self.write else "%o"
+        returned = "%o#0, %o#1, %o#2" if self.write else "%o"
+        signature = f"({results})" if self.write else results
+        return (
+            f"func.func @{self.name}({args}) -> {signature} {{\n"
+            f"  {names} = ejk.ragged_paged_attention %q, %kc, %vc, %lens, "
+            f"%tables, %cu, %n{groups}{attr_dict(self, attrs, target)}\n"
+            f"      : {q}, {kc}, {kc}, {lens}, {tables}, {cu}, {n} -> "
+            f"{results}\n"
+            f"  return {returned} : {results}\n}}\n")
+
+
+class PrefillPaged:
+    """One ejk.prefill_paged_attention entry: `b` sequences of `sq` new
+    queries (random lengths in [0, maxp * page]: rows of sequences shorter
+    than the chunk see no token)."""
+
+    def __init__(self, name, b=2, sq=8, hq=4, hkv=2, d=64, pages=32,
+                 page=16, maxp=8, dtype="f32", cache_dtype=None,
+                 head_major=False, cap=None, window=None, config=None,
+                 vulkan_config=None):
+        self.__dict__.update(locals())
+        del self.__dict__["self"]
+
+    def function(self, target="cpu"):
+        cache_shape = ([self.pages, self.hkv, self.page, self.d]
+                       if self.head_major else
+                       [self.pages, self.page, self.hkv, self.d])
+        q = tensor([self.b, self.sq, self.hq, self.d], self.dtype)
+        kc = tensor(cache_shape, self.cache_dtype or self.dtype)
+        lens = tensor([self.b], "i32")
+        tables = tensor([self.b, self.maxp], "i32")
+        attrs = []
+        if self.head_major:
+            attrs.append('kv_layout = "head_major"')
+        if self.cap is not None:
+            attrs.append(f"logits_soft_cap = {self.cap} : f32")
+        if self.window is not None:
+            attrs.append(f"sliding_window = {self.window} : i64")
+        return (
+            f"func.func @{self.name}(%q: {q}, %kc: {kc}, %vc: {kc}, "
+            f"%lens: {lens}, %tables: {tables}) -> {q} {{\n"
+            f"  %o = ejk.prefill_paged_attention %q, %kc, %vc, %lens, %tables"
+            f"{attr_dict(self, attrs, target)}\n"
+            f"      : {q}, {kc}, {kc}, {lens}, {tables} -> {q}\n"
+            f"  return %o : {q}\n}}\n")
+
+
+PAGED_FILES.update({
+    "ragged-paged-attention.mlir": (
+        "ejk.ragged_paged_attention: mixed prefill and decode batches (query "
+        "counts 0 to 200, empty sequences, padding slots past num_seqs), "
+        "pages of 1, 16 and 64 tokens, GQA 1/4/8, both page layouts, soft "
+        "cap, windows, sinks, v3's fused cache write, f16/bf16/int8 caches.",
+        [RaggedPaged("mixed"),
+         RaggedPaged("mha", hq=4, hkv=4, d=32),
+         RaggedPaged("gqa4_d128", hq=8, hkv=2, d=128, t=24, seqs=3),
+         RaggedPaged("gqa8_q200", t=200, seqs=3, hq=8, hkv=1, d=32,
+                     pages=64, maxp=16),
+         RaggedPaged("page1", t=12, seqs=3, page=1, pages=100, maxp=30),
+         RaggedPaged("page64", t=100, seqs=4, page=64, pages=12, maxp=4,
+                     d=32),
+         RaggedPaged("many_seqs", t=20, seqs=16, d=32, maxp=4),
+         RaggedPaged("head_major", head_major=True, hq=8, hkv=2),
+         RaggedPaged("softcap", cap=5.0, scale=0.3),
+         RaggedPaged("window", window=7, hq=8, hkv=2),
+         RaggedPaged("window_1", window=1),
+         RaggedPaged("sinks", sinks=True, hq=8, hkv=2),
+         RaggedPaged("everything", t=60, seqs=6, hq=12, hkv=4, d=96,
+                     cap=30.0, scale=0.1, window=20, sinks=True,
+                     head_major=True),
+         RaggedPaged("write", write=True, hq=8, hkv=2),
+         RaggedPaged("write_head_major_window", write=True, head_major=True,
+                     window=9, sinks=True),
+         RaggedPaged("write_int8", write=True, cache_dtype="i8",
+                     k_scale=0.01, v_scale=0.02, d=32),
+         RaggedPaged("f16", dtype="f16", hq=8, hkv=2, d=128, t=30, seqs=4),
+         RaggedPaged("bf16_write", dtype="bf16", write=True, d=64),
+         RaggedPaged("f32_over_bf16", cache_dtype="bf16", hq=4, hkv=1),
+         RaggedPaged("int8", cache_dtype="i8", k_scale=0.01, v_scale=0.02,
+                     hq=8, hkv=2),
+         RaggedPaged("no_tokens", t=0, seqs=2),
+         RaggedPaged("no_pages", t=5, seqs=2, maxp=0)]),
+    "prefill-paged-attention.mlir": (
+        "ejk.prefill_paged_attention (the ragged kernels with equal query "
+        "counts): chunks of 1 to 64 queries, GQA, both page layouts, soft "
+        "cap, windows, f16/bf16.",
+        [PrefillPaged("chunk8"),
+         PrefillPaged("chunk1", sq=1, b=4),
+         PrefillPaged("chunk64_gqa8", sq=64, hq=8, hkv=1, d=32, maxp=8),
+         PrefillPaged("head_major_window", head_major=True, window=5, sq=20),
+         PrefillPaged("softcap_f16", cap=10.0, dtype="f16", d=128),
+         PrefillPaged("bf16_over_page64", dtype="bf16", page=64, pages=8,
+                      maxp=3, sq=30)]),
+})
+
+
 # --- linear ----------------------------------------------------------------
 
 class Gla:

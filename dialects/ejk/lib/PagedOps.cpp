@@ -150,9 +150,18 @@ LogicalResult PagedAttentionOp::verify() {
 // RaggedPagedAttentionOp
 //===----------------------------------------------------------------------===//
 
+/// Checks `kv_layout` of a paged op.
+static LogicalResult verifyLayout(Operation *op,
+                                  std::optional<StringRef> layout) {
+  if (layout && *layout != "head_major" && *layout != "token_major")
+    return op->emitOpError("expects 'kv_layout' to be \"head_major\" or "
+                           "\"token_major\", got \"")
+           << *layout << "\"";
+  return success();
+}
+
 ArrayRef<StringRef> RaggedPagedAttentionOp::getConfigNames() {
-  static const StringRef names[] = {"block_q", "block_k", "num_subgroups"};
-  return names;
+  return RaggedPagedConfig::names();
 }
 
 float RaggedPagedAttentionOp::getEffectiveSoftmaxScale() {
@@ -162,13 +171,16 @@ float RaggedPagedAttentionOp::getEffectiveSoftmaxScale() {
 
 LogicalResult RaggedPagedAttentionOp::verify() {
   ShapeVerifier v(*this);
+  if (failed(verifyLayout(*this, getKvLayout())))
+    return failure();
   FailureOr<NamedTensor> q = v.tensor(getQueries(), "queries",
                                       {"num_tokens", "num_heads", "head_dim"});
   if (failed(q) || failed(v.isFloat(*q)))
     return failure();
-  if (failed(verifyPagedCache(v, getKeyPages(), "key_pages", getValuePages(),
-                              "value_pages", *q, /*headsDim=*/1,
-                              /*headDimDim=*/2)))
+  FailureOr<PagedCache> cache = verifyPagedCache(
+      v, getKeyPages(), "key_pages", getValuePages(), "value_pages", *q,
+      /*headsDim=*/1, /*headDimDim=*/2, !isTokenMajor(), /*allowInt8=*/true);
+  if (failed(cache))
     return failure();
 
   Type i32 = IntegerType::get(getContext(), 32);
@@ -191,9 +203,40 @@ LogicalResult RaggedPagedAttentionOp::verify() {
       failed(v.dimEquals(*numSeqs, 0, 1, "a single count")))
     return failure();
 
+  if (TypedValue<RankedTensorType> keys = getNewKeys()) {
+    unsigned kvHeadsDim = isTokenMajor() ? 2 : 1;
+    FailureOr<NamedTensor> k =
+        v.tensor(keys, "new_keys", {"num_tokens", "num_kv_heads", "head_dim"});
+    if (failed(k) || failed(v.isFloat(*k)) ||
+        failed(v.dimMatches(*k, 0, *q, 0)) ||
+        failed(v.dimMatches(*k, 1, cache->key, kvHeadsDim)) ||
+        failed(v.dimMatches(*k, 2, *q, 2)) ||
+        failed(verifySameAs(v, getNewValues(), "new_values", *k)))
+      return failure();
+    if (!getUpdatedKeyPages() || !getUpdatedValuePages())
+      return emitOpError("expects the results 'updated_key_pages' and "
+                         "'updated_value_pages' with 'new_kv'");
+    if (failed(verifySameAs(v, getUpdatedKeyPages(), "updated_key_pages",
+                            cache->key)) ||
+        failed(verifySameAs(v, getUpdatedValuePages(), "updated_value_pages",
+                            cache->value)))
+      return failure();
+  } else if (getUpdatedKeyPages() || getUpdatedValuePages()) {
+    return emitOpError("expects 'new_kv' operands for the results "
+                       "'updated_key_pages' and 'updated_value_pages'");
+  }
+  if (TypedValue<RankedTensorType> aux = getSoftmaxAux()) {
+    FailureOr<NamedTensor> sinks = v.tensor(aux, "softmax_aux", {"num_heads"});
+    if (failed(sinks) || failed(v.isFloat(*sinks)) ||
+        failed(v.dimMatches(*sinks, 0, *q, 1)))
+      return failure();
+  }
+
   if (failed(verifyScaleAndCap(v, getSoftmaxScaleAttr(),
                                getLogitsSoftCapAttr())) ||
-      failed(v.atLeast(getSlidingWindowAttr(), "sliding_window", 0)) ||
+      failed(v.positiveFinite(getKScaleAttr(), "k_scale")) ||
+      failed(v.positiveFinite(getVScaleAttr(), "v_scale")) ||
+      failed(v.atLeast(getSlidingWindowAttr(), "sliding_window", 1)) ||
       failed(verifySameAs(v, getOutput(), "output", *q)))
     return failure();
   return v.configNames(getConfigAttr(), getConfigNames());
@@ -204,8 +247,7 @@ LogicalResult RaggedPagedAttentionOp::verify() {
 //===----------------------------------------------------------------------===//
 
 ArrayRef<StringRef> PrefillPagedAttentionOp::getConfigNames() {
-  static const StringRef names[] = {"block_q", "block_k", "num_subgroups"};
-  return names;
+  return RaggedPagedConfig::names();
 }
 
 float PrefillPagedAttentionOp::getEffectiveSoftmaxScale() {
@@ -215,13 +257,15 @@ float PrefillPagedAttentionOp::getEffectiveSoftmaxScale() {
 
 LogicalResult PrefillPagedAttentionOp::verify() {
   ShapeVerifier v(*this);
+  if (failed(verifyLayout(*this, getKvLayout())))
+    return failure();
   FailureOr<NamedTensor> q = v.tensor(
       getQuery(), "query", {"batch", "seq_q", "num_heads", "head_dim"});
   if (failed(q) || failed(v.isFloat(*q)))
     return failure();
   if (failed(verifyPagedCache(v, getKeyCache(), "key_cache", getValueCache(),
                               "value_cache", *q, /*headsDim=*/2,
-                              /*headDimDim=*/3)))
+                              /*headDimDim=*/3, !isTokenMajor())))
     return failure();
   if (failed(verifyIndexTensor(v, getContextLens(), "context_lens", {"batch"},
                                *q, 0)) ||
@@ -230,6 +274,7 @@ LogicalResult PrefillPagedAttentionOp::verify() {
     return failure();
   if (failed(verifyScaleAndCap(v, getSoftmaxScaleAttr(),
                                getLogitsSoftCapAttr())) ||
+      failed(v.atLeast(getSlidingWindowAttr(), "sliding_window", 1)) ||
       failed(verifySameAs(v, getOutput(), "output", *q)))
     return failure();
   return v.configNames(getConfigAttr(), getConfigNames());

@@ -40,6 +40,14 @@ struct InputDistribution {
     /// Integers: page indices in [0, first) (a paged cache's block table):
     /// the pages of a shuffled pool, distinct while the pool lasts.
     PageTable,
+    /// Integers: a ragged batch's kv_lens, drawn as ContextLengths; ejk-run
+    /// then raises each to its sequence's query count in the
+    /// CumulativeLengths input over one more entry that follows it (see
+    /// raiseRaggedLengths), so that every sequence holds its new tokens.
+    RaggedContextLengths,
+    /// Integers: a count of live sequences in [0, first] (first half of the
+    /// time).
+    SequenceCount,
   };
   Kind kind = Kind::Normal;
   float first = 0.0f, second = 1.0f;
@@ -50,6 +58,12 @@ const char *distributionKindName(InputDistribution::Kind kind);
 /// The kind named `name`; false when there is none.
 bool parseDistributionKind(const std::string &name,
                            InputDistribution::Kind &kind);
+
+/// Raises every RaggedContextLengths input of `inputs` (described by
+/// `kinds` and `shapes`) to the query counts of the CumulativeLengths input
+/// of one more entry that follows it, within its bound.
+void raiseRaggedLengths(const std::vector<InputDistribution> &kinds,
+                        std::vector<HostTensor> &inputs);
 
 /// A random tensor of `dtype` and `shape`: floats (f32, f16, bf16, f64)
 /// from `floats`, i1 true with probability 0.85, integers from `floats` when

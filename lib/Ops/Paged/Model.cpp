@@ -10,6 +10,7 @@
 
 #include "Common/ProblemKey.h"
 #include "Paged/Cpu/PagedAttention.h"
+#include "Paged/RaggedKernels.h"
 #include "Paged/Reference.h"
 #include "Paged/Vulkan/PagedAttention.h"
 
@@ -92,6 +93,7 @@ public:
 
 void mlir::ejk::registerPagedFamily(DialectRegistry &registry) {
   registerOpModel(std::make_unique<PagedAttentionModel>());
+  registerRaggedPagedModels(registry);
   registry.addExtension(+[](MLIRContext *context, EjkDialect *) {
     PagedAttentionOp::attachInterface<TunableModel<PagedAttentionOp>>(*context);
   });

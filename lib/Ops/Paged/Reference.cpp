@@ -1,13 +1,15 @@
 //===- Reference.cpp - paged attention's reference bridge -----------------===//
 //
-// Maps `ejk.paged_attention` onto the plain C++ oracle of lib/Reference.
+// Maps the paged family's ops onto the plain C++ oracles of lib/Reference.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Paged/Reference.h"
 
 #include "ejk/Ops/Paged/Problem.h"
+#include "ejk/Ops/Paged/RaggedProblem.h"
 #include "ejk/Reference/Paged.h"
+#include "ejk/Reference/RaggedPaged.h"
 
 using namespace mlir;
 using namespace mlir::ejk;
@@ -33,5 +35,65 @@ LogicalResult mlir::ejk::evaluatePagedAttention(PagedAttentionOp op,
   values.set(op.getOutput(), std::move(out));
   if (op.getLse())
     values.set(op.getLse(), std::move(lse));
+  return success();
+}
+
+/// The oracle's options for `p`.
+static ref::RaggedPagedOptions raggedOptions(const RaggedPagedProblem &p) {
+  ref::RaggedPagedOptions options;
+  options.softmaxScale = p.softmaxScale;
+  options.kScale = p.kScale;
+  options.vScale = p.vScale;
+  options.softCap = p.softCap;
+  options.window = p.window;
+  options.tokenMajor = p.tokenMajor;
+  options.int8Cache = p.cacheType.isSignlessInteger(8);
+  return options;
+}
+
+LogicalResult mlir::ejk::evaluateRaggedPagedAttention(RaggedPagedAttentionOp op,
+                                                      ReferenceValues &values) {
+  RaggedPagedProblem p = readRaggedPagedProblem(op);
+  ref::TensorRef<float> none;
+  std::vector<float> out, keys, vals;
+  ref::Status status = ref::raggedPagedAttention(
+      values.ref(op.getQueries()), values.ref(op.getKeyPages()),
+      values.ref(op.getValuePages()), values.ref(op.getKvLens()),
+      values.ref(op.getPageIndices()), values.ref(op.getCuQLens()),
+      values.ref(op.getNumSeqs()),
+      op.getNewKeys() ? values.ref(op.getNewKeys()) : none,
+      op.getNewValues() ? values.ref(op.getNewValues()) : none,
+      op.getSoftmaxAux() ? values.ref(op.getSoftmaxAux()) : none,
+      raggedOptions(p), out, keys, vals);
+  if (!status.ok)
+    return op.emitOpError("reference evaluation failed: ") << status.message;
+  values.set(op.getOutput(), std::move(out));
+  if (op.getUpdatedKeyPages()) {
+    values.set(op.getUpdatedKeyPages(), std::move(keys));
+    values.set(op.getUpdatedValuePages(), std::move(vals));
+  }
+  return success();
+}
+
+LogicalResult
+mlir::ejk::evaluatePrefillPagedAttention(PrefillPagedAttentionOp op,
+                                         ReferenceValues &values) {
+  RaggedPagedProblem p = readRaggedPagedProblem(op);
+  ref::TensorRef<float> query = values.ref(op.getQuery());
+  query.shape = {p.numTokens, p.numHeads, p.headDim};
+  std::vector<float> cu, count = {static_cast<float>(p.numSeqs)};
+  for (int64_t b = 0; b <= p.numSeqs; ++b)
+    cu.push_back(static_cast<float>(b * p.uniformQ));
+  ref::TensorRef<float> none;
+  std::vector<float> out, keys, vals;
+  ref::Status status = ref::raggedPagedAttention(
+      query, values.ref(op.getKeyCache()), values.ref(op.getValueCache()),
+      values.ref(op.getContextLens()), values.ref(op.getBlockTables()),
+      ref::TensorRef<float>(cu, {p.numSeqs + 1}),
+      ref::TensorRef<float>(count, {1}), none, none, none, raggedOptions(p),
+      out, keys, vals);
+  if (!status.ok)
+    return op.emitOpError("reference evaluation failed: ") << status.message;
+  values.set(op.getOutput(), std::move(out));
   return success();
 }

@@ -11,6 +11,12 @@ namespace mlir::ejk {
 /// Evaluates `op` with ejk::reference::pagedAttention on `values`.
 LogicalResult evaluatePagedAttention(PagedAttentionOp op,
                                      ReferenceValues &values);
+/// Evaluates `op` with ejk::reference::raggedPagedAttention.
+LogicalResult evaluateRaggedPagedAttention(RaggedPagedAttentionOp op,
+                                           ReferenceValues &values);
+/// Evaluates `op` as the ragged problem of `seq_q` queries per sequence.
+LogicalResult evaluatePrefillPagedAttention(PrefillPagedAttentionOp op,
+                                            ReferenceValues &values);
 
 } // namespace mlir::ejk
 

@@ -5,6 +5,7 @@
 #include "ejk/Reference/Moe.h"
 #include "ejk/Reference/Paged.h"
 #include "ejk/Reference/Pooling.h"
+#include "ejk/Reference/RaggedPaged.h"
 
 #include "ejk/Tools/RunSteps/NpyBridge.h"
 
@@ -88,7 +89,8 @@ validatePageTable(const TensorSpec &spec, const HostTensor &tensor,
   std::vector<int64_t> table = integersOf(tensor);
   for (size_t j = earlierInputs.size(); j-- > 0;) {
     const TensorSpec &lens = specs[j];
-    if (lens.random.kind != InputDistribution::Kind::ContextLengths ||
+    if ((lens.random.kind != InputDistribution::Kind::ContextLengths &&
+         lens.random.kind != InputDistribution::Kind::RaggedContextLengths) ||
         lens.shape != std::vector<int64_t>{sequences})
       continue;
     return reference::checkPageTables(integersOf(earlierInputs[j]), table,
@@ -96,6 +98,49 @@ validatePageTable(const TensorSpec &spec, const HostTensor &tensor,
   }
   std::vector<int64_t> full(sequences, maxPages * pageSize);
   return reference::checkPageTables(full, table, maxPages, pageSize, numPages);
+}
+
+/// What is wrong with a ragged batch, checked at its count of live
+/// sequences (`spec`, `tensor`), the last of its index inputs: the nearest
+/// earlier kv_lens, page table and cu_q_lens over as many slots.
+static std::string
+validateRaggedBatch(const TensorSpec &spec, const HostTensor &tensor,
+                    const std::vector<TensorSpec> &specs,
+                    const std::vector<HostTensor> &earlierInputs) {
+  using Kind = InputDistribution::Kind;
+  int64_t slots = static_cast<int64_t>(spec.random.first);
+  std::vector<int64_t> count = integersOf(tensor);
+  int64_t live = count.empty() ? 0 : count[0];
+  if (live < 0 || live > slots)
+    return "invalid sequence count: num_seqs is " + std::to_string(live) +
+           ", outside [0, " + std::to_string(slots) + "] (the sequence slots)";
+  const TensorSpec *lens = nullptr, *table = nullptr, *cu = nullptr;
+  size_t lensAt = 0, tableAt = 0, cuAt = 0;
+  for (size_t j = earlierInputs.size(); j-- > 0;) {
+    const TensorSpec &s = specs[j];
+    if (!lens && s.random.kind == Kind::RaggedContextLengths &&
+        s.shape == std::vector<int64_t>{slots}) {
+      lens = &s;
+      lensAt = j;
+    } else if (!table && s.random.kind == Kind::PageTable &&
+               s.shape.size() == 2 && s.shape[0] == slots) {
+      table = &s;
+      tableAt = j;
+    } else if (!cu && s.random.kind == Kind::CumulativeLengths &&
+               s.shape == std::vector<int64_t>{slots + 1}) {
+      cu = &s;
+      cuAt = j;
+    }
+  }
+  if (!lens || !table || !cu)
+    return "";
+  std::string why = reference::checkRaggedInputs(
+      integersOf(earlierInputs[lensAt]), integersOf(earlierInputs[tableAt]),
+      integersOf(earlierInputs[cuAt]), live,
+      static_cast<int64_t>(cu->random.first), table->shape[1],
+      std::max<int64_t>(1, static_cast<int64_t>(table->random.second)),
+      static_cast<int64_t>(table->random.first));
+  return why.empty() ? "" : "invalid ragged batch: " + why;
 }
 
 /// What is wrong with an integer input whose meaning its op recorded as the
@@ -109,7 +154,10 @@ static std::string validateInput(const TensorSpec &spec,
                                  const std::vector<HostTensor> &earlierInputs) {
   using Kind = InputDistribution::Kind;
   int64_t bound = static_cast<int64_t>(spec.random.first);
-  if (spec.random.kind == Kind::ContextLengths) {
+  if (spec.random.kind == Kind::SequenceCount)
+    return validateRaggedBatch(spec, tensor, specs, earlierInputs);
+  if (spec.random.kind == Kind::ContextLengths ||
+      spec.random.kind == Kind::RaggedContextLengths) {
     std::vector<int64_t> lengths = integersOf(tensor);
     for (size_t i = 0; i < lengths.size(); ++i)
       if (lengths[i] < 0 || lengths[i] > bound)
@@ -163,6 +211,12 @@ bool ejk::prepareInputs(const EntrySignature &signature,
     const TensorSpec &spec = signature.inputs[i];
     if (request.randomSeed >= 0) {
       inputs.push_back(randomTensor(spec.dtype, spec.shape, spec.random, rng));
+      if (i + 1 == numInputs) {
+        std::vector<InputDistribution> kinds;
+        for (const TensorSpec &s : signature.inputs)
+          kinds.push_back(s.random);
+        raiseRaggedLengths(kinds, inputs);
+      }
       continue;
     }
     HostTensor tensor;

@@ -149,3 +149,27 @@ func.func @config_name(%q: tensor<2x32x8x64xf16>, %kc: tensor<64x16x2x64xf16>, %
   %o = ejk.prefill_paged_attention %q, %kc, %vc, %lens, %tables {config = #ejk.config<block_q = 16, num_splits = 2>} : tensor<2x32x8x64xf16>, tensor<64x16x2x64xf16>, tensor<64x16x2x64xf16>, tensor<2xi32>, tensor<2x16xi32> -> tensor<2x32x8x64xf16>
   return
 }
+
+// -----
+
+func.func @kv_layout(%q: tensor<2x32x8x64xf16>, %kc: tensor<64x16x2x64xf16>, %vc: tensor<64x16x2x64xf16>, %lens: tensor<2xi32>, %tables: tensor<2x16xi32>) {
+  // expected-error @+1 {{expects 'kv_layout' to be "head_major" or "token_major", got "hnd"}}
+  %o = ejk.prefill_paged_attention %q, %kc, %vc, %lens, %tables {kv_layout = "hnd"} : tensor<2x32x8x64xf16>, tensor<64x16x2x64xf16>, tensor<64x16x2x64xf16>, tensor<2xi32>, tensor<2x16xi32> -> tensor<2x32x8x64xf16>
+  return
+}
+
+// -----
+
+func.func @head_major_heads(%q: tensor<2x32x8x64xf16>, %kc: tensor<64x16x2x64xf16>, %vc: tensor<64x16x2x64xf16>, %lens: tensor<2xi32>, %tables: tensor<2x16xi32>) {
+  // expected-error @+1 {{expects 'key_cache' dim 1 (num_kv_heads) to divide 'query' dim 2 (num_heads), got 16 and 8}}
+  %o = ejk.prefill_paged_attention %q, %kc, %vc, %lens, %tables {kv_layout = "head_major"} : tensor<2x32x8x64xf16>, tensor<64x16x2x64xf16>, tensor<64x16x2x64xf16>, tensor<2xi32>, tensor<2x16xi32> -> tensor<2x32x8x64xf16>
+  return
+}
+
+// -----
+
+func.func @sliding_window(%q: tensor<2x32x8x64xf16>, %kc: tensor<64x16x2x64xf16>, %vc: tensor<64x16x2x64xf16>, %lens: tensor<2xi32>, %tables: tensor<2x16xi32>) {
+  // expected-error @+1 {{expects 'sliding_window' to be at least 1, got 0}}
+  %o = ejk.prefill_paged_attention %q, %kc, %vc, %lens, %tables {sliding_window = 0 : i64} : tensor<2x32x8x64xf16>, tensor<64x16x2x64xf16>, tensor<64x16x2x64xf16>, tensor<2xi32>, tensor<2x16xi32> -> tensor<2x32x8x64xf16>
+  return
+}

@@ -36,3 +36,23 @@ func.func @all_options(%q: tensor<64x8x64xf32>, %kp: tensor<256x16x2x64xf16>, %v
       -> tensor<64x8x64xf32>
   return %o : tensor<64x8x64xf32>
 }
+
+// -----
+
+// v3's fused write with sinks over a head-major int8 cache.
+// CHECK-LABEL: func.func @write_and_sinks
+// CHECK: %{{.*}}, %{{.*}}, %{{.*}} = ejk.ragged_paged_attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} new_kv(%[[K:.*]], %[[V:.*]] : tensor<64x2x64xf32>, tensor<64x2x64xf32>) sinks(%[[S:.*]] : tensor<8xf32>)
+// CHECK-SAME: k_scale = 5.000000e-01 : f32, kv_layout = "head_major"
+// CHECK-SAME: -> tensor<64x8x64xf32>, tensor<256x2x16x64xi8>, tensor<256x2x16x64xi8>
+func.func @write_and_sinks(%q: tensor<64x8x64xf32>, %kp: tensor<256x2x16x64xi8>, %vp: tensor<256x2x16x64xi8>,
+                           %kv_lens: tensor<4xi32>, %pages: tensor<4x64xi32>, %cu_q_lens: tensor<5xi32>,
+                           %n: tensor<1xi32>, %k: tensor<64x2x64xf32>, %v: tensor<64x2x64xf32>,
+                           %s: tensor<8xf32>) -> tensor<64x8x64xf32> {
+  %o:3 = ejk.ragged_paged_attention %q, %kp, %vp, %kv_lens, %pages, %cu_q_lens, %n
+      new_kv(%k, %v : tensor<64x2x64xf32>, tensor<64x2x64xf32>) sinks(%s : tensor<8xf32>)
+      {kv_layout = "head_major", k_scale = 0.5 : f32}
+      : tensor<64x8x64xf32>, tensor<256x2x16x64xi8>, tensor<256x2x16x64xi8>, tensor<4xi32>, tensor<4x64xi32>,
+        tensor<5xi32>, tensor<1xi32>
+      -> tensor<64x8x64xf32>, tensor<256x2x16x64xi8>, tensor<256x2x16x64xi8>
+  return %o#0 : tensor<64x8x64xf32>
+}

@@ -76,6 +76,61 @@ struct PagedAttentionConfig {
   }
 };
 
+/// The config of `ejk.ragged_paged_attention` and
+/// `ejk.prefill_paged_attention` (which runs on the ragged kernels):
+///
+///   block_q        query tokens of one sequence a workgroup takes (their
+///                  query heads of one KV head share every K/V read; the
+///                  Vulkan kernel takes one)
+///   block_k        tokens per step of the online softmax, as for
+///                  paged_attention
+///   num_subgroups  subgroups per workgroup (Vulkan only)
+struct RaggedPagedConfig {
+  static constexpr llvm::StringLiteral kBlockQ = "block_q";
+  static constexpr llvm::StringLiteral kBlockK = "block_k";
+  static constexpr llvm::StringLiteral kNumSubgroups = "num_subgroups";
+
+  static llvm::ArrayRef<llvm::StringRef> names() {
+    static const llvm::StringRef all[] = {kBlockQ, kBlockK, kNumSubgroups};
+    return all;
+  }
+
+  int64_t blockQ = 1;
+  int64_t blockK = 0;
+  std::optional<int64_t> numSubgroups;
+
+  /// Reads `config`; fails with `reason` when `block_k` is missing, an
+  /// entry is unknown or a value is below 1.
+  static std::optional<RaggedPagedConfig> read(ConfigAttr config,
+                                               llvm::raw_ostream &reason) {
+    if (failed(checkConfigNames(config, names(), reason)))
+      return std::nullopt;
+    std::optional<int64_t> k = config.lookup(kBlockK);
+    if (!k) {
+      reason << "config needs '" << kBlockK << "'";
+      return std::nullopt;
+    }
+    RaggedPagedConfig c;
+    c.blockK = *k;
+    c.blockQ = config.lookup(kBlockQ).value_or(1);
+    c.numSubgroups = config.lookup(kNumSubgroups);
+    if (c.blockK < 1 || c.blockQ < 1 ||
+        (c.numSubgroups && *c.numSubgroups < 1)) {
+      reason << "config entries must be at least 1";
+      return std::nullopt;
+    }
+    return c;
+  }
+
+  ConfigAttr toAttr(MLIRContext *context) const {
+    llvm::SmallVector<std::pair<llvm::StringRef, int64_t>> values = {
+        {kBlockQ, blockQ}, {kBlockK, blockK}};
+    if (numSubgroups)
+      values.emplace_back(kNumSubgroups, *numSubgroups);
+    return ConfigAttr::get(context, values);
+  }
+};
+
 } // namespace mlir::ejk
 
 #endif // EJK_OPS_PAGED_CONFIG_H

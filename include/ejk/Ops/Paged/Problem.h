@@ -20,6 +20,7 @@ namespace mlir::ejk {
 
 class DispatchRewriter;
 class PagedAttentionOp;
+class RaggedRowSource;
 
 struct PagedAttentionProblem {
   int64_t batch = 0, numHeads = 0, numKvHeads = 0, headDim = 0;
@@ -63,6 +64,10 @@ struct PagedAttentionBuffers {
   Value query, keyCache, valueCache, contextLens, blockTables;
   /// Results; `lse` is null when the op has none.
   Value output, lse;
+  /// A ragged batch run as one decode per packed query row
+  /// (lib/Ops/Paged/RaggedRows.h): `batch` indexes rows, and the source
+  /// says which table row and how many tokens each sees. Null otherwise.
+  const RaggedRowSource *ragged = nullptr;
 
   SmallVector<Value> all() const {
     return {query, keyCache, valueCache, contextLens, blockTables, output, lse};

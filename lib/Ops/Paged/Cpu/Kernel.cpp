@@ -26,6 +26,7 @@
 #include "Paged/Cpu/Decode.h"
 #include "Paged/Cpu/PagedAttention.h"
 #include "Paged/Indices.h"
+#include "Paged/RaggedRows.h"
 
 #include "ejk/Ops/Paged/Config.h"
 #include "ejk/Ops/Paged/Problem.h"
@@ -78,6 +79,12 @@ public:
     batch = WorkgroupIdOp::create(e.b, 2);
     zero = e.index(0);
     one = e.index(1);
+    tableRow = batch;
+    if (buf.ragged) {
+      RaggedRow row = buf.ragged->find(e, batch);
+      tableRow = row.tableRow;
+      raggedLength = row.length;
+    }
     int64_t g = p.groupSize();
     headBase = e.mul(kvHead, e.index(g));
 
@@ -118,6 +125,8 @@ public:
 
 private:
   SmallVector<Value> rowIndices(Value buffer, Value head, Value d) {
+    if (buf.ragged)
+      return buf.ragged->rowIndices(e, buffer, batch, head, d);
     return pagedRowIndices(e, buffer, batch, head, d);
   }
 
@@ -125,7 +134,9 @@ private:
   /// parts of ceil(span / num_splits) tokens.
   std::pair<Value, Value> splitRange() {
     Value length = e.index(p.maxContext());
-    if (buf.contextLens) {
+    if (raggedLength) {
+      length = raggedLength;
+    } else if (buf.contextLens) {
       Value raw = arith::IndexCastOp::create(
           e.b, e.b.getIndexType(),
           memref::LoadOp::create(e.b, buf.contextLens, ValueRange{batch}));
@@ -149,7 +160,7 @@ private:
       return p.cacheIndices<Value>(batch, t, kvHead, d);
     Value pageSlot = e.div(t, e.index(p.pageSize));
     Value raw = memref::LoadOp::create(e.b, buf.blockTables,
-                                       ValueRange{batch, pageSlot});
+                                       ValueRange{tableRow, pageSlot});
     Value page = arith::IndexCastOp::create(e.b, e.b.getIndexType(), raw);
     page = e.max(zero, e.min(page, e.index(p.numPages - 1)));
     Value slot = arith::RemSIOp::create(e.b, t, e.index(p.pageSize));
@@ -314,6 +325,12 @@ private:
                                              sum, e.constF32(0.0f));
       Value inv = e.select(positive, e.fdiv(e.constF32(p.vScale), sum),
                            e.constF32(0.0f));
+      if (buf.ragged && buf.ragged->sinks()) {
+        Value sink = e.toF32(
+            memref::LoadOp::create(e.b, buf.ragged->sinks(), ValueRange{head}));
+        inv = sinkedOutputScale(e, memref::LoadOp::create(e.b, maxS, hi), sum,
+                                sink, p.vScale);
+      }
       for (int64_t v = 0; v < p.vectors(); ++v) {
         Value d = e.index(v * p.lanes);
         Value acc =
@@ -358,6 +375,8 @@ private:
   const PagedAttentionBuffers &buf;
   Value partialO, partialStats;
   Value split, kvHead, batch, zero, one, headBase, lastToken;
+  /// The page-table row of `batch` and, for a ragged row, its length.
+  Value tableRow, raggedLength;
   Value qS, accS, scoreS, maxS, sumS;
 };
 

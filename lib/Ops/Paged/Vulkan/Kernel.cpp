@@ -14,6 +14,7 @@
 
 #include "Paged/Vulkan/Kernel.h"
 #include "Paged/Indices.h"
+#include "Paged/RaggedRows.h"
 
 #include "Paged/Vulkan/Emit.h"
 
@@ -45,6 +46,12 @@ public:
     split = WorkgroupIdOp::create(e.b, 0);
     Value y = WorkgroupIdOp::create(e.b, 1);
     batch = WorkgroupIdOp::create(e.b, 2);
+    tableRow = batch;
+    if (buf.ragged) {
+      RaggedRow row = buf.ragged->find(e, batch);
+      tableRow = row.tableRow;
+      raggedLength = row.length;
+    }
     kvHead = y;
     chunkHead0 = e.index(0);
     if (l.headChunks > 1) {
@@ -88,7 +95,9 @@ private:
   /// [first, length).
   void tokenRange() {
     Value length = e.index(p.maxContext());
-    if (buf.contextLens)
+    if (raggedLength)
+      length = raggedLength;
+    else if (buf.contextLens)
       length = e.max(e.min(loadIndex(e, buf.contextLens, {batch}), length),
                      e.index(0));
     Value first = e.index(0);
@@ -106,6 +115,8 @@ private:
 
   /// Indices of `head`'s row of the query or output, dim `d`.
   SmallVector<Value> rowIndices(Value buffer, Value head, Value d) {
+    if (buf.ragged)
+      return buf.ragged->rowIndices(e, buffer, batch, head, d);
     return pagedRowIndices(e, buffer, batch, head, d);
   }
 
@@ -222,8 +233,8 @@ private:
       Value slot = token, page = batch;
       if (buf.blockTables) {
         slot = remU(e, token, p.pageSize);
-        page =
-            loadIndex(e, buf.blockTables, {batch, divU(e, token, p.pageSize)});
+        page = loadIndex(e, buf.blockTables,
+                         {tableRow, divU(e, token, p.pageSize)});
         page = e.max(e.min(page, e.index(p.numPages - 1)), e.index(0));
       }
       keys[u] = loadSlice(buf.keyCache, keyView, page, slot);
@@ -367,6 +378,10 @@ private:
       // outputs of splits, which the combine only weighs).
       if (p.vScale != 1.0f)
         out = e.fmul(out, e.constF32(p.vScale));
+      if (buf.ragged && buf.ragged->sinks()) {
+        Value sink = loadF32(e, buf.ragged->sinks(), {head});
+        out = e.fmul(acc, sinkedOutputScale(e, max, sum, sink, p.vScale));
+      }
       Value lse =
           e.select(has,
                    e.fadd(finiteOrZero(e, max),
@@ -402,6 +417,8 @@ private:
   const PagedAttentionBuffers &buf;
   Value partialO, partialLse;
   Value split, batch, kvHead, chunkHead0, thread, lane, team, begin, end;
+  /// The page-table row of `batch` and, for a ragged row, its length.
+  Value tableRow, raggedLength;
   /// The caches as memref<N x vector<4xi32>> (16-byte loads), or null.
   Value keyView, valueView;
   /// queries[h * dimPerLane + j]: element dimOf(j) of chunk head h, scaled.

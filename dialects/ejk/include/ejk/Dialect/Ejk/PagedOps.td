@@ -109,56 +109,91 @@ def Ejk_PagedAttentionOp : Ejk_Op<"paged_attention", [Pure]> {
   }];
 }
 
-def Ejk_RaggedPagedAttentionOp : Ejk_Op<"ragged_paged_attention", [Pure]> {
+def Ejk_RaggedPagedAttentionOp : Ejk_Op<"ragged_paged_attention",
+    [Pure, AttrSizedOperandSegments, AttrSizedResultSegments]> {
   let summary = "Mixed prefill and decode attention over a paged KV cache";
   let description = [{
     Attention for a batch that mixes prefill chunks and decode steps: the
     query tokens of all sequences are packed along one axis and every
-    sequence reads its keys and values from a paged cache (ejKernel's and
-    vLLM TPU's ragged paged attention). A decode step is a sequence with one
-    query.
+    sequence reads its keys and values from a paged cache (ejKernel's
+    `ragged_page_attention_v2` and `_v3`, vLLM TPU's ragged paged
+    attention). A decode step is a sequence with one query. With
+    `new_kv(...)` the op is v3's fused form: the new tokens' keys and values
+    are written into the cache first, attention reads the written cache, and
+    the updated pools are results.
 
     Layout:
     - `queries`: `[num_tokens, num_heads, head_dim]`, f32, f16 or bf16: the
       new tokens of every sequence, packed in sequence order
-    - `key_pages`: `[num_pages, page_size, num_kv_heads, head_dim]`, f32,
-      f16 or bf16; it may differ from the element type of `queries`
-    - `value_pages`: `[num_pages, page_size, num_kv_heads, head_dim]`, the
-      shape and element type of `key_pages`
-    - `kv_lens`: `[num_seqs]`, i32: the number of cached tokens of each
-      sequence slot, the new tokens included
+    - `key_pages`: the pages, f32, f16, bf16 or i8 (quantized, see
+      `k_scale`), in the layout `kv_layout` names: `"token_major"` (the
+      default, ejKernel's and vLLM's): `[num_pages, page_size, num_kv_heads,
+      head_dim]`; `"head_major"`: `[num_pages, num_kv_heads, page_size,
+      head_dim]`. Its element type may differ from that of `queries`
+    - `value_pages`: the shape and element type of `key_pages`
+    - `kv_lens`: `[num_seqs]`, i32: the number of tokens of each sequence
+      slot, the new ones included
     - `page_indices`: `[num_seqs, pages_per_seq]`, i32: the pages of each
       sequence, in token order
-    - `cu_q_lens`: `[num_seqs + 1]`, i32, cumulative query lengths:
-      sequence `s` owns `queries[cu_q_lens[s] .. cu_q_lens[s+1] - 1]`
-    - `num_seqs`: `[1]`, i32: the number of live sequences; the slots from
-      `num_seqs[0]` on are padding and are not read
+    - `cu_q_lens`: `[num_seqs + 1]`, i32, cumulative query lengths
+      (ejKernel's `query_start_loc`): sequence `s` owns
+      `queries[cu_q_lens[s] .. cu_q_lens[s+1] - 1]`
+    - `num_seqs`: `[1]`, i32: the number of live sequences (ejKernel v3's
+      `distribution[2]`); the slots from `num_seqs[0]` on are padding and
+      are not read
+    - `new_kv(new_keys, new_values)` (optional, v3): `[num_tokens,
+      num_kv_heads, head_dim]` each, float: the keys and values of the new
+      tokens, packed as `queries`
+    - `sinks(softmax_aux)` (optional): `[num_heads]`, float: a logit per
+      head that joins every row's softmax denominator (attention sinks)
     - result `output`: `[num_tokens, num_heads, head_dim]`, the element type
       of `queries`
+    - results `updated_key_pages`, `updated_value_pages` (exactly when
+      `new_kv` is given): the types of `key_pages` and `value_pages`
 
     `num_heads` must be a multiple of `num_kv_heads`: query head `h` reads
-    cache head `h / (num_heads / num_kv_heads)`. Token `t` of sequence `s`
-    is at page `page_indices[s, t / page_size]`, slot `t % page_size`.
+    cache head `h' = h / (num_heads / num_kv_heads)`. Token `t` of sequence
+    `s` is at page `page_indices[s, t / page_size]`, slot `t % page_size`.
 
-    Reference formula, for each live sequence `s`, head `h` and query
-    number `i` of it, with `q_len = cu_q_lens[s+1] - cu_q_lens[s]`,
+    Reference formula, for each live sequence `s < num_seqs[0]`, head `h`
+    and query `i` of it, with `q_len = cu_q_lens[s+1] - cu_q_lens[s]`,
     `L = kv_lens[s]` and `p = L - q_len + i` the query's position:
     ```
+    (with new_kv: for j < q_len, token L - q_len + j of sequence s is
+     overwritten by new_keys/new_values[cu_q_lens[s] + j], converted to the
+     cache type as ejKernel v3 writes them: not divided by k_scale/v_scale;
+     an i8 cache gets them rounded to nearest and clamped to [-128, 127])
     K_t = key_pages[page_indices[s, t / page_size], t % page_size, h']
     V_t = value_pages[page_indices[s, t / page_size], t % page_size, h']
-    s_t = softmax_scale * dot(queries[cu_q_lens[s] + i, h], K_t)
+    s_t = softmax_scale * k_scale * dot(queries[cu_q_lens[s] + i, h], K_t)
     s_t = cap * tanh(s_t / cap)                  if logits_soft_cap = cap
-    allowed(t) = 0 <= t <= p && (!sliding_window || p - t <= sliding_window)
-    output[cu_q_lens[s] + i, h] = sum_{allowed t} softmax(s)_t * V_t
+    allowed(t) = 0 <= t <= p && (!sliding_window || p - t < sliding_window)
+    Z = sum_{allowed t} exp(s_t) + (sinks ? exp(softmax_aux[h]) : 0)
+    output[cu_q_lens[s] + i, h] = v_scale * sum_{allowed t} exp(s_t) / Z * V_t
     ```
     Attention is causal within each sequence (bottom-right aligned) and
-    never crosses sequences. `softmax_scale` defaults to `1/sqrt(head_dim)`.
-    Query rows owned by no live sequence, and rows with no allowed token,
-    give an output of 0. Accumulation is in f32.
+    never crosses sequences; `sliding_window = w` shows a query its last
+    `w` positions, itself included (ejKernel v2/v3). `softmax_scale`
+    defaults to `1/sqrt(head_dim)`. Query rows owned by no live sequence,
+    and rows with no allowed token, give an output of 0. Accumulation is
+    in f32.
+
+    Bad index data never reads out of bounds: `cu_q_lens` is clamped to be
+    non-decreasing within `[0, num_tokens]`, `num_seqs` to
+    `[0, num_seqs slots]`, `L` to `[0, pages_per_seq * page_size]`, page
+    indices into `[0, num_pages)`, and the new tokens of a sequence with
+    `L < q_len` that would land before token 0 are not written (their rows
+    see no token). `ejk-run` refuses such inputs unless told otherwise.
+
+    The op is a pure value: the updated pools are new tensors. A caller
+    that donates `key_pages`/`value_pages` (ejKernel's `donate_argnums`)
+    may bind each result to its operand's buffer; ejk's compiled dispatch
+    copies the pools into the result buffers and writes the new tokens
+    there (docs/ops/paged.md).
 
     ```mlir
     %o = ejk.ragged_paged_attention %q, %kp, %vp, %kv_lens, %pages, %cu_q_lens, %n
-        {sliding_window = 4095 : i64}
+        {sliding_window = 4096 : i64}
         : tensor<512x32x128xbf16>, tensor<2048x16x8x128xbf16>,
           tensor<2048x16x8x128xbf16>, tensor<16xi32>, tensor<16x128xi32>,
           tensor<17xi32>, tensor<1xi32>
@@ -173,18 +208,32 @@ def Ejk_RaggedPagedAttentionOp : Ejk_Op<"ragged_paged_attention", [Pure]> {
     AnyRankedTensor:$page_indices,
     AnyRankedTensor:$cu_q_lens,
     AnyRankedTensor:$num_seqs,
+    Optional<AnyRankedTensor>:$new_keys,
+    Optional<AnyRankedTensor>:$new_values,
+    Optional<AnyRankedTensor>:$softmax_aux,
     OptionalAttr<F32Attr>:$softmax_scale,
     OptionalAttr<F32Attr>:$logits_soft_cap,
     OptionalAttr<I64Attr>:$sliding_window,
+    OptionalAttr<StrAttr>:$kv_layout,
+    OptionalAttr<F32Attr>:$k_scale,
+    OptionalAttr<F32Attr>:$v_scale,
     OptionalAttr<Ejk_ConfigAttr>:$config
   );
-  let results = (outs AnyRankedTensor:$output);
+  let results = (outs
+    AnyRankedTensor:$output,
+    Optional<AnyRankedTensor>:$updated_key_pages,
+    Optional<AnyRankedTensor>:$updated_value_pages
+  );
   let assemblyFormat = [{
     $queries `,` $key_pages `,` $value_pages `,` $kv_lens `,` $page_indices
     `,` $cu_q_lens `,` $num_seqs
+    (`new_kv` `(` $new_keys^ `,` $new_values `:` type($new_keys) `,`
+      type($new_values) `)`)?
+    (`sinks` `(` $softmax_aux^ `:` type($softmax_aux) `)`)?
     attr-dict `:` type($queries) `,` type($key_pages) `,` type($value_pages)
     `,` type($kv_lens) `,` type($page_indices) `,` type($cu_q_lens) `,`
     type($num_seqs) `->` type($output)
+    (`,` type($updated_key_pages)^ `,` type($updated_value_pages))?
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -192,6 +241,12 @@ def Ejk_RaggedPagedAttentionOp : Ejk_Op<"ragged_paged_attention", [Pure]> {
     static ::llvm::ArrayRef<::llvm::StringRef> getConfigNames();
     /// `softmax_scale`, or `1/sqrt(head_dim)` when it is absent.
     float getEffectiveSoftmaxScale();
+    /// Whether the pages are `[num_pages, page_size, num_kv_heads,
+    /// head_dim]` (the default); head-major with `kv_layout =
+    /// "head_major"`.
+    bool isTokenMajor() {
+      return getKvLayout() != ::llvm::StringRef("head_major");
+    }
   }];
 }
 
@@ -200,16 +255,21 @@ def Ejk_PrefillPagedAttentionOp : Ejk_Op<"prefill_paged_attention", [Pure]> {
   let description = [{
     A chunk of `seq_q` new tokens per sequence attends causally over the
     sequence's cached tokens, the chunk's own keys and values included
-    (they must already be written to the cache). Pages use the layout of
-    `ejk.paged_attention`.
+    (they must already be written to the cache): ejKernel's
+    `prefill_page_attention`, batched. It is `ejk.ragged_paged_attention`
+    with `seq_q` queries per sequence and every sequence live, and it runs
+    on that op's kernels.
 
     Layout:
     - `query`: `[batch, seq_q, num_heads, head_dim]`, f32, f16 or bf16: the
       new chunk
-    - `key_cache`: `[num_pages, page_size, num_kv_heads, head_dim]`, f32,
-      f16 or bf16; it may differ from the element type of `query`
-    - `value_cache`: `[num_pages, page_size, num_kv_heads, head_dim]`, the
-      shape and element type of `key_cache`
+    - `key_cache`: the pages, f32, f16 or bf16, in the layout `kv_layout`
+      names: `"token_major"` (the default): `[num_pages, page_size,
+      num_kv_heads, head_dim]`; `"head_major"`: `[num_pages, num_kv_heads,
+      page_size, head_dim]` (ejKernel's `[num_kv_heads, num_pages,
+      page_size, head_dim]` is that with the first two dims swapped). Its
+      element type may differ from that of `query`
+    - `value_cache`: the shape and element type of `key_cache`
     - `context_lens`: `[batch]`, i32: the length of each sequence, the chunk
       included
     - `block_tables`: `[batch, max_pages_per_seq]`, i32: the pages of each
@@ -222,23 +282,26 @@ def Ejk_PrefillPagedAttentionOp : Ejk_Op<"prefill_paged_attention", [Pure]> {
     is at page `block_tables[b, t / page_size]`, slot `t % page_size`.
 
     Reference formula, for each sequence `b`, head `h`, query `i`, with
-    `L = context_lens[b]`:
+    `L = context_lens[b]` (clamped to `[0, max_pages_per_seq * page_size]`)
+    and `p = L - seq_q + i`:
     ```
     K_t = key_cache[block_tables[b, t / page_size], t % page_size, h']
     V_t = value_cache[block_tables[b, t / page_size], t % page_size, h']
     s_t = softmax_scale * dot(query[b,i,h], K_t)
     s_t = cap * tanh(s_t / cap)                  if logits_soft_cap = cap
-    allowed(t) = 0 <= t <= L - seq_q + i
+    allowed(t) = 0 <= t <= p && (!sliding_window || p - t < sliding_window)
     output[b,i,h] = sum_{allowed t} softmax(s)_t * V_t
     ```
     i.e. causal, bottom-right aligned: the chunk is the last `seq_q` tokens
-    of the sequence. `softmax_scale` defaults to `1/sqrt(head_dim)`. A
-    query with no allowed token (`L - seq_q + i < 0`) gives an output of 0.
+    of the sequence; `sliding_window = w` shows a query its last `w`
+    positions, itself included (ejKernel's convention). `softmax_scale`
+    defaults to `1/sqrt(head_dim)`. A query with no allowed token
+    (`p < 0`) gives an output of 0 (ejKernel averages every value there).
     Accumulation is in f32.
 
     ```mlir
     %o = ejk.prefill_paged_attention %q, %kc, %vc, %lens, %tables
-        {config = #ejk.config<block_q = 64, block_k = 128>}
+        {config = #ejk.config<block_q = 16, block_k = 64>}
         : tensor<2x512x32x128xbf16>, tensor<1024x16x8x128xbf16>,
           tensor<1024x16x8x128xbf16>, tensor<2xi32>, tensor<2x256xi32>
         -> tensor<2x512x32x128xbf16>
@@ -252,6 +315,8 @@ def Ejk_PrefillPagedAttentionOp : Ejk_Op<"prefill_paged_attention", [Pure]> {
     AnyRankedTensor:$block_tables,
     OptionalAttr<F32Attr>:$softmax_scale,
     OptionalAttr<F32Attr>:$logits_soft_cap,
+    OptionalAttr<I64Attr>:$sliding_window,
+    OptionalAttr<StrAttr>:$kv_layout,
     OptionalAttr<Ejk_ConfigAttr>:$config
   );
   let results = (outs AnyRankedTensor:$output);
@@ -266,6 +331,10 @@ def Ejk_PrefillPagedAttentionOp : Ejk_Op<"prefill_paged_attention", [Pure]> {
     static ::llvm::ArrayRef<::llvm::StringRef> getConfigNames();
     /// `softmax_scale`, or `1/sqrt(head_dim)` when it is absent.
     float getEffectiveSoftmaxScale();
+    /// Whether the pages are token-major (the default).
+    bool isTokenMajor() {
+      return getKvLayout() != ::llvm::StringRef("head_major");
+    }
   }];
 }
 

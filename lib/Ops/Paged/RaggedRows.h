@@ -1,0 +1,144 @@
+//===- RaggedRows.h - a ragged batch as rows of decodes ---------*- C++ -*-===//
+//
+// The paged decode kernels of both targets (Cpu/Kernel.cpp,
+// Vulkan/Kernel.cpp) run ejk.ragged_paged_attention and
+// ejk.prefill_paged_attention as one decode per packed query row: the
+// workgroup's "sequence" index is the row, and this source says which
+// sequence owns the row (its page-table row) and how many of that
+// sequence's tokens the row sees, which is its position + 1 (causal,
+// bottom-right); the decode's window rule ("the last w of them") is then
+// the ragged op's. A row no live sequence owns sees no token and is
+// written 0. Every index read is clamped (the op's description).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_OPS_PAGED_RAGGEDROWS_H
+#define EJK_OPS_PAGED_RAGGEDROWS_H
+
+#include "Common/CpuEmitter.h"
+
+#include "ejk/Ops/Paged/Problem.h"
+#include "ejk/Ops/Paged/RaggedProblem.h"
+
+namespace mlir::ejk {
+
+/// What a decode kernel needs of one packed row.
+struct RaggedRow {
+  /// The page-table row (a sequence slot, 0 for a dead row).
+  Value tableRow;
+  /// Tokens of that sequence the row sees: [0, length) before the window.
+  Value length;
+};
+
+class RaggedRowSource {
+public:
+  RaggedRowSource(const RaggedPagedProblem &problem,
+                  const RaggedPagedBuffers &buffers)
+      : p(problem), buf(buffers) {}
+
+  const RaggedPagedProblem &problem() const { return p; }
+  /// softmax_aux, or null.
+  Value sinks() const { return buf.sinks; }
+
+  /// The sequence that owns packed row `row` and the tokens it sees.
+  RaggedRow find(Emitter &e, Value row) const {
+    Value zero = e.index(0);
+    Value maxContext = e.index(p.maxContext());
+    if (p.uniformQ) {
+      Value q = e.index(p.uniformQ);
+      Value seq = e.div(row, q);
+      Value i = arith::RemSIOp::create(e.b, row, q);
+      Value length = clampedLength(e, seq, maxContext);
+      Value position1 = e.add(e.sub(length, e.sub(q, i)), e.index(1));
+      return {seq, e.max(zero, e.min(position1, length))};
+    }
+    Value tokens = e.index(p.numTokens);
+    Value live =
+        e.max(zero, e.min(load(e, buf.numSeqs, zero), e.index(p.numSeqs)));
+    Value first = e.max(zero, e.min(load(e, buf.cuQLens, zero), tokens));
+    Value none = e.index(-1);
+    SmallVector<Value> found = e.forLoop(
+        zero, live, e.index(1), {first, none, zero, zero},
+        [&](Value s, ValueRange it) {
+          Value prev = it[0];
+          Value next = e.max(
+              prev, e.min(load(e, buf.cuQLens, e.add(s, e.index(1))), tokens));
+          Value hit = arith::AndIOp::create(
+              e.b,
+              arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle, prev, row),
+              arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, row, next));
+          return SmallVector<Value>{next, e.select(hit, s, it[1]),
+                                    e.select(hit, prev, it[2]),
+                                    e.select(hit, next, it[3])};
+        });
+    Value seq = found[1], lo = found[2], hi = found[3];
+    Value owned =
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::sge, seq, zero);
+    Value tableRow = e.max(seq, zero);
+    Value length = clampedLength(e, tableRow, maxContext);
+    // Query i of q_len sits at position length - q_len + i.
+    Value position1 = e.add(e.sub(length, e.sub(hi, row)), e.index(1));
+    Value seen = e.max(zero, e.min(position1, length));
+    (void)lo;
+    return {tableRow, e.select(owned, seen, zero)};
+  }
+
+  /// Indices of head `head`, dim `d` of packed row `row` in the queries or
+  /// the output ([tokens, heads, dim], or [batch, seq_q, heads, dim]).
+  SmallVector<Value> rowIndices(Emitter &e, Value buffer, Value row, Value head,
+                                Value d) const {
+    if (cast<MemRefType>(buffer.getType()).getRank() == 4) {
+      Value q = e.index(p.uniformQ);
+      return {e.div(row, q), arith::RemSIOp::create(e.b, row, q), head, d};
+    }
+    return {row, head, d};
+  }
+
+private:
+  static Value load(Emitter &e, Value memref, Value i) {
+    Value v = memref::LoadOp::create(e.b, memref, ValueRange{i});
+    return arith::IndexCastOp::create(e.b, e.b.getIndexType(), v);
+  }
+  Value clampedLength(Emitter &e, Value seq, Value maxContext) const {
+    return e.max(e.index(0), e.min(load(e, buf.kvLens, seq), maxContext));
+  }
+
+  const RaggedPagedProblem &p;
+  const RaggedPagedBuffers &buf;
+};
+
+/// The decode problem whose sequences are the packed rows of `p`.
+inline PagedAttentionProblem raggedAsDecode(const RaggedPagedProblem &p) {
+  PagedAttentionProblem d;
+  d.batch = p.numTokens;
+  d.numHeads = p.numHeads;
+  d.numKvHeads = p.numKvHeads;
+  d.headDim = p.headDim;
+  d.numPages = p.numPages;
+  d.pageSize = p.pageSize;
+  d.maxPagesPerSeq = p.pagesPerSeq;
+  d.tokenMajor = p.tokenMajor;
+  d.softmaxScale = p.softmaxScale;
+  d.kScale = p.kScale;
+  d.vScale = p.vScale;
+  d.softCap = p.softCap;
+  d.window = p.window;
+  d.queryType = p.queryType;
+  d.cacheType = p.cacheType;
+  return d;
+}
+
+/// Merges the sinks' logit into a finished row (max, sum) and returns the
+/// factor its accumulator is multiplied by for the output: v_scale /
+/// (sum + exp(sink)) in the row's frame, 0 for a row with nothing.
+inline Value sinkedOutputScale(Emitter &e, Value max, Value sum, Value sink,
+                               float vScale) {
+  Value top = e.fmax(max, sink);
+  Value f = e.exp(e.fsub(max, top));
+  Value total = e.fadd(e.fmul(sum, f), e.exp(e.fsub(sink, top)));
+  return e.fdiv(e.fmul(f, e.constF32(vScale)), total);
+}
+
+} // namespace mlir::ejk
+
+#endif // EJK_OPS_PAGED_RAGGEDROWS_H
