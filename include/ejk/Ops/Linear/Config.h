@@ -11,6 +11,10 @@
 //               multiple of the f32 lanes); each workgroup recomputes the
 //               chunk's gated scores, so smaller blocks trade work for
 //               parallelism
+//   chunk_parallel  (optional, default 0) 1 runs the chunks of a sequence
+//               in parallel: per-chunk state updates, a scan of the states
+//               over chunks, then every chunk's outputs at once (Vulkan's
+//               chunk-parallel kernel); 0 walks the chunks in order
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,13 +31,15 @@ namespace mlir::ejk {
 struct GlaConfig {
   static constexpr llvm::StringLiteral kChunkSize = "chunk_size";
   static constexpr llvm::StringLiteral kBlockV = "block_v";
+  static constexpr llvm::StringLiteral kChunkParallel = "chunk_parallel";
 
   static llvm::ArrayRef<llvm::StringRef> names() {
-    static const llvm::StringRef all[] = {kChunkSize, kBlockV};
+    static const llvm::StringRef all[] = {kChunkSize, kBlockV, kChunkParallel};
     return all;
   }
 
   int64_t chunkSize = 0, blockV = 0;
+  bool chunkParallel = false;
 
   /// Reads `config`; fails with `reason` on an unknown or missing entry.
   static std::optional<GlaConfig> read(ConfigAttr config,
@@ -46,10 +52,22 @@ struct GlaConfig {
       reason << "config needs '" << kChunkSize << "' and '" << kBlockV << "'";
       return std::nullopt;
     }
-    return GlaConfig{*chunk, *v};
+    std::optional<int64_t> parallel = config.lookup(kChunkParallel);
+    if (parallel && *parallel != 0 && *parallel != 1) {
+      reason << "'" << kChunkParallel << "' (" << *parallel
+             << ") must be 0 or 1";
+      return std::nullopt;
+    }
+    return GlaConfig{*chunk, *v, parallel.value_or(0) == 1};
   }
 
+  /// The config; `chunk_parallel` only when set (configs of the in-order
+  /// kernels keep their two entries).
   ConfigAttr toAttr(MLIRContext *context) const {
+    if (chunkParallel)
+      return ConfigAttr::get(
+          context,
+          {{kChunkSize, chunkSize}, {kBlockV, blockV}, {kChunkParallel, 1}});
     return ConfigAttr::get(context,
                            {{kChunkSize, chunkSize}, {kBlockV, blockV}});
   }

@@ -21,6 +21,11 @@ LogicalResult CpuDelta::verifyConfig(DeltaAttentionOp op, ConfigAttr attr,
   std::optional<GlaConfig> config = GlaConfig::read(attr, reason);
   if (!config)
     return failure();
+  if (config->chunkParallel) {
+    reason << "'" << GlaConfig::kChunkParallel
+           << "' = 1 has no CPU kernel for the delta rule";
+    return failure();
+  }
   if (config->chunkSize < 1 || config->chunkSize > 256) {
     reason << "'" << GlaConfig::kChunkSize << "' (" << config->chunkSize
            << ") must be in [1, 256]";

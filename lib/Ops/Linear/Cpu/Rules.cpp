@@ -21,6 +21,12 @@ LogicalResult CpuGla::verifyConfig(Operation *op, ConfigAttr attr,
   std::optional<GlaConfig> config = GlaConfig::read(attr, reason);
   if (!config)
     return failure();
+  if (config->chunkParallel) {
+    reason << "'" << GlaConfig::kChunkParallel
+           << "' = 1 has no CPU kernel: the CPU kernel walks a sequence's "
+              "chunks in order";
+    return failure();
+  }
   if (config->chunkSize < 1 || config->chunkSize > 256) {
     reason << "'" << GlaConfig::kChunkSize << "' (" << config->chunkSize
            << ") must be in [1, 256]";

@@ -64,6 +64,11 @@ LogicalResult VulkanDelta::verifyConfig(DeltaAttentionOp op, ConfigAttr attr,
   std::optional<GlaConfig> config = GlaConfig::read(attr, reason);
   if (!config)
     return failure();
+  if (config->chunkParallel) {
+    reason << "'" << GlaConfig::kChunkParallel
+           << "' = 1 has no Vulkan kernel for the delta rule";
+    return failure();
+  }
   Type element = op.getQuery().getType().getElementType();
   if (!element.isF32() && !target.hasVulkanFeature("storage16")) {
     reason << "f16 and bf16 buffers need the device feature 'storage16'";

@@ -28,6 +28,7 @@
 
 #include "Linear/Vulkan/Kernel.h"
 #include "Attention/Vulkan/Scores.h"
+#include "Linear/Vulkan/ChunkParallel.h"
 #include "Linear/Vulkan/Gla.h"
 #include "StateSpace/Vulkan/Kernels.h"
 
@@ -366,6 +367,14 @@ LogicalResult VulkanGla::tile(Operation *op, ConfigAttr attr,
   if (failed(rewriter.checkDispatchForm(op)))
     return failure();
   GlaConfig config = *GlaConfig::read(attr, llvm::nulls());
+  if (config.chunkParallel) {
+    GlaProblem p = readGlaProblem(op);
+    std::optional<VulkanGlaChunkLayout> layout = VulkanGlaChunkLayout::compute(
+        p, config.chunkSize, config.blockV, rewriter.target(), llvm::nulls());
+    if (!layout)
+      return op->emitOpError("has no Vulkan layout for its config");
+    return tileVulkanGlaChunkParallel(op, p, *layout, buf, rewriter);
+  }
   VulkanGlaPlan plan;
   static_cast<GlaProblem &>(plan) = readGlaProblem(op);
   std::optional<VulkanGlaLayout> layout = VulkanGlaLayout::compute(

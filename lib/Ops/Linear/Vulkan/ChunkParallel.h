@@ -1,0 +1,76 @@
+//===- ChunkParallel.h - the chunk-parallel gla kernels for Vulkan -*- C++
+//-*-===//
+//
+// `chunk_parallel = 1`: the chunks of a sequence run in parallel, in three
+// dispatches (ChunkParallel.cpp):
+//
+//   update   workgroup = (chunk, head, V block): the chunk's own state
+//            contribution dS_c = sum_s (k_s exp(B_last - B_s))^T v_s and
+//            decay exp(B_last), the cumulative gates B when they vary per
+//            step (into a temporary for the outputs)
+//   scan     workgroup = (256 state entries, head, sequence): per entry
+//            S_c = exp(B_last,c) S_{c-1} + dS_c over the sequence's chunks,
+//            the state before each chunk written over dS_c
+//   outputs  workgroup = (chunk, head, V block): the gated scores A of the
+//            chunk (on 8-column tiles of keys), O = A V + (q exp(B)) S_c
+//
+// Chunks are numbered by slots: batch row n's chunk c is slot n x ceil(T/C)
+// + c; with cu_seqlens, sequence n (steps [s_n, s_n + L_n)) has its chunks
+// at slots floor(s_n / C) + n + c, which never overlap and stay below
+// ceil(T / C) + N (the outputs have one more slot: the filler of the steps
+// of no sequence).
+//
+// Threads: 256 as a 16 x 16 grid. The update's thread owns state entries
+// (k = tk + 16 i, v = tv + 16 j); the outputs' thread owns rows t = ti +
+// 16 a of the scores (columns si + 16 b) and of the outputs (columns vi +
+// 16 j).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_OPS_LINEAR_VULKAN_CHUNKPARALLEL_H
+#define EJK_OPS_LINEAR_VULKAN_CHUNKPARALLEL_H
+
+#include "ejk/Ops/DispatchRewriter.h"
+#include "ejk/Ops/Linear/Problem.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+
+namespace mlir::ejk {
+
+struct VulkanGlaChunkLayout {
+  /// Steps per chunk, head_dim_v columns per workgroup.
+  int64_t chunk = 0, blockV = 0;
+  int64_t subgroupSize = 0;
+  static constexpr int64_t kThreads = 256, kGrid = 16;
+  /// Key columns per tile of the scores and of q S.
+  static constexpr int64_t kKeyTile = 8;
+  /// Steps per tile of the update and of A V.
+  static constexpr int64_t kStepTile = 16;
+  /// Register blocks: state rows, value columns and chunk rows per thread.
+  int64_t kPer = 0, vPer = 0, cPer = 0;
+  int64_t updateSharedBytes = 0, outputSharedBytes = 0;
+
+  /// Entries per thread the kernels keep in registers, at most.
+  static constexpr int64_t kMaxRegisters = 64;
+
+  int64_t kPad() const { return kPer * kGrid; }
+
+  /// The layout of `p` with chunks of `chunk` and `blockV` columns on
+  /// `target`, or nullopt with the reason on `reason`.
+  static std::optional<VulkanGlaChunkLayout>
+  compute(const GlaProblem &p, int64_t chunk, int64_t blockV,
+          const TargetInfo &target, llvm::raw_ostream &reason);
+};
+
+/// Emits the three dispatches of the chunk-parallel kernel for the op
+/// being tiled (its buffers `buf`).
+LogicalResult tileVulkanGlaChunkParallel(Operation *op, const GlaProblem &p,
+                                         const VulkanGlaChunkLayout &layout,
+                                         const GlaBuffers &buf,
+                                         DispatchRewriter &rewriter);
+
+} // namespace mlir::ejk
+
+#endif // EJK_OPS_LINEAR_VULKAN_CHUNKPARALLEL_H

@@ -1,0 +1,71 @@
+// RUN: ejk-opt %s -split-input-file -verify-diagnostics -ejk-form-dispatches -ejk-tile-dispatches
+// Every rejection of a chunk_parallel = 1 config by the Vulkan rules of
+// ejk.gla (lib/Ops/Linear/Vulkan/ChunkParallel.cpp, Config.h).
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @value_gate(%q: tensor<1x64x2x32xf32>, %gv: tensor<1x64x2x32xf32>) -> tensor<1x64x2x32xf32> {
+  // expected-error @+1 {{is invalid: the chunk-parallel kernel has no value gate ('gv'); use 'chunk_parallel' = 0}}
+  %o = ejk.recurrent %q, %q, %q gv(%gv : tensor<1x64x2x32xf32>) {config = #ejk.config<block_v = 32, chunk_size = 32, chunk_parallel = 1>} : tensor<1x64x2x32xf32>, tensor<1x64x2x32xf32>, tensor<1x64x2x32xf32> -> tensor<1x64x2x32xf32>
+  return %o : tensor<1x64x2x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @chunk_not_16(%q: tensor<1x64x2x32xf32>) -> tensor<1x64x2x32xf32> {
+  // expected-error @+1 {{is invalid: 'chunk_size' (24) must be a multiple of 16 in [16, 128] with 'chunk_parallel' = 1}}
+  %o = ejk.gla %q, %q, %q {config = #ejk.config<block_v = 32, chunk_size = 24, chunk_parallel = 1>} : tensor<1x64x2x32xf32>, tensor<1x64x2x32xf32>, tensor<1x64x2x32xf32> -> tensor<1x64x2x32xf32>
+  return %o : tensor<1x64x2x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @block_v(%q: tensor<1x64x2x32xf32>) -> tensor<1x64x2x32xf32> {
+  // expected-error @+1 {{is invalid: 'block_v' (24) must be a positive multiple of 16 with 'chunk_parallel' = 1}}
+  %o = ejk.gla %q, %q, %q {config = #ejk.config<block_v = 24, chunk_size = 32, chunk_parallel = 1>} : tensor<1x64x2x32xf32>, tensor<1x64x2x32xf32>, tensor<1x64x2x32xf32> -> tensor<1x64x2x32xf32>
+  return %o : tensor<1x64x2x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @head_dim_k(%q: tensor<1x64x1x512xf32>, %v: tensor<1x64x1x16xf32>) -> tensor<1x64x1x16xf32> {
+  // expected-error @+1 {{is invalid: head_dim_k (512) exceeds the 256 threads of the chunk-parallel kernel}}
+  %o = ejk.gla %q, %q, %v {config = #ejk.config<block_v = 16, chunk_size = 16, chunk_parallel = 1>} : tensor<1x64x1x512xf32>, tensor<1x64x1x512xf32>, tensor<1x64x1x16xf32> -> tensor<1x64x1x16xf32>
+  return %o : tensor<1x64x1x16xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @registers(%q: tensor<1x64x1x256xf32>, %v: tensor<1x64x1x128xf32>) -> tensor<1x64x1x128xf32> {
+  // expected-error @+1 {{is invalid: the chunk-parallel kernel would keep 128 state entries per thread (at most 64): smaller 'chunk_size' or 'block_v'}}
+  %o = ejk.gla %q, %q, %v {config = #ejk.config<block_v = 128, chunk_size = 16, chunk_parallel = 1>} : tensor<1x64x1x256xf32>, tensor<1x64x1x256xf32>, tensor<1x64x1x128xf32> -> tensor<1x64x1x128xf32>
+  return %o : tensor<1x64x1x128xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @shared_memory(%q: tensor<1x256x1x32xf32>) -> tensor<1x256x1x32xf32> {
+  // expected-error @+1 {{is invalid: the chunk-parallel kernel stages 75776 bytes of shared memory, the device has 32768}}
+  %o = ejk.gla %q, %q, %q {config = #ejk.config<block_v = 32, chunk_size = 128, chunk_parallel = 1>} : tensor<1x256x1x32xf32>, tensor<1x256x1x32xf32>, tensor<1x256x1x32xf32> -> tensor<1x256x1x32xf32>
+  return %o : tensor<1x256x1x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @not_0_or_1(%q: tensor<1x64x2x32xf32>) -> tensor<1x64x2x32xf32> {
+  // expected-error @+1 {{is invalid: 'chunk_parallel' (2) must be 0 or 1}}
+  %o = ejk.gla %q, %q, %q {config = #ejk.config<block_v = 32, chunk_size = 32, chunk_parallel = 2>} : tensor<1x64x2x32xf32>, tensor<1x64x2x32xf32>, tensor<1x64x2x32xf32> -> tensor<1x64x2x32xf32>
+  return %o : tensor<1x64x2x32xf32>
+}
+}
