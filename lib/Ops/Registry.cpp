@@ -17,4 +17,5 @@ void mlir::ejk::registerAllOpFamilies(DialectRegistry &registry) {
   registerPoolingFamily(registry);
   registerPagedFamily(registry);
   registerLinearFamily(registry);
+  registerLatentFamily(registry);
 }

@@ -1347,6 +1347,146 @@ LATENT_FILES = {
 }
 
 
+# --- latent ----------------------------------------------------------------
+
+class Mla:
+    """One ejk.mla entry: `sq` queries of `h` heads over `sk` cached tokens
+    of a latent of `l` and a RoPE key of `r` per sequence."""
+
+    def __init__(self, name, b=2, sq=1, h=8, l=64, r=16, sk=48, dtype="f32",
+                 causal=False, lse=False, scale=None, nope=None, config=None,
+                 vulkan_config=None):
+        self.__dict__.update(locals())
+        del self.__dict__["self"]
+
+    def function(self, target="cpu"):
+        ql = tensor([self.b, self.sq, self.h, self.l], self.dtype)
+        qr = tensor([self.b, self.sq, self.h, self.r], self.dtype)
+        ckv = tensor([self.b, self.sk, self.l], self.dtype)
+        kr = tensor([self.b, self.sk, self.r], self.dtype)
+        lse = tensor([self.b, self.h, self.sq], "f32")
+        attrs = []
+        if self.causal:
+            attrs.append("causal")
+        if self.scale is not None:
+            attrs.append(f"softmax_scale = {self.scale} : f32")
+        if self.nope is not None:
+            attrs.append(f"qk_nope_head_dim = {self.nope}")
+        results = f"{ql}, {lse}" if self.lse else ql
+        names = "%o, %lse" if self.lse else "%o"
+        signature = f"({results})" if self.lse else results
+        return (
+            f"func.func @{self.name}(%ql: {ql}, %qr: {qr}, %ckv: {ckv}, "
+            f"%kr: {kr}) -> {signature} {{\n"
+            f"  {names} = ejk.mla %ql, %qr, %ckv, %kr"
+            f"{attr_dict(self, attrs, target)}\n"
+            f"      : {ql}, {qr}, {ckv}, {kr} -> {results}\n"
+            f"  return {names} : {results}\n}}\n")
+
+
+class PagedMla:
+    """One ejk.paged_mla entry: `t` packed query tokens of `seqs` sequences
+    (random starts, some sequences empty), pages of `page` tokens, tables
+    of `maxp` pages (random inputs draw shuffled tables and lengths in
+    [0, maxp * page], some 0, 1 or full)."""
+
+    def __init__(self, name, t=6, seqs=3, h=8, l=64, r=16, pages=32, page=16,
+                 maxp=6, dtype="f32", lse=False, scale=None, config=None,
+                 vulkan_config=None):
+        self.__dict__.update(locals())
+        del self.__dict__["self"]
+
+    def function(self, target="cpu"):
+        ql = tensor([self.t, self.h, self.l], self.dtype)
+        qr = tensor([self.t, self.h, self.r], self.dtype)
+        cache = tensor([self.pages, self.page, self.l + self.r], self.dtype)
+        lens = tensor([self.seqs], "i32")
+        tables = tensor([self.seqs, self.maxp], "i32")
+        starts = tensor([self.seqs + 1], "i32")
+        lse = tensor([self.t, self.h], "f32")
+        attrs = []
+        if self.scale is not None:
+            attrs.append(f"softmax_scale = {self.scale} : f32")
+        results = f"{ql}, {lse}" if self.lse else ql
+        names = "%o, %lse" if self.lse else "%o"
+        signature = f"({results})" if self.lse else results
+        return (
+            f"func.func @{self.name}(%ql: {ql}, %qr: {qr}, %c: {cache}, "
+            f"%lens: {lens}, %tables: {tables}, %starts: {starts}) -> "
+            f"{signature} {{\n"
+            f"  {names} = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts"
+            f"{attr_dict(self, attrs, target)}\n"
+            f"      : {ql}, {qr}, {cache}, {lens}, {tables}, {starts} -> "
+            f"{results}\n"
+            f"  return {names} : {results}\n}}\n")
+
+
+MLA_SPLITS = "block_k = 16, num_splits = 4"
+MLA_VULKAN_SPLITS = "block_k = 4, num_splits = 3"
+LATENT_FILES = {
+    "mla-shapes.mlir": (
+        "ejk.mla shapes: 1 to 128 heads (odd counts too), latents of 64 to "
+        "512 (odd ones too), RoPE keys of 8, 16 and 64, caches of 1 to "
+        "4096 tokens, decode and multi-token rows, DeepSeek-V3's 128 x 512 "
+        "+ 64.",
+        [Mla("h1", h=1, l=64, r=16, sk=100),
+         Mla("h16_rope8", h=16, l=128, r=8, sk=70),
+         Mla("h7_l96", h=7, l=96, r=16, sk=33),
+         Mla("odd_latent", h=4, l=72, r=8, sk=40),
+         Mla("cache1", h=8, l=64, r=16, sk=1),
+         Mla("long4096", b=1, h=4, l=64, r=16, sk=4096),
+         Mla("deepseek", b=1, h=128, l=512, r=64, sk=130, nope=128),
+         Mla("l256_h32", b=1, h=32, l=256, r=64, sk=65),
+         Mla("mtp2_causal", sq=2, h=16, l=64, r=16, sk=50, causal=True),
+         Mla("prefill_causal", b=1, sq=33, h=4, l=64, r=16, sk=33,
+             causal=True),
+         Mla("prefill_plain", b=1, sq=5, h=4, l=64, r=16, sk=21)]),
+    "mla-options.mlir": (
+        "ejk.mla options: lse, scale, the models' default scale, split keys "
+        "with their combine, causal rows that see no key (seq_q > seq_k), "
+        "an empty cache.",
+        [Mla("lse", h=8, lse=True),
+         Mla("scale", h=8, scale=0.05),
+         Mla("nope_default", h=8, nope=128, lse=True),
+         Mla("splits", b=2, h=16, l=128, r=16, sk=300, lse=True,
+             config=MLA_SPLITS, vulkan_config=MLA_VULKAN_SPLITS),
+         Mla("splits_causal", b=1, sq=3, h=4, l=64, r=16, sk=200,
+             causal=True, lse=True, config=MLA_SPLITS,
+             vulkan_config=MLA_VULKAN_SPLITS),
+         Mla("causal_short_cache", b=1, sq=6, h=4, l=64, r=16, sk=4,
+             causal=True, lse=True),
+         Mla("empty_cache", h=4, sk=0, lse=True)]),
+    "mla-dtypes.mlir": (
+        "ejk.mla element types: f16 and bf16 queries, caches and outputs "
+        "(f32 accumulation), split and not.",
+        [Mla("f16", h=16, l=128, r=64, sk=90, dtype="f16", lse=True),
+         Mla("bf16", h=16, l=128, r=64, sk=90, dtype="bf16"),
+         Mla("bf16_deepseek", b=1, h=128, l=512, r=64, sk=64, dtype="bf16",
+             nope=128),
+         Mla("f16_splits", h=8, l=64, r=16, sk=200, dtype="f16",
+             config=MLA_SPLITS, vulkan_config=MLA_VULKAN_SPLITS)]),
+    "paged-mla.mlir": (
+        "ejk.paged_mla: ragged decode and mixed prefill over shuffled pages "
+        "(random lengths, some 0, 1 or full; some sequences with no query), "
+        "pages of 1, 16 and 64 tokens, 1 to 128 heads, RoPE 8 to 64, lse, "
+        "splits, f16 and bf16, tables of no pages.",
+        [PagedMla("decode", t=4, seqs=4, h=8),
+         PagedMla("mixed", t=20, seqs=4, h=4),
+         PagedMla("page1", t=5, seqs=3, h=4, page=1, pages=100, maxp=40),
+         PagedMla("page64_deepseek", t=2, seqs=2, h=128, l=512, r=64,
+                  page=64, pages=8, maxp=3, lse=True),
+         PagedMla("rope8", t=6, seqs=3, h=16, l=128, r=8),
+         PagedMla("h1_lse", t=6, seqs=2, h=1, lse=True),
+         PagedMla("splits", t=8, seqs=3, h=8, maxp=12, lse=True,
+                  config=MLA_SPLITS, vulkan_config=MLA_VULKAN_SPLITS),
+         PagedMla("f16", t=6, seqs=3, h=16, l=128, r=64, dtype="f16",
+                  lse=True),
+         PagedMla("bf16_page64", t=4, seqs=4, h=32, l=256, r=64, page=64,
+                  pages=10, maxp=2, dtype="bf16"),
+         PagedMla("no_pages", t=3, seqs=2, maxp=0, lse=True)]),
+}
+
+
 class Family:
     """One op family's tests: `files` maps a file name to (summary, cases);
     `checks` are the CHECK lines every file ends with; `wide_vectors` runs
@@ -1384,6 +1524,10 @@ FAMILIES = [
            checks=["// CHECK: result 0 ({{.*}}): {{.*}}: ok",
                    "// CHECK-NOT: FAILED"]),
     Family("linear", {**LINEAR_FILES, **DELTA_FILES},
+           checks=["// CHECK: result 0 ({{.*}}): {{.*}}: ok",
+                   "// CHECK-NOT: FAILED"],
+           wide_vectors=True),
+    Family("latent", LATENT_FILES,
            checks=["// CHECK: result 0 ({{.*}}): {{.*}}: ok",
                    "// CHECK-NOT: FAILED"],
            wide_vectors=True),

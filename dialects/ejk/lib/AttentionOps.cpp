@@ -23,10 +23,6 @@ const StringRef kScoreMatrix[] = {"batch", "num_heads", "seq_q", "seq_k"};
 const StringRef kBlockMask[] = {"batch", "num_heads", "num_q_blocks",
                                 "num_kv_blocks"};
 const StringRef kLse[] = {"batch", "num_heads", "seq_q"};
-const StringRef kMlaQLatent[] = {"batch", "seq_q", "num_heads", "latent_dim"};
-const StringRef kMlaQRope[] = {"batch", "seq_q", "num_heads", "rope_dim"};
-const StringRef kMlaKvLatent[] = {"batch", "seq_k", "latent_dim"};
-const StringRef kMlaKRope[] = {"batch", "seq_k", "rope_dim"};
 
 /// `query`, `key` and `value` of a BSHD attention op, once verified.
 struct QueryKeyValue {
@@ -321,55 +317,6 @@ LogicalResult BlockSparseAttentionOp::verify() {
       failed(v.positiveFinite(getLogitsSoftCapAttr(), "logits_soft_cap")) ||
       failed(verifyOutputLike(v, getOutput(), "output", *qkv)) ||
       failed(verifyLse(v, getLse(), qkv->query)))
-    return failure();
-  return v.configNames(getConfigAttr(), getConfigNames());
-}
-
-//===----------------------------------------------------------------------===//
-// MlaOp
-//===----------------------------------------------------------------------===//
-
-ArrayRef<StringRef> MlaOp::getConfigNames() {
-  return FlashAttentionConfig::names();
-}
-
-float MlaOp::getEffectiveSoftmaxScale() {
-  return effectiveSoftmaxScale(getSoftmaxScale(),
-                               getQLatent().getType().getDimSize(3) +
-                                   getQRope().getType().getDimSize(3));
-}
-
-LogicalResult MlaOp::verify() {
-  ShapeVerifier v(*this);
-  FailureOr<NamedTensor> ql = v.tensor(getQLatent(), "q_latent", kMlaQLatent);
-  if (failed(ql))
-    return failure();
-  FailureOr<NamedTensor> qr = v.tensor(getQRope(), "q_rope", kMlaQRope);
-  if (failed(qr))
-    return failure();
-  FailureOr<NamedTensor> ckv =
-      v.tensor(getKvLatent(), "kv_latent", kMlaKvLatent);
-  if (failed(ckv))
-    return failure();
-  FailureOr<NamedTensor> kr = v.tensor(getKRope(), "k_rope", kMlaKRope);
-  if (failed(kr))
-    return failure();
-  if (failed(v.isFloat(*ql)) || failed(v.sameElement(*qr, *ql)) ||
-      failed(v.sameElement(*ckv, *ql)) || failed(v.sameElement(*kr, *ql)))
-    return failure();
-  if (failed(v.dimMatches(*qr, 0, *ql, 0)) ||
-      failed(v.dimMatches(*qr, 1, *ql, 1)) ||
-      failed(v.dimMatches(*qr, 2, *ql, 2)) ||
-      failed(v.dimMatches(*ckv, 0, *ql, 0)) ||
-      failed(v.dimMatches(*ckv, 2, *ql, 3)) ||
-      failed(v.dimMatches(*kr, 0, *ql, 0)) ||
-      failed(v.dimMatches(*kr, 1, *ckv, 1)) ||
-      failed(v.dimMatches(*kr, 2, *qr, 3)))
-    return failure();
-
-  if (failed(v.positiveFinite(getSoftmaxScaleAttr(), "softmax_scale")) ||
-      failed(verifySameAs(v, getOutput(), "output", *ql)) ||
-      failed(verifyLse(v, getLse(), *ql)))
     return failure();
   return v.configNames(getConfigAttr(), getConfigNames());
 }

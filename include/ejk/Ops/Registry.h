@@ -28,6 +28,8 @@ void registerPoolingFamily(DialectRegistry &registry);
 void registerPagedFamily(DialectRegistry &registry);
 /// ejk.gla (lib/Ops/Linear).
 void registerLinearFamily(DialectRegistry &registry);
+/// ejk.mla and ejk.paged_mla (lib/Ops/Latent).
+void registerLatentFamily(DialectRegistry &registry);
 
 } // namespace mlir::ejk
 

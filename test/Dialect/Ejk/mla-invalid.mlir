@@ -145,7 +145,15 @@ func.func @lse_dtype(%ql: tensor<2x4x16x32xf16>, %qr: tensor<2x4x16x8xf16>, %ckv
 // -----
 
 func.func @config_name(%ql: tensor<2x4x16x32xf16>, %qr: tensor<2x4x16x8xf16>, %ckv: tensor<2x64x32xf16>, %kr: tensor<2x64x8xf16>) {
-  // expected-error @+1 {{does not accept config entry 'num_splits', expected one of: block_q, block_k, num_subgroups}}
-  %o = ejk.mla %ql, %qr, %ckv, %kr {config = #ejk.config<num_splits = 2>} : tensor<2x4x16x32xf16>, tensor<2x4x16x8xf16>, tensor<2x64x32xf16>, tensor<2x64x8xf16> -> tensor<2x4x16x32xf16>
+  // expected-error @+1 {{does not accept config entry 'block_q', expected one of: block_k, num_splits, block_h, head_lanes}}
+  %o = ejk.mla %ql, %qr, %ckv, %kr {config = #ejk.config<block_q = 2>} : tensor<2x4x16x32xf16>, tensor<2x4x16x8xf16>, tensor<2x64x32xf16>, tensor<2x64x8xf16> -> tensor<2x4x16x32xf16>
+  return
+}
+
+// -----
+
+func.func @qk_nope_head_dim(%ql: tensor<2x4x16x32xf16>, %qr: tensor<2x4x16x8xf16>, %ckv: tensor<2x64x32xf16>, %kr: tensor<2x64x8xf16>) {
+  // expected-error @+1 {{expects 'qk_nope_head_dim' to be at least 1, got 0}}
+  %o = ejk.mla %ql, %qr, %ckv, %kr {qk_nope_head_dim = 0} : tensor<2x4x16x32xf16>, tensor<2x4x16x8xf16>, tensor<2x64x32xf16>, tensor<2x64x8xf16> -> tensor<2x4x16x32xf16>
   return
 }

@@ -23,14 +23,14 @@ func.func @plain(%ql: tensor<2x16x8x64xf32>, %qr: tensor<2x16x8x16xf32>, %ckv: t
 // CHECK-LABEL: func.func @deepseek_decode
 // CHECK-SAME: (%[[QL:.*]]: tensor<4x1x128x512xbf16>, %[[QR:.*]]: tensor<4x1x128x64xbf16>, %[[CKV:.*]]: tensor<4x4096x512xbf16>, %[[KR:.*]]: tensor<4x4096x64xbf16>)
 // CHECK: %[[O:.*]], %[[LSE:.*]] = ejk.mla %[[QL]], %[[QR]], %[[CKV]], %[[KR]]
-// CHECK-SAME: {causal, config = #ejk.config<block_k = 64, block_q = 1, num_subgroups = 8>, softmax_scale = 0.0721{{[0-9]*}} : f32}
+// CHECK-SAME: {causal, config = #ejk.config<block_k = 16, head_lanes = 16, num_splits = 4>, qk_nope_head_dim = 128 : i64, softmax_scale = 0.0721{{[0-9]*}} : f32}
 // CHECK-SAME: : tensor<4x1x128x512xbf16>, tensor<4x1x128x64xbf16>, tensor<4x4096x512xbf16>, tensor<4x4096x64xbf16> -> tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>
 // CHECK: return %[[O]], %[[LSE]]
 func.func @deepseek_decode(%ql: tensor<4x1x128x512xbf16>, %qr: tensor<4x1x128x64xbf16>,
                            %ckv: tensor<4x4096x512xbf16>, %kr: tensor<4x4096x64xbf16>)
     -> (tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>) {
   %o, %lse = ejk.mla %ql, %qr, %ckv, %kr
-      {causal, softmax_scale = 0.0721687824 : f32, config = #ejk.config<block_q = 1, block_k = 64, num_subgroups = 8>}
+      {causal, softmax_scale = 0.0721687824 : f32, qk_nope_head_dim = 128, config = #ejk.config<block_k = 16, num_splits = 4, head_lanes = 16>}
       : tensor<4x1x128x512xbf16>, tensor<4x1x128x64xbf16>, tensor<4x4096x512xbf16>, tensor<4x4096x64xbf16>
       -> tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>
   return %o, %lse : tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>

@@ -347,12 +347,25 @@ def Ejk_MlaOp : Ejk_Op<"mla", [Pure]> {
     output[b,i,h] = sum_{allowed j} exp(s_j - lse_i) * kv_latent[b,j]
     ```
     `causal` is bottom-right aligned (decode: `seq_q` new tokens at the end
-    of `seq_k`). `softmax_scale` defaults to `1/sqrt(latent_dim +
-    rope_dim)`; DeepSeek scales by `1/sqrt(qk_nope_head_dim +
-    qk_rope_head_dim)` (the head dim before absorption, `1/sqrt(192)` in
-    V2/V3, times its YaRN `mscale^2` when applicable), so models pass it
-    explicitly. A row with no allowed key gives 0 and `lse = -inf`.
+    of `seq_k`). A row with no allowed key gives 0 and `lse = -inf`.
     Accumulation is in f32.
+
+    Softmax scale: `softmax_scale` when set; else, when `qk_nope_head_dim`
+    (DeepSeek's head dim of the no-RoPE query/key before absorption, 128
+    in V2/V3) is set, `1/sqrt(qk_nope_head_dim + rope_dim)` (`1/sqrt(192)`
+    in V2/V3: the scale the models use); else `1/sqrt(latent_dim +
+    rope_dim)` (FlashMLA's and ejKernel's
+    `multi_latent_ragged_page_attention` default, `1/sqrt(576)` in V2/V3,
+    which is not the models' scale). A model with YaRN scaling (V3) passes
+    `softmax_scale` (its `mscale^2 / sqrt(192)`).
+
+    Differences from ejKernel: ejKernel's `flash_mla` is the un-absorbed
+    form (it projects the latent cache with `w_kc`/`w_vc` inside, shares a
+    query RoPE `b_q` across heads and aligns `causal` top-left); it equals
+    this op with `q_latent = q_nope @ w_kc^T` per head and `output @ w_vc`
+    (docs/ops/latent.md), up to the causal alignment, which only matters
+    when `seq_q != seq_k`. FlashMLA's extra `h_kv = 1` cache dimension is
+    dropped (MLA's cache has one latent head).
 
     ```mlir
     %o, %lse = ejk.mla %ql, %qr, %ckv, %kr {causal, softmax_scale = 0.0721 : f32}
@@ -367,6 +380,7 @@ def Ejk_MlaOp : Ejk_Op<"mla", [Pure]> {
     AnyRankedTensor:$kv_latent,
     AnyRankedTensor:$k_rope,
     OptionalAttr<F32Attr>:$softmax_scale,
+    OptionalAttr<I64Attr>:$qk_nope_head_dim,
     UnitAttr:$causal,
     OptionalAttr<Ejk_ConfigAttr>:$config
   );
@@ -383,7 +397,106 @@ def Ejk_MlaOp : Ejk_Op<"mla", [Pure]> {
   let extraClassDeclaration = [{
     /// The config entry names this op accepts.
     static ::llvm::ArrayRef<::llvm::StringRef> getConfigNames();
-    /// `softmax_scale`, or `1/sqrt(latent_dim + rope_dim)` when it is absent.
+    /// `softmax_scale`, else `1/sqrt(qk_nope_head_dim + rope_dim)`, else
+    /// `1/sqrt(latent_dim + rope_dim)`.
+    float getEffectiveSoftmaxScale();
+  }];
+}
+
+def Ejk_PagedMlaOp : Ejk_Op<"paged_mla", [Pure]> {
+  let summary = "Multi-head latent attention over a paged latent cache "
+                "(varlen, mixed prefill and decode)";
+  let description = [{
+    `ejk.mla` over a paged latent cache with packed variable-length query
+    runs, as ejKernel's `multi_latent_ragged_page_attention` (and vLLM /
+    FlashMLA's paged decode) serve DeepSeek-V2/V3: the queries of every
+    sequence are packed along one token axis, each sequence's cache is a
+    list of pages, and the whole latent row of a token (its `c_KV` then
+    its RoPE key) lies in one page slot.
+
+    Layout:
+    - `q_latent`: `[num_tokens, num_heads, latent_dim]`, f32, f16 or bf16
+      (the absorbed no-RoPE query, as in `ejk.mla`)
+    - `q_rope`: `[num_tokens, num_heads, rope_dim]`, same element type
+      (`rope_dim` may be 0)
+    - `kv_cache`: `[num_pages, page_size, latent_dim + rope_dim]`, same
+      element type: the latent (key and value) then the RoPE key of each
+      token
+    - `context_lens`: `[num_seqs]`, i32: tokens of each sequence's cache,
+      its new tokens included
+    - `block_tables`: `[num_seqs, max_pages_per_seq]`, i32: the pages of
+      each sequence, in order
+    - `query_start_loc`: `[num_seqs + 1]`, i32: sequence `s` owns the query
+      tokens `[query_start_loc[s], query_start_loc[s+1])`
+    - result `output`: `[num_tokens, num_heads, latent_dim]`, the element
+      type of `q_latent`
+    - result `lse` (optional): `[num_tokens, num_heads]`, f32
+
+    Semantics, for sequence `s` with `q_len = query_start_loc[s+1] -
+    query_start_loc[s]` and `kv_len = context_lens[s]`, its query token
+    `i` (packed row `query_start_loc[s] + i`) sits at position `pos =
+    kv_len - q_len + i` and attends causally to the cache tokens `j <=
+    pos`, `j < kv_len` (token `j` is slot `j % page_size` of page
+    `block_tables[s, j / page_size]`):
+    ```
+    s_j = softmax_scale * (dot(q_latent[t,h], latent_j) + dot(q_rope[t,h], rope_j))
+    lse[t,h] = log(sum_{j <= pos, j < kv_len} exp(s_j))
+    output[t,h] = sum_{j} exp(s_j - lse[t,h]) * latent_j
+    ```
+    A decode step is `q_len = 1` (the query sees the whole cache); a
+    prefill chunk is `q_len = kv_len`. Rows with no visible token, and
+    packed rows outside every sequence, give 0 and `lse = -inf`. Guards as
+    `ejk.paged_attention`: `kv_len` is clamped to `[0, max_pages_per_seq *
+    page_size]`, `query_start_loc` to `[0, num_tokens]` and a page index to
+    the cache. Accumulation is in f32. `softmax_scale` defaults as in
+    `ejk.mla` (`1/sqrt(qk_nope_head_dim + rope_dim)` when
+    `qk_nope_head_dim` is set, else `1/sqrt(latent_dim + rope_dim)`).
+
+    Differences from ejKernel's `multi_latent_ragged_page_attention`: the
+    op is value-semantic and reads the cache only (ejKernel also writes the
+    step's new latent rows into the cache first: write them with a scatter
+    before this op); the cache row is `latent_dim + rope_dim` wide, not
+    padded to multiples of 128 and without the 32-bit packing axis;
+    `block_tables` is 2-D (ejKernel: flattened); every sequence of
+    `context_lens` is processed (ejKernel: the first `distribution[2]`; a
+    sequence with `q_len = 0` costs nothing); the optional `lse` is ejk's;
+    `sliding_window`, `logits_soft_cap` and the fp8 `q/k/v_scale` are not
+    supported.
+
+    ```mlir
+    %o, %lse = ejk.paged_mla %ql, %qr, %cache, %lens, %tables, %starts
+        {softmax_scale = 0.0721 : f32}
+        : tensor<32x128x512xbf16>, tensor<32x128x64xbf16>,
+          tensor<2048x64x576xbf16>, tensor<32xi32>, tensor<32x64xi32>,
+          tensor<33xi32> -> tensor<32x128x512xbf16>, tensor<32x128xf32>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$q_latent,
+    AnyRankedTensor:$q_rope,
+    AnyRankedTensor:$kv_cache,
+    AnyRankedTensor:$context_lens,
+    AnyRankedTensor:$block_tables,
+    AnyRankedTensor:$query_start_loc,
+    OptionalAttr<F32Attr>:$softmax_scale,
+    OptionalAttr<I64Attr>:$qk_nope_head_dim,
+    OptionalAttr<Ejk_ConfigAttr>:$config
+  );
+  let results = (outs
+    AnyRankedTensor:$output,
+    Optional<AnyRankedTensor>:$lse
+  );
+  let assemblyFormat = [{
+    $q_latent `,` $q_rope `,` $kv_cache `,` $context_lens `,` $block_tables
+    `,` $query_start_loc attr-dict `:` type($q_latent) `,` type($q_rope) `,`
+    type($kv_cache) `,` type($context_lens) `,` type($block_tables) `,`
+    type($query_start_loc) `->` type($output) (`,` type($lse)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The config entry names this op accepts.
+    static ::llvm::ArrayRef<::llvm::StringRef> getConfigNames();
+    /// As `ejk.mla`'s.
     float getEffectiveSoftmaxScale();
   }];
 }

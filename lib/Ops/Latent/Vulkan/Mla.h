@@ -1,0 +1,65 @@
+//===- Mla.h - latent attention on Vulkan -----------------------*- C++ -*-===//
+//
+// The Vulkan config rules (Rules.cpp), thread layout and kernel builder
+// (Kernel.cpp) of `ejk.mla` and `ejk.paged_mla`.
+//
+// A workgroup takes `block_h` heads of one query row (all of them when
+// they fit) and a split of the row's tokens; `head_lanes` lanes own each
+// head: lane l holds the query and accumulator elements l + head_lanes * j.
+// A step stages `block_k` cache rows (latent | RoPE, widened to f32, padded
+// to whole lane groups) in workgroup memory once for all the workgroup's
+// heads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_OPS_LATENT_VULKAN_MLA_H
+#define EJK_OPS_LATENT_VULKAN_MLA_H
+
+#include "ejk/Dialect/Ejk/TargetInfo.h"
+#include "ejk/Ops/DispatchRewriter.h"
+#include "ejk/Ops/Latent/Config.h"
+#include "ejk/Ops/Latent/Problem.h"
+
+#include <optional>
+
+namespace mlir::ejk {
+
+struct VulkanMla {
+  static SmallVector<ConfigAttr>
+  configSpace(Operation *op, const TargetInfo &target, bool full);
+  static ConfigAttr heuristicConfig(Operation *op, const TargetInfo &target);
+  static LogicalResult verifyConfig(Operation *op, ConfigAttr config,
+                                    const TargetInfo &target,
+                                    raw_ostream &reason);
+  static LogicalResult tile(Operation *op, ConfigAttr config,
+                            DispatchRewriter &rewriter);
+};
+
+struct VulkanMlaLayout {
+  int64_t blockK = 0, numSplits = 1, blockH = 0, headLanes = 0;
+  int64_t threads = 0, headChunks = 0;
+  /// Staged row width: latent then RoPE, each padded to head_lanes.
+  int64_t paddedLatent = 0, paddedRope = 0;
+  int64_t width() const { return paddedLatent + paddedRope; }
+  /// Latent and RoPE elements per lane.
+  int64_t latentPerLane() const { return paddedLatent / headLanes; }
+  int64_t ropePerLane() const { return paddedRope / headLanes; }
+  int64_t sharedBytes = 0;
+  /// Threads of the combine dispatch (num_splits > 1).
+  int64_t combineThreads = 64;
+};
+
+/// The most per-lane registers of state (queries and accumulator).
+constexpr int64_t kMaxMlaLaneState = 160;
+/// The most tokens a step stages (its loops are unrolled).
+constexpr int64_t kMaxMlaBlockK = 32;
+
+/// The layout of `config`, or nullopt with the reason it is invalid.
+std::optional<VulkanMlaLayout> getVulkanMlaLayout(const MlaProblem &p,
+                                                  const MlaConfig &config,
+                                                  const TargetInfo &target,
+                                                  llvm::raw_ostream &reason);
+
+} // namespace mlir::ejk
+
+#endif // EJK_OPS_LATENT_VULKAN_MLA_H

@@ -1,0 +1,172 @@
+//===- Rules.cpp - latent attention configs on Vulkan ---------------------===//
+//
+// A config is valid when its layout exists: head_lanes a power of two
+// within a subgroup, block_h x head_lanes threads a whole number of
+// subgroups within the device's limit, the staged rows within workgroup
+// memory and each lane's queries and accumulator within
+// kMaxMlaLaneState registers. The heuristic gives each head as few lanes
+// as keep the lane state in registers (16 at a 512-wide latent), as many
+// heads per workgroup as make 256 threads (all heads of a row when they
+// are fewer: the cache is then read once per row), the largest step that
+// fits workgroup memory (8 tokens at 576-wide rows in 32 KiB), and splits
+// until about 256 workgroups fill the device.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common/Arithmetic.h"
+#include "Latent/Vulkan/Mla.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+namespace {
+constexpr int64_t kTargetWorkgroups = 256;
+constexpr int64_t kMaxSplits = 64;
+} // namespace
+
+std::optional<VulkanMlaLayout>
+mlir::ejk::getVulkanMlaLayout(const MlaProblem &p, const MlaConfig &c,
+                              const TargetInfo &target,
+                              llvm::raw_ostream &reason) {
+  VulkanMlaLayout l;
+  l.blockK = c.blockK;
+  l.numSplits = c.numSplits;
+  l.headLanes = c.headLanes.value_or(std::min<int64_t>(
+      target.subgroupSize,
+      std::max<int64_t>(1, llvm::PowerOf2Ceil(llvm::divideCeil(
+                               p.latentDim + p.ropeDim, 36)))));
+  int64_t sg = target.subgroupSize;
+  if (!llvm::isPowerOf2_64(l.headLanes) || l.headLanes > sg) {
+    reason << "'" << MlaConfig::kHeadLanes << "' (" << l.headLanes
+           << ") must be a power of two of at most the subgroup size (" << sg
+           << ")";
+    return std::nullopt;
+  }
+  // By default all heads (at most 256 threads), rounded up to whole
+  // subgroups.
+  l.blockH = c.blockH.value_or(
+      roundUp(std::min<int64_t>(std::max<int64_t>(p.numHeads, 1),
+                                256 / l.headLanes) *
+                  l.headLanes,
+              sg) /
+      l.headLanes);
+  l.threads = l.blockH * l.headLanes;
+  if (l.threads % sg != 0 || l.threads > target.maxWorkgroupInvocations) {
+    reason << "'" << MlaConfig::kBlockH << "' x '" << MlaConfig::kHeadLanes
+           << "' (" << l.threads << " threads) must be a multiple of the "
+           << "subgroup size (" << sg << ") and at most "
+           << target.maxWorkgroupInvocations;
+    return std::nullopt;
+  }
+  if (l.blockK > kMaxMlaBlockK) {
+    reason << "'" << MlaConfig::kBlockK << "' (" << l.blockK
+           << ") must be at most " << kMaxMlaBlockK;
+    return std::nullopt;
+  }
+  if (l.numSplits > kMaxSplits) {
+    reason << "'" << MlaConfig::kNumSplits << "' (" << l.numSplits
+           << ") must be at most " << kMaxSplits;
+    return std::nullopt;
+  }
+  l.headChunks = llvm::divideCeil(std::max<int64_t>(p.numHeads, 1), l.blockH);
+  l.paddedLatent = roundUp(p.latentDim, l.headLanes);
+  l.paddedRope = roundUp(p.ropeDim, l.headLanes);
+  int64_t state = 2 * l.latentPerLane() + l.ropePerLane();
+  if (state > kMaxMlaLaneState) {
+    reason << "'" << MlaConfig::kHeadLanes << "' (" << l.headLanes
+           << ") leaves " << state << " registers of queries and accumulator "
+           << "per lane, more than " << kMaxMlaLaneState;
+    return std::nullopt;
+  }
+  l.sharedBytes = 4 * l.blockK * l.width();
+  if (l.sharedBytes > target.sharedMemoryBytes) {
+    reason << "'" << MlaConfig::kBlockK << "' (" << l.blockK << ") stages "
+           << l.sharedBytes << " bytes of rows, more than the "
+           << target.sharedMemoryBytes << " bytes of workgroup memory";
+    return std::nullopt;
+  }
+  return l;
+}
+
+LogicalResult VulkanMla::verifyConfig(Operation *op, ConfigAttr attr,
+                                      const TargetInfo &target,
+                                      raw_ostream &reason) {
+  std::optional<MlaConfig> config = MlaConfig::read(attr, reason);
+  if (!config)
+    return failure();
+  // A 0-sized RoPE operand does not lower through the CPU dispatch ABI
+  // yet (the dispatch keeps its 0-element buffers).
+  if (readMlaProblem(op).ropeDim == 0) {
+    reason << "rope_dim 0 has no kernel yet (pass a RoPE key of at least "
+              "one element)";
+    return failure();
+  }
+  return success(getVulkanMlaLayout(readMlaProblem(op), *config, target, reason)
+                     .has_value());
+}
+
+/// The heuristic of the module comment, for `headLanes` (or the natural
+/// one) and `splits` (or the filling count).
+static std::optional<MlaConfig> makeConfig(const MlaProblem &p,
+                                           const TargetInfo &target,
+                                           std::optional<int64_t> headLanes,
+                                           std::optional<int64_t> splits) {
+  MlaConfig c;
+  c.headLanes = headLanes;
+  c.blockK = 1;
+  std::optional<VulkanMlaLayout> l =
+      getVulkanMlaLayout(p, c, target, llvm::nulls());
+  if (!l)
+    return std::nullopt;
+  c.headLanes = l->headLanes;
+  c.blockH = l->blockH;
+  int64_t rowBytes = 4 * l->width();
+  c.blockK =
+      std::clamp<int64_t>(target.sharedMemoryBytes / rowBytes / 2 * 2, 1, 16);
+  int64_t chunks =
+      llvm::divideCeil(std::max<int64_t>(p.numHeads, 1), *c.blockH);
+  if (splits) {
+    c.numSplits = *splits;
+  } else {
+    int64_t base = std::max<int64_t>(1, p.rows() * chunks);
+    int64_t s = llvm::divideCeil(kTargetWorkgroups, base);
+    s = std::min<int64_t>(s, kMaxSplits);
+    s = std::min<int64_t>(
+        s, std::max<int64_t>(1, p.maxContext() / (4 * c.blockK)));
+    c.numSplits = std::max<int64_t>(s, 1);
+  }
+  if (!getVulkanMlaLayout(p, c, target, llvm::nulls()))
+    return std::nullopt;
+  return c;
+}
+
+ConfigAttr VulkanMla::heuristicConfig(Operation *op, const TargetInfo &target) {
+  MlaProblem p = readMlaProblem(op);
+  for (std::optional<int64_t> lanes :
+       {std::optional<int64_t>(), std::optional<int64_t>(int64_t(32)),
+        std::optional<int64_t>(int64_t(16))})
+    if (std::optional<MlaConfig> c = makeConfig(p, target, lanes, {}))
+      return c->toAttr(op->getContext());
+  return ConfigAttr();
+}
+
+SmallVector<ConfigAttr>
+VulkanMla::configSpace(Operation *op, const TargetInfo &target, bool full) {
+  MlaProblem p = readMlaProblem(op);
+  SmallVector<ConfigAttr> configs;
+  if (std::optional<MlaConfig> c = makeConfig(p, target, {}, {}))
+    configs.push_back(c->toAttr(op->getContext()));
+  SmallVector<int64_t> lanes = {8, 16, 32};
+  SmallVector<int64_t> splits =
+      full ? SmallVector<int64_t>{1, 4, 16, 32} : SmallVector<int64_t>{1, 8};
+  for (int64_t hl : lanes)
+    for (int64_t s : splits)
+      if (std::optional<MlaConfig> c = makeConfig(p, target, hl, s)) {
+        ConfigAttr attr = c->toAttr(op->getContext());
+        if (!llvm::is_contained(configs, attr))
+          configs.push_back(attr);
+      }
+  return configs;
+}
