@@ -3,8 +3,7 @@
 // What the compiler knows of `ejk.flash_attention` and
 // `ejk.flash_attention_grad` outside their kernels: the problem key, the
 // reference bridge (Reference.cpp) and the kernels of each target (Cpu/,
-// Vulkan/), registered by `registerAttentionFamily`. The backward has a CPU
-// kernel only; on Vulkan the tiling driver says so.
+// Vulkan/), registered by `registerAttentionFamily`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +11,7 @@
 #include "Attention/Cpu/FlashAttentionGrad.h"
 #include "Attention/Reference.h"
 #include "Attention/Vulkan/FlashAttention.h"
+#include "Attention/Vulkan/FlashAttentionGrad.h"
 #include "Common/ProblemKey.h"
 
 #include "ejk/Dialect/Ejk/EjkDialect.h"
@@ -81,13 +81,14 @@ public:
   }
 };
 
-/// The backward: a CPU kernel, none on Vulkan yet (the tiling driver's
-/// no-kernel message says so).
+/// The backward, on both targets.
 class FlashAttentionGradModel final : public OpModel {
 public:
   FlashAttentionGradModel() {
     cpu = std::make_unique<
         TargetKernelOf<FlashAttentionGradOp, CpuFlashAttentionGrad>>();
+    vulkan = std::make_unique<
+        TargetKernelOf<FlashAttentionGradOp, VulkanFlashAttentionGrad>>();
   }
   StringRef getOperationName() const override {
     return FlashAttentionGradOp::getOperationName();

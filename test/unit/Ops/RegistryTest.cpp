@@ -32,10 +32,8 @@ protected:
 } // namespace
 
 /// Ops that compile on the CPU only for now; the tiling driver says so on
-/// Vulkan (test/Ops/Attention/grad-tile-invalid.mlir).
-static bool isCpuOnly(StringRef name) {
-  return name == "ejk.flash_attention_grad";
-}
+/// Vulkan. None today.
+static bool isCpuOnly(StringRef) { return false; }
 
 TEST_F(RegistryTest, EveryPromisedTunableOpHasModelsForBothTargets) {
   int promised = 0;

@@ -6,6 +6,9 @@
 // RUN: ejk-run %s --entry gqa_causal --random-inputs 3 --check | FileCheck %s
 // RUN: ejk-run %s --entry gqa_blocks --random-inputs 4 --check | FileCheck %s
 // RUN: ejk-run %s --entry gqa_fused --random-inputs 5 --check | FileCheck %s
+// RUN: ejk-run %s --entry gqa_8_1 --random-inputs 6 --check | FileCheck %s
+// RUN: ejk-run %s --entry gqa_4_2 --random-inputs 7 --check | FileCheck %s
+// RUN: ejk-run %s --entry gqa_6_2 --random-inputs 8 --check | FileCheck %s
 
 // CHECK-NOT: FAILED
 // CHECK: result 0 ({{.*}}): {{.*}}: ok
@@ -55,4 +58,31 @@ func.func @gqa_fused(%q: tensor<1x70x8x32xf32>, %k: tensor<1x90x2x32xf32>, %v: t
       : tensor<1x70x8x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32>, tensor<1x70x8x32xf32>, tensor<1x70x8x32xf32>, tensor<1x8x70xf32>
       -> tensor<1x70x8x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32>
   return %dq, %dk, %dv : tensor<1x70x8x32xf32>, tensor<1x90x2x32xf32>, tensor<1x90x2x32xf32>
+}
+
+func.func @gqa_8_1(%q: tensor<1x33x8x64xf32>, %k: tensor<1x45x1x64xf32>, %v: tensor<1x45x1x64xf32>, %do: tensor<1x33x8x64xf32>) -> (tensor<1x33x8x64xf32>, tensor<1x45x1x64xf32>, tensor<1x45x1x64xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v
+      : tensor<1x33x8x64xf32>, tensor<1x45x1x64xf32>, tensor<1x45x1x64xf32> -> tensor<1x33x8x64xf32>, tensor<1x8x33xf32>
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse
+      : tensor<1x33x8x64xf32>, tensor<1x45x1x64xf32>, tensor<1x45x1x64xf32>, tensor<1x33x8x64xf32>, tensor<1x33x8x64xf32>, tensor<1x8x33xf32>
+      -> tensor<1x33x8x64xf32>, tensor<1x45x1x64xf32>, tensor<1x45x1x64xf32>
+  return %dq, %dk, %dv : tensor<1x33x8x64xf32>, tensor<1x45x1x64xf32>, tensor<1x45x1x64xf32>
+}
+
+func.func @gqa_4_2(%q: tensor<1x50x4x32xf32>, %k: tensor<1x30x2x32xf32>, %v: tensor<1x30x2x32xf32>, %do: tensor<1x50x4x32xf32>) -> (tensor<1x50x4x32xf32>, tensor<1x30x2x32xf32>, tensor<1x30x2x32xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v {causal, mask_alignment = "bottom_right"}
+      : tensor<1x50x4x32xf32>, tensor<1x30x2x32xf32>, tensor<1x30x2x32xf32> -> tensor<1x50x4x32xf32>, tensor<1x4x50xf32>
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse {causal, mask_alignment = "bottom_right"}
+      : tensor<1x50x4x32xf32>, tensor<1x30x2x32xf32>, tensor<1x30x2x32xf32>, tensor<1x50x4x32xf32>, tensor<1x50x4x32xf32>, tensor<1x4x50xf32>
+      -> tensor<1x50x4x32xf32>, tensor<1x30x2x32xf32>, tensor<1x30x2x32xf32>
+  return %dq, %dk, %dv : tensor<1x50x4x32xf32>, tensor<1x30x2x32xf32>, tensor<1x30x2x32xf32>
+}
+
+func.func @gqa_6_2(%q: tensor<1x40x6x32xbf16>, %k: tensor<1x60x2x32xbf16>, %v: tensor<1x60x2x32xbf16>, %do: tensor<1x40x6x32xbf16>) -> (tensor<1x40x6x32xbf16>, tensor<1x60x2x32xbf16>, tensor<1x60x2x32xbf16>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v {sliding_window = array<i64: 12, 4>}
+      : tensor<1x40x6x32xbf16>, tensor<1x60x2x32xbf16>, tensor<1x60x2x32xbf16> -> tensor<1x40x6x32xbf16>, tensor<1x6x40xf32>
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse {sliding_window = array<i64: 12, 4>}
+      : tensor<1x40x6x32xbf16>, tensor<1x60x2x32xbf16>, tensor<1x60x2x32xbf16>, tensor<1x40x6x32xbf16>, tensor<1x40x6x32xbf16>, tensor<1x6x40xf32>
+      -> tensor<1x40x6x32xbf16>, tensor<1x60x2x32xbf16>, tensor<1x60x2x32xbf16>
+  return %dq, %dk, %dv : tensor<1x40x6x32xbf16>, tensor<1x60x2x32xbf16>, tensor<1x60x2x32xbf16>
 }

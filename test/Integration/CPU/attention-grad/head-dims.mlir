@@ -7,6 +7,8 @@
 // RUN: ejk-run %s --entry d80 --random-inputs 4 --check | FileCheck %s
 // RUN: ejk-run %s --entry d40_dv24 --random-inputs 5 --check | FileCheck %s
 // RUN: ejk-run %s --entry d64_dv128 --random-inputs 6 --check | FileCheck %s
+// RUN: ejk-run %s --entry d256 --random-inputs 7 --check | FileCheck %s
+// RUN: ejk-run %s --entry d256_causal_f16 --random-inputs 8 --check | FileCheck %s
 
 // CHECK-NOT: FAILED
 // CHECK: result 0 ({{.*}}): {{.*}}: ok
@@ -65,4 +67,22 @@ func.func @d64_dv128(%q: tensor<1x30x2x64xf32>, %k: tensor<1x40x2x64xf32>, %v: t
       : tensor<1x30x2x64xf32>, tensor<1x40x2x64xf32>, tensor<1x40x2x128xf32>, tensor<1x30x2x128xf32>, tensor<1x30x2x128xf32>, tensor<1x2x30xf32>
       -> tensor<1x30x2x64xf32>, tensor<1x40x2x64xf32>, tensor<1x40x2x128xf32>
   return %dq, %dk, %dv : tensor<1x30x2x64xf32>, tensor<1x40x2x64xf32>, tensor<1x40x2x128xf32>
+}
+
+func.func @d256(%q: tensor<1x20x2x256xf32>, %k: tensor<1x36x2x256xf32>, %v: tensor<1x36x2x256xf32>, %do: tensor<1x20x2x256xf32>) -> (tensor<1x20x2x256xf32>, tensor<1x36x2x256xf32>, tensor<1x36x2x256xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v
+      : tensor<1x20x2x256xf32>, tensor<1x36x2x256xf32>, tensor<1x36x2x256xf32> -> tensor<1x20x2x256xf32>, tensor<1x2x20xf32>
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse
+      : tensor<1x20x2x256xf32>, tensor<1x36x2x256xf32>, tensor<1x36x2x256xf32>, tensor<1x20x2x256xf32>, tensor<1x20x2x256xf32>, tensor<1x2x20xf32>
+      -> tensor<1x20x2x256xf32>, tensor<1x36x2x256xf32>, tensor<1x36x2x256xf32>
+  return %dq, %dk, %dv : tensor<1x20x2x256xf32>, tensor<1x36x2x256xf32>, tensor<1x36x2x256xf32>
+}
+
+func.func @d256_causal_f16(%q: tensor<1x33x2x256xf16>, %k: tensor<1x33x2x256xf16>, %v: tensor<1x33x2x256xf16>, %do: tensor<1x33x2x256xf16>) -> (tensor<1x33x2x256xf16>, tensor<1x33x2x256xf16>, tensor<1x33x2x256xf16>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v {causal}
+      : tensor<1x33x2x256xf16>, tensor<1x33x2x256xf16>, tensor<1x33x2x256xf16> -> tensor<1x33x2x256xf16>, tensor<1x2x33xf32>
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse {causal}
+      : tensor<1x33x2x256xf16>, tensor<1x33x2x256xf16>, tensor<1x33x2x256xf16>, tensor<1x33x2x256xf16>, tensor<1x33x2x256xf16>, tensor<1x2x33xf32>
+      -> tensor<1x33x2x256xf16>, tensor<1x33x2x256xf16>, tensor<1x33x2x256xf16>
+  return %dq, %dk, %dv : tensor<1x33x2x256xf16>, tensor<1x33x2x256xf16>, tensor<1x33x2x256xf16>
 }

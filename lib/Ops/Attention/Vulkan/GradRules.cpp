@@ -1,0 +1,207 @@
+//===- GradRules.cpp - flash attention backward configs on Vulkan ---------===//
+//
+// Which configs are valid on a Vulkan device (each pass has a layout of
+// GradKernel.h: threads that divide its blocks, accumulators that fit
+// registers, stages that fit shared memory), the space the tuner tries, and
+// the heuristic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Attention/Vulkan/FlashAttentionGrad.h"
+#include "Attention/Vulkan/GradKernel.h"
+#include "Common/Arithmetic.h"
+
+#include "ejk/Ops/Attention/GradConfig.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+namespace {
+/// Accumulators one thread may keep in registers (dK and dV, or dQ).
+constexpr int64_t kMaxAccumulators = 128;
+/// S and dP values one thread may keep.
+constexpr int64_t kMaxScores = 32;
+/// Threads per workgroup, in order of preference.
+constexpr int64_t kThreadCounts[] = {128, 256, 64, 32, 16, 8};
+
+int64_t ceilDiv(int64_t v, int64_t m) { return (v + m - 1) / m; }
+
+/// Largest power of two <= `limit` that divides `value`.
+int64_t powerOfTwoDividing(int64_t value, int64_t limit) {
+  int64_t x = 1;
+  while (x * 2 <= limit && value % (x * 2) == 0)
+    x *= 2;
+  return x;
+}
+} // namespace
+
+std::optional<VulkanGradPassLayout>
+VulkanGradPassLayout::compute(bool keyValue, int64_t headDim, int64_t headDimV,
+                              int64_t blockQ, int64_t blockK,
+                              int64_t maxInvocations, int64_t sharedLimit,
+                              llvm::raw_ostream &reason) {
+  StringRef pass = keyValue ? "dK/dV" : "dQ";
+  if (blockQ < 1 || blockK < 1 || blockQ > 1024 || blockK > 1024) {
+    reason << "blocks of the " << pass << " pass must be in [1, 1024], got "
+           << blockQ << " x " << blockK;
+    return std::nullopt;
+  }
+  VulkanGradPassLayout l;
+  l.blockQ = blockQ;
+  l.blockK = blockK;
+  int64_t accRowsTotal = keyValue ? blockK : blockQ;
+  std::string why;
+  for (int64_t threads : kThreadCounts) {
+    if (threads > maxInvocations)
+      continue;
+    l.threads = threads;
+    l.scoreThreadsX =
+        powerOfTwoDividing(blockK, std::min<int64_t>(16, threads));
+    l.accThreadsX = std::min<int64_t>(16, threads);
+    if (blockQ % l.scoreThreadsY() != 0 || accRowsTotal % l.accThreadsY() != 0)
+      continue;
+    l.scoreRows = blockQ / l.scoreThreadsY();
+    l.scoreKeys = blockK / l.scoreThreadsX;
+    l.accRows = accRowsTotal / l.accThreadsY();
+    l.accCols = ceilDiv(headDim, l.accThreadsX);
+    l.accColsV = keyValue ? ceilDiv(headDimV, l.accThreadsX) : 0;
+    if (2 * l.scoreRows * l.scoreKeys > kMaxScores ||
+        l.accRows * (l.accCols + l.accColsV) > kMaxAccumulators)
+      continue;
+    l.sharedBytes =
+        4 * (blockQ * (rowStride(headDim) + rowStride(headDimV)) +
+             (keyValue ? 2 : 1) * blockQ * l.pStride() + 2 * blockQ);
+    if (l.sharedBytes > sharedLimit) {
+      reason << "the " << pass << " pass stages " << l.sharedBytes
+             << " bytes of shared memory (" << blockQ
+             << " rows of Q and dO, P and dS), the device has " << sharedLimit;
+      return std::nullopt;
+    }
+    return l;
+  }
+  reason << "no workgroup of 8 to 256 threads runs the " << pass
+         << " pass's blocks " << blockQ << " x " << blockK
+         << " with whole thread shares and at most " << kMaxAccumulators
+         << " accumulators and " << kMaxScores
+         << " scores per thread; use smaller blocks";
+  return std::nullopt;
+}
+
+/// The plan of `op` under `attr` on `target`, or nullopt with the reason.
+static std::optional<VulkanAttentionGradPlan>
+getVulkanGradPlan(FlashAttentionGradOp op, ConfigAttr attr,
+                  const TargetInfo &target, raw_ostream &reason) {
+  std::optional<FlashAttentionGradConfig> config =
+      FlashAttentionGradConfig::read(attr, reason);
+  if (!config)
+    return std::nullopt;
+  if (config->fuseDq) {
+    reason << "'" << FlashAttentionGradConfig::kFuseDq
+           << "' has no Vulkan kernel (a workgroup per KV head is too few for "
+              "a GPU): give 'dq_block_q' and 'dq_block_k' instead";
+    return std::nullopt;
+  }
+  Type element = op.getQuery().getType().getElementType();
+  if ((element.isF16() || element.isBF16()) &&
+      !target.hasVulkanFeature("storage16")) {
+    reason << "f16/bf16 inputs need the device feature 'storage16'";
+    return std::nullopt;
+  }
+  VulkanAttentionGradPlan plan;
+  static_cast<AttentionProblem &>(plan) = readAttentionProblem(op);
+  plan.subgroupSize = target.subgroupSize;
+  std::optional<VulkanGradPassLayout> keyValue = VulkanGradPassLayout::compute(
+      true, plan.headDim, plan.headDimV, config->blockQ, config->blockK,
+      target.maxWorkgroupInvocations, target.sharedMemoryBytes, reason);
+  if (!keyValue)
+    return std::nullopt;
+  std::optional<VulkanGradPassLayout> query = VulkanGradPassLayout::compute(
+      false, plan.headDim, plan.headDimV, config->dqBlockQ, config->dqBlockK,
+      target.maxWorkgroupInvocations, target.sharedMemoryBytes, reason);
+  if (!query)
+    return std::nullopt;
+  plan.keyValue = *keyValue;
+  plan.query = *query;
+  // Delta: up to 8 lanes per row, combined with shuffles where the device
+  // has them.
+  plan.delta.threads = std::min<int64_t>(64, target.maxWorkgroupInvocations);
+  if (target.hasVulkanFeature("subgroup_shuffle"))
+    plan.delta.lanes = powerOfTwoDividing(
+        plan.delta.threads,
+        std::min<int64_t>({8, target.subgroupSize, plan.delta.threads}));
+  return plan;
+}
+
+std::optional<VulkanAttentionGradPlan>
+mlir::ejk::getVulkanAttentionGradPlan(FlashAttentionGradOp op, ConfigAttr attr,
+                                      const TargetInfo &target,
+                                      raw_ostream &reason) {
+  return getVulkanGradPlan(op, attr, target, reason);
+}
+
+LogicalResult VulkanFlashAttentionGrad::verifyConfig(FlashAttentionGradOp op,
+                                                     ConfigAttr attr,
+                                                     const TargetInfo &target,
+                                                     raw_ostream &reason) {
+  return success(getVulkanGradPlan(op, attr, target, reason).has_value());
+}
+
+SmallVector<ConfigAttr>
+VulkanFlashAttentionGrad::configSpace(FlashAttentionGradOp op,
+                                      const TargetInfo &target, bool full) {
+  AttentionProblem p = readAttentionProblem(op);
+  SmallVector<int64_t> blockQs =
+      full ? SmallVector<int64_t>{8, 16, 32, 64} : SmallVector<int64_t>{16, 32};
+  SmallVector<int64_t> blockKs =
+      full ? SmallVector<int64_t>{16, 32, 64} : SmallVector<int64_t>{16, 32};
+  auto fits = [](int64_t block, int64_t size, ArrayRef<int64_t> all) {
+    return block <= std::max(ceilPow2(size), all.front());
+  };
+  SmallVector<ConfigAttr> space;
+  for (int64_t blockQ : blockQs)
+    for (int64_t blockK : blockKs)
+      for (int64_t dqBlockQ : blockQs)
+        for (int64_t dqBlockK : blockKs) {
+          if (!fits(blockQ, p.seqQ, blockQs) ||
+              !fits(dqBlockQ, p.seqQ, blockQs) ||
+              !fits(blockK, p.seqK, blockKs) ||
+              !fits(dqBlockK, p.seqK, blockKs))
+            continue;
+          FlashAttentionGradConfig config{blockQ, blockK, dqBlockQ, dqBlockK};
+          ConfigAttr attr = config.toAttr(op.getContext());
+          if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+            space.push_back(attr);
+        }
+  return space;
+}
+
+/// 16 x 32 blocks for the dK/dV pass and 32 x 32 for the dQ pass (clamped
+/// to the problem), each pass's larger block halved until its layout fits.
+ConfigAttr VulkanFlashAttentionGrad::heuristicConfig(FlashAttentionGradOp op,
+                                                     const TargetInfo &target) {
+  AttentionProblem p = readAttentionProblem(op);
+  auto clampTo = [](int64_t block, int64_t size) {
+    return std::max<int64_t>(
+        8, std::min(block, ceilPow2(std::max<int64_t>(size, 1))));
+  };
+  FlashAttentionGradConfig config;
+  config.blockQ = clampTo(16, p.seqQ);
+  config.blockK = clampTo(32, p.seqK);
+  config.dqBlockQ = clampTo(32, p.seqQ);
+  config.dqBlockK = clampTo(32, p.seqK);
+  auto shrink = [&](bool keyValue, int64_t &blockQ, int64_t &blockK) {
+    while (!VulkanGradPassLayout::compute(
+               keyValue, p.headDim, p.headDimV, blockQ, blockK,
+               target.maxWorkgroupInvocations, target.sharedMemoryBytes,
+               llvm::nulls()) &&
+           (blockQ > 1 || blockK > 1)) {
+      if (blockQ >= blockK)
+        blockQ /= 2;
+      else
+        blockK /= 2;
+    }
+  };
+  shrink(true, config.blockQ, config.blockK);
+  shrink(false, config.dqBlockQ, config.dqBlockK);
+  return config.toAttr(op.getContext());
+}

@@ -1,0 +1,121 @@
+//===- GradTile.cpp - flash attention backward dispatches on Vulkan -------===//
+//
+// Replaces the op by the dK/dV pass (GradKernel.cpp) and adds, around it,
+// the dispatches every caller then runs in order: delta (D = rowsum(dO *
+// O)) into an f32 temporary the callers allocate, dK/dV, and dQ. No pack:
+// the kernels read K and V where they are.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Attention/Vulkan/FlashAttentionGrad.h"
+#include "Attention/Vulkan/GradKernel.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+namespace {
+using Field = Value AttentionGradBuffers::*;
+
+/// The op's buffers the dQ pass reads, those present of these, in order.
+constexpr Field kQueryPassFields[] = {
+    &AttentionGradBuffers::query,       &AttentionGradBuffers::key,
+    &AttentionGradBuffers::value,       &AttentionGradBuffers::dOutput,
+    &AttentionGradBuffers::lse,         &AttentionGradBuffers::bias,
+    &AttentionGradBuffers::mask,        &AttentionGradBuffers::qSegmentIds,
+    &AttentionGradBuffers::kvSegmentIds};
+} // namespace
+
+LogicalResult VulkanFlashAttentionGrad::tile(FlashAttentionGradOp op,
+                                             ConfigAttr attr,
+                                             DispatchRewriter &rewriter) {
+  std::optional<VulkanAttentionGradPlan> planOr =
+      getVulkanAttentionGradPlan(op, attr, rewriter.target(), llvm::nulls());
+  if (!planOr)
+    return op.emitOpError("has no Vulkan layout for its config");
+  const VulkanAttentionGradPlan &p = *planOr;
+  VulkanAttentionGradBuffers buf;
+  static_cast<AttentionGradBuffers &>(buf) =
+      findAttentionGradBuffers(op, rewriter);
+  if (failed(rewriter.checkDispatchForm(op)))
+    return failure();
+  Location loc = op.getLoc();
+  auto deltaType = MemRefType::get({p.batch, p.numHeads, p.seqQ},
+                                   Float32Type::get(op.getContext()));
+  int64_t deltaBytes = deltaType.getNumElements() * 4;
+
+  func::FuncOp delta = rewriter.addDispatch(
+      "delta", {buf.output.getType(), buf.dOutput.getType(), deltaType},
+      p.deltaGrid(), [&](OpBuilder &b, Location loc, ValueRange args) {
+        buildVulkanGradDeltaBody(b, loc, p, args[0], args[1], args[2]);
+      });
+  DispatchRewriter::setVulkanLaunch(delta, p.delta.threads, 0);
+  DispatchRewriter::setWork(
+      delta, 0,
+      DispatchRewriter::bytesOf({buf.output, buf.dOutput}) + deltaBytes);
+
+  SmallVector<Value> queryReads;
+  for (Field field : kQueryPassFields)
+    if (buf.*field)
+      queryReads.push_back(buf.*field);
+  SmallVector<Type> queryTypes;
+  for (Value v : queryReads)
+    queryTypes.push_back(v.getType());
+  queryTypes.append({deltaType, buf.dQuery.getType()});
+  func::FuncOp query =
+      rewriter.addDispatch("dq", queryTypes, p.queryGrid(),
+                           [&](OpBuilder &b, Location loc, ValueRange args) {
+                             VulkanAttentionGradBuffers own;
+                             unsigned next = 0;
+                             for (Field field : kQueryPassFields)
+                               if (buf.*field)
+                                 own.*field = args[next++];
+                             own.delta = args[next++];
+                             own.dQuery = args[next++];
+                             buildVulkanGradQueryBody(b, loc, p, own);
+                           });
+  DispatchRewriter::setVulkanLaunch(query, p.query.threads,
+                                    p.query.sharedBytes);
+  DispatchRewriter::setWork(query, attentionFlops(p) / 2,
+                            DispatchRewriter::bytesOf(queryReads) + deltaBytes +
+                                DispatchRewriter::bytesOf(buf.dQuery));
+
+  FailureOr<SmallVector<Value>> appended =
+      rewriter.appendArguments({deltaType});
+  if (failed(appended))
+    return failure();
+  buf.delta = (*appended)[0];
+  auto index = [](Value buffer) {
+    return DispatchRewriter::argumentIndex(buffer);
+  };
+  rewriter.rewriteCallers({deltaType}, [&](OpBuilder &b, Location loc,
+                                           DispatchOp call, ValueRange temps) {
+    auto bound = [&](Value buffer) { return call.getBuffers()[index(buffer)]; };
+    DispatchOp::create(
+        b, loc, delta.getSymName(),
+        ValueRange{bound(buf.output), bound(buf.dOutput), temps[0]});
+    SmallVector<Value> bindings(call.getBuffers());
+    bindings.push_back(temps[0]);
+    DispatchOp::create(b, loc, call.getCallee(), bindings);
+    SmallVector<Value> queryBindings;
+    for (Value v : queryReads)
+      queryBindings.push_back(bound(v));
+    queryBindings.append({temps[0], bound(buf.dQuery)});
+    DispatchOp::create(b, loc, query.getSymName(), queryBindings);
+  });
+
+  OpBuilder b = rewriter.replaceBody();
+  buildVulkanGradKeyValueBody(b, loc, p, buf);
+  rewriter.finish(b);
+  func::FuncOp dispatch = rewriter.dispatch();
+  DispatchRewriter::setGrid(dispatch, p.keyValueGrid());
+  DispatchRewriter::setVulkanLaunch(dispatch, p.keyValue.threads,
+                                    p.keyValue.sharedBytes);
+  // FLOPs: 2.5 forwards, less the dQ pass's.
+  DispatchRewriter::setWork(
+      dispatch, attentionGradFlops(p) - attentionFlops(p) / 2,
+      DispatchRewriter::bytesOf({buf.query, buf.key, buf.value, buf.dOutput,
+                                 buf.lse, buf.bias, buf.mask, buf.qSegmentIds,
+                                 buf.kvSegmentIds, buf.dKey, buf.dValue}) +
+          deltaBytes);
+  return success();
+}
