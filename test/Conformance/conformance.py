@@ -1472,14 +1472,23 @@ class Mla:
     """
 
     @staticmethod
+    def projections(c, rng):
+        """The un-absorbed query and w_kc: the first draws of the case's
+        generator (reference() draws them again from the same seed)."""
+        d, dt = c.dims, c.dtype
+        q_nope = rng.standard_normal((d["b"], d["s"], d["h"], d["nope"]),
+                                     dtype=np.float32).astype(np_dtype(dt))
+        w_kc = (rng.standard_normal((d["lat"], 1, d["nope"]), dtype=np.float32)
+                / np.sqrt(d["lat"])).astype(np_dtype(dt))
+        return q_nope, w_kc
+
+    @staticmethod
     def inputs(c, rng):
         d, dt = c.dims, c.dtype
         b, s, h, nope, lat, rope = (d[k] for k in ("b", "s", "h", "nope", "lat", "rope"))
         def normal(shape):
             return rng.standard_normal(shape, dtype=np.float32)
-        q_nope = normal((b, s, h, nope)).astype(np_dtype(dt))
-        w_kc = (normal((lat, 1, nope)) / np.sqrt(lat)).astype(np_dtype(dt))
-        Mla.saved = (q_nope, w_kc)
+        q_nope, w_kc = Mla.projections(c, rng)
         ql = np.einsum("bshn,ln->bshl", q_nope.astype(np.float64),
                        w_kc[:, 0, :].astype(np.float64))
         return [("ql", ql.astype(np.float32).astype(np_dtype(dt)), dt),
@@ -1508,11 +1517,13 @@ class Mla:
         import jax.numpy as jnp
         from ejkernel.modules.operations import flash_mla
         d = c.dims
-        q_nope, w_kc = Mla.saved
+        q_nope, w_kc = Mla.projections(c, np.random.default_rng(c.seed))
         query = np.concatenate([q_nope, ins["qr"]], axis=-1)
         w_vc = np.eye(d["lat"], dtype=w_kc.dtype)[:, None, :]
+        # b_q and b_k are positional-only: (query, key_value, w_kc, w_vc,
+        # b_q, b_k).
         out = flash_mla(jx(query), jx(ins["ckv"]), jx(w_kc), jx(w_vc),
-                        b_k=jx(ins["kr"]), softmax_scale=c.opts.get("softmax_scale"),
+                        None, jx(ins["kr"]), softmax_scale=c.opts.get("softmax_scale"),
                         causal=bool(c.opts.get("causal")), platform="xla")
         return [np.asarray(out)]
 
