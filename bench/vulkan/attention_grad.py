@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""ejk's Vulkan attention backward (ejk.flash_attention_grad) against
+PyTorch's FlashAttention-2 backward on the GPU machine, in one process.
+
+Two steps, because the GPU machine has no MLIR (as paged.py):
+
+  here:   python3 bench/vulkan/attention_grad.py prepare DIR [FINGERPRINT]
+          compiles every variant with `ejkc --target vulkan --fingerprint
+          FINGERPRINT` (default bench/vulkan/h100.fingerprint) into
+          DIR/art/<name>/, copies the runtime, ejk_runtime.py and this script.
+  there:  python3 DIR/attention_grad.py run DIR
+          makes q, k, v, dO (fp16, seed 0), the forward's O and lse in f32
+          on the GPU, runs the artifact through the runtime's C API, checks
+          dq, dk, dv against PyTorch's f32 autograd gradients of the same
+          (fp16-rounded) inputs, times it with the runtime's GPU timestamps
+          after a fixed warm-up, and times in the same process the backward
+          of F.scaled_dot_product_attention on the FlashAttention-2 and cuDNN
+          backends; writes DIR/attention_grad.json (and $OUT/...).
+
+The workload is WORKLOADS.md's gfa-d128 as a backward (gfa-d128-bwd): B4
+S2048 H16 D128 fp16, causal and not; TFLOP/s by FlashAttention's convention
+(backward = 2.5 x the forward's 4 B H S^2 D, halved when causal).
+"""
+import json, os, sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import ejk_runtime  # noqa: E402  (beside this script here and there)
+
+
+# name: (B, S, H, Hkv, D, dtype, causal, config or None)
+def variants():
+    return {
+        "gfa_d128_bwd": (4, 2048, 16, 16, 128, "f16", False, None),
+        "gfa_d128_bwd_causal": (4, 2048, 16, 16, 128, "f16", True, None),
+        # Correctness on odd shapes: GQA, Sq not a multiple of any block.
+        "chk_gqa_causal": (2, 333, 8, 2, 64, "f16", True, None),
+        "chk_bf16": (1, 200, 4, 4, 128, "bf16", False, None),
+    }
+
+
+def t(*s, e):
+    return "tensor<" + "x".join(map(str, s)) + "x" + e + ">"
+
+
+def ir(b, s, h, hkv, d, dt, causal, cfg):
+    q, k = t(b, s, h, d, e=dt), t(b, s, hkv, d, e=dt)
+    lse = t(b, h, s, e="f32")
+    attrs = (["causal"] if causal else []) + (
+        [f"config = #ejk.config<{cfg}>"] if cfg else [])
+    a = (" {" + ", ".join(attrs) + "}") if attrs else ""
+    return (f"func.func @main(%q: {q}, %k: {k}, %v: {k}, %o: {q}, %do: {q}, "
+            f"%lse: {lse}) -> ({q}, {k}, {k}) {{\n"
+            f"  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse{a}\n"
+            f"      : {q}, {k}, {k}, {q}, {q}, {lse} -> {q}, {k}, {k}\n"
+            f"  return %dq, %dk, %dv : {q}, {k}, {k}\n}}\n")
+
+
+def prepare(out, fingerprint):
+    ejk_runtime.prepare(out, fingerprint, variants(), ir, __file__)
+
+
+def flops(b, s, h, d, causal):
+    f = 2.5 * 4 * b * h * s * s * d
+    return f / 2 if causal else f
+
+
+# --- run (on the GPU machine) -------------------------------------------------
+
+def run(d):
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    log = lambda *a: print(*a, flush=True)
+    gpu = torch.device("cuda")
+    rt = ejk_runtime.Runtime(d)
+    results = {"device": rt.device_lines(), "torch": torch.__version__}
+    log(results["device"])
+    clocks, warm = ejk_runtime.clocks, ejk_runtime.warm
+    tdt = {"f16": torch.float16, "bf16": torch.bfloat16}
+
+    cases = json.load(open(os.path.join(d, "cases.json")))
+    for name, (b, s, h, hkv, dim, dt, causal, cfg) in cases.items():
+        try:
+            torch.manual_seed(0)
+            g = h // hkv
+            q = torch.randn(b, s, h, dim, device=gpu).to(tdt[dt])
+            k = torch.randn(b, s, hkv, dim, device=gpu).to(tdt[dt])
+            v = torch.randn(b, s, hkv, dim, device=gpu).to(tdt[dt])
+            do = torch.randn(b, s, h, dim, device=gpu).to(tdt[dt])
+            # f32 reference forward and gradients ([B, H, S, D] for SDPA).
+            qf = q.float().transpose(1, 2).requires_grad_()
+            kf = k.float().transpose(1, 2).requires_grad_()
+            vf = v.float().transpose(1, 2).requires_grad_()
+            scale = dim ** -0.5
+            sc = torch.einsum("bhqd,bhkd->bhqk", qf,
+                              kf.repeat_interleave(g, dim=1)) * scale
+            if causal:
+                keep = torch.ones(s, s, dtype=torch.bool, device=gpu).tril()
+                sc = sc.masked_fill(~keep, float("-inf"))
+            lse = torch.logsumexp(sc, dim=-1)
+            o = torch.einsum("bhqk,bhkd->bhqd", torch.exp(sc - lse[..., None]),
+                             vf.repeat_interleave(g, dim=1))
+            dq_ref, dk_ref, dv_ref = torch.autograd.grad(
+                o, (qf, kf, vf), do.float().transpose(1, 2))
+            o_in = o.detach().transpose(1, 2).to(tdt[dt]).contiguous()
+            lse_in = lse.detach().contiguous()
+            del sc, o
+            mod = rt.load(os.path.join(d, "art", name))
+            ins = [rt.upload(x) for x in (q, k, v, o_in, do, lse_in)]
+            outs = [rt.empty(x.numel() * x.element_size()) for x in (q, k, v)]
+            mod.bind(ins, outs)
+            mod.invoke()
+            entry = {"config": cfg}
+            for i, (label, ref, shape) in enumerate(
+                    (("dq", dq_ref, q.shape), ("dk", dk_ref, k.shape),
+                     ("dv", dv_ref, v.shape))):
+                got = rt.download(outs[i], tuple(shape), tdt[dt]).float().to(gpu)
+                r = ref.transpose(1, 2)
+                entry[label + "_max_abs_err"] = float((got - r).abs().max())
+                entry[label + "_ref_max"] = float(r.abs().max())
+                entry[label + "_nan"] = bool(torch.isnan(got).any())
+            if not name.startswith("chk"):
+                warm(mod.invoke, 2.0)
+                entry["clocks_before"] = clocks()
+                ts = []
+                for _ in range(10):
+                    mod.invoke()
+                    ts.append(mod.last_time_us())
+                ts.sort()
+                entry["clocks_after"] = clocks()
+                fl = flops(b, s, h, dim, causal)
+                entry.update(median_ms=ts[5] / 1e3, min_ms=ts[0] / 1e3,
+                             tflops=fl / (ts[5] * 1e-6) / 1e12)
+                # PyTorch's backward on the same inputs.
+                qg = q.transpose(1, 2).detach().requires_grad_()
+                kg = k.transpose(1, 2).detach().requires_grad_()
+                vg = v.transpose(1, 2).detach().requires_grad_()
+                dog = do.transpose(1, 2)
+                peers = {}
+                for label, backend in (("flash2", SDPBackend.FLASH_ATTENTION),
+                                       ("cudnn", SDPBackend.CUDNN_ATTENTION)):
+                    try:
+                        with sdpa_kernel(backend):
+                            out = F.scaled_dot_product_attention(
+                                qg, kg, vg, is_causal=causal,
+                                enable_gqa=hkv != h)
+                            bwd = lambda: torch.autograd.grad(
+                                out, (qg, kg, vg), dog, retain_graph=True)
+                            ms = ejk_runtime.cuda_median_ms(bwd, 20)
+                        peers[label + "_ms"] = ms
+                        peers[label + "_tflops"] = fl / (ms * 1e-3) / 1e12
+                    except Exception as ex:
+                        peers[label + "_error"] = repr(ex)[:160]
+                peers["clocks"] = clocks()
+                entry["torch"] = peers
+                if "flash2_ms" in peers:
+                    entry["pct_of_flash2"] = 100 * peers["flash2_ms"] / entry["median_ms"]
+            results[name] = entry
+            log(name, json.dumps(entry))
+            rt.release()
+            mod.destroy()
+        except Exception as ex:
+            results[name] = {"error": repr(ex)[:400]}
+            log(name, "ERROR", repr(ex)[:400])
+    json.dump(results, open(os.path.join(d, "attention_grad.json"), "w"), indent=1)
+    out = os.environ.get("OUT")
+    if out:
+        json.dump(results, open(os.path.join(out, "attention_grad.json"), "w"),
+                  indent=1)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 3 and sys.argv[1] == "prepare":
+        prepare(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else
+                os.path.join(HERE, "h100.fingerprint"))
+    elif len(sys.argv) >= 3 and sys.argv[1] == "run":
+        run(sys.argv[2])
+    else:
+        sys.exit(__doc__)
