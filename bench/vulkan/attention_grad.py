@@ -33,9 +33,16 @@ def variants():
     return {
         "gfa_d128_bwd": (4, 2048, 16, 16, 128, "f16", False, None),
         "gfa_d128_bwd_causal": (4, 2048, 16, 16, 128, "f16", True, None),
+        # bf16 runs the portable f32 path (no cooperative backward for it).
+        "gfa_d128_bwd_bf16": (4, 2048, 16, 16, 128, "bf16", False, None),
+        # Block sizes around the heuristic's 64/64/64/64.
+        "gfa_d128_bwd_k32": (4, 2048, 16, 16, 128, "f16", False,
+                             "block_q = 64, block_k = 32, dq_block_q = 32, "
+                             "dq_block_k = 64"),
         # Correctness on odd shapes: GQA, Sq not a multiple of any block.
         "chk_gqa_causal": (2, 333, 8, 2, 64, "f16", True, None),
         "chk_bf16": (1, 200, 4, 4, 128, "bf16", False, None),
+        "chk_d128_causal_odd": (1, 300, 4, 4, 128, "f16", True, None),
     }
 
 

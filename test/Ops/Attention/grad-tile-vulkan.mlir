@@ -1,6 +1,8 @@
 // RUN: ejk-opt %s -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle subgroup-size=32" -ejk-form-dispatches -ejk-tile-dispatches | FileCheck %s
 // RUN: ejk-opt %s -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle subgroup-size=32" -ejk-form-dispatches -ejk-tile-dispatches -ejk-lower-to-spirv | FileCheck %s --check-prefix=SPIRV
 
+// RUN: ejk-opt %s -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle,cooperative_matrix_nv_layout subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152" -ejk-form-dispatches -ejk-tile-dispatches | FileCheck %s --check-prefix=COOP
+
 // flash_attention_grad on Vulkan (portable path), f16 GQA 4:1, causal,
 // Sq = 100, Sk = 70, D = 64. The heuristic: dK/dV 16 x 32, dQ 32 x 32,
 // 128 threads each.
@@ -59,6 +61,34 @@
 // CHECK: ejk.dispatch @grad_dispatch_0(%{{.*}}, %[[D]])
 // CHECK: ejk.dispatch @grad_dispatch_0_dq(%{{.*}}, %[[D]], %{{.*}})
 // CHECK: memref.dealloc %[[D]]
+
+// Cooperative matrices (f16, NVIDIA's layout): 64 x 64 blocks for both
+// passes (clamped to 64 keys of 70 -> 2 key blocks), 4 subgroups of 32; one
+// f16 stage of max(64, 64) x (72 + 72) elements (1152 16-byte words) and
+// lse/D: 2 * 9216 + 8 * 64 = 18944 bytes. Both passes require the layout.
+// COOP-LABEL: func.func private @grad_dispatch_0_dq(
+// COOP-SAME: ejk.grid = array<i64: 2, 8, 2>
+// COOP-SAME: ejk.requires = ["cooperative_matrix_nv_layout"]
+// COOP-SAME: ejk.shared_memory_bytes = 18944
+// COOP-SAME: ejk.workgroup_size = array<i64: 128, 1, 1>
+// COOP: memref.alloc() : memref<1152xvector<4xi32>, #gpu.address_space<workgroup>>
+// Per key tile: S = Q K^T (K^T by transposed loads) and dP = dO V^T, 4
+// tiles each over D = 64, then dS rebuilt as an f16 A matrix and dQ += dS K.
+// COOP: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 9 : index, transpose}
+// COOP: gpu.subgroup_mma_compute
+// COOP: gpu.subgroup_mma_extract_thread_local
+// COOP: math.exp
+// COOP: gpu.subgroup_mma_insert_thread_local {{.*}} -> !gpu.mma_matrix<16x16xf16, "AOp">
+// COOP-LABEL: func.func private @grad_dispatch_0(
+// COOP-SAME: ejk.grid = array<i64: 2, 2, 2>
+// COOP-SAME: ejk.requires = ["cooperative_matrix_nv_layout"]
+// COOP-SAME: ejk.shared_memory_bytes = 18944
+// The group's heads, the query blocks, then the block's 16-query tiles
+// carry the 4 + 4 dK and dV accumulator tiles.
+// COOP: scf.for {{.*}} -> (!gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">)
+// COOP: scf.for
+// COOP: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c1
+// COOP: gpu.subgroup_mma_compute
 
 // All three lower to SPIR-V.
 // SPIRV-COUNT-3: spirv.func

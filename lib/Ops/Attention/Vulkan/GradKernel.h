@@ -36,6 +36,7 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace mlir::ejk {
@@ -43,6 +44,10 @@ namespace mlir::ejk {
 /// How one workgroup of a pass of the portable backward runs: threads,
 /// their shares and the shared memory.
 struct VulkanGradPassLayout {
+  /// Cooperative-matrix path (GradCoopKernel.cpp): a subgroup of 32 per 16
+  /// key rows (dK/dV) or query rows (dQ); only blockQ, blockK, threads and
+  /// sharedBytes apply.
+  bool cooperative = false;
   /// Queries and keys of one (query block, key block) tile.
   int64_t blockQ = 0, blockK = 0;
   int64_t threads = 0;
@@ -60,6 +65,15 @@ struct VulkanGradPassLayout {
   /// Row strides (f32) of the staged Q and dO rows and of P and dS.
   static int64_t rowStride(int64_t dim) { return dim + 1; }
   int64_t pStride() const { return blockK + 1; }
+  /// Cooperative path: f16 row stride of a staged row, 16-byte aligned and
+  /// off the banks of the previous row.
+  static int64_t coopStride(int64_t dim) { return dim + 8; }
+  /// Cooperative path: f16 elements of the stage that holds K and V rows,
+  /// then Q and dO rows (or the other way round).
+  int64_t coopStageElements(int64_t headDim, int64_t headDimV) const {
+    return std::max(blockQ, blockK) *
+           (coopStride(headDim) + coopStride(headDimV));
+  }
 
   /// The layout of the dK/dV pass (`keyValue`: accumulates dK and dV over
   /// key rows) or of the dQ pass, or nullopt with the reason.
@@ -67,6 +81,11 @@ struct VulkanGradPassLayout {
   compute(bool keyValue, int64_t headDim, int64_t headDimV, int64_t blockQ,
           int64_t blockK, int64_t maxInvocations, int64_t sharedLimit,
           llvm::raw_ostream &reason);
+  /// The same for the cooperative-matrix path.
+  static std::optional<VulkanGradPassLayout>
+  computeCooperative(bool keyValue, int64_t headDim, int64_t headDimV,
+                     int64_t blockQ, int64_t blockK, int64_t maxInvocations,
+                     int64_t sharedLimit, llvm::raw_ostream &reason);
 };
 
 /// The layout of the delta dispatch.
@@ -82,6 +101,8 @@ struct VulkanAttentionGradPlan : AttentionProblem {
   VulkanGradPassLayout keyValue, query;
   VulkanGradDeltaLayout delta;
   int64_t subgroupSize = 32;
+  /// Both passes on cooperative matrices (f16, NVIDIA's matrix layout).
+  bool cooperative = false;
 
   int64_t groupSize() const { return numHeads / numKvHeads; }
   static int64_t ceilDiv(int64_t v, int64_t m) { return (v + m - 1) / m; }
@@ -122,6 +143,14 @@ void buildVulkanGradKeyValueBody(OpBuilder &b, Location loc,
 void buildVulkanGradQueryBody(OpBuilder &b, Location loc,
                               const VulkanAttentionGradPlan &plan,
                               const VulkanAttentionGradBuffers &buffers);
+
+/// The cooperative-matrix bodies of the two passes (GradCoopKernel.cpp).
+void buildVulkanCoopGradKeyValueBody(OpBuilder &b, Location loc,
+                                     const VulkanAttentionGradPlan &plan,
+                                     const VulkanAttentionGradBuffers &buffers);
+void buildVulkanCoopGradQueryBody(OpBuilder &b, Location loc,
+                                  const VulkanAttentionGradPlan &plan,
+                                  const VulkanAttentionGradBuffers &buffers);
 
 } // namespace mlir::ejk
 

@@ -24,8 +24,6 @@ constexpr int64_t kMaxScores = 32;
 /// Threads per workgroup, in order of preference.
 constexpr int64_t kThreadCounts[] = {128, 256, 64, 32, 16, 8};
 
-int64_t ceilDiv(int64_t v, int64_t m) { return (v + m - 1) / m; }
-
 /// Largest power of two <= `limit` that divides `value`.
 int64_t powerOfTwoDividing(int64_t value, int64_t limit) {
   int64_t x = 1;
@@ -87,6 +85,55 @@ VulkanGradPassLayout::compute(bool keyValue, int64_t headDim, int64_t headDimV,
   return std::nullopt;
 }
 
+std::optional<VulkanGradPassLayout> VulkanGradPassLayout::computeCooperative(
+    bool keyValue, int64_t headDim, int64_t headDimV, int64_t blockQ,
+    int64_t blockK, int64_t maxInvocations, int64_t sharedLimit,
+    llvm::raw_ostream &reason) {
+  StringRef pass = keyValue ? "dK/dV" : "dQ";
+  if (blockQ < 16 || blockK < 16 || blockQ % 16 != 0 || blockK % 16 != 0 ||
+      blockQ > 1024 || blockK > 1024) {
+    reason << "cooperative-matrix code needs the " << pass
+           << " pass's blocks to be multiples of 16 in [16, 1024], got "
+           << blockQ << " x " << blockK;
+    return std::nullopt;
+  }
+  VulkanGradPassLayout l;
+  l.cooperative = true;
+  l.blockQ = blockQ;
+  l.blockK = blockK;
+  // A subgroup of 32 per 16 rows of what the pass accumulates.
+  l.threads = 32 * (keyValue ? blockK : blockQ) / 16;
+  if (l.threads > maxInvocations) {
+    reason << "the " << pass << " pass's " << l.threads << " threads exceed "
+           << maxInvocations << " invocations per workgroup";
+    return std::nullopt;
+  }
+  l.sharedBytes = 2 * l.coopStageElements(headDim, headDimV) + 8 * blockQ;
+  if (l.sharedBytes > sharedLimit) {
+    reason << "the " << pass << " pass stages " << l.sharedBytes
+           << " bytes of shared memory (f16 rows of K and V, Q and dO), the "
+              "device has "
+           << sharedLimit;
+    return std::nullopt;
+  }
+  return l;
+}
+
+/// Whether both passes run on cooperative matrices: f16 inputs, head dims of
+/// whole 16x16 tiles up to 128 (the dK/dV pass keeps K, V, dK and dV in
+/// registers), and a device with 16x16x16 f16 -> f32 matrices laid out as
+/// NVIDIA's mma.sync fragments (the elementwise part relies on it).
+static bool usesCooperativeMatrix(FlashAttentionGradOp op,
+                                  const TargetInfo &target) {
+  AttentionProblem p = readAttentionProblem(op);
+  return target.hasCooperativeMatrix && target.subgroupSize == 32 &&
+         target.hasVulkanFeature("cooperative_matrix_nv_layout") &&
+         target.hasVulkanFeature("float16") &&
+         op.getQuery().getType().getElementType().isF16() &&
+         p.headDim % 16 == 0 && p.headDimV % 16 == 0 && p.headDim <= 128 &&
+         p.headDimV <= 128;
+}
+
 /// The plan of `op` under `attr` on `target`, or nullopt with the reason.
 static std::optional<VulkanAttentionGradPlan>
 getVulkanGradPlan(FlashAttentionGradOp op, ConfigAttr attr,
@@ -110,12 +157,15 @@ getVulkanGradPlan(FlashAttentionGradOp op, ConfigAttr attr,
   VulkanAttentionGradPlan plan;
   static_cast<AttentionProblem &>(plan) = readAttentionProblem(op);
   plan.subgroupSize = target.subgroupSize;
-  std::optional<VulkanGradPassLayout> keyValue = VulkanGradPassLayout::compute(
-      true, plan.headDim, plan.headDimV, config->blockQ, config->blockK,
-      target.maxWorkgroupInvocations, target.sharedMemoryBytes, reason);
+  plan.cooperative = usesCooperativeMatrix(op, target);
+  auto compute = plan.cooperative ? VulkanGradPassLayout::computeCooperative
+                                  : VulkanGradPassLayout::compute;
+  std::optional<VulkanGradPassLayout> keyValue =
+      compute(true, plan.headDim, plan.headDimV, config->blockQ, config->blockK,
+              target.maxWorkgroupInvocations, target.sharedMemoryBytes, reason);
   if (!keyValue)
     return std::nullopt;
-  std::optional<VulkanGradPassLayout> query = VulkanGradPassLayout::compute(
+  std::optional<VulkanGradPassLayout> query = compute(
       false, plan.headDim, plan.headDimV, config->dqBlockQ, config->dqBlockK,
       target.maxWorkgroupInvocations, target.sharedMemoryBytes, reason);
   if (!query)
@@ -185,6 +235,31 @@ ConfigAttr VulkanFlashAttentionGrad::heuristicConfig(FlashAttentionGradOp op,
         8, std::min(block, ceilPow2(std::max<int64_t>(size, 1))));
   };
   FlashAttentionGradConfig config;
+  if (usesCooperativeMatrix(op, target)) {
+    // 64 x 64 blocks for both passes (4 subgroups; FlashAttention-2's
+    // backward also runs 64-row blocks at D = 128), smaller where shared
+    // memory or a short sequence asks for it.
+    auto pick = [&](bool keyValue, int64_t &blockQ, int64_t &blockK) {
+      for (auto [q, k] : {std::pair<int64_t, int64_t>{64, 64},
+                          {32, 64},
+                          {64, 32},
+                          {32, 32},
+                          {16, 32},
+                          {32, 16},
+                          {16, 16}}) {
+        blockQ = std::max<int64_t>(16, std::min(q, ceilPow2(p.seqQ)));
+        blockK = std::max<int64_t>(16, std::min(k, ceilPow2(p.seqK)));
+        if (VulkanGradPassLayout::computeCooperative(
+                keyValue, p.headDim, p.headDimV, blockQ, blockK,
+                target.maxWorkgroupInvocations, target.sharedMemoryBytes,
+                llvm::nulls()))
+          return;
+      }
+    };
+    pick(true, config.blockQ, config.blockK);
+    pick(false, config.dqBlockQ, config.dqBlockK);
+    return config.toAttr(op.getContext());
+  }
   config.blockQ = clampTo(16, p.seqQ);
   config.blockK = clampTo(32, p.seqK);
   config.dqBlockQ = clampTo(32, p.seqQ);

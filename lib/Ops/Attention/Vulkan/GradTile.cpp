@@ -71,7 +71,10 @@ LogicalResult VulkanFlashAttentionGrad::tile(FlashAttentionGradOp op,
                                  own.*field = args[next++];
                              own.delta = args[next++];
                              own.dQuery = args[next++];
-                             buildVulkanGradQueryBody(b, loc, p, own);
+                             if (p.cooperative)
+                               buildVulkanCoopGradQueryBody(b, loc, p, own);
+                             else
+                               buildVulkanGradQueryBody(b, loc, p, own);
                            });
   DispatchRewriter::setVulkanLaunch(query, p.query.threads,
                                     p.query.sharedBytes);
@@ -104,9 +107,18 @@ LogicalResult VulkanFlashAttentionGrad::tile(FlashAttentionGradOp op,
   });
 
   OpBuilder b = rewriter.replaceBody();
-  buildVulkanGradKeyValueBody(b, loc, p, buf);
+  if (p.cooperative)
+    buildVulkanCoopGradKeyValueBody(b, loc, p, buf);
+  else
+    buildVulkanGradKeyValueBody(b, loc, p, buf);
   rewriter.finish(b);
   func::FuncOp dispatch = rewriter.dispatch();
+  // The cooperative bodies rely on NVIDIA's matrix layout: the runtime
+  // refuses a device without it before the kernels could run.
+  if (p.cooperative)
+    for (func::FuncOp fn : {dispatch, query})
+      fn->setAttr("ejk.requires",
+                  b.getStrArrayAttr({"cooperative_matrix_nv_layout"}));
   DispatchRewriter::setGrid(dispatch, p.keyValueGrid());
   DispatchRewriter::setVulkanLaunch(dispatch, p.keyValue.threads,
                                     p.keyValue.sharedBytes);

@@ -1,0 +1,478 @@
+//===- GradCoopKernel.cpp - attention backward on cooperative matrices ----===//
+//
+// f16 inputs, f32 accumulation, 16x16x16 cooperative matrices, on devices
+// whose matrices are laid out as NVIDIA's mma.sync fragments
+// (cooperative_matrix_nv_layout; the dispatches require it): the
+// elementwise part reads and writes the matrices' own elements, as the
+// forward's register softmax does (CoopKernel.cpp).
+//
+// dK/dV pass: subgroup w owns the 16 keys keyStart + 16 w ...; its K and V
+// rows stay in A matrices. Per query block (Q and dO staged as f16) and
+// per 16-query tile i:
+//   S^T  = K Q_i^T,  dP^T = V dO_i^T       (B: transposed loads of the stage)
+//   P^T, dS^T elementwise (lse and D of the tile's queries from the stage)
+//   dV += P^T dO_i,  dK += dS^T Q_i        (P^T, dS^T rebuilt as f16 A)
+// dQ pass: subgroup w owns 16 query rows; its Q and dO rows stay in A
+// matrices. Per key block (K and V staged as f16) and per 16-key tile j:
+//   S = Q K_j^T, dP = dO V_j^T, dS elementwise, dQ += dS K_j.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Attention/Vulkan/GradKernel.h"
+#include "Attention/Vulkan/Scores.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+namespace {
+
+constexpr int64_t kTile = 16;
+/// f16 elements per 16-byte vector<4xi32> of a staged row.
+constexpr int64_t kPerVector = 8;
+/// Elements of a 16x16 matrix one lane of 32 holds.
+constexpr int64_t kLaneElements = 8;
+
+class CoopGradBuilder {
+public:
+  CoopGradBuilder(OpBuilder &builder, Location loc,
+                  const VulkanAttentionGradPlan &plan,
+                  const VulkanAttentionGradBuffers &buffers,
+                  const VulkanGradPassLayout &layout)
+      : e(builder, loc, 1), p(plan), l(layout), buf(buffers) {
+    MLIRContext *context = builder.getContext();
+    f16 = Float16Type::get(context);
+    vecType = VectorType::get({4}, e.b.getI32Type());
+    aType = gpu::MMAMatrixType::get({kTile, kTile}, f16, "AOp");
+    bType = gpu::MMAMatrixType::get({kTile, kTile}, f16, "BOp");
+    cType = gpu::MMAMatrixType::get({kTile, kTile}, e.f32, "COp");
+    scoreBuffers.bias = buf.bias;
+    scoreBuffers.mask = buf.mask;
+    scoreBuffers.qSegmentIds = buf.qSegmentIds;
+    scoreBuffers.kvSegmentIds = buf.kvSegmentIds;
+    batch = WorkgroupIdOp::create(e.b, 2);
+    threadId = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
+    subgroup = arith::DivUIOp::create(e.b, threadId, e.index(32));
+    Value lane = arith::RemUIOp::create(e.b, threadId, e.index(32));
+    myRow = arith::DivUIOp::create(e.b, lane, e.index(4));
+    myPart = arith::RemUIOp::create(e.b, lane, e.index(4));
+    dS = VulkanGradPassLayout::coopStride(p.headDim);
+    dvS = VulkanGradPassLayout::coopStride(p.headDimV);
+    stage = allocWorkgroup(
+        e, l.coopStageElements(p.headDim, p.headDimV) / kPerVector, vecType);
+    lseStage = allocWorkgroup(e, l.blockQ);
+    deltaStage = allocWorkgroup(e, l.blockQ);
+    qView = vectorView(buf.query);
+    kView = vectorView(buf.key);
+    vView = vectorView(buf.value);
+    doView = vectorView(buf.dOutput);
+  }
+
+  Emitter e;
+  const VulkanAttentionGradPlan &p;
+  const VulkanGradPassLayout &l;
+  const VulkanAttentionGradBuffers &buf;
+  AttentionBuffers scoreBuffers;
+  Type f16;
+  VectorType vecType;
+  gpu::MMAMatrixType aType, bType, cType;
+  Value batch, threadId, subgroup, myRow, myPart;
+  int64_t dS, dvS;
+  Value stage, lseStage, deltaStage, qView, kView, vView, doView;
+
+  /// Row (0: g, 1: g + 8) and column of element `i` of a lane's share (as
+  /// CoopKernel.cpp: NVIDIA's fragment order).
+  static int64_t rowHalfOf(int64_t i) { return i / 4; }
+  Value columnOf(int64_t i) {
+    return e.add(e.mul(myPart, e.index(2)), e.index(i % 2 + 8 * ((i / 2) % 2)));
+  }
+  Value rowOf(int64_t i) {
+    return e.add(myRow, e.index(kTile / 2 * rowHalfOf(i)));
+  }
+
+  Value vectorView(Value buffer) {
+    auto type = cast<MemRefType>(buffer.getType());
+    auto viewType =
+        MemRefType::get({type.getNumElements() / kPerVector}, vecType);
+    return UnrealizedConversionCastOp::create(e.b, TypeRange{viewType},
+                                              ValueRange{buffer})
+        .getResult(0);
+  }
+  /// A matrix from the stage; `offset` and `lead` in f16 elements.
+  Value load(Type type, Value offset, int64_t lead, bool transpose) {
+    offset = arith::DivUIOp::create(e.b, offset, e.index(kPerVector));
+    return gpu::SubgroupMmaLoadMatrixOp::create(
+        e.b, type, stage, ValueRange{offset},
+        e.b.getIndexAttr(lead / kPerVector),
+        transpose ? e.b.getUnitAttr() : UnitAttr());
+  }
+  Value zeroC() {
+    return gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType,
+                                                    e.constF32(0.0f));
+  }
+  Value mma(Value a, Value b, Value c) {
+    return gpu::SubgroupMmaComputeOp::create(e.b, a, b, c, UnitAttr(),
+                                             UnitAttr());
+  }
+
+  /// Stages `count` rows of the [B, S, H, dim] f16 `view` from `seqStart`
+  /// of head `h` (zero past `seqLen`) at f16 element `offset`, rows
+  /// `stride` apart: 16-byte copies.
+  void stageRows(Value view, int64_t seqLen, int64_t numHeads, Value h,
+                 Value seqStart, int64_t count, int64_t dim, int64_t stride,
+                 int64_t offset) {
+    int64_t width = dim / kPerVector, total = count * width;
+    Value zero = arith::ConstantOp::create(
+        e.b, DenseElementsAttr::get(vecType, e.b.getI32IntegerAttr(0)));
+    for (int64_t base = 0; base < total; base += l.threads) {
+      Value idx = e.add(threadId, e.index(base));
+      auto body = [&] {
+        Value r = arith::DivUIOp::create(e.b, idx, e.index(width));
+        Value c = arith::RemUIOp::create(e.b, idx, e.index(width));
+        Value seq = e.add(seqStart, r);
+        Value valid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, seq,
+                                            e.index(seqLen));
+        Value seqIndex = e.min(seq, e.index(seqLen - 1));
+        Value row = e.add(e.mul(e.add(e.mul(batch, e.index(seqLen)), seqIndex),
+                                e.index(numHeads)),
+                          h);
+        Value value = memref::LoadOp::create(
+            e.b, view, ValueRange{e.add(e.mul(row, e.index(width)), c)});
+        Value at = e.add(e.index(offset / kPerVector),
+                         e.add(e.mul(r, e.index(stride / kPerVector)), c));
+        memref::StoreOp::create(e.b, e.select(valid, value, zero), stage,
+                                ValueRange{at});
+      };
+      if (base + l.threads <= total) {
+        body();
+        continue;
+      }
+      auto ifOp = scf::IfOp::create(
+          e.b,
+          arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, idx,
+                                e.index(total)),
+          /*withElse=*/false);
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.setInsertionPointToStart(ifOp.thenBlock());
+      body();
+    }
+  }
+
+  /// lse of query `pos` of `head` (+inf where the row adds nothing) and D.
+  std::pair<Value, Value> rowStats(Value pos, Value head) {
+    Value index = e.min(pos, e.index(p.seqQ - 1));
+    Value lse =
+        memref::LoadOp::create(e.b, buf.lse, ValueRange{batch, head, index});
+    Value valid = arith::AndIOp::create(
+        e.b,
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, pos,
+                              e.index(p.seqQ)),
+        arith::CmpFOp::create(e.b, arith::CmpFPredicate::ONE, lse, e.negInf()));
+    Value inf = e.constF32(std::numeric_limits<float>::infinity());
+    Value delta =
+        memref::LoadOp::create(e.b, buf.delta, ValueRange{batch, head, index});
+    return {e.select(valid, lse, inf),
+            e.select(valid, delta, e.constF32(0.0f))};
+  }
+
+  /// Pd and dS of one score element: `s` and `dp` raw, for query `row` and
+  /// key `key`.
+  std::pair<Value, Value> gradient(VulkanScoreRules &rules, Value s, Value dp,
+                                   Value row, Value key, Value lse, Value delta,
+                                   Value rowHash) {
+    Value prob = e.exp(e.fsub(rules.logit(s, row, key), lse));
+    Value dropped = prob;
+    if (p.dropoutProb) {
+      Value z = rules.dropout(e.constF32(1.0f), rowHash, key);
+      dropped = e.fmul(prob, z);
+      dp = e.fmul(dp, z);
+    }
+    Value ds = e.fmul(prob, e.fsub(dp, delta));
+    if (p.softCap) {
+      Value th = math::TanhOp::create(
+          e.b, e.fmul(s, e.constF32(p.softmaxScale / *p.softCap)));
+      ds = e.fmul(ds, e.fsub(e.constF32(1.0f), e.fmul(th, th)));
+    }
+    return {dropped, ds};
+  }
+
+  /// Stores the accumulator tiles (columns n * 16 ...) of this subgroup's
+  /// 16 rows from `row0` into the [B, S, H, dim] `dest`, times `scale`.
+  void storeTiles(ArrayRef<Value> tiles, Value dest, Value row0, int64_t seqLen,
+                  Value head, float scale) {
+    Type type = cast<MemRefType>(dest.getType()).getElementType();
+    for (int r = 0; r < 2; ++r) {
+      Value pos = e.add(row0, e.add(myRow, e.index(kTile / 2 * r)));
+      auto ifOp = scf::IfOp::create(
+          e.b,
+          arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, pos,
+                                e.index(seqLen)),
+          /*withElse=*/false);
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.setInsertionPointToStart(ifOp.thenBlock());
+      for (auto [n, tile] : llvm::enumerate(tiles))
+        for (int64_t i = 0; i < kLaneElements; ++i) {
+          if (rowHalfOf(i) != r)
+            continue;
+          Value v = gpu::SubgroupMmaExtractThreadLocalOp::create(
+              e.b, e.f32, tile, e.index(i));
+          if (scale != 1.0f)
+            v = e.fmul(v, e.constF32(scale));
+          memref::StoreOp::create(
+              e.b, e.fromF32(v, type), dest,
+              ValueRange{batch, pos, head,
+                         e.add(columnOf(i), e.index(n * kTile))});
+        }
+    }
+  }
+
+  void buildKeyValue() {
+    Value keyBlock = WorkgroupIdOp::create(e.b, 0);
+    Value kvHead = WorkgroupIdOp::create(e.b, 1);
+    Value zero = e.index(0), one = e.index(1);
+    Value keyStart = e.mul(keyBlock, e.index(l.blockK));
+    Value subKey0 = e.add(keyStart, e.mul(subgroup, e.index(kTile)));
+    int64_t dTiles = p.headDim / kTile, dvTiles = p.headDimV / kTile;
+
+    // K and V rows of the block into A matrices, through the stage.
+    int64_t vOffset = l.blockK * dS;
+    stageRows(kView, p.seqK, p.numKvHeads, kvHead, keyStart, l.blockK,
+              p.headDim, dS, 0);
+    stageRows(vView, p.seqK, p.numKvHeads, kvHead, keyStart, l.blockK,
+              p.headDimV, dvS, vOffset);
+    gpu::BarrierOp::create(e.b);
+    SmallVector<Value> kTiles, vTiles;
+    for (int64_t d = 0; d < dTiles; ++d)
+      kTiles.push_back(
+          load(aType,
+               e.add(e.mul(subgroup, e.index(kTile * dS)), e.index(d * kTile)),
+               dS, false));
+    for (int64_t d = 0; d < dvTiles; ++d)
+      vTiles.push_back(load(
+          aType,
+          e.add(e.index(vOffset), e.add(e.mul(subgroup, e.index(kTile * dvS)),
+                                        e.index(d * kTile))),
+          dvS, false));
+    gpu::BarrierOp::create(e.b);
+
+    // Query blocks that may see a key of the block (as GradKernel.cpp).
+    Value numKeys = e.min(e.index(l.blockK), e.sub(e.index(p.seqK), keyStart));
+    int64_t offset = p.maskOffset();
+    Value lastKey = e.add(keyStart, e.sub(numKeys, one));
+    Value first = zero;
+    Value last = e.index(p.seqQ - 1);
+    if (p.causal)
+      first = e.sub(keyStart, e.index(offset));
+    if (p.slidingWindow) {
+      auto [left, right] = *p.slidingWindow;
+      first = e.max(first, e.sub(keyStart, e.index(offset + right)));
+      last = e.min(last, e.add(lastKey, e.index(left - offset)));
+    }
+    Value from = e.max(first, zero);
+    Value to = e.min(last, e.index(p.seqQ - 1));
+    Value lo = e.div(from, e.index(l.blockQ));
+    Value ceil = e.div(e.add(to, e.index(l.blockQ)), e.index(l.blockQ));
+    Value any = arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle, from, to);
+    Value hi = e.select(any, ceil, lo);
+
+    int64_t doOffset = l.blockQ * dS;
+    SmallVector<Value> inits(dTiles + dvTiles, zeroC());
+    SmallVector<Value> acc = e.forLoop(
+        zero, e.index(p.groupSize()), one, inits, [&](Value g, ValueRange acc) {
+          Value head = e.add(e.mul(kvHead, e.index(p.groupSize())), g);
+          VulkanScoreRules rules(e, p, scoreBuffers, batch, head);
+          return e.forLoop(lo, hi, one, acc, [&](Value qb, ValueRange acc) {
+            Value rowStart = e.mul(qb, e.index(l.blockQ));
+            stageRows(qView, p.seqQ, p.numHeads, head, rowStart, l.blockQ,
+                      p.headDim, dS, 0);
+            stageRows(doView, p.seqQ, p.numHeads, head, rowStart, l.blockQ,
+                      p.headDimV, dvS, doOffset);
+            for (int64_t base = 0; base < l.blockQ; base += l.threads) {
+              Value r = e.add(threadId, e.index(base));
+              auto ifOp = scf::IfOp::create(
+                  e.b,
+                  arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, r,
+                                        e.index(l.blockQ)),
+                  /*withElse=*/false);
+              OpBuilder::InsertionGuard guard(e.b);
+              e.b.setInsertionPointToStart(ifOp.thenBlock());
+              auto [lse, delta] = rowStats(e.add(rowStart, r), head);
+              memref::StoreOp::create(e.b, lse, lseStage, ValueRange{r});
+              memref::StoreOp::create(e.b, delta, deltaStage, ValueRange{r});
+            }
+            gpu::BarrierOp::create(e.b);
+            SmallVector<Value> tiles = e.forLoop(
+                zero, e.index(l.blockQ / kTile), one, acc,
+                [&](Value i, ValueRange acc) {
+                  Value q0 = e.mul(i, e.index(kTile));
+                  Value qAt = e.mul(q0, e.index(dS));
+                  Value doAt =
+                      e.add(e.index(doOffset), e.mul(q0, e.index(dvS)));
+                  Value st = zeroC(), dpt = zeroC();
+                  for (int64_t d = 0; d < dTiles; ++d)
+                    st = mma(
+                        kTiles[d],
+                        load(bType, e.add(qAt, e.index(d * kTile)), dS, true),
+                        st);
+                  for (int64_t d = 0; d < dvTiles; ++d)
+                    dpt = mma(
+                        vTiles[d],
+                        load(bType, e.add(doAt, e.index(d * kTile)), dvS, true),
+                        dpt);
+                  Value zeroA = gpu::SubgroupMmaConstantMatrixOp::create(
+                      e.b, aType,
+                      arith::ConstantOp::create(e.b,
+                                                e.b.getF16FloatAttr(0.0f)));
+                  Value pA = zeroA, dsA = zeroA;
+                  for (int64_t k = 0; k < kLaneElements; ++k) {
+                    Value s = gpu::SubgroupMmaExtractThreadLocalOp::create(
+                        e.b, e.f32, st, e.index(k));
+                    Value dp = gpu::SubgroupMmaExtractThreadLocalOp::create(
+                        e.b, e.f32, dpt, e.index(k));
+                    Value key = e.add(subKey0, rowOf(k));
+                    Value local = e.add(q0, columnOf(k));
+                    Value row = e.add(rowStart, local);
+                    Value lse = memref::LoadOp::create(e.b, lseStage, local);
+                    Value delta =
+                        memref::LoadOp::create(e.b, deltaStage, local);
+                    auto [pd, ds] = gradient(rules, s, dp, row, key, lse, delta,
+                                             rules.dropoutRowHash(row));
+                    pA = gpu::SubgroupMmaInsertThreadLocalOp::create(
+                        e.b, aType, e.fromF32(pd, f16), pA, e.index(k));
+                    dsA = gpu::SubgroupMmaInsertThreadLocalOp::create(
+                        e.b, aType, e.fromF32(ds, f16), dsA, e.index(k));
+                  }
+                  SmallVector<Value> next(acc.begin(), acc.end());
+                  for (int64_t n = 0; n < dTiles; ++n)
+                    next[n] = mma(
+                        dsA,
+                        load(bType, e.add(qAt, e.index(n * kTile)), dS, false),
+                        next[n]);
+                  for (int64_t n = 0; n < dvTiles; ++n)
+                    next[dTiles + n] =
+                        mma(pA,
+                            load(bType, e.add(doAt, e.index(n * kTile)), dvS,
+                                 false),
+                            next[dTiles + n]);
+                  return next;
+                });
+            // The stages are rewritten by the next block.
+            gpu::BarrierOp::create(e.b);
+            return tiles;
+          });
+        });
+    ArrayRef<Value> all = acc;
+    storeTiles(all.take_front(dTiles), buf.dKey, subKey0, p.seqK, kvHead,
+               p.softmaxScale);
+    storeTiles(all.drop_front(dTiles), buf.dValue, subKey0, p.seqK, kvHead,
+               1.0f);
+  }
+
+  void buildQuery() {
+    Value queryBlock = WorkgroupIdOp::create(e.b, 0);
+    Value head = WorkgroupIdOp::create(e.b, 1);
+    Value kvHead = e.div(head, e.index(p.groupSize()));
+    Value one = e.index(1);
+    Value rowStart = e.mul(queryBlock, e.index(l.blockQ));
+    Value numRows = e.min(e.index(l.blockQ), e.sub(e.index(p.seqQ), rowStart));
+    Value subRow0 = e.add(rowStart, e.mul(subgroup, e.index(kTile)));
+    int64_t dTiles = p.headDim / kTile, dvTiles = p.headDimV / kTile;
+
+    int64_t doOffset = l.blockQ * dS;
+    stageRows(qView, p.seqQ, p.numHeads, head, rowStart, l.blockQ, p.headDim,
+              dS, 0);
+    stageRows(doView, p.seqQ, p.numHeads, head, rowStart, l.blockQ, p.headDimV,
+              dvS, doOffset);
+    gpu::BarrierOp::create(e.b);
+    SmallVector<Value> qTiles, doTiles;
+    for (int64_t d = 0; d < dTiles; ++d)
+      qTiles.push_back(
+          load(aType,
+               e.add(e.mul(subgroup, e.index(kTile * dS)), e.index(d * kTile)),
+               dS, false));
+    for (int64_t d = 0; d < dvTiles; ++d)
+      doTiles.push_back(load(
+          aType,
+          e.add(e.index(doOffset), e.add(e.mul(subgroup, e.index(kTile * dvS)),
+                                         e.index(d * kTile))),
+          dvS, false));
+    gpu::BarrierOp::create(e.b);
+
+    VulkanScoreRules rules(e, p, scoreBuffers, batch, head);
+    Value rows[2], lse[2], delta[2], rowHash[2];
+    for (int r = 0; r < 2; ++r) {
+      rows[r] = e.add(subRow0, e.add(myRow, e.index(kTile / 2 * r)));
+      std::tie(lse[r], delta[r]) = rowStats(rows[r], head);
+      rowHash[r] = rules.dropoutRowHash(rows[r]);
+    }
+    Value lo, hi;
+    rules.keyBlockRange(rowStart, numRows, l.blockK, lo, hi);
+    int64_t vOffset = l.blockK * dS;
+    SmallVector<Value> inits(dTiles, zeroC());
+    SmallVector<Value> acc =
+        e.forLoop(lo, hi, one, inits, [&](Value kb, ValueRange acc) {
+          Value keyStart = e.mul(kb, e.index(l.blockK));
+          stageRows(kView, p.seqK, p.numKvHeads, kvHead, keyStart, l.blockK,
+                    p.headDim, dS, 0);
+          stageRows(vView, p.seqK, p.numKvHeads, kvHead, keyStart, l.blockK,
+                    p.headDimV, dvS, vOffset);
+          gpu::BarrierOp::create(e.b);
+          SmallVector<Value> next(acc.begin(), acc.end());
+          Value zeroA = gpu::SubgroupMmaConstantMatrixOp::create(
+              e.b, aType,
+              arith::ConstantOp::create(e.b, e.b.getF16FloatAttr(0.0f)));
+          for (int64_t j = 0; j < l.blockK / kTile; ++j) {
+            Value st = zeroC(), dpt = zeroC();
+            for (int64_t d = 0; d < dTiles; ++d)
+              st = mma(
+                  qTiles[d],
+                  load(bType, e.index(j * kTile * dS + d * kTile), dS, true),
+                  st);
+            for (int64_t d = 0; d < dvTiles; ++d)
+              dpt = mma(doTiles[d],
+                        load(bType,
+                             e.index(vOffset + j * kTile * dvS + d * kTile),
+                             dvS, true),
+                        dpt);
+            Value dsA = zeroA;
+            for (int64_t k = 0; k < kLaneElements; ++k) {
+              int r = rowHalfOf(k);
+              Value s = gpu::SubgroupMmaExtractThreadLocalOp::create(
+                  e.b, e.f32, st, e.index(k));
+              Value dp = gpu::SubgroupMmaExtractThreadLocalOp::create(
+                  e.b, e.f32, dpt, e.index(k));
+              Value key =
+                  e.add(keyStart, e.add(e.index(j * kTile), columnOf(k)));
+              Value ds = gradient(rules, s, dp, rows[r], key, lse[r], delta[r],
+                                  rowHash[r])
+                             .second;
+              dsA = gpu::SubgroupMmaInsertThreadLocalOp::create(
+                  e.b, aType, e.fromF32(ds, f16), dsA, e.index(k));
+            }
+            for (int64_t n = 0; n < dTiles; ++n)
+              next[n] = mma(
+                  dsA,
+                  load(bType, e.index(j * kTile * dS + n * kTile), dS, false),
+                  next[n]);
+          }
+          gpu::BarrierOp::create(e.b);
+          return next;
+        });
+    storeTiles(acc, buf.dQuery, subRow0, p.seqQ, head, p.softmaxScale);
+  }
+};
+
+} // namespace
+
+void mlir::ejk::buildVulkanCoopGradKeyValueBody(
+    OpBuilder &b, Location loc, const VulkanAttentionGradPlan &plan,
+    const VulkanAttentionGradBuffers &buffers) {
+  CoopGradBuilder(b, loc, plan, buffers, plan.keyValue).buildKeyValue();
+}
+
+void mlir::ejk::buildVulkanCoopGradQueryBody(
+    OpBuilder &b, Location loc, const VulkanAttentionGradPlan &plan,
+    const VulkanAttentionGradBuffers &buffers) {
+  CoopGradBuilder(b, loc, plan, buffers, plan.query).buildQuery();
+}
