@@ -23,13 +23,23 @@ sys.path.insert(0, HERE)
 import ejk_runtime  # noqa: E402  (beside this script here and there)
 
 
-# name: (B, T, H, K, V, dtype, gated: "g" or "gamma")
+# name: (B, T, H, K, V, dtype, gated: "g" or "gamma"[, config])
+# Without a config ejkc's heuristic picks (chunk-parallel from 256 steps);
+# the "_recurrent" variants pin the step-by-step kernel for comparison.
+RECURRENT = "block_v = 8, chunk_size = 16"
+CHUNK_PARALLEL = "block_v = 48, chunk_size = 32, chunk_parallel = 1"
+
+
 def variants():
     return {
         "ggla_bf16": (4, 4096, 16, 128, 128, "bf16", "g"),
         "ggla_f16": (4, 4096, 16, 128, 128, "f16", "g"),
+        "ggla_bf16_recurrent": (4, 4096, 16, 128, 128, "bf16", "g", RECURRENT),
         "gsimple_bf16": (16, 16384, 8, 128, 128, "bf16", "gamma"),
         "chk_gla": (2, 100, 3, 32, 48, "f16", "g"),
+        "chk_gla_chunk_parallel": (2, 100, 3, 32, 48, "f16", "g",
+                                   CHUNK_PARALLEL),
+        "chk_gla_long": (1, 700, 2, 64, 64, "f16", "g"),
     }
 
 
@@ -37,7 +47,7 @@ def t(*s, e):
     return "tensor<" + "x".join(map(str, s)) + "x" + e + ">"
 
 
-def ir(b, tt, h, k, v, dt, gated):
+def ir(b, tt, h, k, v, dt, gated, config=None):
     q, vv = t(b, tt, h, k, e=dt), t(b, tt, h, v, e=dt)
     args = [f"%q: {q}", f"%k: {q}", f"%v: {vv}"]
     clause = ""
@@ -47,8 +57,9 @@ def ir(b, tt, h, k, v, dt, gated):
     else:
         args.append(f"%gg: {t(h, e='f32')}")
         clause = f" g_gamma(%gg : {t(h, e='f32')})"
+    attrs = f" {{config = #ejk.config<{config}>}}" if config else ""
     return (f"func.func @main({', '.join(args)}) -> {vv} {{\n"
-            f"  %o = ejk.gla %q, %k, %v{clause} : {q}, {q}, {vv} -> {vv}\n"
+            f"  %o = ejk.gla %q, %k, %v{clause}{attrs} : {q}, {q}, {vv} -> {vv}\n"
             f"  return %o : {vv}\n}}\n")
 
 
@@ -77,7 +88,7 @@ def run(d):
     tdt = {"f16": torch.float16, "bf16": torch.bfloat16}
     results = {"torch": torch.__version__, "fla_import_error": fla_error}
     cases = json.load(open(os.path.join(d, "cases.json")))
-    for name, (b, tt, h, k, v, dt, gated) in cases.items():
+    for name, (b, tt, h, k, v, dt, gated, *_) in cases.items():
         try:
             torch.manual_seed(0)
             q = torch.randn(b, tt, h, k, device=gpu).to(tdt[dt])

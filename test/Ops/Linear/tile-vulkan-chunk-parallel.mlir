@@ -21,15 +21,17 @@
 // The state contribution of the chunk, into the states temporary.
 // CHECK: memref.store %{{.*}}, %arg5[{{.*}}] : memref<16x4x128x128xf32>
 // scan: one thread per state entry (128 x 128 / 256 = 64 workgroups per
-// head), S = decay * S + dS over the chunks, the state before each chunk
-// written over dS.
+// head), S = decay * S + dS over the chunks, eight chunks a round (their
+// loads first), the state before each chunk written over dS.
 // CHECK-LABEL: func.func private @heuristic_dispatch_0_scan
 // CHECK-SAME: ejk.grid = array<i64: 64, 4, 1>
-// CHECK: scf.for {{.*}} iter_args(%[[S:.*]] = %{{.*}}) -> (f32)
+// CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args(%[[S:.*]] = %{{.*}}) -> (f32)
 // CHECK: %[[DS:.*]] = memref.load %arg5[{{.*}}] : memref<16x4x128x128xf32>
+// CHECK-NEXT: %[[D:.*]] = memref.load %arg6[{{.*}}] : memref<16x4x128xf32>
+// CHECK-COUNT-7: memref.load %arg6
 // CHECK: memref.store %[[S]], %arg5[{{.*}}] : memref<16x4x128x128xf32>
-// CHECK: %[[D:.*]] = memref.load %arg6[{{.*}}] : memref<16x4x128xf32>
-// CHECK: math.fma %[[D]], %[[S]], %[[DS]] : f32
+// CHECK: %[[NEXT:.*]] = math.fma %[[D]], %[[S]], %[[DS]] : f32
+// CHECK: arith.select %{{.*}}, %[[NEXT]], %[[S]] : f32
 // outputs: the scores (64 x 64), key tiles of 8 for q, k and B, a value
 // tile, the subgroup maxima of the chunk decay; the bound picks the
 // factored or the exact scores.
@@ -38,8 +40,9 @@
 // CHECK: memref.alloc() : memref<4096xf32, #gpu.address_space<workgroup>>
 // CHECK: gpu.shuffle  xor
 // CHECK: %[[BOUND:.*]] = arith.cmpf ole, %{{.*}}, %{{.*}} : f32
-// CHECK: scf.if %[[BOUND]] {
-// CHECK: scf.if
+// One pass over key tiles gives the scores (16) and q exp(B) S (4 x 8) of
+// each thread.
+// CHECK: scf.if %[[BOUND]] -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
 // The exact scores: exp(min(B_t - B_s, 0)) per key and pair.
 // CHECK: arith.minnumf
 // CHECK: math.exp

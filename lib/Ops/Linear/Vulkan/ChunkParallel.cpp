@@ -483,28 +483,45 @@ private:
       gamma = loadGamma();
     Value base = baseSlot(seqId);
     Value count = chunkCount();
+    // Eight chunks a round: their loads first (independent of the state),
+    // then the eight dependent steps, so a round waits on memory once.
+    constexpr int64_t kUnroll = 8;
+    Value rounds = e.div(e.add(count, e.index(kUnroll - 1)), e.index(kUnroll));
+    Value last = e.max(e.sub(count, one), zero);
     Value state = e.forLoop(
-        zero, count, one, {s0},
-        [&](Value c, ValueRange s) -> SmallVector<Value> {
-          Value at = e.add(base, c);
-          Value delta = memref::LoadOp::create(e.b, tmp.states,
-                                               ValueRange{at, head, k, v});
-          memref::StoreOp::create(e.b, s[0], tmp.states,
-                                  ValueRange{at, head, k, v});
-          Value decay;
-          if (mode == GateMode::PerStep) {
-            decay = memref::LoadOp::create(e.b, tmp.decays,
-                                           ValueRange{at, head, k});
-          } else if (mode == GateMode::Constant) {
-            Value steps = e.min(e.index(l.chunk),
-                                e.sub(seqLen, e.mul(c, e.index(l.chunk))));
-            decay = e.exp(e.fmul(
-                gamma, arith::SIToFPOp::create(e.b, e.f32, e.toI32(steps))));
+        zero, rounds, one, {s0},
+        [&](Value r, ValueRange s) -> SmallVector<Value> {
+          SmallVector<Value> valid, at, delta, decay;
+          for (int64_t i = 0; i < kUnroll; ++i) {
+            Value c = e.add(e.mul(r, e.index(kUnroll)), e.index(i));
+            valid.push_back(cmp(arith::CmpIPredicate::slt, c, count));
+            at.push_back(e.add(base, e.min(c, last)));
+            delta.push_back(memref::LoadOp::create(
+                e.b, tmp.states, ValueRange{at[i], head, k, v}));
+            if (mode == GateMode::PerStep) {
+              decay.push_back(memref::LoadOp::create(
+                  e.b, tmp.decays, ValueRange{at[i], head, k}));
+            } else if (mode == GateMode::Constant) {
+              Value steps = e.min(e.index(l.chunk),
+                                  e.sub(seqLen, e.mul(c, e.index(l.chunk))));
+              decay.push_back(e.exp(e.fmul(
+                  gamma, arith::SIToFPOp::create(e.b, e.f32, e.toI32(steps)))));
+            }
           }
-          Value next =
-              decay ? math::FmaOp::create(e.b, decay, s[0], delta).getResult()
-                    : e.fadd(s[0], delta);
-          return {next};
+          Value cur = s[0];
+          for (int64_t i = 0; i < kUnroll; ++i) {
+            Value before = cur;
+            emitIf(e, valid[i], [&] {
+              memref::StoreOp::create(e.b, before, tmp.states,
+                                      ValueRange{at[i], head, k, v});
+            });
+            Value next = decay.empty()
+                             ? e.fadd(cur, delta[i])
+                             : math::FmaOp::create(e.b, decay[i], cur, delta[i])
+                                   .getResult();
+            cur = e.select(valid[i], next, cur);
+          }
+          return {cur};
         })[0];
     if (buf.finalState)
       memref::StoreOp::create(e.b, state, buf.finalState,
@@ -549,13 +566,14 @@ private:
   Value outCol(int64_t j) { return stateCol(j); }
 
   void outputs() {
-    int64_t C = l.chunk, kt = VulkanGlaChunkLayout::kKeyTile;
+    int64_t C = l.chunk, kt = l.keyTile;
     int64_t st = VulkanGlaChunkLayout::kStepTile;
     Value scores = allocWorkgroup(e, C * C);
     Value qTile = allocWorkgroup(e, C * kt);
     Value kTile = allocWorkgroup(e, C * kt);
-    Value vTile = allocWorkgroup(e, std::max(st, kt) * l.blockV);
-    // B of the staged keys, for the exact scores.
+    // Rows of S (per key tile), then of V (per step tile).
+    Value rowTile = allocWorkgroup(e, std::max(st, kt) * l.blockV);
+    // B of the staged steps, for the exact scores.
     Value cumTile;
     if (mode != GateMode::None)
       cumTile = allocWorkgroup(e, C * kt);
@@ -570,16 +588,20 @@ private:
                                      constantCum(e.sub(len, one)),
                                      e.constF32(-kFactorBound));
 
-    SmallVector<Value> a0(l.cPer * l.cPer, e.constF32(0.0f));
-    auto scoreLoop = [&](bool exact) {
-      return e.forLoop(
-          zero, e.index(ceilDiv(p.dimK, kt)), one, a0,
-          [&](Value kb, ValueRange acc) -> SmallVector<Value> {
-            stageKeyTiles(qTile, kTile, cumTile, e.mul(kb, e.index(kt)), exact);
+    // One pass over key tiles: the scores A and (q exp(B)) S together.
+    int64_t nA = l.cPer * l.cPer, nO = l.cPer * l.vPer;
+    auto keyLoop = [&](bool exact) -> SmallVector<Value> {
+      SmallVector<Value> inits(nA + nO, e.constF32(0.0f));
+      SmallVector<Value> acc = e.forLoop(
+          zero, e.index(ceilDiv(p.dimK, kt)), one, inits,
+          [&](Value kb, ValueRange accIn) -> SmallVector<Value> {
+            Value k0 = e.mul(kb, e.index(kt));
+            stageKeyTiles(qTile, kTile, cumTile, k0, exact);
+            stageStateRows(rowTile, k0);
             gpu::BarrierOp::create(e.b);
-            SmallVector<Value> next(acc.begin(), acc.end());
+            SmallVector<Value> next(accIn.begin(), accIn.end());
             for (int64_t k = 0; k < kt; ++k) {
-              SmallVector<Value> qs, ks, qb, kb2;
+              SmallVector<Value> qs, ks, qb, kb2, ss;
               for (int64_t a = 0; a < l.cPer; ++a) {
                 Value idx = e.add(e.mul(outRow(a), e.index(kt)), e.index(k));
                 qs.push_back(memref::LoadOp::create(e.b, qTile, idx));
@@ -592,48 +614,63 @@ private:
                 if (exact)
                   kb2.push_back(memref::LoadOp::create(e.b, cumTile, idx));
               }
-              for (int64_t a = 0; a < l.cPer; ++a)
+              for (int64_t j = 0; j < l.vPer; ++j)
+                ss.push_back(memref::LoadOp::create(
+                    e.b, rowTile, e.add(e.index(k * l.blockV), outCol(j))));
+              for (int64_t a = 0; a < l.cPer; ++a) {
                 for (int64_t b = 0; b < l.cPer; ++b) {
                   Value kk = ks[b];
-                  if (exact) {
-                    Value ratio = e.exp(arith::MinNumFOp::create(
-                        e.b, e.fsub(qb[a], kb2[b]), e.constF32(0.0f)));
-                    kk = e.fmul(kk, ratio);
-                  }
+                  if (exact)
+                    kk = e.fmul(
+                        kk, e.exp(arith::MinNumFOp::create(
+                                e.b, e.fsub(qb[a], kb2[b]), e.constF32(0.0f))));
                   next[a * l.cPer + b] =
                       math::FmaOp::create(e.b, qs[a], kk, next[a * l.cPer + b]);
                 }
+                // The inter-chunk part takes q exp(B_t): staged so when
+                // factored, one exp a row and key when exact.
+                Value qg = exact ? e.fmul(qs[a], e.exp(qb[a])) : qs[a];
+                for (int64_t j = 0; j < l.vPer; ++j)
+                  next[nA + a * l.vPer + j] = math::FmaOp::create(
+                      e.b, qg, ss[j], next[nA + a * l.vPer + j]);
+              }
             }
             gpu::BarrierOp::create(e.b);
             return next;
           });
-    };
-    auto storeScores = [&](ValueRange acc) {
       for (int64_t a = 0; a < l.cPer; ++a)
         for (int64_t b = 0; b < l.cPer; ++b) {
-          Value t = outRow(a), s = scoreCol(b);
-          Value causal = cmp(arith::CmpIPredicate::sle, s, t);
+          Value t = outRow(a), sIdx = scoreCol(b);
+          Value causal = cmp(arith::CmpIPredicate::sle, sIdx, t);
           memref::StoreOp::create(
               e.b, e.select(causal, acc[a * l.cPer + b], e.constF32(0.0f)),
-              scores, e.add(e.mul(t, e.index(C)), s));
+              scores, e.add(e.mul(t, e.index(C)), sIdx));
         }
+      return SmallVector<Value>(acc.begin() + nA, acc.end());
     };
+    SmallVector<Value> o;
     if (!factor) {
-      storeScores(scoreLoop(false));
+      o = keyLoop(false);
     } else {
-      emitIf(e, factor, [&] { storeScores(scoreLoop(false)); });
-      emitIf(e, notOf(factor), [&] { storeScores(scoreLoop(true)); });
+      auto ifOp = scf::IfOp::create(e.b, SmallVector<Type>(nO, e.f32), factor,
+                                    /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(e.b, keyLoop(false));
+      e.b.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(e.b, keyLoop(true));
+      e.b.setInsertionPointAfter(ifOp);
+      o.assign(ifOp.getResults().begin(), ifOp.getResults().end());
     }
     gpu::BarrierOp::create(e.b);
 
-    // O = A V over tiles of 16 steps.
-    SmallVector<Value> o(l.cPer * l.vPer, e.constF32(0.0f));
+    // O += A V over tiles of 16 steps.
     Value numTiles = e.div(e.add(len, e.index(st - 1)), e.index(st));
     o = e.forLoop(
         zero, numTiles, one, o,
         [&](Value ti, ValueRange acc) -> SmallVector<Value> {
           Value s0 = e.mul(ti, e.index(st));
-          stageValues(vTile, s0, st);
+          stageValues(rowTile, s0, st);
           gpu::BarrierOp::create(e.b);
           SmallVector<Value> next(acc.begin(), acc.end());
           for (int64_t s = 0; s < st; ++s) {
@@ -644,52 +681,11 @@ private:
                   e.add(e.mul(outRow(a), e.index(C)), e.add(s0, e.index(s)))));
             for (int64_t j = 0; j < l.vPer; ++j)
               vs.push_back(memref::LoadOp::create(
-                  e.b, vTile, e.add(e.index(s * l.blockV), outCol(j))));
+                  e.b, rowTile, e.add(e.index(s * l.blockV), outCol(j))));
             for (int64_t a = 0; a < l.cPer; ++a)
               for (int64_t j = 0; j < l.vPer; ++j)
                 next[a * l.vPer + j] = math::FmaOp::create(
                     e.b, as[a], vs[j], next[a * l.vPer + j]);
-          }
-          gpu::BarrierOp::create(e.b);
-          return next;
-        });
-
-    // O += (scale q exp(B)) S_c over tiles of 8 keys.
-    o = e.forLoop(
-        zero, e.index(ceilDiv(p.dimK, kt)), one, o,
-        [&](Value kb, ValueRange acc) -> SmallVector<Value> {
-          Value k0 = e.mul(kb, e.index(kt));
-          stageGatedQueries(qTile, k0);
-          forEachShared(e, l.kThreads, thread, kt * l.blockV, [&](Value i) {
-            Value k =
-                e.add(k0, arith::DivUIOp::create(e.b, i, e.index(l.blockV)));
-            Value col =
-                e.add(v0, arith::RemUIOp::create(e.b, i, e.index(l.blockV)));
-            Value valid = arith::AndIOp::create(
-                e.b, cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK)),
-                cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
-            Value s = memref::LoadOp::create(
-                e.b, tmp.states,
-                ValueRange{slot(), head, e.min(k, e.index(p.dimK - 1)),
-                           e.min(col, e.index(p.dimV - 1))});
-            memref::StoreOp::create(e.b, e.select(valid, s, e.constF32(0.0f)),
-                                    vTile, i);
-          });
-          gpu::BarrierOp::create(e.b);
-          SmallVector<Value> next(acc.begin(), acc.end());
-          for (int64_t k = 0; k < kt; ++k) {
-            SmallVector<Value> qs, ss;
-            for (int64_t a = 0; a < l.cPer; ++a)
-              qs.push_back(memref::LoadOp::create(
-                  e.b, qTile,
-                  e.add(e.mul(outRow(a), e.index(kt)), e.index(k))));
-            for (int64_t j = 0; j < l.vPer; ++j)
-              ss.push_back(memref::LoadOp::create(
-                  e.b, vTile, e.add(e.index(k * l.blockV), outCol(j))));
-            for (int64_t a = 0; a < l.cPer; ++a)
-              for (int64_t j = 0; j < l.vPer; ++j)
-                next[a * l.vPer + j] = math::FmaOp::create(
-                    e.b, qs[a], ss[j], next[a * l.vPer + j]);
           }
           gpu::BarrierOp::create(e.b);
           return next;
@@ -707,6 +703,24 @@ private:
               ValueRange{batchIdx, rowOf(e.add(c0, t)), head, col});
         });
       }
+  }
+
+  /// Rows [k0, k0 + key tile) of the state before the chunk, the block's
+  /// columns (zero past head_dim_k and head_dim_v), into `tile`.
+  void stageStateRows(Value tile, Value k0) {
+    forEachShared(e, l.kThreads, thread, l.keyTile * l.blockV, [&](Value i) {
+      Value k = e.add(k0, arith::DivUIOp::create(e.b, i, e.index(l.blockV)));
+      Value col = e.add(v0, arith::RemUIOp::create(e.b, i, e.index(l.blockV)));
+      Value valid = arith::AndIOp::create(
+          e.b, cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK)),
+          cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
+      Value s = memref::LoadOp::create(
+          e.b, tmp.states,
+          ValueRange{slot(), head, e.min(k, e.index(p.dimK - 1)),
+                     e.min(col, e.index(p.dimV - 1))});
+      memref::StoreOp::create(e.b, e.select(valid, s, e.constF32(0.0f)), tile,
+                              i);
+    });
   }
 
   /// The scores' columns of this thread.
@@ -743,12 +757,12 @@ private:
                                  e.constF32(kFactorBound));
   }
 
-  /// Keys [k0, k0 + 8) of the chunk's steps: q (scaled) and k, gated by
+  /// Keys [k0, k0 + key tile) of the chunk's steps: q (scaled) and k, gated by
   /// exp(B) and exp(-B) (factored) or raw with B beside them (exact); zero
   /// past the chunk and head_dim_k.
   void stageKeyTiles(Value qTile, Value kTile, Value cumTile, Value k0,
                      bool exact) {
-    int64_t kt = VulkanGlaChunkLayout::kKeyTile;
+    int64_t kt = l.keyTile;
     forEachShared(e, l.kThreads, thread, l.chunk * kt, [&](Value i) {
       Value t = arith::DivUIOp::create(e.b, i, e.index(kt));
       Value k = e.add(k0, arith::RemUIOp::create(e.b, i, e.index(kt)));
@@ -772,26 +786,6 @@ private:
       }
       memref::StoreOp::create(e.b, e.select(valid, q, zeroF), qTile, i);
       memref::StoreOp::create(e.b, e.select(valid, key, zeroF), kTile, i);
-    });
-  }
-
-  /// scale q exp(B) for keys [k0, k0 + 8) (zero past the chunk and
-  /// head_dim_k): every exponent <= 0.
-  void stageGatedQueries(Value qTile, Value k0) {
-    int64_t kt = VulkanGlaChunkLayout::kKeyTile;
-    forEachShared(e, l.kThreads, thread, l.chunk * kt, [&](Value i) {
-      Value t = arith::DivUIOp::create(e.b, i, e.index(kt));
-      Value k = e.add(k0, arith::RemUIOp::create(e.b, i, e.index(kt)));
-      Value valid = arith::AndIOp::create(
-          e.b, cmp(arith::CmpIPredicate::slt, t, len),
-          cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK)));
-      Value kc = e.min(k, e.index(p.dimK - 1));
-      Value q = e.fmul(load(buf.query, {batchIdx, chunkRow(t), head, kc}),
-                       e.constF32(p.scale));
-      if (mode != GateMode::None)
-        q = e.fmul(q, e.exp(cumGate(t, kc)));
-      memref::StoreOp::create(e.b, e.select(valid, q, e.constF32(0.0f)), qTile,
-                              i);
     });
   }
 
@@ -904,10 +898,14 @@ VulkanGlaChunkLayout::compute(const GlaProblem &p, int64_t chunk,
   bool gated = p.gated();
   bool perStep = p.hasG || p.hasGk;
   l.updateSharedBytes = 4 * (kStepTile * l.kPad() + kStepTile * blockV);
-  l.outputSharedBytes =
-      4 * (chunk * chunk + (gated ? 3 : 2) * chunk * kKeyTile +
-           std::max(kStepTile, kKeyTile) * blockV +
-           (perStep ? kThreads / l.subgroupSize : 0));
+  // Key tiles of 16 where shared memory allows (half the barriers of 8).
+  auto outputBytes = [&](int64_t keyTile) {
+    return 4 * (chunk * chunk + (gated ? 3 : 2) * chunk * keyTile +
+                std::max(kStepTile, keyTile) * blockV +
+                (perStep ? kThreads / l.subgroupSize : 0));
+  };
+  l.keyTile = outputBytes(16) <= target.sharedMemoryBytes ? 16 : 8;
+  l.outputSharedBytes = outputBytes(l.keyTile);
   int64_t shared = std::max(l.updateSharedBytes, l.outputSharedBytes);
   if (shared > target.sharedMemoryBytes) {
     reason << "the chunk-parallel kernel stages " << shared

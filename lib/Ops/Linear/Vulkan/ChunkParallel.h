@@ -12,7 +12,8 @@
 //            S_c = exp(B_last,c) S_{c-1} + dS_c over the sequence's chunks,
 //            the state before each chunk written over dS_c
 //   outputs  workgroup = (chunk, head, V block): the gated scores A of the
-//            chunk (on 8-column tiles of keys), O = A V + (q exp(B)) S_c
+//            chunk and (q exp(B)) S_c in one pass over tiles of 16 (or 8)
+//            keys, then O = A V + that
 //
 // Chunks are numbered by slots: batch row n's chunk c is slot n x ceil(T/C)
 // + c; with cu_seqlens, sequence n (steps [s_n, s_n + L_n)) has its chunks
@@ -44,8 +45,9 @@ struct VulkanGlaChunkLayout {
   int64_t chunk = 0, blockV = 0;
   int64_t subgroupSize = 0;
   static constexpr int64_t kThreads = 256, kGrid = 16;
-  /// Key columns per tile of the scores and of q S.
-  static constexpr int64_t kKeyTile = 8;
+  /// Key columns per tile of the scores and of q S: 16, or 8 where 16
+  /// does not fit shared memory.
+  int64_t keyTile = 0;
   /// Steps per tile of the update and of A V.
   static constexpr int64_t kStepTile = 16;
   /// Register blocks: state rows, value columns and chunk rows per thread.
