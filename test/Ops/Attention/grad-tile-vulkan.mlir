@@ -83,10 +83,11 @@
 // COOP-SAME: ejk.grid = array<i64: 2, 2, 2>
 // COOP-SAME: ejk.requires = ["cooperative_matrix_nv_layout"]
 // COOP-SAME: ejk.shared_memory_bytes = 18944
-// The group's heads, the query blocks, then the block's 16-query tiles
-// carry the 4 + 4 dK and dV accumulator tiles.
-// COOP: scf.for {{.*}} -> (!gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">)
-// COOP: scf.for
+// One loop over (query head of the group, query block) carries the 4 + 4
+// dK and dV accumulator tiles and the next step's Q and dO rows (64 rows x
+// 8 words each over 128 threads: 4 + 4 words), then the block's 16-query
+// tiles.
+// COOP: scf.for {{.*}} -> (!gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>)
 // COOP: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c1
 // COOP: gpu.subgroup_mma_compute
 

@@ -80,6 +80,8 @@ public:
   Value batch, threadId, subgroup, myRow, myPart;
   int64_t dS, dvS;
   Value stage, lseStage, deltaStage, qView, kView, vView, doView;
+  /// How many of a prefetch's values belong to its first buffer.
+  size_t numQValues = 0;
 
   /// Row (0: g, 1: g + 8) and column of element `i` of a lane's share (as
   /// CoopKernel.cpp: NVIDIA's fragment order).
@@ -143,6 +145,67 @@ public:
                          e.add(e.mul(r, e.index(stride / kPerVector)), c));
         memref::StoreOp::create(e.b, e.select(valid, value, zero), stage,
                                 ValueRange{at});
+      };
+      if (base + l.threads <= total) {
+        body();
+        continue;
+      }
+      auto ifOp = scf::IfOp::create(
+          e.b,
+          arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, idx,
+                                e.index(total)),
+          /*withElse=*/false);
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.setInsertionPointToStart(ifOp.thenBlock());
+      body();
+    }
+  }
+
+  /// This thread's share of `count` rows of the f16 `view` from `seqStart`
+  /// of head `h`: 16-byte words, zero past `seqLen` (stageRows in two
+  /// halves, so that the loads of the next block can be in flight while
+  /// the current one computes).
+  SmallVector<Value> loadRows(Value view, int64_t seqLen, int64_t numHeads,
+                              Value h, Value seqStart, int64_t count,
+                              int64_t dim) {
+    int64_t width = dim / kPerVector, total = count * width;
+    Value zero = arith::ConstantOp::create(
+        e.b, DenseElementsAttr::get(vecType, e.b.getI32IntegerAttr(0)));
+    SmallVector<Value> values;
+    for (int64_t base = 0; base < total; base += l.threads) {
+      Value idx = e.add(threadId, e.index(base));
+      if (base + l.threads > total)
+        idx = e.min(idx, e.index(total - 1));
+      Value r = arith::DivUIOp::create(e.b, idx, e.index(width));
+      Value c = arith::RemUIOp::create(e.b, idx, e.index(width));
+      Value seq = e.add(seqStart, r);
+      Value valid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, seq,
+                                          e.index(seqLen));
+      Value seqIndex = e.min(seq, e.index(seqLen - 1));
+      Value row = e.add(e.mul(e.add(e.mul(batch, e.index(seqLen)), seqIndex),
+                              e.index(numHeads)),
+                        h);
+      Value value = memref::LoadOp::create(
+          e.b, view, ValueRange{e.add(e.mul(row, e.index(width)), c)});
+      values.push_back(e.select(valid, value, zero));
+    }
+    return values;
+  }
+  /// Stores the values of loadRows (same `count`, `dim`) at f16 element
+  /// `offset` of the stage, rows `stride` apart.
+  void storeRows(ArrayRef<Value> values, int64_t count, int64_t dim,
+                 int64_t stride, int64_t offset) {
+    int64_t width = dim / kPerVector, total = count * width;
+    for (auto [k, element] : llvm::enumerate(values)) {
+      int64_t base = static_cast<int64_t>(k) * l.threads;
+      Value idx = e.add(threadId, e.index(base));
+      Value value = element;
+      auto body = [&] {
+        Value r = arith::DivUIOp::create(e.b, idx, e.index(width));
+        Value c = arith::RemUIOp::create(e.b, idx, e.index(width));
+        Value at = e.add(e.index(offset / kPerVector),
+                         e.add(e.mul(r, e.index(stride / kPerVector)), c));
+        memref::StoreOp::create(e.b, value, stage, ValueRange{at});
       };
       if (base + l.threads <= total) {
         body();
@@ -227,6 +290,54 @@ public:
     }
   }
 
+  /// One 16-query tile `i` of the staged block against this subgroup's
+  /// keys: adds into the dK and dV tiles `acc`.
+  SmallVector<Value> queryTile(VulkanScoreRules &rules, Value i, Value rowStart,
+                               Value subKey0, ArrayRef<Value> kTiles,
+                               ArrayRef<Value> vTiles, int64_t doOffset,
+                               ValueRange acc) {
+    int64_t dTiles = p.headDim / kTile, dvTiles = p.headDimV / kTile;
+    Value q0 = e.mul(i, e.index(kTile));
+    Value qAt = e.mul(q0, e.index(dS));
+    Value doAt = e.add(e.index(doOffset), e.mul(q0, e.index(dvS)));
+    Value st = zeroC(), dpt = zeroC();
+    for (int64_t d = 0; d < dTiles; ++d)
+      st = mma(kTiles[d], load(bType, e.add(qAt, e.index(d * kTile)), dS, true),
+               st);
+    for (int64_t d = 0; d < dvTiles; ++d)
+      dpt = mma(vTiles[d],
+                load(bType, e.add(doAt, e.index(d * kTile)), dvS, true), dpt);
+    Value zeroA = gpu::SubgroupMmaConstantMatrixOp::create(
+        e.b, aType, arith::ConstantOp::create(e.b, e.b.getF16FloatAttr(0.0f)));
+    Value pA = zeroA, dsA = zeroA;
+    for (int64_t k = 0; k < kLaneElements; ++k) {
+      Value s = gpu::SubgroupMmaExtractThreadLocalOp::create(e.b, e.f32, st,
+                                                             e.index(k));
+      Value dp = gpu::SubgroupMmaExtractThreadLocalOp::create(e.b, e.f32, dpt,
+                                                              e.index(k));
+      Value key = e.add(subKey0, rowOf(k));
+      Value local = e.add(q0, columnOf(k));
+      Value row = e.add(rowStart, local);
+      Value lse = memref::LoadOp::create(e.b, lseStage, local);
+      Value delta = memref::LoadOp::create(e.b, deltaStage, local);
+      auto [pd, ds] = gradient(rules, s, dp, row, key, lse, delta,
+                               rules.dropoutRowHash(row));
+      pA = gpu::SubgroupMmaInsertThreadLocalOp::create(
+          e.b, aType, e.fromF32(pd, f16), pA, e.index(k));
+      dsA = gpu::SubgroupMmaInsertThreadLocalOp::create(
+          e.b, aType, e.fromF32(ds, f16), dsA, e.index(k));
+    }
+    SmallVector<Value> next(acc.begin(), acc.end());
+    for (int64_t n = 0; n < dTiles; ++n)
+      next[n] = mma(dsA, load(bType, e.add(qAt, e.index(n * kTile)), dS, false),
+                    next[n]);
+    for (int64_t n = 0; n < dvTiles; ++n)
+      next[dTiles + n] =
+          mma(pA, load(bType, e.add(doAt, e.index(n * kTile)), dvS, false),
+              next[dTiles + n]);
+    return next;
+  }
+
   void buildKeyValue() {
     Value keyBlock = WorkgroupIdOp::create(e.b, 0);
     Value kvHead = WorkgroupIdOp::create(e.b, 1);
@@ -277,91 +388,71 @@ public:
     Value hi = e.select(any, ceil, lo);
 
     int64_t doOffset = l.blockQ * dS;
-    SmallVector<Value> inits(dTiles + dvTiles, zeroC());
-    SmallVector<Value> acc = e.forLoop(
-        zero, e.index(p.groupSize()), one, inits, [&](Value g, ValueRange acc) {
-          Value head = e.add(e.mul(kvHead, e.index(p.groupSize())), g);
+    // One loop over (query head of the group, query block), so that each
+    // step can prefetch the next step's Q and dO rows.
+    Value numBlocks = e.sub(hi, lo);
+    Value safeBlocks = e.max(numBlocks, one);
+    Value steps = e.mul(numBlocks, e.index(p.groupSize()));
+    auto headOf = [&](Value step) {
+      return e.add(e.mul(kvHead, e.index(p.groupSize())),
+                   e.div(step, safeBlocks));
+    };
+    auto rowStartOf = [&](Value step) {
+      Value qb = e.add(lo, arith::RemSIOp::create(e.b, step, safeBlocks));
+      return e.mul(qb, e.index(l.blockQ));
+    };
+    auto loadStep = [&](Value step) {
+      // Past the last step: the last step again (loaded, never used).
+      step = e.min(step, e.max(e.sub(steps, one), zero));
+      Value head = headOf(step), rowStart = rowStartOf(step);
+      SmallVector<Value> values = loadRows(qView, p.seqQ, p.numHeads, head,
+                                           rowStart, l.blockQ, p.headDim);
+      numQValues = values.size();
+      values.append(loadRows(doView, p.seqQ, p.numHeads, head, rowStart,
+                             l.blockQ, p.headDimV));
+      return values;
+    };
+    int64_t numAcc = dTiles + dvTiles;
+    SmallVector<Value> inits(numAcc, zeroC());
+    inits.append(loadStep(zero));
+    SmallVector<Value> acc =
+        e.forLoop(zero, steps, one, inits, [&](Value step, ValueRange state) {
+          Value head = headOf(step);
+          Value rowStart = rowStartOf(step);
           VulkanScoreRules rules(e, p, scoreBuffers, batch, head);
-          return e.forLoop(lo, hi, one, acc, [&](Value qb, ValueRange acc) {
-            Value rowStart = e.mul(qb, e.index(l.blockQ));
-            stageRows(qView, p.seqQ, p.numHeads, head, rowStart, l.blockQ,
-                      p.headDim, dS, 0);
-            stageRows(doView, p.seqQ, p.numHeads, head, rowStart, l.blockQ,
-                      p.headDimV, dvS, doOffset);
-            for (int64_t base = 0; base < l.blockQ; base += l.threads) {
-              Value r = e.add(threadId, e.index(base));
-              auto ifOp = scf::IfOp::create(
-                  e.b,
-                  arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, r,
-                                        e.index(l.blockQ)),
-                  /*withElse=*/false);
-              OpBuilder::InsertionGuard guard(e.b);
-              e.b.setInsertionPointToStart(ifOp.thenBlock());
-              auto [lse, delta] = rowStats(e.add(rowStart, r), head);
-              memref::StoreOp::create(e.b, lse, lseStage, ValueRange{r});
-              memref::StoreOp::create(e.b, delta, deltaStage, ValueRange{r});
-            }
-            gpu::BarrierOp::create(e.b);
-            SmallVector<Value> tiles = e.forLoop(
-                zero, e.index(l.blockQ / kTile), one, acc,
-                [&](Value i, ValueRange acc) {
-                  Value q0 = e.mul(i, e.index(kTile));
-                  Value qAt = e.mul(q0, e.index(dS));
-                  Value doAt =
-                      e.add(e.index(doOffset), e.mul(q0, e.index(dvS)));
-                  Value st = zeroC(), dpt = zeroC();
-                  for (int64_t d = 0; d < dTiles; ++d)
-                    st = mma(
-                        kTiles[d],
-                        load(bType, e.add(qAt, e.index(d * kTile)), dS, true),
-                        st);
-                  for (int64_t d = 0; d < dvTiles; ++d)
-                    dpt = mma(
-                        vTiles[d],
-                        load(bType, e.add(doAt, e.index(d * kTile)), dvS, true),
-                        dpt);
-                  Value zeroA = gpu::SubgroupMmaConstantMatrixOp::create(
-                      e.b, aType,
-                      arith::ConstantOp::create(e.b,
-                                                e.b.getF16FloatAttr(0.0f)));
-                  Value pA = zeroA, dsA = zeroA;
-                  for (int64_t k = 0; k < kLaneElements; ++k) {
-                    Value s = gpu::SubgroupMmaExtractThreadLocalOp::create(
-                        e.b, e.f32, st, e.index(k));
-                    Value dp = gpu::SubgroupMmaExtractThreadLocalOp::create(
-                        e.b, e.f32, dpt, e.index(k));
-                    Value key = e.add(subKey0, rowOf(k));
-                    Value local = e.add(q0, columnOf(k));
-                    Value row = e.add(rowStart, local);
-                    Value lse = memref::LoadOp::create(e.b, lseStage, local);
-                    Value delta =
-                        memref::LoadOp::create(e.b, deltaStage, local);
-                    auto [pd, ds] = gradient(rules, s, dp, row, key, lse, delta,
-                                             rules.dropoutRowHash(row));
-                    pA = gpu::SubgroupMmaInsertThreadLocalOp::create(
-                        e.b, aType, e.fromF32(pd, f16), pA, e.index(k));
-                    dsA = gpu::SubgroupMmaInsertThreadLocalOp::create(
-                        e.b, aType, e.fromF32(ds, f16), dsA, e.index(k));
-                  }
-                  SmallVector<Value> next(acc.begin(), acc.end());
-                  for (int64_t n = 0; n < dTiles; ++n)
-                    next[n] = mma(
-                        dsA,
-                        load(bType, e.add(qAt, e.index(n * kTile)), dS, false),
-                        next[n]);
-                  for (int64_t n = 0; n < dvTiles; ++n)
-                    next[dTiles + n] =
-                        mma(pA,
-                            load(bType, e.add(doAt, e.index(n * kTile)), dvS,
-                                 false),
-                            next[dTiles + n]);
-                  return next;
-                });
-            // The stages are rewritten by the next block.
-            gpu::BarrierOp::create(e.b);
-            return tiles;
-          });
+          SmallVector<Value> loadedValues(state.drop_front(numAcc));
+          ArrayRef<Value> loaded = loadedValues;
+          storeRows(loaded.take_front(numQValues), l.blockQ, p.headDim, dS, 0);
+          storeRows(loaded.drop_front(numQValues), l.blockQ, p.headDimV, dvS,
+                    doOffset);
+          for (int64_t base = 0; base < l.blockQ; base += l.threads) {
+            Value r = e.add(threadId, e.index(base));
+            auto ifOp = scf::IfOp::create(
+                e.b,
+                arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, r,
+                                      e.index(l.blockQ)),
+                /*withElse=*/false);
+            OpBuilder::InsertionGuard guard(e.b);
+            e.b.setInsertionPointToStart(ifOp.thenBlock());
+            auto [lse, delta] = rowStats(e.add(rowStart, r), head);
+            memref::StoreOp::create(e.b, lse, lseStage, ValueRange{r});
+            memref::StoreOp::create(e.b, delta, deltaStage, ValueRange{r});
+          }
+          gpu::BarrierOp::create(e.b);
+          SmallVector<Value> prefetched = loadStep(e.add(step, one));
+          SmallVector<Value> accIn(state.begin(), state.begin() + numAcc);
+          SmallVector<Value> tiles =
+              e.forLoop(zero, e.index(l.blockQ / kTile), one, accIn,
+                        [&](Value i, ValueRange acc) {
+                          return queryTile(rules, i, rowStart, subKey0, kTiles,
+                                           vTiles, doOffset, acc);
+                        });
+          // The stages are rewritten by the next step.
+          gpu::BarrierOp::create(e.b);
+          tiles.append(prefetched);
+          return tiles;
         });
+    acc.resize(numAcc);
     ArrayRef<Value> all = acc;
     storeTiles(all.take_front(dTiles), buf.dKey, subKey0, p.seqK, kvHead,
                p.softmaxScale);
@@ -409,16 +500,30 @@ public:
     Value lo, hi;
     rules.keyBlockRange(rowStart, numRows, l.blockK, lo, hi);
     int64_t vOffset = l.blockK * dS;
+    // K and V of each next key block are loaded while the current one
+    // computes (past seq_k: zeros, never used).
+    auto loadBlock = [&](Value kb) {
+      Value keyStart = e.mul(kb, e.index(l.blockK));
+      SmallVector<Value> values = loadRows(kView, p.seqK, p.numKvHeads, kvHead,
+                                           keyStart, l.blockK, p.headDim);
+      numQValues = values.size();
+      values.append(loadRows(vView, p.seqK, p.numKvHeads, kvHead, keyStart,
+                             l.blockK, p.headDimV));
+      return values;
+    };
     SmallVector<Value> inits(dTiles, zeroC());
+    inits.append(loadBlock(lo));
     SmallVector<Value> acc =
-        e.forLoop(lo, hi, one, inits, [&](Value kb, ValueRange acc) {
+        e.forLoop(lo, hi, one, inits, [&](Value kb, ValueRange state) {
           Value keyStart = e.mul(kb, e.index(l.blockK));
-          stageRows(kView, p.seqK, p.numKvHeads, kvHead, keyStart, l.blockK,
-                    p.headDim, dS, 0);
-          stageRows(vView, p.seqK, p.numKvHeads, kvHead, keyStart, l.blockK,
-                    p.headDimV, dvS, vOffset);
+          SmallVector<Value> loadedValues(state.drop_front(dTiles));
+          ArrayRef<Value> loaded = loadedValues;
+          storeRows(loaded.take_front(numQValues), l.blockK, p.headDim, dS, 0);
+          storeRows(loaded.drop_front(numQValues), l.blockK, p.headDimV, dvS,
+                    vOffset);
           gpu::BarrierOp::create(e.b);
-          SmallVector<Value> next(acc.begin(), acc.end());
+          SmallVector<Value> prefetched = loadBlock(e.add(kb, one));
+          SmallVector<Value> next(state.begin(), state.begin() + dTiles);
           Value zeroA = gpu::SubgroupMmaConstantMatrixOp::create(
               e.b, aType,
               arith::ConstantOp::create(e.b, e.b.getF16FloatAttr(0.0f)));
@@ -457,8 +562,10 @@ public:
                   next[n]);
           }
           gpu::BarrierOp::create(e.b);
+          next.append(prefetched);
           return next;
         });
+    acc.resize(dTiles);
     storeTiles(acc, buf.dQuery, subRow0, p.seqQ, head, p.softmaxScale);
   }
 };
