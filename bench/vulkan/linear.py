@@ -35,6 +35,13 @@ def variants():
         "ggla_bf16": (4, 4096, 16, 128, 128, "bf16", "g"),
         "ggla_f16": (4, 4096, 16, 128, 128, "f16", "g"),
         "ggla_bf16_recurrent": (4, 4096, 16, 128, 128, "bf16", "g", RECURRENT),
+        # Chunk-parallel configs around the heuristic's (C 64, block_v 128).
+        "ggla_bf16_c32_v128": (4, 4096, 16, 128, 128, "bf16", "g",
+                               "block_v = 128, chunk_size = 32, chunk_parallel = 1"),
+        "ggla_bf16_c64_v64": (4, 4096, 16, 128, 128, "bf16", "g",
+                              "block_v = 64, chunk_size = 64, chunk_parallel = 1"),
+        "ggla_bf16_c32_v64": (4, 4096, 16, 128, 128, "bf16", "g",
+                              "block_v = 64, chunk_size = 32, chunk_parallel = 1"),
         "gsimple_bf16": (16, 16384, 8, 128, 128, "bf16", "gamma"),
         "chk_gla": (2, 100, 3, 32, 48, "f16", "g"),
         "chk_gla_chunk_parallel": (2, 100, 3, 32, 48, "f16", "g",
