@@ -147,6 +147,41 @@ def PA(name, b=2, hq=4, hkv=4, d=32, s=16, lens=(37, 64), m=None, **opts):
                 opts, dtype, known)
 
 
+# ragged_page_attention_v3's XLA path starts every row of a sequence at
+# (kv_len - w) rounded down to a page (its kv_start, computed once per
+# sequence for the decode row) and masks the tokens before it: a prefill
+# row earlier in the sequence loses tokens its window holds.
+V3_WINDOW = ("ejKernel v3 (XLA) masks tokens before the page of kv_len - w for "
+             "every row of a sequence, not per query position: prefill rows "
+             "with a window lose tokens")
+
+
+def RPA(name, hq=4, hkv=2, d=32, s=16, qlens=(1, 7, 1), lens=(40, 7, 1),
+        m=None, slots=None, t=None, **opts):
+    """ragged_paged_attention: one sequence per entry of qlens (its query
+    count) and lens (its length, the new tokens included), page size s, m
+    pages per table row, `slots` sequence slots (>= len(qlens); the rest are
+    padding past num_seqs), `t` packed rows (>= sum(qlens); the rest belong
+    to no sequence)."""
+    dtype = opts.pop("dtype", "f32")
+    known = opts.pop("known_difference", "")
+    assert len(qlens) == len(lens), name
+    m = m or max(1, max(-(-n // s) for n in lens))
+    slots = slots or len(qlens)
+    t = t or sum(qlens)
+    return Case(name, "ragged_paged", dict(hq=hq, hkv=hkv, d=d, s=s, m=m,
+                                           qlens=tuple(qlens), lens=tuple(lens),
+                                           slots=slots, t=t), opts, dtype, known)
+
+
+def PPA(name, sq=16, hq=4, hkv=2, d=32, s=16, length=40, **opts):
+    """prefill_paged_attention against ejKernel's (one sequence): sq new
+    queries, the sequence `length` tokens long, page size s."""
+    dtype = opts.pop("dtype", "f32")
+    return Case(name, "prefill_paged", dict(sq=sq, hq=hq, hkv=hkv, d=d, s=s,
+                                            length=length), opts, dtype)
+
+
 def MLA(name, b=2, s=16, h=8, nope=32, lat=64, rope=16, **opts):
     """mla against ejKernel's flash_mla: batch b, s queries and s cached
     tokens (flash_mla's one seq_len), h heads, the un-absorbed no-RoPE head
@@ -424,41 +459,6 @@ def np_dtype(name):
         import ml_dtypes  # comes with jax
         return ml_dtypes.bfloat16
     return {"f32": np.float32, "f16": np.float16}[name]
-
-
-# ragged_page_attention_v3's XLA path starts every row of a sequence at
-# (kv_len - w) rounded down to a page (its kv_start, computed once per
-# sequence for the decode row) and masks the tokens before it: a prefill
-# row earlier in the sequence loses tokens its window holds.
-V3_WINDOW = ("ejKernel v3 (XLA) masks tokens before the page of kv_len - w for "
-             "every row of a sequence, not per query position: prefill rows "
-             "with a window lose tokens")
-
-
-def RPA(name, hq=4, hkv=2, d=32, s=16, qlens=(1, 7, 1), lens=(40, 7, 1),
-        m=None, slots=None, t=None, **opts):
-    """ragged_paged_attention: one sequence per entry of qlens (its query
-    count) and lens (its length, the new tokens included), page size s, m
-    pages per table row, `slots` sequence slots (>= len(qlens); the rest are
-    padding past num_seqs), `t` packed rows (>= sum(qlens); the rest belong
-    to no sequence)."""
-    dtype = opts.pop("dtype", "f32")
-    known = opts.pop("known_difference", "")
-    assert len(qlens) == len(lens), name
-    m = m or max(1, max(-(-n // s) for n in lens))
-    slots = slots or len(qlens)
-    t = t or sum(qlens)
-    return Case(name, "ragged_paged", dict(hq=hq, hkv=hkv, d=d, s=s, m=m,
-                                           qlens=tuple(qlens), lens=tuple(lens),
-                                           slots=slots, t=t), opts, dtype, known)
-
-
-def PPA(name, sq=16, hq=4, hkv=2, d=32, s=16, length=40, **opts):
-    """prefill_paged_attention against ejKernel's (one sequence): sq new
-    queries, the sequence `length` tokens long, page size s."""
-    dtype = opts.pop("dtype", "f32")
-    return Case(name, "prefill_paged", dict(sq=sq, hq=hq, hkv=hkv, d=d, s=s,
-                                            length=length), opts, dtype)
 
 
 def to_npy(a):
@@ -1295,6 +1295,153 @@ class Delta:
         return [out, np.asarray(state).astype(np.float32)]
 
 
+class Mla:
+    """ejk.mla against ejKernel's flash_mla (XLA), the un-absorbed form.
+
+    flash_mla(query, key_value, w_kc, w_vc, b_k=) projects the latent cache
+    c with w_kc [lat, 1, nope] into keys and with w_vc into values, and
+    takes each head's query as [q_nope | q_rope]. Absorbed, that is ejk.mla
+    with q_latent = q_nope . w_kc^T (per head, computed here in f64 before
+    rounding to the case's dtype) over the same c and k_rope = b_k; the
+    value projection is the identity (w_vc = I) so that flash_mla's output
+    is ejk's latent output. flash_mla has one seq_len for queries and
+    cache, so its top-left causal mask is ejk's bottom-right one. Without
+    softmax_scale, ejk is given qk_nope_head_dim = nope: flash_mla's
+    default 1/sqrt(nope + rope) is then ejk's.
+    """
+
+    @staticmethod
+    def projections(c, rng):
+        """The un-absorbed query and w_kc: the first draws of the case's
+        generator (reference() draws them again from the same seed)."""
+        d, dt = c.dims, c.dtype
+        q_nope = rng.standard_normal((d["b"], d["s"], d["h"], d["nope"]),
+                                     dtype=np.float32).astype(np_dtype(dt))
+        w_kc = (rng.standard_normal((d["lat"], 1, d["nope"]), dtype=np.float32)
+                / np.sqrt(d["lat"])).astype(np_dtype(dt))
+        return q_nope, w_kc
+
+    @staticmethod
+    def inputs(c, rng):
+        d, dt = c.dims, c.dtype
+        b, s, h, nope, lat, rope = (d[k] for k in ("b", "s", "h", "nope", "lat", "rope"))
+        def normal(shape):
+            return rng.standard_normal(shape, dtype=np.float32)
+        q_nope, w_kc = Mla.projections(c, rng)
+        ql = np.einsum("bshn,ln->bshl", q_nope.astype(np.float64),
+                       w_kc[:, 0, :].astype(np.float64))
+        return [("ql", ql.astype(np.float32).astype(np_dtype(dt)), dt),
+                ("qr", normal((b, s, h, rope)).astype(np_dtype(dt)), dt),
+                ("ckv", normal((b, s, lat)).astype(np_dtype(dt)), dt),
+                ("kr", normal((b, s, rope)).astype(np_dtype(dt)), dt)]
+
+    @staticmethod
+    def mlir(c, args):
+        o, d = c.opts, c.dims
+        attrs = []
+        if o.get("causal"):
+            attrs.append("causal")
+        if "softmax_scale" in o:
+            attrs.append("softmax_scale = %r : f32" % o["softmax_scale"])
+        else:
+            attrs.append("qk_nope_head_dim = %d" % d["nope"])
+        types = [ttype(a.shape, t) for _, a, t in args]
+        results = [ttype((d["b"], d["s"], d["h"], d["lat"]), c.dtype)]
+        text = "ejk.mla %ql, %qr, %ckv, %kr {" + ", ".join(attrs) + "}"
+        text += " : %s -> %s" % (", ".join(types), ", ".join(results))
+        return text, results
+
+    @staticmethod
+    def reference(c, ins):
+        import jax.numpy as jnp
+        from ejkernel.modules.operations import flash_mla
+        d = c.dims
+        q_nope, w_kc = Mla.projections(c, np.random.default_rng(c.seed))
+        query = np.concatenate([q_nope, ins["qr"]], axis=-1)
+        w_vc = np.eye(d["lat"], dtype=w_kc.dtype)[:, None, :]
+        # b_q and b_k are positional-only: (query, key_value, w_kc, w_vc,
+        # b_q, b_k).
+        out = flash_mla(jx(query), jx(ins["ckv"]), jx(w_kc), jx(w_vc),
+                        None, jx(ins["kr"]), softmax_scale=c.opts.get("softmax_scale"),
+                        causal=bool(c.opts.get("causal")), platform="xla")
+        return [np.asarray(out)]
+
+
+class PagedMla:
+    """ejk.paged_mla against ejKernel's multi_latent_ragged_page_attention
+    (XLA). ejKernel writes each step's new latent rows (keys_values,
+    keys_pe) into its cache before attending; ejk reads a cache that
+    already holds them. The harness draws ejk's cache [pages, page,
+    lat + rope] with every token, hands ejKernel the same cache in its
+    layout ([pages, page / packing, packing, align128(lat) +
+    align128(rope)], zero padding) and, as new rows, the rows the cache
+    already holds at positions kv_len - q_len + i (so its write changes
+    nothing). ejKernel returns no lse: ejk's op has none here.
+    """
+
+    @staticmethod
+    def inputs(c, rng):
+        d, dt = c.dims, c.dtype
+        h, lat, rope, page = d["h"], d["lat"], d["rope"], d["page"]
+        lens, qlens = d["lens"], d["qlens"]
+        m = max(1, max(-(-n // page) for n in lens))
+        used = [-(-n // page) for n in lens]
+        pages = sum(used) + 2
+        perm = rng.permutation(pages)
+        tables = rng.integers(0, pages, (len(lens), m))
+        start = 0
+        for i, n in enumerate(used):
+            tables[i, :n] = perm[start:start + n]
+            start += n
+        t = sum(qlens)
+        qsl = np.concatenate([[0], np.cumsum(qlens)]).astype(np.int32)
+        def normal(shape):
+            return rng.standard_normal(shape, dtype=np.float32).astype(np_dtype(dt))
+        return [("ql", normal((t, h, lat)), dt), ("qr", normal((t, h, rope)), dt),
+                ("c", normal((pages, page, lat + rope)), dt),
+                ("lens", np.array(lens, np.int32), "i32"),
+                ("tables", tables.astype(np.int32), "i32"),
+                ("starts", qsl, "i32")]
+
+    @staticmethod
+    def mlir(c, args):
+        o, d = c.opts, c.dims
+        types = [ttype(a.shape, t) for _, a, t in args]
+        t = sum(d["qlens"])
+        results = [ttype((t, d["h"], d["lat"]), c.dtype)]
+        text = "ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts"
+        if "softmax_scale" in o:
+            text += " {softmax_scale = %r : f32}" % o["softmax_scale"]
+        text += " : %s -> %s" % (", ".join(types), ", ".join(results))
+        return text, results
+
+    @staticmethod
+    def reference(c, ins):
+        from ejkernel.modules.operations import multi_latent_ragged_page_attention
+        d = c.dims
+        lat, rope, page = d["lat"], d["rope"], d["page"]
+        cache, tables, lens = ins["c"], ins["tables"], ins["lens"]
+        pages = cache.shape[0]
+        pad = lambda n: -(-n // 128) * 128
+        packing = 4 // cache.dtype.itemsize
+        ejkc = np.zeros((pages, page, pad(lat) + pad(rope)), cache.dtype)
+        ejkc[:, :, :lat] = cache[:, :, :lat]
+        ejkc[:, :, pad(lat):pad(lat) + rope] = cache[:, :, lat:]
+        ejkc = ejkc.reshape(pages, page // packing, packing, -1)
+        # The new rows: the cache's rows at kv_len - q_len + i.
+        rows = []
+        for s, (n, q) in enumerate(zip(d["lens"], d["qlens"])):
+            for j in range(n - q, n):
+                rows.append(cache[tables[s, j // page], j % page])
+        rows = np.stack(rows) if rows else np.zeros((0, lat + rope), cache.dtype)
+        out, _ = multi_latent_ragged_page_attention(
+            jx(ins["ql"]), jx(ins["qr"]), jx(rows[:, :lat]), jx(rows[:, lat:]),
+            jx(ejkc), jx(lens), jx(tables.reshape(-1)), jx(ins["starts"]),
+            jx(np.array([0, 0, len(d["lens"])], np.int32)),
+            softmax_scale=c.opts.get("softmax_scale"), platform="xla")
+        return [np.asarray(out)]
+
+
 class RaggedPaged:
     """ejk.ragged_paged_attention against ejKernel's XLA ragged paged
     attention: ragged_page_attention_v2(queries, kv_pages, lens, tables,
@@ -1456,161 +1603,15 @@ class PrefillPaged:
         return [np.asarray(out)[None]]
 
 
-class Mla:
-    """ejk.mla against ejKernel's flash_mla (XLA), the un-absorbed form.
-
-    flash_mla(query, key_value, w_kc, w_vc, b_k=) projects the latent cache
-    c with w_kc [lat, 1, nope] into keys and with w_vc into values, and
-    takes each head's query as [q_nope | q_rope]. Absorbed, that is ejk.mla
-    with q_latent = q_nope . w_kc^T (per head, computed here in f64 before
-    rounding to the case's dtype) over the same c and k_rope = b_k; the
-    value projection is the identity (w_vc = I) so that flash_mla's output
-    is ejk's latent output. flash_mla has one seq_len for queries and
-    cache, so its top-left causal mask is ejk's bottom-right one. Without
-    softmax_scale, ejk is given qk_nope_head_dim = nope: flash_mla's
-    default 1/sqrt(nope + rope) is then ejk's.
-    """
-
-    @staticmethod
-    def projections(c, rng):
-        """The un-absorbed query and w_kc: the first draws of the case's
-        generator (reference() draws them again from the same seed)."""
-        d, dt = c.dims, c.dtype
-        q_nope = rng.standard_normal((d["b"], d["s"], d["h"], d["nope"]),
-                                     dtype=np.float32).astype(np_dtype(dt))
-        w_kc = (rng.standard_normal((d["lat"], 1, d["nope"]), dtype=np.float32)
-                / np.sqrt(d["lat"])).astype(np_dtype(dt))
-        return q_nope, w_kc
-
-    @staticmethod
-    def inputs(c, rng):
-        d, dt = c.dims, c.dtype
-        b, s, h, nope, lat, rope = (d[k] for k in ("b", "s", "h", "nope", "lat", "rope"))
-        def normal(shape):
-            return rng.standard_normal(shape, dtype=np.float32)
-        q_nope, w_kc = Mla.projections(c, rng)
-        ql = np.einsum("bshn,ln->bshl", q_nope.astype(np.float64),
-                       w_kc[:, 0, :].astype(np.float64))
-        return [("ql", ql.astype(np.float32).astype(np_dtype(dt)), dt),
-                ("qr", normal((b, s, h, rope)).astype(np_dtype(dt)), dt),
-                ("ckv", normal((b, s, lat)).astype(np_dtype(dt)), dt),
-                ("kr", normal((b, s, rope)).astype(np_dtype(dt)), dt)]
-
-    @staticmethod
-    def mlir(c, args):
-        o, d = c.opts, c.dims
-        attrs = []
-        if o.get("causal"):
-            attrs.append("causal")
-        if "softmax_scale" in o:
-            attrs.append("softmax_scale = %r : f32" % o["softmax_scale"])
-        else:
-            attrs.append("qk_nope_head_dim = %d" % d["nope"])
-        types = [ttype(a.shape, t) for _, a, t in args]
-        results = [ttype((d["b"], d["s"], d["h"], d["lat"]), c.dtype)]
-        text = "ejk.mla %ql, %qr, %ckv, %kr {" + ", ".join(attrs) + "}"
-        text += " : %s -> %s" % (", ".join(types), ", ".join(results))
-        return text, results
-
-    @staticmethod
-    def reference(c, ins):
-        import jax.numpy as jnp
-        from ejkernel.modules.operations import flash_mla
-        d = c.dims
-        q_nope, w_kc = Mla.projections(c, np.random.default_rng(c.seed))
-        query = np.concatenate([q_nope, ins["qr"]], axis=-1)
-        w_vc = np.eye(d["lat"], dtype=w_kc.dtype)[:, None, :]
-        # b_q and b_k are positional-only: (query, key_value, w_kc, w_vc,
-        # b_q, b_k).
-        out = flash_mla(jx(query), jx(ins["ckv"]), jx(w_kc), jx(w_vc),
-                        None, jx(ins["kr"]), softmax_scale=c.opts.get("softmax_scale"),
-                        causal=bool(c.opts.get("causal")), platform="xla")
-        return [np.asarray(out)]
-
-
-class PagedMla:
-    """ejk.paged_mla against ejKernel's multi_latent_ragged_page_attention
-    (XLA). ejKernel writes each step's new latent rows (keys_values,
-    keys_pe) into its cache before attending; ejk reads a cache that
-    already holds them. The harness draws ejk's cache [pages, page,
-    lat + rope] with every token, hands ejKernel the same cache in its
-    layout ([pages, page / packing, packing, align128(lat) +
-    align128(rope)], zero padding) and, as new rows, the rows the cache
-    already holds at positions kv_len - q_len + i (so its write changes
-    nothing). ejKernel returns no lse: ejk's op has none here.
-    """
-
-    @staticmethod
-    def inputs(c, rng):
-        d, dt = c.dims, c.dtype
-        h, lat, rope, page = d["h"], d["lat"], d["rope"], d["page"]
-        lens, qlens = d["lens"], d["qlens"]
-        m = max(1, max(-(-n // page) for n in lens))
-        used = [-(-n // page) for n in lens]
-        pages = sum(used) + 2
-        perm = rng.permutation(pages)
-        tables = rng.integers(0, pages, (len(lens), m))
-        start = 0
-        for i, n in enumerate(used):
-            tables[i, :n] = perm[start:start + n]
-            start += n
-        t = sum(qlens)
-        qsl = np.concatenate([[0], np.cumsum(qlens)]).astype(np.int32)
-        def normal(shape):
-            return rng.standard_normal(shape, dtype=np.float32).astype(np_dtype(dt))
-        return [("ql", normal((t, h, lat)), dt), ("qr", normal((t, h, rope)), dt),
-                ("c", normal((pages, page, lat + rope)), dt),
-                ("lens", np.array(lens, np.int32), "i32"),
-                ("tables", tables.astype(np.int32), "i32"),
-                ("starts", qsl, "i32")]
-
-    @staticmethod
-    def mlir(c, args):
-        o, d = c.opts, c.dims
-        types = [ttype(a.shape, t) for _, a, t in args]
-        t = sum(d["qlens"])
-        results = [ttype((t, d["h"], d["lat"]), c.dtype)]
-        text = "ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts"
-        if "softmax_scale" in o:
-            text += " {softmax_scale = %r : f32}" % o["softmax_scale"]
-        text += " : %s -> %s" % (", ".join(types), ", ".join(results))
-        return text, results
-
-    @staticmethod
-    def reference(c, ins):
-        from ejkernel.modules.operations import multi_latent_ragged_page_attention
-        d = c.dims
-        lat, rope, page = d["lat"], d["rope"], d["page"]
-        cache, tables, lens = ins["c"], ins["tables"], ins["lens"]
-        pages = cache.shape[0]
-        pad = lambda n: -(-n // 128) * 128
-        packing = 4 // cache.dtype.itemsize
-        ejkc = np.zeros((pages, page, pad(lat) + pad(rope)), cache.dtype)
-        ejkc[:, :, :lat] = cache[:, :, :lat]
-        ejkc[:, :, pad(lat):pad(lat) + rope] = cache[:, :, lat:]
-        ejkc = ejkc.reshape(pages, page // packing, packing, -1)
-        # The new rows: the cache's rows at kv_len - q_len + i.
-        rows = []
-        for s, (n, q) in enumerate(zip(d["lens"], d["qlens"])):
-            for j in range(n - q, n):
-                rows.append(cache[tables[s, j // page], j % page])
-        rows = np.stack(rows) if rows else np.zeros((0, lat + rope), cache.dtype)
-        out, _ = multi_latent_ragged_page_attention(
-            jx(ins["ql"]), jx(ins["qr"]), jx(rows[:, :lat]), jx(rows[:, lat:]),
-            jx(ejkc), jx(lens), jx(tables.reshape(-1)), jx(ins["starts"]),
-            jx(np.array([0, 0, len(d["lens"])], np.int32)),
-            softmax_scale=c.opts.get("softmax_scale"), platform="xla")
-        return [np.asarray(out)]
-
 
 FAMILIES = {"flash_attention": FlashAttention, "selective_scan": SelectiveScan,
             "ssd": Ssd, "grouped_matmul": GroupedMatmul,
             "transposed_grouped_matmul": TransposedGroupedMatmul,
             "mean_pooling": MeanPooling, "mean_pooling_grad": MeanPoolingGrad,
             "paged": PagedAttention, "gla": Gla, "lightning": Lightning,
-            "recurrent": Recurrent, "delta": Delta,
-            "ragged_paged": RaggedPaged, "prefill_paged": PrefillPaged,
-            "mla": Mla, "paged_mla": PagedMla}
+            "recurrent": Recurrent, "delta": Delta, "mla": Mla,
+            "paged_mla": PagedMla, "ragged_paged": RaggedPaged,
+            "prefill_paged": PrefillPaged}
 
 
 # --- running ------------------------------------------------------------------
