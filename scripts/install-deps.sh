@@ -12,6 +12,9 @@ PACKAGES=(
   glslang-tools vulkan-validationlayers
   nlohmann-json3-dev libgtest-dev googletest libssl-dev
   python3-numpy zlib1g-dev libzstd-dev libedit-dev libcurl4-openssl-dev
+  # Optional for the runtime (libejk_runtime_mpi, ring attention; the build
+  # skips it without MPI), installed so that CI runs the ring tests.
+  openmpi-bin libopenmpi-dev
 )
 
 missing=()

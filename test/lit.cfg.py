@@ -54,6 +54,18 @@ try:
 except OSError:
     pass
 
+# "mpi": ring attention's runtime was built (MPI found at configure time:
+# ejk-ring-run exists) and mpirun is on PATH. Open MPI refuses to run as
+# root unless told, and must not look for other hosts or fast networks.
+if os.path.exists(os.path.join(config.ejk_tools_dir, "ejk-ring-run")) and \
+        shutil.which("mpirun"):
+    config.available_features.add("mpi")
+    for name, value in [("OMPI_ALLOW_RUN_AS_ROOT", "1"),
+                        ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
+                        ("OMPI_MCA_btl", "self,vader"),
+                        ("OMPI_MCA_rmaps_base_oversubscribe", "1")]:
+        config.environment[name] = value
+
 # spirv-val (SPIRV-Tools) is found at configure time.
 if config.spirv_val:
     config.available_features.add("spirv-tools")

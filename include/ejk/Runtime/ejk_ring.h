@@ -1,0 +1,97 @@
+/*===- ejk_ring.h - ring attention over MPI ---------------------*- C -*-===*\
+|*                                                                            *|
+|* libejk_runtime_mpi (CMake target EJKRuntimeMpi), built when MPI is found: *|
+|* runs an `ejk.ring_attention` entry across the ranks of an MPI            *|
+|* communicator. The core runtime (ejk_runtime.h) never needs MPI; this     *|
+|* library links both. Design and semantics: docs/ops/ring.md.              *|
+|*                                                                            *|
+|* Every function here that takes a communicator or a ring is collective   *|
+|* over the ring's communicator unless it says otherwise: every rank calls  *|
+|* it, in the same order. Errors are status codes; the message is in       *|
+|* ejk_ring_last_error() of the calling thread.                              *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef EJK_RUNTIME_EJK_RING_H
+#define EJK_RUNTIME_EJK_RING_H
+
+#include "ejk/Runtime/ejk_runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A communicator the runtime owns: a duplicate of the caller's MPI
+ *  communicator (so ring traffic never matches the application's messages),
+ *  with errors returned rather than fatal. */
+typedef struct ejk_comm ejk_comm;
+/** An ejk.ring_attention entry of a module, bound to a communicator. */
+typedef struct ejk_ring ejk_ring;
+
+/** How the rows of each rank's shard map to global positions. */
+typedef enum ejk_ring_layout {
+  /** Rank r holds rows [r * S, (r + 1) * S): the op's own semantics. */
+  EJK_RING_CONTIGUOUS = 0,
+  /** Rank r holds chunks r and 2n - 1 - r of S / 2 rows (ejk_zigzag.h):
+   *  balanced causal work. S must be even. */
+  EJK_RING_ZIGZAG = 1
+} ejk_ring_layout;
+
+/** The message of this thread's last failed ejk_ring_* / ejk_comm_* call. */
+EJK_RUNTIME_EXPORT const char *ejk_ring_last_error(void);
+
+/** Wraps `mpi_comm`, a pointer to an MPI_Comm (void * so that this header
+ *  does not need mpi.h). MPI must be initialized. Collective. */
+EJK_RUNTIME_EXPORT ejk_status ejk_comm_create_mpi(const void *mpi_comm,
+                                                  ejk_comm **out);
+/** This rank and the number of ranks. Not collective. */
+EJK_RUNTIME_EXPORT ejk_status ejk_comm_rank(ejk_comm *comm, int *rank,
+                                            int *size);
+/** Frees the duplicate communicator. Collective; accepts NULL. */
+EJK_RUNTIME_EXPORT ejk_status ejk_comm_destroy(ejk_comm *comm);
+
+/** Binds entry `entry` of `module`, loaded on `device` (an artifact compiled
+ * from a function holding ejk.ring_attention; its block entries are named
+ *  `<entry>__ring__...`) to `comm`. Fails on every rank, with a message
+ *  naming both numbers, when the communicator's size differs from the
+ *  op's ring_size, and on every rank when any rank fails. Collective. */
+EJK_RUNTIME_EXPORT ejk_status ejk_ring_create(ejk_device *device,
+                                              ejk_module *module,
+                                              const char *entry, ejk_comm *comm,
+                                              ejk_ring_layout layout,
+                                              ejk_ring **out);
+/** Runs ring attention: `query`, `key`, `value` are this rank's shards
+ *  ([B, S, H, D], [B, S, Hkv, D], [B, S, Hkv, Dv] f32, buffers of the
+ *  module's device); writes this rank's `output` ([B, S, H, Dv]) and, when
+ *  not NULL, `lse` ([B, H, S]). A failure on any rank (a bad buffer, a
+ *  failed block) fails the call on every rank after the ring has finished
+ *  moving, so no rank waits forever. A rank that dies is the launcher's to
+ *  handle (mpirun ends the job). Collective. */
+EJK_RUNTIME_EXPORT ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query,
+                                           ejk_buffer *key, ejk_buffer *value,
+                                           ejk_buffer *output, ejk_buffer *lse);
+
+/** Time split of the last ejk_ring_run on this rank, in nanoseconds. */
+typedef struct ejk_ring_stats {
+  int ring_size, steps_computed, steps_skipped;
+  /** Kernel time of the block entries (ejk_invocation_time_ns). */
+  uint64_t compute_ns;
+  /** Time a step waited for its key/value transfer after its block had
+   *  finished: communication that compute did not hide. */
+  uint64_t exposed_comm_ns;
+  /** Merging partial outputs, staging copies, masks. */
+  uint64_t host_ns;
+  uint64_t total_ns;
+} ejk_ring_stats;
+
+/** The whole run's stats (`step` = -1) or one step's. Not collective. */
+EJK_RUNTIME_EXPORT ejk_status ejk_ring_last_stats(ejk_ring *ring, int step,
+                                                  ejk_ring_stats *stats);
+/** Releases the ring. Not collective; accepts NULL. */
+EJK_RUNTIME_EXPORT ejk_status ejk_ring_destroy(ejk_ring *ring);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* EJK_RUNTIME_EJK_RING_H */

@@ -1,0 +1,670 @@
+//===- Ring.cpp - ring attention over MPI ---------------------------------===//
+//
+// The ring loop of docs/ops/ring.md, on top of the public C API only: each
+// step runs one compiled flash-attention block entry of the local queries
+// against the visiting key/value shard (ejk_invoke_async), while the next
+// shard travels with MPI_Isend/MPI_Irecv; the block's output and lse are
+// merged into the running result. Which block a step runs follows from the
+// global positions of the shards' rows (contiguous or zigzag) and the op's
+// causal/window options, which the block entries' names carry.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ejk/Runtime/ejk_ring.h"
+#include "ejk/Runtime/ejk_zigzag.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace {
+
+thread_local std::string lastError;
+
+ejk_status fail(ejk_status status, std::string message) {
+  lastError = std::move(message);
+  return status;
+}
+
+/// Fails with the core runtime's message, prefixed by `what`.
+ejk_status failFromRuntime(ejk_status status, const std::string &what) {
+  return fail(status, what + ": " + ejk_last_error());
+}
+
+std::string mpiError(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  return std::string(text, length);
+}
+
+uint64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+/// A block of rows [begin, begin + count) of a [B, S, ...] array.
+void copyRows(float *dst, const float *src, int64_t batch, int64_t srcSeq,
+              int64_t dstSeq, int64_t srcBegin, int64_t dstBegin, int64_t count,
+              int64_t rowElems) {
+  for (int64_t b = 0; b < batch; ++b)
+    std::memcpy(dst + (b * dstSeq + dstBegin) * rowElems,
+                src + (b * srcSeq + srcBegin) * rowElems,
+                count * rowElems * sizeof(float));
+}
+
+} // namespace
+
+struct ejk_comm {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = 0, size = 1;
+};
+
+namespace {
+enum class Block { Skip, Full, Diag, Masked, ZigzagKv, ZigzagQ };
+
+/// What the block entries' names say (Attention/Ring/Expand.cpp).
+struct RingEntries {
+  std::string prefix;
+  int ringSize = 0;
+  bool causal = false, window = false;
+  int64_t left = 0, right = 0;
+  bool zigzagBlocks = false, maskedBlock = false;
+};
+
+/// Reads `<entry>__ring__n<N>__c<0|1>__w<L>_<R>|wn__<role>` from the module.
+ejk_status findEntries(ejk_module *module, const std::string &entry,
+                       RingEntries &out) {
+  size_t count = 0;
+  if (ejk_status s = ejk_module_entry_count(module, &count); s != EJK_OK)
+    return failFromRuntime(s, "ejk_ring_create");
+  std::string head = entry + "__ring__";
+  std::string names;
+  bool found = false;
+  for (size_t i = 0; i < count; ++i) {
+    const char *name = nullptr;
+    if (ejk_module_entry_name(module, i, &name) != EJK_OK || !name)
+      continue;
+    names += (names.empty() ? "" : ", ") + std::string(name);
+    std::string text(name);
+    if (text.rfind(head, 0) != 0)
+      continue;
+    size_t roleAt = text.rfind("__");
+    std::string prefix = text.substr(0, roleAt);
+    std::string role = text.substr(roleAt + 2);
+    RingEntries parsed;
+    int n = 0, causal = 0;
+    long long left = 0, right = 0;
+    std::string tail = prefix.substr(head.size());
+    if (std::sscanf(tail.c_str(), "n%d__c%d__w%lld_%lld", &n, &causal, &left,
+                    &right) == 4)
+      parsed.window = true;
+    else if (std::sscanf(tail.c_str(), "n%d__c%d__wn", &n, &causal) != 2)
+      return fail(EJK_ERROR_FORMAT, "ejk_ring_create: entry '" + text +
+                                        "' is not a ring block entry name");
+    if (found && prefix != out.prefix)
+      return fail(EJK_ERROR_FORMAT, "ejk_ring_create: entry '" + entry +
+                                        "' has ring blocks of two kinds: '" +
+                                        out.prefix + "' and '" + prefix + "'");
+    if (!found) {
+      parsed.prefix = prefix;
+      parsed.ringSize = n;
+      parsed.causal = causal != 0;
+      parsed.left = left;
+      parsed.right = right;
+      out = parsed;
+      found = true;
+    }
+    if (role == "masked")
+      out.maskedBlock = true;
+    if (role == "zzkv")
+      out.zigzagBlocks = true;
+  }
+  if (!found)
+    return fail(EJK_ERROR_NOT_FOUND,
+                "ejk_ring_create: the module has no ring attention entry '" +
+                    entry + "' (no entry named '" + head +
+                    "...'); its entries: " + names);
+  return EJK_OK;
+}
+} // namespace
+
+struct ejk_ring {
+  ejk_module *module = nullptr;
+  ejk_device *device = nullptr;
+  ejk_comm *comm = nullptr;
+  ejk_ring_layout layout = EJK_RING_CONTIGUOUS;
+  RingEntries entries;
+  int64_t batch = 0, seq = 0, heads = 0, kvHeads = 0, headDim = 0, headDimV = 0;
+  // Device staging buffers.
+  ejk_buffer *key = nullptr, *value = nullptr, *output = nullptr,
+             *lse = nullptr, *mask = nullptr, *keyHalf = nullptr,
+             *valueHalf = nullptr, *queryHalf = nullptr, *outputHalf = nullptr,
+             *lseHalf = nullptr;
+  std::vector<ejk_ring_stats> steps;
+  ejk_ring_stats total{};
+
+  std::string blockName(const char *role) const {
+    return entries.prefix + "__" + role;
+  }
+  int64_t qElems() const { return batch * seq * heads * headDim; }
+  int64_t kElems() const { return batch * seq * kvHeads * headDim; }
+  int64_t vElems() const { return batch * seq * kvHeads * headDimV; }
+  int64_t oElems() const { return batch * seq * heads * headDimV; }
+  int64_t lElems() const { return batch * heads * seq; }
+
+  /// Global position of local row `i` of rank `rank`.
+  int64_t position(int rank, int64_t i) const {
+    if (layout == EJK_RING_ZIGZAG)
+      return ejk_zigzag_position(rank, entries.ringSize, seq, i);
+    return rank * seq + i;
+  }
+  bool allowed(int64_t qPos, int64_t kPos) const {
+    if (entries.causal && kPos > qPos)
+      return false;
+    if (entries.window &&
+        (qPos - kPos > entries.left || kPos - qPos > entries.right))
+      return false;
+    return true;
+  }
+};
+
+namespace {
+ejk_status checkRingArg(ejk_ring *ring, const char *what) {
+  if (!ring)
+    return fail(EJK_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": 'ring' is NULL");
+  return EJK_OK;
+}
+
+ejk_status createBuffer(ejk_device *device, int64_t bytes, ejk_buffer **out) {
+  if (ejk_status s = ejk_buffer_create(device, size_t(bytes), out); s != EJK_OK)
+    return failFromRuntime(s, "ejk_ring_create: staging buffer");
+  return EJK_OK;
+}
+
+/// Whether every rank has `ok`; collective.
+bool allRanksOk(ejk_comm *comm, bool ok, int &firstFailed) {
+  int mine = ok ? INT_MAX : comm->rank, first = INT_MAX;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm->comm);
+  firstFailed = first;
+  return first == INT_MAX;
+}
+
+/// out/lse (rows [begin, begin + rows) of the accumulators) merged with a
+/// block's output and lse of `rows` rows, in the log domain.
+void mergeBlock(std::vector<float> &accO, std::vector<float> &accL,
+                const std::vector<float> &partO,
+                const std::vector<float> &partL, const ejk_ring &ring,
+                int64_t begin, int64_t rows) {
+  int64_t heads = ring.heads, dv = ring.headDimV, seq = ring.seq;
+  for (int64_t b = 0; b < ring.batch; ++b)
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t i = 0; i < rows; ++i) {
+        float part = partL[(b * heads + h) * rows + i];
+        if (part == -std::numeric_limits<float>::infinity())
+          continue;
+        float &acc = accL[(b * heads + h) * seq + begin + i];
+        float m = std::max(acc, part);
+        float wAcc = std::exp(acc - m), wPart = std::exp(part - m);
+        float sum = wAcc + wPart;
+        float *o = &accO[((b * seq + begin + i) * heads + h) * dv];
+        const float *p = &partO[((b * rows + i) * heads + h) * dv];
+        float a = wAcc / sum, c = wPart / sum;
+        for (int64_t d = 0; d < dv; ++d)
+          o[d] = a * o[d] + c * p[d];
+        acc = m + std::log(sum);
+      }
+}
+
+ejk_status createStaging(ejk_ring &ring, ejk_device *device);
+} // namespace
+
+extern "C" {
+
+const char *ejk_ring_last_error(void) { return lastError.c_str(); }
+
+ejk_status ejk_comm_create_mpi(const void *mpiComm, ejk_comm **out) {
+  if (!out)
+    return fail(EJK_ERROR_INVALID_ARGUMENT,
+                "ejk_comm_create_mpi: 'out' is NULL");
+  *out = nullptr;
+  if (!mpiComm)
+    return fail(EJK_ERROR_INVALID_ARGUMENT,
+                "ejk_comm_create_mpi: 'mpi_comm' is NULL");
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized)
+    return fail(EJK_ERROR_UNAVAILABLE,
+                "ejk_comm_create_mpi: MPI is not initialized (call MPI_Init "
+                "first)");
+  auto comm = new ejk_comm;
+  if (int rc =
+          MPI_Comm_dup(*static_cast<const MPI_Comm *>(mpiComm), &comm->comm);
+      rc != MPI_SUCCESS) {
+    delete comm;
+    return fail(EJK_ERROR_IO,
+                "ejk_comm_create_mpi: MPI_Comm_dup: " + mpiError(rc));
+  }
+  MPI_Comm_set_errhandler(comm->comm, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(comm->comm, &comm->rank);
+  MPI_Comm_size(comm->comm, &comm->size);
+  *out = comm;
+  return EJK_OK;
+}
+
+ejk_status ejk_comm_rank(ejk_comm *comm, int *rank, int *size) {
+  if (!comm || !rank || !size)
+    return fail(EJK_ERROR_INVALID_ARGUMENT,
+                "ejk_comm_rank: 'comm', 'rank' or 'size' is NULL");
+  *rank = comm->rank;
+  *size = comm->size;
+  return EJK_OK;
+}
+
+ejk_status ejk_comm_destroy(ejk_comm *comm) {
+  if (!comm)
+    return EJK_OK;
+  MPI_Comm_free(&comm->comm);
+  delete comm;
+  return EJK_OK;
+}
+
+ejk_status ejk_ring_create(ejk_device *device, ejk_module *module,
+                           const char *entry, ejk_comm *comm,
+                           ejk_ring_layout layout, ejk_ring **out) {
+  if (!out)
+    return fail(EJK_ERROR_INVALID_ARGUMENT, "ejk_ring_create: 'out' is NULL");
+  *out = nullptr;
+  if (!comm)
+    return fail(EJK_ERROR_INVALID_ARGUMENT, "ejk_ring_create: 'comm' is NULL");
+  auto ring = new ejk_ring;
+  ring->module = module;
+  ring->comm = comm;
+  ring->layout = layout;
+
+  // Local checks first; every rank then learns whether all passed, so a
+  // rank that fails alone never leaves the others waiting in the ring.
+  ejk_status status = EJK_OK;
+  auto local = [&]() -> ejk_status {
+    if (!device || !module || !entry)
+      return fail(EJK_ERROR_INVALID_ARGUMENT,
+                  "ejk_ring_create: 'device', 'module' or 'entry' is NULL");
+    if (layout != EJK_RING_CONTIGUOUS && layout != EJK_RING_ZIGZAG)
+      return fail(EJK_ERROR_INVALID_ARGUMENT,
+                  "ejk_ring_create: unknown layout " + std::to_string(layout));
+    if (ejk_status s = findEntries(module, entry, ring->entries); s != EJK_OK)
+      return s;
+    if (ring->entries.ringSize != comm->size)
+      return fail(EJK_ERROR_INVALID_ARGUMENT,
+                  "ejk_ring_create: ring size mismatch: entry '" +
+                      std::string(entry) + "' was compiled for ring_size " +
+                      std::to_string(ring->entries.ringSize) +
+                      ", the communicator has " + std::to_string(comm->size) +
+                      " ranks");
+    ejk_tensor_desc q, v;
+    std::string full = ring->blockName("full");
+    if (ejk_status s = ejk_module_entry_arg(module, full.c_str(), 0, 0, &q);
+        s != EJK_OK)
+      return failFromRuntime(s, "ejk_ring_create");
+    ejk_tensor_desc k;
+    if (ejk_status s = ejk_module_entry_arg(module, full.c_str(), 0, 1, &k);
+        s != EJK_OK)
+      return failFromRuntime(s, "ejk_ring_create");
+    if (ejk_status s = ejk_module_entry_arg(module, full.c_str(), 0, 2, &v);
+        s != EJK_OK)
+      return failFromRuntime(s, "ejk_ring_create");
+    ring->batch = q.shape[0];
+    ring->seq = q.shape[1];
+    ring->heads = q.shape[2];
+    ring->headDim = q.shape[3];
+    ring->kvHeads = k.shape[2];
+    ring->headDimV = v.shape[3];
+    if (layout == EJK_RING_ZIGZAG && ring->seq % 2 != 0)
+      return fail(EJK_ERROR_INVALID_ARGUMENT,
+                  "ejk_ring_create: the zigzag layout needs an even shard "
+                  "length, got " +
+                      std::to_string(ring->seq));
+    if (layout == EJK_RING_ZIGZAG && ring->entries.causal &&
+        !ring->entries.window && !ring->entries.zigzagBlocks)
+      return fail(EJK_ERROR_FORMAT,
+                  "ejk_ring_create: the module has no zigzag blocks ('" +
+                      ring->blockName("zzkv") + "')");
+    if (ring->kElems() > INT_MAX || ring->vElems() > INT_MAX)
+      return fail(EJK_ERROR_INVALID_ARGUMENT,
+                  "ejk_ring_create: a key/value shard of more than 2^31 "
+                  "elements does not fit one MPI message");
+    return createStaging(*ring, device);
+  };
+  status = local();
+  int firstFailed = INT_MAX;
+  bool ok = allRanksOk(comm, status == EJK_OK, firstFailed);
+  if (!ok) {
+    delete ring;
+    if (status != EJK_OK)
+      return status;
+    return fail(EJK_ERROR_UNAVAILABLE,
+                "ejk_ring_create: rank " + std::to_string(firstFailed) +
+                    " failed to set up the ring (its message says why)");
+  }
+  *out = ring;
+  return EJK_OK;
+}
+
+} // extern "C"
+
+namespace {
+/// The staging buffers of the blocks' operands, on the module's device.
+ejk_status createStaging(ejk_ring &ring, ejk_device *device) {
+  int64_t f = sizeof(float);
+  int64_t half = ring.seq / 2;
+  if (ejk_status s = createBuffer(device, ring.kElems() * f, &ring.key))
+    return s;
+  if (ejk_status s = createBuffer(device, ring.vElems() * f, &ring.value))
+    return s;
+  if (ejk_status s = createBuffer(device, ring.oElems() * f, &ring.output))
+    return s;
+  if (ejk_status s = createBuffer(device, ring.lElems() * f, &ring.lse))
+    return s;
+  if (ring.entries.maskedBlock)
+    if (ejk_status s = createBuffer(device, ring.seq * ring.seq, &ring.mask))
+      return s;
+  if (ring.entries.zigzagBlocks) {
+    int64_t b = ring.batch;
+    if (ejk_status s = createBuffer(
+            device, b * half * ring.kvHeads * ring.headDim * f, &ring.keyHalf))
+      return s;
+    if (ejk_status s =
+            createBuffer(device, b * half * ring.kvHeads * ring.headDimV * f,
+                         &ring.valueHalf))
+      return s;
+    if (ejk_status s = createBuffer(
+            device, b * half * ring.heads * ring.headDim * f, &ring.queryHalf))
+      return s;
+    if (ejk_status s =
+            createBuffer(device, b * half * ring.heads * ring.headDimV * f,
+                         &ring.outputHalf))
+      return s;
+    if (ejk_status s =
+            createBuffer(device, b * ring.heads * half * f, &ring.lseHalf))
+      return s;
+  }
+  return EJK_OK;
+}
+
+/// Chooses the block of step `source` (the rank whose shard is visiting);
+/// fills `mask` for a masked block.
+Block chooseBlock(const ejk_ring &ring, int rank, int source,
+                  std::vector<uint8_t> &mask) {
+  const RingEntries &e = ring.entries;
+  if (!e.causal && !e.window)
+    return Block::Full;
+  if (!e.window) {
+    if (source == rank)
+      return Block::Diag;
+    if (ring.layout == EJK_RING_ZIGZAG)
+      return source < rank ? Block::ZigzagKv : Block::ZigzagQ;
+    return source < rank ? Block::Full : Block::Skip;
+  }
+  if (source == rank && ring.layout == EJK_RING_CONTIGUOUS)
+    return Block::Diag;
+  int64_t seq = ring.seq, allowed = 0;
+  mask.resize(size_t(seq * seq));
+  for (int64_t i = 0; i < seq; ++i) {
+    int64_t qPos = ring.position(rank, i);
+    for (int64_t j = 0; j < seq; ++j) {
+      bool yes = ring.allowed(qPos, ring.position(source, j));
+      mask[size_t(i * seq + j)] = yes;
+      allowed += yes;
+    }
+  }
+  if (allowed == 0)
+    return Block::Skip;
+  if (allowed == seq * seq)
+    return Block::Full;
+  return Block::Masked;
+}
+} // namespace
+
+extern "C" {
+
+ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
+                        ejk_buffer *value, ejk_buffer *output,
+                        ejk_buffer *lse) {
+  if (ejk_status s = checkRingArg(ring, "ejk_ring_run"))
+    return s;
+  if (!query || !key || !value || !output)
+    return fail(EJK_ERROR_INVALID_ARGUMENT,
+                "ejk_ring_run: 'query', 'key', 'value' and 'output' must not "
+                "be NULL");
+  uint64_t start = nowNs();
+  ejk_comm &comm = *ring->comm;
+  const int n = comm.size, rank = comm.rank;
+  const int next = (rank + 1) % n, prev = (rank + n - 1) % n;
+  const float negInf = -std::numeric_limits<float>::infinity();
+  ring->steps.assign(size_t(n), ejk_ring_stats{});
+  ring->total = ejk_ring_stats{};
+  ring->total.ring_size = n;
+
+  // The first local failure; the ring keeps moving after it (blocks are
+  // skipped) so that no peer waits for a message that never comes.
+  ejk_status status = EJK_OK;
+  std::string message;
+  auto record = [&](ejk_status s, const std::string &what) {
+    if (status == EJK_OK && s != EJK_OK) {
+      status = s;
+      message = what + ": " + ejk_last_error();
+    }
+  };
+
+  int64_t kElems = ring->kElems(), vElems = ring->vElems();
+  std::vector<float> keyCur(static_cast<size_t>(kElems)),
+      valueCur(static_cast<size_t>(vElems)),
+      keyNext(static_cast<size_t>(kElems)),
+      valueNext(static_cast<size_t>(vElems));
+  std::vector<float> accO(static_cast<size_t>(ring->oElems()), 0.0f),
+      accL(static_cast<size_t>(ring->lElems()), negInf);
+  std::vector<float> partO, partL;
+  std::vector<uint8_t> mask;
+  int64_t half = ring->seq / 2;
+
+  record(ejk_buffer_download(key, keyCur.data(), size_t(kElems) * 4, 0),
+         "ejk_ring_run: reading 'key'");
+  record(ejk_buffer_download(value, valueCur.data(), size_t(vElems) * 4, 0),
+         "ejk_ring_run: reading 'value'");
+  if (status == EJK_OK && ring->entries.zigzagBlocks &&
+      ring->layout == EJK_RING_ZIGZAG) {
+    std::vector<float> q(size_t(ring->qElems())), qHalf;
+    record(ejk_buffer_download(query, q.data(), q.size() * 4, 0),
+           "ejk_ring_run: reading 'query'");
+    qHalf.resize(size_t(ring->batch * half * ring->heads * ring->headDim));
+    copyRows(qHalf.data(), q.data(), ring->batch, ring->seq, half, half, 0,
+             half, ring->heads * ring->headDim);
+    record(
+        ejk_buffer_upload(ring->queryHalf, qHalf.data(), qHalf.size() * 4, 0),
+        "ejk_ring_run: staging the query half");
+  }
+
+  for (int step = 0; step < n; ++step) {
+    ejk_ring_stats &st = ring->steps[size_t(step)];
+    uint64_t stepStart = nowNs();
+    int source = (rank - step + n) % n;
+    MPI_Request requests[4];
+    int numRequests = 0;
+    if (step + 1 < n) {
+      MPI_Irecv(keyNext.data(), int(kElems), MPI_FLOAT, prev, 0, comm.comm,
+                &requests[numRequests++]);
+      MPI_Irecv(valueNext.data(), int(vElems), MPI_FLOAT, prev, 1, comm.comm,
+                &requests[numRequests++]);
+      MPI_Isend(keyCur.data(), int(kElems), MPI_FLOAT, next, 0, comm.comm,
+                &requests[numRequests++]);
+      MPI_Isend(valueCur.data(), int(vElems), MPI_FLOAT, next, 1, comm.comm,
+                &requests[numRequests++]);
+    }
+
+    uint64_t hostStart = nowNs();
+    Block block =
+        status == EJK_OK ? chooseBlock(*ring, rank, source, mask) : Block::Skip;
+    ejk_invocation *invocation = nullptr;
+    int64_t rowBegin = 0, rows = ring->seq;
+    ejk_buffer *outBuf = ring->output, *lseBuf = ring->lse;
+    if (block != Block::Skip) {
+      std::string entry;
+      std::vector<ejk_buffer *> inputs;
+      if (block == Block::ZigzagKv) {
+        std::vector<float> k(
+            size_t(ring->batch * half * ring->kvHeads * ring->headDim)),
+            v(size_t(ring->batch * half * ring->kvHeads * ring->headDimV));
+        copyRows(k.data(), keyCur.data(), ring->batch, ring->seq, half, 0, 0,
+                 half, ring->kvHeads * ring->headDim);
+        copyRows(v.data(), valueCur.data(), ring->batch, ring->seq, half, 0, 0,
+                 half, ring->kvHeads * ring->headDimV);
+        record(ejk_buffer_upload(ring->keyHalf, k.data(), k.size() * 4, 0),
+               "ejk_ring_run: staging");
+        record(ejk_buffer_upload(ring->valueHalf, v.data(), v.size() * 4, 0),
+               "ejk_ring_run: staging");
+        entry = ring->blockName("zzkv");
+        inputs = {query, ring->keyHalf, ring->valueHalf};
+      } else {
+        record(
+            ejk_buffer_upload(ring->key, keyCur.data(), size_t(kElems) * 4, 0),
+            "ejk_ring_run: staging");
+        record(ejk_buffer_upload(ring->value, valueCur.data(),
+                                 size_t(vElems) * 4, 0),
+               "ejk_ring_run: staging");
+        if (block == Block::ZigzagQ) {
+          entry = ring->blockName("zzq");
+          inputs = {ring->queryHalf, ring->key, ring->value};
+          outBuf = ring->outputHalf;
+          lseBuf = ring->lseHalf;
+          rowBegin = half;
+          rows = half;
+        } else if (block == Block::Masked) {
+          record(ejk_buffer_upload(ring->mask, mask.data(), mask.size(), 0),
+                 "ejk_ring_run: staging the mask");
+          entry = ring->blockName("masked");
+          inputs = {query, ring->key, ring->value, ring->mask};
+        } else {
+          entry = ring->blockName(block == Block::Diag ? "diag" : "full");
+          inputs = {query, ring->key, ring->value};
+        }
+      }
+      ejk_buffer *outputs[2] = {outBuf, lseBuf};
+      if (status == EJK_OK)
+        record(ejk_invoke_async(ring->module, entry.c_str(), inputs.data(),
+                                inputs.size(), outputs, 2, &invocation),
+               "ejk_ring_run: block '" + entry + "'");
+    }
+    st.host_ns += nowNs() - hostStart;
+
+    // Progress the transfer while the block computes.
+    if (numRequests) {
+      MPI_Status mpiStatus[4];
+      int rc = MPI_Waitall(numRequests, requests, mpiStatus);
+      if (rc != MPI_SUCCESS) {
+        // The ring itself is broken: nothing later can complete.
+        if (invocation) {
+          ejk_invocation_wait(invocation);
+          ejk_invocation_destroy(invocation);
+        }
+        return fail(EJK_ERROR_IO,
+                    "ejk_ring_run: rank " + std::to_string(rank) + " step " +
+                        std::to_string(step) +
+                        ": key/value transfer failed: " + mpiError(rc));
+      }
+    }
+    uint64_t commDone = nowNs();
+    if (invocation) {
+      record(ejk_invocation_wait(invocation), "ejk_ring_run: block");
+      uint64_t computeDone = nowNs();
+      uint64_t kernel = 0;
+      ejk_invocation_time_ns(invocation, &kernel);
+      ejk_invocation_destroy(invocation);
+      st.compute_ns = kernel;
+      // The transfer is exposed when it ended after the block did.
+      st.exposed_comm_ns = commDone > computeDone ? commDone - computeDone : 0;
+      uint64_t mergeStart = nowNs();
+      if (status == EJK_OK) {
+        partO.resize(size_t(ring->batch * rows * ring->heads * ring->headDimV));
+        partL.resize(size_t(ring->batch * ring->heads * rows));
+        record(ejk_buffer_download(outBuf, partO.data(), partO.size() * 4, 0),
+               "ejk_ring_run: block output");
+        record(ejk_buffer_download(lseBuf, partL.data(), partL.size() * 4, 0),
+               "ejk_ring_run: block lse");
+        if (status == EJK_OK)
+          mergeBlock(accO, accL, partO, partL, *ring, rowBegin, rows);
+      }
+      st.host_ns += nowNs() - mergeStart;
+      ++ring->total.steps_computed;
+    } else {
+      st.exposed_comm_ns = commDone - stepStart - st.host_ns;
+      ++ring->total.steps_skipped;
+    }
+    std::swap(keyCur, keyNext);
+    std::swap(valueCur, valueNext);
+    st.total_ns = nowNs() - stepStart;
+    st.ring_size = n;
+    ring->total.compute_ns += st.compute_ns;
+    ring->total.exposed_comm_ns += st.exposed_comm_ns;
+    ring->total.host_ns += st.host_ns;
+  }
+
+  int firstFailed = INT_MAX;
+  if (!allRanksOk(&comm, status == EJK_OK, firstFailed)) {
+    ring->total.total_ns = nowNs() - start;
+    if (status != EJK_OK)
+      return fail(status, "rank " + std::to_string(rank) + ": " + message);
+    return fail(EJK_ERROR_UNAVAILABLE,
+                "ejk_ring_run: ring attention failed on rank " +
+                    std::to_string(firstFailed) + " (its message says why)");
+  }
+  if (ejk_status s = ejk_buffer_upload(output, accO.data(), accO.size() * 4, 0))
+    return failFromRuntime(s, "ejk_ring_run: writing 'output'");
+  if (lse)
+    if (ejk_status s = ejk_buffer_upload(lse, accL.data(), accL.size() * 4, 0))
+      return failFromRuntime(s, "ejk_ring_run: writing 'lse'");
+  ring->total.total_ns = nowNs() - start;
+  return EJK_OK;
+}
+
+ejk_status ejk_ring_last_stats(ejk_ring *ring, int step,
+                               ejk_ring_stats *stats) {
+  if (ejk_status s = checkRingArg(ring, "ejk_ring_last_stats"))
+    return s;
+  if (!stats)
+    return fail(EJK_ERROR_INVALID_ARGUMENT,
+                "ejk_ring_last_stats: 'stats' is NULL");
+  if (step == -1) {
+    *stats = ring->total;
+    return EJK_OK;
+  }
+  if (step < 0 || size_t(step) >= ring->steps.size())
+    return fail(EJK_ERROR_INVALID_ARGUMENT,
+                "ejk_ring_last_stats: step " + std::to_string(step) +
+                    " is outside [0, " + std::to_string(ring->steps.size()) +
+                    ") (steps of the last run)");
+  *stats = ring->steps[size_t(step)];
+  return EJK_OK;
+}
+
+ejk_status ejk_ring_destroy(ejk_ring *ring) {
+  if (!ring)
+    return EJK_OK;
+  for (ejk_buffer *b : {ring->key, ring->value, ring->output, ring->lse,
+                        ring->mask, ring->keyHalf, ring->valueHalf,
+                        ring->queryHalf, ring->outputHalf, ring->lseHalf})
+    ejk_buffer_destroy(b);
+  delete ring;
+  return EJK_OK;
+}
+
+} // extern "C"

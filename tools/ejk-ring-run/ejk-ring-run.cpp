@@ -1,0 +1,318 @@
+//===- ejk-ring-run.cpp - run a ring attention artifact under MPI ---------===//
+//
+//   mpirun -np N ejk-ring-run MANIFEST --entry NAME --q Q.npy --k K.npy
+//          --v V.npy [--out O.npy] [--lse L.npy] [--layout contiguous|zigzag]
+//          [--repeat R] [--stats] [--exit-early-rank R]
+//
+// Every rank reads the full-sequence q/k/v (.npy, [B, N*S, ...], natural
+// order), takes its shard in the chosen layout, runs ejk_ring_run, and rank
+// 0 gathers the shards and writes the full output and lse in natural order:
+// what single-process flash attention on the whole sequence gives. Used by
+// the lit tests (test/Integration/CPU/ring) and the benchmark
+// (bench/cpu/ring.sh). --exit-early-rank makes that rank exit without
+// MPI_Finalize before the ring starts, to test that the others end.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ejk/Runtime/ejk_ring.h"
+#include "ejk/Runtime/ejk_zigzag.h"
+#include "ejk/Support/Npy.h"
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+struct Options {
+  std::string manifest, entry, q, k, v, out, lse, layout = "contiguous";
+  int repeat = 1, exitEarlyRank = -1;
+  bool stats = false;
+};
+
+int usage(const char *message) {
+  std::fprintf(stderr,
+               "ejk-ring-run: %s\nusage: mpirun -np N ejk-ring-run MANIFEST "
+               "--entry NAME --q Q.npy --k K.npy --v V.npy [--out O.npy] "
+               "[--lse L.npy] [--layout contiguous|zigzag] [--repeat R] "
+               "[--stats] [--exit-early-rank R]\n",
+               message);
+  return 2;
+}
+
+bool parse(int argc, char **argv, Options &o, std::string &error) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](std::string &into) {
+      if (i + 1 >= argc) {
+        error = a + " needs a value";
+        return false;
+      }
+      into = argv[++i];
+      return true;
+    };
+    std::string number;
+    if (a == "--entry") {
+      if (!value(o.entry))
+        return false;
+    } else if (a == "--q") {
+      if (!value(o.q))
+        return false;
+    } else if (a == "--k") {
+      if (!value(o.k))
+        return false;
+    } else if (a == "--v") {
+      if (!value(o.v))
+        return false;
+    } else if (a == "--out") {
+      if (!value(o.out))
+        return false;
+    } else if (a == "--lse") {
+      if (!value(o.lse))
+        return false;
+    } else if (a == "--layout") {
+      if (!value(o.layout))
+        return false;
+      if (o.layout != "contiguous" && o.layout != "zigzag") {
+        error = "--layout must be contiguous or zigzag, got '" + o.layout + "'";
+        return false;
+      }
+    } else if (a == "--repeat" || a == "--exit-early-rank") {
+      if (!value(number))
+        return false;
+      char *end = nullptr;
+      long n = std::strtol(number.c_str(), &end, 10);
+      if (*end || number.empty() || n < 0 || n > 1000000) {
+        error = a + " needs a non-negative integer, got '" + number + "'";
+        return false;
+      }
+      (a == "--repeat" ? o.repeat : o.exitEarlyRank) = int(n);
+    } else if (a == "--stats") {
+      o.stats = true;
+    } else if (!a.empty() && a[0] != '-' && o.manifest.empty()) {
+      o.manifest = a;
+    } else {
+      error = "unknown argument '" + a + "'";
+      return false;
+    }
+  }
+  if (o.manifest.empty() || o.entry.empty() || o.q.empty() || o.k.empty() ||
+      o.v.empty()) {
+    error = "MANIFEST, --entry, --q, --k and --v are required";
+    return false;
+  }
+  if (o.repeat < 1)
+    o.repeat = 1;
+  return true;
+}
+
+/// Rank `rank`'s shard ([B, S, row]) of a full-sequence array ([B, n*S, row]).
+std::vector<float> shardOf(const ejk::NpyArray &full, int rank, int ranks,
+                           bool zigzag) {
+  int64_t batch = full.shape[0], seq = full.shape[1];
+  int64_t row = 1;
+  for (size_t d = 2; d < full.shape.size(); ++d)
+    row *= full.shape[d];
+  const float *src = reinterpret_cast<const float *>(full.data.data());
+  std::vector<float> ordered;
+  if (zigzag) {
+    ordered.resize(size_t(batch * seq * row));
+    ejk_zigzag_permute(ordered.data(), src, size_t(batch), size_t(seq),
+                       size_t(row) * sizeof(float), ranks, 0);
+    src = ordered.data();
+  }
+  int64_t local = seq / ranks;
+  std::vector<float> shard(size_t(batch * local * row));
+  for (int64_t b = 0; b < batch; ++b)
+    std::memcpy(shard.data() + b * local * row,
+                src + (b * seq + rank * local) * row,
+                size_t(local * row) * sizeof(float));
+  return shard;
+}
+
+int failed(int rank, const char *what, ejk_status status) {
+  std::fprintf(stderr, "ejk-ring-run: rank %d: %s: %s: %s\n", rank, what,
+               ejk_status_name(status), ejk_ring_last_error());
+  return 1;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  Options o;
+  std::string error;
+  if (!parse(argc, argv, o, error)) {
+    int rc = rank == 0 ? usage(error.c_str()) : 2;
+    MPI_Finalize();
+    return rc;
+  }
+  bool zigzag = o.layout == "zigzag";
+
+  ejk::NpyArray q, k, v;
+  for (auto [path, array] : {std::pair{&o.q, &q}, {&o.k, &k}, {&o.v, &v}}) {
+    if (!ejk::readNpy(*path, *array, error) || array->dtype != "f32" ||
+        array->shape.size() != 4 || array->shape[1] % ranks != 0 ||
+        (zigzag && array->shape[1] % (2 * ranks) != 0)) {
+      std::fprintf(stderr, "ejk-ring-run: rank %d: '%s': %s\n", rank,
+                   path->c_str(),
+                   error.empty() ? "needs f32 [B, S, H, D] with S a multiple "
+                                   "of the ranks (of 2 x ranks for zigzag)"
+                                 : error.c_str());
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  }
+  int64_t batch = q.shape[0], seq = q.shape[1] / ranks, heads = q.shape[2],
+          headDimV = v.shape[3];
+
+  ejk_device *device = nullptr;
+  ejk_module *module = nullptr;
+  ejk_comm *comm = nullptr;
+  ejk_ring *ring = nullptr;
+  ejk_status s = ejk_device_create("cpu", &device);
+  if (s == EJK_OK)
+    s = ejk_module_load(device, o.manifest.c_str(), &module);
+  if (s != EJK_OK) {
+    std::fprintf(stderr, "ejk-ring-run: rank %d: %s: %s\n", rank,
+                 ejk_status_name(s), ejk_last_error());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Comm world = MPI_COMM_WORLD;
+  if ((s = ejk_comm_create_mpi(&world, &comm)) != EJK_OK)
+    return failed(rank, "communicator", s);
+  if ((s = ejk_ring_create(device, module, o.entry.c_str(), comm,
+                           zigzag ? EJK_RING_ZIGZAG : EJK_RING_CONTIGUOUS,
+                           &ring)) != EJK_OK) {
+    failed(rank, "ring", s);
+    ejk_comm_destroy(comm);
+    MPI_Finalize();
+    return 1;
+  }
+
+  std::vector<float> qs = shardOf(q, rank, ranks, zigzag),
+                     ks = shardOf(k, rank, ranks, zigzag),
+                     vs = shardOf(v, rank, ranks, zigzag);
+  std::vector<float> os(size_t(batch * seq * heads * headDimV)),
+      ls(size_t(batch * heads * seq));
+  ejk_buffer *qb = nullptr, *kb = nullptr, *vb = nullptr, *ob = nullptr,
+             *lb = nullptr;
+  ejk_buffer_create(device, qs.size() * 4, &qb);
+  ejk_buffer_create(device, ks.size() * 4, &kb);
+  ejk_buffer_create(device, vs.size() * 4, &vb);
+  ejk_buffer_create(device, os.size() * 4, &ob);
+  ejk_buffer_create(device, ls.size() * 4, &lb);
+  ejk_buffer_upload(qb, qs.data(), qs.size() * 4, 0);
+  ejk_buffer_upload(kb, ks.data(), ks.size() * 4, 0);
+  ejk_buffer_upload(vb, vs.data(), vs.size() * 4, 0);
+
+  if (rank == o.exitEarlyRank) {
+    std::fprintf(stderr, "ejk-ring-run: rank %d exits early (as asked)\n",
+                 rank);
+    std::fflush(stderr);
+    std::_Exit(3);
+  }
+
+  double best = 1e30;
+  int rc = 0;
+  for (int r = 0; r < o.repeat && rc == 0; ++r) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    if ((s = ejk_ring_run(ring, qb, kb, vb, ob, lb)) != EJK_OK)
+      rc = failed(rank, "run", s);
+    double mine = MPI_Wtime() - t0, slowest = 0;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    best = slowest < best ? slowest : best;
+  }
+  if (rc == 0 && o.stats) {
+    // One line per rank, in rank order, then the best wall time.
+    for (int r = 0; r < ranks; ++r) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (r != rank)
+        continue;
+      ejk_ring_stats t{};
+      ejk_ring_last_stats(ring, -1, &t);
+      std::printf("rank %d: %d steps computed, %d skipped, compute %.3f ms, "
+                  "exposed comm %.3f ms, host %.3f ms, total %.3f ms\n",
+                  rank, t.steps_computed, t.steps_skipped, t.compute_ns / 1e6,
+                  t.exposed_comm_ns / 1e6, t.host_ns / 1e6, t.total_ns / 1e6);
+      for (int step = 0; step < ranks; ++step) {
+        ejk_ring_stats st{};
+        ejk_ring_last_stats(ring, step, &st);
+        std::printf("  step %d: compute %.3f ms, exposed comm %.3f ms, host "
+                    "%.3f ms\n",
+                    step, st.compute_ns / 1e6, st.exposed_comm_ns / 1e6,
+                    st.host_ns / 1e6);
+      }
+      std::fflush(stdout);
+    }
+    if (rank == 0)
+      std::printf("ring wall (slowest rank, best of %d): %.3f ms\n", o.repeat,
+                  best * 1e3);
+  }
+
+  if (rc == 0) {
+    ejk_buffer_download(ob, os.data(), os.size() * 4, 0);
+    ejk_buffer_download(lb, ls.data(), ls.size() * 4, 0);
+    // Gather per batch so that rank 0 gets [B, n*S, ...] in shard order.
+    int64_t oRow = heads * headDimV;
+    std::vector<float> allO(rank == 0 ? os.size() * ranks : 0),
+        allL(rank == 0 ? ls.size() * ranks : 0);
+    MPI_Gather(os.data(), int(os.size()), MPI_FLOAT, allO.data(),
+               int(os.size()), MPI_FLOAT, 0, MPI_COMM_WORLD);
+    MPI_Gather(ls.data(), int(ls.size()), MPI_FLOAT, allL.data(),
+               int(ls.size()), MPI_FLOAT, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+      int64_t total = seq * ranks;
+      // allO: [rank][B][S][row] -> [B][rank*S][row] (shard order).
+      std::vector<float> o1(allO.size()), l1(allL.size());
+      for (int r = 0; r < ranks; ++r)
+        for (int64_t b = 0; b < batch; ++b) {
+          std::memcpy(&o1[size_t((b * total + r * seq) * oRow)],
+                      &allO[size_t(((r * batch + b) * seq) * oRow)],
+                      size_t(seq * oRow) * 4);
+          for (int64_t h = 0; h < heads; ++h)
+            std::memcpy(&l1[size_t((b * heads + h) * total + r * seq)],
+                        &allL[size_t(((r * batch + b) * heads + h) * seq)],
+                        size_t(seq) * 4);
+        }
+      if (zigzag) {
+        std::vector<float> o2(o1.size()), l2(l1.size());
+        ejk_zigzag_permute(o2.data(), o1.data(), size_t(batch), size_t(total),
+                           size_t(oRow) * 4, ranks, 1);
+        ejk_zigzag_permute(l2.data(), l1.data(), size_t(batch * heads),
+                           size_t(total), 4, ranks, 1);
+        o1.swap(o2);
+        l1.swap(l2);
+      }
+      auto write = [&](const std::string &path, std::vector<float> &data,
+                       std::vector<int64_t> shape) {
+        if (path.empty())
+          return;
+        ejk::NpyArray array;
+        array.dtype = "f32";
+        array.shape = shape;
+        array.data.resize(data.size() * 4);
+        std::memcpy(array.data.data(), data.data(), array.data.size());
+        if (!ejk::writeNpy(path, array, error)) {
+          std::fprintf(stderr, "ejk-ring-run: %s\n", error.c_str());
+          rc = 1;
+        }
+      };
+      write(o.out, o1, {batch, total, heads, headDimV});
+      write(o.lse, l1, {batch, heads, total});
+    }
+  }
+  for (ejk_buffer *b : {qb, kb, vb, ob, lb})
+    ejk_buffer_destroy(b);
+  ejk_ring_destroy(ring);
+  ejk_comm_destroy(comm);
+  ejk_module_destroy(module);
+  ejk_device_destroy(device);
+  MPI_Finalize();
+  return rc;
+}
