@@ -131,6 +131,16 @@ verifySlidingWindow(Operation *op, std::optional<ArrayRef<int64_t>> window,
   return success();
 }
 
+/// Checks an optional `mask_alignment`: "top_left" or "bottom_right".
+static LogicalResult verifyMaskAlignment(Operation *op,
+                                         std::optional<StringRef> alignment) {
+  if (alignment && *alignment != "top_left" && *alignment != "bottom_right")
+    return op->emitOpError("expects 'mask_alignment' to be \"top_left\" or "
+                           "\"bottom_right\", got \"")
+           << *alignment << "\"";
+  return success();
+}
+
 /// Checks `dropout_prob` in [0, 1), which comes with `dropout_seed`.
 static LogicalResult verifyDropout(Operation *op, FloatAttr prob,
                                    IntegerAttr seed) {
@@ -166,11 +176,8 @@ static LogicalResult verifyFlashOptions(OpTy op, ShapeVerifier &v,
   if (failed(verifySlidingWindow(op, op.getSlidingWindow(),
                                  /*symmetric=*/true)))
     return failure();
-  if (std::optional<StringRef> alignment = op.getMaskAlignment();
-      alignment && *alignment != "top_left" && *alignment != "bottom_right")
-    return op.emitOpError("expects 'mask_alignment' to be \"top_left\" or "
-                          "\"bottom_right\", got \"")
-           << *alignment << "\"";
+  if (failed(verifyMaskAlignment(op, op.getMaskAlignment())))
+    return failure();
   return verifyDropout(op, op.getDropoutProbAttr(), op.getDropoutSeedAttr());
 }
 
@@ -297,24 +304,33 @@ LogicalResult BlockSparseAttentionOp::verify() {
   if (failed(v.atLeast(getQBlockSizeAttr(), "q_block_size", 1)) ||
       failed(v.atLeast(getKvBlockSizeAttr(), "kv_block_size", 1)))
     return failure();
-  FailureOr<NamedTensor> blocks =
-      v.tensor(getBlockMask(), "block_mask", kBlockMask);
-  if (failed(blocks) ||
-      failed(v.elementIs(*blocks, IntegerType::get(getContext(), 1))) ||
-      failed(v.dimBroadcasts(*blocks, 0, qkv->query, 0)) ||
-      failed(v.dimBroadcasts(*blocks, 1, qkv->query, 2)) ||
-      failed(v.dimEquals(*blocks, 2,
-                         llvm::divideCeil(qkv->query.dim(1), getQBlockSize()),
-                         "ceil(seq_q / q_block_size)")) ||
-      failed(v.dimEquals(*blocks, 3,
-                         llvm::divideCeil(qkv->key.dim(1), getKvBlockSize()),
-                         "ceil(seq_k / kv_block_size)")))
-    return failure();
+  if (TypedValue<RankedTensorType> blockMask = getBlockMask()) {
+    FailureOr<NamedTensor> blocks =
+        v.tensor(blockMask, "block_mask", kBlockMask);
+    if (failed(blocks) ||
+        failed(v.elementIs(*blocks, IntegerType::get(getContext(), 1))) ||
+        failed(v.dimBroadcasts(*blocks, 0, qkv->query, 0)) ||
+        failed(v.dimBroadcasts(*blocks, 1, qkv->query, 2)) ||
+        failed(v.dimEquals(*blocks, 2,
+                           llvm::divideCeil(qkv->query.dim(1), getQBlockSize()),
+                           "ceil(seq_q / q_block_size)")) ||
+        failed(v.dimEquals(*blocks, 3,
+                           llvm::divideCeil(qkv->key.dim(1), getKvBlockSize()),
+                           "ceil(seq_k / kv_block_size)")))
+      return failure();
+  }
 
-  if (failed(verifySegmentIds(*this, v, getQSegmentIds(), getKvSegmentIds(),
+  if (failed(verifyScoreShaped(v, getBias(), "bias", /*isMask=*/false, *qkv)) ||
+      failed(verifyScoreShaped(v, getMask(), "mask", /*isMask=*/true, *qkv)) ||
+      failed(verifySegmentIds(*this, v, getQSegmentIds(), getKvSegmentIds(),
                               *qkv)) ||
       failed(v.positiveFinite(getSoftmaxScaleAttr(), "softmax_scale")) ||
       failed(v.positiveFinite(getLogitsSoftCapAttr(), "logits_soft_cap")) ||
+      failed(verifySlidingWindow(*this, getSlidingWindow(),
+                                 /*symmetric=*/true)) ||
+      (getChunkSizeAttr() &&
+       failed(v.atLeast(getChunkSizeAttr(), "chunk_size", 1))) ||
+      failed(verifyMaskAlignment(*this, getMaskAlignment())) ||
       failed(verifyOutputLike(v, getOutput(), "output", *qkv)) ||
       failed(verifyLse(v, getLse(), qkv->query)))
     return failure();

@@ -7,9 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Attention/Cpu/BlockSparse.h"
 #include "Attention/Cpu/FlashAttention.h"
 #include "Attention/Cpu/FlashAttentionGrad.h"
 #include "Attention/Reference.h"
+#include "Attention/Vulkan/BlockSparse.h"
 #include "Attention/Vulkan/FlashAttention.h"
 #include "Attention/Vulkan/FlashAttentionGrad.h"
 #include "Common/ProblemKey.h"
@@ -113,14 +115,68 @@ public:
     return evaluateFlashAttentionGrad(cast<FlashAttentionGradOp>(op), values);
   }
 };
+
+/// Block-sparse attention: the flash kernels over live-block lists.
+class BlockSparseAttentionModel final : public OpModel {
+public:
+  BlockSparseAttentionModel() {
+    cpu = std::make_unique<
+        TargetKernelOf<BlockSparseAttentionOp, CpuBlockSparseAttention>>();
+    vulkan = std::make_unique<
+        TargetKernelOf<BlockSparseAttentionOp, VulkanBlockSparseAttention>>();
+  }
+  StringRef getOperationName() const override {
+    return BlockSparseAttentionOp::getOperationName();
+  }
+  std::string problemKey(Operation *operation) const override {
+    auto op = cast<BlockSparseAttentionOp>(operation);
+    ProblemKey key(getOperationName());
+    key.type("q", op.getQuery())
+        .type("k", op.getKey())
+        .type("v", op.getValue())
+        .type("blocks", op.getBlockMask())
+        .type("bias", op.getBias())
+        .type("mask", op.getMask())
+        .flag("segments", op.getQSegmentIds() != nullptr)
+        .flag("causal", op.getCausal())
+        .flag("bottom_right", op.isBottomRightAligned());
+    key.field("block") << op.getQBlockSize() << ',' << op.getKvBlockSize();
+    if (std::optional<std::array<int64_t, 2>> window = op.getWindowBounds())
+      key.field("window") << (*window)[0] << ',' << (*window)[1];
+    if (std::optional<int64_t> chunk = op.getChunkSize())
+      key.field("chunk") << *chunk;
+    key.flag("softcap", op.getLogitsSoftCapAttr() != nullptr)
+        .flag("lse", op.getLse() != nullptr);
+    return key.str();
+  }
+  /// Over zero keys every row is fully masked: output 0, lse -inf.
+  std::optional<SmallVector<double>>
+  constantResults(Operation *operation) const override {
+    auto op = cast<BlockSparseAttentionOp>(operation);
+    if (op.getKey().getType().getDimSize(1) != 0)
+      return std::nullopt;
+    SmallVector<double> values = {0.0};
+    if (op.getLse())
+      values.push_back(-std::numeric_limits<double>::infinity());
+    return values;
+  }
+  LogicalResult evaluateReference(Operation *op,
+                                  ReferenceValues &values) const override {
+    return evaluateBlockSparseAttention(cast<BlockSparseAttentionOp>(op),
+                                        values);
+  }
+};
 } // namespace
 
 void mlir::ejk::registerAttentionFamily(DialectRegistry &registry) {
   registerOpModel(std::make_unique<FlashAttentionModel>());
   registerOpModel(std::make_unique<FlashAttentionGradModel>());
+  registerOpModel(std::make_unique<BlockSparseAttentionModel>());
   registry.addExtension(+[](MLIRContext *context, EjkDialect *) {
     FlashAttentionOp::attachInterface<TunableModel<FlashAttentionOp>>(*context);
     FlashAttentionGradOp::attachInterface<TunableModel<FlashAttentionGradOp>>(
         *context);
+    BlockSparseAttentionOp::attachInterface<
+        TunableModel<BlockSparseAttentionOp>>(*context);
   });
 }

@@ -6,6 +6,7 @@
 #include "ejk/Ops/DispatchRewriter.h"
 
 #include <algorithm>
+#include <type_traits>
 
 using namespace mlir;
 using namespace mlir::ejk;
@@ -35,9 +36,11 @@ template <typename OpT> static AttentionProblem readProblem(OpT op) {
   }
   if (std::optional<APFloat> cap = op.getLogitsSoftCap())
     p.softCap = cap->convertToFloat();
-  if (std::optional<APFloat> prob = op.getDropoutProb()) {
-    p.dropoutProb = prob->convertToFloat();
-    p.dropoutSeed = static_cast<uint64_t>(*op.getDropoutSeed());
+  if constexpr (!std::is_same_v<OpT, BlockSparseAttentionOp>) {
+    if (std::optional<APFloat> prob = op.getDropoutProb()) {
+      p.dropoutProb = prob->convertToFloat();
+      p.dropoutSeed = static_cast<uint64_t>(*op.getDropoutSeed());
+    }
   }
   if (Value bias = op.getBias()) {
     auto type = cast<RankedTensorType>(bias.getType());
@@ -60,6 +63,19 @@ AttentionProblem mlir::ejk::readAttentionProblem(FlashAttentionGradOp op) {
   return readProblem(op);
 }
 
+AttentionProblem mlir::ejk::readAttentionProblem(BlockSparseAttentionOp op) {
+  AttentionProblem p = readProblem(op);
+  if (std::optional<int64_t> chunk = op.getChunkSize())
+    p.chunkSize = *chunk;
+  p.sparse = true;
+  if (Value blocks = op.getBlockMask()) {
+    auto type = cast<RankedTensorType>(blocks.getType());
+    p.liveBroadcastsBatch = type.getDimSize(0) == 1;
+    p.liveBroadcastsHeads = type.getDimSize(1) == 1;
+  }
+  return p;
+}
+
 AttentionBuffers mlir::ejk::findAttentionBuffers(FlashAttentionOp op,
                                                  DispatchRewriter &rewriter) {
   AttentionBuffers buffers;
@@ -70,6 +86,22 @@ AttentionBuffers mlir::ejk::findAttentionBuffers(FlashAttentionOp op,
   buffers.mask = rewriter.buffer(op.getMask());
   buffers.qSegmentIds = rewriter.buffer(op.getQSegmentIds());
   buffers.kvSegmentIds = rewriter.buffer(op.getKvSegmentIds());
+  buffers.output = rewriter.destination(op.getOutput());
+  buffers.lse = rewriter.destination(op.getLse());
+  return buffers;
+}
+
+AttentionBuffers mlir::ejk::findAttentionBuffers(BlockSparseAttentionOp op,
+                                                 DispatchRewriter &rewriter) {
+  AttentionBuffers buffers;
+  buffers.query = rewriter.buffer(op.getQuery());
+  buffers.key = rewriter.buffer(op.getKey());
+  buffers.value = rewriter.buffer(op.getValue());
+  buffers.bias = rewriter.buffer(op.getBias());
+  buffers.mask = rewriter.buffer(op.getMask());
+  buffers.qSegmentIds = rewriter.buffer(op.getQSegmentIds());
+  buffers.kvSegmentIds = rewriter.buffer(op.getKvSegmentIds());
+  buffers.blockMask = rewriter.buffer(op.getBlockMask());
   buffers.output = rewriter.destination(op.getOutput());
   buffers.lse = rewriter.destination(op.getLse());
   return buffers;

@@ -11,6 +11,11 @@
 #include "ejk/Reference/Attention.h"
 #include "ejk/Reference/AttentionGrad.h"
 
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <type_traits>
+
 using namespace mlir;
 using namespace mlir::ejk;
 namespace ref = ::ejk::reference;
@@ -67,9 +72,11 @@ static void readReference(OpT op, ReferenceValues &values,
     options.kvSegmentIds =
         ref::TensorRef<int32_t>(kvSegments, values[kvIds].shape);
   }
-  if (std::optional<APFloat> prob = op.getDropoutProb()) {
-    options.dropoutProb = prob->convertToFloat();
-    options.dropoutSeed = static_cast<uint64_t>(*op.getDropoutSeed());
+  if constexpr (!std::is_same_v<OpT, BlockSparseAttentionOp>) {
+    if (std::optional<APFloat> prob = op.getDropoutProb()) {
+      options.dropoutProb = prob->convertToFloat();
+      options.dropoutSeed = static_cast<uint64_t>(*op.getDropoutSeed());
+    }
   }
 }
 
@@ -102,5 +109,76 @@ LogicalResult mlir::ejk::evaluateFlashAttentionGrad(FlashAttentionGradOp op,
   values.set(op.getDQuery(), std::move(grads.dq));
   values.set(op.getDKey(), std::move(grads.dk));
   values.set(op.getDValue(), std::move(grads.dv));
+  return success();
+}
+
+/// The token mask of a block-sparse op: its block mask and chunk mask
+/// expanded to scores, ANDed with its token mask (`r.mask` on entry, if
+/// any); the reference applies causal and window itself.
+static void expandBlockSparseMask(BlockSparseAttentionOp op,
+                                  ReferenceValues &values,
+                                  ReferenceAttention &r) {
+  int64_t seqQ = op.getQuery().getType().getDimSize(1);
+  int64_t seqK = op.getKey().getType().getDimSize(1);
+  Value blocks = op.getBlockMask();
+  Value tokens = op.getMask();
+  std::optional<int64_t> chunk;
+  if (std::optional<uint64_t> size = op.getChunkSize())
+    chunk = static_cast<int64_t>(*size);
+  if (!blocks && !chunk)
+    return;
+  auto dim = [](Value v, unsigned i) {
+    return v ? cast<RankedTensorType>(v.getType()).getDimSize(i) : 1;
+  };
+  int64_t mb = std::max(dim(blocks, 0), dim(tokens, 0));
+  int64_t mh = std::max(dim(blocks, 1), dim(tokens, 1));
+  int64_t qbs = op.getQBlockSize(), kbs = op.getKvBlockSize();
+  int64_t nq = llvm::divideCeil(seqQ, qbs);
+  int64_t nk = llvm::divideCeil(seqK, kbs);
+  int64_t offset = op.isBottomRightAligned() ? seqK - seqQ : 0;
+  auto floorDiv = [](int64_t x, int64_t y) {
+    return x >= 0 ? x / y : -((-x + y - 1) / y);
+  };
+  std::vector<uint8_t> mask(mb * mh * seqQ * seqK);
+  for (int64_t b = 0; b < mb; ++b)
+    for (int64_t h = 0; h < mh; ++h)
+      for (int64_t i = 0; i < seqQ; ++i)
+        for (int64_t j = 0; j < seqK; ++j) {
+          bool allowed = true;
+          if (blocks) {
+            int64_t bb = dim(blocks, 0) == 1 ? 0 : b;
+            int64_t bh = dim(blocks, 1) == 1 ? 0 : h;
+            allowed =
+                values[blocks]
+                    .floats[((bb * dim(blocks, 1) + bh) * nq + i / qbs) * nk +
+                            j / kbs] != 0.0f;
+          }
+          if (chunk)
+            allowed = allowed && floorDiv(i + offset, *chunk) == j / *chunk;
+          if (tokens) {
+            int64_t tb = dim(tokens, 0) == 1 ? 0 : b;
+            int64_t th = dim(tokens, 1) == 1 ? 0 : h;
+            allowed =
+                allowed &&
+                r.mask[((tb * dim(tokens, 1) + th) * seqQ + i) * seqK + j] != 0;
+          }
+          mask[((b * mh + h) * seqQ + i) * seqK + j] = allowed ? 1 : 0;
+        }
+  r.mask = std::move(mask);
+  r.options.mask = ref::TensorRef<uint8_t>(r.mask, {mb, mh, seqQ, seqK});
+}
+
+LogicalResult mlir::ejk::evaluateBlockSparseAttention(BlockSparseAttentionOp op,
+                                                      ReferenceValues &values) {
+  ReferenceAttention r;
+  readReference(op, values, r);
+  expandBlockSparseMask(op, values, r);
+  std::vector<float> out, lse;
+  ref::Status status = ref::flashAttention(r.problem, r.options, out, lse);
+  if (!status.ok)
+    return op.emitOpError("reference evaluation failed: ") << status.message;
+  values.set(op.getOutput(), std::move(out));
+  if (op.getLse())
+    values.set(op.getLse(), std::move(lse));
   return success();
 }

@@ -14,6 +14,10 @@ LogicalResult evaluateFlashAttention(FlashAttentionOp op,
 /// Evaluates `op` with ejk::reference::flashAttentionGrad on `values`.
 LogicalResult evaluateFlashAttentionGrad(FlashAttentionGradOp op,
                                          ReferenceValues &values);
+/// Evaluates `op` with ejk::reference::flashAttention on `values`, its block
+/// mask and chunk mask expanded into the token mask.
+LogicalResult evaluateBlockSparseAttention(BlockSparseAttentionOp op,
+                                           ReferenceValues &values);
 
 } // namespace mlir::ejk
 

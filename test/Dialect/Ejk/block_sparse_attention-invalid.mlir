@@ -189,3 +189,75 @@ func.func @config_name(%q: tensor<2x10x8x64xf32>, %k: tensor<2x20x2x64xf32>, %v:
   %o = ejk.block_sparse_attention %q, %k, %v, %bm {q_block_size = 4 : i64, kv_block_size = 8 : i64, config = #ejk.config<block_d = 64>} : tensor<2x10x8x64xf32>, tensor<2x20x2x64xf32>, tensor<2x20x2x64xf32>, tensor<2x8x3x3xi1> -> tensor<2x10x8x64xf32>
   return
 }
+
+// -----
+
+func.func @causal_unit(%q: tensor<2x10x8x64xf32>, %k: tensor<2x20x2x64xf32>, %v: tensor<2x20x2x64xf32>) {
+  // expected-error @+1 {{attribute 'causal' failed to satisfy constraint: bool attribute}}
+  %o = ejk.block_sparse_attention %q, %k, %v {q_block_size = 4 : i64, kv_block_size = 8 : i64, causal} : tensor<2x10x8x64xf32>, tensor<2x20x2x64xf32>, tensor<2x20x2x64xf32> -> tensor<2x10x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @chunk_size(%q: tensor<2x10x8x64xf32>, %k: tensor<2x20x2x64xf32>, %v: tensor<2x20x2x64xf32>) {
+  // expected-error @+1 {{expects 'chunk_size' to be at least 1, got 0}}
+  %o = ejk.block_sparse_attention %q, %k, %v {q_block_size = 4 : i64, kv_block_size = 8 : i64, chunk_size = 0 : i64} : tensor<2x10x8x64xf32>, tensor<2x20x2x64xf32>, tensor<2x20x2x64xf32> -> tensor<2x10x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @window_size(%q: tensor<2x10x8x64xf32>, %k: tensor<2x20x2x64xf32>, %v: tensor<2x20x2x64xf32>) {
+  // expected-error @+1 {{expects 'sliding_window' to have 2 elements [left, right] or 1 [size], got 3}}
+  %o = ejk.block_sparse_attention %q, %k, %v {q_block_size = 4 : i64, kv_block_size = 8 : i64, sliding_window = array<i64: 1, 2, 3>} : tensor<2x10x8x64xf32>, tensor<2x20x2x64xf32>, tensor<2x20x2x64xf32> -> tensor<2x10x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @window_negative(%q: tensor<2x10x8x64xf32>, %k: tensor<2x20x2x64xf32>, %v: tensor<2x20x2x64xf32>) {
+  // expected-error @+1 {{expects 'sliding_window' sizes to be non-negative, got [-1, 2]}}
+  %o = ejk.block_sparse_attention %q, %k, %v {q_block_size = 4 : i64, kv_block_size = 8 : i64, sliding_window = array<i64: -1, 2>} : tensor<2x10x8x64xf32>, tensor<2x20x2x64xf32>, tensor<2x20x2x64xf32> -> tensor<2x10x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @alignment(%q: tensor<2x10x8x64xf32>, %k: tensor<2x20x2x64xf32>, %v: tensor<2x20x2x64xf32>) {
+  // expected-error @+1 {{expects 'mask_alignment' to be "top_left" or "bottom_right", got "centre"}}
+  %o = ejk.block_sparse_attention %q, %k, %v {q_block_size = 4 : i64, kv_block_size = 8 : i64, mask_alignment = "centre"} : tensor<2x10x8x64xf32>, tensor<2x20x2x64xf32>, tensor<2x20x2x64xf32> -> tensor<2x10x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @bias_dtype(%q: tensor<2x10x8x64xf32>, %k: tensor<2x20x2x64xf32>, %v: tensor<2x20x2x64xf32>, %b: tensor<2x8x10x20xi32>) {
+  // expected-error @+1 {{expects 'bias' element type to be f32, f16 or bf16, got 'i32'}}
+  %o = ejk.block_sparse_attention %q, %k, %v bias(%b : tensor<2x8x10x20xi32>) {q_block_size = 4 : i64, kv_block_size = 8 : i64} : tensor<2x10x8x64xf32>, tensor<2x20x2x64xf32>, tensor<2x20x2x64xf32> -> tensor<2x10x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @bias_keys(%q: tensor<2x10x8x64xf32>, %k: tensor<2x20x2x64xf32>, %v: tensor<2x20x2x64xf32>, %b: tensor<1x1x10x16xf32>) {
+  // expected-error @+1 {{expects 'bias' dim 3 (seq_k) to be 20 to match 'key' dim 1 (seq_k), got 16}}
+  %o = ejk.block_sparse_attention %q, %k, %v bias(%b : tensor<1x1x10x16xf32>) {q_block_size = 4 : i64, kv_block_size = 8 : i64} : tensor<2x10x8x64xf32>, tensor<2x20x2x64xf32>, tensor<2x20x2x64xf32> -> tensor<2x10x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @mask_dtype(%q: tensor<2x10x8x64xf32>, %k: tensor<2x20x2x64xf32>, %v: tensor<2x20x2x64xf32>, %m: tensor<2x8x10x20xf32>) {
+  // expected-error @+1 {{expects 'mask' element type to be 'i1', got 'f32'}}
+  %o = ejk.block_sparse_attention %q, %k, %v mask(%m : tensor<2x8x10x20xf32>) {q_block_size = 4 : i64, kv_block_size = 8 : i64} : tensor<2x10x8x64xf32>, tensor<2x20x2x64xf32>, tensor<2x20x2x64xf32> -> tensor<2x10x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @mask_heads(%q: tensor<2x10x8x64xf32>, %k: tensor<2x20x2x64xf32>, %v: tensor<2x20x2x64xf32>, %m: tensor<2x2x10x20xi1>) {
+  // expected-error @+1 {{expects 'mask' dim 1 (num_heads) to be 1 or 8 to match 'query' dim 2 (num_heads), got 2}}
+  %o = ejk.block_sparse_attention %q, %k, %v mask(%m : tensor<2x2x10x20xi1>) {q_block_size = 4 : i64, kv_block_size = 8 : i64} : tensor<2x10x8x64xf32>, tensor<2x20x2x64xf32>, tensor<2x20x2x64xf32> -> tensor<2x10x8x64xf32>
+  return
+}

@@ -23,7 +23,7 @@ func.func @plain(%q: tensor<2x100x8x64xf32>, %k: tensor<2x200x2x64xf32>, %v: ten
 // CHECK-LABEL: func.func @all_options
 // CHECK-SAME: %[[QS:[^:]*]]: tensor<2x256xi32>, %[[KS:[^:]*]]: tensor<2x512xi32>
 // CHECK: %{{.*}}, %{{.*}} = ejk.block_sparse_attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} q_segment_ids(%[[QS]] : tensor<2x256xi32>) kv_segment_ids(%[[KS]] : tensor<2x512xi32>)
-// CHECK-SAME: causal
+// CHECK-SAME: causal = false
 // CHECK-SAME: config = #ejk.config<block_k = 128, block_q = 64, num_subgroups = 2>
 // CHECK-SAME: kv_block_size = 128 : i64
 // CHECK-SAME: logits_soft_cap = 5.000000e+01 : f32
@@ -35,9 +35,30 @@ func.func @all_options(%q: tensor<2x256x4x128xf16>, %k: tensor<2x512x4x128xf16>,
     -> (tensor<2x256x4x128xf16>, tensor<2x4x256xf32>) {
   %o, %lse = ejk.block_sparse_attention %q, %k, %v, %bm
       q_segment_ids(%qs : tensor<2x256xi32>) kv_segment_ids(%ks : tensor<2x512xi32>)
-      {q_block_size = 32 : i64, kv_block_size = 128 : i64, causal, softmax_scale = 0.0625 : f32,
+      {q_block_size = 32 : i64, kv_block_size = 128 : i64, causal = false, softmax_scale = 0.0625 : f32,
        logits_soft_cap = 50.0 : f32, config = #ejk.config<block_q = 64, block_k = 128, num_subgroups = 2>}
       : tensor<2x256x4x128xf16>, tensor<2x512x4x128xf16>, tensor<2x512x4x128xf16>, tensor<2x4x8x4xi1>
       -> tensor<2x256x4x128xf16>, tensor<2x4x256xf32>
   return %o, %lse : tensor<2x256x4x128xf16>, tensor<2x4x256xf32>
+}
+
+// -----
+
+// No block mask: the attribute masks alone (ejKernel's ChunkedCausalMask:
+// causal by default, chunks of 32), a token mask and a bias; causal = true
+// is the default and not printed.
+// CHECK-LABEL: func.func @attribute_masks
+// CHECK: ejk.block_sparse_attention %{{[^,]*}}, %{{[^,]*}}, %{{[^ ]*}} bias(%{{.*}} : tensor<1x1x128x128xf32>) mask(%{{.*}} : tensor<1x4x128x128xi1>)
+// CHECK-SAME: chunk_size = 32 : i64
+// CHECK-NOT: causal
+// CHECK-SAME: mask_alignment = "bottom_right"
+// CHECK-SAME: sliding_window = array<i64: 16, 0>
+// CHECK-SAME: : tensor<1x128x4x64xf32>, tensor<1x128x4x64xf32>, tensor<1x128x4x64xf32> -> tensor<1x128x4x64xf32>
+func.func @attribute_masks(%q: tensor<1x128x4x64xf32>, %k: tensor<1x128x4x64xf32>, %v: tensor<1x128x4x64xf32>,
+                           %b: tensor<1x1x128x128xf32>, %m: tensor<1x4x128x128xi1>) -> tensor<1x128x4x64xf32> {
+  %o = ejk.block_sparse_attention %q, %k, %v bias(%b : tensor<1x1x128x128xf32>) mask(%m : tensor<1x4x128x128xi1>)
+      {q_block_size = 64 : i64, kv_block_size = 64 : i64, causal = true, chunk_size = 32 : i64,
+       sliding_window = array<i64: 16, 0>, mask_alignment = "bottom_right"}
+      : tensor<1x128x4x64xf32>, tensor<1x128x4x64xf32>, tensor<1x128x4x64xf32> -> tensor<1x128x4x64xf32>
+  return %o : tensor<1x128x4x64xf32>
 }

@@ -19,6 +19,7 @@ namespace mlir::ejk {
 class DispatchRewriter;
 class FlashAttentionOp;
 class FlashAttentionGradOp;
+class BlockSparseAttentionOp;
 
 struct AttentionProblem {
   int64_t batch, seqQ, seqK, numHeads, numKvHeads, headDim, headDimV;
@@ -33,6 +34,14 @@ struct AttentionProblem {
   uint64_t dropoutSeed = 0;
   bool biasBroadcastsBatch = false, biasBroadcastsHeads = false;
   bool maskBroadcastsBatch = false, maskBroadcastsHeads = false;
+  /// `chunk_size` of ejk.block_sparse_attention: query i attends only to the
+  /// keys of its chunk, (i + maskOffset()) / c == j / c.
+  std::optional<int64_t> chunkSize;
+  /// ejk.block_sparse_attention: the kernels visit the key blocks of the
+  /// live-block list (LiveBlocks.h) instead of a dense range; the list is
+  /// per batch and head unless the block mask broadcasts over them.
+  bool sparse = false;
+  bool liveBroadcastsBatch = true, liveBroadcastsHeads = true;
 
   /// Query i's diagonal key is i + maskOffset() (causal and window).
   int64_t maskOffset() const { return bottomRight ? seqK - seqQ : 0; }
@@ -42,6 +51,9 @@ struct AttentionProblem {
 AttentionProblem readAttentionProblem(FlashAttentionOp op);
 /// The problem of the forward whose gradients `op` computes.
 AttentionProblem readAttentionProblem(FlashAttentionGradOp op);
+/// The problem of a block-sparse attention (`sparse` set; the block mask
+/// itself is data the live-block dispatch reads).
+AttentionProblem readAttentionProblem(BlockSparseAttentionOp op);
 
 /// FLOPs of the two matmuls (FlashAttention's convention, halved when
 /// causal).
@@ -62,11 +74,19 @@ inline int64_t attentionGradFlops(const AttentionProblem &p) {
 struct AttentionBuffers {
   Value query, key, value, bias, mask, qSegmentIds, kvSegmentIds;
   Value output, lse;
+  /// Block-sparse only: the block mask (null when absent) and the live-block
+  /// lists the kernel reads (LiveBlocks.h).
+  Value blockMask, liveBlocks;
 };
 
 /// The buffers of `op`'s dispatch (the rewriter notes missing ones for
 /// its checkDispatchForm).
 AttentionBuffers findAttentionBuffers(FlashAttentionOp op,
+                                      DispatchRewriter &rewriter);
+
+/// The buffers of a block-sparse `op`'s dispatch (`liveBlocks` stays null:
+/// the live-block dispatch adds it).
+AttentionBuffers findAttentionBuffers(BlockSparseAttentionOp op,
                                       DispatchRewriter &rewriter);
 
 /// The operand and result buffers of a backward dispatch; optional ones

@@ -9,6 +9,7 @@
 #define EJK_OPS_ATTENTION_CPU_FLASHATTENTION_H
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
+#include "ejk/Ops/Attention/Problem.h"
 #include "ejk/Ops/DispatchRewriter.h"
 
 namespace mlir::ejk {
@@ -27,6 +28,14 @@ struct CpuFlashAttention {
   static LogicalResult tile(FlashAttentionOp op, ConfigAttr config,
                             DispatchRewriter &rewriter);
 };
+
+/// The CPU's config rules of every forward attention kernel (flash,
+/// block-sparse): block_k in whole vectors, the working set in L2, key
+/// splits only with one row block per head.
+LogicalResult verifyCpuAttentionConfig(const AttentionProblem &p,
+                                       ConfigAttr config,
+                                       const TargetInfo &target,
+                                       raw_ostream &reason);
 
 } // namespace mlir::ejk
 

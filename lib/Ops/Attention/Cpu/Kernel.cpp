@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Attention/Cpu/Kernel.h"
+#include "Attention/LiveBlocks.h"
 #include "Common/CpuEmitter.h"
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
@@ -138,8 +139,20 @@ public:
 
     initialize();
     Value lo, hi;
-    keyBlockRange(lo, hi);
-    e.forLoop(lo, hi, one, [&](Value keyBlock) { processKeyBlock(keyBlock); });
+    if (p.sparse) {
+      // Block-sparse: the live key blocks of this query block, listed by
+      // the live-block dispatch (LiveBlocks.h).
+      LiveBlockList list = liveBlockList(e, p, buf, batch, head, qBlock);
+      lo = zero;
+      hi = list.count(e);
+      splitKeyBlocks(lo, hi);
+      e.forLoop(lo, hi, one, [&](Value i) { processKeyBlock(list.at(e, i)); });
+    } else {
+      keyBlockRange(lo, hi);
+      splitKeyBlocks(lo, hi);
+      e.forLoop(lo, hi, one,
+                [&](Value keyBlock) { processKeyBlock(keyBlock); });
+    }
     finalize();
   }
 
@@ -189,6 +202,11 @@ private:
     Value any =
         arith::CmpIOp::create(e.b, arith::CmpIPredicate::sgt, keyHi, keyLo);
     hi = e.select(any, ceil, lo);
+  }
+
+  /// With split keys, this split's share of the key blocks [lo, hi) (or of
+  /// the positions of a live-block list).
+  void splitKeyBlocks(Value &lo, Value &hi) {
     if (p.keySplits > 1) {
       // This split's share: ceil(count / splits) blocks, maybe none.
       Value per = e.div(e.add(e.sub(hi, lo), e.index(p.keySplits - 1)),
@@ -214,7 +232,7 @@ private:
   /// Whether no positional bound (seq_k, causal, window) cuts the key block
   /// for any row of the workgroup; null when none can.
   Value isInteriorBlock(Value keyStart) {
-    if (p.seqK % p.blockK == 0 && !p.causal && !p.slidingWindow)
+    if (p.seqK % p.blockK == 0 && !p.causal && !p.slidingWindow && !p.chunkSize)
       return {};
     auto cmp = [&](arith::CmpIPredicate pred, Value x, Value y) {
       return arith::CmpIOp::create(e.b, pred, x, y).getResult();
@@ -236,6 +254,17 @@ private:
                                     e.sub(lastDiag, keyStart), e.index(left)));
       interior = andI(interior, cmp(arith::CmpIPredicate::sle,
                                     e.sub(lastKey, firstDiag), e.index(right)));
+    }
+    if (p.chunkSize) {
+      // Every row's chunk holds the whole block.
+      Value chunk = floorDivPositive(e, firstDiag, *p.chunkSize);
+      auto sameChunk = [&](Value position) {
+        return cmp(arith::CmpIPredicate::eq,
+                   floorDivPositive(e, position, *p.chunkSize), chunk);
+      };
+      interior =
+          andI(interior, andI(sameChunk(lastDiag),
+                              andI(sameChunk(keyStart), sameChunk(lastKey))));
     }
     return interior;
   }
@@ -332,6 +361,18 @@ private:
                      cmp(arith::CmpIPredicate::sge, keys, e.broadcast(lowest)));
       allowed = andI(
           allowed, cmp(arith::CmpIPredicate::sle, keys, e.broadcast(highest)));
+    }
+    if (positional && p.chunkSize) {
+      // Keys of the row's chunk: [c * chunk, (c + 1) * chunk).
+      int64_t size = *p.chunkSize;
+      Value first = e.toI32(e.mul(
+          floorDivPositive(e, e.add(rowPos, e.index(p.maskOffset())), size),
+          e.index(size)));
+      Value end = arith::AddIOp::create(e.b, first, e.constI32(size));
+      allowed = andI(allowed,
+                     cmp(arith::CmpIPredicate::sge, keys, e.broadcast(first)));
+      allowed =
+          andI(allowed, cmp(arith::CmpIPredicate::slt, keys, e.broadcast(end)));
     }
     if (buf.kvSegmentIds) {
       Value qSeg = memref::LoadOp::create(e.b, buf.qSegmentIds,

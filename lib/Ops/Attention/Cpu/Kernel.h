@@ -27,6 +27,8 @@
 
 namespace mlir::ejk {
 
+class DispatchRewriter;
+
 /// Everything the CPU kernel builders need to know about one op.
 struct CpuAttentionPlan : AttentionProblem {
   // Config and target.
@@ -99,6 +101,21 @@ void buildCpuPackBody(OpBuilder &b, Location loc, const CpuAttentionPlan &plan,
 void buildCpuCombineBody(OpBuilder &b, Location loc,
                          const CpuAttentionPlan &plan, Value partialO,
                          Value partialStats, Value output, Value lse);
+
+/// Adds the pack dispatch (K transposed per key block, V per head, both
+/// f32) before the attention dispatch: the packed buffers become its last
+/// arguments (`buffers` gets them) and every caller allocates them and runs
+/// the pack first.
+LogicalResult addCpuPackDispatch(DispatchRewriter &rewriter,
+                                 const CpuAttentionPlan &plan,
+                                 CpuAttentionBuffers &buffers);
+
+/// Adds the combine dispatch of split keys after the attention dispatch,
+/// which then writes the partial buffers (its last arguments, `buffers`
+/// gets them) instead of the output.
+LogicalResult addCpuCombineDispatch(DispatchRewriter &rewriter,
+                                    const CpuAttentionPlan &plan,
+                                    CpuAttentionBuffers &buffers);
 
 /// Emits the attention dispatch body at `b`'s insertion point.
 void buildCpuAttentionBody(OpBuilder &b, Location loc,

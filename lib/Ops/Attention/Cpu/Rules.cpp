@@ -37,6 +37,14 @@ LogicalResult CpuFlashAttention::verifyConfig(FlashAttentionOp op,
                                               ConfigAttr attr,
                                               const TargetInfo &target,
                                               raw_ostream &reason) {
+  return verifyCpuAttentionConfig(readAttentionProblem(op), attr, target,
+                                  reason);
+}
+
+LogicalResult mlir::ejk::verifyCpuAttentionConfig(const AttentionProblem &p,
+                                                  ConfigAttr attr,
+                                                  const TargetInfo &target,
+                                                  raw_ostream &reason) {
   std::optional<FlashAttentionConfig> config =
       FlashAttentionConfig::read(attr, reason);
   if (!config)
@@ -52,7 +60,6 @@ LogicalResult CpuFlashAttention::verifyConfig(FlashAttentionOp op,
            << "-bit vector";
     return failure();
   }
-  AttentionProblem p = readAttentionProblem(op);
   std::optional<int64_t> bytes =
       workingSetBytes(p, config->blockQ, config->blockK);
   if (!bytes || *bytes > target.l2Bytes) {

@@ -21,9 +21,9 @@ using namespace mlir::ejk;
 /// f32), passes the packed buffers to the attention dispatch as its last
 /// arguments (`buffers` gets them) and makes every caller allocate them and
 /// run the pack first.
-static LogicalResult addPackDispatch(DispatchRewriter &rewriter,
-                                     const CpuAttentionPlan &plan,
-                                     CpuAttentionBuffers &buffers) {
+LogicalResult mlir::ejk::addCpuPackDispatch(DispatchRewriter &rewriter,
+                                            const CpuAttentionPlan &plan,
+                                            CpuAttentionBuffers &buffers) {
   Type f32 = Float32Type::get(rewriter.dispatch().getContext());
   auto packedKeyType =
       MemRefType::get({plan.batch, plan.numKvHeads, plan.numKeyBlocks(),
@@ -70,9 +70,9 @@ static LogicalResult addPackDispatch(DispatchRewriter &rewriter,
 /// partial buffers as its last arguments (`buffers` gets them) and writes
 /// them instead of the output; every caller allocates them and runs the
 /// combine after it, which writes the output and the lse.
-static LogicalResult addCombineDispatch(DispatchRewriter &rewriter,
-                                        const CpuAttentionPlan &plan,
-                                        CpuAttentionBuffers &buffers) {
+LogicalResult mlir::ejk::addCpuCombineDispatch(DispatchRewriter &rewriter,
+                                               const CpuAttentionPlan &plan,
+                                               CpuAttentionBuffers &buffers) {
   Type f32 = Float32Type::get(rewriter.dispatch().getContext());
   int64_t heads = plan.gridHeads();
   auto partialOType = MemRefType::get(
@@ -157,9 +157,10 @@ LogicalResult CpuFlashAttention::tile(FlashAttentionOp op, ConfigAttr attr,
 
   Location loc = op.getLoc();
   if (!plan.readsKvInPlace() &&
-      failed(addPackDispatch(rewriter, plan, buffers)))
+      failed(addCpuPackDispatch(rewriter, plan, buffers)))
     return failure();
-  if (plan.keySplits > 1 && failed(addCombineDispatch(rewriter, plan, buffers)))
+  if (plan.keySplits > 1 &&
+      failed(addCpuCombineDispatch(rewriter, plan, buffers)))
     return failure();
 
   OpBuilder b = rewriter.replaceBody();

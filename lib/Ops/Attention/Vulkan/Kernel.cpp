@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Attention/Vulkan/Kernel.h"
+#include "Attention/LiveBlocks.h"
 #include "Attention/Vulkan/Scores.h"
 
 using namespace mlir;
@@ -51,7 +52,16 @@ public:
 
     VulkanScoreRules rules(e, p, buf, batch, head);
     Value lo, hi;
-    rules.keyBlockRange(rowStart, numRows, l.blockK, lo, hi);
+    // Block-sparse: positions in the live-block list of this query block
+    // (LiveBlocks.h); dense: the key blocks the positional masks leave.
+    std::optional<LiveBlockList> list;
+    if (p.sparse) {
+      list = liveBlockList(e, p, buf, batch, head, qBlock);
+      lo = e.index(0);
+      hi = list->count(e);
+    } else {
+      rules.keyBlockRange(rowStart, numRows, l.blockK, lo, hi);
+    }
 
     // Loop state: O (rows x cols), m (rows), l (rows).
     int64_t rows = l.rowsPerThread, cols = l.colsPerThread;
@@ -62,7 +72,7 @@ public:
       inits.push_back(e.constF32(0.0f));
     SmallVector<Value> state =
         e.forLoop(lo, hi, e.index(1), inits, [&](Value kb, ValueRange s) {
-          return keyBlock(rules, kb, s);
+          return keyBlock(rules, list ? list->at(e, kb) : kb, s);
         });
     finalize(state);
   }

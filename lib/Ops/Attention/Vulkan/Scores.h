@@ -10,6 +10,7 @@
 #ifndef EJK_OPS_ATTENTION_VULKAN_SCORES_H
 #define EJK_OPS_ATTENTION_VULKAN_SCORES_H
 
+#include "Attention/LiveBlocks.h"
 #include "Common/CpuEmitter.h"
 #include "ejk/Ops/Attention/Problem.h"
 
@@ -60,6 +61,14 @@ public:
                                   e.sub(diag, e.index(left))));
       allowed = andI(allowed, cmp(arith::CmpIPredicate::sle, key,
                                   e.add(diag, e.index(right))));
+    }
+    if (p.chunkSize) {
+      // Keys of the row's chunk (block-sparse's chunked mask).
+      int64_t size = *p.chunkSize;
+      Value first = e.mul(floorDivPositive(e, diag, size), e.index(size));
+      allowed = andI(allowed, cmp(arith::CmpIPredicate::sge, key, first));
+      allowed = andI(allowed, cmp(arith::CmpIPredicate::slt, key,
+                                  e.add(first, e.index(size))));
     }
     if (buf.kvSegmentIds) {
       Value qSeg = memref::LoadOp::create(e.b, buf.qSegmentIds,

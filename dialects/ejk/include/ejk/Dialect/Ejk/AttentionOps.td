@@ -229,52 +229,78 @@ def Ejk_FlashAttentionGradOp : Ejk_Op<"flash_attention_grad", [
 
 def Ejk_BlockSparseAttentionOp : Ejk_Op<"block_sparse_attention", [
     Pure, AttrSizedOperandSegments]> {
-  let summary = "Attention restricted to the blocks of a block-level mask";
+  let summary = "Attention restricted to the live blocks of a block-level mask";
   let description = [{
     Softmax attention in which query block `qb` (`q_block_size` queries)
-    attends to key block `kb` (`kv_block_size` keys) only where
-    `block_mask` says so. Blocks that are off for a whole tile are skipped,
-    so the cost scales with the number of live blocks (as in ejKernel's
-    block-sparse attention and the splash-attention kernels).
+    attends to key block `kb` (`kv_block_size` keys) only where the block
+    mask and the attribute masks leave the block live. The kernels build,
+    per query block, a compacted list of its live key blocks (a running
+    count over the blocks, no atomics: bit-reproducible) and visit only
+    those, so the time scales with the number of live blocks and a dead
+    block is never loaded (as ejKernel's block-sparse attention and the
+    splash-attention kernels).
 
     Layout (BSHD):
     - `query`: `[batch, seq_q, num_heads, head_dim]`, f32, f16 or bf16
     - `key`: `[batch, seq_k, num_kv_heads, head_dim]`, same element type
     - `value`: `[batch, seq_k, num_kv_heads, head_dim_v]`, same element type
-    - `block_mask`: `[batch | 1, num_heads | 1, num_q_blocks, num_kv_blocks]`,
-      i1, `true` = the block may attend, with
+    - `block_mask` (optional): `[batch | 1, num_heads | 1, num_q_blocks,
+      num_kv_blocks]`, i1, `true` = the block may attend, with
       `num_q_blocks = ceil(seq_q / q_block_size)` and
       `num_kv_blocks = ceil(seq_k / kv_block_size)`; the last block of each
-      axis may be partial
+      axis may be partial. Absent, every block is live and only the
+      attribute masks below apply.
+    - `bias` (optional): `[batch | 1, num_heads | 1, seq_q, seq_k]`, float
+    - `mask` (optional): `[batch | 1, num_heads | 1, seq_q, seq_k]`, i1,
+      `true` = may attend (ejKernel's `attention_mask`)
     - `q_segment_ids` / `kv_segment_ids` (optional, both or neither):
       `[batch, seq_q]` / `[batch, seq_k]`, i32; a query attends only to keys
       of the same segment
     - result `output`: `[batch, seq_q, num_heads, head_dim_v]`, the element
       type of `query`
-    - result `lse` (optional): `[batch, num_heads, seq_q]`, f32
+    - result `lse` (optional): `[batch, num_heads, seq_q]`, f32, the natural
+      log of the softmax denominator
 
     `num_heads` must be a multiple of `num_kv_heads`: query head `h` reads
-    key/value head `h / (num_heads / num_kv_heads)`.
+    key/value head `h' = h / (num_heads / num_kv_heads)`.
 
     Reference formula, for each batch `b`, head `h`, query `i`, with
-    `off = seq_k - seq_q`:
+    `d = i` (`mask_alignment = "top_left"`, the default, as ejKernel) or
+    `d = i + seq_k - seq_q` (`"bottom_right"`):
     ```
     s_j = softmax_scale * dot(query[b,i,h], key[b,j,h'])
     s_j = cap * tanh(s_j / cap)                  if logits_soft_cap = cap
+    s_j = s_j + bias[b,h,i,j]                    if bias
     allowed(j) = block_mask[b,h,i / q_block_size, j / kv_block_size]
-              && (!causal || j <= i + off)
-              && q_segment_ids[b,i] == kv_segment_ids[b,j]
+              && (!causal || j <= d)
+              && (!sliding_window || (d - j <= left && j - d <= right))
+              && (!chunk_size || d / chunk_size == j / chunk_size)
+              && mask[b,h,i,j] && q_segment_ids[b,i] == kv_segment_ids[b,j]
     lse_i = log(sum_{allowed j} exp(s_j))
     output[b,i,h] = sum_{allowed j} exp(s_j - lse_i) * value[b,j,h']
     ```
-    (`block_mask` indices broadcast over size-1 dims.) `causal` is bottom-right
-    aligned as in `ejk.flash_attention`; `softmax_scale` defaults to
-    `1/sqrt(head_dim)`. A row with no allowed key gives an output of 0 and
-    `lse = -inf`. Accumulation is in f32.
+    (`block_mask`, `bias` and `mask` indices broadcast over size-1 dims.)
+    The attribute masks compose by AND as ejKernel's mask builders do:
+    `causal` alone is its `CausalMask`, `sliding_window = [left, right]`
+    (or `[w]` for `[w, w]`) with `causal = false` its `LocalMask`, with
+    `causal` (the default) a causal local window, and `chunk_size = c` with
+    `causal` its `ChunkedCausalMask` (Llama 4's chunked attention).
+    `causal` defaults to `true`, as in ejKernel's `blocksparse_attention`;
+    write `causal = false` for bidirectional attention. `softmax_scale`
+    defaults to `1/sqrt(head_dim)`. A row with no allowed key gives an
+    output of 0 and `lse = -inf`, never NaN. Accumulation is in f32.
+
+    Differences from ejKernel (documented in docs/ops/attention.md):
+    ejKernel's XLA path takes no block mask (its `mask_builder` is unused
+    there; a block mask is its `attention_mask` at block granularity) and
+    rejects `bias`; it reads head 0 of a per-head `attention_mask` where
+    ejk reads every head; a negative segment id masks the token there and is
+    an ordinary id here; `q_positions`/`kv_positions` and attention sinks
+    (`softmax_aux`) have no counterpart here yet.
 
     ```mlir
     %o = ejk.block_sparse_attention %q, %k, %v, %blocks
-        {q_block_size = 64 : i64, kv_block_size = 64 : i64, causal}
+        {q_block_size = 64 : i64, kv_block_size = 64 : i64}
         : tensor<1x256x8x64xbf16>, tensor<1x256x8x64xbf16>,
           tensor<1x256x8x64xbf16>, tensor<1x1x4x4xi1>
         -> tensor<1x256x8x64xbf16>
@@ -284,13 +310,18 @@ def Ejk_BlockSparseAttentionOp : Ejk_Op<"block_sparse_attention", [
     AnyRankedTensor:$query,
     AnyRankedTensor:$key,
     AnyRankedTensor:$value,
-    AnyRankedTensor:$block_mask,
+    Optional<AnyRankedTensor>:$block_mask,
+    Optional<AnyRankedTensor>:$bias,
+    Optional<AnyRankedTensor>:$mask,
     Optional<AnyRankedTensor>:$q_segment_ids,
     Optional<AnyRankedTensor>:$kv_segment_ids,
     I64Attr:$q_block_size,
     I64Attr:$kv_block_size,
     OptionalAttr<F32Attr>:$softmax_scale,
-    UnitAttr:$causal,
+    DefaultValuedAttr<BoolAttr, "true">:$causal,
+    OptionalAttr<DenseI64ArrayAttr>:$sliding_window,
+    OptionalAttr<I64Attr>:$chunk_size,
+    OptionalAttr<StrAttr>:$mask_alignment,
     OptionalAttr<F32Attr>:$logits_soft_cap,
     OptionalAttr<Ejk_ConfigAttr>:$config
   );
@@ -299,11 +330,13 @@ def Ejk_BlockSparseAttentionOp : Ejk_Op<"block_sparse_attention", [
     Optional<AnyRankedTensor>:$lse
   );
   let assemblyFormat = [{
-    $query `,` $key `,` $value `,` $block_mask
+    $query `,` $key `,` $value (`,` $block_mask^)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`mask` `(` $mask^ `:` type($mask) `)`)?
     (`q_segment_ids` `(` $q_segment_ids^ `:` type($q_segment_ids) `)`)?
     (`kv_segment_ids` `(` $kv_segment_ids^ `:` type($kv_segment_ids) `)`)?
-    attr-dict `:` type($query) `,` type($key) `,` type($value) `,`
-    type($block_mask) `->` type($output) (`,` type($lse)^)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value)
+    (`,` type($block_mask)^)? `->` type($output) (`,` type($lse)^)?
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -311,6 +344,17 @@ def Ejk_BlockSparseAttentionOp : Ejk_Op<"block_sparse_attention", [
     static ::llvm::ArrayRef<::llvm::StringRef> getConfigNames();
     /// `softmax_scale`, or `1/sqrt(head_dim)` when it is absent.
     float getEffectiveSoftmaxScale();
+    /// Whether `mask_alignment = "bottom_right"` (top-left otherwise).
+    bool isBottomRightAligned() {
+      return getMaskAlignment() == ::llvm::StringRef("bottom_right");
+    }
+    /// `sliding_window` as [left, right]; one size `w` means [w, w].
+    std::optional<std::array<int64_t, 2>> getWindowBounds() {
+      std::optional<::llvm::ArrayRef<int64_t>> w = getSlidingWindow();
+      if (!w || w->empty())
+        return std::nullopt;
+      return std::array<int64_t, 2>{w->front(), w->back()};
+    }
   }];
 }
 

@@ -1,0 +1,171 @@
+//===- LiveBlocks.cpp - the live key blocks of block-sparse attention -----===//
+
+#include "Attention/LiveBlocks.h"
+#include "Common/CpuEmitter.h"
+
+#include "ejk/Ops/DispatchRewriter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+MemRefType LiveBlockGrid::listType(const AttentionProblem &p,
+                                   MLIRContext *context) const {
+  return MemRefType::get({p.liveBroadcastsBatch ? 1 : p.batch,
+                          p.liveBroadcastsHeads ? 1 : p.numHeads,
+                          numQueryBlocks(p), 1 + numKeyBlocks(p)},
+                         IntegerType::get(context, 32));
+}
+
+LogicalResult mlir::ejk::checkLiveBlockAlignment(const AttentionProblem &p,
+                                                 const LiveBlockGrid &grid,
+                                                 llvm::raw_ostream &reason) {
+  // One mask block covering the whole axis holds any kernel block.
+  if (grid.maskBlockQ < p.seqQ && grid.maskBlockQ % grid.blockQ != 0) {
+    reason << "'block_q' (" << grid.blockQ << ") must divide 'q_block_size' ("
+           << grid.maskBlockQ << "): a query block reads one block-mask row";
+    return failure();
+  }
+  if (grid.maskBlockK < p.seqK && grid.maskBlockK % grid.blockK != 0) {
+    reason << "'block_k' (" << grid.blockK << ") must divide 'kv_block_size' ("
+           << grid.maskBlockK << "): a key block is live or dead as a whole";
+    return failure();
+  }
+  return success();
+}
+
+Value mlir::ejk::floorDivPositive(Emitter &e, Value x, int64_t divisor) {
+  Value zero = e.index(0);
+  Value negative =
+      arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, x, zero);
+  // -((-x + divisor - 1) / divisor) for x < 0.
+  Value down = e.sub(zero, e.div(e.add(e.sub(zero, x), e.index(divisor - 1)),
+                                 e.index(divisor)));
+  return e.select(negative, down, e.div(x, e.index(divisor)));
+}
+
+/// The list dispatch's body: one list, as the header describes.
+static void buildLiveBlocksBody(OpBuilder &builder, Location loc,
+                                const AttentionProblem &p,
+                                const LiveBlockGrid &grid, Value blockMask,
+                                Value list) {
+  Emitter e(builder, loc, 1);
+  Value qBlock = WorkgroupIdOp::create(e.b, 0);
+  Value head = WorkgroupIdOp::create(e.b, 1);
+  Value batch = WorkgroupIdOp::create(e.b, 2);
+  Value zero = e.index(0), one = e.index(1);
+  Value rowStart = e.mul(qBlock, e.index(grid.blockQ));
+  Value lastRow =
+      e.min(e.add(rowStart, e.index(grid.blockQ - 1)), e.index(p.seqQ - 1));
+
+  // Keys [keyLo, keyHi) some row of the block may attend to by position.
+  int64_t offset = p.maskOffset();
+  Value firstDiag = e.add(rowStart, e.index(offset));
+  Value lastDiag = e.add(lastRow, e.index(offset));
+  Value keyLo = zero;
+  Value keyHi = e.index(p.seqK);
+  if (p.causal)
+    keyHi = e.min(keyHi, e.add(lastDiag, one));
+  if (p.slidingWindow) {
+    auto [left, right] = *p.slidingWindow;
+    keyLo = e.max(keyLo, e.sub(firstDiag, e.index(left)));
+    keyHi = e.min(keyHi, e.add(lastDiag, e.index(right + 1)));
+  }
+  if (p.chunkSize) {
+    int64_t c = *p.chunkSize;
+    keyLo = e.max(keyLo, e.mul(floorDivPositive(e, firstDiag, c), e.index(c)));
+    keyHi = e.min(
+        keyHi, e.mul(e.add(floorDivPositive(e, lastDiag, c), one), e.index(c)));
+  }
+  Value lo = e.div(e.max(keyLo, zero), e.index(grid.blockK));
+  Value ceil = e.div(e.add(e.max(keyHi, zero), e.index(grid.blockK - 1)),
+                     e.index(grid.blockK));
+  Value any =
+      arith::CmpIOp::create(e.b, arith::CmpIPredicate::sgt, keyHi, keyLo);
+  Value hi = e.select(any, ceil, lo);
+
+  Value maskRow = e.div(rowStart, e.index(grid.maskBlockQ));
+  Value count = e.forLoop(lo, hi, one, {zero}, [&](Value kb, ValueRange iter) {
+    Value position = e.add(iter[0], one);
+    memref::StoreOp::create(e.b, e.toI32(kb), list,
+                            ValueRange{batch, head, qBlock, position});
+    if (!blockMask)
+      return SmallVector<Value>{position};
+    Value maskCol =
+        e.div(e.mul(kb, e.index(grid.blockK)), e.index(grid.maskBlockK));
+    Value live = memref::LoadOp::create(
+        e.b, blockMask, ValueRange{batch, head, maskRow, maskCol});
+    Value step = arith::IndexCastOp::create(
+        e.b, e.b.getIndexType(),
+        arith::ExtUIOp::create(e.b, e.b.getI32Type(), live));
+    return SmallVector<Value>{e.add(iter[0], step)};
+  })[0];
+  memref::StoreOp::create(e.b, e.toI32(count), list,
+                          ValueRange{batch, head, qBlock, zero});
+}
+
+LogicalResult mlir::ejk::addLiveBlocksDispatch(DispatchRewriter &rewriter,
+                                               const AttentionProblem &p,
+                                               const LiveBlockGrid &grid,
+                                               bool vulkan,
+                                               AttentionBuffers &buffers) {
+  MemRefType listType = grid.listType(p, rewriter.dispatch().getContext());
+  SmallVector<Type> argTypes;
+  if (buffers.blockMask)
+    argTypes.push_back(buffers.blockMask.getType());
+  argTypes.push_back(listType);
+  Grid listGrid = {listType.getDimSize(2), listType.getDimSize(1),
+                   listType.getDimSize(0)};
+  func::FuncOp build = rewriter.addDispatch(
+      "live_blocks", argTypes, listGrid,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        buildLiveBlocksBody(b, loc, p, grid,
+                            buffers.blockMask ? args[0] : Value(), args.back());
+      });
+  if (vulkan)
+    DispatchRewriter::setVulkanLaunch(build, 1, 0);
+  DispatchRewriter::setWork(build, 0,
+                            DispatchRewriter::bytesOf(buffers.blockMask) +
+                                listType.getNumElements() * 4);
+
+  FailureOr<SmallVector<Value>> lists = rewriter.appendArguments({listType});
+  if (failed(lists))
+    return failure();
+  buffers.liveBlocks = (*lists)[0];
+  std::optional<unsigned> maskIndex;
+  if (buffers.blockMask)
+    maskIndex = DispatchRewriter::argumentIndex(buffers.blockMask);
+  rewriter.rewriteCallers({listType}, [&](OpBuilder &b, Location loc,
+                                          DispatchOp call, ValueRange temps) {
+    SmallVector<Value> listBindings;
+    if (maskIndex)
+      listBindings.push_back(call.getBuffers()[*maskIndex]);
+    listBindings.push_back(temps[0]);
+    DispatchOp::create(b, loc, build.getSymName(), listBindings);
+    SmallVector<Value> bindings(call.getBuffers());
+    bindings.append(temps.begin(), temps.end());
+    DispatchOp::create(b, loc, call.getCallee(), bindings);
+  });
+  return success();
+}
+
+LiveBlockList mlir::ejk::liveBlockList(Emitter &e, const AttentionProblem &p,
+                                       const AttentionBuffers &buffers,
+                                       Value batch, Value head, Value qBlock) {
+  return {buffers.liveBlocks, p.liveBroadcastsBatch ? e.index(0) : batch,
+          p.liveBroadcastsHeads ? e.index(0) : head, qBlock};
+}
+
+Value LiveBlockList::count(Emitter &e) const {
+  Value n = memref::LoadOp::create(e.b, list,
+                                   ValueRange{batch, head, qBlock, e.index(0)});
+  return arith::IndexCastOp::create(e.b, e.b.getIndexType(), n);
+}
+
+Value LiveBlockList::at(Emitter &e, Value i) const {
+  Value kb = memref::LoadOp::create(
+      e.b, list, ValueRange{batch, head, qBlock, e.add(i, e.index(1))});
+  return arith::IndexCastOp::create(e.b, e.b.getIndexType(), kb);
+}

@@ -1,0 +1,97 @@
+//===- LiveBlocks.h - the live key blocks of block-sparse attention -*- C++
+//-*-===//
+//
+// ejk.block_sparse_attention runs the flash attention kernels of either
+// target over a list of live key blocks per query block instead of a dense
+// key-block range. A dispatch before the attention builds the lists, one
+// workgroup per (query block, head, batch) of the list (heads and batch
+// collapse to 1 where the block mask broadcasts over them):
+//
+//   count = 0
+//   for each kernel key block kb the positional masks (causal, window,
+//   chunk) leave to some row of the query block:
+//     list[1 + count] = kb                     written whatever kb's state
+//     count += block_mask[.., qb's mask block, kb's mask block]
+//   list[0] = count
+//
+// a running exclusive prefix sum of the live flags that compacts the live
+// blocks in order, with no atomics: the lists, and so the kernels' order of
+// accumulation, are the same run after run. The body is scalar code both
+// targets lower (on Vulkan one thread per workgroup); it reads one byte per
+// block of the mask and writes one i32 per block, next to the attention's
+// O(block_q * block_k * head_dim) work per live block.
+//
+// A kernel key block must lie in one mask key block and a kernel query
+// block in one mask query block (the config rules check it), so a listed
+// block is live for every row and key it covers; the kernels then apply
+// only the element masks (positions, token mask, segments).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_OPS_ATTENTION_LIVEBLOCKS_H
+#define EJK_OPS_ATTENTION_LIVEBLOCKS_H
+
+#include "ejk/Ops/Attention/Problem.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace mlir::ejk {
+
+class DispatchRewriter;
+class Emitter;
+
+/// The kernel's blocks and the op's mask blocks of one block-sparse
+/// attention.
+struct LiveBlockGrid {
+  int64_t blockQ, blockK;
+  int64_t maskBlockQ, maskBlockK;
+
+  int64_t numQueryBlocks(const AttentionProblem &p) const {
+    return (p.seqQ + blockQ - 1) / blockQ;
+  }
+  int64_t numKeyBlocks(const AttentionProblem &p) const {
+    return (p.seqK + blockK - 1) / blockK;
+  }
+  /// [batch | 1, heads | 1, query blocks, 1 + key blocks] i32: entry 0 is
+  /// the count, entries 1.. the live key blocks in increasing order.
+  MemRefType listType(const AttentionProblem &p, MLIRContext *context) const;
+};
+
+/// Why a kernel with blocks (`blockQ`, `blockK`) cannot run the op's mask
+/// blocks, on `reason`; success when every kernel block lies in one mask
+/// block.
+LogicalResult checkLiveBlockAlignment(const AttentionProblem &p,
+                                      const LiveBlockGrid &grid,
+                                      llvm::raw_ostream &reason);
+
+/// Adds the dispatch that builds the live-block lists before the attention
+/// dispatch, appends the lists to the attention dispatch's arguments
+/// (`buffers.liveBlocks`) and makes every caller allocate them and run the
+/// list dispatch first. `vulkan` gives the list dispatch one thread a
+/// workgroup.
+LogicalResult addLiveBlocksDispatch(DispatchRewriter &rewriter,
+                                    const AttentionProblem &p,
+                                    const LiveBlockGrid &grid, bool vulkan,
+                                    AttentionBuffers &buffers);
+
+/// The kernels' view of the list of (query block `qBlock`, `head`, `batch`):
+/// the count and the i-th live key block (index values).
+struct LiveBlockList {
+  Value list, batch, head, qBlock;
+  Value count(Emitter &e) const;
+  Value at(Emitter &e, Value i) const;
+};
+
+/// The list of `qBlock`, `head` (a query head) and `batch` in `buffers`.
+LiveBlockList liveBlockList(Emitter &e, const AttentionProblem &p,
+                            const AttentionBuffers &buffers, Value batch,
+                            Value head, Value qBlock);
+
+/// Floor division by a positive constant (positions left of key 0 under a
+/// bottom-right alignment are negative).
+Value floorDivPositive(Emitter &e, Value x, int64_t divisor);
+
+} // namespace mlir::ejk
+
+#endif // EJK_OPS_ATTENTION_LIVEBLOCKS_H

@@ -1,0 +1,35 @@
+//===- BlockSparse.h - block-sparse attention on Vulkan ---------*- C++ -*-===//
+//
+// The Vulkan config rules and kernel builder of
+// `ejk.block_sparse_attention`: the portable flash attention kernel
+// (Kernel.cpp, f32 arithmetic for every element type) over the live-block
+// lists of LiveBlocks.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_OPS_ATTENTION_VULKAN_BLOCKSPARSE_H
+#define EJK_OPS_ATTENTION_VULKAN_BLOCKSPARSE_H
+
+#include "ejk/Dialect/Ejk/EjkOps.h"
+#include "ejk/Ops/DispatchRewriter.h"
+
+namespace mlir::ejk {
+
+struct VulkanBlockSparseAttention {
+  static SmallVector<ConfigAttr>
+  configSpace(BlockSparseAttentionOp op, const TargetInfo &target, bool full);
+  static ConfigAttr heuristicConfig(BlockSparseAttentionOp op,
+                                    const TargetInfo &target);
+  /// A portable layout exists (Layout.h), f16 has the device features, no
+  /// key splits, and the blocks each lie in one block of the mask.
+  static LogicalResult verifyConfig(BlockSparseAttentionOp op,
+                                    ConfigAttr config, const TargetInfo &target,
+                                    raw_ostream &reason);
+  /// The live-block dispatch (one thread per list) and the attention.
+  static LogicalResult tile(BlockSparseAttentionOp op, ConfigAttr config,
+                            DispatchRewriter &rewriter);
+};
+
+} // namespace mlir::ejk
+
+#endif // EJK_OPS_ATTENTION_VULKAN_BLOCKSPARSE_H
