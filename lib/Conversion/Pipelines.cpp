@@ -1,8 +1,8 @@
 //===- Pipelines.cpp - the compilation pipelines --------------------------===//
 //
 //   ejk-cpu-pipeline  = tiling pipeline + ejk-lower-to-llvm
-//   tiling pipeline   = ejk-select-configs, ejk-form-dispatches,
-//                       ejk-tile-dispatches
+//   tiling pipeline   = ejk-expand-entries, ejk-select-configs,
+//                       ejk-form-dispatches, ejk-tile-dispatches
 //   ejk-lower-to-llvm = ejk-prepare-cpu-kernels, cleanups,
 //                       ejk-approximate-math, vector/scf/math/arith/memref/
 //                       func/cf to LLVM, ejk-cpu-dispatch-wrappers
@@ -34,6 +34,7 @@ void mlir::ejk::buildSelectionPipeline(OpPassManager &pm,
   select.target = options.target;
   select.vectorBits = options.vectorBits;
   select.numCores = options.numCores;
+  pm.addPass(createEjkExpandEntries());
   pm.addPass(options.selection
                  ? createEjkSelectConfigs(select, options.selection)
                  : createEjkSelectConfigs(select));

@@ -2,7 +2,7 @@
 //
 //   mpirun -np N ejk-ring-run MANIFEST --entry NAME --q Q.npy --k K.npy
 //          --v V.npy [--out O.npy] [--lse L.npy] [--layout contiguous|zigzag]
-//          [--repeat R] [--stats] [--exit-early-rank R]
+//          [--repeat R] [--stats] [--exit-early-rank R] [--random SEED]
 //
 // Every rank reads the full-sequence q/k/v (.npy, [B, N*S, ...], natural
 // order), takes its shard in the chosen layout, runs ejk_ring_run, and rank
@@ -11,6 +11,8 @@
 // the lit tests (test/Integration/CPU/ring) and the benchmark
 // (bench/cpu/ring.sh). --exit-early-rank makes that rank exit without
 // MPI_Finalize before the ring starts, to test that the others end.
+// --random SEED makes the inputs from a counter hash (shapes from the
+// entry), for benchmarks on machines without the .npy files.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +32,8 @@ namespace {
 struct Options {
   std::string manifest, entry, q, k, v, out, lse, layout = "contiguous";
   int repeat = 1, exitEarlyRank = -1;
+  /// --random SEED: inputs from a counter hash instead of files.
+  long random = -1;
   bool stats = false;
 };
 
@@ -38,7 +42,7 @@ int usage(const char *message) {
                "ejk-ring-run: %s\nusage: mpirun -np N ejk-ring-run MANIFEST "
                "--entry NAME --q Q.npy --k K.npy --v V.npy [--out O.npy] "
                "[--lse L.npy] [--layout contiguous|zigzag] [--repeat R] "
-               "[--stats] [--exit-early-rank R]\n",
+               "[--stats] [--exit-early-rank R] [--random SEED]\n",
                message);
   return 2;
 }
@@ -80,7 +84,7 @@ bool parse(int argc, char **argv, Options &o, std::string &error) {
         error = "--layout must be contiguous or zigzag, got '" + o.layout + "'";
         return false;
       }
-    } else if (a == "--repeat" || a == "--exit-early-rank") {
+    } else if (a == "--repeat" || a == "--exit-early-rank" || a == "--random") {
       if (!value(number))
         return false;
       char *end = nullptr;
@@ -89,7 +93,10 @@ bool parse(int argc, char **argv, Options &o, std::string &error) {
         error = a + " needs a non-negative integer, got '" + number + "'";
         return false;
       }
-      (a == "--repeat" ? o.repeat : o.exitEarlyRank) = int(n);
+      if (a == "--random")
+        o.random = n;
+      else
+        (a == "--repeat" ? o.repeat : o.exitEarlyRank) = int(n);
     } else if (a == "--stats") {
       o.stats = true;
     } else if (!a.empty() && a[0] != '-' && o.manifest.empty()) {
@@ -99,9 +106,9 @@ bool parse(int argc, char **argv, Options &o, std::string &error) {
       return false;
     }
   }
-  if (o.manifest.empty() || o.entry.empty() || o.q.empty() || o.k.empty() ||
-      o.v.empty()) {
-    error = "MANIFEST, --entry, --q, --k and --v are required";
+  if (o.manifest.empty() || o.entry.empty() ||
+      (o.random < 0 && (o.q.empty() || o.k.empty() || o.v.empty()))) {
+    error = "MANIFEST, --entry, and --q, --k, --v or --random are required";
     return false;
   }
   if (o.repeat < 1)
@@ -133,6 +140,46 @@ std::vector<float> shardOf(const ejk::NpyArray &full, int rank, int ranks,
   return shard;
 }
 
+/// A full-sequence input of the ring entry's block `full` argument `index`
+/// (its shard shape with n times the rows), uniform in [-1, 1) from a
+/// counter hash of (seed, index, element), so every rank makes the same.
+bool randomInput(ejk_module *module, const std::string &entry, int ranks,
+                 long seed, size_t index, ejk::NpyArray &out) {
+  size_t count = 0;
+  ejk_module_entry_count(module, &count);
+  std::string head = entry + "__ring__", tail = "__full";
+  for (size_t i = 0; i < count; ++i) {
+    const char *name = nullptr;
+    ejk_module_entry_name(module, i, &name);
+    std::string text(name ? name : "");
+    if (text.rfind(head, 0) != 0 || text.size() < tail.size() ||
+        text.compare(text.size() - tail.size(), tail.size(), tail) != 0)
+      continue;
+    ejk_tensor_desc desc;
+    if (ejk_module_entry_arg(module, name, 0, index, &desc) != EJK_OK)
+      return false;
+    out.dtype = "f32";
+    out.shape.assign(desc.shape, desc.shape + desc.rank);
+    out.shape[1] *= ranks;
+    size_t n = 1;
+    for (int64_t e : out.shape)
+      n *= size_t(e);
+    out.data.resize(n * 4);
+    float *data = reinterpret_cast<float *>(out.data.data());
+    for (size_t e = 0; e < n; ++e) {
+      uint64_t x = (uint64_t(seed) << 40) ^ (uint64_t(index) << 36) ^ e;
+      x ^= x >> 33;
+      x *= 0xff51afd7ed558ccdULL;
+      x ^= x >> 33;
+      x *= 0xc4ceb9fe1a85ec53ULL;
+      x ^= x >> 33;
+      data[e] = float(x >> 40) / float(1 << 23) - 1.0f;
+    }
+    return true;
+  }
+  return false;
+}
+
 int failed(int rank, const char *what, ejk_status status) {
   std::fprintf(stderr, "ejk-ring-run: rank %d: %s: %s: %s\n", rank, what,
                ejk_status_name(status), ejk_ring_last_error());
@@ -154,22 +201,6 @@ int main(int argc, char **argv) {
   }
   bool zigzag = o.layout == "zigzag";
 
-  ejk::NpyArray q, k, v;
-  for (auto [path, array] : {std::pair{&o.q, &q}, {&o.k, &k}, {&o.v, &v}}) {
-    if (!ejk::readNpy(*path, *array, error) || array->dtype != "f32" ||
-        array->shape.size() != 4 || array->shape[1] % ranks != 0 ||
-        (zigzag && array->shape[1] % (2 * ranks) != 0)) {
-      std::fprintf(stderr, "ejk-ring-run: rank %d: '%s': %s\n", rank,
-                   path->c_str(),
-                   error.empty() ? "needs f32 [B, S, H, D] with S a multiple "
-                                   "of the ranks (of 2 x ranks for zigzag)"
-                                 : error.c_str());
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-  }
-  int64_t batch = q.shape[0], seq = q.shape[1] / ranks, heads = q.shape[2],
-          headDimV = v.shape[3];
-
   ejk_device *device = nullptr;
   ejk_module *module = nullptr;
   ejk_comm *comm = nullptr;
@@ -182,6 +213,28 @@ int main(int argc, char **argv) {
                  ejk_status_name(s), ejk_last_error());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
+  ejk::NpyArray q, k, v;
+  size_t argIndex = 0;
+  for (auto [path, array] : {std::pair{&o.q, &q}, {&o.k, &k}, {&o.v, &v}}) {
+    bool read = o.random >= 0 ? randomInput(module, o.entry, ranks, o.random,
+                                            argIndex++, *array)
+                              : ejk::readNpy(*path, *array, error);
+    if (o.random >= 0 && !read)
+      error = "no ring entry '" + o.entry + "' to take shapes from";
+    if (!read || array->dtype != "f32" || array->shape.size() != 4 ||
+        array->shape[1] % ranks != 0 ||
+        (zigzag && array->shape[1] % (2 * ranks) != 0)) {
+      std::fprintf(stderr, "ejk-ring-run: rank %d: '%s': %s\n", rank,
+                   path->c_str(),
+                   error.empty() ? "needs f32 [B, S, H, D] with S a multiple "
+                                   "of the ranks (of 2 x ranks for zigzag)"
+                                 : error.c_str());
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  }
+  int64_t batch = q.shape[0], seq = q.shape[1] / ranks, heads = q.shape[2],
+          headDimV = v.shape[3];
+
   MPI_Comm world = MPI_COMM_WORLD;
   if ((s = ejk_comm_create_mpi(&world, &comm)) != EJK_OK)
     return failed(rank, "communicator", s);

@@ -5,6 +5,19 @@
 
 include "mlir/Pass/PassBase.td"
 
+def EjkExpandEntries : Pass<"ejk-expand-entries", "ModuleOp"> {
+  let summary = "Replace entries of runtime-driven ops by the entries the runtime calls";
+  let description = [{
+    Some ops are a program that the runtime drives rather than one kernel:
+    `ejk.ring_attention` runs one flash-attention block per ring step and
+    the runtime moves the key/value blocks between processes. Their family
+    registers an expander (`ejk/Ops/EntryExpansion.h`) that replaces the
+    public function holding the op by the public functions the runtime
+    calls, made of ordinary ejk ops (docs/ops/ring.md). Runs before config
+    selection; a module without such ops is left unchanged.
+  }];
+}
+
 def EjkFormDispatches : Pass<"ejk-form-dispatches", "ModuleOp"> {
   let summary = "Bufferize entry functions into dispatches with a fixed ABI";
   let description = [{

@@ -11,6 +11,7 @@
 #include "Attention/Cpu/FlashAttention.h"
 #include "Attention/Cpu/FlashAttentionGrad.h"
 #include "Attention/Reference.h"
+#include "Attention/Ring/Ring.h"
 #include "Attention/Vulkan/BlockSparse.h"
 #include "Attention/Vulkan/FlashAttention.h"
 #include "Attention/Vulkan/FlashAttentionGrad.h"
@@ -171,6 +172,7 @@ public:
 void mlir::ejk::registerAttentionFamily(DialectRegistry &registry) {
   registerOpModel(std::make_unique<FlashAttentionModel>());
   registerOpModel(std::make_unique<FlashAttentionGradModel>());
+  registerRingAttentionExpander();
   registerOpModel(std::make_unique<BlockSparseAttentionModel>());
   registry.addExtension(+[](MLIRContext *context, EjkDialect *) {
     FlashAttentionOp::attachInterface<TunableModel<FlashAttentionOp>>(*context);

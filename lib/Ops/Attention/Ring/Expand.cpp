@@ -1,0 +1,151 @@
+//===- Expand.cpp - ejk.ring_attention to the entries of its ring ---------===//
+//
+// Ring attention is a program the runtime drives (docs/ops/ring.md): at
+// each ring step the runtime runs one flash-attention block of the local
+// queries against the key/value shard that is visiting, merges its output
+// and lse into the running result, and moves the shard to the next rank
+// while the block computes. This expander replaces the entry holding the
+// op by the block entries the runtime calls, each an ordinary
+// `ejk.flash_attention` that selection, tiling and both targets compile
+// like any other:
+//
+//   <entry>__ring__n<N>__c<0|1>__w<L>_<R>|wn__<role>
+//
+// The name carries what the runtime needs to choose a block per step (the
+// ring size, causal, the window); the roles are
+//   full   queries against a whole shard, no mask       (q S, kv S)
+//   diag   the op's causal/window mask at offset 0      (q S, kv S)
+//   masked a [1, 1, S, S] i1 mask the runtime fills     (only with a window)
+//   zzkv   queries against the first half of a shard    (q S, kv S/2)
+//   zzq    the second half of the queries, whole shard  (q S/2, kv S)
+// (zzkv/zzq: causal without a window and S even, for the zigzag layout).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Attention/Ring/Ring.h"
+#include "ejk/Dialect/Ejk/EjkOps.h"
+
+#include "ejk/Ops/EntryExpansion.h"
+
+#include "mlir/IR/Builders.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+namespace {
+/// What every block entry shares.
+struct RingBlocks {
+  RingAttentionOp op;
+  std::string prefix;
+  RankedTensorType q, k, v;
+};
+} // namespace
+
+static RankedTensorType withSeq(RankedTensorType type, int64_t seq) {
+  SmallVector<int64_t> shape(type.getShape());
+  shape[1] = seq;
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+/// Adds the public function `<prefix>__<role>`: flash attention of a query
+/// block of `seqQ` rows against a key/value block of `seqK` keys, with
+/// the op's scale and soft cap, `causal`/`window` as given and a mask
+/// input when `withMask`; results output and lse.
+static void addBlock(OpBuilder &b, const RingBlocks &ring, StringRef role,
+                     int64_t seqQ, int64_t seqK, bool causal,
+                     DenseI64ArrayAttr window, bool withMask) {
+  RingAttentionOp op = ring.op;
+  Location loc = op.getLoc();
+  MLIRContext *context = b.getContext();
+  RankedTensorType q = withSeq(ring.q, seqQ), k = withSeq(ring.k, seqK),
+                   v = withSeq(ring.v, seqK);
+  SmallVector<Type> inputs = {q, k, v};
+  if (withMask)
+    inputs.push_back(RankedTensorType::get({1, 1, seqQ, seqK},
+                                           IntegerType::get(context, 1)));
+  int64_t batch = q.getDimSize(0), heads = q.getDimSize(2);
+  auto output = RankedTensorType::get({batch, seqQ, heads, v.getDimSize(3)},
+                                      q.getElementType());
+  auto lse =
+      RankedTensorType::get({batch, heads, seqQ}, Float32Type::get(context));
+  auto type = FunctionType::get(context, inputs, {output, lse});
+  auto func =
+      func::FuncOp::create(b, loc, (ring.prefix + "__" + role).str(), type);
+  Block *body = func.addEntryBlock();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(body);
+  Value mask = withMask ? body->getArgument(3) : Value();
+  // The scale is written out: the default 1/sqrt(head_dim) of the block is
+  // the op's, but spelling it keeps the entries self-describing.
+  auto attention = FlashAttentionOp::create(
+      b, loc, output, lse, body->getArgument(0), body->getArgument(1),
+      body->getArgument(2), /*bias=*/Value(), mask, Value(), Value(),
+      b.getF32FloatAttr(op.getEffectiveSoftmaxScale()),
+      causal ? b.getUnitAttr() : UnitAttr(), window, StringAttr(),
+      op.getLogitsSoftCapAttr(), FloatAttr(), IntegerAttr(), ConfigAttr());
+  func::ReturnOp::create(b, loc, attention.getResults());
+}
+
+static LogicalResult expandRingAttention(Operation *raw, func::FuncOp entry) {
+  auto op = cast<RingAttentionOp>(raw);
+  if (op.getQSegmentIds())
+    return op.emitOpError("segment ids are not supported by the ring runtime "
+                          "in this version of ejk");
+  // The runtime calls the blocks with the entry's buffers, so the entry
+  // must be exactly the op: (query, key, value) -> (output[, lse]).
+  Block &block = entry.getBody().front();
+  auto ret = dyn_cast<func::ReturnOp>(block.getTerminator());
+  if (block.getOperations().size() != 2 || entry.getNumArguments() != 3 ||
+      op.getQuery() != block.getArgument(0) ||
+      op.getKey() != block.getArgument(1) ||
+      op.getValue() != block.getArgument(2) || !ret ||
+      ret.getOperands() != ValueRange(op->getResults()))
+    return op.emitOpError("must be the only op of its entry '")
+           << entry.getSymName()
+           << "', taking (query, key, value) and returning its results in "
+              "order: the runtime drives it (docs/ops/ring.md)";
+  auto q = cast<RankedTensorType>(op.getQuery().getType());
+  if (!q.getElementType().isF32())
+    return op.emitOpError("compiles for f32 only in this version of ejk "
+                          "(the ring merges f32 partial outputs), got ")
+           << q.getElementType();
+  if (op.getConfigAttr())
+    return op.emitOpError(
+        "takes no 'config': each block entry selects its own");
+
+  RingBlocks ring;
+  ring.op = op;
+  ring.q = q;
+  ring.k = cast<RankedTensorType>(op.getKey().getType());
+  ring.v = cast<RankedTensorType>(op.getValue().getType());
+  int64_t seq = q.getDimSize(1);
+  bool causal = op.getCausal();
+  DenseI64ArrayAttr window = op.getSlidingWindowAttr();
+  std::string windowTag =
+      window ? llvm::formatv("w{0}_{1}", window[0], window[1]).str() : "wn";
+  ring.prefix = llvm::formatv("{0}__ring__n{1}__c{2}__{3}", entry.getSymName(),
+                              op.getRingSize(), causal ? 1 : 0, windowTag)
+                    .str();
+
+  OpBuilder b(entry);
+  addBlock(b, ring, "full", seq, seq, false, nullptr, false);
+  addBlock(b, ring, "diag", seq, seq, causal, window, false);
+  if (window)
+    addBlock(b, ring, "masked", seq, seq, false, nullptr, true);
+  if (causal && !window && seq % 2 == 0 && seq > 0) {
+    addBlock(b, ring, "zzkv", seq, seq / 2, false, nullptr, false);
+    addBlock(b, ring, "zzq", seq / 2, seq, false, nullptr, false);
+  }
+  entry.erase();
+  return success();
+}
+
+namespace mlir::ejk {
+/// Called by registerAttentionFamily.
+void registerRingAttentionExpander() {
+  registerEntryExpander(RingAttentionOp::getOperationName(),
+                        expandRingAttention);
+}
+} // namespace mlir::ejk

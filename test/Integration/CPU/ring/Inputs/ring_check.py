@@ -1,0 +1,180 @@
+"""Ring attention over MPI against single-process flash attention.
+
+usage: ring_check.py WORK_DIR CASE [CASE ...]
+       ring_check.py WORK_DIR --mismatch | --exit-early
+(ejkc, ejk-run, ejk-ring-run and mpirun from PATH)
+
+For each case it writes one .mlir with a full-sequence `ejk.flash_attention`
+entry and a ring entry per ring size (same options, shards of S / n rows),
+compiles it with ejkc, runs the full entry with ejk-run and the ring entry
+with `mpirun -np n ejk-ring-run` (in each layout that applies), and compares
+the gathered output and lse with `ejk-run --check`'s f32 tolerances
+(|x - ref| <= 1e-4 + 1e-4 |ref|, infinities equal). Prints one line per run.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+# name: (batch, seq, heads, kv_heads, dim, dim_v, attributes, ring sizes)
+CASES = {
+    "plain": (2, 64, 4, 4, 32, 32, "", (2, 4)),
+    "causal": (1, 128, 4, 4, 32, 32, "causal", (2, 4)),
+    "gqa": (1, 64, 8, 2, 32, 16, "causal", (2, 4)),
+    "window": (1, 128, 2, 2, 32, 32, "sliding_window = array<i64: 40, 24>",
+               (2, 4)),
+    "causal-window": (1, 128, 2, 1, 32, 32,
+                      "causal, sliding_window = array<i64: 48, 0>", (2, 4)),
+    "softcap": (1, 64, 4, 2, 32, 32,
+                "causal, logits_soft_cap = 2.0 : f32, softmax_scale = 0.5 : f32",
+                (2, 4)),
+}
+
+TIMEOUT = 120
+
+
+def fa_attrs(attrs):
+    return "{" + attrs + "}" if attrs else ""
+
+
+def ring_attrs(attrs, n):
+    return "{ring_size = %d : i64%s}" % (n, (", " + attrs) if attrs else "")
+
+
+def write_mlir(path, case):
+    b, s, h, hk, d, dv, attrs, sizes = CASES[case]
+
+    def t(seq, heads, dim):
+        return "tensor<%dx%dx%dx%dxf32>" % (b, seq, heads, dim)
+
+    def lse(seq):
+        return "tensor<%dx%dx%dxf32>" % (b, h, seq)
+    text = []
+    text.append(
+        "func.func @full(%%q: %s, %%k: %s, %%v: %s) -> (%s, %s) {\n"
+        "  %%o, %%l = ejk.flash_attention %%q, %%k, %%v %s : %s, %s, %s -> %s, %s\n"
+        "  return %%o, %%l : %s, %s\n}\n" % (
+            t(s, h, d), t(s, hk, d), t(s, hk, dv), t(s, h, dv), lse(s),
+            fa_attrs(attrs), t(s, h, d), t(s, hk, d), t(s, hk, dv),
+            t(s, h, dv), lse(s), t(s, h, dv), lse(s)))
+    for n in sizes:
+        ls = s // n
+        text.append(
+            "func.func @ring%d(%%q: %s, %%k: %s, %%v: %s) -> (%s, %s) {\n"
+            "  %%o, %%l = ejk.ring_attention %%q, %%k, %%v %s : %s, %s, %s -> %s, %s\n"
+            "  return %%o, %%l : %s, %s\n}\n" % (
+                n, t(ls, h, d), t(ls, hk, d), t(ls, hk, dv), t(ls, h, dv),
+                lse(ls), ring_attrs(attrs, n), t(ls, h, d), t(ls, hk, d),
+                t(ls, hk, dv), t(ls, h, dv), lse(ls), t(ls, h, dv), lse(ls)))
+    with open(path, "w") as f:
+        f.write("\n".join(text))
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True,
+                          timeout=TIMEOUT, **kw)
+
+
+def must(cmd):
+    p = run(cmd)
+    if p.returncode != 0:
+        sys.stdout.write("FAILED: %s\n%s%s" % (" ".join(cmd), p.stdout,
+                                                p.stderr))
+        sys.exit(1)
+    return p
+
+
+def close(x, ref):
+    inf = np.isinf(ref)
+    if not np.array_equal(np.isinf(x), inf) or \
+            not np.array_equal(x[inf], ref[inf]):
+        return False, float("inf")
+    err = np.abs(x[~inf] - ref[~inf])
+    bound = 1e-4 + 1e-4 * np.abs(ref[~inf])
+    return bool(np.all(err <= bound)), float(err.max(initial=0.0))
+
+
+def check_case(work, case):
+    b, s, h, hk, d, dv, attrs, sizes = CASES[case]
+    dirn = os.path.join(work, case)
+    os.makedirs(dirn, exist_ok=True)
+    mlir = os.path.join(dirn, "ring.mlir")
+    write_mlir(mlir, case)
+    rng = np.random.default_rng(len(case))
+    q = rng.standard_normal((b, s, h, d), dtype=np.float32)
+    k = rng.standard_normal((b, s, hk, d), dtype=np.float32)
+    v = rng.standard_normal((b, s, hk, dv), dtype=np.float32)
+    files = {}
+    for name, arr in (("q", q), ("k", k), ("v", v)):
+        files[name] = os.path.join(dirn, name + ".npy")
+        np.save(files[name], arr)
+    ref_o, ref_l = os.path.join(dirn, "o.npy"), os.path.join(dirn, "l.npy")
+    must(["ejk-run", mlir, "--entry", "full",
+          "--input", files["q"], "--input", files["k"], "--input", files["v"],
+          "--output", ref_o, "--output", ref_l])
+    art = os.path.join(dirn, "art")
+    must(["ejkc", mlir, "-o", art])
+    manifest = os.path.join(art, "ring.json")
+    layouts = ["contiguous"] + (["zigzag"] if "causal" in attrs else [])
+    for n in sizes:
+        for layout in layouts:
+            out_o = os.path.join(dirn, "o%d%s.npy" % (n, layout))
+            out_l = os.path.join(dirn, "l%d%s.npy" % (n, layout))
+            must(["timeout", str(TIMEOUT), "mpirun", "-np", str(n),
+                  "ejk-ring-run", manifest,
+                  "--entry", "ring%d" % n, "--layout", layout,
+                  "--q", files["q"], "--k", files["k"], "--v", files["v"],
+                  "--out", out_o, "--lse", out_l])
+            ok_o, err_o = close(np.load(out_o), np.load(ref_o))
+            ok_l, err_l = close(np.load(out_l), np.load(ref_l))
+            print("%s np=%d %s: output %s lse %s" % (
+                case, n, layout, "ok" if ok_o else "MISMATCH %g" % err_o,
+                "ok" if ok_l else "MISMATCH %g" % err_l))
+
+
+def errors(work, which):
+    case = "causal"
+    dirn = os.path.join(work, "errors")
+    os.makedirs(dirn, exist_ok=True)
+    mlir = os.path.join(dirn, "ring.mlir")
+    write_mlir(mlir, case)
+    b, s, h, hk, d, dv, attrs, sizes = CASES[case]
+    rng = np.random.default_rng(0)
+    for name, shape in (("q", (b, s, h, d)), ("k", (b, s, hk, d)),
+                        ("v", (b, s, hk, dv))):
+        np.save(os.path.join(dirn, name + ".npy"),
+                rng.standard_normal(shape, dtype=np.float32))
+    art = os.path.join(dirn, "art")
+    must(["ejkc", mlir, "-o", art])
+    args = ["ejk-ring-run",
+            os.path.join(art, "ring.json"),
+            "--q", os.path.join(dirn, "q.npy"),
+            "--k", os.path.join(dirn, "k.npy"),
+            "--v", os.path.join(dirn, "v.npy")]
+    if which == "--mismatch":
+        # ring4 is compiled for 4 ranks: 2 ranks must all fail, not hang.
+        p = run(["timeout", "60", "mpirun", "-np", "2"] + args +
+                ["--entry", "ring4"])
+    else:
+        p = run(["timeout", "60", "mpirun", "-np", "4"] + args +
+                ["--entry", "ring4", "--exit-early-rank", "2"])
+    print("exit status %s (timeout: %s)" % (
+        "nonzero" if p.returncode else "zero", p.returncode == 124))
+    for line in sorted(set((p.stdout + p.stderr).splitlines())):
+        if "ejk-ring-run" in line or "exited" in line or "rank" in line:
+            print(line.strip())
+
+
+def main():
+    work = sys.argv[1]
+    os.makedirs(work, exist_ok=True)
+    if sys.argv[2].startswith("--"):
+        errors(work, sys.argv[2])
+        return
+    for case in sys.argv[2:]:
+        check_case(work, case)
+
+
+if __name__ == "__main__":
+    main()

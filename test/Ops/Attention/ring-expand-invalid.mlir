@@ -1,0 +1,31 @@
+// RUN: ejk-opt %s -split-input-file -ejk-expand-entries -verify-diagnostics
+
+func.func @bf16(%q: tensor<1x16x2x8xbf16>, %k: tensor<1x16x2x8xbf16>, %v: tensor<1x16x2x8xbf16>) -> tensor<1x16x2x8xbf16> {
+  // expected-error @+1 {{'ejk.ring_attention' op compiles for f32 only in this version of ejk (the ring merges f32 partial outputs), got 'bf16'}}
+  %o = ejk.ring_attention %q, %k, %v {ring_size = 2 : i64} : tensor<1x16x2x8xbf16>, tensor<1x16x2x8xbf16>, tensor<1x16x2x8xbf16> -> tensor<1x16x2x8xbf16>
+  return %o : tensor<1x16x2x8xbf16>
+}
+
+// -----
+
+func.func @segments(%q: tensor<1x16x2x8xf32>, %k: tensor<1x16x2x8xf32>, %v: tensor<1x16x2x8xf32>, %s: tensor<1x16xi32>) -> tensor<1x16x2x8xf32> {
+  // expected-error @+1 {{'ejk.ring_attention' op segment ids are not supported by the ring runtime in this version of ejk}}
+  %o = ejk.ring_attention %q, %k, %v q_segment_ids(%s : tensor<1x16xi32>) kv_segment_ids(%s : tensor<1x16xi32>) {ring_size = 2 : i64} : tensor<1x16x2x8xf32>, tensor<1x16x2x8xf32>, tensor<1x16x2x8xf32> -> tensor<1x16x2x8xf32>
+  return %o : tensor<1x16x2x8xf32>
+}
+
+// -----
+
+func.func @not_alone(%q: tensor<1x16x2x8xf32>, %k: tensor<1x16x2x8xf32>, %v: tensor<1x16x2x8xf32>) -> tensor<1x16x2x8xf32> {
+  // expected-error @+1 {{'ejk.ring_attention' op must be the only op of its entry 'not_alone', taking (query, key, value) and returning its results in order: the runtime drives it (docs/ops/ring.md)}}
+  %o = ejk.ring_attention %k, %q, %v {ring_size = 2 : i64} : tensor<1x16x2x8xf32>, tensor<1x16x2x8xf32>, tensor<1x16x2x8xf32> -> tensor<1x16x2x8xf32>
+  return %o : tensor<1x16x2x8xf32>
+}
+
+// -----
+
+func.func @config(%q: tensor<1x16x2x8xf32>, %k: tensor<1x16x2x8xf32>, %v: tensor<1x16x2x8xf32>) -> tensor<1x16x2x8xf32> {
+  // expected-error @+1 {{'ejk.ring_attention' op takes no 'config': each block entry selects its own}}
+  %o = ejk.ring_attention %q, %k, %v {ring_size = 2 : i64, config = #ejk.config<block_q = 16>} : tensor<1x16x2x8xf32>, tensor<1x16x2x8xf32>, tensor<1x16x2x8xf32> -> tensor<1x16x2x8xf32>
+  return %o : tensor<1x16x2x8xf32>
+}
