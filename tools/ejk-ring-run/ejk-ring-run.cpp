@@ -3,6 +3,7 @@
 //   mpirun -np N ejk-ring-run MANIFEST --entry NAME --q Q.npy --k K.npy
 //          --v V.npy [--out O.npy] [--lse L.npy] [--layout contiguous|zigzag]
 //          [--repeat R] [--stats] [--exit-early-rank R] [--random SEED]
+//          [--device cpu|vulkan|vulkan:N]
 //
 // Every rank reads the full-sequence q/k/v (.npy, [B, N*S, ...], natural
 // order), takes its shard in the chosen layout, runs ejk_ring_run, and rank
@@ -31,6 +32,8 @@
 namespace {
 struct Options {
   std::string manifest, entry, q, k, v, out, lse, layout = "contiguous";
+  /// ejk_device_create's spec: "cpu", "vulkan", "vulkan:N"...
+  std::string device = "cpu";
   int repeat = 1, exitEarlyRank = -1;
   /// --random SEED: inputs from a counter hash instead of files.
   long random = -1;
@@ -38,12 +41,13 @@ struct Options {
 };
 
 int usage(const char *message) {
-  std::fprintf(stderr,
-               "ejk-ring-run: %s\nusage: mpirun -np N ejk-ring-run MANIFEST "
-               "--entry NAME --q Q.npy --k K.npy --v V.npy [--out O.npy] "
-               "[--lse L.npy] [--layout contiguous|zigzag] [--repeat R] "
-               "[--stats] [--exit-early-rank R] [--random SEED]\n",
-               message);
+  std::fprintf(
+      stderr,
+      "ejk-ring-run: %s\nusage: mpirun -np N ejk-ring-run MANIFEST "
+      "--entry NAME --q Q.npy --k K.npy --v V.npy [--out O.npy] "
+      "[--lse L.npy] [--layout contiguous|zigzag] [--repeat R] "
+      "[--stats] [--exit-early-rank R] [--random SEED] [--device SPEC]\n",
+      message);
   return 2;
 }
 
@@ -76,6 +80,9 @@ bool parse(int argc, char **argv, Options &o, std::string &error) {
         return false;
     } else if (a == "--lse") {
       if (!value(o.lse))
+        return false;
+    } else if (a == "--device") {
+      if (!value(o.device))
         return false;
     } else if (a == "--layout") {
       if (!value(o.layout))
@@ -205,7 +212,7 @@ int main(int argc, char **argv) {
   ejk_module *module = nullptr;
   ejk_comm *comm = nullptr;
   ejk_ring *ring = nullptr;
-  ejk_status s = ejk_device_create("cpu", &device);
+  ejk_status s = ejk_device_create(o.device.c_str(), &device);
   if (s == EJK_OK)
     s = ejk_module_load(device, o.manifest.c_str(), &module);
   if (s != EJK_OK) {

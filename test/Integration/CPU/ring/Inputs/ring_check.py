@@ -1,8 +1,10 @@
 """Ring attention over MPI against single-process flash attention.
 
-usage: ring_check.py WORK_DIR CASE [CASE ...]
+usage: ring_check.py WORK_DIR [--vulkan] CASE [CASE ...]
        ring_check.py WORK_DIR --mismatch | --exit-early
-(ejkc, ejk-run, ejk-ring-run and mpirun from PATH)
+(ejkc, ejk-run, ejk-ring-run and mpirun from PATH; --vulkan compiles the
+ring for Vulkan and runs each rank on the Vulkan device; the reference
+stays single-process flash attention on the CPU)
 
 For each case it writes one .mlir with a full-sequence `ejk.flash_attention`
 entry and a ring entry per ring size (same options, shards of S / n rows),
@@ -95,7 +97,7 @@ def close(x, ref):
     return bool(np.all(err <= bound)), float(err.max(initial=0.0))
 
 
-def check_case(work, case):
+def check_case(work, case, vulkan=False):
     b, s, h, hk, d, dv, attrs, sizes = CASES[case]
     dirn = os.path.join(work, case)
     os.makedirs(dirn, exist_ok=True)
@@ -114,7 +116,7 @@ def check_case(work, case):
           "--input", files["q"], "--input", files["k"], "--input", files["v"],
           "--output", ref_o, "--output", ref_l])
     art = os.path.join(dirn, "art")
-    must(["ejkc", mlir, "-o", art])
+    must(["ejkc", mlir, "-o", art] + (["--target", "vulkan"] if vulkan else []))
     manifest = os.path.join(art, "ring.json")
     layouts = ["contiguous"] + (["zigzag"] if "causal" in attrs else [])
     for n in sizes:
@@ -125,7 +127,8 @@ def check_case(work, case):
                   "ejk-ring-run", manifest,
                   "--entry", "ring%d" % n, "--layout", layout,
                   "--q", files["q"], "--k", files["k"], "--v", files["v"],
-                  "--out", out_o, "--lse", out_l])
+                  "--out", out_o, "--lse", out_l,
+                  "--device", "vulkan" if vulkan else "cpu"])
             ok_o, err_o = close(np.load(out_o), np.load(ref_o))
             ok_l, err_l = close(np.load(out_l), np.load(ref_l))
             print("%s np=%d %s: output %s lse %s" % (
@@ -169,11 +172,12 @@ def errors(work, which):
 def main():
     work = sys.argv[1]
     os.makedirs(work, exist_ok=True)
-    if sys.argv[2].startswith("--"):
+    if sys.argv[2] in ("--mismatch", "--exit-early"):
         errors(work, sys.argv[2])
         return
-    for case in sys.argv[2:]:
-        check_case(work, case)
+    vulkan = sys.argv[2] == "--vulkan"
+    for case in sys.argv[3 if vulkan else 2:]:
+        check_case(work, case, vulkan)
 
 
 if __name__ == "__main__":
