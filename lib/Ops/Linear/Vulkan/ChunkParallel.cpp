@@ -592,14 +592,35 @@ private:
     int64_t nA = l.cPer * l.cPer, nO = l.cPer * l.vPer;
     auto keyLoop = [&](bool exact) -> SmallVector<Value> {
       SmallVector<Value> inits(nA + nO, e.constF32(0.0f));
+      int64_t keyTiles = ceilDiv(p.dimK, kt);
+      // With whole rounds, the next tile's loads are issued before this
+      // tile's products and carried in registers (their latency hides
+      // behind the FMAs); otherwise each tile is staged, then computed.
+      bool prefetch = canPrefetch();
+      int64_t numRegs = 0;
+      if (prefetch) {
+        SmallVector<Value> first = loadTileRegisters(zero, exact);
+        numRegs = first.size();
+        llvm::append_range(inits, first);
+      }
       SmallVector<Value> acc = e.forLoop(
-          zero, e.index(ceilDiv(p.dimK, kt)), one, inits,
+          zero, e.index(keyTiles), one, inits,
           [&](Value kb, ValueRange accIn) -> SmallVector<Value> {
             Value k0 = e.mul(kb, e.index(kt));
-            stageKeyTiles(qTile, kTile, cumTile, k0, exact);
-            stageStateRows(rowTile, k0);
-            gpu::BarrierOp::create(e.b);
-            SmallVector<Value> next(accIn.begin(), accIn.end());
+            SmallVector<Value> ahead;
+            if (prefetch) {
+              storeTileRegisters(accIn.take_back(numRegs), qTile, kTile,
+                                 cumTile, rowTile, exact);
+              gpu::BarrierOp::create(e.b);
+              Value nextK0 = e.mul(e.min(e.add(kb, one), e.index(keyTiles - 1)),
+                                   e.index(kt));
+              ahead = loadTileRegisters(nextK0, exact);
+            } else {
+              stageKeyTiles(qTile, kTile, cumTile, k0, exact);
+              stageStateRows(rowTile, k0);
+              gpu::BarrierOp::create(e.b);
+            }
+            SmallVector<Value> next(accIn.begin(), accIn.begin() + nA + nO);
             for (int64_t k = 0; k < kt; ++k) {
               SmallVector<Value> qs, ks, qb, kb2, ss;
               for (int64_t a = 0; a < l.cPer; ++a) {
@@ -636,6 +657,7 @@ private:
               }
             }
             gpu::BarrierOp::create(e.b);
+            llvm::append_range(next, ahead);
             return next;
           });
       for (int64_t a = 0; a < l.cPer; ++a)
@@ -646,7 +668,7 @@ private:
               e.b, e.select(causal, acc[a * l.cPer + b], e.constF32(0.0f)),
               scores, e.add(e.mul(t, e.index(C)), sIdx));
         }
-      return SmallVector<Value>(acc.begin() + nA, acc.end());
+      return SmallVector<Value>(acc.begin() + nA, acc.begin() + nA + nO);
     };
     SmallVector<Value> o;
     if (!factor) {
@@ -709,17 +731,7 @@ private:
   /// columns (zero past head_dim_k and head_dim_v), into `tile`.
   void stageStateRows(Value tile, Value k0) {
     forEachShared(e, l.kThreads, thread, l.keyTile * l.blockV, [&](Value i) {
-      Value k = e.add(k0, arith::DivUIOp::create(e.b, i, e.index(l.blockV)));
-      Value col = e.add(v0, arith::RemUIOp::create(e.b, i, e.index(l.blockV)));
-      Value valid = arith::AndIOp::create(
-          e.b, cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK)),
-          cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
-      Value s = memref::LoadOp::create(
-          e.b, tmp.states,
-          ValueRange{slot(), head, e.min(k, e.index(p.dimK - 1)),
-                     e.min(col, e.index(p.dimV - 1))});
-      memref::StoreOp::create(e.b, e.select(valid, s, e.constF32(0.0f)), tile,
-                              i);
+      memref::StoreOp::create(e.b, loadStateElement(i, k0), tile, i);
     });
   }
 
@@ -762,31 +774,101 @@ private:
   /// past the chunk and head_dim_k.
   void stageKeyTiles(Value qTile, Value kTile, Value cumTile, Value k0,
                      bool exact) {
-    int64_t kt = l.keyTile;
-    forEachShared(e, l.kThreads, thread, l.chunk * kt, [&](Value i) {
-      Value t = arith::DivUIOp::create(e.b, i, e.index(kt));
-      Value k = e.add(k0, arith::RemUIOp::create(e.b, i, e.index(kt)));
-      Value valid = arith::AndIOp::create(
-          e.b, cmp(arith::CmpIPredicate::slt, t, len),
-          cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK)));
-      Value kc = e.min(k, e.index(p.dimK - 1));
-      Value row = chunkRow(t);
-      Value q = e.fmul(load(buf.query, {batchIdx, row, head, kc}),
-                       e.constF32(p.scale));
-      Value key = load(buf.key, {batchIdx, row, kvHead, kc});
-      Value zeroF = e.constF32(0.0f);
-      if (mode != GateMode::None) {
-        Value b = cumGate(t, kc);
-        if (exact) {
-          memref::StoreOp::create(e.b, b, cumTile, i);
-        } else {
-          q = e.fmul(q, e.exp(b));
-          key = e.fmul(key, e.exp(arith::NegFOp::create(e.b, b)));
-        }
-      }
-      memref::StoreOp::create(e.b, e.select(valid, q, zeroF), qTile, i);
-      memref::StoreOp::create(e.b, e.select(valid, key, zeroF), kTile, i);
+    forEachShared(e, l.kThreads, thread, l.chunk * l.keyTile, [&](Value i) {
+      storeKeyElement(i, loadKeyElement(i, k0, exact), qTile, kTile, cumTile,
+                      exact);
     });
+  }
+
+  /// Element `i` of a key tile from k0: q (scaled) and k, gated by exp(B)
+  /// and exp(-B) (factored) or raw with B (exact); zero past the chunk and
+  /// head_dim_k.
+  SmallVector<Value> loadKeyElement(Value i, Value k0, bool exact) {
+    int64_t kt = l.keyTile;
+    Value t = arith::DivUIOp::create(e.b, i, e.index(kt));
+    Value k = e.add(k0, arith::RemUIOp::create(e.b, i, e.index(kt)));
+    Value valid = arith::AndIOp::create(
+        e.b, cmp(arith::CmpIPredicate::slt, t, len),
+        cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK)));
+    Value kc = e.min(k, e.index(p.dimK - 1));
+    Value row = chunkRow(t);
+    Value q =
+        e.fmul(load(buf.query, {batchIdx, row, head, kc}), e.constF32(p.scale));
+    Value key = load(buf.key, {batchIdx, row, kvHead, kc});
+    Value zeroF = e.constF32(0.0f);
+    SmallVector<Value> out;
+    Value b;
+    if (mode != GateMode::None) {
+      b = cumGate(t, kc);
+      if (!exact) {
+        q = e.fmul(q, e.exp(b));
+        key = e.fmul(key, e.exp(arith::NegFOp::create(e.b, b)));
+      }
+    }
+    out.push_back(e.select(valid, q, zeroF));
+    out.push_back(e.select(valid, key, zeroF));
+    if (exact && b)
+      out.push_back(b);
+    return out;
+  }
+
+  void storeKeyElement(Value i, ArrayRef<Value> vals, Value qTile, Value kTile,
+                       Value cumTile, bool exact) {
+    memref::StoreOp::create(e.b, vals[0], qTile, i);
+    memref::StoreOp::create(e.b, vals[1], kTile, i);
+    if (vals.size() > 2)
+      memref::StoreOp::create(e.b, vals[2], cumTile, i);
+  }
+
+  /// Element `i` of the state rows from k0 (stageStateRows).
+  Value loadStateElement(Value i, Value k0) {
+    Value k = e.add(k0, arith::DivUIOp::create(e.b, i, e.index(l.blockV)));
+    Value col = e.add(v0, arith::RemUIOp::create(e.b, i, e.index(l.blockV)));
+    Value valid = arith::AndIOp::create(
+        e.b, cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK)),
+        cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
+    Value s = memref::LoadOp::create(
+        e.b, tmp.states,
+        ValueRange{slot(), head, e.min(k, e.index(p.dimK - 1)),
+                   e.min(col, e.index(p.dimV - 1))});
+    return e.select(valid, s, e.constF32(0.0f));
+  }
+
+  /// Whether a key tile and its state rows split into whole rounds of the
+  /// workgroup's threads (then the next tile's loads can be held in
+  /// registers while the current one is computed).
+  bool canPrefetch() const {
+    return (l.chunk * l.keyTile) % l.kThreads == 0 &&
+           (l.keyTile * l.blockV) % l.kThreads == 0;
+  }
+
+  /// This thread's share of the key tile and state rows from k0, in
+  /// registers.
+  SmallVector<Value> loadTileRegisters(Value k0, bool exact) {
+    SmallVector<Value> regs;
+    for (int64_t r = 0; r < l.chunk * l.keyTile / l.kThreads; ++r) {
+      Value i = e.add(thread, e.index(r * l.kThreads));
+      llvm::append_range(regs, loadKeyElement(i, k0, exact));
+    }
+    for (int64_t r = 0; r < l.keyTile * l.blockV / l.kThreads; ++r)
+      regs.push_back(
+          loadStateElement(e.add(thread, e.index(r * l.kThreads)), k0));
+    return regs;
+  }
+
+  void storeTileRegisters(ValueRange regs, Value qTile, Value kTile,
+                          Value cumTile, Value rowTile, bool exact) {
+    int64_t perKey = exact && mode != GateMode::None ? 3 : 2;
+    int64_t keyRounds = l.chunk * l.keyTile / l.kThreads;
+    for (int64_t r = 0; r < keyRounds; ++r) {
+      Value i = e.add(thread, e.index(r * l.kThreads));
+      SmallVector<Value> vals(regs.begin() + r * perKey,
+                              regs.begin() + (r + 1) * perKey);
+      storeKeyElement(i, vals, qTile, kTile, cumTile, exact);
+    }
+    for (int64_t r = 0; r < l.keyTile * l.blockV / l.kThreads; ++r)
+      memref::StoreOp::create(e.b, regs[keyRounds * perKey + r], rowTile,
+                              e.add(thread, e.index(r * l.kThreads)));
   }
 
   Emitter e;
