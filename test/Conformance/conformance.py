@@ -191,6 +191,17 @@ def MLA(name, b=2, s=16, h=8, nope=32, lat=64, rope=16, **opts):
                 opts, dtype)
 
 
+def BSA(name, b=1, sq=64, sk=64, hq=4, hkv=4, d=32, qbs=16, kbs=16,
+        density=0.5, **opts):
+    """block_sparse_attention against ejKernel's XLA blocksparse_attention:
+    a random block mask of `density` (None: no block mask) over blocks of
+    qbs x kbs, one for every head."""
+    dtype = opts.pop("dtype", "f32")
+    return Case(name, "block_sparse",
+                dict(b=b, sq=sq, sk=sk, hq=hq, hkv=hkv, d=d, qbs=qbs, kbs=kbs,
+                     density=density), opts, dtype)
+
+
 def PMLA(name, h=8, lat=64, rope=16, page=16, lens=(37, 1), qlens=(1, 1),
          **opts):
     """paged_mla against ejKernel's multi_latent_ragged_page_attention:
@@ -449,6 +460,17 @@ CASES = [
          qlens=(1, 2), softmax_scale=0.0721),
     PMLA("pmla_bf16", dtype="bf16", h=16, lat=128, rope=64, lens=(50, 33),
          qlens=(2, 1)),
+    # block_sparse_attention against blocksparse_attention (causal by default
+    # in both)
+    BSA("bsa_plain", causal=False),
+    BSA("bsa_causal_default", sq=96, sk=96, hq=4, hkv=2),
+    BSA("bsa_window", causal=False, sliding_window=(24, 8), density=0.7),
+    BSA("bsa_causal_window", sliding_window=(16, 16), density=0.8),
+    BSA("bsa_chunked", sq=96, sk=96, chunk_size=32, density=None),
+    BSA("bsa_segments_softcap", b=2, segments=True, logits_soft_cap=5.0,
+        softmax_scale=0.2, causal=False),
+    BSA("bsa_sparse_bf16", dtype="bf16", sq=128, sk=128, qbs=32, kbs=32,
+        density=0.25, causal=False),
 ]
 
 
@@ -1604,6 +1626,82 @@ class PrefillPaged:
 
 
 
+class BlockSparse:
+    @staticmethod
+    def inputs(c, rng):
+        d, dt = c.dims, c.dtype
+        def normal(*shape):
+            return rng.standard_normal(shape, dtype=np.float32).astype(np_dtype(dt))
+        args = [("q", normal(d["b"], d["sq"], d["hq"], d["d"]), dt),
+                ("k", normal(d["b"], d["sk"], d["hkv"], d["d"]), dt),
+                ("v", normal(d["b"], d["sk"], d["hkv"], d["d"]), dt)]
+        if d["density"] is not None:
+            nq, nk = -(-d["sq"] // d["qbs"]), -(-d["sk"] // d["kbs"])
+            args.append(("bm", rng.random((d["b"], 1, nq, nk)) < d["density"], "i1"))
+        if c.opts.get("segments"):
+            for n, s in (("qs", d["sq"]), ("ks", d["sk"])):
+                args.append((n, np.sort(rng.integers(0, 3, (d["b"], s)),
+                                        axis=1).astype(np.int32), "i32"))
+        return args
+
+    @staticmethod
+    def mlir(c, args):
+        o, d = c.opts, c.dims
+        attrs = ["q_block_size = %d : i64" % d["qbs"],
+                 "kv_block_size = %d : i64" % d["kbs"]]
+        if o.get("causal") is False:
+            attrs.append("causal = false")
+        if "sliding_window" in o:
+            attrs.append("sliding_window = array<i64: %d, %d>" % o["sliding_window"])
+        if "chunk_size" in o:
+            attrs.append("chunk_size = %d : i64" % o["chunk_size"])
+        if "logits_soft_cap" in o:
+            attrs.append("logits_soft_cap = %r : f32" % o["logits_soft_cap"])
+        if "softmax_scale" in o:
+            attrs.append("softmax_scale = %r : f32" % o["softmax_scale"])
+        types = {n: ttype(a.shape, t) for n, a, t in args}
+        out = ttype(args[0][1].shape, c.dtype)
+        text = "ejk.block_sparse_attention %q, %k, %v"
+        operand_types = [types["q"], types["k"], types["v"]]
+        if "bm" in types:
+            text += ", %bm"
+            operand_types.append(types["bm"])
+        if "qs" in types:
+            text += " q_segment_ids(%%qs : %s) kv_segment_ids(%%ks : %s)" % (
+                types["qs"], types["ks"])
+        text += " {" + ", ".join(attrs) + "}"
+        text += " : %s -> %s" % (", ".join(operand_types), out)
+        return text, [out]
+
+    @staticmethod
+    def reference(c, ins):
+        # ejKernel's XLA path takes no block mask (its mask_builder is
+        # unused there) and ignores chunk_size: both reach it as the token
+        # attention_mask they imply.
+        from ejkernel.kernels._xla.blocksparse_attention import \
+            blocksparse_attention
+        o, d = c.opts, c.dims
+        sq, sk = d["sq"], d["sk"]
+        # [B, H|1, Sq, Sk], as ejKernel's attention_mask takes it.
+        heads = ins["bm"].shape[1] if "bm" in ins else 1
+        mask = np.ones((d["b"], heads, sq, sk), dtype=bool)
+        if "bm" in ins:
+            bm = ins["bm"].astype(bool)
+            mask &= bm[:, :, np.arange(sq) // d["qbs"]][:, :, :, np.arange(sk) // d["kbs"]]
+        if "chunk_size" in o:
+            ch = o["chunk_size"]
+            mask &= (np.arange(sq)[:, None] // ch) == (np.arange(sk)[None, :] // ch)
+        bhsd = lambda a: jx(np.ascontiguousarray(np.transpose(a, (0, 2, 1, 3))))
+        out = blocksparse_attention(
+            bhsd(ins["q"]), bhsd(ins["k"]), bhsd(ins["v"]),
+            q_segment_ids=jx(ins.get("qs")), kv_segment_ids=jx(ins.get("ks")),
+            attention_mask=jx(mask), causal=o.get("causal", True),
+            sliding_window=o.get("sliding_window"),
+            logits_soft_cap=o.get("logits_soft_cap"),
+            softmax_scale=o.get("softmax_scale"))
+        return [np.transpose(np.asarray(out), (0, 2, 1, 3))]
+
+
 FAMILIES = {"flash_attention": FlashAttention, "selective_scan": SelectiveScan,
             "ssd": Ssd, "grouped_matmul": GroupedMatmul,
             "transposed_grouped_matmul": TransposedGroupedMatmul,
@@ -1611,7 +1709,7 @@ FAMILIES = {"flash_attention": FlashAttention, "selective_scan": SelectiveScan,
             "paged": PagedAttention, "gla": Gla, "lightning": Lightning,
             "recurrent": Recurrent, "delta": Delta, "mla": Mla,
             "paged_mla": PagedMla, "ragged_paged": RaggedPaged,
-            "prefill_paged": PrefillPaged}
+            "prefill_paged": PrefillPaged, "block_sparse": BlockSparse}
 
 
 # --- running ------------------------------------------------------------------

@@ -1347,6 +1347,154 @@ LATENT_FILES = {
 }
 
 
+# --- block-sparse attention -----------------------------------------------
+
+class BlockSparse:
+    """One ejk.block_sparse_attention entry. Its inputs come from
+    Inputs/block_sparse_inputs.py (the block mask at `density`, with one
+    dead query-block row per head in between 0 and 1), not from ejk-run's
+    random inputs, whose i1 tensors are 85 % true."""
+
+    def __init__(self, name, b=1, sq=64, sk=64, hq=2, hkv=2, d=32, dv=None,
+                 dtype="f32", qbs=16, kbs=16, blocks=(1, 1), density=0.5,
+                 attrs=None, bias=None, mask=None, segments=False, lse=True,
+                 repro=False):
+        self.name, self.b, self.sq, self.sk = name, b, sq, sk
+        self.hq, self.hkv, self.d, self.dv = hq, hkv, d, dv or d
+        self.dtype, self.qbs, self.kbs = dtype, qbs, kbs
+        # (batch | 1, heads | 1) of the block mask; None: no block mask.
+        self.blocks, self.density = blocks, density
+        self.attrs = attrs or []
+        self.bias, self.mask, self.segments, self.lse = bias, mask, segments, lse
+        # Also run twice and compare the outputs byte for byte.
+        self.repro = repro
+
+    def operands(self):
+        """(name, kind, dtype, shape) of each argument, in order."""
+        ops = [("q", "normal", self.dtype, [self.b, self.sq, self.hq, self.d]),
+               ("k", "normal", self.dtype, [self.b, self.sk, self.hkv, self.d]),
+               ("v", "normal", self.dtype, [self.b, self.sk, self.hkv, self.dv])]
+        if self.blocks:
+            nq = -(-self.sq // self.qbs)
+            nk = -(-self.sk // self.kbs)
+            ops.append(("bm", "blocks", "i1", [*self.blocks, nq, nk]))
+        if self.bias:
+            ops.append(("bias", "normal", "f32",
+                        [*self.bias, self.sq, self.sk]))
+        if self.mask:
+            ops.append(("mask", "mask", "i1", [*self.mask, self.sq, self.sk]))
+        if self.segments:
+            ops.append(("qs", "segments", "i32", [self.b, self.sq]))
+            ops.append(("ks", "segments", "i32", [self.b, self.sk]))
+        return ops
+
+    def run_lines(self, flags, seed):
+        out = f"%t.{self.name}"
+        specs = " ".join(f"{n}:{k}:{dt}:{'x'.join(map(str, sh))}"
+                         for n, k, dt, sh in self.operands())
+        inputs = " ".join(f"--input {out}/{n}.npy" for n, *_ in self.operands())
+        run = f"ejk-run %s --entry {self.name}{flags} {inputs}"
+        lines = [f"// RUN: rm -rf {out} && mkdir -p {out} && %python "
+                 f"%S/../../Inputs/block_sparse_inputs.py {out} {seed} "
+                 f"{self.density} {specs}",
+                 f"// RUN: {run} --check | FileCheck %s"]
+        if self.repro:
+            # Every result twice, compared byte for byte.
+            names = ["o", "lse"] if self.lse else ["o"]
+            for run_tag in ("a", "b"):
+                outs = " ".join(f"--output {out}/{n}_{run_tag}.npy"
+                                for n in names)
+                lines.append(f"// RUN: {run} {outs}")
+            lines += [f"// RUN: cmp {out}/{n}_a.npy {out}/{n}_b.npy"
+                      for n in names]
+        return lines
+
+    def function(self, target="cpu"):
+        types = {n: tensor(sh, dt) for n, _, dt, sh in self.operands()}
+        q, k, v = types["q"], types["k"], types["v"]
+        o = tensor([self.b, self.sq, self.hq, self.dv], self.dtype)
+        args = [f"%{n}: {t}" for n, t in types.items()]
+        extra = ", %bm" if self.blocks else ""
+        for name in ("bias", "mask"):
+            if name in types:
+                extra += f" {name}(%{name} : {types[name]})"
+        if self.segments:
+            extra += (f" q_segment_ids(%qs : {types['qs']})"
+                      f" kv_segment_ids(%ks : {types['ks']})")
+        results = [o]
+        if self.lse:
+            results.append(tensor([self.b, self.hq, self.sq], "f32"))
+        attrs = [f"q_block_size = {self.qbs} : i64",
+                 f"kv_block_size = {self.kbs} : i64"] + self.attrs
+        operand_types = f"{q}, {k}, {v}" + (f", {types['bm']}"
+                                            if self.blocks else "")
+        names = "%o, %lse" if self.lse else "%o"
+        return (
+            f"func.func @{self.name}({', '.join(args)}) -> ({', '.join(results)}) {{\n"
+            f"  {names} = ejk.block_sparse_attention %q, %k, %v{extra} {{{', '.join(attrs)}}}\n"
+            f"      : {operand_types} -> {', '.join(results)}\n"
+            f"  return {names} : {', '.join(results)}\n}}\n")
+
+
+NOT_CAUSAL = "causal = false"
+BLOCK_SPARSE_FILES = {
+    "block_sparse.mlir": (
+        "ejk.block_sparse_attention over random block masks: densities 0 to "
+        "1 (one dead query-block row per head in between: output 0, lse "
+        "-inf), per-head and broadcast masks, partial blocks, GQA, f32/f16/"
+        "bf16, and a run twice compared byte for byte.",
+        [BlockSparse("density_0", density=0.0, attrs=[NOT_CAUSAL]),
+         BlockSparse("density_25", b=2, hq=2, blocks=(2, 2), density=0.25,
+                     attrs=[NOT_CAUSAL], repro=True),
+         BlockSparse("density_50", sq=96, sk=128, qbs=32, kbs=32,
+                     blocks=(1, 2), density=0.5, attrs=[NOT_CAUSAL]),
+         BlockSparse("density_75", sq=64, sk=64, qbs=16, kbs=32,
+                     density=0.75, attrs=[NOT_CAUSAL]),
+         BlockSparse("density_100", density=1.0, attrs=[NOT_CAUSAL]),
+         BlockSparse("causal_default", sq=80, sk=80, qbs=16, kbs=16,
+                     blocks=(1, 2), density=0.6),
+         BlockSparse("partial_blocks", sq=50, sk=70, qbs=16, kbs=32,
+                     blocks=(1, 2), density=0.6, attrs=[NOT_CAUSAL]),
+         BlockSparse("gqa_4_1", hq=4, hkv=1, blocks=(1, 4), density=0.5,
+                     attrs=[NOT_CAUSAL], lse=False),
+         BlockSparse("gqa_dv", sq=32, sk=96, hq=4, hkv=2, d=48, dv=16,
+                     kbs=32, blocks=(1, 4), density=0.5, attrs=[NOT_CAUSAL]),
+         BlockSparse("f16", dtype="f16", blocks=(1, 2), density=0.5,
+                     attrs=[NOT_CAUSAL]),
+         BlockSparse("bf16", dtype="bf16", blocks=(1, 2), density=0.5),
+         BlockSparse("big_blocks", sq=128, sk=256, qbs=64, kbs=128,
+                     blocks=(1, 2), density=0.5, attrs=[NOT_CAUSAL])]),
+    "block_sparse_masks.mlir": (
+        "ejk.block_sparse_attention with the attribute masks (ejKernel's "
+        "mask builders) with and without a block mask, and the data "
+        "options: token mask, bias, segments, soft cap, scale.",
+        [BlockSparse("causal", blocks=None),
+         BlockSparse("local", blocks=None,
+                     attrs=[NOT_CAUSAL, "sliding_window = array<i64: 16, 8>"]),
+         BlockSparse("causal_local", blocks=None,
+                     attrs=["sliding_window = array<i64: 24>"]),
+         BlockSparse("chunked_causal", sq=96, sk=96, blocks=None,
+                     attrs=["chunk_size = 32 : i64"]),
+         BlockSparse("chunked_odd", sq=96, sk=96, blocks=None,
+                     attrs=[NOT_CAUSAL, "chunk_size = 24 : i64"]),
+         BlockSparse("bottom_right", sq=32, sk=80, blocks=None,
+                     attrs=['mask_alignment = "bottom_right"']),
+         BlockSparse("bottom_right_chunk", sq=48, sk=80, blocks=(1, 2),
+                     density=0.7, attrs=['mask_alignment = "bottom_right"',
+                                         "chunk_size = 32 : i64"]),
+         BlockSparse("blocks_window_chunk", sq=96, sk=96, blocks=(1, 2),
+                     density=0.7,
+                     attrs=["sliding_window = array<i64: 40, 0>",
+                            "chunk_size = 48 : i64"]),
+         BlockSparse("top_left_rect", sq=80, sk=48, blocks=(1, 1),
+                     density=0.8),
+         BlockSparse("data_options", b=2, blocks=(2, 1), density=0.6,
+                     bias=(1, 2), mask=(2, 1), segments=True,
+                     attrs=[NOT_CAUSAL, "logits_soft_cap = 5.0 : f32",
+                            "softmax_scale = 0.2 : f32"])]),
+}
+
+
 class Family:
     """One op family's tests: `files` maps a file name to (summary, cases);
     `checks` are the CHECK lines every file ends with; `wide_vectors` runs
@@ -1391,6 +1539,9 @@ FAMILIES = [
            checks=["// CHECK: result 0 ({{.*}}): {{.*}}: ok",
                    "// CHECK-NOT: FAILED"],
            wide_vectors=True),
+    Family("attention-sparse", BLOCK_SPARSE_FILES,
+           checks=["// CHECK-NOT: FAILED",
+                   "// CHECK: result 0 ({{.*}}): {{.*}}: ok"]),
 ]
 
 
@@ -1404,6 +1555,10 @@ def write(family, target, filename, summary, cases):
         cases = [case for case in cases
                  if case.name not in family.not_on_vulkan]
     for seed, case in enumerate(cases, start=1):
+        # A case may bring its own inputs (BlockSparse).
+        if hasattr(case, "run_lines"):
+            lines += case.run_lines(flags, seed)
+            continue
         lines.append(f"// RUN: ejk-run %s --entry {case.name}{flags} "
                      f"--random-inputs {seed} --check | FileCheck %s")
     if target == "cpu" and family.wide_vectors and "shapes" in filename:

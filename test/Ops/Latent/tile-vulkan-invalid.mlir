@@ -1,0 +1,136 @@
+// RUN: ejk-opt %s -split-input-file -verify-diagnostics -ejk-form-dispatches -ejk-tile-dispatches
+
+// Every reason the Vulkan config rules of ejk.mla and ejk.paged_mla
+// (lib/Ops/Latent/Vulkan/Rules.cpp and the reader of
+// ejk/Ops/Latent/Config.h) give for a config, as ejk-tile-dispatches
+// reports it; both ops share the rules.
+
+// The reader: block_k is required.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<2x1x8x64xf32>, %qr: tensor<2x1x8x16xf32>, %c: tensor<2x48x64xf32>, %kr: tensor<2x48x16xf32>) -> tensor<2x1x8x64xf32> {
+  // expected-error @+1 {{config needs 'block_k'}}
+  %o = ejk.mla %ql, %qr, %c, %kr {config = #ejk.config<num_splits = 2>}
+      : tensor<2x1x8x64xf32>, tensor<2x1x8x16xf32>, tensor<2x48x64xf32>, tensor<2x48x16xf32> -> tensor<2x1x8x64xf32>
+  return %o : tensor<2x1x8x64xf32>
+}
+}
+
+// -----
+
+// No kernel for a 0-wide RoPE part yet.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<2x1x8x64xf32>, %qr: tensor<2x1x8x0xf32>, %c: tensor<2x48x64xf32>, %kr: tensor<2x48x0xf32>) -> tensor<2x1x8x64xf32> {
+  // expected-error @+1 {{rope_dim 0 has no kernel yet (pass a RoPE key of at least one element)}}
+  %o = ejk.mla %ql, %qr, %c, %kr {config = #ejk.config<block_k = 8>}
+      : tensor<2x1x8x64xf32>, tensor<2x1x8x0xf32>, tensor<2x48x64xf32>, tensor<2x48x0xf32> -> tensor<2x1x8x64xf32>
+  return %o : tensor<2x1x8x64xf32>
+}
+}
+
+// -----
+
+// head_lanes a power of two.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<2x1x8x64xf32>, %qr: tensor<2x1x8x16xf32>, %c: tensor<2x48x64xf32>, %kr: tensor<2x48x16xf32>) -> tensor<2x1x8x64xf32> {
+  // expected-error @+1 {{'head_lanes' (3) must be a power of two of at most the subgroup size (32)}}
+  %o = ejk.mla %ql, %qr, %c, %kr {config = #ejk.config<block_k = 8, head_lanes = 3>}
+      : tensor<2x1x8x64xf32>, tensor<2x1x8x16xf32>, tensor<2x48x64xf32>, tensor<2x48x16xf32> -> tensor<2x1x8x64xf32>
+  return %o : tensor<2x1x8x64xf32>
+}
+}
+
+// -----
+
+// head_lanes within a subgroup.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<2x1x8x64xf32>, %qr: tensor<2x1x8x16xf32>, %c: tensor<2x48x64xf32>, %kr: tensor<2x48x16xf32>) -> tensor<2x1x8x64xf32> {
+  // expected-error @+1 {{'head_lanes' (64) must be a power of two of at most the subgroup size (32)}}
+  %o = ejk.mla %ql, %qr, %c, %kr {config = #ejk.config<block_k = 8, head_lanes = 64>}
+      : tensor<2x1x8x64xf32>, tensor<2x1x8x16xf32>, tensor<2x48x64xf32>, tensor<2x48x16xf32> -> tensor<2x1x8x64xf32>
+  return %o : tensor<2x1x8x64xf32>
+}
+}
+
+// -----
+
+// Whole subgroups of threads.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<2x1x8x64xf32>, %qr: tensor<2x1x8x16xf32>, %c: tensor<2x48x64xf32>, %kr: tensor<2x48x16xf32>) -> tensor<2x1x8x64xf32> {
+  // expected-error @+1 {{'block_h' x 'head_lanes' (24 threads) must be a multiple of the subgroup size (32) and at most 1024}}
+  %o = ejk.mla %ql, %qr, %c, %kr {config = #ejk.config<block_k = 8, block_h = 3, head_lanes = 8>}
+      : tensor<2x1x8x64xf32>, tensor<2x1x8x16xf32>, tensor<2x48x64xf32>, tensor<2x48x16xf32> -> tensor<2x1x8x64xf32>
+  return %o : tensor<2x1x8x64xf32>
+}
+}
+
+// -----
+
+// No more threads than the device has.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<2x1x8x64xf32>, %qr: tensor<2x1x8x16xf32>, %c: tensor<2x48x64xf32>, %kr: tensor<2x48x16xf32>) -> tensor<2x1x8x64xf32> {
+  // expected-error @+1 {{'block_h' x 'head_lanes' (2048 threads) must be a multiple of the subgroup size (32) and at most 1024}}
+  %o = ejk.mla %ql, %qr, %c, %kr {config = #ejk.config<block_k = 8, block_h = 64, head_lanes = 32>}
+      : tensor<2x1x8x64xf32>, tensor<2x1x8x16xf32>, tensor<2x48x64xf32>, tensor<2x48x16xf32> -> tensor<2x1x8x64xf32>
+  return %o : tensor<2x1x8x64xf32>
+}
+}
+
+// -----
+
+// block_k at most 32.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<2x1x8x64xf32>, %qr: tensor<2x1x8x16xf32>, %c: tensor<2x48x64xf32>, %kr: tensor<2x48x16xf32>) -> tensor<2x1x8x64xf32> {
+  // expected-error @+1 {{'block_k' (64) must be at most 32}}
+  %o = ejk.mla %ql, %qr, %c, %kr {config = #ejk.config<block_k = 64>}
+      : tensor<2x1x8x64xf32>, tensor<2x1x8x16xf32>, tensor<2x48x64xf32>, tensor<2x48x16xf32> -> tensor<2x1x8x64xf32>
+  return %o : tensor<2x1x8x64xf32>
+}
+}
+
+// -----
+
+// num_splits at most 64.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<2x1x8x64xf32>, %qr: tensor<2x1x8x16xf32>, %c: tensor<2x48x64xf32>, %kr: tensor<2x48x16xf32>) -> tensor<2x1x8x64xf32> {
+  // expected-error @+1 {{'num_splits' (65) must be at most 64}}
+  %o = ejk.mla %ql, %qr, %c, %kr {config = #ejk.config<block_k = 8, num_splits = 65>}
+      : tensor<2x1x8x64xf32>, tensor<2x1x8x16xf32>, tensor<2x48x64xf32>, tensor<2x48x16xf32> -> tensor<2x1x8x64xf32>
+  return %o : tensor<2x1x8x64xf32>
+}
+}
+
+// -----
+
+// The lane state must stay in registers.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<2x1x8x512xf32>, %qr: tensor<2x1x8x64xf32>, %c: tensor<2x48x512xf32>, %kr: tensor<2x48x64xf32>) -> tensor<2x1x8x512xf32> {
+  // expected-error @+1 {{'head_lanes' (1) leaves 1088 registers of queries and accumulator per lane, more than 160}}
+  %o = ejk.mla %ql, %qr, %c, %kr {config = #ejk.config<block_k = 8, block_h = 32, head_lanes = 1>}
+      : tensor<2x1x8x512xf32>, tensor<2x1x8x64xf32>, tensor<2x48x512xf32>, tensor<2x48x64xf32> -> tensor<2x1x8x512xf32>
+  return %o : tensor<2x1x8x512xf32>
+}
+}
+
+// -----
+
+// The staged rows must fit workgroup memory.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<2x1x8x512xf32>, %qr: tensor<2x1x8x64xf32>, %c: tensor<2x48x512xf32>, %kr: tensor<2x48x64xf32>) -> tensor<2x1x8x512xf32> {
+  // expected-error @+1 {{'block_k' (32) stages 73728 bytes of rows, more than the 32768 bytes of workgroup memory}}
+  %o = ejk.mla %ql, %qr, %c, %kr {config = #ejk.config<block_k = 32>}
+      : tensor<2x1x8x512xf32>, tensor<2x1x8x64xf32>, tensor<2x48x512xf32>, tensor<2x48x64xf32> -> tensor<2x1x8x512xf32>
+  return %o : tensor<2x1x8x512xf32>
+}
+}
+
+// -----
+
+// paged_mla: the same rules.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<4x8x64xf32>, %qr: tensor<4x8x16xf32>, %c: tensor<32x16x80xf32>, %lens: tensor<4xi32>, %tables: tensor<4x6xi32>, %starts: tensor<5xi32>) -> tensor<4x8x64xf32> {
+  // expected-error @+1 {{'block_k' (64) must be at most 32}}
+  %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 64>}
+      : tensor<4x8x64xf32>, tensor<4x8x16xf32>, tensor<32x16x80xf32>, tensor<4xi32>, tensor<4x6xi32>, tensor<5xi32> -> tensor<4x8x64xf32>
+  return %o : tensor<4x8x64xf32>
+}
+}
