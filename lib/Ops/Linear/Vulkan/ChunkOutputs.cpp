@@ -1,0 +1,372 @@
+//===- ChunkOutputs.cpp - the chunk-parallel outputs ===//
+//
+// Workgroup = (chunk slot [+ filler], head, V block): the gated scores of
+// the chunk and (q exp(B)) S_{c-1} in one pass over key tiles (the next
+// tile's loads carried in registers), then O += A V (ChunkParallel.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Linear/Vulkan/ChunkKernel.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+using namespace mlir::ejk::chunk_parallel;
+
+namespace {
+
+class OutputsKernel : public ChunkKernel {
+public:
+  using ChunkKernel::ChunkKernel;
+
+  void build() {
+    begin();
+    Value slot = WorkgroupIdOp::create(e.b, 0);
+    v0 = e.mul(WorkgroupIdOp::create(e.b, 2), e.index(l.blockV));
+    if (p.packed) {
+      Value filler =
+          cmp(arith::CmpIPredicate::eq, slot, e.index(numSlots(p, l)));
+      emitIf(e, filler, [&] { zeroUncovered(); });
+    }
+    withChunkOfSlot(slot, [&] { outputs(); });
+  }
+
+private:
+  /// Zeroes the steps outside every sequence (filler slot; all heads and
+  /// V blocks of it: the filler runs once per (head, V block)).
+  void zeroUncovered() {
+    Value lo = cuEntry(zero);
+    Value hi = e.max(cuEntry(e.index(p.numSeqs)), lo);
+    Value width = e.index(l.blockV);
+    Value zeroValue =
+        arith::ConstantOp::create(e.b, e.b.getZeroAttr(outputType()));
+    auto fill = [&](Value from, Value to) {
+      Value total = e.mul(e.sub(to, from), width);
+      e.forLoop(zero, total, e.index(l.kThreads), [&](Value base) {
+        Value i = e.add(base, thread);
+        Value col = e.add(v0, arith::RemUIOp::create(e.b, i, width));
+        Value inside = arith::AndIOp::create(
+            e.b, cmp(arith::CmpIPredicate::slt, i, total),
+            cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
+        emitIf(e, inside, [&] {
+          Value row = e.add(from, arith::DivUIOp::create(e.b, i, width));
+          memref::StoreOp::create(e.b, zeroValue, buf.output,
+                                  ValueRange{zero, row, head, col});
+        });
+      });
+    };
+    fill(zero, lo);
+    fill(hi, e.index(p.seq));
+  }
+
+  void outputs() {
+    int64_t C = l.chunk, kt = l.keyTile;
+    int64_t st = VulkanGlaChunkLayout::kStepTile;
+    Value scores = allocWorkgroup(e, C * C);
+    Value qTile = allocWorkgroup(e, C * kt);
+    Value kTile = allocWorkgroup(e, C * kt);
+    // Rows of S (per key tile), then of V (per step tile).
+    Value rowTile = allocWorkgroup(e, std::max(st, kt) * l.blockV);
+    // B of the staged steps, for the exact scores.
+    Value cumTile;
+    if (mode != GateMode::None)
+      cumTile = allocWorkgroup(e, C * kt);
+
+    // The chunk's strongest decay picks factored or exact scores (the
+    // same for the whole workgroup).
+    Value factor;
+    if (mode == GateMode::PerStep)
+      factor = lastGateWithinBound();
+    else if (mode == GateMode::Constant)
+      factor = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGE,
+                                     constantCum(e.sub(len, one)),
+                                     e.constF32(-kFactorBound));
+
+    // One pass over key tiles: the scores A and (q exp(B)) S together.
+    int64_t nA = l.cPer * l.cPer, nO = l.cPer * l.vPer;
+    auto keyLoop = [&](bool exact) -> SmallVector<Value> {
+      SmallVector<Value> inits(nA + nO, e.constF32(0.0f));
+      int64_t keyTiles = ceilDiv(p.dimK, kt);
+      // With whole rounds, the next tile's loads are issued before this
+      // tile's products and carried in registers (their latency hides
+      // behind the FMAs); otherwise each tile is staged, then computed.
+      bool prefetch = canPrefetch();
+      int64_t numRegs = 0;
+      if (prefetch) {
+        SmallVector<Value> first = loadTileRegisters(zero, exact);
+        numRegs = first.size();
+        llvm::append_range(inits, first);
+      }
+      SmallVector<Value> acc = e.forLoop(
+          zero, e.index(keyTiles), one, inits,
+          [&](Value kb, ValueRange accIn) -> SmallVector<Value> {
+            Value k0 = e.mul(kb, e.index(kt));
+            SmallVector<Value> ahead;
+            if (prefetch) {
+              storeTileRegisters(accIn.take_back(numRegs), qTile, kTile,
+                                 cumTile, rowTile, exact);
+              gpu::BarrierOp::create(e.b);
+              Value nextK0 = e.mul(e.min(e.add(kb, one), e.index(keyTiles - 1)),
+                                   e.index(kt));
+              ahead = loadTileRegisters(nextK0, exact);
+            } else {
+              stageKeyTiles(qTile, kTile, cumTile, k0, exact);
+              stageStateRows(rowTile, k0);
+              gpu::BarrierOp::create(e.b);
+            }
+            SmallVector<Value> next(accIn.begin(), accIn.begin() + nA + nO);
+            for (int64_t k = 0; k < kt; ++k) {
+              SmallVector<Value> qs, ks, qb, kb2, ss;
+              for (int64_t a = 0; a < l.cPer; ++a) {
+                Value idx = e.add(e.mul(outRow(a), e.index(kt)), e.index(k));
+                qs.push_back(memref::LoadOp::create(e.b, qTile, idx));
+                if (exact)
+                  qb.push_back(memref::LoadOp::create(e.b, cumTile, idx));
+              }
+              for (int64_t b = 0; b < l.cPer; ++b) {
+                Value idx = e.add(e.mul(scoreCol(b), e.index(kt)), e.index(k));
+                ks.push_back(memref::LoadOp::create(e.b, kTile, idx));
+                if (exact)
+                  kb2.push_back(memref::LoadOp::create(e.b, cumTile, idx));
+              }
+              for (int64_t j = 0; j < l.vPer; ++j)
+                ss.push_back(memref::LoadOp::create(
+                    e.b, rowTile, e.add(e.index(k * l.blockV), outCol(j))));
+              for (int64_t a = 0; a < l.cPer; ++a) {
+                for (int64_t b = 0; b < l.cPer; ++b) {
+                  Value kk = ks[b];
+                  if (exact)
+                    kk = e.fmul(
+                        kk, e.exp(arith::MinNumFOp::create(
+                                e.b, e.fsub(qb[a], kb2[b]), e.constF32(0.0f))));
+                  next[a * l.cPer + b] =
+                      math::FmaOp::create(e.b, qs[a], kk, next[a * l.cPer + b]);
+                }
+                // The inter-chunk part takes q exp(B_t): staged so when
+                // factored, one exp a row and key when exact.
+                Value qg = exact ? e.fmul(qs[a], e.exp(qb[a])) : qs[a];
+                for (int64_t j = 0; j < l.vPer; ++j)
+                  next[nA + a * l.vPer + j] = math::FmaOp::create(
+                      e.b, qg, ss[j], next[nA + a * l.vPer + j]);
+              }
+            }
+            gpu::BarrierOp::create(e.b);
+            llvm::append_range(next, ahead);
+            return next;
+          });
+      for (int64_t a = 0; a < l.cPer; ++a)
+        for (int64_t b = 0; b < l.cPer; ++b) {
+          Value t = outRow(a), sIdx = scoreCol(b);
+          Value causal = cmp(arith::CmpIPredicate::sle, sIdx, t);
+          memref::StoreOp::create(
+              e.b, e.select(causal, acc[a * l.cPer + b], e.constF32(0.0f)),
+              scores, e.add(e.mul(t, e.index(C)), sIdx));
+        }
+      return SmallVector<Value>(acc.begin() + nA, acc.begin() + nA + nO);
+    };
+    SmallVector<Value> o;
+    if (!factor) {
+      o = keyLoop(false);
+    } else {
+      auto ifOp = scf::IfOp::create(e.b, SmallVector<Type>(nO, e.f32), factor,
+                                    /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(e.b, keyLoop(false));
+      e.b.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(e.b, keyLoop(true));
+      e.b.setInsertionPointAfter(ifOp);
+      o.assign(ifOp.getResults().begin(), ifOp.getResults().end());
+    }
+    gpu::BarrierOp::create(e.b);
+
+    // O += A V over tiles of 16 steps.
+    Value numTiles = e.div(e.add(len, e.index(st - 1)), e.index(st));
+    o = e.forLoop(
+        zero, numTiles, one, o,
+        [&](Value ti, ValueRange acc) -> SmallVector<Value> {
+          Value s0 = e.mul(ti, e.index(st));
+          stageValues(rowTile, s0, st);
+          gpu::BarrierOp::create(e.b);
+          SmallVector<Value> next(acc.begin(), acc.end());
+          for (int64_t s = 0; s < st; ++s) {
+            SmallVector<Value> as, vs;
+            for (int64_t a = 0; a < l.cPer; ++a)
+              as.push_back(memref::LoadOp::create(
+                  e.b, scores,
+                  e.add(e.mul(outRow(a), e.index(C)), e.add(s0, e.index(s)))));
+            for (int64_t j = 0; j < l.vPer; ++j)
+              vs.push_back(memref::LoadOp::create(
+                  e.b, rowTile, e.add(e.index(s * l.blockV), outCol(j))));
+            for (int64_t a = 0; a < l.cPer; ++a)
+              for (int64_t j = 0; j < l.vPer; ++j)
+                next[a * l.vPer + j] = math::FmaOp::create(
+                    e.b, as[a], vs[j], next[a * l.vPer + j]);
+          }
+          gpu::BarrierOp::create(e.b);
+          return next;
+        });
+
+    for (int64_t a = 0; a < l.cPer; ++a)
+      for (int64_t j = 0; j < l.vPer; ++j) {
+        Value t = outRow(a), col = e.add(v0, outCol(j));
+        Value inside = arith::AndIOp::create(
+            e.b, cmp(arith::CmpIPredicate::slt, t, len),
+            cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
+        emitIf(e, inside, [&] {
+          memref::StoreOp::create(
+              e.b, e.fromF32(o[a * l.vPer + j], outputType()), buf.output,
+              ValueRange{batchIdx, rowOf(e.add(c0, t)), head, col});
+        });
+      }
+  }
+
+  /// Rows [k0, k0 + key tile) of the state before the chunk, the block's
+  /// columns (zero past head_dim_k and head_dim_v), into `tile`.
+  void stageStateRows(Value tile, Value k0) {
+    forEachShared(e, l.kThreads, thread, l.keyTile * l.blockV, [&](Value i) {
+      memref::StoreOp::create(e.b, loadStateElement(i, k0), tile, i);
+    });
+  }
+
+  /// Whether min_k B_last[k] >= -kFactorBound: each thread takes keys
+  /// thread, thread + 256, ..., the subgroup maximum of -B_last by
+  /// shuffles, the subgroups' maxima through workgroup memory.
+  Value lastGateWithinBound() {
+    int64_t subgroups = l.kThreads / l.subgroupSize;
+    Value partial = allocWorkgroup(e, subgroups);
+    Value worst = e.constF32(-std::numeric_limits<float>::infinity());
+    for (int64_t k0 = 0; k0 < p.dimK; k0 += l.kThreads) {
+      Value k = e.add(thread, e.index(k0));
+      Value valid = cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK));
+      Value b = cumGate(e.sub(len, one), e.min(k, e.index(p.dimK - 1)));
+      worst = e.fmaxNoNaN(
+          worst, e.select(valid, arith::NegFOp::create(e.b, b),
+                          e.constF32(-std::numeric_limits<float>::infinity())));
+    }
+    worst = reduceAcrossLanes(e, worst, /*isMax=*/true, l.subgroupSize,
+                              l.subgroupSize);
+    Value sub = arith::DivUIOp::create(e.b, thread, e.index(l.subgroupSize));
+    Value lane = arith::RemUIOp::create(e.b, thread, e.index(l.subgroupSize));
+    emitIf(e, cmp(arith::CmpIPredicate::eq, lane, zero),
+           [&] { memref::StoreOp::create(e.b, worst, partial, sub); });
+    gpu::BarrierOp::create(e.b);
+    Value all = memref::LoadOp::create(e.b, partial, zero);
+    for (int64_t i = 1; i < subgroups; ++i)
+      all = e.fmaxNoNaN(all, memref::LoadOp::create(e.b, partial, e.index(i)));
+    return arith::CmpFOp::create(e.b, arith::CmpFPredicate::OLE, all,
+                                 e.constF32(kFactorBound));
+  }
+
+  /// Keys [k0, k0 + key tile) of the chunk's steps: q (scaled) and k, gated by
+  /// exp(B) and exp(-B) (factored) or raw with B beside them (exact); zero
+  /// past the chunk and head_dim_k.
+  void stageKeyTiles(Value qTile, Value kTile, Value cumTile, Value k0,
+                     bool exact) {
+    forEachShared(e, l.kThreads, thread, l.chunk * l.keyTile, [&](Value i) {
+      storeKeyElement(i, loadKeyElement(i, k0, exact), qTile, kTile, cumTile,
+                      exact);
+    });
+  }
+
+  /// Element `i` of a key tile from k0: q (scaled) and k, gated by exp(B)
+  /// and exp(-B) (factored) or raw with B (exact); zero past the chunk and
+  /// head_dim_k.
+  SmallVector<Value> loadKeyElement(Value i, Value k0, bool exact) {
+    int64_t kt = l.keyTile;
+    Value t = arith::DivUIOp::create(e.b, i, e.index(kt));
+    Value k = e.add(k0, arith::RemUIOp::create(e.b, i, e.index(kt)));
+    Value valid = arith::AndIOp::create(
+        e.b, cmp(arith::CmpIPredicate::slt, t, len),
+        cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK)));
+    Value kc = e.min(k, e.index(p.dimK - 1));
+    Value row = chunkRow(t);
+    Value q =
+        e.fmul(load(buf.query, {batchIdx, row, head, kc}), e.constF32(p.scale));
+    Value key = load(buf.key, {batchIdx, row, kvHead, kc});
+    Value zeroF = e.constF32(0.0f);
+    SmallVector<Value> out;
+    Value b;
+    if (mode != GateMode::None) {
+      b = cumGate(t, kc);
+      if (!exact) {
+        q = e.fmul(q, e.exp(b));
+        key = e.fmul(key, e.exp(arith::NegFOp::create(e.b, b)));
+      }
+    }
+    out.push_back(e.select(valid, q, zeroF));
+    out.push_back(e.select(valid, key, zeroF));
+    if (exact && b)
+      out.push_back(b);
+    return out;
+  }
+
+  void storeKeyElement(Value i, ArrayRef<Value> vals, Value qTile, Value kTile,
+                       Value cumTile, bool exact) {
+    memref::StoreOp::create(e.b, vals[0], qTile, i);
+    memref::StoreOp::create(e.b, vals[1], kTile, i);
+    if (vals.size() > 2)
+      memref::StoreOp::create(e.b, vals[2], cumTile, i);
+  }
+
+  /// Element `i` of the state rows from k0 (stageStateRows).
+  Value loadStateElement(Value i, Value k0) {
+    Value k = e.add(k0, arith::DivUIOp::create(e.b, i, e.index(l.blockV)));
+    Value col = e.add(v0, arith::RemUIOp::create(e.b, i, e.index(l.blockV)));
+    Value valid = arith::AndIOp::create(
+        e.b, cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK)),
+        cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
+    Value s = memref::LoadOp::create(
+        e.b, tmp.states,
+        ValueRange{slot(), head, e.min(k, e.index(p.dimK - 1)),
+                   e.min(col, e.index(p.dimV - 1))});
+    return e.select(valid, s, e.constF32(0.0f));
+  }
+
+  /// Whether a key tile and its state rows split into whole rounds of the
+  /// workgroup's threads (then the next tile's loads can be held in
+  /// registers while the current one is computed).
+  bool canPrefetch() const {
+    return (l.chunk * l.keyTile) % l.kThreads == 0 &&
+           (l.keyTile * l.blockV) % l.kThreads == 0;
+  }
+
+  /// This thread's share of the key tile and state rows from k0, in
+  /// registers.
+  SmallVector<Value> loadTileRegisters(Value k0, bool exact) {
+    SmallVector<Value> regs;
+    for (int64_t r = 0; r < l.chunk * l.keyTile / l.kThreads; ++r) {
+      Value i = e.add(thread, e.index(r * l.kThreads));
+      llvm::append_range(regs, loadKeyElement(i, k0, exact));
+    }
+    for (int64_t r = 0; r < l.keyTile * l.blockV / l.kThreads; ++r)
+      regs.push_back(
+          loadStateElement(e.add(thread, e.index(r * l.kThreads)), k0));
+    return regs;
+  }
+
+  void storeTileRegisters(ValueRange regs, Value qTile, Value kTile,
+                          Value cumTile, Value rowTile, bool exact) {
+    int64_t perKey = exact && mode != GateMode::None ? 3 : 2;
+    int64_t keyRounds = l.chunk * l.keyTile / l.kThreads;
+    for (int64_t r = 0; r < keyRounds; ++r) {
+      Value i = e.add(thread, e.index(r * l.kThreads));
+      SmallVector<Value> vals(regs.begin() + r * perKey,
+                              regs.begin() + (r + 1) * perKey);
+      storeKeyElement(i, vals, qTile, kTile, cumTile, exact);
+    }
+    for (int64_t r = 0; r < l.keyTile * l.blockV / l.kThreads; ++r)
+      memref::StoreOp::create(e.b, regs[keyRounds * perKey + r], rowTile,
+                              e.add(thread, e.index(r * l.kThreads)));
+  }
+};
+
+} // namespace
+
+void mlir::ejk::chunk_parallel::buildChunkOutputs(OpBuilder &builder,
+                                                  Location loc,
+                                                  const GlaProblem &p,
+                                                  const VulkanGlaChunkLayout &l,
+                                                  const GlaBuffers &buf,
+                                                  const Temporaries &tmp) {
+  OutputsKernel(builder, loc, p, l, buf, tmp).build();
+}
