@@ -41,6 +41,7 @@
 #include "Common/CpuBlocking.h"
 #include "Common/CpuEmitter.h"
 #include "Linear/Cpu/Gla.h"
+#include "Linear/HeadDecay.h"
 
 #include "ejk/Ops/Linear/Config.h"
 
@@ -153,24 +154,7 @@ private:
   Value vCol(int64_t vv) { return e.index(vv * p.lanes); }
 
   /// The head's constant log decay (GammaForm), a scalar.
-  Value loadGamma() {
-    switch (p.gamma) {
-    case GammaForm::PerHead:
-      return memref::LoadOp::create(e.b, buf.gGamma, ValueRange{head});
-    case GammaForm::PerSequence:
-      return memref::LoadOp::create(e.b, buf.gGamma, ValueRange{seqId, head});
-    case GammaForm::NegatedSlopes:
-      return arith::NegFOp::create(
-          e.b, memref::LoadOp::create(e.b, buf.gGamma, ValueRange{head}));
-    case GammaForm::LinearInHead: {
-      Value h = arith::SIToFPOp::create(e.b, e.b.getF32Type(), e.toI32(head));
-      return e.fmul(h, e.constF32(-p.gammaStep));
-    }
-    case GammaForm::None:
-      break;
-    }
-    return Value();
-  }
+  Value loadGamma() { return emitHeadDecay(e, p, buf.gGamma, head, seqId); }
 
   void scan() {
     seqLen = e.sub(end, start);

@@ -14,6 +14,7 @@
 
 #include "Attention/Vulkan/Scores.h"
 #include "Common/Arithmetic.h"
+#include "Linear/HeadDecay.h"
 #include "Linear/Vulkan/ChunkParallel.h"
 #include "StateSpace/Vulkan/Kernels.h"
 
@@ -188,24 +189,7 @@ protected:
   }
 
   /// The head's constant log decay (GammaForm).
-  Value loadGamma() {
-    switch (p.gamma) {
-    case GammaForm::PerHead:
-      return memref::LoadOp::create(e.b, buf.gGamma, ValueRange{head});
-    case GammaForm::PerSequence:
-      return memref::LoadOp::create(e.b, buf.gGamma, ValueRange{seqId, head});
-    case GammaForm::NegatedSlopes:
-      return arith::NegFOp::create(
-          e.b, memref::LoadOp::create(e.b, buf.gGamma, ValueRange{head}));
-    case GammaForm::LinearInHead: {
-      Value h = arith::SIToFPOp::create(e.b, e.f32, e.toI32(head));
-      return e.fmul(h, e.constF32(-p.gammaStep));
-    }
-    case GammaForm::None:
-      break;
-    }
-    return Value();
-  }
+  Value loadGamma() { return emitHeadDecay(e, p, buf.gGamma, head, seqId); }
 
   /// The key log gate of `row` at key `k`: g + gk + gamma.
   Value stepGate(Value row, Value k) {

@@ -28,6 +28,7 @@
 
 #include "Linear/Vulkan/Kernel.h"
 #include "Attention/Vulkan/Scores.h"
+#include "Linear/HeadDecay.h"
 #include "Linear/Vulkan/ChunkParallel.h"
 #include "Linear/Vulkan/Gla.h"
 #include "StateSpace/Vulkan/Kernels.h"
@@ -129,24 +130,7 @@ private:
   bool stepKeyGates() const { return p.hasG || p.hasGk; }
 
   /// The head's constant log decay (GammaForm).
-  Value loadGamma() {
-    switch (p.gamma) {
-    case GammaForm::PerHead:
-      return memref::LoadOp::create(e.b, buf.gGamma, ValueRange{head});
-    case GammaForm::PerSequence:
-      return memref::LoadOp::create(e.b, buf.gGamma, ValueRange{seqId, head});
-    case GammaForm::NegatedSlopes:
-      return arith::NegFOp::create(
-          e.b, memref::LoadOp::create(e.b, buf.gGamma, ValueRange{head}));
-    case GammaForm::LinearInHead: {
-      Value h = arith::SIToFPOp::create(e.b, e.b.getF32Type(), e.toI32(head));
-      return e.fmul(h, e.constF32(-p.gammaStep));
-    }
-    case GammaForm::None:
-      break;
-    }
-    return Value();
-  }
+  Value loadGamma() { return emitHeadDecay(e, p, buf.gGamma, head, seqId); }
 
   void scan() {
     seqLen = e.sub(end, start);
