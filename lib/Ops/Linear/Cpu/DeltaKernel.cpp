@@ -43,6 +43,7 @@
 #include "Common/CpuBlocking.h"
 #include "Common/CpuEmitter.h"
 #include "Linear/Cpu/Delta.h"
+#include "Linear/Sequences.h"
 
 #include "ejk/Ops/Linear/Config.h"
 
@@ -132,10 +133,7 @@ public:
 private:
   /// clamp(cu_seqlens[i], 0, seq).
   Value cuEntry(Value i) {
-    Value raw = arith::IndexCastOp::create(
-        e.b, e.b.getIndexType(),
-        memref::LoadOp::create(e.b, buf.cuSeqlens, ValueRange{i}));
-    return e.min(e.max(raw, zero), e.index(p.seq));
+    return emitSequenceEdge(e, buf.cuSeqlens, i, p.seq);
   }
 
   /// Zeroes this workgroup's (head, v block) of the steps outside every

@@ -15,6 +15,7 @@
 #include "Attention/Vulkan/Scores.h"
 #include "Common/Arithmetic.h"
 #include "Linear/HeadDecay.h"
+#include "Linear/Sequences.h"
 #include "Linear/Vulkan/ChunkParallel.h"
 #include "StateSpace/Vulkan/Kernels.h"
 
@@ -98,10 +99,7 @@ protected:
 
   /// clamp(cu_seqlens[i], 0, seq).
   Value cuEntry(Value i) {
-    Value raw = arith::IndexCastOp::create(
-        e.b, e.b.getIndexType(),
-        memref::LoadOp::create(e.b, buf.cuSeqlens, ValueRange{i}));
-    return e.min(e.max(raw, zero), e.index(p.seq));
+    return emitSequenceEdge(e, buf.cuSeqlens, i, p.seq);
   }
 
   /// start, end and batchIdx of sequence `n`.

@@ -32,6 +32,7 @@
 
 #include "Linear/Vulkan/DeltaKernel.h"
 #include "Attention/Vulkan/Scores.h"
+#include "Linear/Sequences.h"
 #include "Linear/Vulkan/Delta.h"
 #include "StateSpace/Vulkan/Kernels.h"
 
@@ -94,9 +95,7 @@ private:
 
   /// clamp(cu_seqlens[i], 0, seq).
   Value cuEntry(Value i) {
-    Value raw = arith::IndexCastOp::create(e.b, e.b.getIndexType(),
-                                           load(buf.cuSeqlens, {i}));
-    return e.min(e.max(raw, zero), e.index(p.seq));
+    return emitSequenceEdge(e, buf.cuSeqlens, i, p.seq);
   }
 
   Type outputType() {

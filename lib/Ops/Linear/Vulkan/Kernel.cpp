@@ -29,6 +29,7 @@
 #include "Linear/Vulkan/Kernel.h"
 #include "Attention/Vulkan/Scores.h"
 #include "Linear/HeadDecay.h"
+#include "Linear/Sequences.h"
 #include "Linear/Vulkan/ChunkParallel.h"
 #include "Linear/Vulkan/Gla.h"
 #include "StateSpace/Vulkan/Kernels.h"
@@ -83,10 +84,7 @@ private:
 
   /// clamp(cu_seqlens[i], 0, seq).
   Value cuEntry(Value i) {
-    Value raw = arith::IndexCastOp::create(
-        e.b, e.b.getIndexType(),
-        memref::LoadOp::create(e.b, buf.cuSeqlens, ValueRange{i}));
-    return e.min(e.max(raw, zero), e.index(p.seq));
+    return emitSequenceEdge(e, buf.cuSeqlens, i, p.seq);
   }
 
   Type outputType() {
