@@ -3,7 +3,7 @@
 //   mpirun -np N ejk-ring-run MANIFEST --entry NAME --q Q.npy --k K.npy
 //          --v V.npy [--out O.npy] [--lse L.npy] [--layout contiguous|zigzag]
 //          [--repeat R] [--stats] [--exit-early-rank R] [--random SEED]
-//          [--device cpu|vulkan|vulkan:N]
+//          [--device cpu|vulkan|vulkan:N|vulkan:local]
 //
 // Every rank reads the full-sequence q/k/v (.npy, [B, N*S, ...], natural
 // order), takes its shard in the chosen layout, runs ejk_ring_run, and rank
@@ -13,12 +13,17 @@
 // (bench/cpu/ring.sh). --exit-early-rank makes that rank exit without
 // MPI_Finalize before the ring starts, to test that the others end.
 // --random SEED makes the inputs from a counter hash (shapes from the
-// entry), for benchmarks on machines without the .npy files.
+// entry), for benchmarks on machines without the .npy files. Arrays are
+// f32, f16 or bf16 as the entry is (lse is f32; bf16 .npy files hold the
+// uint16 bit patterns, as ejk-run's). --device vulkan:local
+// gives each rank the Vulkan device whose index is its rank among the
+// ranks of its node: one GPU per rank on a multi-GPU machine.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ejk/Runtime/ejk_ring.h"
 #include "ejk/Runtime/ejk_zigzag.h"
+#include "ejk/Support/Float16.h"
 #include "ejk/Support/Npy.h"
 
 #include <mpi.h>
@@ -32,7 +37,8 @@
 namespace {
 struct Options {
   std::string manifest, entry, q, k, v, out, lse, layout = "contiguous";
-  /// ejk_device_create's spec: "cpu", "vulkan", "vulkan:N"...
+  /// ejk_device_create's spec: "cpu", "vulkan", "vulkan:N"..., or
+  /// "vulkan:local" (N = the rank's index on its node).
   std::string device = "cpu";
   int repeat = 1, exitEarlyRank = -1;
   /// --random SEED: inputs from a counter hash instead of files.
@@ -123,28 +129,47 @@ bool parse(int argc, char **argv, Options &o, std::string &error) {
   return true;
 }
 
+using Bytes = std::vector<unsigned char>;
+
+/// Bytes per element of the float dtypes the ring takes; 0 for others.
+size_t floatBytes(const std::string &dtype) {
+  return dtype == "f32" ? 4 : dtype == "f16" || dtype == "bf16" ? 2 : 0;
+}
+
 /// Rank `rank`'s shard ([B, S, row]) of a full-sequence array ([B, n*S, row]).
-std::vector<float> shardOf(const ejk::NpyArray &full, int rank, int ranks,
-                           bool zigzag) {
+Bytes shardOf(const ejk::NpyArray &full, int rank, int ranks, bool zigzag) {
   int64_t batch = full.shape[0], seq = full.shape[1];
-  int64_t row = 1;
+  int64_t row = int64_t(floatBytes(full.dtype));
   for (size_t d = 2; d < full.shape.size(); ++d)
     row *= full.shape[d];
-  const float *src = reinterpret_cast<const float *>(full.data.data());
-  std::vector<float> ordered;
+  const unsigned char *src =
+      reinterpret_cast<const unsigned char *>(full.data.data());
+  Bytes ordered;
   if (zigzag) {
     ordered.resize(size_t(batch * seq * row));
     ejk_zigzag_permute(ordered.data(), src, size_t(batch), size_t(seq),
-                       size_t(row) * sizeof(float), ranks, 0);
+                       size_t(row), ranks, 0);
     src = ordered.data();
   }
   int64_t local = seq / ranks;
-  std::vector<float> shard(size_t(batch * local * row));
+  Bytes shard(size_t(batch * local * row));
   for (int64_t b = 0; b < batch; ++b)
     std::memcpy(shard.data() + b * local * row,
-                src + (b * seq + rank * local) * row,
-                size_t(local * row) * sizeof(float));
+                src + (b * seq + rank * local) * row, size_t(local * row));
   return shard;
+}
+
+/// "vulkan:local" -> "vulkan:<this rank's index on its node>".
+std::string deviceSpec(const std::string &spec) {
+  if (spec != "vulkan:local")
+    return spec;
+  MPI_Comm node;
+  int local = 0;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                      &node);
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_free(&node);
+  return "vulkan:" + std::to_string(local);
 }
 
 /// A full-sequence input of the ring entry's block `full` argument `index`
@@ -165,14 +190,17 @@ bool randomInput(ejk_module *module, const std::string &entry, int ranks,
     ejk_tensor_desc desc;
     if (ejk_module_entry_arg(module, name, 0, index, &desc) != EJK_OK)
       return false;
-    out.dtype = "f32";
+    out.dtype = ejk_dtype_name(desc.dtype);
+    size_t bytes = floatBytes(out.dtype);
+    if (bytes == 0)
+      return false;
     out.shape.assign(desc.shape, desc.shape + desc.rank);
     out.shape[1] *= ranks;
     size_t n = 1;
     for (int64_t e : out.shape)
       n *= size_t(e);
-    out.data.resize(n * 4);
-    float *data = reinterpret_cast<float *>(out.data.data());
+    out.data.resize(n * bytes);
+    auto *data = reinterpret_cast<unsigned char *>(out.data.data());
     for (size_t e = 0; e < n; ++e) {
       uint64_t x = (uint64_t(seed) << 40) ^ (uint64_t(index) << 36) ^ e;
       x ^= x >> 33;
@@ -180,7 +208,14 @@ bool randomInput(ejk_module *module, const std::string &entry, int ranks,
       x ^= x >> 33;
       x *= 0xc4ceb9fe1a85ec53ULL;
       x ^= x >> 33;
-      data[e] = float(x >> 40) / float(1 << 23) - 1.0f;
+      float value = float(x >> 40) / float(1 << 23) - 1.0f;
+      if (bytes == 4) {
+        std::memcpy(data + e * 4, &value, 4);
+        continue;
+      }
+      uint16_t bits = out.dtype == "f16" ? ejk::floatToHalf(value)
+                                         : ejk::floatToBFloat16(value);
+      std::memcpy(data + e * 2, &bits, 2);
     }
     return true;
   }
@@ -212,7 +247,8 @@ int main(int argc, char **argv) {
   ejk_module *module = nullptr;
   ejk_comm *comm = nullptr;
   ejk_ring *ring = nullptr;
-  ejk_status s = ejk_device_create(o.device.c_str(), &device);
+  std::string spec = deviceSpec(o.device);
+  ejk_status s = ejk_device_create(spec.c_str(), &device);
   if (s == EJK_OK)
     s = ejk_module_load(device, o.manifest.c_str(), &module);
   if (s != EJK_OK) {
@@ -228,17 +264,22 @@ int main(int argc, char **argv) {
                               : ejk::readNpy(*path, *array, error);
     if (o.random >= 0 && !read)
       error = "no ring entry '" + o.entry + "' to take shapes from";
-    if (!read || array->dtype != "f32" || array->shape.size() != 4 ||
-        array->shape[1] % ranks != 0 ||
+    if (read && array->dtype == "u16")
+      array->dtype = "bf16"; // numpy has no bf16: its bits travel as u16
+
+    if (!read || floatBytes(array->dtype) == 0 || array->dtype != q.dtype ||
+        array->shape.size() != 4 || array->shape[1] % ranks != 0 ||
         (zigzag && array->shape[1] % (2 * ranks) != 0)) {
-      std::fprintf(stderr, "ejk-ring-run: rank %d: '%s': %s\n", rank,
-                   path->c_str(),
-                   error.empty() ? "needs f32 [B, S, H, D] with S a multiple "
-                                   "of the ranks (of 2 x ranks for zigzag)"
-                                 : error.c_str());
+      std::fprintf(
+          stderr, "ejk-ring-run: rank %d: '%s': %s\n", rank, path->c_str(),
+          error.empty() ? "needs f32, f16 or bf16 [B, S, H, D] (q, k and v of "
+                          "one type) with S a multiple of the ranks (of 2 x "
+                          "ranks for zigzag)"
+                        : error.c_str());
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
   }
+  const size_t elem = floatBytes(q.dtype);
   int64_t batch = q.shape[0], seq = q.shape[1] / ranks, heads = q.shape[2],
           headDimV = v.shape[3];
 
@@ -254,21 +295,21 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  std::vector<float> qs = shardOf(q, rank, ranks, zigzag),
-                     ks = shardOf(k, rank, ranks, zigzag),
-                     vs = shardOf(v, rank, ranks, zigzag);
-  std::vector<float> os(size_t(batch * seq * heads * headDimV)),
-      ls(size_t(batch * heads * seq));
+  Bytes qs = shardOf(q, rank, ranks, zigzag),
+        ks = shardOf(k, rank, ranks, zigzag),
+        vs = shardOf(v, rank, ranks, zigzag);
+  Bytes os(size_t(batch * seq * heads * headDimV) * elem);
+  std::vector<float> ls(size_t(batch * heads * seq));
   ejk_buffer *qb = nullptr, *kb = nullptr, *vb = nullptr, *ob = nullptr,
              *lb = nullptr;
-  ejk_buffer_create(device, qs.size() * 4, &qb);
-  ejk_buffer_create(device, ks.size() * 4, &kb);
-  ejk_buffer_create(device, vs.size() * 4, &vb);
-  ejk_buffer_create(device, os.size() * 4, &ob);
+  ejk_buffer_create(device, qs.size(), &qb);
+  ejk_buffer_create(device, ks.size(), &kb);
+  ejk_buffer_create(device, vs.size(), &vb);
+  ejk_buffer_create(device, os.size(), &ob);
   ejk_buffer_create(device, ls.size() * 4, &lb);
-  ejk_buffer_upload(qb, qs.data(), qs.size() * 4, 0);
-  ejk_buffer_upload(kb, ks.data(), ks.size() * 4, 0);
-  ejk_buffer_upload(vb, vs.data(), vs.size() * 4, 0);
+  ejk_buffer_upload(qb, qs.data(), qs.size(), 0);
+  ejk_buffer_upload(kb, ks.data(), ks.size(), 0);
+  ejk_buffer_upload(vb, vs.data(), vs.size(), 0);
 
   if (rank == o.exitEarlyRank) {
     std::fprintf(stderr, "ejk-ring-run: rank %d exits early (as asked)\n",
@@ -296,17 +337,20 @@ int main(int argc, char **argv) {
         continue;
       ejk_ring_stats t{};
       ejk_ring_last_stats(ring, -1, &t);
-      std::printf("rank %d: %d steps computed, %d skipped, compute %.3f ms, "
-                  "exposed comm %.3f ms, host %.3f ms, total %.3f ms\n",
-                  rank, t.steps_computed, t.steps_skipped, t.compute_ns / 1e6,
-                  t.exposed_comm_ns / 1e6, t.host_ns / 1e6, t.total_ns / 1e6);
+      std::printf("rank %d (%s): %d steps computed, %d skipped, compute "
+                  "%.3f ms, exposed comm %.3f ms, host %.3f ms (staging %.3f, "
+                  "merge %.3f), total %.3f ms\n",
+                  rank, spec.c_str(), t.steps_computed, t.steps_skipped,
+                  t.compute_ns / 1e6, t.exposed_comm_ns / 1e6, t.host_ns / 1e6,
+                  t.staging_ns / 1e6, t.merge_ns / 1e6, t.total_ns / 1e6);
       for (int step = 0; step < ranks; ++step) {
         ejk_ring_stats st{};
         ejk_ring_last_stats(ring, step, &st);
         std::printf("  step %d: compute %.3f ms, exposed comm %.3f ms, host "
-                    "%.3f ms\n",
+                    "%.3f ms (staging %.3f, merge %.3f), total %.3f ms\n",
                     step, st.compute_ns / 1e6, st.exposed_comm_ns / 1e6,
-                    st.host_ns / 1e6);
+                    st.host_ns / 1e6, st.staging_ns / 1e6, st.merge_ns / 1e6,
+                    st.total_ns / 1e6);
       }
       std::fflush(stdout);
     }
@@ -316,55 +360,58 @@ int main(int argc, char **argv) {
   }
 
   if (rc == 0) {
-    ejk_buffer_download(ob, os.data(), os.size() * 4, 0);
+    ejk_buffer_download(ob, os.data(), os.size(), 0);
     ejk_buffer_download(lb, ls.data(), ls.size() * 4, 0);
     // Gather per batch so that rank 0 gets [B, n*S, ...] in shard order.
-    int64_t oRow = heads * headDimV;
-    std::vector<float> allO(rank == 0 ? os.size() * ranks : 0),
-        allL(rank == 0 ? ls.size() * ranks : 0);
-    MPI_Gather(os.data(), int(os.size()), MPI_FLOAT, allO.data(),
-               int(os.size()), MPI_FLOAT, 0, MPI_COMM_WORLD);
+    int64_t oRow = heads * headDimV * int64_t(elem);
+    Bytes allO(rank == 0 ? os.size() * ranks : 0);
+    std::vector<float> allL(rank == 0 ? ls.size() * ranks : 0);
+    MPI_Gather(os.data(), int(os.size()), MPI_BYTE, allO.data(), int(os.size()),
+               MPI_BYTE, 0, MPI_COMM_WORLD);
     MPI_Gather(ls.data(), int(ls.size()), MPI_FLOAT, allL.data(),
                int(ls.size()), MPI_FLOAT, 0, MPI_COMM_WORLD);
     if (rank == 0) {
       int64_t total = seq * ranks;
       // allO: [rank][B][S][row] -> [B][rank*S][row] (shard order).
-      std::vector<float> o1(allO.size()), l1(allL.size());
+      Bytes o1(allO.size());
+      std::vector<float> l1(allL.size());
       for (int r = 0; r < ranks; ++r)
         for (int64_t b = 0; b < batch; ++b) {
           std::memcpy(&o1[size_t((b * total + r * seq) * oRow)],
                       &allO[size_t(((r * batch + b) * seq) * oRow)],
-                      size_t(seq * oRow) * 4);
+                      size_t(seq * oRow));
           for (int64_t h = 0; h < heads; ++h)
             std::memcpy(&l1[size_t((b * heads + h) * total + r * seq)],
                         &allL[size_t(((r * batch + b) * heads + h) * seq)],
                         size_t(seq) * 4);
         }
       if (zigzag) {
-        std::vector<float> o2(o1.size()), l2(l1.size());
+        Bytes o2(o1.size());
+        std::vector<float> l2(l1.size());
         ejk_zigzag_permute(o2.data(), o1.data(), size_t(batch), size_t(total),
-                           size_t(oRow) * 4, ranks, 1);
+                           size_t(oRow), ranks, 1);
         ejk_zigzag_permute(l2.data(), l1.data(), size_t(batch * heads),
                            size_t(total), 4, ranks, 1);
         o1.swap(o2);
         l1.swap(l2);
       }
-      auto write = [&](const std::string &path, std::vector<float> &data,
-                       std::vector<int64_t> shape) {
+      auto write = [&](const std::string &path, const void *data, size_t bytes,
+                       const std::string &dtype, std::vector<int64_t> shape) {
         if (path.empty())
           return;
         ejk::NpyArray array;
-        array.dtype = "f32";
+        array.dtype = dtype;
         array.shape = shape;
-        array.data.resize(data.size() * 4);
-        std::memcpy(array.data.data(), data.data(), array.data.size());
+        array.data.resize(bytes);
+        std::memcpy(array.data.data(), data, bytes);
         if (!ejk::writeNpy(path, array, error)) {
           std::fprintf(stderr, "ejk-ring-run: %s\n", error.c_str());
           rc = 1;
         }
       };
-      write(o.out, o1, {batch, total, heads, headDimV});
-      write(o.lse, l1, {batch, heads, total});
+      write(o.out, o1.data(), o1.size(), q.dtype == "bf16" ? "u16" : q.dtype,
+            {batch, total, heads, headDimV});
+      write(o.lse, l1.data(), l1.size() * 4, "f32", {batch, heads, total});
     }
   }
   for (ejk_buffer *b : {qb, kb, vb, ob, lb})

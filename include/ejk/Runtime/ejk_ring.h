@@ -61,12 +61,13 @@ EJK_RUNTIME_EXPORT ejk_status ejk_ring_create(ejk_device *device,
                                               ejk_ring_layout layout,
                                               ejk_ring **out);
 /** Runs ring attention: `query`, `key`, `value` are this rank's shards
- *  ([B, S, H, D], [B, S, Hkv, D], [B, S, Hkv, Dv] f32, buffers of the
- *  module's device); writes this rank's `output` ([B, S, H, Dv]) and, when
- *  not NULL, `lse` ([B, H, S]). A failure on any rank (a bad buffer, a
- *  failed block) fails the call on every rank after the ring has finished
- *  moving, so no rank waits forever. A rank that dies is the launcher's to
- *  handle (mpirun ends the job). Collective. */
+ *  ([B, S, H, D], [B, S, Hkv, D], [B, S, Hkv, Dv] of the entry's element
+ *  type, f32, f16 or bf16; buffers of the module's device); writes this
+ *  rank's `output` ([B, S, H, Dv], same type) and, when not NULL, `lse`
+ *  ([B, H, S], f32). Partial outputs merge in f32 on the host. A failure on any
+ * rank (a bad buffer, a failed block) fails the call on every rank after the
+ * ring has finished moving, so no rank waits forever. A rank that dies is the
+ * launcher's to handle (mpirun ends the job). Collective. */
 EJK_RUNTIME_EXPORT ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query,
                                            ejk_buffer *key, ejk_buffer *value,
                                            ejk_buffer *output, ejk_buffer *lse);
@@ -79,9 +80,16 @@ typedef struct ejk_ring_stats {
   /** Time a step waited for its key/value transfer after its block had
    *  finished: communication that compute did not hide. */
   uint64_t exposed_comm_ns;
-  /** Merging partial outputs, staging copies, masks. */
+  /** Merging partial outputs, staging copies, masks (the two below and
+   *  the rest). */
   uint64_t host_ns;
   uint64_t total_ns;
+  /** Of host_ns: copies between host and device (key/value shards in,
+   *  block outputs out). They hold the device: compute does not hide them. */
+  uint64_t staging_ns;
+  /** Of host_ns: merging the previous step's block output into the running
+   *  result; it runs while the current block computes. */
+  uint64_t merge_ns;
 } ejk_ring_stats;
 
 /** The whole run's stats (`step` = -1) or one step's. Not collective. */

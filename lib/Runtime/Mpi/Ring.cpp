@@ -8,12 +8,20 @@
 // global positions of the shards' rows (contiguous or zigzag) and the op's
 // causal/window options, which the block entries' names carry.
 //
+// Shards travel as bytes of the entry's element type (f32, f16, bf16); the
+// merge is f32 on the host. Copies between host and device hold the device,
+// so a step's host work is ordered to hide what it can behind the block:
+// stage the inputs, start the block, then merge the previous step's output
+// (on the host's threads) while MPI moves the next shard.
+//
 //===----------------------------------------------------------------------===//
 
 #include "ejk/Runtime/ejk_ring.h"
 #include "ejk/Runtime/ejk_zigzag.h"
+#include "ejk/Support/Float16.h"
 
 #include <mpi.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <chrono>
@@ -23,6 +31,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -52,14 +61,62 @@ uint64_t nowNs() {
       .count();
 }
 
-/// A block of rows [begin, begin + count) of a [B, S, ...] array.
-void copyRows(float *dst, const float *src, int64_t batch, int64_t srcSeq,
-              int64_t dstSeq, int64_t srcBegin, int64_t dstBegin, int64_t count,
-              int64_t rowElems) {
+using Bytes = std::vector<unsigned char>;
+
+/// A block of rows [begin, begin + count) of a [B, S, ...] array whose rows
+/// are `rowBytes` long.
+void copyRows(unsigned char *dst, const unsigned char *src, int64_t batch,
+              int64_t srcSeq, int64_t dstSeq, int64_t srcBegin,
+              int64_t dstBegin, int64_t count, int64_t rowBytes) {
   for (int64_t b = 0; b < batch; ++b)
-    std::memcpy(dst + (b * dstSeq + dstBegin) * rowElems,
-                src + (b * srcSeq + srcBegin) * rowElems,
-                count * rowElems * sizeof(float));
+    std::memcpy(dst + (b * dstSeq + dstBegin) * rowBytes,
+                src + (b * srcSeq + srcBegin) * rowBytes,
+                size_t(count * rowBytes));
+}
+
+/// Element `i` of an f32, f16 or bf16 array, as f32.
+float loadFloat(const unsigned char *data, ejk_dtype dtype, int64_t i) {
+  if (dtype == EJK_DTYPE_F32) {
+    float value;
+    std::memcpy(&value, data + i * 4, 4);
+    return value;
+  }
+  uint16_t bits;
+  std::memcpy(&bits, data + i * 2, 2);
+  return dtype == EJK_DTYPE_F16 ? ejk::halfToFloat(bits)
+                                : ejk::bfloat16ToFloat(bits);
+}
+
+void storeFloat(unsigned char *data, ejk_dtype dtype, int64_t i, float value) {
+  if (dtype == EJK_DTYPE_F32) {
+    std::memcpy(data + i * 4, &value, 4);
+    return;
+  }
+  uint16_t bits = dtype == EJK_DTYPE_F16 ? ejk::floatToHalf(value)
+                                         : ejk::floatToBFloat16(value);
+  std::memcpy(data + i * 2, &bits, 2);
+}
+
+/// The CPUs this process may run on (mpirun's binding included).
+int usableCpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+/// Runs body(begin, end) over [0, count) split across up to `threads`
+/// threads (this one included), returning once all are done.
+template <typename Body>
+void parallelFor(int64_t count, int threads, const Body &body) {
+  int64_t parts = std::max<int64_t>(1, std::min<int64_t>(threads, count));
+  std::vector<std::thread> workers;
+  for (int64_t p = 1; p < parts; ++p)
+    workers.emplace_back(
+        [&, p] { body(count * p / parts, count * (p + 1) / parts); });
+  body(0, count / parts);
+  for (std::thread &worker : workers)
+    worker.join();
 }
 
 } // namespace
@@ -145,6 +202,11 @@ struct ejk_ring {
   ejk_ring_layout layout = EJK_RING_CONTIGUOUS;
   RingEntries entries;
   int64_t batch = 0, seq = 0, heads = 0, kvHeads = 0, headDim = 0, headDimV = 0;
+  /// The element type of query, key, value and output (lse is f32).
+  ejk_dtype dtype = EJK_DTYPE_F32;
+  int64_t elemBytes = 4;
+  /// Host threads of the merge.
+  int threads = 1;
   // Device staging buffers.
   ejk_buffer *key = nullptr, *value = nullptr, *output = nullptr,
              *lse = nullptr, *mask = nullptr, *keyHalf = nullptr,
@@ -161,6 +223,8 @@ struct ejk_ring {
   int64_t vElems() const { return batch * seq * kvHeads * headDimV; }
   int64_t oElems() const { return batch * seq * heads * headDimV; }
   int64_t lElems() const { return batch * heads * seq; }
+  int64_t kRowBytes() const { return kvHeads * headDim * elemBytes; }
+  int64_t vRowBytes() const { return kvHeads * headDimV * elemBytes; }
 
   /// Global position of local row `i` of rank `rank`.
   int64_t position(int rank, int64_t i) const {
@@ -201,29 +265,34 @@ bool allRanksOk(ejk_comm *comm, bool ok, int &firstFailed) {
 }
 
 /// out/lse (rows [begin, begin + rows) of the accumulators) merged with a
-/// block's output and lse of `rows` rows, in the log domain.
+/// block's output (the entry's element type) and lse of `rows` rows, in the
+/// log domain, on the ring's host threads.
 void mergeBlock(std::vector<float> &accO, std::vector<float> &accL,
-                const std::vector<float> &partO,
-                const std::vector<float> &partL, const ejk_ring &ring,
-                int64_t begin, int64_t rows) {
+                const Bytes &partO, const std::vector<float> &partL,
+                const ejk_ring &ring, int64_t begin, int64_t rows) {
   int64_t heads = ring.heads, dv = ring.headDimV, seq = ring.seq;
-  for (int64_t b = 0; b < ring.batch; ++b)
-    for (int64_t h = 0; h < heads; ++h)
-      for (int64_t i = 0; i < rows; ++i) {
-        float part = partL[(b * heads + h) * rows + i];
-        if (part == -std::numeric_limits<float>::infinity())
+  ejk_dtype dtype = ring.dtype;
+  const unsigned char *part = partO.data();
+  parallelFor(ring.batch * rows, ring.threads, [&](int64_t from, int64_t to) {
+    for (int64_t row = from; row < to; ++row) {
+      int64_t b = row / rows, i = row % rows;
+      for (int64_t h = 0; h < heads; ++h) {
+        float partLse = partL[(b * heads + h) * rows + i];
+        if (partLse == -std::numeric_limits<float>::infinity())
           continue;
         float &acc = accL[(b * heads + h) * seq + begin + i];
-        float m = std::max(acc, part);
-        float wAcc = std::exp(acc - m), wPart = std::exp(part - m);
+        float m = std::max(acc, partLse);
+        float wAcc = std::exp(acc - m), wPart = std::exp(partLse - m);
         float sum = wAcc + wPart;
         float *o = &accO[((b * seq + begin + i) * heads + h) * dv];
-        const float *p = &partO[((b * rows + i) * heads + h) * dv];
+        int64_t p = ((b * rows + i) * heads + h) * dv;
         float a = wAcc / sum, c = wPart / sum;
         for (int64_t d = 0; d < dv; ++d)
-          o[d] = a * o[d] + c * p[d];
+          o[d] = a * o[d] + c * loadFloat(part, dtype, p + d);
         acc = m + std::log(sum);
       }
+    }
+  });
 }
 
 ejk_status createStaging(ejk_ring &ring, ejk_device *device);
@@ -323,6 +392,19 @@ ejk_status ejk_ring_create(ejk_device *device, ejk_module *module,
     if (ejk_status s = ejk_module_entry_arg(module, full.c_str(), 0, 2, &v);
         s != EJK_OK)
       return failFromRuntime(s, "ejk_ring_create");
+    if ((q.dtype != EJK_DTYPE_F32 && q.dtype != EJK_DTYPE_F16 &&
+         q.dtype != EJK_DTYPE_BF16) ||
+        k.dtype != q.dtype || v.dtype != q.dtype)
+      return fail(EJK_ERROR_FORMAT,
+                  std::string("ejk_ring_create: entry '") + entry +
+                      "' has query/key/value of " + ejk_dtype_name(q.dtype) +
+                      "/" + ejk_dtype_name(k.dtype) + "/" +
+                      ejk_dtype_name(v.dtype) +
+                      "; the ring runs f32, f16 or bf16, one type for all "
+                      "three");
+    ring->dtype = q.dtype;
+    ring->elemBytes = int64_t(ejk_dtype_size(q.dtype));
+    ring->threads = std::min(usableCpus(), 16); // more only adds start-up
     ring->batch = q.shape[0];
     ring->seq = q.shape[1];
     ring->heads = q.shape[2];
@@ -339,10 +421,11 @@ ejk_status ejk_ring_create(ejk_device *device, ejk_module *module,
       return fail(EJK_ERROR_FORMAT,
                   "ejk_ring_create: the module has no zigzag blocks ('" +
                       ring->blockName("zzkv") + "')");
-    if (ring->kElems() > INT_MAX || ring->vElems() > INT_MAX)
+    if (ring->kElems() * ring->elemBytes > INT_MAX ||
+        ring->vElems() * ring->elemBytes > INT_MAX)
       return fail(EJK_ERROR_INVALID_ARGUMENT,
-                  "ejk_ring_create: a key/value shard of more than 2^31 "
-                  "elements does not fit one MPI message");
+                  "ejk_ring_create: a key/value shard of 2 GiB or more does "
+                  "not fit one MPI message");
     return createStaging(*ring, device);
   };
   status = local();
@@ -365,40 +448,34 @@ ejk_status ejk_ring_create(ejk_device *device, ejk_module *module,
 namespace {
 /// The staging buffers of the blocks' operands, on the module's device.
 ejk_status createStaging(ejk_ring &ring, ejk_device *device) {
-  int64_t f = sizeof(float);
-  int64_t half = ring.seq / 2;
-  if (ejk_status s = createBuffer(device, ring.kElems() * f, &ring.key))
+  int64_t e = ring.elemBytes, f = sizeof(float);
+  int64_t b = ring.batch, half = ring.seq / 2;
+  if (ejk_status s = createBuffer(device, ring.kElems() * e, &ring.key))
     return s;
-  if (ejk_status s = createBuffer(device, ring.vElems() * f, &ring.value))
+  if (ejk_status s = createBuffer(device, ring.vElems() * e, &ring.value))
     return s;
-  if (ejk_status s = createBuffer(device, ring.oElems() * f, &ring.output))
+  if (ejk_status s = createBuffer(device, ring.oElems() * e, &ring.output))
     return s;
   if (ejk_status s = createBuffer(device, ring.lElems() * f, &ring.lse))
     return s;
   if (ring.entries.maskedBlock)
     if (ejk_status s = createBuffer(device, ring.seq * ring.seq, &ring.mask))
       return s;
-  if (ring.entries.zigzagBlocks) {
-    int64_t b = ring.batch;
-    if (ejk_status s = createBuffer(
-            device, b * half * ring.kvHeads * ring.headDim * f, &ring.keyHalf))
-      return s;
-    if (ejk_status s =
-            createBuffer(device, b * half * ring.kvHeads * ring.headDimV * f,
-                         &ring.valueHalf))
-      return s;
-    if (ejk_status s = createBuffer(
-            device, b * half * ring.heads * ring.headDim * f, &ring.queryHalf))
-      return s;
-    if (ejk_status s =
-            createBuffer(device, b * half * ring.heads * ring.headDimV * f,
-                         &ring.outputHalf))
-      return s;
-    if (ejk_status s =
-            createBuffer(device, b * ring.heads * half * f, &ring.lseHalf))
-      return s;
-  }
-  return EJK_OK;
+  if (!ring.entries.zigzagBlocks)
+    return EJK_OK;
+  if (ejk_status s =
+          createBuffer(device, b * half * ring.kRowBytes(), &ring.keyHalf))
+    return s;
+  if (ejk_status s =
+          createBuffer(device, b * half * ring.vRowBytes(), &ring.valueHalf))
+    return s;
+  if (ejk_status s = createBuffer(
+          device, b * half * ring.heads * ring.headDim * e, &ring.queryHalf))
+    return s;
+  if (ejk_status s = createBuffer(
+          device, b * half * ring.heads * ring.headDimV * e, &ring.outputHalf))
+    return s;
+  return createBuffer(device, b * ring.heads * half * f, &ring.lseHalf);
 }
 
 /// Chooses the block of step `source` (the rank whose shard is visiting);
@@ -465,34 +542,56 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
       message = what + ": " + ejk_last_error();
     }
   };
+  auto since = [](uint64_t t0) { return nowNs() - t0; };
 
-  int64_t kElems = ring->kElems(), vElems = ring->vElems();
-  std::vector<float> keyCur(static_cast<size_t>(kElems)),
-      valueCur(static_cast<size_t>(vElems)),
-      keyNext(static_cast<size_t>(kElems)),
-      valueNext(static_cast<size_t>(vElems));
-  std::vector<float> accO(static_cast<size_t>(ring->oElems()), 0.0f),
-      accL(static_cast<size_t>(ring->lElems()), negInf);
-  std::vector<float> partO, partL;
+  const int64_t e = ring->elemBytes, batch = ring->batch, seq = ring->seq;
+  const int64_t half = seq / 2;
+  const int64_t kBytes = batch * seq * ring->kRowBytes(),
+                vBytes = batch * seq * ring->vRowBytes();
+  Bytes keyCur(static_cast<size_t>(kBytes)),
+      valueCur(static_cast<size_t>(vBytes)),
+      keyNext(static_cast<size_t>(kBytes)),
+      valueNext(static_cast<size_t>(vBytes));
+  std::vector<float> accO(size_t(ring->oElems()), 0.0f),
+      accL(size_t(ring->lElems()), negInf);
+  // The previous step's block output, merged while the next block runs.
+  Bytes partO, scratchK, scratchV;
+  std::vector<float> partL;
+  bool pending = false;
+  int64_t pendingBegin = 0, pendingRows = 0;
   std::vector<uint8_t> mask;
-  int64_t half = ring->seq / 2;
 
-  record(ejk_buffer_download(key, keyCur.data(), size_t(kElems) * 4, 0),
+  record(ejk_buffer_download(key, keyCur.data(), keyCur.size(), 0),
          "ejk_ring_run: reading 'key'");
-  record(ejk_buffer_download(value, valueCur.data(), size_t(vElems) * 4, 0),
+  record(ejk_buffer_download(value, valueCur.data(), valueCur.size(), 0),
          "ejk_ring_run: reading 'value'");
   if (status == EJK_OK && ring->entries.zigzagBlocks &&
       ring->layout == EJK_RING_ZIGZAG) {
-    std::vector<float> q(size_t(ring->qElems())), qHalf;
-    record(ejk_buffer_download(query, q.data(), q.size() * 4, 0),
+    int64_t qRow = ring->heads * ring->headDim * e;
+    Bytes q(size_t(ring->qElems() * e)), qHalf(size_t(batch * half * qRow));
+    record(ejk_buffer_download(query, q.data(), q.size(), 0),
            "ejk_ring_run: reading 'query'");
-    qHalf.resize(size_t(ring->batch * half * ring->heads * ring->headDim));
-    copyRows(qHalf.data(), q.data(), ring->batch, ring->seq, half, half, 0,
-             half, ring->heads * ring->headDim);
-    record(
-        ejk_buffer_upload(ring->queryHalf, qHalf.data(), qHalf.size() * 4, 0),
-        "ejk_ring_run: staging the query half");
+    copyRows(qHalf.data(), q.data(), batch, seq, half, half, 0, half, qRow);
+    record(ejk_buffer_upload(ring->queryHalf, qHalf.data(), qHalf.size(), 0),
+           "ejk_ring_run: staging the query half");
   }
+
+  /// Rows [0, rows) of each batch of a shard into `buffer`: straight from
+  /// the shard when they are contiguous (one batch or the whole shard).
+  auto stageRows = [&](ejk_buffer *buffer, const Bytes &shard, Bytes &scratch,
+                       int64_t rows, int64_t rowBytes) {
+    if (batch == 1 || rows == seq) {
+      record(ejk_buffer_upload(buffer, shard.data(),
+                               size_t(batch * rows * rowBytes), 0),
+             "ejk_ring_run: staging");
+      return;
+    }
+    scratch.resize(size_t(batch * rows * rowBytes));
+    copyRows(scratch.data(), shard.data(), batch, seq, rows, 0, 0, rows,
+             rowBytes);
+    record(ejk_buffer_upload(buffer, scratch.data(), scratch.size(), 0),
+           "ejk_ring_run: staging");
+  };
 
   for (int step = 0; step < n; ++step) {
     ejk_ring_stats &st = ring->steps[size_t(step)];
@@ -501,49 +600,44 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
     MPI_Request requests[4];
     int numRequests = 0;
     if (step + 1 < n) {
-      MPI_Irecv(keyNext.data(), int(kElems), MPI_FLOAT, prev, 0, comm.comm,
+      MPI_Irecv(keyNext.data(), int(kBytes), MPI_BYTE, prev, 0, comm.comm,
                 &requests[numRequests++]);
-      MPI_Irecv(valueNext.data(), int(vElems), MPI_FLOAT, prev, 1, comm.comm,
+      MPI_Irecv(valueNext.data(), int(vBytes), MPI_BYTE, prev, 1, comm.comm,
                 &requests[numRequests++]);
-      MPI_Isend(keyCur.data(), int(kElems), MPI_FLOAT, next, 0, comm.comm,
+      MPI_Isend(keyCur.data(), int(kBytes), MPI_BYTE, next, 0, comm.comm,
                 &requests[numRequests++]);
-      MPI_Isend(valueCur.data(), int(vElems), MPI_FLOAT, next, 1, comm.comm,
+      MPI_Isend(valueCur.data(), int(vBytes), MPI_BYTE, next, 1, comm.comm,
                 &requests[numRequests++]);
     }
 
+    // Stage this step's operands and start its block.
     uint64_t hostStart = nowNs();
     Block block =
         status == EJK_OK ? chooseBlock(*ring, rank, source, mask) : Block::Skip;
     ejk_invocation *invocation = nullptr;
-    int64_t rowBegin = 0, rows = ring->seq;
+    int64_t rowBegin = 0, rows = seq;
     ejk_buffer *outBuf = ring->output, *lseBuf = ring->lse;
     if (block != Block::Skip) {
       std::string entry;
       std::vector<ejk_buffer *> inputs;
+      // The rank's own shard is already on the device: the caller's.
+      ejk_buffer *k = key, *v = value;
+      uint64_t stagingStart = nowNs();
       if (block == Block::ZigzagKv) {
-        std::vector<float> k(
-            size_t(ring->batch * half * ring->kvHeads * ring->headDim)),
-            v(size_t(ring->batch * half * ring->kvHeads * ring->headDimV));
-        copyRows(k.data(), keyCur.data(), ring->batch, ring->seq, half, 0, 0,
-                 half, ring->kvHeads * ring->headDim);
-        copyRows(v.data(), valueCur.data(), ring->batch, ring->seq, half, 0, 0,
-                 half, ring->kvHeads * ring->headDimV);
-        record(ejk_buffer_upload(ring->keyHalf, k.data(), k.size() * 4, 0),
-               "ejk_ring_run: staging");
-        record(ejk_buffer_upload(ring->valueHalf, v.data(), v.size() * 4, 0),
-               "ejk_ring_run: staging");
+        stageRows(ring->keyHalf, keyCur, scratchK, half, ring->kRowBytes());
+        stageRows(ring->valueHalf, valueCur, scratchV, half, ring->vRowBytes());
         entry = ring->blockName("zzkv");
         inputs = {query, ring->keyHalf, ring->valueHalf};
       } else {
-        record(
-            ejk_buffer_upload(ring->key, keyCur.data(), size_t(kElems) * 4, 0),
-            "ejk_ring_run: staging");
-        record(ejk_buffer_upload(ring->value, valueCur.data(),
-                                 size_t(vElems) * 4, 0),
-               "ejk_ring_run: staging");
+        if (source != rank) {
+          stageRows(ring->key, keyCur, scratchK, seq, ring->kRowBytes());
+          stageRows(ring->value, valueCur, scratchV, seq, ring->vRowBytes());
+          k = ring->key;
+          v = ring->value;
+        }
         if (block == Block::ZigzagQ) {
           entry = ring->blockName("zzq");
-          inputs = {ring->queryHalf, ring->key, ring->value};
+          inputs = {ring->queryHalf, k, v};
           outBuf = ring->outputHalf;
           lseBuf = ring->lseHalf;
           rowBegin = half;
@@ -552,37 +646,54 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
           record(ejk_buffer_upload(ring->mask, mask.data(), mask.size(), 0),
                  "ejk_ring_run: staging the mask");
           entry = ring->blockName("masked");
-          inputs = {query, ring->key, ring->value, ring->mask};
+          inputs = {query, k, v, ring->mask};
         } else {
           entry = ring->blockName(block == Block::Diag ? "diag" : "full");
-          inputs = {query, ring->key, ring->value};
+          inputs = {query, k, v};
         }
       }
+      st.staging_ns += since(stagingStart);
       ejk_buffer *outputs[2] = {outBuf, lseBuf};
       if (status == EJK_OK)
         record(ejk_invoke_async(ring->module, entry.c_str(), inputs.data(),
                                 inputs.size(), outputs, 2, &invocation),
                "ejk_ring_run: block '" + entry + "'");
     }
-    st.host_ns += nowNs() - hostStart;
 
-    // Progress the transfer while the block computes.
-    if (numRequests) {
-      MPI_Status mpiStatus[4];
-      int rc = MPI_Waitall(numRequests, requests, mpiStatus);
-      if (rc != MPI_SUCCESS) {
-        // The ring itself is broken: nothing later can complete.
-        if (invocation) {
-          ejk_invocation_wait(invocation);
-          ejk_invocation_destroy(invocation);
-        }
-        return fail(EJK_ERROR_IO,
-                    "ejk_ring_run: rank " + std::to_string(rank) + " step " +
-                        std::to_string(step) +
-                        ": key/value transfer failed: " + mpiError(rc));
-      }
+    // While the block computes: merge the previous step's output on worker
+    // threads, and progress the transfer on this one (MPI needs its calls
+    // to move a large message).
+    std::thread merger;
+    uint64_t mergeNs = 0;
+    if (pending) {
+      merger = std::thread([&, begin = pendingBegin, count = pendingRows] {
+        uint64_t t0 = nowNs();
+        mergeBlock(accO, accL, partO, partL, *ring, begin, count);
+        mergeNs = since(t0);
+      });
+      pending = false;
     }
+    st.host_ns += since(hostStart);
+    uint64_t waitStart = nowNs();
+    int rc = numRequests
+                 ? MPI_Waitall(numRequests, requests, MPI_STATUSES_IGNORE)
+                 : MPI_SUCCESS;
     uint64_t commDone = nowNs();
+    if (merger.joinable())
+      merger.join();
+    st.merge_ns += mergeNs;
+    st.host_ns += mergeNs;
+    if (rc != MPI_SUCCESS) {
+      // The ring itself is broken: nothing later can complete.
+      if (invocation) {
+        ejk_invocation_wait(invocation);
+        ejk_invocation_destroy(invocation);
+      }
+      return fail(EJK_ERROR_IO,
+                  "ejk_ring_run: rank " + std::to_string(rank) + " step " +
+                      std::to_string(step) +
+                      ": key/value transfer failed: " + mpiError(rc));
+    }
     if (invocation) {
       record(ejk_invocation_wait(invocation), "ejk_ring_run: block");
       uint64_t computeDone = nowNs();
@@ -592,47 +703,67 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
       st.compute_ns = kernel;
       // The transfer is exposed when it ended after the block did.
       st.exposed_comm_ns = commDone > computeDone ? commDone - computeDone : 0;
-      uint64_t mergeStart = nowNs();
+      uint64_t downloadStart = nowNs();
       if (status == EJK_OK) {
-        partO.resize(size_t(ring->batch * rows * ring->heads * ring->headDimV));
-        partL.resize(size_t(ring->batch * ring->heads * rows));
-        record(ejk_buffer_download(outBuf, partO.data(), partO.size() * 4, 0),
+        partO.resize(size_t(batch * rows * ring->heads * ring->headDimV * e));
+        partL.resize(size_t(batch * ring->heads * rows));
+        record(ejk_buffer_download(outBuf, partO.data(), partO.size(), 0),
                "ejk_ring_run: block output");
         record(ejk_buffer_download(lseBuf, partL.data(), partL.size() * 4, 0),
                "ejk_ring_run: block lse");
-        if (status == EJK_OK)
-          mergeBlock(accO, accL, partO, partL, *ring, rowBegin, rows);
+        pending = status == EJK_OK;
+        pendingBegin = rowBegin;
+        pendingRows = rows;
       }
-      st.host_ns += nowNs() - mergeStart;
+      uint64_t downloadNs = since(downloadStart);
+      st.staging_ns += downloadNs;
+      st.host_ns += downloadNs;
       ++ring->total.steps_computed;
     } else {
-      st.exposed_comm_ns = commDone - stepStart - st.host_ns;
+      st.exposed_comm_ns = commDone - waitStart;
       ++ring->total.steps_skipped;
     }
     std::swap(keyCur, keyNext);
     std::swap(valueCur, valueNext);
-    st.total_ns = nowNs() - stepStart;
+    st.total_ns = since(stepStart);
     st.ring_size = n;
+  }
+  if (pending) {
+    uint64_t t0 = nowNs();
+    mergeBlock(accO, accL, partO, partL, *ring, pendingBegin, pendingRows);
+    ejk_ring_stats &last = ring->steps.back();
+    last.merge_ns += since(t0);
+    last.host_ns += since(t0);
+    last.total_ns += since(t0);
+  }
+  for (const ejk_ring_stats &st : ring->steps) {
     ring->total.compute_ns += st.compute_ns;
     ring->total.exposed_comm_ns += st.exposed_comm_ns;
     ring->total.host_ns += st.host_ns;
+    ring->total.staging_ns += st.staging_ns;
+    ring->total.merge_ns += st.merge_ns;
   }
 
   int firstFailed = INT_MAX;
   if (!allRanksOk(&comm, status == EJK_OK, firstFailed)) {
-    ring->total.total_ns = nowNs() - start;
+    ring->total.total_ns = since(start);
     if (status != EJK_OK)
       return fail(status, "rank " + std::to_string(rank) + ": " + message);
     return fail(EJK_ERROR_UNAVAILABLE,
                 "ejk_ring_run: ring attention failed on rank " +
                     std::to_string(firstFailed) + " (its message says why)");
   }
-  if (ejk_status s = ejk_buffer_upload(output, accO.data(), accO.size() * 4, 0))
+  Bytes out(size_t(ring->oElems() * e));
+  parallelFor(ring->oElems(), ring->threads, [&](int64_t from, int64_t to) {
+    for (int64_t i = from; i < to; ++i)
+      storeFloat(out.data(), ring->dtype, i, accO[size_t(i)]);
+  });
+  if (ejk_status s = ejk_buffer_upload(output, out.data(), out.size(), 0))
     return failFromRuntime(s, "ejk_ring_run: writing 'output'");
   if (lse)
     if (ejk_status s = ejk_buffer_upload(lse, accL.data(), accL.size() * 4, 0))
       return failFromRuntime(s, "ejk_ring_run: writing 'lse'");
-  ring->total.total_ns = nowNs() - start;
+  ring->total.total_ns = since(start);
   return EJK_OK;
 }
 

@@ -1,13 +1,5 @@
 // RUN: ejk-opt %s -split-input-file -ejk-expand-entries -verify-diagnostics
 
-func.func @bf16(%q: tensor<1x16x2x8xbf16>, %k: tensor<1x16x2x8xbf16>, %v: tensor<1x16x2x8xbf16>) -> tensor<1x16x2x8xbf16> {
-  // expected-error @+1 {{'ejk.ring_attention' op compiles for f32 only in this version of ejk (the ring merges f32 partial outputs), got 'bf16'}}
-  %o = ejk.ring_attention %q, %k, %v {ring_size = 2 : i64} : tensor<1x16x2x8xbf16>, tensor<1x16x2x8xbf16>, tensor<1x16x2x8xbf16> -> tensor<1x16x2x8xbf16>
-  return %o : tensor<1x16x2x8xbf16>
-}
-
-// -----
-
 func.func @segments(%q: tensor<1x16x2x8xf32>, %k: tensor<1x16x2x8xf32>, %v: tensor<1x16x2x8xf32>, %s: tensor<1x16xi32>) -> tensor<1x16x2x8xf32> {
   // expected-error @+1 {{'ejk.ring_attention' op segment ids are not supported by the ring runtime in this version of ejk}}
   %o = ejk.ring_attention %q, %k, %v q_segment_ids(%s : tensor<1x16xi32>) kv_segment_ids(%s : tensor<1x16xi32>) {ring_size = 2 : i64} : tensor<1x16x2x8xf32>, tensor<1x16x2x8xf32>, tensor<1x16x2x8xf32> -> tensor<1x16x2x8xf32>

@@ -36,3 +36,16 @@ func.func @window(%q: tensor<2x16x4x8xf32>, %k: tensor<2x16x4x8xf32>, %v: tensor
       : tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32> -> tensor<2x16x4x8xf32>
   return %o : tensor<2x16x4x8xf32>
 }
+
+// -----
+
+// f16 rings: the blocks keep the element type; lse stays f32.
+// CHECK-LABEL: func.func @half__ring__n2__c1__wn__full
+// CHECK-SAME: -> (tensor<1x16x2x8xf16>, tensor<1x2x16xf32>)
+// CHECK-LABEL: func.func @half__ring__n2__c1__wn__zzq
+// CHECK-SAME: (%{{.*}}: tensor<1x8x2x8xf16>, %{{.*}}: tensor<1x16x2x8xf16>, %{{.*}}: tensor<1x16x2x8xf16>) -> (tensor<1x8x2x8xf16>, tensor<1x2x8xf32>)
+func.func @half(%q: tensor<1x16x2x8xf16>, %k: tensor<1x16x2x8xf16>, %v: tensor<1x16x2x8xf16>) -> tensor<1x16x2x8xf16> {
+  %o = ejk.ring_attention %q, %k, %v {ring_size = 2 : i64, causal}
+      : tensor<1x16x2x8xf16>, tensor<1x16x2x8xf16>, tensor<1x16x2x8xf16> -> tensor<1x16x2x8xf16>
+  return %o : tensor<1x16x2x8xf16>
+}

@@ -31,7 +31,14 @@ CASES = {
     "softcap": (1, 64, 4, 2, 32, 32,
                 "causal, logits_soft_cap = 2.0 : f32, softmax_scale = 0.5 : f32",
                 (2, 4)),
+    "f16": (1, 128, 4, 2, 32, 32, "causal", (2, 4)),
+    "bf16": (2, 64, 4, 4, 32, 16, "", (2,)),
 }
+# Element type of a case's q, k, v and output (f32 unless named here); the
+# reference is single-process flash attention of the same type, and the
+# tolerances are ejk-run --check's for it.
+DTYPES = {"f16": "f16", "bf16": "bf16"}
+TOLERANCES = {"f32": (1e-4, 1e-4), "f16": (5e-3, 5e-3), "bf16": (4e-2, 2e-2)}
 
 TIMEOUT = 120
 
@@ -46,9 +53,10 @@ def ring_attrs(attrs, n):
 
 def write_mlir(path, case):
     b, s, h, hk, d, dv, attrs, sizes = CASES[case]
+    dtype = DTYPES.get(case, "f32")
 
     def t(seq, heads, dim):
-        return "tensor<%dx%dx%dx%dxf32>" % (b, seq, heads, dim)
+        return "tensor<%dx%dx%dx%dx%s>" % (b, seq, heads, dim, dtype)
 
     def lse(seq):
         return "tensor<%dx%dx%dxf32>" % (b, h, seq)
@@ -87,13 +95,33 @@ def must(cmd):
     return p
 
 
-def close(x, ref):
+def as_stored(x, dtype):
+    """An f32 array as the .npy ejk reads for dtype (bf16: uint16 bits,
+    rounded to nearest even)."""
+    if dtype == "f16":
+        return x.astype(np.float16)
+    if dtype == "bf16":
+        bits = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+        bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+        return bits.astype(np.uint16)
+    return x
+
+
+def as_f32(x):
+    if x.dtype == np.uint16:  # bf16 bits
+        return (x.astype(np.uint32) << 16).view(np.float32)
+    return x.astype(np.float32)
+
+
+def close(x, ref, dtype="f32"):
+    x, ref = as_f32(x), as_f32(ref)
     inf = np.isinf(ref)
     if not np.array_equal(np.isinf(x), inf) or \
             not np.array_equal(x[inf], ref[inf]):
         return False, float("inf")
     err = np.abs(x[~inf] - ref[~inf])
-    bound = 1e-4 + 1e-4 * np.abs(ref[~inf])
+    atol, rtol = TOLERANCES[dtype]
+    bound = atol + rtol * np.abs(ref[~inf])
     return bool(np.all(err <= bound)), float(err.max(initial=0.0))
 
 
@@ -108,9 +136,10 @@ def check_case(work, case, vulkan=False):
     k = rng.standard_normal((b, s, hk, d), dtype=np.float32)
     v = rng.standard_normal((b, s, hk, dv), dtype=np.float32)
     files = {}
+    dtype = DTYPES.get(case, "f32")
     for name, arr in (("q", q), ("k", k), ("v", v)):
         files[name] = os.path.join(dirn, name + ".npy")
-        np.save(files[name], arr)
+        np.save(files[name], as_stored(arr, dtype))
     ref_o, ref_l = os.path.join(dirn, "o.npy"), os.path.join(dirn, "l.npy")
     must(["ejk-run", mlir, "--entry", "full",
           "--input", files["q"], "--input", files["k"], "--input", files["v"],
@@ -129,7 +158,7 @@ def check_case(work, case, vulkan=False):
                   "--q", files["q"], "--k", files["k"], "--v", files["v"],
                   "--out", out_o, "--lse", out_l,
                   "--device", "vulkan" if vulkan else "cpu"])
-            ok_o, err_o = close(np.load(out_o), np.load(ref_o))
+            ok_o, err_o = close(np.load(out_o), np.load(ref_o), dtype)
             ok_l, err_l = close(np.load(out_l), np.load(ref_l))
             print("%s np=%d %s: output %s lse %s" % (
                 case, n, layout, "ok" if ok_o else "MISMATCH %g" % err_o,

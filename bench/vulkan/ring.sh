@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Ring attention on several GPUs (issue 23, docs/ops/ring.md "Several GPUs"):
+# one MPI rank per GPU, each on its own Vulkan device, against one GPU
+# running ejk's flash attention over the whole sequence. Two steps, because
+# the GPU machine has no MLIR:
+#
+#   here:   bash bench/vulkan/ring.sh prepare DIR [FINGERPRINT]
+#           compiles, for S in $SEQS (default 32768 65536), B1 H16 D128 f16,
+#           causal and not, ring entries of 1, 2 and 4 ranks with
+#           `ejkc --target vulkan --fingerprint FINGERPRINT` (default
+#           bench/vulkan/h100.fingerprint) into DIR/art, and copies
+#           ejk-ring-run, the runtime libraries, Open MPI's Debian packages
+#           and the device-side script (bench/vulkan/ring-run.sh) into DIR.
+#   there:  bash DIR/run.sh
+#           (carry DIR and .gl; see ring-run.sh for what it prints).
+#
+# A ring of 1 rank runs exactly one flash-attention block over the whole
+# sequence (the causal `diag` block, or `full`): the single-GPU baseline,
+# whose output the multi-GPU outputs are compared with.
+set -euo pipefail
+[ "${1:-}" = prepare ] || { echo "usage: $0 prepare DIR [FINGERPRINT]" >&2; exit 2; }
+DIR=${2:?DIR}
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+FINGERPRINT=${3:-$ROOT/bench/vulkan/h100.fingerprint}
+BUILD=${EJK_BUILD:-$ROOT/build}
+SEQS=${SEQS:-"32768 65536"}
+RANKS=${RANKS:-"1 2 4"}
+H=16 D=128
+mkdir -p "$DIR"
+DIR=$(cd "$DIR" && pwd)
+mlir="$DIR/ringgpu.mlir"
+: > "$mlir"
+t() { echo "tensor<1x$1x${H}x${D}xf16>"; }
+l() { echo "tensor<1x${H}x$1xf32>"; }
+for s in $SEQS; do
+  for mask in causal full; do
+    attrs=$([ $mask = causal ] && echo ", causal" || true)
+    for n in $RANKS; do
+      local_s=$((s / n))
+      cat >> "$mlir" <<MLIR
+func.func @s${s}_${mask}_n${n}(%q: $(t $local_s), %k: $(t $local_s), %v: $(t $local_s)) -> ($(t $local_s), $(l $local_s)) {
+  %o, %l = ejk.ring_attention %q, %k, %v {ring_size = $n : i64$attrs} : $(t $local_s), $(t $local_s), $(t $local_s) -> $(t $local_s), $(l $local_s)
+  return %o, %l : $(t $local_s), $(l $local_s)
+}
+MLIR
+    done
+  done
+done
+rm -rf "$DIR/art"
+"$BUILD/bin/ejkc" "$mlir" --target vulkan --fingerprint "$FINGERPRINT" \
+  -o "$DIR/art" > /dev/null
+cp "$BUILD/bin/ejk-ring-run" "$DIR/"
+cp -L "$BUILD/lib/Runtime/libejk_runtime.so.1" "$DIR/"
+cp -L "$BUILD/lib/Runtime/Mpi/libejk_runtime_mpi.so.1" "$DIR/"
+cp "$ROOT/bench/vulkan/ring-run.sh" "$DIR/run.sh"
+# Open MPI for the GPU machine (nothing can be installed there): Debian's
+# packages, unpacked there by run.sh.
+if [ ! -d "$DIR/debs" ] || [ -z "$(ls "$DIR/debs")" ]; then
+  mkdir -p "$DIR/debs"
+  (cd "$DIR/debs" && apt-get download openmpi-bin openmpi-common \
+    libopenmpi3 libpmix2 libhwloc15 libhwloc-plugins libevent-2.1-7 \
+    libevent-core-2.1-7 libevent-pthreads-2.1-7 libfabric1 libucx0 \
+    libibverbs1 librdmacm1 libnl-3-200 libnl-route-3-200 libnuma1 \
+    libltdl7 libmunge2 libpsm2-2 libpsm-infinipath1 ibverbs-providers \
+    libxnvctrl0 ocl-icd-libopencl1 > /dev/null)
+fi
+du -sh "$DIR"
