@@ -31,13 +31,30 @@ M, E, K, N = 32768, 128, 2048, 768
 #   op "tgmm": lhs [rows, k], rhs [rows, n] -> [local, k, n].
 def variants():
     v = {}
-    cfgs = {"heur": None, "m128n128k16w8": (128, 128, 16, 8),
-            "m64n64k32w4": (64, 64, 32, 4)}
+    # (block_m, block_n, block_k, num_subgroups[, num_stages]); "heur" lets
+    # the compiler pick.
+    cfgs = {"heur": None}
     for name, cfg in cfgs.items():
         v[f"gmm_f16_{name}"] = ("gmm", "f16", "f16", (M, K, N, E, E), "", cfg)
-    v["gmm_f16T_heur"] = ("gmm", "f16", "f16", (M, K, N, E, E), "T", None)
+    tcfgs = {"heur": None,
+             "m128n128k16w4": (128, 128, 16, 4),
+             "m128n128k16w4s2": (128, 128, 16, 4, 2),
+             "m128n128k32w4s2": (128, 128, 32, 4, 2),
+             "m128n256k16w8": (128, 256, 16, 8),
+             "m256n128k16w8": (256, 128, 16, 8),
+             "m128n256k32w8": (128, 256, 32, 8),
+             "m256n128k32w8": (256, 128, 32, 8),
+             "m64n64k32w4": (64, 64, 32, 4)}
+    for name, cfg in tcfgs.items():
+        v[f"gmm_f16T_{name}"] = ("gmm", "f16", "f16", (M, K, N, E, E), "T", cfg)
+    # A quarter of the reduction: what the time has that is not the k loop.
+    v["gmm_f16T_heur_k512"] = ("gmm", "f16", "f16", (M, 512, N, E, E), "T", None)
     v["gmm_bf16_heur"] = ("gmm", "bf16", "bf16", (M, K, N, E, E), "", None)
     v["tgmm_f16_heur"] = ("tgmm", "f16", "f32", (M, K, N, E, E), "", None)
+    v["tgmm_f16_m16n128k128w4"] = ("tgmm", "f16", "f32", (M, K, N, E, E), "",
+                                   (16, 128, 128, 4))
+    v["tgmm_f16_m32n128k128w4s2"] = ("tgmm", "f16", "f32", (M, K, N, E, E), "",
+                                     (32, 128, 128, 4, 2))
     # Correctness cases: ragged shapes, offsets, existing_out, f32 results.
     v["chk_gmm"] = ("gmm", "f16", "f16", (300, 64, 48, 5, 5), "", None)
     v["chk_gmm_small"] = ("gmm", "f16", "f16", (300, 64, 48, 5, 5), "", (16, 16, 16, 1))
@@ -47,6 +64,13 @@ def variants():
     v["chk_tgmm_off_acc"] = ("tgmm", "f16", "f16", (257, 40, 56, 7, 4), "OA", (32, 32, 16, 2))
     v["chk_bf16"] = ("gmm", "bf16", "f32", (300, 64, 48, 5, 5), "T", None)
     v["chk_gmm_big_tiles"] = ("gmm", "f16", "f32", (1000, 256, 136, 9, 9), "A", (128, 128, 32, 4))
+    v["chk_gmmT_one_stage"] = ("gmm", "f16", "f16", (1000, 264, 136, 9, 9), "TA", (128, 128, 64, 4, 1))
+    v["chk_gmmT_w8_256"] = ("gmm", "f16", "f16", (1000, 264, 136, 9, 9), "T", (256, 128, 32, 8, 1))
+    v["chk_gmmT_two_stages_k16"] = ("gmm", "f16", "f32", (1000, 264, 136, 9, 9), "TOA", (128, 128, 16, 4, 2))
+    v["chk_gmm_two_stages"] = ("gmm", "f16", "f16", (1000, 200, 136, 9, 9), "", (128, 128, 32, 4, 2))
+    v["chk_gmm_out_tiles_2"] = ("gmm", "f16", "f16", (1000, 264, 264, 9, 9), "A", (128, 256, 16, 8))
+    v["chk_gmm_out_tile_1"] = ("gmm", "f16", "f16", (700, 72, 200, 9, 9), "", (64, 64, 16, 4))
+    v["chk_tgmm_two_stages"] = ("tgmm", "f16", "f32", (1000, 136, 200, 9, 9), "A", (32, 128, 128, 4, 2))
     v["chk_tgmm_w8"] = ("tgmm", "f16", "f16", (1000, 136, 256, 9, 9), "A", (32, 128, 16, 8))
     return v
 
@@ -73,9 +97,10 @@ def ir(op, dt, odt, shape, opts, cfg):
     if op == "gmm" and "T" in opts:
         attrs.append("transpose_rhs")
     if cfg:
-        bm, bn, bk, w = cfg
+        bm, bn, bk, w = cfg[:4]
+        stages = f", num_stages = {cfg[4]}" if len(cfg) > 4 else ""
         attrs.append(f"config = #ejk.config<block_m = {bm}, block_n = {bn}, "
-                     f"block_k = {bk}, num_subgroups = {w}>")
+                     f"block_k = {bk}, num_subgroups = {w}{stages}>")
     a = (" {" + ", ".join(attrs) + "}") if attrs else ""
     name = "ejk.grouped_matmul" if op == "gmm" else "ejk.transposed_grouped_matmul"
     return (f"func.func @main({', '.join(args)}) -> {out} {{\n"

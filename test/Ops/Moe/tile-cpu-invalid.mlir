@@ -90,3 +90,13 @@ func.func @f(%lhs: tensor<64x32xf32>, %rhs: tensor<64x48xf32>, %sizes: tensor<4x
   return %out : tensor<4x32x48xf32>
 }
 }
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @stages(%lhs: tensor<64x32xf32>, %rhs: tensor<4x32x48xf32>, %sizes: tensor<4xi32>) -> tensor<64x48xf32> {
+  // expected-error @+1 {{is invalid: 'num_stages' applies to Vulkan targets only}}
+  %out = ejk.grouped_matmul %lhs, %rhs, %sizes {config = #ejk.config<block_m = 12, block_n = 16, block_k = 32, num_stages = 1>} : tensor<64x32xf32>, tensor<4x32x48xf32>, tensor<4xi32> -> tensor<64x48xf32>
+  return %out : tensor<64x48xf32>
+}
+}

@@ -147,3 +147,51 @@ func.func @tgmm_coop_multiple(%lhs: tensor<64x32xf16>, %rhs: tensor<64x48xf16>, 
   return %out : tensor<4x32x48xf16>
 }
 }
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16"]}} {
+func.func @stages_range(%lhs: tensor<64x32xf16>, %rhs: tensor<4x32x48xf16>, %sizes: tensor<4xi32>) -> tensor<64x48xf16> {
+  // expected-error @+1 {{'num_stages' (3) must be 1 or 2}}
+  %out = ejk.grouped_matmul %lhs, %rhs, %sizes {config = #ejk.config<block_m = 64, block_n = 64, block_k = 32, num_subgroups = 4, num_stages = 3>}
+      : tensor<64x32xf16>, tensor<4x32x48xf16>, tensor<4xi32> -> tensor<64x48xf16>
+  return %out : tensor<64x48xf16>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16"]}} {
+func.func @stages_portable(%lhs: tensor<64x32xf16>, %rhs: tensor<4x32x48xf16>, %sizes: tensor<4xi32>) -> tensor<64x48xf16> {
+  // expected-error @+1 {{'num_stages' 2 applies to the cooperative-matrix path only}}
+  %out = ejk.grouped_matmul %lhs, %rhs, %sizes {config = #ejk.config<block_m = 64, block_n = 64, block_k = 16, num_subgroups = 4, num_stages = 2>}
+      : tensor<64x32xf16>, tensor<4x32x48xf16>, tensor<4xi32> -> tensor<64x48xf16>
+  return %out : tensor<64x48xf16>
+}
+}
+
+// -----
+
+// Two stages of 256 x (32 + 8) + 32 x (128 + 8) halves do not fit in 48 KiB
+// (one does).
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16"]}} {
+func.func @stages_shared(%lhs: tensor<512x64xf16>, %rhs: tensor<4x64x128xf16>, %sizes: tensor<4xi32>) -> tensor<512x128xf16> {
+  // expected-error @+1 {{stages 59424 bytes of shared memory, the device has 49152}}
+  %out = ejk.grouped_matmul %lhs, %rhs, %sizes {config = #ejk.config<block_m = 256, block_n = 128, block_k = 32, num_subgroups = 8, num_stages = 2>}
+      : tensor<512x64xf16>, tensor<4x64x128xf16>, tensor<4xi32> -> tensor<512x128xf16>
+  return %out : tensor<512x128xf16>
+}
+}
+
+// -----
+
+// The transposed op: two stages of steps of block_m = 64 rows, each 2 x 64
+// x (128 + 8) halves (one fits).
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16"]}} {
+func.func @tgmm_stages_shared(%lhs: tensor<64x128xf16>, %rhs: tensor<64x128xf16>, %sizes: tensor<4xi32>) -> tensor<4x128x128xf32> {
+  // expected-error @+1 {{stages 70176 bytes of shared memory, the device has 49152}}
+  %out = ejk.transposed_grouped_matmul %lhs, %rhs, %sizes {config = #ejk.config<block_m = 64, block_n = 128, block_k = 128, num_subgroups = 4, num_stages = 2>}
+      : tensor<64x128xf16>, tensor<64x128xf16>, tensor<4xi32> -> tensor<4x128x128xf32>
+  return %out : tensor<4x128x128xf32>
+}
+}

@@ -61,10 +61,11 @@ func.func @gmm_f32(%lhs: tensor<300x64xf32>, %rhs: tensor<5x64x48xf32>, %sizes: 
 
 // f16. Portable: as above, f16 widened as it is staged. Cooperative: 128 x
 // 128 tiles of 4 subgroups (2 x 2, 4 x 4 16x16 accumulators each), steps of
-// 32; grid 384 / 128 x (4096 / 128 + 8 + 2). A steps are staged as 128 rows
-// of 32 + 8 halves (640 16-byte vectors), B steps as 32 rows of 128 + 8
-// (544), and each subgroup's 16-row output strip as 16 x 68 f32; with the
-// scan (8 + 1 + 128 + 3 i32): 10240 + 8704 + 17408 + 560 = 36912 bytes.
+// 32, one stage; grid 384 / 128 x (4096 / 128 + 8 + 2). One buffer holds
+// the A step (128 rows of 32 + 8 halves: 640 16-byte vectors) and then the
+// B step (32 rows of 128 + 8: 544); after the loop each subgroup's 16-row
+// output strip (16 x 68 f32, 4 x 272 vectors <= 1184) reuses it. With the
+// scan (8 + 1 + 128 + 3 i32): 18944 + 560 = 19504 bytes.
 // CHECK-LABEL: func.func private @gmm_f16_dispatch_0
 // PORT-SAME: ejk.grid = array<i64: 6, 74, 1>
 // PORT-SAME: ejk.workgroup_size = array<i64: 256, 1, 1>
@@ -73,15 +74,14 @@ func.func @gmm_f32(%lhs: tensor<300x64xf32>, %rhs: tensor<5x64x48xf32>, %sizes: 
 // PORT: arith.truncf {{.*}} : f32 to f16
 // PORT-NOT: gpu.subgroup_mma
 // COOP-SAME: ejk.grid = array<i64: 3, 42, 1>
-// COOP-SAME: ejk.shared_memory_bytes = 36912 : i64
+// COOP-SAME: ejk.shared_memory_bytes = 19504 : i64
 // COOP-SAME: ejk.workgroup_size = array<i64: 128, 1, 1>
 // COOP: memref.alloc() : memref<140xi32, #gpu.address_space<workgroup>>
 // lhs and rhs are read as 16-byte vectors through views of their buffers.
 // COOP: %[[LHS:.*]] = builtin.unrealized_conversion_cast %{{.*}} : memref<4096x256xf16> to memref<131072xvector<4xi32>>
 // COOP: %[[RHS:.*]] = builtin.unrealized_conversion_cast %{{.*}} : memref<8x256x384xf16> to memref<98304xvector<4xi32>>
-// COOP: %[[A:.*]] = memref.alloc() : memref<640xvector<4xi32>, #gpu.address_space<workgroup>>
-// COOP: %[[B:.*]] = memref.alloc() : memref<544xvector<4xi32>, #gpu.address_space<workgroup>>
-// COOP: %[[OUT:.*]] = memref.alloc() : memref<4352xf32, #gpu.address_space<workgroup>>
+// COOP: %[[S:.*]] = memref.alloc() : memref<1184xvector<4xi32>, #gpu.address_space<workgroup>>
+// COOP-NOT: memref.alloc
 // The first step's vectors are loaded before the loop, the next step's in
 // it; 16 accumulators and 8 vectors per thread ride the loop, under an
 // scf.if.
@@ -89,20 +89,23 @@ func.func @gmm_f32(%lhs: tensor<300x64xf32>, %rhs: tensor<5x64x48xf32>, %sizes: 
 // COOP: memref.load %[[RHS]]
 // COOP: scf.if %{{.*}} -> (!gpu.mma_matrix<16x16xf32, "COp">, {{.*}}"COp">, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>)
 // COOP: scf.for {{.*}} step %c32
-// COOP: memref.store %{{.*}}, %[[A]]
-// COOP: memref.store %{{.*}}, %[[B]]
+// COOP-COUNT-8: memref.store %{{.*}}, %[[S]]
 // COOP: gpu.barrier
 // COOP: memref.load %[[LHS]]
 // COOP: memref.load %[[RHS]]
 // A rows run along k (row-major A matrices), B rows along n.
-// COOP-COUNT-4: gpu.subgroup_mma_load_matrix %[[A]][%{{.*}}] {leadDimension = 5 : index} : memref<640xvector<4xi32>, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
-// COOP-COUNT-4: gpu.subgroup_mma_load_matrix %[[B]][%{{.*}}] {leadDimension = 17 : index} : memref<544xvector<4xi32>, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// COOP-COUNT-4: gpu.subgroup_mma_load_matrix %[[S]][%{{.*}}] {leadDimension = 5 : index} : memref<1184xvector<4xi32>, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// COOP-COUNT-4: gpu.subgroup_mma_load_matrix %[[S]][%{{.*}}] {leadDimension = 17 : index} : memref<1184xvector<4xi32>, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
 // COOP-COUNT-16: gpu.subgroup_mma_compute
 // COOP: gpu.barrier
-// Epilogue: a strip of 4 accumulators to the stage, then the lanes store.
-// COOP-COUNT-4: gpu.subgroup_mma_store_matrix %{{.*}}, %[[OUT]][%{{.*}}] {leadDimension = 68 : index}
+// COOP-NEXT: scf.yield
+// Epilogue: a strip of 4 accumulators to the stage, then the lanes store
+// 4 f32 each.
+// COOP-COUNT-4: gpu.subgroup_mma_store_matrix %{{.*}}, %[[S]][%{{.*}}] {leadDimension = 17 : index}
 // COOP: gpu.barrier
-// COOP: memref.load %[[OUT]]
+// COOP: %[[V:.*]] = memref.load %[[S]]
+// COOP: vector.extract %[[V]][0] : i32 from vector<4xi32>
+// COOP: arith.bitcast {{.*}} : i32 to f32
 // COOP: arith.truncf {{.*}} : f32 to f16
 // COOP: memref.store %{{.*}} : memref<4096x384xf16>
 func.func @gmm_f16(%lhs: tensor<4096x256xf16>, %rhs: tensor<8x256x384xf16>, %sizes: tensor<8xi32>) -> tensor<4096x384xf16> {
@@ -116,10 +119,9 @@ func.func @gmm_f16(%lhs: tensor<4096x256xf16>, %rhs: tensor<8x256x384xf16>, %siz
 // transpose_rhs: B steps are staged along k (128 rows of 32 + 8 halves)
 // and read as column-major matrices; the result is f32.
 // CHECK-LABEL: func.func private @gmm_f16_transposed_rhs_dispatch_0
-// COOP-SAME: ejk.shared_memory_bytes = 38448 : i64
-// COOP: memref.alloc() : memref<640xvector<4xi32>, #gpu.address_space<workgroup>>
-// COOP: %[[B:.*]] = memref.alloc() : memref<640xvector<4xi32>, #gpu.address_space<workgroup>>
-// COOP: gpu.subgroup_mma_load_matrix %[[B]][%{{.*}}] {leadDimension = 5 : index, transpose} : memref<640xvector<4xi32>, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// COOP-SAME: ejk.shared_memory_bytes = 21040 : i64
+// COOP: %[[S:.*]] = memref.alloc() : memref<1280xvector<4xi32>, #gpu.address_space<workgroup>>
+// COOP: gpu.subgroup_mma_load_matrix %[[S]][%{{.*}}] {leadDimension = 5 : index, transpose} : memref<1280xvector<4xi32>, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
 // COOP: memref.store %{{.*}} : memref<4096x384xf32>
 func.func @gmm_f16_transposed_rhs(%lhs: tensor<4096x256xf16>, %rhs: tensor<8x384x256xf16>, %sizes: tensor<8xi32>) -> tensor<4096x384xf32> {
   %out = ejk.grouped_matmul %lhs, %rhs, %sizes {transpose_rhs}
@@ -136,13 +138,12 @@ func.func @gmm_f16_transposed_rhs(%lhs: tensor<4096x256xf16>, %rhs: tensor<8x384
 // CHECK-LABEL: func.func private @tgmm_f16_dispatch_0
 // PORT-SAME: ejk.grid = array<i64: 6, 4, 8>
 // COOP-SAME: ejk.grid = array<i64: 3, 2, 8>
-// COOP-SAME: ejk.shared_memory_bytes = 35376 : i64
+// COOP-SAME: ejk.shared_memory_bytes = 17968 : i64
 // CHECK: %[[GROUP:.*]] = ejk.workgroup_id 2
-// COOP: %[[A:.*]] = memref.alloc() : memref<544xvector<4xi32>, #gpu.address_space<workgroup>>
-// COOP: %[[B:.*]] = memref.alloc() : memref<544xvector<4xi32>, #gpu.address_space<workgroup>>
+// COOP: %[[S:.*]] = memref.alloc() : memref<1088xvector<4xi32>, #gpu.address_space<workgroup>>
 // COOP: scf.for {{.*}} step %c32
-// COOP-COUNT-4: gpu.subgroup_mma_load_matrix %[[A]][%{{.*}}] {leadDimension = 17 : index, transpose} : memref<544xvector<4xi32>, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
-// COOP-COUNT-4: gpu.subgroup_mma_load_matrix %[[B]][%{{.*}}] {leadDimension = 17 : index} : memref<544xvector<4xi32>, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// COOP-COUNT-4: gpu.subgroup_mma_load_matrix %[[S]][%{{.*}}] {leadDimension = 17 : index, transpose} : memref<1088xvector<4xi32>, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// COOP-COUNT-4: gpu.subgroup_mma_load_matrix %[[S]][%{{.*}}] {leadDimension = 17 : index} : memref<1088xvector<4xi32>, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
 // CHECK: memref.store %{{.*}}, %{{.*}}[%[[GROUP]], %{{.*}}, %{{.*}}] : memref<8x256x384xf32>
 func.func @tgmm_f16(%lhs: tensor<4096x256xf16>, %rhs: tensor<4096x384xf16>, %sizes: tensor<8xi32>) -> tensor<8x256x384xf32> {
   %out = ejk.transposed_grouped_matmul %lhs, %rhs, %sizes

@@ -121,7 +121,11 @@ TEST_F(MoeVulkanRulesTest, HeuristicForTheMoeBenchProblem) {
   ASSERT_TRUE(layout);
   EXPECT_TRUE(layout->cooperative);
   EXPECT_EQ(layout->tilesM * layout->tilesN, 16);
-  EXPECT_LE(layout->sharedBytes, 48 * 1024);
+  // One stage, the output stages inside it: 21 KB ran faster on the H100
+  // than the 41 KB of two stages.
+  EXPECT_EQ(layout->stages, 1);
+  EXPECT_EQ(layout->outTiles, layout->tilesN);
+  EXPECT_LE(layout->sharedBytes, 24 * 1024);
   // lavapipe: the portable path, 256 threads.
   ConfigAttr lvp = op.getHeuristicConfig(lavapipe());
   EXPECT_EQ(reason(op, lvp, lavapipe()), "ok") << printAttr(lvp);
@@ -144,10 +148,16 @@ TEST_F(MoeVulkanRulesTest, ConfigSpacesAreVerifiedAndDistinct) {
         SmallVector<ConfigAttr> space = op.getConfigSpace(target, full);
         EXPECT_GE(space.size(), 2u);
         std::set<std::string> seen;
+        bool twoStages = false;
         for (ConfigAttr c : space) {
           EXPECT_EQ(reason(op, c, target), "ok") << printAttr(c);
           EXPECT_TRUE(seen.insert(printAttr(c)).second) << printAttr(c);
+          twoStages |= c.lookup("num_stages") == 2;
         }
+        // Only the full space of the cooperative path tries two stages.
+        bool coop =
+            target.hasCooperativeMatrix && ir.find("bf16") == std::string::npos;
+        EXPECT_EQ(twoStages, coop && full);
       }
   }
 }

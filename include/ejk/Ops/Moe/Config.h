@@ -10,6 +10,8 @@
 //   block_k        grouped_matmul: the reduction step;
 //                  transposed_grouped_matmul: rows (k) of the output tile
 //   num_subgroups  subgroups per workgroup (Vulkan only)
+//   num_stages     shared-memory stages of the operands, 1 or 2 (Vulkan
+//                  cooperative-matrix path only; default 2 where they fit)
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,15 +32,16 @@ struct GroupedMatmulConfig {
   static constexpr llvm::StringLiteral kBlockN = "block_n";
   static constexpr llvm::StringLiteral kBlockK = "block_k";
   static constexpr llvm::StringLiteral kNumSubgroups = "num_subgroups";
+  static constexpr llvm::StringLiteral kNumStages = "num_stages";
 
   static llvm::ArrayRef<llvm::StringRef> names() {
     static const llvm::StringRef all[] = {kBlockM, kBlockN, kBlockK,
-                                          kNumSubgroups};
+                                          kNumSubgroups, kNumStages};
     return all;
   }
 
   int64_t blockM = 0, blockN = 0, blockK = 0;
-  std::optional<int64_t> numSubgroups;
+  std::optional<int64_t> numSubgroups, numStages;
 
   /// Reads `config`; fails with `reason` on an unknown or missing entry or
   /// a block below 1.
@@ -64,6 +67,7 @@ struct GroupedMatmulConfig {
     c.blockN = *n;
     c.blockK = *k;
     c.numSubgroups = config.lookup(kNumSubgroups);
+    c.numStages = config.lookup(kNumStages);
     return c;
   }
 
@@ -72,6 +76,8 @@ struct GroupedMatmulConfig {
         {kBlockM, blockM}, {kBlockN, blockN}, {kBlockK, blockK}};
     if (numSubgroups)
       values.emplace_back(kNumSubgroups, *numSubgroups);
+    if (numStages)
+      values.emplace_back(kNumStages, *numStages);
     return ConfigAttr::get(context, values);
   }
 };

@@ -18,15 +18,17 @@ using namespace mlir;
 using namespace mlir::ejk;
 
 /// Reads a config and checks what both ops require of it on a CPU: no
-/// `num_subgroups`, `block_n` whole vectors.
+/// `num_subgroups` or `num_stages`, `block_n` whole vectors.
 static std::optional<GroupedMatmulConfig>
 readCpuConfig(ConfigAttr attr, const TargetInfo &target, raw_ostream &reason) {
   std::optional<GroupedMatmulConfig> config =
       GroupedMatmulConfig::read(attr, reason);
   if (!config)
     return std::nullopt;
-  if (config->numSubgroups) {
-    reason << "'" << GroupedMatmulConfig::kNumSubgroups
+  if (config->numSubgroups || config->numStages) {
+    reason << "'"
+           << (config->numSubgroups ? GroupedMatmulConfig::kNumSubgroups
+                                    : GroupedMatmulConfig::kNumStages)
            << "' applies to Vulkan targets only";
     return std::nullopt;
   }

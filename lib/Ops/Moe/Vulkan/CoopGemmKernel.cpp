@@ -3,16 +3,22 @@
 // f16 inputs, f32 accumulation, 16x16x16 cooperative matrices
 // (VK_KHR_cooperative_matrix through gpu.subgroup_mma_*). Subgroup s owns
 // tiles_m x tiles_n accumulators at (s / sg_n, s % sg_n) of the subgroup
-// grid (Moe/Vulkan/Layout.h). Per reduction step:
+// grid (Moe/Vulkan/Layout.h). The operand stages live in one workgroup
+// buffer of 16-byte vectors: one or two (A, B) stages, and after the loop
+// the subgroups' f32 output stages. Per reduction step, two stages:
 //
-//   store the step's A and B (16-byte vectors, already in registers) to the
-//     stages, each along its operand's contiguous dimension
+//   store the next step's A and B (16-byte vectors, already in registers)
+//     to the other stage, each along its operand's contiguous dimension
+//   load the step after next into registers (their latency hides behind
+//     this step)
+//   for each 16-deep slice of this stage: tiles_m A and tiles_n B matrices,
+//     tiles_m x tiles_n multiply-adds (a stage contiguous along the
+//     reduction is read as column-major matrices)
 //   barrier
-//   load the next step's vectors (their latency hides behind this step)
-//   for each 16-deep slice: tiles_m A and tiles_n B matrices, tiles_m x
-//     tiles_n multiply-adds (a stage contiguous along the reduction is read
-//     as column-major matrices)
-//   barrier
+//
+// The other stage was last read before the previous step's barrier, so one
+// barrier a step suffices. One stage: store this step, barrier, load the
+// next, multiply-adds, barrier.
 //
 // The epilogue stores each strip of 16 rows of a subgroup's accumulators
 // to its f32 stage, and the subgroup's lanes pass each element to the
@@ -57,9 +63,10 @@ public:
     Value aView = vectorView(a.buffer), bView = vectorView(b.buffer);
     int64_t aStride = MoeVulkanLayout::stride(l.aRowLength());
     int64_t bStride = MoeVulkanLayout::stride(l.bRowLength());
-    Value aStage = allocWorkgroup(e, l.aRows() * aStride / kPerVector, vecType);
-    Value bStage = allocWorkgroup(e, l.bRows() * bStride / kPerVector, vecType);
-    Value outStage = allocWorkgroup(e, l.numSubgroups * kTile * l.outStride());
+    int64_t stageVectors = l.stageVectors();
+    Value stages = allocWorkgroup(
+        e, std::max(l.stages * stageVectors, l.outVectors()), vecType);
+    bool twoStages = l.stages == 2;
 
     auto loadStep = [&](Value r0) {
       SmallVector<Value> values =
@@ -68,83 +75,120 @@ public:
       values.append(loadVectors(b, bView, l.bRows(), l.bRowLength(), r0));
       return values;
     };
+    // Stores a step's vectors to the stage starting at `base` (vectors).
+    auto storeStep = [&](ArrayRef<Value> loaded, Value base) {
+      storeVectors(loaded.take_front(numA), stages, base, l.aRows(),
+                   l.aRowLength(), aStride);
+      storeVectors(loaded.drop_front(numA), stages,
+                   e.add(base, e.index(l.aStageVectors())), l.bRows(),
+                   l.bRowLength(), bStride);
+    };
+    // The multiply-adds of one step from the stage starting at `base`
+    // (halves).
+    auto multiply = [&](SmallVector<Value> &acc, Value base) {
+      Value aBase = base;
+      Value bBase = e.add(base, e.index(l.aStageVectors() * kPerVector));
+      for (int64_t kk = 0; kk < l.step; kk += kTile) {
+        SmallVector<Value> aTiles, bTiles;
+        for (int64_t i = 0; i < l.tilesM; ++i) {
+          Value m = e.add(mBase, e.index(i * kTile));
+          Value offset = l.order.aReductionInner
+                             ? e.add(e.mul(m, e.index(aStride)), e.index(kk))
+                             : e.add(e.index(kk * aStride), m);
+          aTiles.push_back(loadMatrix(aType, stages, e.add(aBase, offset),
+                                      aStride, !l.order.aReductionInner));
+        }
+        for (int64_t j = 0; j < l.tilesN; ++j) {
+          Value n = e.add(nBase, e.index(j * kTile));
+          Value offset = l.order.bReductionInner
+                             ? e.add(e.mul(n, e.index(bStride)), e.index(kk))
+                             : e.add(e.index(kk * bStride), n);
+          bTiles.push_back(loadMatrix(bType, stages, e.add(bBase, offset),
+                                      bStride, l.order.bReductionInner));
+        }
+        for (int64_t i = 0; i < l.tilesM; ++i)
+          for (int64_t j = 0; j < l.tilesN; ++j)
+            acc[i * l.tilesN + j] = gpu::SubgroupMmaComputeOp::create(
+                e.b, aTiles[i], bTiles[j], acc[i * l.tilesN + j], UnitAttr(),
+                UnitAttr());
+      }
+    };
 
     int64_t numAcc = l.tilesM * l.tilesN;
     Value zeroTile =
         gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType, e.constF32(0.0f));
     SmallVector<Value> inits(numAcc, zeroTile);
-    inits.append(loadStep(rBegin));
+    Value step = e.index(l.step);
+    if (twoStages) {
+      // Stage 0 holds the first step; the registers the second. Every
+      // thread runs this (the barrier), even for an empty range.
+      storeStep(loadStep(rBegin), e.index(0));
+      gpu::BarrierOp::create(e.b);
+      inits.append(loadStep(e.add(rBegin, step)));
+      // The stage this step reads (0 or 1).
+      inits.push_back(e.index(0));
+    } else {
+      inits.append(loadStep(rBegin));
+    }
     SmallVector<Value> state = maybeEmptyLoop(
-        e, rBegin, rEnd, e.index(l.step), inits, [&](Value r0, ValueRange s) {
-          SmallVector<Value> loadedValues(s.begin() + numAcc, s.end());
-          ArrayRef<Value> loaded = loadedValues;
-          storeVectors(loaded.take_front(numA), aStage, l.aRows(),
-                       l.aRowLength(), aStride);
-          storeVectors(loaded.drop_front(numA), bStage, l.bRows(),
-                       l.bRowLength(), bStride);
-          gpu::BarrierOp::create(e.b);
-          SmallVector<Value> next = loadStep(e.add(r0, e.index(l.step)));
+        e, rBegin, rEnd, step, inits, [&](Value r0, ValueRange s) {
           SmallVector<Value> acc(s.begin(), s.begin() + numAcc);
-          for (int64_t kk = 0; kk < l.step; kk += kTile) {
-            SmallVector<Value> aTiles, bTiles;
-            for (int64_t i = 0; i < l.tilesM; ++i) {
-              Value m = e.add(mBase, e.index(i * kTile));
-              aTiles.push_back(
-                  l.order.aReductionInner
-                      ? loadMatrix(
-                            aType, aStage,
-                            e.add(e.mul(m, e.index(aStride)), e.index(kk)),
-                            aStride, /*transpose=*/false)
-                      : loadMatrix(aType, aStage,
-                                   e.add(e.index(kk * aStride), m), aStride,
-                                   /*transpose=*/true));
-            }
-            for (int64_t j = 0; j < l.tilesN; ++j) {
-              Value n = e.add(nBase, e.index(j * kTile));
-              bTiles.push_back(
-                  l.order.bReductionInner
-                      ? loadMatrix(
-                            bType, bStage,
-                            e.add(e.mul(n, e.index(bStride)), e.index(kk)),
-                            bStride, /*transpose=*/true)
-                      : loadMatrix(bType, bStage,
-                                   e.add(e.index(kk * bStride), n), bStride,
-                                   /*transpose=*/false));
-            }
-            for (int64_t i = 0; i < l.tilesM; ++i)
-              for (int64_t j = 0; j < l.tilesN; ++j)
-                acc[i * l.tilesN + j] = gpu::SubgroupMmaComputeOp::create(
-                    e.b, aTiles[i], bTiles[j], acc[i * l.tilesN + j],
-                    UnitAttr(), UnitAttr());
+          SmallVector<Value> loaded(s.begin() + numAcc,
+                                    s.begin() + numAcc + numLoaded());
+          SmallVector<Value> next;
+          if (twoStages) {
+            Value current = s.back();
+            Value other = e.sub(e.index(1), current);
+            storeStep(loaded, e.mul(other, e.index(stageVectors)));
+            next = loadStep(e.add(r0, e.mul(step, e.index(2))));
+            multiply(acc, e.mul(current, e.index(stageVectors * kPerVector)));
+            gpu::BarrierOp::create(e.b);
+            acc.append(next);
+            acc.push_back(other);
+            return acc;
           }
+          storeStep(loaded, e.index(0));
+          gpu::BarrierOp::create(e.b);
+          next = loadStep(e.add(r0, step));
+          multiply(acc, e.index(0));
           gpu::BarrierOp::create(e.b);
           acc.append(next);
           return acc;
         });
 
-    // Epilogue, one strip of 16 rows at a time.
-    Value stageBase = e.mul(subgroup, e.index(kTile * l.outStride()));
-    int64_t stripWidth = l.tilesN * kTile;
+    // Epilogue, 16 rows x outTiles matrices at a time, through the stages'
+    // memory (the loop ended with a barrier).
+    int64_t outStride = l.outStride();
+    Value stageBase = e.mul(subgroup, e.index(kTile * outStride / 4));
+    int64_t stripWidth = l.outTiles * kTile;
     int64_t perStrip = kTile * stripWidth;
-    for (int64_t i = 0; i < l.tilesM; ++i) {
-      for (int64_t j = 0; j < l.tilesN; ++j)
-        gpu::SubgroupMmaStoreMatrixOp::create(
-            e.b, state[i * l.tilesN + j], outStage,
-            ValueRange{e.add(stageBase, e.index(j * kTile))},
-            e.b.getIndexAttr(l.outStride()), UnitAttr());
-      gpu::BarrierOp::create(e.b);
-      forEachThread(e, l.subgroupSize, lane, perStrip, [&](Value idx) {
-        Value row = arith::DivUIOp::create(e.b, idx, e.index(stripWidth));
-        Value col = arith::RemUIOp::create(e.b, idx, e.index(stripWidth));
-        Value v = memref::LoadOp::create(
-            e.b, outStage,
-            ValueRange{e.add(stageBase,
-                             e.add(e.mul(row, e.index(l.outStride())), col))});
-        epilogue(e.add(mBase, e.add(e.index(i * kTile), row)),
-                 e.add(nBase, col), v);
-      });
-      gpu::BarrierOp::create(e.b);
-    }
+    for (int64_t i = 0; i < l.tilesM; ++i)
+      for (int64_t j0 = 0; j0 < l.tilesN; j0 += l.outTiles) {
+        for (int64_t j = 0; j < l.outTiles; ++j)
+          gpu::SubgroupMmaStoreMatrixOp::create(
+              e.b, state[i * l.tilesN + j0 + j], stages,
+              ValueRange{e.add(stageBase, e.index(j * kTile / 4))},
+              e.b.getIndexAttr(outStride / 4), UnitAttr());
+        gpu::BarrierOp::create(e.b);
+        // Four f32 (one vector) a lane at a time.
+        int64_t vectorsPerRow = stripWidth / 4;
+        forEachThread(e, l.subgroupSize, lane, perStrip / 4, [&](Value idx) {
+          Value row = arith::DivUIOp::create(e.b, idx, e.index(vectorsPerRow));
+          Value col = arith::RemUIOp::create(e.b, idx, e.index(vectorsPerRow));
+          Value vec = memref::LoadOp::create(
+              e.b, stages,
+              ValueRange{e.add(
+                  stageBase, e.add(e.mul(row, e.index(outStride / 4)), col))});
+          Value m = e.add(mBase, e.add(e.index(i * kTile), row));
+          Value n =
+              e.add(nBase, e.add(e.index(j0 * kTile), e.mul(col, e.index(4))));
+          for (int64_t c = 0; c < 4; ++c)
+            epilogue(m, e.add(n, e.index(c)),
+                     arith::BitcastOp::create(
+                         e.b, e.f32, vector::ExtractOp::create(e.b, vec, c)));
+        });
+        gpu::BarrierOp::create(e.b);
+      }
   }
 
 private:
@@ -198,10 +242,19 @@ private:
     return values;
   }
 
-  /// Stores the values of loadVectors (same `rows`, `rowLength`) to `stage`,
-  /// rows `stride` halves apart.
-  void storeVectors(ArrayRef<Value> values, Value stage, int64_t rows,
-                    int64_t rowLength, int64_t stride) {
+  /// Vectors a thread loads per step (A and B).
+  size_t numLoaded() const {
+    auto count = [&](int64_t rows, int64_t rowLength) {
+      int64_t total = rows * (rowLength / kPerVector);
+      return static_cast<size_t>((total + l.threads - 1) / l.threads);
+    };
+    return count(l.aRows(), l.aRowLength()) + count(l.bRows(), l.bRowLength());
+  }
+
+  /// Stores the values of loadVectors (same `rows`, `rowLength`) to `stage`
+  /// from vector `stageBase` on, rows `stride` halves apart.
+  void storeVectors(ArrayRef<Value> values, Value stage, Value stageBase,
+                    int64_t rows, int64_t rowLength, int64_t stride) {
     int64_t width = rowLength / kPerVector, total = rows * width;
     for (auto [k, element] : llvm::enumerate(values)) {
       int64_t base = static_cast<int64_t>(k) * l.threads;
@@ -212,7 +265,9 @@ private:
         Value col = arith::RemUIOp::create(e.b, idx, e.index(width));
         memref::StoreOp::create(
             e.b, value, stage,
-            ValueRange{e.add(e.mul(row, e.index(stride / kPerVector)), col)});
+            ValueRange{
+                e.add(stageBase,
+                      e.add(e.mul(row, e.index(stride / kPerVector)), col))});
       };
       if (base + l.threads <= total) {
         store();

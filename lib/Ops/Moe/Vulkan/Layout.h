@@ -25,8 +25,11 @@
 // tiles_m x tiles_n 16x16 accumulators; A and B steps are staged as f16 in
 // 16-byte copies (rows padded by 8 halves against bank conflicts), each
 // thread holding the next step's copies in registers while the current
-// step computes; results go out 16 rows at a time through a per-subgroup
-// f32 stage.
+// step computes. With two stages (num_stages 2) the next step is stored to
+// the other stage while this one's matrices are read, one barrier a step;
+// with one (the default), two barriers. Results go out 16 rows x out_tiles
+// matrices at a time through a per-subgroup f32 stage in the operand
+// stages' memory (as many matrices as fit there, at least one).
 //
 // Both paths first run the work-list scan (Moe/Vulkan/Kernels.h): the
 // group starts ([num_groups + 1] i32), one i32 per thread of partial sums,
@@ -74,6 +77,8 @@ struct MoeVulkanLayout {
   /// Halves of padding at the end of each staged row.
   static constexpr int64_t kPad = 8;
   int64_t subgroupsM = 0, subgroupsN = 0, tilesM = 0, tilesN = 0;
+  /// Operand stages (1 or 2; default 1); the portable path has one.
+  int64_t stages = 1;
   GemmOperandOrder order;
 
   /// Shared memory of the work-list scan, in i32.
@@ -88,8 +93,18 @@ struct MoeVulkanLayout {
   int64_t bRows() const { return order.bReductionInner ? tileN : step; }
   int64_t bRowLength() const { return order.bReductionInner ? step : tileN; }
   static int64_t stride(int64_t rowLength) { return rowLength + kPad; }
+  /// Accumulators a subgroup writes out at a time (a divisor of tiles_n):
+  /// the most whose output stages fit in the operand stages' memory.
+  int64_t outTiles = 1;
   /// Row stride (f32) of a subgroup's output stage (16 rows).
-  int64_t outStride() const { return tilesN * kTile + 4; }
+  int64_t outStride() const { return outTiles * kTile + 4; }
+  /// Cooperative path, in 16-byte vectors: one stage of A and B (A first),
+  /// and the output stages of all subgroups (which reuse the same memory).
+  int64_t aStageVectors() const { return aRows() * stride(aRowLength()) / 8; }
+  int64_t stageVectors() const {
+    return aStageVectors() + bRows() * stride(bRowLength()) / 8;
+  }
+  int64_t outVectors() const { return numSubgroups * kTile * outStride() / 4; }
 
   /// Accumulators a portable thread keeps, and 16x16 accumulators a
   /// subgroup keeps, at most.
@@ -99,12 +114,13 @@ struct MoeVulkanLayout {
   /// The layout of a tile_m x tile_n tile with reduction steps of `step`,
   /// for a problem of `numGroups` groups, or nullopt with the reason on
   /// `reason` (which names the config entries through `names`: "block_m",
-  /// ... as they map to tile_m, tile_n, step).
+  /// ... as they map to tile_m, tile_n, step). `numStages` 0 is the
+  /// default, one.
   static std::optional<MoeVulkanLayout>
   compute(int64_t tileM, int64_t tileN, int64_t step, int64_t numSubgroups,
-          bool cooperative, GemmOperandOrder order, int64_t numGroups,
-          const MoeVulkanLimits &limits, const char *const names[3],
-          llvm::raw_ostream &reason);
+          int64_t numStages, bool cooperative, GemmOperandOrder order,
+          int64_t numGroups, const MoeVulkanLimits &limits,
+          const char *const names[3], llvm::raw_ostream &reason);
 };
 
 class GroupedMatmulOp;

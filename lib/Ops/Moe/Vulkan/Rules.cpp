@@ -41,9 +41,9 @@ static bool cooperativeFits(const GroupedMatmulProblem &p,
       p.n < 1 || p.k % 8 || p.n % 8)
     return false;
   static const char *const names[3] = {"", "", ""};
-  return MoeVulkanLayout::compute(16, 16, 16, 1, /*cooperative=*/true, order,
-                                  p.numGroups, limitsOf(target), names,
-                                  llvm::nulls())
+  return MoeVulkanLayout::compute(16, 16, 16, 1, /*numStages=*/1,
+                                  /*cooperative=*/true, order, p.numGroups,
+                                  limitsOf(target), names, llvm::nulls())
       .has_value();
 }
 
@@ -77,6 +77,7 @@ mlir::ejk::getMoeVulkanLayout(GroupedMatmulOp op, ConfigAttr attr,
       attr.lookupOr(GroupedMatmulConfig::kBlockN, 0),
       attr.lookupOr(GroupedMatmulConfig::kBlockK, 0),
       attr.lookupOr(GroupedMatmulConfig::kNumSubgroups, 1),
+      attr.lookupOr(GroupedMatmulConfig::kNumStages, 0),
       usesCooperativeMatrix(op, target), groupedOrder(p), p.numGroups,
       limitsOf(target), kGroupedNames, reason);
 }
@@ -91,6 +92,7 @@ mlir::ejk::getMoeVulkanLayout(TransposedGroupedMatmulOp op, ConfigAttr attr,
       attr.lookupOr(GroupedMatmulConfig::kBlockN, 0),
       attr.lookupOr(GroupedMatmulConfig::kBlockM, 0),
       attr.lookupOr(GroupedMatmulConfig::kNumSubgroups, 1),
+      attr.lookupOr(GroupedMatmulConfig::kNumStages, 0),
       usesCooperativeMatrix(op, target), transposedOrder(), p.numGroups,
       limitsOf(target), kTransposedNames, reason);
 }
@@ -161,9 +163,13 @@ LogicalResult VulkanTransposedGroupedMatmul::verifyConfig(
   return success();
 }
 
-/// (tile_m, tile_n, step, threads) candidates of a space, in order.
-static SmallVector<std::array<int64_t, 4>> spaceCandidates(bool cooperative,
-                                                           bool full) {
+/// A candidate config: tile_m, tile_n, step, threads, and num_stages (0:
+/// left to the default).
+using Candidate = std::array<int64_t, 5>;
+
+/// The candidates of a space, in order; the full cooperative space also
+/// tries two stages.
+static SmallVector<Candidate> spaceCandidates(bool cooperative, bool full) {
   SmallVector<int64_t> tiles = full ? SmallVector<int64_t>{16, 32, 64, 128}
                                     : SmallVector<int64_t>{32, 64, 128};
   SmallVector<int64_t> steps = cooperative
@@ -174,32 +180,45 @@ static SmallVector<std::array<int64_t, 4>> spaceCandidates(bool cooperative,
   SmallVector<int64_t> threadCounts =
       full ? SmallVector<int64_t>{32, 64, 128, 256, 512}
            : SmallVector<int64_t>{64, 128, 256};
-  SmallVector<std::array<int64_t, 4>> out;
+  SmallVector<int64_t> stageCounts = cooperative && full
+                                         ? SmallVector<int64_t>{0, 2}
+                                         : SmallVector<int64_t>{0};
+  SmallVector<Candidate> out;
   for (int64_t tm : tiles)
     for (int64_t tn : tiles)
       for (int64_t step : steps)
         for (int64_t threads : threadCounts)
-          out.push_back({tm, tn, step, threads});
+          for (int64_t stages : stageCounts)
+            out.push_back({tm, tn, step, threads, stages});
   return out;
 }
 
-/// The configs of `candidates` that verify, spelled for the op (`names`
-/// order: tile_m, tile_n, step as block_* entries).
+/// The config of a candidate, spelled for the op (tile_m, tile_n, step as
+/// block_* entries).
+static GroupedMatmulConfig toConfig(const Candidate &c, bool transposed,
+                                    int64_t subgroup) {
+  auto [tm, tn, step, threads, stages] = c;
+  GroupedMatmulConfig config;
+  config.blockM = transposed ? step : tm;
+  config.blockN = tn;
+  config.blockK = transposed ? tm : step;
+  config.numSubgroups = std::max<int64_t>(1, threads / subgroup);
+  if (stages)
+    config.numStages = stages;
+  return config;
+}
+
+/// The configs of `candidates` that verify.
 template <typename OpT, typename Rules>
-static SmallVector<ConfigAttr>
-filterSpace(OpT op, const TargetInfo &target, bool transposed,
-            ArrayRef<std::array<int64_t, 4>> candidates) {
+static SmallVector<ConfigAttr> filterSpace(OpT op, const TargetInfo &target,
+                                           bool transposed,
+                                           ArrayRef<Candidate> candidates) {
   int64_t subgroup = std::max<unsigned>(1, target.subgroupSize);
   SmallVector<ConfigAttr> space;
-  for (auto [tm, tn, step, threads] : candidates) {
-    if (threads < subgroup)
+  for (const Candidate &c : candidates) {
+    if (c[3] < subgroup)
       continue;
-    GroupedMatmulConfig config;
-    config.blockM = transposed ? step : tm;
-    config.blockN = tn;
-    config.blockK = transposed ? tm : step;
-    config.numSubgroups = threads / subgroup;
-    ConfigAttr attr = config.toAttr(op.getContext());
+    ConfigAttr attr = toConfig(c, transposed, subgroup).toAttr(op.getContext());
     if (succeeded(Rules::verifyConfig(op, attr, target, llvm::nulls())))
       space.push_back(attr);
   }
@@ -221,26 +240,28 @@ SmallVector<ConfigAttr> VulkanTransposedGroupedMatmul::configSpace(
       spaceCandidates(usesCooperativeMatrix(op, target), full));
 }
 
-/// The heuristic's (tile_m, tile_n, step, threads) in order of preference.
-/// Cooperative: 128 x 128 tiles of four subgroups, each 64 x 64 (16
-/// accumulators: four A and four B matrices per 16 of reduction), measured
-/// best on the H100 (0.95 ms for the bench problem against 1.03 with eight
-/// subgroups and steps of 16, 1.10 for 64 x 64 tiles; docs/ops/moe-vulkan.md);
-/// 64 x 64 tiles first when the groups average fewer than 96 rows (a tile
-/// starts at its group's first row, so small groups waste most of a tall
-/// tile). 64 x 128 and 128 x 64 tiles of four subgroups (2 x 4 matrices
-/// each) ran 3.7-4.2x slower there and are left to the tuner. Portable: 64
-/// x 64 tiles over 256 threads (16 accumulators each), then smaller.
-static SmallVector<std::array<int64_t, 4>>
+/// The heuristic's candidates in order of preference. Cooperative: 128 x
+/// 128 tiles of four subgroups, each 64 x 64 (16 accumulators: four A and
+/// four B matrices per 16 of reduction), steps of 32, one stage: measured
+/// best on the H100 (0.51 ms for the bench problem, against 0.80 with two
+/// stages, 0.72 with steps of 64 or eight subgroups, 0.52-0.56 for 128 x
+/// 256 and 256 x 128 tiles of eight subgroups; docs/ops/moe-vulkan.md). The
+/// times follow shared memory more than barriers: 21 KB a workgroup ran
+/// faster than 36-42 KB whatever the stages. 64 x 64 tiles first when the
+/// groups average fewer than 96 rows (a tile starts at its group's first
+/// row, so small groups waste most of a tall tile). Tiles of two subgroups
+/// ran 3-4x slower there and are left to the tuner. Portable: 64 x 64 tiles
+/// over 256 threads (16 accumulators each), then smaller.
+static SmallVector<Candidate>
 heuristicCandidates(bool cooperative, int64_t subgroup, bool smallGroups) {
-  SmallVector<std::array<int64_t, 4>> out;
+  SmallVector<Candidate> out;
   if (cooperative) {
     if (smallGroups)
-      out.push_back({64, 64, 32, 4 * subgroup});
-    out.append({{128, 128, 32, 4 * subgroup},
-                {64, 64, 32, 4 * subgroup},
-                {32, 32, 16, subgroup},
-                {16, 16, 16, subgroup}});
+      out.push_back({64, 64, 32, 4 * subgroup, 0});
+    out.append({{128, 128, 32, 4 * subgroup, 0},
+                {64, 64, 32, 4 * subgroup, 0},
+                {32, 32, 16, subgroup, 0},
+                {16, 16, 16, subgroup, 0}});
   } else {
     for (int64_t threads : {256, 128, 64, 32})
       for (auto [tm, tn, step] :
@@ -248,7 +269,7 @@ heuristicCandidates(bool cooperative, int64_t subgroup, bool smallGroups) {
             std::array<int64_t, 3>{32, 64, 16},
             std::array<int64_t, 3>{32, 32, 16},
             std::array<int64_t, 3>{16, 16, 8}, std::array<int64_t, 3>{8, 8, 4}})
-        out.push_back({tm, tn, step, std::max(threads, subgroup)});
+        out.push_back({tm, tn, step, std::max(threads, subgroup), 0});
   }
   return out;
 }
@@ -258,20 +279,15 @@ static ConfigAttr pickHeuristic(OpT op, const TargetInfo &target,
                                 bool transposed, bool cooperative,
                                 bool smallGroups) {
   int64_t subgroup = std::max<unsigned>(1, target.subgroupSize);
-  SmallVector<std::array<int64_t, 4>> candidates =
+  SmallVector<Candidate> candidates =
       heuristicCandidates(cooperative, subgroup, smallGroups);
   SmallVector<ConfigAttr> valid =
       filterSpace<OpT, Rules>(op, target, transposed, candidates);
   if (!valid.empty())
     return valid.front();
   // Nothing fits: the first choice, which verification then reports.
-  auto [tm, tn, step, threads] = candidates.front();
-  GroupedMatmulConfig config;
-  config.blockM = transposed ? step : tm;
-  config.blockN = tn;
-  config.blockK = transposed ? tm : step;
-  config.numSubgroups = std::max<int64_t>(1, threads / subgroup);
-  return config.toAttr(op.getContext());
+  return toConfig(candidates.front(), transposed, subgroup)
+      .toAttr(op.getContext());
 }
 
 ConfigAttr VulkanGroupedMatmul::heuristicConfig(GroupedMatmulOp op,
