@@ -62,6 +62,14 @@ for base in $(echo "$entries" | grep '_n1$'); do
         --entry "$entry" --layout "$layout" --random 7 --repeat "$REPEAT" \
         --stats --device vulkan:local --out "npy/${entry}_$layout.npy" 2>&1 |
         tail -$((n * (n + 1) + 1))
+      if [ "$n" = 4 ] && [ "$layout" != contiguous -o "$mask" = full ]; then
+        # The same ring with copies on the compute queue (no copy lane).
+        echo "== $stem: $n GPUs, $layout, EJK_VULKAN_COPY_QUEUE=0"
+        EJK_VULKAN_COPY_QUEUE=0 timeout 300 $MPIRUN -x EJK_VULKAN_COPY_QUEUE \
+          -np "$n" ./ejk-ring-run art/ringgpu.json --entry "$entry" \
+          --layout "$layout" --random 7 --repeat "$REPEAT" --stats \
+          --device vulkan:local 2>&1 | grep -v '^  step'
+      fi
       python3 - "npy/${base}.npy" "npy/${entry}_$layout.npy" <<'PY'
 import sys, numpy as np
 ref, out = (np.load(p).astype(np.float32) for p in sys.argv[1:3])

@@ -177,50 +177,57 @@ Status VulkanBuffer::stagedCopy(bool toDevice, void *host, size_t bytes,
                                 size_t offset) {
   const VulkanApi &vk = device_->api();
   const VkPhysicalDeviceMemoryProperties &memory = device_->memoryProperties();
-  size_t chunk = std::min(bytes, kStagingChunk);
-  VulkanHostBuffer staging;
-  staging.api = &vk;
-  staging.device = device_->handle();
-  bool hostVisible = false;
-  auto choose = [&](uint32_t bits) {
-    // Cached memory makes the host's reads of downloads fast.
-    int type = findMemoryType(memory, bits,
-                              VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                  VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
-                                  VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
-    return type >= 0 ? type
-                     : findMemoryType(memory, bits,
-                                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                          VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-  };
-  if (Status status = allocateBuffer(
-          *device_, chunk,
-          VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-          choose, staging.buffer, staging.memory, hostVisible);
-      !status)
-    return status.withContext("staging buffer");
-  VkResult result = vk.vkMapMemory(device_->handle(), staging.memory, 0,
-                                   VK_WHOLE_SIZE, 0, &staging.mapped);
-  if (result != VK_SUCCESS)
-    return vkFailure("vkMapMemory (staging)", result);
+  // One staging buffer per device, kept mapped: copies take turns with it.
+  std::lock_guard<std::mutex> lock(device_->stagingMutex());
+  std::unique_ptr<VulkanHostBuffer> &staging = device_->stagingBuffer();
+  if (!staging) {
+    auto made = std::make_unique<VulkanHostBuffer>();
+    made->api = &vk;
+    made->device = device_->handle();
+    bool hostVisible = false;
+    auto choose = [&](uint32_t bits) {
+      // Cached memory makes the host's reads of downloads fast.
+      int type = findMemoryType(memory, bits,
+                                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                    VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+                                    VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+      return type >= 0
+                 ? type
+                 : findMemoryType(memory, bits,
+                                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    };
+    if (Status status = allocateBuffer(
+            *device_, kStagingChunk,
+            VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+            choose, made->buffer, made->memory, hostVisible);
+        !status)
+      return status.withContext("staging buffer");
+    VkResult result = vk.vkMapMemory(device_->handle(), made->memory, 0,
+                                     VK_WHOLE_SIZE, 0, &made->mapped);
+    if (result != VK_SUCCESS)
+      return vkFailure("vkMapMemory (staging)", result);
+    staging = std::move(made);
+  }
 
   auto *cursor = static_cast<unsigned char *>(host);
-  for (size_t done = 0; done < bytes; done += chunk) {
-    size_t piece = std::min(chunk, bytes - done);
+  for (size_t done = 0; done < bytes; done += kStagingChunk) {
+    size_t piece = std::min(kStagingChunk, bytes - done);
     if (toDevice)
-      std::memcpy(staging.mapped, cursor + done, piece);
+      std::memcpy(staging->mapped, cursor + done, piece);
     VkBufferCopy region = {};
     region.size = piece;
     if (toDevice)
       region.dstOffset = offset + done;
     else
       region.srcOffset = offset + done;
-    Status status = device_->submit([&](VkCommandBuffer commands) {
+    VkBuffer stagingHandle = staging->buffer;
+    Status status = device_->submitCopy([&](VkCommandBuffer commands) {
       fullBarrier(vk, commands);
       if (toDevice)
-        vk.vkCmdCopyBuffer(commands, staging.buffer, buffer_, 1, &region);
+        vk.vkCmdCopyBuffer(commands, stagingHandle, buffer_, 1, &region);
       else
-        vk.vkCmdCopyBuffer(commands, buffer_, staging.buffer, 1, &region);
+        vk.vkCmdCopyBuffer(commands, buffer_, stagingHandle, 1, &region);
       // The host reads the staging buffer after the fence.
       fullBarrier(vk, commands, VK_PIPELINE_STAGE_HOST_BIT,
                   VK_ACCESS_HOST_READ_BIT);
@@ -229,9 +236,8 @@ Status VulkanBuffer::stagedCopy(bool toDevice, void *host, size_t bytes,
     if (!status)
       return status;
     if (!toDevice)
-      std::memcpy(cursor + done, staging.mapped, piece);
+      std::memcpy(cursor + done, staging->mapped, piece);
   }
-  vk.vkUnmapMemory(device_->handle(), staging.memory);
   return Status::success();
 }
 

@@ -1,6 +1,7 @@
 //===- VulkanDevice.cpp - A Vulkan GPU (or lavapipe) as an ejk device -----===//
 
 #include "VulkanDevice.h"
+#include "VulkanBuffer.h"
 
 #include <algorithm>
 #include <chrono>
@@ -360,12 +361,16 @@ Status VulkanDevice::init(const std::string &selector,
   queueFamily_ = uint32_t(family);
   caps.timestampBits = families[queueFamily_].timestampValidBits;
 
-  float priority = 1.0f;
+  // A second queue of the family is the copy lane (VulkanDevice.h).
+  const char *copyEnv = std::getenv("EJK_VULKAN_COPY_QUEUE");
+  bool copyLane = !(copyEnv && std::strcmp(copyEnv, "0") == 0) &&
+                  families[queueFamily_].queueCount >= 2;
+  float priorities[2] = {1.0f, 1.0f};
   VkDeviceQueueCreateInfo queueInfo = {};
   queueInfo.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
   queueInfo.queueFamilyIndex = queueFamily_;
-  queueInfo.queueCount = 1;
-  queueInfo.pQueuePriorities = &priority;
+  queueInfo.queueCount = copyLane ? 2 : 1;
+  queueInfo.pQueuePriorities = priorities;
   VkDeviceCreateInfo deviceInfo = {};
   deviceInfo.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   deviceInfo.pNext = &features2;
@@ -381,32 +386,11 @@ Status VulkanDevice::init(const std::string &selector,
   }
   if (Status status = api_.loadDevice(device_); !status)
     return status;
-  vk.vkGetDeviceQueue(device_, queueFamily_, 0, &queue_);
-
-  VkCommandPoolCreateInfo poolInfo = {};
-  poolInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
-  poolInfo.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
-  poolInfo.queueFamilyIndex = queueFamily_;
-  result = vk.vkCreateCommandPool(device_, &poolInfo, nullptr, &commandPool_);
-  if (result != VK_SUCCESS) {
-    commandPool_ = VK_NULL_HANDLE;
-    return vkFailure("vkCreateCommandPool", result);
-  }
-  VkCommandBufferAllocateInfo bufferInfo = {};
-  bufferInfo.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-  bufferInfo.commandPool = commandPool_;
-  bufferInfo.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  bufferInfo.commandBufferCount = 1;
-  result = vk.vkAllocateCommandBuffers(device_, &bufferInfo, &commandBuffer_);
-  if (result != VK_SUCCESS)
-    return vkFailure("vkAllocateCommandBuffers", result);
-  VkFenceCreateInfo fenceInfo = {};
-  fenceInfo.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
-  result = vk.vkCreateFence(device_, &fenceInfo, nullptr, &fence_);
-  if (result != VK_SUCCESS) {
-    fence_ = VK_NULL_HANDLE;
-    return vkFailure("vkCreateFence", result);
-  }
+  if (Status status = createLane(0, compute_); !status)
+    return status;
+  if (copyLane)
+    if (Status status = createLane(1, copy_); !status)
+      return status;
   if (caps.timestampBits > 0 && caps.limits().timestampPeriod > 0) {
     VkQueryPoolCreateInfo queryInfo = {};
     queryInfo.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
@@ -431,10 +415,9 @@ VulkanDevice::~VulkanDevice() {
     pipelineCache_.reset();
     if (queryPool_ != VK_NULL_HANDLE)
       vk.vkDestroyQueryPool(device_, queryPool_, nullptr);
-    if (fence_ != VK_NULL_HANDLE)
-      vk.vkDestroyFence(device_, fence_, nullptr);
-    if (commandPool_ != VK_NULL_HANDLE)
-      vk.vkDestroyCommandPool(device_, commandPool_, nullptr);
+    staging_.reset();
+    destroyLane(compute_);
+    destroyLane(copy_);
     vk.vkDestroyDevice(device_, nullptr);
   }
 }
@@ -529,33 +512,89 @@ Status VulkanDevice::checkValidation(uint64_t before,
                           instance_->lastValidationMessage());
 }
 
+Status VulkanDevice::createLane(uint32_t queueIndex, Lane &lane) {
+  const VulkanApi &vk = api();
+  vk.vkGetDeviceQueue(device_, queueFamily_, queueIndex, &lane.queue);
+  VkCommandPoolCreateInfo poolInfo = {};
+  poolInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+  poolInfo.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+  poolInfo.queueFamilyIndex = queueFamily_;
+  VkResult result =
+      vk.vkCreateCommandPool(device_, &poolInfo, nullptr, &lane.pool);
+  if (result != VK_SUCCESS) {
+    lane.pool = VK_NULL_HANDLE;
+    return vkFailure("vkCreateCommandPool", result);
+  }
+  VkCommandBufferAllocateInfo bufferInfo = {};
+  bufferInfo.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+  bufferInfo.commandPool = lane.pool;
+  bufferInfo.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  bufferInfo.commandBufferCount = 1;
+  result = vk.vkAllocateCommandBuffers(device_, &bufferInfo, &lane.commands);
+  if (result != VK_SUCCESS)
+    return vkFailure("vkAllocateCommandBuffers", result);
+  VkFenceCreateInfo fenceInfo = {};
+  fenceInfo.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+  result = vk.vkCreateFence(device_, &fenceInfo, nullptr, &lane.fence);
+  if (result != VK_SUCCESS) {
+    lane.fence = VK_NULL_HANDLE;
+    return vkFailure("vkCreateFence", result);
+  }
+  return Status::success();
+}
+
+void VulkanDevice::destroyLane(Lane &lane) {
+  const VulkanApi &vk = api();
+  if (lane.fence != VK_NULL_HANDLE)
+    vk.vkDestroyFence(device_, lane.fence, nullptr);
+  if (lane.pool != VK_NULL_HANDLE)
+    vk.vkDestroyCommandPool(device_, lane.pool, nullptr);
+  lane.fence = VK_NULL_HANDLE;
+  lane.pool = VK_NULL_HANDLE;
+}
+
 Status
 VulkanDevice::submit(const std::function<Status(VkCommandBuffer)> &record,
                      uint64_t *gpuNs, bool *usedTimestamps) {
+  return submitOn(compute_, queryPool_, record, gpuNs, usedTimestamps);
+}
+
+Status
+VulkanDevice::submitCopy(const std::function<Status(VkCommandBuffer)> &record) {
+  if (!hasCopyLane())
+    return submit(record);
+  return submitOn(copy_, VK_NULL_HANDLE, record, nullptr, nullptr);
+}
+
+Status
+VulkanDevice::submitOn(Lane &lane, VkQueryPool queryPool,
+                       const std::function<Status(VkCommandBuffer)> &record,
+                       uint64_t *gpuNs, bool *usedTimestamps) {
   const VulkanApi &vk = api();
-  std::lock_guard<std::mutex> lock(submitMutex_);
-  bool timed = gpuNs && queryPool_ != VK_NULL_HANDLE;
+  std::lock_guard<std::mutex> lock(lane.mutex);
+  bool timed = gpuNs && queryPool != VK_NULL_HANDLE;
   if (usedTimestamps)
     *usedTimestamps = timed;
-  VkResult result = vk.vkResetCommandPool(device_, commandPool_, 0);
+  VkCommandBuffer commands = lane.commands;
+  VkResult result = vk.vkResetCommandPool(device_, lane.pool, 0);
   if (result != VK_SUCCESS)
     return vkFailure("vkResetCommandPool", result);
   VkCommandBufferBeginInfo begin = {};
   begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  result = vk.vkBeginCommandBuffer(commandBuffer_, &begin);
+  result = vk.vkBeginCommandBuffer(commands, &begin);
   if (result != VK_SUCCESS)
     return vkFailure("vkBeginCommandBuffer", result);
   if (timed) {
-    vk.vkCmdResetQueryPool(commandBuffer_, queryPool_, 0, 2);
-    vk.vkCmdWriteTimestamp(commandBuffer_, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
-                           queryPool_, 0);
+    vk.vkCmdResetQueryPool(commands, queryPool, 0, 2);
+    vk.vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                           queryPool, 0);
   }
-  Status recorded = record(commandBuffer_);
+  Status recorded = record(commands);
   if (timed)
-    vk.vkCmdWriteTimestamp(commandBuffer_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
-                           queryPool_, 1);
-  result = vk.vkEndCommandBuffer(commandBuffer_);
+    vk.vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                           queryPool, 1);
+  result = vk.vkEndCommandBuffer(commands);
   if (!recorded)
     return recorded;
   if (result != VK_SUCCESS)
@@ -564,16 +603,16 @@ VulkanDevice::submit(const std::function<Status(VkCommandBuffer)> &record,
   VkSubmitInfo submitInfo = {};
   submitInfo.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
   submitInfo.commandBufferCount = 1;
-  submitInfo.pCommandBuffers = &commandBuffer_;
+  submitInfo.pCommandBuffers = &commands;
   auto start = std::chrono::steady_clock::now();
-  result = vk.vkQueueSubmit(queue_, 1, &submitInfo, fence_);
+  result = vk.vkQueueSubmit(lane.queue, 1, &submitInfo, lane.fence);
   if (result != VK_SUCCESS)
     return vkFailure("vkQueueSubmit", result);
-  result = vk.vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX);
+  result = vk.vkWaitForFences(device_, 1, &lane.fence, VK_TRUE, UINT64_MAX);
   auto elapsed = std::chrono::steady_clock::now() - start;
   if (result != VK_SUCCESS)
     return vkFailure("vkWaitForFences", result);
-  result = vk.vkResetFences(device_, 1, &fence_);
+  result = vk.vkResetFences(device_, 1, &lane.fence);
   if (result != VK_SUCCESS)
     return vkFailure("vkResetFences", result);
   if (!gpuNs)
@@ -583,7 +622,7 @@ VulkanDevice::submit(const std::function<Status(VkCommandBuffer)> &record,
   if (timed) {
     uint64_t stamps[2] = {0, 0};
     result = vk.vkGetQueryPoolResults(
-        device_, queryPool_, 0, 2, sizeof(stamps), stamps, sizeof(uint64_t),
+        device_, queryPool, 0, 2, sizeof(stamps), stamps, sizeof(uint64_t),
         VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
     if (result != VK_SUCCESS)
       return vkFailure("vkGetQueryPoolResults", result);

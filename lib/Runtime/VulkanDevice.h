@@ -1,11 +1,15 @@
 //===- VulkanDevice.h - A Vulkan GPU (or lavapipe) as an ejk device -*- C++
 //-*-//
 //
-// A logical device with one compute queue, the capabilities kernels are
+// A logical device with a compute queue, the capabilities kernels are
 // checked against, the device's fingerprint, its pipeline cache, and the
-// single command buffer every submission goes through. Submissions are
-// serialized per device (the queue and the command pool are externally
-// synchronized objects); each one waits on a fence before returning.
+// command buffer every kernel submission goes through. Submissions are
+// serialized per queue (the queue and the command pool are externally
+// synchronized objects); each one waits on a fence before returning. When
+// the compute queue family has a second queue, uploads and downloads take
+// it (a copy lane), so a copy runs while a kernel computes; the host orders
+// them (a copy of a buffer a running kernel uses is the caller's error, as
+// it was before).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +20,7 @@
 #include "Status.h"
 #include "SubmitQueue.h"
 #include "VulkanApi.h"
+#include "VulkanBuffer.h"
 #include "VulkanInstance.h"
 #include "VulkanPipelineCache.h"
 
@@ -96,6 +101,17 @@ public:
   /// submission on the device.
   Status submit(const std::function<Status(VkCommandBuffer)> &record,
                 uint64_t *gpuNs = nullptr, bool *usedTimestamps = nullptr);
+  /// submit() for copies between host and device: on the copy lane when the
+  /// device has one (EJK_VULKAN_COPY_QUEUE=0 at creation turns it off),
+  /// else the same as submit().
+  Status submitCopy(const std::function<Status(VkCommandBuffer)> &record);
+  bool hasCopyLane() const { return copy_.queue != VK_NULL_HANDLE; }
+
+  /// The host-visible buffer staged copies go through, kept between copies
+  /// (allocating and pinning it per copy cost milliseconds); hold
+  /// stagingMutex() while using it. Null until the first staged copy.
+  std::mutex &stagingMutex() { return stagingMutex_; }
+  std::unique_ptr<VulkanHostBuffer> &stagingBuffer() { return staging_; }
 
   /// When the validation layer is on and reported something since
   /// \p before (a validationMessages() value), EJK_ERROR_INTERNAL naming the
@@ -109,6 +125,22 @@ public:
   std::string describe() const;
 
 private:
+  /// A queue with its own command buffer and fence: one submission at a time.
+  struct Lane {
+    VkQueue queue = VK_NULL_HANDLE;
+    VkCommandPool pool = VK_NULL_HANDLE;
+    VkCommandBuffer commands = VK_NULL_HANDLE;
+    VkFence fence = VK_NULL_HANDLE;
+    std::mutex mutex;
+  };
+  Status createLane(uint32_t queueIndex, Lane &lane);
+  void destroyLane(Lane &lane);
+  /// Records with \p record into \p lane's command buffer, submits, waits;
+  /// \p queryPool (may be null) times it as submit() describes.
+  Status submitOn(Lane &lane, VkQueryPool queryPool,
+                  const std::function<Status(VkCommandBuffer)> &record,
+                  uint64_t *gpuNs, bool *usedTimestamps);
+
   VulkanDevice() : Device(Kind::Vulkan) {}
 
   Status init(const std::string &selector, const std::string &origin);
@@ -121,20 +153,20 @@ private:
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
   uint32_t queueFamily_ = 0;
-  VkQueue queue_ = VK_NULL_HANDLE;
   VulkanCapabilities capabilities_;
   VkPhysicalDeviceMemoryProperties memory_ = {};
   DeviceFingerprint fingerprint_;
   bool forceStaging_ = false;
   std::unique_ptr<VulkanPipelineCache> pipelineCache_;
 
-  /// Guards everything below: one submission at a time.
-  std::mutex submitMutex_;
-  VkCommandPool commandPool_ = VK_NULL_HANDLE;
-  VkCommandBuffer commandBuffer_ = VK_NULL_HANDLE;
-  VkFence fence_ = VK_NULL_HANDLE;
-  /// Two timestamps per submission; null without timestamp support.
+  /// Kernels (and every submission when there is no copy lane).
+  Lane compute_;
+  /// Uploads and downloads; its queue is null without a second queue.
+  Lane copy_;
+  /// Two timestamps per compute submission; null without timestamps.
   VkQueryPool queryPool_ = VK_NULL_HANDLE;
+  std::mutex stagingMutex_;
+  std::unique_ptr<VulkanHostBuffer> staging_;
 
   /// The queue of ejk_invoke_async. Its jobs hold the device, so none is
   /// queued when the device is destroyed; the last one may destroy it from

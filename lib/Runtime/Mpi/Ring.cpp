@@ -207,11 +207,17 @@ struct ejk_ring {
   int64_t elemBytes = 4;
   /// Host threads of the merge.
   int threads = 1;
-  // Device staging buffers.
-  ejk_buffer *key = nullptr, *value = nullptr, *output = nullptr,
-             *lse = nullptr, *mask = nullptr, *keyHalf = nullptr,
-             *valueHalf = nullptr, *queryHalf = nullptr, *outputHalf = nullptr,
-             *lseHalf = nullptr;
+  /// Device buffers of one step's block. Two slots: the next step's
+  /// operands are staged into one while the current block uses the other,
+  /// and a block's output is read back while the next block runs.
+  struct Slot {
+    ejk_buffer *key = nullptr, *value = nullptr, *output = nullptr,
+               *lse = nullptr, *mask = nullptr, *keyHalf = nullptr,
+               *valueHalf = nullptr, *outputHalf = nullptr, *lseHalf = nullptr;
+  };
+  Slot slots[2];
+  /// The second half of the local queries (zigzag blocks), staged once.
+  ejk_buffer *queryHalf = nullptr;
   std::vector<ejk_ring_stats> steps;
   ejk_ring_stats total{};
 
@@ -450,32 +456,35 @@ namespace {
 ejk_status createStaging(ejk_ring &ring, ejk_device *device) {
   int64_t e = ring.elemBytes, f = sizeof(float);
   int64_t b = ring.batch, half = ring.seq / 2;
-  if (ejk_status s = createBuffer(device, ring.kElems() * e, &ring.key))
-    return s;
-  if (ejk_status s = createBuffer(device, ring.vElems() * e, &ring.value))
-    return s;
-  if (ejk_status s = createBuffer(device, ring.oElems() * e, &ring.output))
-    return s;
-  if (ejk_status s = createBuffer(device, ring.lElems() * f, &ring.lse))
-    return s;
-  if (ring.entries.maskedBlock)
-    if (ejk_status s = createBuffer(device, ring.seq * ring.seq, &ring.mask))
+  int64_t qRowBytes = ring.heads * ring.headDim * e,
+          oRowBytes = ring.heads * ring.headDimV * e;
+  if (ring.entries.zigzagBlocks)
+    if (ejk_status s =
+            createBuffer(device, b * half * qRowBytes, &ring.queryHalf))
       return s;
-  if (!ring.entries.zigzagBlocks)
-    return EJK_OK;
-  if (ejk_status s =
-          createBuffer(device, b * half * ring.kRowBytes(), &ring.keyHalf))
-    return s;
-  if (ejk_status s =
-          createBuffer(device, b * half * ring.vRowBytes(), &ring.valueHalf))
-    return s;
-  if (ejk_status s = createBuffer(
-          device, b * half * ring.heads * ring.headDim * e, &ring.queryHalf))
-    return s;
-  if (ejk_status s = createBuffer(
-          device, b * half * ring.heads * ring.headDimV * e, &ring.outputHalf))
-    return s;
-  return createBuffer(device, b * ring.heads * half * f, &ring.lseHalf);
+  for (ejk_ring::Slot &slot : ring.slots) {
+    struct {
+      int64_t bytes;
+      ejk_buffer **buffer;
+      bool wanted;
+    } buffers[] = {
+        {ring.kElems() * e, &slot.key, true},
+        {ring.vElems() * e, &slot.value, true},
+        {ring.oElems() * e, &slot.output, true},
+        {ring.lElems() * f, &slot.lse, true},
+        {ring.seq * ring.seq, &slot.mask, ring.entries.maskedBlock},
+        {b * half * ring.kRowBytes(), &slot.keyHalf, ring.entries.zigzagBlocks},
+        {b * half * ring.vRowBytes(), &slot.valueHalf,
+         ring.entries.zigzagBlocks},
+        {b * half * oRowBytes, &slot.outputHalf, ring.entries.zigzagBlocks},
+        {b * ring.heads * half * f, &slot.lseHalf, ring.entries.zigzagBlocks},
+    };
+    for (auto &buffer : buffers)
+      if (buffer.wanted)
+        if (ejk_status s = createBuffer(device, buffer.bytes, buffer.buffer))
+          return s;
+  }
+  return EJK_OK;
 }
 
 /// Chooses the block of step `source` (the rank whose shard is visiting);
@@ -554,11 +563,8 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
       valueNext(static_cast<size_t>(vBytes));
   std::vector<float> accO(size_t(ring->oElems()), 0.0f),
       accL(size_t(ring->lElems()), negInf);
-  // The previous step's block output, merged while the next block runs.
   Bytes partO, scratchK, scratchV;
   std::vector<float> partL;
-  bool pending = false;
-  int64_t pendingBegin = 0, pendingRows = 0;
   std::vector<uint8_t> mask;
 
   record(ejk_buffer_download(key, keyCur.data(), keyCur.size(), 0),
@@ -593,10 +599,81 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
            "ejk_ring_run: staging");
   };
 
+  /// What a step runs: its block entry with the operands staged in a slot.
+  struct Plan {
+    std::string entry; // empty: skipped
+    std::vector<ejk_buffer *> inputs;
+    ejk_buffer *output = nullptr, *lse = nullptr;
+    int64_t rowBegin = 0, rows = 0;
+  };
+  // Stages the operands of step `step` (the shard of rank `source`, whose
+  // key/value bytes are `k`, `v`) into slot `step % 2` and says what to run.
+  auto stage = [&](int step, const Bytes &k, const Bytes &v) {
+    Plan plan;
+    int source = (rank - step + n) % n;
+    Block block =
+        status == EJK_OK ? chooseBlock(*ring, rank, source, mask) : Block::Skip;
+    if (block == Block::Skip)
+      return plan;
+    ejk_ring::Slot &slot = ring->slots[step % 2];
+    plan.output = slot.output;
+    plan.lse = slot.lse;
+    plan.rows = seq;
+    if (block == Block::ZigzagKv) {
+      stageRows(slot.keyHalf, k, scratchK, half, ring->kRowBytes());
+      stageRows(slot.valueHalf, v, scratchV, half, ring->vRowBytes());
+      plan.entry = ring->blockName("zzkv");
+      plan.inputs = {query, slot.keyHalf, slot.valueHalf};
+      return plan;
+    }
+    // The rank's own shard is on the device already: the caller's.
+    ejk_buffer *kb = key, *vb = value;
+    if (source != rank) {
+      stageRows(slot.key, k, scratchK, seq, ring->kRowBytes());
+      stageRows(slot.value, v, scratchV, seq, ring->vRowBytes());
+      kb = slot.key;
+      vb = slot.value;
+    }
+    if (block == Block::ZigzagQ) {
+      plan.entry = ring->blockName("zzq");
+      plan.inputs = {ring->queryHalf, kb, vb};
+      plan.output = slot.outputHalf;
+      plan.lse = slot.lseHalf;
+      plan.rowBegin = half;
+      plan.rows = half;
+    } else if (block == Block::Masked) {
+      record(ejk_buffer_upload(slot.mask, mask.data(), mask.size(), 0),
+             "ejk_ring_run: staging the mask");
+      plan.entry = ring->blockName("masked");
+      plan.inputs = {query, kb, vb, slot.mask};
+    } else {
+      plan.entry = ring->blockName(block == Block::Diag ? "diag" : "full");
+      plan.inputs = {query, kb, vb};
+    }
+    return plan;
+  };
+  /// Reads a finished plan's output and lse back into partO/partL.
+  auto readBack = [&](const Plan &plan) {
+    partO.resize(size_t(batch * plan.rows * ring->heads * ring->headDimV * e));
+    partL.resize(size_t(batch * ring->heads * plan.rows));
+    record(ejk_buffer_download(plan.output, partO.data(), partO.size(), 0),
+           "ejk_ring_run: block output");
+    record(ejk_buffer_download(plan.lse, partL.data(), partL.size() * 4, 0),
+           "ejk_ring_run: block lse");
+    return status == EJK_OK;
+  };
+
+  // Step t: start block t; while it runs, read back block t-1's output and
+  // merge it (worker threads), wait for shard t+1 (MPI) and stage it into
+  // the other slot. Where the device has a copy lane those copies overlap
+  // the block; elsewhere they wait for it, as they did before.
+  uint64_t t0 = nowNs();
+  Plan current = stage(0, keyCur, valueCur), previous;
+  ring->steps[0].staging_ns += since(t0);
+  ring->steps[0].host_ns += since(t0);
   for (int step = 0; step < n; ++step) {
     ejk_ring_stats &st = ring->steps[size_t(step)];
     uint64_t stepStart = nowNs();
-    int source = (rank - step + n) % n;
     MPI_Request requests[4];
     int numRequests = 0;
     if (step + 1 < n) {
@@ -609,80 +686,46 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
       MPI_Isend(valueCur.data(), int(vBytes), MPI_BYTE, next, 1, comm.comm,
                 &requests[numRequests++]);
     }
-
-    // Stage this step's operands and start its block.
-    uint64_t hostStart = nowNs();
-    Block block =
-        status == EJK_OK ? chooseBlock(*ring, rank, source, mask) : Block::Skip;
     ejk_invocation *invocation = nullptr;
-    int64_t rowBegin = 0, rows = seq;
-    ejk_buffer *outBuf = ring->output, *lseBuf = ring->lse;
-    if (block != Block::Skip) {
-      std::string entry;
-      std::vector<ejk_buffer *> inputs;
-      // The rank's own shard is already on the device: the caller's.
-      ejk_buffer *k = key, *v = value;
-      uint64_t stagingStart = nowNs();
-      if (block == Block::ZigzagKv) {
-        stageRows(ring->keyHalf, keyCur, scratchK, half, ring->kRowBytes());
-        stageRows(ring->valueHalf, valueCur, scratchV, half, ring->vRowBytes());
-        entry = ring->blockName("zzkv");
-        inputs = {query, ring->keyHalf, ring->valueHalf};
-      } else {
-        if (source != rank) {
-          stageRows(ring->key, keyCur, scratchK, seq, ring->kRowBytes());
-          stageRows(ring->value, valueCur, scratchV, seq, ring->vRowBytes());
-          k = ring->key;
-          v = ring->value;
-        }
-        if (block == Block::ZigzagQ) {
-          entry = ring->blockName("zzq");
-          inputs = {ring->queryHalf, k, v};
-          outBuf = ring->outputHalf;
-          lseBuf = ring->lseHalf;
-          rowBegin = half;
-          rows = half;
-        } else if (block == Block::Masked) {
-          record(ejk_buffer_upload(ring->mask, mask.data(), mask.size(), 0),
-                 "ejk_ring_run: staging the mask");
-          entry = ring->blockName("masked");
-          inputs = {query, k, v, ring->mask};
-        } else {
-          entry = ring->blockName(block == Block::Diag ? "diag" : "full");
-          inputs = {query, k, v};
-        }
-      }
-      st.staging_ns += since(stagingStart);
-      ejk_buffer *outputs[2] = {outBuf, lseBuf};
-      if (status == EJK_OK)
-        record(ejk_invoke_async(ring->module, entry.c_str(), inputs.data(),
-                                inputs.size(), outputs, 2, &invocation),
-               "ejk_ring_run: block '" + entry + "'");
+    if (!current.entry.empty() && status == EJK_OK) {
+      ejk_buffer *outputs[2] = {current.output, current.lse};
+      record(ejk_invoke_async(ring->module, current.entry.c_str(),
+                              current.inputs.data(), current.inputs.size(),
+                              outputs, 2, &invocation),
+             "ejk_ring_run: block '" + current.entry + "'");
     }
 
-    // While the block computes: merge the previous step's output on worker
-    // threads, and progress the transfer on this one (MPI needs its calls
-    // to move a large message).
     std::thread merger;
-    uint64_t mergeNs = 0;
-    if (pending) {
-      merger = std::thread([&, begin = pendingBegin, count = pendingRows] {
-        uint64_t t0 = nowNs();
-        mergeBlock(accO, accL, partO, partL, *ring, begin, count);
-        mergeNs = since(t0);
-      });
-      pending = false;
+    uint64_t mergeNs = 0, hostStart = nowNs();
+    if (!previous.entry.empty()) {
+      uint64_t readStart = nowNs();
+      if (readBack(previous))
+        merger =
+            std::thread([&, begin = previous.rowBegin, rows = previous.rows] {
+              uint64_t m0 = nowNs();
+              mergeBlock(accO, accL, partO, partL, *ring, begin, rows);
+              mergeNs = since(m0);
+            });
+      st.staging_ns += since(readStart);
     }
-    st.host_ns += since(hostStart);
+    // MPI moves a large message inside its calls: wait here, on this
+    // thread, while the merge runs on the others.
     uint64_t waitStart = nowNs();
     int rc = numRequests
                  ? MPI_Waitall(numRequests, requests, MPI_STATUSES_IGNORE)
                  : MPI_SUCCESS;
     uint64_t commDone = nowNs();
+    uint64_t waitNs = commDone - waitStart;
+    Plan upcoming;
+    if (rc == MPI_SUCCESS && step + 1 < n) {
+      uint64_t stageStart = nowNs();
+      upcoming = stage(step + 1, keyNext, valueNext);
+      st.staging_ns += since(stageStart);
+    }
     if (merger.joinable())
       merger.join();
     st.merge_ns += mergeNs;
-    st.host_ns += mergeNs;
+    st.host_ns += since(hostStart) - waitNs;
     if (rc != MPI_SUCCESS) {
       // The ring itself is broken: nothing later can complete.
       if (invocation) {
@@ -703,38 +746,31 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
       st.compute_ns = kernel;
       // The transfer is exposed when it ended after the block did.
       st.exposed_comm_ns = commDone > computeDone ? commDone - computeDone : 0;
-      uint64_t downloadStart = nowNs();
-      if (status == EJK_OK) {
-        partO.resize(size_t(batch * rows * ring->heads * ring->headDimV * e));
-        partL.resize(size_t(batch * ring->heads * rows));
-        record(ejk_buffer_download(outBuf, partO.data(), partO.size(), 0),
-               "ejk_ring_run: block output");
-        record(ejk_buffer_download(lseBuf, partL.data(), partL.size() * 4, 0),
-               "ejk_ring_run: block lse");
-        pending = status == EJK_OK;
-        pendingBegin = rowBegin;
-        pendingRows = rows;
-      }
-      uint64_t downloadNs = since(downloadStart);
-      st.staging_ns += downloadNs;
-      st.host_ns += downloadNs;
       ++ring->total.steps_computed;
     } else {
-      st.exposed_comm_ns = commDone - waitStart;
+      st.exposed_comm_ns = waitNs;
       ++ring->total.steps_skipped;
+      current.entry.clear();
     }
+    previous = std::move(current);
+    current = std::move(upcoming);
     std::swap(keyCur, keyNext);
     std::swap(valueCur, valueNext);
     st.total_ns = since(stepStart);
     st.ring_size = n;
   }
-  if (pending) {
-    uint64_t t0 = nowNs();
-    mergeBlock(accO, accL, partO, partL, *ring, pendingBegin, pendingRows);
+  if (!previous.entry.empty()) {
     ejk_ring_stats &last = ring->steps.back();
-    last.merge_ns += since(t0);
-    last.host_ns += since(t0);
-    last.total_ns += since(t0);
+    uint64_t r0 = nowNs();
+    bool read = readBack(previous);
+    last.staging_ns += since(r0);
+    uint64_t m0 = nowNs();
+    if (read)
+      mergeBlock(accO, accL, partO, partL, *ring, previous.rowBegin,
+                 previous.rows);
+    last.merge_ns += since(m0);
+    last.host_ns += since(r0);
+    last.total_ns += since(r0);
   }
   for (const ejk_ring_stats &st : ring->steps) {
     ring->total.compute_ns += st.compute_ns;
@@ -790,10 +826,12 @@ ejk_status ejk_ring_last_stats(ejk_ring *ring, int step,
 ejk_status ejk_ring_destroy(ejk_ring *ring) {
   if (!ring)
     return EJK_OK;
-  for (ejk_buffer *b : {ring->key, ring->value, ring->output, ring->lse,
-                        ring->mask, ring->keyHalf, ring->valueHalf,
-                        ring->queryHalf, ring->outputHalf, ring->lseHalf})
-    ejk_buffer_destroy(b);
+  for (ejk_ring::Slot &slot : ring->slots)
+    for (ejk_buffer *b :
+         {slot.key, slot.value, slot.output, slot.lse, slot.mask, slot.keyHalf,
+          slot.valueHalf, slot.outputHalf, slot.lseHalf})
+      ejk_buffer_destroy(b);
+  ejk_buffer_destroy(ring->queryHalf);
   delete ring;
   return EJK_OK;
 }
