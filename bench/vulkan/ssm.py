@@ -1,25 +1,263 @@
-import json, os, re, subprocess, torch
+#!/usr/bin/env python3
+"""ejk's Vulkan state-space scans (ejk.selective_scan, ejk.ssd) on the GPU
+machine against the device copy rate measured in the same process (issue
+21; docs/ops/state-space-vulkan.md, docs/performance-vulkan.md).
+
+  here:   python3 bench/vulkan/ssm.py prepare DIR [FINGERPRINT]
+          compiles the variants with ejkc for FINGERPRINT (default
+          bench/vulkan/h100.fingerprint) into DIR/art/<name>/, copies the
+          runtime to DIR/lib/ and this script and ejk_runtime.py to DIR/.
+  there:  python3 DIR/ssm.py run DIR
+          fills the inputs with PyTorch, checks every variant's outputs
+          against a step-by-step f32 recurrence in PyTorch on the GPU, times
+          each bench variant with the runtime's GPU timestamps (a second of
+          warm-up, median of 20) and a 256 MiB `copy_` with CUDA events, and
+          writes DIR/ssm.json (and $OUT/ssm.json).
+
+The rate of a scan is the bytes of its operands and results (each read or
+written once: what a perfect kernel moves) over its time, so variants with
+more dispatches are measured against the same traffic.
+"""
+import json, os, sys
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.environ.get("OUT", "/tmp/out")
-m = json.load(open(os.path.join(HERE, "ssm", "ssm.json")))
-res = {}
-for e in m["entries"]:
-    r = subprocess.run([os.path.join(HERE, "ejk-bench-run"), os.path.join(HERE, "ssm", "ssm.json"),
-                        "--entry", e["name"], "--runs", "10", "--warmup", "2"], capture_output=True, text=True, timeout=300)
-    mm = re.search(r"median ([0-9.]+) ms, min ([0-9.]+) ms", r.stdout + r.stderr)
-    flops = sum(d["flops"] for d in e["dispatches"]); nbytes = sum(d["bytes"] for d in e["dispatches"])
-    if not mm:
-        print(e["name"], "FAILED", (r.stdout + r.stderr)[-400:]); continue
-    med = float(mm.group(1))
-    res[e["name"]] = dict(median_ms=med, min_ms=float(mm.group(2)), flops=flops, bytes=nbytes,
-                          tflops=flops / med / 1e9, gbps=nbytes / med / 1e6)
-    print(e["name"], res[e["name"]])
-x = torch.empty(256 * 2**20 // 4, device="cuda"); y = torch.empty_like(x)
-for _ in range(3): y.copy_(x)
-torch.cuda.synchronize(); ts = []
-for _ in range(20):
-    s, t = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    s.record(); y.copy_(x); t.record(); torch.cuda.synchronize(); ts.append(s.elapsed_time(t))
-ts.sort(); res["copy_gbps"] = 2 * x.numel() * 4 / ts[10] / 1e6
-print("copy GB/s (read+write):", res["copy_gbps"])
-json.dump(res, open(os.path.join(OUT, "h100-ssm.json"), "w"), indent=1)
+sys.path.insert(0, HERE)
+import ejk_runtime  # noqa: E402
+
+M1 = dict(b=1, l=2048, d=2048, n=16, g=1)
+M2 = dict(b=1, l=2048, h=32, p=64, n=128, g=1)
+
+
+def variants():
+    """name: (op, sizes, dtype, options, config or None, bench?)"""
+    v = {
+        # The single-pass kernel as the heuristic chose it before the split.
+        "mamba1_single": ("scan", M1, "f32", "DS", "block_d = 8, chunk_l = 64", True),
+        "mamba1": ("scan", M1, "f32", "DS", None, True),
+        "mamba2": ("ssd", M2, "f32", "DS", None, True),
+    }
+    # Split configs around the heuristic's (split 128, lanes 4, chunk 32,
+    # block_d 32).
+    for split, lanes, chunk, bd in ((64, 4, 32, 32), (256, 4, 32, 32),
+                                    (128, 2, 32, 64), (128, 8, 32, 16),
+                                    (128, 16, 32, 8), (128, 4, 16, 32),
+                                    (128, 4, 64, 32), (128, 4, 32, 64),
+                                    (64, 2, 32, 64), (256, 8, 32, 16)):
+        v[f"mamba1_s{split}_t{lanes}_c{chunk}_d{bd}"] = (
+            "scan", M1, "f32", "DS",
+            f"block_d = {bd}, chunk_l = {chunk}, split_l = {split}, "
+            f"state_lanes = {lanes}", True)
+    # Correctness only: every option, tails, dtypes, the split path forced.
+    small = dict(b=2, l=300, d=96, n=16, g=2)
+    v["chk_scan_all_f32"] = ("scan", small, "f32", "DZBSIF", None, False)
+    v["chk_scan_all_f16"] = ("scan", small, "f16", "DZBSIF", None, False)
+    v["chk_scan_all_bf16"] = ("scan", small, "bf16", "DZBSIF", None, False)
+    v["chk_scan_tail"] = ("scan", dict(b=1, l=1000, d=64, n=5, g=1), "f32",
+                          "DZSIF", "block_d = 32, chunk_l = 48, split_l = 112, "
+                          "state_lanes = 4", False)
+    v["chk_scan_lanes16"] = ("scan", dict(b=1, l=777, d=40, n=16, g=1), "f32",
+                             "DSIF", "block_d = 8, chunk_l = 32, split_l = 100",
+                             False)
+    v["chk_ssd_all_f32"] = ("ssd", dict(b=2, l=300, h=4, p=32, n=32, g=2),
+                            "f32", "DZBSIF", None, False)
+    return v
+
+
+def t(*s, e):
+    return "tensor<" + "x".join(map(str, s)) + "x" + e + ">"
+
+
+def ir(op, s, dt, opts, config=None, bench=False):
+    attrs = []
+    if "S" in opts:
+        attrs.append("delta_softplus" if op == "scan" else "dt_softplus")
+    if config:
+        attrs.append(f"config = #ejk.config<{config}>")
+    a = " {" + ", ".join(attrs) + "}" if attrs else ""
+    if op == "scan":
+        x = t(s["b"], s["l"], s["d"], e=dt)
+        A, bc = t(s["d"], s["n"], e="f32"), t(s["b"], s["l"], s["g"], s["n"], e=dt)
+        vec, st = t(s["d"], e="f32"), t(s["b"], s["d"], s["n"], e="f32")
+        names = ["u", "delta", "A", "B", "C"]
+        types = [x, x, A, bc, bc]
+        kw = {"D": ("D", vec), "Z": ("z", x), "B": ("delta_bias", vec),
+              "I": ("initial_state", st)}
+        opname = "ejk.selective_scan"
+    else:
+        x = t(s["b"], s["l"], s["h"], s["p"], e=dt)
+        dtt, A = t(s["b"], s["l"], s["h"], e=dt), t(s["h"], e="f32")
+        bc = t(s["b"], s["l"], s["g"], s["n"], e=dt)
+        st = t(s["b"], s["h"], s["p"], s["n"], e="f32")
+        names = ["x", "dt", "A", "B", "C"]
+        types = [x, dtt, A, bc, bc]
+        kw = {"D": ("D", A), "Z": ("z", x), "B": ("dt_bias", A),
+              "I": ("initial_state", st)}
+        opname = "ejk.ssd"
+    args = [f"%{n}: {ty}" for n, ty in zip(names, types)]
+    clauses = ""
+    for k in "DZBI":
+        if k in opts:
+            word, ty = kw[k]
+            args.append(f"%{word}: {ty}")
+            clauses += f" {word}(%{word} : {ty})"
+    results = [x] + ([st] if "F" in opts else [])
+    res = "%y, %h" if "F" in opts else "%y"
+    return (f"func.func @main({', '.join(args)}) -> ({', '.join(results)}) {{\n"
+            f"  {res} = {opname} {', '.join('%' + n for n in names)}{clauses}{a}\n"
+            f"      : {', '.join(types)} -> {', '.join(results)}\n"
+            f"  return {res} : {', '.join(results)}\n}}\n")
+
+
+def prepare(out, fingerprint):
+    ejk_runtime.prepare(out, fingerprint, variants(), ir, __file__)
+
+
+def inputs(op, s, dt, opts, gpu):
+    """The op's inputs in argument order (f32 masters and device-typed)."""
+    import torch
+    g = torch.Generator(device=gpu).manual_seed(0)
+    r = lambda *shape: torch.randn(*shape, device=gpu, generator=g)
+    if op == "scan":
+        b, l, d, n, gr = s["b"], s["l"], s["d"], s["n"], s["g"]
+        ins = {"u": r(b, l, d), "delta": r(b, l, d) * 0.5 - 2.0,
+               "A": -torch.exp(r(d, n) * 0.5), "B": r(b, l, gr, n), "C": r(b, l, gr, n)}
+        opt = {"D": r(d), "Z": r(b, l, d), "B": r(d) * 0.1, "I": r(b, d, n)}
+    else:
+        b, l, h, p, n, gr = s["b"], s["l"], s["h"], s["p"], s["n"], s["g"]
+        ins = {"x": r(b, l, h, p), "dt": r(b, l, h) * 0.5 - 2.0,
+               "A": -torch.exp(r(h) * 0.5), "B": r(b, l, gr, n), "C": r(b, l, gr, n)}
+        opt = {"D": r(h), "Z": r(b, l, h, p), "B": r(h) * 0.1, "I": r(b, h, p, n)}
+    for k in "DZBI":
+        if k in opts:
+            ins["opt_" + k] = opt[k]
+    tdt = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[dt]
+    # Activations take the element type; A, D, biases and states stay f32.
+    typed = {k: (v.to(tdt) if k in ("u", "delta", "x", "dt", "B", "C", "opt_Z") else v)
+             for k, v in ins.items()}
+    # The reference sees the rounded values the kernel sees.
+    return {k: v.float() for k, v in typed.items()}, typed
+
+
+def reference(op, s, opts, x):
+    """The step-by-step recurrence in f32 (PyTorch, on the GPU)."""
+    import torch
+    import torch.nn.functional as F
+    if op == "scan":
+        b, l, d, n, gr = s["b"], s["l"], s["d"], s["n"], s["g"]
+        dt = x["delta"] + (x["opt_B"] if "B" in opts else 0)
+        if "S" in opts:
+            dt = torch.where(dt > 20, dt, F.softplus(dt, threshold=1e9))
+        grp = torch.arange(d, device=dt.device) // (d // gr)
+        Bg, Cg = x["B"][:, :, grp], x["C"][:, :, grp]          # [b, l, d, n]
+        h = x["opt_I"].clone() if "I" in opts else torch.zeros(b, d, n, device=dt.device)
+        ys = []
+        for i in range(l):
+            h = torch.exp(dt[:, i, :, None] * x["A"]) * h + (dt[:, i] * x["u"][:, i])[..., None] * Bg[:, i]
+            ys.append((h * Cg[:, i]).sum(-1))
+        y = torch.stack(ys, 1)
+        if "D" in opts:
+            y = y + x["opt_D"] * x["u"]
+        if "Z" in opts:
+            y = y * F.silu(x["opt_Z"])
+        return y, h
+    b, l, hh, p, n, gr = s["b"], s["l"], s["h"], s["p"], s["n"], s["g"]
+    dt = x["dt"] + (x["opt_B"] if "B" in opts else 0)
+    if "S" in opts:
+        dt = torch.where(dt > 20, dt, F.softplus(dt, threshold=1e9))
+    grp = torch.arange(hh, device=dt.device) // (hh // gr)
+    Bg, Cg = x["B"][:, :, grp], x["C"][:, :, grp]              # [b, l, h, n]
+    st = x["opt_I"].clone() if "I" in opts else torch.zeros(b, hh, p, n, device=dt.device)
+    ys = []
+    for i in range(l):
+        st = torch.exp(dt[:, i] * x["A"])[..., None, None] * st + \
+            (dt[:, i, :, None] * x["x"][:, i])[..., None] * Bg[:, i, :, None, :]
+        ys.append((st * Cg[:, i, :, None, :]).sum(-1))
+    y = torch.stack(ys, 1)
+    if "D" in opts:
+        y = y + x["opt_D"][:, None] * x["x"]
+    if "Z" in opts:
+        y = y * F.silu(x["opt_Z"])
+    return y, st
+
+
+def run(d):
+    import torch
+    log = lambda *a: print(*a, flush=True)
+    gpu = torch.device("cuda")
+    rt = ejk_runtime.Runtime(d)
+    results = {"torch": torch.__version__, "device": rt.device_lines(),
+               "gpu": torch.cuda.get_device_name()}
+    cases = json.load(open(os.path.join(d, "cases.json")))
+    refs = {}
+    for name, (op, s, dt, opts, config, bench) in cases.items():
+        try:
+            key = json.dumps([op, s, dt, opts])
+            x, typed = inputs(op, s, dt, opts, gpu)
+            if key not in refs:
+                refs[key] = reference(op, s, opts, x)
+            y_ref, h_ref = refs[key]
+            mod = rt.load(os.path.join(d, "art", name))
+            ins = [rt.upload(v) for v in typed.values()]
+            outs = [rt.empty(y_ref.numel() * typed["B"].element_size())]
+            if "F" in opts:
+                outs.append(rt.empty(h_ref.numel() * 4))
+            mod.bind(ins, outs)
+            mod.invoke()
+            tdt = typed["B"].dtype
+            y = rt.download(outs[0], tuple(y_ref.shape), tdt).float().to(gpu)
+            entry = {"config": config, "max_abs_err": float((y - y_ref).abs().max()),
+                     "max_abs_ref": float(y_ref.abs().max()), "nan": bool(torch.isnan(y).any())}
+            if "F" in opts:
+                h = rt.download(outs[1], tuple(h_ref.shape), torch.float32).to(gpu)
+                entry["final_state_max_abs_err"] = float((h - h_ref).abs().max())
+            manifest = json.load(open(os.path.join(d, "art", name, "kernel.json")))
+            disp = manifest["entries"][0]["dispatches"]
+            entry["dispatches"] = [dict(grid=q["grid"], spirv=q["spirv"]) for q in disp]
+            if bench:
+                operand_bytes = sum(v.numel() * v.element_size() for v in typed.values()) + \
+                    sum(o.numel() * typed["B"].element_size() for o in [y_ref])
+                ejk_runtime.warm(mod.invoke)
+                entry["clocks_before"] = ejk_runtime.clocks()
+                ts = []
+                for _ in range(20):
+                    mod.invoke()
+                    ts.append(mod.last_time_us() / 1e3)
+                ts.sort()
+                entry["clocks_after"] = ejk_runtime.clocks()
+                entry.update(median_ms=ts[10], min_ms=ts[0], operand_bytes=operand_bytes,
+                             gbps=operand_bytes / ts[10] / 1e6,
+                             flops=sum(q["flops"] for q in disp))
+            results[name] = entry
+            log(name, json.dumps(entry))
+            rt.release()
+            mod.destroy()
+        except Exception as ex:
+            results[name] = {"error": repr(ex)[:400]}
+            log(name, "ERROR", repr(ex)[:400])
+    xx = torch.empty(256 * 2**20 // 4, device=gpu)
+    yy = torch.empty_like(xx)
+    ms = ejk_runtime.cuda_median_ms(lambda: yy.copy_(xx))
+    results["copy_gbps"] = 2 * xx.numel() * 4 / ms / 1e6
+    results["copy_clocks"] = ejk_runtime.clocks()
+    for name, e in results.items():
+        if isinstance(e, dict) and "gbps" in e:
+            e["of_copy_rate"] = e["gbps"] / results["copy_gbps"]
+    log("copy GB/s (read+write):", results["copy_gbps"])
+    for name in ("mamba1_single", "mamba1", "mamba2"):
+        if "median_ms" in results.get(name, {}):
+            log(name, results[name]["median_ms"], "ms",
+                f"{100 * results[name]['of_copy_rate']:.1f} % of copy")
+    json.dump(results, open(os.path.join(d, "ssm.json"), "w"), indent=1)
+    out = os.environ.get("OUT")
+    if out:
+        json.dump(results, open(os.path.join(out, "ssm.json"), "w"), indent=1)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 3 and sys.argv[1] == "prepare":
+        prepare(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else
+                os.path.join(HERE, "h100.fingerprint"))
+    elif len(sys.argv) >= 3 and sys.argv[1] == "run":
+        run(sys.argv[2])
+    else:
+        sys.exit(__doc__)

@@ -305,6 +305,39 @@ STATE_SPACE_FILES = {
          Scan("bf16", dtype="bf16", l=40, **ALL),
          Scan("chunk_tail", l=23, d=48, config="block_d = 32, chunk_l = 5",
               **ALL)]),
+    "selective-scan-split.mlir": (
+        "ejk.selective_scan's split (chunked) scan on Vulkan: sequences that "
+        "are not a whole number of chunks or splits, shorter than one chunk, "
+        "whole chunks, 4, 8 and 16 lanes per channel, odd state and channel "
+        "counts, groups, batches, f16/bf16, and the one-pass kernel the "
+        "heuristic no longer picks for small problems (the CPU runs its own "
+        "heuristic).",
+        [Scan("split_tail", l=1000, d=64, n=5,
+              vulkan_config="block_d = 32, chunk_l = 48, split_l = 112, "
+              "state_lanes = 4", **ALL),
+         Scan("split_short", l=7,
+              vulkan_config="block_d = 32, chunk_l = 16, split_l = 3, "
+              "state_lanes = 4", **ALL),
+         Scan("split_lanes16", l=77, d=44,
+              vulkan_config="block_d = 8, chunk_l = 8, split_l = 10", **ALL),
+         Scan("split_lanes8_groups", l=130, d=64, g=4,
+              vulkan_config="block_d = 16, chunk_l = 16, split_l = 32, "
+              "state_lanes = 8", **ALL),
+         Scan("split_whole", l=128, skip=True, softplus=True, final=True,
+              vulkan_config="block_d = 32, chunk_l = 16, split_l = 32, "
+              "state_lanes = 4"),
+         Scan("split_two", l=300, init=True, final=True,
+              vulkan_config="block_d = 32, chunk_l = 32, split_l = 200, "
+              "state_lanes = 4"),
+         Scan("split_f16", dtype="f16", l=150, d=48, g=3,
+              vulkan_config="block_d = 32, chunk_l = 16, split_l = 64, "
+              "state_lanes = 4", **ALL),
+         Scan("split_bf16", dtype="bf16", l=150, d=48, g=3,
+              vulkan_config="block_d = 32, chunk_l = 16, split_l = 64, "
+              "state_lanes = 4", **ALL),
+         Scan("split_batch2", b=2, l=90, **ALL),
+         Scan("single_pass", l=300, d=64, g=2,
+              vulkan_config="block_d = 8, chunk_l = 16", **ALL)]),
     "ssd-seq-lengths.mlir": (
         "ejk.ssd over L = 1, 7, 300 and 2048.",
         [Ssd("l1", l=1), Ssd("l7", l=7), Ssd("l300", l=300, **ALL),

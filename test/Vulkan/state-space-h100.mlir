@@ -6,15 +6,28 @@
 // REQUIRES: spirv-tools
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: ejkc %s --target vulkan --fingerprint %S/Inputs/h100.fingerprint --no-cache -o %t --name ssm
+// RUN: spirv-val --target-env vulkan1.3 %t/ssm_mamba1_dispatch_0_states.spv
 // RUN: spirv-val --target-env vulkan1.3 %t/ssm_mamba1_dispatch_0.spv
 // RUN: spirv-val --target-env vulkan1.3 %t/ssm_mamba2_dispatch_0_scores.spv
 // RUN: spirv-val --target-env vulkan1.3 %t/ssm_mamba2_dispatch_0.spv
 // RUN: FileCheck %s < %t/ssm.json
 
-// mamba1: 8 channels of 16 threads per workgroup, 256 workgroups.
+// mamba1: the split scan, 32 channels of 4 threads per workgroup, 16
+// splits of 128 steps in chunks of 16: the end states of 15 splits, then
+// the scan of all 16 (64 x 16 workgroups).
 // CHECK: "grid": [
-// CHECK-NEXT: 256,
-// CHECK: "shared_memory_bytes": 14336
+// CHECK-NEXT: 64,
+// CHECK-NEXT: 1,
+// CHECK-NEXT: 15
+// CHECK: "shared_memory_bytes": 5120
+// CHECK: "spirv": "ssm_mamba1_dispatch_0_states.spv"
+// CHECK: "workgroup_size": [
+// CHECK-NEXT: 128,
+// CHECK: "grid": [
+// CHECK-NEXT: 64,
+// CHECK-NEXT: 1,
+// CHECK-NEXT: 16
+// CHECK: "shared_memory_bytes": 8192
 // CHECK: "spirv": "ssm_mamba1_dispatch_0.spv"
 // CHECK: "workgroup_size": [
 // CHECK-NEXT: 128,

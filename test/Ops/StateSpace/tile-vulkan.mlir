@@ -52,6 +52,93 @@ func.func @scan(%u: tensor<2x100x64xf16>, %A: tensor<64x16xf32>, %B: tensor<2x10
 
 // -----
 
+// The split (chunked) scan, as the heuristic picks it when the channels
+// alone give too few threads (64 x 16 here): 4 lanes per channel, 32
+// channels (128 threads), chunks of 16, splits of 16 steps: 7 splits of
+// L = 100. Both targets get the same config (lanes 4 <= either subgroup).
+// First the end state and step sum of every split but the last, from
+// zero: grid [2, 1, 6]; dt, u and B staged (4 * (2 * 512 + 256) = 5120
+// bytes), no C, no output, no shuffle.
+// CHECK-LABEL: func.func private @split_dispatch_0_states
+// CHECK-SAME: memref<1x6x64x16xf32>, %{{.*}}: memref<1x6x64xf32>
+// CHECK-SAME: ejk.grid = array<i64: 2, 1, 6>
+// CHECK-SAME: ejk.shared_memory_bytes = 5120 : i64
+// CHECK-SAME: ejk.workgroup_size = array<i64: 128, 1, 1>
+// CHECK-COUNT-2: memref.alloc() : memref<512xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.alloc() : memref<256xf32, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref.alloc
+// The split's steps from zero, four states and the step sum carried.
+// CHECK: scf.for {{.*}} step %c16{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32)
+// CHECK: gpu.barrier
+// CHECK: scf.for {{.*}} -> (f32, f32, f32, f32, f32)
+// CHECK-COUNT-4: math.exp2
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.shuffle
+// CHECK-COUNT-4: memref.store %{{.*}}, %{{.*}} : memref<1x6x64x16xf32>
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %{{.*}}, %{{.*}} : memref<1x6x64xf32>
+// CHECK: return
+// The scan of one split (grid z = 7): the initial state, then the end
+// states of the splits before it, each decayed by exp2(sum dt * A log2 e).
+// CHECK-LABEL: func.func private @split_dispatch_0(
+// CHECK-SAME: ejk.grid = array<i64: 2, 1, 7>
+// CHECK-SAME: ejk.shared_memory_bytes = 8192 : i64
+// CHECK: %[[SPLIT:.*]] = ejk.workgroup_id 2
+// CHECK: memref.load %{{.*}} : memref<1x64x16xf32>
+// CHECK: scf.for %[[K:.*]] = %c0 to %[[SPLIT]] step %c1 iter_args({{.*}}) -> (f32, f32, f32, f32)
+// CHECK: memref.load %{{.*}}[%{{.*}}, %[[K]], %{{.*}}] : memref<1x6x64xf32>
+// CHECK: math.exp2
+// CHECK: math.fma
+// Then its own steps, in chunks of 16 from split * 16 (L = 100 leaves
+// a partial last chunk: the trip count is clamped).
+// CHECK: %[[BEGIN:.*]] = arith.muli %[[SPLIT]], %c16
+// CHECK: scf.for {{.*}} = %[[BEGIN]] to {{.*}} step %c16
+// CHECK: arith.minsi
+// CHECK: gpu.barrier
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32{{.*}} : f32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32{{.*}} : f32
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.barrier
+// Only the last split stores final_state.
+// CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[SPLIT]], %c6
+// CHECK: scf.if %[[LAST]]
+// CHECK: memref.store %{{.*}} : memref<1x64x16xf32>
+// The entry allocates the two temporaries and runs both dispatches.
+// CHECK-LABEL: func.func @split(
+// CHECK: %[[ENDS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x6x64x16xf32>
+// CHECK: %[[SUMS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x6x64xf32>
+// CHECK: ejk.dispatch @split_dispatch_0_states({{.*}}, %[[ENDS]], %[[SUMS]])
+// CHECK: ejk.dispatch @split_dispatch_0({{.*}}, %[[ENDS]], %[[SUMS]])
+// LVP-LABEL: func.func private @split_dispatch_0_states
+// LVP-SAME: ejk.grid = array<i64: 2, 1, 6>
+// LVP-SAME: ejk.workgroup_size = array<i64: 128, 1, 1>
+// LVP-LABEL: func.func private @split_dispatch_0(
+// LVP: gpu.shuffle  xor %{{.*}}, %c2_i32, %c8_i32{{.*}} : f32
+// LVP: gpu.shuffle  xor %{{.*}}, %c1_i32, %c8_i32{{.*}} : f32
+// LVP-NEXT: arith.addf
+// LVP-NEXT: scf.if
+func.func @split(%u: tensor<1x100x64xf32>, %A: tensor<64x16xf32>, %B: tensor<1x100x1x16xf32>, %z: tensor<1x100x64xf32>, %h0: tensor<1x64x16xf32>) -> (tensor<1x100x64xf32>, tensor<1x64x16xf32>) {
+  %y, %h = ejk.selective_scan %u, %u, %A, %B, %B z(%z : tensor<1x100x64xf32>) initial_state(%h0 : tensor<1x64x16xf32>) {delta_softplus} : tensor<1x100x64xf32>, tensor<1x100x64xf32>, tensor<64x16xf32>, tensor<1x100x1x16xf32>, tensor<1x100x1x16xf32> -> tensor<1x100x64xf32>, tensor<1x64x16xf32>
+  return %y, %h : tensor<1x100x64xf32>, tensor<1x64x16xf32>
+}
+
+// -----
+
+// Whole chunks (L = 128, splits of 16): every chunk's step loop has the
+// constant trip count 16, for the device compiler to unroll.
+// CHECK-LABEL: func.func private @whole_dispatch_0(
+// CHECK: scf.for {{.*}} step %c16
+// CHECK-NOT: arith.minsi %c16
+// CHECK: gpu.barrier
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c1
+func.func @whole(%u: tensor<1x128x64xf32>, %A: tensor<64x16xf32>, %B: tensor<1x128x1x16xf32>) -> tensor<1x128x64xf32> {
+  %y = ejk.selective_scan %u, %u, %A, %B, %B : tensor<1x128x64xf32>, tensor<1x128x64xf32>, tensor<64x16xf32>, tensor<1x128x1x16xf32>, tensor<1x128x1x16xf32> -> tensor<1x128x64xf32>
+  return %y : tensor<1x128x64xf32>
+}
+
+// -----
+
 // ssd, mamba2's shape with the NVIDIA heuristic: chunks of 64, head_dim
 // blocks of 16, n-chunks of 32, 8 subgroups.
 // The scores pre-pass: grid [chunks, groups, batch]; C B^T (64 x 64) on

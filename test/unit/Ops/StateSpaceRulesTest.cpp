@@ -235,23 +235,52 @@ TargetInfo lavapipe() {
 TEST_F(StateSpaceTuningTest, VulkanScanHeuristicForMamba1) {
   TunableOpInterface op = parse(scanIR(2048, 2048, 16));
   ASSERT_TRUE(op);
-  // 16 threads per channel (one state each), 8 channels: 128 threads and
-  // 256 workgroups.
+  // 2048 channels alone give 32 K threads: the split scan, 4 threads per
+  // channel (four states each), 32 channels (128 threads), 16 splits of
+  // 128 steps in chunks of 16 (128 K threads).
   ConfigAttr heuristic = op.getHeuristicConfig(nvidia());
   EXPECT_EQ(reason(op, heuristic, nvidia()), "ok");
-  EXPECT_EQ(heuristic.lookup("block_d"), 8);
-  EXPECT_EQ(heuristic.lookup("chunk_l"), 64);
+  EXPECT_EQ(printAttr(heuristic), "#ejk.config<block_d = 32, chunk_l = 16, "
+                                  "split_l = 128, state_lanes = 4>");
   std::optional<VulkanScanLayout> layout =
       getVulkanScanLayout(cast<SelectiveScanOp>(op.getOperation()), heuristic,
-                       nvidia(), llvm::nulls());
+                          nvidia(), llvm::nulls());
   ASSERT_TRUE(layout);
-  EXPECT_EQ(layout->threadsPerChannel, 16);
-  EXPECT_EQ(layout->statesPerThread, 1);
+  EXPECT_EQ(layout->threadsPerChannel, 4);
+  EXPECT_EQ(layout->statesPerThread, 4);
   EXPECT_EQ(layout->threads, 128);
-  // Subgroups of 8: two states per thread, 16 channels of 8 threads.
+  EXPECT_EQ(layout->numSplits, 16);
+  EXPECT_EQ(layout->sharedBytes, 8192);
+  EXPECT_EQ(layout->statesSharedBytes, 5120);
+  // Subgroups of 8: the same split (4 lanes fit a subgroup of 8).
   ConfigAttr lvp = op.getHeuristicConfig(lavapipe());
   EXPECT_EQ(reason(op, lvp, lavapipe()), "ok");
-  EXPECT_EQ(lvp.lookup("block_d"), 16);
+  EXPECT_EQ(lvp, heuristic);
+  // The single-pass kernel stays valid: no split_l, 16 lanes by default.
+  ConfigAttr single = config({{"block_d", 8}, {"chunk_l", 64}});
+  EXPECT_EQ(reason(op, single, nvidia()), "ok");
+  layout = getVulkanScanLayout(cast<SelectiveScanOp>(op.getOperation()), single,
+                               nvidia(), llvm::nulls());
+  ASSERT_TRUE(layout);
+  EXPECT_FALSE(layout->isSplit());
+  EXPECT_EQ(layout->threadsPerChannel, 16);
+}
+
+TEST_F(StateSpaceTuningTest, VulkanScanSplitsOnlyWhenThreadsAreShort) {
+  // 8 K channels x 16 lanes reach 2^17 threads alone: one pass.
+  TunableOpInterface wide = parse(scanIR(256, 8192, 16));
+  ASSERT_TRUE(wide);
+  EXPECT_FALSE(wide.getHeuristicConfig(nvidia()).lookup("split_l"));
+  // A sequence of one chunk is not split.
+  TunableOpInterface shortSeq = parse(scanIR(16, 64, 16));
+  ASSERT_TRUE(shortSeq);
+  EXPECT_FALSE(shortSeq.getHeuristicConfig(nvidia()).lookup("split_l"));
+  // Few channels, long sequence: at most 32 splits.
+  TunableOpInterface narrow = parse(scanIR(4096, 32, 16));
+  ASSERT_TRUE(narrow);
+  ConfigAttr c = narrow.getHeuristicConfig(nvidia());
+  EXPECT_EQ(reason(narrow, c, nvidia()), "ok");
+  EXPECT_EQ(c.lookup("split_l"), 128);
 }
 
 TEST_F(StateSpaceTuningTest, VulkanSsdHeuristicForMamba2) {

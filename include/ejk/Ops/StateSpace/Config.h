@@ -8,6 +8,12 @@
 //               Vulkan: its threads, TN per channel, fill whole subgroups)
 //   chunk_l     steps per chunk of the sequence: dt, dt * u and y are staged
 //               per chunk while the state stays in registers
+//   split_l     (Vulkan only, optional) steps of the sequence per workgroup:
+//               the chunked two-dispatch scan (each split's local end state,
+//               then the scan from the carried states); absent: one
+//               workgroup walks the whole sequence
+//   state_lanes (Vulkan only, optional) threads per channel sharing its
+//               d_state states; absent: min(next_pow2(d_state), subgroup)
 //
 // ejk.ssd:
 //   chunk_size     steps per SSD chunk (must equal the op's attribute if set)
@@ -34,13 +40,17 @@ namespace mlir::ejk {
 struct SelectiveScanConfig {
   static constexpr llvm::StringLiteral kBlockD = "block_d";
   static constexpr llvm::StringLiteral kChunkL = "chunk_l";
+  static constexpr llvm::StringLiteral kSplitL = "split_l";
+  static constexpr llvm::StringLiteral kStateLanes = "state_lanes";
 
   static llvm::ArrayRef<llvm::StringRef> names() {
-    static const llvm::StringRef all[] = {kBlockD, kChunkL};
+    static const llvm::StringRef all[] = {kBlockD, kChunkL, kSplitL,
+                                          kStateLanes};
     return all;
   }
 
   int64_t blockD = 0, chunkL = 0;
+  std::optional<int64_t> splitL, stateLanes;
 
   /// Reads `config`; fails with `reason` on an unknown or missing entry.
   static std::optional<SelectiveScanConfig> read(ConfigAttr config,
@@ -53,11 +63,18 @@ struct SelectiveScanConfig {
       reason << "config needs '" << kBlockD << "' and '" << kChunkL << "'";
       return std::nullopt;
     }
-    return SelectiveScanConfig{*d, *l};
+    return SelectiveScanConfig{*d, *l, config.lookup(kSplitL),
+                               config.lookup(kStateLanes)};
   }
 
   ConfigAttr toAttr(MLIRContext *context) const {
-    return ConfigAttr::get(context, {{kBlockD, blockD}, {kChunkL, chunkL}});
+    llvm::SmallVector<std::pair<llvm::StringRef, int64_t>> values = {
+        {kBlockD, blockD}, {kChunkL, chunkL}};
+    if (splitL)
+      values.emplace_back(kSplitL, *splitL);
+    if (stateLanes)
+      values.emplace_back(kStateLanes, *stateLanes);
+    return ConfigAttr::get(context, values);
   }
 };
 

@@ -64,8 +64,16 @@ LogicalResult CpuSelectiveScan::verifyConfig(SelectiveScanOp op,
                                              raw_ostream &reason) {
   std::optional<SelectiveScanConfig> config =
       SelectiveScanConfig::read(attr, reason);
-  if (!config || failed(checkWholeVectors(SelectiveScanConfig::kBlockD,
-                                          config->blockD, target, reason)))
+  if (!config)
+    return failure();
+  if (config->splitL || config->stateLanes) {
+    reason << "'" << SelectiveScanConfig::kSplitL << "' and '"
+           << SelectiveScanConfig::kStateLanes
+           << "' apply to Vulkan targets only";
+    return failure();
+  }
+  if (failed(checkWholeVectors(SelectiveScanConfig::kBlockD, config->blockD,
+                               target, reason)))
     return failure();
   return checkWorkingSet(scanScratchBytes(readSelectiveScanProblem(op),
                                           config->blockD, config->chunkL),

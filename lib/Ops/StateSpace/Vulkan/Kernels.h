@@ -22,10 +22,25 @@ namespace mlir::ejk {
 struct VulkanSelectiveScanPlan : SelectiveScanProblem {
   VulkanScanLayout layout;
 
-  /// Workgroups: channel blocks x batch.
-  std::array<int64_t, 3> grid() const {
-    return {(channels + layout.blockD - 1) / layout.blockD, batch, 1};
+  int64_t channelBlocks() const {
+    return (channels + layout.blockD - 1) / layout.blockD;
   }
+  /// Workgroups of the scan: channel blocks x batch x splits.
+  std::array<int64_t, 3> grid() const {
+    return {channelBlocks(), batch, layout.numSplits};
+  }
+  /// Workgroups of the split end states: every split but the last.
+  std::array<int64_t, 3> statesGrid() const {
+    return {channelBlocks(), batch, layout.numSplits - 1};
+  }
+};
+
+/// The temporaries that carry states between the splits of a chunked
+/// selective scan: each split's end state from a zero start,
+/// `[batch, splits - 1, channels, d_state]`, and the sum of its step sizes
+/// (dt after bias and softplus), `[batch, splits - 1, channels]`; f32.
+struct SelectiveScanSplitBuffers {
+  Value endStates, stepSums;
 };
 
 struct VulkanSsdPlan : SsdProblem {
@@ -42,10 +57,19 @@ struct VulkanSsdPlan : SsdProblem {
   }
 };
 
-/// Emits the selective-scan body at `b`'s insertion point.
+/// Emits the selective-scan body at `b`'s insertion point; on a split
+/// layout, the scan of one split from the states `split` carries in.
 void buildVulkanSelectiveScanBody(OpBuilder &b, Location loc,
                                   const VulkanSelectiveScanPlan &plan,
-                                  const SelectiveScanBuffers &buffers);
+                                  const SelectiveScanBuffers &buffers,
+                                  const SelectiveScanSplitBuffers &split = {});
+
+/// Emits the first dispatch of a split scan: each split's end state from
+/// zero and its step sum into `split` (reads u, delta, A, B, delta_bias).
+void buildVulkanSelectiveScanStatesBody(OpBuilder &b, Location loc,
+                                        const VulkanSelectiveScanPlan &plan,
+                                        const SelectiveScanBuffers &buffers,
+                                        const SelectiveScanSplitBuffers &split);
 
 /// Emits the body of the pre-pass that fills `scores` ([batch, groups,
 /// chunks, chunk, chunk] f32) with C_t . B_s per chunk.

@@ -15,8 +15,9 @@ static int64_t ceilPow2(int64_t n) {
 }
 
 std::optional<VulkanScanLayout> VulkanScanLayout::compute(
-    int64_t channels, int64_t groups, int64_t state, int64_t blockD,
-    int64_t chunkL, const VulkanLimits &limits, llvm::raw_ostream &reason) {
+    int64_t seq, int64_t channels, int64_t groups, int64_t state,
+    int64_t blockD, int64_t chunkL, int64_t stateLanes, int64_t splitL,
+    const VulkanLimits &limits, llvm::raw_ostream &reason) {
   if (blockD < 1 || chunkL < 1) {
     reason << "'block_d' and 'chunk_l' must be positive";
     return std::nullopt;
@@ -36,6 +37,28 @@ std::optional<VulkanScanLayout> VulkanScanLayout::compute(
   l.chunkL = chunkL;
   l.subgroupSize = limits.subgroupSize;
   l.threadsPerChannel = std::min(ceilPow2(state), limits.subgroupSize);
+  if (stateLanes != 0) {
+    // The lanes of a channel reduce C . h by shuffles inside one subgroup.
+    if (stateLanes < 1 || !llvm::isPowerOf2_64(stateLanes) ||
+        stateLanes > limits.subgroupSize) {
+      reason << "'state_lanes' (" << stateLanes
+             << ") must be a power of two no larger than the subgroup size ("
+             << limits.subgroupSize << ")";
+      return std::nullopt;
+    }
+    l.threadsPerChannel = stateLanes;
+  }
+  l.splitL = seq;
+  if (splitL != 0) {
+    if (splitL < 1 || splitL >= seq) {
+      reason << "'split_l' (" << splitL
+             << ") must be positive and shorter than the sequence (" << seq
+             << "); leave it out for one pass over the sequence";
+      return std::nullopt;
+    }
+    l.splitL = splitL;
+    l.numSplits = ceilDiv(seq, splitL);
+  }
   l.statesPerThread = ceilDiv(state, l.threadsPerChannel);
   l.threads = blockD * l.threadsPerChannel;
   if (l.threads > limits.maxInvocations) {
@@ -63,6 +86,8 @@ std::optional<VulkanScanLayout> VulkanScanLayout::compute(
     l.groupSpan = std::max(l.groupSpan, last / perGroup - d0 / perGroup + 1);
   }
   l.sharedBytes = 4 * (3 * chunkL * blockD + 2 * chunkL * l.groupSpan * state);
+  l.statesSharedBytes =
+      4 * (2 * chunkL * blockD + chunkL * l.groupSpan * state);
   if (l.sharedBytes > limits.sharedBytes) {
     reason << "stages " << l.sharedBytes
            << " bytes of shared memory, the device has " << limits.sharedBytes;

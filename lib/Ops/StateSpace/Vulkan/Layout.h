@@ -13,7 +13,11 @@
 // t / TN, states t % TN, t % TN + TN, ...), so y = C_t . h_t is a sum over
 // TN lanes by shuffle xor. The workgroup stages a chunk of `chunk_l` steps
 // of dt (after bias and softplus), u, y and of the B/C rows of the groups
-// its channels touch in shared memory.
+// its channels touch in shared memory. With `split_l` (the chunked scan) a
+// workgroup owns `split_l` steps of the sequence instead of all of it: a
+// first dispatch computes each split's end state from zero and its step
+// sum, the second carries the states of the earlier splits into its own
+// and scans it; both use this layout.
 //
 // ssd: a pre-pass workgroup per (chunk, group, batch) computes the chunk's
 // C B^T scores once per group; a scan workgroup owns `block_p` columns of
@@ -47,22 +51,29 @@ struct VulkanLimits {
 
 struct VulkanScanLayout {
   int64_t blockD = 0, chunkL = 0;
+  /// Steps per workgroup and splits of the sequence (the chunked scan);
+  /// splitL = seq and numSplits = 1 without `split_l`.
+  int64_t splitL = 0, numSplits = 1;
   /// Threads per channel, states per thread, threads per workgroup.
   int64_t threadsPerChannel = 0, statesPerThread = 0, threads = 0;
   int64_t subgroupSize = 0;
   /// Groups of B and C that one channel block touches at most (staged).
   int64_t groupSpan = 0;
-  /// Bytes of workgroup memory the kernel declares.
-  int64_t sharedBytes = 0;
+  /// Bytes of workgroup memory the scan declares, and the split end states
+  /// (dt, u and B only).
+  int64_t sharedBytes = 0, statesSharedBytes = 0;
 
   /// At most this many states per thread (kept in registers).
   static constexpr int64_t kMaxStatesPerThread = 32;
 
-  static std::optional<VulkanScanLayout> compute(int64_t channels,
-                                                 int64_t groups, int64_t state,
-                                                 int64_t blockD, int64_t chunkL,
-                                                 const VulkanLimits &limits,
-                                                 llvm::raw_ostream &reason);
+  /// Whether the sequence is split across workgroups.
+  bool isSplit() const { return numSplits > 1; }
+
+  /// `stateLanes` 0: the default lanes; `splitL` 0: no split.
+  static std::optional<VulkanScanLayout>
+  compute(int64_t seq, int64_t channels, int64_t groups, int64_t state,
+          int64_t blockD, int64_t chunkL, int64_t stateLanes, int64_t splitL,
+          const VulkanLimits &limits, llvm::raw_ostream &reason);
 };
 
 /// A `rows x cols` register tile spread over `threads` threads.

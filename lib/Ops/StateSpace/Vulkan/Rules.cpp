@@ -35,9 +35,11 @@ mlir::ejk::getVulkanScanLayout(SelectiveScanOp op, ConfigAttr config,
                                const TargetInfo &target, raw_ostream &reason) {
   SelectiveScanProblem p = readSelectiveScanProblem(op);
   return VulkanScanLayout::compute(
-      p.channels, p.groups, p.state,
+      p.seq, p.channels, p.groups, p.state,
       config.lookupOr(SelectiveScanConfig::kBlockD, 0),
-      config.lookupOr(SelectiveScanConfig::kChunkL, 0), limitsOf(target),
+      config.lookupOr(SelectiveScanConfig::kChunkL, 0),
+      config.lookupOr(SelectiveScanConfig::kStateLanes, 0),
+      config.lookupOr(SelectiveScanConfig::kSplitL, 0), limitsOf(target),
       reason);
 }
 
@@ -85,15 +87,82 @@ VulkanSelectiveScan::configSpace(SelectiveScanOp op, const TargetInfo &target,
         space.push_back(attr);
     }
   }
+  // The split scan around the heuristic's when it splits.
+  SelectiveScanConfig split =
+      *SelectiveScanConfig::read(heuristicConfig(op, target), llvm::nulls());
+  if (!split.splitL)
+    return space;
+  int64_t base = *split.splitL;
+  SmallVector<int64_t> splitLs =
+      full ? SmallVector<int64_t>{base / 2, base, base * 2}
+           : SmallVector<int64_t>{base};
+  SmallVector<int64_t> lanes = {*split.stateLanes};
+  if (full && perChannel != *split.stateLanes)
+    lanes.push_back(perChannel);
+  for (int64_t splitL : splitLs)
+    for (int64_t stateLanes : lanes) {
+      SelectiveScanConfig c = split;
+      c.splitL = splitL;
+      c.stateLanes = stateLanes;
+      c.blockD =
+          std::max<int64_t>(split.blockD * *split.stateLanes / stateLanes, 1);
+      ConfigAttr attr = c.toAttr(op.getContext());
+      if (splitL >= 1 && !llvm::is_contained(space, attr) &&
+          succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+        space.push_back(attr);
+    }
   return space;
 }
 
-/// About 128 threads per workgroup (whole subgroups); fewer channels per
-/// workgroup while the grid is small; shorter chunks when shared memory is
-/// short.
+/// Threads a scan should expose to keep a large GPU busy (an H100 keeps
+/// 132 x 2048 resident): below it the sequence is split.
+static constexpr int64_t kWantedThreads = int64_t(1) << 17;
+/// Lanes per channel of the split scan: four states per thread give each
+/// thread independent chains and cost two shuffles per step, and the
+/// splits give back the parallelism.
+static constexpr int64_t kSplitLanes = 4;
+/// At most this many splits: a split's workgroup first carries the states
+/// of every earlier split in, work that grows with their count.
+static constexpr int64_t kMaxSplits = 32;
+
+/// The split (chunked) scan for a problem whose channels alone leave the
+/// device short of threads, or nullopt: lanes of kSplitLanes, 128 threads,
+/// chunks of 16 steps (8 KiB of shared memory: 16 workgroups fill an SM
+/// of 2048 threads; on an H100 chunks of 16, 32 and 64 took 0.100, 0.115
+/// and 0.358 ms for mamba1, docs/ops/state-space-vulkan.md),
+/// as many splits of whole chunks as reach kWantedThreads (at most
+/// kMaxSplits).
+static std::optional<SelectiveScanConfig>
+splitHeuristic(const SelectiveScanProblem &p, const TargetInfo &target) {
+  int64_t subgroup = std::max<unsigned>(1, target.subgroupSize);
+  if (p.batch * p.channels == 0 || p.seq <= 1 ||
+      p.batch * p.channels * threadsPerChannel(p, target) >= kWantedThreads)
+    return std::nullopt;
+  SelectiveScanConfig c;
+  c.stateLanes =
+      std::min<int64_t>({kSplitLanes, threadsPerChannel(p, target), subgroup});
+  c.blockD = std::max<int64_t>(subgroup, 128) / *c.stateLanes;
+  c.chunkL = std::min<int64_t>(16, ceilPow2(p.seq));
+  int64_t threads = p.batch * roundUp(p.channels, c.blockD) * *c.stateLanes;
+  int64_t splits = std::min(kMaxSplits, ceilDiv(kWantedThreads, threads));
+  int64_t splitL = roundUp(ceilDiv(p.seq, splits), c.chunkL);
+  if (splitL >= p.seq)
+    return std::nullopt;
+  c.splitL = splitL;
+  return c;
+}
+
+/// The split scan when it applies (splitHeuristic); else about 128
+/// threads per workgroup (whole subgroups), fewer channels per workgroup
+/// while the grid is small, shorter chunks when shared memory is short.
 ConfigAttr VulkanSelectiveScan::heuristicConfig(SelectiveScanOp op,
                                                 const TargetInfo &target) {
   SelectiveScanProblem p = readSelectiveScanProblem(op);
+  if (std::optional<SelectiveScanConfig> split = splitHeuristic(p, target)) {
+    ConfigAttr attr = split->toAttr(op.getContext());
+    if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+      return attr;
+  }
   int64_t perChannel = threadsPerChannel(p, target);
   int64_t minBlockD = std::max<int64_t>(
       1, std::max<unsigned>(1, target.subgroupSize) / perChannel);

@@ -19,6 +19,14 @@
 //
 // and final_state = h at the end. Nothing of size [B, L, D, N] exists.
 //
+// Split (chunked) scan: with `split_l` a workgroup owns one split of
+// `split_l` steps (grid z). A first dispatch runs the same loop without C,
+// y and the output over every split but the last, from h = 0, and stores
+// the split's end state and its sum of dt (the decay over the split is
+// exp(A * sum dt)). The scan's workgroup of split s then starts from
+//   h = initial_state;  for k < s: h = exp(A * dtsum_k) * h + hend_k
+// and walks its own steps; the last split stores final_state.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Attention/Vulkan/Scores.h"
@@ -35,12 +43,17 @@ class VulkanSelectiveScanBuilder {
 public:
   VulkanSelectiveScanBuilder(OpBuilder &builder, Location loc,
                              const VulkanSelectiveScanPlan &plan,
-                             const SelectiveScanBuffers &buffers)
-      : e(builder, loc, 1), p(plan), l(plan.layout), buf(buffers) {}
+                             const SelectiveScanBuffers &buffers,
+                             const SelectiveScanSplitBuffers &split,
+                             bool statesOnly)
+      : e(builder, loc, 1), p(plan), l(plan.layout), buf(buffers),
+        splitBuf(split), statesOnly(statesOnly) {}
 
   void build() {
     Value dBlock = WorkgroupIdOp::create(e.b, 0);
     batch = WorkgroupIdOp::create(e.b, 1);
+    Value split =
+        l.isSplit() ? WorkgroupIdOp::create(e.b, 2).getResult() : e.index(0);
     thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
     zero = e.index(0);
     one = e.index(1);
@@ -61,9 +74,11 @@ public:
     int64_t bcElems = l.chunkL * l.groupSpan * p.state;
     dtS = allocWorkgroup(e, blockElems);
     uS = allocWorkgroup(e, blockElems);
-    yS = allocWorkgroup(e, blockElems);
+    if (!statesOnly)
+      yS = allocWorkgroup(e, blockElems);
     bS = allocWorkgroup(e, bcElems);
-    cS = allocWorkgroup(e, bcElems);
+    if (!statesOnly)
+      cS = allocWorkgroup(e, bcElems);
 
     // This thread's states: A and the initial state in registers.
     SmallVector<Value> h;
@@ -75,34 +90,104 @@ public:
               : arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, n,
                                       e.index(p.state)));
       states.push_back(e.min(n, e.index(p.state - 1)));
-      a.push_back(
-          memref::LoadOp::create(e.b, buf.a, ValueRange{myChannel, states[k]}));
+      // exp(dt * A) = exp2(dt * A * log2(e)): one multiply less per step.
+      a.push_back(e.fmul(
+          memref::LoadOp::create(e.b, buf.a, ValueRange{myChannel, states[k]}),
+          e.constF32(1.4426950408889634f)));
       Value h0 =
-          buf.initialState
+          buf.initialState && !statesOnly
               ? memref::LoadOp::create(e.b, buf.initialState,
                                        ValueRange{batch, myChannel, states[k]})
                     .getResult()
               : e.constF32(0.0f);
       h.push_back(h0);
     }
+    if (l.isSplit() && !statesOnly)
+      h = carryIn(split, h);
+    // The split's end-state pass also sums its step sizes (last).
+    if (statesOnly)
+      h.push_back(e.constF32(0.0f));
 
-    h = e.forLoop(zero, e.index(p.seq), e.index(l.chunkL), h,
-                  [&](Value c0, ValueRange hs) {
-                    Value len =
-                        e.min(e.index(l.chunkL), e.sub(e.index(p.seq), c0));
-                    stage(c0);
-                    gpu::BarrierOp::create(e.b);
-                    SmallVector<Value> next = scan(len, hs);
-                    gpu::BarrierOp::create(e.b);
-                    output(c0, len);
-                    gpu::BarrierOp::create(e.b);
-                    return next;
-                  });
-    if (buf.finalState)
+    Value begin = e.mul(split, e.index(l.splitL));
+    Value end = e.min(e.add(begin, e.index(l.splitL)), e.index(p.seq));
+    // When every chunk is whole, its step loop has a constant trip count,
+    // which the device compiler can unroll (independent steps' loads, exps
+    // and shuffles then overlap).
+    bool wholeChunks = p.seq % l.chunkL == 0 && l.splitL % l.chunkL == 0;
+    h = e.forLoop(
+        begin, end, e.index(l.chunkL), h, [&](Value c0, ValueRange hs) {
+          Value len = wholeChunks ? e.index(l.chunkL)
+                                  : e.min(e.index(l.chunkL), e.sub(end, c0));
+          stage(c0);
+          gpu::BarrierOp::create(e.b);
+          SmallVector<Value> next = scan(len, hs);
+          gpu::BarrierOp::create(e.b);
+          if (!statesOnly) {
+            output(c0, len);
+            gpu::BarrierOp::create(e.b);
+          }
+          return next;
+        });
+    if (statesOnly) {
+      storeSplitEnd(split, h);
+      return;
+    }
+    if (!buf.finalState)
+      return;
+    if (!l.isSplit()) {
       storeFinalState(h);
+      return;
+    }
+    Value last = arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, split,
+                                       e.index(l.numSplits - 1));
+    emitIf(e, last, [&] { storeFinalState(h); });
   }
 
 private:
+  /// The state at the start of split `split`: the earlier splits' end
+  /// states (from zero) carried in order, each decayed over its steps.
+  SmallVector<Value> carryIn(Value split, ArrayRef<Value> h0) {
+    return e.forLoop(zero, split, one, h0, [&](Value k, ValueRange h) {
+      Value sum = memref::LoadOp::create(e.b, splitBuf.stepSums,
+                                         ValueRange{batch, k, myChannel});
+      SmallVector<Value> next;
+      for (int64_t j = 0; j < l.statesPerThread; ++j) {
+        Value end =
+            memref::LoadOp::create(e.b, splitBuf.endStates,
+                                   ValueRange{batch, k, myChannel, states[j]});
+        next.push_back(
+            math::FmaOp::create(e.b, exp2(e.fmul(sum, a[j])), h[j], end));
+      }
+      return next;
+    });
+  }
+
+  /// The end-state pass's results: this thread's states and (lane 0) the
+  /// split's step sum, for channels inside the problem.
+  void storeSplitEnd(Value split, ArrayRef<Value> h) {
+    Value owned =
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
+                              e.add(d0, myLocal), e.index(p.channels));
+    emitIf(e, owned, [&] {
+      for (int64_t k = 0; k < l.statesPerThread; ++k) {
+        auto store = [&] {
+          memref::StoreOp::create(
+              e.b, h[k], splitBuf.endStates,
+              ValueRange{batch, split, myChannel, states[k]});
+        };
+        if (stateValid[k])
+          emitIf(e, stateValid[k], store);
+        else
+          store();
+      }
+      emitIf(e, isLane0, [&] {
+        memref::StoreOp::create(e.b, h.back(), splitBuf.stepSums,
+                                ValueRange{batch, split, myChannel});
+      });
+    });
+  }
+
+  Value exp2(Value x) { return math::Exp2Op::create(e.b, x); }
   Value clampChannel(Value d) { return e.min(d, e.index(p.channels - 1)); }
   Value clampRow(Value row) { return e.min(row, e.index(p.seq - 1)); }
 
@@ -129,6 +214,7 @@ private:
         dt = softplus(dt);
       Value u = e.toF32(
           memref::LoadOp::create(e.b, buf.u, ValueRange{batch, row, d}));
+      // Rows past the split or the sequence are staged, never scanned.
       memref::StoreOp::create(e.b, dt, dtS, i);
       memref::StoreOp::create(e.b, u, uS, i);
     });
@@ -141,10 +227,12 @@ private:
       Value g = e.min(e.add(firstGroup, slot), e.index(p.groups - 1));
       Value row = clampRow(e.add(c0, t));
       for (auto [source, stage] : {std::pair(buf.b, bS), std::pair(buf.c, cS)})
-        memref::StoreOp::create(e.b,
-                                e.toF32(memref::LoadOp::create(
-                                    e.b, source, ValueRange{batch, row, g, n})),
-                                stage, i);
+        if (stage)
+          memref::StoreOp::create(
+              e.b,
+              e.toF32(memref::LoadOp::create(e.b, source,
+                                             ValueRange{batch, row, g, n})),
+              stage, i);
     });
   }
 
@@ -160,7 +248,8 @@ private:
   }
 
   /// The recurrence over the chunk's `len` steps (the same for every
-  /// thread, so that the shuffles see whole subgroups).
+  /// thread, so that the shuffles see whole subgroups). The end-state pass
+  /// carries the step sum after the states and computes no output.
   SmallVector<Value> scan(Value len, ValueRange hs) {
     return e.forLoop(zero, len, one, hs, [&](Value t, ValueRange h) {
       Value at = e.add(e.mul(t, e.index(l.blockD)), myLocal);
@@ -173,14 +262,20 @@ private:
       for (int64_t k = 0; k < l.statesPerThread; ++k) {
         Value idx = e.add(rowBase, states[k]);
         Value bv = memref::LoadOp::create(e.b, bS, idx);
-        Value cv = memref::LoadOp::create(e.b, cS, idx);
-        Value decay = e.exp(e.fmul(dt, a[k]));
+        Value decay = exp2(e.fmul(dt, a[k]));
         Value hn = math::FmaOp::create(e.b, decay, h[k], e.fmul(dtu, bv));
+        next.push_back(hn);
+        if (statesOnly)
+          continue;
+        Value cv = memref::LoadOp::create(e.b, cS, idx);
         Value term = e.fmul(cv, hn);
         if (stateValid[k])
           term = e.select(stateValid[k], term, e.constF32(0.0f));
         partial = e.fadd(partial, term);
-        next.push_back(hn);
+      }
+      if (statesOnly) {
+        next.push_back(e.fadd(h.back(), dt));
+        return next;
       }
       Value y = reduceChannel(partial);
       emitIf(e, isLane0, [&] { memref::StoreOp::create(e.b, y, yS, at); });
@@ -242,11 +337,14 @@ private:
   const VulkanSelectiveScanPlan &p;
   const VulkanScanLayout &l;
   const SelectiveScanBuffers &buf;
+  const SelectiveScanSplitBuffers &splitBuf;
+  /// The end-state pass of a split scan (no C, y or output).
+  bool statesOnly;
   Value batch, thread, zero, one, d0, perGroup, firstGroup;
   Value myLocal, myChannel, myGroupSlot, isLane0;
   Value dtS, uS, yS, bS, cS;
   /// Per state slot of this thread: its index (clamped), whether it is a
-  /// real state (null when always), A[d, n].
+  /// real state (null when always), A[d, n] * log2(e).
   SmallVector<Value> states, stateValid, a;
 };
 
@@ -254,6 +352,18 @@ private:
 
 void mlir::ejk::buildVulkanSelectiveScanBody(
     OpBuilder &builder, Location loc, const VulkanSelectiveScanPlan &plan,
-    const SelectiveScanBuffers &buffers) {
-  VulkanSelectiveScanBuilder(builder, loc, plan, buffers).build();
+    const SelectiveScanBuffers &buffers,
+    const SelectiveScanSplitBuffers &split) {
+  VulkanSelectiveScanBuilder(builder, loc, plan, buffers, split,
+                             /*statesOnly=*/false)
+      .build();
+}
+
+void mlir::ejk::buildVulkanSelectiveScanStatesBody(
+    OpBuilder &builder, Location loc, const VulkanSelectiveScanPlan &plan,
+    const SelectiveScanBuffers &buffers,
+    const SelectiveScanSplitBuffers &split) {
+  VulkanSelectiveScanBuilder(builder, loc, plan, buffers, split,
+                             /*statesOnly=*/true)
+      .build();
 }

@@ -12,6 +12,71 @@
 using namespace mlir;
 using namespace mlir::ejk;
 
+/// Adds `<dispatch>_states`, the first dispatch of a split scan (the end
+/// state and step sum of every split but the last, from u, delta, A, B and
+/// delta_bias), appends its two temporaries to the scan's arguments and
+/// rewrites every call: allocate them, run the states, run the scan.
+static LogicalResult addSplitStates(DispatchRewriter &rewriter,
+                                    const VulkanSelectiveScanPlan &plan,
+                                    const SelectiveScanBuffers &buf,
+                                    SelectiveScanSplitBuffers &split) {
+  MLIRContext *context = buf.u.getContext();
+  Type f32 = Float32Type::get(context);
+  int64_t splits = plan.layout.numSplits - 1;
+  SmallVector<MemRefType> temps = {
+      MemRefType::get({plan.batch, splits, plan.channels, plan.state}, f32),
+      MemRefType::get({plan.batch, splits, plan.channels}, f32)};
+  SmallVector<Value> read = {buf.u, buf.delta, buf.a, buf.b};
+  if (buf.deltaBias)
+    read.push_back(buf.deltaBias);
+  SmallVector<Type> argTypes;
+  for (Value v : read)
+    argTypes.push_back(v.getType());
+  argTypes.append(temps.begin(), temps.end());
+  func::FuncOp statesFn = rewriter.addDispatch(
+      "states", argTypes, plan.statesGrid(),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        SelectiveScanBuffers in;
+        in.u = args[0];
+        in.delta = args[1];
+        in.a = args[2];
+        in.b = args[3];
+        if (buf.deltaBias)
+          in.deltaBias = args[4];
+        SelectiveScanSplitBuffers out{args[args.size() - 2], args.back()};
+        buildVulkanSelectiveScanStatesBody(b, loc, plan, in, out);
+      });
+  DispatchRewriter::setGrid(statesFn, plan.statesGrid());
+  DispatchRewriter::setVulkanLaunch(statesFn, plan.layout.threads,
+                                    plan.layout.statesSharedBytes);
+  SelectiveScanProblem states = plan;
+  states.seq = std::min(plan.seq, splits * plan.layout.splitL);
+  int64_t tempBytes =
+      4 * plan.batch * splits * plan.channels * (plan.state + 1);
+  DispatchRewriter::setWork(statesFn, selectiveScanFlops(states),
+                            DispatchRewriter::bytesOf(read) + tempBytes);
+
+  FailureOr<SmallVector<Value>> added = rewriter.appendArguments(temps);
+  if (failed(added))
+    return failure();
+  split = {(*added)[0], (*added)[1]};
+  SmallVector<unsigned> readIndex;
+  for (Value v : read)
+    readIndex.push_back(DispatchRewriter::argumentIndex(v));
+  rewriter.rewriteCallers(temps, [&](OpBuilder &b, Location loc,
+                                     DispatchOp call, ValueRange tempValues) {
+    SmallVector<Value> bindings;
+    for (unsigned i : readIndex)
+      bindings.push_back(call.getBuffers()[i]);
+    bindings.append(tempValues.begin(), tempValues.end());
+    DispatchOp::create(b, loc, statesFn.getSymName(), bindings);
+    SmallVector<Value> scan(call.getBuffers());
+    scan.append(tempValues.begin(), tempValues.end());
+    DispatchOp::create(b, loc, call.getCallee(), scan);
+  });
+  return success();
+}
+
 LogicalResult VulkanSelectiveScan::tile(SelectiveScanOp op, ConfigAttr attr,
                                         DispatchRewriter &rewriter) {
   SelectiveScanBuffers buf = findSelectiveScanBuffers(op, rewriter);
@@ -25,10 +90,14 @@ LogicalResult VulkanSelectiveScan::tile(SelectiveScanOp op, ConfigAttr attr,
   static_cast<SelectiveScanProblem &>(plan) = readSelectiveScanProblem(op);
   plan.layout = *layout;
 
+  SelectiveScanSplitBuffers split;
+  if (layout->isSplit() && failed(addSplitStates(rewriter, plan, buf, split)))
+    return failure();
+
   // replaceBody erases the op: read its location first.
   Location loc = op.getLoc();
   OpBuilder b = rewriter.replaceBody();
-  buildVulkanSelectiveScanBody(b, loc, plan, buf);
+  buildVulkanSelectiveScanBody(b, loc, plan, buf, split);
   rewriter.finish(b);
   func::FuncOp dispatch = rewriter.dispatch();
   DispatchRewriter::setGrid(dispatch, plan.grid());
