@@ -53,7 +53,10 @@ def Ejk_SelectiveScanOp : Ejk_Op<"selective_scan", [
     Config entries: `block_d` (channels per workgroup; on CPUs a multiple
     of the f32 lanes), `chunk_l` (steps per chunk of the sequence: the step
     sizes and outputs of a chunk are staged while the states stay in
-    registers).
+    registers); on Vulkan only, optionally `split_l` (steps of the sequence
+    per workgroup: the split scan, whose first dispatch computes each
+    split's end state) and `state_lanes` (threads sharing a channel's
+    states).
 
     ```mlir
     %y, %h = ejk.selective_scan %u, %delta, %A, %B, %C
