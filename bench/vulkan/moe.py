@@ -15,8 +15,10 @@ Two steps, because the GPU machine has no MLIR (docs/ops/moe-vulkan.md):
           output against PyTorch (f32 math per group, the op's semantics,
           bad sizes included), times it with the runtime's GPU timestamps
           after a warm-up of a second, times torch._grouped_mm on the same
-          problem in the same process, and writes DIR/moe.json (and
-          $OUT/moe.json when OUT is set).
+          problem in the same process, records the driver's statistics of
+          each bench pipeline (registers, shared memory; DIR/pipeline_stats,
+          built by prepare from pipeline_stats.cpp), and writes DIR/moe.json
+          (and $OUT/moe.json when OUT is set).
 
 The bench problem is issue 20's: m = 32768 routed rows (top-8), E = 128
 experts, k = 2048, n = 768.
@@ -44,11 +46,15 @@ def variants():
              "m256n128k16w8": (256, 128, 16, 8),
              "m128n256k32w8": (128, 256, 32, 8),
              "m256n128k32w8": (256, 128, 32, 8),
-             "m64n64k32w4": (64, 64, 32, 4)}
+             "m64n64k32w4": (64, 64, 32, 4),
+             "m128n128k32w8": (128, 128, 32, 8),
+             "m128n128k16w8": (128, 128, 16, 8),
+             "m64n128k32w4": (64, 128, 32, 4)}
     for name, cfg in tcfgs.items():
         v[f"gmm_f16T_{name}"] = ("gmm", "f16", "f16", (M, K, N, E, E), "T", cfg)
     # A quarter of the reduction: what the time has that is not the k loop.
     v["gmm_f16T_heur_k512"] = ("gmm", "f16", "f16", (M, 512, N, E, E), "T", None)
+    v["gmm_f16T_heur_k1024"] = ("gmm", "f16", "f16", (M, 1024, N, E, E), "T", None)
     v["gmm_bf16_heur"] = ("gmm", "bf16", "bf16", (M, K, N, E, E), "", None)
     v["tgmm_f16_heur"] = ("tgmm", "f16", "f32", (M, K, N, E, E), "", None)
     v["tgmm_f16_m16n128k128w4"] = ("tgmm", "f16", "f32", (M, K, N, E, E), "",
@@ -129,6 +135,38 @@ def prepare(out, fingerprint):
     shutil.copy(os.path.join(root, "build", "lib", "Runtime", "libejk_runtime.so.1"),
                 os.path.join(out, "lib", "libejk_runtime.so.1"))
     shutil.copy(os.path.abspath(__file__), os.path.join(out, "moe.py"))
+    # The driver's statistics of each pipeline (registers, shared memory).
+    r = subprocess.run(["c++", "-O1", "-std=c++17",
+                        os.path.join(HERE, "pipeline_stats.cpp"), "-lvulkan",
+                        "-o", os.path.join(out, "pipeline_stats")],
+                       capture_output=True, text=True)
+    print("pipeline_stats", "FAILED " + r.stderr[:300] if r.returncode else "ok")
+
+
+def pipeline_stats(d, names):
+    """{variant: {statistic: value}} from the driver, or {} without it."""
+    tool = os.path.join(d, "pipeline_stats")
+    if not os.path.exists(tool):
+        return {}
+    args, files = [tool], {}
+    for name in names:
+        kj = json.load(open(os.path.join(d, "art", name, "kernel.json")))
+        for disp in kj["entries"][0]["dispatches"]:
+            spv = os.path.join(d, "art", name, disp["spirv"])
+            args += [disp["entry_point"], str(len(disp["bindings"])), spv]
+            files[spv] = name
+    try:
+        r = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        return {"error": "timed out"}
+    out = {}
+    for line in r.stdout.splitlines():
+        parts = line.split("\t")
+        if len(parts) == 4 and parts[0] in files:
+            out.setdefault(files[parts[0]], {})[parts[1] + ": " + parts[2]] = parts[3]
+    if r.returncode:
+        out["error"] = r.stderr[-500:]
+    return out
 
 
 # --- run (on the GPU machine) -------------------------------------------------
@@ -308,6 +346,10 @@ def run(d):
             results["ejk"][name] = {"error": repr(ex)[:400]}
             log(name, "ERROR", repr(ex)[:400])
     inputs.clear()
+    results["pipeline_stats"] = pipeline_stats(
+        d, [n for n in cases if not n.startswith("chk")])
+    for name, st in sorted(results["pipeline_stats"].items()):
+        log("stats", name, str(st)[:300])
 
     # torch._grouped_mm on the bench problem (offs: cumulative row ends).
     for dname in ("balanced", "zipf") if gpu.type == "cuda" else ():
