@@ -93,8 +93,8 @@ std::optional<MoeVulkanLayout> MoeVulkanLayout::compute(
       return std::nullopt;
     }
     // One stage unless the config says: the H100 ran the bench problem's
-    // 128 x 128 x 32 tiles in 0.51 ms with one (21 KB of shared memory) and
-    // 0.80 ms with two (41 KB; docs/ops/moe-vulkan.md). The output stages
+    // 128 x 128 x 32 tiles in 0.51 ms with one and 0.80 ms with two, at the
+    // same occupancy (docs/ops/moe-vulkan.md). The output stages
     // reuse the operand stages' memory: as many accumulators a subgroup at
     // a time as fit there.
     l.stages = numStages ? numStages : 1;

@@ -244,10 +244,10 @@ SmallVector<ConfigAttr> VulkanTransposedGroupedMatmul::configSpace(
 /// 128 tiles of four subgroups, each 64 x 64 (16 accumulators: four A and
 /// four B matrices per 16 of reduction), steps of 32, one stage: measured
 /// best on the H100 (0.51 ms for the bench problem, against 0.80 with two
-/// stages, 0.72 with steps of 64 or eight subgroups, 0.52-0.56 for 128 x
-/// 256 and 256 x 128 tiles of eight subgroups; docs/ops/moe-vulkan.md). The
-/// times follow shared memory more than barriers: 21 KB a workgroup ran
-/// faster than 36-42 KB whatever the stages. 64 x 64 tiles first when the
+/// stages, 0.64 with steps of 16, 0.73 with steps of 64, 0.69-0.78 with
+/// fewer accumulators a subgroup, 0.53-0.56 for 128 x 256 and 256 x 128
+/// tiles of eight subgroups; docs/ops/moe-vulkan.md). Its 240 registers a
+/// thread leave two workgroups an SM. 64 x 64 tiles first when the
 /// groups average fewer than 96 rows (a tile starts at its group's first
 /// row, so small groups waste most of a tall tile). Tiles of two subgroups
 /// ran 3-4x slower there and are left to the tuner. Portable: 64 x 64 tiles
