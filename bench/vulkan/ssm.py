@@ -36,17 +36,25 @@ def variants():
         "mamba1": ("scan", M1, "f32", "DS", None, True),
         "mamba2": ("ssd", M2, "f32", "DS", None, True),
     }
-    # Split configs around the heuristic's (split 128, lanes 4, chunk 32,
+    # Split configs around the heuristic's (split 128, lanes 4, chunk 16,
     # block_d 32).
-    for split, lanes, chunk, bd in ((64, 4, 32, 32), (256, 4, 32, 32),
-                                    (128, 2, 32, 64), (128, 8, 32, 16),
-                                    (128, 16, 32, 8), (128, 4, 16, 32),
-                                    (128, 4, 64, 32), (128, 4, 32, 64),
-                                    (64, 2, 32, 64), (256, 8, 32, 16)):
+    for split, lanes, chunk, bd in ((64, 4, 16, 32), (256, 4, 16, 32),
+                                    (128, 4, 8, 32), (128, 4, 32, 32),
+                                    (128, 4, 16, 64), (128, 8, 16, 16),
+                                    (64, 8, 16, 16), (128, 2, 16, 64)):
         v[f"mamba1_s{split}_t{lanes}_c{chunk}_d{bd}"] = (
             "scan", M1, "f32", "DS",
             f"block_d = {bd}, chunk_l = {chunk}, split_l = {split}, "
             f"state_lanes = {lanes}", True)
+    # The SSD: one pass as before, then splits around the heuristic's 512.
+    ssd = "block_n = 32, block_p = 16, chunk_size = 64, num_subgroups = 8"
+    v["mamba2_single"] = ("ssd", M2, "f32", "DS", ssd, True)
+    for split in (128, 256, 1024):
+        v[f"mamba2_s{split}"] = ("ssd", M2, "f32", "DS", f"{ssd}, split_l = {split}", True)
+    v["mamba2_s256_p8"] = ("ssd", M2, "f32", "DS", "block_n = 32, block_p = 8, "
+                            "chunk_size = 64, num_subgroups = 8, split_l = 256", True)
+    v["mamba2_s256_c32"] = ("ssd", M2, "f32", "DS", "block_n = 32, block_p = 16, "
+                            "chunk_size = 32, num_subgroups = 8, split_l = 256", True)
     # Correctness only: every option, tails, dtypes, the split path forced.
     small = dict(b=2, l=300, d=96, n=16, g=2)
     v["chk_scan_all_f32"] = ("scan", small, "f32", "DZBSIF", None, False)
@@ -60,6 +68,9 @@ def variants():
                              False)
     v["chk_ssd_all_f32"] = ("ssd", dict(b=2, l=300, h=4, p=32, n=32, g=2),
                             "f32", "DZBSIF", None, False)
+    v["chk_ssd_split_f16"] = ("ssd", dict(b=1, l=1000, h=8, p=24, n=64, g=2),
+                              "f16", "DZBSIF", "block_n = 32, block_p = 16, "
+                              "chunk_size = 64, num_subgroups = 4, split_l = 192", False)
     return v
 
 
@@ -243,7 +254,7 @@ def run(d):
         if isinstance(e, dict) and "gbps" in e:
             e["of_copy_rate"] = e["gbps"] / results["copy_gbps"]
     log("copy GB/s (read+write):", results["copy_gbps"])
-    for name in ("mamba1_single", "mamba1", "mamba2"):
+    for name in ("mamba1_single", "mamba1", "mamba2_single", "mamba2"):
         if "median_ms" in results.get(name, {}):
             log(name, results[name]["median_ms"], "ms",
                 f"{100 * results[name]['of_copy_rate']:.1f} % of copy")

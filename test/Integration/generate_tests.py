@@ -338,6 +338,31 @@ STATE_SPACE_FILES = {
          Scan("split_batch2", b=2, l=90, **ALL),
          Scan("single_pass", l=300, d=64, g=2,
               vulkan_config="block_d = 8, chunk_l = 16", **ALL)]),
+    "ssd-split.mlir": (
+        "ejk.ssd's split scan on Vulkan: sequences that are not a whole "
+        "number of chunks or splits, splits of one chunk, two splits, odd "
+        "head_dim and d_state, groups, initial and final states, batches, "
+        "f16/bf16, and the one-pass kernel the heuristic no longer picks for "
+        "small problems (the CPU runs its own heuristic).",
+        [Ssd("split_tail", l=300, **ALL,
+             vulkan_config="block_n = 16, block_p = 16, chunk_size = 32, "
+             "num_subgroups = 4, split_l = 96"),
+         Ssd("split_one_chunk", l=70, h=4, g=2, **ALL,
+             vulkan_config="block_n = 8, block_p = 8, chunk_size = 16, "
+             "num_subgroups = 4, split_l = 16"),
+         Ssd("split_two", l=100, p=24, n=6, init=True, final=True,
+             vulkan_config="block_n = 6, block_p = 16, chunk_size = 32, "
+             "num_subgroups = 4, split_l = 64"),
+         Ssd("split_batch2", b=2, l=90, **ALL),
+         Ssd("split_f16", dtype="f16", l=130, h=4, g=2, **ALL,
+             vulkan_config="block_n = 16, block_p = 16, chunk_size = 16, "
+             "num_subgroups = 4, split_l = 48"),
+         Ssd("split_bf16", dtype="bf16", l=130, h=4, g=2, **ALL,
+             vulkan_config="block_n = 16, block_p = 16, chunk_size = 16, "
+             "num_subgroups = 4, split_l = 48"),
+         Ssd("single_pass", l=150, h=4, g=2, **ALL,
+             vulkan_config="block_n = 16, block_p = 16, chunk_size = 32, "
+             "num_subgroups = 4")]),
     "ssd-seq-lengths.mlir": (
         "ejk.ssd over L = 1, 7, 300 and 2048.",
         [Ssd("l1", l=1), Ssd("l7", l=7), Ssd("l300", l=300, **ALL),

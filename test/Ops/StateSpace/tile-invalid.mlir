@@ -270,3 +270,33 @@ func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16x
   return %y : tensor<1x8x32xf32>
 }
 }
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%x: tensor<1x8x2x16xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x2x16xf32> {
+  // expected-error @+1 {{is invalid: 'split_l' applies to Vulkan targets only}}
+  %y = ejk.ssd %x, %dt, %A, %B, %B {config = #ejk.config<block_n = 16, block_p = 8, chunk_size = 4, split_l = 4>} : tensor<1x8x2x16xf32>, tensor<1x8x2xf32>, tensor<2xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x2x16xf32>
+  return %y : tensor<1x8x2x16xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%x: tensor<1x8x2x16xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x2x16xf32> {
+  // expected-error @+1 {{is invalid: 'split_l' (6) must be a multiple of 'chunk_size' (4) shorter than the sequence (8); leave it out for one pass over the sequence}}
+  %y = ejk.ssd %x, %dt, %A, %B, %B {config = #ejk.config<block_n = 16, block_p = 16, chunk_size = 4, num_subgroups = 1, split_l = 6>} : tensor<1x8x2x16xf32>, tensor<1x8x2xf32>, tensor<2xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x2x16xf32>
+  return %y : tensor<1x8x2x16xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%x: tensor<1x8x2x16xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x2x16xf32> {
+  // expected-error @+1 {{is invalid: 'split_l' (8) must be a multiple of 'chunk_size' (4) shorter than the sequence (8); leave it out for one pass over the sequence}}
+  %y = ejk.ssd %x, %dt, %A, %B, %B {config = #ejk.config<block_n = 16, block_p = 16, chunk_size = 4, num_subgroups = 1, split_l = 8>} : tensor<1x8x2x16xf32>, tensor<1x8x2xf32>, tensor<2xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x2x16xf32>
+  return %y : tensor<1x8x2x16xf32>
+}
+}

@@ -287,16 +287,20 @@ TEST_F(StateSpaceTuningTest, VulkanSsdHeuristicForMamba2) {
   TunableOpInterface op = parse(ssdIR(2048, 32, 64, 128));
   ASSERT_TRUE(op);
   // 8 subgroups; head_dim blocks of 16 for 128 workgroups; chunks of 64;
-  // n-chunks of 32: 46848 bytes of shared memory.
+  // n-chunks of 32: 46848 bytes of shared memory; 128 workgroups are few:
+  // 4 splits of 512 steps.
   ConfigAttr heuristic = op.getHeuristicConfig(nvidia());
   EXPECT_EQ(reason(op, heuristic, nvidia()), "ok");
   EXPECT_EQ(printAttr(heuristic),
             "#ejk.config<block_n = 32, block_p = 16, chunk_size = 64, "
-            "num_subgroups = 8>");
+            "num_subgroups = 8, split_l = 512>");
   std::optional<VulkanSsdLayout> layout = getVulkanSsdLayout(
       cast<SsdOp>(op.getOperation()), heuristic, nvidia(), llvm::nulls());
   ASSERT_TRUE(layout);
   EXPECT_EQ(layout->sharedBytes, 46848);
+  EXPECT_EQ(layout->numSplits, 4);
+  EXPECT_EQ(layout->splitChunks, 8);
+  EXPECT_EQ(layout->statesSharedBytes, 21760);
   EXPECT_LE(layout->cb.accumulators() + layout->y.accumulators(), 64);
   // lavapipe's 32 KiB need smaller blocks.
   ConfigAttr lvp = op.getHeuristicConfig(lavapipe());
@@ -307,6 +311,10 @@ TEST_F(StateSpaceTuningTest, VulkanSsdHeuristicForMamba2) {
       parse(ssdIR(2048, 32, 64, 128, "{chunk_size = 256 : i64}"));
   ASSERT_TRUE(model);
   EXPECT_EQ(model.getHeuristicConfig(nvidia()), heuristic);
+  // A single chunk: no split (parsing replaces the module: last).
+  TunableOpInterface oneChunk = parse(ssdIR(64, 32, 64, 128));
+  ASSERT_TRUE(oneChunk);
+  EXPECT_FALSE(oneChunk.getHeuristicConfig(nvidia()).lookup("split_l"));
 }
 
 TEST_F(StateSpaceTuningTest, VulkanConfigSpacesAreVerifiedAndDistinct) {

@@ -22,6 +22,10 @@
 //   block_n        d_state rows per tile of the state update (divides
 //                  d_state); on Vulkan also the n-chunk of B and C staged
 //   num_subgroups  subgroups per workgroup (Vulkan only)
+//   split_l        (Vulkan only, optional) steps of the sequence per
+//                  workgroup, a multiple of chunk_size: the split scan
+//                  (each split's end state first, then the scan from the
+//                  carried states); absent: one workgroup walks all chunks
 //
 //===----------------------------------------------------------------------===//
 
@@ -83,15 +87,16 @@ struct SsdConfig {
   static constexpr llvm::StringLiteral kBlockP = "block_p";
   static constexpr llvm::StringLiteral kBlockN = "block_n";
   static constexpr llvm::StringLiteral kNumSubgroups = "num_subgroups";
+  static constexpr llvm::StringLiteral kSplitL = "split_l";
 
   static llvm::ArrayRef<llvm::StringRef> names() {
     static const llvm::StringRef all[] = {kChunkSize, kBlockP, kBlockN,
-                                          kNumSubgroups};
+                                          kNumSubgroups, kSplitL};
     return all;
   }
 
   int64_t chunkSize = 0, blockP = 0, blockN = 0;
-  std::optional<int64_t> numSubgroups;
+  std::optional<int64_t> numSubgroups, splitL;
 
   /// Reads `config`; fails with `reason` on an unknown or missing entry.
   static std::optional<SsdConfig> read(ConfigAttr config,
@@ -111,6 +116,7 @@ struct SsdConfig {
     c.blockP = *p;
     c.blockN = *n;
     c.numSubgroups = config.lookup(kNumSubgroups);
+    c.splitL = config.lookup(kSplitL);
     return c;
   }
 
@@ -119,6 +125,8 @@ struct SsdConfig {
         {kChunkSize, chunkSize}, {kBlockP, blockP}, {kBlockN, blockN}};
     if (numSubgroups)
       values.emplace_back(kNumSubgroups, *numSubgroups);
+    if (splitL)
+      values.emplace_back(kSplitL, *splitL);
     return ConfigAttr::get(context, values);
   }
 };

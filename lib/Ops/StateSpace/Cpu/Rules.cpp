@@ -163,8 +163,10 @@ LogicalResult CpuSsd::verifyConfig(SsdOp op, ConfigAttr attr,
   std::optional<SsdConfig> config = readSsdConfig(op, attr, reason);
   if (!config)
     return failure();
-  if (config->numSubgroups) {
-    reason << "'" << SsdConfig::kNumSubgroups
+  if (config->numSubgroups || config->splitL) {
+    reason << "'"
+           << (config->numSubgroups ? SsdConfig::kNumSubgroups
+                                    : SsdConfig::kSplitL)
            << "' applies to Vulkan targets only";
     return failure();
   }

@@ -51,10 +51,25 @@ struct VulkanSsdPlan : SsdProblem {
   std::array<int64_t, 3> scoresGrid() const {
     return {numChunks(), groups, batch};
   }
-  /// The scan: head_dim blocks x heads x batch.
-  std::array<int64_t, 3> grid() const {
-    return {(headDim + layout.blockP - 1) / layout.blockP, heads, batch};
+  int64_t headDimBlocks() const {
+    return (headDim + layout.blockP - 1) / layout.blockP;
   }
+  /// The scan: head_dim blocks x (heads x splits, head fastest) x batch.
+  std::array<int64_t, 3> grid() const {
+    return {headDimBlocks(), heads * layout.numSplits, batch};
+  }
+  /// The split end states: every split but the last.
+  std::array<int64_t, 3> statesGrid() const {
+    return {headDimBlocks(), heads * (layout.numSplits - 1), batch};
+  }
+};
+
+/// What carries states between the splits of a split SSD: each split's
+/// end state from a zero start, `[batch, splits - 1, heads, head_dim,
+/// d_state]`, and the log of its decay, A[h] * (sum of dt over the
+/// split), `[batch, splits - 1, heads]`; f32.
+struct SsdSplitBuffers {
+  Value endStates, logDecays;
 };
 
 /// Emits the selective-scan body at `b`'s insertion point; on a split
@@ -78,8 +93,18 @@ void buildVulkanSsdScoresBody(OpBuilder &b, Location loc,
                               Value cBuffer, Value scores);
 
 /// Emits the SSD scan body; `buffers.scores` holds the pre-pass's scores.
+/// On a split layout, the scan of one split from the states `split`
+/// carries in.
 void buildVulkanSsdBody(OpBuilder &b, Location loc, const VulkanSsdPlan &plan,
-                        const SsdBuffers &buffers);
+                        const SsdBuffers &buffers,
+                        const SsdSplitBuffers &split = {});
+
+/// Emits the first dispatch of a split SSD: each split's end state from
+/// zero and its log decay into `split` (reads x, dt, A, B, dt_bias).
+void buildVulkanSsdStatesBody(OpBuilder &b, Location loc,
+                              const VulkanSsdPlan &plan,
+                              const SsdBuffers &buffers,
+                              const SsdSplitBuffers &split);
 
 /// Emits `body(i)` for i in [0, total) spread over the `threads` threads of
 /// the workgroup (i = thread + k * threads): a loop over the whole rounds,

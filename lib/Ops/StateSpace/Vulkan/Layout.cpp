@@ -120,9 +120,9 @@ VulkanTile VulkanTile::compute(int64_t rows, int64_t cols, int64_t threads) {
 }
 
 std::optional<VulkanSsdLayout>
-VulkanSsdLayout::compute(int64_t state, int64_t chunk, int64_t blockP,
-                         int64_t blockN, int64_t numSubgroups,
-                         const VulkanLimits &limits,
+VulkanSsdLayout::compute(int64_t seq, int64_t state, int64_t chunk,
+                         int64_t blockP, int64_t blockN, int64_t numSubgroups,
+                         int64_t splitL, const VulkanLimits &limits,
                          llvm::raw_ostream &reason) {
   if (chunk < 1 || blockP < 1 || blockN < 1 || numSubgroups < 1) {
     reason << "'chunk_size', 'block_p', 'block_n' and 'num_subgroups' must "
@@ -150,6 +150,19 @@ VulkanSsdLayout::compute(int64_t state, int64_t chunk, int64_t blockP,
   l.blockN = blockN;
   l.numSubgroups = numSubgroups;
   l.subgroupSize = limits.subgroupSize;
+  int64_t chunks = ceilDiv(std::max<int64_t>(seq, 1), chunk);
+  l.splitChunks = chunks;
+  if (splitL != 0) {
+    if (splitL < 1 || splitL % chunk != 0 || splitL >= seq) {
+      reason << "'split_l' (" << splitL
+             << ") must be a multiple of 'chunk_size' (" << chunk
+             << ") shorter than the sequence (" << seq
+             << "); leave it out for one pass over the sequence";
+      return std::nullopt;
+    }
+    l.splitChunks = splitL / chunk;
+    l.numSplits = ceilDiv(chunks, l.splitChunks);
+  }
   l.threads = numSubgroups * limits.subgroupSize;
   if (l.threads > limits.maxInvocations) {
     reason << numSubgroups << " subgroups of " << limits.subgroupSize
@@ -171,6 +184,8 @@ VulkanSsdLayout::compute(int64_t state, int64_t chunk, int64_t blockP,
   // scores pre-pass stages only the B and C n-chunks.
   l.sharedBytes = 4 * (state * blockP + chunk * blockP + chunk * l.mStride() +
                        2 * chunk * l.bcStride() + 4 * chunk);
+  l.statesSharedBytes =
+      4 * (state * blockP + chunk * blockP + chunk * l.bcStride() + 4 * chunk);
   if (l.sharedBytes > limits.sharedBytes) {
     reason << "stages " << l.sharedBytes
            << " bytes of shared memory, the device has " << limits.sharedBytes;

@@ -90,10 +90,16 @@ struct VulkanTile {
 
 struct VulkanSsdLayout {
   int64_t chunk = 0, blockP = 0, blockN = 0;
+  /// Chunks per workgroup and splits of the sequence (the split scan); all
+  /// chunks and 1 without `split_l`.
+  int64_t splitChunks = 0, numSplits = 1;
   int64_t numSubgroups = 0, subgroupSize = 0, threads = 0;
   VulkanTile cb, y, state;
-  /// Bytes of workgroup memory the kernel declares.
-  int64_t sharedBytes = 0;
+  /// Bytes of workgroup memory the scan declares, and the split end
+  /// states (no M, no C).
+  int64_t sharedBytes = 0, statesSharedBytes = 0;
+
+  bool isSplit() const { return numSplits > 1; }
 
   /// Row stride of the staged B and C n-chunks (padded against bank
   /// conflicts).
@@ -104,11 +110,11 @@ struct VulkanSsdLayout {
   /// Accumulators a thread may keep in registers on each tile.
   static constexpr int64_t kMaxAccumulators = 64;
 
-  static std::optional<VulkanSsdLayout> compute(int64_t state, int64_t chunk,
-                                                int64_t blockP, int64_t blockN,
-                                                int64_t numSubgroups,
-                                                const VulkanLimits &limits,
-                                                llvm::raw_ostream &reason);
+  /// `splitL` 0: no split.
+  static std::optional<VulkanSsdLayout>
+  compute(int64_t seq, int64_t state, int64_t chunk, int64_t blockP,
+          int64_t blockN, int64_t numSubgroups, int64_t splitL,
+          const VulkanLimits &limits, llvm::raw_ostream &reason);
 };
 
 class SelectiveScanOp;

@@ -188,11 +188,13 @@ ConfigAttr VulkanSelectiveScan::heuristicConfig(SelectiveScanOp op,
 std::optional<VulkanSsdLayout>
 mlir::ejk::getVulkanSsdLayout(SsdOp op, ConfigAttr config,
                               const TargetInfo &target, raw_ostream &reason) {
+  SsdProblem p = readSsdProblem(op);
   return VulkanSsdLayout::compute(
-      readSsdProblem(op).state, config.lookupOr(SsdConfig::kChunkSize, 0),
+      p.seq, p.state, config.lookupOr(SsdConfig::kChunkSize, 0),
       config.lookupOr(SsdConfig::kBlockP, 0),
       config.lookupOr(SsdConfig::kBlockN, 0),
-      config.lookupOr(SsdConfig::kNumSubgroups, 1), limitsOf(target), reason);
+      config.lookupOr(SsdConfig::kNumSubgroups, 1),
+      config.lookupOr(SsdConfig::kSplitL, 0), limitsOf(target), reason);
 }
 
 LogicalResult VulkanSsd::verifyConfig(SsdOp op, ConfigAttr attr,
@@ -250,12 +252,35 @@ VulkanSsd::configSpace(SsdOp op, const TargetInfo &target, bool full) {
   return space;
 }
 
+/// Scan workgroups an SSD should expose (an H100 keeps about four of 256
+/// threads and ~46 KiB resident per SM, 132 SMs): below it the sequence is
+/// split.
+static constexpr int64_t kWantedSsdWorkgroups = 512;
+
+/// `config` with the split scan when its grid has fewer than
+/// kWantedSsdWorkgroups workgroups and the sequence has several chunks:
+/// splits of whole chunks, as many as reach kWantedSsdWorkgroups.
+static SsdConfig withSsdSplit(const SsdProblem &p, SsdConfig config) {
+  int64_t workgroups = p.batch * p.heads *
+                       ceilDiv(p.headDim, std::max<int64_t>(1, config.blockP));
+  int64_t chunks = ceilDiv(p.seq, std::max<int64_t>(1, config.chunkSize));
+  if (workgroups == 0 || workgroups >= kWantedSsdWorkgroups || chunks < 2)
+    return config;
+  int64_t splits = std::min(chunks, ceilDiv(kWantedSsdWorkgroups, workgroups));
+  int64_t splitChunks = ceilDiv(chunks, splits);
+  if (splitChunks >= chunks)
+    return config;
+  config.splitL = splitChunks * config.chunkSize;
+  return config;
+}
+
 /// The first config that fits, in order of preference: 256 threads;
 /// chunks of 64 (each chunk is a sequential step of the workgroup, and the
 /// quadratic part stays small next to the state work); head_dim blocks
 /// halved from 64 until the grid has about 128 workgroups (the workgroups
 /// of a head recompute its C B^T, so smaller blocks cost work); n-chunks of
-/// up to 32 states.
+/// up to 32 states; then the split scan when the grid is small
+/// (withSsdSplit).
 ConfigAttr VulkanSsd::heuristicConfig(SsdOp op, const TargetInfo &target) {
   SsdProblem p = readSsdProblem(op);
   int64_t subgroup = std::max<unsigned>(1, target.subgroupSize);
@@ -286,8 +311,12 @@ ConfigAttr VulkanSsd::heuristicConfig(SsdOp op, const TargetInfo &target) {
           ConfigAttr attr = config.toAttr(op.getContext());
           if (!fallback)
             fallback = attr;
-          if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
-            return attr;
+          if (failed(verifyConfig(op, attr, target, llvm::nulls())))
+            continue;
+          ConfigAttr split = withSsdSplit(p, config).toAttr(op.getContext());
+          if (succeeded(verifyConfig(op, split, target, llvm::nulls())))
+            return split;
+          return attr;
         }
       }
     if (chunk < 8)

@@ -26,6 +26,13 @@
 //     * silu(z); stored
 //   barrier
 //
+// Split scan (`split_l`): a workgroup owns the chunks of one split (grid
+// y = head + heads * split). A first dispatch runs every split but the last
+// from St = 0 without C, M and the outputs and stores its end state and
+// A * sum(dt); the scan's workgroup of split s starts from
+//   St = initial_state;  for k < s: St = exp(A sum dt_k) St + St_end_k
+// and the last split stores final_state.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Attention/Vulkan/Scores.h"
@@ -82,12 +89,16 @@ struct ThreadTile {
 class VulkanSsdBuilder {
 public:
   VulkanSsdBuilder(OpBuilder &builder, Location loc, const VulkanSsdPlan &plan,
-                   const SsdBuffers &buffers)
-      : e(builder, loc, 1), p(plan), l(plan.layout), buf(buffers) {}
+                   const SsdBuffers &buffers, const SsdSplitBuffers &split,
+                   bool statesOnly)
+      : e(builder, loc, 1), p(plan), l(plan.layout), buf(buffers),
+        splitBuf(split), statesOnly(statesOnly) {}
 
   void build() {
     Value pBlock = WorkgroupIdOp::create(e.b, 0);
-    head = WorkgroupIdOp::create(e.b, 1);
+    Value y = WorkgroupIdOp::create(e.b, 1);
+    head = arith::RemUIOp::create(e.b, y, e.index(p.heads));
+    split = arith::DivUIOp::create(e.b, y, e.index(p.heads));
     batch = WorkgroupIdOp::create(e.b, 2);
     thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
     zero = e.index(0);
@@ -103,8 +114,10 @@ public:
     int64_t q = l.chunk;
     stateS = allocWorkgroup(e, p.state * l.blockP);
     xS = allocWorkgroup(e, q * l.blockP);
-    mS = allocWorkgroup(e, q * l.mStride());
-    cS = allocWorkgroup(e, q * l.bcStride());
+    if (!statesOnly) {
+      mS = allocWorkgroup(e, q * l.mStride());
+      cS = allocWorkgroup(e, q * l.bcStride());
+    }
     bS = allocWorkgroup(e, q * l.bcStride());
     dtS = allocWorkgroup(e, q);
     aS = allocWorkgroup(e, q);
@@ -115,25 +128,49 @@ public:
     stTile.emplace(e, l.state, thread);
 
     loadState();
-    e.forLoop(zero, e.index(p.numChunks()), one, [&](Value chunk) {
-      Value c0 = e.mul(chunk, e.index(q));
-      Value len = e.min(e.index(q), e.sub(e.index(p.seq), c0));
-      stageChunk(c0, len);
-      gpu::BarrierOp::create(e.b);
-      Value aLast = decays();
-      gpu::BarrierOp::create(e.b);
-      weightScores(chunk);
-      SmallVector<Value> inits(l.y.accumulators(), e.constF32(0.0f));
-      SmallVector<Value> acc =
-          e.forLoop(zero, e.index(p.state), e.index(l.blockN), inits,
-                    [&](Value n0, ValueRange acc) {
-                      return stateChunk(c0, len, n0, aLast, acc);
-                    });
-      outputs(c0, len, acc);
-      gpu::BarrierOp::create(e.b);
-    });
-    if (buf.finalState)
+    Value first = e.mul(split, e.index(l.splitChunks));
+    Value last =
+        e.min(e.add(first, e.index(l.splitChunks)), e.index(p.numChunks()));
+    // The split's log decay, A * sum(dt), for the end-state pass.
+    Value logDecay = e.forLoop(
+        first, last, one, {e.constF32(0.0f)},
+        [&](Value chunk, ValueRange sum) -> SmallVector<Value> {
+          Value c0 = e.mul(chunk, e.index(q));
+          Value len = e.min(e.index(q), e.sub(e.index(p.seq), c0));
+          stageChunk(c0, len);
+          gpu::BarrierOp::create(e.b);
+          Value aLast = decays();
+          gpu::BarrierOp::create(e.b);
+          if (statesOnly) {
+            e.forLoop(zero, e.index(p.state), e.index(l.blockN),
+                      [&](Value n0) { stateChunk(c0, len, n0, aLast, {}); });
+            return {e.fadd(sum[0], aLast)};
+          }
+          weightScores(chunk);
+          SmallVector<Value> inits(l.y.accumulators(), e.constF32(0.0f));
+          SmallVector<Value> acc =
+              e.forLoop(zero, e.index(p.state), e.index(l.blockN), inits,
+                        [&](Value n0, ValueRange acc) {
+                          return stateChunk(c0, len, n0, aLast, acc);
+                        });
+          outputs(c0, len, acc);
+          gpu::BarrierOp::create(e.b);
+          return {sum[0]};
+        })[0];
+    if (statesOnly) {
+      storeSplitEnd(logDecay, pBlock);
+      return;
+    }
+    if (!buf.finalState)
+      return;
+    if (!l.isSplit()) {
       storeState();
+      return;
+    }
+    emitIf(e,
+           arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, split,
+                                 e.index(l.numSplits - 1)),
+           [&] { storeState(); });
   }
 
 private:
@@ -150,18 +187,48 @@ private:
   }
 
   /// St[n, c] = initial_state[b, h, p0 + c, n] or 0 (n fastest, as the
-  /// state is laid out in memory).
+  /// state is laid out in memory); on a split scan, then the end states of
+  /// the earlier splits carried in order, each decayed over its split.
   void loadState() {
     forEachShared(e, l.threads, thread, l.blockP * p.state, [&](Value i) {
       Value c = arith::DivUIOp::create(e.b, i, e.index(p.state));
       Value n = arith::RemUIOp::create(e.b, i, e.index(p.state));
+      Value col = e.min(e.add(p0, c), e.index(p.headDim - 1));
       Value s = e.constF32(0.0f);
-      if (buf.initialState) {
-        Value col = e.min(e.add(p0, c), e.index(p.headDim - 1));
+      if (buf.initialState && !statesOnly)
         s = memref::LoadOp::create(e.b, buf.initialState,
                                    ValueRange{batch, head, col, n});
-      }
+      if (l.isSplit() && !statesOnly)
+        s = e.forLoop(zero, split, one, {s}, [&](Value k, ValueRange v) {
+          Value decay = e.exp(memref::LoadOp::create(
+              e.b, splitBuf.logDecays, ValueRange{batch, k, head}));
+          Value end = memref::LoadOp::create(
+              e.b, splitBuf.endStates, ValueRange{batch, k, head, col, n});
+          return SmallVector<Value>{math::FmaOp::create(e.b, decay, v[0], end)};
+        })[0];
       memref::StoreOp::create(e.b, s, stateS, at(n, l.blockP, c));
+    });
+  }
+
+  /// The end-state pass's results: St and (one thread of the first
+  /// head_dim block) the split's log decay.
+  void storeSplitEnd(Value logDecay, Value pBlock) {
+    forEachShared(e, l.threads, thread, l.blockP * p.state, [&](Value i) {
+      Value c = arith::DivUIOp::create(e.b, i, e.index(p.state));
+      Value n = arith::RemUIOp::create(e.b, i, e.index(p.state));
+      Value col = e.add(p0, c);
+      emitIf(e, lt(col, e.index(p.headDim)), [&] {
+        memref::StoreOp::create(e.b, load(stateS, at(n, l.blockP, c)),
+                                splitBuf.endStates,
+                                ValueRange{batch, split, head, col, n});
+      });
+    });
+    Value writer = arith::AndIOp::create(
+        e.b, arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, thread, zero),
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, pBlock, zero));
+    emitIf(e, writer, [&] {
+      memref::StoreOp::create(e.b, logDecay, splitBuf.logDecays,
+                              ValueRange{batch, split, head});
     });
   }
 
@@ -240,13 +307,19 @@ private:
       Value row = clampRow(e.add(c0, t));
       Value n = e.add(n0, j);
       for (auto [source, stage] : {std::pair(buf.c, cS), std::pair(buf.b, bS)})
-        memref::StoreOp::create(
-            e.b,
-            e.toF32(memref::LoadOp::create(e.b, source,
-                                           ValueRange{batch, row, group, n})),
-            stage, at(t, stride, j));
+        if (stage)
+          memref::StoreOp::create(
+              e.b,
+              e.toF32(memref::LoadOp::create(e.b, source,
+                                             ValueRange{batch, row, group, n})),
+              stage, at(t, stride, j));
     });
     gpu::BarrierOp::create(e.b);
+    if (statesOnly) {
+      updateState(len, n0, aLast);
+      gpu::BarrierOp::create(e.b);
+      return {};
+    }
 
     const ThreadTile &y = *yTile;
     int64_t yCols = l.y.colsPerThread;
@@ -382,7 +455,11 @@ private:
   const VulkanSsdPlan &p;
   const VulkanSsdLayout &l;
   const SsdBuffers &buf;
-  Value head, batch, thread, zero, one, p0, group, aHead, biasHead, skipHead;
+  const SsdSplitBuffers &splitBuf;
+  /// The end-state pass of a split SSD (no C, M or outputs).
+  bool statesOnly;
+  Value split, head, batch, thread, zero, one, p0, group, aHead, biasHead,
+      skipHead;
   Value stateS, xS, mS, cS, bS, dtS, aS, wS, eaS;
   std::optional<ThreadTile> yTile, stTile;
 };
@@ -464,6 +541,16 @@ void mlir::ejk::buildVulkanSsdScoresBody(OpBuilder &builder, Location loc,
 
 void mlir::ejk::buildVulkanSsdBody(OpBuilder &builder, Location loc,
                                    const VulkanSsdPlan &plan,
-                                   const SsdBuffers &buffers) {
-  VulkanSsdBuilder(builder, loc, plan, buffers).build();
+                                   const SsdBuffers &buffers,
+                                   const SsdSplitBuffers &split) {
+  VulkanSsdBuilder(builder, loc, plan, buffers, split, /*statesOnly=*/false)
+      .build();
+}
+
+void mlir::ejk::buildVulkanSsdStatesBody(OpBuilder &builder, Location loc,
+                                         const VulkanSsdPlan &plan,
+                                         const SsdBuffers &buffers,
+                                         const SsdSplitBuffers &split) {
+  VulkanSsdBuilder(builder, loc, plan, buffers, split, /*statesOnly=*/true)
+      .build();
 }

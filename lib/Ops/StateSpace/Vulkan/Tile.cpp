@@ -108,6 +108,73 @@ LogicalResult VulkanSelectiveScan::tile(SelectiveScanOp op, ConfigAttr attr,
   return success();
 }
 
+/// Adds `<dispatch>_states`, the first dispatch of a split SSD (the end
+/// state and log decay of every split but the last, from x, dt, A, B and
+/// dt_bias), appends its two temporaries to the scan's arguments and
+/// rewrites every call: allocate them, run the states, run the scan.
+static LogicalResult addSsdSplitStates(DispatchRewriter &rewriter,
+                                       const VulkanSsdPlan &plan,
+                                       const SsdBuffers &buf,
+                                       SsdSplitBuffers &split) {
+  Type f32 = Float32Type::get(buf.x.getContext());
+  int64_t splits = plan.layout.numSplits - 1;
+  SmallVector<MemRefType> temps = {
+      MemRefType::get(
+          {plan.batch, splits, plan.heads, plan.headDim, plan.state}, f32),
+      MemRefType::get({plan.batch, splits, plan.heads}, f32)};
+  SmallVector<Value> read = {buf.x, buf.dt, buf.a, buf.b};
+  if (buf.dtBias)
+    read.push_back(buf.dtBias);
+  SmallVector<Type> argTypes;
+  for (Value v : read)
+    argTypes.push_back(v.getType());
+  argTypes.append(temps.begin(), temps.end());
+  func::FuncOp statesFn = rewriter.addDispatch(
+      "states", argTypes, plan.statesGrid(),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        SsdBuffers in;
+        in.x = args[0];
+        in.dt = args[1];
+        in.a = args[2];
+        in.b = args[3];
+        if (buf.dtBias)
+          in.dtBias = args[4];
+        SsdSplitBuffers out{args[args.size() - 2], args.back()};
+        buildVulkanSsdStatesBody(b, loc, plan, in, out);
+      });
+  DispatchRewriter::setGrid(statesFn, plan.statesGrid());
+  DispatchRewriter::setVulkanLaunch(statesFn, plan.layout.threads,
+                                    plan.layout.statesSharedBytes);
+  // The state update of every split but the last: 2 L P N per head.
+  int64_t steps =
+      std::min(plan.seq, splits * plan.layout.splitChunks * plan.layout.chunk);
+  int64_t tempBytes =
+      4 * plan.batch * splits * plan.heads * (plan.headDim * plan.state + 1);
+  DispatchRewriter::setWork(
+      statesFn, 2 * plan.batch * plan.heads * steps * plan.headDim * plan.state,
+      DispatchRewriter::bytesOf(read) + tempBytes);
+
+  FailureOr<SmallVector<Value>> added = rewriter.appendArguments(temps);
+  if (failed(added))
+    return failure();
+  split = {(*added)[0], (*added)[1]};
+  SmallVector<unsigned> readIndex;
+  for (Value v : read)
+    readIndex.push_back(DispatchRewriter::argumentIndex(v));
+  rewriter.rewriteCallers(temps, [&](OpBuilder &b, Location loc,
+                                     DispatchOp call, ValueRange tempValues) {
+    SmallVector<Value> bindings;
+    for (unsigned i : readIndex)
+      bindings.push_back(call.getBuffers()[i]);
+    bindings.append(tempValues.begin(), tempValues.end());
+    DispatchOp::create(b, loc, statesFn.getSymName(), bindings);
+    SmallVector<Value> scan(call.getBuffers());
+    scan.append(tempValues.begin(), tempValues.end());
+    DispatchOp::create(b, loc, call.getCallee(), scan);
+  });
+  return success();
+}
+
 LogicalResult VulkanSsd::tile(SsdOp op, ConfigAttr attr,
                               DispatchRewriter &rewriter) {
   SsdBuffers buf = findSsdBuffers(op, rewriter);
@@ -120,6 +187,13 @@ LogicalResult VulkanSsd::tile(SsdOp op, ConfigAttr attr,
   VulkanSsdPlan plan;
   static_cast<SsdProblem &>(plan) = readSsdProblem(op);
   plan.layout = *layout;
+
+  // The split's states dispatch first: the scores pre-pass then rewrites
+  // the scan's calls it leaves (they carry the split temporaries).
+  SsdSplitBuffers split;
+  if (layout->isSplit() &&
+      failed(addSsdSplitStates(rewriter, plan, buf, split)))
+    return failure();
 
   int64_t q = layout->chunk;
   auto scoresType =
@@ -136,7 +210,7 @@ LogicalResult VulkanSsd::tile(SsdOp op, ConfigAttr attr,
   // replaceBody erases the op: read its location first.
   Location loc = op.getLoc();
   OpBuilder b = rewriter.replaceBody();
-  buildVulkanSsdBody(b, loc, plan, buf);
+  buildVulkanSsdBody(b, loc, plan, buf, split);
   rewriter.finish(b);
   func::FuncOp dispatch = rewriter.dispatch();
   DispatchRewriter::setGrid(dispatch, plan.grid());

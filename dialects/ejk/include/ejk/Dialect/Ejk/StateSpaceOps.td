@@ -164,7 +164,10 @@ def Ejk_SsdOp : Ejk_Op<"ssd", [
 
     Config entries: `chunk_size`, `block_p` (head_dim columns per
     workgroup; on CPUs a multiple of the f32 lanes), `block_n` (d_state
-    rows per tile of the state update; divides d_state).
+    rows per tile of the state update; divides d_state); on Vulkan only
+    `num_subgroups` and, optionally, `split_l` (steps of the sequence per
+    workgroup, a multiple of `chunk_size`: the split scan, whose first
+    dispatch computes each split's end state).
 
     ```mlir
     %y, %s = ejk.ssd %x, %dt, %A, %B, %C D(%D : tensor<24xf32>)
