@@ -136,7 +136,11 @@ public:
         first, last, one, {e.constF32(0.0f)},
         [&](Value chunk, ValueRange sum) -> SmallVector<Value> {
           Value c0 = e.mul(chunk, e.index(q));
-          Value len = e.min(e.index(q), e.sub(e.index(p.seq), c0));
+          // Whole chunks give the step loops a constant trip count, which
+          // the device compiler can unroll.
+          Value len = p.seq % q == 0
+                          ? e.index(q)
+                          : e.min(e.index(q), e.sub(e.index(p.seq), c0));
           stageChunk(c0, len);
           gpu::BarrierOp::create(e.b);
           Value aLast = decays();
@@ -275,13 +279,10 @@ private:
   }
 
   /// a_t = sum_{s <= t} dt_s A, w_t = exp(a_last - a_t) dt_t and exp(a_t)
-  /// to shared memory; returns a_last (every thread computes it).
+  /// to shared memory; returns a_last = a_{Q-1} (dt is 0 past the
+  /// sequence), read back by every thread after a barrier rather than
+  /// summed again.
   Value decays() {
-    Value aLast = e.forLoop(zero, e.index(l.chunk), one, {e.constF32(0.0f)},
-                            [&](Value s, ValueRange sum) {
-                              Value v = e.fmul(load(dtS, s), aHead);
-                              return SmallVector<Value>{e.fadd(sum[0], v)};
-                            })[0];
     forEachShared(e, l.threads, thread, l.chunk, [&](Value t) {
       Value a = e.forLoop(zero, e.add(t, one), one, {e.constF32(0.0f)},
                           [&](Value s, ValueRange sum) {
@@ -289,6 +290,11 @@ private:
                             return SmallVector<Value>{e.fadd(sum[0], v)};
                           })[0];
       memref::StoreOp::create(e.b, a, aS, t);
+    });
+    gpu::BarrierOp::create(e.b);
+    Value aLast = load(aS, e.index(l.chunk - 1));
+    forEachShared(e, l.threads, thread, l.chunk, [&](Value t) {
+      Value a = load(aS, t);
       memref::StoreOp::create(
           e.b, e.fmul(e.exp(e.fsub(aLast, a)), load(dtS, t)), wS, t);
       memref::StoreOp::create(e.b, e.exp(a), eaS, t);
