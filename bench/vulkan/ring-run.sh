@@ -16,8 +16,12 @@ export OPAL_PREFIX=$MPIROOT/usr PATH=$MPIROOT/usr/bin:$PATH
 export LD_LIBRARY_PATH=$HERE:$MPIROOT/usr/lib/x86_64-linux-gnu/openmpi/lib:$MPIROOT/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader OMPI_MCA_plm=isolated OMPI_MCA_pml=ob1
-export HWLOC_HIDE_ERRORS=1
+export HWLOC_HIDE_ERRORS=1 PMIX_MCA_pcompress_base_silence_warning=1
 REPEAT=${REPEAT:-3}
+# Untimed ring runs before the timed ones: clocks up, host buffers touched.
+WARM_MS=${WARM_MS:-1500}
+# AB=1: the 4-GPU rings again with EJK_VULKAN_COPY_QUEUE=0 (no copy lane).
+AB=${AB:-0}
 OUTDIR=${OUT:-$HERE/out}
 mkdir -p "$OUTDIR" "$HERE/npy"
 MPIRUN="$MPIROOT/usr/bin/orterun --bind-to none"
@@ -48,7 +52,7 @@ for base in $(echo "$entries" | grep '_n1$'); do
   echo "== $stem: 1 GPU (flash attention over the whole sequence)"
   echo "clocks before: $(clocks)"
   timeout 300 $MPIRUN -np 1 ./ejk-ring-run art/ringgpu.json --entry "$base" \
-    --random 7 --repeat "$REPEAT" --stats --device vulkan:0 \
+    --random 7 --warmup-ms "$WARM_MS" --repeat "$REPEAT" --stats --device vulkan:0 \
     --out "npy/${base}.npy" 2>&1 | tail -4
   for n in 2 4; do
     entry=${stem}_n$n
@@ -59,10 +63,11 @@ for base in $(echo "$entries" | grep '_n1$'); do
       echo "== $stem: $n GPUs, $layout"
       echo "clocks before: $(clocks)"
       timeout 300 $MPIRUN -np "$n" ./ejk-ring-run art/ringgpu.json \
-        --entry "$entry" --layout "$layout" --random 7 --repeat "$REPEAT" \
-        --stats --device vulkan:local --out "npy/${entry}_$layout.npy" 2>&1 |
+        --entry "$entry" --layout "$layout" --random 7 --warmup-ms "$WARM_MS" \
+        --repeat "$REPEAT" --stats --device vulkan:local --out "npy/${entry}_$layout.npy" 2>&1 |
         tail -$((n * (n + 1) + 1))
-      if [ "$n" = 4 ] && [ "$layout" != contiguous -o "$mask" = full ]; then
+      if [ "$AB" = 1 ] && [ "$n" = 4 ] &&
+        [ "$layout" != contiguous -o "$mask" = full ]; then
         # The same ring with copies on the compute queue (no copy lane).
         echo "== $stem: $n GPUs, $layout, EJK_VULKAN_COPY_QUEUE=0"
         EJK_VULKAN_COPY_QUEUE=0 timeout 300 $MPIRUN -x EJK_VULKAN_COPY_QUEUE \

@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <sched.h>
+#include <thread>
+#include <vector>
 
 namespace ejk::runtime {
 
@@ -25,6 +28,44 @@ int findMemoryType(const VkPhysicalDeviceMemoryProperties &memory,
       return int(i);
   }
   return -1;
+}
+
+/// Threads a large staging memcpy may use: the CPUs this process may run
+/// on, at most 8.
+size_t copyThreads() {
+  static const size_t threads = [] {
+    cpu_set_t set;
+    size_t cpus = sched_getaffinity(0, sizeof(set), &set) == 0
+                      ? size_t(CPU_COUNT(&set))
+                      : size_t(std::thread::hardware_concurrency());
+    return std::clamp<size_t>(cpus, 1, 8);
+  }();
+  return threads;
+}
+
+/// memcpy split across threads for pieces of 8 MiB and more: one thread
+/// fills pinned staging memory at a few GB/s, well below what the bus moves
+/// (measured on an H200 machine: about 2.5 GB/s per rank with four ranks).
+void copyInParallel(void *dst, const void *src, size_t bytes) {
+  constexpr size_t kPerThread = size_t(4) << 20;
+  size_t threads = std::min(copyThreads(), bytes / kPerThread);
+  if (threads <= 1) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  auto *to = static_cast<unsigned char *>(dst);
+  const auto *from = static_cast<const unsigned char *>(src);
+  auto part = [&](size_t i) {
+    size_t begin = bytes * i / threads / 64 * 64;
+    size_t end = i + 1 == threads ? bytes : bytes * (i + 1) / threads / 64 * 64;
+    std::memcpy(to + begin, from + begin, end - begin);
+  };
+  std::vector<std::thread> workers;
+  for (size_t i = 1; i < threads; ++i)
+    workers.emplace_back(part, i);
+  part(0);
+  for (std::thread &worker : workers)
+    worker.join();
 }
 
 constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
@@ -214,7 +255,7 @@ Status VulkanBuffer::stagedCopy(bool toDevice, void *host, size_t bytes,
   for (size_t done = 0; done < bytes; done += kStagingChunk) {
     size_t piece = std::min(kStagingChunk, bytes - done);
     if (toDevice)
-      std::memcpy(staging->mapped, cursor + done, piece);
+      copyInParallel(staging->mapped, cursor + done, piece);
     VkBufferCopy region = {};
     region.size = piece;
     if (toDevice)
@@ -236,7 +277,7 @@ Status VulkanBuffer::stagedCopy(bool toDevice, void *host, size_t bytes,
     if (!status)
       return status;
     if (!toDevice)
-      std::memcpy(cursor + done, staging->mapped, piece);
+      copyInParallel(cursor + done, staging->mapped, piece);
   }
   return Status::success();
 }

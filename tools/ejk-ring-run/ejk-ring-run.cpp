@@ -2,7 +2,8 @@
 //
 //   mpirun -np N ejk-ring-run MANIFEST --entry NAME --q Q.npy --k K.npy
 //          --v V.npy [--out O.npy] [--lse L.npy] [--layout contiguous|zigzag]
-//          [--repeat R] [--stats] [--exit-early-rank R] [--random SEED]
+//          [--repeat R] [--warmup-ms MS] [--stats] [--exit-early-rank R]
+//          [--random SEED]
 //          [--device cpu|vulkan|vulkan:N|vulkan:local]
 //
 // Every rank reads the full-sequence q/k/v (.npy, [B, N*S, ...], natural
@@ -18,6 +19,8 @@
 // uint16 bit patterns, as ejk-run's). --device vulkan:local
 // gives each rank the Vulkan device whose index is its rank among the
 // ranks of its node: one GPU per rank on a multi-GPU machine.
+// --warmup-ms runs the ring untimed for that long first (a GPU idles at a
+// low clock and takes time to come back; the host buffers get touched).
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,7 +43,7 @@ struct Options {
   /// ejk_device_create's spec: "cpu", "vulkan", "vulkan:N"..., or
   /// "vulkan:local" (N = the rank's index on its node).
   std::string device = "cpu";
-  int repeat = 1, exitEarlyRank = -1;
+  int repeat = 1, exitEarlyRank = -1, warmupMs = 0;
   /// --random SEED: inputs from a counter hash instead of files.
   long random = -1;
   bool stats = false;
@@ -52,6 +55,7 @@ int usage(const char *message) {
       "ejk-ring-run: %s\nusage: mpirun -np N ejk-ring-run MANIFEST "
       "--entry NAME --q Q.npy --k K.npy --v V.npy [--out O.npy] "
       "[--lse L.npy] [--layout contiguous|zigzag] [--repeat R] "
+      "[--warmup-ms MS] "
       "[--stats] [--exit-early-rank R] [--random SEED] [--device SPEC]\n",
       message);
   return 2;
@@ -97,7 +101,8 @@ bool parse(int argc, char **argv, Options &o, std::string &error) {
         error = "--layout must be contiguous or zigzag, got '" + o.layout + "'";
         return false;
       }
-    } else if (a == "--repeat" || a == "--exit-early-rank" || a == "--random") {
+    } else if (a == "--repeat" || a == "--exit-early-rank" || a == "--random" ||
+               a == "--warmup-ms") {
       if (!value(number))
         return false;
       char *end = nullptr;
@@ -108,6 +113,8 @@ bool parse(int argc, char **argv, Options &o, std::string &error) {
       }
       if (a == "--random")
         o.random = n;
+      else if (a == "--warmup-ms")
+        o.warmupMs = int(n);
       else
         (a == "--repeat" ? o.repeat : o.exitEarlyRank) = int(n);
     } else if (a == "--stats") {
@@ -320,6 +327,15 @@ int main(int argc, char **argv) {
 
   double best = 1e30;
   int rc = 0;
+  // Untimed runs until rank 0 has spent --warmup-ms (all ranks run as many).
+  for (double t0 = MPI_Wtime(); o.warmupMs > 0 && rc == 0;) {
+    if ((s = ejk_ring_run(ring, qb, kb, vb, ob, lb)) != EJK_OK)
+      rc = failed(rank, "warm-up run", s);
+    int more = rank == 0 && (MPI_Wtime() - t0) * 1e3 < o.warmupMs;
+    MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!more)
+      break;
+  }
   for (int r = 0; r < o.repeat && rc == 0; ++r) {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();

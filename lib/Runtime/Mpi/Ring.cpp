@@ -218,6 +218,13 @@ struct ejk_ring {
   Slot slots[2];
   /// The second half of the local queries (zigzag blocks), staged once.
   ejk_buffer *queryHalf = nullptr;
+  /// Host memory of a run, kept for the next (ejk_ring_run).
+  struct HostBuffers {
+    std::vector<unsigned char> keyCur, valueCur, keyNext, valueNext, partO,
+        scratchK, scratchV, out;
+    std::vector<float> accO, accL, partL;
+    std::vector<uint8_t> mask;
+  } host;
   std::vector<ejk_ring_stats> steps;
   ejk_ring_stats total{};
 
@@ -557,22 +564,39 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
   const int64_t half = seq / 2;
   const int64_t kBytes = batch * seq * ring->kRowBytes(),
                 vBytes = batch * seq * ring->vRowBytes();
-  Bytes keyCur(static_cast<size_t>(kBytes)),
-      valueCur(static_cast<size_t>(vBytes)),
-      keyNext(static_cast<size_t>(kBytes)),
-      valueNext(static_cast<size_t>(vBytes));
-  std::vector<float> accO(size_t(ring->oElems()), 0.0f),
-      accL(size_t(ring->lElems()), negInf);
-  Bytes partO, scratchK, scratchV;
-  std::vector<float> partL;
-  std::vector<uint8_t> mask;
+  // The host buffers live as long as the ring: touching hundreds of MiB of
+  // fresh pages per run cost more than the run's copies (measured on the
+  // H200 machine).
+  ejk_ring::HostBuffers &host = ring->host;
+  host.keyCur.resize(size_t(kBytes));
+  host.keyNext.resize(size_t(kBytes));
+  host.valueCur.resize(size_t(vBytes));
+  host.valueNext.resize(size_t(vBytes));
+  host.accO.resize(size_t(ring->oElems()));
+  host.accL.resize(size_t(ring->lElems()));
+  parallelFor(ring->oElems(), ring->threads, [&](int64_t from, int64_t to) {
+    std::fill(host.accO.begin() + from, host.accO.begin() + to, 0.0f);
+  });
+  std::fill(host.accL.begin(), host.accL.end(), negInf);
+  Bytes &keyCur = host.keyCur, &valueCur = host.valueCur,
+        &keyNext = host.keyNext, &valueNext = host.valueNext,
+        &partO = host.partO, &scratchK = host.scratchK,
+        &scratchV = host.scratchV;
+  std::vector<float> &accO = host.accO, &accL = host.accL, &partL = host.partL;
+  std::vector<uint8_t> &mask = host.mask;
 
-  record(ejk_buffer_download(key, keyCur.data(), keyCur.size(), 0),
-         "ejk_ring_run: reading 'key'");
-  record(ejk_buffer_download(value, valueCur.data(), valueCur.size(), 0),
-         "ejk_ring_run: reading 'value'");
-  if (status == EJK_OK && ring->entries.zigzagBlocks &&
-      ring->layout == EJK_RING_ZIGZAG) {
+  /// The host copies the ring needs besides the shards it receives: this
+  /// rank's key/value (to send) and, for zigzag blocks, the second half of
+  /// its queries. They are read while block 0 runs (on the rank's own
+  /// shard, which stays on the device).
+  auto readOwnShard = [&] {
+    record(ejk_buffer_download(key, keyCur.data(), keyCur.size(), 0),
+           "ejk_ring_run: reading 'key'");
+    record(ejk_buffer_download(value, valueCur.data(), valueCur.size(), 0),
+           "ejk_ring_run: reading 'value'");
+    if (status != EJK_OK || !ring->entries.zigzagBlocks ||
+        ring->layout != EJK_RING_ZIGZAG)
+      return;
     int64_t qRow = ring->heads * ring->headDim * e;
     Bytes q(size_t(ring->qElems() * e)), qHalf(size_t(batch * half * qRow));
     record(ejk_buffer_download(query, q.data(), q.size(), 0),
@@ -580,7 +604,7 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
     copyRows(qHalf.data(), q.data(), batch, seq, half, half, 0, half, qRow);
     record(ejk_buffer_upload(ring->queryHalf, qHalf.data(), qHalf.size(), 0),
            "ejk_ring_run: staging the query half");
-  }
+  };
 
   /// Rows [0, rows) of each batch of a shard into `buffer`: straight from
   /// the shard when they are contiguous (one batch or the whole shard).
@@ -663,10 +687,11 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
     return status == EJK_OK;
   };
 
-  // Step t: start block t; while it runs, read back block t-1's output and
-  // merge it (worker threads), wait for shard t+1 (MPI) and stage it into
-  // the other slot. Where the device has a copy lane those copies overlap
-  // the block; elsewhere they wait for it, as they did before.
+  // Step t: start block t; while it runs, send shard t on and receive
+  // shard t+1 (MPI), read back block t-1's output and merge it (worker
+  // threads), wait for shard t+1 and stage it into the other slot. Where the
+  // device has a copy lane those copies overlap the block; elsewhere they wait
+  // for it, as they did before.
   uint64_t t0 = nowNs();
   Plan current = stage(0, keyCur, valueCur), previous;
   ring->steps[0].staging_ns += since(t0);
@@ -674,6 +699,19 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
   for (int step = 0; step < n; ++step) {
     ejk_ring_stats &st = ring->steps[size_t(step)];
     uint64_t stepStart = nowNs();
+    ejk_invocation *invocation = nullptr;
+    if (!current.entry.empty() && status == EJK_OK) {
+      ejk_buffer *outputs[2] = {current.output, current.lse};
+      record(ejk_invoke_async(ring->module, current.entry.c_str(),
+                              current.inputs.data(), current.inputs.size(),
+                              outputs, 2, &invocation),
+             "ejk_ring_run: block '" + current.entry + "'");
+    }
+    uint64_t hostStart = nowNs();
+    if (step == 0) {
+      readOwnShard();
+      st.staging_ns += since(hostStart);
+    }
     MPI_Request requests[4];
     int numRequests = 0;
     if (step + 1 < n) {
@@ -686,17 +724,9 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
       MPI_Isend(valueCur.data(), int(vBytes), MPI_BYTE, next, 1, comm.comm,
                 &requests[numRequests++]);
     }
-    ejk_invocation *invocation = nullptr;
-    if (!current.entry.empty() && status == EJK_OK) {
-      ejk_buffer *outputs[2] = {current.output, current.lse};
-      record(ejk_invoke_async(ring->module, current.entry.c_str(),
-                              current.inputs.data(), current.inputs.size(),
-                              outputs, 2, &invocation),
-             "ejk_ring_run: block '" + current.entry + "'");
-    }
 
     std::thread merger;
-    uint64_t mergeNs = 0, hostStart = nowNs();
+    uint64_t mergeNs = 0;
     if (!previous.entry.empty()) {
       uint64_t readStart = nowNs();
       if (readBack(previous))
@@ -789,7 +819,8 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
                 "ejk_ring_run: ring attention failed on rank " +
                     std::to_string(firstFailed) + " (its message says why)");
   }
-  Bytes out(size_t(ring->oElems() * e));
+  Bytes &out = host.out;
+  out.resize(size_t(ring->oElems() * e));
   parallelFor(ring->oElems(), ring->threads, [&](int64_t from, int64_t to) {
     for (int64_t i = from; i < to; ++i)
       storeFloat(out.data(), ring->dtype, i, accO[size_t(i)]);
