@@ -249,6 +249,23 @@ VulkanSsd::configSpace(SsdOp op, const TargetInfo &target, bool full) {
         }
     }
   }
+  // The split scan around the heuristic's when it splits.
+  SsdConfig split =
+      *SsdConfig::read(heuristicConfig(op, target), llvm::nulls());
+  if (!split.splitL)
+    return space;
+  int64_t base = *split.splitL;
+  SmallVector<int64_t> splitLs =
+      full ? SmallVector<int64_t>{base / 2, base, base * 2}
+           : SmallVector<int64_t>{base};
+  for (int64_t splitL : splitLs) {
+    SsdConfig c = split;
+    c.splitL = splitL;
+    ConfigAttr attr = c.toAttr(op.getContext());
+    if (splitL >= 1 && !llvm::is_contained(space, attr) &&
+        succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+      space.push_back(attr);
+  }
   return space;
 }
 
