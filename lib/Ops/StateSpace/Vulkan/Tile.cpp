@@ -12,54 +12,32 @@
 using namespace mlir;
 using namespace mlir::ejk;
 
-/// Adds `<dispatch>_states`, the first dispatch of a split scan (the end
-/// state and step sum of every split but the last, from u, delta, A, B and
-/// delta_bias), appends its two temporaries to the scan's arguments and
-/// rewrites every call: allocate them, run the states, run the scan.
-static LogicalResult addSplitStates(DispatchRewriter &rewriter,
-                                    const VulkanSelectiveScanPlan &plan,
-                                    const SelectiveScanBuffers &buf,
-                                    SelectiveScanSplitBuffers &split) {
-  MLIRContext *context = buf.u.getContext();
-  Type f32 = Float32Type::get(context);
-  int64_t splits = plan.layout.numSplits - 1;
-  SmallVector<MemRefType> temps = {
-      MemRefType::get({plan.batch, splits, plan.channels, plan.state}, f32),
-      MemRefType::get({plan.batch, splits, plan.channels}, f32)};
-  SmallVector<Value> read = {buf.u, buf.delta, buf.a, buf.b};
-  if (buf.deltaBias)
-    read.push_back(buf.deltaBias);
+/// Adds `<dispatch>_states` (grid `grid`, body from `build` on `read` then
+/// the two temporaries `temps`), the first dispatch of a split scan,
+/// appends the temporaries to the scan's arguments and rewrites every call:
+/// allocate them, run the states, run the scan. Returns the scan's new
+/// arguments.
+static FailureOr<std::pair<Value, Value>>
+addSplitStates(DispatchRewriter &rewriter, ArrayRef<Value> read,
+               ArrayRef<MemRefType> temps, Grid grid, int64_t threads,
+               int64_t sharedBytes, int64_t flops,
+               function_ref<void(OpBuilder &, Location, ValueRange)> build) {
   SmallVector<Type> argTypes;
   for (Value v : read)
     argTypes.push_back(v.getType());
   argTypes.append(temps.begin(), temps.end());
-  func::FuncOp statesFn = rewriter.addDispatch(
-      "states", argTypes, plan.statesGrid(),
-      [&](OpBuilder &b, Location loc, ValueRange args) {
-        SelectiveScanBuffers in;
-        in.u = args[0];
-        in.delta = args[1];
-        in.a = args[2];
-        in.b = args[3];
-        if (buf.deltaBias)
-          in.deltaBias = args[4];
-        SelectiveScanSplitBuffers out{args[args.size() - 2], args.back()};
-        buildVulkanSelectiveScanStatesBody(b, loc, plan, in, out);
-      });
-  DispatchRewriter::setGrid(statesFn, plan.statesGrid());
-  DispatchRewriter::setVulkanLaunch(statesFn, plan.layout.threads,
-                                    plan.layout.statesSharedBytes);
-  SelectiveScanProblem states = plan;
-  states.seq = std::min(plan.seq, splits * plan.layout.splitL);
-  int64_t tempBytes =
-      4 * plan.batch * splits * plan.channels * (plan.state + 1);
-  DispatchRewriter::setWork(statesFn, selectiveScanFlops(states),
+  func::FuncOp statesFn = rewriter.addDispatch("states", argTypes, grid, build);
+  DispatchRewriter::setGrid(statesFn, grid);
+  DispatchRewriter::setVulkanLaunch(statesFn, threads, sharedBytes);
+  int64_t tempBytes = 0;
+  for (MemRefType t : temps)
+    tempBytes += 4 * t.getNumElements();
+  DispatchRewriter::setWork(statesFn, flops,
                             DispatchRewriter::bytesOf(read) + tempBytes);
 
   FailureOr<SmallVector<Value>> added = rewriter.appendArguments(temps);
   if (failed(added))
     return failure();
-  split = {(*added)[0], (*added)[1]};
   SmallVector<unsigned> readIndex;
   for (Value v : read)
     readIndex.push_back(DispatchRewriter::argumentIndex(v));
@@ -74,6 +52,42 @@ static LogicalResult addSplitStates(DispatchRewriter &rewriter,
     scan.append(tempValues.begin(), tempValues.end());
     DispatchOp::create(b, loc, call.getCallee(), scan);
   });
+  return std::make_pair((*added)[0], (*added)[1]);
+}
+
+/// The split selective scan's states dispatch: the end state and step sum
+/// of every split but the last, from u, delta, A, B and delta_bias.
+static LogicalResult addScanSplitStates(DispatchRewriter &rewriter,
+                                        const VulkanSelectiveScanPlan &plan,
+                                        const SelectiveScanBuffers &buf,
+                                        SelectiveScanSplitBuffers &split) {
+  Type f32 = Float32Type::get(buf.u.getContext());
+  int64_t splits = plan.layout.numSplits - 1;
+  SmallVector<MemRefType> temps = {
+      MemRefType::get({plan.batch, splits, plan.channels, plan.state}, f32),
+      MemRefType::get({plan.batch, splits, plan.channels}, f32)};
+  SmallVector<Value> read = {buf.u, buf.delta, buf.a, buf.b};
+  if (buf.deltaBias)
+    read.push_back(buf.deltaBias);
+  SelectiveScanProblem states = plan;
+  states.seq = std::min(plan.seq, splits * plan.layout.splitL);
+  FailureOr<std::pair<Value, Value>> added = addSplitStates(
+      rewriter, read, temps, plan.statesGrid(), plan.layout.threads,
+      plan.layout.statesSharedBytes, selectiveScanFlops(states),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        SelectiveScanBuffers in;
+        in.u = args[0];
+        in.delta = args[1];
+        in.a = args[2];
+        in.b = args[3];
+        if (buf.deltaBias)
+          in.deltaBias = args[4];
+        SelectiveScanSplitBuffers out{args[args.size() - 2], args.back()};
+        buildVulkanSelectiveScanStatesBody(b, loc, plan, in, out);
+      });
+  if (failed(added))
+    return failure();
+  split = {added->first, added->second};
   return success();
 }
 
@@ -91,7 +105,8 @@ LogicalResult VulkanSelectiveScan::tile(SelectiveScanOp op, ConfigAttr attr,
   plan.layout = *layout;
 
   SelectiveScanSplitBuffers split;
-  if (layout->isSplit() && failed(addSplitStates(rewriter, plan, buf, split)))
+  if (layout->isSplit() &&
+      failed(addScanSplitStates(rewriter, plan, buf, split)))
     return failure();
 
   // replaceBody erases the op: read its location first.
@@ -108,10 +123,8 @@ LogicalResult VulkanSelectiveScan::tile(SelectiveScanOp op, ConfigAttr attr,
   return success();
 }
 
-/// Adds `<dispatch>_states`, the first dispatch of a split SSD (the end
-/// state and log decay of every split but the last, from x, dt, A, B and
-/// dt_bias), appends its two temporaries to the scan's arguments and
-/// rewrites every call: allocate them, run the states, run the scan.
+/// The split SSD's states dispatch: the end state and log decay of every
+/// split but the last, from x, dt, A, B and dt_bias.
 static LogicalResult addSsdSplitStates(DispatchRewriter &rewriter,
                                        const VulkanSsdPlan &plan,
                                        const SsdBuffers &buf,
@@ -125,12 +138,13 @@ static LogicalResult addSsdSplitStates(DispatchRewriter &rewriter,
   SmallVector<Value> read = {buf.x, buf.dt, buf.a, buf.b};
   if (buf.dtBias)
     read.push_back(buf.dtBias);
-  SmallVector<Type> argTypes;
-  for (Value v : read)
-    argTypes.push_back(v.getType());
-  argTypes.append(temps.begin(), temps.end());
-  func::FuncOp statesFn = rewriter.addDispatch(
-      "states", argTypes, plan.statesGrid(),
+  // The state update of every split but the last: 2 L P N per head.
+  int64_t steps =
+      std::min(plan.seq, splits * plan.layout.splitChunks * plan.layout.chunk);
+  FailureOr<std::pair<Value, Value>> added = addSplitStates(
+      rewriter, read, temps, plan.statesGrid(), plan.layout.threads,
+      plan.layout.statesSharedBytes,
+      2 * plan.batch * plan.heads * steps * plan.headDim * plan.state,
       [&](OpBuilder &b, Location loc, ValueRange args) {
         SsdBuffers in;
         in.x = args[0];
@@ -142,36 +156,9 @@ static LogicalResult addSsdSplitStates(DispatchRewriter &rewriter,
         SsdSplitBuffers out{args[args.size() - 2], args.back()};
         buildVulkanSsdStatesBody(b, loc, plan, in, out);
       });
-  DispatchRewriter::setGrid(statesFn, plan.statesGrid());
-  DispatchRewriter::setVulkanLaunch(statesFn, plan.layout.threads,
-                                    plan.layout.statesSharedBytes);
-  // The state update of every split but the last: 2 L P N per head.
-  int64_t steps =
-      std::min(plan.seq, splits * plan.layout.splitChunks * plan.layout.chunk);
-  int64_t tempBytes =
-      4 * plan.batch * splits * plan.heads * (plan.headDim * plan.state + 1);
-  DispatchRewriter::setWork(
-      statesFn, 2 * plan.batch * plan.heads * steps * plan.headDim * plan.state,
-      DispatchRewriter::bytesOf(read) + tempBytes);
-
-  FailureOr<SmallVector<Value>> added = rewriter.appendArguments(temps);
   if (failed(added))
     return failure();
-  split = {(*added)[0], (*added)[1]};
-  SmallVector<unsigned> readIndex;
-  for (Value v : read)
-    readIndex.push_back(DispatchRewriter::argumentIndex(v));
-  rewriter.rewriteCallers(temps, [&](OpBuilder &b, Location loc,
-                                     DispatchOp call, ValueRange tempValues) {
-    SmallVector<Value> bindings;
-    for (unsigned i : readIndex)
-      bindings.push_back(call.getBuffers()[i]);
-    bindings.append(tempValues.begin(), tempValues.end());
-    DispatchOp::create(b, loc, statesFn.getSymName(), bindings);
-    SmallVector<Value> scan(call.getBuffers());
-    scan.append(tempValues.begin(), tempValues.end());
-    DispatchOp::create(b, loc, call.getCallee(), scan);
-  });
+  split = {added->first, added->second};
   return success();
 }
 
