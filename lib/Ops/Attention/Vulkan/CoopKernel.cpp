@@ -2,12 +2,16 @@
 //
 // f16 inputs, f32 accumulation, 16x16x16 cooperative matrices
 // (VK_KHR_cooperative_matrix through gpu.subgroup_mma_*). One workgroup =
-// (query block, head, batch); subgroup g owns the 16 query rows
-// [g * 16, g * 16 + 16) of the block:
+// (query block, head, batch); subgroup g owns the rowTiles 16-row tiles
+// [g * rowTiles, (g + 1) * rowTiles) of the block (VulkanAttentionLayout::
+// rowTiles: 1 for every config that verifies today; with 2, each K^T and V
+// tile read from shared memory would feed two products):
 //
 //   Q tiles (D / 16 of them) stay in matrix registers for the whole kernel.
 //   per key block of block_k keys (the workgroup stages K and V as f16, in
-//   16-byte copies, the next block's loads in flight meanwhile):
+//   16-byte copies, the next block's loads in flight meanwhile; with two
+//   K/V buffers, VulkanAttentionLayout::kvStages, block j + 1 is stored
+//   into one while block j's matrices read the other, one barrier a block):
 //     S_j = sum_d Q_d K_{j,d}^T           (block_k / 16 tiles, f32)
 //     online softmax (logits from Attention/Vulkan/Scores.h), P (f16) and the
 //       row factors alpha
@@ -66,19 +70,27 @@ public:
     rowStart = e.mul(qBlock, e.index(l.blockQ));
     numRows = e.min(e.index(l.blockQ), e.sub(e.index(p.seqQ), rowStart));
     kvHead = e.div(head, e.index(p.numHeads / p.numKvHeads));
-    Value subgroupRow0 = e.add(rowStart, e.mul(subgroup, e.index(kTile)));
+    // Subgroup g owns the row tiles [g * rowTiles, (g + 1) * rowTiles).
+    Value firstTile = e.mul(subgroup, e.index(l.rowTiles));
     if (l.registerSoftmax) {
       // mma.sync fragments: lane (g, t) = (lane / 4, lane % 4) holds rows g
       // and g + 8, columns 2t, 2t + 1, 2t + 8, 2t + 9 (rowHalfOf, columnOf).
       myRow = arith::DivUIOp::create(e.b, lane, e.index(4));
       myPart = arith::RemUIOp::create(e.b, lane, e.index(4));
-      rows = {e.add(subgroupRow0, myRow),
-              e.add(subgroupRow0, e.add(myRow, e.index(kTile / 2)))};
     } else {
       myRow = arith::DivUIOp::create(e.b, lane, e.index(lanesPerRow));
       myPart = arith::RemUIOp::create(e.b, lane, e.index(lanesPerRow));
-      rows = {e.add(subgroupRow0, myRow)};
     }
+    for (int64_t m = 0; m < l.rowTiles; ++m) {
+      Value tileRow0 =
+          e.add(rowStart, e.mul(e.add(firstTile, e.index(m)), e.index(kTile)));
+      if (l.registerSoftmax)
+        tileRows.push_back({e.add(tileRow0, myRow),
+                            e.add(tileRow0, e.add(myRow, e.index(kTile / 2)))});
+      else
+        tileRows.push_back({e.add(tileRow0, myRow)});
+    }
+    rows = tileRows.front();
 
     qView = vectorView(buf.query);
     kView = vectorView(buf.key);
@@ -101,18 +113,23 @@ public:
     kS = l.rowStride(p.headDim);
     vS = l.rowStride(p.headDimV);
     vOffset = l.blockK * kS;
+    kvBuffer = l.kvBufferElements(p.headDim, p.headDimV);
 
     // Q tiles, kept in registers.
     storeVectorRows(loadVectorRows(qView, p.seqQ, p.numHeads, head, rowStart,
                                    l.blockQ, p.headDim),
-                    l.blockQ, p.headDim, qS, 0);
+                    l.blockQ, p.headDim, qS, Value(), 0);
     if (l.registerSoftmax)
       writeLayoutProbe();
     gpu::BarrierOp::create(e.b);
-    Value qBase = e.mul(subgroup, e.index(kTile * qS));
-    for (int64_t d = 0; d < p.headDim; d += kTile)
-      qTiles.push_back(load(aType, kvStage, e.add(qBase, e.index(d)), qS,
-                            /*transpose=*/false));
+    for (int64_t m = 0; m < l.rowTiles; ++m) {
+      Value qBase = e.mul(e.add(firstTile, e.index(m)), e.index(kTile * qS));
+      qTiles.emplace_back();
+      for (int64_t d = 0; d < p.headDim; d += kTile)
+        qTiles.back().push_back(load(aType, kvStage, e.add(qBase, e.index(d)),
+                                     qS,
+                                     /*transpose=*/false));
+    }
     if (l.registerSoftmax)
       layoutHolds = readLayoutProbe();
     // K and V overwrite the staged Q.
@@ -125,23 +142,40 @@ public:
     SmallVector<Value> inits;
     Value zeroTile =
         gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType, e.constF32(0.0f));
-    for (int64_t n = 0; n < outTiles; ++n)
-      inits.push_back(zeroTile);
-    for (size_t r = 0; r < rows.size(); ++r)
-      inits.push_back(e.negInf()); // m of this lane's rows
-    for (size_t r = 0; r < rows.size(); ++r)
-      inits.push_back(e.constF32(0.0f)); // l of this lane's rows
+    // Per row tile: its O tiles, then m and l of this lane's rows.
+    for (int64_t m = 0; m < l.rowTiles; ++m) {
+      for (int64_t n = 0; n < outTiles; ++n)
+        inits.push_back(zeroTile);
+      for (size_t r = 0; r < rows.size(); ++r)
+        inits.push_back(e.negInf()); // m of this lane's rows
+      for (size_t r = 0; r < rows.size(); ++r)
+        inits.push_back(e.constF32(0.0f)); // l of this lane's rows
+    }
     // This thread's share of the first key block, loaded ahead (the loop
     // then prefetches each next block while the current one computes).
-    inits.append(loadKeyBlock(lo));
+    SmallVector<Value> ahead = loadKeyBlock(lo);
+    if (l.kvStages == 2) {
+      // The first block goes to buffer 0 now; the loop stores block kb + 1
+      // into the other buffer while block kb computes.
+      storeKeyBlock(ahead, e.index(0));
+      ahead = loadKeyBlock(e.add(lo, e.index(1)));
+      gpu::BarrierOp::create(e.b);
+    }
+    inits.append(ahead);
     SmallVector<Value> state =
         e.forLoop(lo, hi, e.index(1), inits, [&](Value kb, ValueRange s) {
-          return keyBlock(rules, kb, s);
+          return keyBlock(rules, kb, lo, s);
         });
-    if (l.registerSoftmax)
-      finalizeInRegisters(state);
-    else
-      finalizeThroughStage(state);
+    int64_t perTile = tileStateSize();
+    for (int64_t m = 0; m < l.rowTiles; ++m) {
+      rows = tileRows[m];
+      ArrayRef<Value> tileState =
+          ArrayRef<Value>(state).slice(m * perTile, perTile);
+      if (l.registerSoftmax)
+        finalizeInRegisters(tileState);
+      else
+        finalizeThroughStage(tileState);
+    }
   }
 
 private:
@@ -208,9 +242,14 @@ private:
   }
 
   /// Stores the values of loadVectorRows (same `count`, `dim`) into the
-  /// stage, rows `stride` f16 apart from f16 element `offset`.
+  /// stage, rows `stride` f16 apart from f16 element `base + offset` (`base`
+  /// a multiple of 8, or null for 0).
   void storeVectorRows(ArrayRef<Value> values, int64_t count, int64_t dim,
-                       int64_t stride, int64_t offset) {
+                       int64_t stride, Value base, int64_t offset) {
+    Value start = e.index(offset / kPerVector);
+    if (base)
+      start =
+          e.add(arith::DivUIOp::create(e.b, base, e.index(kPerVector)), start);
     int64_t width = dim / kPerVector, total = count * width;
     for (auto [k, element] : llvm::enumerate(values)) {
       int64_t base = static_cast<int64_t>(k) * l.threads;
@@ -221,8 +260,8 @@ private:
       auto emitStore = [&] {
         Value r = arith::DivUIOp::create(e.b, idx, e.index(width));
         Value c = arith::RemUIOp::create(e.b, idx, e.index(width));
-        Value at = e.add(e.index(offset / kPerVector),
-                         e.add(e.mul(r, e.index(stride / kPerVector)), c));
+        Value at =
+            e.add(start, e.add(e.mul(r, e.index(stride / kPerVector)), c));
         memref::StoreOp::create(e.b, value, kvStage, ValueRange{at});
       };
       if (base + l.threads <= total) {
@@ -250,74 +289,116 @@ private:
     return values;
   }
 
+  /// Stores the values of loadKeyBlock into the K/V buffer that starts at
+  /// f16 element `buffer` of the stage (a multiple of 8).
+  void storeKeyBlock(ArrayRef<Value> values, Value buffer) {
+    storeVectorRows(values.take_front(numKeyValues), l.blockK, p.headDim, kS,
+                    buffer, 0);
+    storeVectorRows(values.drop_front(numKeyValues), l.blockK, p.headDimV, vS,
+                    buffer, vOffset);
+  }
+
   /// Combines `value` over the `lanes` neighbouring lanes that share a row.
   Value reduceRow(Value value, bool isMax, int64_t lanes) {
     return reduceAcrossLanes(e, value, isMax, lanes, l.subgroupSize);
   }
 
-  SmallVector<Value> keyBlock(VulkanScoreRules &rules, Value kb,
+  /// Loop-carried values of one row tile: its O tiles, then m and l of this
+  /// lane's rows.
+  int64_t tileStateSize() const {
+    return p.headDimV / kTile + 2 * static_cast<int64_t>(rows.size());
+  }
+
+  SmallVector<Value> keyBlock(VulkanScoreRules &rules, Value kb, Value lo,
                               ValueRange state) {
     int64_t outTiles = p.headDimV / kTile;
     int64_t keyTiles = l.blockK / kTile;
-    size_t numRowValues = 2 * rows.size();
+    int64_t perTile = tileStateSize();
 
-    // Stage the prefetched K and V (the previous block's readers are past
-    // the last barrier of the previous iteration), then start loading the
-    // next block: its latency hides behind this block's work.
-    SmallVector<Value> loadedValues(state.drop_front(outTiles + numRowValues));
-    ArrayRef<Value> loaded = loadedValues;
-    storeVectorRows(loaded.take_front(numKeyValues), l.blockK, p.headDim, kS,
-                    0);
-    storeVectorRows(loaded.drop_front(numKeyValues), l.blockK, p.headDimV, vS,
-                    vOffset);
-    gpu::BarrierOp::create(e.b);
-    SmallVector<Value> prefetched = loadKeyBlock(e.add(kb, e.index(1)));
+    SmallVector<Value> loaded(state.drop_front(l.rowTiles * perTile));
+    SmallVector<Value> prefetched;
+    // The K/V buffer this block's matrices read (f16 element offset).
+    Value cur = e.index(0);
+    if (l.kvStages == 2) {
+      // Block kb sits in buffer (kb - lo) % 2 (stored during the previous
+      // iteration, before its barrier); block kb + 1 goes into the other,
+      // whose readers (block kb - 1) are past that barrier too. Then the
+      // loads of block kb + 2 start and hide behind this block's work.
+      Value parity = arith::RemUIOp::create(e.b, e.sub(kb, lo), e.index(2));
+      cur = e.mul(parity, e.index(kvBuffer));
+      storeKeyBlock(loaded, e.sub(e.index(kvBuffer), cur));
+      prefetched = loadKeyBlock(e.add(kb, e.index(2)));
+    } else {
+      // Stage the prefetched K and V (the previous block's readers are past
+      // the last barrier of the previous iteration), then start loading the
+      // next block: its latency hides behind this block's work.
+      storeKeyBlock(loaded, Value());
+      gpu::BarrierOp::create(e.b);
+      prefetched = loadKeyBlock(e.add(kb, e.index(1)));
+    }
 
-    // S = Q K^T.
-    SmallVector<Value> scores;
+    // S = Q K^T; each K^T tile feeds every row tile.
+    int64_t rowTiles = l.rowTiles;
+    SmallVector<SmallVector<Value>> scores(rowTiles);
     for (int64_t j = 0; j < keyTiles; ++j) {
-      Value acc = gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType,
-                                                           e.constF32(0.0f));
+      SmallVector<Value> acc(rowTiles, gpu::SubgroupMmaConstantMatrixOp::create(
+                                           e.b, cType, e.constF32(0.0f)));
       for (int64_t d = 0; d < p.headDim / kTile; ++d) {
         // K^T tile: column-major view of K rows j*16.., columns d*16...
-        Value kt = load(bType, kvStage, e.index(j * kTile * kS + d * kTile), kS,
+        Value kt = load(bType, kvStage,
+                        e.add(cur, e.index(j * kTile * kS + d * kTile)), kS,
                         /*transpose=*/true);
-        acc = gpu::SubgroupMmaComputeOp::create(e.b, qTiles[d], kt, acc,
-                                                UnitAttr(), UnitAttr());
+        for (int64_t m = 0; m < rowTiles; ++m)
+          acc[m] = gpu::SubgroupMmaComputeOp::create(
+              e.b, qTiles[m][d], kt, acc[m], UnitAttr(), UnitAttr());
       }
-      scores.push_back(acc);
+      for (int64_t m = 0; m < rowTiles; ++m)
+        scores[m].push_back(acc[m]);
     }
 
     Value keyStart = e.mul(kb, e.index(l.blockK));
-    SmallVector<Value> oldState(state.begin(),
-                                state.begin() + outTiles + numRowValues);
-    SmallVector<Value> pTiles, next;
-    Value alphaTile;
-    if (l.registerSoftmax)
-      softmaxInRegisters(rules, keyStart, scores, oldState, pTiles, alphaTile,
-                         next);
-    else
-      softmaxThroughStage(rules, keyStart, scores, oldState, pTiles, alphaTile,
-                          next);
-
-    // O = O * alpha + P V.
-    SmallVector<Value> out;
-    for (int64_t n = 0; n < outTiles; ++n) {
-      Value acc = gpu::SubgroupMmaElementwiseOp::create(
-          e.b, cType, ValueRange{state[n], alphaTile},
-          gpu::MMAElementwiseOp::MULF);
-      for (int64_t j = 0; j < keyTiles; ++j) {
-        Value v = load(bType, kvStage,
-                       e.index(vOffset + j * kTile * vS + n * kTile), vS,
-                       /*transpose=*/false);
-        acc = gpu::SubgroupMmaComputeOp::create(e.b, pTiles[j], v, acc,
-                                                UnitAttr(), UnitAttr());
-      }
-      out.push_back(acc);
+    SmallVector<SmallVector<Value>> pTiles(rowTiles), next(rowTiles);
+    SmallVector<Value> alphaTiles(rowTiles);
+    for (int64_t m = 0; m < rowTiles; ++m) {
+      rows = tileRows[m];
+      SmallVector<Value> oldState(state.begin() + m * perTile,
+                                  state.begin() + (m + 1) * perTile);
+      if (l.registerSoftmax)
+        softmaxInRegisters(rules, keyStart, scores[m], oldState, pTiles[m],
+                           alphaTiles[m], next[m]);
+      else
+        softmaxThroughStage(rules, keyStart, scores[m], oldState, pTiles[m],
+                            alphaTiles[m], next[m]);
     }
-    // The stages are rewritten by the next block.
+
+    // O = O * alpha + P V; each V tile feeds every row tile.
+    SmallVector<SmallVector<Value>> outTilesOf(rowTiles);
+    for (int64_t n = 0; n < outTiles; ++n) {
+      SmallVector<Value> acc;
+      for (int64_t m = 0; m < rowTiles; ++m)
+        acc.push_back(gpu::SubgroupMmaElementwiseOp::create(
+            e.b, cType, ValueRange{state[m * perTile + n], alphaTiles[m]},
+            gpu::MMAElementwiseOp::MULF));
+      for (int64_t j = 0; j < keyTiles; ++j) {
+        Value v =
+            load(bType, kvStage,
+                 e.add(cur, e.index(vOffset + j * kTile * vS + n * kTile)), vS,
+                 /*transpose=*/false);
+        for (int64_t m = 0; m < rowTiles; ++m)
+          acc[m] = gpu::SubgroupMmaComputeOp::create(
+              e.b, pTiles[m][j], v, acc[m], UnitAttr(), UnitAttr());
+      }
+      for (int64_t m = 0; m < rowTiles; ++m)
+        outTilesOf[m].push_back(acc[m]);
+    }
+    SmallVector<Value> out;
+    for (int64_t m = 0; m < rowTiles; ++m) {
+      out.append(outTilesOf[m]);
+      out.append(next[m]);
+    }
+    // The next block is staged (two buffers), or its iteration rewrites
+    // this block's buffer (one).
     gpu::BarrierOp::create(e.b);
-    out.append(next);
     out.append(prefetched);
     return out;
   }
@@ -602,14 +683,17 @@ private:
   int64_t lanesPerRow;
   Value qBlock, head, batch, threadId, subgroup, lane, myRow, myPart;
   Value rowStart, numRows, kvHead;
-  /// The query rows of this lane's softmax: one through the stage, two
-  /// (g and g + 8 of the subgroup's tile) in registers.
+  /// The query rows of this lane's softmax in the row tile being emitted:
+  /// one through the stage, two (g and g + 8 of the tile) in registers.
   SmallVector<Value, 2> rows;
+  /// `rows` of each of the subgroup's row tiles.
+  SmallVector<SmallVector<Value, 2>> tileRows;
   Value qView, kView, vView, kvStage;
   Value sStage, pStage, alphaStage, sBase, pBase, alphaBase;
   Value probeC, probeA, layoutHolds;
-  int64_t qS, kS, vS, vOffset;
-  SmallVector<Value> qTiles;
+  int64_t qS, kS, vS, vOffset, kvBuffer;
+  /// Q's A matrices, per row tile, per 16 columns of head_dim.
+  SmallVector<SmallVector<Value>> qTiles;
   /// How many of the prefetched values are K's.
   size_t numKeyValues = 0;
 };

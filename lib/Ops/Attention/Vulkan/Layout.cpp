@@ -15,6 +15,8 @@ int64_t roundUp(int64_t value, int64_t multiple) {
 constexpr int64_t kMaxAccumulators = 96;
 /// Elements of head_dim staged per step of S = Q K^T.
 constexpr int64_t kDChunk = 16;
+/// Cooperative path: the smallest workgroup that stages K/V in two buffers.
+constexpr int64_t kMinThreadsForTwoBuffers = 256;
 } // namespace
 
 std::optional<VulkanAttentionLayout> VulkanAttentionLayout::compute(
@@ -75,13 +77,22 @@ std::optional<VulkanAttentionLayout> VulkanAttentionLayout::compute(
     // An f16 stage for Q, then K and V; with the register softmax the
     // layout probe, else per subgroup f32 scores, f16 probabilities and an
     // f32 16x16 matrix of row factors.
-    l.sharedBytes = 2 * l.kvStageElements(headDim, headDimV);
-    if (l.registerSoftmax)
-      l.sharedBytes += kLayoutProbeBytes;
-    else
-      l.sharedBytes +=
-          numSubgroups * kTile *
-          (4 * l.sStride() + 2 * l.pStride() + 4 * l.alphaStride());
+    int64_t extra =
+        l.registerSoftmax
+            ? kLayoutProbeBytes
+            : numSubgroups * kTile *
+                  (4 * l.sStride() + 2 * l.pStride() + 4 * l.alphaStride());
+    // Two K/V buffers (one barrier per key block) where they fit, for
+    // workgroups of at least 256 threads: on the H100 those are held about
+    // one per SM by their registers, so the larger stage costs no
+    // residency, while smaller ones are held several per SM and lose half
+    // of them (d64 `64, 64, 4`: 0.796 ms with one buffer, 1.122 with two;
+    // `128, 64, 8`: 0.876 and 0.788; docs/performance-vulkan.md).
+    l.kvStages = 2;
+    if (l.threads < kMinThreadsForTwoBuffers ||
+        2 * l.kvStageElements(headDim, headDimV) + extra > sharedLimit)
+      l.kvStages = 1;
+    l.sharedBytes = 2 * l.kvStageElements(headDim, headDimV) + extra;
   } else {
     // Threads along keys: neighbours in a subgroup, at most 16.
     int64_t tx = 1;

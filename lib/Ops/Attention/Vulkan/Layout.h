@@ -17,10 +17,13 @@
 // Cooperative-matrix path (f16 inputs, VK_KHR_cooperative_matrix 16x16x16):
 // each subgroup owns 16 query rows (block_q = 16 * num_subgroups); Q is
 // kept in matrix registers; the workgroup stages the key and value blocks
-// as f16 (16-byte copies). Where the device lays its matrices out as
-// NVIDIA's mma.sync fragments (`registerSoftmax`), the softmax reads and
-// writes the matrices' elements in registers; elsewhere each subgroup stages
-// its scores (f32), probabilities (f16) and per-row rescale factors.
+// as f16 (16-byte copies), in two alternating buffers where shared memory
+// holds them and the workgroup is large (one barrier per key block), else
+// in one (two barriers). Where the
+// device lays its matrices out as NVIDIA's mma.sync fragments
+// (`registerSoftmax`), the softmax reads and writes the matrices' elements in
+// registers; elsewhere each subgroup stages its scores (f32), probabilities
+// (f16) and per-row rescale factors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,10 +70,26 @@ struct VulkanAttentionLayout {
   /// Register softmax: f32 and f16 16x16 tiles of element indices, which
   /// each subgroup reads back to check the layout it relies on.
   static constexpr int64_t kLayoutProbeBytes = kTile * kTile * (4 + 2);
-  /// f16 elements of the stage that first holds Q, then K and V.
+  /// Cooperative path: 16-row tiles of Q each subgroup owns (block_q = 16 *
+  /// rowTiles * num_subgroups). The kernel emits any count; two would let
+  /// each K^T and V tile loaded from shared memory feed two matrix
+  /// products, as FlashAttention-2's warps own 32 rows, but `compute`
+  /// allows one until two has passed the device checks
+  /// (docs/performance-vulkan.md).
+  int64_t rowTiles = 1;
+  /// Cooperative path: K/V buffers of the stage. Two where they fit and the
+  /// workgroup has at least 256 threads: block j + 1 is stored into one
+  /// while block j's matrices read the other, so a key block needs one
+  /// barrier instead of two.
+  int64_t kvStages = 1;
+  /// f16 elements of one K/V buffer (block_k rows of K, then of V).
+  int64_t kvBufferElements(int64_t headDim, int64_t headDimV) const {
+    return blockK * (rowStride(headDim) + rowStride(headDimV));
+  }
+  /// f16 elements of the stage that first holds Q, then the K/V buffers.
   int64_t kvStageElements(int64_t headDim, int64_t headDimV) const {
     int64_t q = blockQ * rowStride(headDim);
-    int64_t kv = blockK * (rowStride(headDim) + rowStride(headDimV));
+    int64_t kv = kvStages * kvBufferElements(headDim, headDimV);
     return q > kv ? q : kv;
   }
 

@@ -1,0 +1,67 @@
+// The cooperative-matrix kernel's K/V buffers on a device with NVIDIA's
+// matrix layout (register softmax) and 48 KiB of shared memory.
+// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle,cooperative_matrix_nv_layout subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152" -ejk-form-dispatches -ejk-tile-dispatches | FileCheck %s
+
+// d64, the heuristic's 128 x 64 blocks of 8 subgroups: two K/V buffers of
+// 64 + 64 rows of 72 halves (9 vectors) fit (2 * 1152 vectors = 36 KiB, +
+// the 1.5 KiB probe). The first block is staged before the loop; in the
+// loop the next block is stored into the other buffer with no barrier
+// before the matrix products, and one barrier ends each block.
+// CHECK-LABEL: func.func private @two_buffers_dispatch_0
+// CHECK-SAME: ejk.grid = array<i64: 2, 2, 1>
+// CHECK-SAME: ejk.shared_memory_bytes = 38400 : i64
+// CHECK-SAME: ejk.workgroup_size = array<i64: 256, 1, 1>
+// CHECK: memref.alloc() : memref<2304xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK: scf.for
+// CHECK-NOT: gpu.barrier
+// CHECK: memref.store %{{.*}} : memref<2304xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.subgroup_mma_compute
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.subgroup_mma_elementwise  mulf
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield
+func.func @two_buffers(%q: tensor<1x256x2x64xf16>, %k: tensor<1x256x2x64xf16>, %v: tensor<1x256x2x64xf16>) -> tensor<1x256x2x64xf16> {
+  %o = ejk.flash_attention %q, %k, %v : tensor<1x256x2x64xf16>, tensor<1x256x2x64xf16>, tensor<1x256x2x64xf16> -> tensor<1x256x2x64xf16>
+  return %o : tensor<1x256x2x64xf16>
+}
+
+// -----
+
+// d128, 128 x 64 blocks: two buffers of 64 + 64 rows of 136 halves would
+// take 68 KiB, so one (max(128, 64 + 64) rows = 2176 vectors) and a second
+// barrier per block, between staging and the products.
+// CHECK-LABEL: func.func private @one_buffer_dispatch_0
+// CHECK-SAME: ejk.shared_memory_bytes = 36352 : i64
+// CHECK: memref.alloc() : memref<2176xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK: scf.for
+// CHECK: memref.store %{{.*}} : memref<2176xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: gpu.subgroup_mma_compute
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield
+func.func @one_buffer(%q: tensor<1x256x2x128xf16>, %k: tensor<1x256x2x128xf16>, %v: tensor<1x256x2x128xf16>) -> tensor<1x256x2x128xf16> {
+  %o = ejk.flash_attention %q, %k, %v : tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16> -> tensor<1x256x2x128xf16>
+  return %o : tensor<1x256x2x128xf16>
+}
+
+// -----
+
+// d64, 64 x 64 blocks of 4 subgroups: two buffers would fit, but a
+// workgroup of 128 threads keeps one (the larger stage halves how many
+// such workgroups an SM holds): max(64, 64 + 64) rows of 9 vectors, and
+// the barrier between staging and the products.
+// CHECK-LABEL: func.func private @small_workgroup_dispatch_0
+// CHECK-SAME: ejk.shared_memory_bytes = 19968 : i64
+// CHECK-SAME: ejk.workgroup_size = array<i64: 128, 1, 1>
+// CHECK: memref.alloc() : memref<1152xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK: scf.for
+// CHECK: memref.store %{{.*}} : memref<1152xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: gpu.subgroup_mma_compute
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield
+func.func @small_workgroup(%q: tensor<1x256x2x64xf16>, %k: tensor<1x256x2x64xf16>, %v: tensor<1x256x2x64xf16>) -> tensor<1x256x2x64xf16> {
+  %o = ejk.flash_attention %q, %k, %v {config = #ejk.config<block_q = 64, block_k = 64, num_subgroups = 4>} : tensor<1x256x2x64xf16>, tensor<1x256x2x64xf16>, tensor<1x256x2x64xf16> -> tensor<1x256x2x64xf16>
+  return %o : tensor<1x256x2x64xf16>
+}
