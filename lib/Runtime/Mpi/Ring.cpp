@@ -18,10 +18,10 @@
 
 #include "ejk/Runtime/ejk_ring.h"
 #include "ejk/Runtime/ejk_zigzag.h"
-#include "ejk/Support/Float16.h"
+
+#include "RingHost.h"
 
 #include <mpi.h>
-#include <sched.h>
 
 #include <algorithm>
 #include <chrono>
@@ -33,6 +33,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+using namespace ejk::ring;
 
 namespace {
 
@@ -59,64 +61,6 @@ uint64_t nowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
-}
-
-using Bytes = std::vector<unsigned char>;
-
-/// A block of rows [begin, begin + count) of a [B, S, ...] array whose rows
-/// are `rowBytes` long.
-void copyRows(unsigned char *dst, const unsigned char *src, int64_t batch,
-              int64_t srcSeq, int64_t dstSeq, int64_t srcBegin,
-              int64_t dstBegin, int64_t count, int64_t rowBytes) {
-  for (int64_t b = 0; b < batch; ++b)
-    std::memcpy(dst + (b * dstSeq + dstBegin) * rowBytes,
-                src + (b * srcSeq + srcBegin) * rowBytes,
-                size_t(count * rowBytes));
-}
-
-/// Element `i` of an f32, f16 or bf16 array, as f32.
-float loadFloat(const unsigned char *data, ejk_dtype dtype, int64_t i) {
-  if (dtype == EJK_DTYPE_F32) {
-    float value;
-    std::memcpy(&value, data + i * 4, 4);
-    return value;
-  }
-  uint16_t bits;
-  std::memcpy(&bits, data + i * 2, 2);
-  return dtype == EJK_DTYPE_F16 ? ejk::halfToFloat(bits)
-                                : ejk::bfloat16ToFloat(bits);
-}
-
-void storeFloat(unsigned char *data, ejk_dtype dtype, int64_t i, float value) {
-  if (dtype == EJK_DTYPE_F32) {
-    std::memcpy(data + i * 4, &value, 4);
-    return;
-  }
-  uint16_t bits = dtype == EJK_DTYPE_F16 ? ejk::floatToHalf(value)
-                                         : ejk::floatToBFloat16(value);
-  std::memcpy(data + i * 2, &bits, 2);
-}
-
-/// The CPUs this process may run on (mpirun's binding included).
-int usableCpus() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0)
-    return std::max(1, CPU_COUNT(&set));
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
-/// Runs body(begin, end) over [0, count) split across up to `threads`
-/// threads (this one included), returning once all are done.
-template <typename Body>
-void parallelFor(int64_t count, int threads, const Body &body) {
-  int64_t parts = std::max<int64_t>(1, std::min<int64_t>(threads, count));
-  std::vector<std::thread> workers;
-  for (int64_t p = 1; p < parts; ++p)
-    workers.emplace_back(
-        [&, p] { body(count * p / parts, count * (p + 1) / parts); });
-  body(0, count / parts);
-  for (std::thread &worker : workers)
-    worker.join();
 }
 
 } // namespace
@@ -237,6 +181,9 @@ struct ejk_ring {
   int64_t oElems() const { return batch * seq * heads * headDimV; }
   int64_t lElems() const { return batch * heads * seq; }
   int64_t kRowBytes() const { return kvHeads * headDim * elemBytes; }
+  ejk::ring::MergeShape mergeShape() const {
+    return {batch, seq, heads, headDimV, dtype, threads};
+  }
   int64_t vRowBytes() const { return kvHeads * headDimV * elemBytes; }
 
   /// Global position of local row `i` of rank `rank`.
@@ -275,37 +222,6 @@ bool allRanksOk(ejk_comm *comm, bool ok, int &firstFailed) {
   MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm->comm);
   firstFailed = first;
   return first == INT_MAX;
-}
-
-/// out/lse (rows [begin, begin + rows) of the accumulators) merged with a
-/// block's output (the entry's element type) and lse of `rows` rows, in the
-/// log domain, on the ring's host threads.
-void mergeBlock(std::vector<float> &accO, std::vector<float> &accL,
-                const Bytes &partO, const std::vector<float> &partL,
-                const ejk_ring &ring, int64_t begin, int64_t rows) {
-  int64_t heads = ring.heads, dv = ring.headDimV, seq = ring.seq;
-  ejk_dtype dtype = ring.dtype;
-  const unsigned char *part = partO.data();
-  parallelFor(ring.batch * rows, ring.threads, [&](int64_t from, int64_t to) {
-    for (int64_t row = from; row < to; ++row) {
-      int64_t b = row / rows, i = row % rows;
-      for (int64_t h = 0; h < heads; ++h) {
-        float partLse = partL[(b * heads + h) * rows + i];
-        if (partLse == -std::numeric_limits<float>::infinity())
-          continue;
-        float &acc = accL[(b * heads + h) * seq + begin + i];
-        float m = std::max(acc, partLse);
-        float wAcc = std::exp(acc - m), wPart = std::exp(partLse - m);
-        float sum = wAcc + wPart;
-        float *o = &accO[((b * seq + begin + i) * heads + h) * dv];
-        int64_t p = ((b * rows + i) * heads + h) * dv;
-        float a = wAcc / sum, c = wPart / sum;
-        for (int64_t d = 0; d < dv; ++d)
-          o[d] = a * o[d] + c * loadFloat(part, dtype, p + d);
-        acc = m + std::log(sum);
-      }
-    }
-  });
 }
 
 ejk_status createStaging(ejk_ring &ring, ejk_device *device);
@@ -730,12 +646,12 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
     if (!previous.entry.empty()) {
       uint64_t readStart = nowNs();
       if (readBack(previous))
-        merger =
-            std::thread([&, begin = previous.rowBegin, rows = previous.rows] {
-              uint64_t m0 = nowNs();
-              mergeBlock(accO, accL, partO, partL, *ring, begin, rows);
-              mergeNs = since(m0);
-            });
+        merger = std::thread([&, begin = previous.rowBegin,
+                              rows = previous.rows] {
+          uint64_t m0 = nowNs();
+          mergeBlock(accO, accL, partO, partL, ring->mergeShape(), begin, rows);
+          mergeNs = since(m0);
+        });
       st.staging_ns += since(readStart);
     }
     // MPI moves a large message inside its calls: wait here, on this
@@ -796,8 +712,8 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
     last.staging_ns += since(r0);
     uint64_t m0 = nowNs();
     if (read)
-      mergeBlock(accO, accL, partO, partL, *ring, previous.rowBegin,
-                 previous.rows);
+      mergeBlock(accO, accL, partO, partL, ring->mergeShape(),
+                 previous.rowBegin, previous.rows);
     last.merge_ns += since(m0);
     last.host_ns += since(r0);
     last.total_ns += since(r0);

@@ -1,0 +1,84 @@
+//===- RingHost.cpp - the ring's host-side arithmetic ---------------------===//
+
+#include "RingHost.h"
+
+#include "ejk/Support/Float16.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sched.h>
+
+namespace ejk::ring {
+
+/// A block of rows [begin, begin + count) of a [B, S, ...] array whose rows
+/// are `rowBytes` long.
+void copyRows(unsigned char *dst, const unsigned char *src, int64_t batch,
+              int64_t srcSeq, int64_t dstSeq, int64_t srcBegin,
+              int64_t dstBegin, int64_t count, int64_t rowBytes) {
+  for (int64_t b = 0; b < batch; ++b)
+    std::memcpy(dst + (b * dstSeq + dstBegin) * rowBytes,
+                src + (b * srcSeq + srcBegin) * rowBytes,
+                size_t(count * rowBytes));
+}
+
+/// Element `i` of an f32, f16 or bf16 array, as f32.
+float loadFloat(const unsigned char *data, ejk_dtype dtype, int64_t i) {
+  if (dtype == EJK_DTYPE_F32) {
+    float value;
+    std::memcpy(&value, data + i * 4, 4);
+    return value;
+  }
+  uint16_t bits;
+  std::memcpy(&bits, data + i * 2, 2);
+  return dtype == EJK_DTYPE_F16 ? ejk::halfToFloat(bits)
+                                : ejk::bfloat16ToFloat(bits);
+}
+
+void storeFloat(unsigned char *data, ejk_dtype dtype, int64_t i, float value) {
+  if (dtype == EJK_DTYPE_F32) {
+    std::memcpy(data + i * 4, &value, 4);
+    return;
+  }
+  uint16_t bits = dtype == EJK_DTYPE_F16 ? ejk::floatToHalf(value)
+                                         : ejk::floatToBFloat16(value);
+  std::memcpy(data + i * 2, &bits, 2);
+}
+
+/// The CPUs this process may run on (mpirun's binding included).
+int usableCpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+void mergeBlock(std::vector<float> &accO, std::vector<float> &accL,
+                const Bytes &partO, const std::vector<float> &partL,
+                const MergeShape &shape, int64_t begin, int64_t rows) {
+  int64_t heads = shape.heads, dv = shape.headDimV, seq = shape.seq;
+  ejk_dtype dtype = shape.dtype;
+  const unsigned char *part = partO.data();
+  parallelFor(shape.batch * rows, shape.threads, [&](int64_t from, int64_t to) {
+    for (int64_t row = from; row < to; ++row) {
+      int64_t b = row / rows, i = row % rows;
+      for (int64_t h = 0; h < heads; ++h) {
+        float partLse = partL[(b * heads + h) * rows + i];
+        if (partLse == -std::numeric_limits<float>::infinity())
+          continue;
+        float &acc = accL[(b * heads + h) * seq + begin + i];
+        float m = std::max(acc, partLse);
+        float wAcc = std::exp(acc - m), wPart = std::exp(partLse - m);
+        float sum = wAcc + wPart;
+        float *o = &accO[((b * seq + begin + i) * heads + h) * dv];
+        int64_t p = ((b * rows + i) * heads + h) * dv;
+        float a = wAcc / sum, c = wPart / sum;
+        for (int64_t d = 0; d < dv; ++d)
+          o[d] = a * o[d] + c * loadFloat(part, dtype, p + d);
+        acc = m + std::log(sum);
+      }
+    }
+  });
+}
+
+} // namespace ejk::ring
