@@ -287,21 +287,32 @@ TEST_F(StateSpaceTuningTest, VulkanSsdHeuristicForMamba2) {
   TunableOpInterface op = parse(ssdIR(2048, 32, 64, 128));
   ASSERT_TRUE(op);
   // 8 subgroups; head_dim blocks of 16 for 128 workgroups; chunks of 64;
-  // n-chunks of 32: 46848 bytes of shared memory; 128 workgroups are few:
-  // 4 splits of 512 steps.
+  // n-chunks of 32: 46848 bytes of shared memory; one pass (the split scan
+  // was slower for mamba2 on the H100 at every split: Rules.cpp).
   ConfigAttr heuristic = op.getHeuristicConfig(nvidia());
   EXPECT_EQ(reason(op, heuristic, nvidia()), "ok");
   EXPECT_EQ(printAttr(heuristic),
             "#ejk.config<block_n = 32, block_p = 16, chunk_size = 64, "
-            "num_subgroups = 8, split_l = 512>");
+            "num_subgroups = 8>");
   std::optional<VulkanSsdLayout> layout = getVulkanSsdLayout(
       cast<SsdOp>(op.getOperation()), heuristic, nvidia(), llvm::nulls());
   ASSERT_TRUE(layout);
   EXPECT_EQ(layout->sharedBytes, 46848);
+  EXPECT_LE(layout->cb.accumulators() + layout->y.accumulators(), 64);
+  // The split the tuner tries: 4 splits of 512 steps (512 workgroups).
+  ConfigAttr split = config({{"block_n", 32},
+                             {"block_p", 16},
+                             {"chunk_size", 64},
+                             {"num_subgroups", 8},
+                             {"split_l", 512}});
+  EXPECT_EQ(reason(op, split, nvidia()), "ok");
+  EXPECT_TRUE(llvm::is_contained(op.getConfigSpace(nvidia(), false), split));
+  layout = getVulkanSsdLayout(cast<SsdOp>(op.getOperation()), split, nvidia(),
+                              llvm::nulls());
+  ASSERT_TRUE(layout);
   EXPECT_EQ(layout->numSplits, 4);
   EXPECT_EQ(layout->splitChunks, 8);
   EXPECT_EQ(layout->statesSharedBytes, 21760);
-  EXPECT_LE(layout->cb.accumulators() + layout->y.accumulators(), 64);
   // lavapipe's 32 KiB need smaller blocks.
   ConfigAttr lvp = op.getHeuristicConfig(lavapipe());
   EXPECT_EQ(reason(op, lvp, lavapipe()), "ok") << printAttr(lvp);

@@ -214,6 +214,28 @@ LogicalResult VulkanSsd::verifyConfig(SsdOp op, ConfigAttr attr,
   return success();
 }
 
+/// Scan workgroups an SSD would expose to fill an H100 (about four of 256
+/// threads and ~46 KiB resident per SM, 132 SMs): the split candidates the
+/// tuner tries aim for it.
+static constexpr int64_t kWantedSsdWorkgroups = 512;
+
+/// `config` with the split scan when its grid has fewer than
+/// kWantedSsdWorkgroups workgroups and the sequence has several chunks:
+/// splits of whole chunks, as many as reach kWantedSsdWorkgroups.
+static SsdConfig withSsdSplit(const SsdProblem &p, SsdConfig config) {
+  int64_t workgroups = p.batch * p.heads *
+                       ceilDiv(p.headDim, std::max<int64_t>(1, config.blockP));
+  int64_t chunks = ceilDiv(p.seq, std::max<int64_t>(1, config.chunkSize));
+  if (workgroups == 0 || workgroups >= kWantedSsdWorkgroups || chunks < 2)
+    return config;
+  int64_t splits = std::min(chunks, ceilDiv(kWantedSsdWorkgroups, workgroups));
+  int64_t splitChunks = ceilDiv(chunks, splits);
+  if (splitChunks >= chunks)
+    return config;
+  config.splitL = splitChunks * config.chunkSize;
+  return config;
+}
+
 SmallVector<ConfigAttr>
 VulkanSsd::configSpace(SsdOp op, const TargetInfo &target, bool full) {
   SsdProblem p = readSsdProblem(op);
@@ -249,9 +271,11 @@ VulkanSsd::configSpace(SsdOp op, const TargetInfo &target, bool full) {
         }
     }
   }
-  // The split scan around the heuristic's when it splits.
-  SsdConfig split =
-      *SsdConfig::read(heuristicConfig(op, target), llvm::nulls());
+  // The split scan (the heuristic's blocks, split as withSsdSplit would)
+  // for the tuner to try: the heuristic itself does not split.
+  SsdConfig split = withSsdSplit(
+      readSsdProblem(op),
+      *SsdConfig::read(heuristicConfig(op, target), llvm::nulls()));
   if (!split.splitL)
     return space;
   int64_t base = *split.splitL;
@@ -269,35 +293,16 @@ VulkanSsd::configSpace(SsdOp op, const TargetInfo &target, bool full) {
   return space;
 }
 
-/// Scan workgroups an SSD should expose (an H100 keeps about four of 256
-/// threads and ~46 KiB resident per SM, 132 SMs): below it the sequence is
-/// split.
-static constexpr int64_t kWantedSsdWorkgroups = 512;
-
-/// `config` with the split scan when its grid has fewer than
-/// kWantedSsdWorkgroups workgroups and the sequence has several chunks:
-/// splits of whole chunks, as many as reach kWantedSsdWorkgroups.
-static SsdConfig withSsdSplit(const SsdProblem &p, SsdConfig config) {
-  int64_t workgroups = p.batch * p.heads *
-                       ceilDiv(p.headDim, std::max<int64_t>(1, config.blockP));
-  int64_t chunks = ceilDiv(p.seq, std::max<int64_t>(1, config.chunkSize));
-  if (workgroups == 0 || workgroups >= kWantedSsdWorkgroups || chunks < 2)
-    return config;
-  int64_t splits = std::min(chunks, ceilDiv(kWantedSsdWorkgroups, workgroups));
-  int64_t splitChunks = ceilDiv(chunks, splits);
-  if (splitChunks >= chunks)
-    return config;
-  config.splitL = splitChunks * config.chunkSize;
-  return config;
-}
-
 /// The first config that fits, in order of preference: 256 threads;
 /// chunks of 64 (each chunk is a sequential step of the workgroup, and the
 /// quadratic part stays small next to the state work); head_dim blocks
 /// halved from 64 until the grid has about 128 workgroups (the workgroups
 /// of a head recompute its C B^T, so smaller blocks cost work); n-chunks of
-/// up to 32 states; then the split scan when the grid is small
-/// (withSsdSplit).
+/// up to 32 states. Never the split scan: on the H100 it was slower than one
+/// pass for mamba2 at every split tried (one pass 0.515 ms; splits of
+/// 1024/512/256/128 steps 0.640/0.669/0.709/0.802 ms,
+/// bench/results/h100/ssm-split-2026-11-27-run2.json): the end-state pass
+/// costs more than the parallelism gives back. The tuner still tries it.
 ConfigAttr VulkanSsd::heuristicConfig(SsdOp op, const TargetInfo &target) {
   SsdProblem p = readSsdProblem(op);
   int64_t subgroup = std::max<unsigned>(1, target.subgroupSize);
@@ -330,9 +335,6 @@ ConfigAttr VulkanSsd::heuristicConfig(SsdOp op, const TargetInfo &target) {
             fallback = attr;
           if (failed(verifyConfig(op, attr, target, llvm::nulls())))
             continue;
-          ConfigAttr split = withSsdSplit(p, config).toAttr(op.getContext());
-          if (succeeded(verifyConfig(op, split, target, llvm::nulls())))
-            return split;
           return attr;
         }
       }
