@@ -3,7 +3,7 @@
  *   ejk-bench-run MANIFEST.json [--device SPEC] [--entry NAME]
  *                 [--input IN.npy]... [--output OUT.npy]...
  *                 [--runs N] [--warmup W] [--warmup-ms T] [--seed S]
- *                 [--load-only]
+ *                 [--load-only] [--dispatch-times]
  *
  * The benchmark's runner for machines without MLIR (the H100 machine): it
  * links only libejk_runtime (include/ejk/Runtime/ejk_runtime.h). It loads the
@@ -31,7 +31,12 @@
  * decode anomaly: docs/performance-vulkan.md, "The GPU harness"). --output
  * writes the outputs (from the first run) as .npy files. --load-only stops once
  * the device exists and the module is loaded and prints "loaded" (process start
- * to a ready kernel for a program that links only the runtime). Exit status: 0
+ * to a ready kernel for a program that links only the runtime).
+ * --dispatch-times adds a line with each dispatch's median time over the N
+ * runs (ejk_last_invoke_dispatch_times_ns: a GPU timestamp after each
+ * dispatch on Vulkan), a profile of the entry's phases:
+ *
+ *   dispatches: 3, median ms: 0.012 0.201 0.480 Exit status: 0
  * on success, 1 when a runtime call fails, 2 on bad arguments or inputs that do
  * not match the manifest.
  */
@@ -52,8 +57,11 @@ typedef struct {
   size_t num_inputs, num_outputs;
   long runs, warmup, warmup_ms;
   uint64_t seed;
-  int load_only;
+  int load_only, dispatch_times;
 } options;
+
+/* Dispatches whose times --dispatch-times keeps (the runtime times <= 62). */
+#define MAX_DISPATCHES 64
 
 /* Prints the failure of a runtime call; nonzero when it failed. */
 static int failed(ejk_status status, const char *what) {
@@ -319,7 +327,8 @@ static int usage(const char *msg) {
           "usage: ejk-bench-run MANIFEST.json [--device SPEC] [--entry NAME]\n"
           "                     [--input IN.npy]... [--output OUT.npy]...\n"
           "                     [--runs N] [--warmup W] [--warmup-ms T] "
-          "[--seed S] [--load-only]\n");
+          "[--seed S] [--load-only]\n"
+          "                     [--dispatch-times]\n");
   return 2;
 }
 
@@ -350,6 +359,10 @@ static int parse_args(int argc, char **argv, options *o) {
       return usage(NULL);
     if (strcmp(a, "--load-only") == 0) {
       o->load_only = 1;
+      continue;
+    }
+    if (strcmp(a, "--dispatch-times") == 0) {
+      o->dispatch_times = 1;
       continue;
     }
     if (i + 1 >= argc)
@@ -448,7 +461,8 @@ int main(int argc, char **argv) {
   ejk_buffer *buffers[2 * MAX_ARGS] = {NULL};
   void *host[2 * MAX_ARGS] = {NULL};
   ejk_tensor_desc desc[2 * MAX_ARGS];
-  uint64_t *kernel_ns = NULL, *wall_ns = NULL;
+  uint64_t *kernel_ns = NULL, *wall_ns = NULL, *dispatch_ns = NULL;
+  size_t num_dispatches = 0;
   size_t num_in = 0, num_out = 0, count = 0;
   rc = 1;
   if (failed(ejk_device_create(o.device, &device), "device") ||
@@ -513,7 +527,9 @@ int main(int argc, char **argv) {
 
   kernel_ns = calloc((size_t)o.runs, sizeof *kernel_ns);
   wall_ns = calloc((size_t)o.runs, sizeof *wall_ns);
-  if (!kernel_ns || !wall_ns)
+  /* [dispatch][run], so each dispatch's runs sort together. */
+  dispatch_ns = calloc((size_t)o.runs * MAX_DISPATCHES, sizeof *dispatch_ns);
+  if (!kernel_ns || !wall_ns || !dispatch_ns)
     goto done;
   double warm_start = now_ns(), timed_from = 0;
   for (long r = -1 - o.warmup; r < o.runs; ++r) {
@@ -543,6 +559,15 @@ int main(int argc, char **argv) {
       continue;
     if (failed(ejk_last_invoke_time_ns(module, &kernel_ns[r]), "time"))
       goto done;
+    uint64_t times[MAX_DISPATCHES];
+    if (failed(ejk_last_invoke_dispatch_times_ns(module, times, MAX_DISPATCHES,
+                                                 &num_dispatches),
+               "dispatch times"))
+      goto done;
+    if (num_dispatches > MAX_DISPATCHES)
+      num_dispatches = MAX_DISPATCHES;
+    for (size_t d = 0; d < num_dispatches; ++d)
+      dispatch_ns[d * (size_t)o.runs + (size_t)r] = times[d];
     wall_ns[r] = (uint64_t)wall;
   }
   double timed_to = unix_seconds();
@@ -557,6 +582,15 @@ int main(int argc, char **argv) {
          o.runs, kernel_ns[o.runs / 2] * 1e-6, kernel_ns[0] * 1e-6,
          wall_ns[o.runs / 2] * 1e-6, wall_ns[0] * 1e-6);
   printf("timed: unix %.3f to %.3f\n", timed_from, timed_to);
+  if (o.dispatch_times) {
+    printf("dispatches: %zu, median ms:", num_dispatches);
+    for (size_t d = 0; d < num_dispatches; ++d) {
+      uint64_t *runs = dispatch_ns + d * (size_t)o.runs;
+      qsort(runs, (size_t)o.runs, sizeof *runs, compare_u64);
+      printf(" %.3f", runs[o.runs / 2] * 1e-6);
+    }
+    printf("\n");
+  }
   rc = 0;
 
 done: /* every destroy function accepts NULL */
@@ -566,6 +600,7 @@ done: /* every destroy function accepts NULL */
   }
   free(kernel_ns);
   free(wall_ns);
+  free(dispatch_ns);
   ejk_module_destroy(module);
   ejk_device_destroy(device);
   return rc;

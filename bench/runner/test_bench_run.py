@@ -17,6 +17,7 @@ Exit status 0 when every check passed.
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 
@@ -73,6 +74,14 @@ def case(bindir, work, dtype):
     m = TIMED_RE.search(out)
     check(rc == 0 and m is not None and float(m.group(1)) <= float(m.group(2)),
           f"{dtype}: --warmup-ms runs and the timed window is printed ({out.strip()})")
+    rc, out = run([runner, manifest, "--runs", "3", "--dispatch-times"] + ins)
+    m = re.search(r"dispatches: (\d+), median ms:((?: [0-9.]+)+)", out)
+    total = BENCH_RE.search(out)
+    check(rc == 0 and m is not None and total is not None and
+          int(m.group(1)) == len(m.group(2).split()) >= 1 and
+          sum(float(t) for t in m.group(2).split()) <= 1.05 * float(total.group(2)) + 0.01,
+          f"{dtype}: --dispatch-times prints one median per dispatch, "
+          f"together within the invoke's ({out.strip()})")
 
     theirs = os.path.join(d, "ejk-run.out.npy")
     rc2, out2 = run([os.path.join(bindir, "ejk-run"), ir, "--entry", "attention",

@@ -21,6 +21,7 @@
 #include "VulkanDevice.h"
 #include "VulkanInstance.h"
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <map>
@@ -620,6 +621,21 @@ ejk_status ejk_last_invoke_time_ns(ejk_module *moduleHandle, uint64_t *ns) {
     EJK_RESOLVE(Module, module, moduleHandle);
     EJK_CHECK_ARG(ns);
     *ns = module->lastInvokeTimeNs();
+    return EJK_OK;
+  });
+}
+
+ejk_status ejk_last_invoke_dispatch_times_ns(ejk_module *moduleHandle,
+                                             uint64_t *ns, size_t capacity,
+                                             size_t *count) {
+  return guarded(__func__, [&](const char *function) {
+    EJK_RESOLVE(Module, module, moduleHandle);
+    EJK_CHECK_ARG(count);
+    if (capacity > 0)
+      EJK_CHECK_ARG(ns);
+    std::vector<uint64_t> times = module->lastDispatchTimesNs();
+    *count = times.size();
+    std::copy_n(times.begin(), std::min(capacity, times.size()), ns);
     return EJK_OK;
   });
 }

@@ -370,11 +370,18 @@ Status Module::invoke(const char *name, const std::vector<Buffer *> &inputs,
   }
 
   size_t entryIndex = size_t(entry - manifest_.entries.data());
+  std::vector<uint64_t> dispatchNs;
+  auto recordTimes = [&](uint64_t ns) {
+    lastInvokeTimeNs_.store(ns, std::memory_order_relaxed);
+    std::lock_guard<std::mutex> lock(dispatchTimesMutex_);
+    lastDispatchTimesNs_ = std::move(dispatchNs);
+  };
   if (vulkan_) {
     uint64_t ns = 0;
-    if (Status status = vulkan_->run(entryIndex, *entry, all, ns); !status)
+    if (Status status = vulkan_->run(entryIndex, *entry, all, ns, &dispatchNs);
+        !status)
       return status;
-    lastInvokeTimeNs_.store(ns, std::memory_order_relaxed);
+    recordTimes(ns);
     if (timeNs)
       *timeNs = ns;
     return Status::success();
@@ -385,19 +392,24 @@ Status Module::invoke(const char *name, const std::vector<Buffer *> &inputs,
 
   const std::vector<KernelFn> &kernels = kernels_[entryIndex];
   std::vector<void *> bindings;
+  auto nsSince = [](std::chrono::steady_clock::time_point t0) {
+    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now() - t0)
+                        .count());
+  };
   auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < entry->dispatches.size(); ++i) {
     const DispatchDesc &dispatch = entry->dispatches[i];
     bindings.clear();
     for (size_t index : dispatch.bindings)
       bindings.push_back(pointers[index]);
+    auto dispatchStart = std::chrono::steady_clock::now();
     static_cast<CpuDevice &>(*device_).runGrid(kernels[i], dispatch.grid,
                                                bindings.data());
+    dispatchNs.push_back(nsSince(dispatchStart));
   }
-  auto elapsed = std::chrono::steady_clock::now() - start;
-  uint64_t ns = uint64_t(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
-  lastInvokeTimeNs_.store(ns, std::memory_order_relaxed);
+  uint64_t ns = nsSince(start);
+  recordTimes(ns);
   if (timeNs)
     *timeNs = ns;
   return Status::success();

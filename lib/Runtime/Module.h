@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,13 @@ public:
   uint64_t lastInvokeTimeNs() const {
     return lastInvokeTimeNs_.load(std::memory_order_relaxed);
   }
+  /// The same per dispatch, in order: wall time on the CPU, GPU time on
+  /// Vulkan (empty there without timestamps; at most
+  /// VulkanDevice::kMaxTimedPhases).
+  std::vector<uint64_t> lastDispatchTimesNs() const {
+    std::lock_guard<std::mutex> lock(dispatchTimesMutex_);
+    return lastDispatchTimesNs_;
+  }
 
 private:
   /// Opens \p libraryPath for the CPU manifest \p manifest and resolves every
@@ -113,6 +121,8 @@ private:
   /// The pipelines, on a Vulkan device.
   std::unique_ptr<VulkanProgram> vulkan_;
   std::atomic<uint64_t> lastInvokeTimeNs_{0};
+  mutable std::mutex dispatchTimesMutex_;
+  std::vector<uint64_t> lastDispatchTimesNs_;
 };
 
 } // namespace ejk::runtime

@@ -395,7 +395,7 @@ Status VulkanDevice::init(const std::string &selector,
     VkQueryPoolCreateInfo queryInfo = {};
     queryInfo.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
     queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    queryInfo.queryCount = 2;
+    queryInfo.queryCount = 2 + kMaxTimedPhases;
     if (vk.vkCreateQueryPool(device_, &queryInfo, nullptr, &queryPool_) !=
         VK_SUCCESS)
       queryPool_ = VK_NULL_HANDLE; // Fall back to wall time.
@@ -555,26 +555,43 @@ void VulkanDevice::destroyLane(Lane &lane) {
 
 Status
 VulkanDevice::submit(const std::function<Status(VkCommandBuffer)> &record,
-                     uint64_t *gpuNs, bool *usedTimestamps) {
-  return submitOn(compute_, queryPool_, record, gpuNs, usedTimestamps);
+                     uint64_t *gpuNs, bool *usedTimestamps,
+                     std::vector<uint64_t> *phaseNs) {
+  return submitOn(compute_, queryPool_, record, gpuNs, usedTimestamps, phaseNs);
+}
+
+void VulkanDevice::markPhase(VkCommandBuffer commands) {
+  if (markedPhases_ < 0 || markedPhases_ >= int(kMaxTimedPhases))
+    return;
+  api().vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                            queryPool_, uint32_t(2 + markedPhases_));
+  ++markedPhases_;
 }
 
 Status
 VulkanDevice::submitCopy(const std::function<Status(VkCommandBuffer)> &record) {
   if (!hasCopyLane())
     return submit(record);
-  return submitOn(copy_, VK_NULL_HANDLE, record, nullptr, nullptr);
+  return submitOn(copy_, VK_NULL_HANDLE, record, nullptr, nullptr, nullptr);
 }
 
 Status
 VulkanDevice::submitOn(Lane &lane, VkQueryPool queryPool,
                        const std::function<Status(VkCommandBuffer)> &record,
-                       uint64_t *gpuNs, bool *usedTimestamps) {
+                       uint64_t *gpuNs, bool *usedTimestamps,
+                       std::vector<uint64_t> *phaseNs) {
   const VulkanApi &vk = api();
   std::lock_guard<std::mutex> lock(lane.mutex);
   bool timed = gpuNs && queryPool != VK_NULL_HANDLE;
   if (usedTimestamps)
     *usedTimestamps = timed;
+  if (phaseNs)
+    phaseNs->clear();
+  // Only the compute lane has the query pool, so only it marks phases (and
+  // only it touches markedPhases_, under its mutex).
+  bool computeLane = &lane == &compute_;
+  if (computeLane)
+    markedPhases_ = timed && phaseNs ? 0 : -1;
   VkCommandBuffer commands = lane.commands;
   VkResult result = vk.vkResetCommandPool(device_, lane.pool, 0);
   if (result != VK_SUCCESS)
@@ -586,11 +603,14 @@ VulkanDevice::submitOn(Lane &lane, VkQueryPool queryPool,
   if (result != VK_SUCCESS)
     return vkFailure("vkBeginCommandBuffer", result);
   if (timed) {
-    vk.vkCmdResetQueryPool(commands, queryPool, 0, 2);
+    vk.vkCmdResetQueryPool(commands, queryPool, 0, 2 + kMaxTimedPhases);
     vk.vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
                            queryPool, 0);
   }
   Status recorded = record(commands);
+  int phases = computeLane ? std::max(markedPhases_, 0) : 0;
+  if (computeLane)
+    markedPhases_ = -1;
   if (timed)
     vk.vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
                            queryPool, 1);
@@ -629,9 +649,23 @@ VulkanDevice::submitOn(Lane &lane, VkQueryPool queryPool,
     uint64_t mask = capabilities_.timestampBits >= 64
                         ? ~uint64_t(0)
                         : (uint64_t(1) << capabilities_.timestampBits) - 1;
+    double period = double(capabilities_.limits().timestampPeriod);
     uint64_t ticks = (stamps[1] - stamps[0]) & mask;
-    *gpuNs = uint64_t(double(ticks) *
-                      double(capabilities_.limits().timestampPeriod));
+    *gpuNs = uint64_t(double(ticks) * period);
+    if (phaseNs && phases > 0) {
+      std::vector<uint64_t> marks(static_cast<size_t>(phases));
+      result = vk.vkGetQueryPoolResults(
+          device_, queryPool, 2, uint32_t(phases),
+          marks.size() * sizeof(uint64_t), marks.data(), sizeof(uint64_t),
+          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+      if (result != VK_SUCCESS)
+        return vkFailure("vkGetQueryPoolResults", result);
+      uint64_t previous = stamps[0];
+      for (uint64_t mark : marks) {
+        phaseNs->push_back(uint64_t(double((mark - previous) & mask) * period));
+        previous = mark;
+      }
+    }
   }
   return Status::success();
 }

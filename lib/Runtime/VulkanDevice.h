@@ -100,7 +100,14 @@ public:
   /// and \p usedTimestamps says which. Serialized with every other
   /// submission on the device.
   Status submit(const std::function<Status(VkCommandBuffer)> &record,
-                uint64_t *gpuNs = nullptr, bool *usedTimestamps = nullptr);
+                uint64_t *gpuNs = nullptr, bool *usedTimestamps = nullptr,
+                std::vector<uint64_t> *phaseNs = nullptr);
+  /// Inside a submit() given \p phaseNs, called by `record` after each
+  /// phase (a dispatch): ends it with a timestamp. \p phaseNs then holds
+  /// each phase's GPU time (from the previous mark, or the start), and stays
+  /// empty without timestamps. At most kMaxTimedPhases phases are timed.
+  void markPhase(VkCommandBuffer commands);
+  static constexpr uint32_t kMaxTimedPhases = 62;
   /// submit() for copies between host and device: on the copy lane when the
   /// device has one (EJK_VULKAN_COPY_QUEUE=0 at creation turns it off),
   /// else the same as submit().
@@ -139,7 +146,8 @@ private:
   /// \p queryPool (may be null) times it as submit() describes.
   Status submitOn(Lane &lane, VkQueryPool queryPool,
                   const std::function<Status(VkCommandBuffer)> &record,
-                  uint64_t *gpuNs, bool *usedTimestamps);
+                  uint64_t *gpuNs, bool *usedTimestamps,
+                  std::vector<uint64_t> *phaseNs);
 
   VulkanDevice() : Device(Kind::Vulkan) {}
 
@@ -163,8 +171,12 @@ private:
   Lane compute_;
   /// Uploads and downloads; its queue is null without a second queue.
   Lane copy_;
-  /// Two timestamps per compute submission; null without timestamps.
+  /// Timestamps of compute submissions: start, end, then one per marked
+  /// phase; null without timestamps.
   VkQueryPool queryPool_ = VK_NULL_HANDLE;
+  /// Phases marked in the submission being recorded (guarded by the compute
+  /// lane's mutex); -1 when it does not time phases.
+  int markedPhases_ = -1;
   std::mutex stagingMutex_;
   std::unique_ptr<VulkanHostBuffer> staging_;
 

@@ -96,7 +96,8 @@ Status VulkanProgram::load(std::shared_ptr<VulkanDevice> device,
 }
 
 Status VulkanProgram::run(size_t entryIndex, const EntryDesc &entry,
-                          const std::vector<Buffer *> &buffers, uint64_t &ns) {
+                          const std::vector<Buffer *> &buffers, uint64_t &ns,
+                          std::vector<uint64_t> *dispatchNs) {
   const VulkanApi &vk = device_->api();
   VkDevice handle = device_->handle();
   const VkPhysicalDeviceLimits &limits = device_->capabilities().limits();
@@ -202,6 +203,8 @@ Status VulkanProgram::run(size_t entryIndex, const EntryDesc &entry,
           vk.vkCmdDispatch(commands, uint32_t(dispatch.grid[0]),
                            uint32_t(dispatch.grid[1]),
                            uint32_t(dispatch.grid[2]));
+          // A timestamp once every earlier command is done: its end.
+          device_->markPhase(commands);
         }
         // The results, for mapped reads by the host and staging copies.
         memoryBarrier(vk, commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
@@ -211,7 +214,7 @@ Status VulkanProgram::run(size_t entryIndex, const EntryDesc &entry,
                       VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
         return Status::success();
       },
-      &ns);
+      &ns, nullptr, dispatchNs);
   if (!status)
     return status.withContext("entry " + quote(entry.name));
   return device_->checkValidation(messagesBefore, "entry " + quote(entry.name));

@@ -54,7 +54,8 @@ public:
   /// waits for it. \p ns gets the GPU time of the dispatches when the device
   /// has timestamps, else the wall time of the submission.
   Status run(size_t entryIndex, const EntryDesc &entry,
-             const std::vector<Buffer *> &buffers, uint64_t &ns);
+             const std::vector<Buffer *> &buffers, uint64_t &ns,
+             std::vector<uint64_t> *dispatchNs = nullptr);
 
 private:
   explicit VulkanProgram(std::shared_ptr<VulkanDevice> device)

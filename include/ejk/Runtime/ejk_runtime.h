@@ -270,6 +270,15 @@ EJK_RUNTIME_EXPORT ejk_status ejk_invoke(ejk_module *module, const char *entry,
 EJK_RUNTIME_EXPORT ejk_status ejk_last_invoke_time_ns(ejk_module *module,
                                                       uint64_t *ns);
 
+/** The same split per dispatch, in the entry's order (a profile of its
+ *  phases): *count gets the number of dispatches timed and the first
+ *  min(capacity, *count) times go to ns (ns may be NULL when capacity is
+ *  0). Wall time per dispatch on the CPU; GPU time on Vulkan from a
+ *  timestamp after each dispatch, *count 0 when the queue has no
+ *  timestamps, and at most 62 dispatches timed. */
+EJK_RUNTIME_EXPORT ejk_status ejk_last_invoke_dispatch_times_ns(
+    ejk_module *module, uint64_t *ns, size_t capacity, size_t *count);
+
 /** Starts entry point entry asynchronously and returns at once with
  *  *invocation to wait for. Arguments are checked as by ejk_invoke, and any
  *  error is returned by this call (no invocation is created). Invocations on

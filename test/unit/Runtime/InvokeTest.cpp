@@ -53,6 +53,36 @@ TEST_F(InvokeTest, TimeIsZeroBeforeFirstInvoke) {
   uint64_t ns = 1;
   EXPECT_EQ(ejk_last_invoke_time_ns(module_, &ns), EJK_OK);
   EXPECT_EQ(ns, 0u);
+  size_t count = 7;
+  EXPECT_EQ(ejk_last_invoke_dispatch_times_ns(module_, nullptr, 0, &count),
+            EJK_OK);
+  EXPECT_EQ(count, 0u);
+}
+
+TEST_F(InvokeTest, DispatchTimesSplitTheInvokeTime) {
+  load(manifestText({addEntry(4096)}));
+  std::vector<float> a(4096, 1.0f);
+  ejk_buffer *inputs[] = {buffer(a), buffer(a)};
+  ejk_buffer *outputs[] = {buffer(a)};
+  ASSERT_EQ(ejk_invoke(module_, "add", inputs, 2, outputs, 1), EJK_OK)
+      << ejk_last_error();
+  uint64_t total = 0, times[4] = {0, 0, 0, 0};
+  size_t count = 0;
+  ASSERT_EQ(ejk_last_invoke_time_ns(module_, &total), EJK_OK);
+  // Asking for the count alone, then the times.
+  ASSERT_EQ(ejk_last_invoke_dispatch_times_ns(module_, nullptr, 0, &count),
+            EJK_OK);
+  EXPECT_EQ(count, 1u);
+  ASSERT_EQ(ejk_last_invoke_dispatch_times_ns(module_, times, 4, &count),
+            EJK_OK);
+  EXPECT_EQ(count, 1u);
+  EXPECT_GT(times[0], 0u);
+  EXPECT_LE(times[0], total);
+  EXPECT_EQ(times[1], 0u); // nothing past the count is written
+  EXPECT_EQ(ejk_last_invoke_dispatch_times_ns(module_, nullptr, 1, &count),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ejk_last_invoke_dispatch_times_ns(module_, times, 4, nullptr),
+            EJK_ERROR_INVALID_ARGUMENT);
 }
 
 TEST_F(InvokeTest, LargerBuffersAreAccepted) {

@@ -128,6 +128,24 @@ TEST_P(VulkanInvokeTest, TwoDispatchesChainThroughATemporary) {
     for (int64_t i = 0; i < n; ++i)
       ASSERT_EQ(y[size_t(i)], 2.0f * x[size_t(i)] + 1.0f) << "at " << i;
   }
+  // With timestamps, one GPU time per dispatch, together within the
+  // invoke's (the invoke's also spans the first barrier).
+  uint64_t total = 0, times[2] = {0, 0};
+  size_t count = 9;
+  ASSERT_EQ(ejk_last_invoke_time_ns(module_, &total), EJK_OK);
+  ASSERT_EQ(ejk_last_invoke_dispatch_times_ns(module_, times, 2, &count),
+            EJK_OK);
+  size_t length = 0;
+  ASSERT_EQ(ejk_device_fingerprint(device_, nullptr, 0, &length), EJK_OK);
+  std::string text(length + 1, '\0');
+  ASSERT_EQ(ejk_device_fingerprint(device_, text.data(), text.size(), nullptr),
+            EJK_OK);
+  if (text.find("timestamp_bits=0") == std::string::npos) {
+    EXPECT_EQ(count, 2u);
+    EXPECT_LE(times[0] + times[1], total);
+  } else {
+    EXPECT_EQ(count, 0u);
+  }
 }
 
 TEST_P(VulkanInvokeTest, EveryWorkgroupOfTheGridRunsOnce) {
