@@ -20,6 +20,8 @@ Tolerances (per element: |ejk - ejKernel| <= atol + rtol * |ejKernel|):
                      ejKernel keeps more in f16 than ejk (state_space_v1's
                      state is f16 for f16 inputs, ejk's is f32).
   bf16  4e-2 + 2e-2  the same with bf16's 8-bit mantissa (as `ejk-run --check`).
+A family with `scaled_atol` (gradients: class FlashAttentionGrad) multiplies
+atol by max(1, max |ejKernel|) of each result.
 
 A case with `known_difference` must differ: it is reported XFAIL with the
 measured max error, and the run fails (XPASS) if it agrees, so that the note
@@ -48,6 +50,15 @@ TOLERANCES = {"f32": (1e-5, 1e-5), "f16": (5e-3, 5e-3), "bf16": (4e-2, 2e-2)}
 BIAS_CAP = ("ejKernel applies logits_soft_cap after adding the bias, ejk before "
             "(cap(s + bias) against cap(s) + bias)")
 
+# A query row that sees no key: ejKernel masks with finfo.min and takes the
+# softmax anyway, so the row averages every value and sends dO / Sk to every
+# key's dv; ejk's output is 0 with lse = -inf and the row adds no gradient
+# (docs/dialect.md). dq and dk agree (measured: 1.4e-6; dv less the empty
+# rows' dO / Sk: 7e-7).
+EMPTY_ROW = ("a query that sees no key averages every value in ejKernel (its "
+             "mask is finfo.min, not -inf), is 0 in ejk: dv differs by dO / Sk "
+             "per empty row")
+
 
 @dataclasses.dataclass
 class Case:
@@ -73,6 +84,14 @@ def FA(name, b=1, sq=64, sk=64, hq=4, hkv=4, d=32, **opts):
     error = opts.pop("known_error", ())
     return Case(name, "flash_attention",
                 dict(b=b, sq=sq, sk=sk, hq=hq, hkv=hkv, d=d), opts, dtype, known, error)
+
+
+def FAG(name, **dims_and_opts):
+    """flash_attention_grad: FA's sizes and options, `config` the backward's
+    #ejk.config entries."""
+    c = FA(name, **dims_and_opts)
+    c.family = "flash_attention_grad"
+    return c
 
 
 def SS(name, b=2, l=64, d=32, n=16, **opts):
@@ -277,6 +296,37 @@ CASES = [
     FA("fa_causal_sq_ne_sk", sq=24, sk=56, causal=True),
     FA("fa_causal_sq_gt_sk", sq=56, sk=24, causal=True, hq=8, hkv=2),
     FA("fa_window_sq_ne_sk", sq=24, sk=56, sliding_window=(8, 4)),
+    # flash_attention_grad: ejk's forward + backward against jax.vjp of
+    # ejKernel's flash_attention (class FlashAttentionGrad). dO ~ N(0, 1).
+    FAG("fag_plain"),
+    FAG("fag_causal", causal=True),
+    FAG("fag_causal_sq_lt_sk", sq=24, sk=56, causal=True),
+    FAG("fag_causal_sq_gt_sk", sq=56, sk=24, causal=True, hq=8, hkv=2),
+    FAG("fag_causal_bottom_right", sq=24, sk=56, hq=8, hkv=2, causal=True,
+        mask_alignment="bottom_right"),
+    FAG("fag_cross_sq_ne_sk", sq=24, sk=56),
+    FAG("fag_gqa", b=2, hq=8, hkv=2, sq=40, sk=40),
+    FAG("fag_mqa_causal", hq=4, hkv=1, sq=50, sk=50, causal=True),
+    FAG("fag_window", sliding_window=(8, 4)),
+    FAG("fag_window_int", sliding_window=6),
+    FAG("fag_window_left_causal", sq=77, sk=77, causal=True, sliding_window=(16, 0)),
+    FAG("fag_window_sq_ne_sk", sq=24, sk=56, sliding_window=(8, 4)),
+    FAG("fag_softcap_scale", logits_soft_cap=2.0, softmax_scale=0.3),
+    FAG("fag_bias", b=2, sq=20, sk=30, bias=True),
+    FAG("fag_odd_sizes", b=2, sq=77, sk=93, hq=6, hkv=2, d=80, causal=True),
+    FAG("fag_d128", d=128, sq=33, sk=33, causal=True),
+    # Several blocks per pass (sizes not multiples of them), both dQ forms.
+    FAG("fag_blocks", sq=70, sk=90, hq=4, hkv=2, causal=True, sliding_window=(30, 2),
+        logits_soft_cap=4.0,
+        config="block_q = 16, block_k = 16, dq_block_q = 8, dq_block_k = 32"),
+    FAG("fag_fused", sq=70, sk=90, hq=4, hkv=2, sliding_window=(20, 20),
+        config="block_q = 16, block_k = 32, fuse_dq = 1"),
+    FAG("fag_f16", dtype="f16", hq=8, hkv=2, causal=True),
+    FAG("fag_bf16", dtype="bf16", sq=48, sk=48),
+    FAG("fag_bias_softcap", b=2, sq=20, sk=30, bias=True, logits_soft_cap=2.0,
+        known_difference=BIAS_CAP),
+    FAG("fag_window_empty_rows", sq=40, sk=16, sliding_window=(4, 0),
+        known_difference=EMPTY_ROW),
     # selective_scan (Mamba-1)
     SS("ss_plain"),
     SS("ss_skip_gate", D=True, z=True),
@@ -510,7 +560,8 @@ def softplus(x):
 
 # --- families -----------------------------------------------------------------
 # Each family gives: inputs(case, rng) -> [(name, array, mlir dtype)] in the
-# op's operand order; mlir(case, args) -> (op text, result types);
+# op's operand order; mlir(case, args) -> (op text, result types[, lines
+# that precede the op]);
 # reference(case, inputs) -> ejKernel's results in ejk's result order.
 
 class FlashAttention:
@@ -528,7 +579,9 @@ class FlashAttention:
         return args
 
     @staticmethod
-    def mlir(c, args):
+    def attrs(c):
+        """c.opts as ejk.flash_attention's attributes (the backward takes the
+        same ones)."""
         o = c.opts
         attrs = []
         if o.get("causal"):
@@ -541,6 +594,13 @@ class FlashAttention:
             attrs.append("logits_soft_cap = %r : f32" % o["logits_soft_cap"])
         if "softmax_scale" in o:
             attrs.append("softmax_scale = %r : f32" % o["softmax_scale"])
+        if "mask_alignment" in o:
+            attrs.append("mask_alignment = \"%s\"" % o["mask_alignment"])
+        return attrs
+
+    @staticmethod
+    def mlir(c, args):
+        attrs = FlashAttention.attrs(c)
         types = {n: ttype(a.shape, t) for n, a, t in args}
         out = ttype(args[0][1].shape[:3] + args[2][1].shape[3:], c.dtype)
         text = "ejk.flash_attention %q, %k, %v"
@@ -552,11 +612,12 @@ class FlashAttention:
         return text, [out]
 
     @staticmethod
-    def reference(c, ins):
+    def ejkernel(c, q, k, v, bias):
+        """ejKernel's flash_attention on jax arrays (traceable, for jax.vjp)."""
         from ejkernel.modules.operations import flash_attention
         o = c.opts
-        out = flash_attention(
-            jx(ins["q"]), jx(ins["k"]), jx(ins["v"]), jx(ins.get("bias")),
+        return flash_attention(
+            q, k, v, bias,
             causal=bool(o.get("causal")),
             # ejKernel's (left, right) is ejk's array<i64: left, right>: key j
             # is kept when -left <= j - i <= right.
@@ -564,7 +625,74 @@ class FlashAttention:
             logits_soft_cap=o.get("logits_soft_cap"),
             softmax_scale=o.get("softmax_scale"),
             platform="xla")
-        return [np.asarray(out)]
+
+    @staticmethod
+    def reference(c, ins):
+        return [np.asarray(FlashAttention.ejkernel(
+            c, jx(ins["q"]), jx(ins["k"]), jx(ins["v"]), jx(ins.get("bias"))))]
+
+
+class FlashAttentionGrad:
+    """ejk.flash_attention_grad against jax.vjp of ejKernel's flash_attention.
+
+    ejk's entry runs ejk.flash_attention and feeds its output and lse to the
+    backward, as a training step does (ejKernel's public function returns no
+    lse, and the backward needs q and k's own); the forward's output is
+    compared by the flash_attention family. ejKernel's side is jax.vjp of its
+    XLA flash_attention (a custom VJP that differentiates its chunked forward
+    with jax's autodiff) under the same upstream gradient dO.
+    """
+    # A gradient element is a sum over a whole sequence of terms p * (dP - D)
+    # or p * dO whose partial sums reach the size of the result's largest
+    # elements and partly cancel, so rounding follows the largest |gradient|
+    # (here 0.7 to 9), not each element's own size: the dtype's atol is
+    # scaled by max(1, max |ejKernel|) of each result. Measured: f32 errors
+    # 2e-7 to 8e-7 of that scale (a few ulps; 18x or more below the
+    # tolerance), f16 and bf16 one ulp of the largest gradient.
+    scaled_atol = True
+
+    @staticmethod
+    def inputs(c, rng):
+        d = c.dims
+        args = FlashAttention.inputs(c, rng)  # q, k, v[, bias]
+        do = rng.standard_normal((d["b"], d["sq"], d["hq"], d["d"]), dtype=np.float32)
+        args.insert(3, ("do", do.astype(np_dtype(c.dtype)), c.dtype))
+        return args
+
+    @staticmethod
+    def mlir(c, args):
+        d = c.dims
+        forward, (out,) = FlashAttention.mlir(c, args)
+        lse = ttype((d["b"], d["hq"], d["sq"]), "f32")
+        types = {n: ttype(a.shape, t) for n, a, t in args}
+        attrs = FlashAttention.attrs(c)
+        if "config" in c.opts:
+            attrs.append("config = #ejk.config<%s>" % c.opts["config"])
+        text = "ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse"
+        if "bias" in types:
+            text += " bias(%%bias : %s)" % types["bias"]
+        if attrs:
+            text += " {" + ", ".join(attrs) + "}"
+        results = [types["q"], types["k"], types["v"]]
+        text += " : %s, %s, %s, %s, %s, %s -> %s" % (
+            types["q"], types["k"], types["v"], out, types["do"], lse, ", ".join(results))
+        return text, results, ["%%o, %%lse = %s, %s" % (forward, lse)]
+
+    @staticmethod
+    def reference(c, ins):
+        import jax
+        if c.opts.get("mask_alignment") == "bottom_right":
+            # ejKernel aligns top-left only. Bottom-right causal with Sq <= Sk
+            # keeps key j when j <= i + Sk - Sq: ejKernel's window (Sk, Sk - Sq)
+            # without causal.
+            assert c.opts.get("causal") and "sliding_window" not in c.opts, c.name
+            d = c.dims
+            opts = {n: v for n, v in c.opts.items() if n not in ("causal", "mask_alignment")}
+            c = dataclasses.replace(c, opts=dict(opts, sliding_window=(d["sk"], d["sk"] - d["sq"])))
+        bias = jx(ins.get("bias"))
+        _, vjp = jax.vjp(lambda q, k, v: FlashAttention.ejkernel(c, q, k, v, bias),
+                         jx(ins["q"]), jx(ins["k"]), jx(ins["v"]))
+        return [np.asarray(g) for g in vjp(jx(ins["do"]))]
 
 
 class SelectiveScan:
@@ -1702,7 +1830,8 @@ class BlockSparse:
         return [np.transpose(np.asarray(out), (0, 2, 1, 3))]
 
 
-FAMILIES = {"flash_attention": FlashAttention, "selective_scan": SelectiveScan,
+FAMILIES = {"flash_attention": FlashAttention,
+            "flash_attention_grad": FlashAttentionGrad, "selective_scan": SelectiveScan,
             "ssd": Ssd, "grouped_matmul": GroupedMatmul,
             "transposed_grouped_matmul": TransposedGroupedMatmul,
             "mean_pooling": MeanPooling, "mean_pooling_grad": MeanPoolingGrad,
@@ -1718,14 +1847,17 @@ def prepare(c, work):
     """Writes the case's inputs and entry; returns (inputs, ejk-run argv)."""
     fam = FAMILIES[c.family]
     args = fam.inputs(c, np.random.default_rng(c.seed))
-    op, results = fam.mlir(c, args)
+    # A family may return lines that precede its op (the forward whose
+    # output the backward takes).
+    op, results, *before = fam.mlir(c, args)
+    before = "".join("  %s\n" % line for line in (before[0] if before else []))
     d = os.path.join(work, c.name)
     os.makedirs(d, exist_ok=True)
     params = ", ".join("%%%s: %s" % (n, ttype(a.shape, t)) for n, a, t in args)
     names = ", ".join("%%r%d" % i for i in range(len(results)))
     mlir = ("// conformance case %s (generated by test/Conformance/conformance.py)\n"
-            "func.func @main(%s) -> (%s) {\n  %s = %s\n  return %s : %s\n}\n" %
-            (c.name, params, ", ".join(results), names, op, names, ", ".join(results)))
+            "func.func @main(%s) -> (%s) {\n%s  %s = %s\n  return %s : %s\n}\n" %
+            (c.name, params, ", ".join(results), before, names, op, names, ", ".join(results)))
     with open(os.path.join(d, "case.mlir"), "w") as f:
         f.write(mlir)
     argv = [os.path.join(d, "case.mlir"), "--entry", "main"]
@@ -1748,6 +1880,9 @@ def run_ejk(ejk_run, argv):
 def compare(c, got, want):
     """Max abs error and whether every element is within tolerance."""
     atol, rtol = TOLERANCES[c.dtype]
+    # A family whose rounding follows a result's largest element (gradients)
+    # scales atol by it.
+    scaled = getattr(FAMILIES[c.family], "scaled_atol", False)
     # A family whose results may be infinite by definition (paged_attention's
     # lse of an empty sequence is -inf) lets equal infinities agree.
     same_inf = getattr(FAMILIES[c.family], "matching_infinities", False)
@@ -1764,7 +1899,8 @@ def compare(c, got, want):
             err = np.where(inf, 0.0, np.abs(g - w))
         if not np.all(np.isfinite(g) | inf) or not np.all(np.isfinite(w) | inf):
             ok = False  # NaN/inf never pass (no case has a fully masked row)
-        ok = ok and bool(np.all(err <= atol + rtol * np.abs(w)))
+        scale = max(1.0, float(np.max(np.abs(w), initial=0.0))) if scaled else 1.0
+        ok = ok and bool(np.all(err <= atol * scale + rtol * np.abs(w)))
         worst = max(worst, float(np.nanmax(err)) if err.size else 0.0)
     return worst, ok
 
@@ -1836,7 +1972,9 @@ def main():
             got = [from_npy(np.load(p), dt) for p, dt in outs]
             err, ok = compare(c, got, want)
             atol, rtol = TOLERANCES[c.dtype]
-            tol = "tol %.0e + %.0e*|ref|" % (atol, rtol)
+            tol = "tol %.0e%s + %.0e*|ref|" % (
+                atol, "*max(1, max|ref|)" if getattr(FAMILIES[c.family], "scaled_atol", False)
+                else "", rtol)
             if c.known_difference:
                 status = "XPASS" if ok else "XFAIL"
                 if ok:
