@@ -89,6 +89,35 @@ TEST(AttentionGradTest, Causal) {
   checkGradients(randomAttention(1, 3, 5, 2, 2, 3, 2, 311), options);
 }
 
+TEST(AttentionGradTest, CausalBottomRight) {
+  // Sq < Sk: the last query sits on the last key (offset Sk - Sq = 2).
+  AttentionOptions options;
+  options.causal = true;
+  options.bottomRightAligned = true;
+  checkGradients(randomAttention(1, 3, 5, 2, 2, 3, 2, 391), options);
+}
+
+TEST(AttentionGradTest, CausalMoreQueriesThanKeys) {
+  // Top-left with Sq > Sk (ejKernel's alignment): the queries past the last
+  // key see every key.
+  AttentionOptions options;
+  options.causal = true;
+  checkGradients(randomAttention(1, 5, 3, 4, 2, 3, 2, 401), options);
+}
+
+TEST(AttentionGradTest, WindowSoftCapBottomRightGroupedQueryHeads) {
+  // Query i sees keys i + 1 .. i + 3 (window (1, 1) around i + Sk - Sq).
+  AttentionData data = randomAttention(1, 4, 6, 4, 2, 3, 2, 411);
+  for (float &value : data.q)
+    value *= 2.0f;
+  AttentionOptions options;
+  options.slidingWindow = SlidingWindow{1, 1};
+  options.bottomRightAligned = true;
+  options.logitsSoftCap = 1.5f;
+  options.softmaxScale = 0.8f;
+  checkGradients(data, options);
+}
+
 TEST(AttentionGradTest, GroupedQueryHeads) {
   checkGradients(randomAttention(1, 3, 4, 4, 2, 3, 3, 321), {});
 }
