@@ -1,14 +1,16 @@
-// The cooperative-matrix kernel's K/V buffers on a device with NVIDIA's
-// matrix layout (register softmax) and 48 KiB of shared memory.
+// The cooperative-matrix kernel's K/V buffers, row tiles and causal order
+// on a device with NVIDIA's matrix layout (register softmax) and 48 KiB of
+// shared memory.
 // RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle,cooperative_matrix_nv_layout subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152" -ejk-form-dispatches -ejk-tile-dispatches | FileCheck %s
 
-// d64, the heuristic's 128 x 64 blocks of 8 subgroups: two K/V buffers of
-// 64 + 64 rows of 72 halves (9 vectors) fit (2 * 1152 vectors = 36 KiB, +
-// the 1.5 KiB probe). The first block is staged before the loop; in the
-// loop the next block is stored into the other buffer with no barrier
-// before the matrix products, and one barrier ends each block.
+// d64 without a causal mask: the heuristic's 256 x 64 blocks of 8
+// subgroups (two row tiles each). Two K/V buffers of 64 + 64 rows of 72
+// halves (9 vectors) fit (2 * 1152 vectors = 36 KiB, as the 256 staged Q
+// rows, + the 1.5 KiB probe). The first block is staged before the loop;
+// in the loop the next block is stored into the other buffer with no
+// barrier before the matrix products, and one barrier ends each block.
 // CHECK-LABEL: func.func private @two_buffers_dispatch_0
-// CHECK-SAME: ejk.grid = array<i64: 2, 2, 1>
+// CHECK-SAME: ejk.grid = array<i64: 1, 2, 1>
 // CHECK-SAME: ejk.shared_memory_bytes = 38400 : i64
 // CHECK-SAME: ejk.workgroup_size = array<i64: 256, 1, 1>
 // CHECK: memref.alloc() : memref<2304xvector<4xi32>, #gpu.address_space<workgroup>>
@@ -43,6 +45,48 @@ func.func @two_buffers(%q: tensor<1x256x2x64xf16>, %k: tensor<1x256x2x64xf16>, %
 func.func @one_buffer(%q: tensor<1x256x2x128xf16>, %k: tensor<1x256x2x128xf16>, %v: tensor<1x256x2x128xf16>) -> tensor<1x256x2x128xf16> {
   %o = ejk.flash_attention %q, %k, %v : tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16> -> tensor<1x256x2x128xf16>
   return %o : tensor<1x256x2x128xf16>
+}
+
+// -----
+
+// block_q = 32 * num_subgroups: each subgroup owns two 16-row tiles, so the
+// loop carries 2 x 4 O tiles and 2 x (2 maxima + 2 sums), and each K^T tile
+// loaded from the stage feeds two products, one per row tile.
+// CHECK-LABEL: func.func private @row_tiles_dispatch_0
+// CHECK-SAME: ejk.workgroup_size = array<i64: 128, 1, 1>
+// CHECK: scf.for {{.*}} -> (!gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, f32, f32, f32, f32, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, f32, f32, f32, f32, vector<4xi32>
+// CHECK: %[[KT:.*]] = gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 9 : index, transpose}
+// CHECK-NEXT: gpu.subgroup_mma_compute %{{.*}}, %[[KT]], %{{.*}}
+// CHECK-NEXT: gpu.subgroup_mma_compute %{{.*}}, %[[KT]], %{{.*}}
+func.func @row_tiles(%q: tensor<1x256x2x64xf16>, %k: tensor<1x256x2x64xf16>, %v: tensor<1x256x2x64xf16>) -> tensor<1x256x2x64xf16> {
+  %o = ejk.flash_attention %q, %k, %v {config = #ejk.config<block_q = 128, block_k = 64, num_subgroups = 4>} : tensor<1x256x2x64xf16>, tensor<1x256x2x64xf16>, tensor<1x256x2x64xf16> -> tensor<1x256x2x64xf16>
+  return %o : tensor<1x256x2x64xf16>
+}
+
+// -----
+
+// Causal: workgroups are renumbered longest-first. With 4 query blocks, 3
+// heads and 2 batches the linear id x + 4 * (y + 3 * z) of rank
+// linear / 6 runs query block 3 - rank of head-batch linear % 6.
+// CHECK-LABEL: func.func private @longest_first_dispatch_0
+// CHECK-SAME: ejk.grid = array<i64: 4, 3, 2>
+// CHECK: %[[X:.*]] = ejk.workgroup_id 0
+// CHECK: %[[Y:.*]] = ejk.workgroup_id 1
+// CHECK: %[[Z:.*]] = ejk.workgroup_id 2
+// CHECK: %[[C3:.*]] = arith.constant 3 : index
+// CHECK: %[[YZ:.*]] = arith.muli %[[C3]], %[[Z]]
+// CHECK: %[[HB:.*]] = arith.addi %[[Y]], %[[YZ]]
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: %[[XS:.*]] = arith.muli %[[C4]], %[[HB]]
+// CHECK: %[[LIN:.*]] = arith.addi %[[X]], %[[XS]]
+// CHECK: %[[C6:.*]] = arith.constant 6 : index
+// CHECK: %[[RANK:.*]] = arith.divsi %[[LIN]], %[[C6]]
+// CHECK: arith.remui %[[LIN]]
+// CHECK: %[[LAST:.*]] = arith.constant 3 : index
+// CHECK: arith.subi %[[LAST]], %[[RANK]]
+func.func @longest_first(%q: tensor<2x512x3x64xf16>, %k: tensor<2x512x3x64xf16>, %v: tensor<2x512x3x64xf16>) -> tensor<2x512x3x64xf16> {
+  %o = ejk.flash_attention %q, %k, %v {causal} : tensor<2x512x3x64xf16>, tensor<2x512x3x64xf16>, tensor<2x512x3x64xf16> -> tensor<2x512x3x64xf16>
+  return %o : tensor<2x512x3x64xf16>
 }
 
 // -----

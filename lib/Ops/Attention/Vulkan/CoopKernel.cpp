@@ -3,9 +3,9 @@
 // f16 inputs, f32 accumulation, 16x16x16 cooperative matrices
 // (VK_KHR_cooperative_matrix through gpu.subgroup_mma_*). One workgroup =
 // (query block, head, batch); subgroup g owns the rowTiles 16-row tiles
-// [g * rowTiles, (g + 1) * rowTiles) of the block (VulkanAttentionLayout::
-// rowTiles: 1 for every config that verifies today; with 2, each K^T and V
-// tile read from shared memory would feed two products):
+// [g * rowTiles, (g + 1) * rowTiles) of the block (rowTiles = 2, register
+// softmax only: each K^T and V tile read from shared memory feeds two
+// products); causal grids run their longest query blocks first:
 //
 //   Q tiles (D / 16 of them) stay in matrix registers for the whole kernel.
 //   per key block of block_k keys (the workgroup stages K and V as f16, in
@@ -64,6 +64,8 @@ public:
     qBlock = WorkgroupIdOp::create(e.b, 0);
     head = WorkgroupIdOp::create(e.b, 1);
     batch = WorkgroupIdOp::create(e.b, 2);
+    if (p.causal)
+      orderLongestFirst();
     threadId = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
     subgroup = arith::DivUIOp::create(e.b, threadId, e.index(l.subgroupSize));
     lane = arith::RemUIOp::create(e.b, threadId, e.index(l.subgroupSize));
@@ -179,6 +181,26 @@ public:
   }
 
 private:
+  /// Causal: the last query block sees the most keys. Workgroups are
+  /// renumbered so that, in the order of their linear id (the order the
+  /// device starts them in practice), every head's last query block comes
+  /// first and every first one last: the long blocks no longer finish alone
+  /// in a half-empty last wave. A bijection of the grid, so any order is
+  /// still correct.
+  void orderLongestFirst() {
+    int64_t qBlocks = p.grid()[0];
+    int64_t heads = p.numHeads, batches = p.batch;
+    Value linear =
+        e.add(qBlock, e.mul(e.index(qBlocks),
+                            e.add(head, e.mul(e.index(heads), batch))));
+    Value rank = e.div(linear, e.index(heads * batches));
+    Value headBatch =
+        arith::RemUIOp::create(e.b, linear, e.index(heads * batches));
+    qBlock = e.sub(e.index(qBlocks - 1), rank);
+    head = arith::RemUIOp::create(e.b, headBatch, e.index(heads));
+    batch = e.div(headBatch, e.index(heads));
+  }
+
   // --- Matrices and staging -------------------------------------------------
 
   /// A flat view of an f16 [B, S, H, D] buffer as 16-byte vectors: the same

@@ -54,10 +54,18 @@ std::optional<VulkanAttentionLayout> VulkanAttentionLayout::compute(
   }
 
   if (cooperative) {
-    if (blockQ != kTile * numSubgroups) {
-      reason << "cooperative-matrix code needs 'block_q' = 16 * "
-                "'num_subgroups' ("
-             << kTile * numSubgroups << "), got " << blockQ;
+    if (l.registerSoftmax && blockQ == 2 * kTile * numSubgroups) {
+      l.rowTiles = 2;
+    } else if (blockQ != kTile * numSubgroups) {
+      if (l.registerSoftmax)
+        reason << "cooperative-matrix code needs 'block_q' = 16 or 32 * "
+                  "'num_subgroups' ("
+               << kTile * numSubgroups << " or " << 2 * kTile * numSubgroups
+               << "), got " << blockQ;
+      else
+        reason << "cooperative-matrix code needs 'block_q' = 16 * "
+                  "'num_subgroups' ("
+               << kTile * numSubgroups << "), got " << blockQ;
       return std::nullopt;
     }
     if (blockK % kTile != 0) {

@@ -15,7 +15,8 @@
 // against bank conflicts), the probabilities P and a k-chunk of V.
 //
 // Cooperative-matrix path (f16 inputs, VK_KHR_cooperative_matrix 16x16x16):
-// each subgroup owns 16 query rows (block_q = 16 * num_subgroups); Q is
+// each subgroup owns 16 query rows (block_q = 16 * num_subgroups), or 32
+// with the register softmax (block_q = 32 * num_subgroups); Q is
 // kept in matrix registers; the workgroup stages the key and value blocks
 // as f16 (16-byte copies), in two alternating buffers where shared memory
 // holds them and the workgroup is large (one barrier per key block), else
@@ -71,11 +72,9 @@ struct VulkanAttentionLayout {
   /// each subgroup reads back to check the layout it relies on.
   static constexpr int64_t kLayoutProbeBytes = kTile * kTile * (4 + 2);
   /// Cooperative path: 16-row tiles of Q each subgroup owns (block_q = 16 *
-  /// rowTiles * num_subgroups). The kernel emits any count; two would let
-  /// each K^T and V tile loaded from shared memory feed two matrix
-  /// products, as FlashAttention-2's warps own 32 rows, but `compute`
-  /// allows one until two has passed the device checks
-  /// (docs/performance-vulkan.md).
+  /// rowTiles * num_subgroups). Two (register softmax only) let each K^T
+  /// and V tile loaded from shared memory feed two matrix products, as
+  /// FlashAttention-2's warps own 32 rows.
   int64_t rowTiles = 1;
   /// Cooperative path: K/V buffers of the stage. Two where they fit and the
   /// workgroup has at least 256 threads: block j + 1 is stored into one

@@ -142,6 +142,9 @@ VulkanFlashAttention::configSpace(FlashAttentionOp op, const TargetInfo &target,
   AttentionProblem p = readAttentionProblem(op);
   SmallVector<int64_t> blockQs = full ? SmallVector<int64_t>{8, 16, 32, 64, 128}
                                       : SmallVector<int64_t>{16, 32, 64};
+  // 8 subgroups of two 16-row tiles (register softmax).
+  if (full && usesCooperativeMatrix(op, target) && hasRegisterSoftmax(target))
+    blockQs.push_back(256);
   SmallVector<int64_t> blockKs = full ? SmallVector<int64_t>{16, 32, 64, 128}
                                       : SmallVector<int64_t>{32, 64};
   SmallVector<int64_t> subgroupCounts =
@@ -196,6 +199,15 @@ ConfigAttr VulkanFlashAttention::heuristicConfig(FlashAttentionOp op,
     // configs on all six gfa prefill workloads on the H200, 1.09-1.19x the
     // 64 x 16 blocks (docs/ops/attention.md). Not for short queries
     // (decode), where a 128-row block is mostly padding.
+    // Head dims up to 64 (H100, docs/performance-vulkan.md): without a
+    // causal mask, 256-row blocks whose subgroups own two 16-row tiles
+    // each (every staged K^T and V tile feeds two products) and two K/V
+    // buffers, 0.691 ms against 0.794 for 128 x 64 x 8; with one, 128 x 128
+    // blocks of 8 subgroups (0.448 ms against 0.517).
+    bool narrow = p.headDim <= 64 && p.headDimV <= 64;
+    if (hasRegisterSoftmax(target) && narrow && ceilPow2(p.seqQ) >= 256)
+      candidates.push_back(p.causal ? std::array<int64_t, 3>{128, 128, 8}
+                                    : std::array<int64_t, 3>{256, 64, 8});
     if (hasRegisterSoftmax(target) && ceilPow2(p.seqQ) >= 128)
       candidates.push_back({128, 64, 8});
     for (int64_t w : {int64_t(4), int64_t(2), int64_t(1)})
