@@ -49,9 +49,10 @@ struct AttentionProblem {
   TensorRef<float> v;
 };
 
-/// A local attention band around the (bottom-right aligned) diagonal: query i
-/// sees key j iff (i + offset) - j <= left and j - (i + offset) <= right, with
-/// offset = seqK - seqQ. Both must be >= 0.
+/// A local attention band around the diagonal: query i sees key j iff
+/// (i + offset) - j <= left and j - (i + offset) <= right, where offset is
+/// the options' alignment (seqK - seqQ when bottomRightAligned, else 0).
+/// Both must be >= 0.
 struct SlidingWindow {
   int64_t left = 0;
   int64_t right = 0;
