@@ -5,9 +5,12 @@
 # reference evaluator's outputs, and checked there by the MLIR-free runner.
 #
 #   here:   sh bench/vulkan/check.sh [DIR] [FINGERPRINT]
-#   there:  LD_LIBRARY_PATH=DIR/lib DIR/ejk-tune-runner DIR/check-nv --runs 2
+#   there:  LD_LIBRARY_PATH=DIR/lib DIR/ejk-tune-runner DIR/check-nv --runs 2 --force
 #           LD_LIBRARY_PATH=DIR/lib DIR/ejk-tune-runner DIR/check-stage --runs 2 --force
-#           LD_LIBRARY_PATH=DIR/lib DIR/ejk-tune-runner DIR/check-f32 --runs 2
+#           LD_LIBRARY_PATH=DIR/lib DIR/ejk-tune-runner DIR/check-f32 --runs 2 --force
+#           (--force: the lent card's fingerprint hash may differ from the
+#           saved FINGERPRINT's, e.g. another driver build; the runner
+#           refuses candidates compiled for another hash without it)
 #
 # check-nv: the f16 cases of bench/vulkan/check-coop.mlir on the register
 # softmax (the device's own fingerprint); check-stage: the same cases on the

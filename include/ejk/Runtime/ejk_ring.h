@@ -64,7 +64,9 @@ EJK_RUNTIME_EXPORT ejk_status ejk_ring_create(ejk_device *device,
  *  ([B, S, H, D], [B, S, Hkv, D], [B, S, Hkv, Dv] of the entry's element
  *  type, f32, f16 or bf16; buffers of the module's device); writes this
  *  rank's `output` ([B, S, H, Dv], same type) and, when not NULL, `lse`
- *  ([B, H, S], f32). Partial outputs merge in f32 on the host. A failure on any
+ *  ([B, H, S], f32). Partial outputs merge in f32 on the host. One run at a
+ *  time per ring: its staging and host buffers are the ring's, kept
+ *  between runs. A failure on any
  * rank (a bad buffer, a failed block) fails the call on every rank after the
  * ring has finished moving, so no rank waits forever. A rank that dies is the
  * launcher's to handle (mpirun ends the job). Collective. */
