@@ -332,13 +332,33 @@ TEST_F(FlashAttentionTuningTest, HeuristicFitsTheSmallestVulkanDevice) {
 }
 
 TEST_F(FlashAttentionTuningTest, HeuristicOnRegisterSoftmax) {
-  // Prefill: 128 x 64 blocks of 8 subgroups (measured best on the H200).
+  // Prefill, head_dim 128: 128 x 64 blocks of 8 subgroups (measured best on
+  // the H200).
   FlashSpec prefill;
   prefill.seqQ = prefill.seqK = 2048;
+  prefill.headDim = prefill.valueDim = 128;
   prefill.elementType = "f16";
   withOp(prefill, [&](TunableOpInterface op) {
     EXPECT_EQ(printAttr(op.getHeuristicConfig(nvidiaCoop())),
               "#ejk.config<block_k = 64, block_q = 128, num_subgroups = 8>");
+  });
+  // Head dims up to 64 (H100, docs/performance-vulkan.md): 256-row blocks
+  // whose subgroups own two 16-row tiles; causal, 128 x 128 blocks.
+  FlashSpec narrow = prefill;
+  narrow.headDim = narrow.valueDim = 64;
+  withOp(narrow, [&](TunableOpInterface op) {
+    ConfigAttr config = op.getHeuristicConfig(nvidiaCoop());
+    EXPECT_EQ(printAttr(config),
+              "#ejk.config<block_k = 64, block_q = 256, num_subgroups = 8>");
+    EXPECT_TRUE(
+        succeeded(op.verifyConfig(config, nvidiaCoop(), llvm::nulls())));
+  });
+  narrow.causal = true;
+  withOp(narrow, [&](TunableOpInterface op) {
+    EXPECT_EQ(printAttr(op.getHeuristicConfig(nvidiaCoop())),
+              "#ejk.config<block_k = 128, block_q = 128, num_subgroups = 8>");
+  });
+  withOp(prefill, [&](TunableOpInterface op) {
     // Without the layout the softmax goes through shared memory.
     TargetInfo other = nvidiaCoop();
     std::string unknown;
@@ -352,6 +372,7 @@ TEST_F(FlashAttentionTuningTest, HeuristicOnRegisterSoftmax) {
   // kernel (block_q = 1), its keys split to fill the device.
   FlashSpec decode = prefill;
   decode.seqQ = 1;
+  decode.headDim = decode.valueDim = 64;
   withOp(decode, [&](TunableOpInterface op) {
     EXPECT_EQ(printAttr(op.getHeuristicConfig(nvidiaCoop())),
               "#ejk.config<block_k = 64, block_q = 1, key_splits = 32, "
