@@ -190,9 +190,12 @@ private:
   void orderLongestFirst() {
     int64_t qBlocks = p.grid()[0];
     int64_t heads = p.numHeads, batches = p.batch;
-    Value linear =
-        e.add(qBlock, e.mul(e.index(qBlocks),
-                            e.add(head, e.mul(e.index(heads), batch))));
+    // One op per statement: the order of argument evaluation differs between
+    // compilers, and the IR must not.
+    Value headCount = e.index(heads);
+    Value headBatchIndex = e.add(head, e.mul(headCount, batch));
+    Value blockCount = e.index(qBlocks);
+    Value linear = e.add(qBlock, e.mul(blockCount, headBatchIndex));
     Value rank = e.div(linear, e.index(heads * batches));
     Value headBatch =
         arith::RemUIOp::create(e.b, linear, e.index(heads * batches));
