@@ -1,6 +1,7 @@
-"""What the Vulkan bench scripts (paged.py, linear.py) share: compiling their
+"""What the Vulkan bench scripts (paged.py, linear.py, ssm.py, ...) share: compiling their
 variants here, and on the GPU machine the ejk runtime's C API through ctypes
-(torch tensors in and out), the SM clock and a timed warm-up.
+(torch tensors in and out), the SM clock, a timed warm-up, writing the
+results and the prepare/run command line.
 
 The GPU machine has no MLIR: `prepare` compiles with ejkc here and copies
 the runtime, the calling script and this module next to the artifacts.
@@ -153,3 +154,26 @@ def cuda_median_ms(fn, reps=20):
         times.append(start.elapsed_time(end))
     times.sort()
     return times[len(times) // 2]
+
+
+def save_results(d, name, results):
+    """Writes `results` as DIR/NAME.json, and as $OUT/NAME.json when the
+    device tool's OUT is set (what comes back from the GPU machine)."""
+    paths = [os.path.join(d, name + ".json")]
+    if os.environ.get("OUT"):
+        paths.append(os.path.join(os.environ["OUT"], name + ".json"))
+    for path in paths:
+        with open(path, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+def main(argv, usage, prepare_fn, run_fn):
+    """The bench scripts' command line: `prepare DIR [FINGERPRINT]` here
+    (default the saved H100 fingerprint), `run DIR` on the GPU machine."""
+    if len(argv) >= 3 and argv[1] == "prepare":
+        prepare_fn(argv[2], argv[3] if len(argv) > 3 else
+                   os.path.join(HERE, "h100.fingerprint"))
+    elif len(argv) >= 3 and argv[1] == "run":
+        run_fn(argv[2])
+    else:
+        raise SystemExit(usage)

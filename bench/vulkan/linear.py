@@ -149,17 +149,8 @@ def run(d):
         except Exception as ex:
             results[name] = {"error": repr(ex)[:400]}
             log(name, "ERROR", repr(ex)[:400])
-    json.dump(results, open(os.path.join(d, "linear.json"), "w"), indent=1)
-    out = os.environ.get("OUT")
-    if out:
-        json.dump(results, open(os.path.join(out, "linear.json"), "w"), indent=1)
+    ejk_runtime.save_results(d, "linear", results)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) >= 3 and sys.argv[1] == "prepare":
-        prepare(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else
-                os.path.join(HERE, "h100.fingerprint"))
-    elif len(sys.argv) >= 3 and sys.argv[1] == "run":
-        run(sys.argv[2])
-    else:
-        sys.exit(__doc__)
+    ejk_runtime.main(sys.argv, __doc__, prepare, run)

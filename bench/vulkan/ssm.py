@@ -258,17 +258,8 @@ def run(d):
         if "median_ms" in results.get(name, {}):
             log(name, results[name]["median_ms"], "ms",
                 f"{100 * results[name]['of_copy_rate']:.1f} % of copy")
-    json.dump(results, open(os.path.join(d, "ssm.json"), "w"), indent=1)
-    out = os.environ.get("OUT")
-    if out:
-        json.dump(results, open(os.path.join(out, "ssm.json"), "w"), indent=1)
+    ejk_runtime.save_results(d, "ssm", results)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) >= 3 and sys.argv[1] == "prepare":
-        prepare(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else
-                os.path.join(HERE, "h100.fingerprint"))
-    elif len(sys.argv) >= 3 and sys.argv[1] == "run":
-        run(sys.argv[2])
-    else:
-        sys.exit(__doc__)
+    ejk_runtime.main(sys.argv, __doc__, prepare, run)
