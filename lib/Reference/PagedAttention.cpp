@@ -12,11 +12,12 @@ std::string
 ejk::reference::checkPageTables(const std::vector<int64_t> &contextLens,
                                 const std::vector<int64_t> &blockTables,
                                 int64_t maxPages, int64_t pageSize,
-                                int64_t numPages) {
+                                int64_t numPages, const std::string &lensName,
+                                const std::string &tableName) {
   for (size_t b = 0; b < contextLens.size(); ++b) {
     int64_t length = contextLens[b];
     if (length < 0 || length > maxPages * pageSize)
-      return "context_lens[" + std::to_string(b) + "] is " +
+      return lensName + "[" + std::to_string(b) + "] is " +
              std::to_string(length) + ", outside [0, " +
              std::to_string(maxPages * pageSize) + "] (" +
              std::to_string(maxPages) + " pages of " +
@@ -25,7 +26,7 @@ ejk::reference::checkPageTables(const std::vector<int64_t> &contextLens,
     for (int64_t i = 0; i < pages; ++i) {
       int64_t page = blockTables[b * maxPages + i];
       if (page < 0 || page >= numPages)
-        return "block_tables[" + std::to_string(b) + ", " + std::to_string(i) +
+        return tableName + "[" + std::to_string(b) + ", " + std::to_string(i) +
                "] is " + std::to_string(page) + ", outside the " +
                std::to_string(numPages) + " pages of the cache";
     }

@@ -11,38 +11,40 @@ using namespace ejk::reference;
 std::string ejk::reference::checkRaggedInputs(
     const std::vector<int64_t> &kvLens, const std::vector<int64_t> &pageIndices,
     const std::vector<int64_t> &cuQLens, int64_t numSeqs, int64_t numTokens,
-    int64_t pagesPerSeq, int64_t pageSize, int64_t numPages) {
+    int64_t pagesPerSeq, int64_t pageSize, int64_t numPages,
+    const RaggedInputNames &names) {
   int64_t slots = static_cast<int64_t>(kvLens.size());
   if (numSeqs < 0 || numSeqs > slots)
-    return "num_seqs is " + std::to_string(numSeqs) + ", outside [0, " +
+    return names.numSeqs + " is " + std::to_string(numSeqs) + ", outside [0, " +
            std::to_string(slots) + "] (the sequence slots)";
   if (cuQLens.size() != static_cast<size_t>(slots + 1))
-    return "cu_q_lens has " + std::to_string(cuQLens.size()) +
+    return names.cuQLens + " has " + std::to_string(cuQLens.size()) +
            " entries, expected " + std::to_string(slots + 1);
   if (cuQLens[0] != 0)
-    return "cu_q_lens[0] is " + std::to_string(cuQLens[0]) + ", not 0";
+    return names.cuQLens + "[0] is " + std::to_string(cuQLens[0]) + ", not 0";
   for (int64_t s = 0; s < numSeqs; ++s) {
     if (cuQLens[s + 1] < cuQLens[s])
-      return "cu_q_lens decreases at " + std::to_string(s + 1) + " (" +
+      return names.cuQLens + " decreases at " + std::to_string(s + 1) + " (" +
              std::to_string(cuQLens[s]) + " then " +
              std::to_string(cuQLens[s + 1]) + ")";
     if (cuQLens[s + 1] > numTokens)
-      return "cu_q_lens[" + std::to_string(s + 1) + "] is " +
+      return names.cuQLens + "[" + std::to_string(s + 1) + "] is " +
              std::to_string(cuQLens[s + 1]) + ", past the " +
              std::to_string(numTokens) + " packed query rows";
     int64_t qLen = cuQLens[s + 1] - cuQLens[s];
     int64_t length = kvLens[s];
     if (length < qLen || length > pagesPerSeq * pageSize)
-      return "kv_lens[" + std::to_string(s) + "] is " + std::to_string(length) +
-             ", outside [" + std::to_string(qLen) + ", " +
-             std::to_string(pagesPerSeq * pageSize) +
+      return names.kvLens + "[" + std::to_string(s) + "] is " +
+             std::to_string(length) + ", outside [" + std::to_string(qLen) +
+             ", " + std::to_string(pagesPerSeq * pageSize) +
              "] (its query count, the tokens its page table holds)";
     for (int64_t i = 0, e = (length + pageSize - 1) / pageSize; i < e; ++i) {
       int64_t page = pageIndices[s * pagesPerSeq + i];
       if (page < 0 || page >= numPages)
-        return "page_indices[" + std::to_string(s) + ", " + std::to_string(i) +
-               "] is " + std::to_string(page) + ", outside the " +
-               std::to_string(numPages) + " pages of the cache";
+        return names.pageIndices + "[" + std::to_string(s) + ", " +
+               std::to_string(i) + "] is " + std::to_string(page) +
+               ", outside the " + std::to_string(numPages) +
+               " pages of the cache";
     }
   }
   return "";
@@ -181,6 +183,12 @@ Status ejk::reference::raggedPagedAttention(
           for (int64_t d = 0; d < dim; ++d)
             dot += static_cast<double>(q[d]) * updatedKeys[offset + d];
           dot *= static_cast<double>(options.softmaxScale) * options.kScale;
+          int64_t rel = t - (length - qLen);
+          if (!options.alibiSlopes.empty())
+            dot += static_cast<double>(options.alibiSlopes[h]) * rel;
+          int64_t n = options.qqBiasSize;
+          if (n > 0 && i < n && rel >= 0 && rel < n)
+            dot += options.qqBias[i * n + rel];
           if (options.softCap)
             dot = *options.softCap * std::tanh(dot / *options.softCap);
           scores.push_back(dot);

@@ -26,6 +26,10 @@ const char *ejk::distributionKindName(InputDistribution::Kind kind) {
     return "ragged_context_lengths";
   case InputDistribution::Kind::SequenceCount:
     return "sequence_count";
+  case InputDistribution::Kind::SequenceStarts:
+    return "sequence_starts";
+  case InputDistribution::Kind::SequenceEnds:
+    return "sequence_ends";
   }
   return "normal";
 }
@@ -40,7 +44,9 @@ bool ejk::parseDistributionKind(const std::string &name,
         InputDistribution::Kind::ContextLengths,
         InputDistribution::Kind::PageTable,
         InputDistribution::Kind::RaggedContextLengths,
-        InputDistribution::Kind::SequenceCount})
+        InputDistribution::Kind::SequenceCount,
+        InputDistribution::Kind::SequenceStarts,
+        InputDistribution::Kind::SequenceEnds})
     if (name == distributionKindName(k)) {
       kind = k;
       return true;
@@ -88,8 +94,17 @@ static std::vector<float> randomIntegers(const InputDistribution &d, int64_t n,
     std::uniform_int_distribution<int64_t> any(0, std::max<int64_t>(first, 0));
     for (float &v : values)
       v = static_cast<float>(rng() % 2 ? first : any(rng));
+  } else if (d.kind == InputDistribution::Kind::SequenceStarts) {
+    // A raw draw; fitDependentInputs maps it into [0, end]: its value mod
+    // 8 picks 0 (three in eight), the end, one before the end, or (mod
+    // end + 1) anywhere.
+    std::uniform_int_distribution<int64_t> any(
+        0, 8 * (std::max<int64_t>(first, 0) + 1) - 1);
+    for (float &v : values)
+      v = static_cast<float>(any(rng));
   } else if (d.kind == InputDistribution::Kind::ContextLengths ||
-             d.kind == InputDistribution::Kind::RaggedContextLengths) {
+             d.kind == InputDistribution::Kind::RaggedContextLengths ||
+             d.kind == InputDistribution::Kind::SequenceEnds) {
     // Edge lengths (empty, one token, a page boundary, full) among uniform
     // ones.
     int64_t page = std::max<int64_t>(1, static_cast<int64_t>(d.second));
@@ -187,9 +202,49 @@ HostTensor ejk::randomTensor(const std::string &dtype,
   return HostTensor::fromFloats(dtype, std::move(shape), values);
 }
 
-void ejk::raiseRaggedLengths(const std::vector<InputDistribution> &kinds,
+/// Fits the raw draws of a SequenceStarts input into [0, end] of `ends`.
+static std::vector<float> fitStarts(const std::vector<float> &raw,
+                                    const std::vector<float> &ends) {
+  std::vector<float> starts(raw.size(), 0.0f);
+  for (size_t b = 0; b < raw.size() && b < ends.size(); ++b) {
+    int64_t r = static_cast<int64_t>(raw[b]);
+    int64_t end = std::max<int64_t>(0, static_cast<int64_t>(ends[b]));
+    int64_t start = 0;
+    switch (r % 8) {
+    case 3:
+      start = end;
+      break;
+    case 4:
+      start = std::max<int64_t>(0, end - 1);
+      break;
+    case 5:
+    case 6:
+    case 7:
+      start = (r / 8) % (end + 1);
+      break;
+    default:
+      break;
+    }
+    starts[b] = static_cast<float>(start);
+  }
+  return starts;
+}
+
+void ejk::fitDependentInputs(const std::vector<InputDistribution> &kinds,
                              std::vector<HostTensor> &inputs) {
   for (size_t i = 0; i < inputs.size() && i < kinds.size(); ++i) {
+    if (kinds[i].kind == InputDistribution::Kind::SequenceStarts) {
+      for (size_t j = i + 1; j < inputs.size() && j < kinds.size(); ++j) {
+        if (kinds[j].kind != InputDistribution::Kind::SequenceEnds ||
+            inputs[j].shape != inputs[i].shape)
+          continue;
+        inputs[i] = HostTensor::fromFloats(
+            inputs[i].dtype, inputs[i].shape,
+            fitStarts(inputs[i].toFloats(), inputs[j].toFloats()));
+        break;
+      }
+      continue;
+    }
     if (kinds[i].kind != InputDistribution::Kind::RaggedContextLengths)
       continue;
     std::vector<float> lengths = inputs[i].toFloats();

@@ -30,7 +30,9 @@
 // OK: result 0 ({{.*}}): {{.*}}: ok
 // SHORT: argument 6 ('{{.*}}n.npy'): invalid ragged batch: kv_lens[0] is 2, outside [3, 4] (its query count, the tokens its page table holds)
 // LONG: argument 3 ('{{.*}}lens-long.npy'): invalid context lengths: entry 0 is 5, outside [0, 4] (the tokens its page table holds)
-// PAGE: argument 4 ('{{.*}}tables-bad.npy'): invalid page table: block_tables[0, 1] is 7, outside the 3 pages of the cache
+// The table is named as the op names it (paged_attention's block_tables
+// is ragged's page_indices).
+// PAGE: argument 4 ('{{.*}}tables-bad.npy'): invalid page table: page_indices[0, 1] is 7, outside the 3 pages of the cache
 // DOWN: argument 5 ('{{.*}}cu-down.npy'): invalid cu_seqlens: cu_seqlens decreases at 2 (3 then 2)
 // COUNT: argument 6 ('{{.*}}n-bad.npy'): invalid sequence count: num_seqs is 3, outside [0, 2] (the sequence slots)
 

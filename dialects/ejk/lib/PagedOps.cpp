@@ -279,3 +279,142 @@ LogicalResult PrefillPagedAttentionOp::verify() {
     return failure();
   return v.configNames(getConfigAttr(), getConfigNames());
 }
+
+//===----------------------------------------------------------------------===//
+// UnifiedAttentionOp
+//===----------------------------------------------------------------------===//
+
+ArrayRef<StringRef> UnifiedAttentionOp::getConfigNames() {
+  return RaggedPagedConfig::names();
+}
+
+float UnifiedAttentionOp::getEffectiveSoftmaxScale() {
+  return effectiveSoftmaxScale(getSoftmaxScale(),
+                               getQueries().getType().getDimSize(2));
+}
+
+/// Checks an optional per-query-head float vector `[num_heads]`.
+static LogicalResult verifyPerHead(ShapeVerifier &v,
+                                   TypedValue<RankedTensorType> value,
+                                   StringRef name, const NamedTensor &q,
+                                   unsigned headsDim) {
+  if (!value)
+    return success();
+  FailureOr<NamedTensor> t = v.tensor(value, name, {"num_heads"});
+  if (failed(t) || failed(v.isFloat(*t)) ||
+      failed(v.dimMatches(*t, 0, q, headsDim)))
+    return failure();
+  return success();
+}
+
+LogicalResult UnifiedAttentionOp::verify() {
+  ShapeVerifier v(*this);
+  FailureOr<NamedTensor> q = v.tensor(getQueries(), "queries",
+                                      {"num_tokens", "num_heads", "head_dim"});
+  if (failed(q) || failed(v.isFloat(*q)))
+    return failure();
+  if (failed(verifyPagedCache(v, getKeyCache(), "key_cache", getValueCache(),
+                              "value_cache", *q, /*headsDim=*/1,
+                              /*headDimDim=*/2)))
+    return failure();
+  Type i32 = IntegerType::get(getContext(), 32);
+  FailureOr<NamedTensor> kvLens =
+      v.tensor(getKvLens(), "kv_lens", {"num_seqs"});
+  if (failed(kvLens) || failed(v.elementIs(*kvLens, i32)))
+    return failure();
+  if (failed(verifyIndexTensor(v, getBlockTables(), "block_tables",
+                               {"num_seqs", "max_blocks_per_seq"}, *kvLens, 0)))
+    return failure();
+  FailureOr<NamedTensor> starts =
+      v.tensor(getQueryStartLoc(), "query_start_loc", {"num_seqs + 1"});
+  if (failed(starts) || failed(v.elementIs(*starts, i32)) ||
+      failed(v.dimEquals(*starts, 0, kvLens->dim(0) + 1,
+                         "1 + 'kv_lens' dim 0 (num_seqs)")))
+    return failure();
+  if (failed(verifyPerHead(v, getAlibiSlopes(), "alibi_slopes", *q, 1)) ||
+      failed(verifyPerHead(v, getSoftmaxAux(), "softmax_aux", *q, 1)))
+    return failure();
+  if (TypedValue<RankedTensorType> bias = getQqBias()) {
+    FailureOr<NamedTensor> qq =
+        v.tensor(bias, "qq_bias", {"num_query_tokens", "num_query_tokens"});
+    if (failed(qq) || failed(v.isFloat(*qq)) ||
+        failed(v.dimMatches(*qq, 1, *qq, 0)))
+      return failure();
+  }
+  if (failed(verifyScaleAndCap(v, getSoftmaxScaleAttr(),
+                               getLogitsSoftCapAttr())) ||
+      failed(v.atLeast(getSlidingWindowAttr(), "sliding_window", 1)) ||
+      failed(verifySameAs(v, getOutput(), "output", *q)))
+    return failure();
+  return v.configNames(getConfigAttr(), getConfigNames());
+}
+
+//===----------------------------------------------------------------------===//
+// RaggedDecodeAttentionOp
+//===----------------------------------------------------------------------===//
+
+ArrayRef<StringRef> RaggedDecodeAttentionOp::getConfigNames() {
+  return PagedAttentionConfig::names();
+}
+
+float RaggedDecodeAttentionOp::getEffectiveSoftmaxScale() {
+  return effectiveSoftmaxScale(getSoftmaxScale(),
+                               getQuery().getType().getDimSize(2));
+}
+
+LogicalResult RaggedDecodeAttentionOp::verify() {
+  ShapeVerifier v(*this);
+  FailureOr<NamedTensor> q =
+      v.tensor(getQuery(), "query", {"batch", "num_heads", "head_dim"});
+  if (failed(q) || failed(v.isFloat(*q)))
+    return failure();
+  const StringRef kvDims[] = {"batch", "seq_len", "num_kv_heads", "head_dim"};
+  FailureOr<NamedTensor> k = v.tensor(getKey(), "key", kvDims);
+  if (failed(k) || failed(v.isFloat(*k)) ||
+      failed(v.dimMatches(*k, 0, *q, 0)) ||
+      failed(v.dimMatches(*k, 3, *q, 2)) ||
+      failed(v.dimDivides(*k, 2, *q, 1)) ||
+      failed(verifySameAs(v, getValue(), "value", *k)))
+    return failure();
+  if (failed(verifyIndexTensor(v, getSequenceStart(), "sequence_start",
+                               {"batch"}, *q, 0)) ||
+      failed(verifyIndexTensor(v, getSequenceEnd(), "sequence_end", {"batch"},
+                               *q, 0)))
+    return failure();
+  if (TypedValue<RankedTensorType> aux = getSoftmaxAux()) {
+    RankedTensorType type = aux.getType();
+    if (type.getRank() == 2) {
+      FailureOr<NamedTensor> sinks =
+          v.tensor(aux, "softmax_aux", {"heads", "num_sinks"});
+      if (failed(sinks) || failed(v.isFloat(*sinks)))
+        return failure();
+      if (sinks->dim(0) != k->dim(2) && sinks->dim(0) != q->dim(1))
+        return emitOpError("expects 'softmax_aux' dim 0 (heads) to be ")
+               << k->dim(2) << " ('key' dim 2, num_kv_heads) or " << q->dim(1)
+               << " ('query' dim 1, num_heads), got " << sinks->dim(0);
+      if (failed(v.dimNotZero(*sinks, 1, "a sink logit")))
+        return failure();
+    } else {
+      FailureOr<NamedTensor> sinks =
+          v.tensor(aux, "softmax_aux", {"num_sinks"});
+      if (failed(sinks) || failed(v.isFloat(*sinks)) ||
+          failed(v.dimNotZero(*sinks, 0, "a sink logit")))
+        return failure();
+    }
+  }
+  if (std::optional<ArrayRef<int64_t>> window = getSlidingWindow()) {
+    if (window->size() != 2)
+      return emitOpError("expects 'sliding_window' to have 2 elements "
+                         "[left, right], got ")
+             << window->size();
+    if (window->front() < 0 || window->back() < 0)
+      return emitOpError("expects 'sliding_window' sizes to be "
+                         "non-negative, got [")
+             << window->front() << ", " << window->back() << "]";
+  }
+  if (failed(verifyScaleAndCap(v, getSoftmaxScaleAttr(),
+                               getLogitsSoftCapAttr())) ||
+      failed(verifySameAs(v, getOutput(), "output", *q)))
+    return failure();
+  return v.configNames(getConfigAttr(), getConfigNames());
+}

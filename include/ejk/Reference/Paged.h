@@ -46,10 +46,14 @@ Status pagedAttention(const TensorRef<float> &query,
 /// What is wrong with a sequence's length or the pages it reads ("" when
 /// valid): each length in [0, max_pages * page_size], each page index the
 /// length reaches in [0, num_pages).
+/// What is wrong with a page table ("" when nothing); the operands are
+/// named `lensName` and `tableName` in the message.
 std::string checkPageTables(const std::vector<int64_t> &contextLens,
                             const std::vector<int64_t> &blockTables,
                             int64_t maxPages, int64_t pageSize,
-                            int64_t numPages);
+                            int64_t numPages,
+                            const std::string &lensName = "context_lens",
+                            const std::string &tableName = "block_tables");
 
 } // namespace ejk::reference
 

@@ -30,6 +30,12 @@ struct RaggedPagedOptions {
   bool tokenMajor = true;
   /// The cache holds i8 (new tokens are rounded and clamped when written).
   bool int8Cache = false;
+  /// unified_attention's score biases: ALiBi slopes per query head (empty
+  /// for none), added as `slope * (t - c)` with `c = kv_len - q_len`, and a
+  /// `[qqBiasSize, qqBiasSize]` bias added as `qqBias[i, t - c]` for query
+  /// `i` of a sequence where both indices are inside it.
+  std::vector<float> alibiSlopes, qqBias;
+  int64_t qqBiasSize = 0;
 };
 
 /// queries [num_tokens, heads, dim]; caches in the options' layout; kvLens
@@ -53,12 +59,45 @@ Status raggedPagedAttention(
 /// the tokens its table holds; the pages it reaches are in the cache;
 /// num_seqs (if given, >= 0) is at most the slots. Entries of slots past
 /// num_seqs are not checked.
+/// The operand names checkRaggedInputs' messages use.
+struct RaggedInputNames {
+  std::string kvLens = "kv_lens", pageIndices = "page_indices",
+              cuQLens = "cu_q_lens", numSeqs = "num_seqs";
+};
+
 std::string checkRaggedInputs(const std::vector<int64_t> &kvLens,
                               const std::vector<int64_t> &pageIndices,
                               const std::vector<int64_t> &cuQLens,
                               int64_t numSeqs, int64_t numTokens,
                               int64_t pagesPerSeq, int64_t pageSize,
-                              int64_t numPages);
+                              int64_t numPages,
+                              const RaggedInputNames &names = {});
+
+/// ragged_decode_attention: one query per sequence over keys
+/// `[sequence_start, sequence_end)` of its row of a dense `[batch, seq_len,
+/// num_kv_heads, head_dim]` cache.
+struct RaggedDecodeOptions {
+  float softmaxScale = 1.0f;
+  std::optional<float> softCap;
+  /// `sliding_window[0]`: keys `t >= sequence_end - 1 - left` are visible.
+  std::optional<int64_t> windowLeft;
+};
+
+/// `sinks` is null, `[n]`, `[num_kv_heads, n]` or `[num_heads, n]` (the
+/// first shape that matches); each head's logits join its denominator.
+Status raggedDecodeAttention(
+    const TensorRef<float> &query, const TensorRef<float> &key,
+    const TensorRef<float> &value, const TensorRef<float> &sequenceStart,
+    const TensorRef<float> &sequenceEnd, const TensorRef<float> &sinks,
+    const RaggedDecodeOptions &options, std::vector<float> &out);
+
+/// What is wrong with the bounds of a ragged decode over `seqLen` keys
+/// ("" when every end is in [0, seq_len] and every start in [0, its end]);
+/// the operands are named `startName` and `endName`.
+std::string checkSequenceBounds(const std::vector<int64_t> &starts,
+                                const std::vector<int64_t> &ends,
+                                int64_t seqLen, const std::string &startName,
+                                const std::string &endName);
 
 } // namespace ejk::reference
 

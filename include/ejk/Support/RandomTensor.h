@@ -13,6 +13,7 @@
 #include "ejk/Support/HostTensor.h"
 
 #include <random>
+#include <string>
 
 namespace ejk {
 
@@ -43,14 +44,26 @@ struct InputDistribution {
     /// Integers: a ragged batch's kv_lens, drawn as ContextLengths; ejk-run
     /// then raises each to its sequence's query count in the
     /// CumulativeLengths input over one more entry that follows it (see
-    /// raiseRaggedLengths), so that every sequence holds its new tokens.
+    /// fitDependentInputs), so that every sequence holds its new tokens.
     RaggedContextLengths,
     /// Integers: a count of live sequences in [0, first] (first half of the
     /// time).
     SequenceCount,
+    /// Integers: the first key of each sequence of a ragged decode over
+    /// `first` keys; ejk-run then fits each into [0, end] of the
+    /// SequenceEnds input of its shape that follows it (see
+    /// fitDependentInputs): often 0, sometimes the end (no key) or one
+    /// before it (one key).
+    SequenceStarts,
+    /// Integers: one past the last key of each sequence of a ragged decode,
+    /// in [0, first], drawn as ContextLengths over pages of `second`.
+    SequenceEnds,
   };
   Kind kind = Kind::Normal;
   float first = 0.0f, second = 1.0f;
+  /// The operand the values feed, as its op names it ("page_indices"),
+  /// for validation messages; empty when the op gave none.
+  std::string name;
 };
 
 /// The name of `kind` in artifact manifests ("normal", "group_sizes", ...).
@@ -59,10 +72,12 @@ const char *distributionKindName(InputDistribution::Kind kind);
 bool parseDistributionKind(const std::string &name,
                            InputDistribution::Kind &kind);
 
-/// Raises every RaggedContextLengths input of `inputs` (described by
-/// `kinds` and `shapes`) to the query counts of the CumulativeLengths input
-/// of one more entry that follows it, within its bound.
-void raiseRaggedLengths(const std::vector<InputDistribution> &kinds,
+/// Makes drawn inputs that depend on others valid (`kinds` describes
+/// `inputs`): raises every RaggedContextLengths input to the query counts of
+/// the CumulativeLengths input of one more entry that follows it, within
+/// its bound, and fits every SequenceStarts input into [0, end] of the
+/// SequenceEnds input of its size that follows it.
+void fitDependentInputs(const std::vector<InputDistribution> &kinds,
                         std::vector<HostTensor> &inputs);
 
 /// A random tensor of `dtype` and `shape`: floats (f32, f16, bf16, f64)

@@ -94,6 +94,7 @@ public:
 void mlir::ejk::registerPagedFamily(DialectRegistry &registry) {
   registerOpModel(std::make_unique<PagedAttentionModel>());
   registerRaggedPagedModels(registry);
+  registerRaggedDecodeModel(registry);
   registry.addExtension(+[](MLIRContext *context, EjkDialect *) {
     PagedAttentionOp::attachInterface<TunableModel<PagedAttentionOp>>(*context);
   });

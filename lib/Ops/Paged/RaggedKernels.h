@@ -53,6 +53,9 @@ struct VulkanRaggedPaged {
 /// Registers the ragged and prefill models (RaggedModel.cpp); called by
 /// registerPagedFamily.
 void registerRaggedPagedModels(DialectRegistry &registry);
+/// Registers ragged_decode_attention's model (RaggedDecodeModel.cpp); called
+/// by registerPagedFamily.
+void registerRaggedDecodeModel(DialectRegistry &registry);
 
 } // namespace mlir::ejk
 

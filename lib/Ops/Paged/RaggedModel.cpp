@@ -1,7 +1,8 @@
 //===- RaggedModel.cpp - the ragged and prefill paged op models -----------===//
 //
-// What the compiler knows of `ejk.ragged_paged_attention` and
-// `ejk.prefill_paged_attention` outside their kernels: one problem
+// What the compiler knows of `ejk.ragged_paged_attention`,
+// `ejk.prefill_paged_attention` and `ejk.unified_attention` outside their
+// kernels: one problem
 // (RaggedProblem.h) read from either op, the reference bridge, the ranges
 // of random inputs (valid lengths, start locations, counts and shuffled
 // tables) and the kernels of each target (RaggedKernels.h).
@@ -53,7 +54,29 @@ public:
   }
 };
 
-/// What both ops' models share.
+/// The ranges of a ragged batch's index operands, each named as its op
+/// names it: lengths raised to their sequences' query counts, start
+/// locations over the packed rows (some sequences empty), shuffled tables.
+std::optional<Distribution>
+raggedIndexDistribution(const RaggedPagedProblem &p, Value operand,
+                        std::pair<Value, const char *> lens,
+                        std::pair<Value, const char *> table,
+                        std::pair<Value, const char *> starts) {
+  if (operand == lens.first)
+    return Distribution{Distribution::Kind::RaggedContextLengths,
+                        static_cast<float>(p.maxContext()),
+                        static_cast<float>(p.pageSize), lens.second};
+  if (operand == starts.first)
+    return Distribution{Distribution::Kind::CumulativeLengths,
+                        static_cast<float>(p.numTokens), 0.0f, starts.second};
+  if (operand == table.first)
+    return Distribution{Distribution::Kind::PageTable,
+                        static_cast<float>(p.numPages),
+                        static_cast<float>(p.pageSize), table.second};
+  return std::nullopt;
+}
+
+/// What the ops' models share.
 template <typename OpT> class RaggedModelBase : public OpModel {
 public:
   RaggedModelBase() {
@@ -75,7 +98,9 @@ public:
         .flag("window", p.window.has_value())
         .flag("sinks", p.hasSinks)
         .flag("write", p.writesCache)
-        .flag("scales", p.kScale != 1.0f || p.vScale != 1.0f);
+        .flag("scales", p.kScale != 1.0f || p.vScale != 1.0f)
+        .flag("alibi", p.hasAlibi)
+        .flag("qq_bias", p.qqBiasSize > 0);
     return key.str();
   }
 };
@@ -105,20 +130,14 @@ public:
                                                 Value operand) const override {
     auto op = cast<RaggedPagedAttentionOp>(operation);
     RaggedPagedProblem p = readRaggedPagedProblem(op);
-    if (operand == op.getKvLens())
-      return Distribution{Distribution::Kind::RaggedContextLengths,
-                          static_cast<float>(p.maxContext()),
-                          static_cast<float>(p.pageSize)};
-    if (operand == op.getCuQLens())
-      return Distribution{Distribution::Kind::CumulativeLengths,
-                          static_cast<float>(p.numTokens), 0.0f};
+    if (std::optional<Distribution> d =
+            raggedIndexDistribution(p, operand, {op.getKvLens(), "kv_lens"},
+                                    {op.getPageIndices(), "page_indices"},
+                                    {op.getCuQLens(), "cu_q_lens"}))
+      return d;
     if (operand == op.getNumSeqs())
       return Distribution{Distribution::Kind::SequenceCount,
-                          static_cast<float>(p.numSeqs), 0.0f};
-    if (operand == op.getPageIndices())
-      return Distribution{Distribution::Kind::PageTable,
-                          static_cast<float>(p.numPages),
-                          static_cast<float>(p.pageSize)};
+                          static_cast<float>(p.numSeqs), 0.0f, "num_seqs"};
     // A quantized cache, and the tokens written into it, hold whole values.
     if (p.cacheType.isSignlessInteger(8) &&
         (operand == op.getKeyPages() || operand == op.getValuePages() ||
@@ -163,15 +182,52 @@ public:
   }
 };
 
+/// unified_attention: the ragged problem with every slot live.
+class UnifiedAttentionModel final : public RaggedModelBase<UnifiedAttentionOp> {
+public:
+  /// No query row or nothing to read: every output is 0.
+  std::optional<SmallVector<double>>
+  constantResults(Operation *operation) const override {
+    RaggedPagedProblem p =
+        readRaggedPagedProblem(cast<UnifiedAttentionOp>(operation));
+    if (p.numTokens > 0 && p.maxContext() > 0 && p.numPages > 0 &&
+        p.headDim > 0)
+      return std::nullopt;
+    return SmallVector<double>{0.0};
+  }
+  LogicalResult evaluateReference(Operation *op,
+                                  ReferenceValues &values) const override {
+    return evaluateUnifiedAttention(cast<UnifiedAttentionOp>(op), values);
+  }
+  /// The ragged op's index ranges; ALiBi slopes in [0, 0.25) (positive, as
+  /// ALiBi's geometric slopes are: earlier keys weigh less).
+  std::optional<Distribution> inputDistribution(Operation *operation,
+                                                Value operand) const override {
+    auto op = cast<UnifiedAttentionOp>(operation);
+    RaggedPagedProblem p = readRaggedPagedProblem(op);
+    if (std::optional<Distribution> d =
+            raggedIndexDistribution(p, operand, {op.getKvLens(), "kv_lens"},
+                                    {op.getBlockTables(), "block_tables"},
+                                    {op.getQueryStartLoc(), "query_start_loc"}))
+      return d;
+    if (operand == op.getAlibiSlopes())
+      return Distribution{Distribution::Kind::Uniform, 0.0f, 0.25f};
+    return std::nullopt;
+  }
+};
+
 } // namespace
 
 void mlir::ejk::registerRaggedPagedModels(DialectRegistry &registry) {
   registerOpModel(std::make_unique<RaggedPagedModel>());
   registerOpModel(std::make_unique<PrefillPagedModel>());
+  registerOpModel(std::make_unique<UnifiedAttentionModel>());
   registry.addExtension(+[](MLIRContext *context, EjkDialect *) {
     RaggedPagedAttentionOp::attachInterface<
         TunableModel<RaggedPagedAttentionOp>>(*context);
     PrefillPagedAttentionOp::attachInterface<
         TunableModel<PrefillPagedAttentionOp>>(*context);
+    UnifiedAttentionOp::attachInterface<TunableModel<UnifiedAttentionOp>>(
+        *context);
   });
 }

@@ -58,6 +58,23 @@ mlir::ejk::readRaggedPagedProblem(PrefillPagedAttentionOp op) {
   return p;
 }
 
+RaggedPagedProblem mlir::ejk::readRaggedPagedProblem(UnifiedAttentionOp op) {
+  RaggedPagedProblem p;
+  RankedTensorType q = op.getQueries().getType();
+  readCommon(op, op.getKeyCache().getType(), p);
+  p.numTokens = q.getDimSize(0);
+  p.numHeads = q.getDimSize(1);
+  p.headDim = q.getDimSize(2);
+  p.numSeqs = op.getKvLens().getType().getDimSize(0);
+  p.pagesPerSeq = op.getBlockTables().getType().getDimSize(1);
+  p.hasSinks = op.getSoftmaxAux() != nullptr;
+  p.hasAlibi = op.getAlibiSlopes() != nullptr;
+  if (TypedValue<RankedTensorType> bias = op.getQqBias())
+    p.qqBiasSize = bias.getType().getDimSize(0);
+  p.queryType = q.getElementType();
+  return p;
+}
+
 RaggedPagedBuffers
 mlir::ejk::findRaggedPagedBuffers(RaggedPagedAttentionOp op,
                                   DispatchRewriter &rewriter) {
@@ -87,6 +104,23 @@ mlir::ejk::findRaggedPagedBuffers(PrefillPagedAttentionOp op,
   buf.valueCache = rewriter.buffer(op.getValueCache());
   buf.kvLens = rewriter.buffer(op.getContextLens());
   buf.pageIndices = rewriter.buffer(op.getBlockTables());
+  buf.output = rewriter.destination(op.getOutput());
+  return buf;
+}
+
+RaggedPagedBuffers
+mlir::ejk::findRaggedPagedBuffers(UnifiedAttentionOp op,
+                                  DispatchRewriter &rewriter) {
+  RaggedPagedBuffers buf;
+  buf.queries = rewriter.buffer(op.getQueries());
+  buf.keyCache = rewriter.buffer(op.getKeyCache());
+  buf.valueCache = rewriter.buffer(op.getValueCache());
+  buf.kvLens = rewriter.buffer(op.getKvLens());
+  buf.pageIndices = rewriter.buffer(op.getBlockTables());
+  buf.cuQLens = rewriter.buffer(op.getQueryStartLoc());
+  buf.alibi = rewriter.buffer(op.getAlibiSlopes());
+  buf.qqBias = rewriter.buffer(op.getQqBias());
+  buf.sinks = rewriter.buffer(op.getSoftmaxAux());
   buf.output = rewriter.destination(op.getOutput());
   return buf;
 }

@@ -28,6 +28,10 @@ struct RaggedRow {
   Value tableRow;
   /// Tokens of that sequence the row sees: [0, length) before the window.
   Value length;
+  /// The sequence's cached context `c = kv_len - q_len` and the row's query
+  /// index `i` in its sequence (position c + i): what unified_attention's
+  /// score biases read. Null when the problem has none.
+  Value context, queryIndex;
 };
 
 class RaggedRowSource {
@@ -50,11 +54,13 @@ public:
       Value i = arith::RemSIOp::create(e.b, row, q);
       Value length = clampedLength(e, seq, maxContext);
       Value position1 = e.add(e.sub(length, e.sub(q, i)), e.index(1));
-      return {seq, e.max(zero, e.min(position1, length))};
+      return {seq, e.max(zero, e.min(position1, length)), {}, {}};
     }
     Value tokens = e.index(p.numTokens);
-    Value live =
-        e.max(zero, e.min(load(e, buf.numSeqs, zero), e.index(p.numSeqs)));
+    // No count (unified_attention): every slot is live.
+    Value live = e.index(p.numSeqs);
+    if (buf.numSeqs)
+      live = e.max(zero, e.min(load(e, buf.numSeqs, zero), live));
     Value first = e.max(zero, e.min(load(e, buf.cuQLens, zero), tokens));
     Value none = e.index(-1);
     SmallVector<Value> found = e.forLoop(
@@ -79,8 +85,46 @@ public:
     // Query i of q_len sits at position length - q_len + i.
     Value position1 = e.add(e.sub(length, e.sub(hi, row)), e.index(1));
     Value seen = e.max(zero, e.min(position1, length));
-    (void)lo;
-    return {tableRow, e.select(owned, seen, zero)};
+    RaggedRow result{tableRow, e.select(owned, seen, zero), {}, {}};
+    if (p.hasScoreBias()) {
+      result.context = e.sub(length, e.sub(hi, lo));
+      result.queryIndex = e.sub(row, lo);
+    }
+    return result;
+  }
+
+  /// `score` of token `t` for query head `head` of `row` plus
+  /// unified_attention's biases: ALiBi `slope[head] * (t - c)` and
+  /// `qq_bias[i, t - c]` where both indices fall inside it.
+  Value addScoreBias(Emitter &e, const RaggedRow &row, Value head, Value t,
+                     Value score) const {
+    if (!p.hasScoreBias())
+      return score;
+    Value rel = e.sub(t, row.context);
+    if (buf.alibi) {
+      Value slope =
+          e.toF32(memref::LoadOp::create(e.b, buf.alibi, ValueRange{head}));
+      Value distance = arith::SIToFPOp::create(
+          e.b, e.f32, arith::IndexCastOp::create(e.b, e.b.getI32Type(), rel));
+      score = e.fadd(score, e.fmul(slope, distance));
+    }
+    if (buf.qqBias) {
+      Value zero = e.index(0), n = e.index(p.qqBiasSize);
+      Value last = e.index(p.qqBiasSize - 1);
+      auto inRange = [&](Value x) {
+        return arith::AndIOp::create(
+            e.b, arith::CmpIOp::create(e.b, arith::CmpIPredicate::sge, x, zero),
+            arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, x, n));
+      };
+      Value inside =
+          arith::AndIOp::create(e.b, inRange(row.queryIndex), inRange(rel));
+      Value bias = e.toF32(memref::LoadOp::create(
+          e.b, buf.qqBias,
+          ValueRange{e.max(zero, e.min(row.queryIndex, last)),
+                     e.max(zero, e.min(rel, last))}));
+      score = e.fadd(score, e.select(inside, bias, e.constF32(0.0f)));
+    }
+    return score;
   }
 
   /// Indices of head `head`, dim `d` of packed row `row` in the queries or

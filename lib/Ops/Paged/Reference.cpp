@@ -97,3 +97,53 @@ mlir::ejk::evaluatePrefillPagedAttention(PrefillPagedAttentionOp op,
   values.set(op.getOutput(), std::move(out));
   return success();
 }
+
+LogicalResult mlir::ejk::evaluateUnifiedAttention(UnifiedAttentionOp op,
+                                                  ReferenceValues &values) {
+  RaggedPagedProblem p = readRaggedPagedProblem(op);
+  ref::RaggedPagedOptions options = raggedOptions(p);
+  if (op.getAlibiSlopes()) {
+    ref::TensorRef<float> slopes = values.ref(op.getAlibiSlopes());
+    options.alibiSlopes.assign(slopes.data, slopes.data + slopes.numElements);
+  }
+  if (op.getQqBias()) {
+    ref::TensorRef<float> bias = values.ref(op.getQqBias());
+    options.qqBias.assign(bias.data, bias.data + bias.numElements);
+    options.qqBiasSize = p.qqBiasSize;
+  }
+  ref::TensorRef<float> none;
+  std::vector<float> out, keys, vals;
+  ref::Status status = ref::raggedPagedAttention(
+      values.ref(op.getQueries()), values.ref(op.getKeyCache()),
+      values.ref(op.getValueCache()), values.ref(op.getKvLens()),
+      values.ref(op.getBlockTables()), values.ref(op.getQueryStartLoc()),
+      /*numSeqs=*/none, none, none,
+      op.getSoftmaxAux() ? values.ref(op.getSoftmaxAux()) : none, options, out,
+      keys, vals);
+  if (!status.ok)
+    return op.emitOpError("reference evaluation failed: ") << status.message;
+  values.set(op.getOutput(), std::move(out));
+  return success();
+}
+
+LogicalResult
+mlir::ejk::evaluateRaggedDecodeAttention(RaggedDecodeAttentionOp op,
+                                         ReferenceValues &values) {
+  ref::RaggedDecodeOptions options;
+  options.softmaxScale = op.getEffectiveSoftmaxScale();
+  if (FloatAttr cap = op.getLogitsSoftCapAttr())
+    options.softCap = cap.getValueAsDouble();
+  if (std::optional<int64_t> window = op.getVisibleWindow())
+    options.windowLeft = *window - 1;
+  ref::TensorRef<float> none;
+  std::vector<float> out;
+  ref::Status status = ref::raggedDecodeAttention(
+      values.ref(op.getQuery()), values.ref(op.getKey()),
+      values.ref(op.getValue()), values.ref(op.getSequenceStart()),
+      values.ref(op.getSequenceEnd()),
+      op.getSoftmaxAux() ? values.ref(op.getSoftmaxAux()) : none, options, out);
+  if (!status.ok)
+    return op.emitOpError("reference evaluation failed: ") << status.message;
+  values.set(op.getOutput(), std::move(out));
+  return success();
+}

@@ -17,6 +17,12 @@ LogicalResult evaluateRaggedPagedAttention(RaggedPagedAttentionOp op,
 /// Evaluates `op` as the ragged problem of `seq_q` queries per sequence.
 LogicalResult evaluatePrefillPagedAttention(PrefillPagedAttentionOp op,
                                             ReferenceValues &values);
+/// Evaluates `op` as the ragged problem with every slot live.
+LogicalResult evaluateUnifiedAttention(UnifiedAttentionOp op,
+                                       ReferenceValues &values);
+/// Evaluates `op` with ejk::reference::raggedDecodeAttention.
+LogicalResult evaluateRaggedDecodeAttention(RaggedDecodeAttentionOp op,
+                                            ReferenceValues &values);
 
 } // namespace mlir::ejk
 

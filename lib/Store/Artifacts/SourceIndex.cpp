@@ -66,9 +66,12 @@ nlohmann::json toJson(const std::vector<TensorSpec> &specs, bool inputs) {
   nlohmann::json list = nlohmann::json::array();
   for (const TensorSpec &spec : specs) {
     nlohmann::json item = {{"dtype", spec.dtype}, {"shape", spec.shape}};
-    if (inputs)
+    if (inputs) {
       item["random"] = {::ejk::distributionKindName(spec.random.kind),
                         spec.random.first, spec.random.second};
+      if (!spec.random.name.empty())
+        item["random"].push_back(spec.random.name);
+    }
     list.push_back(std::move(item));
   }
   return list;
@@ -93,10 +96,15 @@ bool fromJson(const nlohmann::json &list, bool inputs,
     if (inputs) {
       const nlohmann::json *random =
           item.contains("random") ? &item["random"] : nullptr;
-      if (!random || !random->is_array() || random->size() != 3 ||
+      // [kind, first, second] and, when the op names the operand, its name.
+      if (!random || !random->is_array() ||
+          (random->size() != 3 && random->size() != 4) ||
           !(*random)[0].is_string() || !(*random)[1].is_number() ||
-          !(*random)[2].is_number())
+          !(*random)[2].is_number() ||
+          (random->size() == 4 && !(*random)[3].is_string()))
         return false;
+      if (random->size() == 4)
+        spec.random.name = (*random)[3].get<std::string>();
       if (!::ejk::parseDistributionKind((*random)[0].get<std::string>(),
                                         spec.random.kind))
         return false;

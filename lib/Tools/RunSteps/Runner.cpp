@@ -72,6 +72,11 @@ static std::vector<int64_t> integersOf(const HostTensor &tensor) {
   return values;
 }
 
+/// The operand name the op recorded for `spec`, or `fallback`.
+static std::string nameOr(const TensorSpec &spec, const char *fallback) {
+  return spec.random.name.empty() ? fallback : spec.random.name;
+}
+
 /// What is wrong with a page table (`spec`, `tensor`) given the inputs read
 /// before it: the nearest earlier input of context lengths over as many
 /// sequences says which entries are read (paged attention's operand order;
@@ -93,28 +98,28 @@ validatePageTable(const TensorSpec &spec, const HostTensor &tensor,
          lens.random.kind != InputDistribution::Kind::RaggedContextLengths) ||
         lens.shape != std::vector<int64_t>{sequences})
       continue;
-    return reference::checkPageTables(integersOf(earlierInputs[j]), table,
-                                      maxPages, pageSize, numPages);
+    return reference::checkPageTables(
+        integersOf(earlierInputs[j]), table, maxPages, pageSize, numPages,
+        nameOr(lens, "context_lens"), nameOr(spec, "block_tables"));
   }
   std::vector<int64_t> full(sequences, maxPages * pageSize);
-  return reference::checkPageTables(full, table, maxPages, pageSize, numPages);
+  return reference::checkPageTables(full, table, maxPages, pageSize, numPages,
+                                    "context_lens",
+                                    nameOr(spec, "block_tables"));
 }
 
-/// What is wrong with a ragged batch, checked at its count of live
-/// sequences (`spec`, `tensor`), the last of its index inputs: the nearest
-/// earlier kv_lens, page table and cu_q_lens over as many slots.
+/// What is wrong with a ragged batch of `slots` sequence slots of which
+/// `live` are live, checked at the last of its index inputs: the nearest
+/// earlier kv_lens, page table and start locations over as many slots
+/// (the start locations may be the input being checked, `current`).
 static std::string
-validateRaggedBatch(const TensorSpec &spec, const HostTensor &tensor,
-                    const std::vector<TensorSpec> &specs,
-                    const std::vector<HostTensor> &earlierInputs) {
+checkRaggedBatch(int64_t slots, int64_t live, const std::string &countName,
+                 const std::vector<TensorSpec> &specs,
+                 const std::vector<HostTensor> &earlierInputs,
+                 const TensorSpec *current = nullptr,
+                 const HostTensor *currentTensor = nullptr) {
   using Kind = InputDistribution::Kind;
-  int64_t slots = static_cast<int64_t>(spec.random.first);
-  std::vector<int64_t> count = integersOf(tensor);
-  int64_t live = count.empty() ? 0 : count[0];
-  if (live < 0 || live > slots)
-    return "invalid sequence count: num_seqs is " + std::to_string(live) +
-           ", outside [0, " + std::to_string(slots) + "] (the sequence slots)";
-  const TensorSpec *lens = nullptr, *table = nullptr, *cu = nullptr;
+  const TensorSpec *lens = nullptr, *table = nullptr, *cu = current;
   size_t lensAt = 0, tableAt = 0, cuAt = 0;
   for (size_t j = earlierInputs.size(); j-- > 0;) {
     const TensorSpec &s = specs[j];
@@ -134,13 +139,57 @@ validateRaggedBatch(const TensorSpec &spec, const HostTensor &tensor,
   }
   if (!lens || !table || !cu)
     return "";
+  reference::RaggedInputNames names;
+  names.kvLens = nameOr(*lens, "kv_lens");
+  names.pageIndices = nameOr(*table, "page_indices");
+  names.cuQLens = nameOr(*cu, "cu_q_lens");
+  names.numSeqs = countName;
   std::string why = reference::checkRaggedInputs(
       integersOf(earlierInputs[lensAt]), integersOf(earlierInputs[tableAt]),
-      integersOf(earlierInputs[cuAt]), live,
-      static_cast<int64_t>(cu->random.first), table->shape[1],
+      integersOf(currentTensor && cu == current ? *currentTensor
+                                                : earlierInputs[cuAt]),
+      live, static_cast<int64_t>(cu->random.first), table->shape[1],
       std::max<int64_t>(1, static_cast<int64_t>(table->random.second)),
-      static_cast<int64_t>(table->random.first));
+      static_cast<int64_t>(table->random.first), names);
   return why.empty() ? "" : "invalid ragged batch: " + why;
+}
+
+/// What is wrong with a ragged batch, checked at its count of live
+/// sequences (`spec`, `tensor`), the last of its index inputs.
+static std::string
+validateRaggedBatch(const TensorSpec &spec, const HostTensor &tensor,
+                    const std::vector<TensorSpec> &specs,
+                    const std::vector<HostTensor> &earlierInputs) {
+  int64_t slots = static_cast<int64_t>(spec.random.first);
+  std::vector<int64_t> count = integersOf(tensor);
+  int64_t live = count.empty() ? 0 : count[0];
+  std::string name = nameOr(spec, "num_seqs");
+  if (live < 0 || live > slots)
+    return "invalid sequence count: " + name + " is " + std::to_string(live) +
+           ", outside [0, " + std::to_string(slots) + "] (the sequence slots)";
+  return checkRaggedBatch(slots, live, name, specs, earlierInputs);
+}
+
+/// What is wrong with a ragged decode's bounds, checked at its ends (`spec`,
+/// `tensor`): every end in [0, seq_len], and the starts of the nearest
+/// earlier SequenceStarts input of its size in [0, end].
+static std::string
+validateSequenceBounds(const TensorSpec &spec, const HostTensor &tensor,
+                       const std::vector<TensorSpec> &specs,
+                       const std::vector<HostTensor> &earlierInputs) {
+  std::vector<int64_t> starts;
+  std::string startName = "sequence_start";
+  for (size_t j = earlierInputs.size(); j-- > 0;)
+    if (specs[j].random.kind == InputDistribution::Kind::SequenceStarts &&
+        specs[j].shape == spec.shape) {
+      starts = integersOf(earlierInputs[j]);
+      startName = nameOr(specs[j], "sequence_start");
+      break;
+    }
+  std::string why = reference::checkSequenceBounds(
+      starts, integersOf(tensor), static_cast<int64_t>(spec.random.first),
+      startName, nameOr(spec, "sequence_end"));
+  return why.empty() ? "" : "invalid sequence bounds: " + why;
 }
 
 /// What is wrong with an integer input whose meaning its op recorded as the
@@ -156,6 +205,8 @@ static std::string validateInput(const TensorSpec &spec,
   int64_t bound = static_cast<int64_t>(spec.random.first);
   if (spec.random.kind == Kind::SequenceCount)
     return validateRaggedBatch(spec, tensor, specs, earlierInputs);
+  if (spec.random.kind == Kind::SequenceEnds)
+    return validateSequenceBounds(spec, tensor, specs, earlierInputs);
   if (spec.random.kind == Kind::ContextLengths ||
       spec.random.kind == Kind::RaggedContextLengths) {
     std::vector<int64_t> lengths = integersOf(tensor);
@@ -177,8 +228,19 @@ static std::string validateInput(const TensorSpec &spec,
   std::string why = spec.random.kind == Kind::GroupSizes
                         ? reference::checkGroupSizes(values, bound)
                         : reference::checkCuSeqlens(values, bound);
-  if (why.empty())
-    return "";
+  if (why.empty()) {
+    // Start locations of a ragged batch with no count of live sequences
+    // after them (unified_attention): every slot is live, and the batch is
+    // checked here, at its last index input.
+    if (spec.random.kind != Kind::CumulativeLengths || spec.shape.size() != 1)
+      return "";
+    int64_t slots = spec.shape[0] - 1;
+    for (size_t j = earlierInputs.size() + 1; j < specs.size(); ++j)
+      if (specs[j].random.kind == Kind::SequenceCount)
+        return "";
+    return checkRaggedBatch(slots, slots, "num_seqs", specs, earlierInputs,
+                            &spec, &tensor);
+  }
   return (spec.random.kind == Kind::GroupSizes ? "invalid group sizes: "
                                                : "invalid cu_seqlens: ") +
          why;
@@ -215,7 +277,7 @@ bool ejk::prepareInputs(const EntrySignature &signature,
         std::vector<InputDistribution> kinds;
         for (const TensorSpec &s : signature.inputs)
           kinds.push_back(s.random);
-        raiseRaggedLengths(kinds, inputs);
+        fitDependentInputs(kinds, inputs);
       }
       continue;
     }

@@ -41,6 +41,12 @@ struct PagedAttentionProblem {
   /// denseDecodeAsPaged): sequence b is page b of `pageSize` = seq_k tokens,
   /// token-major, every sequence full; there are no length or table buffers.
   bool denseKv = false;
+  /// Sink logits of a decode (ragged_decode_attention's `softmax_aux`):
+  /// `[numSinks]` shared by every head, `[num_kv_heads, numSinks]` or
+  /// `[num_heads, numSinks]`; each head's logits join its denominator.
+  enum class Sinks { None, Shared, PerKvHead, PerHead };
+  Sinks sinks = Sinks::None;
+  int64_t numSinks = 0;
 
   /// Query heads per KV head.
   int64_t groupSize() const { return numHeads / numKvHeads; }
@@ -68,6 +74,10 @@ struct PagedAttentionBuffers {
   /// (lib/Ops/Paged/RaggedRows.h): `batch` indexes rows, and the source
   /// says which table row and how many tokens each sees. Null otherwise.
   const RaggedRowSource *ragged = nullptr;
+  /// ragged_decode_attention: the first visible token of each sequence
+  /// ([batch] i32; `contextLens` is then its end) and the sink logits
+  /// (PagedAttentionProblem::sinks). Null otherwise.
+  Value sequenceStarts, sinks;
 
   SmallVector<Value> all() const {
     return {query, keyCache, valueCache, contextLens, blockTables, output, lse};

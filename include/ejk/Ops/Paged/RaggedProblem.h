@@ -1,8 +1,9 @@
 //===- RaggedProblem.h - ragged paged attention, as kernels see it -*- C++ -*-//
 //
-// The sizes and options of one `ejk.ragged_paged_attention` or
+// The sizes and options of one `ejk.ragged_paged_attention`,
 // `ejk.prefill_paged_attention` (the ragged problem with `seq_q` queries
-// for every sequence) that the config rules and both targets' kernels
+// for every sequence) or `ejk.unified_attention` (every slot live, ALiBi
+// and a query-query bias) that the config rules and both targets' kernels
 // read, and the dispatch buffers they read and write.
 //
 //===----------------------------------------------------------------------===//
@@ -22,6 +23,7 @@ namespace mlir::ejk {
 class DispatchRewriter;
 class RaggedPagedAttentionOp;
 class PrefillPagedAttentionOp;
+class UnifiedAttentionOp;
 
 struct RaggedPagedProblem {
   /// Packed query rows and sequence slots (for a prefill: batch * seq_q and
@@ -40,7 +42,15 @@ struct RaggedPagedProblem {
   /// `prefill_paged_attention`: every sequence has `uniformQ` queries and
   /// is live; there are no cu_q_lens or num_seqs buffers. 0 otherwise.
   int64_t uniformQ = 0;
+  /// `unified_attention`: ALiBi slopes, and the size `n` of its `[n, n]`
+  /// query-query bias (0 for none). Every slot is live when there is no
+  /// num_seqs buffer.
+  bool hasAlibi = false;
+  int64_t qqBiasSize = 0;
   Type queryType, cacheType;
+
+  /// Whether a score gets a bias added before the soft cap.
+  bool hasScoreBias() const { return hasAlibi || qqBiasSize > 0; }
 
   int64_t groupSize() const { return numHeads / numKvHeads; }
   int64_t maxContext() const { return pagesPerSeq * pageSize; }
@@ -63,18 +73,22 @@ struct RaggedPagedProblem {
 struct RaggedPagedBuffers {
   /// `queries` is [num_tokens, heads, dim] or, for a prefill, [batch,
   /// seq_q, heads, dim] (`output` likewise). `cuQLens`, `numSeqs`,
-  /// `newKeys`, `newValues`, `sinks` and the updated pools may be null.
+  /// `newKeys`, `newValues`, `sinks`, `alibi`, `qqBias` and the updated
+  /// pools may be null (no `numSeqs`: every slot is live).
   Value queries, keyCache, valueCache, kvLens, pageIndices, cuQLens, numSeqs;
-  Value newKeys, newValues, sinks;
+  Value newKeys, newValues, sinks, alibi, qqBias;
   Value output, updatedKeys, updatedValues;
 };
 
 RaggedPagedProblem readRaggedPagedProblem(RaggedPagedAttentionOp op);
 RaggedPagedProblem readRaggedPagedProblem(PrefillPagedAttentionOp op);
+RaggedPagedProblem readRaggedPagedProblem(UnifiedAttentionOp op);
 
 RaggedPagedBuffers findRaggedPagedBuffers(RaggedPagedAttentionOp op,
                                           DispatchRewriter &rewriter);
 RaggedPagedBuffers findRaggedPagedBuffers(PrefillPagedAttentionOp op,
+                                          DispatchRewriter &rewriter);
+RaggedPagedBuffers findRaggedPagedBuffers(UnifiedAttentionOp op,
                                           DispatchRewriter &rewriter);
 
 /// FLOPs of the two matmuls if every query row saw every token its table

@@ -9,10 +9,20 @@
 #ifndef EJK_OPS_PAGED_CPU_DECODE_H
 #define EJK_OPS_PAGED_CPU_DECODE_H
 
+#include "ejk/Dialect/Ejk/TargetInfo.h"
 #include "ejk/Ops/DispatchRewriter.h"
 #include "ejk/Ops/Paged/Problem.h"
 
 namespace mlir::ejk {
+
+/// The CPU's paged-decode config rules (Rules.cpp) as functions of the
+/// problem, for every op that runs on the decode kernel.
+LogicalResult verifyCpuPagedConfig(ConfigAttr config, const TargetInfo &target,
+                                   raw_ostream &reason);
+ConfigAttr cpuPagedHeuristic(const PagedAttentionProblem &p,
+                             MLIRContext *context, const TargetInfo &target);
+SmallVector<ConfigAttr>
+cpuPagedConfigSpace(MLIRContext *context, const TargetInfo &target, bool full);
 
 /// Replaces the rewriter's dispatch body (`op`, read before it is erased)
 /// by the decode of `problem` over `buffers`: `blockK` tokens a step (a

@@ -81,9 +81,9 @@ public:
     one = e.index(1);
     tableRow = batch;
     if (buf.ragged) {
-      RaggedRow row = buf.ragged->find(e, batch);
-      tableRow = row.tableRow;
-      raggedLength = row.length;
+      raggedRow = buf.ragged->find(e, batch);
+      tableRow = raggedRow.tableRow;
+      raggedLength = raggedRow.length;
     }
     int64_t g = p.groupSize();
     headBase = e.mul(kvHead, e.index(g));
@@ -130,6 +130,16 @@ private:
     return pagedRowIndices(e, buffer, batch, head, d);
   }
 
+  /// The sink logit of query head `head`, or null without sinks.
+  Value sinkLogit(Value head) {
+    if (buf.ragged && buf.ragged->sinks())
+      return e.toF32(
+          memref::LoadOp::create(e.b, buf.ragged->sinks(), ValueRange{head}));
+    if (buf.sinks)
+      return decodeSinkLogit(e, p, buf.sinks, head);
+    return Value();
+  }
+
   /// This split's tokens: the visible range [first, L) cut into num_splits
   /// parts of ceil(span / num_splits) tokens.
   std::pair<Value, Value> splitRange() {
@@ -145,6 +155,12 @@ private:
     Value first = zero;
     if (p.window)
       first = e.max(zero, e.sub(length, e.index(*p.window)));
+    if (buf.sequenceStarts) {
+      Value raw = arith::IndexCastOp::create(
+          e.b, e.b.getIndexType(),
+          memref::LoadOp::create(e.b, buf.sequenceStarts, ValueRange{batch}));
+      first = e.max(first, e.min(raw, length));
+    }
     Value span = e.sub(length, first);
     Value per =
         e.div(e.add(span, e.index(p.numSplits - 1)), e.index(p.numSplits));
@@ -214,6 +230,9 @@ private:
         for (int64_t h = 0; h < heads; ++h) {
           Value s = vector::ReductionOp::create(e.b, vector::CombiningKind::ADD,
                                                 dots[h]);
+          if (buf.ragged)
+            s = buf.ragged->addScoreBias(
+                e, raggedRow, e.add(headBase, e.index(h0 + h)), t, s);
           if (p.softCap) {
             Value cap = e.constF32(*p.softCap);
             s = e.fmul(cap, math::TanhOp::create(e.b, e.fdiv(s, cap)));
@@ -325,12 +344,9 @@ private:
                                              sum, e.constF32(0.0f));
       Value inv = e.select(positive, e.fdiv(e.constF32(p.vScale), sum),
                            e.constF32(0.0f));
-      if (buf.ragged && buf.ragged->sinks()) {
-        Value sink = e.toF32(
-            memref::LoadOp::create(e.b, buf.ragged->sinks(), ValueRange{head}));
+      if (Value sink = sinkLogit(head))
         inv = sinkedOutputScale(e, memref::LoadOp::create(e.b, maxS, hi), sum,
                                 sink, p.vScale);
-      }
       for (int64_t v = 0; v < p.vectors(); ++v) {
         Value d = e.index(v * p.lanes);
         Value acc =
@@ -377,13 +393,16 @@ private:
   Value split, kvHead, batch, zero, one, headBase, lastToken;
   /// The page-table row of `batch` and, for a ragged row, its length.
   Value tableRow, raggedLength;
+  RaggedRow raggedRow;
   Value qS, accS, scoreS, maxS, sumS;
 };
 
 /// The combine of splits: one workgroup per (head, sequence) merges the
-/// splits' partial outputs by their maxima and sums.
+/// splits' partial outputs by their maxima and sums (and the sinks' logit,
+/// when there are sinks).
 void buildCombine(OpBuilder &builder, Location loc, const CpuPagedPlan &p,
-                  Value partialO, Value partialStats, Value output, Value lse) {
+                  Value partialO, Value partialStats, Value output, Value lse,
+                  Value sinks) {
   Emitter e(builder, loc, p.lanes);
   Value head = WorkgroupIdOp::create(e.b, 1);
   Value batch = WorkgroupIdOp::create(e.b, 2);
@@ -412,6 +431,9 @@ void buildCombine(OpBuilder &builder, Location loc, const CpuPagedPlan &p,
                                          e.constF32(0.0f));
   Value inv =
       e.select(positive, e.fdiv(e.constF32(p.vScale), sum), e.constF32(0.0f));
+  if (sinks)
+    inv = sinkedOutputScale(e, shift, sum, decodeSinkLogit(e, p, sinks, head),
+                            p.vScale);
   for (int64_t v = 0; v < p.vectors(); ++v) {
     Value d = e.index(v * p.lanes);
     Value o = e.forLoop(
@@ -467,11 +489,14 @@ LogicalResult mlir::ejk::tileCpuPagedAttention(
                                   buf.output.getType()};
     if (buf.lse)
       argTypes.push_back(buf.lse.getType());
+    if (buf.sinks)
+      argTypes.push_back(buf.sinks.getType());
     func::FuncOp combine = rewriter.addDispatch(
         "combine", argTypes, {1, plan.numHeads, plan.batch},
         [&](OpBuilder &b, Location l, ValueRange args) {
           buildCombine(b, l, plan, args[0], args[1], args[2],
-                       buf.lse ? args[3] : Value());
+                       buf.lse ? args[3] : Value(),
+                       buf.sinks ? args.back() : Value());
         });
     DispatchRewriter::setWork(
         combine, 0,
@@ -484,9 +509,11 @@ LogicalResult mlir::ejk::tileCpuPagedAttention(
     partialO = (*parts)[0];
     partialStats = (*parts)[1];
     unsigned outputIndex = DispatchRewriter::argumentIndex(buf.output);
-    std::optional<unsigned> lseIndex;
+    std::optional<unsigned> lseIndex, sinksIndex;
     if (buf.lse)
       lseIndex = DispatchRewriter::argumentIndex(buf.lse);
+    if (buf.sinks)
+      sinksIndex = DispatchRewriter::argumentIndex(buf.sinks);
     rewriter.rewriteCallers(
         {partialOType, statsType},
         [&](OpBuilder &b, Location l, DispatchOp call, ValueRange temps) {
@@ -497,6 +524,8 @@ LogicalResult mlir::ejk::tileCpuPagedAttention(
                                                 call.getBuffers()[outputIndex]};
           if (lseIndex)
             combineBindings.push_back(call.getBuffers()[*lseIndex]);
+          if (sinksIndex)
+            combineBindings.push_back(call.getBuffers()[*sinksIndex]);
           DispatchOp::create(b, l, combine.getSymName(), combineBindings);
         });
   }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Common/Arithmetic.h"
+#include "Paged/Cpu/Decode.h"
 #include "Paged/Cpu/PagedAttention.h"
 
 #include "ejk/Ops/Paged/Config.h"
@@ -21,8 +22,7 @@ using namespace mlir::ejk;
 /// Splits beyond this add combine work and buy no parallelism on a CPU.
 static constexpr int64_t kMaxSplits = 64;
 
-LogicalResult CpuPagedAttention::verifyConfig(PagedAttentionOp op,
-                                              ConfigAttr attr,
+LogicalResult mlir::ejk::verifyCpuPagedConfig(ConfigAttr attr,
                                               const TargetInfo &target,
                                               raw_ostream &reason) {
   std::optional<PagedAttentionConfig> config =
@@ -49,9 +49,9 @@ LogicalResult CpuPagedAttention::verifyConfig(PagedAttentionOp op,
   return success();
 }
 
-ConfigAttr CpuPagedAttention::heuristicConfig(PagedAttentionOp op,
-                                              const TargetInfo &target) {
-  PagedAttentionProblem p = readPagedAttentionProblem(op);
+ConfigAttr mlir::ejk::cpuPagedHeuristic(const PagedAttentionProblem &p,
+                                        MLIRContext *context,
+                                        const TargetInfo &target) {
   int64_t lanes = target.f32Lanes();
   int64_t tokens = std::max<int64_t>(1, p.maxContext());
   if (p.window)
@@ -65,11 +65,10 @@ ConfigAttr CpuPagedAttention::heuristicConfig(PagedAttentionOp op,
   while (splits < kMaxSplits && workgroups * splits < 4 * cores &&
          tokens / (2 * splits) >= 4 * blockK)
     splits *= 2;
-  return PagedAttentionConfig{blockK, splits, std::nullopt}.toAttr(
-      op.getContext());
+  return PagedAttentionConfig{blockK, splits, std::nullopt}.toAttr(context);
 }
 
-SmallVector<ConfigAttr> CpuPagedAttention::configSpace(PagedAttentionOp op,
+SmallVector<ConfigAttr> mlir::ejk::cpuPagedConfigSpace(MLIRContext *context,
                                                        const TargetInfo &target,
                                                        bool full) {
   int64_t lanes = target.f32Lanes();
@@ -82,6 +81,25 @@ SmallVector<ConfigAttr> CpuPagedAttention::configSpace(PagedAttentionOp op,
     for (int64_t s : splits)
       configs.push_back(
           PagedAttentionConfig{roundUp(k, lanes), s, std::nullopt}.toAttr(
-              op.getContext()));
+              context));
   return configs;
+}
+
+LogicalResult CpuPagedAttention::verifyConfig(PagedAttentionOp op,
+                                              ConfigAttr attr,
+                                              const TargetInfo &target,
+                                              raw_ostream &reason) {
+  return verifyCpuPagedConfig(attr, target, reason);
+}
+
+ConfigAttr CpuPagedAttention::heuristicConfig(PagedAttentionOp op,
+                                              const TargetInfo &target) {
+  return cpuPagedHeuristic(readPagedAttentionProblem(op), op.getContext(),
+                           target);
+}
+
+SmallVector<ConfigAttr> CpuPagedAttention::configSpace(PagedAttentionOp op,
+                                                       const TargetInfo &target,
+                                                       bool full) {
+  return cpuPagedConfigSpace(op.getContext(), target, full);
 }

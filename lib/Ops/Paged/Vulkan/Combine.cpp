@@ -19,7 +19,8 @@ using namespace mlir::ejk::paged;
 void mlir::ejk::buildVulkanPagedCombineBody(OpBuilder &b, Location loc,
                                             const VulkanPagedPlan &plan,
                                             Value partialO, Value partialLse,
-                                            Value output, Value lse) {
+                                            Value output, Value lse,
+                                            Value sinks) {
   Emitter e(b, loc, 1);
   const VulkanPagedLayout &l = plan.layout;
   Value head = WorkgroupIdOp::create(e.b, 0);
@@ -33,6 +34,12 @@ void mlir::ejk::buildVulkanPagedCombineBody(OpBuilder &b, Location loc,
       e.forLoop(zero, splits, one, {e.negInf()}, [&](Value s, ValueRange m) {
         return SmallVector<Value>{e.fmaxNoNaN(m[0], splitLse(s))};
       })[0];
+  // The sinks' logit joins the denominator only.
+  Value sink;
+  if (sinks) {
+    sink = decodeSinkLogit(e, plan, sinks, head);
+    max = e.fmaxNoNaN(max, sink);
+  }
   // Every split empty: all weights are exp(-inf) = 0.
   Value shift = finiteOrZero(e, max);
   Value sum = e.forLoop(
@@ -40,6 +47,8 @@ void mlir::ejk::buildVulkanPagedCombineBody(OpBuilder &b, Location loc,
         return SmallVector<Value>{
             e.fadd(acc[0], e.exp(e.fsub(splitLse(s), shift)))};
       })[0];
+  if (sink)
+    sum = e.fadd(sum, e.exp(e.fsub(sink, shift)));
   Value has = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
                                     e.constF32(0.0f));
   Value inverse = e.select(

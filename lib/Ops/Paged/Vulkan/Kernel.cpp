@@ -48,9 +48,9 @@ public:
     batch = WorkgroupIdOp::create(e.b, 2);
     tableRow = batch;
     if (buf.ragged) {
-      RaggedRow row = buf.ragged->find(e, batch);
-      tableRow = row.tableRow;
-      raggedLength = row.length;
+      raggedRow = buf.ragged->find(e, batch);
+      tableRow = raggedRow.tableRow;
+      raggedLength = raggedRow.length;
     }
     kvHead = y;
     chunkHead0 = e.index(0);
@@ -103,6 +103,9 @@ private:
     Value first = e.index(0);
     if (p.window)
       first = e.max(e.sub(length, e.index(*p.window)), e.index(0));
+    if (buf.sequenceStarts)
+      first = e.max(first,
+                    e.min(loadIndex(e, buf.sequenceStarts, {batch}), length));
     begin = first;
     end = length;
     if (l.numSplits == 1)
@@ -223,12 +226,14 @@ private:
     int64_t tokens = l.tokensPerTeam, E = l.dimPerLane;
     SmallVector<Value> valid;
     SmallVector<SmallVector<Value>> keys(tokens), values(tokens);
+    SmallVector<Value> tokenOf(tokens);
     for (int64_t u = 0; u < tokens; ++u) {
       Value token = e.add(t0, e.add(team, e.index(u * l.teams)));
       valid.push_back(cmpI(e, arith::CmpIPredicate::slt, token, end));
       // A token past the split reads the split's last one (a valid
       // address) and is masked.
       token = e.min(token, e.sub(end, e.index(1)));
+      tokenOf[u] = token;
       // A dense decode's sequence is one page of all its tokens.
       Value slot = token, page = batch;
       if (buf.blockTables) {
@@ -250,6 +255,9 @@ private:
           dot = fma(e, queries[h * E + j], keys[u][j], dot);
         Value score =
             xorReduce(e, dot, /*isMax=*/false, 1, l.teamLanes, l.subgroupSize);
+        if (buf.ragged)
+          score = buf.ragged->addScoreBias(e, raggedRow, queryHead(e.index(h)),
+                                           tokenOf[u], score);
         if (p.softCap)
           score =
               e.fmul(e.constF32(*p.softCap),
@@ -378,8 +386,12 @@ private:
       // outputs of splits, which the combine only weighs).
       if (p.vScale != 1.0f)
         out = e.fmul(out, e.constF32(p.vScale));
+      // With splits the sinks join in the combine.
       if (buf.ragged && buf.ragged->sinks()) {
         Value sink = loadF32(e, buf.ragged->sinks(), {head});
+        out = e.fmul(acc, sinkedOutputScale(e, max, sum, sink, p.vScale));
+      } else if (buf.sinks && l.numSplits == 1) {
+        Value sink = decodeSinkLogit(e, p, buf.sinks, head);
         out = e.fmul(acc, sinkedOutputScale(e, max, sum, sink, p.vScale));
       }
       Value lse =
@@ -419,6 +431,7 @@ private:
   Value split, batch, kvHead, chunkHead0, thread, lane, team, begin, end;
   /// The page-table row of `batch` and, for a ragged row, its length.
   Value tableRow, raggedLength;
+  RaggedRow raggedRow;
   /// The caches as memref<N x vector<4xi32>> (16-byte loads), or null.
   Value keyView, valueView;
   /// queries[h * dimPerLane + j]: element dimOf(j) of chunk head h, scaled.

@@ -25,10 +25,12 @@ void buildVulkanPagedAttentionBody(OpBuilder &b, Location loc,
                                    Value partialO, Value partialLse);
 
 /// Emits the combine body: merges the splits of `partialO`/`partialLse`
-/// into `output` and `lse` (null when the op has none).
+/// into `output` and `lse` (null when the op has none), with the sink
+/// logits of `sinks` (PagedAttentionProblem::sinks; null for none).
 void buildVulkanPagedCombineBody(OpBuilder &b, Location loc,
                                  const VulkanPagedPlan &plan, Value partialO,
-                                 Value partialLse, Value output, Value lse);
+                                 Value partialLse, Value output, Value lse,
+                                 Value sinks);
 
 } // namespace mlir::ejk
 

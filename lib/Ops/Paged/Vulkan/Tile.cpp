@@ -34,11 +34,14 @@ FailureOr<Temporaries> addCombineDispatch(DispatchRewriter &rewriter,
   SmallVector<Type> argTypes = {partialOType, lseType, buf.output.getType()};
   if (buf.lse)
     argTypes.push_back(buf.lse.getType());
+  if (buf.sinks)
+    argTypes.push_back(buf.sinks.getType());
   func::FuncOp combine = rewriter.addDispatch(
       "combine", argTypes, plan.combineGrid(),
       [&](OpBuilder &b, Location loc, ValueRange args) {
         buildVulkanPagedCombineBody(b, loc, plan, args[0], args[1], args[2],
-                                    buf.lse ? args[3] : Value());
+                                    buf.lse ? args[3] : Value(),
+                                    buf.sinks ? args.back() : Value());
       });
   DispatchRewriter::setVulkanLaunch(combine, plan.layout.combineThreads, 0);
   DispatchRewriter::setWork(
@@ -51,9 +54,11 @@ FailureOr<Temporaries> addCombineDispatch(DispatchRewriter &rewriter,
   if (failed(parts))
     return failure();
   unsigned outputIndex = DispatchRewriter::argumentIndex(buf.output);
-  std::optional<unsigned> lseIndex;
+  std::optional<unsigned> lseIndex, sinksIndex;
   if (buf.lse)
     lseIndex = DispatchRewriter::argumentIndex(buf.lse);
+  if (buf.sinks)
+    sinksIndex = DispatchRewriter::argumentIndex(buf.sinks);
   rewriter.rewriteCallers(
       {partialOType, lseType},
       [&](OpBuilder &b, Location loc, DispatchOp call, ValueRange temps) {
@@ -64,6 +69,8 @@ FailureOr<Temporaries> addCombineDispatch(DispatchRewriter &rewriter,
                                               call.getBuffers()[outputIndex]};
         if (lseIndex)
           combineBindings.push_back(call.getBuffers()[*lseIndex]);
+        if (sinksIndex)
+          combineBindings.push_back(call.getBuffers()[*sinksIndex]);
         DispatchOp::create(b, loc, combine.getSymName(), combineBindings);
       });
   return Temporaries{(*parts)[0], (*parts)[1]};

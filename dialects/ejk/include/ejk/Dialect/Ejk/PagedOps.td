@@ -338,4 +338,210 @@ def Ejk_PrefillPagedAttentionOp : Ejk_Op<"prefill_paged_attention", [Pure]> {
   }];
 }
 
+def Ejk_UnifiedAttentionOp : Ejk_Op<"unified_attention",
+    [Pure, AttrSizedOperandSegments]> {
+  let summary = "vLLM-style attention over packed queries and a paged KV cache";
+  let description = [{
+    ejKernel's `unified_attention` (vLLM's unified attention, names
+    `cu_seqlens_q` = `query_start_loc`, `seqused_k` = `kv_lens`,
+    `block_table` = `block_tables`): the query tokens of every sequence are
+    packed along one axis, mixing prefill chunks and decode steps, and every
+    sequence reads its keys and values from a paged cache. It is
+    `ejk.ragged_paged_attention` with every sequence slot live, token-major
+    pages, ALiBi slopes and a query-query bias, and runs on that op's
+    kernels.
+
+    Layout (ejKernel's names and order):
+    - `queries`: `[num_tokens, num_heads, head_dim]`, f32, f16 or bf16
+    - `key_cache`: `[num_blocks, block_size, num_kv_heads, head_dim]`, f32,
+      f16 or bf16; its element type may differ from that of `queries`
+    - `value_cache`: the shape and element type of `key_cache`
+    - `kv_lens`: `[num_seqs]`, i32: the tokens of each sequence, the new
+      ones included
+    - `block_tables`: `[num_seqs, max_blocks_per_seq]`, i32: the blocks of
+      each sequence, in token order
+    - `query_start_loc`: `[num_seqs + 1]`, i32: sequence `s` owns
+      `queries[query_start_loc[s] .. query_start_loc[s+1] - 1]`
+    - `alibi(alibi_slopes)` (optional): `[num_heads]`, float: ALiBi slopes
+    - `qq_bias(qq_bias)` (optional): `[n, n]`, float: an additive bias
+      between the first `n` queries of a sequence and its first `n` new
+      tokens
+    - `sinks(softmax_aux)` (optional): `[num_heads]`, float: a logit per
+      head that joins every row's softmax denominator (attention sinks)
+    - result `output`: `[num_tokens, num_heads, head_dim]`, the element type
+      of `queries`
+
+    Reference formula, for each sequence `s`, head `h` and query `i` of it,
+    with `q_len = query_start_loc[s+1] - query_start_loc[s]`,
+    `L = kv_lens[s]`, `c = L - q_len` (the cached context) and `p = c + i`
+    the query's position; `h'` is `h / (num_heads / num_kv_heads)`:
+    ```
+    K_t = key_cache[block_tables[s, t / block_size], t % block_size, h']
+    s_t = softmax_scale * dot(queries[query_start_loc[s] + i, h], K_t)
+    s_t += alibi_slopes[h] * (t - c)                     if alibi
+    s_t += qq_bias[i, t - c]         if qq_bias, i < n and 0 <= t - c < n
+    s_t = cap * tanh(s_t / cap)                  if logits_soft_cap = cap
+    allowed(t) = 0 <= t <= p && (!sliding_window || p - t < sliding_window)
+    Z = sum_{allowed t} exp(s_t) + (sinks ? exp(softmax_aux[h]) : 0)
+    output[query_start_loc[s] + i, h] = sum_{allowed t} exp(s_t) / Z * V_t
+    ```
+    Causal within each sequence, bottom-right aligned; `sliding_window = w`
+    shows a query its last `w` positions, itself included (ejKernel's
+    kernel masks `t < p - w + 1`). `softmax_scale` defaults to
+    `1/sqrt(head_dim)`. Rows owned by no sequence, and rows with no
+    allowed token, give 0. Accumulation is in f32.
+
+    Differences to ejKernel, on purpose: the op is always causal (ejKernel
+    raises for `causal=False`); ejKernel's `sliding_window` of `None` or
+    `<= 0` and `logits_soft_cap` of `None` or `<= 0` mean "none" and are
+    written here by leaving the attribute out (the verifier rejects
+    values below 1 and non-positive caps); `seq_threshold_3d`,
+    `num_par_softmax_segments`, `block_dim`, `num_warps` and `num_stages`
+    steer other backends' schedules and have no counterpart (the config
+    does that). Bad index data never reads out of bounds: `query_start_loc`
+    is clamped non-decreasing into `[0, num_tokens]`, `L` into
+    `[0, max_blocks_per_seq * block_size]` and block indices into the
+    cache (ejKernel leaves these to XLA's clamping gathers); `ejk-run`
+    refuses such inputs unless told otherwise.
+
+    ```mlir
+    %o = ejk.unified_attention %q, %kc, %vc, %kv_lens, %tables, %starts
+        sinks(%aux : tensor<32xf32>) {sliding_window = 4096 : i64}
+        : tensor<512x32x128xbf16>, tensor<2048x16x8x128xbf16>,
+          tensor<2048x16x8x128xbf16>, tensor<16xi32>, tensor<16x128xi32>,
+          tensor<17xi32> -> tensor<512x32x128xbf16>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$queries,
+    AnyRankedTensor:$key_cache,
+    AnyRankedTensor:$value_cache,
+    AnyRankedTensor:$kv_lens,
+    AnyRankedTensor:$block_tables,
+    AnyRankedTensor:$query_start_loc,
+    Optional<AnyRankedTensor>:$alibi_slopes,
+    Optional<AnyRankedTensor>:$qq_bias,
+    Optional<AnyRankedTensor>:$softmax_aux,
+    OptionalAttr<F32Attr>:$softmax_scale,
+    OptionalAttr<F32Attr>:$logits_soft_cap,
+    OptionalAttr<I64Attr>:$sliding_window,
+    OptionalAttr<Ejk_ConfigAttr>:$config
+  );
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = [{
+    $queries `,` $key_cache `,` $value_cache `,` $kv_lens `,` $block_tables
+    `,` $query_start_loc
+    (`alibi` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
+    (`qq_bias` `(` $qq_bias^ `:` type($qq_bias) `)`)?
+    (`sinks` `(` $softmax_aux^ `:` type($softmax_aux) `)`)?
+    attr-dict `:` type($queries) `,` type($key_cache) `,` type($value_cache)
+    `,` type($kv_lens) `,` type($block_tables) `,` type($query_start_loc)
+    `->` type($output)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The config entry names this op accepts (ragged_paged_attention's).
+    static ::llvm::ArrayRef<::llvm::StringRef> getConfigNames();
+    /// `softmax_scale`, or `1/sqrt(head_dim)` when it is absent.
+    float getEffectiveSoftmaxScale();
+    /// The cache is always token-major.
+    bool isTokenMajor() { return true; }
+  }];
+}
+
+def Ejk_RaggedDecodeAttentionOp : Ejk_Op<"ragged_decode_attention",
+    [Pure]> {
+  let summary = "Decode attention over ragged ranges of a dense KV cache";
+  let description = [{
+    ejKernel's `ragged_decode_attention`: one query token per sequence
+    attends over the keys and values `[sequence_start, sequence_end)` of its
+    row of a dense (not paged) cache. It runs on the kernels of
+    `ejk.paged_attention`, each sequence's row of the cache one page.
+
+    Layout:
+    - `query`: `[batch, num_heads, head_dim]`, f32, f16 or bf16
+    - `key`: `[batch, seq_len, num_kv_heads, head_dim]`, f32, f16 or bf16;
+      its element type may differ from that of `query`
+    - `value`: the shape and element type of `key`
+    - `sequence_start`: `[batch]`, i32: the first valid key of each
+      sequence (inclusive)
+    - `sequence_end`: `[batch]`, i32: one past the last valid key; the
+      query sits at position `sequence_end - 1`
+    - `sinks(softmax_aux)` (optional): sink logits, `[num_sinks]` (shared
+      by every head), `[num_kv_heads, num_sinks]` or
+      `[num_heads, num_sinks]` (the first that matches: when
+      `num_kv_heads = num_heads` both mean one row per head), float
+    - result `output`: `[batch, num_heads, head_dim]`, the element type of
+      `query`
+
+    Reference formula, for each sequence `b` and head `h` (`h'` =
+    `h / (num_heads / num_kv_heads)`), with `e = sequence_end[b]`:
+    ```
+    s_t = softmax_scale * dot(query[b,h], key[b,t,h'])
+    s_t = cap * tanh(s_t / cap)                  if logits_soft_cap = cap
+    allowed(t) = sequence_start[b] <= t < e
+                 && (!sliding_window || t >= e - 1 - left)
+    Z = sum_{allowed t} exp(s_t) + sum_j exp(aux_h[j])      (with sinks)
+    output[b,h] = sum_{allowed t} exp(s_t) / Z * value[b,t,h']
+    ```
+    where `aux_h` is the sink row of head `h` (the whole `[num_sinks]`, the
+    row of `h'`, or the row of `h`). `sliding_window = array<i64: left,
+    right>` keeps the keys within `left` before the query and `right` after
+    it, as ejKernel's (`left + 1` keys, the query's own included; no key
+    lies after the query, so `right` changes nothing). Sinks add to the
+    denominator only, as ejKernel seeds its online softmax with them.
+    `softmax_scale` defaults to `1/sqrt(head_dim)`. A sequence with no
+    allowed key gives 0. Accumulation is in f32 (ejKernel's XLA path
+    keeps its running output in the query's type).
+
+    Bad bounds never read out of bounds: `sequence_end` is clamped into
+    `[0, seq_len]` and `sequence_start` into `[0, sequence_end]`; `ejk-run`
+    refuses such inputs unless told otherwise. ejKernel's `fwd_params`
+    (its KV block size) is the config's `block_k`; the config is
+    `ejk.paged_attention`'s (`num_splits` splits the keys, flash-decoding).
+
+    ```mlir
+    %o = ejk.ragged_decode_attention %q, %k, %v, %starts, %ends
+        sinks(%aux : tensor<32x1xf32>)
+        {sliding_window = array<i64: 1023, 0>}
+        : tensor<8x32x128xbf16>, tensor<8x4096x8x128xbf16>,
+          tensor<8x4096x8x128xbf16>, tensor<8xi32>, tensor<8xi32>
+        -> tensor<8x32x128xbf16>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$query,
+    AnyRankedTensor:$key,
+    AnyRankedTensor:$value,
+    AnyRankedTensor:$sequence_start,
+    AnyRankedTensor:$sequence_end,
+    Optional<AnyRankedTensor>:$softmax_aux,
+    OptionalAttr<F32Attr>:$softmax_scale,
+    OptionalAttr<F32Attr>:$logits_soft_cap,
+    OptionalAttr<DenseI64ArrayAttr>:$sliding_window,
+    OptionalAttr<Ejk_ConfigAttr>:$config
+  );
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $sequence_start `,` $sequence_end
+    (`sinks` `(` $softmax_aux^ `:` type($softmax_aux) `)`)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value) `,`
+    type($sequence_start) `,` type($sequence_end) `->` type($output)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The config entry names this op accepts (paged_attention's).
+    static ::llvm::ArrayRef<::llvm::StringRef> getConfigNames();
+    /// `softmax_scale`, or `1/sqrt(head_dim)` when it is absent.
+    float getEffectiveSoftmaxScale();
+    /// Keys a query sees with `sliding_window = [left, right]`: left + 1.
+    std::optional<int64_t> getVisibleWindow() {
+      std::optional<::llvm::ArrayRef<int64_t>> w = getSlidingWindow();
+      if (!w || w->empty())
+        return std::nullopt;
+      return w->front() + 1;
+    }
+  }];
+}
+
 #endif // EJK_DIALECT_EJK_PAGEDOPS_TD
