@@ -1,10 +1,14 @@
 //===- BlockSparse.cpp - block-sparse attention on Vulkan -----------------===//
 //
-// Configs: the portable flash attention layouts (Layout.h) whose blocks each
-// lie in one block of the mask; the heuristic prefers about 128 threads
-// and the largest such blocks up to 64 x 64. The cooperative-matrix kernel
-// prefetches key block kb + 1 and does not read lists yet: f16 runs the
-// portable kernel here.
+// Configs: the flash attention layouts (Layout.h) whose blocks each lie in
+// one block of the mask. f16 inputs with head dims in 16-column tiles, on a
+// device with 16x16x16 f16 cooperative matrices, run the cooperative-matrix
+// kernel (CoopKernel.cpp) over the live-block lists, where the mask blocks
+// hold whole 16-row tiles; the heuristic then takes dense flash attention's
+// blocks (128 x 64 of 8 subgroups on NVIDIA's matrix layout) where they lie
+// in the mask's blocks. Everything else runs the portable kernel
+// (Kernel.cpp, f32 arithmetic), whose heuristic prefers about 128 threads
+// and the largest such blocks up to 64 x 64.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,19 +17,58 @@
 #include "Attention/Vulkan/Kernel.h"
 #include "Attention/Vulkan/Layout.h"
 
+#include "Common/Arithmetic.h"
+
 #include "ejk/Ops/Attention/Config.h"
 
 using namespace mlir;
 using namespace mlir::ejk;
 
+static constexpr int64_t kTile = VulkanAttentionLayout::kTile;
+
+/// The mask's blocks of `op` (the kernel's blocks must lie in them).
+static LiveBlockGrid maskGrid(BlockSparseAttentionOp op, int64_t blockQ,
+                              int64_t blockK) {
+  return {blockQ, blockK, static_cast<int64_t>(op.getQBlockSize()),
+          static_cast<int64_t>(op.getKvBlockSize())};
+}
+
+/// Whether the cooperative-matrix kernel runs `op` on `target`: as dense
+/// flash attention decides (Rules.cpp: f16, head dims in whole tiles, the
+/// smallest config fits shared memory), and a 16 x 16 kernel block lies in
+/// one block of the mask.
+static bool usesCooperativeMatrix(BlockSparseAttentionOp op,
+                                  const TargetInfo &target) {
+  AttentionProblem p = readAttentionProblem(op);
+  VulkanAttentionLayout one;
+  one.blockQ = one.blockK = kTile;
+  int64_t smallest =
+      2 * one.kvStageElements(p.headDim, p.headDimV) +
+      kTile * (4 * one.sStride() + 2 * one.pStride() + 4 * one.alphaStride());
+  return target.hasCooperativeMatrix &&
+         op.getQuery().getType().getElementType().isF16() &&
+         p.headDim % kTile == 0 && p.headDimV % kTile == 0 &&
+         smallest <= target.sharedMemoryBytes &&
+         succeeded(checkLiveBlockAlignment(p, maskGrid(op, kTile, kTile),
+                                           llvm::nulls()));
+}
+
+/// The cooperative kernel keeps its softmax in registers (NVIDIA's matrix
+/// layout), as dense flash attention's does.
+static bool hasRegisterSoftmax(const TargetInfo &target) {
+  return target.subgroupSize == 32 &&
+         target.hasVulkanFeature("cooperative_matrix_nv_layout");
+}
+
 static std::optional<VulkanAttentionLayout>
-sparseLayout(const AttentionProblem &p, const FlashAttentionConfig &config,
-             const TargetInfo &target, raw_ostream &reason) {
+sparseLayout(BlockSparseAttentionOp op, const AttentionProblem &p,
+             const FlashAttentionConfig &config, const TargetInfo &target,
+             raw_ostream &reason) {
   return VulkanAttentionLayout::compute(
       p.headDim, p.headDimV, config.blockQ, config.blockK,
       config.numSubgroups.value_or(1), target.subgroupSize,
       target.maxWorkgroupInvocations, target.sharedMemoryBytes,
-      /*cooperative=*/false, /*registerSoftmax=*/false,
+      usesCooperativeMatrix(op, target), hasRegisterSoftmax(target),
       target.hasVulkanFeature("subgroup_shuffle"), reason);
 }
 
@@ -49,25 +92,32 @@ LogicalResult VulkanBlockSparseAttention::verifyConfig(
     return failure();
   }
   AttentionProblem p = readAttentionProblem(op);
-  if (!sparseLayout(p, *config, target, reason))
+  if (!sparseLayout(op, p, *config, target, reason))
     return failure();
-  return checkLiveBlockAlignment(p,
-                                 {config->blockQ, config->blockK,
-                                  static_cast<int64_t>(op.getQBlockSize()),
-                                  static_cast<int64_t>(op.getKvBlockSize())},
-                                 reason);
+  return checkLiveBlockAlignment(
+      p, maskGrid(op, config->blockQ, config->blockK), reason);
 }
 
 SmallVector<ConfigAttr>
 VulkanBlockSparseAttention::configSpace(BlockSparseAttentionOp op,
                                         const TargetInfo &target, bool full) {
-  SmallVector<int64_t> blocks = full ? SmallVector<int64_t>{8, 16, 32, 64, 128}
-                                     : SmallVector<int64_t>{16, 32, 64};
+  SmallVector<int64_t> blockQs = full ? SmallVector<int64_t>{8, 16, 32, 64, 128}
+                                      : SmallVector<int64_t>{16, 32, 64};
+  SmallVector<int64_t> blockKs = blockQs;
   SmallVector<int64_t> subgroupCounts =
       full ? SmallVector<int64_t>{1, 2, 4, 8} : SmallVector<int64_t>{2, 4};
+  if (usesCooperativeMatrix(op, target)) {
+    // block_q is 16 or 32 rows a subgroup: dense flash attention's space.
+    blockQs = full ? SmallVector<int64_t>{16, 32, 64, 128, 256}
+                   : SmallVector<int64_t>{32, 64, 128};
+    blockKs = full ? SmallVector<int64_t>{16, 32, 64, 128}
+                   : SmallVector<int64_t>{32, 64};
+    subgroupCounts = full ? SmallVector<int64_t>{1, 2, 4, 8, 16}
+                          : SmallVector<int64_t>{2, 4, 8};
+  }
   SmallVector<ConfigAttr> space;
-  for (int64_t blockQ : blocks)
-    for (int64_t blockK : blocks)
+  for (int64_t blockQ : blockQs)
+    for (int64_t blockK : blockKs)
       for (int64_t subgroups : subgroupCounts) {
         FlashAttentionConfig config;
         config.blockQ = blockQ;
@@ -80,9 +130,48 @@ VulkanBlockSparseAttention::configSpace(BlockSparseAttentionOp op,
   return space;
 }
 
+/// The cooperative kernel's first config that verifies: dense flash
+/// attention's choices on NVIDIA's layout (Rules.cpp: 256 x 64 or, causal,
+/// 128 x 128 blocks of 8 subgroups up to head dim 64; 128 x 64 of 8), then
+/// smaller blocks that fit smaller mask blocks, largest key blocks first.
+static std::optional<ConfigAttr> coopHeuristic(BlockSparseAttentionOp op,
+                                               const TargetInfo &target) {
+  AttentionProblem p = readAttentionProblem(op);
+  SmallVector<std::array<int64_t, 3>> candidates;
+  bool narrow = p.headDim <= 64 && p.headDimV <= 64;
+  if (hasRegisterSoftmax(target)) {
+    if (narrow && ceilPow2(p.seqQ) >= 256)
+      candidates.push_back(p.causal ? std::array<int64_t, 3>{128, 128, 8}
+                                    : std::array<int64_t, 3>{256, 64, 8});
+    if (ceilPow2(p.seqQ) >= 128) {
+      candidates.push_back({128, 64, 8});
+      candidates.push_back({128, 32, 8});
+    }
+    // Two row tiles per subgroup for 64-row mask blocks.
+    candidates.push_back({64, 64, 2});
+  }
+  for (int64_t w : {int64_t(4), int64_t(2), int64_t(1)})
+    for (int64_t blockK : {int64_t(64), int64_t(32), int64_t(16)})
+      candidates.push_back({16 * w, blockK, w});
+  FlashAttentionConfig config;
+  for (auto [blockQ, blockK, w] : candidates) {
+    config.blockQ = blockQ;
+    config.blockK = blockK;
+    config.numSubgroups = w;
+    ConfigAttr attr = config.toAttr(op.getContext());
+    if (succeeded(VulkanBlockSparseAttention::verifyConfig(op, attr, target,
+                                                           llvm::nulls())))
+      return attr;
+  }
+  return std::nullopt;
+}
+
 ConfigAttr
 VulkanBlockSparseAttention::heuristicConfig(BlockSparseAttentionOp op,
                                             const TargetInfo &target) {
+  if (usesCooperativeMatrix(op, target))
+    if (std::optional<ConfigAttr> attr = coopHeuristic(op, target))
+      return *attr;
   int64_t subgroups =
       std::max<int64_t>(1, 128 / std::max<int64_t>(1, target.subgroupSize));
   FlashAttentionConfig config;
@@ -113,25 +202,31 @@ LogicalResult VulkanBlockSparseAttention::tile(BlockSparseAttentionOp op,
   VulkanAttentionPlan plan;
   static_cast<AttentionProblem &>(plan) = readAttentionProblem(op);
   std::optional<VulkanAttentionLayout> layout =
-      sparseLayout(plan, *config, rewriter.target(), llvm::nulls());
+      sparseLayout(op, plan, *config, rewriter.target(), llvm::nulls());
   if (!layout)
     return op.emitOpError("has no Vulkan layout for its config");
   plan.layout = *layout;
   if (failed(addLiveBlocksDispatch(rewriter, plan,
-                                   {layout->blockQ, layout->blockK,
-                                    static_cast<int64_t>(op.getQBlockSize()),
-                                    static_cast<int64_t>(op.getKvBlockSize())},
+                                   maskGrid(op, layout->blockQ, layout->blockK),
                                    /*vulkan=*/true, buffers)))
     return failure();
 
   Location loc = op.getLoc();
   OpBuilder b = rewriter.replaceBody();
-  buildVulkanAttentionBody(b, loc, plan, buffers);
+  if (layout->cooperative)
+    buildVulkanCoopAttentionBody(b, loc, plan, buffers);
+  else
+    buildVulkanAttentionBody(b, loc, plan, buffers);
   rewriter.finish(b);
   func::FuncOp dispatch = rewriter.dispatch();
   DispatchRewriter::setGrid(dispatch, plan.grid());
   DispatchRewriter::setVulkanLaunch(dispatch, layout->threads,
                                     layout->sharedBytes);
+  // As dense flash attention's (Tile.cpp): the register softmax relies on
+  // NVIDIA's matrix layout, which the runtime checks before it runs.
+  if (layout->registerSoftmax)
+    dispatch->setAttr("ejk.requires",
+                      b.getStrArrayAttr({"cooperative_matrix_nv_layout"}));
   DispatchRewriter::setWork(
       dispatch, attentionFlops(plan),
       DispatchRewriter::bytesOf({buffers.query, buffers.bias, buffers.mask,

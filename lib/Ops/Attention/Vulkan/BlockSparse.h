@@ -1,9 +1,10 @@
 //===- BlockSparse.h - block-sparse attention on Vulkan ---------*- C++ -*-===//
 //
 // The Vulkan config rules and kernel builder of
-// `ejk.block_sparse_attention`: the portable flash attention kernel
-// (Kernel.cpp, f32 arithmetic for every element type) over the live-block
-// lists of LiveBlocks.h.
+// `ejk.block_sparse_attention`: a flash attention kernel over the
+// live-block lists of LiveBlocks.h, the cooperative-matrix one
+// (CoopKernel.cpp) for f16 on devices with cooperative matrices, else the
+// portable one (Kernel.cpp, f32 arithmetic for every element type).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,8 +21,9 @@ struct VulkanBlockSparseAttention {
   configSpace(BlockSparseAttentionOp op, const TargetInfo &target, bool full);
   static ConfigAttr heuristicConfig(BlockSparseAttentionOp op,
                                     const TargetInfo &target);
-  /// A portable layout exists (Layout.h), f16 has the device features, no
-  /// key splits, and the blocks each lie in one block of the mask.
+  /// A layout exists (Layout.h; cooperative where the op runs that
+  /// kernel), f16 has the device features, no key splits, and the blocks
+  /// each lie in one block of the mask.
   static LogicalResult verifyConfig(BlockSparseAttentionOp op,
                                     ConfigAttr config, const TargetInfo &target,
                                     raw_ostream &reason);

@@ -18,6 +18,13 @@
 //     O_n = O_n * alpha + sum_j P_j V_{j,n}   (D_v / 16 accumulator tiles)
 //   out = O / l, lse = m + log(l).
 //
+// Block-sparse attention (AttentionProblem::sparse) runs the same body over
+// the live-block list of its query block (LiveBlocks.h): the key-block loop
+// walks list positions [0, count), each position's block is the list entry,
+// and the prefetch of the next block loads the next entry's rows (zeros past
+// the end of the list). The score rules mask inside a block as for any key
+// block.
+//
 // The softmax has two forms (VulkanAttentionLayout::registerSoftmax):
 //  - registers, on devices whose matrices are laid out as NVIDIA's mma.sync
 //    fragments: each lane reads its own elements of S, reduces its two rows
@@ -31,6 +38,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Attention/LiveBlocks.h"
 #include "Attention/Vulkan/Kernel.h"
 #include "Attention/Vulkan/Scores.h"
 
@@ -138,8 +146,17 @@ public:
     gpu::BarrierOp::create(e.b);
 
     VulkanScoreRules rules(e, p, buf, batch, head);
+    // Dense: the key blocks the positional masks leave, [lo, hi); sparse:
+    // positions [0, count) of this query block's live-block list.
     Value lo, hi;
-    rules.keyBlockRange(rowStart, numRows, l.blockK, lo, hi);
+    if (p.sparse) {
+      list = liveBlockList(e, p, buf, batch, head, qBlock);
+      lo = e.index(0);
+      hi = list->count(e);
+      listCount = hi;
+    } else {
+      rules.keyBlockRange(rowStart, numRows, l.blockK, lo, hi);
+    }
     int64_t outTiles = p.headDimV / kTile;
     SmallVector<Value> inits;
     Value zeroTile =
@@ -155,12 +172,12 @@ public:
     }
     // This thread's share of the first key block, loaded ahead (the loop
     // then prefetches each next block while the current one computes).
-    SmallVector<Value> ahead = loadKeyBlock(lo);
+    SmallVector<Value> ahead = loadKeyBlock(aheadBlock(lo));
     if (l.kvStages == 2) {
       // The first block goes to buffer 0 now; the loop stores block kb + 1
       // into the other buffer while block kb computes.
       storeKeyBlock(ahead, e.index(0));
-      ahead = loadKeyBlock(e.add(lo, e.index(1)));
+      ahead = loadKeyBlock(aheadBlock(e.add(lo, e.index(1))));
       gpu::BarrierOp::create(e.b);
     }
     inits.append(ahead);
@@ -202,6 +219,26 @@ private:
     qBlock = e.sub(e.index(qBlocks - 1), rank);
     head = arith::RemUIOp::create(e.b, headBatch, e.index(heads));
     batch = e.div(headBatch, e.index(heads));
+  }
+
+  // --- Key blocks ----------------------------------------------------------
+
+  /// The key block at loop position `i` (dense: the position itself;
+  /// sparse: entry `i` of the live-block list, i < count).
+  Value blockAt(Value i) { return list ? list->at(e, i) : i; }
+
+  /// The key block whose rows the loop loads ahead at position `i`, which
+  /// may lie past the loop's end. Dense: `i` (past seq_k its rows are zero).
+  /// Sparse: entry `i` while i < count, else the block after the last one
+  /// (zeros); the entry read stays inside the list either way.
+  Value aheadBlock(Value i) {
+    if (!list)
+      return i;
+    int64_t keyBlocks = (p.seqK + l.blockK - 1) / l.blockK;
+    Value inList =
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, i, listCount);
+    Value entry = list->at(e, e.min(i, e.index(keyBlocks - 1)));
+    return e.select(inList, entry, e.index(keyBlocks));
   }
 
   // --- Matrices and staging -------------------------------------------------
@@ -352,14 +389,14 @@ private:
       Value parity = arith::RemUIOp::create(e.b, e.sub(kb, lo), e.index(2));
       cur = e.mul(parity, e.index(kvBuffer));
       storeKeyBlock(loaded, e.sub(e.index(kvBuffer), cur));
-      prefetched = loadKeyBlock(e.add(kb, e.index(2)));
+      prefetched = loadKeyBlock(aheadBlock(e.add(kb, e.index(2))));
     } else {
       // Stage the prefetched K and V (the previous block's readers are past
       // the last barrier of the previous iteration), then start loading the
       // next block: its latency hides behind this block's work.
       storeKeyBlock(loaded, Value());
       gpu::BarrierOp::create(e.b);
-      prefetched = loadKeyBlock(e.add(kb, e.index(1)));
+      prefetched = loadKeyBlock(aheadBlock(e.add(kb, e.index(1))));
     }
 
     // S = Q K^T; each K^T tile feeds every row tile.
@@ -381,7 +418,7 @@ private:
         scores[m].push_back(acc[m]);
     }
 
-    Value keyStart = e.mul(kb, e.index(l.blockK));
+    Value keyStart = e.mul(blockAt(kb), e.index(l.blockK));
     SmallVector<SmallVector<Value>> pTiles(rowTiles), next(rowTiles);
     SmallVector<Value> alphaTiles(rowTiles);
     for (int64_t m = 0; m < rowTiles; ++m) {
@@ -721,6 +758,9 @@ private:
   SmallVector<SmallVector<Value>> qTiles;
   /// How many of the prefetched values are K's.
   size_t numKeyValues = 0;
+  /// Block-sparse: this query block's live-block list.
+  std::optional<LiveBlockList> list;
+  Value listCount;
 };
 
 } // namespace

@@ -1,0 +1,100 @@
+// Block-sparse attention on the cooperative-matrix kernel: the key-block
+// loop walks the live-block list (its count bounds the loop, its entries
+// give each block and the block loaded ahead), on a device with NVIDIA's
+// matrix layout (register softmax) and 48 KiB of shared memory; the
+// shared-memory softmax elsewhere; the portable kernel where the mask's
+// blocks do not hold 16-row tiles or the device has no cooperative matrices.
+// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle,cooperative_matrix_nv_layout subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152" -ejk-form-dispatches -ejk-tile-dispatches | FileCheck %s
+// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152" -ejk-form-dispatches -ejk-tile-dispatches | FileCheck %s --check-prefix=STAGE
+// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle subgroup-size=32 shared-memory-bytes=49152" -ejk-form-dispatches -ejk-tile-dispatches | FileCheck %s --check-prefix=PORTABLE
+
+// gsparse's shape in small: d128, 128 x 128 mask blocks per head, not
+// causal. The heuristic takes dense flash attention's 128 x 64 blocks of 8
+// subgroups (one K/V buffer at d128). The list is [1, 2, 2, 1 + 4]: the
+// count, then up to 4 key blocks of 64.
+// CHECK-LABEL: func.func private @gsparse_dispatch_0_live_blocks
+// CHECK-LABEL: func.func private @gsparse_dispatch_0(
+// CHECK-SAME: %[[LIST:arg[0-9]+]]: memref<1x2x2x5xi32>)
+// CHECK-SAME: ejk.grid = array<i64: 2, 2, 1>
+// CHECK-SAME: ejk.requires = ["cooperative_matrix_nv_layout"]
+// CHECK-SAME: ejk.shared_memory_bytes = 36352 : i64
+// CHECK-SAME: ejk.workgroup_size = array<i64: 256, 1, 1>
+// The count bounds the loop; the first block loaded ahead is entry 0
+// (its list position 1), a block past the last one where the list is
+// empty.
+// CHECK: %[[COUNT_I32:.*]] = memref.load %[[LIST]][%{{.*}}, %{{.*}}, %{{.*}}, %c0{{.*}}] : memref<1x2x2x5xi32>
+// CHECK: %[[COUNT:.*]] = arith.index_cast %[[COUNT_I32]] : i32 to index
+// CHECK: %[[IN_LIST:.*]] = arith.cmpi slt, %[[START:.*]], %[[COUNT]] : index
+// CHECK: %[[FIRST_I32:.*]] = memref.load %[[LIST]]
+// CHECK: %[[FIRST:.*]] = arith.index_cast %[[FIRST_I32]] : i32 to index
+// CHECK: arith.select %[[IN_LIST]], %[[FIRST]], %c4{{.*}} : index
+// CHECK: scf.for %[[I:.*]] = %[[START]] to %[[COUNT]] step
+// In the loop: stage the block, then load the next entry's rows ahead.
+// CHECK: gpu.barrier
+// CHECK: %[[NEXT_POS:.*]] = arith.addi %[[I]], %c1{{.*}} : index
+// CHECK: arith.cmpi slt, %[[NEXT_POS]], %[[COUNT]] : index
+// CHECK: memref.load %[[LIST]]
+// CHECK: gpu.subgroup_mma_compute
+// The scores' keys start at this position's entry.
+// CHECK: %[[CUR_I32:.*]] = memref.load %[[LIST]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<1x2x2x5xi32>
+// CHECK: %[[CUR:.*]] = arith.index_cast %[[CUR_I32]] : i32 to index
+// CHECK: arith.muli %[[CUR]], %c64{{.*}} : index
+// CHECK: gpu.subgroup_mma_extract_thread_local
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield
+// CHECK: ejk.dispatch @gsparse_dispatch_0_live_blocks
+// CHECK: ejk.dispatch @gsparse_dispatch_0(
+
+// STAGE-LABEL: func.func private @gsparse_dispatch_0(
+// STAGE-SAME: %[[LIST:arg[0-9]+]]: memref<1x2x{{[0-9]+}}x{{[0-9]+}}xi32>)
+// STAGE-NOT: ejk.requires
+// STAGE: %[[COUNT_I32:.*]] = memref.load %[[LIST]]
+// STAGE: %[[COUNT:.*]] = arith.index_cast %[[COUNT_I32]] : i32 to index
+// STAGE: scf.for %{{.*}} = %{{.*}} to %[[COUNT]] step
+// STAGE: memref.load %[[LIST]]
+// STAGE: gpu.subgroup_mma_compute
+// STAGE: memref.load %[[LIST]]
+
+// PORTABLE-LABEL: func.func private @gsparse_dispatch_0(
+// PORTABLE-NOT: gpu.subgroup_mma_compute
+// PORTABLE: scf.for
+// PORTABLE-NOT: gpu.subgroup_mma_compute
+// PORTABLE: return
+func.func @gsparse(%q: tensor<1x256x2x128xf16>, %k: tensor<1x256x2x128xf16>, %v: tensor<1x256x2x128xf16>, %bm: tensor<1x2x2x2xi1>) -> tensor<1x256x2x128xf16> {
+  %o = ejk.block_sparse_attention %q, %k, %v, %bm {q_block_size = 128 : i64, kv_block_size = 128 : i64, causal = false}
+      : tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16>, tensor<1x2x2x2xi1> -> tensor<1x256x2x128xf16>
+  return %o : tensor<1x256x2x128xf16>
+}
+
+// -----
+
+// d64 with 64 x 64 mask blocks, a per-batch mask and GQA: 64 x 64 blocks of
+// two subgroups with two row tiles each; the list is per (batch, head).
+// Two K/V buffers need 256 threads: one here.
+// CHECK-LABEL: func.func private @gqa_dispatch_0(
+// CHECK-SAME: %[[LIST:arg[0-9]+]]: memref<2x4x2x3xi32>)
+// CHECK-SAME: ejk.grid = array<i64: 2, 4, 2>
+// CHECK-SAME: ejk.workgroup_size = array<i64: 64, 1, 1>
+// CHECK: memref.load %[[LIST]]
+// CHECK: scf.for
+// CHECK: memref.load %[[LIST]]
+// CHECK: gpu.subgroup_mma_compute
+// CHECK: scf.yield
+func.func @gqa(%q: tensor<2x128x4x64xf16>, %k: tensor<2x128x2x64xf16>, %v: tensor<2x128x2x64xf16>, %bm: tensor<2x4x2x2xi1>) -> (tensor<2x128x4x64xf16>, tensor<2x4x128xf32>) {
+  %o, %lse = ejk.block_sparse_attention %q, %k, %v, %bm {q_block_size = 64 : i64, kv_block_size = 64 : i64, causal = false}
+      : tensor<2x128x4x64xf16>, tensor<2x128x2x64xf16>, tensor<2x128x2x64xf16>, tensor<2x4x2x2xi1> -> tensor<2x128x4x64xf16>, tensor<2x4x128xf32>
+  return %o, %lse : tensor<2x128x4x64xf16>, tensor<2x4x128xf32>
+}
+
+// -----
+
+// Mask blocks of 8 rows hold no 16-row tile: the portable kernel, also on
+// a cooperative-matrix device.
+// CHECK-LABEL: func.func private @small_blocks_dispatch_0(
+// CHECK-NOT: gpu.subgroup_mma_compute
+// CHECK: return
+func.func @small_blocks(%q: tensor<1x64x2x32xf16>, %k: tensor<1x64x2x32xf16>, %v: tensor<1x64x2x32xf16>, %bm: tensor<1x2x8x8xi1>) -> tensor<1x64x2x32xf16> {
+  %o = ejk.block_sparse_attention %q, %k, %v, %bm {q_block_size = 8 : i64, kv_block_size = 8 : i64, causal = false}
+      : tensor<1x64x2x32xf16>, tensor<1x64x2x32xf16>, tensor<1x64x2x32xf16>, tensor<1x2x8x8xi1> -> tensor<1x64x2x32xf16>
+  return %o : tensor<1x64x2x32xf16>
+}
