@@ -70,7 +70,7 @@ func.func @f(%ql: tensor<2x1x8x64xf32>, %qr: tensor<2x1x8x16xf32>, %c: tensor<2x
 // block_h and head_lanes are Vulkan's.
 module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
 func.func @f(%ql: tensor<2x1x8x64xf32>, %qr: tensor<2x1x8x16xf32>, %c: tensor<2x48x64xf32>, %kr: tensor<2x48x16xf32>) -> tensor<2x1x8x64xf32> {
-  // expected-error @+1 {{'block_h' and 'head_lanes' are Vulkan entries; the CPU kernel takes every head of a row in one workgroup}}
+  // expected-error @+1 {{'block_h', 'head_lanes' and 'cooperative' are Vulkan entries; the CPU kernel takes every head of a row in one workgroup}}
   %o = ejk.mla %ql, %qr, %c, %kr {config = #ejk.config<block_k = 8, head_lanes = 4>}
       : tensor<2x1x8x64xf32>, tensor<2x1x8x16xf32>, tensor<2x48x64xf32>, tensor<2x48x16xf32> -> tensor<2x1x8x64xf32>
   return %o : tensor<2x1x8x64xf32>

@@ -134,3 +134,125 @@ func.func @f(%ql: tensor<4x8x64xf32>, %qr: tensor<4x8x16xf32>, %c: tensor<32x16x
   return %o : tensor<4x8x64xf32>
 }
 }
+
+// The cooperative-matrix kernel's rules (getCoopLayout).
+
+// -----
+
+// Buffer loads of matrices need SPIR-V 1.6.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<4x32x128xf16>, %qr: tensor<4x32x16xf16>, %c: tensor<16x16x144xf16>, %lens: tensor<4xi32>, %tables: tensor<4x4xi32>, %starts: tensor<5xi32>) -> tensor<4x32x128xf16> {
+  // expected-error @+1 {{'cooperative' needs SPIR-V 1.6 (cooperative-matrix loads from buffers)}}
+  %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 64, cooperative = 1>}
+      : tensor<4x32x128xf16>, tensor<4x32x16xf16>, tensor<16x16x144xf16>, tensor<4xi32>, tensor<4x4xi32>, tensor<5xi32> -> tensor<4x32x128xf16>
+  return %o : tensor<4x32x128xf16>
+}
+}
+
+// -----
+
+// 'cooperative' is 0 or 1.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<4x32x128xf16>, %qr: tensor<4x32x16xf16>, %c: tensor<16x16x144xf16>, %lens: tensor<4xi32>, %tables: tensor<4x4xi32>, %starts: tensor<5xi32>) -> tensor<4x32x128xf16> {
+  // expected-error @+1 {{'cooperative' must be 0 or 1}}
+  %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 64, cooperative = 2>}
+      : tensor<4x32x128xf16>, tensor<4x32x16xf16>, tensor<16x16x144xf16>, tensor<4xi32>, tensor<4x4xi32>, tensor<5xi32> -> tensor<4x32x128xf16>
+  return %o : tensor<4x32x128xf16>
+}
+}
+
+// -----
+
+// f32 inputs have no cooperative kernel.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<4x32x128xf32>, %qr: tensor<4x32x16xf32>, %c: tensor<16x16x144xf32>, %lens: tensor<4xi32>, %tables: tensor<4x4xi32>, %starts: tensor<5xi32>) -> tensor<4x32x128xf32> {
+  // expected-error @+1 {{'cooperative' needs f16 inputs and a device with 16x16x16 f16 cooperative matrices}}
+  %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 64, cooperative = 1>}
+      : tensor<4x32x128xf32>, tensor<4x32x16xf32>, tensor<16x16x144xf32>, tensor<4xi32>, tensor<4x4xi32>, tensor<5xi32> -> tensor<4x32x128xf32>
+  return %o : tensor<4x32x128xf32>
+}
+}
+
+// -----
+
+// The latent columns split evenly over 8 subgroups of 16-column matrices.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<4x32x64xf16>, %qr: tensor<4x32x16xf16>, %c: tensor<16x16x80xf16>, %lens: tensor<4xi32>, %tables: tensor<4x4xi32>, %starts: tensor<5xi32>) -> tensor<4x32x64xf16> {
+  // expected-error @+1 {{'cooperative' needs a latent dim that is a multiple of 128 and a RoPE dim and page size that are multiples of 16}}
+  %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 64, cooperative = 1>}
+      : tensor<4x32x64xf16>, tensor<4x32x16xf16>, tensor<16x16x80xf16>, tensor<4xi32>, tensor<4x4xi32>, tensor<5xi32> -> tensor<4x32x64xf16>
+  return %o : tensor<4x32x64xf16>
+}
+}
+
+// -----
+
+// head_lanes is the portable kernel's.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<4x32x128xf16>, %qr: tensor<4x32x16xf16>, %c: tensor<16x16x144xf16>, %lens: tensor<4xi32>, %tables: tensor<4x4xi32>, %starts: tensor<5xi32>) -> tensor<4x32x128xf16> {
+  // expected-error @+1 {{'head_lanes' applies to the portable kernel only}}
+  %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 64, head_lanes = 8, cooperative = 1>}
+      : tensor<4x32x128xf16>, tensor<4x32x16xf16>, tensor<16x16x144xf16>, tensor<4xi32>, tensor<4x4xi32>, tensor<5xi32> -> tensor<4x32x128xf16>
+  return %o : tensor<4x32x128xf16>
+}
+}
+
+// -----
+
+// Heads in whole 16-row matrices.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<4x32x128xf16>, %qr: tensor<4x32x16xf16>, %c: tensor<16x16x144xf16>, %lens: tensor<4xi32>, %tables: tensor<4x4xi32>, %starts: tensor<5xi32>) -> tensor<4x32x128xf16> {
+  // expected-error @+1 {{'block_h' (8) must be 16 or 32 and divide the 32 heads for the cooperative kernel}}
+  %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 64, block_h = 8, cooperative = 1>}
+      : tensor<4x32x128xf16>, tensor<4x32x16xf16>, tensor<16x16x144xf16>, tensor<4xi32>, tensor<4x4xi32>, tensor<5xi32> -> tensor<4x32x128xf16>
+  return %o : tensor<4x32x128xf16>
+}
+}
+
+// -----
+
+// Every subgroup gets whole score matrices.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<4x32x128xf16>, %qr: tensor<4x32x16xf16>, %c: tensor<16x16x144xf16>, %lens: tensor<4xi32>, %tables: tensor<4x4xi32>, %starts: tensor<5xi32>) -> tensor<4x32x128xf16> {
+  // expected-error @+1 {{'block_k' (32) must be a multiple of 16 of at most 128 that gives the 8 subgroups whole 16x16 score matrices (64 tokens a step with 32 heads)}}
+  %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 32, cooperative = 1>}
+      : tensor<4x32x128xf16>, tensor<4x32x16xf16>, tensor<16x16x144xf16>, tensor<4xi32>, tensor<4x4xi32>, tensor<5xi32> -> tensor<4x32x128xf16>
+  return %o : tensor<4x32x128xf16>
+}
+}
+
+// -----
+
+// 256 threads must fit.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 128 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<4x32x128xf16>, %qr: tensor<4x32x16xf16>, %c: tensor<16x16x144xf16>, %lens: tensor<4xi32>, %tables: tensor<4x4xi32>, %starts: tensor<5xi32>) -> tensor<4x32x128xf16> {
+  // expected-error @+1 {{the cooperative kernel's 256 threads do not fit the device (subgroup 32, at most 128 invocations)}}
+  %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 64, cooperative = 1>}
+      : tensor<4x32x128xf16>, tensor<4x32x16xf16>, tensor<16x16x144xf16>, tensor<4xi32>, tensor<4x4xi32>, tensor<5xi32> -> tensor<4x32x128xf16>
+  return %o : tensor<4x32x128xf16>
+}
+}
+
+// -----
+
+// Splits are bounded.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<4x32x128xf16>, %qr: tensor<4x32x16xf16>, %c: tensor<16x16x144xf16>, %lens: tensor<4xi32>, %tables: tensor<4x4xi32>, %starts: tensor<5xi32>) -> tensor<4x32x128xf16> {
+  // expected-error @+1 {{'num_splits' (65) must be at most 64}}
+  %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 64, num_splits = 65, cooperative = 1>}
+      : tensor<4x32x128xf16>, tensor<4x32x16xf16>, tensor<16x16x144xf16>, tensor<4xi32>, tensor<4x4xi32>, tensor<5xi32> -> tensor<4x32x128xf16>
+  return %o : tensor<4x32x128xf16>
+}
+}
+
+// -----
+
+// Workgroup memory: scores, P, row factors and the last step's V tiles.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 8192 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<4x32x128xf16>, %qr: tensor<4x32x16xf16>, %c: tensor<16x16x144xf16>, %lens: tensor<4xi32>, %tables: tensor<4x4xi32>, %starts: tensor<5xi32>) -> tensor<4x32x128xf16> {
+  // expected-error @+1 {{the cooperative kernel needs 18432 bytes of workgroup memory, more than the 8192}}
+  %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 64, cooperative = 1>}
+      : tensor<4x32x128xf16>, tensor<4x32x16xf16>, tensor<16x16x144xf16>, tensor<4xi32>, tensor<4x4xi32>, tensor<5xi32> -> tensor<4x32x128xf16>
+  return %o : tensor<4x32x128xf16>
+}
+}

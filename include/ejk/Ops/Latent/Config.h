@@ -33,16 +33,19 @@ struct MlaConfig {
   static constexpr llvm::StringLiteral kNumSplits = "num_splits";
   static constexpr llvm::StringLiteral kBlockH = "block_h";
   static constexpr llvm::StringLiteral kHeadLanes = "head_lanes";
+  /// Vulkan: 1 runs the cooperative-matrix kernel (f16), 0 the portable one.
+  static constexpr llvm::StringLiteral kCooperative = "cooperative";
 
   static llvm::ArrayRef<llvm::StringRef> names() {
     static const llvm::StringRef all[] = {kBlockK, kNumSplits, kBlockH,
-                                          kHeadLanes};
+                                          kHeadLanes, kCooperative};
     return all;
   }
 
   int64_t blockK = 0;
   int64_t numSplits = 1;
   std::optional<int64_t> blockH, headLanes;
+  bool cooperative = false;
 
   /// Reads `config`; fails with `reason` when `block_k` is missing, an
   /// entry is unknown or a value is below 1.
@@ -60,6 +63,12 @@ struct MlaConfig {
     c.numSplits = config.lookup(kNumSplits).value_or(1);
     c.blockH = config.lookup(kBlockH);
     c.headLanes = config.lookup(kHeadLanes);
+    std::optional<int64_t> coop = config.lookup(kCooperative);
+    if (coop && *coop != 0 && *coop != 1) {
+      reason << "'" << kCooperative << "' must be 0 or 1";
+      return std::nullopt;
+    }
+    c.cooperative = coop.value_or(0) == 1;
     if (c.blockK < 1 || c.numSplits < 1 || (c.blockH && *c.blockH < 1) ||
         (c.headLanes && *c.headLanes < 1)) {
       reason << "config entries must be at least 1";
@@ -79,6 +88,8 @@ struct MlaConfig {
       values.emplace_back(kBlockH, *blockH);
     if (headLanes)
       values.emplace_back(kHeadLanes, *headLanes);
+    if (cooperative)
+      values.emplace_back(kCooperative, 1);
     return ConfigAttr::get(context, values);
   }
 };

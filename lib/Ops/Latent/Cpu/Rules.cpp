@@ -46,8 +46,9 @@ LogicalResult CpuMla::verifyConfig(Operation *op, ConfigAttr attr,
            << ") must be at most " << kMaxSplits;
     return failure();
   }
-  if (config->blockH || config->headLanes) {
-    reason << "'" << MlaConfig::kBlockH << "' and '" << MlaConfig::kHeadLanes
+  if (config->blockH || config->headLanes || config->cooperative) {
+    reason << "'" << MlaConfig::kBlockH << "', '" << MlaConfig::kHeadLanes
+           << "' and '" << MlaConfig::kCooperative
            << "' are Vulkan entries; the CPU kernel takes every head of a row "
               "in one workgroup";
     return failure();

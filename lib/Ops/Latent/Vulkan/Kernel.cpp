@@ -36,13 +36,6 @@ using paged::xorReduce;
 
 namespace {
 
-struct VulkanMlaPlan : MlaProblem {
-  VulkanMlaLayout layout;
-  std::array<int64_t, 3> grid() const {
-    return {layout.numSplits * layout.headChunks, rowGrid()[0], rowGrid()[1]};
-  }
-};
-
 class MlaKernel {
 public:
   MlaKernel(Emitter &e, const VulkanMlaPlan &p, const MlaBuffers &buf,
@@ -356,7 +349,9 @@ LogicalResult VulkanMla::tile(Operation *op, ConfigAttr attr,
   Location loc = op->getLoc();
   unsigned subgroup = rewriter.target().subgroupSize;
   OpBuilder b = rewriter.replaceBody();
-  {
+  if (layout->cooperative) {
+    buildVulkanMlaCoopBody(b, loc, plan, buf, partialO, partialLse, subgroup);
+  } else {
     Emitter e(b, loc, 1);
     MlaKernel kernel(e, plan, buf, partialO, partialLse);
     kernel.subgroup = subgroup;

@@ -3,12 +3,18 @@
 // The Vulkan config rules (Rules.cpp), thread layout and kernel builder
 // (Kernel.cpp) of `ejk.mla` and `ejk.paged_mla`.
 //
-// A workgroup takes `block_h` heads of one query row (all of them when
-// they fit) and a split of the row's tokens; `head_lanes` lanes own each
-// head: lane l holds the query and accumulator elements l + head_lanes * j.
-// A step stages `block_k` cache rows (latent | RoPE, widened to f32, padded
-// to whole lane groups) in workgroup memory once for all the workgroup's
-// heads.
+// Portable kernel: a workgroup takes `block_h` heads of one query row (all
+// of them when they fit) and a split of the row's tokens; `head_lanes`
+// lanes own each head: lane l holds the query and accumulator elements
+// l + head_lanes * j. A step stages `block_k` cache rows (latent | RoPE,
+// widened to f32, padded to whole lane groups) in workgroup memory once for
+// all the workgroup's heads.
+//
+// Cooperative-matrix kernel (`cooperative = 1`, f16; CoopKernel.cpp): a
+// workgroup of kMlaCoopSubgroups subgroups takes `block_h` (16 or 32) heads
+// of one row as 16-row matrices; the heads play the part of FlashAttention's
+// query rows, so each `block_k`-token step is two small matrix products
+// over the cache rows the heads share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,7 +53,32 @@ struct VulkanMlaLayout {
   int64_t sharedBytes = 0;
   /// Threads of the combine dispatch (num_splits > 1).
   int64_t combineThreads = 64;
+
+  /// The cooperative-matrix kernel: `rowTiles` 16-head matrices, `keyTiles`
+  /// 16-token matrices a step, `threadsPerRow` threads of the softmax per
+  /// head; subgroup g owns the output columns
+  /// [g * latentDim / numSubgroups, (g + 1) * latentDim / numSubgroups).
+  bool cooperative = false;
+  int64_t numSubgroups = 0, rowTiles = 0, keyTiles = 0, threadsPerRow = 0;
 };
+
+/// Subgroups of a cooperative-matrix workgroup.
+constexpr int64_t kMlaCoopSubgroups = 8;
+
+struct VulkanMlaPlan : MlaProblem {
+  VulkanMlaLayout layout;
+  std::array<int64_t, 3> grid() const {
+    return {layout.numSplits * layout.headChunks, rowGrid()[0], rowGrid()[1]};
+  }
+};
+
+/// Emits the cooperative-matrix kernel's body at `b`'s insertion point;
+/// with num_splits > 1 it writes `partialO`/`partialLse` (as the portable
+/// kernel does) instead of the results.
+void buildVulkanMlaCoopBody(OpBuilder &b, Location loc,
+                            const VulkanMlaPlan &plan, const MlaBuffers &buf,
+                            Value partialO, Value partialLse,
+                            int64_t subgroupSize);
 
 /// The most per-lane registers of state (queries and accumulator).
 constexpr int64_t kMaxMlaLaneState = 160;

@@ -26,10 +26,101 @@ constexpr int64_t kTargetWorkgroups = 256;
 constexpr int64_t kMaxSplits = 64;
 } // namespace
 
+/// The cooperative-matrix layout (Mla.h): 16x16x16 f16 matrices, heads in
+/// whole 16-row matrices, latent columns split evenly over the subgroups,
+/// cache tiles of 16 tokens that never straddle a page.
+static std::optional<VulkanMlaLayout> getCoopLayout(const MlaProblem &p,
+                                                    const MlaConfig &c,
+                                                    const TargetInfo &target,
+                                                    llvm::raw_ostream &reason) {
+  constexpr int64_t t = 16;
+  VulkanMlaLayout l;
+  l.cooperative = true;
+  l.blockK = c.blockK;
+  l.numSplits = c.numSplits;
+  l.numSubgroups = kMlaCoopSubgroups;
+  int64_t sg = target.subgroupSize;
+  if (!target.hasCooperativeMatrix || !p.elementType.isF16()) {
+    reason << "'" << MlaConfig::kCooperative
+           << "' needs f16 inputs and a device with 16x16x16 f16 cooperative "
+              "matrices";
+    return std::nullopt;
+  }
+  // Matrices loaded straight from storage buffers: MLIR's SPIR-V lowering
+  // admits cooperative-matrix loads from StorageBuffer pointers at SPIR-V
+  // 1.6 only (workgroup memory, what the attention kernel reads, at any).
+  if (target.spirvVersion < 16) {
+    reason << "'" << MlaConfig::kCooperative
+           << "' needs SPIR-V 1.6 (cooperative-matrix loads from buffers)";
+    return std::nullopt;
+  }
+  if (p.latentDim % (t * l.numSubgroups) != 0 || p.ropeDim % t != 0 ||
+      (p.paged ? p.pageSize : p.seqK) % t != 0) {
+    reason << "'" << MlaConfig::kCooperative << "' needs a latent dim that is "
+           << "a multiple of " << t * l.numSubgroups << " and a RoPE dim and "
+           << (p.paged ? "page size" : "cache length") << " that are "
+           << "multiples of " << t;
+    return std::nullopt;
+  }
+  if (c.headLanes) {
+    reason << "'" << MlaConfig::kHeadLanes
+           << "' applies to the portable kernel only";
+    return std::nullopt;
+  }
+  l.blockH = c.blockH.value_or(p.numHeads % (2 * t) == 0 ? 2 * t : t);
+  if ((l.blockH != t && l.blockH != 2 * t) || p.numHeads % l.blockH != 0) {
+    reason << "'" << MlaConfig::kBlockH << "' (" << l.blockH
+           << ") must be 16 or 32 and divide the " << p.numHeads
+           << " heads for the cooperative kernel";
+    return std::nullopt;
+  }
+  l.rowTiles = l.blockH / t;
+  l.threads = l.numSubgroups * sg;
+  l.threadsPerRow = l.threads / l.blockH;
+  l.keyTiles = l.blockK / t;
+  if (l.blockK % t != 0 || l.blockK > 128 ||
+      (l.rowTiles * l.keyTiles) % l.numSubgroups != 0 ||
+      l.blockK % l.threadsPerRow != 0) {
+    reason << "'" << MlaConfig::kBlockK << "' (" << l.blockK
+           << ") must be a multiple of 16 of at most 128 that gives the "
+           << l.numSubgroups << " subgroups whole 16x16 score matrices ("
+           << l.numSubgroups * t / l.rowTiles << " tokens a step with "
+           << l.blockH << " heads)";
+    return std::nullopt;
+  }
+  if (l.threads > target.maxWorkgroupInvocations || l.threadsPerRow > sg ||
+      t % l.threadsPerRow != 0) {
+    reason << "the cooperative kernel's " << l.threads
+           << " threads do not fit the device (subgroup " << sg << ", at most "
+           << target.maxWorkgroupInvocations << " invocations)";
+    return std::nullopt;
+  }
+  if (l.numSplits > kMaxSplits) {
+    reason << "'" << MlaConfig::kNumSplits << "' (" << l.numSplits
+           << ") must be at most " << kMaxSplits;
+    return std::nullopt;
+  }
+  l.headChunks = p.numHeads / l.blockH;
+  // Scores (f32; also the epilogue's 16x16 stage per subgroup), P (f16),
+  // row factors (f32), the last step's zero-padded V tiles (f16).
+  int64_t scores = std::max(l.blockH * l.blockK, l.numSubgroups * t * t) * 4;
+  l.sharedBytes = scores + l.blockH * l.blockK * 2 + l.rowTiles * t * t * 4 +
+                  t * p.latentDim * 2;
+  if (l.sharedBytes > target.sharedMemoryBytes) {
+    reason << "the cooperative kernel needs " << l.sharedBytes
+           << " bytes of workgroup memory, more than the "
+           << target.sharedMemoryBytes;
+    return std::nullopt;
+  }
+  return l;
+}
+
 std::optional<VulkanMlaLayout>
 mlir::ejk::getVulkanMlaLayout(const MlaProblem &p, const MlaConfig &c,
                               const TargetInfo &target,
                               llvm::raw_ostream &reason) {
+  if (c.cooperative)
+    return getCoopLayout(p, c, target, reason);
   VulkanMlaLayout l;
   l.blockK = c.blockK;
   l.numSplits = c.numSplits;
@@ -142,8 +233,33 @@ static std::optional<MlaConfig> makeConfig(const MlaProblem &p,
   return c;
 }
 
+/// The cooperative kernel's config: 32 heads a workgroup where they
+/// divide the heads (the cache is then read once per 32 heads), the
+/// smallest step that gives every subgroup a score matrix, splits until
+/// about kTargetWorkgroups workgroups (or `splits`).
+static std::optional<MlaConfig> makeCoopConfig(const MlaProblem &p,
+                                               const TargetInfo &target,
+                                               std::optional<int64_t> splits) {
+  MlaConfig c;
+  c.cooperative = true;
+  c.blockH = p.numHeads % 32 == 0 ? 32 : 16;
+  c.blockK = 16 * kMlaCoopSubgroups / (*c.blockH / 16);
+  int64_t chunks = std::max<int64_t>(1, p.numHeads / *c.blockH);
+  int64_t s = splits.value_or(std::clamp<int64_t>(
+      llvm::divideCeil(kTargetWorkgroups,
+                       std::max<int64_t>(1, p.rows() * chunks)),
+      1, std::max<int64_t>(1, p.maxContext() / (4 * c.blockK))));
+  c.numSplits = std::min<int64_t>(s, kMaxSplits);
+  if (!getVulkanMlaLayout(p, c, target, llvm::nulls()))
+    return std::nullopt;
+  return c;
+}
+
 ConfigAttr VulkanMla::heuristicConfig(Operation *op, const TargetInfo &target) {
   MlaProblem p = readMlaProblem(op);
+  if (p.ropeDim > 0)
+    if (std::optional<MlaConfig> c = makeCoopConfig(p, target, {}))
+      return c->toAttr(op->getContext());
   for (std::optional<int64_t> lanes :
        {std::optional<int64_t>(), std::optional<int64_t>(int64_t(32)),
         std::optional<int64_t>(int64_t(16))})
@@ -156,6 +272,16 @@ SmallVector<ConfigAttr>
 VulkanMla::configSpace(Operation *op, const TargetInfo &target, bool full) {
   MlaProblem p = readMlaProblem(op);
   SmallVector<ConfigAttr> configs;
+  if (p.ropeDim > 0)
+    for (std::optional<int64_t> s :
+         {std::optional<int64_t>(), std::optional<int64_t>(1),
+          std::optional<int64_t>(2), std::optional<int64_t>(4),
+          std::optional<int64_t>(8)})
+      if (std::optional<MlaConfig> c = makeCoopConfig(p, target, s)) {
+        ConfigAttr attr = c->toAttr(op->getContext());
+        if (!llvm::is_contained(configs, attr))
+          configs.push_back(attr);
+      }
   if (std::optional<MlaConfig> c = makeConfig(p, target, {}, {}))
     configs.push_back(c->toAttr(op->getContext()));
   SmallVector<int64_t> lanes = {8, 16, 32};
