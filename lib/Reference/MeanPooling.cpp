@@ -20,15 +20,16 @@ ejk::reference::sequenceRowRanges(const std::vector<int64_t> &cuSeqlens,
 }
 
 std::string ejk::reference::checkCuSeqlens(const std::vector<int64_t> &cu,
-                                           int64_t total) {
+                                           int64_t total,
+                                           const std::string &name) {
   if (!cu.empty() && cu[0] != 0)
-    return "cu_seqlens[0] is " + std::to_string(cu[0]) + ", not 0";
+    return name + "[0] is " + std::to_string(cu[0]) + ", not 0";
   for (size_t b = 0; b + 1 < cu.size(); ++b)
     if (cu[b + 1] < cu[b])
-      return "cu_seqlens decreases at " + std::to_string(b + 1) + " (" +
+      return name + " decreases at " + std::to_string(b + 1) + " (" +
              std::to_string(cu[b]) + " then " + std::to_string(cu[b + 1]) + ")";
   if (!cu.empty() && cu.back() > total)
-    return "cu_seqlens ends at " + std::to_string(cu.back()) + ", past the " +
+    return name + " ends at " + std::to_string(cu.back()) + ", past the " +
            std::to_string(total) + " packed rows";
   return "";
 }

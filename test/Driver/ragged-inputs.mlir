@@ -33,7 +33,7 @@
 // The table is named as the op names it (paged_attention's block_tables
 // is ragged's page_indices).
 // PAGE: argument 4 ('{{.*}}tables-bad.npy'): invalid page table: page_indices[0, 1] is 7, outside the 3 pages of the cache
-// DOWN: argument 5 ('{{.*}}cu-down.npy'): invalid cu_seqlens: cu_seqlens decreases at 2 (3 then 2)
+// DOWN: argument 5 ('{{.*}}cu-down.npy'): invalid cu_q_lens: cu_q_lens decreases at 2 (3 then 2)
 // COUNT: argument 6 ('{{.*}}n-bad.npy'): invalid sequence count: num_seqs is 3, outside [0, 2] (the sequence slots)
 
 func.func @ragged(%q: tensor<4x2x4xf32>, %kc: tensor<3x2x1x4xf32>, %vc: tensor<3x2x1x4xf32>, %lens: tensor<2xi32>, %tables: tensor<2x2xi32>, %cu: tensor<3xi32>, %n: tensor<1xi32>) -> tensor<4x2x4xf32> {

@@ -870,6 +870,160 @@ PAGED_FILES.update({
 })
 
 
+class Unified:
+    """One ejk.unified_attention entry: `t` packed query rows of `seqs`
+    sequences (every one live) over `pages` token-major pages of `page`
+    tokens, `maxp` a sequence (random inputs: start locations with empty,
+    one-row and long sequences, lengths raised to the query counts and
+    partially filled last pages, shuffled tables); `alibi` adds ALiBi
+    slopes, `qq` a `[qq, qq]` query-query bias, `sinks` the sink logits."""
+
+    def __init__(self, name, t=40, seqs=5, hq=4, hkv=2, d=64, pages=40,
+                 page=16, maxp=8, dtype="f32", cache_dtype=None, cap=None,
+                 window=None, scale=None, sinks=False, alibi=False, qq=0,
+                 aux_dtype="f32", config=None, vulkan_config=None):
+        self.__dict__.update(locals())
+        del self.__dict__["self"]
+
+    def function(self, target="cpu"):
+        q = tensor([self.t, self.hq, self.d], self.dtype)
+        kc = tensor([self.pages, self.page, self.hkv, self.d],
+                    self.cache_dtype or self.dtype)
+        lens = tensor([self.seqs], "i32")
+        tables = tensor([self.seqs, self.maxp], "i32")
+        starts = tensor([self.seqs + 1], "i32")
+        heads = tensor([self.hq], self.aux_dtype)
+        attrs = []
+        for key, value, kind in (("softmax_scale", self.scale, "f32"),
+                                 ("logits_soft_cap", self.cap, "f32"),
+                                 ("sliding_window", self.window, "i64")):
+            if value is not None:
+                attrs.append(f"{key} = {value} : {kind}")
+        args, clauses = optional_operands([
+            (self.alibi, "alibi", "alibi", heads),
+            (self.qq, "qq", "qq_bias",
+             tensor([self.qq, self.qq], self.aux_dtype)),
+            (self.sinks, "aux", "sinks", heads)])
+        args = [f"%q: {q}", f"%kc: {kc}", f"%vc: {kc}", f"%lens: {lens}",
+                f"%tables: {tables}", f"%starts: {starts}"] + args
+        return (
+            f"func.func @{self.name}({', '.join(args)}) -> {q} {{\n"
+            f"  %o = ejk.unified_attention %q, %kc, %vc, %lens, %tables, "
+            f"%starts{clauses}{attr_dict(self, attrs, target)}\n"
+            f"      : {q}, {kc}, {kc}, {lens}, {tables}, {starts} -> {q}\n"
+            f"  return %o : {q}\n}}\n")
+
+
+class RaggedDecode:
+    """One ejk.ragged_decode_attention entry: `b` sequences over a dense
+    `[b, s, hkv, d]` cache (random bounds: ends in [0, s], some 0, 1 or s;
+    starts mostly 0, some equal to the end or one before it); `window` is
+    [left, right]; `sinks` is (form, num_sinks) with form "shared" ([n]),
+    "kv" ([hkv, n]) or "head" ([hq, n])."""
+
+    def __init__(self, name, b=4, s=64, hq=4, hkv=2, d=64, dtype="f32",
+                 cache_dtype=None, cap=None, window=None, scale=None,
+                 sinks=None, config=None, vulkan_config=None):
+        self.__dict__.update(locals())
+        del self.__dict__["self"]
+
+    def function(self, target="cpu"):
+        q = tensor([self.b, self.hq, self.d], self.dtype)
+        k = tensor([self.b, self.s, self.hkv, self.d],
+                   self.cache_dtype or self.dtype)
+        bounds = tensor([self.b], "i32")
+        attrs = []
+        for key, value, kind in (("softmax_scale", self.scale, "f32"),
+                                 ("logits_soft_cap", self.cap, "f32")):
+            if value is not None:
+                attrs.append(f"{key} = {value} : {kind}")
+        if self.window is not None:
+            attrs.append("sliding_window = array<i64: "
+                         f"{self.window[0]}, {self.window[1]}>")
+        args = [f"%q: {q}", f"%k: {k}", f"%v: {k}", f"%starts: {bounds}",
+                f"%ends: {bounds}"]
+        clause = ""
+        if self.sinks:
+            form, n = self.sinks
+            shape = {"shared": [n], "kv": [self.hkv, n],
+                     "head": [self.hq, n]}[form]
+            aux = tensor(shape, "f32")
+            args.append(f"%aux: {aux}")
+            clause = f" sinks(%aux : {aux})"
+        return (
+            f"func.func @{self.name}({', '.join(args)}) -> {q} {{\n"
+            f"  %o = ejk.ragged_decode_attention %q, %k, %v, %starts, %ends"
+            f"{clause}{attr_dict(self, attrs, target)}\n"
+            f"      : {q}, {k}, {k}, {bounds}, {bounds} -> {q}\n"
+            f"  return %o : {q}\n}}\n")
+
+
+UNIFIED_PAGED_FILES = {
+    "unified-attention.mlir": (
+        "ejk.unified_attention (the ragged kernels, every slot live): mixed "
+        "prefill and decode batches (empty and one-row sequences, partially "
+        "filled last pages, shuffled tables), pages of 1, 16 and 64 tokens, "
+        "GQA 1/5/8, soft cap, windows, sinks, ALiBi, query-query bias, "
+        "f16/bf16.",
+        [Unified("mixed"),
+         Unified("gqa1", hq=4, hkv=4, d=32),
+         Unified("gqa5", hq=10, hkv=2, d=64, t=30, seqs=4),
+         Unified("gqa8_q200", t=200, seqs=3, hq=8, hkv=1, d=32, pages=64,
+                 maxp=16),
+         Unified("page1", t=12, seqs=3, page=1, pages=100, maxp=30),
+         Unified("page64", t=100, seqs=4, page=64, pages=12, maxp=4, d=32),
+         Unified("many_seqs", t=20, seqs=16, d=32, maxp=4),
+         Unified("softcap", cap=5.0, scale=0.3),
+         Unified("window", window=7, hq=8, hkv=2),
+         Unified("window_1", window=1),
+         Unified("sinks", sinks=True, hq=8, hkv=2),
+         Unified("alibi", alibi=True, hq=10, hkv=2),
+         Unified("qq_bias", qq=12, t=60, seqs=3),
+         Unified("everything", t=60, seqs=6, hq=10, hkv=2, d=96, cap=30.0,
+                 scale=0.1, window=20, sinks=True, alibi=True, qq=9),
+         Unified("f16", dtype="f16", hq=8, hkv=1, d=128, t=30, seqs=4,
+                 sinks=True),
+         Unified("bf16", dtype="bf16", hq=10, hkv=2, sinks=True,
+                 alibi=True, aux_dtype="bf16", window=11),
+         Unified("f32_over_bf16", cache_dtype="bf16", hq=5, hkv=1,
+                 qq=8),
+         Unified("no_tokens", t=0, seqs=2),
+         Unified("no_pages", t=5, seqs=2, maxp=0)]),
+    "ragged-decode-attention.mlir": (
+        "ejk.ragged_decode_attention (the decode kernels over a dense "
+        "cache): ends 0 to seq_len, starts 0 to the end, GQA 1/5/8, "
+        "splits, soft cap, [left, right] windows, sinks of every shape "
+        "(with and without splits), f16/bf16.",
+        [RaggedDecode("plain"),
+         RaggedDecode("gqa1", hq=4, hkv=4, d=32),
+         RaggedDecode("gqa5", hq=10, hkv=2, s=100),
+         RaggedDecode("gqa8_d128", hq=8, hkv=1, d=128, b=3),
+         RaggedDecode("splits", b=2, s=700, config="block_k = 32, "
+                      "num_splits = 4", vulkan_config="block_k = 16, "
+                      "num_splits = 5"),
+         RaggedDecode("one_key", s=1, b=5),
+         RaggedDecode("softcap", cap=5.0, scale=0.3),
+         RaggedDecode("window", window=(10, 0), s=90),
+         RaggedDecode("window_0", window=(0, 0)),
+         RaggedDecode("window_right", window=(5, 3), hq=8, hkv=2),
+         RaggedDecode("sinks_shared", sinks=("shared", 2)),
+         RaggedDecode("sinks_kv", sinks=("kv", 1), hq=10, hkv=2),
+         RaggedDecode("sinks_head", sinks=("head", 3), hq=8, hkv=2),
+         RaggedDecode("sinks_splits", sinks=("head", 2), s=500, b=2,
+                      config="block_k = 32, num_splits = 3",
+                      vulkan_config="block_k = 16, num_splits = 3"),
+         RaggedDecode("everything", b=3, s=300, hq=10, hkv=2, d=96,
+                      cap=30.0, scale=0.1, window=(40, 0),
+                      sinks=("kv", 2), config="block_k = 16, num_splits = 2",
+                      vulkan_config="block_k = 16, num_splits = 2"),
+         RaggedDecode("f16", dtype="f16", hq=8, hkv=1, d=128, s=200),
+         RaggedDecode("bf16", dtype="bf16", hq=10, hkv=2, s=130,
+                      sinks=("shared", 1), window=(50, 0)),
+         RaggedDecode("f32_over_f16", cache_dtype="f16", hq=5, hkv=1)]),
+}
+PAGED_FILES.update(UNIFIED_PAGED_FILES)
+
+
 # --- linear ----------------------------------------------------------------
 
 class Gla:

@@ -24,9 +24,10 @@ std::vector<std::pair<int64_t, int64_t>>
 sequenceRowRanges(const std::vector<int64_t> &cuSeqlens, int64_t total);
 
 /// What is wrong with `cuSeqlens` for `total` packed rows ("" when valid:
-/// starting at 0, non-decreasing, ending at most at `total`).
-std::string checkCuSeqlens(const std::vector<int64_t> &cuSeqlens,
-                           int64_t total);
+/// starting at 0, non-decreasing, ending at most at `total`); the operand
+/// is named `name` in the message.
+std::string checkCuSeqlens(const std::vector<int64_t> &cuSeqlens, int64_t total,
+                           const std::string &name = "cu_seqlens");
 
 /// out is [batch, hidden]. Messages start with "mean_pooling: ".
 Status meanPooling(const TensorRef<float> &input,

@@ -225,9 +225,10 @@ static std::string validateInput(const TensorSpec &spec,
       spec.random.kind != Kind::CumulativeLengths)
     return "";
   std::vector<int64_t> values = integersOf(tensor);
+  std::string name = nameOr(spec, "cu_seqlens");
   std::string why = spec.random.kind == Kind::GroupSizes
                         ? reference::checkGroupSizes(values, bound)
-                        : reference::checkCuSeqlens(values, bound);
+                        : reference::checkCuSeqlens(values, bound, name);
   if (why.empty()) {
     // Start locations of a ragged batch with no count of live sequences
     // after them (unified_attention): every slot is live, and the batch is
@@ -242,7 +243,7 @@ static std::string validateInput(const TensorSpec &spec,
                             &spec, &tensor);
   }
   return (spec.random.kind == Kind::GroupSizes ? "invalid group sizes: "
-                                               : "invalid cu_seqlens: ") +
+                                               : "invalid " + name + ": ") +
          why;
 }
 
