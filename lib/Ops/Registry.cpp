@@ -18,4 +18,5 @@ void mlir::ejk::registerAllOpFamilies(DialectRegistry &registry) {
   registerPagedFamily(registry);
   registerLinearFamily(registry);
   registerLatentFamily(registry);
+  registerSparseFamily(registry);
 }

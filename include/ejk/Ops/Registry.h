@@ -30,6 +30,8 @@ void registerPagedFamily(DialectRegistry &registry);
 void registerLinearFamily(DialectRegistry &registry);
 /// ejk.mla and ejk.paged_mla (lib/Ops/Latent).
 void registerLatentFamily(DialectRegistry &registry);
+/// ejk.native_sparse_attention (lib/Ops/Sparse).
+void registerSparseFamily(DialectRegistry &registry);
 
 } // namespace mlir::ejk
 

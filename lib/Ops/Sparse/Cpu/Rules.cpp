@@ -1,0 +1,69 @@
+//===- Rules.cpp - native sparse attention configs and tiling on the CPU --===//
+//
+// `block_t` tokens per workgroup of the select and attend dispatches. The
+// heuristic takes 16 (the group's K/V rows of neighbouring tokens overlap
+// in cache) and halves it while there are fewer than four workgroups per
+// core.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Sparse/Cpu/NativeSparse.h"
+#include "Sparse/Kernels.h"
+
+#include "ejk/Ops/Sparse/Config.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+/// Largest `block_t` the CPU accepts.
+static constexpr int64_t kMaxBlockT = 1024;
+
+LogicalResult CpuNativeSparseAttention::verifyConfig(NativeSparseAttentionOp op,
+                                                     ConfigAttr attr,
+                                                     const TargetInfo &target,
+                                                     raw_ostream &reason) {
+  std::optional<NativeSparseConfig> config =
+      NativeSparseConfig::read(attr, reason);
+  if (!config)
+    return failure();
+  if (config->blockT > kMaxBlockT) {
+    reason << "'" << NativeSparseConfig::kBlockT << "' (" << config->blockT
+           << ") must be at most " << kMaxBlockT;
+    return failure();
+  }
+  return success();
+}
+
+SmallVector<ConfigAttr>
+CpuNativeSparseAttention::configSpace(NativeSparseAttentionOp op,
+                                      const TargetInfo &target, bool full) {
+  SmallVector<ConfigAttr> space;
+  for (int64_t t : full ? ArrayRef<int64_t>{1, 4, 8, 16, 32, 64}
+                        : ArrayRef<int64_t>{8, 16, 32})
+    space.push_back(NativeSparseConfig{t}.toAttr(op.getContext()));
+  return space;
+}
+
+ConfigAttr CpuNativeSparseAttention::heuristicConfig(NativeSparseAttentionOp op,
+                                                     const TargetInfo &target) {
+  NativeSparseProblem p = readNativeSparseProblem(op);
+  int64_t cores = std::max<unsigned>(1, target.numCores);
+  int64_t blockT = 16;
+  auto workgroups = [&](int64_t t) {
+    return (p.seq + t - 1) / t * p.numKvHeads * p.batch;
+  };
+  while (blockT > 1 && workgroups(blockT) < 4 * cores)
+    blockT /= 2;
+  return NativeSparseConfig{blockT}.toAttr(op.getContext());
+}
+
+LogicalResult CpuNativeSparseAttention::tile(NativeSparseAttentionOp op,
+                                             ConfigAttr attr,
+                                             DispatchRewriter &rewriter) {
+  NativeSparsePlan plan;
+  static_cast<NativeSparseProblem &>(plan) = readNativeSparseProblem(op);
+  plan.vulkan = false;
+  plan.lanes = rewriter.target().f32Lanes();
+  plan.blockT = NativeSparseConfig::read(attr, llvm::nulls())->blockT;
+  return tileNativeSparseAttention(op, plan, rewriter);
+}

@@ -1,0 +1,537 @@
+//===- Kernels.cpp - native sparse attention's dispatch bodies ------------===//
+//
+// The three dispatches of Kernels.h, written once: `Chunks` walks head_dim
+// as f32 vectors on the CPU and as scalars on Vulkan, `forEachToken` maps
+// the tokens of a workgroup onto a loop (CPU) or onto its threads
+// (Vulkan). Loops whose trip count may be zero and that carry values run
+// under an `scf.if` (MLIR's SPIR-V lowering leaves a never-run loop's
+// results undefined).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Sparse/Kernels.h"
+#include "Common/CpuEmitter.h"
+
+#include "ejk/Dialect/Ejk/EjkOps.h"
+#include "ejk/Ops/DispatchRewriter.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+namespace {
+
+Value cmpI(Emitter &e, arith::CmpIPredicate pred, Value x, Value y) {
+  return arith::CmpIOp::create(e.b, pred, x, y);
+}
+
+Value loadIndex(Emitter &e, Value memref, ValueRange indices) {
+  Value v = memref::LoadOp::create(e.b, memref, indices);
+  return arith::IndexCastOp::create(e.b, e.b.getIndexType(), v);
+}
+
+Value loadScalarF32(Emitter &e, Value memref, ValueRange indices) {
+  return e.toF32(memref::LoadOp::create(e.b, memref, indices));
+}
+
+void emitIf(Emitter &e, Value cond, function_ref<void()> then) {
+  auto ifOp = scf::IfOp::create(e.b, cond, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(e.b);
+  e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  then();
+}
+
+/// `for i = lb to ub` carrying `inits`, which it returns unchanged when
+/// ub <= lb.
+SmallVector<Value>
+guardedLoop(Emitter &e, Value lb, Value ub, ValueRange inits,
+            function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+  SmallVector<Type> types;
+  for (Value v : inits)
+    types.push_back(v.getType());
+  SmallVector<Value> initValues(inits.begin(), inits.end());
+  return e.ifElse(
+      cmpI(e, arith::CmpIPredicate::sgt, ub, lb), types,
+      [&] { return e.forLoop(lb, ub, e.index(1), initValues, body); },
+      [&] { return initValues; });
+}
+
+/// head_dim in chunks: f32 vectors of `lanes` on the CPU (the last one
+/// masked when head_dim is not a whole number of vectors), scalars on
+/// Vulkan.
+class Chunks {
+public:
+  Chunks(Emitter &e, const NativeSparsePlan &p)
+      : e(e), vulkan(p.vulkan), width(p.vulkan ? 1 : p.lanes), dim(p.headDim) {}
+
+  int64_t count() const { return (dim + width - 1) / width; }
+  Value step() { return e.index(width); }
+
+  Value load(Value memref, ValueRange indices) {
+    if (vulkan)
+      return loadScalarF32(e, memref, indices);
+    return e.readVector(memref, indices, dim % width == 0);
+  }
+  void store(Value value, Value memref, ValueRange indices) {
+    if (vulkan) {
+      Type elt = cast<MemRefType>(memref.getType()).getElementType();
+      memref::StoreOp::create(e.b, e.fromF32(value, elt), memref, indices);
+      return;
+    }
+    e.writeVector(value, memref, indices, dim % width == 0);
+  }
+  Value splat(Value scalar) { return vulkan ? scalar : e.broadcast(scalar); }
+  Value zero() { return vulkan ? e.constF32(0.0f) : e.splatF32(0.0f); }
+  Value fma(Value x, Value y, Value acc) {
+    return vulkan ? math::FmaOp::create(e.b, x, y, acc).getResult()
+                  : e.fma(x, y, acc);
+  }
+  Value sum(Value v) {
+    if (vulkan)
+      return v;
+    return vector::ReductionOp::create(e.b, vector::CombiningKind::ADD, v);
+  }
+
+private:
+  Emitter &e;
+  bool vulkan;
+  int64_t width, dim;
+};
+
+/// `body(t)` for each token of this workgroup's `block_t`.
+void forEachToken(Emitter &e, const NativeSparsePlan &p,
+                  function_ref<void(Value)> body) {
+  Value t0 = e.mul(WorkgroupIdOp::create(e.b, 0), e.index(p.blockT));
+  if (p.vulkan) {
+    Value t = e.add(t0, gpu::ThreadIdOp::create(e.b, gpu::Dimension::x));
+    emitIf(e, cmpI(e, arith::CmpIPredicate::slt, t, e.index(p.seq)),
+           [&] { body(t); });
+    return;
+  }
+  Value end = e.min(e.add(t0, e.index(p.blockT)), e.index(p.seq));
+  e.forLoop(t0, end, e.index(1), body);
+}
+
+/// One f32 row of `size` per token: a stack buffer on the CPU, this
+/// thread's slice of workgroup memory on Vulkan. Allocate it at the top of
+/// the kernel and `bind` it inside forEachToken.
+struct Scratch {
+  Value memory, base;
+  int64_t size = 0;
+
+  static Scratch make(Emitter &e, const NativeSparsePlan &p, int64_t size) {
+    Scratch s;
+    s.size = size;
+    if (p.vulkan) {
+      auto space = gpu::AddressSpaceAttr::get(e.b.getContext(),
+                                              gpu::AddressSpace::Workgroup);
+      s.memory = memref::AllocOp::create(
+          e.b, MemRefType::get({p.blockT * size}, e.f32,
+                               MemRefLayoutAttrInterface(), space));
+    } else {
+      s.memory = memref::AllocaOp::create(e.b, MemRefType::get({size}, e.f32),
+                                          e.b.getI64IntegerAttr(64));
+    }
+    return s;
+  }
+  void bind(Emitter &e, const NativeSparsePlan &p) {
+    base = p.vulkan ? e.mul(gpu::ThreadIdOp::create(e.b, gpu::Dimension::x),
+                            e.index(size))
+                    : e.index(0);
+  }
+  Value load(Emitter &e, Value i) {
+    return memref::LoadOp::create(e.b, memory, ValueRange{e.add(base, i)});
+  }
+  void store(Emitter &e, Value v, Value i) {
+    memref::StoreOp::create(e.b, v, memory, ValueRange{e.add(base, i)});
+  }
+};
+
+Emitter makeEmitter(OpBuilder &builder, Location loc,
+                    const NativeSparsePlan &p) {
+  return Emitter(builder, loc, p.vulkan ? 1 : p.lanes);
+}
+
+/// Threads of the Vulkan compress dispatch (one head_dim column each, up
+/// to 64).
+int64_t compressThreads(const NativeSparsePlan &p) {
+  return std::min<int64_t>(64, p.headDim);
+}
+
+/// compress: the mean of block c of key and value head h.
+void buildCompress(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
+                   Value key, Value value, Value kc, Value vc) {
+  Emitter e = makeEmitter(builder, loc, p);
+  Chunks ch(e, p);
+  Value c = WorkgroupIdOp::create(e.b, 0);
+  Value h = WorkgroupIdOp::create(e.b, 1);
+  Value b = WorkgroupIdOp::create(e.b, 2);
+  Value lo = e.mul(c, e.index(p.blockSize));
+  Value hi = e.min(e.add(lo, e.index(p.blockSize)), e.index(p.seq));
+  // Rows past the sequence are zeros of the mean: divide by block_size.
+  Value inverse = ch.splat(e.constF32(1.0f / p.blockSize));
+  auto pool = [&](Value d) {
+    for (auto [from, to] : {std::pair(key, kc), std::pair(value, vc)}) {
+      // Every block holds at least one row: the loop runs.
+      Value sum = e.forLoop(lo, hi, e.index(1), {ch.zero()},
+                            [&](Value t, ValueRange acc) {
+                              return SmallVector<Value>{
+                                  e.fadd(acc[0], ch.load(from, {b, t, h, d}))};
+                            })[0];
+      ch.store(e.fmul(sum, inverse), to, {b, h, c, d});
+    }
+  };
+  Value first =
+      p.vulkan ? gpu::ThreadIdOp::create(e.b, gpu::Dimension::x) : e.index(0);
+  Value step = p.vulkan ? e.index(compressThreads(p)) : ch.step();
+  e.forLoop(first, e.index(p.headDim), step, pool);
+}
+
+/// select: the compression branch and the top-k blocks of each token of the
+/// workgroup and KV head.
+void buildSelect(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
+                 Value query, Value gCmp, Value kc, Value vc, Value selected,
+                 Value oCmp) {
+  Emitter e = makeEmitter(builder, loc, p);
+  Chunks ch(e, p);
+  Value kvh = WorkgroupIdOp::create(e.b, 1);
+  Value b = WorkgroupIdOp::create(e.b, 2);
+  int64_t blocks = std::max<int64_t>(p.numBlocks(), 1);
+  Scratch scores = Scratch::make(e, p, blocks);
+  Scratch sums = Scratch::make(e, p, blocks);
+  Value zero = e.index(0), one = e.index(1);
+  Value zeroF = e.constF32(0.0f);
+
+  forEachToken(e, p, [&](Value t) {
+    scores.bind(e, p);
+    sums.bind(e, p);
+    Value qb = e.div(t, e.index(p.blockSize));
+    Value seen = e.add(qb, one);
+    Value done = e.div(e.add(t, one), e.index(p.blockSize));
+    e.forLoop(zero, seen, one, [&](Value c) { sums.store(e, zeroF, c); });
+
+    e.forLoop(zero, e.index(p.group()), one, [&](Value g) {
+      Value h = e.add(e.mul(kvh, e.index(p.group())), g);
+      // Scores of blocks 0 .. qb.
+      e.forLoop(zero, seen, one, [&](Value c) {
+        Value dot = e.forLoop(zero, e.index(p.headDim), ch.step(), {ch.zero()},
+                              [&](Value d, ValueRange acc) {
+                                return SmallVector<Value>{ch.fma(
+                                    ch.load(query, {b, t, h, d}),
+                                    ch.load(kc, {b, kvh, c, d}), acc[0])};
+                              })[0];
+        scores.store(e, e.fmul(ch.sum(dot), e.constF32(p.softmaxScale)), c);
+      });
+      // lse over the completed blocks (0 without one, as ejKernel).
+      Value m =
+          guardedLoop(e, zero, done, {e.negInf()}, [&](Value c, ValueRange it) {
+            return SmallVector<Value>{e.fmaxNoNaN(it[0], scores.load(e, c))};
+          })[0];
+      Value l =
+          guardedLoop(e, zero, done, {zeroF}, [&](Value c, ValueRange it) {
+            return SmallVector<Value>{
+                e.fadd(it[0], e.exp(e.fsub(scores.load(e, c), m)))};
+          })[0];
+      Value any = cmpI(e, arith::CmpIPredicate::sgt, done, zero);
+      Value lse = e.select(
+          any,
+          e.fadd(e.select(any, m, zeroF),
+                 math::LogOp::create(e.b, e.select(any, l, e.constF32(1.0f)))),
+          zeroF);
+      // Probabilities; the group's sums count the token's own block as 1.
+      e.forLoop(zero, seen, one, [&](Value c) {
+        Value prob = e.exp(e.fsub(scores.load(e, c), lse));
+        scores.store(e, prob, c);
+        Value own = cmpI(e, arith::CmpIPredicate::eq, c, qb);
+        Value add = e.select(own, e.constF32(1.0f), prob);
+        sums.store(e, e.fadd(sums.load(e, c), add), c);
+      });
+      // The gated compression output.
+      Value gate = ch.splat(loadScalarF32(e, gCmp, {b, t, h}));
+      e.forLoop(zero, e.index(p.headDim), ch.step(), [&](Value d) {
+        Value acc = guardedLoop(
+            e, zero, done, {ch.zero()}, [&](Value c, ValueRange it) {
+              return SmallVector<Value>{ch.fma(ch.splat(scores.load(e, c)),
+                                               ch.load(vc, {b, kvh, c, d}),
+                                               it[0])};
+            })[0];
+        ch.store(e.fmul(acc, gate), oCmp, {b, t, h, d});
+      });
+    });
+
+    // Top-k by repeated arg-max over key_c = sum_c + f32(c) * 1e-8 (in
+    // f32, as ejKernel); strictly larger wins, so equal keys go in
+    // increasing c. A taken block's sum becomes -inf. Slots past qb + 1
+    // blocks get -1.
+    Value tie = e.constF32(1e-8f);
+    e.forLoop(zero, e.index(p.slots()), one, [&](Value i) {
+      SmallVector<Value> best = e.forLoop(
+          zero, seen, one, {e.negInf(), e.index(-1)},
+          [&](Value c, ValueRange it) {
+            Value cf = arith::SIToFPOp::create(e.b, e.f32, e.toI32(c));
+            Value key = e.fadd(sums.load(e, c), e.fmul(cf, tie));
+            Value better = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
+                                                 key, it[0]);
+            return SmallVector<Value>{e.select(better, key, it[0]),
+                                      e.select(better, c, it[1])};
+          });
+      memref::StoreOp::create(e.b, e.toI32(best[1]), selected,
+                              ValueRange{b, t, kvh, i});
+      emitIf(e, cmpI(e, arith::CmpIPredicate::sge, best[1], zero),
+             [&] { sums.store(e, e.negInf(), best[1]); });
+    });
+  });
+}
+
+/// attend: the selection and window branches and the gated sum.
+void buildAttend(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
+                 const NativeSparseBuffers &buf) {
+  Emitter e = makeEmitter(builder, loc, p);
+  Chunks ch(e, p);
+  Value kvh = WorkgroupIdOp::create(e.b, 1);
+  Value b = WorkgroupIdOp::create(e.b, 2);
+  Value zero = e.index(0), one = e.index(1);
+  int64_t n = ch.count();
+  auto dim = [&](int64_t i) { return e.index(i * (p.vulkan ? 1 : p.lanes)); };
+  // CPU: the scores of one block of keys, whole vectors.
+  Value blockScores;
+  if (!p.vulkan)
+    blockScores = memref::AllocaOp::create(
+        e.b,
+        MemRefType::get({(p.blockSize + p.lanes - 1) / p.lanes * p.lanes},
+                        e.f32),
+        e.b.getI64IntegerAttr(64));
+
+  forEachToken(e, p, [&](Value t) {
+    Value qb = e.div(t, e.index(p.blockSize));
+    Value end = e.add(t, one);
+    e.forLoop(zero, e.index(p.group()), one, [&](Value g) {
+      Value h = e.add(e.mul(kvh, e.index(p.group())), g);
+      Value scale = ch.splat(e.constF32(p.softmaxScale));
+      SmallVector<Value> q;
+      for (int64_t i = 0; i < n; ++i)
+        q.push_back(e.fmul(ch.load(buf.query, {b, t, h, dim(i)}), scale));
+
+      // Online softmax, one key at a time: state = (max, sum, acc...). The
+      // max starts finite so no -inf difference is ever exponentiated.
+      auto keyStep = [&](Value j, ValueRange state) {
+        Value dot = ch.zero();
+        for (int64_t i = 0; i < n; ++i)
+          dot = ch.fma(q[i], ch.load(buf.key, {b, j, kvh, dim(i)}), dot);
+        Value s = ch.sum(dot);
+        Value m = e.fmaxNoNaN(state[0], s);
+        Value alpha = e.exp(e.fsub(state[0], m));
+        Value prob = e.exp(e.fsub(s, m));
+        SmallVector<Value> next = {m, e.fadd(e.fmul(state[1], alpha), prob)};
+        Value alphas = ch.splat(alpha), probs = ch.splat(prob);
+        for (int64_t i = 0; i < n; ++i)
+          next.push_back(ch.fma(probs, ch.load(buf.value, {b, j, kvh, dim(i)}),
+                                e.fmul(state[2 + i], alphas)));
+        return next;
+      };
+      // CPU: a block of keys [lo, hi) (at most block_size, at least one)
+      // at a time: its scores into `blockScores`, one rescale of the state
+      // by the block's max, the probabilities exponentiated as vectors.
+      auto keyBlock = [&](Value lo, Value hi, ValueRange state) {
+        Value count = e.sub(hi, lo);
+        Value blockMax =
+            e.forLoop(lo, hi, one, {e.negInf()}, [&](Value j, ValueRange it) {
+              Value dot = ch.zero();
+              for (int64_t i = 0; i < n; ++i)
+                dot = ch.fma(q[i], ch.load(buf.key, {b, j, kvh, dim(i)}), dot);
+              Value s = ch.sum(dot);
+              memref::StoreOp::create(e.b, s, blockScores,
+                                      ValueRange{e.sub(j, lo)});
+              return SmallVector<Value>{e.fmaxNoNaN(it[0], s)};
+            })[0];
+        Value m = e.fmaxNoNaN(state[0], blockMax);
+        Value alpha = e.exp(e.fsub(state[0], m));
+        Value shift = e.broadcast(m);
+        Value live = e.broadcast(e.toI32(count));
+        Value sums = e.forLoop(
+            zero, count, e.index(p.lanes), {e.splatF32(0.0f)},
+            [&](Value i, ValueRange it) {
+              Value x = vector::LoadOp::create(e.b, e.vf32, blockScores,
+                                               ValueRange{i});
+              Value inside = arith::CmpIOp::create(
+                  e.b, arith::CmpIPredicate::slt, e.laneIndices(i), live);
+              Value prob =
+                  e.select(inside, e.exp(e.fsub(x, shift)), e.splatF32(0.0f));
+              vector::StoreOp::create(e.b, prob, blockScores, ValueRange{i});
+              return SmallVector<Value>{e.fadd(it[0], prob)};
+            })[0];
+        SmallVector<Value> acc;
+        Value alphas = e.broadcast(alpha);
+        for (int64_t i = 0; i < n; ++i)
+          acc.push_back(e.fmul(state[2 + i], alphas));
+        acc = e.forLoop(lo, hi, one, acc, [&](Value j, ValueRange it) {
+          Value prob = e.broadcast(memref::LoadOp::create(
+              e.b, blockScores, ValueRange{e.sub(j, lo)}));
+          SmallVector<Value> next;
+          for (int64_t i = 0; i < n; ++i)
+            next.push_back(
+                ch.fma(prob, ch.load(buf.value, {b, j, kvh, dim(i)}), it[i]));
+          return next;
+        });
+        SmallVector<Value> next = {
+            m, e.fadd(e.fmul(state[1], alpha), ch.sum(sums))};
+        next.append(acc.begin(), acc.end());
+        return next;
+      };
+      // The keys [lo, hi): one at a time on Vulkan, in blocks on the CPU.
+      auto keyRange = [&](Value lo, Value hi, ValueRange state) {
+        if (p.vulkan)
+          return guardedLoop(e, lo, hi, state, keyStep);
+        return guardedLoop(
+            e, e.index(0),
+            e.div(e.add(e.sub(hi, lo), e.index(p.blockSize - 1)),
+                  e.index(p.blockSize)),
+            state, [&](Value k, ValueRange st) {
+              Value from = e.add(lo, e.mul(k, e.index(p.blockSize)));
+              return keyBlock(from,
+                              e.min(e.add(from, e.index(p.blockSize)), hi), st);
+            });
+      };
+      SmallVector<Value> init = {e.constF32(-1e30f), e.constF32(0.0f)};
+      for (int64_t i = 0; i < n; ++i)
+        init.push_back(ch.zero());
+      // acc / sum, 0 for no key.
+      auto normalized = [&](ValueRange state, Value gate) {
+        Value has = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
+                                          state[1], e.constF32(0.0f));
+        Value inverse = e.select(
+            has,
+            e.fdiv(e.constF32(1.0f), e.select(has, state[1], e.constF32(1.0f))),
+            e.constF32(0.0f));
+        if (gate)
+          inverse = e.fmul(inverse, gate);
+        SmallVector<Value> out;
+        for (int64_t i = 0; i < n; ++i)
+          out.push_back(e.fmul(state[2 + i], ch.splat(inverse)));
+        return out;
+      };
+
+      // Selection branch: the listed blocks, keys j <= t.
+      SmallVector<Value> slc = e.forLoop(
+          zero, e.index(p.usedSlots()), one, init,
+          [&](Value i, ValueRange state) {
+            Value c;
+            if (!buf.blockIndices)
+              c = loadIndex(e, buf.selected, {b, t, kvh, i});
+            else if (p.perTokenIndices)
+              c = loadIndex(e, buf.blockIndices, {b, t, kvh, i});
+            else
+              c = loadIndex(e, buf.blockIndices, {b, kvh, qb, i});
+            Value valid = arith::AndIOp::create(
+                e.b, cmpI(e, arith::CmpIPredicate::sge, c, zero),
+                cmpI(e, arith::CmpIPredicate::slt, c, e.index(p.numBlocks())));
+            Value lo = e.mul(e.select(valid, c, zero), e.index(p.blockSize));
+            Value hi = e.min(e.add(lo, e.index(p.blockSize)), end);
+            hi = e.select(valid, e.max(hi, lo), lo);
+            return keyRange(lo, hi, state);
+          });
+      Value gSlc = buf.gSlc ? loadScalarF32(e, buf.gSlc, {b, t, h}) : Value();
+      SmallVector<Value> out = normalized(slc, gSlc);
+
+      if (p.compress)
+        for (int64_t i = 0; i < n; ++i)
+          out[i] =
+              e.fadd(out[i], ch.load(buf.oCmp, ValueRange{b, t, h, dim(i)}));
+
+      if (p.windowSize > 0) {
+        Value lo = e.max(e.sub(end, e.index(p.windowSize)), zero);
+        SmallVector<Value> swa = keyRange(lo, end, init);
+        Value gSwa = buf.gSwa ? loadScalarF32(e, buf.gSwa, {b, t, h}) : Value();
+        SmallVector<Value> w = normalized(swa, gSwa);
+        for (int64_t i = 0; i < n; ++i)
+          out[i] = e.fadd(out[i], w[i]);
+      }
+      for (int64_t i = 0; i < n; ++i)
+        ch.store(out[i], buf.output, {b, t, h, dim(i)});
+    });
+  });
+}
+
+} // namespace
+
+LogicalResult mlir::ejk::tileNativeSparseAttention(NativeSparseAttentionOp op,
+                                                   const NativeSparsePlan &p,
+                                                   DispatchRewriter &rewriter) {
+  NativeSparseBuffers buf = findNativeSparseBuffers(op, rewriter);
+  if (failed(rewriter.checkDispatchForm(op)))
+    return failure();
+  // replaceBody erases the op: read what it needs first.
+  Location loc = op.getLoc();
+  MLIRContext *context = op.getContext();
+  int64_t rows = p.batch * p.seq * p.numHeads;
+
+  if (p.compress) {
+    MemRefType pooled = compressedType(p, context);
+    MemRefType list = selectedType(p, context);
+    MemRefType gated = compressedOutputType(p, context);
+    func::FuncOp compress = rewriter.addDispatch(
+        "compress", {buf.key.getType(), buf.value.getType(), pooled, pooled},
+        {p.numBlocks(), p.numKvHeads, p.batch},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          buildCompress(b, l, p, args[0], args[1], args[2], args[3]);
+        });
+    DispatchRewriter::setWork(compress,
+                              2 * p.batch * p.seq * p.numKvHeads * p.headDim,
+                              DispatchRewriter::bytesOf({buf.key, buf.value}) +
+                                  2 * pooled.getNumElements() * 4);
+    func::FuncOp select = rewriter.addDispatch(
+        "select",
+        {buf.query.getType(), buf.gCmp.getType(), pooled, pooled, list, gated},
+        {p.tokenBlocks(), p.numKvHeads, p.batch},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          buildSelect(b, l, p, args[0], args[1], args[2], args[3], args[4],
+                      args[5]);
+        });
+    DispatchRewriter::setWork(
+        select, 4 * rows * (p.numBlocks() / 2 + 1) * p.headDim,
+        DispatchRewriter::bytesOf({buf.query, buf.gCmp}) +
+            (list.getNumElements() + gated.getNumElements()) * 4);
+    if (p.vulkan) {
+      DispatchRewriter::setVulkanLaunch(compress, compressThreads(p), 0);
+      DispatchRewriter::setVulkanLaunch(select, p.blockT,
+                                        p.selectSharedBytes());
+    }
+    FailureOr<SmallVector<Value>> temps =
+        rewriter.appendArguments({list, gated});
+    if (failed(temps))
+      return failure();
+    buf.selected = (*temps)[0];
+    buf.oCmp = (*temps)[1];
+    unsigned q = DispatchRewriter::argumentIndex(buf.query);
+    unsigned k = DispatchRewriter::argumentIndex(buf.key);
+    unsigned v = DispatchRewriter::argumentIndex(buf.value);
+    unsigned gc = DispatchRewriter::argumentIndex(buf.gCmp);
+    rewriter.rewriteCallers(
+        {pooled, pooled, list, gated},
+        [&](OpBuilder &b, Location l, DispatchOp call, ValueRange tmp) {
+          ValueRange in = call.getBuffers();
+          DispatchOp::create(b, l, compress.getSymName(),
+                             ValueRange{in[k], in[v], tmp[0], tmp[1]});
+          DispatchOp::create(
+              b, l, select.getSymName(),
+              ValueRange{in[q], in[gc], tmp[0], tmp[1], tmp[2], tmp[3]});
+          SmallVector<Value> bindings(in.begin(), in.end());
+          bindings.append({tmp[2], tmp[3]});
+          DispatchOp::create(b, l, call.getCallee(), bindings);
+        });
+  }
+
+  OpBuilder b = rewriter.replaceBody();
+  buildAttend(b, loc, p, buf);
+  rewriter.finish(b);
+  func::FuncOp dispatch = rewriter.dispatch();
+  DispatchRewriter::setGrid(dispatch, {p.tokenBlocks(), p.numKvHeads, p.batch});
+  if (p.vulkan)
+    DispatchRewriter::setVulkanLaunch(dispatch, p.blockT, 0);
+  SmallVector<Value> read(buf.operands());
+  read.append({buf.output, buf.selected, buf.oCmp});
+  DispatchRewriter::setWork(dispatch, p.flops(),
+                            DispatchRewriter::bytesOf(read));
+  return success();
+}
