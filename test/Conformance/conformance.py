@@ -201,6 +201,38 @@ def PPA(name, sq=16, hq=4, hkv=2, d=32, s=16, length=40, **opts):
                                             length=length), opts, dtype)
 
 
+def UA(name, hq=4, hkv=2, d=32, s=16, qlens=(1, 7, 1), lens=(40, 7, 1),
+       m=None, t=None, **opts):
+    """unified_attention: one sequence per entry of qlens (its query count)
+    and lens (its length, the new tokens included), every one live, page
+    size s, m pages per table row, `t` packed rows (>= sum(qlens); the rest
+    belong to no sequence); opts: softmax_scale, logits_soft_cap,
+    sliding_window, sinks, alibi, qq (the query-query bias's size)."""
+    dtype = opts.pop("dtype", "f32")
+    known = opts.pop("known_difference", "")
+    assert len(qlens) == len(lens), name
+    m = m or max(1, max(-(-n // s) for n in lens))
+    t = t or sum(qlens)
+    return Case(name, "unified", dict(hq=hq, hkv=hkv, d=d, s=s, m=m,
+                                      qlens=tuple(qlens), lens=tuple(lens),
+                                      t=t), opts, dtype, known)
+
+
+def RDA(name, hq=4, hkv=2, d=32, sl=64, starts=(0, 5, 0), ends=(64, 30, 1),
+        **opts):
+    """ragged_decode_attention: one sequence per entry of starts/ends (its
+    keys [start, end) of a dense row of sl keys); opts: softmax_scale,
+    logits_soft_cap, sliding_window (left, right), sinks ("shared", n),
+    ("kv", n) or ("head", n), config (ejk's only)."""
+    dtype = opts.pop("dtype", "f32")
+    known = opts.pop("known_difference", "")
+    assert len(starts) == len(ends), name
+    return Case(name, "ragged_decode", dict(hq=hq, hkv=hkv, d=d, sl=sl,
+                                            starts=tuple(starts),
+                                            ends=tuple(ends)),
+                opts, dtype, known)
+
+
 def MLA(name, b=2, s=16, h=8, nope=32, lat=64, rope=16, **opts):
     """mla against ejKernel's flash_mla: batch b, s queries and s cached
     tokens (flash_mla's one seq_len), h heads, the un-absorbed no-RoPE head
@@ -421,6 +453,46 @@ CASES = [
     PPA("ppa_plain"),
     PPA("ppa_gqa_window", hq=8, hkv=2, sq=20, length=70, sliding_window=12),
     PPA("ppa_softcap_head_major", logits_soft_cap=4.0, kv_layout="head_major"),
+    # unified_attention against ejKernel's XLA unified_attention (class
+    # Unified): every sequence live, token-major pages, ALiBi slopes, the
+    # query-query bias and sinks.
+    UA("ua_mixed"),
+    UA("ua_gqa5_window", hq=10, hkv=2, qlens=(5, 1, 30), lens=(50, 64, 30),
+       sliding_window=8),
+    UA("ua_softcap_sinks", qlens=(3, 1), lens=(20, 33), logits_soft_cap=5.0,
+       softmax_scale=0.3, sinks=True),
+    UA("ua_alibi", hq=8, hkv=2, qlens=(6, 1, 17), lens=(40, 25, 17),
+       alibi=True),
+    UA("ua_qq_bias", qlens=(12, 1, 5), lens=(30, 9, 5), qq=8),
+    UA("ua_empty_one_fresh", qlens=(0, 1, 9), lens=(5, 1, 9), t=12),
+    UA("ua_page1", s=1, qlens=(3, 1), lens=(11, 6)),
+    UA("ua_page64", s=64, hq=8, hkv=1, qlens=(20, 1), lens=(100, 70)),
+    UA("ua_everything", hq=8, hkv=1, d=64, qlens=(7, 1, 1, 14),
+       lens=(60, 33, 1, 20), sliding_window=10, logits_soft_cap=20.0,
+       sinks=True, alibi=True, qq=10),
+    UA("ua_f16", dtype="f16", hq=8, hkv=2, qlens=(6, 1), lens=(30, 70),
+       sinks=True),
+    UA("ua_bf16", dtype="bf16", hq=10, hkv=2, qlens=(4, 1), lens=(24, 50),
+       alibi=True, sliding_window=16),
+    # ragged_decode_attention against ejKernel's XLA ragged_decode_attention
+    # (class RaggedDecode): keys [start, end) of dense rows, [left, right]
+    # windows, sinks of its three shapes.
+    RDA("rda_plain"),
+    RDA("rda_gqa8", hq=8, hkv=1, d=64, starts=(0, 0), ends=(64, 17)),
+    RDA("rda_window", sliding_window=(10, 0), starts=(0, 5, 40),
+        ends=(64, 30, 50)),
+    RDA("rda_window_right", sliding_window=(6, 3)),
+    RDA("rda_softcap_scale", logits_soft_cap=5.0, softmax_scale=0.3),
+    RDA("rda_sinks_shared", sinks=("shared", 2)),
+    RDA("rda_sinks_kv", hq=10, hkv=2, sinks=("kv", 1)),
+    RDA("rda_sinks_head_splits", hq=8, hkv=2, sl=300, starts=(0, 100, 7),
+        ends=(300, 260, 8), sinks=("head", 3),
+        config="block_k = 16, num_splits = 4"),
+    RDA("rda_empty", starts=(3, 0, 0), ends=(3, 0, 9), sinks=("shared", 1)),
+    RDA("rda_f16", dtype="f16", hq=8, hkv=2, sl=128, starts=(0, 10),
+        ends=(128, 90)),
+    RDA("rda_bf16", dtype="bf16", hq=8, hkv=2, sl=128, starts=(0, 10),
+        ends=(128, 90), sliding_window=(31, 0)),
     # gla (gated linear attention) against ejKernel's gla_attention (XLA:
     # the recurrent scan). GQA with 1 < num_kv_heads < num_heads is compared
     # on key/value heads repeated for ejKernel (its XLA path broadcasts heads
@@ -1754,6 +1826,141 @@ class PrefillPaged:
 
 
 
+class Unified:
+    """ejk.unified_attention against ejKernel's XLA unified_attention(
+    queries, key_cache, value_cache, kv_lens, block_tables, query_start_loc,
+    alibi_slopes, qq_bias, softmax_aux): the same operands in the same
+    layout (token-major pages); ejKernel's softmax_scale is passed
+    explicitly. Tables: distinct pages in shuffled order."""
+
+    @staticmethod
+    def inputs(c, rng):
+        d, dt, o = c.dims, c.dtype, c.opts
+        seqs, m, s = len(d["qlens"]), d["m"], d["s"]
+        pages = seqs * m + 2
+        tables = rng.permutation(pages)[:seqs * m].reshape(seqs, m)
+        starts = np.concatenate([[0], np.cumsum(d["qlens"])]).astype(np.int32)
+        def normal(shape):
+            return rng.standard_normal(shape, dtype=np.float32).astype(np_dtype(dt))
+        cache = (pages, s, d["hkv"], d["d"])
+        args = [("q", normal((d["t"], d["hq"], d["d"])), dt),
+                ("kc", normal(cache), dt), ("vc", normal(cache), dt),
+                ("lens", np.array(d["lens"], np.int32), "i32"),
+                ("tables", tables.astype(np.int32), "i32"),
+                ("starts", starts, "i32")]
+        if o.get("alibi"):
+            slopes = 2.0 ** (-8.0 * np.arange(1, d["hq"] + 1) / d["hq"])
+            args.append(("alibi", slopes.astype(np.float32), "f32"))
+        if o.get("qq"):
+            args.append(("qq", rng.standard_normal((o["qq"], o["qq"]),
+                                                   dtype=np.float32), "f32"))
+        if o.get("sinks"):
+            args.append(("sinks", rng.standard_normal(d["hq"]).astype(np.float32),
+                         "f32"))
+        return args
+
+    @staticmethod
+    def scale(c):
+        return c.opts.get("softmax_scale", c.dims["d"] ** -0.5)
+
+    @staticmethod
+    def mlir(c, args):
+        o = c.opts
+        attrs = ["softmax_scale = %r : f32" % Unified.scale(c)]
+        if "logits_soft_cap" in o:
+            attrs.append("logits_soft_cap = %r : f32" % o["logits_soft_cap"])
+        if "sliding_window" in o:
+            attrs.append("sliding_window = %d : i64" % o["sliding_window"])
+        types = {n: ttype(a.shape, t) for n, a, t in args}
+        text = "ejk.unified_attention %q, %kc, %vc, %lens, %tables, %starts"
+        for name, keyword in (("alibi", "alibi"), ("qq", "qq_bias"),
+                              ("sinks", "sinks")):
+            if name in types:
+                text += " %s(%%%s : %s)" % (keyword, name, types[name])
+        text += " {%s} : %s -> %s" % (", ".join(attrs), ", ".join(
+            types[n] for n in ("q", "kc", "vc", "lens", "tables", "starts")),
+            types["q"])
+        return text, [types["q"]]
+
+    @staticmethod
+    def reference(c, ins):
+        from ejkernel.kernels._xla.unified_attention import unified_attention
+        o = c.opts
+        out = unified_attention(
+            jx(ins["q"]), jx(ins["kc"]), jx(ins["vc"]), jx(ins["lens"]),
+            jx(ins["tables"]), jx(ins["starts"]),
+            jx(ins["alibi"]) if "alibi" in ins else None,
+            jx(ins["qq"]) if "qq" in ins else None,
+            jx(ins["sinks"]) if "sinks" in ins else None,
+            softmax_scale=Unified.scale(c),
+            sliding_window=o.get("sliding_window"),
+            logits_soft_cap=o.get("logits_soft_cap"))
+        return [np.asarray(out)]
+
+
+class RaggedDecode:
+    """ejk.ragged_decode_attention against ejKernel's XLA
+    ragged_decode_attention(query, key, value, sequence_start, sequence_end,
+    softmax_scale, sliding_window=(left, right), logits_soft_cap,
+    softmax_aux): the same operands and layout; ejKernel's kv block size is
+    its default (256, clamped to seq_len)."""
+
+    @staticmethod
+    def inputs(c, rng):
+        d, dt, o = c.dims, c.dtype, c.opts
+        b = len(d["ends"])
+        def normal(shape):
+            return rng.standard_normal(shape, dtype=np.float32).astype(np_dtype(dt))
+        kv = (b, d["sl"], d["hkv"], d["d"])
+        args = [("q", normal((b, d["hq"], d["d"])), dt),
+                ("k", normal(kv), dt), ("v", normal(kv), dt),
+                ("starts", np.array(d["starts"], np.int32), "i32"),
+                ("ends", np.array(d["ends"], np.int32), "i32")]
+        if o.get("sinks"):
+            form, n = o["sinks"]
+            shape = {"shared": (n,), "kv": (d["hkv"], n),
+                     "head": (d["hq"], n)}[form]
+            args.append(("sinks", rng.standard_normal(shape).astype(np.float32),
+                         "f32"))
+        return args
+
+    @staticmethod
+    def scale(c):
+        return c.opts.get("softmax_scale", c.dims["d"] ** -0.5)
+
+    @staticmethod
+    def mlir(c, args):
+        o = c.opts
+        attrs = ["softmax_scale = %r : f32" % RaggedDecode.scale(c)]
+        if "logits_soft_cap" in o:
+            attrs.append("logits_soft_cap = %r : f32" % o["logits_soft_cap"])
+        if "sliding_window" in o:
+            attrs.append("sliding_window = array<i64: %d, %d>" % o["sliding_window"])
+        if "config" in o:
+            attrs.append("config = #ejk.config<%s>" % o["config"])
+        types = {n: ttype(a.shape, t) for n, a, t in args}
+        text = "ejk.ragged_decode_attention %q, %k, %v, %starts, %ends"
+        if "sinks" in types:
+            text += " sinks(%%sinks : %s)" % types["sinks"]
+        text += " {%s} : %s -> %s" % (", ".join(attrs), ", ".join(
+            types[n] for n in ("q", "k", "v", "starts", "ends")), types["q"])
+        return text, [types["q"]]
+
+    @staticmethod
+    def reference(c, ins):
+        from ejkernel.kernels._xla.ragged_decode_attention import (
+            ragged_decode_attention)
+        o = c.opts
+        window = o.get("sliding_window")
+        out = ragged_decode_attention(
+            jx(ins["q"]), jx(ins["k"]), jx(ins["v"]), jx(ins["starts"]),
+            jx(ins["ends"]), softmax_scale=RaggedDecode.scale(c),
+            sliding_window=tuple(window) if window else None,
+            logits_soft_cap=o.get("logits_soft_cap"),
+            softmax_aux=jx(ins["sinks"]) if "sinks" in ins else None)
+        return [np.asarray(out)]
+
+
 class BlockSparse:
     @staticmethod
     def inputs(c, rng):
@@ -1838,7 +2045,8 @@ FAMILIES = {"flash_attention": FlashAttention,
             "paged": PagedAttention, "gla": Gla, "lightning": Lightning,
             "recurrent": Recurrent, "delta": Delta, "mla": Mla,
             "paged_mla": PagedMla, "ragged_paged": RaggedPaged,
-            "prefill_paged": PrefillPaged, "block_sparse": BlockSparse}
+            "prefill_paged": PrefillPaged, "unified": Unified,
+            "ragged_decode": RaggedDecode, "block_sparse": BlockSparse}
 
 
 # --- running ------------------------------------------------------------------
