@@ -19,25 +19,33 @@
 // CHECK-SAME: ejk.requires = ["cooperative_matrix_nv_layout"]
 // CHECK-SAME: ejk.shared_memory_bytes = 36352 : i64
 // CHECK-SAME: ejk.workgroup_size = array<i64: 256, 1, 1>
-// The count bounds the loop; the first block loaded ahead is entry 0
-// (its list position 1), a block past the last one where the list is
-// empty.
+// The count bounds the loop. Before Q is staged, the blocks of list
+// positions 0 and 1 are read (a block past the last one, 4, where the list
+// is shorter) and the first block's rows are loaded.
 // CHECK: %[[COUNT_I32:.*]] = memref.load %[[LIST]][%{{.*}}, %{{.*}}, %{{.*}}, %c0{{.*}}] : memref<1x2x2x5xi32>
 // CHECK: %[[COUNT:.*]] = arith.index_cast %[[COUNT_I32]] : i32 to index
-// CHECK: %[[IN_LIST:.*]] = arith.cmpi slt, %[[START:.*]], %[[COUNT]] : index
-// CHECK: %[[FIRST_I32:.*]] = memref.load %[[LIST]]
-// CHECK: %[[FIRST:.*]] = arith.index_cast %[[FIRST_I32]] : i32 to index
-// CHECK: arith.select %[[IN_LIST]], %[[FIRST]], %c4{{.*}} : index
-// CHECK: scf.for %[[I:.*]] = %[[START]] to %[[COUNT]] step
-// In the loop: stage the block, then load the next entry's rows ahead.
+// CHECK: %[[IN0:.*]] = arith.cmpi slt, %{{.*}}, %[[COUNT]] : index
+// CHECK: memref.load %[[LIST]]
+// CHECK: %[[E0:.*]] = arith.index_cast
+// CHECK: %[[B0:.*]] = arith.select %[[IN0]], %[[E0]], %c4{{.*}} : index
+// CHECK: %[[IN1:.*]] = arith.cmpi slt, %{{.*}}, %[[COUNT]] : index
+// CHECK: memref.load %[[LIST]]
+// CHECK: %[[E1:.*]] = arith.index_cast
+// CHECK: %[[B1:.*]] = arith.select %[[IN1]], %[[E1]], %c4{{.*}} : index
+// CHECK: arith.muli %[[B0]], %c64{{.*}} : index
 // CHECK: gpu.barrier
-// CHECK: %[[NEXT_POS:.*]] = arith.addi %[[I]], %c1{{.*}} : index
-// CHECK: arith.cmpi slt, %[[NEXT_POS]], %[[COUNT]] : index
+// The loop carries the blocks of positions i and i + 1.
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(
+// CHECK-SAME: %[[CUR:arg[0-9]+]] = %[[B0]], %[[NEXT:arg[0-9]+]] = %[[B1]]) ->
+// In the loop: stage the block, load the next block's rows ahead, then read
+// the list entry of position i + 2 for the next iteration.
+// CHECK: gpu.barrier
+// CHECK: arith.muli %[[NEXT]], %c64{{.*}} : index
+// CHECK: %[[POS:.*]] = arith.addi %[[I]], %c2{{.*}} : index
+// CHECK: arith.cmpi slt, %[[POS]], %[[COUNT]] : index
 // CHECK: memref.load %[[LIST]]
 // CHECK: gpu.subgroup_mma_compute
-// The scores' keys start at this position's entry.
-// CHECK: %[[CUR_I32:.*]] = memref.load %[[LIST]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<1x2x2x5xi32>
-// CHECK: %[[CUR:.*]] = arith.index_cast %[[CUR_I32]] : i32 to index
+// The scores' keys start at this position's block.
 // CHECK: arith.muli %[[CUR]], %c64{{.*}} : index
 // CHECK: gpu.subgroup_mma_extract_thread_local
 // CHECK: gpu.barrier
@@ -50,10 +58,10 @@
 // STAGE-NOT: ejk.requires
 // STAGE: %[[COUNT_I32:.*]] = memref.load %[[LIST]]
 // STAGE: %[[COUNT:.*]] = arith.index_cast %[[COUNT_I32]] : i32 to index
+// STAGE: gpu.barrier
 // STAGE: scf.for %{{.*}} = %{{.*}} to %[[COUNT]] step
 // STAGE: memref.load %[[LIST]]
 // STAGE: gpu.subgroup_mma_compute
-// STAGE: memref.load %[[LIST]]
 
 // PORTABLE-LABEL: func.func private @gsparse_dispatch_0(
 // PORTABLE-NOT: gpu.subgroup_mma_compute

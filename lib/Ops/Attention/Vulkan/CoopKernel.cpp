@@ -22,8 +22,9 @@
 // the live-block list of its query block (LiveBlocks.h): the key-block loop
 // walks list positions [0, count), each position's block is the list entry,
 // and the prefetch of the next block loads the next entry's rows (zeros past
-// the end of the list). The score rules mask inside a block as for any key
-// block.
+// the end of the list). The entries are read one iteration before the rows
+// they address, and the first block's rows are loaded while Q is staged.
+// The score rules mask inside a block as for any key block.
 //
 // The softmax has two forms (VulkanAttentionLayout::registerSoftmax):
 //  - registers, on devices whose matrices are laid out as NVIDIA's mma.sync
@@ -125,6 +126,20 @@ public:
     vOffset = l.blockK * kS;
     kvBuffer = l.kvBufferElements(p.headDim, p.headDimV);
 
+    // Block-sparse: the list's first blocks, and the first block's rows
+    // loaded while Q is staged (their latency hides behind Q's).
+    Value lo, hi;
+    SmallVector<Value> ahead;
+    if (p.sparse) {
+      list = liveBlockList(e, p, buf, batch, head, qBlock);
+      lo = e.index(0);
+      hi = list->count(e);
+      listCount = hi;
+      for (int64_t j = 0; j <= l.kvStages; ++j)
+        window.push_back(aheadBlock(e.index(j)));
+      ahead = loadKeyBlock(window[0]);
+    }
+
     // Q tiles, kept in registers.
     storeVectorRows(loadVectorRows(qView, p.seqQ, p.numHeads, head, rowStart,
                                    l.blockQ, p.headDim),
@@ -148,15 +163,8 @@ public:
     VulkanScoreRules rules(e, p, buf, batch, head);
     // Dense: the key blocks the positional masks leave, [lo, hi); sparse:
     // positions [0, count) of this query block's live-block list.
-    Value lo, hi;
-    if (p.sparse) {
-      list = liveBlockList(e, p, buf, batch, head, qBlock);
-      lo = e.index(0);
-      hi = list->count(e);
-      listCount = hi;
-    } else {
+    if (!p.sparse)
       rules.keyBlockRange(rowStart, numRows, l.blockK, lo, hi);
-    }
     int64_t outTiles = p.headDimV / kTile;
     SmallVector<Value> inits;
     Value zeroTile =
@@ -172,15 +180,17 @@ public:
     }
     // This thread's share of the first key block, loaded ahead (the loop
     // then prefetches each next block while the current one computes).
-    SmallVector<Value> ahead = loadKeyBlock(aheadBlock(lo));
+    if (!p.sparse)
+      ahead = loadKeyBlock(lo);
     if (l.kvStages == 2) {
       // The first block goes to buffer 0 now; the loop stores block kb + 1
       // into the other buffer while block kb computes.
       storeKeyBlock(ahead, e.index(0));
-      ahead = loadKeyBlock(aheadBlock(e.add(lo, e.index(1))));
+      ahead = loadKeyBlock(p.sparse ? window[1] : e.add(lo, e.index(1)));
       gpu::BarrierOp::create(e.b);
     }
     inits.append(ahead);
+    inits.append(window);
     SmallVector<Value> state =
         e.forLoop(lo, hi, e.index(1), inits, [&](Value kb, ValueRange s) {
           return keyBlock(rules, kb, lo, s);
@@ -223,17 +233,11 @@ private:
 
   // --- Key blocks ----------------------------------------------------------
 
-  /// The key block at loop position `i` (dense: the position itself;
-  /// sparse: entry `i` of the live-block list, i < count).
-  Value blockAt(Value i) { return list ? list->at(e, i) : i; }
-
-  /// The key block whose rows the loop loads ahead at position `i`, which
-  /// may lie past the loop's end. Dense: `i` (past seq_k its rows are zero).
-  /// Sparse: entry `i` while i < count, else the block after the last one
-  /// (zeros); the entry read stays inside the list either way.
+  /// Block-sparse: the key block of list position `i`, which may lie past
+  /// the loop's end: entry `i` while i < count, else the block after the
+  /// last one (its rows are zeros); the entry read stays inside the list
+  /// either way.
   Value aheadBlock(Value i) {
-    if (!list)
-      return i;
     int64_t keyBlocks = (p.seqK + l.blockK - 1) / l.blockK;
     Value inList =
         arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, i, listCount);
@@ -377,7 +381,13 @@ private:
     int64_t keyTiles = l.blockK / kTile;
     int64_t perTile = tileStateSize();
 
-    SmallVector<Value> loaded(state.drop_front(l.rowTiles * perTile));
+    // Block-sparse: the blocks of positions kb .. kb + kvStages, read from
+    // the list one iteration ahead of their loads (a load whose address
+    // waits on a list entry would stall the subgroup).
+    size_t windowSize = window.size();
+    SmallVector<Value> blocks(state.take_back(windowSize));
+    SmallVector<Value> loaded(
+        state.drop_front(l.rowTiles * perTile).drop_back(windowSize));
     SmallVector<Value> prefetched;
     // The K/V buffer this block's matrices read (f16 element offset).
     Value cur = e.index(0);
@@ -389,14 +399,20 @@ private:
       Value parity = arith::RemUIOp::create(e.b, e.sub(kb, lo), e.index(2));
       cur = e.mul(parity, e.index(kvBuffer));
       storeKeyBlock(loaded, e.sub(e.index(kvBuffer), cur));
-      prefetched = loadKeyBlock(aheadBlock(e.add(kb, e.index(2))));
+      prefetched = loadKeyBlock(list ? blocks[2] : e.add(kb, e.index(2)));
     } else {
       // Stage the prefetched K and V (the previous block's readers are past
       // the last barrier of the previous iteration), then start loading the
       // next block: its latency hides behind this block's work.
       storeKeyBlock(loaded, Value());
       gpu::BarrierOp::create(e.b);
-      prefetched = loadKeyBlock(aheadBlock(e.add(kb, e.index(1))));
+      prefetched = loadKeyBlock(list ? blocks[1] : e.add(kb, e.index(1)));
+    }
+    // The next iteration's window: the list entry one past this one's.
+    SmallVector<Value> nextBlocks;
+    if (list) {
+      nextBlocks.assign(blocks.begin() + 1, blocks.end());
+      nextBlocks.push_back(aheadBlock(e.add(kb, e.index(windowSize))));
     }
 
     // S = Q K^T; each K^T tile feeds every row tile.
@@ -418,7 +434,7 @@ private:
         scores[m].push_back(acc[m]);
     }
 
-    Value keyStart = e.mul(blockAt(kb), e.index(l.blockK));
+    Value keyStart = e.mul(list ? blocks[0] : kb, e.index(l.blockK));
     SmallVector<SmallVector<Value>> pTiles(rowTiles), next(rowTiles);
     SmallVector<Value> alphaTiles(rowTiles);
     for (int64_t m = 0; m < rowTiles; ++m) {
@@ -462,6 +478,7 @@ private:
     // this block's buffer (one).
     gpu::BarrierOp::create(e.b);
     out.append(prefetched);
+    out.append(nextBlocks);
     return out;
   }
 
@@ -761,6 +778,9 @@ private:
   /// Block-sparse: this query block's live-block list.
   std::optional<LiveBlockList> list;
   Value listCount;
+  /// Block-sparse: the blocks of list positions 0 .. kvStages, then carried
+  /// by the key-block loop as those of kb .. kb + kvStages.
+  SmallVector<Value> window;
 };
 
 } // namespace
