@@ -8,6 +8,7 @@
 
 #include "ejk/Support/DropoutHash.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -56,15 +57,32 @@ static Status checkScoreShaped(const std::string &name,
                            dims.numQHeads);
 }
 
+/// The length of sequence \p b under cumulative lengths \p cum (clamped to
+/// [0, seq]), or \p seq without them.
+static int64_t sequenceLength(const std::optional<TensorRef<int32_t>> &cum,
+                              int64_t b, int64_t seq) {
+  if (!cum)
+    return seq;
+  int64_t len = static_cast<int64_t>((*cum)[b + 1]) - (*cum)[b];
+  return std::clamp<int64_t>(len, 0, seq);
+}
+
 /// Whether query i of (b, h) may attend to key j under the causal, window,
-/// mask and segment constraints (scores do not matter here).
+/// mask, segment, padding and length constraints (scores do not matter
+/// here).
 static bool isKeyAllowed(const AttentionOptions &options,
                          const AttentionDims &dims, int64_t b, int64_t h,
                          int64_t i, int64_t j) {
+  const int64_t lenQ = sequenceLength(options.cumSeqlensQ, b, dims.seqQ);
+  const int64_t lenK = sequenceLength(options.cumSeqlensK, b, dims.seqK);
+  if (i >= lenQ || j >= lenK)
+    return false;
+  if (options.paddingMask && ((*options.paddingMask)[b * dims.seqQ + i] == 0 ||
+                              (*options.paddingMask)[b * dims.seqK + j] == 0))
+    return false;
   // Top-left: query i sits on key i; bottom-right: the last query sits on
-  // the last key.
-  const int64_t diagonal =
-      i + (options.bottomRightAligned ? dims.seqK - dims.seqQ : 0);
+  // the last key (of its own sequence with variable lengths).
+  const int64_t diagonal = i + (options.bottomRightAligned ? lenK - lenQ : 0);
   if (options.causal && j > diagonal)
     return false;
   if (options.slidingWindow && (diagonal - j > options.slidingWindow->left ||
@@ -152,6 +170,37 @@ Status ejk::reference::verifyAttention(const AttentionProblem &problem,
   if (!(options.dropoutProb >= 0.0f && options.dropoutProb < 1.0f))
     return opError("dropoutProb must be in [0, 1), got " +
                    std::to_string(options.dropoutProb));
+
+  if (options.softmaxAux) {
+    const TensorRef<float> &aux = *options.softmaxAux;
+    if (aux.shape.size() == 2) {
+      if (Status s =
+              checkShape(opName("softmaxAux"), aux, {dims.numQHeads, kAnyDim});
+          !s)
+        return s;
+    } else if (Status s = checkShape(opName("softmaxAux"), aux, {kAnyDim});
+               !s) {
+      return s;
+    }
+  }
+  if (options.paddingMask) {
+    if (dims.seqQ != dims.seqK)
+      return opError("paddingMask needs seqQ == seqK");
+    if (Status s = checkShape(opName("paddingMask"), *options.paddingMask,
+                              {dims.batch, dims.seqQ});
+        !s)
+      return s;
+  }
+  if (options.cumSeqlensQ)
+    if (Status s = checkShape(opName("cumSeqlensQ"), *options.cumSeqlensQ,
+                              {dims.batch + 1});
+        !s)
+      return s;
+  if (options.cumSeqlensK)
+    if (Status s = checkShape(opName("cumSeqlensK"), *options.cumSeqlensK,
+                              {dims.batch + 1});
+        !s)
+      return s;
   return Status::success();
 }
 
@@ -171,6 +220,7 @@ void ejk::reference::computeAttentionRow(const AttentionProblem &problem,
   const int64_t kvHead = h / dims.groupSize();
   const double scale = effectiveSoftmaxScale(options, dims.headDim);
   row.lse = -kInfinity;
+  row.maxLogit = -kInfinity;
   row.prob.assign(seqK, 0.0);
   row.dropoutScale.assign(seqK, 1.0);
   row.softCapGrad.assign(seqK, 1.0);
@@ -206,15 +256,32 @@ void ejk::reference::computeAttentionRow(const AttentionProblem &problem,
       maxScore = score;
   }
 
+  // Sinks: logits in the denominator only (raw: no scale, cap or bias).
+  std::vector<double> sinks;
+  if (options.softmaxAux) {
+    const TensorRef<float> &aux = *options.softmaxAux;
+    const int64_t numSinks = aux.shape.back();
+    const int64_t base = aux.shape.size() == 2 ? h * numSinks : 0;
+    for (int64_t n = 0; n < numSinks; ++n) {
+      sinks.push_back(aux[base + n]);
+      if (std::isnan(sinks.back()))
+        sawNaN = true;
+      else if (sinks.back() > maxScore)
+        maxScore = sinks.back();
+    }
+  }
+
   // NaN inputs must show up in the oracle's output, not vanish into a mask.
   if (sawNaN) {
     row.lse = std::numeric_limits<double>::quiet_NaN();
+    row.maxLogit = row.lse;
     for (int64_t j = 0; j < seqK; ++j)
       if (allowed[j])
         row.prob[j] = row.lse;
     return;
   }
-  // No allowed key, or all scores -inf: the row stays empty (lse = -inf).
+  // No allowed key and no sink, or all -inf: the row stays empty
+  // (lse = -inf).
   if (maxScore == -kInfinity)
     return;
 
@@ -222,6 +289,9 @@ void ejk::reference::computeAttentionRow(const AttentionProblem &problem,
   for (int64_t j = 0; j < seqK; ++j)
     if (allowed[j])
       sum += std::exp(scores[j] - maxScore);
+  for (double sink : sinks)
+    sum += std::exp(sink - maxScore);
+  row.maxLogit = maxScore;
   row.lse = maxScore + std::log(sum);
   for (int64_t j = 0; j < seqK; ++j)
     if (allowed[j])
@@ -271,8 +341,13 @@ Status ejk::reference::flashAttention(const AttentionProblem &problem,
         lse[(b * dims.numQHeads + h) * dims.seqQ + i] =
             static_cast<float>(row.lse);
         acc.assign(dims.valueDim, 0.0);
+        // Unnormalized: exp(s_j - m) = p_j * exp(lse - m).
+        const double unscale =
+            options.normalizeOutput || row.maxLogit == -kInfinity
+                ? 1.0
+                : std::exp(row.lse - row.maxLogit);
         for (int64_t j = 0; j < dims.seqK; ++j) {
-          const double weight = row.prob[j] * row.dropoutScale[j];
+          const double weight = row.prob[j] * row.dropoutScale[j] * unscale;
           // Skipping zero weights keeps excluded keys out entirely, even if
           // their values are inf.
           if (weight == 0.0)

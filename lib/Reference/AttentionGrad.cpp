@@ -37,6 +37,9 @@ Status ejk::reference::flashAttentionGrad(const AttentionProblem &problem,
   AttentionDims dims;
   if (Status s = verifyAttention(problem, options, dims); !s)
     return s;
+  if (!options.normalizeOutput)
+    return Status::error(
+        opName("normalizeOutput = false has no backward here"));
   if (Status s =
           checkShape(opName("dOut"), dOut,
                      {dims.batch, dims.seqQ, dims.numQHeads, dims.valueDim});

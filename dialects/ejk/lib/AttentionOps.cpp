@@ -158,6 +158,65 @@ static LogicalResult verifyDropout(Operation *op, FloatAttr prob,
   return success();
 }
 
+/// Checks optional attention sinks: `[num_heads, num_sinks]` or
+/// `[num_sinks]`, float.
+static LogicalResult verifySoftmaxAux(Operation *op, ShapeVerifier &v,
+                                      TypedValue<RankedTensorType> aux,
+                                      const QueryKeyValue &qkv) {
+  if (!aux)
+    return success();
+  int64_t rank = aux.getType().getRank();
+  if (rank != 1 && rank != 2)
+    return op->emitOpError("expects 'softmax_aux' to be [num_heads, "
+                           "num_sinks] or [num_sinks], got rank ")
+           << rank;
+  if (rank == 1) {
+    FailureOr<NamedTensor> t = v.tensor(aux, "softmax_aux", {"num_sinks"});
+    return failed(t) ? failure() : v.isFloat(*t);
+  }
+  FailureOr<NamedTensor> t =
+      v.tensor(aux, "softmax_aux", {"num_heads", "num_sinks"});
+  if (failed(t) || failed(v.isFloat(*t)) ||
+      failed(v.dimMatches(*t, 0, qkv.query, 2)))
+    return failure();
+  return success();
+}
+
+/// Checks an optional `[batch, seq]` i1 padding mask, which masks queries
+/// and keys alike and so needs seq_q == seq_k.
+static LogicalResult verifyPaddingMask(Operation *op, ShapeVerifier &v,
+                                       TypedValue<RankedTensorType> mask,
+                                       const QueryKeyValue &qkv) {
+  if (!mask)
+    return success();
+  FailureOr<NamedTensor> t = v.tensor(mask, "padding_mask", {"batch", "seq"});
+  if (failed(t) ||
+      failed(v.elementIs(*t, IntegerType::get(op->getContext(), 1))) ||
+      failed(v.dimMatches(*t, 0, qkv.query, 0)))
+    return failure();
+  if (qkv.query.dim(1) != qkv.key.dim(1))
+    return op->emitOpError("expects 'padding_mask' only when seq_q equals "
+                           "seq_k (it masks queries and keys alike), got "
+                           "seq_q = ")
+           << qkv.query.dim(1) << " and seq_k = " << qkv.key.dim(1);
+  return v.dimMatches(*t, 1, qkv.query, 1);
+}
+
+/// Checks an optional `[batch + 1]` i32 cumulative sequence length tensor.
+static LogicalResult verifyCumSeqlens(Operation *op, ShapeVerifier &v,
+                                      TypedValue<RankedTensorType> cum,
+                                      StringRef name,
+                                      const QueryKeyValue &qkv) {
+  if (!cum)
+    return success();
+  FailureOr<NamedTensor> t = v.tensor(cum, name, {"batch_plus_one"});
+  if (failed(t) ||
+      failed(v.elementIs(*t, IntegerType::get(op->getContext(), 32))) ||
+      failed(v.dimEquals(*t, 0, qkv.query.dim(0) + 1, "batch + 1")))
+    return failure();
+  return success();
+}
+
 /// Checks the options that flash_attention and flash_attention_grad share:
 /// bias, mask, segment ids, scale, soft cap, sliding window and dropout.
 template <typename OpTy>
@@ -168,7 +227,8 @@ static LogicalResult verifyFlashOptions(OpTy op, ShapeVerifier &v,
       failed(verifyScoreShaped(v, op.getMask(), "mask", /*isMask=*/true, qkv)))
     return failure();
   if (failed(verifySegmentIds(op, v, op.getQSegmentIds(), op.getKvSegmentIds(),
-                              qkv)))
+                              qkv)) ||
+      failed(verifySoftmaxAux(op, v, op.getSoftmaxAux(), qkv)))
     return failure();
   if (failed(v.positiveFinite(op.getSoftmaxScaleAttr(), "softmax_scale")) ||
       failed(v.positiveFinite(op.getLogitsSoftCapAttr(), "logits_soft_cap")))
@@ -245,6 +305,11 @@ LogicalResult FlashAttentionOp::verify() {
   FailureOr<QueryKeyValue> qkv =
       verifyQueryKeyValue(v, getQuery(), getKey(), getValue());
   if (failed(qkv) || failed(verifyFlashOptions(*this, v, *qkv)) ||
+      failed(verifyPaddingMask(*this, v, getPaddingMask(), *qkv)) ||
+      failed(verifyCumSeqlens(*this, v, getCumSeqlensQ(), "cum_seqlens_q",
+                              *qkv)) ||
+      failed(verifyCumSeqlens(*this, v, getCumSeqlensK(), "cum_seqlens_k",
+                              *qkv)) ||
       failed(verifyOutputLike(v, getOutput(), "output", *qkv)) ||
       failed(verifyLse(v, getLse(), qkv->query)))
     return failure();

@@ -17,13 +17,21 @@
 //                                                       as FlashAttention-2)
 //     mask:           mask[b|0, h|0, i, j] != 0
 //     segment ids:    qSegmentIds[b,i] == kvSegmentIds[b,j]
-//   lse   = log(sum over allowed j of exp(s_j))      (stable, via the max)
+//     paddingMask:    paddingMask[b,i] != 0 and paddingMask[b,j] != 0
+//     cumSeqlensQ/K:  i < lenQ[b] and j < lenK[b], where lenX[b] =
+//                     clamp(cum[b+1] - cum[b], 0, seqX) (seqX when absent);
+//                     bottom-right then uses offset = lenK[b] - lenQ[b]
+//   m     = max(max over allowed j of s_j, max_n sink_n)   (sinks: the
+//           softmaxAux row of h, or the shared [numSinks] row)
+//   lse   = m + log(sum over allowed j of exp(s_j - m) + sum_n exp(sink_n - m))
 //   p_j   = exp(s_j - lse) for allowed j, 0 otherwise
 //   out   = sum_j dropout(p_j) * v[b,j,kvh,:]
+//           (normalizeOutput false: sum_j dropout(exp(s_j - m)) * v[b,j,kvh,:])
 // where dropout(p_j) = p_j / (1 - prob) when
 // ejk::dropoutKeep(ejk::dropoutBits(seed, b, h, i, j), prob), else 0 (h is
 // the query head; lse is taken before dropout). A row with no allowed key,
-// or whose scores are all -inf, gives out = 0 and lse = -inf, never NaN.
+// or whose scores are all -inf, gives out = 0 and lse = -inf (the sinks'
+// log-sum-exp when there are sinks), never NaN.
 //
 //===----------------------------------------------------------------------===//
 
@@ -84,6 +92,18 @@ struct AttentionOptions {
   float dropoutProb = 0.0f;
   /// Seed of the counter-based dropout RNG (ejk/Support/DropoutHash.h).
   uint64_t dropoutSeed = 0;
+  /// Attention sinks: [numQHeads, numSinks] or [numSinks] (shared by all
+  /// heads); extra logits in the softmax denominator that carry no value.
+  std::optional<TensorRef<float>> softmaxAux;
+  /// Divide the output by the softmax denominator (false: ejKernel's
+  /// normalize_output = False, relative to the row's largest logit).
+  bool normalizeOutput = true;
+  /// Nonzero = a real token, [batch, seqQ] with seqQ == seqK; masks padded
+  /// queries and keys alike.
+  std::optional<TensorRef<uint8_t>> paddingMask;
+  /// Cumulative sequence lengths, [batch + 1] each (variable-length
+  /// batches in ejKernel's padded layout).
+  std::optional<TensorRef<int32_t>> cumSeqlensQ, cumSeqlensK;
 };
 
 /// The extents of a verified attention problem.
@@ -114,6 +134,8 @@ double effectiveSoftmaxScale(const AttentionOptions &options, int64_t headDim);
 struct AttentionRow {
   /// log of the softmax denominator; -inf for a fully masked row.
   double lse = 0.0;
+  /// The row's largest logit (sinks included); -inf for an empty row.
+  double maxLogit = 0.0;
   /// Softmax probabilities before dropout; 0 for keys not allowed.
   std::vector<double> prob;
   /// 1 / (1 - dropoutProb) for kept keys, 0 for dropped ones; all 1 without

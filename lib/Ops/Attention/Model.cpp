@@ -22,6 +22,7 @@
 #include "ejk/Ops/TunableModel.h"
 
 #include <limits>
+#include <type_traits>
 
 using namespace mlir;
 using namespace mlir::ejk;
@@ -46,6 +47,19 @@ static void addAttentionFields(OpT op, ProblemKey &key) {
     key.field("window") << (*window)[0] << ',' << (*window)[1];
   key.flag("softcap", op.getLogitsSoftCapAttr() != nullptr)
       .flag("dropout", op.getDropoutProbAttr() != nullptr);
+  // Issue 16's options, only when set: older keys stay valid.
+  if (op.getSoftmaxAux())
+    key.type("sinks", op.getSoftmaxAux());
+  if constexpr (std::is_same_v<OpT, FlashAttentionOp>) {
+    if (op.getPaddingMask())
+      key.flag("padding", true);
+    if (op.getCumSeqlensQ())
+      key.flag("varlen_q", true);
+    if (op.getCumSeqlensK())
+      key.flag("varlen_k", true);
+    if (!op.getNormalizeOutput())
+      key.flag("unnormalized", true);
+  }
 }
 
 namespace {
@@ -71,7 +85,9 @@ public:
   std::optional<SmallVector<double>>
   constantResults(Operation *operation) const override {
     auto op = cast<FlashAttentionOp>(operation);
-    if (op.getKey().getType().getDimSize(1) != 0)
+    // With sinks the lse of an empty row is theirs, not a constant.
+    if (op.getKey().getType().getDimSize(1) != 0 ||
+        (op.getSoftmaxAux() && op.getLse()))
       return std::nullopt;
     SmallVector<double> values = {0.0};
     if (op.getLse())
@@ -81,6 +97,25 @@ public:
   LogicalResult evaluateReference(Operation *op,
                                   ReferenceValues &values) const override {
     return evaluateFlashAttention(cast<FlashAttentionOp>(op), values);
+  }
+  /// Cumulative lengths over `batch * seq` rows: on average one sequence's
+  /// worth each, some empty or of length 1, some past `seq` (clamped).
+  std::optional<::ejk::InputDistribution>
+  inputDistribution(Operation *operation, Value operand) const override {
+    auto op = cast<FlashAttentionOp>(operation);
+    using Kind = ::ejk::InputDistribution::Kind;
+    int64_t batch = op.getQuery().getType().getDimSize(0);
+    if (operand == op.getCumSeqlensQ())
+      return ::ejk::InputDistribution{
+          Kind::CumulativeLengths,
+          static_cast<float>(batch * op.getQuery().getType().getDimSize(1)),
+          0.0f};
+    if (operand == op.getCumSeqlensK())
+      return ::ejk::InputDistribution{
+          Kind::CumulativeLengths,
+          static_cast<float>(batch * op.getKey().getType().getDimSize(1)),
+          0.0f};
+    return std::nullopt;
   }
 };
 

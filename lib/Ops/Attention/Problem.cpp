@@ -52,6 +52,19 @@ template <typename OpT> static AttentionProblem readProblem(OpT op) {
     p.maskBroadcastsBatch = type.getDimSize(0) == 1 && p.batch != 1;
     p.maskBroadcastsHeads = type.getDimSize(1) == 1 && p.numHeads != 1;
   }
+  if constexpr (!std::is_same_v<OpT, BlockSparseAttentionOp>) {
+    if (Value aux = op.getSoftmaxAux()) {
+      auto type = cast<RankedTensorType>(aux.getType());
+      p.numSinks = type.getShape().back();
+      p.sinksPerHead = type.getRank() == 2;
+    }
+  }
+  if constexpr (std::is_same_v<OpT, FlashAttentionOp>) {
+    p.normalizeOutput = op.getNormalizeOutput();
+    p.paddingMask = op.getPaddingMask() != nullptr;
+    p.varlenQ = op.getCumSeqlensQ() != nullptr;
+    p.varlenK = op.getCumSeqlensK() != nullptr;
+  }
   return p;
 }
 
@@ -86,6 +99,10 @@ AttentionBuffers mlir::ejk::findAttentionBuffers(FlashAttentionOp op,
   buffers.mask = rewriter.buffer(op.getMask());
   buffers.qSegmentIds = rewriter.buffer(op.getQSegmentIds());
   buffers.kvSegmentIds = rewriter.buffer(op.getKvSegmentIds());
+  buffers.softmaxAux = rewriter.buffer(op.getSoftmaxAux());
+  buffers.paddingMask = rewriter.buffer(op.getPaddingMask());
+  buffers.cumSeqlensQ = rewriter.buffer(op.getCumSeqlensQ());
+  buffers.cumSeqlensK = rewriter.buffer(op.getCumSeqlensK());
   buffers.output = rewriter.destination(op.getOutput());
   buffers.lse = rewriter.destination(op.getLse());
   return buffers;
@@ -121,6 +138,7 @@ mlir::ejk::findAttentionGradBuffers(FlashAttentionGradOp op,
   buffers.mask = rewriter.buffer(op.getMask());
   buffers.qSegmentIds = rewriter.buffer(op.getQSegmentIds());
   buffers.kvSegmentIds = rewriter.buffer(op.getKvSegmentIds());
+  buffers.softmaxAux = rewriter.buffer(op.getSoftmaxAux());
   buffers.dQuery = rewriter.destination(op.getDQuery());
   buffers.dKey = rewriter.destination(op.getDKey());
   buffers.dValue = rewriter.destination(op.getDValue());

@@ -26,8 +26,8 @@ namespace {
 struct ReferenceAttention {
   ref::AttentionProblem problem;
   ref::AttentionOptions options;
-  std::vector<uint8_t> mask;
-  std::vector<int32_t> qSegments, kvSegments;
+  std::vector<uint8_t> mask, paddingMask;
+  std::vector<int32_t> qSegments, kvSegments, cumSeqlensQ, cumSeqlensK;
 
   ReferenceAttention() = default;
   ReferenceAttention(const ReferenceAttention &) = delete;
@@ -77,6 +77,27 @@ static void readReference(OpT op, ReferenceValues &values,
       options.dropoutProb = prob->convertToFloat();
       options.dropoutSeed = static_cast<uint64_t>(*op.getDropoutSeed());
     }
+    if (Value aux = op.getSoftmaxAux())
+      options.softmaxAux = values.ref(aux);
+  }
+  if constexpr (std::is_same_v<OpT, FlashAttentionOp>) {
+    options.normalizeOutput = op.getNormalizeOutput();
+    if (Value m = op.getPaddingMask()) {
+      for (float f : values[m].floats)
+        r.paddingMask.push_back(f != 0.0f ? 1 : 0);
+      options.paddingMask =
+          ref::TensorRef<uint8_t>(r.paddingMask, values[m].shape);
+    }
+    auto readInts = [&](Value v, std::vector<int32_t> &to)
+        -> std::optional<ref::TensorRef<int32_t>> {
+      if (!v)
+        return std::nullopt;
+      for (float f : values[v].floats)
+        to.push_back(static_cast<int32_t>(f));
+      return ref::TensorRef<int32_t>(to, values[v].shape);
+    };
+    options.cumSeqlensQ = readInts(op.getCumSeqlensQ(), r.cumSeqlensQ);
+    options.cumSeqlensK = readInts(op.getCumSeqlensK(), r.cumSeqlensK);
   }
 }
 

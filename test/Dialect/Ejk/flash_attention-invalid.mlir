@@ -289,3 +289,91 @@ func.func @misspelled_option(%q: tensor<2x8x8x64xf32>) {
   %o = ejk.flash_attention %q, %q, %q {scale = 0x7FC00000 : f32} : tensor<2x8x8x64xf32>, tensor<2x8x8x64xf32>, tensor<2x8x8x64xf32> -> tensor<2x8x8x64xf32>
   return
 }
+
+// -----
+
+func.func @sinks_rank(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x8x64xf32>, %v: tensor<2x16x8x64xf32>, %s: tensor<1x8x2xf32>) {
+  // expected-error @+1 {{expects 'softmax_aux' to be [num_heads, num_sinks] or [num_sinks], got rank 3}}
+  %o = ejk.flash_attention %q, %k, %v softmax_aux(%s : tensor<1x8x2xf32>) : tensor<2x8x8x64xf32>, tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32> -> tensor<2x8x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @sinks_heads(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x2x64xf32>, %v: tensor<2x16x2x64xf32>, %s: tensor<2x4xf32>) {
+  // expected-error @+1 {{expects 'softmax_aux' dim 0 (num_heads) to be 8 to match 'query' dim 2 (num_heads), got 2}}
+  %o = ejk.flash_attention %q, %k, %v softmax_aux(%s : tensor<2x4xf32>) : tensor<2x8x8x64xf32>, tensor<2x16x2x64xf32>, tensor<2x16x2x64xf32> -> tensor<2x8x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @sinks_dtype(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x8x64xf32>, %v: tensor<2x16x8x64xf32>, %s: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'softmax_aux' element type to be f32, f16 or bf16, got 'i32'}}
+  %o = ejk.flash_attention %q, %k, %v softmax_aux(%s : tensor<4xi32>) : tensor<2x8x8x64xf32>, tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32> -> tensor<2x8x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @padding_rank(%q: tensor<2x16x8x64xf32>, %k: tensor<2x16x8x64xf32>, %v: tensor<2x16x8x64xf32>, %p: tensor<2x1x16xi1>) {
+  // expected-error @+1 {{expects 'padding_mask' to have rank 2 [batch, seq], got rank 3}}
+  %o = ejk.flash_attention %q, %k, %v padding_mask(%p : tensor<2x1x16xi1>) : tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32> -> tensor<2x16x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @padding_dtype(%q: tensor<2x16x8x64xf32>, %k: tensor<2x16x8x64xf32>, %v: tensor<2x16x8x64xf32>, %p: tensor<2x16xi32>) {
+  // expected-error @+1 {{expects 'padding_mask' element type to be 'i1', got 'i32'}}
+  %o = ejk.flash_attention %q, %k, %v padding_mask(%p : tensor<2x16xi32>) : tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32> -> tensor<2x16x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @padding_batch(%q: tensor<2x16x8x64xf32>, %k: tensor<2x16x8x64xf32>, %v: tensor<2x16x8x64xf32>, %p: tensor<1x16xi1>) {
+  // expected-error @+1 {{expects 'padding_mask' dim 0 (batch) to be 2 to match 'query' dim 0 (batch), got 1}}
+  %o = ejk.flash_attention %q, %k, %v padding_mask(%p : tensor<1x16xi1>) : tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32> -> tensor<2x16x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @padding_cross(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x8x64xf32>, %v: tensor<2x16x8x64xf32>, %p: tensor<2x8xi1>) {
+  // expected-error @+1 {{expects 'padding_mask' only when seq_q equals seq_k (it masks queries and keys alike), got seq_q = 8 and seq_k = 16}}
+  %o = ejk.flash_attention %q, %k, %v padding_mask(%p : tensor<2x8xi1>) : tensor<2x8x8x64xf32>, tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32> -> tensor<2x8x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @padding_seq(%q: tensor<2x16x8x64xf32>, %k: tensor<2x16x8x64xf32>, %v: tensor<2x16x8x64xf32>, %p: tensor<2x8xi1>) {
+  // expected-error @+1 {{expects 'padding_mask' dim 1 (seq) to be 16 to match 'query' dim 1 (seq_q), got 8}}
+  %o = ejk.flash_attention %q, %k, %v padding_mask(%p : tensor<2x8xi1>) : tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32> -> tensor<2x16x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @cum_seqlens_rank(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x8x64xf32>, %v: tensor<2x16x8x64xf32>, %c: tensor<1x3xi32>) {
+  // expected-error @+1 {{expects 'cum_seqlens_q' to have rank 1 [batch_plus_one], got rank 2}}
+  %o = ejk.flash_attention %q, %k, %v cum_seqlens_q(%c : tensor<1x3xi32>) : tensor<2x8x8x64xf32>, tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32> -> tensor<2x8x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @cum_seqlens_dtype(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x8x64xf32>, %v: tensor<2x16x8x64xf32>, %c: tensor<3xi64>) {
+  // expected-error @+1 {{expects 'cum_seqlens_k' element type to be 'i32', got 'i64'}}
+  %o = ejk.flash_attention %q, %k, %v cum_seqlens_k(%c : tensor<3xi64>) : tensor<2x8x8x64xf32>, tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32> -> tensor<2x8x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @cum_seqlens_batch(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x8x64xf32>, %v: tensor<2x16x8x64xf32>, %c: tensor<2xi32>) {
+  // expected-error @+1 {{expects 'cum_seqlens_k' dim 0 (batch_plus_one) to be 3 (batch + 1), got 2}}
+  %o = ejk.flash_attention %q, %k, %v cum_seqlens_k(%c : tensor<2xi32>) : tensor<2x8x8x64xf32>, tensor<2x16x8x64xf32>, tensor<2x16x8x64xf32> -> tensor<2x8x8x64xf32>
+  return
+}

@@ -55,3 +55,24 @@ func.func @bottom_right(%q: tensor<1x4x8x64xf32>, %k: tensor<1x100x2x64xf32>, %v
   %o = ejk.flash_attention %q, %k, %v {causal, mask_alignment = "bottom_right"} : tensor<1x4x8x64xf32>, tensor<1x100x2x64xf32>, tensor<1x100x2x64xf32> -> tensor<1x4x8x64xf32>
   return %o : tensor<1x4x8x64xf32>
 }
+
+// -----
+
+// Issue 16's options: sinks, a padding mask, variable lengths, an
+// unnormalized output.
+// CHECK-LABEL: func.func @sinks_padding_varlen
+// CHECK: ejk.flash_attention %{{.*}}, %{{.*}}, %{{.*}} softmax_aux(%{{.*}} : tensor<8x2xf32>) padding_mask(%{{.*}} : tensor<2x16xi1>) cum_seqlens_q(%{{.*}} : tensor<3xi32>) cum_seqlens_k(%{{.*}} : tensor<3xi32>) {causal, normalize_output = false}
+func.func @sinks_padding_varlen(%q: tensor<2x16x8x64xf32>, %k: tensor<2x16x2x64xf32>, %v: tensor<2x16x2x64xf32>, %s: tensor<8x2xf32>, %p: tensor<2x16xi1>, %cq: tensor<3xi32>, %ck: tensor<3xi32>) -> tensor<2x16x8x64xf32> {
+  %o = ejk.flash_attention %q, %k, %v softmax_aux(%s : tensor<8x2xf32>) padding_mask(%p : tensor<2x16xi1>) cum_seqlens_q(%cq : tensor<3xi32>) cum_seqlens_k(%ck : tensor<3xi32>) {causal, normalize_output = false} : tensor<2x16x8x64xf32>, tensor<2x16x2x64xf32>, tensor<2x16x2x64xf32> -> tensor<2x16x8x64xf32>
+  return %o : tensor<2x16x8x64xf32>
+}
+
+// -----
+
+// Shared sinks; normalize_output = true is the default and not printed.
+// CHECK-LABEL: func.func @shared_sinks
+// CHECK: ejk.flash_attention %{{.*}}, %{{.*}}, %{{.*}} softmax_aux(%{{.*}} : tensor<4xbf16>) :
+func.func @shared_sinks(%q: tensor<1x4x8x64xbf16>, %k: tensor<1x4x8x64xbf16>, %v: tensor<1x4x8x64xbf16>, %s: tensor<4xbf16>) -> tensor<1x4x8x64xbf16> {
+  %o = ejk.flash_attention %q, %k, %v softmax_aux(%s : tensor<4xbf16>) {normalize_output = true} : tensor<1x4x8x64xbf16>, tensor<1x4x8x64xbf16>, tensor<1x4x8x64xbf16> -> tensor<1x4x8x64xbf16>
+  return %o : tensor<1x4x8x64xbf16>
+}

@@ -245,3 +245,11 @@ func.func @config_name(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x4x64xf32>, %v: 
   %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse {config = #ejk.config<block_q = 64, num_splits = 4>} : tensor<2x8x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>, tensor<2x8x8x32xf32>, tensor<2x8x8x32xf32>, tensor<2x8x8xf32> -> tensor<2x8x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>
   return
 }
+
+// -----
+
+func.func @sinks_heads(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x4x64xf32>, %v: tensor<2x16x4x32xf32>, %o: tensor<2x8x8x32xf32>, %do: tensor<2x8x8x32xf32>, %lse: tensor<2x8x8xf32>, %s: tensor<4x2xf32>) {
+  // expected-error @+1 {{expects 'softmax_aux' dim 0 (num_heads) to be 8 to match 'query' dim 2 (num_heads), got 4}}
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse softmax_aux(%s : tensor<4x2xf32>) : tensor<2x8x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>, tensor<2x8x8x32xf32>, tensor<2x8x8x32xf32>, tensor<2x8x8xf32> -> tensor<2x8x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>
+  return
+}

@@ -166,6 +166,53 @@ TEST(AttentionGradTest, WindowMaskAndSegments) {
   checkGradients(data, options);
 }
 
+TEST(AttentionGradTest, SinksPerHead) {
+  // Sinks as large as the scores, so that they take a real share of each
+  // row's denominator (issue 16).
+  AttentionData data = randomAttention(2, 3, 4, 4, 2, 3, 2, 421);
+  std::vector<float> sinks = {0.5f, -0.3f, 1.2f, 0.1f, -1.0f, 2.0f, 0.0f, 0.7f};
+  AttentionOptions options;
+  options.softmaxAux = TensorRef<float>(sinks, {4, 2});
+  checkGradients(data, options);
+}
+
+TEST(AttentionGradTest, SharedSinksCausalSoftCapDropout) {
+  AttentionData data = randomAttention(1, 4, 4, 2, 1, 3, 2, 431);
+  for (float &value : data.q)
+    value *= 2.0f;
+  std::vector<float> sinks = {0.8f};
+  AttentionOptions options;
+  options.softmaxAux = TensorRef<float>(sinks, {1});
+  options.causal = true;
+  options.logitsSoftCap = 1.5f;
+  options.dropoutProb = 0.25f;
+  options.dropoutSeed = 5;
+  checkGradients(data, options);
+}
+
+TEST(AttentionGradTest, SinksWithARowThatSeesNoKey) {
+  // Query 0 sees no key: its output is 0 whatever q, k, v are, so it adds
+  // no gradient, and the other rows' share of the sinks still does.
+  AttentionData data = randomAttention(1, 3, 3, 1, 1, 2, 2, 441);
+  std::vector<uint8_t> mask = {0, 0, 0, 1, 1, 0, 1, 1, 1};
+  std::vector<float> sinks = {0.3f, -0.5f};
+  AttentionOptions options;
+  options.mask = TensorRef<uint8_t>(mask, {1, 1, 3, 3});
+  options.softmaxAux = TensorRef<float>(sinks, {2});
+  checkGradients(data, options);
+}
+
+TEST(AttentionGradTest, UnnormalizedOutputHasNoBackward) {
+  AttentionData data = randomAttention(1, 2, 2, 1, 1, 2, 2, 451);
+  AttentionOptions options;
+  options.normalizeOutput = false;
+  const std::vector<float> dOut = randomVector(2 * 2, 452);
+  AttentionGradients grads;
+  Status status = flashAttentionGrad(
+      data.problem(), options, TensorRef<float>(dOut, data.outShape()), grads);
+  EXPECT_FALSE(status.ok);
+}
+
 TEST(AttentionGradTest, FullyMaskedRowHasNoGradient) {
   AttentionData data = randomAttention(1, 2, 3, 1, 1, 2, 2, 381);
   std::vector<uint8_t> mask = {0, 0, 0, 1, 1, 0};

@@ -42,6 +42,30 @@ struct AttentionProblem {
   /// per batch and head unless the block mask broadcasts over them.
   bool sparse = false;
   bool liveBroadcastsBatch = true, liveBroadcastsHeads = true;
+  /// Attention sinks (`softmax_aux`): `numSinks` extra logits per row, per
+  /// query head when `sinksPerHead`, else shared by all heads.
+  int64_t numSinks = 0;
+  bool sinksPerHead = false;
+  /// `normalize_output = false`: the output is not divided by the row sum.
+  bool normalizeOutput = true;
+  /// A `[batch, seq]` padding mask (queries and keys alike).
+  bool paddingMask = false;
+  /// `cum_seqlens_q` / `cum_seqlens_k`: per-batch lengths of the queries /
+  /// keys (variable-length batches).
+  bool varlenQ = false, varlenK = false;
+
+  bool hasSinks() const { return numSinks > 0; }
+  bool varlen() const { return varlenQ || varlenK; }
+  /// Whether the causal/window anchor depends on the batch's lengths
+  /// (bottom-right with variable lengths): maskOffset() does not apply.
+  bool offsetPerBatch() const {
+    return varlen() && bottomRight && (causal || slidingWindow);
+  }
+  /// Whether an option of issue 16 that the cooperative-matrix kernels do
+  /// not implement is set.
+  bool usesPortableOnlyOptions() const {
+    return hasSinks() || !normalizeOutput || paddingMask || varlen();
+  }
 
   /// Query i's diagonal key is i + maskOffset() (causal and window).
   int64_t maskOffset() const { return bottomRight ? seqK - seqQ : 0; }
@@ -73,6 +97,8 @@ inline int64_t attentionGradFlops(const AttentionProblem &p) {
 /// are null.
 struct AttentionBuffers {
   Value query, key, value, bias, mask, qSegmentIds, kvSegmentIds;
+  /// Sinks, `[batch, seq]` padding mask, `[batch + 1]` cumulative lengths.
+  Value softmaxAux, paddingMask, cumSeqlensQ, cumSeqlensK;
   Value output, lse;
   /// Block-sparse only: the block mask (null when absent) and the live-block
   /// lists the kernel reads (LiveBlocks.h).
@@ -93,7 +119,7 @@ AttentionBuffers findAttentionBuffers(BlockSparseAttentionOp op,
 /// are null.
 struct AttentionGradBuffers {
   Value query, key, value, output, dOutput, lse, bias, mask, qSegmentIds,
-      kvSegmentIds;
+      kvSegmentIds, softmaxAux;
   Value dQuery, dKey, dValue;
 };
 

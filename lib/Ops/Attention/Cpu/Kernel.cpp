@@ -29,6 +29,7 @@
 
 #include "Attention/Cpu/Kernel.h"
 #include "Attention/LiveBlocks.h"
+#include "Attention/Options.h"
 #include "Common/CpuEmitter.h"
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
@@ -129,6 +130,7 @@ public:
       firstPos = rowStart;
       lastPos = e.add(rowStart, e.sub(numRows, one));
     }
+    readSequenceLengths();
 
     // Per-workgroup scratch.
     qTile = e.scratch({p.blockQ, paddedD});
@@ -161,17 +163,41 @@ private:
     return rowCoordsOf(e, p, rowStart, gridHead, r);
   }
 
+  /// This batch's query and key lengths (variable-length batches; the
+  /// static sizes otherwise) and the causal/window anchor offset.
+  void readSequenceLengths() {
+    lenQ = p.varlenQ ? loadSequenceLength(e, buf.cumSeqlensQ, batch, p.seqQ)
+                     : e.index(p.seqQ);
+    lenK = p.varlenK ? loadSequenceLength(e, buf.cumSeqlensK, batch, p.seqK)
+                     : e.index(p.seqK);
+    offset = p.offsetPerBatch() ? e.sub(lenK, lenQ) : e.index(p.maskOffset());
+  }
+
   /// O = 0, m = -inf, l = 0, Qs = scale * Q (rows past seq_q repeat the last
   /// row; they are computed but never stored).
   void initialize() {
     Value zeroVec = e.splatF32(0.0f);
     Value scale = e.splatF32(p.softmaxScale);
     e.forLoop(zero, e.index(p.blockQ), one, [&](Value r) {
-      memref::StoreOp::create(e.b, e.negInf(), rowMax, ValueRange{r});
-      memref::StoreOp::create(e.b, e.constF32(0.0f), rowSum, ValueRange{r});
+      RowCoords row = rowCoords(r);
+      // Sinks start the online softmax: m = max(sinks), l = sum exp(sink -
+      // m). With split keys only split 0 counts them, once.
+      Value m0 = e.negInf(), l0 = e.constF32(0.0f);
+      if (p.hasSinks()) {
+        SinkStats sinks = sinkStats(e, p, buf.softmaxAux, row.head);
+        m0 = sinks.max;
+        l0 = sinks.sum;
+        if (p.keySplits > 1) {
+          Value first =
+              arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, split, zero);
+          m0 = e.select(first, m0, e.negInf());
+          l0 = e.select(first, l0, e.constF32(0.0f));
+        }
+      }
+      memref::StoreOp::create(e.b, m0, rowMax, ValueRange{r});
+      memref::StoreOp::create(e.b, l0, rowSum, ValueRange{r});
       for (int64_t d = 0; d < paddedDv; d += p.lanes)
         vector::StoreOp::create(e.b, zeroVec, oTile, ValueRange{r, e.index(d)});
-      RowCoords row = rowCoords(r);
       for (int64_t d = 0; d < paddedD; d += p.lanes) {
         Value q =
             e.readVector(buf.query, {batch, row.index, row.head, e.index(d)},
@@ -184,17 +210,23 @@ private:
 
   /// [lo, hi) key blocks that some row of this workgroup may attend to.
   void keyBlockRange(Value &lo, Value &hi) {
-    int64_t offset = p.maskOffset();
     Value keyLo = zero;
-    Value keyHi = e.index(p.seqK);
-    Value lastRowPos = e.add(lastPos, e.index(offset));
+    // Keys past this batch's length are never seen.
+    Value keyHi = lenK;
+    Value lastRowPos = e.add(lastPos, offset);
     if (p.causal)
       keyHi = e.min(keyHi, e.add(lastRowPos, one));
     if (p.slidingWindow) {
       auto [left, right] = *p.slidingWindow;
-      keyLo = e.max(zero, e.add(firstPos, e.index(offset - left)));
+      keyLo = e.max(zero, e.sub(e.add(firstPos, offset), e.index(left)));
       keyHi = e.min(keyHi, e.add(lastRowPos, e.index(right + 1)));
     }
+    // A workgroup whose rows all lie past this batch's query length sees
+    // no key.
+    if (p.varlenQ)
+      keyHi = e.select(
+          arith::CmpIOp::create(e.b, arith::CmpIPredicate::sge, firstPos, lenQ),
+          keyLo, keyHi);
     Value blockK = e.index(p.blockK);
     lo = e.div(keyLo, blockK);
     Value ceil =
@@ -240,10 +272,9 @@ private:
     auto andI = [&](Value x, Value y) {
       return arith::AndIOp::create(e.b, x, y).getResult();
     };
-    int64_t offset = p.maskOffset();
     Value lastKey = e.add(keyStart, e.index(p.blockK - 1));
-    Value firstDiag = e.add(firstPos, e.index(offset));
-    Value lastDiag = e.add(lastPos, e.index(offset));
+    Value firstDiag = e.add(firstPos, offset);
+    Value lastDiag = e.add(lastPos, offset);
     Value interior = cmp(arith::CmpIPredicate::slt, lastKey, e.index(p.seqK));
     if (p.causal)
       interior =
@@ -346,10 +377,11 @@ private:
     auto andI = [&](Value x, Value y) {
       return arith::AndIOp::create(e.b, x, y).getResult();
     };
+    // Keys past seq_k, or past this batch's key length.
     Value allowed =
-        cmp(arith::CmpIPredicate::slt, keys, e.broadcast(e.constI32(p.seqK)));
+        cmp(arith::CmpIPredicate::slt, keys, e.broadcast(e.toI32(lenK)));
     // Position of the row on the key axis (bottom-right alignment).
-    Value diag = e.toI32(e.add(rowPos, e.index(p.maskOffset())));
+    Value diag = e.toI32(e.add(rowPos, offset));
     if (p.causal)
       allowed = andI(allowed,
                      cmp(arith::CmpIPredicate::sle, keys, e.broadcast(diag)));
@@ -366,8 +398,7 @@ private:
       // Keys of the row's chunk: [c * chunk, (c + 1) * chunk).
       int64_t size = *p.chunkSize;
       Value first = e.toI32(e.mul(
-          floorDivPositive(e, e.add(rowPos, e.index(p.maskOffset())), size),
-          e.index(size)));
+          floorDivPositive(e, e.add(rowPos, offset), size), e.index(size)));
       Value end = arith::AddIOp::create(e.b, first, e.constI32(size));
       allowed = andI(allowed,
                      cmp(arith::CmpIPredicate::sge, keys, e.broadcast(first)));
@@ -396,6 +427,30 @@ private:
       Value maskVec = vector::FromElementsOp::create(
           e.b, VectorType::get({p.lanes}, e.b.getI1Type()), bits);
       allowed = andI(allowed, maskVec);
+    }
+    auto rowCondition = [&](Value bit) {
+      return vector::BroadcastOp::create(
+                 e.b, VectorType::get({p.lanes}, e.b.getI1Type()), bit)
+          .getResult();
+    };
+    if (p.varlenQ)
+      allowed = andI(
+          allowed, rowCondition(cmp(arith::CmpIPredicate::slt, rowPos, lenQ)));
+    if (buf.paddingMask) {
+      // Padded queries see nothing; padded keys are seen by no one.
+      Value lastKey = e.index(p.seqK - 1);
+      SmallVector<Value> bits;
+      for (int64_t l = 0; l < p.lanes; ++l) {
+        Value key = e.min(e.add(key0, e.index(l)), lastKey);
+        bits.push_back(memref::LoadOp::create(e.b, buf.paddingMask,
+                                              ValueRange{batch, key}));
+      }
+      allowed = andI(
+          allowed, vector::FromElementsOp::create(
+                       e.b, VectorType::get({p.lanes}, e.b.getI1Type()), bits));
+      allowed = andI(allowed,
+                     rowCondition(memref::LoadOp::create(
+                         e.b, buf.paddingMask, ValueRange{batch, rowIndex})));
     }
     return allowed;
   }
@@ -428,7 +483,8 @@ private:
               s = e.fadd(s, e.readVector(buf.bias, {bb, bh, rowIndex, key0},
                                          /*inBounds=*/false));
             }
-            if (positional || buf.mask || buf.kvSegmentIds)
+            if (positional || buf.mask || buf.kvSegmentIds || buf.paddingMask ||
+                p.varlen())
               s = e.select(allowedLanes(row, key0, positional), s, negInfVec);
             vector::StoreOp::create(e.b, s, sTile, ValueRange{r, col});
             return SmallVector<Value>{e.fmax(iter[0], s)};
@@ -589,8 +645,12 @@ private:
       Value sum = memref::LoadOp::create(e.b, rowSum, ValueRange{r});
       Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
                                              sum, e.constF32(0.0f));
-      Value inv =
-          e.select(positive, e.fdiv(e.constF32(1.0f), sum), e.constF32(0.0f));
+      // Unnormalized output (normalize_output = false): O as it is,
+      // relative to the row max.
+      Value inv = p.normalizeOutput
+                      ? e.select(positive, e.fdiv(e.constF32(1.0f), sum),
+                                 e.constF32(0.0f))
+                      : e.constF32(1.0f);
       Value invVec = e.broadcast(inv);
       for (int64_t d = 0; d < paddedDv; d += p.lanes) {
         Value o = vector::LoadOp::create(e.b, e.vf32, oTile,
@@ -620,6 +680,8 @@ private:
   /// split keys, the split.
   Value gridHead, split;
   Value qTile, sTile, oTile, rowMax, rowSum;
+  /// This batch's query and key lengths, and query i's diagonal key minus i.
+  Value lenQ, lenK, offset;
 };
 
 } // namespace
@@ -734,8 +796,10 @@ void mlir::ejk::buildCpuCombineBody(OpBuilder &builder, Location loc,
                           })[0];
     Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
                                            e.constF32(0.0f));
-    Value inv =
-        e.select(positive, e.fdiv(e.constF32(1.0f), sum), e.constF32(0.0f));
+    Value inv = plan.normalizeOutput
+                    ? e.select(positive, e.fdiv(e.constF32(1.0f), sum),
+                               e.constF32(0.0f))
+                    : e.constF32(1.0f);
     for (int64_t d = 0; d < plan.paddedHeadDimV(); d += plan.lanes) {
       Value o = e.forLoop(zero, splits, one, {e.splatF32(0.0f)},
                           [&](Value s, ValueRange acc) {

@@ -143,7 +143,7 @@ LogicalResult CpuFlashAttention::tile(FlashAttentionOp op, ConfigAttr attr,
           plan, op.getQuery().getType().getElementType(),
           op.getKey().getType().getElementType(), op.getLse() != nullptr,
           op.getBias() || op.getMask() || op.getQSegmentIds() ||
-              op.getKvSegmentIds())) {
+              op.getKvSegmentIds() || plan.usesPortableOnlyOptions())) {
     PagedAttentionBuffers paged;
     paged.query = buffers.query;
     paged.keyCache = buffers.key;
@@ -171,8 +171,10 @@ LogicalResult CpuFlashAttention::tile(FlashAttentionOp op, ConfigAttr attr,
 
   // Work counts for reporting (K/V as the kernel reads them).
   SmallVector<Value> read = {
-      buffers.query,        buffers.bias,   buffers.mask, buffers.qSegmentIds,
-      buffers.kvSegmentIds, buffers.output, buffers.lse};
+      buffers.query,       buffers.bias,         buffers.mask,
+      buffers.qSegmentIds, buffers.kvSegmentIds, buffers.softmaxAux,
+      buffers.paddingMask, buffers.cumSeqlensQ,  buffers.cumSeqlensK,
+      buffers.output,      buffers.lse};
   if (plan.readsKvInPlace())
     read.append({buffers.key, buffers.value});
   else

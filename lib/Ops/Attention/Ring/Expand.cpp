@@ -82,9 +82,12 @@ static void addBlock(OpBuilder &b, const RingBlocks &ring, StringRef role,
   auto attention = FlashAttentionOp::create(
       b, loc, output, lse, body->getArgument(0), body->getArgument(1),
       body->getArgument(2), /*bias=*/Value(), mask, Value(), Value(),
+      /*softmax_aux=*/Value(), /*padding_mask=*/Value(),
+      /*cum_seqlens_q=*/Value(), /*cum_seqlens_k=*/Value(),
       b.getF32FloatAttr(op.getEffectiveSoftmaxScale()),
       causal ? b.getUnitAttr() : UnitAttr(), window, StringAttr(),
-      op.getLogitsSoftCapAttr(), FloatAttr(), IntegerAttr(), ConfigAttr());
+      op.getLogitsSoftCapAttr(), FloatAttr(), IntegerAttr(),
+      /*normalize_output=*/BoolAttr(), ConfigAttr());
   func::ReturnOp::create(b, loc, attention.getResults());
 }
 

@@ -18,6 +18,7 @@
 
 #include "Attention/Vulkan/Kernel.h"
 #include "Attention/LiveBlocks.h"
+#include "Attention/Options.h"
 #include "Attention/Vulkan/Scores.h"
 
 using namespace mlir;
@@ -65,11 +66,19 @@ public:
 
     // Loop state: O (rows x cols), m (rows), l (rows).
     int64_t rows = l.rowsPerThread, cols = l.colsPerThread;
+    // Sinks start every row of the head: m = max(sinks), l = sum exp(sink
+    // - m).
+    Value m0 = e.negInf(), l0 = e.constF32(0.0f);
+    if (p.hasSinks()) {
+      SinkStats sinks = sinkStats(e, p, buf.softmaxAux, head);
+      m0 = sinks.max;
+      l0 = sinks.sum;
+    }
     SmallVector<Value> inits(rows * cols, e.constF32(0.0f));
     for (int64_t i = 0; i < rows; ++i)
-      inits.push_back(e.negInf());
+      inits.push_back(m0);
     for (int64_t i = 0; i < rows; ++i)
-      inits.push_back(e.constF32(0.0f));
+      inits.push_back(l0);
     SmallVector<Value> state =
         e.forLoop(lo, hi, e.index(1), inits, [&](Value kb, ValueRange s) {
           return keyBlock(rules, list ? list->at(e, kb) : kb, s);
@@ -255,8 +264,11 @@ private:
       Value sum = state[numAcc() + rows + i];
       Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
                                              sum, e.constF32(0.0f));
-      Value inv =
-          e.select(positive, e.fdiv(e.constF32(1.0f), sum), e.constF32(0.0f));
+      // normalize_output = false: O as it is, relative to the row max.
+      Value inv = p.normalizeOutput
+                      ? e.select(positive, e.fdiv(e.constF32(1.0f), sum),
+                                 e.constF32(0.0f))
+                      : e.constF32(1.0f);
       Value rowValid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
                                              row, e.index(p.seqQ));
       auto ifRow = scf::IfOp::create(e.b, rowValid, /*withElse=*/false);

@@ -11,6 +11,7 @@
 #define EJK_OPS_ATTENTION_VULKAN_SCORES_H
 
 #include "Attention/LiveBlocks.h"
+#include "Attention/Options.h"
 #include "Common/CpuEmitter.h"
 #include "ejk/Ops/Attention/Problem.h"
 
@@ -25,7 +26,15 @@ class VulkanScoreRules {
 public:
   VulkanScoreRules(Emitter &e, const AttentionProblem &p,
                    const AttentionBuffers &buf, Value batch, Value head)
-      : e(e), p(p), buf(buf), batch(batch), head(head) {}
+      : e(e), p(p), buf(buf), batch(batch), head(head) {
+    // Variable-length batches: this batch's lengths, read once here (at
+    // the caller's insertion point, before its loops).
+    lenQ = p.varlenQ ? loadSequenceLength(e, buf.cumSeqlensQ, batch, p.seqQ)
+                     : e.index(p.seqQ);
+    lenK = p.varlenK ? loadSequenceLength(e, buf.cumSeqlensK, batch, p.seqK)
+                     : e.index(p.seqK);
+    offset = p.offsetPerBatch() ? e.sub(lenK, lenQ) : e.index(p.maskOffset());
+  }
 
   Value cmp(arith::CmpIPredicate pred, Value x, Value y) {
     return arith::CmpIOp::create(e.b, pred, x, y);
@@ -50,9 +59,12 @@ public:
                  e.toF32(memref::LoadOp::create(
                      e.b, buf.bias, ValueRange{bb, bh, rowIndex, keyIndex})));
     }
-    Value allowed = cmp(arith::CmpIPredicate::slt, key, e.index(p.seqK));
+    // Keys past seq_k, or past this batch's key length.
+    Value allowed = cmp(arith::CmpIPredicate::slt, key, lenK);
+    if (p.varlenQ)
+      allowed = andI(allowed, cmp(arith::CmpIPredicate::slt, row, lenQ));
     // Position of the row on the key axis (bottom-right alignment).
-    Value diag = e.add(row, e.index(p.maskOffset()));
+    Value diag = e.add(row, offset);
     if (p.causal)
       allowed = andI(allowed, cmp(arith::CmpIPredicate::sle, key, diag));
     if (p.slidingWindow) {
@@ -83,6 +95,15 @@ public:
       allowed = andI(
           allowed, memref::LoadOp::create(
                        e.b, buf.mask, ValueRange{mb, mh, rowIndex, keyIndex}));
+    }
+    if (buf.paddingMask) {
+      // Padded queries see nothing; padded keys are seen by no one.
+      allowed =
+          andI(allowed, memref::LoadOp::create(e.b, buf.paddingMask,
+                                               ValueRange{batch, rowIndex}));
+      allowed =
+          andI(allowed, memref::LoadOp::create(e.b, buf.paddingMask,
+                                               ValueRange{batch, keyIndex}));
     }
     return e.select(allowed, s, e.negInf());
   }
@@ -123,17 +144,21 @@ public:
   void keyBlockRange(Value rowStart, Value numRows, int64_t blockK, Value &lo,
                      Value &hi) {
     Value zero = e.index(0), one = e.index(1);
-    int64_t offset = p.maskOffset();
     Value keyLo = zero;
-    Value keyHi = e.index(p.seqK);
-    Value lastRowPos = e.add(e.add(rowStart, numRows), e.index(offset - 1));
+    // Keys past this batch's length are never seen.
+    Value keyHi = lenK;
+    Value lastRowPos = e.sub(e.add(e.add(rowStart, numRows), offset), one);
     if (p.causal)
       keyHi = e.min(keyHi, e.add(lastRowPos, one));
     if (p.slidingWindow) {
       auto [left, right] = *p.slidingWindow;
-      keyLo = e.max(zero, e.add(rowStart, e.index(offset - left)));
+      keyLo = e.max(zero, e.sub(e.add(rowStart, offset), e.index(left)));
       keyHi = e.min(keyHi, e.add(lastRowPos, e.index(right + 1)));
     }
+    // Rows all past this batch's query length see no key.
+    if (p.varlenQ)
+      keyHi = e.select(cmp(arith::CmpIPredicate::sge, rowStart, lenQ), keyLo,
+                       keyHi);
     Value block = e.index(blockK);
     lo = e.div(keyLo, block);
     Value ceil = e.div(e.add(e.max(keyHi, zero), e.index(blockK - 1)), block);
@@ -146,6 +171,8 @@ private:
   const AttentionProblem &p;
   const AttentionBuffers &buf;
   Value batch, head;
+  /// This batch's query and key lengths; query i's diagonal key minus i.
+  Value lenQ, lenK, offset;
 };
 
 /// A 1-D f32 (or `type`) buffer of `elements` in workgroup memory.

@@ -64,9 +64,10 @@ LogicalResult VulkanFlashAttention::tile(FlashAttentionOp op, ConfigAttr attr,
                       b.getStrArrayAttr({"cooperative_matrix_nv_layout"}));
   DispatchRewriter::setWork(
       dispatch, attentionFlops(plan),
-      DispatchRewriter::bytesOf({buffers.query, buffers.bias, buffers.mask,
-                                 buffers.qSegmentIds, buffers.kvSegmentIds,
-                                 buffers.output, buffers.lse, buffers.key,
-                                 buffers.value}));
+      DispatchRewriter::bytesOf(
+          {buffers.query, buffers.bias, buffers.mask, buffers.qSegmentIds,
+           buffers.kvSegmentIds, buffers.softmaxAux, buffers.paddingMask,
+           buffers.cumSeqlensQ, buffers.cumSeqlensK, buffers.output,
+           buffers.lse, buffers.key, buffers.value}));
   return success();
 }

@@ -29,6 +29,7 @@ class Case:
     bias: tuple = ()  # (batch|1, heads|1) when present
     mask: tuple = ()  # (batch|1, heads|1) when present
     segments: bool = False
+    sinks: tuple = ()  # (per_head, num_sinks) when present (softmax_aux)
     config: str = ""  # an explicit #ejk.config for the backward
     vulkan_config: str = ""  # replaces a CPU-only `config` on Vulkan
 
@@ -66,6 +67,11 @@ def entry(c, target="cpu"):
         args += [f"%qs: {qs}", f"%ks: {ks}"]
         operands += (f" q_segment_ids(%qs : {qs})"
                      f" kv_segment_ids(%ks : {ks})")
+    if c.sinks:
+        per_head, n = c.sinks
+        t = tensor((c.hq, n) if per_head else (n,), "f32")
+        args.append(f"%sinks: {t}")
+        operands += f" softmax_aux(%sinks : {t})"
     grad_attrs = dict(c.attrs)
     config = c.config
     if target == "vulkan" and "fuse_dq" in config:
@@ -215,4 +221,20 @@ write("combinations.mlir", "Options together.", [
                 "logits_soft_cap": "4.0 : f32", "dropout_prob": "0.2 : f32",
                 "dropout_seed": "99 : i64"},
          config=FUSED),
+])
+
+write("sinks.mlir", "Attention sinks (softmax_aux) through the backward: the "
+      "kernels read them through the forward's lse.", [
+    Case("sinks_per_head", hq=4, hkv=2, sq=40, sk=50, sinks=(True, 2)),
+    Case("sinks_shared_causal", sq=64, sk=64, sinks=(False, 1), attrs=CAUSAL),
+    Case("sinks_window_empty_rows", sq=40, sk=16, sinks=(True, 3),
+         attrs={"sliding_window": "array<i64: 4, 0>"}),
+    Case("sinks_blocks_gqa", hq=4, hkv=1, sq=70, sk=90, sinks=(True, 2),
+         attrs=CAUSAL, config=SMALL_BLOCKS),
+    Case("sinks_fused_softcap", hq=4, hkv=2, sq=70, sk=90, sinks=(False, 4),
+         attrs={"logits_soft_cap": "4.0 : f32"}, config=FUSED),
+    Case("sinks_f16_dropout", dtype="f16", hq=4, hkv=2, d=64, sq=45, sk=67,
+         sinks=(True, 2), attrs={"dropout_prob": "0.2 : f32", "dropout_seed": "3 : i64"}),
+    Case("sinks_bf16_bottom_right", dtype="bf16", sq=30, sk=70, sinks=(True, 1),
+         attrs={**CAUSAL, **BOTTOM_RIGHT}),
 ])

@@ -25,17 +25,33 @@ def Ejk_FlashAttentionOp : Ejk_Op<"flash_attention", [
     - `q_segment_ids` / `kv_segment_ids` (optional, both or neither):
       `[batch, seq_q]` / `[batch, seq_k]`, i32; a query attends only to keys
       of the same segment
+    - `softmax_aux` (optional): `[num_heads, num_sinks]` or `[num_sinks]`,
+      f32: attention sinks, extra logits in every row's softmax denominator
+      that carry no value (ejKernel's `softmax_aux`; `[num_sinks]` is
+      shared by all heads)
+    - `padding_mask` (optional): `[batch, seq]`, i1, `true` = a real token,
+      with `seq = seq_q = seq_k`: ejKernel's 2-D `attention_mask` (its
+      `MaskInfo.from_attention_mask`), which masks padded keys and padded
+      queries alike
+    - `cum_seqlens_q` / `cum_seqlens_k` (optional, each alone or both):
+      `[batch + 1]`, i32: variable-length batches as ejKernel's
+      `flash_attention` takes them: sequence `b` has
+      `len_q[b] = cum_seqlens_q[b+1] - cum_seqlens_q[b]` queries (clamped
+      to `[0, seq_q]`; `seq_q` without `cum_seqlens_q`) at rows
+      `[0, len_q[b])` of batch row `b` of the padded `query`, and likewise
+      `len_k[b]` keys in `key`/`value`
     - result `output`: `[batch, seq_q, num_heads, head_dim_v]`, the element
       type of `query`
     - result `lse` (optional): `[batch, num_heads, seq_q]`, f32, the natural
-      log of the softmax denominator
+      log of the softmax denominator (the sinks included)
 
     `num_heads` must be a multiple of `num_kv_heads` (GQA/MQA): query head
     `h` reads key/value head `h / (num_heads / num_kv_heads)`.
 
     Reference formula, for each batch `b`, head `h`, query `i`, with
     `off = 0` (`mask_alignment = "top_left"`, the default) or
-    `off = seq_k - seq_q` (`mask_alignment = "bottom_right"`):
+    `off = len_k[b] - len_q[b]` (`mask_alignment = "bottom_right"`;
+    `seq_k - seq_q` without `cum_seqlens`):
     ```
     s_j = softmax_scale * dot(query[b,i,h], key[b,j,h'])
     s_j = cap * tanh(s_j / cap)                  if logits_soft_cap = cap
@@ -43,10 +59,19 @@ def Ejk_FlashAttentionOp : Ejk_Op<"flash_attention", [
     allowed(j) = (!causal || j <= i + off)
               && (!sliding_window || (i + off - j <= left && j - (i + off) <= right))
               && mask[b,h,i,j] && q_segment_ids[b,i] == kv_segment_ids[b,j]
-    lse_i   = log(sum_{allowed j} exp(s_j))
+              && padding_mask[b,i] && padding_mask[b,j]
+              && i < len_q[b] && j < len_k[b]
+    m_i     = max(max_{allowed j} s_j, max_n softmax_aux[h,n])
+    l_i     = sum_{allowed j} exp(s_j - m_i) + sum_n exp(softmax_aux[h,n] - m_i)
+    lse_i   = m_i + log(l_i)
     p_j     = exp(s_j - lse_i)
     output[b,i,h] = sum_{allowed j} dropout(p_j) * value[b,j,h']
     ```
+    With `normalize_output = false` (ejKernel's option, for callers that
+    combine partial results themselves) the output is not divided by the
+    denominator: `output[b,i,h] = sum_{allowed j} dropout(exp(s_j - m_i))
+    * value[b,j,h']`, relative to the row's largest logit `m_i` (sinks
+    included), as ejKernel's XLA path computes it; `lse` is unchanged.
     `mask_alignment` places the causal diagonal and the window's centre
     when `seq_q != seq_k`: `"top_left"` (the default, as ejKernel's
     `flash_attention`: query `i` sits on key `i`) or `"bottom_right"` (as
@@ -61,8 +86,29 @@ def Ejk_FlashAttentionOp : Ejk_Op<"flash_attention", [
     counter-based hash of `(dropout_seed, b, h, i, j)` (see
     `ejk/Support/DropoutHash.h`) says so and sets it to 0 otherwise; `lse`
     is computed before dropout. A row with no allowed key gives an output
-    of 0 and `lse = -inf`, never NaN. Accumulation is in f32 for every
-    element type.
+    of 0 and `lse = -inf` (with sinks: the log-sum-exp of its sinks), never
+    NaN; rows past `len_q[b]` and padded rows are such rows. Accumulation
+    is in f32 for every element type.
+
+    Differences from ejKernel's `flash_attention` (its XLA path; measured
+    by test/Conformance, docs/conformance.md):
+    - a row with no allowed key averages every value there (its mask is
+      `finfo.min`, not `-inf`) and is 0 here; with sinks both give 0;
+    - with a soft cap and a bias ejKernel caps the sum, `cap(s + bias)`,
+      ejk adds the bias after the cap, `cap(s) + bias`;
+    - sinks: ejKernel's XLA path adds them to the denominator once per key
+      chunk of `kv_blocksize` keys (twice over 256 keys in chunks of 128),
+      ejk once, as its docstring and FlashAttention's sinks define them;
+      its XLA wrapper's type check takes `[num_sinks]` only, ejk also the
+      per-head `[num_heads, num_sinks]` that its docstring names;
+    - `cum_seqlens_q`/`_k`: ejKernel's XLA path reads no lengths (it
+      requires an `attention_mask` that says them); ejk applies them as
+      lengths, and with `mask_alignment = "bottom_right"` anchors the causal
+      diagonal per sequence at `len_k[b] - len_q[b]`, as FlashAttention-2's
+      varlen kernels and ejKernel's Triton path do;
+    - `padding_mask` is ejKernel's 2-D `attention_mask` (through
+      `MaskInfo`); the 4-D one is `mask`. A negative segment id masks a
+      token in ejKernel and is an ordinary id here.
 
     ```mlir
     %o, %lse = ejk.flash_attention %q, %k, %v {causal}
@@ -78,6 +124,10 @@ def Ejk_FlashAttentionOp : Ejk_Op<"flash_attention", [
     Optional<AnyRankedTensor>:$mask,
     Optional<AnyRankedTensor>:$q_segment_ids,
     Optional<AnyRankedTensor>:$kv_segment_ids,
+    Optional<AnyRankedTensor>:$softmax_aux,
+    Optional<AnyRankedTensor>:$padding_mask,
+    Optional<AnyRankedTensor>:$cum_seqlens_q,
+    Optional<AnyRankedTensor>:$cum_seqlens_k,
     OptionalAttr<F32Attr>:$softmax_scale,
     UnitAttr:$causal,
     OptionalAttr<DenseI64ArrayAttr>:$sliding_window,
@@ -85,6 +135,7 @@ def Ejk_FlashAttentionOp : Ejk_Op<"flash_attention", [
     OptionalAttr<F32Attr>:$logits_soft_cap,
     OptionalAttr<F32Attr>:$dropout_prob,
     OptionalAttr<I64Attr>:$dropout_seed,
+    DefaultValuedAttr<BoolAttr, "true">:$normalize_output,
     OptionalAttr<Ejk_ConfigAttr>:$config
   );
   let results = (outs
@@ -97,6 +148,10 @@ def Ejk_FlashAttentionOp : Ejk_Op<"flash_attention", [
     (`mask` `(` $mask^ `:` type($mask) `)`)?
     (`q_segment_ids` `(` $q_segment_ids^ `:` type($q_segment_ids) `)`)?
     (`kv_segment_ids` `(` $kv_segment_ids^ `:` type($kv_segment_ids) `)`)?
+    (`softmax_aux` `(` $softmax_aux^ `:` type($softmax_aux) `)`)?
+    (`padding_mask` `(` $padding_mask^ `:` type($padding_mask) `)`)?
+    (`cum_seqlens_q` `(` $cum_seqlens_q^ `:` type($cum_seqlens_q) `)`)?
+    (`cum_seqlens_k` `(` $cum_seqlens_k^ `:` type($cum_seqlens_k) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value)
     `->` type($output) (`,` type($lse)^)?
   }];
@@ -141,9 +196,20 @@ def Ejk_FlashAttentionGradOp : Ejk_Op<"flash_attention_grad", [
     - results `d_query`, `d_key`, `d_value`: the shapes and element types of
       `query`, `key` and `value`
 
+    - `softmax_aux` (optional): the forward's attention sinks, as for
+      `ejk.flash_attention`. The kernels take them from `lse` (which
+      includes them: `p_ij = exp(t_ij - lse)` is the forward's probability
+      and `D_i` is unchanged, since a sink carries no value); the reference
+      evaluator, which recomputes the softmax from `query` and `key`, reads
+      them here. No gradient of `softmax_aux` is computed (ejKernel's
+      custom VJP returns none either).
+
     Attributes are those of `ejk.flash_attention`, with the same meaning;
     they must be the ones the forward ran with (the same `dropout_seed`
-    re-creates the same dropout mask).
+    re-creates the same dropout mask). The forward's `padding_mask`,
+    `cum_seqlens_q`/`cum_seqlens_k` and `normalize_output = false` have no
+    counterpart here yet: express a padding mask or variable lengths
+    through `mask` or segment ids.
 
     Reference formula, for each batch `b`, head `h` (reading key/value head
     `h'`), query `i` and key `j`, with `s_ij` the forward's logits before
@@ -183,6 +249,7 @@ def Ejk_FlashAttentionGradOp : Ejk_Op<"flash_attention_grad", [
     Optional<AnyRankedTensor>:$mask,
     Optional<AnyRankedTensor>:$q_segment_ids,
     Optional<AnyRankedTensor>:$kv_segment_ids,
+    Optional<AnyRankedTensor>:$softmax_aux,
     OptionalAttr<F32Attr>:$softmax_scale,
     UnitAttr:$causal,
     OptionalAttr<DenseI64ArrayAttr>:$sliding_window,
@@ -203,6 +270,7 @@ def Ejk_FlashAttentionGradOp : Ejk_Op<"flash_attention_grad", [
     (`mask` `(` $mask^ `:` type($mask) `)`)?
     (`q_segment_ids` `(` $q_segment_ids^ `:` type($q_segment_ids) `)`)?
     (`kv_segment_ids` `(` $kv_segment_ids^ `:` type($kv_segment_ids) `)`)?
+    (`softmax_aux` `(` $softmax_aux^ `:` type($softmax_aux) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `,`
     type($output) `,` type($d_output) `,` type($lse)
     `->` type($d_query) `,` type($d_key) `,` type($d_value)

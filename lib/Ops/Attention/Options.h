@@ -1,0 +1,69 @@
+//===- Options.h - emitters for sinks and variable lengths ------*- C++ -*-===//
+//
+// The per-workgroup values that issue 16's flash_attention options need on
+// every target: a batch's sequence length from `cum_seqlens_*`, and the
+// online softmax's starting point from the attention sinks (`softmax_aux`).
+// Written once for the CPU and the Vulkan kernels (both build with
+// Emitter and scalar memref loads).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_OPS_ATTENTION_OPTIONS_H
+#define EJK_OPS_ATTENTION_OPTIONS_H
+
+#include "Common/CpuEmitter.h"
+#include "ejk/Ops/Attention/Problem.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace mlir::ejk {
+
+/// The sinks' share of a row's softmax before any key: `max` = the largest
+/// sink of query head `head` and `sum` = sum_n exp(sink_n - max) (f32; 0
+/// against a max of -inf, never NaN).
+struct SinkStats {
+  Value max, sum;
+};
+
+/// `cum[batch + 1] - cum[batch]` clamped to [0, seq], as an index: the
+/// length of sequence `batch` of a variable-length batch.
+inline Value loadSequenceLength(Emitter &e, Value cum, Value batch,
+                                int64_t seq) {
+  Value start = memref::LoadOp::create(e.b, cum, ValueRange{batch});
+  Value end =
+      memref::LoadOp::create(e.b, cum, ValueRange{e.add(batch, e.index(1))});
+  Value len = arith::IndexCastOp::create(
+      e.b, e.b.getIndexType(), arith::SubIOp::create(e.b, end, start));
+  return e.min(e.max(len, e.index(0)), e.index(seq));
+}
+
+/// The sinks' statistics of query head `head` (see SinkStats).
+inline SinkStats sinkStats(Emitter &e, const AttentionProblem &p,
+                           Value softmaxAux, Value head) {
+  auto load = [&](Value n) -> Value {
+    SmallVector<Value> indices;
+    if (p.sinksPerHead)
+      indices.push_back(head);
+    indices.push_back(n);
+    return e.toF32(memref::LoadOp::create(e.b, softmaxAux, indices));
+  };
+  Value zero = e.index(0), one = e.index(1), count = e.index(p.numSinks);
+  Value max =
+      e.forLoop(zero, count, one, {e.negInf()}, [&](Value n, ValueRange iter) {
+        return SmallVector<Value>{e.fmax(iter[0], load(n))};
+      })[0];
+  Value isEmpty =
+      arith::CmpFOp::create(e.b, arith::CmpFPredicate::OEQ, max, e.negInf());
+  Value shift = e.select(isEmpty, e.constF32(0.0f), max);
+  Value sum = e.forLoop(zero, count, one, {e.constF32(0.0f)},
+                        [&](Value n, ValueRange iter) {
+                          return SmallVector<Value>{
+                              e.fadd(iter[0], e.exp(e.fsub(load(n), shift)))};
+                        })[0];
+  return {max, sum};
+}
+
+} // namespace mlir::ejk
+
+#endif // EJK_OPS_ATTENTION_OPTIONS_H
