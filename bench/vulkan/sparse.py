@@ -253,8 +253,11 @@ def run(d):
     device_lines = rt.device_lines()
     log(device_lines)
     clocks, warm = ejk_runtime.clocks, ejk_runtime.warm
+    fp = ctypes.create_string_buffer(8192)
+    rt.rt.ejk_device_fingerprint(rt.dev, fp, ctypes.c_size_t(8192), None)
     results = {"device": device_lines, "torch": torch.__version__,
-               "gpu": torch.cuda.get_device_name()}
+               "gpu": torch.cuda.get_device_name(),
+               "fingerprint": fp.value.decode().splitlines()}
     tdt = {"f16": torch.float16, "f32": torch.float32, "i32": torch.int32,
            "i1": torch.bool}
     cases = {n: c[0] for n, c in json.load(open(os.path.join(d, "cases.json"))).items()}
@@ -344,7 +347,7 @@ def run(d):
             ts.append(mod.last_time_us())
             per.append(dispatch_us(mod))
         ts.sort()
-        order = sorted(range(30), key=lambda i: per[i][-1])
+        order = sorted(range(30), key=lambda i: per[i][-1] if per[i] else 0)
         entry = {"median_us": ts[15], "min_us": ts[0],
                  "dispatch_us_median": per[order[15]],
                  "clocks_before": before, "clocks_after": clocks(),
@@ -353,6 +356,13 @@ def run(d):
         mod.destroy()
         rt.release()
         return out, entry
+
+    def mask_mod_of(bmg, causal):
+        """FlexAttention's mask_mod of a block mask (and causal)."""
+        def mask_mod(b, h, qi, ki):
+            live = bmg[b, h, qi // BLOCK, ki // BLOCK]
+            return (live & (ki <= qi)) if causal else live
+        return mask_mod
 
     def cuda_us(fn):
         return ejk_runtime.cuda_median_ms(fn, 20) * 1e3
@@ -376,7 +386,8 @@ def run(d):
     results["gfa_d128_dense"] = entry
     log("gfa_d128_dense", json.dumps(entry))
     dense_us = entry["median_us"]
-    sdpa_us = min(v for k_, v in peers.items() if k_.endswith("_us"))
+    sdpa_us = min([t_ for k_, t_ in peers.items() if k_.endswith("_us")],
+                  default=float("nan"))
 
     gen = torch.Generator().manual_seed(19)
     masks, flex_done = {}, {}
@@ -399,10 +410,7 @@ def run(d):
             if key not in flex_done:
                 # One BlockMask (and one compile) per mask: the config
                 # variants reuse the 25 % one's measurement.
-                def mask_mod(b, h, qi, ki, bmg=bmg, causal=causal):
-                    live = bmg[b, h, qi // BLOCK, ki // BLOCK]
-                    return (live & (ki <= qi)) if causal else live
-                block_mask = create_block_mask(mask_mod, B, H, S, S,
+                block_mask = create_block_mask(mask_mod_of(bmg, causal), B, H, S, S,
                                                device=gpu, BLOCK_SIZE=BLOCK)
                 t0 = time.time()
                 out_flex = flex(qt, kt, vt, block_mask=block_mask)
