@@ -10,6 +10,11 @@ tokens and 2 prefills of 512 new tokens in one packed batch, pages of 16,
 shuffled tables) runs against ejKernel's ragged_page_attention_v2 (XLA,
 compute_dtype f32) on the same arrays; its GB/s counts each sequence's K/V
 once (the prefill rows re-read theirs: see docs/ops/paged.md).
+unified-mixed is the same batch through ejk.unified_attention (every slot
+live, with sinks) against ejKernel's XLA unified_attention; ragged-decode-b8
+(ejk.ragged_decode_attention: 8 sequences over rows of 1024 dense keys,
+GQA 32:8, D128, ranges [start, end) drawn with seed 0) against ejKernel's
+XLA ragged_decode_attention.
 
 Each workload is drawn once (numpy, seed 0) and written as .npy: queries
 N(0, 1), caches N(0, 1), every sequence full, block tables a shuffled
@@ -46,6 +51,53 @@ NP = {"f32": np.float32, "f16": np.float16}
 RAGGED_WORKLOADS = {
     "ragged-mixed": (8, 1024, 2, 512, 32, 8, 128, 16),
 }
+
+
+# id: (batch, heads, kv heads, head dim, seq_len)
+DECODE_WORKLOADS = {
+    "ragged-decode-b8": (8, 32, 8, 128, 1024),
+}
+
+
+def unified_arrays(spec):
+    """ragged-mixed's arrays without the count, plus sinks."""
+    q, kc, vc, lens, tables, cu, _ = ragged_arrays(spec)
+    sinks = np.random.default_rng(1).standard_normal(q.shape[1]).astype(np.float32)
+    return q, kc, vc, lens, tables, cu, sinks
+
+
+def unified_ir(arrs):
+    types = [tensor(a.shape, "i32" if a.dtype == np.int32 else "f32")
+             for a in arrs]
+    names = ["%q", "%kc", "%vc", "%lens", "%tables", "%cu", "%s"]
+    params = ", ".join(f"{n}: {t}" for n, t in zip(names, types))
+    return (f"func.func @main({params}) -> {types[0]} {{\n"
+            f"  %o = ejk.unified_attention {', '.join(names[:6])} "
+            f"sinks(%s : {types[6]})\n"
+            f"      : {', '.join(types[:6])} -> {types[0]}\n"
+            f"  return %o : {types[0]}\n}}\n")
+
+
+def decode_arrays(spec):
+    b, h, hkv, d, sl = spec
+    rng = np.random.default_rng(0)
+    q = rng.standard_normal((b, h, d), dtype=np.float32)
+    k = rng.standard_normal((b, sl, hkv, d), dtype=np.float32)
+    v = rng.standard_normal((b, sl, hkv, d), dtype=np.float32)
+    ends = rng.integers(sl // 2, sl + 1, b).astype(np.int32)
+    starts = (rng.integers(0, sl // 8, b) * (rng.random(b) < 0.5)).astype(np.int32)
+    return q, k, v, starts, ends
+
+
+def decode_ir(arrs):
+    types = [tensor(a.shape, "i32" if a.dtype == np.int32 else "f32")
+             for a in arrs]
+    names = ["%q", "%k", "%v", "%s", "%e"]
+    params = ", ".join(f"{n}: {t}" for n, t in zip(names, types))
+    return (f"func.func @main({params}) -> {types[0]} {{\n"
+            f"  %o = ejk.ragged_decode_attention {', '.join(names)}\n"
+            f"      : {', '.join(types)} -> {types[0]}\n"
+            f"  return %o : {types[0]}\n}}\n")
 
 
 def ragged_arrays(spec):
@@ -89,6 +141,48 @@ kv = np.stack([kc, vc], axis=3).reshape(pages, page, 2 * hkv, hd)
 f = jax.jit(lambda *a: ragged_page_attention_v2(
     *a, softmax_scale=hd ** -0.5, compute_dtype=jax.numpy.float32))
 args = [jax.numpy.asarray(a) for a in (q, kv, lens, tables, cu, n)]
+for _ in range(2):
+    f(*args).block_until_ready()
+times = []
+for _ in range(runs):
+    t = time.perf_counter(); f(*args).block_until_ready()
+    times.append(time.perf_counter() - t)
+times.sort()
+print(json.dumps({"median_ms": times[len(times) // 2] * 1e3, "min_ms": times[0] * 1e3}))
+'''
+
+
+UNIFIED_PEER = r'''
+import json, sys, time, os
+import numpy as np, jax
+jax.config.update("jax_platforms", "cpu")
+from ejkernel.kernels._xla.unified_attention import unified_attention
+d = sys.argv[1]; runs = int(sys.argv[2])
+q, kc, vc, lens, tables, cu, sinks = (np.load(os.path.join(d, f"in{i}.npy")) for i in range(7))
+f = jax.jit(lambda q, kc, vc, lens, tables, cu, sinks: unified_attention(
+    q, kc, vc, lens, tables, cu, None, None, sinks,
+    softmax_scale=q.shape[-1] ** -0.5))
+args = [jax.numpy.asarray(a) for a in (q, kc, vc, lens, tables, cu, sinks)]
+for _ in range(2):
+    f(*args).block_until_ready()
+times = []
+for _ in range(runs):
+    t = time.perf_counter(); f(*args).block_until_ready()
+    times.append(time.perf_counter() - t)
+times.sort()
+print(json.dumps({"median_ms": times[len(times) // 2] * 1e3, "min_ms": times[0] * 1e3}))
+'''
+
+DECODE_PEER = r'''
+import json, sys, time, os
+import numpy as np, jax
+jax.config.update("jax_platforms", "cpu")
+from ejkernel.kernels._xla.ragged_decode_attention import ragged_decode_attention
+d = sys.argv[1]; runs = int(sys.argv[2])
+q, k, v, s, e = (np.load(os.path.join(d, f"in{i}.npy")) for i in range(5))
+f = jax.jit(lambda *a: ragged_decode_attention(
+    *a, softmax_scale=q.shape[-1] ** -0.5))
+args = [jax.numpy.asarray(a) for a in (q, k, v, s, e)]
 for _ in range(2):
     f(*args).block_until_ready()
 times = []
@@ -206,25 +300,49 @@ def read_gbs(bindir, threads):
     return json.loads(r.stdout)["read_gbps"]
 
 
-def ragged_row(wid, bindir, args):
+def ragged_row(wid, bindir, args, unified=False):
     spec = RAGGED_WORKLOADS[wid]
     nd, dctx, npf, plen, h, hkv, d, page = spec
-    arrs = ragged_arrays(spec)
+    arrs = unified_arrays(spec) if unified else ragged_arrays(spec)
     traffic = (2 * hkv * d * 4 * (nd * dctx + npf * plen)
                + 2 * arrs[0].nbytes + arrs[4].nbytes)
     # Causal prefill and the decodes: 4 * H * D per (query, visible key).
     flops = 4 * h * d * (nd * dctx + npf * plen * (plen + 1) // 2)
     with tempfile.TemporaryDirectory() as work:
-        med, mn = ejk_time(bindir, ragged_ir(arrs), arrs, args.runs,
-                           args.threads, work)
+        med, mn = ejk_time(bindir, (unified_ir if unified else ragged_ir)(arrs),
+                           arrs, args.runs, args.threads, work)
         peer = (None if args.no_peer else
-                peer_time(work, args.runs, args.threads, RAGGED_PEER))
-    row = {"workload": wid,
+                peer_time(work, args.runs, args.threads,
+                          UNIFIED_PEER if unified else RAGGED_PEER))
+    row = {"workload": "unified-mixed" if unified else wid,
            "shape": dict(decodes=nd, decode_ctx=dctx, prefills=npf,
                          prefill_len=plen, Hq=h, Hkv=hkv, D=d, page=page),
            "ejk_median_ms": med, "ejk_min_ms": mn,
            "ejk_gbs": traffic / (med * 1e-3) / 1e9,
            "ejk_gflops": flops / (med * 1e-3) / 1e9}
+    if peer and "median_ms" in peer:
+        row["ejkernel_xla_median_ms"] = peer["median_ms"]
+        row["speedup_vs_ejkernel"] = peer["median_ms"] / med
+    elif peer:
+        row["ejkernel_xla_error"] = peer["error"]
+    return row
+
+
+def decode_row(wid, bindir, args):
+    b, h, hkv, d, sl = DECODE_WORKLOADS[wid]
+    arrs = decode_arrays(DECODE_WORKLOADS[wid])
+    starts, ends = arrs[3], arrs[4]
+    keys = int(np.sum(np.maximum(ends - starts, 0)))
+    traffic = 2 * hkv * d * 4 * keys + 2 * arrs[0].nbytes
+    with tempfile.TemporaryDirectory() as work:
+        med, mn = ejk_time(bindir, decode_ir(arrs), arrs, args.runs,
+                           args.threads, work)
+        peer = (None if args.no_peer else
+                peer_time(work, args.runs, args.threads, DECODE_PEER))
+    row = {"workload": wid,
+           "shape": dict(B=b, Hq=h, Hkv=hkv, D=d, seq_len=sl, keys=keys),
+           "ejk_median_ms": med, "ejk_min_ms": mn,
+           "ejk_gbs": traffic / (med * 1e-3) / 1e9}
     if peer and "median_ms" in peer:
         row["ejkernel_xla_median_ms"] = peer["median_ms"]
         row["speedup_vs_ejkernel"] = peer["median_ms"] / med
@@ -239,15 +357,22 @@ def main():
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--workloads",
-                    default=",".join(list(WORKLOADS) + list(RAGGED_WORKLOADS)))
+                    default=",".join(list(WORKLOADS) + list(RAGGED_WORKLOADS)
+                                     + ["unified-mixed"] + list(DECODE_WORKLOADS)))
     ap.add_argument("--no-peer", action="store_true")
     args = ap.parse_args()
     bindir = os.path.join(args.build, "bin")
     before = read_gbs(bindir, args.threads)
     rows = []
     for wid in args.workloads.split(","):
-        if wid in RAGGED_WORKLOADS:
-            rows.append(ragged_row(wid, bindir, args))
+        if wid in RAGGED_WORKLOADS or wid == "unified-mixed":
+            rows.append(ragged_row("ragged-mixed" if wid == "unified-mixed"
+                                   else wid, bindir, args,
+                                   unified=wid == "unified-mixed"))
+            print(json.dumps(rows[-1]), flush=True)
+            continue
+        if wid in DECODE_WORKLOADS:
+            rows.append(decode_row(wid, bindir, args))
             print(json.dumps(rows[-1]), flush=True)
             continue
         spec = WORKLOADS[wid]

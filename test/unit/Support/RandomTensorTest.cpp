@@ -69,14 +69,44 @@ TEST(RandomTensor, IntegerRangeIsInclusive) {
 }
 
 TEST(RandomTensor, KindNamesRoundTrip) {
-  for (Kind kind : {Kind::Normal, Kind::Uniform, Kind::GroupSizes,
-                    Kind::CumulativeLengths, Kind::IntegerRange}) {
+  for (Kind kind :
+       {Kind::Normal, Kind::Uniform, Kind::GroupSizes, Kind::CumulativeLengths,
+        Kind::IntegerRange, Kind::ContextLengths, Kind::PageTable,
+        Kind::RaggedContextLengths, Kind::SequenceCount, Kind::SequenceStarts,
+        Kind::SequenceEnds}) {
     Kind parsed;
     ASSERT_TRUE(parseDistributionKind(distributionKindName(kind), parsed));
     EXPECT_EQ(parsed, kind);
   }
   Kind parsed;
   EXPECT_FALSE(parseDistributionKind("poisson", parsed));
+}
+
+// A ragged decode's starts, fitted to the ends that follow them: each in
+// [0, end], with starts of 0, equal to the end and one before it among
+// them.
+TEST(RandomTensor, SequenceStartsFitTheirEnds) {
+  std::mt19937_64 rng(3);
+  std::vector<InputDistribution> kinds = {{Kind::SequenceStarts, 64.0f, 0.0f},
+                                          {Kind::SequenceEnds, 64.0f, 16.0f}};
+  std::vector<HostTensor> inputs;
+  for (const InputDistribution &kind : kinds)
+    inputs.push_back(randomTensor("i32", {400}, kind, rng));
+  fitDependentInputs(kinds, inputs);
+  std::vector<float> starts = inputs[0].toFloats(), ends = inputs[1].toFloats();
+  int zeros = 0, empty = 0, one = 0;
+  for (size_t b = 0; b < ends.size(); ++b) {
+    ASSERT_GE(ends[b], 0.0f);
+    ASSERT_LE(ends[b], 64.0f);
+    ASSERT_GE(starts[b], 0.0f);
+    ASSERT_LE(starts[b], ends[b]);
+    zeros += starts[b] == 0.0f;
+    empty += starts[b] == ends[b];
+    one += ends[b] - starts[b] == 1.0f;
+  }
+  EXPECT_GT(zeros, 100);
+  EXPECT_GT(empty, 20);
+  EXPECT_GT(one, 20);
 }
 
 } // namespace
