@@ -49,20 +49,20 @@ def variants():
         "mla-b4-f16": (4, 128, 4096, 64, "f16", None, 1),
         "mla-dense-f16": (32, 128, 4096, 0, "f16", None, 1),
         "mla-deepseek-v3-f16-s1": (32, 128, 4096, 64, "f16",
-                                   "block_k = 64, block_h = 32, cooperative = 1", 1),
+                                   "block_k = 32, block_h = 32, cooperative = 1", 1),
         "mla-deepseek-v3-f16-s4": (32, 128, 4096, 64, "f16",
-                                   "block_k = 64, block_h = 32, cooperative = 1, num_splits = 4", 1),
+                                   "block_k = 32, block_h = 32, cooperative = 1, num_splits = 4", 1),
         "mla-deepseek-v3-f16-h16": (32, 128, 4096, 64, "f16",
-                                    "block_k = 128, block_h = 16, cooperative = 1, num_splits = 2", 1),
+                                    "block_k = 32, block_h = 16, cooperative = 1, num_splits = 2", 1),
         # Correctness only: ragged lengths (0, 1, a partial page), splits,
         # several query tokens a sequence (causal), dense caches.
         "chk-ragged": (5, 16, 300, 64, "bf16", None, 1),
         "chk-coop-ragged": (5, 16, 300, 64, "f16", None, 1),
         "chk-coop-128h-splits": (3, 128, 1000, 16, "f16",
-                                 "block_k = 64, block_h = 32, cooperative = 1, num_splits = 5", 1),
+                                 "block_k = 32, block_h = 32, cooperative = 1, num_splits = 5", 1),
         "chk-coop-causal": (3, 32, 200, 16, "f16", None, 3),
         "chk-coop-dense": (3, 48, 208, 0, "f16",
-                           "block_k = 128, block_h = 16, cooperative = 1, num_splits = 3", 1),
+                           "block_k = 32, block_h = 16, cooperative = 1, num_splits = 3", 1),
     }
 
 

@@ -211,11 +211,11 @@ func.func @f(%ql: tensor<4x32x128xf16>, %qr: tensor<4x32x16xf16>, %c: tensor<16x
 
 // -----
 
-// Every subgroup gets whole score matrices.
+// The score matrices and their parts share out the subgroups evenly.
 module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
 func.func @f(%ql: tensor<4x32x128xf16>, %qr: tensor<4x32x16xf16>, %c: tensor<16x16x144xf16>, %lens: tensor<4xi32>, %tables: tensor<4x4xi32>, %starts: tensor<5xi32>) -> tensor<4x32x128xf16> {
-  // expected-error @+1 {{'block_k' (32) must be a multiple of 16 of at most 128 that gives the 8 subgroups whole 16x16 score matrices (64 tokens a step with 32 heads)}}
-  %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 32, cooperative = 1>}
+  // expected-error @+1 {{'block_k' (48) must be a multiple of 16 whose 16x16 score matrices (with 32 heads) divide the 8 subgroups and split the 9 products of a score evenly among them}}
+  %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 48, cooperative = 1>}
       : tensor<4x32x128xf16>, tensor<4x32x16xf16>, tensor<16x16x144xf16>, tensor<4xi32>, tensor<4x4xi32>, tensor<5xi32> -> tensor<4x32x128xf16>
   return %o : tensor<4x32x128xf16>
 }
@@ -247,10 +247,10 @@ func.func @f(%ql: tensor<4x32x128xf16>, %qr: tensor<4x32x16xf16>, %c: tensor<16x
 
 // -----
 
-// Workgroup memory: scores, P, row factors and the last step's V tiles.
+// Workgroup memory: the step's latent rows, score parts, P, row factors.
 module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 8192 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
 func.func @f(%ql: tensor<4x32x128xf16>, %qr: tensor<4x32x16xf16>, %c: tensor<16x16x144xf16>, %lens: tensor<4xi32>, %tables: tensor<4x4xi32>, %starts: tensor<5xi32>) -> tensor<4x32x128xf16> {
-  // expected-error @+1 {{the cooperative kernel needs 18432 bytes of workgroup memory, more than the 8192}}
+  // expected-error @+1 {{the cooperative kernel needs 31744 bytes of workgroup memory, more than the 8192}}
   %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 64, cooperative = 1>}
       : tensor<4x32x128xf16>, tensor<4x32x16xf16>, tensor<16x16x144xf16>, tensor<4xi32>, tensor<4x4xi32>, tensor<5xi32> -> tensor<4x32x128xf16>
   return %o : tensor<4x32x128xf16>

@@ -6,25 +6,25 @@
 // rows), the cache rows the keys and, in their latent part, the values; per
 // step of `block_k` tokens:
 //
-//   S = Q [latent | rope] x K^T      each subgroup its share of the
-//                                    (head tile, token tile) matrices, 36
-//                                    products deep at DeepSeek's 512 + 64;
-//                                    Q and K tiles read straight from the
-//                                    buffers (16-byte rows), S to a stage
-//   softmax                          block_h x threads_per_row threads: row
-//                                    max and sum by shuffles, P (f16) and the
-//                                    row factors (as a 16x16 matrix) to
-//                                    stages
-//   O = O * alpha + P x V            subgroup g owns latent columns
-//                                    [g, g + 1) * latent / subgroups of every
-//                                    head tile: V tiles read straight from
-//                                    the cache
+//   stage       the step's latent rows go to workgroup memory (16-byte
+//               loads, issued a step ahead; rows past the end are zeros, so
+//               no page's unused slots reach P V: 0 x NaN is NaN)
+//   S = Q [latent | rope] K^T
+//               each (head tile, token tile) score matrix is shared by
+//               `scoreSplit` subgroups, each a part of its products (18 of
+//               36 at DeepSeek's 512 + 64); Q tiles and the RoPE key tiles
+//               read straight from the buffers, the latent K^T tiles from
+//               the stage; the parts go to a stage
+//   softmax     block_h x threads_per_row threads sum the parts, take the
+//               row max and sum by shuffles, write P (f16) and the row
+//               factors (as a 16x16 matrix) to stages
+//   O = O * alpha + P V
+//               subgroup g owns latent columns [g, g + 1) * latent /
+//               subgroups of every head tile; V tiles from the stage
 //
-// Only the last step of a split can hold tokens past the row's end: its V
-// tiles are staged with those rows zeroed (a page's unused slots may hold
-// anything, and 0 x NaN is NaN); its K tiles are clamped to the last valid
-// tile and the scores of such tokens masked. Splits start on step
-// boundaries, so 16-token tiles never straddle a page.
+// RoPE key tiles are read as matrices from the cache: 16 tokens of a page
+// (pages and dense cache lengths are multiples of 16); a tile past the
+// last valid one reads the last valid one, and its scores are masked.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +35,8 @@
 #include "ejk/Dialect/Ejk/EjkOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+#include <functional>
 
 using namespace mlir;
 using namespace mlir::ejk;
@@ -82,14 +84,13 @@ public:
     softRow = arith::DivUIOp::create(e.b, thread, e.index(l.threadsPerRow));
     softPart = arith::RemUIOp::create(e.b, thread, e.index(l.threadsPerRow));
 
-    // Splits start on step boundaries: tiles stay within pages.
+    // Splits start on step boundaries: RoPE tiles stay within pages.
     Value splits = e.index(l.numSplits), step = e.index(l.blockK);
     Value share = e.div(e.add(row.end, e.sub(splits, e.index(1))), splits);
     Value per = e.mul(e.div(e.add(share, e.sub(step, e.index(1))), step), step);
     begin = e.min(row.end, e.mul(split, per));
     stop = e.min(row.end, e.add(begin, per));
-    Value full = e.add(begin, e.mul(e.div(e.sub(stop, begin), step), step));
-    // The last tile holding a token (for the last step's clamped K reads).
+    // The last tile holding a token (RoPE tiles past it read it instead).
     Value lastToken = e.max(e.index(0), e.sub(stop, e.index(1)));
     lastTile = e.mul(e.div(lastToken, e.index(kTile)), e.index(kTile));
 
@@ -101,12 +102,13 @@ public:
       latentView = vectorView(buf.kvLatent);
       ropeView = vectorView(buf.kRope);
     }
-    int64_t scoreElements =
-        std::max(l.blockH * l.blockK, l.numSubgroups * kTile * kTile);
+    stride = VulkanMlaLayout::stageStride(p.latentDim);
+    kvStage = allocWorkgroup(l.blockK * stride / kPerVector, vecType);
+    int64_t scoreElements = std::max(l.scoreSplit * l.blockH * l.blockK,
+                                     l.numSubgroups * kTile * kTile);
     sStage = allocWorkgroup(scoreElements, e.f32);
     pStage = allocWorkgroup(l.blockH * l.blockK, f16);
     alphaStage = allocWorkgroup(l.rowTiles * kTile * kTile, e.f32);
-    vStage = allocWorkgroup(kTile * p.latentDim / kPerVector, vecType);
 
     SmallVector<Value> inits;
     Value zero =
@@ -115,17 +117,18 @@ public:
       inits.push_back(zero);
     inits.push_back(e.negInf());       // m of this thread's softmax row
     inits.push_back(e.constF32(0.0f)); // l of it
+    inits.append(loadLatentRows(begin));
+    // Subgroup g computes part g / matrices of matrix g % matrices of the
+    // (head tile, token tile) grid, the same every step.
+    int64_t matrices = l.rowTiles * l.keyTiles;
+    Value f = arith::RemUIOp::create(e.b, subgroup, e.index(matrices));
+    part = arith::DivUIOp::create(e.b, subgroup, e.index(matrices));
+    kt = arith::RemUIOp::create(e.b, f, e.index(l.keyTiles));
+    rt = arith::DivUIOp::create(e.b, f, e.index(l.keyTiles));
+    queryTiles = loadQueryTiles(part, rt);
     SmallVector<Value> state =
-        e.forLoop(begin, full, step, inits, [&](Value t0, ValueRange s) {
-          return keyStep(t0, s, false);
-        });
-    SmallVector<Type> types;
-    for (Value v : state)
-      types.push_back(v.getType());
-    state = e.ifElse(
-        cmpI(e, arith::CmpIPredicate::slt, full, stop), types,
-        [&] { return keyStep(full, state, true); },
-        [&] { return SmallVector<Value>(state); });
+        e.forLoop(begin, stop, step, inits,
+                  [&](Value t0, ValueRange s) { return keyStep(t0, s); });
     finish(state);
   }
 
@@ -169,8 +172,7 @@ private:
     return e.mul(e.add(e.mul(rowIndex, e.index(p.numHeads)), h), e.index(dims));
   }
 
-  /// f16 element offsets of cache token `t`'s latent and RoPE key (tile
-  /// starts: `t` a multiple of 16).
+  /// f16 element offsets of cache token `t`'s latent and RoPE key.
   std::pair<Value, Value> cacheOffsets(Value t) {
     if (!p.paged) {
       Value token = e.add(e.mul(row.z, e.index(p.seqK)), t);
@@ -186,94 +188,179 @@ private:
         e.mul(e.add(e.mul(page, e.index(p.pageSize)), slot), e.index(width));
     return {at, e.add(at, e.index(p.latentDim))};
   }
-  int64_t latentLead() const { return p.paged ? width : p.latentDim; }
   int64_t ropeLead() const { return p.paged ? width : p.ropeDim; }
 
-  SmallVector<Value> keyStep(Value t0, ValueRange state, bool last) {
-    // Where the step's token tiles lie (the last step's past-the-end tiles
-    // read the last valid one; their scores are masked).
-    SmallVector<std::pair<Value, Value>> tiles;
-    for (int64_t kt = 0; kt < l.keyTiles; ++kt) {
-      Value t = e.add(t0, e.index(kt * kTile));
-      tiles.push_back(cacheOffsets(last ? e.min(t, lastTile) : t));
+  /// This thread's 16-byte share of the latent rows of tokens t0 ..
+  /// t0 + block_k - 1: zeros for tokens at or past `stop`.
+  SmallVector<Value> loadLatentRows(Value t0) {
+    int64_t width = p.latentDim / kPerVector, total = l.blockK * width;
+    Value zeroVector = arith::ConstantOp::create(
+        e.b, DenseElementsAttr::get(vecType, e.b.getI32IntegerAttr(0)));
+    Value lastToken = e.max(e.index(0), e.sub(stop, e.index(1)));
+    SmallVector<Value> values;
+    for (int64_t base = 0; base < total; base += l.threads) {
+      Value idx = e.add(thread, e.index(base));
+      if (base + l.threads > total)
+        idx = e.min(idx, e.index(total - 1));
+      Value r = arith::DivUIOp::create(e.b, idx, e.index(width));
+      Value c = arith::RemUIOp::create(e.b, idx, e.index(width));
+      Value t = e.add(t0, r);
+      Value valid = cmpI(e, arith::CmpIPredicate::slt, t, stop);
+      Value at = cacheOffsets(e.min(t, lastToken)).first;
+      Value v = memref::LoadOp::create(
+          e.b, latentView,
+          ValueRange{
+              e.add(arith::DivUIOp::create(e.b, at, e.index(kPerVector)), c)});
+      values.push_back(e.select(valid, v, zeroVector));
     }
+    numAhead = static_cast<int64_t>(values.size());
+    return values;
+  }
 
-    // S: subgroup g computes matrices g * perSubgroup + i of the
-    // (head tile, token tile) grid.
-    int64_t matrices = l.rowTiles * l.keyTiles;
-    int64_t perSubgroup = matrices / l.numSubgroups;
-    for (int64_t i = 0; i < perSubgroup; ++i) {
-      Value f = e.add(e.mul(subgroup, e.index(perSubgroup)), e.index(i));
-      Value rt = arith::DivUIOp::create(e.b, f, e.index(l.keyTiles));
-      Value kt = arith::RemUIOp::create(e.b, f, e.index(l.keyTiles));
-      Value h = e.add(head0, e.mul(rt, e.index(kTile)));
-      // The tile's cache offsets, chosen among the step's by kt.
-      Value latentAt = tiles[0].first, ropeAt = tiles[0].second;
-      for (int64_t k = 1; k < l.keyTiles; ++k) {
-        Value is = cmpI(e, arith::CmpIPredicate::eq, kt, e.index(k));
-        latentAt = e.select(is, tiles[k].first, latentAt);
-        ropeAt = e.select(is, tiles[k].second, ropeAt);
-      }
-      Value qLatent = queryOffset(h, p.latentDim);
-      Value qRope = queryOffset(h, p.ropeDim);
-      Value acc = gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType,
-                                                           e.constF32(0.0f));
-      for (int64_t d = 0; d < p.latentDim; d += kTile) {
-        Value q =
-            load(aType, qlView, e.add(qLatent, e.index(d)), p.latentDim, false);
-        Value k = load(bType, latentView, e.add(latentAt, e.index(d)),
-                       latentLead(), /*transpose=*/true);
-        acc = gpu::SubgroupMmaComputeOp::create(e.b, q, k, acc, UnitAttr(),
-                                                UnitAttr());
-      }
-      for (int64_t d = 0; d < p.ropeDim; d += kTile) {
-        Value q =
-            load(aType, qrView, e.add(qRope, e.index(d)), p.ropeDim, false);
-        Value k = load(bType, ropeView, e.add(ropeAt, e.index(d)), ropeLead(),
-                       /*transpose=*/true);
-        acc = gpu::SubgroupMmaComputeOp::create(e.b, q, k, acc, UnitAttr(),
-                                                UnitAttr());
-      }
-      Value at = e.add(e.mul(rt, e.index(kTile * l.blockK)),
-                       e.mul(kt, e.index(kTile)));
-      gpu::SubgroupMmaStoreMatrixOp::create(e.b, acc, sStage, ValueRange{at},
-                                            e.b.getIndexAttr(l.blockK),
-                                            UnitAttr());
+  void storeLatentRows(ArrayRef<Value> values) {
+    int64_t width = p.latentDim / kPerVector, total = l.blockK * width;
+    for (auto [k, element] : llvm::enumerate(values)) {
+      int64_t base = static_cast<int64_t>(k) * l.threads;
+      Value idx = e.add(thread, e.index(base));
+      Value value = element;
+      auto body = [&] {
+        Value r = arith::DivUIOp::create(e.b, idx, e.index(width));
+        Value c = arith::RemUIOp::create(e.b, idx, e.index(width));
+        Value at = e.add(e.mul(r, e.index(stride / kPerVector)), c);
+        memref::StoreOp::create(e.b, value, kvStage, ValueRange{at});
+      };
+      if (base + l.threads <= total)
+        body();
+      else
+        emitIf(e, cmpI(e, arith::CmpIPredicate::slt, idx, e.index(total)),
+               body);
     }
+  }
+
+  /// Products a score matrix's part takes.
+  int64_t productsPerPart() const {
+    return (p.latentDim + p.ropeDim) / kTile / l.scoreSplit;
+  }
+
+  /// The subgroup's query tiles for its part (kept in registers for the
+  /// whole kernel): head tile `rt`, products of part `part`.
+  SmallVector<Value> loadQueryTiles(Value part, Value rt) {
+    Value h = e.add(head0, e.mul(rt, e.index(kTile)));
+    Value qLatent = queryOffset(h, p.latentDim);
+    Value qRope = queryOffset(h, p.ropeDim);
+    int64_t latentSteps = p.latentDim / kTile, per = productsPerPart();
+    auto tilesOf = [&](int64_t q) {
+      SmallVector<Value> tiles;
+      for (int64_t k = q * per; k < (q + 1) * per; ++k) {
+        if (k < latentSteps)
+          tiles.push_back(load(aType, qlView,
+                               e.add(qLatent, e.index(k * kTile)), p.latentDim,
+                               false));
+        else
+          tiles.push_back(load(aType, qrView,
+                               e.add(qRope, e.index((k - latentSteps) * kTile)),
+                               p.ropeDim, false));
+      }
+      return tiles;
+    };
+    return byPart(part, SmallVector<Type>(per, aType), tilesOf);
+  }
+
+  /// `build(q)` for the subgroup's part `part` (runtime), q static: one
+  /// branch per part, each subgroup running exactly one.
+  SmallVector<Value> byPart(Value part, ArrayRef<Type> types,
+                            function_ref<SmallVector<Value>(int64_t)> build) {
+    // if part == 0 then build(0) else (if part == 1 then build(1) else ...).
+    std::function<SmallVector<Value>(int64_t)> chain = [&](int64_t q) {
+      if (q == l.scoreSplit - 1)
+        return build(q);
+      Value isPart = cmpI(e, arith::CmpIPredicate::eq, part, e.index(q));
+      return e.ifElse(
+          isPart, types, [&] { return build(q); },
+          [&] { return chain(q + 1); });
+    };
+    return chain(0);
+  }
+
+  /// The partial score matrix of part `q` (static) of the subgroup's
+  /// share: products [q * per, (q + 1) * per), queries from `queryTiles`.
+  Value partialScores(int64_t q, ArrayRef<Value> queryTiles, Value kt,
+                      Value ropeAt) {
+    int64_t latentSteps = p.latentDim / kTile, per = productsPerPart();
+    Value keyRow = e.mul(kt, e.index(kTile * stride));
+    Value acc =
+        gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType, e.constF32(0.0f));
+    for (int64_t k = q * per; k < (q + 1) * per; ++k) {
+      Value key;
+      if (k < latentSteps)
+        key = load(bType, kvStage, e.add(keyRow, e.index(k * kTile)), stride,
+                   /*transpose=*/true);
+      else
+        key = load(bType, ropeView,
+                   e.add(ropeAt, e.index((k - latentSteps) * kTile)),
+                   ropeLead(), /*transpose=*/true);
+      acc = gpu::SubgroupMmaComputeOp::create(e.b, queryTiles[k - q * per], key,
+                                              acc, UnitAttr(), UnitAttr());
+    }
+    return acc;
+  }
+
+  SmallVector<Value> keyStep(Value t0, ValueRange state) {
+    int64_t outState = l.rowTiles * colTiles;
+    storeLatentRows(SmallVector<Value>(state.drop_front(outState + 2)));
+    gpu::BarrierOp::create(e.b);
+    SmallVector<Value> ahead = loadLatentRows(e.add(t0, e.index(l.blockK)));
+
+    // S: the subgroup's part of its score matrix. The tile's RoPE keys: 16
+    // tokens of one page, the last valid tile for a tile past the end (its
+    // scores are masked).
+    Value tile = e.min(e.add(t0, e.mul(kt, e.index(kTile))), lastTile);
+    Value ropeAt = cacheOffsets(tile).second;
+    Value scores = byPart(part, {cType}, [&](int64_t q) {
+      return SmallVector<Value>{partialScores(q, queryTiles, kt, ropeAt)};
+    })[0];
+    Value at = e.add(
+        e.mul(part, e.index(l.blockH * l.blockK)),
+        e.add(e.mul(rt, e.index(kTile * l.blockK)), e.mul(kt, e.index(kTile))));
+    gpu::SubgroupMmaStoreMatrixOp::create(e.b, scores, sStage, ValueRange{at},
+                                          e.b.getIndexAttr(l.blockK),
+                                          UnitAttr());
     gpu::BarrierOp::create(e.b);
 
     // Softmax: thread (row r, part) takes elements_per_thread consecutive
-    // tokens of head row r.
+    // tokens of head row r, summing the score parts.
     int64_t perThread = l.blockK / l.threadsPerRow;
     Value col0 = e.mul(softPart, e.index(perThread));
     Value rowBase = e.mul(softRow, e.index(l.blockK));
     Value scale = e.constF32(p.softmaxScale);
-    SmallVector<Value> scores;
+    SmallVector<Value> values;
     Value blockMax = e.negInf();
     for (int64_t i = 0; i < perThread; ++i) {
       Value c = e.add(col0, e.index(i));
-      Value s =
-          memref::LoadOp::create(e.b, sStage, ValueRange{e.add(rowBase, c)});
+      Value s = e.constF32(0.0f);
+      for (int64_t q = 0; q < l.scoreSplit; ++q)
+        s = e.fadd(s, memref::LoadOp::create(
+                          e.b, sStage,
+                          ValueRange{e.add(e.index(q * l.blockH * l.blockK),
+                                           e.add(rowBase, c))}));
       s = e.fmul(s, scale);
-      if (last) {
-        Value valid = cmpI(e, arith::CmpIPredicate::slt, e.add(t0, c), stop);
-        s = e.select(valid, s, e.negInf());
-      }
-      scores.push_back(s);
+      Value valid = cmpI(e, arith::CmpIPredicate::slt, e.add(t0, c), stop);
+      s = e.select(valid, s, e.negInf());
+      values.push_back(s);
       blockMax = e.fmaxNoNaN(blockMax, s);
     }
     blockMax = xorReduce(e, blockMax, /*isMax=*/true, 1, l.threadsPerRow, sg);
-    Value oldMax = state[state.size() - 2], oldSum = state.back();
+    Value oldMax = state[outState], oldSum = state[outState + 1];
     Value newMax = e.fmaxNoNaN(oldMax, blockMax);
     Value shift = finiteOrZero(e, newMax);
     Value alpha = e.exp(e.fsub(oldMax, shift));
     Value sum = e.constF32(0.0f);
     for (int64_t i = 0; i < perThread; ++i) {
-      Value prob = e.exp(e.fsub(scores[i], shift));
+      Value prob = e.exp(e.fsub(values[i], shift));
       sum = e.fadd(sum, prob);
-      Value at = e.add(rowBase, e.add(col0, e.index(i)));
+      Value pAt = e.add(rowBase, e.add(col0, e.index(i)));
       memref::StoreOp::create(e.b, e.fromF32(prob, f16), pStage,
-                              ValueRange{at});
+                              ValueRange{pAt});
     }
     sum = xorReduce(e, sum, /*isMax=*/false, 1, l.threadsPerRow, sg);
     Value newSum = e.fadd(e.fmul(oldSum, alpha), sum);
@@ -282,43 +369,37 @@ private:
 
     // O = O * alpha + P V over this subgroup's columns.
     SmallVector<Value> out;
-    for (int64_t rt = 0; rt < l.rowTiles; ++rt) {
+    for (int64_t r = 0; r < l.rowTiles; ++r) {
       Value factor =
-          load(cType, alphaStage, e.index(rt * kTile * kTile), kTile, false);
+          load(cType, alphaStage, e.index(r * kTile * kTile), kTile, false);
       for (int64_t n = 0; n < colTiles; ++n)
         out.push_back(gpu::SubgroupMmaElementwiseOp::create(
-            e.b, cType, ValueRange{state[rt * colTiles + n], factor},
+            e.b, cType, ValueRange{state[r * colTiles + n], factor},
             gpu::MMAElementwiseOp::MULF));
     }
     Value colBase = e.mul(subgroup, e.index(colTiles * kTile));
-    for (int64_t kt = 0; kt < l.keyTiles; ++kt) {
+    for (int64_t k = 0; k < l.keyTiles; ++k) {
       SmallVector<Value> probs;
-      for (int64_t rt = 0; rt < l.rowTiles; ++rt)
+      for (int64_t r = 0; r < l.rowTiles; ++r)
         probs.push_back(load(aType, pStage,
-                             e.index(rt * kTile * l.blockK + kt * kTile),
+                             e.index(r * kTile * l.blockK + k * kTile),
                              l.blockK, false));
-      Value vMemref = latentView, vBase = e.add(tiles[kt].first, colBase);
-      int64_t vLead = latentLead();
-      if (last) {
-        stageValues(e.add(t0, e.index(kt * kTile)), tiles[kt].first, colBase);
-        vMemref = vStage;
-        vBase = e.mul(subgroup, e.index(kTile * colTiles * kTile));
-        vLead = colTiles * kTile;
-      }
       for (int64_t n = 0; n < colTiles; ++n) {
-        Value v = load(bType, vMemref, e.add(vBase, e.index(n * kTile)), vLead,
-                       false);
-        for (int64_t rt = 0; rt < l.rowTiles; ++rt) {
-          Value &o = out[rt * colTiles + n];
-          o = gpu::SubgroupMmaComputeOp::create(e.b, probs[rt], v, o,
-                                                UnitAttr(), UnitAttr());
+        Value v = load(bType, kvStage,
+                       e.add(colBase, e.index(k * kTile * stride + n * kTile)),
+                       stride, false);
+        for (int64_t r = 0; r < l.rowTiles; ++r) {
+          Value &o = out[r * colTiles + n];
+          o = gpu::SubgroupMmaComputeOp::create(e.b, probs[r], v, o, UnitAttr(),
+                                                UnitAttr());
         }
       }
-      if (last)
-        gpu::BarrierOp::create(e.b);
     }
+    // The next step rewrites the stages.
+    gpu::BarrierOp::create(e.b);
     out.push_back(newMax);
     out.push_back(newSum);
+    out.append(ahead);
     return out;
   }
 
@@ -336,43 +417,10 @@ private:
                               ValueRange{e.add(base, e.index(c))});
   }
 
-  /// Stages this subgroup's columns of the 16 value rows from token `t`
-  /// (at f16 element `at` of the cache; rows at or past the end are 0)
-  /// into its part of the V stage.
-  void stageValues(Value t, Value at, Value colBase) {
-    gpu::BarrierOp::create(e.b);
-    int64_t rowVectors = colTiles * kTile / kPerVector;
-    int64_t total = kTile * rowVectors;
-    Value zeroVector = arith::ConstantOp::create(
-        e.b, DenseElementsAttr::get(vecType, e.b.getI32IntegerAttr(0)));
-    Value stageBase = e.mul(subgroup, e.index(total));
-    for (int64_t base = 0; base < total; base += sg) {
-      Value idx = e.add(lane, e.index(base));
-      auto body = [&] {
-        Value r = arith::DivUIOp::create(e.b, idx, e.index(rowVectors));
-        Value c = arith::RemUIOp::create(e.b, idx, e.index(rowVectors));
-        Value valid = cmpI(e, arith::CmpIPredicate::slt, e.add(t, r), stop);
-        Value src =
-            e.add(at, e.add(e.mul(r, e.index(latentLead())),
-                            e.add(colBase, e.mul(c, e.index(kPerVector)))));
-        Value v = memref::LoadOp::create(
-            e.b, latentView,
-            ValueRange{arith::DivUIOp::create(e.b, src, e.index(kPerVector))});
-        memref::StoreOp::create(e.b, e.select(valid, v, zeroVector), vStage,
-                                ValueRange{e.add(stageBase, idx)});
-      };
-      if (base + sg <= total)
-        body();
-      else
-        emitIf(e, cmpI(e, arith::CmpIPredicate::slt, idx, e.index(total)),
-               body);
-    }
-    gpu::BarrierOp::create(e.b);
-  }
-
   /// O / l to the output (or this split's partials), lse = m + log(l).
   void finish(ArrayRef<Value> state) {
-    Value max = state[state.size() - 2], sum = state.back();
+    int64_t outState = l.rowTiles * colTiles;
+    Value max = state[outState], sum = state[outState + 1];
     Value has = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
                                       e.constF32(0.0f));
     Value inverse = e.select(
@@ -445,8 +493,14 @@ private:
   Row row;
   Value split, thread, subgroup, lane, head0, softRow, softPart;
   Value begin, stop, lastTile;
+  /// The subgroup's score part, token tile, head tile and query tiles.
+  Value part, kt, rt;
+  SmallVector<Value> queryTiles;
   Value qlView, qrView, latentView, ropeView;
-  Value sStage, pStage, alphaStage, vStage;
+  Value kvStage, sStage, pStage, alphaStage;
+  int64_t stride = 0;
+  /// Values of loadLatentRows in the loop state.
+  int64_t numAhead = 0;
 };
 
 } // namespace

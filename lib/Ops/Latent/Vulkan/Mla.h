@@ -58,8 +58,13 @@ struct VulkanMlaLayout {
   /// 16-token matrices a step, `threadsPerRow` threads of the softmax per
   /// head; subgroup g owns the output columns
   /// [g * latentDim / numSubgroups, (g + 1) * latentDim / numSubgroups).
+  /// `scoreSplit` subgroups share each score matrix, each a part of its
+  /// products.
   bool cooperative = false;
-  int64_t numSubgroups = 0, rowTiles = 0, keyTiles = 0, threadsPerRow = 0;
+  int64_t numSubgroups = 0, rowTiles = 0, keyTiles = 0, threadsPerRow = 0,
+          scoreSplit = 1;
+  /// f16 elements between staged latent rows (16 bytes of padding).
+  static int64_t stageStride(int64_t latentDim) { return latentDim + 8; }
 };
 
 /// Subgroups of a cooperative-matrix workgroup.
