@@ -11,6 +11,7 @@
 #include "ejk/Dialect/Ejk/EjkDialect.h"
 #include "ejk/Dialect/Ejk/EjkOps.h"
 #include "ejk/Ops/DispatchRewriter.h"
+#include "ejk/Ops/EntryExpansion.h"
 #include "ejk/Ops/OpModel.h"
 #include "ejk/Transforms/Passes.h"
 
@@ -31,6 +32,14 @@ static FailureOr<const TargetKernel *> kernelFor(Operation *op,
                                                  const TargetInfo &target) {
   const OpModel *model = lookupOpModel(op);
   const TargetKernel *kernel = model ? model->kernelFor(target.kind) : nullptr;
+  // Ops the runtime drives (ring attention) compile as the entries their
+  // expander writes, not as one kernel.
+  if (!kernel && hasEntryExpander(op->getName().getStringRef()))
+    return op->emitOpError("is not one ")
+           << targetDisplayName(target.kind)
+           << " kernel but a program the runtime drives: run "
+              "ejk-expand-entries first (the ejkc and ejk-run pipelines do), "
+              "which replaces its entry by the entries of each step";
   if (!kernel)
     return op->emitOpError("has no ")
            << targetDisplayName(target.kind)

@@ -27,6 +27,9 @@ using EntryExpander = LogicalResult (*)(Operation *op, func::FuncOp entry);
 /// for one op is ignored.
 void registerEntryExpander(StringRef opName, EntryExpander expander);
 
+/// Whether the op called `opName` has an expander.
+bool hasEntryExpander(StringRef opName);
+
 /// Runs the registered expander of every op of `module` that has one.
 LogicalResult expandEntries(ModuleOp module);
 

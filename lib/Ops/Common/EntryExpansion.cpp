@@ -33,6 +33,12 @@ void mlir::ejk::registerEntryExpander(StringRef opName,
   t.expanders.try_emplace(opName, expander);
 }
 
+bool mlir::ejk::hasEntryExpander(StringRef opName) {
+  ExpanderTable &t = table();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  return t.expanders.count(opName) != 0;
+}
+
 LogicalResult mlir::ejk::expandEntries(ModuleOp module) {
   ExpanderTable &t = table();
   // Collected first: an expander erases the entry it expands.
