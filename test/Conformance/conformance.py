@@ -59,6 +59,13 @@ EMPTY_ROW = ("a query that sees no key averages every value in ejKernel (its "
              "mask is finfo.min, not -inf), is 0 in ejk: dv differs by dO / Sk "
              "per empty row")
 
+# Sinks over several key chunks: ejKernel's XLA path concatenates the sinks
+# to every key chunk's logits, so they enter the denominator once per chunk
+# of kv_blocksize keys (measured: exact against a reference that counts them
+# n_chunks times); ejk counts them once (docs/dialect.md).
+SINK_CHUNKS = ("ejKernel's XLA path adds the sinks to the softmax denominator "
+               "once per key chunk (2 chunks of 128 here), ejk once")
+
 
 @dataclasses.dataclass
 class Case:
@@ -328,6 +335,28 @@ CASES = [
     FA("fa_causal_sq_ne_sk", sq=24, sk=56, causal=True),
     FA("fa_causal_sq_gt_sk", sq=56, sk=24, causal=True, hq=8, hkv=2),
     FA("fa_window_sq_ne_sk", sq=24, sk=56, sliding_window=(8, 4)),
+    # Issue 16: sinks, unnormalized outputs, [B, S] padding masks, variable
+    # lengths. ejKernel's XLA path adds the sinks to the denominator once
+    # per key chunk (kv_blocksize, 128 here): seq_k <= 128 keeps one chunk
+    # (docs/dialect.md).
+    FA("fa_sinks", sinks=1),
+    FA("fa_sinks_gqa_causal", hq=8, hkv=2, sq=77, sk=77, sinks=4, causal=True),
+    FA("fa_sinks_window_empty_rows", sq=60, sk=20, sliding_window=(2, 0), sinks=2),
+    FA("fa_sinks_softcap_f16", dtype="f16", sq=48, sk=100, sinks=2,
+       logits_soft_cap=5.0),
+    FA("fa_sinks_bf16", dtype="bf16", sq=40, sk=40, sinks=3, causal=True),
+    FA("fa_unnormalized", sq=40, sk=56, normalize_output=False),
+    FA("fa_unnormalized_sinks_causal", hq=8, hkv=2, sinks=2, causal=True,
+       normalize_output=False),
+    FA("fa_padding", b=2, sq=40, sk=40, hq=4, hkv=2, padding=True),
+    FA("fa_padding_causal_sinks", b=3, sq=50, sk=50, padding=True, causal=True,
+       sinks=2),
+    FA("fa_varlen", b=3, sq=40, sk=56, hq=4, hkv=2, lengths=((40, 17, 0), (56, 30, 9))),
+    FA("fa_varlen_causal", b=3, sq=48, sk=48, lengths=((48, 20, 5), (48, 20, 5)),
+       causal=True),
+    FA("fa_varlen_window_sinks", b=2, sq=64, sk=64, lengths=((33, 64), (50, 64)),
+       sliding_window=(8, 8), sinks=2),
+    FA("fa_sinks_two_key_chunks", sq=32, sk=256, sinks=2, known_difference=SINK_CHUNKS),
     # flash_attention_grad: ejk's forward + backward against jax.vjp of
     # ejKernel's flash_attention (class FlashAttentionGrad). dO ~ N(0, 1).
     FAG("fag_plain"),
@@ -359,6 +388,12 @@ CASES = [
         known_difference=BIAS_CAP),
     FAG("fag_window_empty_rows", sq=40, sk=16, sliding_window=(4, 0),
         known_difference=EMPTY_ROW),
+    # Sinks: the backward reads them through the forward's lse.
+    FAG("fag_sinks", sinks=2),
+    FAG("fag_sinks_gqa_causal", hq=8, hkv=2, sq=77, sk=77, sinks=4, causal=True),
+    FAG("fag_sinks_window_empty_rows", sq=40, sk=16, sliding_window=(4, 0), sinks=1),
+    FAG("fag_sinks_f16", dtype="f16", sq=48, sk=100, hq=4, hkv=2, sinks=3,
+        logits_soft_cap=4.0),
     # selective_scan (Mamba-1)
     SS("ss_plain"),
     SS("ss_skip_gate", D=True, z=True),
@@ -648,6 +683,19 @@ class FlashAttention:
                 ("v", normal(d["b"], d["sk"], d["hkv"], d["d"]), dt)]
         if c.opts.get("bias"):
             args.append(("bias", normal(d["b"], d["hq"], d["sq"], d["sk"], dtype="f32"), "f32"))
+        # Issue 16's options. Sinks [num_sinks] (ejKernel's XLA wrapper
+        # takes no per-head form), 2 * N(0, 1) so that they weigh as much as
+        # the keys.
+        if "sinks" in c.opts:
+            args.append(("sinks", 2.0 * normal(c.opts["sinks"], dtype="f32"), "f32"))
+        if c.opts.get("padding"):
+            pad = rng.random((d["b"], d["sq"])) < 0.75
+            args.append(("pad", pad, "i1"))
+        if "lengths" in c.opts:
+            lq, lk = c.opts["lengths"]
+            for name, lens in (("cum_q", lq), ("cum_k", lk)):
+                cum = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+                args.append((name, cum, "i32"))
         return args
 
     @staticmethod
@@ -668,28 +716,67 @@ class FlashAttention:
             attrs.append("softmax_scale = %r : f32" % o["softmax_scale"])
         if "mask_alignment" in o:
             attrs.append("mask_alignment = \"%s\"" % o["mask_alignment"])
+        if o.get("normalize_output") is False:
+            attrs.append("normalize_output = false")
         return attrs
+
+    @staticmethod
+    def clauses(types, grad=False):
+        """The optional operand clauses of the inputs in `types`."""
+        text = ""
+        if "bias" in types:
+            text += " bias(%%bias : %s)" % types["bias"]
+        if "sinks" in types:
+            text += " softmax_aux(%%sinks : %s)" % types["sinks"]
+        if grad:
+            return text
+        if "pad" in types:
+            text += " padding_mask(%%pad : %s)" % types["pad"]
+        for name, clause in (("cum_q", "cum_seqlens_q"), ("cum_k", "cum_seqlens_k")):
+            if name in types:
+                text += " %s(%%%s : %s)" % (clause, name, types[name])
+        return text
 
     @staticmethod
     def mlir(c, args):
         attrs = FlashAttention.attrs(c)
         types = {n: ttype(a.shape, t) for n, a, t in args}
         out = ttype(args[0][1].shape[:3] + args[2][1].shape[3:], c.dtype)
-        text = "ejk.flash_attention %q, %k, %v"
-        if "bias" in types:
-            text += " bias(%%bias : %s)" % types["bias"]
+        text = "ejk.flash_attention %q, %k, %v" + FlashAttention.clauses(types)
         if attrs:
             text += " {" + ", ".join(attrs) + "}"
         text += " : %s, %s, %s -> %s" % (types["q"], types["k"], types["v"], out)
         return text, [out]
 
     @staticmethod
-    def ejkernel(c, q, k, v, bias):
-        """ejKernel's flash_attention on jax arrays (traceable, for jax.vjp)."""
+    def ejkernel(c, q, k, v, bias, ins=None):
+        """ejKernel's flash_attention on jax arrays (traceable, for jax.vjp);
+        `ins` holds the case's other inputs (sinks, padding, lengths)."""
         from ejkernel.modules.operations import flash_attention
+        from ejkernel.types.mask import MaskInfo
         o = c.opts
+        ins = ins or {}
+        sinks = jx(ins.get("sinks"))
+        mask_info, cum_q, cum_k = None, None, None
+        if "pad" in ins:
+            # ejKernel's 2-D attention_mask: padding segment ids (0 / -1),
+            # padded queries and keys alike; padded rows come back as 0.
+            mask_info = MaskInfo.from_attention_mask(jx(ins["pad"]))
+        if "cum_q" in ins:
+            # ejKernel's XLA path needs the attention_mask that the lengths
+            # mean (it reads no cum_seqlens itself): query i < len_q[b] sees
+            # key j < len_k[b] of batch row b.
+            d = c.dims
+            lq = np.diff(ins["cum_q"])
+            lk = np.diff(ins["cum_k"])
+            m = ((np.arange(d["sq"])[None, :, None] < lq[:, None, None]) &
+                 (np.arange(d["sk"])[None, None, :] < lk[:, None, None]))
+            mask_info = MaskInfo.from_attention_mask(jx(m[:, None]))
+            cum_q, cum_k = jx(ins["cum_q"]), jx(ins["cum_k"])
         return flash_attention(
-            q, k, v, bias,
+            q, k, v, bias, cum_q, cum_k, sinks,
+            mask_info=mask_info,
+            normalize_output=o.get("normalize_output", True),
             causal=bool(o.get("causal")),
             # ejKernel's (left, right) is ejk's array<i64: left, right>: key j
             # is kept when -left <= j - i <= right.
@@ -701,7 +788,7 @@ class FlashAttention:
     @staticmethod
     def reference(c, ins):
         return [np.asarray(FlashAttention.ejkernel(
-            c, jx(ins["q"]), jx(ins["k"]), jx(ins["v"]), jx(ins.get("bias"))))]
+            c, jx(ins["q"]), jx(ins["k"]), jx(ins["v"]), jx(ins.get("bias")), ins))]
 
 
 class FlashAttentionGrad:
@@ -740,9 +827,8 @@ class FlashAttentionGrad:
         attrs = FlashAttention.attrs(c)
         if "config" in c.opts:
             attrs.append("config = #ejk.config<%s>" % c.opts["config"])
-        text = "ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse"
-        if "bias" in types:
-            text += " bias(%%bias : %s)" % types["bias"]
+        text = ("ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse" +
+                FlashAttention.clauses(types, grad=True))
         if attrs:
             text += " {" + ", ".join(attrs) + "}"
         results = [types["q"], types["k"], types["v"]]
@@ -762,7 +848,7 @@ class FlashAttentionGrad:
             opts = {n: v for n, v in c.opts.items() if n not in ("causal", "mask_alignment")}
             c = dataclasses.replace(c, opts=dict(opts, sliding_window=(d["sk"], d["sk"] - d["sq"])))
         bias = jx(ins.get("bias"))
-        _, vjp = jax.vjp(lambda q, k, v: FlashAttention.ejkernel(c, q, k, v, bias),
+        _, vjp = jax.vjp(lambda q, k, v: FlashAttention.ejkernel(c, q, k, v, bias, ins),
                          jx(ins["q"]), jx(ins["k"]), jx(ins["v"]))
         return [np.asarray(g) for g in vjp(jx(ins["do"]))]
 

@@ -34,11 +34,16 @@ class Attention:
 
     def __init__(self, name, b=1, sq=16, sk=16, hq=2, hkv=2, d=32, dv=None,
                  dtype="f32", attrs=None, bias=None, mask=None,
-                 segments=False, lse=True, cpu_config=None):
+                 segments=False, lse=True, cpu_config=None, sinks=None,
+                 padding=False, cum_q=False, cum_k=False, sinks_dtype="f32"):
         self.name, self.b, self.sq, self.sk = name, b, sq, sk
         self.hq, self.hkv, self.d, self.dv = hq, hkv, d, dv or d
         self.dtype, self.attrs = dtype, attrs or []
         self.bias, self.mask, self.segments, self.lse = bias, mask, segments, lse
+        # Issue 16's options: sinks = (per_head, num_sinks), a [B, S]
+        # padding mask, cumulative lengths of the queries / keys.
+        self.sinks, self.sinks_dtype = sinks, sinks_dtype
+        self.padding, self.cum_q, self.cum_k = padding, cum_q, cum_k
         # A config for the CPU only (Vulkan compiles the case with its
         # heuristic).
         self.cpu_config = cpu_config
@@ -65,6 +70,20 @@ class Attention:
             ks = tensor([self.b, self.sk], "i32")
             args += [f"%qs: {qs}", f"%ks: {ks}"]
             extra += f" q_segment_ids(%qs : {qs}) kv_segment_ids(%ks : {ks})"
+        if self.sinks:
+            per_head, n = self.sinks
+            t = tensor([self.hq, n] if per_head else [n], self.sinks_dtype)
+            args.append(f"%sinks: {t}")
+            extra += f" softmax_aux(%sinks : {t})"
+        if self.padding:
+            t = tensor([self.b, self.sq], "i1")
+            args.append(f"%pad: {t}")
+            extra += f" padding_mask(%pad : {t})"
+        for enabled, name in ((self.cum_q, "cum_seqlens_q"), (self.cum_k, "cum_seqlens_k")):
+            if enabled:
+                t = tensor([self.b + 1], "i32")
+                args.append(f"%{name}: {t}")
+                extra += f" {name}(%{name} : {t})"
         results = [o]
         if self.lse:
             results.append(tensor([self.b, self.hq, self.sq], "f32"))
@@ -173,6 +192,58 @@ def attention_files():
              cpu_config="block_q = 16, block_k = 16, key_splits = 4"),
         Attention("split_no_group", sq=1, sk=64, hq=2, hkv=2, d=32, lse=False,
              cpu_config="block_q = 1, block_k = 16, key_splits = 4"),
+    ]))
+
+    unnormalized = "normalize_output = false"
+    files.append(("sinks-padding-varlen.mlir", "Attention sinks (softmax_aux), [B, S] padding "
+          "masks, variable-length batches (cum_seqlens_q/k) and normalize_output = false, "
+          "alone and together (issue 16).", [
+        Attention("sinks_per_head", sq=40, sk=50, hq=4, hkv=2, sinks=(True, 3)),
+        Attention("sinks_shared", sq=40, sk=50, hq=4, hkv=2, sinks=(False, 1)),
+        Attention("sinks_causal_empty_rows", sq=30, sk=10, attrs=["sliding_window = array<i64: 2, 0>"],
+             sinks=(True, 2)),
+        Attention("sinks_f16", sq=33, sk=70, hq=4, hkv=1, d=64, dtype="f16", sinks=(True, 4),
+             sinks_dtype="f16"),
+        Attention("sinks_bf16_causal", sq=45, sk=45, hq=4, hkv=2, d=64, dtype="bf16",
+             attrs=["causal"], sinks=(False, 2), sinks_dtype="bf16"),
+        Attention("sinks_dropout", sq=30, sk=40, sinks=(True, 2),
+             attrs=["dropout_prob = 0.25 : f32", "dropout_seed = 1234 : i64"]),
+        Attention("sinks_decode_gqa", b=2, sq=1, sk=77, hq=8, hkv=2, d=64, sinks=(True, 2)),
+        Attention("sinks_split_keys", sq=1, sk=300, hq=8, hkv=1, d=64, sinks=(True, 2),
+             cpu_config="block_q = 8, block_k = 16, key_splits = 5"),
+        Attention("sinks_no_lse", sq=20, sk=20, sinks=(True, 1), lse=False),
+        Attention("unnormalized", sq=40, sk=50, attrs=[unnormalized]),
+        Attention("unnormalized_causal_sinks", sq=50, sk=50, hq=4, hkv=2,
+             attrs=[unnormalized, "causal"], sinks=(True, 2)),
+        Attention("unnormalized_split_keys", sq=2, sk=130, hq=4, hkv=1, d=32,
+             attrs=[unnormalized], cpu_config="block_q = 8, block_k = 16, key_splits = 4"),
+        Attention("unnormalized_f16", sq=33, sk=47, hq=2, hkv=2, d=64, dtype="f16",
+             attrs=[unnormalized, "sliding_window = array<i64: 8>"]),
+        Attention("padding", b=3, sq=40, sk=40, hq=4, hkv=2, padding=True),
+        Attention("padding_causal", b=2, sq=70, sk=70, hq=2, hkv=1, d=64, padding=True,
+             attrs=["causal"]),
+        Attention("padding_mask_segments", b=2, sq=30, sk=30, hq=4, hkv=4, padding=True,
+             mask=(2, 1), segments=True),
+        Attention("padding_decode", b=2, sq=1, sk=1, hq=8, hkv=2, padding=True),
+        Attention("varlen", b=3, sq=40, sk=60, hq=4, hkv=2, cum_q=True, cum_k=True),
+        Attention("varlen_q_only", b=2, sq=40, sk=40, cum_q=True, attrs=["causal"]),
+        Attention("varlen_k_only", b=3, sq=5, sk=90, hq=4, hkv=1, cum_k=True),
+        Attention("varlen_causal", b=3, sq=64, sk=64, hq=4, hkv=2, d=64, cum_q=True, cum_k=True,
+             attrs=["causal"]),
+        Attention("varlen_causal_bottom_right", b=3, sq=40, sk=100, hq=4, hkv=2, cum_q=True,
+             cum_k=True, attrs=["causal", BOTTOM_RIGHT]),
+        Attention("varlen_window_bottom_right", b=2, sq=50, sk=80, cum_q=True, cum_k=True,
+             attrs=["sliding_window = array<i64: 12, 3>", BOTTOM_RIGHT]),
+        Attention("varlen_decode_split_keys", b=3, sq=1, sk=200, hq=4, hkv=1, cum_k=True,
+             cpu_config="block_q = 4, block_k = 16, key_splits = 3"),
+        Attention("varlen_bf16", b=2, sq=33, sk=66, hq=4, hkv=2, d=80, dtype="bf16", cum_q=True,
+             cum_k=True, attrs=["causal"]),
+        Attention("everything", b=3, sq=48, sk=48, hq=4, hkv=2, d=64,
+             attrs=["causal", BOTTOM_RIGHT, "sliding_window = array<i64: 20, 4>",
+                    "logits_soft_cap = 5.0 : f32", "dropout_prob = 0.1 : f32",
+                    "dropout_seed = 7 : i64", unnormalized],
+             bias=(1, 4, "f32"), mask=(3, 1), segments=True, sinks=(True, 2), padding=True,
+             cum_q=True, cum_k=True),
     ]))
 
     files.append(("dtypes.mlir", "f16 and bf16 inputs with f32 accumulation.", [
