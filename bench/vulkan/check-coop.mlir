@@ -44,3 +44,49 @@ func.func @decode_rows(%q: tensor<2x3x8x128xf16>, %k: tensor<2x70x2x128xf16>, %v
       : tensor<2x3x8x128xf16>, tensor<2x70x2x128xf16>, tensor<2x70x2x128xf16> -> tensor<2x3x8x128xf16>, tensor<2x8x3xf32>
   return %o, %lse : tensor<2x3x8x128xf16>, tensor<2x8x3xf32>
 }
+
+// Issue 16's options on the cooperative-matrix kernel: sinks, the padding
+// mask, variable lengths and unnormalized output (f16 versions of
+// test/Integration/Vulkan/attention/sinks-padding-varlen.mlir's cases).
+
+func.func @coop_sinks_per_head(%q: tensor<1x40x4x32xf16>, %k: tensor<1x50x2x32xf16>, %v: tensor<1x50x2x32xf16>, %sinks: tensor<4x3xf32>) -> (tensor<1x40x4x32xf16>, tensor<1x4x40xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v softmax_aux(%sinks : tensor<4x3xf32>)
+      : tensor<1x40x4x32xf16>, tensor<1x50x2x32xf16>, tensor<1x50x2x32xf16> -> tensor<1x40x4x32xf16>, tensor<1x4x40xf32>
+  return %o, %lse : tensor<1x40x4x32xf16>, tensor<1x4x40xf32>
+}
+
+func.func @coop_sinks_causal_empty_rows(%q: tensor<1x30x2x32xf16>, %k: tensor<1x10x2x32xf16>, %v: tensor<1x10x2x32xf16>, %sinks: tensor<2x2xf32>) -> (tensor<1x30x2x32xf16>, tensor<1x2x30xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v softmax_aux(%sinks : tensor<2x2xf32>) {sliding_window = array<i64: 2, 0>}
+      : tensor<1x30x2x32xf16>, tensor<1x10x2x32xf16>, tensor<1x10x2x32xf16> -> tensor<1x30x2x32xf16>, tensor<1x2x30xf32>
+  return %o, %lse : tensor<1x30x2x32xf16>, tensor<1x2x30xf32>
+}
+
+func.func @coop_unnormalized_causal_sinks(%q: tensor<1x50x4x32xf16>, %k: tensor<1x50x2x32xf16>, %v: tensor<1x50x2x32xf16>, %sinks: tensor<4x2xf32>) -> (tensor<1x50x4x32xf16>, tensor<1x4x50xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v softmax_aux(%sinks : tensor<4x2xf32>) {normalize_output = false, causal}
+      : tensor<1x50x4x32xf16>, tensor<1x50x2x32xf16>, tensor<1x50x2x32xf16> -> tensor<1x50x4x32xf16>, tensor<1x4x50xf32>
+  return %o, %lse : tensor<1x50x4x32xf16>, tensor<1x4x50xf32>
+}
+
+func.func @coop_padding_causal(%q: tensor<2x70x2x64xf16>, %k: tensor<2x70x1x64xf16>, %v: tensor<2x70x1x64xf16>, %pad: tensor<2x70xi1>) -> (tensor<2x70x2x64xf16>, tensor<2x2x70xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v padding_mask(%pad : tensor<2x70xi1>) {causal}
+      : tensor<2x70x2x64xf16>, tensor<2x70x1x64xf16>, tensor<2x70x1x64xf16> -> tensor<2x70x2x64xf16>, tensor<2x2x70xf32>
+  return %o, %lse : tensor<2x70x2x64xf16>, tensor<2x2x70xf32>
+}
+
+func.func @coop_varlen_causal_bottom_right(%q: tensor<3x40x4x32xf16>, %k: tensor<3x100x2x32xf16>, %v: tensor<3x100x2x32xf16>, %cum_seqlens_q: tensor<4xi32>, %cum_seqlens_k: tensor<4xi32>) -> (tensor<3x40x4x32xf16>, tensor<3x4x40xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v cum_seqlens_q(%cum_seqlens_q : tensor<4xi32>) cum_seqlens_k(%cum_seqlens_k : tensor<4xi32>) {causal, mask_alignment = "bottom_right"}
+      : tensor<3x40x4x32xf16>, tensor<3x100x2x32xf16>, tensor<3x100x2x32xf16> -> tensor<3x40x4x32xf16>, tensor<3x4x40xf32>
+  return %o, %lse : tensor<3x40x4x32xf16>, tensor<3x4x40xf32>
+}
+
+func.func @coop_varlen_window_bottom_right(%q: tensor<2x50x2x32xf16>, %k: tensor<2x80x2x32xf16>, %v: tensor<2x80x2x32xf16>, %cum_seqlens_q: tensor<3xi32>, %cum_seqlens_k: tensor<3xi32>) -> (tensor<2x50x2x32xf16>, tensor<2x2x50xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v cum_seqlens_q(%cum_seqlens_q : tensor<3xi32>) cum_seqlens_k(%cum_seqlens_k : tensor<3xi32>) {sliding_window = array<i64: 12, 3>, mask_alignment = "bottom_right"}
+      : tensor<2x50x2x32xf16>, tensor<2x80x2x32xf16>, tensor<2x80x2x32xf16> -> tensor<2x50x2x32xf16>, tensor<2x2x50xf32>
+  return %o, %lse : tensor<2x50x2x32xf16>, tensor<2x2x50xf32>
+}
+
+func.func @coop_everything(%q: tensor<3x48x4x64xf16>, %k: tensor<3x48x2x64xf16>, %v: tensor<3x48x2x64xf16>, %bias: tensor<1x4x48x48xf32>, %mask: tensor<3x1x48x48xi1>, %qs: tensor<3x48xi32>, %ks: tensor<3x48xi32>, %sinks: tensor<4x2xf32>, %pad: tensor<3x48xi1>, %cum_seqlens_q: tensor<4xi32>, %cum_seqlens_k: tensor<4xi32>) -> (tensor<3x48x4x64xf16>, tensor<3x4x48xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v bias(%bias : tensor<1x4x48x48xf32>) mask(%mask : tensor<3x1x48x48xi1>) q_segment_ids(%qs : tensor<3x48xi32>) kv_segment_ids(%ks : tensor<3x48xi32>) softmax_aux(%sinks : tensor<4x2xf32>) padding_mask(%pad : tensor<3x48xi1>) cum_seqlens_q(%cum_seqlens_q : tensor<4xi32>) cum_seqlens_k(%cum_seqlens_k : tensor<4xi32>) {causal, mask_alignment = "bottom_right", sliding_window = array<i64: 20, 4>, logits_soft_cap = 5.0 : f32, dropout_prob = 0.1 : f32, dropout_seed = 7 : i64, normalize_output = false}
+      : tensor<3x48x4x64xf16>, tensor<3x48x2x64xf16>, tensor<3x48x2x64xf16> -> tensor<3x48x4x64xf16>, tensor<3x4x48xf32>
+  return %o, %lse : tensor<3x48x4x64xf16>, tensor<3x4x48xf32>
+}

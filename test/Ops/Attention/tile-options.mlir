@@ -43,21 +43,26 @@ func.func @varlen(%q: tensor<3x40x4x32xf32>, %k: tensor<3x60x2x32xf32>, %v: tens
 
 // -----
 
-// On Vulkan, f16 with sinks and a padding mask: the portable kernel (no
-// cooperative matrices, no NVIDIA layout requirement), the row state
-// seeded from the sinks, the padding mask read for the row and the key.
+// On Vulkan, f16 with sinks and a padding mask runs on cooperative
+// matrices: the row state starts from the sinks (m = their max, l = the sum
+// of exp(sink - m) on the first of a row's four lanes only: in the register
+// softmax a lane's l is its share of the row), the key loop carries them,
+// and the padding mask is read for the row and the key.
 // VULKAN-LABEL: func.func private @sinks_f16_dispatch_0(
 // VULKAN-SAME: %{{.*}}: memref<4x2xf16>, %[[PAD:[^:]*]]: memref<1x128xi1>
-// VULKAN-NOT: ejk.requires
-// VULKAN-SAME: ejk.workgroup_size
-// VULKAN-NOT: gpu.subgroup_mma
+// VULKAN-SAME: ejk.requires = ["cooperative_matrix_nv_layout"]
+// VULKAN: gpu.subgroup_mma_load_matrix
+// VULKAN: %[[M0:.*]] = scf.for {{.*}} -> (f32) {
 // VULKAN: memref.load %{{.*}} : memref<4x2xf16>
-// VULKAN: arith.extf
-// VULKAN: scf.for
+// VULKAN: arith.maxnumf
+// VULKAN: %[[SUM:.*]] = scf.for {{.*}} -> (f32) {
+// VULKAN: math.exp
+// VULKAN: %[[FIRST:.*]] = arith.cmpi eq, %{{.*}}, %c0{{.*}} : index
+// VULKAN: %[[L0:.*]] = arith.select %[[FIRST]], %[[SUM]], %{{.*}} : f32
+// VULKAN: scf.for {{.*}} iter_args({{.*}} = %[[M0]], {{.*}} = %[[M0]], {{.*}} = %[[L0]], {{.*}} = %[[L0]],
 // VULKAN: memref.load %[[PAD]][%{{.*}}, %{{.*}}] : memref<1x128xi1>
 // VULKAN: memref.load %[[PAD]][%{{.*}}, %{{.*}}] : memref<1x128xi1>
-// VULKAN-NOT: gpu.subgroup_mma
-// VULKAN: return
+// VULKAN: gpu.subgroup_mma_compute
 func.func @sinks_f16(%q: tensor<1x128x4x64xf16>, %k: tensor<1x128x4x64xf16>, %v: tensor<1x128x4x64xf16>, %s: tensor<4x2xf16>, %p: tensor<1x128xi1>) -> tensor<1x128x4x64xf16> {
   %o = ejk.flash_attention %q, %k, %v softmax_aux(%s : tensor<4x2xf16>) padding_mask(%p : tensor<1x128xi1>) {causal} : tensor<1x128x4x64xf16>, tensor<1x128x4x64xf16>, tensor<1x128x4x64xf16> -> tensor<1x128x4x64xf16>
   return %o : tensor<1x128x4x64xf16>
@@ -70,6 +75,28 @@ func.func @sinks_f16(%q: tensor<1x128x4x64xf16>, %k: tensor<1x128x4x64xf16>, %v:
 // VULKAN-SAME: ejk.requires = ["cooperative_matrix_nv_layout"]
 // VULKAN: gpu.subgroup_mma_load_matrix
 func.func @plain_f16(%q: tensor<1x128x4x64xf16>, %k: tensor<1x128x4x64xf16>, %v: tensor<1x128x4x64xf16>) -> tensor<1x128x4x64xf16> {
+  %o = ejk.flash_attention %q, %k, %v {causal} : tensor<1x128x4x64xf16>, tensor<1x128x4x64xf16>, tensor<1x128x4x64xf16> -> tensor<1x128x4x64xf16>
+  return %o : tensor<1x128x4x64xf16>
+}
+
+// -----
+
+// normalize_output = false on cooperative matrices: O leaves without the
+// division by l (the normalized op divides once per row).
+// VULKAN-LABEL: func.func private @unnormalized_f16_dispatch_0(
+// VULKAN-SAME: ejk.requires = ["cooperative_matrix_nv_layout"]
+// VULKAN: gpu.subgroup_mma_compute
+// VULKAN-NOT: arith.divf
+// VULKAN: return
+// VULKAN-LABEL: func.func private @normalized_f16_dispatch_0(
+// VULKAN: gpu.subgroup_mma_compute
+// VULKAN: arith.divf
+// VULKAN: return
+func.func @unnormalized_f16(%q: tensor<1x128x4x64xf16>, %k: tensor<1x128x4x64xf16>, %v: tensor<1x128x4x64xf16>) -> tensor<1x128x4x64xf16> {
+  %o = ejk.flash_attention %q, %k, %v {causal, normalize_output = false} : tensor<1x128x4x64xf16>, tensor<1x128x4x64xf16>, tensor<1x128x4x64xf16> -> tensor<1x128x4x64xf16>
+  return %o : tensor<1x128x4x64xf16>
+}
+func.func @normalized_f16(%q: tensor<1x128x4x64xf16>, %k: tensor<1x128x4x64xf16>, %v: tensor<1x128x4x64xf16>) -> tensor<1x128x4x64xf16> {
   %o = ejk.flash_attention %q, %k, %v {causal} : tensor<1x128x4x64xf16>, tensor<1x128x4x64xf16>, tensor<1x128x4x64xf16> -> tensor<1x128x4x64xf16>
   return %o : tensor<1x128x4x64xf16>
 }

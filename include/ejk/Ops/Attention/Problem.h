@@ -61,8 +61,8 @@ struct AttentionProblem {
   bool offsetPerBatch() const {
     return varlen() && bottomRight && (causal || slidingWindow);
   }
-  /// Whether an option of issue 16 that the cooperative-matrix kernels do
-  /// not implement is set.
+  /// Whether an option of issue 16 that the decode kernels (the paged
+  /// decode path of a one-row flash_attention) do not implement is set.
   bool usesPortableOnlyOptions() const {
     return hasSinks() || !normalizeOutput || paddingMask || varlen();
   }

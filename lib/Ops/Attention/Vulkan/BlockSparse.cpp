@@ -45,9 +45,7 @@ static bool usesCooperativeMatrix(BlockSparseAttentionOp op,
   int64_t smallest =
       2 * one.kvStageElements(p.headDim, p.headDimV) +
       kTile * (4 * one.sStride() + 2 * one.pStride() + 4 * one.alphaStride());
-  // The options only the portable kernel implements (none reach
-  // block-sparse attention today; Rules.cpp's reason).
-  return !p.usesPortableOnlyOptions() && target.hasCooperativeMatrix &&
+  return target.hasCooperativeMatrix &&
          op.getQuery().getType().getElementType().isF16() &&
          p.headDim % kTile == 0 && p.headDimV % kTile == 0 &&
          smallest <= target.sharedMemoryBytes &&

@@ -40,6 +40,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Attention/LiveBlocks.h"
+#include "Attention/Options.h"
 #include "Attention/Vulkan/Kernel.h"
 #include "Attention/Vulkan/Scores.h"
 
@@ -169,14 +170,27 @@ public:
     SmallVector<Value> inits;
     Value zeroTile =
         gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType, e.constF32(0.0f));
+    // Sinks start every row of the head: m = max(sinks), l = sum
+    // exp(sink - m) — in the register softmax, where a lane's l is its share
+    // of the row's sum, on the first of the row's four lanes only.
+    Value m0 = e.negInf(), l0 = e.constF32(0.0f);
+    if (p.hasSinks()) {
+      SinkStats sinks = sinkStats(e, p, buf.softmaxAux, head);
+      m0 = sinks.max;
+      l0 = sinks.sum;
+      if (l.registerSoftmax)
+        l0 = e.select(arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq,
+                                            myPart, e.index(0)),
+                      l0, e.constF32(0.0f));
+    }
     // Per row tile: its O tiles, then m and l of this lane's rows.
     for (int64_t m = 0; m < l.rowTiles; ++m) {
       for (int64_t n = 0; n < outTiles; ++n)
         inits.push_back(zeroTile);
       for (size_t r = 0; r < rows.size(); ++r)
-        inits.push_back(e.negInf()); // m of this lane's rows
+        inits.push_back(m0); // m of this lane's rows
       for (size_t r = 0; r < rows.size(); ++r)
-        inits.push_back(e.constF32(0.0f)); // l of this lane's rows
+        inits.push_back(l0); // l of this lane's rows
     }
     // This thread's share of the first key block, loaded ahead (the loop
     // then prefetches each next block while the current one computes).
@@ -616,8 +630,11 @@ private:
       Value sum = reduceRow(state[outTiles + 2 + r], /*isMax=*/false, 4);
       Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
                                              sum, e.constF32(0.0f));
-      Value inv =
-          e.select(positive, e.fdiv(e.constF32(1.0f), sum), e.constF32(0.0f));
+      // normalize_output = false: O as it is, relative to the row max.
+      Value inv = p.normalizeOutput
+                      ? e.select(positive, e.fdiv(e.constF32(1.0f), sum),
+                                 e.constF32(0.0f))
+                      : e.constF32(1.0f);
       inv = e.select(layoutHolds, inv, nan);
       Value rowValid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
                                              rows[r], e.index(p.seqQ));
@@ -714,8 +731,10 @@ private:
     Value sum = state[outTiles + 1];
     Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
                                            e.constF32(0.0f));
-    Value inv =
-        e.select(positive, e.fdiv(e.constF32(1.0f), sum), e.constF32(0.0f));
+    Value inv = p.normalizeOutput
+                    ? e.select(positive, e.fdiv(e.constF32(1.0f), sum),
+                               e.constF32(0.0f))
+                    : e.constF32(1.0f);
     Value rowValid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, row,
                                            e.index(p.seqQ));
     Type outType = cast<MemRefType>(buf.output.getType()).getElementType();

@@ -18,24 +18,11 @@
 using namespace mlir;
 using namespace mlir::ejk;
 
-/// Why the cooperative-matrix kernel cannot run `p` whatever the device:
-/// issue 16's options (sinks, padding mask, variable lengths, unnormalized
-/// output) are implemented by the portable kernel only; null otherwise.
-static const char *cooperativeExclusion(const AttentionProblem &p) {
-  if (!p.usesPortableOnlyOptions())
-    return nullptr;
-  return "the cooperative-matrix kernel does not implement 'softmax_aux', "
-         "'padding_mask', 'cum_seqlens_q'/'cum_seqlens_k' or "
-         "'normalize_output' = false: the portable kernel runs this op";
-}
-
 /// Whether Vulkan code for the op uses cooperative matrices: f16 inputs,
 /// head dims in whole 16x16 tiles and a device with 16x16x16 f16 -> f32.
 static bool usesCooperativeMatrix(FlashAttentionOp op,
                                   const TargetInfo &target) {
   AttentionProblem p = readAttentionProblem(op);
-  if (cooperativeExclusion(p))
-    return false;
   // The smallest cooperative config (one subgroup, block_k 16) must fit
   // shared memory; otherwise the portable path runs the op.
   constexpr int64_t t = VulkanAttentionLayout::kTile;
@@ -138,14 +125,8 @@ LogicalResult VulkanFlashAttention::verifyConfig(FlashAttentionOp op,
               "'storage16'";
     return failure();
   }
-  if (!getVulkanAttentionLayout(op, attr, target, reason)) {
-    // Say why a config made for the cooperative kernel does not fit.
-    if (const char *why = cooperativeExclusion(readAttentionProblem(op));
-        why && target.hasCooperativeMatrix &&
-        op.getQuery().getType().getElementType().isF16())
-      reason << " (" << why << ")";
+  if (!getVulkanAttentionLayout(op, attr, target, reason))
     return failure();
-  }
   return success();
 }
 
