@@ -358,46 +358,84 @@ float BlockSparseAttentionOp::getEffectiveSoftmaxScale() {
                                getQuery().getType().getDimSize(3));
 }
 
+/// Checks what the block-sparse forward and backward share: block sizes,
+/// the block mask, bias, token mask, segments, scale, soft cap, window,
+/// chunk and alignment.
+template <typename OpTy>
+static LogicalResult verifyBlockSparseOptions(OpTy op, ShapeVerifier &v,
+                                              const QueryKeyValue &qkv) {
+  // The block sizes come first: the block counts are derived from them.
+  if (failed(v.atLeast(op.getQBlockSizeAttr(), "q_block_size", 1)) ||
+      failed(v.atLeast(op.getKvBlockSizeAttr(), "kv_block_size", 1)))
+    return failure();
+  if (TypedValue<RankedTensorType> blockMask = op.getBlockMask()) {
+    FailureOr<NamedTensor> blocks =
+        v.tensor(blockMask, "block_mask", kBlockMask);
+    if (failed(blocks) ||
+        failed(v.elementIs(*blocks, IntegerType::get(op.getContext(), 1))) ||
+        failed(v.dimBroadcasts(*blocks, 0, qkv.query, 0)) ||
+        failed(v.dimBroadcasts(*blocks, 1, qkv.query, 2)) ||
+        failed(v.dimEquals(
+            *blocks, 2, llvm::divideCeil(qkv.query.dim(1), op.getQBlockSize()),
+            "ceil(seq_q / q_block_size)")) ||
+        failed(v.dimEquals(
+            *blocks, 3, llvm::divideCeil(qkv.key.dim(1), op.getKvBlockSize()),
+            "ceil(seq_k / kv_block_size)")))
+      return failure();
+  }
+  if (failed(
+          verifyScoreShaped(v, op.getBias(), "bias", /*isMask=*/false, qkv)) ||
+      failed(
+          verifyScoreShaped(v, op.getMask(), "mask", /*isMask=*/true, qkv)) ||
+      failed(verifySegmentIds(op, v, op.getQSegmentIds(), op.getKvSegmentIds(),
+                              qkv)) ||
+      failed(v.positiveFinite(op.getSoftmaxScaleAttr(), "softmax_scale")) ||
+      failed(v.positiveFinite(op.getLogitsSoftCapAttr(), "logits_soft_cap")) ||
+      failed(verifySlidingWindow(op, op.getSlidingWindow(),
+                                 /*symmetric=*/true)) ||
+      (op.getChunkSizeAttr() &&
+       failed(v.atLeast(op.getChunkSizeAttr(), "chunk_size", 1))) ||
+      failed(verifyMaskAlignment(op, op.getMaskAlignment())))
+    return failure();
+  return success();
+}
+
 LogicalResult BlockSparseAttentionOp::verify() {
   ShapeVerifier v(*this);
   FailureOr<QueryKeyValue> qkv =
       verifyQueryKeyValue(v, getQuery(), getKey(), getValue());
-  if (failed(qkv))
-    return failure();
-
-  // The block sizes come first: the block counts are derived from them.
-  if (failed(v.atLeast(getQBlockSizeAttr(), "q_block_size", 1)) ||
-      failed(v.atLeast(getKvBlockSizeAttr(), "kv_block_size", 1)))
-    return failure();
-  if (TypedValue<RankedTensorType> blockMask = getBlockMask()) {
-    FailureOr<NamedTensor> blocks =
-        v.tensor(blockMask, "block_mask", kBlockMask);
-    if (failed(blocks) ||
-        failed(v.elementIs(*blocks, IntegerType::get(getContext(), 1))) ||
-        failed(v.dimBroadcasts(*blocks, 0, qkv->query, 0)) ||
-        failed(v.dimBroadcasts(*blocks, 1, qkv->query, 2)) ||
-        failed(v.dimEquals(*blocks, 2,
-                           llvm::divideCeil(qkv->query.dim(1), getQBlockSize()),
-                           "ceil(seq_q / q_block_size)")) ||
-        failed(v.dimEquals(*blocks, 3,
-                           llvm::divideCeil(qkv->key.dim(1), getKvBlockSize()),
-                           "ceil(seq_k / kv_block_size)")))
-      return failure();
-  }
-
-  if (failed(verifyScoreShaped(v, getBias(), "bias", /*isMask=*/false, *qkv)) ||
-      failed(verifyScoreShaped(v, getMask(), "mask", /*isMask=*/true, *qkv)) ||
-      failed(verifySegmentIds(*this, v, getQSegmentIds(), getKvSegmentIds(),
-                              *qkv)) ||
-      failed(v.positiveFinite(getSoftmaxScaleAttr(), "softmax_scale")) ||
-      failed(v.positiveFinite(getLogitsSoftCapAttr(), "logits_soft_cap")) ||
-      failed(verifySlidingWindow(*this, getSlidingWindow(),
-                                 /*symmetric=*/true)) ||
-      (getChunkSizeAttr() &&
-       failed(v.atLeast(getChunkSizeAttr(), "chunk_size", 1))) ||
-      failed(verifyMaskAlignment(*this, getMaskAlignment())) ||
+  if (failed(qkv) || failed(verifyBlockSparseOptions(*this, v, *qkv)) ||
       failed(verifyOutputLike(v, getOutput(), "output", *qkv)) ||
       failed(verifyLse(v, getLse(), qkv->query)))
+    return failure();
+  return v.configNames(getConfigAttr(), getConfigNames());
+}
+
+//===----------------------------------------------------------------------===//
+// BlockSparseAttentionGradOp
+//===----------------------------------------------------------------------===//
+
+ArrayRef<StringRef> BlockSparseAttentionGradOp::getConfigNames() {
+  return FlashAttentionGradConfig::names();
+}
+
+float BlockSparseAttentionGradOp::getEffectiveSoftmaxScale() {
+  return effectiveSoftmaxScale(getSoftmaxScale(),
+                               getQuery().getType().getDimSize(3));
+}
+
+LogicalResult BlockSparseAttentionGradOp::verify() {
+  ShapeVerifier v(*this);
+  FailureOr<QueryKeyValue> qkv =
+      verifyQueryKeyValue(v, getQuery(), getKey(), getValue());
+  if (failed(qkv) || failed(verifyOutputLike(v, getOutput(), "output", *qkv)) ||
+      failed(verifyOutputLike(v, getDOutput(), "d_output", *qkv)) ||
+      failed(verifyLse(v, getLse(), qkv->query)) ||
+      failed(verifyBlockSparseOptions(*this, v, *qkv)))
+    return failure();
+  if (failed(verifySameAs(v, getDQuery(), "d_query", qkv->query)) ||
+      failed(verifySameAs(v, getDKey(), "d_key", qkv->key)) ||
+      failed(verifySameAs(v, getDValue(), "d_value", qkv->value)))
     return failure();
   return v.configNames(getConfigAttr(), getConfigNames());
 }

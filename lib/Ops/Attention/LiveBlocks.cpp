@@ -19,6 +19,14 @@ MemRefType LiveBlockGrid::listType(const AttentionProblem &p,
                          IntegerType::get(context, 32));
 }
 
+MemRefType LiveBlockGrid::transposedListType(const AttentionProblem &p,
+                                             MLIRContext *context) const {
+  return MemRefType::get({p.liveBroadcastsBatch ? 1 : p.batch,
+                          p.liveBroadcastsHeads ? 1 : p.numHeads,
+                          numKeyBlocks(p), 1 + numQueryBlocks(p)},
+                         IntegerType::get(context, 32));
+}
+
 LogicalResult mlir::ejk::checkLiveBlockAlignment(const AttentionProblem &p,
                                                  const LiveBlockGrid &grid,
                                                  llvm::raw_ostream &reason) {
@@ -106,29 +114,109 @@ static void buildLiveBlocksBody(OpBuilder &builder, Location loc,
                           ValueRange{batch, head, qBlock, zero});
 }
 
+/// The transposed list dispatch's body: per kernel key block, the query
+/// blocks that see it, by the same running count (the backward's dK/dV
+/// pass reads them).
+static void buildLiveQueryBlocksBody(OpBuilder &builder, Location loc,
+                                     const AttentionProblem &p,
+                                     const LiveBlockGrid &grid, Value blockMask,
+                                     Value list) {
+  Emitter e(builder, loc, 1);
+  Value kBlock = WorkgroupIdOp::create(e.b, 0);
+  Value head = WorkgroupIdOp::create(e.b, 1);
+  Value batch = WorkgroupIdOp::create(e.b, 2);
+  Value zero = e.index(0), one = e.index(1);
+  Value keyStart = e.mul(kBlock, e.index(grid.blockK));
+  Value lastKey =
+      e.min(e.add(keyStart, e.index(grid.blockK - 1)), e.index(p.seqK - 1));
+
+  // Queries [rowLo, rowHi) that may see a key of the block by position:
+  // query i's diagonal key is i + offset.
+  int64_t offset = p.maskOffset();
+  Value rowLo = zero;
+  Value rowHi = e.index(p.seqQ);
+  if (p.causal)
+    rowLo = e.max(rowLo, e.sub(keyStart, e.index(offset)));
+  if (p.slidingWindow) {
+    auto [left, right] = *p.slidingWindow;
+    rowLo = e.max(rowLo, e.sub(keyStart, e.index(offset + right)));
+    rowHi = e.min(rowHi, e.add(lastKey, e.index(left - offset + 1)));
+  }
+  if (p.chunkSize) {
+    // Diagonals in the chunks of the block's keys.
+    int64_t c = *p.chunkSize;
+    Value first = e.mul(e.div(keyStart, e.index(c)), e.index(c));
+    Value end = e.mul(e.add(e.div(lastKey, e.index(c)), one), e.index(c));
+    rowLo = e.max(rowLo, e.sub(first, e.index(offset)));
+    rowHi = e.min(rowHi, e.sub(end, e.index(offset)));
+  }
+  Value lo = e.div(e.max(rowLo, zero), e.index(grid.blockQ));
+  Value ceil = e.div(e.add(e.max(rowHi, zero), e.index(grid.blockQ - 1)),
+                     e.index(grid.blockQ));
+  Value any =
+      arith::CmpIOp::create(e.b, arith::CmpIPredicate::sgt, rowHi, rowLo);
+  Value hi = e.select(any, ceil, lo);
+
+  Value maskCol = e.div(keyStart, e.index(grid.maskBlockK));
+  Value count = e.forLoop(lo, hi, one, {zero}, [&](Value qb, ValueRange iter) {
+    Value position = e.add(iter[0], one);
+    memref::StoreOp::create(e.b, e.toI32(qb), list,
+                            ValueRange{batch, head, kBlock, position});
+    if (!blockMask)
+      return SmallVector<Value>{position};
+    Value maskRow =
+        e.div(e.mul(qb, e.index(grid.blockQ)), e.index(grid.maskBlockQ));
+    Value live = memref::LoadOp::create(
+        e.b, blockMask, ValueRange{batch, head, maskRow, maskCol});
+    Value step = arith::IndexCastOp::create(
+        e.b, e.b.getIndexType(),
+        arith::ExtUIOp::create(e.b, e.b.getI32Type(), live));
+    return SmallVector<Value>{e.add(iter[0], step)};
+  })[0];
+  memref::StoreOp::create(e.b, e.toI32(count), list,
+                          ValueRange{batch, head, kBlock, zero});
+}
+
+LiveBlocksDispatch mlir::ejk::addLiveBlocksListDispatch(
+    DispatchRewriter &rewriter, const AttentionProblem &p,
+    const LiveBlockGrid &grid, bool vulkan, Value blockMask, bool transposed,
+    StringRef name) {
+  MLIRContext *context = rewriter.dispatch().getContext();
+  MemRefType listType = transposed ? grid.transposedListType(p, context)
+                                   : grid.listType(p, context);
+  SmallVector<Type> argTypes;
+  if (blockMask)
+    argTypes.push_back(blockMask.getType());
+  argTypes.push_back(listType);
+  Grid listGrid = {listType.getDimSize(2), listType.getDimSize(1),
+                   listType.getDimSize(0)};
+  func::FuncOp build = rewriter.addDispatch(
+      name, argTypes, listGrid,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value mask = blockMask ? args[0] : Value();
+        if (transposed)
+          buildLiveQueryBlocksBody(b, loc, p, grid, mask, args.back());
+        else
+          buildLiveBlocksBody(b, loc, p, grid, mask, args.back());
+      });
+  if (vulkan)
+    DispatchRewriter::setVulkanLaunch(build, 1, 0);
+  DispatchRewriter::setWork(build, 0,
+                            DispatchRewriter::bytesOf(blockMask) +
+                                listType.getNumElements() * 4);
+  return {build, listType};
+}
+
 LogicalResult mlir::ejk::addLiveBlocksDispatch(DispatchRewriter &rewriter,
                                                const AttentionProblem &p,
                                                const LiveBlockGrid &grid,
                                                bool vulkan,
                                                AttentionBuffers &buffers) {
-  MemRefType listType = grid.listType(p, rewriter.dispatch().getContext());
-  SmallVector<Type> argTypes;
-  if (buffers.blockMask)
-    argTypes.push_back(buffers.blockMask.getType());
-  argTypes.push_back(listType);
-  Grid listGrid = {listType.getDimSize(2), listType.getDimSize(1),
-                   listType.getDimSize(0)};
-  func::FuncOp build = rewriter.addDispatch(
-      "live_blocks", argTypes, listGrid,
-      [&](OpBuilder &b, Location loc, ValueRange args) {
-        buildLiveBlocksBody(b, loc, p, grid,
-                            buffers.blockMask ? args[0] : Value(), args.back());
-      });
-  if (vulkan)
-    DispatchRewriter::setVulkanLaunch(build, 1, 0);
-  DispatchRewriter::setWork(build, 0,
-                            DispatchRewriter::bytesOf(buffers.blockMask) +
-                                listType.getNumElements() * 4);
+  LiveBlocksDispatch list =
+      addLiveBlocksListDispatch(rewriter, p, grid, vulkan, buffers.blockMask,
+                                /*transposed=*/false, "live_blocks");
+  MemRefType listType = list.type;
+  func::FuncOp build = list.fn;
 
   FailureOr<SmallVector<Value>> lists = rewriter.appendArguments({listType});
   if (failed(lists))
@@ -154,8 +242,14 @@ LogicalResult mlir::ejk::addLiveBlocksDispatch(DispatchRewriter &rewriter,
 LiveBlockList mlir::ejk::liveBlockList(Emitter &e, const AttentionProblem &p,
                                        const AttentionBuffers &buffers,
                                        Value batch, Value head, Value qBlock) {
-  return {buffers.liveBlocks, p.liveBroadcastsBatch ? e.index(0) : batch,
-          p.liveBroadcastsHeads ? e.index(0) : head, qBlock};
+  return liveBlockList(e, p, buffers.liveBlocks, batch, head, qBlock);
+}
+
+LiveBlockList mlir::ejk::liveBlockList(Emitter &e, const AttentionProblem &p,
+                                       Value lists, Value batch, Value head,
+                                       Value block) {
+  return {lists, p.liveBroadcastsBatch ? e.index(0) : batch,
+          p.liveBroadcastsHeads ? e.index(0) : head, block};
 }
 
 Value LiveBlockList::count(Emitter &e) const {

@@ -33,6 +33,7 @@
 
 #include "ejk/Ops/Attention/Problem.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -56,6 +57,12 @@ struct LiveBlockGrid {
   /// [batch | 1, heads | 1, query blocks, 1 + key blocks] i32: entry 0 is
   /// the count, entries 1.. the live key blocks in increasing order.
   MemRefType listType(const AttentionProblem &p, MLIRContext *context) const;
+  /// The transposed lists of the backward's dK/dV pass: [batch | 1,
+  /// heads | 1, key blocks, 1 + query blocks] i32, entry 0 the count,
+  /// entries 1.. the query blocks that see the key block, in increasing
+  /// order.
+  MemRefType transposedListType(const AttentionProblem &p,
+                                MLIRContext *context) const;
 };
 
 /// Why a kernel with blocks (`blockQ`, `blockK`) cannot run the op's mask
@@ -75,8 +82,26 @@ LogicalResult addLiveBlocksDispatch(DispatchRewriter &rewriter,
                                     const LiveBlockGrid &grid, bool vulkan,
                                     AttentionBuffers &buffers);
 
+/// A list dispatch no caller runs yet: `fn` takes the block mask (when the
+/// op has one) and a list buffer of `type`.
+struct LiveBlocksDispatch {
+  func::FuncOp fn;
+  MemRefType type;
+};
+
+/// Adds a dispatch (named `name`) that builds the lists of `grid`: per
+/// query block its live key blocks or, with `transposed`, per key block
+/// the query blocks that see it (the backward's dK/dV pass), by the same
+/// running count. `blockMask` is the op's block-mask buffer or null.
+LiveBlocksDispatch addLiveBlocksListDispatch(DispatchRewriter &rewriter,
+                                             const AttentionProblem &p,
+                                             const LiveBlockGrid &grid,
+                                             bool vulkan, Value blockMask,
+                                             bool transposed, StringRef name);
+
 /// The kernels' view of the list of (query block `qBlock`, `head`, `batch`):
-/// the count and the i-th live key block (index values).
+/// the count and the i-th live key block (index values). For a transposed
+/// list `qBlock` is the key block and the entries are query blocks.
 struct LiveBlockList {
   Value list, batch, head, qBlock;
   Value count(Emitter &e) const;
@@ -87,6 +112,10 @@ struct LiveBlockList {
 LiveBlockList liveBlockList(Emitter &e, const AttentionProblem &p,
                             const AttentionBuffers &buffers, Value batch,
                             Value head, Value qBlock);
+/// The list `lists` (either kind) of block `block`, `head` (a query head)
+/// and `batch`.
+LiveBlockList liveBlockList(Emitter &e, const AttentionProblem &p, Value lists,
+                            Value batch, Value head, Value block);
 
 /// Floor division by a positive constant (positions left of key 0 under a
 /// bottom-right alignment are negative).

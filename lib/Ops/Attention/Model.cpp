@@ -8,11 +8,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "Attention/Cpu/BlockSparse.h"
+#include "Attention/Cpu/BlockSparseGrad.h"
 #include "Attention/Cpu/FlashAttention.h"
 #include "Attention/Cpu/FlashAttentionGrad.h"
 #include "Attention/Reference.h"
 #include "Attention/Ring/Ring.h"
 #include "Attention/Vulkan/BlockSparse.h"
+#include "Attention/Vulkan/BlockSparseGrad.h"
 #include "Attention/Vulkan/FlashAttention.h"
 #include "Attention/Vulkan/FlashAttentionGrad.h"
 #include "Common/ProblemKey.h"
@@ -60,6 +62,26 @@ static void addAttentionFields(OpT op, ProblemKey &key) {
     if (!op.getNormalizeOutput())
       key.flag("unnormalized", true);
   }
+}
+
+/// The key fields the block-sparse forward and backward share.
+template <typename OpT>
+static void addBlockSparseFields(OpT op, ProblemKey &key) {
+  key.type("q", op.getQuery())
+      .type("k", op.getKey())
+      .type("v", op.getValue())
+      .type("blocks", op.getBlockMask())
+      .type("bias", op.getBias())
+      .type("mask", op.getMask())
+      .flag("segments", op.getQSegmentIds() != nullptr)
+      .flag("causal", op.getCausal())
+      .flag("bottom_right", op.isBottomRightAligned());
+  key.field("block") << op.getQBlockSize() << ',' << op.getKvBlockSize();
+  if (std::optional<std::array<int64_t, 2>> window = op.getWindowBounds())
+    key.field("window") << (*window)[0] << ',' << (*window)[1];
+  if (std::optional<int64_t> chunk = op.getChunkSize())
+    key.field("chunk") << *chunk;
+  key.flag("softcap", op.getLogitsSoftCapAttr() != nullptr);
 }
 
 namespace {
@@ -167,22 +189,8 @@ public:
   std::string problemKey(Operation *operation) const override {
     auto op = cast<BlockSparseAttentionOp>(operation);
     ProblemKey key(getOperationName());
-    key.type("q", op.getQuery())
-        .type("k", op.getKey())
-        .type("v", op.getValue())
-        .type("blocks", op.getBlockMask())
-        .type("bias", op.getBias())
-        .type("mask", op.getMask())
-        .flag("segments", op.getQSegmentIds() != nullptr)
-        .flag("causal", op.getCausal())
-        .flag("bottom_right", op.isBottomRightAligned());
-    key.field("block") << op.getQBlockSize() << ',' << op.getKvBlockSize();
-    if (std::optional<std::array<int64_t, 2>> window = op.getWindowBounds())
-      key.field("window") << (*window)[0] << ',' << (*window)[1];
-    if (std::optional<int64_t> chunk = op.getChunkSize())
-      key.field("chunk") << *chunk;
-    key.flag("softcap", op.getLogitsSoftCapAttr() != nullptr)
-        .flag("lse", op.getLse() != nullptr);
+    addBlockSparseFields(op, key);
+    key.flag("lse", op.getLse() != nullptr);
     return key.str();
   }
   /// Over zero keys every row is fully masked: output 0, lse -inf.
@@ -202,6 +210,40 @@ public:
                                         values);
   }
 };
+
+/// The block-sparse backward: flash_attention_grad's kernels over the
+/// live-block lists, on both targets.
+class BlockSparseAttentionGradModel final : public OpModel {
+public:
+  BlockSparseAttentionGradModel() {
+    cpu = std::make_unique<TargetKernelOf<BlockSparseAttentionGradOp,
+                                          CpuBlockSparseAttentionGrad>>();
+    vulkan = std::make_unique<TargetKernelOf<BlockSparseAttentionGradOp,
+                                             VulkanBlockSparseAttentionGrad>>();
+  }
+  StringRef getOperationName() const override {
+    return BlockSparseAttentionGradOp::getOperationName();
+  }
+  std::string problemKey(Operation *operation) const override {
+    ProblemKey key(getOperationName());
+    addBlockSparseFields(cast<BlockSparseAttentionGradOp>(operation), key);
+    return key.str();
+  }
+  /// Over zero keys or zero queries no score exists: every gradient is 0.
+  std::optional<SmallVector<double>>
+  constantResults(Operation *operation) const override {
+    auto op = cast<BlockSparseAttentionGradOp>(operation);
+    if (op.getKey().getType().getDimSize(1) != 0 &&
+        op.getQuery().getType().getDimSize(1) != 0)
+      return std::nullopt;
+    return SmallVector<double>{0.0, 0.0, 0.0};
+  }
+  LogicalResult evaluateReference(Operation *op,
+                                  ReferenceValues &values) const override {
+    return evaluateBlockSparseAttentionGrad(
+        cast<BlockSparseAttentionGradOp>(op), values);
+  }
+};
 } // namespace
 
 void mlir::ejk::registerAttentionFamily(DialectRegistry &registry) {
@@ -209,11 +251,14 @@ void mlir::ejk::registerAttentionFamily(DialectRegistry &registry) {
   registerOpModel(std::make_unique<FlashAttentionGradModel>());
   registerRingAttentionExpander();
   registerOpModel(std::make_unique<BlockSparseAttentionModel>());
+  registerOpModel(std::make_unique<BlockSparseAttentionGradModel>());
   registry.addExtension(+[](MLIRContext *context, EjkDialect *) {
     FlashAttentionOp::attachInterface<TunableModel<FlashAttentionOp>>(*context);
     FlashAttentionGradOp::attachInterface<TunableModel<FlashAttentionGradOp>>(
         *context);
     BlockSparseAttentionOp::attachInterface<
         TunableModel<BlockSparseAttentionOp>>(*context);
+    BlockSparseAttentionGradOp::attachInterface<
+        TunableModel<BlockSparseAttentionGradOp>>(*context);
   });
 }

@@ -36,7 +36,9 @@ template <typename OpT> static AttentionProblem readProblem(OpT op) {
   }
   if (std::optional<APFloat> cap = op.getLogitsSoftCap())
     p.softCap = cap->convertToFloat();
-  if constexpr (!std::is_same_v<OpT, BlockSparseAttentionOp>) {
+  constexpr bool blockSparse = std::is_same_v<OpT, BlockSparseAttentionOp> ||
+                               std::is_same_v<OpT, BlockSparseAttentionGradOp>;
+  if constexpr (!blockSparse) {
     if (std::optional<APFloat> prob = op.getDropoutProb()) {
       p.dropoutProb = prob->convertToFloat();
       p.dropoutSeed = static_cast<uint64_t>(*op.getDropoutSeed());
@@ -52,7 +54,7 @@ template <typename OpT> static AttentionProblem readProblem(OpT op) {
     p.maskBroadcastsBatch = type.getDimSize(0) == 1 && p.batch != 1;
     p.maskBroadcastsHeads = type.getDimSize(1) == 1 && p.numHeads != 1;
   }
-  if constexpr (!std::is_same_v<OpT, BlockSparseAttentionOp>) {
+  if constexpr (!blockSparse) {
     if (Value aux = op.getSoftmaxAux()) {
       auto type = cast<RankedTensorType>(aux.getType());
       p.numSinks = type.getShape().back();
@@ -76,7 +78,9 @@ AttentionProblem mlir::ejk::readAttentionProblem(FlashAttentionGradOp op) {
   return readProblem(op);
 }
 
-AttentionProblem mlir::ejk::readAttentionProblem(BlockSparseAttentionOp op) {
+/// The block-sparse forward and backward: chunk, lists per batch and head
+/// unless the block mask broadcasts.
+template <typename OpT> static AttentionProblem readBlockSparseProblem(OpT op) {
   AttentionProblem p = readProblem(op);
   if (std::optional<int64_t> chunk = op.getChunkSize())
     p.chunkSize = *chunk;
@@ -87,6 +91,15 @@ AttentionProblem mlir::ejk::readAttentionProblem(BlockSparseAttentionOp op) {
     p.liveBroadcastsHeads = type.getDimSize(1) == 1;
   }
   return p;
+}
+
+AttentionProblem mlir::ejk::readAttentionProblem(BlockSparseAttentionOp op) {
+  return readBlockSparseProblem(op);
+}
+
+AttentionProblem
+mlir::ejk::readAttentionProblem(BlockSparseAttentionGradOp op) {
+  return readBlockSparseProblem(op);
 }
 
 AttentionBuffers mlir::ejk::findAttentionBuffers(FlashAttentionOp op,
@@ -139,6 +152,27 @@ mlir::ejk::findAttentionGradBuffers(FlashAttentionGradOp op,
   buffers.qSegmentIds = rewriter.buffer(op.getQSegmentIds());
   buffers.kvSegmentIds = rewriter.buffer(op.getKvSegmentIds());
   buffers.softmaxAux = rewriter.buffer(op.getSoftmaxAux());
+  buffers.dQuery = rewriter.destination(op.getDQuery());
+  buffers.dKey = rewriter.destination(op.getDKey());
+  buffers.dValue = rewriter.destination(op.getDValue());
+  return buffers;
+}
+
+AttentionGradBuffers
+mlir::ejk::findAttentionGradBuffers(BlockSparseAttentionGradOp op,
+                                    DispatchRewriter &rewriter) {
+  AttentionGradBuffers buffers;
+  buffers.query = rewriter.buffer(op.getQuery());
+  buffers.key = rewriter.buffer(op.getKey());
+  buffers.value = rewriter.buffer(op.getValue());
+  buffers.output = rewriter.buffer(op.getOutput());
+  buffers.dOutput = rewriter.buffer(op.getDOutput());
+  buffers.lse = rewriter.buffer(op.getLse());
+  buffers.blockMask = rewriter.buffer(op.getBlockMask());
+  buffers.bias = rewriter.buffer(op.getBias());
+  buffers.mask = rewriter.buffer(op.getMask());
+  buffers.qSegmentIds = rewriter.buffer(op.getQSegmentIds());
+  buffers.kvSegmentIds = rewriter.buffer(op.getKvSegmentIds());
   buffers.dQuery = rewriter.destination(op.getDQuery());
   buffers.dKey = rewriter.destination(op.getDKey());
   buffers.dValue = rewriter.destination(op.getDValue());

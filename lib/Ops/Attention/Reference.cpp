@@ -72,7 +72,8 @@ static void readReference(OpT op, ReferenceValues &values,
     options.kvSegmentIds =
         ref::TensorRef<int32_t>(kvSegments, values[kvIds].shape);
   }
-  if constexpr (!std::is_same_v<OpT, BlockSparseAttentionOp>) {
+  if constexpr (!std::is_same_v<OpT, BlockSparseAttentionOp> &&
+                !std::is_same_v<OpT, BlockSparseAttentionGradOp>) {
     if (std::optional<APFloat> prob = op.getDropoutProb()) {
       options.dropoutProb = prob->convertToFloat();
       options.dropoutSeed = static_cast<uint64_t>(*op.getDropoutSeed());
@@ -136,8 +137,8 @@ LogicalResult mlir::ejk::evaluateFlashAttentionGrad(FlashAttentionGradOp op,
 /// The token mask of a block-sparse op: its block mask and chunk mask
 /// expanded to scores, ANDed with its token mask (`r.mask` on entry, if
 /// any); the reference applies causal and window itself.
-static void expandBlockSparseMask(BlockSparseAttentionOp op,
-                                  ReferenceValues &values,
+template <typename OpT>
+static void expandBlockSparseMask(OpT op, ReferenceValues &values,
                                   ReferenceAttention &r) {
   int64_t seqQ = op.getQuery().getType().getDimSize(1);
   int64_t seqK = op.getKey().getType().getDimSize(1);
@@ -201,5 +202,24 @@ LogicalResult mlir::ejk::evaluateBlockSparseAttention(BlockSparseAttentionOp op,
   values.set(op.getOutput(), std::move(out));
   if (op.getLse())
     values.set(op.getLse(), std::move(lse));
+  return success();
+}
+
+LogicalResult
+mlir::ejk::evaluateBlockSparseAttentionGrad(BlockSparseAttentionGradOp op,
+                                            ReferenceValues &values) {
+  // The forward's mask made explicit, then the dense backward (which
+  // recomputes the probabilities from q and k, as for flash_attention_grad).
+  ReferenceAttention r;
+  readReference(op, values, r);
+  expandBlockSparseMask(op, values, r);
+  ref::AttentionGradients grads;
+  ref::Status status = ref::flashAttentionGrad(
+      r.problem, r.options, values.ref(op.getDOutput()), grads);
+  if (!status.ok)
+    return op.emitOpError("reference evaluation failed: ") << status.message;
+  values.set(op.getDQuery(), std::move(grads.dq));
+  values.set(op.getDKey(), std::move(grads.dk));
+  values.set(op.getDValue(), std::move(grads.dv));
   return success();
 }

@@ -18,6 +18,10 @@ LogicalResult evaluateFlashAttentionGrad(FlashAttentionGradOp op,
 /// mask and chunk mask expanded into the token mask.
 LogicalResult evaluateBlockSparseAttention(BlockSparseAttentionOp op,
                                            ReferenceValues &values);
+/// Evaluates `op` with ejk::reference::flashAttentionGrad on `values`, the
+/// forward's block and chunk masks expanded into the token mask.
+LogicalResult evaluateBlockSparseAttentionGrad(BlockSparseAttentionGradOp op,
+                                               ReferenceValues &values);
 
 } // namespace mlir::ejk
 

@@ -8,7 +8,9 @@ OUTDIR/NAME.npy. KIND `normal` draws N(0, 1) floats (f32, f16, or bf16 as
 u16 bit patterns, as ejk-run reads them); `blocks` draws a block mask whose
 blocks are live with probability DENSITY (0 and 1 exactly: all dead, all
 live) and, for DENSITY in (0, 1), kills every block of one query-block row
-per (batch, head) so that the rows with no live key are exercised; `mask`
+per (batch, head) so that the rows with no live key are exercised;
+`blocks_rc` draws the same and also kills one key-block column per (batch,
+head), so that keys no query sees are exercised (the backward); `mask`
 draws a token mask, true with probability 0.85; `segments` draws sorted
 segment ids in [0, 3) per batch row."""
 import random
@@ -62,7 +64,7 @@ def main():
             descr, payload = floats(dtype, [rng.gauss(0.0, 1.0)
                                             for _ in range(n)])
             npy(path, descr, shape, payload)
-        elif kind == "blocks":
+        elif kind in ("blocks", "blocks_rc"):
             bits = [1 if rng.random() < density else 0 for _ in range(n)]
             if 0.0 < density < 1.0:
                 rows, cols = shape[2], shape[3]
@@ -70,6 +72,10 @@ def main():
                     dead = rng.randrange(rows)
                     for c in range(cols):
                         bits[(bh * rows + dead) * cols + c] = 0
+                    if kind == "blocks_rc":
+                        dead = rng.randrange(cols)
+                        for r in range(rows):
+                            bits[(bh * rows + r) * cols + dead] = 0
             npy(path, "|b1", shape, bytes(bits))
         elif kind == "mask":
             npy(path, "|b1", shape,

@@ -20,6 +20,7 @@ class DispatchRewriter;
 class FlashAttentionOp;
 class FlashAttentionGradOp;
 class BlockSparseAttentionOp;
+class BlockSparseAttentionGradOp;
 
 struct AttentionProblem {
   int64_t batch, seqQ, seqK, numHeads, numKvHeads, headDim, headDimV;
@@ -78,6 +79,8 @@ AttentionProblem readAttentionProblem(FlashAttentionGradOp op);
 /// The problem of a block-sparse attention (`sparse` set; the block mask
 /// itself is data the live-block dispatch reads).
 AttentionProblem readAttentionProblem(BlockSparseAttentionOp op);
+/// The problem of the block-sparse forward whose gradients `op` computes.
+AttentionProblem readAttentionProblem(BlockSparseAttentionGradOp op);
 
 /// FLOPs of the two matmuls (FlashAttention's convention, halved when
 /// causal).
@@ -121,10 +124,17 @@ struct AttentionGradBuffers {
   Value query, key, value, output, dOutput, lse, bias, mask, qSegmentIds,
       kvSegmentIds, softmaxAux;
   Value dQuery, dKey, dValue;
+  /// Block-sparse only: the block mask (null when absent), the live key
+  /// blocks of each query block of the dQ pass and the live query blocks of
+  /// each key block of the dK/dV pass (LiveBlocks.h).
+  Value blockMask, liveBlocks, liveQueryBlocks;
 };
 
 /// The buffers of `op`'s dispatch.
 AttentionGradBuffers findAttentionGradBuffers(FlashAttentionGradOp op,
+                                              DispatchRewriter &rewriter);
+/// The buffers of a block-sparse backward's dispatch (the lists stay null).
+AttentionGradBuffers findAttentionGradBuffers(BlockSparseAttentionGradOp op,
                                               DispatchRewriter &rewriter);
 
 } // namespace mlir::ejk

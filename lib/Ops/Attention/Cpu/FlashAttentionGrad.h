@@ -9,6 +9,7 @@
 #define EJK_OPS_ATTENTION_CPU_FLASHATTENTIONGRAD_H
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
+#include "ejk/Ops/Attention/Problem.h"
 #include "ejk/Ops/DispatchRewriter.h"
 
 namespace mlir::ejk {
@@ -26,6 +27,14 @@ struct CpuFlashAttentionGrad {
   static LogicalResult tile(FlashAttentionGradOp op, ConfigAttr config,
                             DispatchRewriter &rewriter);
 };
+
+/// The CPU rules of a backward config for problem `p` (block ranges, whole
+/// vectors of keys, each pass's working set within L2); the block-sparse
+/// backward adds its own.
+LogicalResult verifyCpuAttentionGradConfig(const AttentionProblem &p,
+                                           ConfigAttr config,
+                                           const TargetInfo &target,
+                                           raw_ostream &reason);
 
 } // namespace mlir::ejk
 

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Attention/Cpu/GradKernel.h"
+#include "Attention/LiveBlocks.h"
 #include "Common/CpuEmitter.h"
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
@@ -186,6 +187,15 @@ public:
       allowed = andI(
           allowed, cmp(arith::CmpIPredicate::sle, keys, e.broadcast(highest)));
     }
+    if (p.chunkSize) {
+      // Block-sparse's chunked mask: keys of the row's chunk.
+      Value chunk = e.toI32(floorDivPositive(
+          e, e.add(pos, e.index(p.maskOffset())), *p.chunkSize));
+      Value keyChunk = arith::DivSIOp::create(
+          e.b, keys, e.broadcast(e.constI32(*p.chunkSize)));
+      allowed = andI(
+          allowed, cmp(arith::CmpIPredicate::eq, keyChunk, e.broadcast(chunk)));
+    }
     if (buf.kvSegmentIds) {
       Value qSeg = memref::LoadOp::create(e.b, buf.qSegmentIds,
                                           ValueRange{batch, index});
@@ -215,8 +225,8 @@ public:
   /// Whether any lane of a block can be masked: positional bounds, the
   /// seq_k tail or data masks.
   bool masks() const {
-    return p.causal || p.slidingWindow || p.seqK % blockK != 0 || buf.mask ||
-           buf.kvSegmentIds;
+    return p.causal || p.slidingWindow || p.chunkSize || p.seqK % blockK != 0 ||
+           buf.mask || buf.kvSegmentIds;
   }
 
   /// The forward's dropout keep mask (DropoutHash.h) of row (`head`, `pos`)
@@ -481,7 +491,18 @@ void mlir::ejk::buildCpuGradKeyValueBody(OpBuilder &builder, Location loc,
 
     e.forLoop(t.zero, e.index(p.groupSize()), t.one, [&](Value g) {
       Value head = e.add(e.mul(kvHead, e.index(p.groupSize())), g);
-      e.forLoop(lo, hi, t.one, [&](Value queryBlock) {
+      // Block-sparse: the query blocks that see this key block, listed by
+      // the transposed live-block dispatch (LiveBlocks.h).
+      std::optional<LiveBlockList> list;
+      Value from = lo, to = hi;
+      if (p.sparse) {
+        list =
+            liveBlockList(e, p, buf.liveQueryBlocks, t.batch, head, keyBlock);
+        from = t.zero;
+        to = list->count(e);
+      }
+      e.forLoop(from, to, t.one, [&](Value step) {
+        Value queryBlock = list ? list->at(e, step) : step;
         Value rowStart = e.mul(queryBlock, e.index(p.blockQ));
         t.loadRows(rowStart, head);
         t.multiplyByKeys(t.qTile, p.headDim, buf.packedKeyT, kvHead, keyStart,
@@ -551,8 +572,16 @@ void mlir::ejk::buildCpuGradQueryBody(OpBuilder &builder, Location loc,
   }
   Value lo, hi;
   t.blockRange(first, last, p.seqK, p.dqBlockK, lo, hi);
+  // Block-sparse: the live key blocks of this query block (LiveBlocks.h).
+  std::optional<LiveBlockList> list;
+  if (p.sparse) {
+    list = liveBlockList(e, p, buf.liveBlocks, t.batch, head, queryBlock);
+    lo = t.zero;
+    hi = list->count(e);
+  }
 
-  e.forLoop(lo, hi, t.one, [&](Value keyBlock) {
+  e.forLoop(lo, hi, t.one, [&](Value step) {
+    Value keyBlock = list ? list->at(e, step) : step;
     Value keyStart = e.mul(keyBlock, e.index(p.dqBlockK));
     t.multiplyByKeys(t.qTile, p.headDim, buf.packedKeyT, kvHead, keyStart,
                      t.sTile);

@@ -49,6 +49,9 @@ struct CpuAttentionGradPlan : AttentionProblem {
   int64_t lanes;
   /// dQ accumulated by the dK/dV pass (no dQ pass).
   bool fuseDq = false;
+  /// Block-sparse: the block mask's blocks (`q_block_size`,
+  /// `kv_block_size`); each pass's blocks lie in them.
+  int64_t maskBlockQ = 0, maskBlockK = 0;
 
   int64_t groupSize() const { return numHeads / numKvHeads; }
   static int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
@@ -100,6 +103,14 @@ struct CpuAttentionGradBuffers : AttentionGradBuffers {
   /// With fuse_dq: the f32 dQ ([B, Hq, Sq_pad, D_pad]).
   Value dqAccumulator;
 };
+
+/// Replaces the op's dispatch by the dK/dV pass and adds the other
+/// dispatches (delta, pack, dQ; block-sparse: the two list dispatches)
+/// that every caller runs in order (GradTile.cpp).
+LogicalResult tileCpuAttentionGrad(DispatchRewriter &rewriter,
+                                   const CpuAttentionGradPlan &plan,
+                                   CpuAttentionGradBuffers &buffers,
+                                   Location loc);
 
 /// The delta dispatch body: reads `output` and `dOutput`, writes `delta`
 /// and zeroes `dqAccumulator` (if not null).

@@ -34,6 +34,14 @@ LogicalResult CpuFlashAttentionGrad::verifyConfig(FlashAttentionGradOp op,
                                                   ConfigAttr attr,
                                                   const TargetInfo &target,
                                                   raw_ostream &reason) {
+  return verifyCpuAttentionGradConfig(readAttentionProblem(op), attr, target,
+                                      reason);
+}
+
+LogicalResult mlir::ejk::verifyCpuAttentionGradConfig(const AttentionProblem &p,
+                                                      ConfigAttr attr,
+                                                      const TargetInfo &target,
+                                                      raw_ostream &reason) {
   std::optional<FlashAttentionGradConfig> config =
       FlashAttentionGradConfig::read(attr, reason);
   if (!config)
@@ -57,7 +65,6 @@ LogicalResult CpuFlashAttentionGrad::verifyConfig(FlashAttentionGradOp op,
       return failure();
     }
   }
-  AttentionProblem p = readAttentionProblem(op);
   int64_t paddedD = roundUp(p.headDim, target.f32Lanes());
   int64_t paddedDv = roundUp(p.headDimV, target.f32Lanes());
   struct Pass {

@@ -10,6 +10,7 @@
 
 #include "Attention/Cpu/FlashAttentionGrad.h"
 #include "Attention/Cpu/GradKernel.h"
+#include "Attention/LiveBlocks.h"
 
 #include "ejk/Ops/Attention/GradConfig.h"
 
@@ -60,6 +61,8 @@ public:
   LogicalResult add() {
     addDelta();
     addPack();
+    if (p.sparse)
+      addLists();
     addQuery();
     return rewrite();
   }
@@ -104,6 +107,24 @@ private:
         2 * DispatchRewriter::bytesOf({buf.key, buf.value}) + packedBytes);
   }
 
+  /// Block-sparse: the lists of each pass, at its own blocks (LiveBlocks.h):
+  /// the query blocks that see each key block of the dK/dV pass and the
+  /// live key blocks of each query block of the dQ pass.
+  void addLists() {
+    auto maskBlock = [&](bool keys) {
+      return keys ? p.maskBlockK : p.maskBlockQ;
+    };
+    keyValueList = addLiveBlocksListDispatch(
+        rewriter, p, {p.blockQ, p.blockK, maskBlock(false), maskBlock(true)},
+        /*vulkan=*/false, buf.blockMask, /*transposed=*/true,
+        "live_query_blocks");
+    if (!p.fuseDq)
+      queryList = addLiveBlocksListDispatch(
+          rewriter, p,
+          {p.dqBlockQ, p.dqBlockK, maskBlock(false), maskBlock(true)},
+          /*vulkan=*/false, buf.blockMask, /*transposed=*/false, "live_blocks");
+  }
+
   /// The dQ pass, or with fuse_dq the store of the f32 dQ.
   void addQuery() {
     if (p.fuseDq) {
@@ -121,6 +142,8 @@ private:
       types.push_back(v.getType());
     types.append(
         {deltaType, keyTType, valueTType, keyRowsType, buf.dQuery.getType()});
+    if (p.sparse)
+      types.push_back(queryList.type);
     query =
         rewriter.addDispatch("dq", types, p.queryGrid(),
                              [&](OpBuilder &b, Location loc, ValueRange args) {
@@ -134,6 +157,8 @@ private:
                                own.packedValueT = args[next++];
                                own.packedKey = args[next++];
                                own.dQuery = args[next++];
+                               if (p.sparse)
+                                 own.liveBlocks = args[next++];
                                buildCpuGradQueryBody(b, loc, p, own);
                              });
     DispatchRewriter::setWork(query, attentionFlops(p) / 2,
@@ -148,6 +173,8 @@ private:
     SmallVector<MemRefType> appendedTypes = {deltaType, keyTType, valueTType};
     if (p.fuseDq)
       appendedTypes.append({keyRowsType, dqAccType});
+    if (p.sparse)
+      appendedTypes.push_back(keyValueList.type);
     FailureOr<SmallVector<Value>> appended =
         rewriter.appendArguments(appendedTypes);
     if (failed(appended))
@@ -159,12 +186,21 @@ private:
       buf.packedKey = (*appended)[3];
       buf.dqAccumulator = (*appended)[4];
     }
+    if (p.sparse)
+      buf.liveQueryBlocks = appended->back();
 
-    // Temporaries: 0 D, 1 K^T, 2 V rows, 3 V^T, 4 K rows, 5 the f32 dQ.
+    // Temporaries: 0 D, 1 K^T, 2 V rows, 3 V^T, 4 K rows, 5 the f32 dQ,
+    // then the dK/dV pass's lists and the dQ pass's (block-sparse).
     SmallVector<MemRefType> temporaries = {deltaType, keyTType, valueRowsType,
                                            valueTType, keyRowsType};
     if (p.fuseDq)
       temporaries.push_back(dqAccType);
+    unsigned keyValueListAt = temporaries.size();
+    if (p.sparse) {
+      temporaries.push_back(keyValueList.type);
+      if (!p.fuseDq)
+        temporaries.push_back(queryList.type);
+    }
     auto index = [](Value buffer) {
       return DispatchRewriter::argumentIndex(buffer);
     };
@@ -174,6 +210,18 @@ private:
       auto bound = [&](Value buffer) {
         return call.getBuffers()[index(buffer)];
       };
+      if (p.sparse) {
+        auto runList = [&](LiveBlocksDispatch list, Value temp) {
+          SmallVector<Value> listBindings;
+          if (buf.blockMask)
+            listBindings.push_back(bound(buf.blockMask));
+          listBindings.push_back(temp);
+          DispatchOp::create(b, loc, list.fn.getSymName(), listBindings);
+        };
+        runList(keyValueList, temps[keyValueListAt]);
+        if (!p.fuseDq)
+          runList(queryList, temps[keyValueListAt + 1]);
+      }
       SmallVector<Value> deltaBindings = {bound(buf.output), bound(buf.dOutput),
                                           temps[0]};
       if (p.fuseDq)
@@ -186,6 +234,8 @@ private:
       bindings.append({temps[0], temps[1], temps[3]});
       if (p.fuseDq)
         bindings.append({temps[4], temps[5]});
+      if (p.sparse)
+        bindings.push_back(temps[keyValueListAt]);
       DispatchOp::create(b, loc, call.getCallee(), bindings);
       SmallVector<Value> queryBindings;
       if (p.fuseDq) {
@@ -195,6 +245,8 @@ private:
           queryBindings.push_back(bound(v));
         queryBindings.append(
             {temps[0], temps[1], temps[3], temps[4], bound(buf.dQuery)});
+        if (p.sparse)
+          queryBindings.push_back(temps[keyValueListAt + 1]);
       }
       DispatchOp::create(b, loc, query.getSymName(), queryBindings);
     });
@@ -208,6 +260,7 @@ private:
       dqAccType;
   SmallVector<Value> queryPassReads;
   func::FuncOp delta, pack, query;
+  LiveBlocksDispatch keyValueList, queryList;
 };
 } // namespace
 
@@ -230,8 +283,13 @@ LogicalResult CpuFlashAttentionGrad::tile(FlashAttentionGradOp op,
       findAttentionGradBuffers(op, rewriter);
   if (failed(rewriter.checkDispatchForm(op)))
     return failure();
-  Location loc = op.getLoc();
+  return tileCpuAttentionGrad(rewriter, plan, buffers, op.getLoc());
+}
 
+LogicalResult mlir::ejk::tileCpuAttentionGrad(DispatchRewriter &rewriter,
+                                              const CpuAttentionGradPlan &plan,
+                                              CpuAttentionGradBuffers &buffers,
+                                              Location loc) {
   GradDispatches dispatches(rewriter, plan, buffers);
   if (failed(dispatches.add()))
     return failure();
@@ -241,7 +299,8 @@ LogicalResult CpuFlashAttentionGrad::tile(FlashAttentionGradOp op,
   rewriter.finish(b);
   func::FuncOp dispatch = rewriter.dispatch();
   DispatchRewriter::setGrid(dispatch, plan.keyValueGrid());
-  // FLOPs: 2.5 forwards, less the dQ pass's.
+  // FLOPs: 2.5 forwards, less the dQ pass's (of the dense problem for a
+  // block-sparse one: the live fraction is data).
   int64_t flops =
       attentionGradFlops(plan) - (plan.fuseDq ? 0 : attentionFlops(plan) / 2);
   DispatchRewriter::setWork(

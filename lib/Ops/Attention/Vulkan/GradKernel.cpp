@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Attention/Vulkan/GradKernel.h"
+#include "Attention/LiveBlocks.h"
 #include "Attention/Vulkan/Scores.h"
 
 #include <limits>
@@ -309,7 +310,18 @@ void mlir::ejk::buildVulkanGradKeyValueBody(
   SmallVector<Value> acc = e.forLoop(
       zero, e.index(p.groupSize()), one, inits, [&](Value g, ValueRange acc) {
         Value head = e.add(e.mul(kvHead, e.index(p.groupSize())), g);
-        return e.forLoop(lo, hi, one, acc, [&](Value qb, ValueRange acc) {
+        // Block-sparse: the query blocks that see this key block, listed
+        // by the transposed live-block dispatch (LiveBlocks.h).
+        std::optional<LiveBlockList> list;
+        Value from = lo, to = hi;
+        if (p.sparse) {
+          list =
+              liveBlockList(e, p, buf.liveQueryBlocks, t.batch, head, keyBlock);
+          from = zero;
+          to = list->count(e);
+        }
+        return e.forLoop(from, to, one, acc, [&](Value step, ValueRange acc) {
+          Value qb = list ? list->at(e, step) : step;
           Value rowStart = e.mul(qb, e.index(l.blockQ));
           t.stageRows(rowStart, head);
           gpu::BarrierOp::create(e.b);
@@ -373,11 +385,20 @@ void mlir::ejk::buildVulkanGradQueryBody(
 
   VulkanScoreRules rules(e, p, t.scoreBuffers, t.batch, head);
   Value lo, hi;
-  rules.keyBlockRange(rowStart, numRows, l.blockK, lo, hi);
+  // Block-sparse: the live key blocks of this query block (LiveBlocks.h).
+  std::optional<LiveBlockList> list;
+  if (p.sparse) {
+    list = liveBlockList(e, p, buf.liveBlocks, t.batch, head, queryBlock);
+    lo = zero;
+    hi = list->count(e);
+  } else {
+    rules.keyBlockRange(rowStart, numRows, l.blockK, lo, hi);
+  }
   int64_t rows = l.accRows, cols = l.accCols;
   SmallVector<Value> inits(rows * cols, e.constF32(0.0f));
   SmallVector<Value> acc =
-      e.forLoop(lo, hi, one, inits, [&](Value kb, ValueRange acc) {
+      e.forLoop(lo, hi, one, inits, [&](Value step, ValueRange acc) {
+        Value kb = list ? list->at(e, step) : step;
         Value keyStart = e.mul(kb, e.index(l.blockK));
         SmallVector<Value> sdp = t.scores(keyStart, kvHead);
         t.gradients(sdp, rowStart, keyStart, head);

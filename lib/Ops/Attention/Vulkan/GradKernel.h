@@ -103,6 +103,8 @@ struct VulkanAttentionGradPlan : AttentionProblem {
   int64_t subgroupSize = 32;
   /// Both passes on cooperative matrices (f16, NVIDIA's matrix layout).
   bool cooperative = false;
+  /// Block-sparse: the block mask's blocks; each pass's blocks lie in them.
+  int64_t maskBlockQ = 0, maskBlockK = 0;
 
   int64_t groupSize() const { return numHeads / numKvHeads; }
   static int64_t ceilDiv(int64_t v, int64_t m) { return (v + m - 1) / m; }
@@ -128,6 +130,22 @@ struct VulkanAttentionGradBuffers : AttentionGradBuffers {
 std::optional<VulkanAttentionGradPlan>
 getVulkanAttentionGradPlan(FlashAttentionGradOp op, ConfigAttr config,
                            const TargetInfo &target, llvm::raw_ostream &reason);
+
+/// The plan of a backward `problem` with inputs of `element` type under
+/// `config`, on cooperative matrices or not (the caller decides), or
+/// nullopt with the reason on `reason`.
+std::optional<VulkanAttentionGradPlan>
+getVulkanAttentionGradPlan(const AttentionProblem &problem, Type element,
+                           bool cooperative, ConfigAttr config,
+                           const TargetInfo &target, llvm::raw_ostream &reason);
+
+/// Replaces the op's dispatch by the dK/dV pass and adds delta and dQ
+/// (block-sparse: and the two list dispatches first) for every caller to
+/// run in order (GradTile.cpp).
+LogicalResult tileVulkanAttentionGrad(DispatchRewriter &rewriter,
+                                      const VulkanAttentionGradPlan &plan,
+                                      VulkanAttentionGradBuffers &buffers,
+                                      Location loc);
 
 /// The delta dispatch body.
 void buildVulkanGradDeltaBody(OpBuilder &b, Location loc,

@@ -134,10 +134,9 @@ static bool usesCooperativeMatrix(FlashAttentionGradOp op,
          p.headDimV <= 128;
 }
 
-/// The plan of `op` under `attr` on `target`, or nullopt with the reason.
-static std::optional<VulkanAttentionGradPlan>
-getVulkanGradPlan(FlashAttentionGradOp op, ConfigAttr attr,
-                  const TargetInfo &target, raw_ostream &reason) {
+std::optional<VulkanAttentionGradPlan> mlir::ejk::getVulkanAttentionGradPlan(
+    const AttentionProblem &problem, Type element, bool cooperative,
+    ConfigAttr attr, const TargetInfo &target, raw_ostream &reason) {
   std::optional<FlashAttentionGradConfig> config =
       FlashAttentionGradConfig::read(attr, reason);
   if (!config)
@@ -148,16 +147,15 @@ getVulkanGradPlan(FlashAttentionGradOp op, ConfigAttr attr,
               "a GPU): give 'dq_block_q' and 'dq_block_k' instead";
     return std::nullopt;
   }
-  Type element = op.getQuery().getType().getElementType();
   if ((element.isF16() || element.isBF16()) &&
       !target.hasVulkanFeature("storage16")) {
     reason << "f16/bf16 inputs need the device feature 'storage16'";
     return std::nullopt;
   }
   VulkanAttentionGradPlan plan;
-  static_cast<AttentionProblem &>(plan) = readAttentionProblem(op);
+  static_cast<AttentionProblem &>(plan) = problem;
   plan.subgroupSize = target.subgroupSize;
-  plan.cooperative = usesCooperativeMatrix(op, target);
+  plan.cooperative = cooperative;
   auto compute = plan.cooperative ? VulkanGradPassLayout::computeCooperative
                                   : VulkanGradPassLayout::compute;
   std::optional<VulkanGradPassLayout> keyValue =
@@ -180,6 +178,15 @@ getVulkanGradPlan(FlashAttentionGradOp op, ConfigAttr attr,
         plan.delta.threads,
         std::min<int64_t>({8, target.subgroupSize, plan.delta.threads}));
   return plan;
+}
+
+/// The plan of `op` under `attr` on `target`, or nullopt with the reason.
+static std::optional<VulkanAttentionGradPlan>
+getVulkanGradPlan(FlashAttentionGradOp op, ConfigAttr attr,
+                  const TargetInfo &target, raw_ostream &reason) {
+  return getVulkanAttentionGradPlan(
+      readAttentionProblem(op), op.getQuery().getType().getElementType(),
+      usesCooperativeMatrix(op, target), attr, target, reason);
 }
 
 std::optional<VulkanAttentionGradPlan>

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Attention/LiveBlocks.h"
 #include "Attention/Vulkan/FlashAttentionGrad.h"
 #include "Attention/Vulkan/GradKernel.h"
 
@@ -32,15 +33,20 @@ LogicalResult VulkanFlashAttentionGrad::tile(FlashAttentionGradOp op,
       getVulkanAttentionGradPlan(op, attr, rewriter.target(), llvm::nulls());
   if (!planOr)
     return op.emitOpError("has no Vulkan layout for its config");
-  const VulkanAttentionGradPlan &p = *planOr;
   VulkanAttentionGradBuffers buf;
   static_cast<AttentionGradBuffers &>(buf) =
       findAttentionGradBuffers(op, rewriter);
   if (failed(rewriter.checkDispatchForm(op)))
     return failure();
-  Location loc = op.getLoc();
-  auto deltaType = MemRefType::get({p.batch, p.numHeads, p.seqQ},
-                                   Float32Type::get(op.getContext()));
+  return tileVulkanAttentionGrad(rewriter, *planOr, buf, op.getLoc());
+}
+
+LogicalResult mlir::ejk::tileVulkanAttentionGrad(
+    DispatchRewriter &rewriter, const VulkanAttentionGradPlan &p,
+    VulkanAttentionGradBuffers &buf, Location loc) {
+  MLIRContext *context = rewriter.dispatch().getContext();
+  auto deltaType =
+      MemRefType::get({p.batch, p.numHeads, p.seqQ}, Float32Type::get(context));
   int64_t deltaBytes = deltaType.getNumElements() * 4;
 
   func::FuncOp delta = rewriter.addDispatch(
@@ -53,6 +59,20 @@ LogicalResult VulkanFlashAttentionGrad::tile(FlashAttentionGradOp op,
       delta, 0,
       DispatchRewriter::bytesOf({buf.output, buf.dOutput}) + deltaBytes);
 
+  // Block-sparse: the lists of each pass, at its own blocks (LiveBlocks.h).
+  LiveBlocksDispatch keyValueList, queryList;
+  if (p.sparse) {
+    keyValueList = addLiveBlocksListDispatch(
+        rewriter, p,
+        {p.keyValue.blockQ, p.keyValue.blockK, p.maskBlockQ, p.maskBlockK},
+        /*vulkan=*/true, buf.blockMask, /*transposed=*/true,
+        "live_query_blocks");
+    queryList = addLiveBlocksListDispatch(
+        rewriter, p,
+        {p.query.blockQ, p.query.blockK, p.maskBlockQ, p.maskBlockK},
+        /*vulkan=*/true, buf.blockMask, /*transposed=*/false, "live_blocks");
+  }
+
   SmallVector<Value> queryReads;
   for (Field field : kQueryPassFields)
     if (buf.*field)
@@ -61,6 +81,8 @@ LogicalResult VulkanFlashAttentionGrad::tile(FlashAttentionGradOp op,
   for (Value v : queryReads)
     queryTypes.push_back(v.getType());
   queryTypes.append({deltaType, buf.dQuery.getType()});
+  if (p.sparse)
+    queryTypes.push_back(queryList.type);
   func::FuncOp query =
       rewriter.addDispatch("dq", queryTypes, p.queryGrid(),
                            [&](OpBuilder &b, Location loc, ValueRange args) {
@@ -71,6 +93,8 @@ LogicalResult VulkanFlashAttentionGrad::tile(FlashAttentionGradOp op,
                                  own.*field = args[next++];
                              own.delta = args[next++];
                              own.dQuery = args[next++];
+                             if (p.sparse)
+                               own.liveBlocks = args[next++];
                              if (p.cooperative)
                                buildVulkanCoopGradQueryBody(b, loc, p, own);
                              else
@@ -82,27 +106,51 @@ LogicalResult VulkanFlashAttentionGrad::tile(FlashAttentionGradOp op,
                             DispatchRewriter::bytesOf(queryReads) + deltaBytes +
                                 DispatchRewriter::bytesOf(buf.dQuery));
 
+  SmallVector<MemRefType> appendedTypes = {deltaType};
+  // Temporaries: D, then (block-sparse) the lists of both passes.
+  SmallVector<MemRefType> temporaries = {deltaType};
+  if (p.sparse) {
+    appendedTypes.push_back(keyValueList.type);
+    temporaries.append({keyValueList.type, queryList.type});
+  }
   FailureOr<SmallVector<Value>> appended =
-      rewriter.appendArguments({deltaType});
+      rewriter.appendArguments(appendedTypes);
   if (failed(appended))
     return failure();
   buf.delta = (*appended)[0];
+  if (p.sparse)
+    buf.liveQueryBlocks = (*appended)[1];
   auto index = [](Value buffer) {
     return DispatchRewriter::argumentIndex(buffer);
   };
-  rewriter.rewriteCallers({deltaType}, [&](OpBuilder &b, Location loc,
+  rewriter.rewriteCallers(temporaries, [&](OpBuilder &b, Location loc,
                                            DispatchOp call, ValueRange temps) {
     auto bound = [&](Value buffer) { return call.getBuffers()[index(buffer)]; };
+    if (p.sparse) {
+      auto runList = [&](LiveBlocksDispatch list, Value temp) {
+        SmallVector<Value> listBindings;
+        if (buf.blockMask)
+          listBindings.push_back(bound(buf.blockMask));
+        listBindings.push_back(temp);
+        DispatchOp::create(b, loc, list.fn.getSymName(), listBindings);
+      };
+      runList(keyValueList, temps[1]);
+      runList(queryList, temps[2]);
+    }
     DispatchOp::create(
         b, loc, delta.getSymName(),
         ValueRange{bound(buf.output), bound(buf.dOutput), temps[0]});
     SmallVector<Value> bindings(call.getBuffers());
     bindings.push_back(temps[0]);
+    if (p.sparse)
+      bindings.push_back(temps[1]);
     DispatchOp::create(b, loc, call.getCallee(), bindings);
     SmallVector<Value> queryBindings;
     for (Value v : queryReads)
       queryBindings.push_back(bound(v));
     queryBindings.append({temps[0], bound(buf.dQuery)});
+    if (p.sparse)
+      queryBindings.push_back(temps[2]);
     DispatchOp::create(b, loc, query.getSymName(), queryBindings);
   });
 

@@ -14,6 +14,7 @@ include "ejk/Dialect/Ejk/EjkInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 include "ejk/Dialect/Ejk/AttentionOps.td"
+include "ejk/Dialect/Ejk/BlockSparseGradOps.td"
 include "ejk/Dialect/Ejk/SparseOps.td"
 include "ejk/Dialect/Ejk/PagedOps.td"
 include "ejk/Dialect/Ejk/LinearOps.td"
