@@ -16,7 +16,12 @@ against PyTorch on the GPU machine, in one process (docs/ops/paged.md,
 ragged-mixed is issue 17's mixed workload (bench/paged.py's CPU one): 8
 decodes over 1024 cached tokens and 2 prefills of 512 new tokens, 32 query
 heads over 8 KV heads, head dim 128, pages of 16, fp16. GB/s counts each
-sequence's K/V once.
+sequence's K/V once. The chk-* cases are only checked (not timed): partial
+last pages, shuffled tables, windows, sinks, soft cap, GQA 5:1, q_len 1, 2,
+17 and 300, empty sequences, head-major pages, unified_attention (ALiBi)
+and prefill_paged_attention: with block_q > 1 (cooperative matrices) the
+rows of sequences with several queries run on the cooperative-matrix
+kernel, the others on the decode kernel (docs/ops/paged-vulkan.md).
 """
 import json, os, sys
 
@@ -25,14 +30,42 @@ sys.path.insert(0, HERE)
 import ejk_runtime  # noqa: E402
 
 
-# name: (decodes, decode context, prefills, prefill length, heads, kv heads,
-#        head dim, page, dtype)
+def mixed(nd, dctx, npf, plen, h=32, hkv=8, d=128, page=16, **kw):
+    case = dict(op="ragged", qlens=[1] * nd + [plen] * npf,
+                lens=[dctx] * nd + [plen] * npf, h=h, hkv=hkv, d=d, page=page,
+                dt="f16", time=True)
+    case.update(kw)
+    return case
+
+
+def chk(qlens, lens, h, hkv, d, page=16, **kw):
+    case = dict(op="ragged", qlens=qlens, lens=lens, h=h, hkv=hkv, d=d,
+                page=page, dt="f16", time=False)
+    case.update(kw)
+    return case
+
+
+# name: a case (op, per-sequence query and KV lengths, heads, options).
 def variants():
+    odd = dict(qlens=[1, 2, 17, 300, 0, 1], lens=[50, 40, 17, 333, 0, 1])
     return {
-        "ragged-mixed": (8, 1024, 2, 512, 32, 8, 128, 16, "f16"),
-        "ragged-decode32": (32, 4096, 0, 0, 32, 8, 128, 16, "f16"),
-        "ragged-mixed-large": (32, 4096, 2, 1024, 32, 8, 128, 16, "f16"),
-        "chk-small": (3, 77, 2, 33, 12, 4, 64, 16, "f16"),
+        "ragged-mixed": (mixed(8, 1024, 2, 512),),
+        "ragged-decode32": (mixed(32, 4096, 0, 0),),
+        "ragged-mixed-large": (mixed(32, 4096, 2, 1024),),
+        "chk-small": (chk([1] * 3 + [33] * 2, [77] * 3 + [33] * 2, 12, 4, 64),),
+        "chk-odd": (chk(h=16, hkv=4, d=128, **odd),),
+        "chk-window-sinks": (chk(h=16, hkv=4, d=128, window=37, sinks=True,
+                                 **odd),),
+        "chk-gqa5-cap": (chk([1, 17, 64, 2, 300], [100, 30, 64, 9, 310], 10, 2,
+                             64, softcap=20.0),),
+        "chk-head-major": (chk([5, 40, 1], [70, 40, 3], 16, 2, 128,
+                               layout="head", window=50),),
+        "chk-page64": (chk([300, 1, 17], [300, 65, 80], 8, 8, 64, page=64),),
+        "chk-unified": (chk(h=16, hkv=4, d=128, op="unified", alibi=True,
+                            sinks=True, window=100, **odd),),
+        "chk-prefill": (chk([40, 40], [40, 77], 16, 4, 128, op="prefill",
+                            softcap=30.0),),
+        "chk-prefill-q1": (chk([1, 1], [40, 77], 16, 4, 128, op="prefill"),),
     }
 
 
@@ -40,24 +73,50 @@ def t(*s, e):
     return "tensor<" + "x".join(map(str, s)) + "x" + e + ">"
 
 
-def layout(nd, dctx, npf, plen, page):
-    qlens = [1] * nd + [plen] * npf
-    lens = [dctx] * nd + [plen] * npf
-    per = max(-(-n // page) for n in lens)
-    return qlens, lens, per
+def pages_per_seq(c):
+    return max(1, max(-(-n // c["page"]) for n in c["lens"]))
 
 
-def ir(nd, dctx, npf, plen, h, hkv, d, page, dt):
-    qlens, lens, per = layout(nd, dctx, npf, plen, page)
-    slots = len(lens)
-    q = t(sum(qlens), h, d, e=dt)
-    c = t(slots * per, page, hkv, d, e=dt)
-    types = [q, c, c, t(slots, e="i32"), t(slots, per, e="i32"),
-             t(slots + 1, e="i32"), t(1, e="i32")]
-    names = ["%q", "%kc", "%vc", "%lens", "%tables", "%cu", "%n"]
-    params = ", ".join(f"{n}: {ty}" for n, ty in zip(names, types))
-    return (f"func.func @main({params}) -> {q} {{\n"
-            f"  %o = ejk.ragged_paged_attention {', '.join(names)}\n"
+def ir(c):
+    qlens, lens, h, hkv, d, page, dt = (c[k] for k in
+                                        ("qlens", "lens", "h", "hkv", "d", "page", "dt"))
+    per, slots = pages_per_seq(c), len(lens)
+    if c["op"] == "prefill":
+        q = t(slots, qlens[0], h, d, e=dt)
+    else:
+        q = t(sum(qlens), h, d, e=dt)
+    if c.get("layout") == "head":
+        cache = t(slots * per, hkv, page, d, e=dt)
+    else:
+        cache = t(slots * per, page, hkv, d, e=dt)
+    types = [q, cache, cache, t(slots, e="i32"), t(slots, per, e="i32")]
+    names = ["%q", "%kc", "%vc", "%lens", "%tables"]
+    if c["op"] != "prefill":
+        types.append(t(slots + 1, e="i32"))
+        names.append("%cu")
+    if c["op"] == "ragged":
+        types.append(t(1, e="i32"))
+        names.append("%n")
+    extra, params = "", list(zip(names, types))
+    if c.get("alibi"):
+        extra += f" alibi(%a : {t(h, e='f32')})"
+        params.append(("%a", t(h, e="f32")))
+    if c.get("sinks"):
+        extra += f" sinks(%s : {t(h, e='f32')})"
+        params.append(("%s", t(h, e="f32")))
+    attrs = []
+    if c.get("layout") == "head":
+        attrs.append('kv_layout = "head_major"')
+    if c.get("window"):
+        attrs.append(f"sliding_window = {c['window']} : i64")
+    if c.get("softcap"):
+        attrs.append(f"logits_soft_cap = {c['softcap']} : f32")
+    attr = " {" + ", ".join(attrs) + "}" if attrs else ""
+    op = {"ragged": "ragged_paged_attention", "unified": "unified_attention",
+          "prefill": "prefill_paged_attention"}[c["op"]]
+    sig = ", ".join(f"{n}: {ty}" for n, ty in params)
+    return (f"func.func @main({sig}) -> {q} {{\n"
+            f"  %o = ejk.{op} {', '.join(names)}{extra}{attr}\n"
             f"      : {', '.join(types)} -> {q}\n"
             f"  return %o : {q}\n}}\n")
 
@@ -89,89 +148,134 @@ def run(d):
     del src, dst
 
     cases = json.load(open(os.path.join(d, "cases.json")))
-    for name, (nd, dctx, npf, plen, h, hkv, dim, page, dt) in cases.items():
+    for name, (c,) in cases.items():
         try:
-            torch.manual_seed(0)
-            qlens, lens, per = layout(nd, dctx, npf, plen, page)
-            slots, ntok, g = len(lens), sum(qlens), h // hkv
-            q = torch.randn(ntok, h, dim).to(tdt[dt])
-            kseq = [torch.randn(n, hkv, dim).to(tdt[dt]) for n in lens]
-            vseq = [torch.randn(n, hkv, dim).to(tdt[dt]) for n in lens]
-            tables = torch.randperm(slots * per, dtype=torch.int32).reshape(slots, per)
-            kc = torch.zeros(slots * per * page, hkv, dim, dtype=tdt[dt])
-            vc = torch.zeros_like(kc)
-            for s, n in enumerate(lens):
-                tok = torch.arange(n)
-                rows = tables[s, tok // page].long() * page + tok % page
-                kc[rows], vc[rows] = kseq[s], vseq[s]
-            kc = kc.reshape(slots * per, page, hkv, dim)
-            vc = vc.reshape(slots * per, page, hkv, dim)
-            cu = torch.tensor([0] + list(torch.tensor(qlens).cumsum(0)), dtype=torch.int32)
-            mod = rt.load(os.path.join(d, "art", name))
-            ins = [rt.upload(x) for x in (q, kc, vc, torch.tensor(lens, dtype=torch.int32),
-                                           tables, cu, torch.tensor([slots], dtype=torch.int32))]
-            outs = [rt.empty(q.numel() * q.element_size())]
-            mod.bind(ins, outs)
-            mod.invoke()
-            got = rt.download(outs[0], tuple(q.shape), tdt[dt]).float().to(gpu)
-
-            # f32 reference, sequence by sequence (bottom-right causal).
-            err = 0.0
-            for s in range(slots):
-                a, b = int(cu[s]), int(cu[s + 1])
-                qs = q[a:b].float().to(gpu) * dim ** -0.5
-                ks = kseq[s].float().to(gpu).repeat_interleave(g, 1)
-                vs = vseq[s].float().to(gpu).repeat_interleave(g, 1)
-                sc = torch.einsum("ihd,thd->hit", qs, ks)
-                pos = lens[s] - (b - a) + torch.arange(b - a, device=gpu)
-                ok = torch.arange(lens[s], device=gpu)[None, :] <= pos[:, None]
-                sc = sc.masked_fill(~ok[None], float("-inf"))
-                ref = torch.einsum("hit,thd->ihd", torch.softmax(sc, -1).nan_to_num(0.0), vs)
-                if b > a:
-                    err = max(err, float((got[a:b] - ref).abs().max()))
-            entry = {"max_abs_err": err, "nan": bool(torch.isnan(got).any())}
-            if not name.startswith("chk"):
-                warm(mod.invoke)
-                entry["clocks_before"] = clocks()
-                ts = []
-                for _ in range(30):
-                    mod.invoke()
-                    ts.append(mod.last_time_us())
-                ts.sort()
-                entry["clocks_after"] = clocks()
-                kv = sum(lens) * hkv * dim * 2 * q.element_size()
-                entry.update(median_us=ts[15], min_us=ts[0],
-                             gbps=kv / (ts[15] * 1e-6) / 1e9)
-                entry["pct_of_copy"] = 100 * entry["gbps"] / results["copy_gbps"]
-                # PyTorch SDPA on the gathered KV: decodes batched, prefills
-                # batched and causal (each prefill sees only its own tokens).
-                calls = []
-                if nd:
-                    qd = q[:nd].to(gpu).reshape(nd, h, 1, dim)
-                    kd = torch.stack(kseq[:nd]).to(gpu).transpose(1, 2).contiguous()
-                    vd = torch.stack(vseq[:nd]).to(gpu).transpose(1, 2).contiguous()
-                    calls.append(lambda: F.scaled_dot_product_attention(
-                        qd, kd, vd, enable_gqa=True))
-                if npf:
-                    qp = q[nd:].to(gpu).reshape(npf, plen, h, dim).transpose(1, 2).contiguous()
-                    kp = torch.stack(kseq[nd:]).to(gpu).transpose(1, 2).contiguous()
-                    vp = torch.stack(vseq[nd:]).to(gpu).transpose(1, 2).contiguous()
-                    calls.append(lambda: F.scaled_dot_product_attention(
-                        qp, kp, vp, is_causal=True, enable_gqa=True))
-                sdpa_us = cuda_us(lambda: [c() for c in calls])
-                kcg, tg = kc.to(gpu), tables.to(gpu).long()
-                entry["torch"] = {"sdpa_us": sdpa_us,
-                                  "gather_us": cuda_us(lambda: kcg[tg]),
-                                  "clocks": clocks()}
-                entry["ejk_over_sdpa"] = ts[15] / sdpa_us
+            entry = run_case(rt, d, name, c, gpu, tdt, cuda_us, warm, clocks,
+                             results["copy_gbps"])
             results[name] = entry
             log(name, json.dumps(entry))
-            rt.release()
-            mod.destroy()
         except Exception as ex:
             results[name] = {"error": repr(ex)[:400]}
             log(name, "ERROR", repr(ex)[:400])
     ejk_runtime.save_results(d, "ragged", results)
+
+
+def run_case(rt, d, name, c, gpu, tdt, cuda_us, warm, clocks, copy_gbps):
+    import torch
+    import torch.nn.functional as F
+    torch.manual_seed(0)
+    qlens, lens, h, hkv, dim, page, dt = (c[k] for k in
+                                          ("qlens", "lens", "h", "hkv", "d", "page", "dt"))
+    per, slots, g = pages_per_seq(c), len(lens), h // hkv
+    ntok = sum(qlens)
+    q = torch.randn(ntok, h, dim).to(tdt[dt])
+    kseq = [torch.randn(n, hkv, dim).to(tdt[dt]) for n in lens]
+    vseq = [torch.randn(n, hkv, dim).to(tdt[dt]) for n in lens]
+    tables = torch.randperm(slots * per, dtype=torch.int32).reshape(slots, per)
+    kc = torch.zeros(slots * per * page, hkv, dim, dtype=tdt[dt])
+    vc = torch.zeros_like(kc)
+    for s, n in enumerate(lens):
+        tok = torch.arange(n)
+        rows = tables[s, tok // page].long() * page + tok % page
+        kc[rows], vc[rows] = kseq[s], vseq[s]
+    kc = kc.reshape(slots * per, page, hkv, dim)
+    vc = vc.reshape(slots * per, page, hkv, dim)
+    if c.get("layout") == "head":
+        kcb, vcb = kc.transpose(1, 2).contiguous(), vc.transpose(1, 2).contiguous()
+    else:
+        kcb, vcb = kc, vc
+    cu = torch.tensor([0] + list(torch.tensor(qlens).cumsum(0)), dtype=torch.int32)
+    alibi = torch.rand(h) * 0.1 if c.get("alibi") else None
+    sinks = torch.randn(h) if c.get("sinks") else None
+    args = [q if c["op"] != "prefill" else q.reshape(slots, qlens[0], h, dim),
+            kcb, vcb, torch.tensor(lens, dtype=torch.int32), tables]
+    if c["op"] != "prefill":
+        args.append(cu)
+    if c["op"] == "ragged":
+        args.append(torch.tensor([slots], dtype=torch.int32))
+    for x in (alibi, sinks):
+        if x is not None:
+            args.append(x.float())
+    mod = rt.load(os.path.join(d, "art", name))
+    ins = [rt.upload(x.contiguous()) for x in args]
+    outs = [rt.empty(q.numel() * q.element_size())]
+    mod.bind(ins, outs)
+    mod.invoke()
+    got = rt.download(outs[0], tuple(q.shape), tdt[dt]).float().to(gpu)
+
+    # f32 reference, sequence by sequence (bottom-right causal, window,
+    # ALiBi, soft cap, sinks in the denominator).
+    err = 0.0
+    window, cap = c.get("window"), c.get("softcap")
+    for s in range(slots):
+        a, b = int(cu[s]), int(cu[s + 1])
+        if b == a:
+            continue
+        n = lens[s]
+        qs = q[a:b].float().to(gpu) * dim ** -0.5
+        ks = kseq[s].float().to(gpu).repeat_interleave(g, 1)
+        vs = vseq[s].float().to(gpu).repeat_interleave(g, 1)
+        sc = torch.einsum("ihd,thd->hit", qs, ks)
+        ctx = n - (b - a)
+        tpos = torch.arange(n, device=gpu)
+        if alibi is not None:
+            sc = sc + alibi.to(gpu)[:, None, None] * (tpos - ctx)[None, None, :]
+        if cap:
+            sc = cap * torch.tanh(sc / cap)
+        pos = ctx + torch.arange(b - a, device=gpu)
+        ok = tpos[None, :] <= pos[:, None]
+        if window:
+            ok &= (pos[:, None] - tpos[None, :]) < window
+        sc = sc.masked_fill(~ok[None], float("-inf"))
+        if sinks is not None:
+            sink = sinks.to(gpu)[:, None, None].expand(h, b - a, 1)
+            pr = torch.softmax(torch.cat([sc, sink], -1), -1)[..., :n]
+        else:
+            pr = torch.softmax(sc, -1)
+        ref = torch.einsum("hit,thd->ihd", pr.nan_to_num(0.0), vs)
+        err = max(err, float((got[a:b] - ref).abs().max()))
+    entry = {"max_abs_err": err, "nan": bool(torch.isnan(got).any()),
+             "ok": err < 1e-2 and not bool(torch.isnan(got).any())}
+    if c["time"]:
+        warm(mod.invoke)
+        entry["clocks_before"] = clocks()
+        ts = []
+        for _ in range(30):
+            mod.invoke()
+            ts.append(mod.last_time_us())
+        ts.sort()
+        entry["clocks_after"] = clocks()
+        kv = sum(lens) * hkv * dim * 2 * q.element_size()
+        entry.update(median_us=ts[15], min_us=ts[0],
+                     gbps=kv / (ts[15] * 1e-6) / 1e9)
+        entry["pct_of_copy"] = 100 * entry["gbps"] / copy_gbps
+        # PyTorch SDPA on the gathered KV: decodes batched, prefills
+        # batched and causal (each prefill sees only its own tokens).
+        nd = sum(1 for x in qlens if x == 1)
+        npf = len(qlens) - nd
+        plen = qlens[-1]
+        calls = []
+        if nd:
+            qd = q[:nd].to(gpu).reshape(nd, h, 1, dim)
+            kd = torch.stack(kseq[:nd]).to(gpu).transpose(1, 2).contiguous()
+            vd = torch.stack(vseq[:nd]).to(gpu).transpose(1, 2).contiguous()
+            calls.append(lambda: F.scaled_dot_product_attention(
+                qd, kd, vd, enable_gqa=True))
+        if npf:
+            qp = q[nd:].to(gpu).reshape(npf, plen, h, dim).transpose(1, 2).contiguous()
+            kp = torch.stack(kseq[nd:]).to(gpu).transpose(1, 2).contiguous()
+            vp = torch.stack(vseq[nd:]).to(gpu).transpose(1, 2).contiguous()
+            calls.append(lambda: F.scaled_dot_product_attention(
+                qp, kp, vp, is_causal=True, enable_gqa=True))
+        sdpa_us = cuda_us(lambda: [f() for f in calls])
+        kcg, tg = kc.to(gpu), tables.to(gpu).long()
+        entry["torch"] = {"sdpa_us": sdpa_us,
+                          "gather_us": cuda_us(lambda: kcg[tg]),
+                          "clocks": clocks()}
+        entry["ejk_over_sdpa"] = ts[15] / sdpa_us
+    rt.release()
+    mod.destroy()
+    return entry
 
 
 if __name__ == "__main__":

@@ -32,13 +32,18 @@ struct RaggedRow {
   /// index `i` in its sequence (position c + i): what unified_attention's
   /// score biases read. Null when the problem has none.
   Value context, queryIndex;
+  /// Whether another dispatch writes the row (Vulkan: the cooperative
+  /// kernel takes the rows of sequences with several queries); null when
+  /// every row is the decode's.
+  Value skip;
 };
 
 class RaggedRowSource {
 public:
   RaggedRowSource(const RaggedPagedProblem &problem,
-                  const RaggedPagedBuffers &buffers)
-      : p(problem), buf(buffers) {}
+                  const RaggedPagedBuffers &buffers,
+                  bool skipsMultiQueryRows = false)
+      : p(problem), buf(buffers), skipsMultiQuery(skipsMultiQueryRows) {}
 
   const RaggedPagedProblem &problem() const { return p; }
   /// softmax_aux, or null.
@@ -54,7 +59,7 @@ public:
       Value i = arith::RemSIOp::create(e.b, row, q);
       Value length = clampedLength(e, seq, maxContext);
       Value position1 = e.add(e.sub(length, e.sub(q, i)), e.index(1));
-      return {seq, e.max(zero, e.min(position1, length)), {}, {}};
+      return {seq, e.max(zero, e.min(position1, length)), {}, {}, {}};
     }
     Value tokens = e.index(p.numTokens);
     // No count (unified_attention): every slot is live.
@@ -85,7 +90,12 @@ public:
     // Query i of q_len sits at position length - q_len + i.
     Value position1 = e.add(e.sub(length, e.sub(hi, row)), e.index(1));
     Value seen = e.max(zero, e.min(position1, length));
-    RaggedRow result{tableRow, e.select(owned, seen, zero), {}, {}};
+    RaggedRow result{tableRow, e.select(owned, seen, zero), {}, {}, {}};
+    if (skipsMultiQuery) {
+      Value several = arith::CmpIOp::create(e.b, arith::CmpIPredicate::sge,
+                                            e.sub(hi, lo), e.index(2));
+      result.skip = arith::AndIOp::create(e.b, owned, several);
+    }
     if (p.hasScoreBias()) {
       result.context = e.sub(length, e.sub(hi, lo));
       result.queryIndex = e.sub(row, lo);
@@ -149,6 +159,9 @@ private:
 
   const RaggedPagedProblem &p;
   const RaggedPagedBuffers &buf;
+  /// Marks the rows of sequences with two or more queries `skip`
+  /// (ragged batches only: a prefill's rows are all one kind).
+  bool skipsMultiQuery;
 };
 
 /// The decode problem whose sequences are the packed rows of `p`.

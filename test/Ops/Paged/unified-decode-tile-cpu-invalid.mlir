@@ -40,3 +40,11 @@ func.func @decode_subgroups(%q: tensor<2x4x32xf32>, %k: tensor<2x64x2x32xf32>, %
   %o = ejk.ragged_decode_attention %q, %k, %v, %s, %e {config = #ejk.config<block_k = 16, num_subgroups = 2>} : tensor<2x4x32xf32>, tensor<2x64x2x32xf32>, tensor<2x64x2x32xf32>, tensor<2xi32>, tensor<2xi32> -> tensor<2x4x32xf32>
   return %o : tensor<2x4x32xf32>
 }
+
+// -----
+
+func.func @unified_block_q(%q: tensor<8x4x32xf32>, %kc: tensor<8x16x2x32xf32>, %vc: tensor<8x16x2x32xf32>, %lens: tensor<2xi32>, %tables: tensor<2x4xi32>, %starts: tensor<3xi32>) -> tensor<8x4x32xf32> {
+  // expected-error @+1 {{'block_q' (4) must be 1: the kernel takes one query row a workgroup}}
+  %o = ejk.unified_attention %q, %kc, %vc, %lens, %tables, %starts {config = #ejk.config<block_q = 4, block_k = 64>} : tensor<8x4x32xf32>, tensor<8x16x2x32xf32>, tensor<8x16x2x32xf32>, tensor<2xi32>, tensor<2x4xi32>, tensor<3xi32> -> tensor<8x4x32xf32>
+  return %o : tensor<8x4x32xf32>
+}

@@ -80,24 +80,37 @@ struct PagedAttentionConfig {
 /// `ejk.prefill_paged_attention` (which runs on the ragged kernels):
 ///
 ///   block_q        query tokens of one sequence a workgroup takes (their
-///                  query heads of one KV head share every K/V read; the
-///                  Vulkan kernel takes one)
-///   block_k        tokens per step of the online softmax, as for
-///                  paged_attention
-///   num_subgroups  subgroups per workgroup (Vulkan only)
+///                  query heads of one KV head share every K/V read). The
+///                  CPU kernel takes one; on Vulkan, above 1 the rows of
+///                  sequences with several queries run on the
+///                  cooperative-matrix kernel in blocks of block_q tokens
+///                  (docs/ops/paged-vulkan.md) and the others on the
+///                  decode kernel
+///   block_k        tokens per step of the online softmax of the decode
+///                  kernel, as for paged_attention
+///   num_subgroups  subgroups per workgroup of the decode kernel (Vulkan
+///                  only)
+///   prefill_block_k  tokens per step of the cooperative-matrix kernel
+///                  (Vulkan, block_q > 1; default block_k)
 struct RaggedPagedConfig {
   static constexpr llvm::StringLiteral kBlockQ = "block_q";
   static constexpr llvm::StringLiteral kBlockK = "block_k";
   static constexpr llvm::StringLiteral kNumSubgroups = "num_subgroups";
+  static constexpr llvm::StringLiteral kPrefillBlockK = "prefill_block_k";
 
   static llvm::ArrayRef<llvm::StringRef> names() {
-    static const llvm::StringRef all[] = {kBlockQ, kBlockK, kNumSubgroups};
+    static const llvm::StringRef all[] = {kBlockQ, kBlockK, kNumSubgroups,
+                                          kPrefillBlockK};
     return all;
   }
 
   int64_t blockQ = 1;
   int64_t blockK = 0;
   std::optional<int64_t> numSubgroups;
+  std::optional<int64_t> prefillBlockK;
+
+  /// Tokens per step of the cooperative-matrix kernel.
+  int64_t coopBlockK() const { return prefillBlockK.value_or(blockK); }
 
   /// Reads `config`; fails with `reason` when `block_k` is missing, an
   /// entry is unknown or a value is below 1.
@@ -114,8 +127,10 @@ struct RaggedPagedConfig {
     c.blockK = *k;
     c.blockQ = config.lookup(kBlockQ).value_or(1);
     c.numSubgroups = config.lookup(kNumSubgroups);
+    c.prefillBlockK = config.lookup(kPrefillBlockK);
     if (c.blockK < 1 || c.blockQ < 1 ||
-        (c.numSubgroups && *c.numSubgroups < 1)) {
+        (c.numSubgroups && *c.numSubgroups < 1) ||
+        (c.prefillBlockK && *c.prefillBlockK < 1)) {
       reason << "config entries must be at least 1";
       return std::nullopt;
     }
@@ -127,6 +142,8 @@ struct RaggedPagedConfig {
         {kBlockQ, blockQ}, {kBlockK, blockK}};
     if (numSubgroups)
       values.emplace_back(kNumSubgroups, *numSubgroups);
+    if (prefillBlockK)
+      values.emplace_back(kPrefillBlockK, *prefillBlockK);
     return ConfigAttr::get(context, values);
   }
 };

@@ -39,8 +39,10 @@ LogicalResult CpuRaggedPaged::verifyConfig(const RaggedPagedProblem &p,
            << target.vectorBits << "-bit vector, at most 512";
     return failure();
   }
-  if (config->numSubgroups) {
-    reason << "'" << RaggedPagedConfig::kNumSubgroups
+  if (config->numSubgroups || config->prefillBlockK) {
+    reason << "'"
+           << (config->numSubgroups ? RaggedPagedConfig::kNumSubgroups
+                                    : RaggedPagedConfig::kPrefillBlockK)
            << "' is a Vulkan entry; the CPU kernel takes none";
     return failure();
   }

@@ -61,15 +61,36 @@ public:
     thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
     lane = remU(e, thread, l.teamLanes);
     team = divU(e, thread, l.teamLanes);
-    tokenRange();
-    loadQueries();
-    // The views are top-level ops of the body: ejk-prepare-vulkan-kernels
-    // turns each into a kernel argument at the viewed buffer's binding.
-    if (l.vectorElems) {
-      keyView = vectorView(buf.keyCache);
-      valueView = vectorView(buf.valueCache);
+    if (!raggedRow.skip) {
+      tokenRange();
+      loadQueries();
+      makeViews();
+      attend();
+      return;
     }
+    // A row the cooperative kernel writes: the whole workgroup skips it (a
+    // uniform branch around the shuffles and barriers).
+    makeViews();
+    Value yes = arith::ConstantOp::create(e.b, e.b.getBoolAttr(true));
+    emitIf(e, arith::XOrIOp::create(e.b, raggedRow.skip, yes), [&] {
+      tokenRange();
+      loadQueries();
+      attend();
+    });
+  }
 
+private:
+  /// The views are top-level ops of the body: ejk-prepare-vulkan-kernels
+  /// turns each into a kernel argument at the viewed buffer's binding.
+  void makeViews() {
+    if (!l.vectorElems)
+      return;
+    keyView = vectorView(buf.keyCache);
+    valueView = vectorView(buf.valueCache);
+  }
+
+  /// The token loop and the merge.
+  void attend() {
     SmallVector<Value> inits;
     for (int64_t h = 0; h < l.headChunk; ++h)
       inits.append({e.negInf(), e.constF32(0.0f)});
@@ -90,7 +111,6 @@ public:
     merge(unpack(state));
   }
 
-private:
   /// [begin, end): this split's share of the visible tokens
   /// [first, length).
   void tokenRange() {
