@@ -45,13 +45,28 @@ def chk(qlens, lens, h, hkv, d, page=16, **kw):
     return case
 
 
-# name: a case (op, per-sequence query and KV lengths, heads, options).
+# The decode kernel's heuristic entries for D128, 32-lane subgroups.
+DECODE = "block_q = 1, block_k = 32, num_subgroups = 8"
+
+
+# name: a case (op, per-sequence query and KV lengths, heads, options,
+# optionally a config).
 def variants():
     odd = dict(qlens=[1, 2, 17, 300, 0, 1], lens=[50, 40, 17, 333, 0, 1])
     return {
         "ragged-mixed": (mixed(8, 1024, 2, 512),),
         "ragged-decode32": (mixed(32, 4096, 0, 0),),
         "ragged-mixed-large": (mixed(32, 4096, 2, 1024),),
+        # The decode kernel for every row (the path before the cooperative
+        # one), and other cooperative configs, as baselines in the same run.
+        "ragged-mixed@decode-only": (mixed(8, 1024, 2, 512, config=DECODE),),
+        "ragged-mixed-large@decode-only": (mixed(32, 4096, 2, 1024,
+                                                 config=DECODE),),
+        "ragged-mixed@pbk16": (mixed(8, 1024, 2, 512, config=DECODE.replace(
+            "block_q = 1", "block_q = 16") + ", prefill_block_k = 16"),),
+        "ragged-mixed@rows32": (mixed(8, 1024, 2, 512, config=DECODE.replace(
+            "block_q = 1", "block_q = 8") + ", prefill_block_k = 32"),),
+        "prefill-2x1024": (mixed(0, 0, 2, 1024, op="prefill"),),
         "chk-small": (chk([1] * 3 + [33] * 2, [77] * 3 + [33] * 2, 12, 4, 64),),
         "chk-odd": (chk(h=16, hkv=4, d=128, **odd),),
         "chk-window-sinks": (chk(h=16, hkv=4, d=128, window=37, sinks=True,
@@ -111,6 +126,8 @@ def ir(c):
         attrs.append(f"sliding_window = {c['window']} : i64")
     if c.get("softcap"):
         attrs.append(f"logits_soft_cap = {c['softcap']} : f32")
+    if c.get("config"):
+        attrs.append(f"config = #ejk.config<{c['config']}>")
     attr = " {" + ", ".join(attrs) + "}" if attrs else ""
     op = {"ragged": "ragged_paged_attention", "unified": "unified_attention",
           "prefill": "prefill_paged_attention"}[c["op"]]
