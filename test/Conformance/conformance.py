@@ -260,6 +260,14 @@ def BSA(name, b=1, sq=64, sk=64, hq=4, hkv=4, d=32, qbs=16, kbs=16,
                      density=density), opts, dtype)
 
 
+def BSAG(name, **dims_and_opts):
+    """block_sparse_attention_grad: BSA's sizes and options; ejk's forward
+    and backward against jax.vjp of ejKernel's XLA blocksparse_attention."""
+    c = BSA(name, **dims_and_opts)
+    c.family = "block_sparse_grad"
+    return c
+
+
 def PMLA(name, h=8, lat=64, rope=16, page=16, lens=(37, 1), qlens=(1, 1),
          **opts):
     """paged_mla against ejKernel's multi_latent_ragged_page_attention:
@@ -628,6 +636,23 @@ CASES = [
         softmax_scale=0.2, causal=False),
     BSA("bsa_sparse_bf16", dtype="bf16", sq=128, sk=128, qbs=32, kbs=32,
         density=0.25, causal=False),
+    # block_sparse_attention_grad: ejk's forward + backward against jax.vjp
+    # of blocksparse_attention (XLA: autodiff of its dense masked attention)
+    BSAG("bsag_plain", causal=False),
+    BSAG("bsag_causal_default", sq=96, sk=96, hq=4, hkv=2),
+    BSAG("bsag_sparse_25", sq=128, sk=128, qbs=32, kbs=32, density=0.25,
+         causal=False),
+    BSAG("bsag_dense_100", density=1.0, causal=False),
+    BSAG("bsag_window", causal=False, sliding_window=(24, 8), density=0.7),
+    BSAG("bsag_causal_window", sliding_window=(16, 16), density=0.8),
+    BSAG("bsag_chunked", sq=96, sk=96, chunk_size=32, density=None),
+    BSAG("bsag_gqa_odd", sq=50, sk=70, hq=6, hkv=2, qbs=16, kbs=32,
+         density=0.6),
+    BSAG("bsag_segments_softcap", b=2, segments=True, logits_soft_cap=5.0,
+         softmax_scale=0.2, causal=False),
+    BSAG("bsag_f16", dtype="f16", density=0.5, causal=False),
+    BSAG("bsag_bf16", dtype="bf16", sq=128, sk=128, qbs=32, kbs=32,
+         density=0.25, causal=False),
 ]
 
 
@@ -2095,10 +2120,13 @@ class BlockSparse:
         return text, [out]
 
     @staticmethod
-    def reference(c, ins):
+    def ejkernel(c, ins, q, k, v):
+        """ejKernel's XLA blocksparse_attention on BSHD q, k, v (jax arrays:
+        jax.vjp differentiates through it), BSHD output."""
         # ejKernel's XLA path takes no block mask (its mask_builder is
         # unused there) and ignores chunk_size: both reach it as the token
         # attention_mask they imply.
+        import jax.numpy as jnp
         from ejkernel.kernels._xla.blocksparse_attention import \
             blocksparse_attention
         o, d = c.opts, c.dims
@@ -2112,15 +2140,68 @@ class BlockSparse:
         if "chunk_size" in o:
             ch = o["chunk_size"]
             mask &= (np.arange(sq)[:, None] // ch) == (np.arange(sk)[None, :] // ch)
-        bhsd = lambda a: jx(np.ascontiguousarray(np.transpose(a, (0, 2, 1, 3))))
+        bhsd = lambda a: jnp.transpose(a, (0, 2, 1, 3))
         out = blocksparse_attention(
-            bhsd(ins["q"]), bhsd(ins["k"]), bhsd(ins["v"]),
+            bhsd(q), bhsd(k), bhsd(v),
             q_segment_ids=jx(ins.get("qs")), kv_segment_ids=jx(ins.get("ks")),
             attention_mask=jx(mask), causal=o.get("causal", True),
             sliding_window=o.get("sliding_window"),
             logits_soft_cap=o.get("logits_soft_cap"),
             softmax_scale=o.get("softmax_scale"))
-        return [np.transpose(np.asarray(out), (0, 2, 1, 3))]
+        return jnp.transpose(out, (0, 2, 1, 3))
+
+    @staticmethod
+    def reference(c, ins):
+        out = BlockSparse.ejkernel(c, ins, jx(ins["q"]), jx(ins["k"]), jx(ins["v"]))
+        return [np.asarray(out)]
+
+
+class BlockSparseGrad:
+    """ejk.block_sparse_attention_grad against jax.vjp of ejKernel's XLA
+    blocksparse_attention (which defines no custom VJP: jax differentiates
+    its dense masked attention; the Triton/CUDA custom VJPs likewise return
+    dq, dk and dv only). ejk's entry runs ejk.block_sparse_attention and
+    feeds its output and lse to the backward, as FlashAttentionGrad does."""
+    # Gradients: rounding follows each result's largest element (as
+    # FlashAttentionGrad's).
+    scaled_atol = True
+
+    @staticmethod
+    def inputs(c, rng):
+        d = c.dims
+        args = BlockSparse.inputs(c, rng)  # q, k, v[, bm][, qs, ks]
+        do = rng.standard_normal((d["b"], d["sq"], d["hq"], d["d"]), dtype=np.float32)
+        args.insert(3, ("do", do.astype(np_dtype(c.dtype)), c.dtype))
+        return args
+
+    @staticmethod
+    def mlir(c, args):
+        d = c.dims
+        fwd_args = [a for a in args if a[0] != "do"]
+        forward, (out,) = BlockSparse.mlir(c, fwd_args)
+        lse = ttype((d["b"], d["hq"], d["sq"]), "f32")
+        forward = forward.replace(" -> %s" % out, " -> %s, %s" % (out, lse))
+        types = {n: ttype(a.shape, t) for n, a, t in args}
+        # The forward's operands, clauses and attributes, with the backward's
+        # extra operands after v.
+        head, rest = forward.split(" {", 1)
+        attrs, operand_types = rest.split("} : ", 1)
+        operand_types = operand_types.split(" -> ")[0].split(", ")
+        text = head.replace("ejk.block_sparse_attention %q, %k, %v",
+                            "ejk.block_sparse_attention_grad %q, %k, %v, %o, %do, %lse")
+        text += " {" + attrs + "}"
+        results = [types["q"], types["k"], types["v"]]
+        text += " : %s, %s, %s, %s%s -> %s" % (
+            ", ".join(operand_types[:3]), out, types["do"], lse,
+            "".join(", " + t for t in operand_types[3:]), ", ".join(results))
+        return text, results, ["%%o, %%lse = %s" % forward]
+
+    @staticmethod
+    def reference(c, ins):
+        import jax
+        _, vjp = jax.vjp(lambda q, k, v: BlockSparse.ejkernel(c, ins, q, k, v),
+                         jx(ins["q"]), jx(ins["k"]), jx(ins["v"]))
+        return [np.asarray(g) for g in vjp(jx(ins["do"]))]
 
 
 FAMILIES = {"flash_attention": FlashAttention,
@@ -2132,7 +2213,8 @@ FAMILIES = {"flash_attention": FlashAttention,
             "recurrent": Recurrent, "delta": Delta, "mla": Mla,
             "paged_mla": PagedMla, "ragged_paged": RaggedPaged,
             "prefill_paged": PrefillPaged, "unified": Unified,
-            "ragged_decode": RaggedDecode, "block_sparse": BlockSparse}
+            "ragged_decode": RaggedDecode, "block_sparse": BlockSparse,
+            "block_sparse_grad": BlockSparseGrad}
 
 
 # --- running ------------------------------------------------------------------
