@@ -87,6 +87,11 @@ Status ejk::reference::groupedMatmul(const TensorRef<float> &lhs,
                          ") must match lhs k (" + std::to_string(k) + ")");
   if (Status s = checkShape(op + ": group_sizes", groupSizes, {kAnyDim}); !s)
     return s;
+  if (options.rhsScales)
+    if (Status s =
+            checkShape(op + ": rhs_scales", *options.rhsScales, {local, n});
+        !s)
+      return s;
   if (Status s = startOutput(op, options, {rows, n}, out); !s)
     return s;
   std::vector<std::pair<int64_t, int64_t>> ranges =
@@ -103,6 +108,8 @@ Status ejk::reference::groupedMatmul(const TensorRef<float> &lhs,
               options.transposeRhs ? (g * n + j) * k + i : (g * k + i) * n + j;
           sum += double(lhs[r * k + i]) * double(rhs[w]);
         }
+        if (options.rhsScales)
+          sum *= double((*options.rhsScales)[g * n + j]);
         out[r * n + j] = static_cast<float>(out[r * n + j] + sum);
       }
   }

@@ -479,7 +479,7 @@ class GroupedMatmul:
 
     def __init__(self, name, m=64, k=32, n=48, g=4, local=None, dtype="f32",
                  out_dtype=None, transpose=False, offset=False, acc=False,
-                 config=None, vulkan_config=None):
+                 int8=False, config=None, vulkan_config=None):
         self.__dict__.update(locals())
         del self.__dict__["self"]
 
@@ -487,12 +487,14 @@ class GroupedMatmul:
         local = self.local or self.g
         lhs = tensor([self.m, self.k], self.dtype)
         rhs = tensor([local, self.n, self.k] if self.transpose
-                     else [local, self.k, self.n], self.dtype)
+                     else [local, self.k, self.n],
+                     "i8" if self.int8 else self.dtype)
         sizes = tensor([self.g], "i32")
         out = tensor([self.m, self.n], self.out_dtype or self.dtype)
         optional, extra = optional_operands([
             (self.offset, "offset", "group_offset", tensor([1], "i32")),
-            (self.acc, "acc", "existing_out", out)])
+            (self.acc, "acc", "existing_out", out),
+            (self.int8, "scales", "rhs_scales", tensor([local, self.n], "f32"))])
         args = [f"%lhs: {lhs}", f"%rhs: {rhs}", f"%sizes: {sizes}"] + optional
         attrs = attr_dict(self, ["transpose_rhs"] if self.transpose else [],
                           target)
@@ -594,6 +596,34 @@ MOE_FILES = {
                        dtype="bf16", out_dtype="f32", transpose=True),
          GroupedMatmul("f16_accumulate", m=45, k=32, n=32, g=4, dtype="f16",
                        acc=True)]),
+    "grouped-matmul-int8.mlir": (
+        "ejk.grouped_matmul with int8 weights and per-channel scales: f32, "
+        "f16 and bf16 lhs, f32 results, rhs transposed, empty groups, "
+        "offsets, accumulation, odd k and n, k and n multiples of 16 (the "
+        "cooperative path's i8 loads on devices that have it).",
+        [GroupedMatmul("int8_f32", int8=True),
+         GroupedMatmul("int8_f16", m=70, k=48, n=32, g=3, dtype="f16",
+                       int8=True),
+         GroupedMatmul("int8_f16_out_f32", m=70, k=64, n=48, g=3,
+                       dtype="f16", out_dtype="f32", int8=True),
+         GroupedMatmul("int8_bf16_out_f32", m=70, k=40, n=24, g=3,
+                       dtype="bf16", out_dtype="f32", int8=True),
+         GroupedMatmul("int8_bf16", m=45, k=32, n=32, g=4, dtype="bf16",
+                       int8=True),
+         GroupedMatmul("int8_transposed", m=77, k=13, n=19, g=5,
+                       transpose=True, int8=True),
+         GroupedMatmul("int8_f16_transposed", m=70, k=64, n=48, g=3,
+                       dtype="f16", out_dtype="f32", transpose=True,
+                       int8=True),
+         GroupedMatmul("int8_empty_groups", m=40, k=32, n=32, g=24,
+                       dtype="f16", int8=True),
+         GroupedMatmul("int8_odd", m=77, k=13, n=19, g=5, int8=True),
+         GroupedMatmul("int8_offset", m=60, k=32, n=48, g=8, local=3,
+                       offset=True, int8=True),
+         GroupedMatmul("int8_f16_offset_accumulate", m=64, k=32, n=48, g=6,
+                       local=2, dtype="f16", offset=True, acc=True,
+                       int8=True),
+         GroupedMatmul("int8_accumulate", acc=True, int8=True)]),
     "transposed-grouped-matmul.mlir": (
         "ejk.transposed_grouped_matmul: shapes, empty groups, offsets, "
         "accumulation, dtypes.",

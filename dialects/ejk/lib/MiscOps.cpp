@@ -67,6 +67,40 @@ static LogicalResult checkExistingOut(Operation *op,
          << resultType << ", got " << existing.getType();
 }
 
+/// `rhs` has the element type of `lhs`, or i8 (quantized weights).
+static LogicalResult checkRhsElement(Operation *op, const NamedTensor &rhs,
+                                     const NamedTensor &lhs) {
+  Type elt = rhs.elementType();
+  if (elt == lhs.elementType() || elt.isSignlessInteger(8))
+    return success();
+  return op->emitOpError("expects 'rhs' element type to match 'lhs' (")
+         << lhs.elementType() << ") or to be i8, got " << elt;
+}
+
+/// `rhs_scales` [local_groups, n] f32, present exactly when `rhs` is i8.
+static LogicalResult checkRhsScales(ShapeVerifier &v, Operation *op,
+                                    TypedValue<RankedTensorType> scales,
+                                    const NamedTensor &rhs, unsigned nDim) {
+  bool quantized = rhs.elementType().isSignlessInteger(8);
+  if (!scales) {
+    if (!quantized)
+      return success();
+    return op->emitOpError("expects 'rhs_scales' [local_groups, n] with an i8 "
+                           "'rhs' (the per-channel dequantization scales)");
+  }
+  if (!quantized)
+    return op->emitOpError("expects no 'rhs_scales' with a float 'rhs' (")
+           << rhs.elementType() << "): scales dequantize i8 weights only";
+  FailureOr<NamedTensor> s =
+      v.tensor(scales, "rhs_scales", {"local_groups", "n"});
+  if (failed(s) ||
+      failed(v.elementIs(*s, Float32Type::get(op->getContext()))) ||
+      failed(v.dimMatches(*s, 0, rhs, 0)) ||
+      failed(v.dimMatches(*s, 1, rhs, nDim)))
+    return failure();
+  return success();
+}
+
 ArrayRef<StringRef> GroupedMatmulOp::getConfigNames() {
   return GroupedMatmulConfig::names();
 }
@@ -83,10 +117,12 @@ LogicalResult GroupedMatmulOp::verify() {
   FailureOr<NamedTensor> rhs =
       transposed ? v.tensor(getRhs(), "rhs", {"local_groups", "n", "k"})
                  : v.tensor(getRhs(), "rhs", {"local_groups", "k", "n"});
-  if (failed(rhs) || failed(v.sameElement(*rhs, *lhs)) ||
+  if (failed(rhs) || failed(checkRhsElement(*this, *rhs, *lhs)) ||
       failed(v.dimMatches(*rhs, kDim, *lhs, 1)))
     return failure();
-  if (failed(checkGroups(v, *this, getGroupSizes(), getGroupOffset(), *rhs, 0)))
+  if (failed(
+          checkGroups(v, *this, getGroupSizes(), getGroupOffset(), *rhs, 0)) ||
+      failed(checkRhsScales(v, *this, getRhsScales(), *rhs, nDim)))
     return failure();
   FailureOr<NamedTensor> out = v.tensor(getOut(), "out", {"rows", "n"});
   if (failed(out) || failed(checkResultElement(v, *this, *out, *lhs)) ||

@@ -43,6 +43,9 @@ struct GroupedMatmulOptions {
   bool transposeRhs = false;
   /// Added to the result; the result's shape.
   std::optional<TensorRef<float>> existingOut;
+  /// grouped_matmul with quantized weights: [local, n], each column's sum
+  /// (over rhs's integer values) is multiplied by its group's scale.
+  std::optional<TensorRef<float>> rhsScales;
 };
 
 /// lhs [rows, k], rhs [local, k, n] (or [local, n, k]), group sizes (as

@@ -9,6 +9,7 @@
 // Random group sizes are a random split of the rows (some groups empty, a
 // few rows sometimes past the last group) and a random group offset lies in
 // [0, num_groups - local_groups]: N(0, 1) integers would be invalid sizes.
+// Quantized weights are whole int8 values with positive scales.
 //
 //===----------------------------------------------------------------------===//
 
@@ -95,11 +96,18 @@ public:
                                   ReferenceValues &values) const override {
     return evaluateGroupedMatmul(cast<GroupedMatmulOp>(op), values);
   }
+  /// Quantized weights: whole int8 values over the full range (-128
+  /// included) and positive per-channel scales of the size `absmax / 127`
+  /// gives N(0, 1) weights.
   std::optional<Distribution> inputDistribution(Operation *operation,
                                                 Value operand) const override {
     auto op = cast<GroupedMatmulOp>(operation);
-    return groupRange(operand, op.getGroupSizes(), op.getGroupOffset(),
-                      readGroupedMatmulProblem(op));
+    GroupedMatmulProblem p = readGroupedMatmulProblem(op);
+    if (p.quantized() && operand == op.getRhs())
+      return Distribution{Distribution::Kind::IntegerRange, -128.0f, 127.0f};
+    if (operand == op.getRhsScales())
+      return Distribution{Distribution::Kind::Uniform, 0.01f, 0.04f};
+    return groupRange(operand, op.getGroupSizes(), op.getGroupOffset(), p);
   }
 };
 

@@ -23,6 +23,7 @@ GroupedMatmulProblem mlir::ejk::readGroupedMatmulProblem(GroupedMatmulOp op) {
   p.accumulate = op.getExistingOut() != nullptr;
   p.inputType = lhs.getElementType();
   p.outputType = op.getOut().getType().getElementType();
+  p.rhsType = rhs.getElementType();
   return p;
 }
 
@@ -41,6 +42,7 @@ mlir::ejk::readTransposedGroupedMatmulProblem(TransposedGroupedMatmulOp op) {
   p.accumulate = op.getExistingOut() != nullptr;
   p.inputType = lhs.getElementType();
   p.outputType = out.getElementType();
+  p.rhsType = p.inputType;
   return p;
 }
 
@@ -59,7 +61,9 @@ static GroupedMatmulBuffers findBuffers(OpT op, DispatchRewriter &rewriter) {
 GroupedMatmulBuffers
 mlir::ejk::findGroupedMatmulBuffers(GroupedMatmulOp op,
                                     DispatchRewriter &rewriter) {
-  return findBuffers(op, rewriter);
+  GroupedMatmulBuffers buf = findBuffers(op, rewriter);
+  buf.rhsScales = rewriter.buffer(op.getRhsScales());
+  return buf;
 }
 
 GroupedMatmulBuffers

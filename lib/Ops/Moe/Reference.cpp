@@ -27,6 +27,7 @@ LogicalResult mlir::ejk::evaluateGroupedMatmul(GroupedMatmulOp op,
                                                ReferenceValues &values) {
   ref::GroupedMatmulOptions options = readOptions(op, values);
   options.transposeRhs = op.getTransposeRhs();
+  options.rhsScales = values.optionalRef(op.getRhsScales());
   std::vector<float> out;
   ref::Status status =
       ref::groupedMatmul(values.ref(op.getLhs()), values.ref(op.getRhs()),

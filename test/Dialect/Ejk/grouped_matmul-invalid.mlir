@@ -41,8 +41,83 @@ func.func @rhs_rank_transposed(%lhs: tensor<64x32xf32>, %rhs: tensor<16x32xf32>,
 // -----
 
 func.func @rhs_dtype(%lhs: tensor<64x32xbf16>, %rhs: tensor<4x32x16xf32>, %sizes: tensor<4xi32>) {
-  // expected-error @+1 {{expects 'rhs' element type to match 'lhs' ('bf16'), got 'f32'}}
+  // expected-error @+1 {{expects 'rhs' element type to match 'lhs' ('bf16') or to be i8, got 'f32'}}
   %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xbf16>, tensor<4x32x16xf32>, tensor<4xi32> -> tensor<64x16xbf16>
+  return
+}
+
+// -----
+
+func.func @rhs_int4(%lhs: tensor<64x32xf32>, %rhs: tensor<4x32x16xi4>, %sizes: tensor<4xi32>, %scales: tensor<4x16xf32>) {
+  // expected-error @+1 {{expects 'rhs' element type to match 'lhs' ('f32') or to be i8, got 'i4'}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes rhs_scales(%scales : tensor<4x16xf32>) : tensor<64x32xf32>, tensor<4x32x16xi4>, tensor<4xi32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @int8_without_scales(%lhs: tensor<64x32xbf16>, %rhs: tensor<4x32x16xi8>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'rhs_scales' [local_groups, n] with an i8 'rhs' (the per-channel dequantization scales)}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xbf16>, tensor<4x32x16xi8>, tensor<4xi32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @scales_with_float_rhs(%lhs: tensor<64x32xf32>, %rhs: tensor<4x32x16xf32>, %sizes: tensor<4xi32>, %scales: tensor<4x16xf32>) {
+  // expected-error @+1 {{expects no 'rhs_scales' with a float 'rhs' ('f32'): scales dequantize i8 weights only}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes rhs_scales(%scales : tensor<4x16xf32>) : tensor<64x32xf32>, tensor<4x32x16xf32>, tensor<4xi32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+// A per-group scalar scale is not a form of its own: broadcast it to [G, n].
+func.func @scales_rank(%lhs: tensor<64x32xf32>, %rhs: tensor<4x32x16xi8>, %sizes: tensor<4xi32>, %scales: tensor<4xf32>) {
+  // expected-error @+1 {{expects 'rhs_scales' to have rank 2 [local_groups, n], got rank 1}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes rhs_scales(%scales : tensor<4xf32>) : tensor<64x32xf32>, tensor<4x32x16xi8>, tensor<4xi32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @scales_dtype(%lhs: tensor<64x32xf16>, %rhs: tensor<4x32x16xi8>, %sizes: tensor<4xi32>, %scales: tensor<4x16xf16>) {
+  // expected-error @+1 {{expects 'rhs_scales' element type to be 'f32', got 'f16'}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes rhs_scales(%scales : tensor<4x16xf16>) : tensor<64x32xf16>, tensor<4x32x16xi8>, tensor<4xi32> -> tensor<64x16xf16>
+  return
+}
+
+// -----
+
+func.func @scales_groups(%lhs: tensor<64x32xf32>, %rhs: tensor<4x32x16xi8>, %sizes: tensor<4xi32>, %scales: tensor<2x16xf32>) {
+  // expected-error @+1 {{expects 'rhs_scales' dim 0 (local_groups) to be 4 to match 'rhs' dim 0 (local_groups), got 2}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes rhs_scales(%scales : tensor<2x16xf32>) : tensor<64x32xf32>, tensor<4x32x16xi8>, tensor<4xi32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @scales_n(%lhs: tensor<64x32xf32>, %rhs: tensor<4x32x16xi8>, %sizes: tensor<4xi32>, %scales: tensor<4x32xf32>) {
+  // expected-error @+1 {{expects 'rhs_scales' dim 1 (n) to be 16 to match 'rhs' dim 2 (n), got 32}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes rhs_scales(%scales : tensor<4x32xf32>) : tensor<64x32xf32>, tensor<4x32x16xi8>, tensor<4xi32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+// With transpose_rhs the scales are still per n, rhs dim 1.
+func.func @scales_n_transposed(%lhs: tensor<64x32xf32>, %rhs: tensor<4x16x32xi8>, %sizes: tensor<4xi32>, %scales: tensor<4x32xf32>) {
+  // expected-error @+1 {{expects 'rhs_scales' dim 1 (n) to be 16 to match 'rhs' dim 1 (n), got 32}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes rhs_scales(%scales : tensor<4x32xf32>) {transpose_rhs} : tensor<64x32xf32>, tensor<4x16x32xi8>, tensor<4xi32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+// int8 lhs is not a quantized form: only the weights may be i8.
+func.func @lhs_int8(%lhs: tensor<64x32xi8>, %rhs: tensor<4x32x16xi8>, %sizes: tensor<4xi32>, %scales: tensor<4x16xf32>) {
+  // expected-error @+1 {{expects 'lhs' element type to be f32, f16 or bf16, got 'i8'}}
+  %r0 = ejk.grouped_matmul %lhs, %rhs, %sizes rhs_scales(%scales : tensor<4x16xf32>) : tensor<64x32xi8>, tensor<4x32x16xi8>, tensor<4xi32> -> tensor<64x16xf32>
   return
 }
 
@@ -227,5 +302,14 @@ func.func @tgmm_lhs_dtype(%lhs: tensor<64x32xi8>, %rhs: tensor<64x16xi8>, %sizes
 func.func @tgmm_existing_out(%lhs: tensor<64x32xf32>, %rhs: tensor<64x16xf32>, %sizes: tensor<4xi32>, %acc: tensor<4x16x32xf32>) {
   // expected-error @+1 {{expects 'existing_out' to have the result's type 'tensor<4x32x16xf32>', got 'tensor<4x16x32xf32>'}}
   %r0 = ejk.transposed_grouped_matmul %lhs, %rhs, %sizes existing_out(%acc : tensor<4x16x32xf32>) : tensor<64x32xf32>, tensor<64x16xf32>, tensor<4xi32> -> tensor<4x32x16xf32>
+  return
+}
+
+// -----
+
+// The weight gradient has no quantized form: its rhs is d_out.
+func.func @transposed_int8(%lhs: tensor<64x32xf32>, %rhs: tensor<64x16xi8>, %sizes: tensor<4xi32>) {
+  // expected-error @+1 {{expects 'rhs' element type to match 'lhs' ('f32'), got 'i8'}}
+  %r0 = ejk.transposed_grouped_matmul %lhs, %rhs, %sizes : tensor<64x32xf32>, tensor<64x16xi8>, tensor<4xi32> -> tensor<4x32x16xf32>
   return
 }

@@ -78,3 +78,14 @@ func.func @transposed_offset(%x: tensor<40x8xf32>, %dout: tensor<40x4xf32>, %siz
       : tensor<40x8xf32>, tensor<40x4xf32>, tensor<6xi32> -> tensor<2x8x4xf32>
   return %d_rhs : tensor<2x8x4xf32>
 }
+
+// -----
+
+// int8 weights with per-channel scales, every optional operand.
+// CHECK-LABEL: func.func @int8_weights
+// CHECK: ejk.grouped_matmul %{{.*}}, %{{.*}}, %{{.*}} group_offset(%{{.*}} : tensor<1xi32>) existing_out(%{{.*}} : tensor<100x48xf32>) rhs_scales(%[[S:.*]] : tensor<2x48xf32>) {transpose_rhs} : tensor<100x64xbf16>, tensor<2x48x64xi8>, tensor<4xi32> -> tensor<100x48xf32>
+func.func @int8_weights(%lhs: tensor<100x64xbf16>, %rhs: tensor<2x48x64xi8>, %sizes: tensor<4xi32>, %offset: tensor<1xi32>, %acc: tensor<100x48xf32>, %scales: tensor<2x48xf32>) -> tensor<100x48xf32> {
+  %out = ejk.grouped_matmul %lhs, %rhs, %sizes group_offset(%offset : tensor<1xi32>) existing_out(%acc : tensor<100x48xf32>) rhs_scales(%scales : tensor<2x48xf32>) {transpose_rhs}
+      : tensor<100x64xbf16>, tensor<2x48x64xi8>, tensor<4xi32> -> tensor<100x48xf32>
+  return %out : tensor<100x48xf32>
+}

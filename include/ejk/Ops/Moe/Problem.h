@@ -31,8 +31,14 @@ struct GroupedMatmulProblem {
   bool transposeRhs;
   /// A group_offset operand; an existing_out operand to accumulate onto.
   bool hasOffset, accumulate;
-  /// The element type of lhs and rhs, and of the result.
+  /// The element type of lhs (and of a float rhs), and of the result.
   Type inputType, outputType;
+  /// The element type of rhs: inputType, or i8 (grouped_matmul's quantized
+  /// weights, with an rhs_scales operand [localGroups, n] f32).
+  Type rhsType;
+
+  /// rhs holds i8 weights scaled per output column.
+  bool quantized() const { return rhsType && rhsType.isSignlessInteger(8); }
 };
 
 /// Work of a grouped matmul whose groups cover every row: 2 rows k n (a
@@ -43,10 +49,12 @@ inline int64_t groupedMatmulFlops(const GroupedMatmulProblem &p) {
 
 struct GroupedMatmulBuffers {
   Value lhs, rhs, groupSizes, groupOffset, existingOut;
+  /// grouped_matmul's per-channel scales of i8 weights (null otherwise).
+  Value rhsScales;
   Value out;
 
   SmallVector<Value> all() const {
-    return {lhs, rhs, groupSizes, groupOffset, existingOut, out};
+    return {lhs, rhs, groupSizes, groupOffset, existingOut, rhsScales, out};
   }
 };
 

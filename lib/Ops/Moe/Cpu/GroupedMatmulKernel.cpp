@@ -12,10 +12,11 @@
 //     C = 0                                   f32 scratch, block_m x block_n
 //     for each k panel of block_k:
 //       pack rhs[g - o, k panel, n tile] into f32 panels of 6x16's width
+//       (i8 weights: sign-extended and converted, exact; scaled at the end)
 //       (Bp[panel][kk][col]: each panel is one contiguous stream)
 //       for each panel, for each 6 rows:      6 x 2 vectors in registers
 //         C[rows, panel] += lhs[rows, k panel] Bp[panel]   (broadcast FMAs)
-//     out[rows, n tile] = C (+ existing_out)
+//     out[rows, n tile] = C (* rhs_scales[g - o, n tile]) (+ existing_out)
 //   any other segment: out[rows, n tile] = existing_out or 0
 //
 // Rows past a tile's end in a block of 6 recompute its last row (never
@@ -142,8 +143,7 @@ private:
           Value col = e.add(n0, e.mul(panel, e.index(width)));
           for (int64_t v = 0; v < tile.vectors; ++v) {
             Value c = e.index(v * p.lanes);
-            Value b =
-                e.readVector(buf.rhs, {local, k, e.add(col, c)}, inBounds);
+            Value b = readWeights({local, k, e.add(col, c)}, inBounds);
             vector::StoreOp::create(e.b, b, packed, ValueRange{panel, kk, c});
           }
         });
@@ -165,8 +165,7 @@ private:
           SmallVector<Value> rows;
           for (int64_t l = 0; l < p.lanes; ++l) {
             Value j = e.min(e.add(col0, e.index(c + l)), e.index(p.n - 1));
-            rows.push_back(
-                e.readVector(buf.rhs, {local, j, e.add(k0, kk)}, inBounds));
+            rows.push_back(readWeights({local, j, e.add(k0, kk)}, inBounds));
           }
           transposeSquare(rows);
           for (int64_t l = 0; l < p.lanes; ++l)
@@ -176,6 +175,16 @@ private:
         }
       });
     });
+  }
+
+  /// A vector of rhs along its last dim, as f32: floats widened, i8
+  /// weights sign-extended and converted (exact), unscaled: the scale is
+  /// per output column and applied to C at the store.
+  Value readWeights(ValueRange indices, bool inBounds) {
+    Value w = e.readVector(buf.rhs, indices, inBounds);
+    if (!p.quantized())
+      return w;
+    return arith::SIToFPOp::create(e.b, e.vf32, w);
   }
 
   /// Transposes the lanes x lanes matrix whose rows are `rows` in place:
@@ -250,7 +259,8 @@ private:
             ValueRange{e.add(r0, e.index(r)), e.add(c0, e.index(v * p.lanes))});
   }
 
-  /// out[rows, n tile] = C (or 0 without `fromScratch`) + existing_out.
+  /// out[rows, n tile] = C (or 0 without `fromScratch`) + existing_out;
+  /// with i8 weights C is scaled per column first.
   void storeTile(bool fromScratch) {
     bool inBounds = p.n % p.lanes == 0;
     Value vectors = e.div(e.add(cols, e.index(p.lanes - 1)), e.index(p.lanes));
@@ -262,6 +272,10 @@ private:
         Value value;
         if (fromScratch)
           value = vector::LoadOp::create(e.b, e.vf32, cTile, ValueRange{r, c});
+        if (fromScratch && buf.rhsScales) {
+          Value scale = e.readVector(buf.rhsScales, {local, col}, inBounds);
+          value = e.fmul(value, scale);
+        }
         if (buf.existingOut) {
           Value existing = e.readVector(buf.existingOut, {row, col}, inBounds);
           value = value ? e.fadd(value, existing) : existing;

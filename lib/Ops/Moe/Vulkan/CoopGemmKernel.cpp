@@ -1,6 +1,7 @@
 //===- CoopGemmKernel.cpp - the tile product on cooperative matrices ------===//
 //
-// f16 inputs, f32 accumulation, 16x16x16 cooperative matrices
+// f16 inputs (and i8 weights, converted to f16 as they are loaded: exact),
+// f32 accumulation, 16x16x16 cooperative matrices
 // (VK_KHR_cooperative_matrix through gpu.subgroup_mma_*). Subgroup s owns
 // tiles_m x tiles_n accumulators at (s / sg_n, s % sg_n) of the subgroup
 // grid (Moe/Vulkan/Layout.h). The operand stages live in one workgroup
@@ -61,6 +62,7 @@ public:
     Value nBase = e.mul(sgCol, e.index(l.tilesN * kTile));
 
     Value aView = vectorView(a.buffer), bView = vectorView(b.buffer);
+    bool bInt8 = isInt8(b.buffer);
     int64_t aStride = MoeVulkanLayout::stride(l.aRowLength());
     int64_t bStride = MoeVulkanLayout::stride(l.bRowLength());
     int64_t stageVectors = l.stageVectors();
@@ -72,16 +74,22 @@ public:
       SmallVector<Value> values =
           loadVectors(a, aView, l.aRows(), l.aRowLength(), r0);
       numA = values.size();
-      values.append(loadVectors(b, bView, l.bRows(), l.bRowLength(), r0));
+      values.append(
+          bInt8 ? loadInt8Vectors(b, bView, l.bRows(), l.bRowLength(), r0)
+                : loadVectors(b, bView, l.bRows(), l.bRowLength(), r0));
       return values;
     };
     // Stores a step's vectors to the stage starting at `base` (vectors).
     auto storeStep = [&](ArrayRef<Value> loaded, Value base) {
       storeVectors(loaded.take_front(numA), stages, base, l.aRows(),
                    l.aRowLength(), aStride);
-      storeVectors(loaded.drop_front(numA), stages,
-                   e.add(base, e.index(l.aStageVectors())), l.bRows(),
-                   l.bRowLength(), bStride);
+      Value bBase = e.add(base, e.index(l.aStageVectors()));
+      if (bInt8)
+        storeInt8Vectors(loaded.drop_front(numA), stages, bBase, l.bRows(),
+                         l.bRowLength(), bStride);
+      else
+        storeVectors(loaded.drop_front(numA), stages, bBase, l.bRows(),
+                     l.bRowLength(), bStride);
     };
     // The multiply-adds of one step from the stage starting at `base`
     // (halves).
@@ -134,7 +142,7 @@ public:
         e, rBegin, rEnd, step, inits, [&](Value r0, ValueRange s) {
           SmallVector<Value> acc(s.begin(), s.begin() + numAcc);
           SmallVector<Value> loaded(s.begin() + numAcc,
-                                    s.begin() + numAcc + numLoaded());
+                                    s.begin() + numAcc + numLoaded(bInt8));
           SmallVector<Value> next;
           if (twoStages) {
             Value current = s.back();
@@ -192,12 +200,19 @@ public:
   }
 
 private:
-  /// A flat view of an f16 buffer as 16-byte vectors: the same binding,
-  /// which ejk-prepare-vulkan-kernels declares a second time.
+  static bool isInt8(Value buffer) {
+    return cast<MemRefType>(buffer.getType())
+        .getElementType()
+        .isSignlessInteger(8);
+  }
+
+  /// A flat view of an f16 (or i8) buffer as 16-byte vectors: the same
+  /// binding, which ejk-prepare-vulkan-kernels declares a second time.
   Value vectorView(Value buffer) {
     auto type = cast<MemRefType>(buffer.getType());
+    int64_t perVector = isInt8(buffer) ? 2 * kPerVector : kPerVector;
     auto viewType =
-        MemRefType::get({type.getNumElements() / kPerVector}, vecType);
+        MemRefType::get({type.getNumElements() / perVector}, vecType);
     return UnrealizedConversionCastOp::create(e.b, TypeRange{viewType},
                                               ValueRange{buffer})
         .getResult(0);
@@ -242,13 +257,114 @@ private:
     return values;
   }
 
-  /// Vectors a thread loads per step (A and B).
-  size_t numLoaded() const {
-    auto count = [&](int64_t rows, int64_t rowLength) {
-      int64_t total = rows * (rowLength / kPerVector);
+  /// i8 weights: this thread's 16-byte loads of 16 weights each (`rowLength`
+  /// a multiple of 16, and so is the buffer's contiguous extent: no load
+  /// straddles valid and invalid weights), each converted to the two f16
+  /// vectors it stages as: values 2j and 2j + 1 of load j.
+  SmallVector<Value> loadInt8Vectors(const GemmOperand &op, Value view,
+                                     int64_t rows, int64_t rowLength,
+                                     Value r0) {
+    int64_t width = rowLength / (2 * kPerVector), total = rows * width;
+    auto shape = cast<MemRefType>(op.buffer.getType()).getShape();
+    Value zero = arith::ConstantOp::create(
+        e.b, DenseElementsAttr::get(vecType, e.b.getI32IntegerAttr(0)));
+    SmallVector<Value> values;
+    for (int64_t base = 0; base < total; base += l.threads) {
+      Value idx = e.add(thread, e.index(base));
+      if (base + l.threads > total)
+        idx = e.min(idx, e.index(total - 1));
+      Value row = arith::DivUIOp::create(e.b, idx, e.index(width));
+      Value col = e.mul(arith::RemUIOp::create(e.b, idx, e.index(width)),
+                        e.index(2 * kPerVector));
+      auto [indices, valid] = op.locate(r0, row, col);
+      Value flat = e.index(0);
+      for (auto [d, index] : llvm::enumerate(indices))
+        flat = e.add(e.mul(flat, e.index(shape[d])), index);
+      Value value =
+          memref::LoadOp::create(e.b, view,
+                                 ValueRange{arith::DivUIOp::create(
+                                     e.b, flat, e.index(2 * kPerVector))});
+      value = e.select(valid, value, zero);
+      for (int64_t half = 0; half < 2; ++half)
+        values.push_back(int8ToHalves(value, half));
+    }
+    return values;
+  }
+
+  /// The 8 i8 weights of words 2 half and 2 half + 1 of `words` as 8 f16
+  /// packed in 4 words (exact for -128 .. 127). SPIR-V vectors have 2 to 4
+  /// lanes, so the bytes spread over lanes through a vector<4xi16> bitcast
+  /// (a lane per 2 weights), are sign-extended, converted and packed back.
+  Value int8ToHalves(Value words, int64_t half) {
+    MLIRContext *context = e.b.getContext();
+    auto i16x4 = VectorType::get({4}, IntegerType::get(context, 16));
+    auto f16x4 = VectorType::get({4}, Float16Type::get(context));
+    auto splat = [&](int32_t v) -> Value {
+      return arith::ConstantOp::create(
+          e.b, DenseElementsAttr::get(vecType, e.b.getI32IntegerAttr(v)));
+    };
+    Value pair = vector::ExtractStridedSliceOp::create(
+        e.b, words, ArrayRef<int64_t>{2 * half}, ArrayRef<int64_t>{2},
+        ArrayRef<int64_t>{1});
+    Value lanes = vector::BitCastOp::create(e.b, i16x4, pair);
+    Value wide = arith::ExtSIOp::create(e.b, vecType, lanes);
+    Value shifted = arith::ShLIOp::create(e.b, wide, splat(24));
+    Value low = arith::ShRSIOp::create(e.b, shifted, splat(24));
+    Value high = arith::ShRSIOp::create(e.b, wide, splat(8));
+    auto halfBits = [&](Value v) -> Value {
+      Value h = arith::SIToFPOp::create(e.b, f16x4, v);
+      Value bits = arith::BitcastOp::create(e.b, i16x4, h);
+      return arith::ExtUIOp::create(e.b, vecType, bits);
+    };
+    Value lowBits = halfBits(low);
+    Value highBits = halfBits(high);
+    Value upper = arith::ShLIOp::create(e.b, highBits, splat(16));
+    return arith::OrIOp::create(e.b, lowBits, upper);
+  }
+
+  /// Stores the values of loadInt8Vectors (same `rows`, `rowLength`) to
+  /// `stage` from vector `stageBase` on, rows `stride` halves apart.
+  void storeInt8Vectors(ArrayRef<Value> values, Value stage, Value stageBase,
+                        int64_t rows, int64_t rowLength, int64_t stride) {
+    int64_t width = rowLength / (2 * kPerVector), total = rows * width;
+    for (size_t k = 0; k < values.size(); k += 2) {
+      int64_t base = static_cast<int64_t>(k / 2) * l.threads;
+      Value idx = e.add(thread, e.index(base));
+      auto store = [&] {
+        Value row = arith::DivUIOp::create(e.b, idx, e.index(width));
+        Value col =
+            e.mul(arith::RemUIOp::create(e.b, idx, e.index(width)), e.index(2));
+        Value at = e.add(stageBase,
+                         e.add(e.mul(row, e.index(stride / kPerVector)), col));
+        memref::StoreOp::create(e.b, values[k], stage, ValueRange{at});
+        memref::StoreOp::create(e.b, values[k + 1], stage,
+                                ValueRange{e.add(at, e.index(1))});
+      };
+      if (base + l.threads <= total) {
+        store();
+        continue;
+      }
+      auto ifOp = scf::IfOp::create(
+          e.b,
+          arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, idx,
+                                e.index(total)),
+          /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      store();
+    }
+  }
+
+  /// Vectors a thread loads per step (A and B; an i8 B loads half as many
+  /// 16-byte vectors, each staged as two).
+  size_t numLoaded(bool bInt8) const {
+    auto count = [&](int64_t rows, int64_t rowLength, int64_t perVector) {
+      int64_t total = rows * (rowLength / perVector);
       return static_cast<size_t>((total + l.threads - 1) / l.threads);
     };
-    return count(l.aRows(), l.aRowLength()) + count(l.bRows(), l.bRowLength());
+    size_t b = bInt8 ? 2 * count(l.bRows(), l.bRowLength(), 2 * kPerVector)
+                     : count(l.bRows(), l.bRowLength(), kPerVector);
+    return count(l.aRows(), l.aRowLength(), kPerVector) + b;
   }
 
   /// Stores the values of loadVectors (same `rows`, `rowLength`) to `stage`

@@ -1,7 +1,8 @@
 //===- GemmKernel.cpp - the portable tile product of the grouped matmuls --===//
 //
 // f32 arithmetic for every input type (f16 and bf16 are widened as they
-// are staged), any Vulkan 1.1 device. Per reduction step:
+// are staged, i8 weights converted), any Vulkan 1.1 device. Per reduction
+// step:
 //
 //   stage A [step][tile_m] and B [step][tile_n] (f32, 0 outside the
 //     operands), each thread reading along its operand's contiguous
@@ -38,7 +39,10 @@ static void stageOperand(Emitter &e, const MoeVulkanLayout &l, Value thread,
       at = i;
     }
     auto [indices, valid] = op.locate(r0, outer, inner);
-    Value v = e.toF32(memref::LoadOp::create(e.b, op.buffer, indices));
+    Value v = memref::LoadOp::create(e.b, op.buffer, indices);
+    // i8 weights: their integer value (exact); the scale is the epilogue's.
+    v = isa<IntegerType>(v.getType()) ? arith::SIToFPOp::create(e.b, e.f32, v)
+                                      : e.toF32(v);
     memref::StoreOp::create(e.b, e.select(valid, v, e.constF32(0.0f)), stage,
                             ValueRange{at});
   });

@@ -2,7 +2,8 @@
 //
 // What each op adds to the tile product: where its workgroup's tile lies
 // (the work-list scan, Moe/Vulkan/Kernels.h), how the operands are read,
-// and the epilogue (existing_out, the result's element type, the bounds).
+// and the epilogue (the scales of i8 weights, existing_out, the result's
+// element type, the bounds).
 //
 //===----------------------------------------------------------------------===//
 
@@ -97,6 +98,13 @@ void mlir::ejk::buildVulkanGroupedMatmulBody(OpBuilder &builder, Location loc,
   buildGemm(
       e, p, thread, a, b, e.index(0), rEnd, [&](Value m, Value n, Value acc) {
         Value row = e.add(rowBegin, m), col = e.add(n0, n);
+        if (buf.rhsScales) {
+          // i8 weights: the column's scale (the load clamped; rows of no
+          // local group keep their 0).
+          Value scale = memref::LoadOp::create(
+              e.b, buf.rhsScales, ValueRange{group, inside(e, col, p.n)});
+          acc = e.select(isGroup, e.fmul(acc, scale), acc);
+        }
         storeResult(e, buf, ValueRange{row, col},
                     both(e, lt(e, row, rowEnd), lt(e, col, e.index(p.n))), acc);
       });

@@ -40,6 +40,11 @@ static bool cooperativeFits(const GroupedMatmulProblem &p,
   if (!target.hasCooperativeMatrix || !p.inputType.isF16() || p.k < 1 ||
       p.n < 1 || p.k % 8 || p.n % 8)
     return false;
+  // i8 weights move as 16-byte vectors of 16 and are converted through
+  // 16-bit integer lanes (CoopGemmKernel.cpp).
+  if (p.quantized() &&
+      (p.k % 16 || p.n % 16 || !target.hasVulkanFeature("int16")))
+    return false;
   static const char *const names[3] = {"", "", ""};
   return MoeVulkanLayout::compute(16, 16, 16, 1, /*numStages=*/1,
                                   /*cooperative=*/true, order, p.numGroups,
@@ -112,6 +117,11 @@ static LogicalResult verifyCommon(const GroupedMatmulProblem &p,
   }
   if (f16 && !target.hasVulkanFeature("float16")) {
     reason << "f16 buffers need the device feature 'float16'";
+    return failure();
+  }
+  if (p.quantized() && !(target.hasVulkanFeature("storage8") &&
+                         target.hasVulkanFeature("int8"))) {
+    reason << "i8 weights need the device features 'storage8' and 'int8'";
     return failure();
   }
   return success();

@@ -21,7 +21,10 @@ def Ejk_GroupedMatmulOp : Ejk_Op<"grouped_matmul", [
     Layout:
     - `lhs`: `[rows, k]`, f32, f16 or bf16, rows sorted by group
     - `rhs`: `[local_groups, k, n]`, or `[local_groups, n, k]` with
-      `transpose_rhs`, the element type of `lhs`
+      `transpose_rhs`, the element type of `lhs`, or i8 (quantized weights,
+      with `rhs_scales`)
+    - `rhs_scales` (exactly when `rhs` is i8): `[local_groups, n]`, f32,
+      one scale per group and output column (per-channel dequantization)
     - `group_sizes`: `[num_groups]`, i32, the number of rows of each group
     - `group_offset` (optional): `[1]`, i32, the first group `rhs` holds
       (expert parallelism: this shard owns groups
@@ -41,7 +44,18 @@ def Ejk_GroupedMatmulOp : Ejk_Op<"grouped_matmul", [
                                                      and o <= g < o + local_groups
     ```
     With `transpose_rhs`, `rhs[g - o, j, i]` takes the place of
-    `rhs[g - o, i, j]`. Rows past the last group, and rows of groups this
+    `rhs[g - o, i, j]`. With i8 weights the sum is over the integer values
+    widened to f32 and is then scaled per column:
+    ```
+    out[r, j] = existing_out[r, j] (or 0)
+              + rhs_scales[g - o, j] * sum_i lhs[r, i] * rhs[g - o, i, j]
+    ```
+    This is ejKernel's `grouped_matmulv3` with `rhs_scale` of shape
+    `[local_groups, 1, 1, n]` (one k block); ejKernel's block-wise scales
+    (several k blocks), its `rhs_bias` and a per-group scalar scale have no
+    ejk form (broadcast a scalar to `[local_groups, n]`). ejKernel's `rhs`
+    is a float array holding the quantized values and the scale multiplies
+    it before the matmul, in `rhs`'s type; ejk scales the f32 sum. Rows past the last group, and rows of groups this
     shard does not own, are `existing_out` (or 0). The group sizes and the
     offset are read at run time; they should be non-negative and sum to at
     most `rows`, and the kernels never read or write out of bounds when they
@@ -61,6 +75,10 @@ def Ejk_GroupedMatmulOp : Ejk_Op<"grouped_matmul", [
     %out = ejk.grouped_matmul %lhs, %rhs, %sizes {transpose_rhs}
         : tensor<4096x1024xbf16>, tensor<8x2816x1024xbf16>, tensor<8xi32>
         -> tensor<4096x2816xbf16>
+    %q = ejk.grouped_matmul %lhs, %w8, %sizes
+        rhs_scales(%scales : tensor<8x2816xf32>)
+        : tensor<4096x1024xbf16>, tensor<8x1024x2816xi8>, tensor<8xi32>
+        -> tensor<4096x2816xf32>
     ```
   }];
   let arguments = (ins
@@ -69,6 +87,7 @@ def Ejk_GroupedMatmulOp : Ejk_Op<"grouped_matmul", [
     AnyRankedTensor:$group_sizes,
     Optional<AnyRankedTensor>:$group_offset,
     Optional<AnyRankedTensor>:$existing_out,
+    Optional<AnyRankedTensor>:$rhs_scales,
     UnitAttr:$transpose_rhs,
     OptionalAttr<Ejk_ConfigAttr>:$config
   );
@@ -77,6 +96,7 @@ def Ejk_GroupedMatmulOp : Ejk_Op<"grouped_matmul", [
     $lhs `,` $rhs `,` $group_sizes
     (`group_offset` `(` $group_offset^ `:` type($group_offset) `)`)?
     (`existing_out` `(` $existing_out^ `:` type($existing_out) `)`)?
+    (`rhs_scales` `(` $rhs_scales^ `:` type($rhs_scales) `)`)?
     attr-dict `:` type($lhs) `,` type($rhs) `,` type($group_sizes) `->`
     type($out)
   }];
