@@ -5,6 +5,7 @@
 //          [--repeat R] [--warmup-ms MS] [--stats] [--exit-early-rank R]
 //          [--random SEED]
 //          [--device cpu|vulkan|vulkan:N|vulkan:local]
+//          [--backward --do DO.npy [--dq DQ.npy] [--dk DK.npy] [--dv DV.npy]]
 //
 // Every rank reads the full-sequence q/k/v (.npy, [B, N*S, ...], natural
 // order), takes its shard in the chosen layout, runs ejk_ring_run, and rank
@@ -21,6 +22,10 @@
 // ranks of its node: one GPU per rank on a multi-GPU machine.
 // --warmup-ms runs the ring untimed for that long first (a GPU idles at a
 // low clock and takes time to come back; the host buffers get touched).
+// --backward runs the forward once and then ejk_ring_run_backward with the
+// gradient d_output (--do, or from the hash with --random), writing the
+// gathered d_query, d_key, d_value (natural order); --repeat, --warmup-ms
+// and --stats then time the backward.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +45,9 @@
 namespace {
 struct Options {
   std::string manifest, entry, q, k, v, out, lse, layout = "contiguous";
+  /// --backward: d_output in, the gradients out.
+  std::string dOut, dq, dk, dv;
+  bool backward = false;
   /// ejk_device_create's spec: "cpu", "vulkan", "vulkan:N"..., or
   /// "vulkan:local" (N = the rank's index on its node).
   std::string device = "cpu";
@@ -56,7 +64,8 @@ int usage(const char *message) {
       "--entry NAME --q Q.npy --k K.npy --v V.npy [--out O.npy] "
       "[--lse L.npy] [--layout contiguous|zigzag] [--repeat R] "
       "[--warmup-ms MS] "
-      "[--stats] [--exit-early-rank R] [--random SEED] [--device SPEC]\n",
+      "[--stats] [--exit-early-rank R] [--random SEED] [--device SPEC] "
+      "[--backward --do DO.npy [--dq DQ.npy] [--dk DK.npy] [--dv DV.npy]]\n",
       message);
   return 2;
 }
@@ -91,6 +100,20 @@ bool parse(int argc, char **argv, Options &o, std::string &error) {
     } else if (a == "--lse") {
       if (!value(o.lse))
         return false;
+    } else if (a == "--do") {
+      if (!value(o.dOut))
+        return false;
+    } else if (a == "--dq") {
+      if (!value(o.dq))
+        return false;
+    } else if (a == "--dk") {
+      if (!value(o.dk))
+        return false;
+    } else if (a == "--dv") {
+      if (!value(o.dv))
+        return false;
+    } else if (a == "--backward") {
+      o.backward = true;
     } else if (a == "--device") {
       if (!value(o.device))
         return false;
@@ -129,6 +152,15 @@ bool parse(int argc, char **argv, Options &o, std::string &error) {
   if (o.manifest.empty() || o.entry.empty() ||
       (o.random < 0 && (o.q.empty() || o.k.empty() || o.v.empty()))) {
     error = "MANIFEST, --entry, and --q, --k, --v or --random are required";
+    return false;
+  }
+  if (o.backward && o.random < 0 && o.dOut.empty()) {
+    error = "--backward needs --do (or --random)";
+    return false;
+  }
+  if (!o.backward &&
+      !(o.dOut.empty() && o.dq.empty() && o.dk.empty() && o.dv.empty())) {
+    error = "--do, --dq, --dk and --dv go with --backward";
     return false;
   }
   if (o.repeat < 1)
@@ -179,14 +211,15 @@ std::string deviceSpec(const std::string &spec) {
   return "vulkan:" + std::to_string(local);
 }
 
-/// A full-sequence input of the ring entry's block `full` argument `index`
+/// A full-sequence input of the ring entry's block `tail` argument `index`
 /// (its shard shape with n times the rows), uniform in [-1, 1) from a
 /// counter hash of (seed, index, element), so every rank makes the same.
 bool randomInput(ejk_module *module, const std::string &entry, int ranks,
-                 long seed, size_t index, ejk::NpyArray &out) {
+                 long seed, size_t index, ejk::NpyArray &out,
+                 const std::string &tail = "__full") {
   size_t count = 0;
   ejk_module_entry_count(module, &count);
-  std::string head = entry + "__ring__", tail = "__full";
+  std::string head = entry + "__ring__";
   for (size_t i = 0; i < count; ++i) {
     const char *name = nullptr;
     ejk_module_entry_name(module, i, &name);
@@ -227,6 +260,32 @@ bool randomInput(ejk_module *module, const std::string &entry, int ranks,
     return true;
   }
   return false;
+}
+
+/// Rank 0 gets the full array ([slices, n*S, row], natural order) from
+/// every rank's shard ([slices, S, row], in the layout); other ranks get
+/// nothing. Collective over MPI_COMM_WORLD.
+Bytes gatherShards(const Bytes &local, int64_t slices, int64_t seq,
+                   int64_t rowBytes, int rank, int ranks, bool zigzag) {
+  Bytes all(rank == 0 ? local.size() * size_t(ranks) : 0);
+  MPI_Gather(local.data(), int(local.size()), MPI_BYTE, all.data(),
+             int(local.size()), MPI_BYTE, 0, MPI_COMM_WORLD);
+  if (rank != 0)
+    return {};
+  int64_t total = seq * ranks;
+  // all: [rank][slice][S][row] -> [slice][rank*S][row] (shard order).
+  Bytes ordered(all.size());
+  for (int r = 0; r < ranks; ++r)
+    for (int64_t b = 0; b < slices; ++b)
+      std::memcpy(&ordered[size_t((b * total + r * seq) * rowBytes)],
+                  &all[size_t(((r * slices + b) * seq) * rowBytes)],
+                  size_t(seq * rowBytes));
+  if (!zigzag)
+    return ordered;
+  Bytes natural(ordered.size());
+  ejk_zigzag_permute(natural.data(), ordered.data(), size_t(slices),
+                     size_t(total), size_t(rowBytes), ranks, 1);
+  return natural;
 }
 
 int failed(int rank, const char *what, ejk_status status) {
@@ -289,6 +348,26 @@ int main(int argc, char **argv) {
   const size_t elem = floatBytes(q.dtype);
   int64_t batch = q.shape[0], seq = q.shape[1] / ranks, heads = q.shape[2],
           headDimV = v.shape[3];
+  ejk::NpyArray dOut;
+  if (o.backward) {
+    bool read = o.random >= 0 ? randomInput(module, o.entry, ranks, o.random, 4,
+                                            dOut, "__grad_full")
+                              : ejk::readNpy(o.dOut, dOut, error);
+    if (o.random >= 0 && !read)
+      error = "no backward blocks of ring entry '" + o.entry +
+              "' to take shapes from";
+    if (read && dOut.dtype == "u16")
+      dOut.dtype = "bf16";
+    std::vector<int64_t> want = {batch, seq * ranks, heads, headDimV};
+    if (!read || dOut.dtype != q.dtype || dOut.shape != want) {
+      std::fprintf(stderr, "ejk-ring-run: rank %d: '%s': %s\n", rank,
+                   o.dOut.c_str(),
+                   error.empty() ? "d_output needs the output's type and shape "
+                                   "[B, S, H, Dv] (q's B, S, H and v's Dv)"
+                                 : error.c_str());
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  }
 
   MPI_Comm world = MPI_COMM_WORLD;
   if ((s = ejk_comm_create_mpi(&world, &comm)) != EJK_OK)
@@ -308,7 +387,8 @@ int main(int argc, char **argv) {
   Bytes os(size_t(batch * seq * heads * headDimV) * elem);
   std::vector<float> ls(size_t(batch * heads * seq));
   ejk_buffer *qb = nullptr, *kb = nullptr, *vb = nullptr, *ob = nullptr,
-             *lb = nullptr;
+             *lb = nullptr, *dob = nullptr, *dqb = nullptr, *dkb = nullptr,
+             *dvb = nullptr;
   ejk_buffer_create(device, qs.size(), &qb);
   ejk_buffer_create(device, ks.size(), &kb);
   ejk_buffer_create(device, vs.size(), &vb);
@@ -317,6 +397,14 @@ int main(int argc, char **argv) {
   ejk_buffer_upload(qb, qs.data(), qs.size(), 0);
   ejk_buffer_upload(kb, ks.data(), ks.size(), 0);
   ejk_buffer_upload(vb, vs.data(), vs.size(), 0);
+  if (o.backward) {
+    Bytes dos = shardOf(dOut, rank, ranks, zigzag);
+    ejk_buffer_create(device, dos.size(), &dob);
+    ejk_buffer_upload(dob, dos.data(), dos.size(), 0);
+    ejk_buffer_create(device, qs.size(), &dqb);
+    ejk_buffer_create(device, ks.size(), &dkb);
+    ejk_buffer_create(device, vs.size(), &dvb);
+  }
 
   if (rank == o.exitEarlyRank) {
     std::fprintf(stderr, "ejk-ring-run: rank %d exits early (as asked)\n",
@@ -327,10 +415,20 @@ int main(int argc, char **argv) {
 
   double best = 1e30;
   int rc = 0;
+  // The timed call: the forward, or with --backward the backward (of the
+  // forward run once before).
+  auto runOnce = [&](const char *what) {
+    ejk_status s = o.backward ? ejk_ring_run_backward(ring, qb, kb, vb, ob, lb,
+                                                      dob, dqb, dkb, dvb)
+                              : ejk_ring_run(ring, qb, kb, vb, ob, lb);
+    if (s != EJK_OK)
+      rc = failed(rank, what, s);
+  };
+  if (o.backward && (s = ejk_ring_run(ring, qb, kb, vb, ob, lb)) != EJK_OK)
+    rc = failed(rank, "forward run", s);
   // Untimed runs until rank 0 has spent --warmup-ms (all ranks run as many).
   for (double t0 = MPI_Wtime(); o.warmupMs > 0 && rc == 0;) {
-    if ((s = ejk_ring_run(ring, qb, kb, vb, ob, lb)) != EJK_OK)
-      rc = failed(rank, "warm-up run", s);
+    runOnce("warm-up run");
     int more = rank == 0 && (MPI_Wtime() - t0) * 1e3 < o.warmupMs;
     MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!more)
@@ -339,8 +437,7 @@ int main(int argc, char **argv) {
   for (int r = 0; r < o.repeat && rc == 0; ++r) {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    if ((s = ejk_ring_run(ring, qb, kb, vb, ob, lb)) != EJK_OK)
-      rc = failed(rank, "run", s);
+    runOnce(o.backward ? "backward run" : "run");
     double mine = MPI_Wtime() - t0, slowest = 0;
     MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     best = slowest < best ? slowest : best;
@@ -371,66 +468,56 @@ int main(int argc, char **argv) {
       std::fflush(stdout);
     }
     if (rank == 0)
-      std::printf("ring wall (slowest rank, best of %d): %.3f ms\n", o.repeat,
-                  best * 1e3);
+      std::printf("ring%s wall (slowest rank, best of %d): %.3f ms\n",
+                  o.backward ? " backward" : "", o.repeat, best * 1e3);
   }
 
   if (rc == 0) {
-    ejk_buffer_download(ob, os.data(), os.size(), 0);
-    ejk_buffer_download(lb, ls.data(), ls.size() * 4, 0);
-    // Gather per batch so that rank 0 gets [B, n*S, ...] in shard order.
-    int64_t oRow = heads * headDimV * int64_t(elem);
-    Bytes allO(rank == 0 ? os.size() * ranks : 0);
-    std::vector<float> allL(rank == 0 ? ls.size() * ranks : 0);
-    MPI_Gather(os.data(), int(os.size()), MPI_BYTE, allO.data(), int(os.size()),
-               MPI_BYTE, 0, MPI_COMM_WORLD);
-    MPI_Gather(ls.data(), int(ls.size()), MPI_FLOAT, allL.data(),
-               int(ls.size()), MPI_FLOAT, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-      int64_t total = seq * ranks;
-      // allO: [rank][B][S][row] -> [B][rank*S][row] (shard order).
-      Bytes o1(allO.size());
-      std::vector<float> l1(allL.size());
-      for (int r = 0; r < ranks; ++r)
-        for (int64_t b = 0; b < batch; ++b) {
-          std::memcpy(&o1[size_t((b * total + r * seq) * oRow)],
-                      &allO[size_t(((r * batch + b) * seq) * oRow)],
-                      size_t(seq * oRow));
-          for (int64_t h = 0; h < heads; ++h)
-            std::memcpy(&l1[size_t((b * heads + h) * total + r * seq)],
-                        &allL[size_t(((r * batch + b) * heads + h) * seq)],
-                        size_t(seq) * 4);
-        }
-      if (zigzag) {
-        Bytes o2(o1.size());
-        std::vector<float> l2(l1.size());
-        ejk_zigzag_permute(o2.data(), o1.data(), size_t(batch), size_t(total),
-                           size_t(oRow), ranks, 1);
-        ejk_zigzag_permute(l2.data(), l1.data(), size_t(batch * heads),
-                           size_t(total), 4, ranks, 1);
-        o1.swap(o2);
-        l1.swap(l2);
+    auto write = [&](const std::string &path, const Bytes &data,
+                     const std::string &dtype, std::vector<int64_t> shape) {
+      if (path.empty() || rank != 0)
+        return;
+      ejk::NpyArray array;
+      array.dtype = dtype;
+      array.shape = shape;
+      array.data.resize(data.size());
+      std::memcpy(array.data.data(), data.data(), data.size());
+      if (!ejk::writeNpy(path, array, error)) {
+        std::fprintf(stderr, "ejk-ring-run: %s\n", error.c_str());
+        rc = 1;
       }
-      auto write = [&](const std::string &path, const void *data, size_t bytes,
-                       const std::string &dtype, std::vector<int64_t> shape) {
-        if (path.empty())
-          return;
-        ejk::NpyArray array;
-        array.dtype = dtype;
-        array.shape = shape;
-        array.data.resize(bytes);
-        std::memcpy(array.data.data(), data, bytes);
-        if (!ejk::writeNpy(path, array, error)) {
-          std::fprintf(stderr, "ejk-ring-run: %s\n", error.c_str());
-          rc = 1;
-        }
-      };
-      write(o.out, o1.data(), o1.size(), q.dtype == "bf16" ? "u16" : q.dtype,
+    };
+    // Downloads a [slices, seq, row] shard and gathers the full array in
+    // natural order on rank 0.
+    auto gather = [&](ejk_buffer *buffer, int64_t slices, int64_t rowBytes) {
+      Bytes local(size_t(slices * seq * rowBytes));
+      ejk_buffer_download(buffer, local.data(), local.size(), 0);
+      return gatherShards(local, slices, seq, rowBytes, rank, ranks, zigzag);
+    };
+    std::string type = q.dtype == "bf16" ? "u16" : q.dtype;
+    int64_t total = seq * ranks;
+    if (!o.out.empty())
+      write(o.out, gather(ob, batch, heads * headDimV * int64_t(elem)), type,
             {batch, total, heads, headDimV});
-      write(o.lse, l1.data(), l1.size() * 4, "f32", {batch, heads, total});
+    if (!o.lse.empty())
+      write(o.lse, gather(lb, batch * heads, 4), "f32", {batch, heads, total});
+    if (o.backward) {
+      int64_t kvHeads = k.shape[2], headDim = q.shape[3];
+      struct {
+        const std::string &path;
+        ejk_buffer *buffer;
+        int64_t heads, dim;
+      } grads[] = {{o.dq, dqb, heads, headDim},
+                   {o.dk, dkb, kvHeads, headDim},
+                   {o.dv, dvb, kvHeads, headDimV}};
+      for (auto &g : grads)
+        if (!g.path.empty())
+          write(g.path,
+                gather(g.buffer, batch, g.heads * g.dim * int64_t(elem)), type,
+                {batch, total, g.heads, g.dim});
     }
   }
-  for (ejk_buffer *b : {qb, kb, vb, ob, lb})
+  for (ejk_buffer *b : {qb, kb, vb, ob, lb, dob, dqb, dkb, dvb})
     ejk_buffer_destroy(b);
   ejk_ring_destroy(ring);
   ejk_comm_destroy(comm);

@@ -74,7 +74,30 @@ EJK_RUNTIME_EXPORT ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query,
                                            ejk_buffer *key, ejk_buffer *value,
                                            ejk_buffer *output, ejk_buffer *lse);
 
-/** Time split of the last ejk_ring_run on this rank, in nanoseconds. */
+/** The backward of ring attention: the gradients of sum(output * d_output)
+ *  with respect to this rank's `query`, `key` and `value` shards. `output`
+ *  and `lse` are this rank's shards of the forward's result (what
+ *  ejk_ring_run wrote, lse not optional here), `d_output` the gradient
+ *  flowing into `output` ([B, S, H, Dv], the entry's type); writes
+ *  `d_query`, `d_key`, `d_value` (the shapes and type of query, key,
+ *  value). Runs the ring's `flash_attention_grad` blocks
+ *  (`<entry>__ring__...__grad_<role>`, which ejkc emits beside the forward
+ *  blocks) with the same step schedule and layout as ejk_ring_run: d_query
+ *  sums on the rank, d_key/d_value sums (f32) travel with their key/value
+ *  shard and reach its owner after the last step; results are rounded once
+ *  to the entry's type. Fails on every rank, before the ring moves, when a
+ *  rank's buffers are too small or the module has no backward blocks; a
+ *  failed block fails every rank after the ring has finished moving.
+ *  Shares the ring's buffers with ejk_ring_run: one run at a time.
+ *  Collective. */
+EJK_RUNTIME_EXPORT ejk_status ejk_ring_run_backward(
+    ejk_ring *ring, ejk_buffer *query, ejk_buffer *key, ejk_buffer *value,
+    ejk_buffer *output, ejk_buffer *lse, ejk_buffer *d_output,
+    ejk_buffer *d_query, ejk_buffer *d_key, ejk_buffer *d_value);
+
+/** Time split of the last ejk_ring_run or ejk_ring_run_backward on this
+ *  rank, in nanoseconds (for the backward, merge_ns is the time spent
+ *  adding the blocks' gradients into the sums). */
 typedef struct ejk_ring_stats {
   int ring_size, steps_computed, steps_skipped;
   /** Kernel time of the block entries (ejk_invocation_time_ns). */

@@ -81,4 +81,25 @@ void mergeBlock(std::vector<float> &accO, std::vector<float> &accL,
   });
 }
 
+void addRows(std::vector<float> &acc, int64_t accSeq, const Bytes &part,
+             ejk_dtype dtype, int64_t batch, int64_t rows, int64_t begin,
+             int64_t rowElems, int threads) {
+  const unsigned char *data = part.data();
+  parallelFor(batch * rows, threads, [&](int64_t from, int64_t to) {
+    for (int64_t row = from; row < to; ++row) {
+      int64_t b = row / rows, i = row % rows;
+      float *dst = &acc[size_t((b * accSeq + begin + i) * rowElems)];
+      int64_t src = row * rowElems;
+      if (dtype == EJK_DTYPE_F32) {
+        const float *p = reinterpret_cast<const float *>(data) + src;
+        for (int64_t d = 0; d < rowElems; ++d)
+          dst[d] += p[d];
+        continue;
+      }
+      for (int64_t d = 0; d < rowElems; ++d)
+        dst[d] += loadFloat(data, dtype, src + d);
+    }
+  });
+}
+
 } // namespace ejk::ring

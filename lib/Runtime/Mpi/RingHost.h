@@ -64,6 +64,14 @@ void mergeBlock(std::vector<float> &accO, std::vector<float> &accL,
                 const Bytes &partO, const std::vector<float> &partL,
                 const MergeShape &shape, int64_t begin, int64_t rows);
 
+/// Rows [begin, begin + rows) of each batch of `acc` (f32, [B, accSeq,
+/// rowElems]) plus the `rows` rows of `part` (`dtype`, [B, rows,
+/// rowElems]), on `threads` threads: a backward block's gradient summed
+/// into the ring's f32 gradient.
+void addRows(std::vector<float> &acc, int64_t accSeq, const Bytes &part,
+             ejk_dtype dtype, int64_t batch, int64_t rows, int64_t begin,
+             int64_t rowElems, int threads);
+
 } // namespace ejk::ring
 
 #endif // EJK_LIB_RUNTIME_MPI_RINGHOST_H

@@ -1,7 +1,9 @@
 // RUN: ejk-opt %s -split-input-file -ejk-expand-entries | FileCheck %s
 // The entries ejk.ring_attention expands into (docs/ops/ring.md): the
 // names carry ring size, causal and window; causal without a window adds
-// the zigzag halves, a window adds the masked block.
+// the zigzag halves, a window adds the masked block; every block has a
+// backward block `__grad_<role>` (flash_attention_grad with the same
+// options: q, k, v, o, d_o, lse[, mask] -> dq, dk, dv).
 
 // CHECK-NOT: func.func @causal(
 // CHECK-LABEL: func.func @causal__ring__n4__c1__wn__full
@@ -14,6 +16,16 @@
 // CHECK-SAME: tensor<1x64x8x32xf32>, %{{.*}}: tensor<1x32x2x32xf32>, %{{.*}}: tensor<1x32x2x16xf32>) -> (tensor<1x64x8x16xf32>, tensor<1x8x64xf32>)
 // CHECK-LABEL: func.func @causal__ring__n4__c1__wn__zzq
 // CHECK-SAME: tensor<1x32x8x32xf32>, %{{.*}}: tensor<1x64x2x32xf32>, %{{.*}}: tensor<1x64x2x16xf32>) -> (tensor<1x32x8x16xf32>, tensor<1x8x32xf32>)
+// CHECK-LABEL: func.func @causal__ring__n4__c1__wn__grad_full
+// CHECK-SAME: (%[[Q:[^:]*]]: tensor<1x64x8x32xf32>, %[[K:[^:]*]]: tensor<1x64x2x32xf32>, %[[V:[^:]*]]: tensor<1x64x2x16xf32>, %[[O:[^:]*]]: tensor<1x64x8x16xf32>, %[[DO:[^:]*]]: tensor<1x64x8x16xf32>, %[[L:[^:]*]]: tensor<1x8x64xf32>)
+// CHECK-SAME: -> (tensor<1x64x8x32xf32>, tensor<1x64x2x32xf32>, tensor<1x64x2x16xf32>)
+// CHECK: ejk.flash_attention_grad %[[Q]], %[[K]], %[[V]], %[[O]], %[[DO]], %[[L]] {logits_soft_cap = 2.000000e+00 : f32, softmax_scale = 5.000000e-01 : f32}
+// CHECK-LABEL: func.func @causal__ring__n4__c1__wn__grad_diag
+// CHECK: ejk.flash_attention_grad %{{.*}} {causal, logits_soft_cap
+// CHECK-LABEL: func.func @causal__ring__n4__c1__wn__grad_zzkv
+// CHECK-SAME: tensor<1x64x8x32xf32>, %{{.*}}: tensor<1x32x2x32xf32>, %{{.*}}: tensor<1x32x2x16xf32>, %{{.*}}: tensor<1x64x8x16xf32>, %{{.*}}: tensor<1x64x8x16xf32>, %{{.*}}: tensor<1x8x64xf32>) -> (tensor<1x64x8x32xf32>, tensor<1x32x2x32xf32>, tensor<1x32x2x16xf32>)
+// CHECK-LABEL: func.func @causal__ring__n4__c1__wn__grad_zzq
+// CHECK-SAME: tensor<1x32x8x32xf32>, %{{.*}}: tensor<1x64x2x32xf32>, %{{.*}}: tensor<1x64x2x16xf32>, %{{.*}}: tensor<1x32x8x16xf32>, %{{.*}}: tensor<1x32x8x16xf32>, %{{.*}}: tensor<1x8x32xf32>) -> (tensor<1x32x8x32xf32>, tensor<1x64x2x32xf32>, tensor<1x64x2x16xf32>)
 func.func @causal(%q: tensor<1x64x8x32xf32>, %k: tensor<1x64x2x32xf32>, %v: tensor<1x64x2x16xf32>)
     -> (tensor<1x64x8x16xf32>, tensor<1x8x64xf32>) {
   %o, %l = ejk.ring_attention %q, %k, %v {ring_size = 4 : i64, causal, logits_soft_cap = 2.0 : f32, softmax_scale = 0.5 : f32}
@@ -30,6 +42,12 @@ func.func @causal(%q: tensor<1x64x8x32xf32>, %k: tensor<1x64x2x32xf32>, %v: tens
 // CHECK-LABEL: func.func @window__ring__n2__c0__w10_3__masked
 // CHECK-SAME: %[[M:[^:]*]]: tensor<1x1x16x16xi1>) -> (tensor<2x16x4x8xf32>, tensor<2x4x16xf32>)
 // CHECK: ejk.flash_attention %{{.*}} mask(%[[M]] : tensor<1x1x16x16xi1>)
+// CHECK-LABEL: func.func @window__ring__n2__c0__w10_3__grad_full
+// CHECK-LABEL: func.func @window__ring__n2__c0__w10_3__grad_diag
+// CHECK: ejk.flash_attention_grad %{{.*}} {sliding_window = array<i64: 10, 3>, softmax_scale
+// CHECK-LABEL: func.func @window__ring__n2__c0__w10_3__grad_masked
+// CHECK-SAME: %[[GM:[^:]*]]: tensor<1x1x16x16xi1>) -> (tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>)
+// CHECK: ejk.flash_attention_grad %{{.*}} mask(%[[GM]] : tensor<1x1x16x16xi1>)
 // CHECK-NOT: zzkv
 func.func @window(%q: tensor<2x16x4x8xf32>, %k: tensor<2x16x4x8xf32>, %v: tensor<2x16x4x8xf32>) -> tensor<2x16x4x8xf32> {
   %o = ejk.ring_attention %q, %k, %v {ring_size = 2 : i64, sliding_window = array<i64: 10, 3>}

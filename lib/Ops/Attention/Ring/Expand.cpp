@@ -20,6 +20,15 @@
 //   zzq    the second half of the queries, whole shard  (q S/2, kv S)
 // (zzkv/zzq: causal without a window and S even, for the zigzag layout).
 //
+// Each role also gets a backward block `<prefix>__grad_<role>`: the
+// `ejk.flash_attention_grad` of the same block, taking (query, key, value,
+// output, d_output, lse[, mask]) and returning (d_query, d_key, d_value).
+// Given the ring's gathered output and lse (the forward's merged ones, for
+// the block's query rows), its probabilities exp(t - lse) are the global
+// softmax's, so the blocks' gradients add up to the whole sequence's: the
+// runtime sums d_query locally and lets d_key/d_value travel with their
+// key/value shard.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Attention/Ring/Ring.h"
@@ -91,6 +100,45 @@ static void addBlock(OpBuilder &b, const RingBlocks &ring, StringRef role,
   func::ReturnOp::create(b, loc, attention.getResults());
 }
 
+/// Adds the public function `<prefix>__grad_<role>`: the backward of the
+/// block `addBlock` writes for `role`, with the same options.
+static void addGradBlock(OpBuilder &b, const RingBlocks &ring, StringRef role,
+                         int64_t seqQ, int64_t seqK, bool causal,
+                         DenseI64ArrayAttr window, bool withMask) {
+  RingAttentionOp op = ring.op;
+  Location loc = op.getLoc();
+  MLIRContext *context = b.getContext();
+  RankedTensorType q = withSeq(ring.q, seqQ), k = withSeq(ring.k, seqK),
+                   v = withSeq(ring.v, seqK);
+  int64_t batch = q.getDimSize(0), heads = q.getDimSize(2);
+  auto output = RankedTensorType::get({batch, seqQ, heads, v.getDimSize(3)},
+                                      q.getElementType());
+  auto lse =
+      RankedTensorType::get({batch, heads, seqQ}, Float32Type::get(context));
+  SmallVector<Type> inputs = {q, k, v, output, output, lse};
+  if (withMask)
+    inputs.push_back(RankedTensorType::get({1, 1, seqQ, seqK},
+                                           IntegerType::get(context, 1)));
+  auto type = FunctionType::get(context, inputs, {q, k, v});
+  auto func = func::FuncOp::create(
+      b, loc, (ring.prefix + "__grad_" + role).str(), type);
+  Block *body = func.addEntryBlock();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(body);
+  Value mask = withMask ? body->getArgument(6) : Value();
+  auto grad = FlashAttentionGradOp::create(
+      b, loc, TypeRange{q, k, v}, body->getArgument(0), body->getArgument(1),
+      body->getArgument(2), body->getArgument(3), body->getArgument(4),
+      body->getArgument(5), /*bias=*/Value(), mask,
+      /*q_segment_ids=*/Value(), /*kv_segment_ids=*/Value(),
+      /*softmax_aux=*/Value(), b.getF32FloatAttr(op.getEffectiveSoftmaxScale()),
+      causal ? b.getUnitAttr() : UnitAttr(), window,
+      /*mask_alignment=*/StringAttr(), op.getLogitsSoftCapAttr(),
+      /*dropout_prob=*/FloatAttr(), /*dropout_seed=*/IntegerAttr(),
+      ConfigAttr());
+  func::ReturnOp::create(b, loc, grad.getResults());
+}
+
 static LogicalResult expandRingAttention(Operation *raw, func::FuncOp entry) {
   auto op = cast<RingAttentionOp>(raw);
   if (op.getQSegmentIds())
@@ -131,13 +179,16 @@ static LogicalResult expandRingAttention(Operation *raw, func::FuncOp entry) {
                     .str();
 
   OpBuilder b(entry);
-  addBlock(b, ring, "full", seq, seq, false, nullptr, false);
-  addBlock(b, ring, "diag", seq, seq, causal, window, false);
-  if (window)
-    addBlock(b, ring, "masked", seq, seq, false, nullptr, true);
-  if (causal && !window && seq % 2 == 0 && seq > 0) {
-    addBlock(b, ring, "zzkv", seq, seq / 2, false, nullptr, false);
-    addBlock(b, ring, "zzq", seq / 2, seq, false, nullptr, false);
+  // Forward blocks first, then their backward blocks in the same order.
+  for (auto add : {addBlock, addGradBlock}) {
+    add(b, ring, "full", seq, seq, false, nullptr, false);
+    add(b, ring, "diag", seq, seq, causal, window, false);
+    if (window)
+      add(b, ring, "masked", seq, seq, false, nullptr, true);
+    if (causal && !window && seq % 2 == 0 && seq > 0) {
+      add(b, ring, "zzkv", seq, seq / 2, false, nullptr, false);
+      add(b, ring, "zzq", seq / 2, seq, false, nullptr, false);
+    }
   }
   entry.erase();
   return success();

@@ -1,7 +1,7 @@
 """Ring attention over MPI against single-process flash attention.
 
-usage: ring_check.py WORK_DIR [--vulkan] CASE [CASE ...]
-       ring_check.py WORK_DIR --mismatch | --exit-early
+usage: ring_check.py WORK_DIR [--vulkan] [--backward] CASE [CASE ...]
+       ring_check.py WORK_DIR --mismatch | --exit-early | --no-grad-blocks
 (ejkc, ejk-run, ejk-ring-run and mpirun from PATH; --vulkan compiles the
 ring for Vulkan and runs each rank on the Vulkan device; the reference
 stays single-process flash attention on the CPU)
@@ -12,7 +12,14 @@ compiles it with ejkc, runs the full entry with ejk-run and the ring entry
 with `mpirun -np n ejk-ring-run` (in each layout that applies), and compares
 the gathered output and lse with `ejk-run --check`'s f32 tolerances
 (|x - ref| <= 1e-4 + 1e-4 |ref|, infinities equal). Prints one line per run.
+
+--backward also runs `ejk-ring-run --backward` (the ring's forward, then its
+backward with a random d_output) after each forward run, and compares the
+gathered d_query, d_key, d_value with single-process flash_attention_grad
+on the whole sequence (a `grad` entry: forward, then backward of its
+output and lse), same tolerances.
 """
+import json
 import os
 import subprocess
 import sys
@@ -79,6 +86,22 @@ def write_mlir(path, case):
                 n, t(ls, h, d), t(ls, hk, d), t(ls, hk, dv), t(ls, h, dv),
                 lse(ls), ring_attrs(attrs, n), t(ls, h, d), t(ls, hk, d),
                 t(ls, hk, dv), t(ls, h, dv), lse(ls), t(ls, h, dv), lse(ls)))
+    # The reference backward: the forward on the whole sequence, then
+    # flash_attention_grad of its output and lse.
+    text.append(
+        "func.func @grad(%%q: %s, %%k: %s, %%v: %s, %%do: %s) -> (%s, %s, %s) {\n"
+        "  %%o, %%l = ejk.flash_attention %%q, %%k, %%v %s : %s, %s, %s -> %s, %s\n"
+        "  %%dq, %%dk, %%dv = ejk.flash_attention_grad %%q, %%k, %%v, %%o, %%do, %%l %s"
+        " : %s, %s, %s, %s, %s, %s -> %s, %s, %s\n"
+        "  return %%dq, %%dk, %%dv : %s, %s, %s\n}\n" % (
+            t(s, h, d), t(s, hk, d), t(s, hk, dv), t(s, h, dv),
+            t(s, h, d), t(s, hk, d), t(s, hk, dv),
+            fa_attrs(attrs), t(s, h, d), t(s, hk, d), t(s, hk, dv),
+            t(s, h, dv), lse(s),
+            fa_attrs(attrs), t(s, h, d), t(s, hk, d), t(s, hk, dv),
+            t(s, h, dv), t(s, h, dv), lse(s),
+            t(s, h, d), t(s, hk, d), t(s, hk, dv),
+            t(s, h, d), t(s, hk, d), t(s, hk, dv)))
     with open(path, "w") as f:
         f.write("\n".join(text))
 
@@ -127,7 +150,7 @@ def close(x, ref, dtype="f32"):
     return bool(np.all(err <= bound)), float(err.max(initial=0.0))
 
 
-def check_case(work, case, vulkan=False):
+def check_case(work, case, vulkan=False, backward=False):
     b, s, h, hk, d, dv, attrs, sizes = CASES[case]
     dirn = os.path.join(work, case)
     os.makedirs(dirn, exist_ok=True)
@@ -139,13 +162,19 @@ def check_case(work, case, vulkan=False):
     v = rng.standard_normal((b, s, hk, dv), dtype=np.float32)
     files = {}
     dtype = DTYPES.get(case, "f32")
-    for name, arr in (("q", q), ("k", k), ("v", v)):
+    d_o = rng.standard_normal((b, s, h, dv), dtype=np.float32)
+    for name, arr in (("q", q), ("k", k), ("v", v), ("do", d_o)):
         files[name] = os.path.join(dirn, name + ".npy")
         np.save(files[name], as_stored(arr, dtype))
     ref_o, ref_l = os.path.join(dirn, "o.npy"), os.path.join(dirn, "l.npy")
     must(["ejk-run", mlir, "--entry", "full",
           "--input", files["q"], "--input", files["k"], "--input", files["v"],
           "--output", ref_o, "--output", ref_l])
+    if backward:
+        must(["ejk-run", mlir, "--entry", "grad"] +
+             sum([["--input", files[x]] for x in ("q", "k", "v", "do")], []) +
+             sum([["--output", os.path.join(dirn, x + ".npy")]
+                  for x in ("dq", "dk", "dv")], []))
     art = os.path.join(dirn, "art")
     must(["ejkc", mlir, "-o", art] + (["--target", "vulkan"] if vulkan else []))
     manifest = os.path.join(art, "ring.json")
@@ -167,6 +196,25 @@ def check_case(work, case, vulkan=False):
             print("%s np=%d %s: output %s lse %s" % (
                 case, n, layout, "ok" if ok_o else "MISMATCH %g" % err_o,
                 "ok" if ok_l else "MISMATCH %g" % err_l))
+            if not backward:
+                continue
+            grads = [os.path.join(dirn, "%s%d%s.npy" % (x, n, layout))
+                     for x in ("dq", "dk", "dv")]
+            must(["timeout", str(TIMEOUT), "mpirun", "-np", str(n),
+                  "ejk-ring-run", manifest,
+                  "--entry", "ring%d" % n, "--layout", layout,
+                  "--q", files["q"], "--k", files["k"], "--v", files["v"],
+                  "--backward", "--do", files["do"],
+                  "--dq", grads[0], "--dk", grads[1], "--dv", grads[2],
+                  "--device", "vulkan" if vulkan else "cpu"] +
+                 (["--repeat", "2"] if case in REPEATED else []))
+            words = []
+            for x, path in zip(("dq", "dk", "dv"), grads):
+                ok, err = close(np.load(path),
+                                np.load(os.path.join(dirn, x + ".npy")), dtype)
+                words.append("%s %s" % (x, "ok" if ok else "MISMATCH %g" % err))
+            print("%s np=%d %s backward: %s" % (case, n, layout,
+                                                " ".join(words)))
 
 
 def errors(work, which):
@@ -188,7 +236,22 @@ def errors(work, which):
             "--q", os.path.join(dirn, "q.npy"),
             "--k", os.path.join(dirn, "k.npy"),
             "--v", os.path.join(dirn, "v.npy")]
-    if which == "--mismatch":
+    if which == "--no-grad-blocks":
+        # An artifact whose ring has no backward blocks (as ejk wrote them
+        # before the backward existed): the manifest without them.
+        manifest = os.path.join(art, "ring.json")
+        with open(manifest) as f:
+            data = json.load(f)
+        data["entries"] = [e for e in data["entries"]
+                           if "__grad_" not in e["name"]]
+        with open(manifest, "w") as f:
+            json.dump(data, f)
+        np.save(os.path.join(dirn, "do.npy"),
+                rng.standard_normal((b, s, h, dv), dtype=np.float32))
+        p = run(["timeout", "60", "mpirun", "-np", "2"] + args +
+                ["--entry", "ring2", "--backward", "--do",
+                 os.path.join(dirn, "do.npy")])
+    elif which == "--mismatch":
         # ring4 is compiled for 4 ranks: 2 ranks must all fail, not hang.
         p = run(["timeout", "60", "mpirun", "-np", "2"] + args +
                 ["--entry", "ring4"])
@@ -205,12 +268,15 @@ def errors(work, which):
 def main():
     work = sys.argv[1]
     os.makedirs(work, exist_ok=True)
-    if sys.argv[2] in ("--mismatch", "--exit-early"):
+    if sys.argv[2] in ("--mismatch", "--exit-early", "--no-grad-blocks"):
         errors(work, sys.argv[2])
         return
-    vulkan = sys.argv[2] == "--vulkan"
-    for case in sys.argv[3 if vulkan else 2:]:
-        check_case(work, case, vulkan)
+    args = sys.argv[2:]
+    vulkan = "--vulkan" in args
+    backward = "--backward" in args
+    for case in args:
+        if not case.startswith("--"):
+            check_case(work, case, vulkan, backward)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,337 @@
+//===- RingForward.cpp - ring attention's forward (ejk_ring_run) ----------===//
+//
+// The ring loop of docs/ops/ring.md, on top of the public C API only: each
+// step runs one compiled flash-attention block entry of the local queries
+// against the visiting key/value shard (ejk_invoke_async), while the next
+// shard travels with MPI_Isend/MPI_Irecv; the block's output and lse are
+// merged into the running result. Which block a step runs follows from the
+// global positions of the shards' rows (contiguous or zigzag) and the op's
+// causal/window options, which the block entries' names carry
+// (chooseBlock, Ring.cpp).
+//
+// Shards travel as bytes of the entry's element type (f32, f16, bf16); the
+// merge is f32 on the host. Copies between host and device hold the device,
+// so a step's host work is ordered to hide what it can behind the block:
+// stage the inputs, start the block, then merge the previous step's output
+// (on the host's threads) while MPI moves the next shard.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RingState.h"
+
+#include <algorithm>
+#include <climits>
+#include <limits>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace ejk::ring;
+
+extern "C" {
+
+ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
+                        ejk_buffer *value, ejk_buffer *output,
+                        ejk_buffer *lse) {
+  if (ejk_status s = checkRingArg(ring, "ejk_ring_run"))
+    return s;
+  if (!query || !key || !value || !output)
+    return fail(EJK_ERROR_INVALID_ARGUMENT,
+                "ejk_ring_run: 'query', 'key', 'value' and 'output' must not "
+                "be NULL");
+  uint64_t start = nowNs();
+  ejk_comm &comm = *ring->comm;
+  const int n = comm.size, rank = comm.rank;
+  const int next = (rank + 1) % n, prev = (rank + n - 1) % n;
+  const float negInf = -std::numeric_limits<float>::infinity();
+  ring->steps.assign(size_t(n), ejk_ring_stats{});
+  ring->total = ejk_ring_stats{};
+  ring->total.ring_size = n;
+
+  // The first local failure; the ring keeps moving after it (blocks are
+  // skipped) so that no peer waits for a message that never comes.
+  ejk_status status = EJK_OK;
+  std::string message;
+  auto record = [&](ejk_status s, const std::string &what) {
+    if (status == EJK_OK && s != EJK_OK) {
+      status = s;
+      message = what + ": " + ejk_last_error();
+    }
+  };
+  auto since = [](uint64_t t0) { return nowNs() - t0; };
+
+  const int64_t e = ring->elemBytes, batch = ring->batch, seq = ring->seq;
+  const int64_t half = seq / 2;
+  const int64_t kBytes = batch * seq * ring->kRowBytes(),
+                vBytes = batch * seq * ring->vRowBytes();
+  // The host buffers live as long as the ring: touching hundreds of MiB of
+  // fresh pages per run cost more than the run's copies (measured on the
+  // H200 machine).
+  ejk_ring::HostBuffers &host = ring->host;
+  host.keyCur.resize(size_t(kBytes));
+  host.keyNext.resize(size_t(kBytes));
+  host.valueCur.resize(size_t(vBytes));
+  host.valueNext.resize(size_t(vBytes));
+  host.accO.resize(size_t(ring->oElems()));
+  host.accL.resize(size_t(ring->lElems()));
+  parallelFor(ring->oElems(), ring->threads, [&](int64_t from, int64_t to) {
+    std::fill(host.accO.begin() + from, host.accO.begin() + to, 0.0f);
+  });
+  std::fill(host.accL.begin(), host.accL.end(), negInf);
+  Bytes &keyCur = host.keyCur, &valueCur = host.valueCur,
+        &keyNext = host.keyNext, &valueNext = host.valueNext,
+        &partO = host.partO, &scratchK = host.scratchK,
+        &scratchV = host.scratchV;
+  std::vector<float> &accO = host.accO, &accL = host.accL, &partL = host.partL;
+  std::vector<uint8_t> &mask = host.mask;
+
+  /// The host copies the ring needs besides the shards it receives: this
+  /// rank's key/value (to send) and, for zigzag blocks, the second half of
+  /// its queries. They are read while block 0 runs (on the rank's own
+  /// shard, which stays on the device).
+  auto readOwnShard = [&] {
+    record(ejk_buffer_download(key, keyCur.data(), keyCur.size(), 0),
+           "ejk_ring_run: reading 'key'");
+    record(ejk_buffer_download(value, valueCur.data(), valueCur.size(), 0),
+           "ejk_ring_run: reading 'value'");
+    if (status != EJK_OK || !ring->entries.zigzagBlocks ||
+        ring->layout != EJK_RING_ZIGZAG)
+      return;
+    int64_t qRow = ring->heads * ring->headDim * e;
+    Bytes q(size_t(ring->qElems() * e)), qHalf(size_t(batch * half * qRow));
+    record(ejk_buffer_download(query, q.data(), q.size(), 0),
+           "ejk_ring_run: reading 'query'");
+    copyRows(qHalf.data(), q.data(), batch, seq, half, half, 0, half, qRow);
+    record(ejk_buffer_upload(ring->queryHalf, qHalf.data(), qHalf.size(), 0),
+           "ejk_ring_run: staging the query half");
+  };
+
+  /// Rows [0, rows) of each batch of a shard into `buffer`: straight from
+  /// the shard when they are contiguous (one batch or the whole shard).
+  auto stageRows = [&](ejk_buffer *buffer, const Bytes &shard, Bytes &scratch,
+                       int64_t rows, int64_t rowBytes) {
+    if (batch == 1 || rows == seq) {
+      record(ejk_buffer_upload(buffer, shard.data(),
+                               size_t(batch * rows * rowBytes), 0),
+             "ejk_ring_run: staging");
+      return;
+    }
+    scratch.resize(size_t(batch * rows * rowBytes));
+    copyRows(scratch.data(), shard.data(), batch, seq, rows, 0, 0, rows,
+             rowBytes);
+    record(ejk_buffer_upload(buffer, scratch.data(), scratch.size(), 0),
+           "ejk_ring_run: staging");
+  };
+
+  /// What a step runs: its block entry with the operands staged in a slot.
+  struct Plan {
+    std::string entry; // empty: skipped
+    std::vector<ejk_buffer *> inputs;
+    ejk_buffer *output = nullptr, *lse = nullptr;
+    int64_t rowBegin = 0, rows = 0;
+  };
+  // Stages the operands of step `step` (the shard of rank `source`, whose
+  // key/value bytes are `k`, `v`) into slot `step % 2` and says what to run.
+  auto stage = [&](int step, const Bytes &k, const Bytes &v) {
+    Plan plan;
+    int source = (rank - step + n) % n;
+    Block block =
+        status == EJK_OK ? chooseBlock(*ring, rank, source, mask) : Block::Skip;
+    if (block == Block::Skip)
+      return plan;
+    ejk_ring::Slot &slot = ring->slots[step % 2];
+    plan.output = slot.output;
+    plan.lse = slot.lse;
+    plan.rows = seq;
+    if (block == Block::ZigzagKv) {
+      stageRows(slot.keyHalf, k, scratchK, half, ring->kRowBytes());
+      stageRows(slot.valueHalf, v, scratchV, half, ring->vRowBytes());
+      plan.entry = ring->blockName("zzkv");
+      plan.inputs = {query, slot.keyHalf, slot.valueHalf};
+      return plan;
+    }
+    // The rank's own shard is on the device already: the caller's.
+    ejk_buffer *kb = key, *vb = value;
+    if (source != rank) {
+      stageRows(slot.key, k, scratchK, seq, ring->kRowBytes());
+      stageRows(slot.value, v, scratchV, seq, ring->vRowBytes());
+      kb = slot.key;
+      vb = slot.value;
+    }
+    if (block == Block::ZigzagQ) {
+      plan.entry = ring->blockName("zzq");
+      plan.inputs = {ring->queryHalf, kb, vb};
+      plan.output = slot.outputHalf;
+      plan.lse = slot.lseHalf;
+      plan.rowBegin = half;
+      plan.rows = half;
+    } else if (block == Block::Masked) {
+      record(ejk_buffer_upload(slot.mask, mask.data(), mask.size(), 0),
+             "ejk_ring_run: staging the mask");
+      plan.entry = ring->blockName("masked");
+      plan.inputs = {query, kb, vb, slot.mask};
+    } else {
+      plan.entry = ring->blockName(block == Block::Diag ? "diag" : "full");
+      plan.inputs = {query, kb, vb};
+    }
+    return plan;
+  };
+  /// Reads a finished plan's output and lse back into partO/partL.
+  auto readBack = [&](const Plan &plan) {
+    partO.resize(size_t(batch * plan.rows * ring->heads * ring->headDimV * e));
+    partL.resize(size_t(batch * ring->heads * plan.rows));
+    record(ejk_buffer_download(plan.output, partO.data(), partO.size(), 0),
+           "ejk_ring_run: block output");
+    record(ejk_buffer_download(plan.lse, partL.data(), partL.size() * 4, 0),
+           "ejk_ring_run: block lse");
+    return status == EJK_OK;
+  };
+
+  // Step t: start block t; while it runs, send shard t on and receive
+  // shard t+1 (MPI), read back block t-1's output and merge it (worker
+  // threads), wait for shard t+1 and stage it into the other slot. Where the
+  // device has a copy lane those copies overlap the block; elsewhere they wait
+  // for it, as they did before.
+  uint64_t t0 = nowNs();
+  Plan current = stage(0, keyCur, valueCur), previous;
+  ring->steps[0].staging_ns += since(t0);
+  ring->steps[0].host_ns += since(t0);
+  for (int step = 0; step < n; ++step) {
+    ejk_ring_stats &st = ring->steps[size_t(step)];
+    uint64_t stepStart = nowNs();
+    ejk_invocation *invocation = nullptr;
+    if (!current.entry.empty() && status == EJK_OK) {
+      ejk_buffer *outputs[2] = {current.output, current.lse};
+      record(ejk_invoke_async(ring->module, current.entry.c_str(),
+                              current.inputs.data(), current.inputs.size(),
+                              outputs, 2, &invocation),
+             "ejk_ring_run: block '" + current.entry + "'");
+    }
+    uint64_t hostStart = nowNs();
+    if (step == 0) {
+      readOwnShard();
+      st.staging_ns += since(hostStart);
+    }
+    MPI_Request requests[4];
+    int numRequests = 0;
+    if (step + 1 < n) {
+      MPI_Irecv(keyNext.data(), int(kBytes), MPI_BYTE, prev, 0, comm.comm,
+                &requests[numRequests++]);
+      MPI_Irecv(valueNext.data(), int(vBytes), MPI_BYTE, prev, 1, comm.comm,
+                &requests[numRequests++]);
+      MPI_Isend(keyCur.data(), int(kBytes), MPI_BYTE, next, 0, comm.comm,
+                &requests[numRequests++]);
+      MPI_Isend(valueCur.data(), int(vBytes), MPI_BYTE, next, 1, comm.comm,
+                &requests[numRequests++]);
+    }
+
+    std::thread merger;
+    uint64_t mergeNs = 0;
+    if (!previous.entry.empty()) {
+      uint64_t readStart = nowNs();
+      if (readBack(previous))
+        merger = std::thread([&, begin = previous.rowBegin,
+                              rows = previous.rows] {
+          uint64_t m0 = nowNs();
+          mergeBlock(accO, accL, partO, partL, ring->mergeShape(), begin, rows);
+          mergeNs = since(m0);
+        });
+      st.staging_ns += since(readStart);
+    }
+    // MPI moves a large message inside its calls: wait here, on this
+    // thread, while the merge runs on the others.
+    uint64_t waitStart = nowNs();
+    int rc = numRequests
+                 ? MPI_Waitall(numRequests, requests, MPI_STATUSES_IGNORE)
+                 : MPI_SUCCESS;
+    uint64_t commDone = nowNs();
+    uint64_t waitNs = commDone - waitStart;
+    Plan upcoming;
+    if (rc == MPI_SUCCESS && step + 1 < n) {
+      uint64_t stageStart = nowNs();
+      upcoming = stage(step + 1, keyNext, valueNext);
+      st.staging_ns += since(stageStart);
+    }
+    if (merger.joinable())
+      merger.join();
+    st.merge_ns += mergeNs;
+    st.host_ns += since(hostStart) - waitNs;
+    if (rc != MPI_SUCCESS) {
+      // The ring itself is broken: nothing later can complete.
+      if (invocation) {
+        ejk_invocation_wait(invocation);
+        ejk_invocation_destroy(invocation);
+      }
+      return fail(EJK_ERROR_IO,
+                  "ejk_ring_run: rank " + std::to_string(rank) + " step " +
+                      std::to_string(step) +
+                      ": key/value transfer failed: " + mpiError(rc));
+    }
+    if (invocation) {
+      record(ejk_invocation_wait(invocation), "ejk_ring_run: block");
+      uint64_t computeDone = nowNs();
+      uint64_t kernel = 0;
+      ejk_invocation_time_ns(invocation, &kernel);
+      ejk_invocation_destroy(invocation);
+      st.compute_ns = kernel;
+      // The transfer is exposed when it ended after the block did.
+      st.exposed_comm_ns = commDone > computeDone ? commDone - computeDone : 0;
+      ++ring->total.steps_computed;
+    } else {
+      st.exposed_comm_ns = waitNs;
+      ++ring->total.steps_skipped;
+      current.entry.clear();
+    }
+    previous = std::move(current);
+    current = std::move(upcoming);
+    std::swap(keyCur, keyNext);
+    std::swap(valueCur, valueNext);
+    st.total_ns = since(stepStart);
+    st.ring_size = n;
+  }
+  if (!previous.entry.empty()) {
+    ejk_ring_stats &last = ring->steps.back();
+    uint64_t r0 = nowNs();
+    bool read = readBack(previous);
+    last.staging_ns += since(r0);
+    uint64_t m0 = nowNs();
+    if (read)
+      mergeBlock(accO, accL, partO, partL, ring->mergeShape(),
+                 previous.rowBegin, previous.rows);
+    last.merge_ns += since(m0);
+    last.host_ns += since(r0);
+    last.total_ns += since(r0);
+  }
+  for (const ejk_ring_stats &st : ring->steps) {
+    ring->total.compute_ns += st.compute_ns;
+    ring->total.exposed_comm_ns += st.exposed_comm_ns;
+    ring->total.host_ns += st.host_ns;
+    ring->total.staging_ns += st.staging_ns;
+    ring->total.merge_ns += st.merge_ns;
+  }
+
+  int firstFailed = INT_MAX;
+  if (!allRanksOk(&comm, status == EJK_OK, firstFailed)) {
+    ring->total.total_ns = since(start);
+    if (status != EJK_OK)
+      return fail(status, "rank " + std::to_string(rank) + ": " + message);
+    return fail(EJK_ERROR_UNAVAILABLE,
+                "ejk_ring_run: ring attention failed on rank " +
+                    std::to_string(firstFailed) + " (its message says why)");
+  }
+  Bytes &out = host.out;
+  out.resize(size_t(ring->oElems() * e));
+  parallelFor(ring->oElems(), ring->threads, [&](int64_t from, int64_t to) {
+    for (int64_t i = from; i < to; ++i)
+      storeFloat(out.data(), ring->dtype, i, accO[size_t(i)]);
+  });
+  if (ejk_status s = ejk_buffer_upload(output, out.data(), out.size(), 0))
+    return failFromRuntime(s, "ejk_ring_run: writing 'output'");
+  if (lse)
+    if (ejk_status s = ejk_buffer_upload(lse, accL.data(), accL.size() * 4, 0))
+      return failFromRuntime(s, "ejk_ring_run: writing 'lse'");
+  ring->total.total_ns = since(start);
+  return EJK_OK;
+}
+
+} // extern "C"

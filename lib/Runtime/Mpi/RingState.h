@@ -1,0 +1,154 @@
+//===- RingState.h - the ring's state, shared by its C API files -*- C++
+//-*-===//
+//
+// What the files of libejk_runtime_mpi share: the communicator and ring
+// handles, what the block entries' names say, which block a ring step runs,
+// and the error helpers (ejk_ring_last_error). Ring.cpp creates rings,
+// RingForward.cpp runs the forward, RingBackward.cpp the backward
+// (docs/ops/ring.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_LIB_RUNTIME_MPI_RINGSTATE_H
+#define EJK_LIB_RUNTIME_MPI_RINGSTATE_H
+
+#include "ejk/Runtime/ejk_ring.h"
+#include "ejk/Runtime/ejk_zigzag.h"
+
+#include "RingHost.h"
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+struct ejk_comm {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = 0, size = 1;
+};
+
+namespace ejk::ring {
+
+/// The block a ring step runs (Attention/Ring/Expand.cpp's roles).
+enum class Block { Skip, Full, Diag, Masked, ZigzagKv, ZigzagQ };
+
+/// The role of `block` in the entry names ("full", "zzkv", ...).
+const char *roleName(Block block);
+
+/// What the block entries' names say (Attention/Ring/Expand.cpp).
+struct RingEntries {
+  std::string prefix;
+  int ringSize = 0;
+  bool causal = false, window = false;
+  int64_t left = 0, right = 0;
+  bool zigzagBlocks = false, maskedBlock = false, gradBlocks = false;
+};
+
+} // namespace ejk::ring
+
+struct ejk_ring {
+  ejk_module *module = nullptr;
+  ejk_device *device = nullptr;
+  ejk_comm *comm = nullptr;
+  ejk_ring_layout layout = EJK_RING_CONTIGUOUS;
+  ejk::ring::RingEntries entries;
+  int64_t batch = 0, seq = 0, heads = 0, kvHeads = 0, headDim = 0, headDimV = 0;
+  /// The element type of query, key, value and output (lse is f32).
+  ejk_dtype dtype = EJK_DTYPE_F32;
+  int64_t elemBytes = 4;
+  /// Host threads of the merge.
+  int threads = 1;
+  /// Device buffers of one step's block. Two slots: the next step's
+  /// operands are staged into one while the current block uses the other,
+  /// and a block's output is read back while the next block runs.
+  struct Slot {
+    ejk_buffer *key = nullptr, *value = nullptr, *output = nullptr,
+               *lse = nullptr, *mask = nullptr, *keyHalf = nullptr,
+               *valueHalf = nullptr, *outputHalf = nullptr, *lseHalf = nullptr;
+  };
+  Slot slots[2];
+  /// The second half of the local queries (zigzag blocks), staged once.
+  ejk_buffer *queryHalf = nullptr;
+  /// Device buffers of the backward's blocks (ejk_ring_run_backward),
+  /// created by its first run: two slots of the visiting key/value (whole,
+  /// or compacted to the first half for zzkv) and the block's gradients
+  /// (sized for the whole shard; the half blocks use their first bytes),
+  /// and the second half of the local output, d_output and lse (zzq).
+  struct GradSlot {
+    ejk_buffer *key = nullptr, *value = nullptr, *dQuery = nullptr,
+               *dKey = nullptr, *dValue = nullptr, *mask = nullptr;
+  };
+  GradSlot gradSlots[2];
+  ejk_buffer *outputHalf = nullptr, *dOutputHalf = nullptr, *lseHalf = nullptr;
+  bool gradStaging = false;
+  /// Host memory of a run, kept for the next (ejk_ring_run).
+  struct HostBuffers {
+    std::vector<unsigned char> keyCur, valueCur, keyNext, valueNext, partO,
+        scratchK, scratchV, out;
+    std::vector<float> accO, accL, partL;
+    std::vector<uint8_t> mask;
+    /// The backward's: a block's gradients as read back, and the f32
+    /// sums (d_query local; d_key/d_value travelling, two of each: one
+    /// being summed into while the other is on the wire).
+    std::vector<unsigned char> partQ, partK, partV;
+    std::vector<float> accQ, accK[2], accV[2];
+  } host;
+  std::vector<ejk_ring_stats> steps;
+  ejk_ring_stats total{};
+
+  std::string blockName(const char *role) const {
+    return entries.prefix + "__" + role;
+  }
+  int64_t qElems() const { return batch * seq * heads * headDim; }
+  int64_t kElems() const { return batch * seq * kvHeads * headDim; }
+  int64_t vElems() const { return batch * seq * kvHeads * headDimV; }
+  int64_t oElems() const { return batch * seq * heads * headDimV; }
+  int64_t lElems() const { return batch * heads * seq; }
+  int64_t kRowBytes() const { return kvHeads * headDim * elemBytes; }
+  ejk::ring::MergeShape mergeShape() const {
+    return {batch, seq, heads, headDimV, dtype, threads};
+  }
+  int64_t vRowBytes() const { return kvHeads * headDimV * elemBytes; }
+
+  /// Global position of local row `i` of rank `rank`.
+  int64_t position(int rank, int64_t i) const {
+    if (layout == EJK_RING_ZIGZAG)
+      return ejk_zigzag_position(rank, entries.ringSize, seq, i);
+    return rank * seq + i;
+  }
+  bool allowed(int64_t qPos, int64_t kPos) const {
+    if (entries.causal && kPos > qPos)
+      return false;
+    if (entries.window &&
+        (qPos - kPos > entries.left || kPos - qPos > entries.right))
+      return false;
+    return true;
+  }
+};
+
+namespace ejk::ring {
+
+/// Records `message` as this thread's last error; returns `status`.
+ejk_status fail(ejk_status status, std::string message);
+/// Fails with the core runtime's message, prefixed by `what`.
+ejk_status failFromRuntime(ejk_status status, const std::string &what);
+std::string mpiError(int code);
+uint64_t nowNs();
+
+ejk_status checkRingArg(ejk_ring *ring, const char *what);
+/// A device buffer of `bytes`; the message names `what`.
+ejk_status createBuffer(ejk_device *device, int64_t bytes, ejk_buffer **out,
+                        const char *what = "ejk_ring_create: staging buffer");
+/// Whether every rank has `ok`; collective. `firstFailed` is the lowest
+/// failing rank (INT_MAX when none).
+bool allRanksOk(ejk_comm *comm, bool ok, int &firstFailed);
+
+/// The block of the step where rank `source`'s shard visits rank `rank`;
+/// fills `mask` ([S, S], 1 = allowed) for a masked block.
+Block chooseBlock(const ejk_ring &ring, int rank, int source,
+                  std::vector<uint8_t> &mask);
+
+} // namespace ejk::ring
+
+#endif // EJK_LIB_RUNTIME_MPI_RINGSTATE_H
