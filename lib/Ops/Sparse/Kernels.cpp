@@ -87,10 +87,14 @@ public:
     return vulkan ? math::FmaOp::create(e.b, x, y, acc).getResult()
                   : e.fma(x, y, acc);
   }
+  /// The lanes' sum; `reassoc` lets LLVM add them as a tree (its default
+  /// is a chain of `lanes` dependent adds, the bottleneck of a dot
+  /// product per key).
   Value sum(Value v) {
     if (vulkan)
       return v;
-    return vector::ReductionOp::create(e.b, vector::CombiningKind::ADD, v);
+    return vector::ReductionOp::create(e.b, vector::CombiningKind::ADD, v,
+                                       arith::FastMathFlags::reassoc);
   }
 
 private:
