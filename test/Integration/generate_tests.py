@@ -1808,6 +1808,104 @@ BLOCK_SPARSE_FILES = {
 }
 
 
+class Nsa:
+    """One ejk.native_sparse_attention entry on ejk-run's random inputs
+    (gates in [0, 1), given block indices in [-1, blocks]: invalid entries
+    included). `gates` names the gates given ("cmp" selects the blocks),
+    `indices` "token" or "block" gives the indices instead; `repro` also
+    runs it twice and compares the outputs byte for byte."""
+
+    def __init__(self, name, b=1, t=64, hq=4, hkv=2, d=32, dtype="f32",
+                 bs=16, counts=3, gates=("cmp", "slc"), window=0,
+                 indices=None, slots=3, attrs=None, repro=False):
+        self.name, self.b, self.t, self.hq, self.hkv, self.d = \
+            name, b, t, hq, hkv, d
+        self.dtype, self.bs, self.counts, self.gates = dtype, bs, counts, gates
+        self.window, self.indices, self.slots = window, indices, slots
+        self.attrs, self.repro = attrs or [], repro
+
+    def run_lines(self, flags, seed):
+        run = f"ejk-run %s --entry {self.name}{flags} --random-inputs {seed}"
+        lines = [f"// RUN: {run} --check | FileCheck %s"]
+        if self.repro:
+            out = f"%t.{self.name}"
+            lines.append(f"// RUN: rm -rf {out} && mkdir -p {out}")
+            for tag in ("a", "b"):
+                lines.append(f"// RUN: {run} --output {out}/o_{tag}.npy")
+            lines.append(f"// RUN: cmp {out}/o_a.npy {out}/o_b.npy")
+        return lines
+
+    def function(self, target="cpu"):
+        q = tensor([self.b, self.t, self.hq, self.d], self.dtype)
+        kv = tensor([self.b, self.t, self.hkv, self.d], self.dtype)
+        g = tensor([self.b, self.t, self.hq], self.dtype)
+        args = [f"%q: {q}", f"%k: {kv}", f"%v: {kv}"]
+        extra = ""
+        for gate in self.gates:
+            args.append(f"%g{gate}: {g}")
+            extra += f" g_{gate}(%g{gate} : {g})"
+        if self.indices:
+            blocks = -(-self.t // self.bs)
+            shape = ([self.b, self.t, self.hkv, self.slots]
+                     if self.indices == "token"
+                     else [self.b, self.hkv, blocks, self.slots])
+            bi = tensor(shape, "i32")
+            args.append(f"%bi: {bi}")
+            extra += f" block_indices(%bi : {bi})"
+        attrs = [f"block_size = {self.bs} : i64",
+                 f"block_counts = {self.counts} : i64"] + self.attrs
+        if self.window:
+            attrs.append(f"window_size = {self.window} : i64")
+        return (
+            f"func.func @{self.name}({', '.join(args)}) -> {q} {{\n"
+            f"  %o = ejk.native_sparse_attention %q, %k, %v{extra} {{{', '.join(attrs)}}}\n"
+            f"      : {q}, {kv}, {kv} -> {q}\n"
+            f"  return %o : {q}\n}}\n")
+
+
+CS = ("cmp", "slc")
+NSA_FILES = {
+    "native_sparse.mlir": (
+        "ejk.native_sparse_attention with the blocks selected by the "
+        "compression branch: top-k 1 to all (and more than all), GQA 1 to 8, "
+        "block sizes 8 to 32, sequences that are not whole blocks, f32/f16/"
+        "bf16, and a run twice compared byte for byte.",
+        [Nsa("topk_1", counts=1),
+         Nsa("topk_2", counts=2, repro=True),
+         Nsa("topk_all", counts=4),
+         Nsa("topk_more_than_all", t=60, counts=9),
+         Nsa("mha", hq=2, hkv=2, counts=2),
+         Nsa("gqa_8", hq=8, hkv=1, counts=3),
+         Nsa("block_8", bs=8, counts=5, t=70),
+         Nsa("block_32", t=100, bs=32, counts=2),
+         Nsa("partial_block", t=50, bs=16, counts=2),
+         Nsa("one_partial_block", t=7, bs=16, counts=2),
+         Nsa("cmp_only", gates=("cmp",), counts=2),
+         Nsa("head_dim_40", d=40, counts=2, attrs=["softmax_scale = 0.2 : f32"]),
+         Nsa("batch_2", b=2, t=48, counts=2),
+         Nsa("f16", dtype="f16", counts=2),
+         Nsa("bf16", dtype="bf16", counts=2)]),
+    "native_sparse_window.mlir": (
+        "ejk.native_sparse_attention's sliding-window branch (with and "
+        "without its gate, windows shorter and longer than the sequence) "
+        "and caller-given block indices per token and per query block.",
+        [Nsa("window_8", window=8, gates=("cmp", "slc", "swa")),
+         Nsa("window_24_ungated", t=72, window=24, counts=2),
+         Nsa("window_longer", t=40, window=64, gates=("cmp", "slc", "swa"),
+             repro=True),
+         Nsa("window_bf16", dtype="bf16", window=16,
+             gates=("cmp", "slc", "swa")),
+         Nsa("indices_token", t=50, indices="token", gates=("slc",),
+             counts=3, slots=3),
+         Nsa("indices_token_counts", t=64, indices="token", gates=(),
+             counts=2, slots=4),
+         Nsa("indices_block", t=70, indices="block", gates=("slc",),
+             counts=3, slots=3, window=8),
+         Nsa("indices_gqa_f16", t=48, hq=8, hkv=2, dtype="f16",
+             indices="block", gates=("slc",), counts=4, slots=4)]),
+}
+
+
 class Family:
     """One op family's tests: `files` maps a file name to (summary, cases);
     `checks` are the CHECK lines every file ends with; `wide_vectors` runs
@@ -1853,6 +1951,9 @@ FAMILIES = [
                    "// CHECK-NOT: FAILED"],
            wide_vectors=True),
     Family("attention-sparse", BLOCK_SPARSE_FILES,
+           checks=["// CHECK-NOT: FAILED",
+                   "// CHECK: result 0 ({{.*}}): {{.*}}: ok"]),
+    Family("native-sparse", NSA_FILES,
            checks=["// CHECK-NOT: FAILED",
                    "// CHECK: result 0 ({{.*}}): {{.*}}: ok"]),
 ]
