@@ -431,6 +431,17 @@ CASES = [
     GMM("gmm_existing_out", existing_out=True),
     GMM("gmm_bf16_f32_out", m=70, k=40, n=24, g=3, dtype="bf16", out="f32"),
     GMM("gmm_f16", m=70, k=40, n=24, g=3, dtype="f16", transpose_rhs=True),
+    # int8 weights with per-channel scales: ejKernel's grouped_matmulv3
+    # (use_v3) with rhs_scale [g, 1, 1, n]; its rhs must be a float array
+    # (jaxtyping rejects int8), so it gets the same integers as f32: it
+    # multiplies the weights by the scale in rhs's type, which for an f16
+    # rhs rounds w * s to f16 (max abs error 0.021 against ejk's scaled f32
+    # sums on gmm_int8_f16_f32_out; docs/ops/moe.md).
+    GMM("gmm_int8", int8=True),
+    GMM("gmm_int8_transposed", m=77, k=13, n=19, g=5, int8=True,
+        transpose_rhs=True),
+    GMM("gmm_int8_f16_f32_out", m=70, k=48, n=32, g=3, dtype="f16", out="f32",
+        int8=True, existing_out=True),
     # transposed_grouped_matmul: the gradient of ejKernel's grouped_matmul
     # with respect to rhs (jax.vjp), as the weight gradient of an MoE layer.
     GMM("tgmm_plain", family="transposed_grouped_matmul"),
@@ -1019,13 +1030,19 @@ class GroupedMatmul:
         g = len(sizes)
         normal = lambda *s: rng.standard_normal(s, dtype=np.float32).astype(np_dtype(dt))
         rhs_shape = (g, d["n"], d["k"]) if c.opts.get("transpose_rhs") else (g, d["k"], d["n"])
-        args = [("lhs", normal(d["m"], d["k"]), dt), ("rhs", normal(*rhs_shape), dt),
-                ("sizes", sizes, "i32")]
+        if c.opts.get("int8"):
+            rhs = ("rhs", rng.integers(-128, 128, rhs_shape).astype(np.int8), "i8")
+        else:
+            rhs = ("rhs", normal(*rhs_shape), dt)
+        args = [("lhs", normal(d["m"], d["k"]), dt), rhs, ("sizes", sizes, "i32")]
         if c.opts.get("existing_out"):
             out = c.opts.get("out", dt)
             args.append(("existing_out",
                          rng.standard_normal((d["m"], d["n"]), dtype=np.float32)
                          .astype(np_dtype(out)), out))
+        if c.opts.get("int8"):
+            args.append(("rhs_scales", rng.uniform(0.01, 0.04, (g, d["n"]))
+                         .astype(np.float32), "f32"))
         return args
 
     @staticmethod
@@ -1035,6 +1052,8 @@ class GroupedMatmul:
         text = "ejk.grouped_matmul %lhs, %rhs, %sizes"
         if "existing_out" in types:
             text += " existing_out(%%existing_out : %s)" % types["existing_out"]
+        if "rhs_scales" in types:
+            text += " rhs_scales(%%rhs_scales : %s)" % types["rhs_scales"]
         if c.opts.get("transpose_rhs"):
             text += " {transpose_rhs}"
         text += " : %s, %s, %s -> %s" % (types["lhs"], types["rhs"], types["sizes"], out)
@@ -1047,10 +1066,16 @@ class GroupedMatmul:
         out = np_dtype(c.opts.get("out", c.dtype))
         # do_padding=False: the module pads m to its 128-row tile but not
         # existing_out, which its shape check then rejects.
-        y = grouped_matmul(jx(ins["lhs"]), jx(ins["rhs"]), jx(ins["sizes"]), None,
+        quantized = {}
+        rhs = ins["rhs"]
+        if "rhs_scales" in ins:
+            rhs = rhs.astype(np.float32)
+            quantized = dict(use_v3=True,
+                             rhs_scale=jx(ins["rhs_scales"][:, None, None, :]))
+        y = grouped_matmul(jx(ins["lhs"]), jx(rhs), jx(ins["sizes"]), None,
                            jx(ins.get("existing_out")), preferred_element_type=out,
                            transpose_rhs=bool(c.opts.get("transpose_rhs")),
-                           do_padding=False, platform="xla")
+                           do_padding=False, platform="xla", **quantized)
         return [np.asarray(y.astype(out))]
 
 

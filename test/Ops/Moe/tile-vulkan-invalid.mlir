@@ -195,3 +195,16 @@ func.func @tgmm_stages_shared(%lhs: tensor<64x128xf16>, %rhs: tensor<64x128xf16>
   return %out : tensor<4x128x128xf32>
 }
 }
+
+// -----
+
+// i8 weights are read as i8 (the portable path) or through 16-byte views
+// of an i8 binding: both need 8-bit storage and arithmetic.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "int8"]}} {
+func.func @no_storage8(%lhs: tensor<64x32xf32>, %rhs: tensor<4x32x48xi8>, %sizes: tensor<4xi32>, %scales: tensor<4x48xf32>) -> tensor<64x48xf32> {
+  // expected-error @+1 {{i8 weights need the device features 'storage8' and 'int8'}}
+  %out = ejk.grouped_matmul %lhs, %rhs, %sizes rhs_scales(%scales : tensor<4x48xf32>) {config = #ejk.config<block_m = 64, block_n = 64, block_k = 16, num_subgroups = 4>}
+      : tensor<64x32xf32>, tensor<4x32x48xi8>, tensor<4xi32> -> tensor<64x48xf32>
+  return %out : tensor<64x48xf32>
+}
+}

@@ -81,6 +81,24 @@ TEST(GroupedMatmul, OffsetAndAccumulate) {
   EXPECT_EQ(out, existing);
 }
 
+TEST(GroupedMatmul, Int8WeightsScaledPerColumn) {
+  Problem p;
+  // The integer weights of Problem, each group's columns scaled: row 0 is
+  // group 0's [0, 1] * [0.5, 2], rows 1 and 2 group 1's [2, 3] and [4, 3]
+  // * [0.25, -1]; row 3 belongs to no group.
+  std::vector<float> scales = {0.5f, 2.0f, 0.25f, -1.0f};
+  GroupedMatmulOptions options;
+  options.rhsScales = TensorRef<float>{scales, {2, 2}};
+  std::vector<float> out;
+  ASSERT_TRUE(
+      groupedMatmul(p.lhsRef(), p.rhsRef(), p.sizesRef(), options, out));
+  EXPECT_EQ(out, (std::vector<float>{0, 2, 0.5f, -3, 1, -3, 0, 0}));
+  // [groups, n] only.
+  options.rhsScales = TensorRef<float>{scales, {4}};
+  EXPECT_FALSE(
+      groupedMatmul(p.lhsRef(), p.rhsRef(), p.sizesRef(), options, out));
+}
+
 TEST(GroupedMatmul, RejectsMismatchedK) {
   Problem p;
   std::vector<float> out;
