@@ -8,7 +8,7 @@ Two steps, because the GPU machine has no MLIR (docs/ops/moe-vulkan.md):
           correctness cases) with `ejkc --target vulkan --fingerprint
           FINGERPRINT` (default bench/vulkan/h100.fingerprint) into
           DIR/art/<name>/, copies the runtime to DIR/lib/ and this script
-          to DIR/.
+          to DIR/ (MOE_ONLY=REGEX: only the variants whose names match).
   there:  python3 DIR/moe.py run DIR
           loads each artifact through the runtime's C API (ctypes), fills
           its inputs (balanced and Zipf-skewed group sizes), checks its
@@ -23,7 +23,7 @@ Two steps, because the GPU machine has no MLIR (docs/ops/moe-vulkan.md):
 The bench problem is issue 20's: m = 32768 routed rows (top-8), E = 128
 experts, k = 2048, n = 768.
 """
-import ctypes, json, os, shutil, subprocess, sys, time
+import ctypes, json, os, re, shutil, subprocess, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 M, E, K, N = 32768, 128, 2048, 768
@@ -56,6 +56,10 @@ def variants():
     v["gmm_f16T_heur_k512"] = ("gmm", "f16", "f16", (M, 512, N, E, E), "T", None)
     v["gmm_f16T_heur_k1024"] = ("gmm", "f16", "f16", (M, 1024, N, E, E), "T", None)
     v["gmm_bf16_heur"] = ("gmm", "bf16", "bf16", (M, K, N, E, E), "", None)
+    # int8 weights with per-channel scales ("Q"), f16 lhs: against the f16
+    # weights of the same layout above.
+    v["gmm_i8f16_heur"] = ("gmm", "f16", "f16", (M, K, N, E, E), "Q", None)
+    v["gmm_i8f16T_heur"] = ("gmm", "f16", "f16", (M, K, N, E, E), "TQ", None)
     v["tgmm_f16_heur"] = ("tgmm", "f16", "f32", (M, K, N, E, E), "", None)
     v["tgmm_f16_m16n128k128w4"] = ("tgmm", "f16", "f32", (M, K, N, E, E), "",
                                    (16, 128, 128, 4))
@@ -78,6 +82,13 @@ def variants():
     v["chk_gmm_out_tile_1"] = ("gmm", "f16", "f16", (700, 72, 200, 9, 9), "", (64, 64, 16, 4))
     v["chk_tgmm_two_stages"] = ("tgmm", "f16", "f32", (1000, 136, 200, 9, 9), "A", (32, 128, 128, 4, 2))
     v["chk_tgmm_w8"] = ("tgmm", "f16", "f16", (1000, 136, 256, 9, 9), "A", (32, 128, 16, 8))
+    v["chk_gmm_i8"] = ("gmm", "f16", "f16", (300, 64, 48, 5, 5), "Q", None)
+    v["chk_gmmT_i8_off_acc"] = ("gmm", "f16", "f32", (300, 64, 48, 7, 3), "TOAQ", None)
+    v["chk_gmm_i8_two_stages"] = ("gmm", "f16", "f16", (1000, 208, 144, 9, 9), "AQ", (128, 128, 32, 4, 2))
+    v["chk_gmm_i8_portable_k"] = ("gmm", "f16", "f16", (300, 72, 40, 5, 5), "Q", None)
+    only = os.environ.get("MOE_ONLY")
+    if only:
+        v = {name: spec for name, spec in v.items() if re.search(only, name)}
     return v
 
 
@@ -86,7 +97,8 @@ def ir(op, dt, odt, shape, opts, cfg):
     t = lambda *s, e=dt: "tensor<" + "x".join(map(str, s)) + "x" + e + ">"
     args = [f"%lhs: {t(rows, k)}"]
     if op == "gmm":
-        rhs = t(local, n, k) if "T" in opts else t(local, k, n)
+        we = "i8" if "Q" in opts else dt
+        rhs = t(local, n, k, e=we) if "T" in opts else t(local, k, n, e=we)
         out = t(rows, n, e=odt)
     else:
         rhs = t(rows, n)
@@ -99,6 +111,9 @@ def ir(op, dt, odt, shape, opts, cfg):
     if "A" in opts:
         args.append(f"%acc: {out}")
         extra += f" existing_out(%acc : {out})"
+    if "Q" in opts:
+        args.append(f"%scales: {t(local, n, e='f32')}")
+        extra += f" rhs_scales(%scales : {t(local, n, e='f32')})"
     attrs = []
     if op == "gmm" and "T" in opts:
         attrs.append("transpose_rhs")
@@ -232,7 +247,7 @@ def run(d):
         sizes[-1] += 7
         return sizes
 
-    def reference(op, opts, lhs, rhs, sizes, off, acc, local, odt):
+    def reference(op, opts, lhs, rhs, sizes, off, acc, local, odt, scales=None):
         """The op's semantics in f32 on the GPU."""
         rows = lhs.shape[0]
         starts = [0]
@@ -246,7 +261,10 @@ def run(d):
                 g = off + l
                 if 0 <= g < len(sizes) and starts[g + 1] > starts[g]:
                     w = r[l].t() if "T" in opts else r[l]
-                    out[starts[g]:starts[g + 1]] += x[starts[g]:starts[g + 1]] @ w
+                    part = x[starts[g]:starts[g + 1]] @ w
+                    if scales is not None:
+                        part = part * scales[l].to(gpu).float()
+                    out[starts[g]:starts[g + 1]] += part
             return out
         out = acc.to(gpu).float().clone() if acc is not None else torch.zeros(local, lhs.shape[1], rhs.shape[1], device=gpu)
         for l in range(local):
@@ -276,7 +294,7 @@ def run(d):
 
     def run_case(name, op, dt, odt, shape, opts, big, key):
         rows, k, n, g, local = shape
-        lhs, rhs, acc, off, outshape, dists, bl, br, bacc, boff = inputs[key]
+        lhs, rhs, acc, off, outshape, dists, bl, br, bacc, boff, scales, bsc = inputs[key]
         mod = ctypes.c_void_p()
         check(rt.ejk_module_load(dev, os.path.join(d, "art", name, "kernel.json").encode(),
                                  ctypes.byref(mod)), f"load {name}")
@@ -286,14 +304,15 @@ def run(d):
         res = {}
         for dname, sizes in dists.items():
             bs = to_dev(torch.tensor(sizes, dtype=torch.int32))
-            ins = [bl, br, bs] + ([boff] if "O" in opts else []) + ([bacc] if "A" in opts else [])
+            ins = ([bl, br, bs] + ([boff] if "O" in opts else []) + ([bacc] if "A" in opts else [])
+                   + ([bsc] if "Q" in opts else []))
             in_arr = (ctypes.c_void_p * len(ins))(*ins)
             out_arr = (ctypes.c_void_p * 1)(outb)
             invoke = lambda: check(rt.ejk_invoke(mod, b"main", in_arr, ctypes.c_size_t(len(ins)),
                                                  out_arr, ctypes.c_size_t(1)), "invoke")
             invoke()
             got = from_dev(outb, outshape, tdt[odt]).to(gpu).float()
-            ref = reference(op, opts, lhs, rhs, sizes, off, acc, local, odt)
+            ref = reference(op, opts, lhs, rhs, sizes, off, acc, local, odt, scales)
             err = (got - ref).abs()
             rel = float((err / (ref.abs() + 1.0)).max())
             entry = {"max_abs_err": float(err.max()), "max_rel_err": rel,
@@ -326,7 +345,12 @@ def run(d):
         if key not in inputs:
             torch.manual_seed(0)
             lhs = torch.randn(rows, k).to(tdt[dt])
-            if op == "gmm":
+            scales = None
+            if op == "gmm" and "Q" in opts:
+                rshape = (local, n, k) if "T" in opts else (local, k, n)
+                rhs = torch.randint(-128, 128, rshape, dtype=torch.int8)
+                scales = torch.rand(local, n) * 0.03 + 0.01
+            elif op == "gmm":
                 rhs = (torch.randn(local, n, k) if "T" in opts else torch.randn(local, k, n)).to(tdt[dt])
             else:
                 rhs = torch.randn(rows, n).to(tdt[dt])
@@ -339,7 +363,8 @@ def run(d):
             inputs[key] = (lhs, rhs, acc, off, outshape, dists,
                            to_dev(lhs), to_dev(rhs),
                            to_dev(acc) if acc is not None else None,
-                           to_dev(torch.tensor([off], dtype=torch.int32)))
+                           to_dev(torch.tensor([off], dtype=torch.int32)),
+                           scales, to_dev(scales) if scales is not None else None)
         try:
             results["ejk"][name] = run_case(name, op, dt, odt, shape, opts, big, key)
         except Exception as ex:
