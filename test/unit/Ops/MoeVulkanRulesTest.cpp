@@ -107,6 +107,47 @@ TEST_F(MoeVulkanRulesTest, CooperativePathNeedsF16AndWholeVectors) {
   }
 }
 
+/// grouped_matmul with i8 weights and their scales, f16 lhs and result.
+std::string int8IR(int64_t rows, int64_t k, int64_t n, int64_t groups) {
+  std::string lhs = tensorType({rows, k}, "f16");
+  std::string rhs = tensorType({groups, k, n}, "i8");
+  std::string scales = tensorType({groups, n}, "f32");
+  std::string sizes = tensorType({groups}, "i32");
+  std::string out = tensorType({rows, n}, "f16");
+  return "func.func @f(%x: " + lhs + ", %w: " + rhs + ", %s: " + sizes +
+         ", %c: " + scales + ") -> " + out +
+         " {\n  %y = ejk.grouped_matmul %x, %w, %s rhs_scales(%c : " + scales +
+         ") : " + lhs + ", " + rhs + ", " + sizes + " -> " + out +
+         "\n  return %y : " + out + "\n}\n";
+}
+
+TEST_F(MoeVulkanRulesTest, Int8WeightsCooperativeWithInt16AndWholeLoads) {
+  TargetInfo target = h100();
+  std::string unknown;
+  ASSERT_TRUE(succeeded(target.setVulkanFeatures(
+      {"float16", "storage16", "storage8", "int8", "int16", "subgroup_shuffle"},
+      unknown)));
+  TargetInfo noInt16 = h100();
+  ASSERT_TRUE(succeeded(noInt16.setVulkanFeatures(
+      {"float16", "storage16", "storage8", "int8", "subgroup_shuffle"},
+      unknown)));
+  // 16-byte loads of 16 weights: k and n multiples of 16.
+  for (auto [k, n, coop] : {std::tuple<int64_t, int64_t, bool>{2048, 768, true},
+                            {2040, 768, false},
+                            {2048, 776, false}}) {
+    TunableOpInterface op = parse(int8IR(512, k, n, 8));
+    ASSERT_TRUE(op);
+    auto grouped = cast<GroupedMatmulOp>(op.getOperation());
+    EXPECT_EQ(usesCooperativeMatrix(grouped, target), coop) << k << " " << n;
+    EXPECT_FALSE(usesCooperativeMatrix(grouped, noInt16));
+    ConfigAttr heuristic = op.getHeuristicConfig(target);
+    EXPECT_EQ(reason(op, heuristic, target), "ok") << printAttr(heuristic);
+    // h100() has neither 8-bit storage nor 8-bit arithmetic.
+    EXPECT_EQ(reason(op, heuristic, h100()),
+              "i8 weights need the device features 'storage8' and 'int8'");
+  }
+}
+
 TEST_F(MoeVulkanRulesTest, HeuristicForTheMoeBenchProblem) {
   // Issue 20's problem: 32768 routed rows, 128 experts, k 2048, n 768.
   TunableOpInterface op = parse(groupedIR(32768, 2048, 768, 128, "f16"));
