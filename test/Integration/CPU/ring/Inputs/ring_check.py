@@ -1,7 +1,8 @@
 """Ring attention over MPI against single-process flash attention.
 
 usage: ring_check.py WORK_DIR [--vulkan] [--backward] CASE [CASE ...]
-       ring_check.py WORK_DIR --mismatch | --exit-early | --no-grad-blocks
+       ring_check.py WORK_DIR --mismatch | --exit-early | --no-grad-blocks |
+                     --bad-do
 (ejkc, ejk-run, ejk-ring-run and mpirun from PATH; --vulkan compiles the
 ring for Vulkan and runs each rank on the Vulkan device; the reference
 stays single-process flash attention on the CPU)
@@ -251,6 +252,13 @@ def errors(work, which):
         p = run(["timeout", "60", "mpirun", "-np", "2"] + args +
                 ["--entry", "ring2", "--backward", "--do",
                  os.path.join(dirn, "do.npy")])
+    elif which == "--bad-do":
+        # d_output of the wrong shape (head_dim_v + 1): every rank stops.
+        np.save(os.path.join(dirn, "do-bad.npy"),
+                rng.standard_normal((b, s, h, dv + 1), dtype=np.float32))
+        p = run(["timeout", "60", "mpirun", "-np", "2"] + args +
+                ["--entry", "ring2", "--backward", "--do",
+                 os.path.join(dirn, "do-bad.npy")])
     elif which == "--mismatch":
         # ring4 is compiled for 4 ranks: 2 ranks must all fail, not hang.
         p = run(["timeout", "60", "mpirun", "-np", "2"] + args +
@@ -268,7 +276,8 @@ def errors(work, which):
 def main():
     work = sys.argv[1]
     os.makedirs(work, exist_ok=True)
-    if sys.argv[2] in ("--mismatch", "--exit-early", "--no-grad-blocks"):
+    if sys.argv[2] in ("--mismatch", "--exit-early", "--no-grad-blocks",
+                       "--bad-do"):
         errors(work, sys.argv[2])
         return
     args = sys.argv[2:]
