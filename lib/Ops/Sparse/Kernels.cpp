@@ -288,7 +288,29 @@ void buildSelect(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
   });
 }
 
-/// attend: the selection and window branches and the gated sum.
+/// The block index of slot `i` of token `t` (query block `qb`), and the
+/// keys [lo, hi) it gives: empty for an invalid entry, j <= t.
+std::pair<Value, Value> slotKeys(Emitter &e, const NativeSparsePlan &p,
+                                 const NativeSparseBuffers &buf, Value b,
+                                 Value t, Value kvh, Value qb, Value i) {
+  Value zero = e.index(0);
+  Value c;
+  if (!buf.blockIndices)
+    c = loadIndex(e, buf.selected, {b, t, kvh, i});
+  else if (p.perTokenIndices)
+    c = loadIndex(e, buf.blockIndices, {b, t, kvh, i});
+  else
+    c = loadIndex(e, buf.blockIndices, {b, kvh, qb, i});
+  Value valid = arith::AndIOp::create(
+      e.b, cmpI(e, arith::CmpIPredicate::sge, c, zero),
+      cmpI(e, arith::CmpIPredicate::slt, c, e.index(p.numBlocks())));
+  Value lo = e.mul(e.select(valid, c, zero), e.index(p.blockSize));
+  Value hi = e.min(e.add(lo, e.index(p.blockSize)), e.add(t, e.index(1)));
+  return {lo, e.select(valid, e.max(hi, lo), lo)};
+}
+
+/// attend on Vulkan: per token (thread) and head of the group, one key at a
+/// time.
 void buildAttend(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
                  const NativeSparseBuffers &buf) {
   Emitter e = makeEmitter(builder, loc, p);
@@ -297,15 +319,7 @@ void buildAttend(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
   Value b = WorkgroupIdOp::create(e.b, 2);
   Value zero = e.index(0), one = e.index(1);
   int64_t n = ch.count();
-  auto dim = [&](int64_t i) { return e.index(i * (p.vulkan ? 1 : p.lanes)); };
-  // CPU: the scores of one block of keys, whole vectors.
-  Value blockScores;
-  if (!p.vulkan)
-    blockScores = memref::AllocaOp::create(
-        e.b,
-        MemRefType::get({(p.blockSize + p.lanes - 1) / p.lanes * p.lanes},
-                        e.f32),
-        e.b.getI64IntegerAttr(64));
+  auto dim = [&](int64_t i) { return e.index(i); };
 
   forEachToken(e, p, [&](Value t) {
     Value qb = e.div(t, e.index(p.blockSize));
@@ -334,68 +348,8 @@ void buildAttend(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
                                 e.fmul(state[2 + i], alphas)));
         return next;
       };
-      // CPU: a block of keys [lo, hi) (at most block_size, at least one)
-      // at a time: its scores into `blockScores`, one rescale of the state
-      // by the block's max, the probabilities exponentiated as vectors.
-      auto keyBlock = [&](Value lo, Value hi, ValueRange state) {
-        Value count = e.sub(hi, lo);
-        Value blockMax =
-            e.forLoop(lo, hi, one, {e.negInf()}, [&](Value j, ValueRange it) {
-              Value dot = ch.zero();
-              for (int64_t i = 0; i < n; ++i)
-                dot = ch.fma(q[i], ch.load(buf.key, {b, j, kvh, dim(i)}), dot);
-              Value s = ch.sum(dot);
-              memref::StoreOp::create(e.b, s, blockScores,
-                                      ValueRange{e.sub(j, lo)});
-              return SmallVector<Value>{e.fmaxNoNaN(it[0], s)};
-            })[0];
-        Value m = e.fmaxNoNaN(state[0], blockMax);
-        Value alpha = e.exp(e.fsub(state[0], m));
-        Value shift = e.broadcast(m);
-        Value live = e.broadcast(e.toI32(count));
-        Value sums = e.forLoop(
-            zero, count, e.index(p.lanes), {e.splatF32(0.0f)},
-            [&](Value i, ValueRange it) {
-              Value x = vector::LoadOp::create(e.b, e.vf32, blockScores,
-                                               ValueRange{i});
-              Value inside = arith::CmpIOp::create(
-                  e.b, arith::CmpIPredicate::slt, e.laneIndices(i), live);
-              Value prob =
-                  e.select(inside, e.exp(e.fsub(x, shift)), e.splatF32(0.0f));
-              vector::StoreOp::create(e.b, prob, blockScores, ValueRange{i});
-              return SmallVector<Value>{e.fadd(it[0], prob)};
-            })[0];
-        SmallVector<Value> acc;
-        Value alphas = e.broadcast(alpha);
-        for (int64_t i = 0; i < n; ++i)
-          acc.push_back(e.fmul(state[2 + i], alphas));
-        acc = e.forLoop(lo, hi, one, acc, [&](Value j, ValueRange it) {
-          Value prob = e.broadcast(memref::LoadOp::create(
-              e.b, blockScores, ValueRange{e.sub(j, lo)}));
-          SmallVector<Value> next;
-          for (int64_t i = 0; i < n; ++i)
-            next.push_back(
-                ch.fma(prob, ch.load(buf.value, {b, j, kvh, dim(i)}), it[i]));
-          return next;
-        });
-        SmallVector<Value> next = {
-            m, e.fadd(e.fmul(state[1], alpha), ch.sum(sums))};
-        next.append(acc.begin(), acc.end());
-        return next;
-      };
-      // The keys [lo, hi): one at a time on Vulkan, in blocks on the CPU.
       auto keyRange = [&](Value lo, Value hi, ValueRange state) {
-        if (p.vulkan)
-          return guardedLoop(e, lo, hi, state, keyStep);
-        return guardedLoop(
-            e, e.index(0),
-            e.div(e.add(e.sub(hi, lo), e.index(p.blockSize - 1)),
-                  e.index(p.blockSize)),
-            state, [&](Value k, ValueRange st) {
-              Value from = e.add(lo, e.mul(k, e.index(p.blockSize)));
-              return keyBlock(from,
-                              e.min(e.add(from, e.index(p.blockSize)), hi), st);
-            });
+        return guardedLoop(e, lo, hi, state, keyStep);
       };
       SmallVector<Value> init = {e.constF32(-1e30f), e.constF32(0.0f)};
       for (int64_t i = 0; i < n; ++i)
@@ -417,24 +371,12 @@ void buildAttend(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
       };
 
       // Selection branch: the listed blocks, keys j <= t.
-      SmallVector<Value> slc = e.forLoop(
-          zero, e.index(p.usedSlots()), one, init,
-          [&](Value i, ValueRange state) {
-            Value c;
-            if (!buf.blockIndices)
-              c = loadIndex(e, buf.selected, {b, t, kvh, i});
-            else if (p.perTokenIndices)
-              c = loadIndex(e, buf.blockIndices, {b, t, kvh, i});
-            else
-              c = loadIndex(e, buf.blockIndices, {b, kvh, qb, i});
-            Value valid = arith::AndIOp::create(
-                e.b, cmpI(e, arith::CmpIPredicate::sge, c, zero),
-                cmpI(e, arith::CmpIPredicate::slt, c, e.index(p.numBlocks())));
-            Value lo = e.mul(e.select(valid, c, zero), e.index(p.blockSize));
-            Value hi = e.min(e.add(lo, e.index(p.blockSize)), end);
-            hi = e.select(valid, e.max(hi, lo), lo);
-            return keyRange(lo, hi, state);
-          });
+      SmallVector<Value> slc =
+          e.forLoop(zero, e.index(p.usedSlots()), one, init,
+                    [&](Value i, ValueRange state) {
+                      auto [lo, hi] = slotKeys(e, p, buf, b, t, kvh, qb, i);
+                      return keyRange(lo, hi, state);
+                    });
       Value gSlc = buf.gSlc ? loadScalarF32(e, buf.gSlc, {b, t, h}) : Value();
       SmallVector<Value> out = normalized(slc, gSlc);
 
@@ -453,6 +395,168 @@ void buildAttend(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
       }
       for (int64_t i = 0; i < n; ++i)
         ch.store(out[i], buf.output, {b, t, h, dim(i)});
+    });
+  });
+}
+
+/// attend on the CPU, per token: the group's G heads take each key block in
+/// turn (the block's K/V rows are read from memory once per token, then
+/// from cache), their softmax states (max, sum, accumulators of both
+/// branches) in stack buffers between blocks. A block of keys [lo, hi)
+/// (1 to block_size keys): its scores into a stack row, one rescale of the
+/// state by the block's max, the probabilities exponentiated as vectors.
+void buildCpuAttend(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
+                    const NativeSparseBuffers &buf) {
+  Emitter e = makeEmitter(builder, loc, p);
+  Chunks ch(e, p);
+  Value kvh = WorkgroupIdOp::create(e.b, 1);
+  Value b = WorkgroupIdOp::create(e.b, 2);
+  Value zero = e.index(0), one = e.index(1);
+  int64_t n = ch.count(), lanes = p.lanes, group = p.group();
+  auto stackRow = [&](int64_t size) {
+    return memref::AllocaOp::create(e.b, MemRefType::get({size}, e.f32),
+                                    e.b.getI64IntegerAttr(64))
+        .getResult();
+  };
+  Value scores = stackRow((p.blockSize + lanes - 1) / lanes * lanes);
+  Value queries = stackRow(group * n * lanes);
+  // [branch (selection, window)][head][chunk] and [branch][head][max, sum].
+  Value accs = stackRow(2 * group * n * lanes);
+  Value stats = stackRow(2 * group * 2);
+  auto accAt = [&](int64_t branch, Value g, int64_t i) {
+    return e.add(e.mul(e.add(e.index(branch * group), g), e.index(n * lanes)),
+                 e.index(i * lanes));
+  };
+  auto statAt = [&](int64_t branch, Value g, int64_t k) {
+    return e.add(e.mul(e.add(e.index(branch * group), g), e.index(2)),
+                 e.index(k));
+  };
+  auto loadV = [&](Value memref, Value at) {
+    return vector::LoadOp::create(e.b, e.vf32, memref, ValueRange{at})
+        .getResult();
+  };
+  auto loadS = [&](Value memref, Value at) {
+    return memref::LoadOp::create(e.b, memref, ValueRange{at}).getResult();
+  };
+
+  // One block [lo, hi) for head `g` of `branch`.
+  auto headBlock = [&](int64_t branch, Value g, Value lo, Value hi) {
+    SmallVector<Value> q, acc;
+    for (int64_t i = 0; i < n; ++i)
+      q.push_back(loadV(
+          queries, e.add(e.mul(g, e.index(n * lanes)), e.index(i * lanes))));
+    Value blockMax =
+        e.forLoop(lo, hi, one, {e.negInf()}, [&](Value j, ValueRange it) {
+          Value dot = ch.zero();
+          for (int64_t i = 0; i < n; ++i)
+            dot = ch.fma(
+                q[i], ch.load(buf.key, {b, j, kvh, e.index(i * lanes)}), dot);
+          Value s = ch.sum(dot);
+          memref::StoreOp::create(e.b, s, scores, ValueRange{e.sub(j, lo)});
+          return SmallVector<Value>{e.fmaxNoNaN(it[0], s)};
+        })[0];
+    Value oldMax = loadS(stats, statAt(branch, g, 0));
+    Value m = e.fmaxNoNaN(oldMax, blockMax);
+    Value alpha = e.exp(e.fsub(oldMax, m));
+    Value shift = e.broadcast(m);
+    Value count = e.broadcast(e.toI32(e.sub(hi, lo)));
+    Value sums = e.forLoop(
+        zero, e.sub(hi, lo), e.index(lanes), {e.splatF32(0.0f)},
+        [&](Value i, ValueRange it) {
+          Value inside = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
+                                               e.laneIndices(i), count);
+          Value prob = e.select(inside, e.exp(e.fsub(loadV(scores, i), shift)),
+                                e.splatF32(0.0f));
+          vector::StoreOp::create(e.b, prob, scores, ValueRange{i});
+          return SmallVector<Value>{e.fadd(it[0], prob)};
+        })[0];
+    Value alphas = e.broadcast(alpha);
+    for (int64_t i = 0; i < n; ++i)
+      acc.push_back(e.fmul(loadV(accs, accAt(branch, g, i)), alphas));
+    acc = e.forLoop(lo, hi, one, acc, [&](Value j, ValueRange it) {
+      Value prob = e.broadcast(loadS(scores, e.sub(j, lo)));
+      SmallVector<Value> next;
+      for (int64_t i = 0; i < n; ++i)
+        next.push_back(ch.fma(
+            prob, ch.load(buf.value, {b, j, kvh, e.index(i * lanes)}), it[i]));
+      return next;
+    });
+    for (int64_t i = 0; i < n; ++i)
+      vector::StoreOp::create(e.b, acc[i], accs,
+                              ValueRange{accAt(branch, g, i)});
+    Value sum =
+        e.fadd(e.fmul(loadS(stats, statAt(branch, g, 1)), alpha), ch.sum(sums));
+    memref::StoreOp::create(e.b, m, stats, ValueRange{statAt(branch, g, 0)});
+    memref::StoreOp::create(e.b, sum, stats, ValueRange{statAt(branch, g, 1)});
+  };
+  // Keys [lo, hi) of `branch`, block by block, every head per block.
+  auto keys = [&](int64_t branch, Value lo, Value hi) {
+    Value blocks =
+        e.div(e.add(e.max(e.sub(hi, lo), zero), e.index(p.blockSize - 1)),
+              e.index(p.blockSize));
+    e.forLoop(zero, blocks, one, [&](Value k) {
+      Value from = e.add(lo, e.mul(k, e.index(p.blockSize)));
+      Value to = e.min(e.add(from, e.index(p.blockSize)), hi);
+      e.forLoop(zero, e.index(group), one,
+                [&](Value g) { headBlock(branch, g, from, to); });
+    });
+  };
+
+  forEachToken(e, p, [&](Value t) {
+    Value qb = e.div(t, e.index(p.blockSize));
+    Value end = e.add(t, one);
+    Value scale = e.broadcast(e.constF32(p.softmaxScale));
+    e.forLoop(zero, e.index(group), one, [&](Value g) {
+      Value h = e.add(e.mul(kvh, e.index(group)), g);
+      for (int64_t i = 0; i < n; ++i) {
+        Value q =
+            e.fmul(ch.load(buf.query, {b, t, h, e.index(i * lanes)}), scale);
+        vector::StoreOp::create(e.b, q, queries,
+                                ValueRange{e.add(e.mul(g, e.index(n * lanes)),
+                                                 e.index(i * lanes))});
+      }
+      for (int64_t branch = 0; branch < 2; ++branch) {
+        for (int64_t i = 0; i < n; ++i)
+          vector::StoreOp::create(e.b, e.splatF32(0.0f), accs,
+                                  ValueRange{accAt(branch, g, i)});
+        // The max starts finite: no -inf difference is exponentiated.
+        memref::StoreOp::create(e.b, e.constF32(-1e30f), stats,
+                                ValueRange{statAt(branch, g, 0)});
+        memref::StoreOp::create(e.b, e.constF32(0.0f), stats,
+                                ValueRange{statAt(branch, g, 1)});
+      }
+    });
+    e.forLoop(zero, e.index(p.usedSlots()), one, [&](Value i) {
+      auto [lo, hi] = slotKeys(e, p, buf, b, t, kvh, qb, i);
+      keys(0, lo, hi);
+    });
+    if (p.windowSize > 0)
+      keys(1, e.max(e.sub(end, e.index(p.windowSize)), zero), end);
+
+    // acc / sum (0 for no key) times the gate, per branch; plus g_cmp's.
+    e.forLoop(zero, e.index(group), one, [&](Value g) {
+      Value h = e.add(e.mul(kvh, e.index(group)), g);
+      SmallVector<Value> out(n, e.splatF32(0.0f));
+      for (int64_t branch = 0; branch < (p.windowSize > 0 ? 2 : 1); ++branch) {
+        Value sum = loadS(stats, statAt(branch, g, 1));
+        Value has = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
+                                          e.constF32(0.0f));
+        Value inverse = e.select(
+            has, e.fdiv(e.constF32(1.0f), e.select(has, sum, e.constF32(1.0f))),
+            e.constF32(0.0f));
+        Value gate = branch == 0 ? buf.gSlc : buf.gSwa;
+        if (gate)
+          inverse = e.fmul(inverse, loadScalarF32(e, gate, {b, t, h}));
+        Value inverses = e.broadcast(inverse);
+        for (int64_t i = 0; i < n; ++i)
+          out[i] = ch.fma(loadV(accs, accAt(branch, g, i)), inverses, out[i]);
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        if (p.compress)
+          out[i] =
+              e.fadd(out[i], ch.load(buf.oCmp, {b, t, h, e.index(i * lanes)}));
+        ch.store(out[i], buf.output, {b, t, h, e.index(i * lanes)});
+      }
     });
   });
 }
@@ -527,7 +631,10 @@ LogicalResult mlir::ejk::tileNativeSparseAttention(NativeSparseAttentionOp op,
   }
 
   OpBuilder b = rewriter.replaceBody();
-  buildAttend(b, loc, p, buf);
+  if (p.vulkan)
+    buildAttend(b, loc, p, buf);
+  else
+    buildCpuAttend(b, loc, p, buf);
   rewriter.finish(b);
   func::FuncOp dispatch = rewriter.dispatch();
   DispatchRewriter::setGrid(dispatch, {p.tokenBlocks(), p.numKvHeads, p.batch});

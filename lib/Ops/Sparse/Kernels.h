@@ -21,7 +21,9 @@
 //             over the sliding window, the gated sum with the compression
 //             output. The CPU takes the keys a block at a time (scores into
 //             a stack row, one rescale per block, the exponentials as
-//             vectors); Vulkan one key at a time.
+//             vectors) and every head of the group per block, so a
+//             selected K/V block is read from memory once per token; Vulkan
+//             one key at a time, head after head.
 //
 // The scratch of `select` (scores and group sums, one row of `blocks` f32
 // per token) is a stack buffer on the CPU and a per-thread slice of

@@ -31,28 +31,40 @@
 // CHECK: arith.cmpf ogt
 // CHECK: memref.store %{{.*}} : memref<1x50x2x2xi32>
 
-// Attend: per token and head of the group, the two selected slots (an online
-// softmax carrying max, sum and five vectors), the keys of a slot under a
-// guard in blocks of 16: their scores into a stack row of 16, one rescale,
-// the probabilities exponentiated 8 at a time; then the window's keys
-// (canonicalize drops the max it returns).
+// Attend: per token, the two selected slots, each slot's keys in blocks of
+// 16, and per block every head of the group in turn (the block's K/V rows
+// stay in cache): the head's query (80 f32 = 2 heads x 5 vectors) and
+// softmax state (160 = 2 branches x 2 heads x 5 vectors; 8 = max and sum)
+// in stack buffers, the block's scores into a stack row of 16, one rescale,
+// the probabilities exponentiated 8 at a time. Then the window's keys the
+// same way, and the gated sum per head.
 // CHECK-LABEL: func.func private @cmp_dispatch_0(
 // CHECK-SAME: %{{.*}}: memref<1x50x2x2xi32>, %{{.*}}: memref<1x50x4x36xf32>)
 // CHECK-SAME: ejk.grid = array<i64: 7, 2, 1>
 // CHECK: %[[ROW:.*]] = memref.alloca() {alignment = 64 : i64} : memref<16xf32>
-// CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args({{.*}}) -> (f32, f32, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
-// CHECK: memref.load %{{.*}} : memref<1x50x2x2xi32>
-// CHECK: scf.if %{{.*}} -> (f32, f32, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK: %[[Q:.*]] = memref.alloca() {alignment = 64 : i64} : memref<80xf32>
+// CHECK: %[[ACC:.*]] = memref.alloca() {alignment = 64 : i64} : memref<160xf32>
+// CHECK: %[[STAT:.*]] = memref.alloca() {alignment = 64 : i64} : memref<8xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 {
+// CHECK-COUNT-5: vector.store %{{.*}}, %[[Q]]
+// CHECK: scf.for %[[SLOT:.*]] = %c0 to %c2 step %c1 {
+// CHECK: memref.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[SLOT]]] : memref<1x50x2x2xi32>
+// CHECK: scf.for
+// CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 {
+// CHECK-COUNT-5: vector.load %[[Q]]
+// CHECK: scf.for {{.*}} -> (f32)
 // CHECK-COUNT-5: vector.fma
-// CHECK: vector.reduction <add>
+// CHECK: vector.reduction <add>, %{{.*}} fastmath<reassoc>
 // CHECK: memref.store %{{.*}}, %[[ROW]]
+// CHECK: memref.load %[[STAT]]
 // CHECK: math.exp %{{.*}} : f32
 // CHECK: vector.load %[[ROW]]
 // CHECK: math.exp %{{.*}} : vector<8xf32>
 // CHECK: vector.store %{{.*}}, %[[ROW]]
+// CHECK-COUNT-5: vector.load %[[ACC]]
 // CHECK: memref.load %[[ROW]]
 // CHECK-COUNT-5: vector.fma
-// CHECK: scf.if %{{.*}} -> (f32, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK-COUNT-5: vector.store %{{.*}}, %[[ACC]]
 // CHECK-COUNT-5: vector.transfer_write %{{.*}} : vector<8xf32>, memref<1x50x4x36xf32>
 
 // The entry: the temporaries, then compress, select, attend.
@@ -80,7 +92,7 @@ func.func @cmp(%q: tensor<1x50x4x36xf32>, %k: tensor<1x50x2x36xf32>, %v: tensor<
 // CHECK-LABEL: func.func private @given_dispatch_0(
 // CHECK-SAME: ejk.grid = array<i64: 2, 1, 2>
 // CHECK: %[[QB:.*]] = arith.divsi %{{.*}}, %c16
-// CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args
+// CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 {
 // CHECK: memref.load %{{.*}}[%{{.*}}, %{{.*}}, %[[QB]], %{{.*}}] : memref<2x1x2x3xi32>
 // CHECK: vector.load %{{.*}} : memref<2x32x1x32xf16>, vector<8xf16>
 // CHECK: arith.extf
