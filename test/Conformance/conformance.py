@@ -268,6 +268,30 @@ def BSAG(name, **dims_and_opts):
     return c
 
 
+
+# ejKernel's XLA NSA computes the compressed scores, the lse and the
+# selection sums in the input type: with bf16 inputs its top-k picks other
+# blocks than with the same values in f32 (0.33 apart on nsa_bf16's inputs);
+# ejk selects from f32 scores and agrees with ejKernel on the widened
+# inputs (nsa_bf16_f32_reference; docs/ops/native-sparse.md).
+NSA_BF16 = ("ejKernel selects the blocks from bf16 scores and sums, ejk from "
+            "f32 ones: near-ties select different blocks")
+
+
+def NSA(name, b=1, t=128, hq=4, hkv=1, d=32, bs=16, counts=4, **opts):
+    """native_sparse_attention against ejKernel's XLA native_sparse_attention:
+    t tokens, hq/hkv heads, blocks of bs, top-`counts`; opts: gates
+    ("cmp", "slc"), indices ("token" or "block": caller-given, slot 0 the
+    token's own block), window (plus the g_swa gate, composed on ejKernel's
+    side from its flash_attention), softmax_scale, public (through the
+    public operation with its default block size 64), upcast (ejKernel
+    runs on the inputs widened to f32), ties (equal key blocks)."""
+    dtype = opts.pop("dtype", "f32")
+    known = opts.pop("known_difference", "")
+    return Case(name, "native_sparse",
+                dict(b=b, t=t, hq=hq, hkv=hkv, d=d, bs=bs, counts=counts),
+                opts, dtype, known_difference=known)
+
 def PMLA(name, h=8, lat=64, rope=16, page=16, lens=(37, 1), qlens=(1, 1),
          **opts):
     """paged_mla against ejKernel's multi_latent_ragged_page_attention:
@@ -664,6 +688,27 @@ CASES = [
     BSAG("bsag_f16", dtype="f16", density=0.5, causal=False),
     BSAG("bsag_bf16", dtype="bf16", sq=128, sk=128, qbs=32, kbs=32,
          density=0.25, causal=False),
+    # native_sparse_attention against ejKernel's XLA native_sparse_attention
+    NSA("nsa_cmp_slc", gates=("cmp", "slc")),
+    NSA("nsa_cmp_only", t=100, hq=4, hkv=2, counts=3, gates=("cmp",)),
+    NSA("nsa_topk_1", counts=1, gates=("cmp", "slc")),
+    NSA("nsa_topk_all", t=120, counts=16, gates=("cmp", "slc")),
+    NSA("nsa_mha", hq=2, hkv=2, d=48, bs=8, counts=5, gates=("cmp", "slc")),
+    NSA("nsa_gqa8", b=2, t=96, hq=8, hkv=1, counts=3, gates=("cmp", "slc"),
+        softmax_scale=0.3),
+    NSA("nsa_indices_token", t=90, hq=4, hkv=2, counts=3, indices="token",
+        gates=("slc",)),
+    NSA("nsa_indices_block", t=96, hq=4, hkv=2, counts=2, slots=4,
+        indices="block", gates=()),
+    NSA("nsa_window", t=128, counts=3, window=24, gates=("cmp", "slc", "swa")),
+    NSA("nsa_ties", t=160, counts=3, gates=("cmp", "slc"), ties=True),
+    NSA("nsa_public_default", t=256, hq=4, hkv=2, bs=64, counts=2,
+        gates=("cmp", "slc"), public=True),
+    NSA("nsa_f16", dtype="f16", gates=("cmp", "slc")),
+    NSA("nsa_bf16", dtype="bf16", gates=("cmp", "slc"),
+        known_difference=NSA_BF16),
+    NSA("nsa_bf16_f32_reference", dtype="bf16", gates=("cmp", "slc"),
+        upcast=True),
 ]
 
 
@@ -2229,6 +2274,107 @@ class BlockSparseGrad:
         return [np.asarray(g) for g in vjp(jx(ins["do"]))]
 
 
+class NativeSparse:
+    @staticmethod
+    def inputs(c, rng):
+        d, dt, o = c.dims, c.dtype, c.opts
+        def normal(*shape):
+            return rng.standard_normal(shape, dtype=np.float32).astype(np_dtype(dt))
+        b, t, hq, hkv = d["b"], d["t"], d["hq"], d["hkv"]
+        args = [("q", normal(b, t, hq, d["d"]), dt),
+                ("k", normal(b, t, hkv, d["d"]), dt),
+                ("v", normal(b, t, hkv, d["d"]), dt)]
+        if o.get("ties"):
+            # Every key block a copy of the first: equal compressed keys,
+            # equal selection sums, so the order comes from the tie term
+            # (f32(c) * 1e-8, lost in rounding for small c) and top_k's
+            # lower-index rule.
+            k = args[1][1]
+            reps = -(-t // d["bs"])
+            args[1] = ("k", np.tile(k[:, :d["bs"]], (1, reps, 1, 1))[:, :t], dt)
+        for g in o.get("gates", ()):
+            args.append(("g" + g, rng.random((b, t, hq), dtype=np.float32)
+                         .astype(np_dtype(dt)), dt))
+        if "indices" in o:
+            nb = -(-t // d["bs"])
+            slots = o.get("slots", d["counts"])
+            if o["indices"] == "token":
+                idx = rng.integers(-1, nb + 1, (b, t, hkv, slots))
+                idx[..., 0] = (np.arange(t) // d["bs"])[None, :, None]
+            else:
+                idx = rng.integers(-1, nb + 1, (b, hkv, nb, slots))
+                idx[..., 0] = np.arange(nb)[None, None, :]
+            args.append(("bi", idx.astype(np.int32), "i32"))
+        return args
+
+    @staticmethod
+    def mlir(c, args):
+        o, d = c.opts, c.dims
+        attrs = ["block_size = %d : i64" % d["bs"],
+                 "block_counts = %d : i64" % d["counts"]]
+        if "window" in o:
+            attrs.append("window_size = %d : i64" % o["window"])
+        if "softmax_scale" in o:
+            attrs.append("softmax_scale = %r : f32" % o["softmax_scale"])
+        types = {n: ttype(a.shape, t) for n, a, t in args}
+        out = types["q"]
+        text = "ejk.native_sparse_attention %q, %k, %v"
+        for n, name in (("gcmp", "g_cmp"), ("gslc", "g_slc"), ("gswa", "g_swa"),
+                        ("bi", "block_indices")):
+            if n in types:
+                text += " %s(%%%s : %s)" % (name, n, types[n])
+        text += " {" + ", ".join(attrs) + "}"
+        text += " : %s, %s, %s -> %s" % (types["q"], types["k"], types["v"], out)
+        return text, [out]
+
+    @staticmethod
+    def reference(c, ins):
+        from ejkernel.kernels._xla.native_sparse_attention import \
+            native_sparse_attention
+        o, d = c.opts, c.dims
+        if o.get("upcast"):
+            ins = {n: a.astype(np.float32) if a.dtype != np.int32 else a
+                   for n, a in ins.items()}
+        if o.get("public"):
+            # The public operation, XLA platform, its heuristic block size.
+            from ejkernel.modules.operations import \
+                native_sparse_attention as public_nsa
+            out = public_nsa(jx(ins["q"]), jx(ins["k"]), jx(ins["v"]),
+                             jx(ins.get("gcmp")), jx(ins.get("gslc")), None,
+                             d["counts"], softmax_scale=o.get("softmax_scale"),
+                             platform="xla")
+        elif o.get("indices") == "block":
+            # The public XLA function's type hints take per-token indices
+            # only; the per-query-block layout its docstring promises is
+            # accepted by apply_native_sparse_attention, which it calls.
+            from ejkernel.kernels._xla.native_sparse_attention import \
+                apply_native_sparse_attention
+            out = apply_native_sparse_attention(
+                jx(ins["q"]), jx(ins["k"]), jx(ins["v"]), jx(ins["bi"]),
+                d["counts"], d["bs"], softmax_scale=o.get("softmax_scale"))
+            if "gslc" in ins:
+                out = out * jx(ins["gslc"])[..., None]
+        else:
+            out = native_sparse_attention(
+                jx(ins["q"]), jx(ins["k"]), jx(ins["v"]),
+                g_cmp=jx(ins.get("gcmp")), g_slc=jx(ins.get("gslc")),
+                block_indices=jx(ins.get("bi")), block_counts=d["counts"],
+                block_size=d["bs"], softmax_scale=o.get("softmax_scale"))
+        out = np.asarray(out, np.float32)
+        if "window" in o:
+            # NSA's sliding-window branch (ejKernel has none): causal
+            # attention over the last `window` keys, ejKernel's
+            # flash_attention with sliding_window = (window - 1, 0).
+            from ejkernel.kernels._xla.flash_attention import flash_attention
+            swa = flash_attention(jx(ins["q"]), jx(ins["k"]), jx(ins["v"]),
+                                  causal=True,
+                                  sliding_window=(o["window"] - 1, 0),
+                                  softmax_scale=o.get("softmax_scale"))
+            out = out + np.asarray(swa, np.float32) * \
+                np.asarray(ins["gswa"], np.float32)[..., None]
+        return [out]
+
+
 FAMILIES = {"flash_attention": FlashAttention,
             "flash_attention_grad": FlashAttentionGrad, "selective_scan": SelectiveScan,
             "ssd": Ssd, "grouped_matmul": GroupedMatmul,
@@ -2239,7 +2385,8 @@ FAMILIES = {"flash_attention": FlashAttention,
             "paged_mla": PagedMla, "ragged_paged": RaggedPaged,
             "prefill_paged": PrefillPaged, "unified": Unified,
             "ragged_decode": RaggedDecode, "block_sparse": BlockSparse,
-            "block_sparse_grad": BlockSparseGrad}
+            "block_sparse_grad": BlockSparseGrad,
+            "native_sparse": NativeSparse}
 
 
 # --- running ------------------------------------------------------------------
