@@ -1,9 +1,10 @@
 //===- RingHost.h - the ring's host-side arithmetic -------------*- C++ -*-===//
 //
-// What ring attention (Ring.cpp) does on the host between device blocks:
-// row copies of [B, S, ...] shards, f32/f16/bf16 element access, a small
-// parallel-for over the process's CPUs, and the log-domain merge of a
-// block's (output, lse) into the running result.
+// What ring attention (RingForward.cpp, RingBackward.cpp) does on the host
+// between device blocks: row copies of [B, S, ...] shards, f32/f16/bf16
+// element access, a small parallel-for over the process's CPUs, the
+// log-domain merge of a block's (output, lse) into the running result, and
+// the f32 sums of the backward blocks' gradients.
 //
 //===----------------------------------------------------------------------===//
 
