@@ -5,7 +5,16 @@ usage: ring_conformance.py WORK_DIR   (ejkc, ejk-ring-run, mpirun on PATH)
 
 ejKernel's XLA einsum needs num_kv_heads == num_heads, so the cases have no
 GQA; it returns no lse, so only outputs are compared, with ejk-run
---check's f32 tolerances (1e-4 + 1e-4 |ref|).
+--check's f32 tolerances (1e-4 + 1e-4 |ref|). The gradients are compared
+too: ejk's ring backward (ejk-ring-run --backward) against jax.vjp of
+ejKernel's ring attention (its custom VJP, _ring_attention_bwd) with the
+same d_output, same tolerances. The gradients go through ejKernel's
+internal _ring_attention with causal_block_size given (the query chunk,
+what the public ring_attention defaults it to): the public function passes
+None and defaults it only inside the primal body, so under jax.vjp the
+custom VJP's forward and backward get None and _chunk_attention_bias drops
+the causal mask altogether (a causal ring differentiates as non-causal;
+docs/ops/ring.md).
 """
 import os
 import subprocess
@@ -30,7 +39,7 @@ CASES = {
 }
 
 
-def ejk_ring(work, name, q, k, v):
+def ejk_ring(work, name, q, k, v, d_o):
     s, h, d, attrs, _ = CASES[name]
     local = s // RANKS
     t = "tensor<1x%dx%dx%dxf32>" % (local, h, d)
@@ -43,36 +52,57 @@ def ejk_ring(work, name, q, k, v):
                 "  return %%o, %%l : %s, %s\n}\n" % (
                     t, t, t, t, lse, RANKS, attrs, t, t, t, t, lse, t, lse))
     paths = []
-    for n, a in (("q", q), ("k", k), ("v", v)):
+    for n, a in (("q", q), ("k", k), ("v", v), ("do", d_o)):
         paths.append(os.path.join(work, n + ".npy"))
         np.save(paths[-1], a)
     art = os.path.join(work, "art")
     out = os.path.join(work, "o.npy")
-    for cmd in (["ejkc", mlir, "-o", art],
-                ["timeout", "120", "mpirun", "-np", str(RANKS), "ejk-ring-run",
-                 os.path.join(art, "ring.json"), "--entry", "ring",
-                 "--q", paths[0], "--k", paths[1], "--v", paths[2],
-                 "--out", out]):
+    grads = [os.path.join(work, x + ".npy") for x in ("dq", "dk", "dv")]
+    ring = ["timeout", "120", "mpirun", "-np", str(RANKS), "ejk-ring-run",
+            os.path.join(art, "ring.json"), "--entry", "ring",
+            "--q", paths[0], "--k", paths[1], "--v", paths[2]]
+    for cmd in (["ejkc", mlir, "-o", art], ring + ["--out", out],
+                ring + ["--backward", "--do", paths[3], "--dq", grads[0],
+                        "--dk", grads[1], "--dv", grads[2]]):
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         if p.returncode:
             sys.exit("FAILED: %s\n%s%s" % (" ".join(cmd), p.stdout, p.stderr))
-    return np.load(out)
+    return [np.load(x) for x in [out] + grads]
 
 
-def ejkernel_ring(name, q, k, v):
+def ejkernel_ring(name, q, k, v, d_o):
     import jax
     from jax import shard_map
     from jax.sharding import Mesh, PartitionSpec as P
     from ejkernel.kernels._xla.ring_attention import ring_attention
+    from ejkernel.kernels._xla.ring_attention._interface import _ring_attention
     kwargs = CASES[name][4]
     mesh = Mesh(np.array(jax.devices()[:RANKS]), ("sp",))
     spec = P(None, "sp", None, None)
 
     def f(q, k, v):
         return ring_attention(q, k, v, axis_name="sp", **kwargs)
-    g = jax.jit(shard_map(f, mesh=mesh, in_specs=(spec, spec, spec),
-                          out_specs=spec, check_vma=False))
-    return np.asarray(g(q, k, v))
+    chunk = min(512, q.shape[1] // RANKS)  # ring_attention's default chunk
+
+    def f_grad(q, k, v):
+        # ring_attention's call of _ring_attention, causal_block_size given.
+        causal = kwargs.get("causal", False)
+        return _ring_attention(
+            q, k, v, None, None, None, None, None, None, "sp", True,
+            kwargs.get("softmax_scale"), chunk, chunk,
+            chunk if causal else None, True, None, 0.0, jax.numpy.float32,
+            jax.checkpoint_policies.nothing_saveable,
+            jax.lax.Precision.DEFAULT, True, kwargs.get("sliding_window"),
+            kwargs.get("logits_soft_cap"), 0, causal)
+
+    def mapped(fn):
+        return shard_map(fn, mesh=mesh, in_specs=(spec, spec, spec),
+                         out_specs=spec, check_vma=False)
+
+    def grads(q, k, v, d_o):
+        return jax.vjp(mapped(f_grad), q, k, v)[1](d_o)
+    out = jax.jit(mapped(f))(q, k, v)
+    return [np.asarray(x) for x in (out,) + jax.jit(grads)(q, k, v, d_o)]
 
 
 def main():
@@ -80,16 +110,19 @@ def main():
     for name in CASES:
         s, h, d = CASES[name][:3]
         rng = np.random.default_rng(len(name))
-        q, k, v = (rng.standard_normal((1, s, h, d), dtype=np.float32)
-                   for _ in range(3))
+        q, k, v, d_o = (rng.standard_normal((1, s, h, d), dtype=np.float32)
+                        for _ in range(4))
         case_dir = os.path.join(work, name)
         os.makedirs(case_dir, exist_ok=True)
-        ours = ejk_ring(case_dir, name, q, k, v)
-        ref = ejkernel_ring(name, q, k, v)
-        err = np.abs(ours - ref)
-        ok = bool(np.all(err <= 1e-4 + 1e-4 * np.abs(ref)))
-        print("%s: %s (max error %.2g)" % (
-            name, "matches ejKernel" if ok else "MISMATCH", err.max()))
+        ours = ejk_ring(case_dir, name, q, k, v, d_o)
+        refs = ejkernel_ring(name, q, k, v, d_o)
+        for what, x, ref in zip(("", " backward dq", " backward dk",
+                                 " backward dv"), ours, refs):
+            err = np.abs(x - ref)
+            ok = bool(np.all(err <= 1e-4 + 1e-4 * np.abs(ref)))
+            print("%s%s: %s (max error %.2g)" % (
+                name, what, "matches ejKernel" if ok else "MISMATCH",
+                err.max()))
 
 
 if __name__ == "__main__":
