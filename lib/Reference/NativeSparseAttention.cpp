@@ -153,7 +153,7 @@ Status checkInputs(const TensorRef<float> &q, const TensorRef<float> &k,
   if (o.blockSize < 1 || d.kvHeads < 1 || d.heads % d.kvHeads != 0)
     return Status::error(name + ": bad block size or head counts");
   d.group = d.heads / d.kvHeads;
-  d.blocks = (d.seq + o.blockSize - 1) / o.blockSize;
+  d.blocks = d.seq == 0 ? 0 : (d.seq - 1) / o.blockSize + 1;
   std::vector<int64_t> kvShape = {d.batch, d.seq, d.kvHeads, d.dim};
   if (Status s = checkShape(name + ": query", q, q.shape); !s)
     return s;

@@ -172,7 +172,7 @@ void buildCompress(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
   Value h = WorkgroupIdOp::create(e.b, 1);
   Value b = WorkgroupIdOp::create(e.b, 2);
   Value lo = e.mul(c, e.index(p.blockSize));
-  Value hi = e.min(e.add(lo, e.index(p.blockSize)), e.index(p.seq));
+  Value hi = e.min(e.add(lo, e.index(p.keysPerBlock())), e.index(p.seq));
   // Rows past the sequence are zeros of the mean: divide by block_size.
   Value inverse = ch.splat(e.constF32(1.0f / p.blockSize));
   auto pool = [&](Value d) {
@@ -305,7 +305,7 @@ std::pair<Value, Value> slotKeys(Emitter &e, const NativeSparsePlan &p,
       e.b, cmpI(e, arith::CmpIPredicate::sge, c, zero),
       cmpI(e, arith::CmpIPredicate::slt, c, e.index(p.numBlocks())));
   Value lo = e.mul(e.select(valid, c, zero), e.index(p.blockSize));
-  Value hi = e.min(e.add(lo, e.index(p.blockSize)), e.add(t, e.index(1)));
+  Value hi = e.min(e.add(lo, e.index(p.keysPerBlock())), e.add(t, e.index(1)));
   return {lo, e.select(valid, e.max(hi, lo), lo)};
 }
 
@@ -418,7 +418,7 @@ void buildCpuAttend(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
                                     e.b.getI64IntegerAttr(64))
         .getResult();
   };
-  Value scores = stackRow((p.blockSize + lanes - 1) / lanes * lanes);
+  Value scores = stackRow((p.keysPerBlock() + lanes - 1) / lanes * lanes);
   Value queries = stackRow(group * n * lanes);
   // [branch (selection, window)][head][chunk] and [branch][head][max, sum].
   Value accs = stackRow(2 * group * n * lanes);
@@ -492,11 +492,11 @@ void buildCpuAttend(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
   // Keys [lo, hi) of `branch`, block by block, every head per block.
   auto keys = [&](int64_t branch, Value lo, Value hi) {
     Value blocks =
-        e.div(e.add(e.max(e.sub(hi, lo), zero), e.index(p.blockSize - 1)),
-              e.index(p.blockSize));
+        e.div(e.add(e.max(e.sub(hi, lo), zero), e.index(p.keysPerBlock() - 1)),
+              e.index(p.keysPerBlock()));
     e.forLoop(zero, blocks, one, [&](Value k) {
-      Value from = e.add(lo, e.mul(k, e.index(p.blockSize)));
-      Value to = e.min(e.add(from, e.index(p.blockSize)), hi);
+      Value from = e.add(lo, e.mul(k, e.index(p.keysPerBlock())));
+      Value to = e.min(e.add(from, e.index(p.keysPerBlock())), hi);
       e.forLoop(zero, e.index(group), one,
                 [&](Value g) { headBlock(branch, g, from, to); });
     });

@@ -46,3 +46,15 @@ func.func @f(%q: tensor<1x4096x2x16xf32>, %k: tensor<1x4096x1x16xf32>, %gc: tens
   return %o : tensor<1x4096x2x16xf32>
 }
 }
+
+// -----
+
+// Vulkan: block and window sizes past 32-bit indices.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%q: tensor<1x9x2x16xf32>, %k: tensor<1x9x1x16xf32>, %gc: tensor<1x9x2xf32>) -> tensor<1x9x2x16xf32> {
+  // expected-error @+1 {{is invalid: 'block_size' (16) and 'window_size' (4294967296) must be at most 1073741824 on Vulkan (32-bit indices)}}
+  %o = ejk.native_sparse_attention %q, %k, %k g_cmp(%gc : tensor<1x9x2xf32>) {block_size = 16 : i64, window_size = 4294967296 : i64, config = #ejk.config<block_t = 8>}
+      : tensor<1x9x2x16xf32>, tensor<1x9x1x16xf32>, tensor<1x9x1x16xf32> -> tensor<1x9x2x16xf32>
+  return %o : tensor<1x9x2x16xf32>
+}
+}

@@ -36,7 +36,12 @@ struct NativeSparseProblem {
 
   int64_t group() const { return numHeads / std::max<int64_t>(numKvHeads, 1); }
   /// Key blocks (compressed rows), the last one possibly partial.
-  int64_t numBlocks() const { return (seq + blockSize - 1) / blockSize; }
+  int64_t numBlocks() const { return seq == 0 ? 0 : (seq - 1) / blockSize + 1; }
+  /// Keys of one key block that exist: a block holds no more than the
+  /// sequence (bounds the CPU's stack row for any `block_size`).
+  int64_t keysPerBlock() const {
+    return std::min(blockSize, std::max<int64_t>(seq, 1));
+  }
   /// Slots of each token's list: the selection's or the given indices'.
   int64_t slots() const {
     return compress ? std::min(blockCounts, numBlocks()) : indexSlots;
@@ -45,7 +50,7 @@ struct NativeSparseProblem {
   int64_t usedSlots() const { return std::min(slots(), blockCounts); }
   /// Keys one query row attends to at most (selection + window).
   int64_t keysPerRow() const {
-    return usedSlots() * blockSize + std::min(windowSize, seq);
+    return usedSlots() * keysPerBlock() + std::min(windowSize, seq);
   }
   /// FLOPs: 4 per key and head dim of each branch's attention, 4 per
   /// compressed block for the compression branch and the selection.

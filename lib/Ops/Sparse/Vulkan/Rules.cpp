@@ -39,6 +39,15 @@ LogicalResult VulkanNativeSparseAttention::verifyConfig(
     return failure();
   }
   NativeSparsePlan plan = makePlan(op, config->blockT);
+  // SPIR-V indexes with 32-bit integers (the positions the kernels form
+  // from these stay below 2^31 too).
+  constexpr int64_t kMaxIndex = (int64_t(1) << 30);
+  if (plan.blockSize > kMaxIndex || plan.windowSize > kMaxIndex) {
+    reason << "'block_size' (" << plan.blockSize << ") and 'window_size' ("
+           << plan.windowSize << ") must be at most " << kMaxIndex
+           << " on Vulkan (32-bit indices)";
+    return failure();
+  }
   if (plan.compress && plan.selectSharedBytes() > target.sharedMemoryBytes) {
     reason << "'" << NativeSparseConfig::kBlockT << "' (" << config->blockT
            << ") needs " << plan.selectSharedBytes()
