@@ -43,6 +43,7 @@
 #include "Attention/Options.h"
 #include "Attention/Vulkan/Kernel.h"
 #include "Attention/Vulkan/Scores.h"
+#include "Common/VulkanMatrices.h"
 
 using namespace mlir;
 using namespace mlir::ejk;
@@ -104,9 +105,9 @@ public:
     }
     rows = tileRows.front();
 
-    qView = vectorView(buf.query);
-    kView = vectorView(buf.key);
-    vView = vectorView(buf.value);
+    qView = wordView(e, buf.query, kPerVector);
+    kView = wordView(e, buf.key, kPerVector);
+    vView = wordView(e, buf.value, kPerVector);
     // Q is staged once, into the memory that then holds K and V.
     kvStage = allocWorkgroup(
         e, l.kvStageElements(p.headDim, p.headDimV) / kPerVector, vecType);
@@ -152,9 +153,9 @@ public:
       Value qBase = e.mul(e.add(firstTile, e.index(m)), e.index(kTile * qS));
       qTiles.emplace_back();
       for (int64_t d = 0; d < p.headDim; d += kTile)
-        qTiles.back().push_back(load(aType, kvStage, e.add(qBase, e.index(d)),
-                                     qS,
-                                     /*transpose=*/false));
+        qTiles.back().push_back(loadMatrix(e, aType, kvStage,
+                                           e.add(qBase, e.index(d)), qS,
+                                           /*transpose=*/false));
     }
     if (l.registerSoftmax)
       layoutHolds = readLayoutProbe();
@@ -261,31 +262,6 @@ private:
 
   // --- Matrices and staging -------------------------------------------------
 
-  /// A flat view of an f16 [B, S, H, D] buffer as 16-byte vectors: the same
-  /// binding, which ejk-prepare-vulkan-kernels declares a second time.
-  Value vectorView(Value buffer) {
-    auto type = cast<MemRefType>(buffer.getType());
-    auto viewType =
-        MemRefType::get({type.getNumElements() / kPerVector}, vecType);
-    return UnrealizedConversionCastOp::create(e.b, TypeRange{viewType},
-                                              ValueRange{buffer})
-        .getResult(0);
-  }
-
-  /// Loads a matrix from the vector stage; `offset` and `lead` in f16
-  /// elements (multiples of 8).
-  Value load(Type type, Value memref, Value offset, int64_t lead,
-             bool transpose) {
-    bool vectors =
-        isa<VectorType>(cast<MemRefType>(memref.getType()).getElementType());
-    if (vectors) {
-      offset = arith::DivUIOp::create(e.b, offset, e.index(kPerVector));
-      lead /= kPerVector;
-    }
-    return gpu::SubgroupMmaLoadMatrixOp::create(
-        e.b, type, memref, ValueRange{offset}, e.b.getIndexAttr(lead),
-        transpose ? e.b.getUnitAttr() : UnitAttr());
-  }
   void store(Value tile, Value memref, Value offset, int64_t lead) {
     gpu::SubgroupMmaStoreMatrixOp::create(e.b, tile, memref, ValueRange{offset},
                                           e.b.getIndexAttr(lead), UnitAttr());
@@ -437,9 +413,10 @@ private:
                                            e.b, cType, e.constF32(0.0f)));
       for (int64_t d = 0; d < p.headDim / kTile; ++d) {
         // K^T tile: column-major view of K rows j*16.., columns d*16...
-        Value kt = load(bType, kvStage,
-                        e.add(cur, e.index(j * kTile * kS + d * kTile)), kS,
-                        /*transpose=*/true);
+        Value kt =
+            loadMatrix(e, bType, kvStage,
+                       e.add(cur, e.index(j * kTile * kS + d * kTile)), kS,
+                       /*transpose=*/true);
         for (int64_t m = 0; m < rowTiles; ++m)
           acc[m] = gpu::SubgroupMmaComputeOp::create(
               e.b, qTiles[m][d], kt, acc[m], UnitAttr(), UnitAttr());
@@ -472,10 +449,10 @@ private:
             e.b, cType, ValueRange{state[m * perTile + n], alphaTiles[m]},
             gpu::MMAElementwiseOp::MULF));
       for (int64_t j = 0; j < keyTiles; ++j) {
-        Value v =
-            load(bType, kvStage,
-                 e.add(cur, e.index(vOffset + j * kTile * vS + n * kTile)), vS,
-                 /*transpose=*/false);
+        Value v = loadMatrix(
+            e, bType, kvStage,
+            e.add(cur, e.index(vOffset + j * kTile * vS + n * kTile)), vS,
+            /*transpose=*/false);
         for (int64_t m = 0; m < rowTiles; ++m)
           acc[m] = gpu::SubgroupMmaComputeOp::create(
               e.b, pTiles[m][j], v, acc[m], UnitAttr(), UnitAttr());
@@ -539,8 +516,10 @@ private:
   /// Whether every lane of the subgroup finds its elements where the
   /// register softmax assumes them, in accumulators and in A matrices.
   Value readLayoutProbe() {
-    Value c = load(cType, probeC, e.index(0), kTile, /*transpose=*/false);
-    Value a = load(aType, probeA, e.index(0), kTile, /*transpose=*/false);
+    Value c =
+        loadMatrix(e, cType, probeC, e.index(0), kTile, /*transpose=*/false);
+    Value a =
+        loadMatrix(e, aType, probeA, e.index(0), kTile, /*transpose=*/false);
     Value holds = e.constF32(1.0f);
     for (int64_t i = 0; i < kLaneElements; ++i) {
       Value row = e.add(myRow, e.index(kTile / 2 * rowHalfOf(i)));
@@ -716,11 +695,12 @@ private:
               alphaBase, e.add(e.mul(myRow, e.index(l.alphaStride())), col))});
     }
     gpu::BarrierOp::create(e.b);
-    alphaTile = load(cType, alphaStage, alphaBase, l.alphaStride(),
-                     /*transpose=*/false);
+    alphaTile = loadMatrix(e, cType, alphaStage, alphaBase, l.alphaStride(),
+                           /*transpose=*/false);
     for (int64_t j = 0; j < keyTiles; ++j)
-      pTiles.push_back(load(aType, pStage, e.add(pBase, e.index(j * kTile)),
-                            l.pStride(), /*transpose=*/false));
+      pTiles.push_back(loadMatrix(e, aType, pStage,
+                                  e.add(pBase, e.index(j * kTile)), l.pStride(),
+                                  /*transpose=*/false));
     next = {mNew, lNew};
   }
 

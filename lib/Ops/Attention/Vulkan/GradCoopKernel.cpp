@@ -20,6 +20,7 @@
 
 #include "Attention/Vulkan/GradKernel.h"
 #include "Attention/Vulkan/Scores.h"
+#include "Common/VulkanMatrices.h"
 
 #include <limits>
 
@@ -63,10 +64,10 @@ public:
         e, l.coopStageElements(p.headDim, p.headDimV) / kPerVector, vecType);
     lseStage = allocWorkgroup(e, l.blockQ);
     deltaStage = allocWorkgroup(e, l.blockQ);
-    qView = vectorView(buf.query);
-    kView = vectorView(buf.key);
-    vView = vectorView(buf.value);
-    doView = vectorView(buf.dOutput);
+    qView = wordView(e, buf.query, kPerVector);
+    kView = wordView(e, buf.key, kPerVector);
+    vView = wordView(e, buf.value, kPerVector);
+    doView = wordView(e, buf.dOutput, kPerVector);
   }
 
   Emitter e;
@@ -93,22 +94,6 @@ public:
     return e.add(myRow, e.index(kTile / 2 * rowHalfOf(i)));
   }
 
-  Value vectorView(Value buffer) {
-    auto type = cast<MemRefType>(buffer.getType());
-    auto viewType =
-        MemRefType::get({type.getNumElements() / kPerVector}, vecType);
-    return UnrealizedConversionCastOp::create(e.b, TypeRange{viewType},
-                                              ValueRange{buffer})
-        .getResult(0);
-  }
-  /// A matrix from the stage; `offset` and `lead` in f16 elements.
-  Value load(Type type, Value offset, int64_t lead, bool transpose) {
-    offset = arith::DivUIOp::create(e.b, offset, e.index(kPerVector));
-    return gpu::SubgroupMmaLoadMatrixOp::create(
-        e.b, type, stage, ValueRange{offset},
-        e.b.getIndexAttr(lead / kPerVector),
-        transpose ? e.b.getUnitAttr() : UnitAttr());
-  }
   Value zeroC() {
     return gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType,
                                                     e.constF32(0.0f));
@@ -302,11 +287,15 @@ public:
     Value doAt = e.add(e.index(doOffset), e.mul(q0, e.index(dvS)));
     Value st = zeroC(), dpt = zeroC();
     for (int64_t d = 0; d < dTiles; ++d)
-      st = mma(kTiles[d], load(bType, e.add(qAt, e.index(d * kTile)), dS, true),
-               st);
+      st = mma(
+          kTiles[d],
+          loadMatrix(e, bType, stage, e.add(qAt, e.index(d * kTile)), dS, true),
+          st);
     for (int64_t d = 0; d < dvTiles; ++d)
       dpt = mma(vTiles[d],
-                load(bType, e.add(doAt, e.index(d * kTile)), dvS, true), dpt);
+                loadMatrix(e, bType, stage, e.add(doAt, e.index(d * kTile)),
+                           dvS, true),
+                dpt);
     Value zeroA = gpu::SubgroupMmaConstantMatrixOp::create(
         e.b, aType, arith::ConstantOp::create(e.b, e.b.getF16FloatAttr(0.0f)));
     Value pA = zeroA, dsA = zeroA;
@@ -329,11 +318,15 @@ public:
     }
     SmallVector<Value> next(acc.begin(), acc.end());
     for (int64_t n = 0; n < dTiles; ++n)
-      next[n] = mma(dsA, load(bType, e.add(qAt, e.index(n * kTile)), dS, false),
+      next[n] = mma(dsA,
+                    loadMatrix(e, bType, stage, e.add(qAt, e.index(n * kTile)),
+                               dS, false),
                     next[n]);
     for (int64_t n = 0; n < dvTiles; ++n)
       next[dTiles + n] =
-          mma(pA, load(bType, e.add(doAt, e.index(n * kTile)), dvS, false),
+          mma(pA,
+              loadMatrix(e, bType, stage, e.add(doAt, e.index(n * kTile)), dvS,
+                         false),
               next[dTiles + n]);
     return next;
   }
@@ -355,13 +348,13 @@ public:
     gpu::BarrierOp::create(e.b);
     SmallVector<Value> kTiles, vTiles;
     for (int64_t d = 0; d < dTiles; ++d)
-      kTiles.push_back(
-          load(aType,
-               e.add(e.mul(subgroup, e.index(kTile * dS)), e.index(d * kTile)),
-               dS, false));
+      kTiles.push_back(loadMatrix(
+          e, aType, stage,
+          e.add(e.mul(subgroup, e.index(kTile * dS)), e.index(d * kTile)), dS,
+          false));
     for (int64_t d = 0; d < dvTiles; ++d)
-      vTiles.push_back(load(
-          aType,
+      vTiles.push_back(loadMatrix(
+          e, aType, stage,
           e.add(e.index(vOffset), e.add(e.mul(subgroup, e.index(kTile * dvS)),
                                         e.index(d * kTile))),
           dvS, false));
@@ -478,13 +471,13 @@ public:
     gpu::BarrierOp::create(e.b);
     SmallVector<Value> qTiles, doTiles;
     for (int64_t d = 0; d < dTiles; ++d)
-      qTiles.push_back(
-          load(aType,
-               e.add(e.mul(subgroup, e.index(kTile * dS)), e.index(d * kTile)),
-               dS, false));
+      qTiles.push_back(loadMatrix(
+          e, aType, stage,
+          e.add(e.mul(subgroup, e.index(kTile * dS)), e.index(d * kTile)), dS,
+          false));
     for (int64_t d = 0; d < dvTiles; ++d)
-      doTiles.push_back(load(
-          aType,
+      doTiles.push_back(loadMatrix(
+          e, aType, stage,
           e.add(e.index(doOffset), e.add(e.mul(subgroup, e.index(kTile * dvS)),
                                          e.index(d * kTile))),
           dvS, false));
@@ -530,16 +523,18 @@ public:
           for (int64_t j = 0; j < l.blockK / kTile; ++j) {
             Value st = zeroC(), dpt = zeroC();
             for (int64_t d = 0; d < dTiles; ++d)
-              st = mma(
-                  qTiles[d],
-                  load(bType, e.index(j * kTile * dS + d * kTile), dS, true),
-                  st);
+              st =
+                  mma(qTiles[d],
+                      loadMatrix(e, bType, stage,
+                                 e.index(j * kTile * dS + d * kTile), dS, true),
+                      st);
             for (int64_t d = 0; d < dvTiles; ++d)
-              dpt = mma(doTiles[d],
-                        load(bType,
-                             e.index(vOffset + j * kTile * dvS + d * kTile),
-                             dvS, true),
-                        dpt);
+              dpt =
+                  mma(doTiles[d],
+                      loadMatrix(e, bType, stage,
+                                 e.index(vOffset + j * kTile * dvS + d * kTile),
+                                 dvS, true),
+                      dpt);
             Value dsA = zeroA;
             for (int64_t k = 0; k < kLaneElements; ++k) {
               int r = rowHalfOf(k);
@@ -556,10 +551,11 @@ public:
                   e.b, aType, e.fromF32(ds, f16), dsA, e.index(k));
             }
             for (int64_t n = 0; n < dTiles; ++n)
-              next[n] = mma(
-                  dsA,
-                  load(bType, e.index(j * kTile * dS + n * kTile), dS, false),
-                  next[n]);
+              next[n] = mma(dsA,
+                            loadMatrix(e, bType, stage,
+                                       e.index(j * kTile * dS + n * kTile), dS,
+                                       false),
+                            next[n]);
           }
           gpu::BarrierOp::create(e.b);
           next.append(prefetched);

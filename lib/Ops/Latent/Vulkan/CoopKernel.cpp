@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Common/VulkanMatrices.h"
 #include "Latent/Rows.h"
 #include "Latent/Vulkan/Mla.h"
 #include "Paged/Vulkan/Emit.h"
@@ -94,21 +95,21 @@ public:
     Value lastToken = e.max(e.index(0), e.sub(stop, e.index(1)));
     lastTile = e.mul(e.div(lastToken, e.index(kTile)), e.index(kTile));
 
-    qlView = vectorView(buf.qLatent);
-    qrView = vectorView(buf.qRope);
+    qlView = wordView(e, buf.qLatent, kPerVector);
+    qrView = wordView(e, buf.qRope, kPerVector);
     if (p.paged) {
-      latentView = ropeView = vectorView(buf.kvCache);
+      latentView = ropeView = wordView(e, buf.kvCache, kPerVector);
     } else {
-      latentView = vectorView(buf.kvLatent);
-      ropeView = vectorView(buf.kRope);
+      latentView = wordView(e, buf.kvLatent, kPerVector);
+      ropeView = wordView(e, buf.kRope, kPerVector);
     }
     stride = VulkanMlaLayout::stageStride(p.latentDim);
-    kvStage = allocWorkgroup(l.blockK * stride / kPerVector, vecType);
+    kvStage = allocWorkgroupOf(e, l.blockK * stride / kPerVector, vecType);
     int64_t scoreElements = std::max(l.scoreSplit * l.blockH * l.blockK,
                                      l.numSubgroups * kTile * kTile);
-    sStage = allocWorkgroup(scoreElements, e.f32);
-    pStage = allocWorkgroup(l.blockH * l.blockK, f16);
-    alphaStage = allocWorkgroup(l.rowTiles * kTile * kTile, e.f32);
+    sStage = allocWorkgroupOf(e, scoreElements, e.f32);
+    pStage = allocWorkgroupOf(e, l.blockH * l.blockK, f16);
+    alphaStage = allocWorkgroupOf(e, l.rowTiles * kTile * kTile, e.f32);
 
     SmallVector<Value> inits;
     Value zero =
@@ -133,38 +134,6 @@ public:
   }
 
 private:
-  Value allocWorkgroup(int64_t elements, Type type) {
-    auto space = gpu::AddressSpaceAttr::get(e.b.getContext(),
-                                            gpu::AddressSpace::Workgroup);
-    return memref::AllocOp::create(
-        e.b,
-        MemRefType::get({elements}, type, MemRefLayoutAttrInterface(), space));
-  }
-
-  /// A flat view of an f16 buffer as 16-byte vectors (the same binding,
-  /// declared a second time by ejk-prepare-vulkan-kernels).
-  Value vectorView(Value buffer) {
-    auto type = cast<MemRefType>(buffer.getType());
-    auto viewType =
-        MemRefType::get({type.getNumElements() / kPerVector}, vecType);
-    return UnrealizedConversionCastOp::create(e.b, TypeRange{viewType},
-                                              ValueRange{buffer})
-        .getResult(0);
-  }
-
-  /// A matrix at f16 element `offset` of `memref` (a vector view or an f16
-  /// stage), rows `lead` f16 apart.
-  Value load(Type type, Value memref, Value offset, int64_t lead,
-             bool transpose) {
-    if (isa<VectorType>(cast<MemRefType>(memref.getType()).getElementType())) {
-      offset = arith::DivUIOp::create(e.b, offset, e.index(kPerVector));
-      lead /= kPerVector;
-    }
-    return gpu::SubgroupMmaLoadMatrixOp::create(
-        e.b, type, memref, ValueRange{offset}, e.b.getIndexAttr(lead),
-        transpose ? e.b.getUnitAttr() : UnitAttr());
-  }
-
   /// f16 element offsets of head `h`'s latent and RoPE queries.
   Value queryOffset(Value h, int64_t dims) {
     Value rowIndex =
@@ -253,13 +222,14 @@ private:
       SmallVector<Value> tiles;
       for (int64_t k = q * per; k < (q + 1) * per; ++k) {
         if (k < latentSteps)
-          tiles.push_back(load(aType, qlView,
-                               e.add(qLatent, e.index(k * kTile)), p.latentDim,
-                               false));
+          tiles.push_back(loadMatrix(e, aType, qlView,
+                                     e.add(qLatent, e.index(k * kTile)),
+                                     p.latentDim, false));
         else
-          tiles.push_back(load(aType, qrView,
-                               e.add(qRope, e.index((k - latentSteps) * kTile)),
-                               p.ropeDim, false));
+          tiles.push_back(
+              loadMatrix(e, aType, qrView,
+                         e.add(qRope, e.index((k - latentSteps) * kTile)),
+                         p.ropeDim, false));
       }
       return tiles;
     };
@@ -293,12 +263,13 @@ private:
     for (int64_t k = q * per; k < (q + 1) * per; ++k) {
       Value key;
       if (k < latentSteps)
-        key = load(bType, kvStage, e.add(keyRow, e.index(k * kTile)), stride,
-                   /*transpose=*/true);
+        key = loadMatrix(e, bType, kvStage, e.add(keyRow, e.index(k * kTile)),
+                         stride,
+                         /*transpose=*/true);
       else
-        key = load(bType, ropeView,
-                   e.add(ropeAt, e.index((k - latentSteps) * kTile)),
-                   ropeLead(), /*transpose=*/true);
+        key = loadMatrix(e, bType, ropeView,
+                         e.add(ropeAt, e.index((k - latentSteps) * kTile)),
+                         ropeLead(), /*transpose=*/true);
       acc = gpu::SubgroupMmaComputeOp::create(e.b, queryTiles[k - q * per], key,
                                               acc, UnitAttr(), UnitAttr());
     }
@@ -370,8 +341,8 @@ private:
     // O = O * alpha + P V over this subgroup's columns.
     SmallVector<Value> out;
     for (int64_t r = 0; r < l.rowTiles; ++r) {
-      Value factor =
-          load(cType, alphaStage, e.index(r * kTile * kTile), kTile, false);
+      Value factor = loadMatrix(e, cType, alphaStage,
+                                e.index(r * kTile * kTile), kTile, false);
       for (int64_t n = 0; n < colTiles; ++n)
         out.push_back(gpu::SubgroupMmaElementwiseOp::create(
             e.b, cType, ValueRange{state[r * colTiles + n], factor},
@@ -381,11 +352,12 @@ private:
     for (int64_t k = 0; k < l.keyTiles; ++k) {
       SmallVector<Value> probs;
       for (int64_t r = 0; r < l.rowTiles; ++r)
-        probs.push_back(load(aType, pStage,
-                             e.index(r * kTile * l.blockK + k * kTile),
-                             l.blockK, false));
+        probs.push_back(loadMatrix(e, aType, pStage,
+                                   e.index(r * kTile * l.blockK + k * kTile),
+                                   l.blockK, false));
       for (int64_t n = 0; n < colTiles; ++n) {
-        Value v = load(bType, kvStage,
+        Value v =
+            loadMatrix(e, bType, kvStage,
                        e.add(colBase, e.index(k * kTile * stride + n * kTile)),
                        stride, false);
         for (int64_t r = 0; r < l.rowTiles; ++r) {
@@ -451,8 +423,8 @@ private:
     Value stageBase = e.mul(subgroup, e.index(kTile * kTile));
     int64_t perLane = kTile * kTile / sg;
     for (int64_t rt = 0; rt < l.rowTiles; ++rt) {
-      Value factor =
-          load(cType, alphaStage, e.index(rt * kTile * kTile), kTile, false);
+      Value factor = loadMatrix(e, cType, alphaStage,
+                                e.index(rt * kTile * kTile), kTile, false);
       for (int64_t n = 0; n < colTiles; ++n) {
         Value o = gpu::SubgroupMmaElementwiseOp::create(
             e.b, cType, ValueRange{state[rt * colTiles + n], factor},

@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Attention/Vulkan/Scores.h"
+#include "Common/VulkanMatrices.h"
 #include "Moe/Vulkan/Kernels.h"
 
 using namespace mlir;
@@ -103,7 +104,7 @@ public:
           Value offset = l.order.aReductionInner
                              ? e.add(e.mul(m, e.index(aStride)), e.index(kk))
                              : e.add(e.index(kk * aStride), m);
-          aTiles.push_back(loadMatrix(aType, stages, e.add(aBase, offset),
+          aTiles.push_back(loadMatrix(e, aType, stages, e.add(aBase, offset),
                                       aStride, !l.order.aReductionInner));
         }
         for (int64_t j = 0; j < l.tilesN; ++j) {
@@ -111,7 +112,7 @@ public:
           Value offset = l.order.bReductionInner
                              ? e.add(e.mul(n, e.index(bStride)), e.index(kk))
                              : e.add(e.index(kk * bStride), n);
-          bTiles.push_back(loadMatrix(bType, stages, e.add(bBase, offset),
+          bTiles.push_back(loadMatrix(e, bType, stages, e.add(bBase, offset),
                                       bStride, l.order.bReductionInner));
         }
         for (int64_t i = 0; i < l.tilesM; ++i)
@@ -209,24 +210,7 @@ private:
   /// A flat view of an f16 (or i8) buffer as 16-byte vectors: the same
   /// binding, which ejk-prepare-vulkan-kernels declares a second time.
   Value vectorView(Value buffer) {
-    auto type = cast<MemRefType>(buffer.getType());
-    int64_t perVector = isInt8(buffer) ? 2 * kPerVector : kPerVector;
-    auto viewType =
-        MemRefType::get({type.getNumElements() / perVector}, vecType);
-    return UnrealizedConversionCastOp::create(e.b, TypeRange{viewType},
-                                              ValueRange{buffer})
-        .getResult(0);
-  }
-
-  /// Loads a 16x16 matrix from a vector stage; `offset` and `stride` in
-  /// halves (multiples of 8).
-  Value loadMatrix(Type type, Value stage, Value offset, int64_t stride,
-                   bool transpose) {
-    offset = arith::DivUIOp::create(e.b, offset, e.index(kPerVector));
-    return gpu::SubgroupMmaLoadMatrixOp::create(
-        e.b, type, stage, ValueRange{offset},
-        e.b.getIndexAttr(stride / kPerVector),
-        transpose ? e.b.getUnitAttr() : UnitAttr());
+    return wordView(e, buffer, isInt8(buffer) ? 2 * kPerVector : kPerVector);
   }
 
   /// This thread's vectors of an operand's `rows` x `rowLength` step at

@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Common/VulkanMatrices.h"
 #include "Paged/RaggedRows.h"
 #include "Paged/Vulkan/Emit.h"
 #include "Paged/Vulkan/Prefill.h"
@@ -61,14 +62,14 @@ public:
     myRow = divU(e, lane, l.lanesPerRow);
     myPart = remU(e, lane, l.lanesPerRow);
     // Views and stages are top-level ops of the body.
-    qView = vectorView(buf.queries);
-    kView = vectorView(buf.keyCache);
-    vView = vectorView(buf.valueCache);
-    stage = allocWorkgroup(l.stageElements() / kPerVector, vecType);
+    qView = wordView(e, buf.queries, kPerVector);
+    kView = wordView(e, buf.keyCache, kPerVector);
+    vView = wordView(e, buf.valueCache, kPerVector);
+    stage = allocWorkgroupOf(e, l.stageElements() / kPerVector, vecType);
     int64_t rows = l.numSubgroups * kTile;
-    sStage = allocWorkgroup(rows * l.sStride(), e.f32);
-    pStage = allocWorkgroup(rows * l.pStride(), f16);
-    alphaStage = allocWorkgroup(rows * l.alphaStride(), e.f32);
+    sStage = allocWorkgroupOf(e, rows * l.sStride(), e.f32);
+    pStage = allocWorkgroupOf(e, rows * l.pStride(), f16);
+    alphaStage = allocWorkgroupOf(e, rows * l.alphaStride(), e.f32);
     sBase = e.mul(subgroup, e.index(kTile * l.sStride()));
     pBase = e.mul(subgroup, e.index(kTile * l.pStride()));
     alphaBase = e.mul(subgroup, e.index(kTile * l.alphaStride()));
@@ -81,37 +82,6 @@ public:
   }
 
 private:
-  Value allocWorkgroup(int64_t elements, Type type) {
-    auto space = gpu::AddressSpaceAttr::get(e.b.getContext(),
-                                            gpu::AddressSpace::Workgroup);
-    return memref::AllocOp::create(
-        e.b,
-        MemRefType::get({elements}, type, MemRefLayoutAttrInterface(), space));
-  }
-
-  /// A flat view of an f16 buffer as 16-byte vectors (the same binding,
-  /// declared a second time by ejk-prepare-vulkan-kernels).
-  Value vectorView(Value buffer) {
-    auto type = cast<MemRefType>(buffer.getType());
-    auto viewType =
-        MemRefType::get({type.getNumElements() / kPerVector}, vecType);
-    return UnrealizedConversionCastOp::create(e.b, TypeRange{viewType},
-                                              ValueRange{buffer})
-        .getResult(0);
-  }
-
-  /// A matrix at f16 (or f32) element `offset` of a stage, rows `lead`
-  /// elements apart.
-  Value load(Type type, Value memref, Value offset, int64_t lead,
-             bool transpose) {
-    if (isa<VectorType>(cast<MemRefType>(memref.getType()).getElementType())) {
-      offset = divU(e, offset, kPerVector);
-      lead /= kPerVector;
-    }
-    return gpu::SubgroupMmaLoadMatrixOp::create(
-        e.b, type, memref, ValueRange{offset}, e.b.getIndexAttr(lead),
-        transpose ? e.b.getUnitAttr() : UnitAttr());
-  }
   void store(Value tile, Value memref, Value offset, int64_t lead) {
     gpu::SubgroupMmaStoreMatrixOp::create(e.b, tile, memref, ValueRange{offset},
                                           e.b.getIndexAttr(lead), UnitAttr());
@@ -203,8 +173,8 @@ private:
     gpu::BarrierOp::create(e.b);
     Value qBase = e.mul(subgroup, e.index(kTile * l.rowStride()));
     for (int64_t d = 0; d < p.headDim; d += kTile)
-      qTiles.push_back(
-          load(aType, stage, e.add(qBase, e.index(d)), l.rowStride(), false));
+      qTiles.push_back(loadMatrix(e, aType, stage, e.add(qBase, e.index(d)),
+                                  l.rowStride(), false));
     // K and V overwrite the staged Q.
     gpu::BarrierOp::create(e.b);
 
@@ -352,9 +322,9 @@ private:
       Value acc = gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType,
                                                            e.constF32(0.0f));
       for (int64_t d = 0; d < outTiles; ++d) {
-        Value kt =
-            load(bType, stage, e.index(j * kTile * l.rowStride() + d * kTile),
-                 l.rowStride(), /*transpose=*/true);
+        Value kt = loadMatrix(e, bType, stage,
+                              e.index(j * kTile * l.rowStride() + d * kTile),
+                              l.rowStride(), /*transpose=*/true);
         acc = gpu::SubgroupMmaComputeOp::create(e.b, qTiles[d], kt, acc,
                                                 UnitAttr(), UnitAttr());
       }
@@ -394,11 +364,12 @@ private:
     writeRowFactor(alpha);
     gpu::BarrierOp::create(e.b);
     Value alphaTile =
-        load(cType, alphaStage, alphaBase, l.alphaStride(), false);
+        loadMatrix(e, cType, alphaStage, alphaBase, l.alphaStride(), false);
     SmallVector<Value> probs;
     for (int64_t j = 0; j < keyTiles; ++j)
-      probs.push_back(load(aType, pStage, e.add(pBase, e.index(j * kTile)),
-                           l.pStride(), false));
+      probs.push_back(loadMatrix(e, aType, pStage,
+                                 e.add(pBase, e.index(j * kTile)), l.pStride(),
+                                 false));
 
     // O = O * alpha + P V.
     SmallVector<Value> out;
@@ -407,10 +378,10 @@ private:
           e.b, cType, ValueRange{state[n], alphaTile},
           gpu::MMAElementwiseOp::MULF);
       for (int64_t j = 0; j < keyTiles; ++j) {
-        Value v =
-            load(bType, stage,
-                 e.index(l.vOffset() + j * kTile * l.rowStride() + n * kTile),
-                 l.rowStride(), /*transpose=*/false);
+        Value v = loadMatrix(
+            e, bType, stage,
+            e.index(l.vOffset() + j * kTile * l.rowStride() + n * kTile),
+            l.rowStride(), /*transpose=*/false);
         acc = gpu::SubgroupMmaComputeOp::create(e.b, probs[j], v, acc,
                                                 UnitAttr(), UnitAttr());
       }
