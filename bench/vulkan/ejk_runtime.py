@@ -119,6 +119,21 @@ class Module:
         self.runtime.rt.ejk_last_invoke_time_ns(self.mod, ctypes.byref(ns))
         return ns.value / 1e3
 
+    def time_us(self, entry, runs=30):
+        """Times `runs` invokes by the runtime's GPU timestamps after a
+        second of warm-up; records the SM clock before and after and the
+        median and minimum in `entry`; returns the median (us)."""
+        warm(self.invoke)
+        entry["clocks_before"] = clocks()
+        ts = []
+        for _ in range(runs):
+            self.invoke()
+            ts.append(self.last_time_us())
+        ts.sort()
+        entry["clocks_after"] = clocks()
+        entry.update(median_us=ts[runs // 2], min_us=ts[0])
+        return ts[runs // 2]
+
     def destroy(self):
         self.runtime.rt.ejk_module_destroy(self.mod)
 

@@ -167,19 +167,10 @@ def run(d):
                      "nan": bool(torch.isnan(got).any()), "config": cfg}
             del qf, kf, s, p, ref, got
             if not name.startswith("chk"):
-                warm(mod.invoke)
-                entry["clocks_before"] = clocks()
-                ts = []
-                for _ in range(30):
-                    mod.invoke()
-                    ts.append(mod.last_time_us())
-                ts.sort()
-                entry["clocks_after"] = clocks()
+                med = mod.time_us(entry)
                 nbytes = b * ctx * width * q.element_size()
                 flops = 2.0 * b * h * ctx * (width + LAT)
-                med = ts[15]
-                entry.update(median_us=med, min_us=ts[0],
-                             gbps=nbytes / (med * 1e-6) / 1e9,
+                entry.update(gbps=nbytes / (med * 1e-6) / 1e9,
                              tflops=flops / (med * 1e-6) / 1e12)
                 entry["pct_of_copy"] = 100 * entry["gbps"] / results["copy_gbps"]
                 # PyTorch: the same math on the gathered cache (cuBLAS).

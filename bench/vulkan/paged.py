@@ -184,17 +184,9 @@ def run(d):
                 entry["lse_err"] = float((lse - lse_ref)[finite].abs().max()) if finite.any() else 0.0
                 entry["lse_empty_ok"] = bool(((lse == float("-inf")) == ~finite).all())
             if not name.startswith("chk"):
-                warm(invoke)
-                entry["clocks_before"] = clocks()
-                ts = []
-                for _ in range(30):
-                    invoke()
-                    ts.append(mod.last_time_us())
-                ts.sort()
-                entry["clocks_after"] = clocks()
+                med = mod.time_us(entry)
                 kv = b * hkv * ctx * dim * 2 * q.element_size()
-                entry.update(median_us=ts[15], min_us=ts[0],
-                             gbps=kv / (ts[15] * 1e-6) / 1e9)
+                entry.update(gbps=kv / (med * 1e-6) / 1e9)
                 entry["pct_of_copy"] = 100 * entry["gbps"] / results["copy_gbps"]
                 # PyTorch on the same problem, once per shape and dtype.
                 key = (b, h, hkv, dim, ctx, dt)
