@@ -38,8 +38,10 @@ SmallVector<ConfigAttr>
 CpuNativeSparseAttention::configSpace(NativeSparseAttentionOp op,
                                       const TargetInfo &target, bool full) {
   SmallVector<ConfigAttr> space;
-  for (int64_t t : full ? ArrayRef<int64_t>{1, 4, 8, 16, 32, 64}
-                        : ArrayRef<int64_t>{8, 16, 32})
+  // Owned lists: an ArrayRef of a braced list would dangle past this line.
+  SmallVector<int64_t> sizes = full ? SmallVector<int64_t>{1, 4, 8, 16, 32, 64}
+                                    : SmallVector<int64_t>{8, 16, 32};
+  for (int64_t t : sizes)
     space.push_back(NativeSparseConfig{t}.toAttr(op.getContext()));
   return space;
 }
