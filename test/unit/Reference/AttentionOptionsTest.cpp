@@ -129,8 +129,10 @@ void checkVariableLengths(bool bottomRight) {
     AttentionOptions plain;
     plain.causal = true;
     plain.bottomRightAligned = bottomRight;
-    if (lenQ > 0)
+    // Braces: ASSERT_TRUE expands to an if/else.
+    if (lenQ > 0) {
       ASSERT_TRUE(runAttention(slice(data, b, lenQ, lenK), plain, ref, refLse));
+    }
     for (int64_t i = 0; i < data.seqQ; ++i)
       for (int64_t h = 0; h < heads; ++h) {
         float l = lse[(b * heads + h) * data.seqQ + i];

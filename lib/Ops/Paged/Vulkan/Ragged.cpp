@@ -201,8 +201,10 @@ LogicalResult VulkanRaggedPaged::tile(Operation *op,
   }
   // A prefill of several queries per sequence is prefill rows only.
   if (coop && p.uniformQ) {
+    // replaceBody erases the op: its location is read first.
+    Location loc = op->getLoc();
     OpBuilder b = rewriter.replaceBody();
-    buildVulkanPrefillBody(b, op->getLoc(), p, *layout, buf);
+    buildVulkanPrefillBody(b, loc, p, *layout, buf);
     rewriter.finish(b);
     DispatchRewriter::setGrid(
         rewriter.dispatch(),
