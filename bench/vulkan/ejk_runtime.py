@@ -171,6 +171,16 @@ def cuda_median_ms(fn, reps=20):
     return times[len(times) // 2]
 
 
+def copy_gbps():
+    """The device's copy rate in GB/s, bytes read plus written, as
+    bench/harness/gpu_peers.py measures it (a 2 GiB f32 device copy)."""
+    import torch
+    src = torch.empty(512 * 2 ** 20, dtype=torch.float32, device="cuda")
+    dst = torch.empty_like(src)
+    us = cuda_median_ms(lambda: dst.copy_(src)) * 1e3
+    return 2 * src.numel() * 4 / (us * 1e-6) / 1e9
+
+
 def save_results(d, name, results):
     """Writes `results` as DIR/NAME.json, and as $OUT/NAME.json when the
     device tool's OUT is set (what comes back from the GPU machine)."""

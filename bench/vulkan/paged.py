@@ -121,13 +121,9 @@ def run(d):
     results = {"device": device_lines, "torch": torch.__version__}
 
     # The device's copy rate, read + written (bench/harness/gpu_peers.py).
-    src = torch.empty(512 * 2 ** 20, dtype=torch.float32, device=gpu)
-    dst = torch.empty_like(src)
-    us = cuda_us(lambda: dst.copy_(src))
-    results["copy_gbps"] = 2 * src.numel() * 4 / (us * 1e-6) / 1e9
+    results["copy_gbps"] = ejk_runtime.copy_gbps()
     results["copy_clocks"] = clocks()
     log("copy", results["copy_gbps"], results["copy_clocks"])
-    del src, dst
 
     cases = json.load(open(os.path.join(d, "cases.json")))
     peers_done = set()

@@ -157,12 +157,8 @@ def run(d):
     cuda_us = lambda fn: ejk_runtime.cuda_median_ms(fn) * 1e3
     tdt = {"f16": torch.float16, "bf16": torch.bfloat16}
 
-    src = torch.empty(512 * 2 ** 20, dtype=torch.float32, device=gpu)
-    dst = torch.empty_like(src)
-    us = cuda_us(lambda: dst.copy_(src))
-    results["copy_gbps"] = 2 * src.numel() * 4 / (us * 1e-6) / 1e9
+    results["copy_gbps"] = ejk_runtime.copy_gbps()
     log("copy", results["copy_gbps"], clocks())
-    del src, dst
 
     cases = json.load(open(os.path.join(d, "cases.json")))
     for name, (c,) in cases.items():
