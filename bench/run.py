@@ -166,6 +166,8 @@ def smoke_check(result):
             problems.append(f"{row['workload']}: no ejk time: {e}")
         elif not e.get("check") or not all(c.endswith(": ok") for c in e["check"]):
             problems.append(f"{row['workload']}: ejk output not checked ok: {e.get('check')}")
+        elif len(e["check"]) != len(workloads.ALL[row["workload"]].output_shapes()):
+            problems.append(f"{row['workload']}: not every result checked: {e['check']}")
     return problems
 
 

@@ -49,9 +49,15 @@ class Ejk:
         return time.perf_counter() - start, None
 
     def run(self, w, ir_path, input_paths, out_npy, runs, check=False):
-        """ejk-run --bench on the given .npy inputs; writes the output to out_npy."""
+        """ejk-run --bench on the given .npy inputs; writes the output to out_npy
+        (several results, e.g. dq, dk, dv: flattened and concatenated, as the
+        peers hand theirs over)."""
+        results = len(w.output_shapes())
+        outs = [out_npy] if results == 1 else [f"{out_npy}.{i}.npy" for i in range(results)]
         argv = [os.path.join(self.bindir, "ejk-run"), ir_path, "--entry", w.entry(),
-                "--bench", str(runs), "--output", out_npy]
+                "--bench", str(runs)]
+        for o in outs:
+            argv += ["--output", o]
         for p in input_paths:
             argv += ["--input", p]
         if check:
@@ -66,6 +72,9 @@ class Ejk:
             return {"error": "ejk-run printed no bench line: " + text.strip()[:300]}
         out = {"runs": int(m.group(1)), "median_ms": float(m.group(2)),
                "min_ms": float(m.group(3))}
+        if results > 1:
+            import numpy as np
+            np.save(out_npy, np.concatenate([np.load(o).ravel() for o in outs]))
         if check:
             out["check"] = [l.strip() for l in text.splitlines() if "max abs error" in l]
         return out

@@ -81,7 +81,7 @@ def text_table(result):
              f"{m['peak']['read_gbps']:.1f} GB/s; load average {m['loadavg_start'][0]:.2f} "
              f"-> {m['loadavg_end'][0]:.2f}",
              "peer cells: median ms and xR = ejk speed / peer speed (R > 1: ejk faster)"]
-    head = f"{'workload':<16}{'ejk ms (min)':>16}{'throughput':>18}{'% peak':>8}"
+    head = f"{'workload':<22}{'ejk ms (min)':>16}{'throughput':>18}{'% peak':>8}"
     head += "".join(f"{n:>18}" for n in peers)
     lines.append(head)
     for row in result["results"]:
@@ -91,7 +91,7 @@ def text_table(result):
                      f"{e['throughput']:.1f} {e['unit']}", f"{e['pct_peak']:.1f}")
         else:
             cells = ("skipped" if e.get("skipped") else "error", "", "")
-        line = f"{row['workload']:<16}{cells[0]:>16}{cells[1]:>18}{cells[2]:>8}"
+        line = f"{row['workload']:<22}{cells[0]:>16}{cells[1]:>18}{cells[2]:>8}"
         line += "".join(f"{peer_cell(row['peers'].get(n, {})):>18}" for n in peers)
         lines.append(line)
     notes = []

@@ -13,8 +13,9 @@ NP_DTYPES = {"f32": np.float32, "f16": np.float16}
 
 @dataclass(frozen=True)
 class Workload:
-    """One benchmark case. `op` is attention, selective_scan, ssd or
-    grouped_matmul."""
+    """One benchmark case. `op` is attention, attention_bwd (the backward
+    alone, from a forward's output and lse), attention_fwdbwd (forward then
+    backward), selective_scan, ssd or grouped_matmul."""
     id: str
     op: str
     dtype: str
@@ -31,10 +32,14 @@ class Workload:
     # --- counting conventions -------------------------------------------
     def flops(self):
         d = self.dims
-        if self.op == "attention":
-            # The two matmuls only (FlashAttention / ggml convention).
+        if self.op in ATTENTION_OPS:
+            # The two matmuls only (FlashAttention / ggml convention); the
+            # backward counts 2.5 forwards (FlashAttention's convention:
+            # five matmuls, recomputation not counted).
             f = 4 * d["B"] * d["Hq"] * d["Sq"] * d["Sk"] * d["D"]
-            return f // 2 if self.causal else f
+            f = f // 2 if self.causal else f
+            return {"attention": f, "attention_bwd": f * 5 // 2,
+                    "attention_fwdbwd": f * 7 // 2}[self.op]
         if self.op == "selective_scan":
             # Per (b, t, d, n): dt*A, dt*u*B and the two multiply-adds of the
             # state update and the output; exp not counted (as ejk's manifest).
@@ -57,11 +62,21 @@ class Workload:
         return sum(a.nbytes for a in self.make_inputs(shapes_only=True)) + self.output_nbytes()
 
     def output_nbytes(self):
-        return int(np.prod(self.output_shape())) * np.dtype(NP_DTYPES[self.dtype]).itemsize
+        return sum(int(np.prod(s)) for s in self.output_shapes()) * np.dtype(
+            NP_DTYPES[self.dtype]).itemsize
+
+    def output_shapes(self):
+        """Every result of the entry, in order (the gradients: dq, dk, dv)."""
+        d = self.dims
+        if self.op in ("attention_bwd", "attention_fwdbwd"):
+            kv = (d["B"], d["Sk"], d["Hkv"], d["D"])
+            return [self.output_shape(), kv, kv]
+        return [self.output_shape()]
 
     def output_shape(self):
+        """The first result's shape."""
         d = self.dims
-        if self.op == "attention":
+        if self.op in ATTENTION_OPS:
             return (d["B"], d["Sq"], d["Hq"], d["D"])
         if self.op == "selective_scan":
             return (d["B"], d["L"], d["D"])
@@ -73,6 +88,10 @@ class Workload:
     def input_names(self):
         if self.op == "attention":
             return ["q", "k", "v"]
+        if self.op == "attention_bwd":
+            return ["q", "k", "v", "o", "do", "lse"]
+        if self.op == "attention_fwdbwd":
+            return ["q", "k", "v", "do"]
         if self.op == "selective_scan":
             return ["u", "delta", "A", "B", "C", "D", "z"]
         if self.op == "grouped_matmul":
@@ -94,10 +113,20 @@ class Workload:
                 return np.empty(shape, np.float32)
             return rng.uniform(lo, hi, shape).astype(np.float32)
 
-        if self.op == "attention":
-            return [normal((d["B"], d["Sq"], d["Hq"], d["D"])),
-                    normal((d["B"], d["Sk"], d["Hkv"], d["D"])),
-                    normal((d["B"], d["Sk"], d["Hkv"], d["D"]))]
+        if self.op in ATTENTION_OPS:
+            qkv = [normal((d["B"], d["Sq"], d["Hq"], d["D"])),
+                   normal((d["B"], d["Sk"], d["Hkv"], d["D"])),
+                   normal((d["B"], d["Sk"], d["Hkv"], d["D"]))]
+            if self.op == "attention":
+                return qkv
+            do = normal((d["B"], d["Sq"], d["Hq"], d["D"]))
+            if self.op == "attention_fwdbwd":
+                return qkv + [do]
+            if shapes_only:
+                o, lse = np.empty(do.shape, dt), np.empty((d["B"], d["Hq"], d["Sq"]), np.float32)
+            else:
+                o, lse = attention_forward(*qkv, self.causal)
+            return qkv + [o.astype(dt), do, lse]
         if self.op == "selective_scan":
             b, l, c, n = d["B"], d["L"], d["D"], d["N"]
             # delta before softplus around -2 keeps steps small, as trained
@@ -117,7 +146,8 @@ class Workload:
 
     # --- ejk IR ------------------------------------------------------------
     def entry(self):
-        return {"attention": "attention", "selective_scan": "scan", "ssd": "ssd",
+        return {"attention": "attention", "attention_bwd": "attention_bwd",
+                "attention_fwdbwd": "attention_fwdbwd", "selective_scan": "scan", "ssd": "ssd",
                 "grouped_matmul": "moe"}[self.op]
 
     def ejk_ir(self):
@@ -126,6 +156,8 @@ class Workload:
         types = [tensor_type(a.shape, a.dtype) for a in arrays]
         out = tensor_type(self.output_shape(), NP_DTYPES[self.dtype])
         args = ", ".join(f"%{n}: {t}" for n, t in zip(self.input_names(), types))
+        if self.op in ("attention_bwd", "attention_fwdbwd"):
+            return self._grad_ir(args, types)
         if self.op == "attention":
             attrs = " {causal}" if self.causal else ""
             body = (f"%o = ejk.flash_attention %q, %k, %v{attrs} : "
@@ -145,6 +177,51 @@ class Workload:
                 f"  {body}\n  return %o : {out}\n}}\n")
 
 
+    def _grad_ir(self, args, types):
+        """forward (fwdbwd only) and flash_attention_grad; one op a line."""
+        d, elem = self.dims, NP_DTYPES[self.dtype]
+        q, kv = types[0], types[1]
+        lse = tensor_type((d["B"], d["Hq"], d["Sq"]), np.float32)
+        attrs = " {causal}" if self.causal else ""
+        lines = []
+        if self.op == "attention_fwdbwd":
+            lines.append(f"%o, %lse = ejk.flash_attention %q, %k, %v{attrs} : "
+                         f"{q}, {kv}, {kv} -> {q}, {lse}")
+        lines.append(f"%dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, "
+                     f"%lse{attrs} : {q}, {kv}, {kv}, {q}, {q}, {lse} -> {q}, {kv}, {kv}")
+        outs = ", ".join(tensor_type(s, elem) for s in self.output_shapes())
+        body = "".join(f"  {l}\n" for l in lines)
+        return (f"func.func @{self.entry()}({args}) -> ({outs}) {{\n{body}"
+                f"  return %dq, %dk, %dv : {outs}\n}}\n")
+
+
+ATTENTION_OPS = ("attention", "attention_bwd", "attention_fwdbwd")
+
+
+def attention_forward(q, k, v, causal):
+    """(output, lse) of softmax(q kᵀ / √D) v in BSHD layouts, f64 per head (the
+    backward workload's inputs: a real forward's, so that P = exp(s − lse) is
+    what a training step sees). Top-left causal (Sq = Sk here)."""
+    b, sq, hq, dh = q.shape
+    sk, hkv = k.shape[1], k.shape[2]
+    o = np.empty(q.shape, np.float32)
+    lse = np.empty((b, hq, sq), np.float32)
+    allowed = np.tril(np.ones((sq, sk), bool)) if causal else None
+    for bi in range(b):
+        for h in range(hq):
+            kh = h // (hq // hkv)
+            s = q[bi, :, h].astype(np.float64) @ k[bi, :, kh].astype(np.float64).T
+            s /= np.sqrt(dh)
+            if causal:
+                s = np.where(allowed, s, -np.inf)
+            m = s.max(axis=1, keepdims=True)
+            p = np.exp(s - m)
+            total = p.sum(axis=1, keepdims=True)
+            o[bi, :, h] = (p @ v[bi, :, kh].astype(np.float64)) / total
+            lse[bi, h] = (m + np.log(total))[:, 0]
+    return o, lse
+
+
 def tensor_type(shape, dtype):
     elem = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16",
             np.dtype(np.int32): "i32"}[np.dtype(dtype)]
@@ -153,6 +230,12 @@ def tensor_type(shape, dtype):
 
 def _fa(wid, b, s, h, d, causal):
     return Workload(wid, "attention", "f32", dict(B=b, Sq=s, Sk=s, Hq=h, Hkv=h, D=d), causal)
+
+
+def _fa_grad(wid, b, s, h, d, causal, op):
+    return Workload(wid, "attention_" + op, "f32", dict(B=b, Sq=s, Sk=s, Hq=h, Hkv=h, D=d),
+                    causal, note="FLOPs: backward = 2.5 x forward (FlashAttention's "
+                                 "convention), forward + backward = 3.5 x")
 
 
 def _decode(wid, dtype):
@@ -165,6 +248,10 @@ def _decode(wid, dtype):
 CPU_WORKLOADS = [
     _fa("fa-d128", 1, 2048, 16, 128, False),
     _fa("fa-d128-causal", 1, 2048, 16, 128, True),
+    _fa_grad("fa-d128-bwd", 1, 2048, 16, 128, False, "bwd"),
+    _fa_grad("fa-d128-bwd-causal", 1, 2048, 16, 128, True, "bwd"),
+    _fa_grad("fa-d128-fwdbwd", 1, 2048, 16, 128, False, "fwdbwd"),
+    _fa_grad("fa-d128-fwdbwd-causal", 1, 2048, 16, 128, True, "fwdbwd"),
     _fa("fa-d64", 1, 1024, 16, 64, False),
     _fa("fa-d64-causal", 1, 1024, 16, 64, True),
     _decode("decode-gqa", "f32"),
@@ -182,6 +269,10 @@ CPU_WORKLOADS = [
 SMOKE_WORKLOADS = [
     Workload("smoke-gqa-causal", "attention", "f32",
              dict(B=1, Sq=64, Sk=64, Hq=4, Hkv=2, D=32), True),
+    Workload("smoke-bwd-gqa-causal", "attention_bwd", "f32",
+             dict(B=1, Sq=64, Sk=64, Hq=4, Hkv=2, D=32), True),
+    Workload("smoke-fwdbwd", "attention_fwdbwd", "f32",
+             dict(B=1, Sq=48, Sk=48, Hq=2, Hkv=2, D=32)),
 ]
 
 ALL = {w.id: w for w in CPU_WORKLOADS + SMOKE_WORKLOADS}
