@@ -34,6 +34,7 @@
 #include "Attention/Vulkan/Scores.h"
 #include "Linear/Sequences.h"
 #include "Linear/Vulkan/Delta.h"
+#include "Linear/Vulkan/DeltaChunk.h"
 #include "StateSpace/Vulkan/Kernels.h"
 
 #include "ejk/Ops/Linear/Config.h"
@@ -357,6 +358,15 @@ LogicalResult VulkanDelta::tile(DeltaAttentionOp op, ConfigAttr attr,
   if (failed(rewriter.checkDispatchForm(op)))
     return failure();
   GlaConfig config = *GlaConfig::read(attr, llvm::nulls());
+  if (config.chunkParallel) {
+    DeltaProblem p = readDeltaProblem(op);
+    std::optional<VulkanDeltaChunkLayout> layout =
+        VulkanDeltaChunkLayout::compute(p, config.chunkSize, config.blockV,
+                                        rewriter.target(), llvm::nulls());
+    if (!layout)
+      return op.emitOpError("has no Vulkan layout for its config");
+    return tileVulkanDeltaChunkParallel(op, p, *layout, buf, rewriter);
+  }
   VulkanDeltaPlan plan;
   static_cast<DeltaProblem &>(plan) = readDeltaProblem(op);
   std::optional<VulkanGlaLayout> layout = computeVulkanDeltaLayout(

@@ -9,6 +9,7 @@
 
 #include "Common/Arithmetic.h"
 #include "Linear/Vulkan/Delta.h"
+#include "Linear/Vulkan/DeltaChunk.h"
 #include "Linear/Vulkan/DeltaKernel.h"
 
 #include "ejk/Ops/Linear/Config.h"
@@ -64,11 +65,6 @@ LogicalResult VulkanDelta::verifyConfig(DeltaAttentionOp op, ConfigAttr attr,
   std::optional<GlaConfig> config = GlaConfig::read(attr, reason);
   if (!config)
     return failure();
-  if (config->chunkParallel) {
-    reason << "'" << GlaConfig::kChunkParallel
-           << "' = 1 has no Vulkan kernel for the delta rule";
-    return failure();
-  }
   Type element = op.getQuery().getType().getElementType();
   if (!element.isF32() && !target.hasVulkanFeature("storage16")) {
     reason << "f16 and bf16 buffers need the device feature 'storage16'";
@@ -78,6 +74,12 @@ LogicalResult VulkanDelta::verifyConfig(DeltaAttentionOp op, ConfigAttr attr,
     reason << "f16 buffers need the device feature 'float16'";
     return failure();
   }
+  if (config->chunkParallel)
+    return success(VulkanDeltaChunkLayout::compute(readDeltaProblem(op),
+                                                   config->chunkSize,
+                                                   config->blockV, target,
+                                                   reason)
+                       .has_value());
   return success(computeVulkanDeltaLayout(readDeltaProblem(op),
                                           config->chunkSize, config->blockV,
                                           target, reason)
@@ -106,6 +108,17 @@ SmallVector<ConfigAttr> VulkanDelta::configSpace(DeltaAttentionOp op,
       full ? SmallVector<int64_t>{1, 2, 4, 8, 16, 32}
            : SmallVector<int64_t>{1, 2, 4, 8};
   SmallVector<ConfigAttr> space;
+  // Chunk-parallel candidates: chunks of 32 and 64, state blocks of 16 to
+  // 64 columns.
+  for (int64_t chunk : {32, 64})
+    for (int64_t blockV : {16, 32, 64}) {
+      if (blockV > roundUp(std::max<int64_t>(1, p.dimV), 16) && blockV != 16)
+        continue;
+      ConfigAttr attr = GlaConfig{chunk, blockV, /*chunkParallel=*/true}.toAttr(
+          op.getContext());
+      if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+        space.push_back(attr);
+    }
   for (int64_t chunk : chunks) {
     if (chunk > ceilPow2(std::max<int64_t>(1, p.seq)) &&
         chunk != chunks.front())
@@ -129,6 +142,20 @@ SmallVector<ConfigAttr> VulkanDelta::configSpace(DeltaAttentionOp op,
 ConfigAttr VulkanDelta::heuristicConfig(DeltaAttentionOp op,
                                         const TargetInfo &target) {
   DeltaProblem p = readDeltaProblem(op);
+  // Long sequences run chunk-parallel (DeltaChunk.h): the recurrent
+  // kernel's time is the sequence's steps one after another. Chunks of 64,
+  // state blocks of 32 columns (the state pass is the sequential part:
+  // narrower blocks give it more workgroups), narrower or shorter until
+  // the layout fits; the recurrent kernel where none does.
+  if (p.seq >= 256)
+    for (int64_t blockV : {32, 16})
+      for (int64_t chunk : {64, 32, 16}) {
+        ConfigAttr attr =
+            GlaConfig{chunk, blockV, /*chunkParallel=*/true}.toAttr(
+                op.getContext());
+        if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+          return attr;
+      }
   int64_t tk =
       std::min(ceilPow2(std::max<int64_t>(1, p.dimK)), subgroupOf(target));
   int64_t minV = minBlockV(p, target);

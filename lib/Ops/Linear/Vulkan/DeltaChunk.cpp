@@ -1,0 +1,278 @@
+//===- DeltaChunk.cpp - the chunk-parallel delta rule: layout and tiling --===//
+//
+// The layout rules of DeltaChunk.h, the tiling into its dispatches, and the
+// gates dispatch (the cumulative log decays of each chunk, one column
+// thread per key dim or one per head, eight steps' loads a round). The
+// other bodies: DeltaChunkPrepare.cpp, DeltaChunkState.cpp,
+// DeltaChunkOutputs.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Linear/Vulkan/DeltaChunk.h"
+
+#include "ejk/Ops/Linear/Config.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+using namespace mlir::ejk::delta_chunk;
+
+std::optional<VulkanDeltaChunkLayout>
+VulkanDeltaChunkLayout::compute(const DeltaProblem &p, int64_t chunk,
+                                int64_t blockV, const TargetInfo &target,
+                                llvm::raw_ostream &reason) {
+  if (chunk < kTile || chunk > kMaxChunk || chunk % kTile != 0) {
+    reason << "'" << GlaConfig::kChunkSize << "' (" << chunk
+           << ") must be a multiple of " << kTile << " in [" << kTile << ", "
+           << kMaxChunk << "] with '" << GlaConfig::kChunkParallel
+           << "' = 1 (the substitution keeps a column of the chunk in "
+              "registers)";
+    return std::nullopt;
+  }
+  if (blockV < kGrid || blockV % kGrid != 0) {
+    reason << "'" << GlaConfig::kBlockV << "' (" << blockV
+           << ") must be a positive multiple of " << kGrid << " with '"
+           << GlaConfig::kChunkParallel << "' = 1";
+    return std::nullopt;
+  }
+  VulkanDeltaChunkLayout l;
+  l.chunk = chunk;
+  l.blockV = blockV;
+  l.outBlockV = std::min<int64_t>(128, roundUp(std::max<int64_t>(1, p.dimV),
+                                               kGrid));
+  l.kPer = ceilDiv(std::max<int64_t>(1, p.dimK), kGrid);
+  l.vPer = blockV / kGrid;
+  l.cPer = chunk / kGrid;
+  l.outVPer = l.outBlockV / kGrid;
+  for (auto [what, n] :
+       {std::pair<StringRef, int64_t>{"state", l.kPer * l.vPer},
+        {"new-value", l.cPer * l.vPer}})
+    if (n > kMaxRegisters) {
+      reason << "the chunk-parallel delta rule would keep " << n << " " << what
+             << " entries per thread (at most " << kMaxRegisters
+             << "): smaller '" << GlaConfig::kBlockV << "'";
+      return std::nullopt;
+    }
+  unsigned subgroup = std::max<unsigned>(1, target.subgroupSize);
+  if (kThreads > target.maxWorkgroupInvocations || kThreads % subgroup != 0) {
+    reason << "the chunk-parallel delta rule runs " << kThreads
+           << " threads per workgroup in whole subgroups; the device allows "
+           << target.maxWorkgroupInvocations << " in subgroups of "
+           << subgroup;
+    return std::nullopt;
+  }
+  int64_t slots = numSlots(p, l) + (p.packed ? 1 : 0);
+  if (slots > 65535) {
+    reason << "the chunk-parallel delta rule launches " << slots
+           << " chunk workgroups along x, more than 65535";
+    return std::nullopt;
+  }
+  bool perKey = p.decay == DeltaDecay::PerKey;
+  int64_t keyTiles = perKey ? 2 : 1;
+  l.prepareSharedBytes =
+      4 * (chunk * chunk + keyTiles * chunk * kTile + 3 * chunk);
+  l.stateSharedBytes = 4 * (l.kPad() * blockV + chunk * blockV +
+                            std::max(chunk * kTile, kTile * l.kPad()));
+  l.outputSharedBytes = 4 * (chunk * chunk + (keyTiles + 1) * chunk * kTile +
+                             kTile * l.outBlockV + chunk);
+  for (auto [what, bytes] :
+       {std::pair<StringRef, int64_t>{"prepare", l.prepareSharedBytes},
+        {"state", l.stateSharedBytes},
+        {"outputs", l.outputSharedBytes}})
+    if (bytes > target.sharedMemoryBytes) {
+      reason << "the chunk-parallel delta rule's " << what << " pass stages "
+             << bytes << " bytes of shared memory, the device has "
+             << target.sharedMemoryBytes;
+      return std::nullopt;
+    }
+  return l;
+}
+
+namespace {
+
+/// The gates dispatch: B of every step of the chunk, per key dim (KDA) or
+/// per head; one thread per column, the steps in order, eight loads first.
+class GatesKernel : public Kernel {
+public:
+  using Kernel::Kernel;
+
+  void build() {
+    begin();
+    withChunkOfSlot(WorkgroupIdOp::create(e.b, 0), [&] { gates(); });
+  }
+
+private:
+  void gates() {
+    bool perKey = p.decay == DeltaDecay::PerKey;
+    int64_t columns = perKey ? p.dimK : 1;
+    for (int64_t j0 = 0; j0 < columns; j0 += l.kThreads) {
+      Value k = e.add(thread, e.index(j0));
+      emitIf(e, lt(k, e.index(columns)), [&] { column(k, perKey); });
+    }
+  }
+
+  void column(Value k, bool perKey) {
+    constexpr int64_t kUnroll = 8;
+    e.forLoop(
+        zero, e.index(l.chunk), e.index(kUnroll), {zeroF()},
+        [&](Value t0, ValueRange acc) -> SmallVector<Value> {
+          SmallVector<Value> steps, gates;
+          for (int64_t i = 0; i < kUnroll; ++i) {
+            Value t = e.add(t0, e.index(i));
+            Value row = chunkRow(t);
+            Value a = perKey ? load(buf.decay, {batchIdx, row, head, k})
+                             : load(buf.decay, {batchIdx, row, head});
+            steps.push_back(t);
+            gates.push_back(orZero(lt(t, len), a));
+          }
+          Value sum = acc[0];
+          for (int64_t i = 0; i < kUnroll; ++i) {
+            sum = e.fadd(sum, gates[i]);
+            if (perKey)
+              store(sum, tmp.gates, {slot, head, steps[i], k});
+            else
+              store(sum, tmp.gates, {slot, head, steps[i]});
+          }
+          return {sum};
+        });
+  }
+};
+
+SmallVector<MemRefType> temporaryTypes(const DeltaProblem &p,
+                                       const VulkanDeltaChunkLayout &l,
+                                       MLIRContext *context) {
+  Type f32 = Float32Type::get(context);
+  int64_t slots = numSlots(p, l);
+  SmallVector<MemRefType> types = {
+      MemRefType::get({slots, p.heads, l.chunk, p.dimK}, f32),
+      MemRefType::get({slots, p.heads, l.chunk, p.dimK}, f32),
+      MemRefType::get({slots, p.heads, l.chunk, p.dimV}, f32),
+      MemRefType::get({slots, p.heads, p.dimK, p.dimV}, f32)};
+  if (p.decay == DeltaDecay::PerKey)
+    types.push_back(
+        MemRefType::get({slots, p.heads, l.chunk, p.dimK}, f32));
+  else if (p.decay == DeltaDecay::PerHead)
+    types.push_back(MemRefType::get({slots, p.heads, l.chunk}, f32));
+  return types;
+}
+
+Temporaries remapTemporaries(ArrayRef<Value> temps) {
+  Temporaries t;
+  t.w = temps[0];
+  t.kd = temps[1];
+  t.u = temps[2];
+  t.states = temps[3];
+  if (temps.size() > 4)
+    t.gates = temps[4];
+  return t;
+}
+
+/// `buffers` (the main dispatch's) as the arguments `args` of another
+/// dispatch with the same leading arguments.
+DeltaBuffers remap(const DeltaBuffers &buffers, ValueRange args) {
+  auto at = [&](Value v) -> Value {
+    return v ? args[DispatchRewriter::argumentIndex(v)] : Value();
+  };
+  DeltaBuffers out;
+  out.query = at(buffers.query);
+  out.key = at(buffers.key);
+  out.value = at(buffers.value);
+  out.beta = at(buffers.beta);
+  out.decay = at(buffers.decay);
+  out.initialState = at(buffers.initialState);
+  out.cuSeqlens = at(buffers.cuSeqlens);
+  out.output = at(buffers.output);
+  out.finalState = at(buffers.finalState);
+  return out;
+}
+
+} // namespace
+
+void mlir::ejk::delta_chunk::buildDeltaChunkGates(
+    OpBuilder &builder, Location loc, const DeltaProblem &p,
+    const VulkanDeltaChunkLayout &l, const DeltaBuffers &buf,
+    const Temporaries &tmp) {
+  GatesKernel(builder, loc, p, l, buf, tmp).build();
+}
+
+LogicalResult mlir::ejk::tileVulkanDeltaChunkParallel(
+    Operation *op, const DeltaProblem &p, const VulkanDeltaChunkLayout &l,
+    const DeltaBuffers &buf, DispatchRewriter &rewriter) {
+  SmallVector<MemRefType> tempTypes =
+      temporaryTypes(p, l, rewriter.dispatch().getContext());
+  FailureOr<SmallVector<Value>> temps = rewriter.appendArguments(tempTypes);
+  if (failed(temps))
+    return failure();
+  Temporaries mainTemps = remapTemporaries(*temps);
+  SmallVector<Type> argTypes(rewriter.dispatch().getArgumentTypes());
+  int64_t slots = numSlots(p, l);
+  int64_t stepsHeads = p.steps() * p.heads;
+
+  using Body = void (*)(OpBuilder &, Location, const DeltaProblem &,
+                        const VulkanDeltaChunkLayout &, const DeltaBuffers &,
+                        const Temporaries &);
+  auto build = [&](Body body) {
+    return [&, body](OpBuilder &b, Location loc, ValueRange args) {
+      DeltaBuffers mapped = remap(buf, args);
+      SmallVector<Value> tempArgs(args.take_back(tempTypes.size()));
+      body(b, loc, p, l, mapped, remapTemporaries(tempArgs));
+    };
+  };
+  func::FuncOp gates;
+  if (p.decayed()) {
+    gates = rewriter.addDispatch("gates", argTypes, {slots, p.heads, 1},
+                                 build(buildDeltaChunkGates));
+    DispatchRewriter::setVulkanLaunch(gates, l.kThreads, 0);
+    DispatchRewriter::setWork(gates, 0,
+                              DispatchRewriter::bytesOf(buf.decay) +
+                                  DispatchRewriter::bytesOf(mainTemps.gates));
+  }
+  func::FuncOp prepare = rewriter.addDispatch(
+      "prepare", argTypes, {slots, p.heads, 1}, build(buildDeltaChunkPrepare));
+  DispatchRewriter::setVulkanLaunch(prepare, l.kThreads, l.prepareSharedBytes);
+  // The causal half of K K^T, the substitution over K + V columns.
+  DispatchRewriter::setWork(
+      prepare,
+      stepsHeads * ((l.chunk + 1) * p.dimK + (l.chunk - 1) * (p.dimK + p.dimV)),
+      DispatchRewriter::bytesOf({buf.key, buf.value, buf.beta}) +
+          DispatchRewriter::bytesOf({mainTemps.w, mainTemps.kd, mainTemps.u}));
+  int64_t vBlocks = ceilDiv(p.dimV, l.blockV);
+  func::FuncOp state = rewriter.addDispatch(
+      "state", argTypes, {vBlocks, p.heads, std::max<int64_t>(1, p.numSeqs)},
+      build(buildDeltaChunkState));
+  DispatchRewriter::setVulkanLaunch(state, l.kThreads, l.stateSharedBytes);
+  // W S and Kd^T (U - W S).
+  DispatchRewriter::setWork(
+      state, stepsHeads * 4 * p.dimK * p.dimV,
+      DispatchRewriter::bytesOf({buf.initialState, buf.finalState}) +
+          DispatchRewriter::bytesOf({mainTemps.w, mainTemps.kd,
+                                     mainTemps.states}) +
+          2 * DispatchRewriter::bytesOf(mainTemps.u));
+
+  rewriter.rewriteCallers(
+      tempTypes,
+      [&](OpBuilder &b, Location loc, DispatchOp call, ValueRange callTemps) {
+        SmallVector<Value> bindings(call.getBuffers());
+        bindings.append(callTemps.begin(), callTemps.end());
+        if (gates)
+          DispatchOp::create(b, loc, gates.getSymName(), bindings);
+        DispatchOp::create(b, loc, prepare.getSymName(), bindings);
+        DispatchOp::create(b, loc, state.getSymName(), bindings);
+        DispatchOp::create(b, loc, call.getCallee(), bindings);
+      });
+
+  Location loc = op->getLoc();
+  OpBuilder b = rewriter.replaceBody();
+  buildDeltaChunkOutputs(b, loc, p, l, buf, mainTemps);
+  rewriter.finish(b);
+  func::FuncOp outputs = rewriter.dispatch();
+  DispatchRewriter::setGrid(outputs, {slots + (p.packed ? 1 : 0), p.heads,
+                                      ceilDiv(p.dimV, l.outBlockV)});
+  DispatchRewriter::setVulkanLaunch(outputs, l.kThreads, l.outputSharedBytes);
+  // (q exp(B)) S, the causal halves of Q K^T and of P (U - W S).
+  DispatchRewriter::setWork(
+      outputs,
+      stepsHeads * (2 * p.dimK * p.dimV + (l.chunk + 1) * (p.dimK + p.dimV)),
+      DispatchRewriter::bytesOf({buf.query, buf.key, buf.output}) +
+          DispatchRewriter::bytesOf({mainTemps.u, mainTemps.states}));
+  return success();
+}

@@ -1,0 +1,302 @@
+//===- DeltaChunk.h - the chunk-parallel delta rule on Vulkan ---*- C++ -*-===//
+//
+// `chunk_parallel = 1` for `ejk.delta_attention`: the chunks of a sequence
+// run in parallel except for one sequential pass of the state, in up to
+// four dispatches (DeltaChunk.cpp). With B_t the cumulative log decay of
+// chunk step t from the chunk's start (inclusive; per head or per key dim),
+// k and q l2-normalized when the op asks, per chunk:
+//
+//   gates    workgroup = (chunk slot, head), decayed ops only: B per step
+//            (and key dim), into a temporary
+//   prepare  workgroup = (chunk slot, head): the strictly lower
+//              A[t, s] = beta_t sum_k k_t k_s exp(B_t - B_s)     (s < t)
+//            over key tiles, then per column of [K~ | V] (one a thread)
+//            the forward substitution of (I + A) [W | U] =
+//            diag(beta) [K exp(B) | V] (the UT transform of the WY form),
+//            and the keys decayed to the chunk's end Kd = k exp(B_last - B)
+//   state    workgroup = (block_v columns, head, sequence), the chunks in
+//            order: S_c (before the chunk) written out, the new values
+//            U - W S_c over U, S_{c+1} = exp(B_last) S_c + Kd^T (U - W S_c)
+//   outputs  workgroup = (chunk slot [+ filler], head, V block of up to
+//            128 columns): P[t, s] = scale sum_k q_t k_s exp(B_t - B_s)
+//            (s <= t) and (scale q exp(B)) S_c in one pass over key tiles,
+//            then O = that + P (U - W S_c)
+//
+// Chunk slots as gla's chunk-parallel kernel (ChunkParallel.h): batch row
+// n's chunk c is slot n ceil(T / C) + c; with cu_seqlens, sequence n's
+// chunks are at floor(s_n / C) + n + c.
+//
+// Every exponent is <= 0 for decays <= 0 (B_t, B_t - B_s for s <= t,
+// B_last - B_t), so nothing overflows however strong the decay: a per-head
+// ratio is one exp per pair, a per-key one an exp per key and pair (the
+// exact form; no factoring). All arithmetic is f32 SIMT.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_OPS_LINEAR_VULKAN_DELTACHUNK_H
+#define EJK_OPS_LINEAR_VULKAN_DELTACHUNK_H
+
+#include "Attention/Vulkan/Scores.h"
+#include "Common/Arithmetic.h"
+#include "Linear/Sequences.h"
+#include "StateSpace/Vulkan/Kernels.h"
+
+#include "ejk/Ops/DispatchRewriter.h"
+#include "ejk/Ops/Linear/DeltaProblem.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+
+namespace mlir::ejk {
+
+struct VulkanDeltaChunkLayout {
+  /// Steps per chunk; head_dim_v columns per workgroup of the state pass
+  /// and of the outputs.
+  int64_t chunk = 0, blockV = 0, outBlockV = 0;
+  static constexpr int64_t kThreads = 256, kGrid = 16;
+  /// Keys per tile of the scores (and steps per tile of the products).
+  static constexpr int64_t kTile = 16;
+  /// Register blocks: state rows, state columns, chunk rows, output
+  /// columns per thread.
+  int64_t kPer = 0, vPer = 0, cPer = 0, outVPer = 0;
+  int64_t prepareSharedBytes = 0, stateSharedBytes = 0, outputSharedBytes = 0;
+
+  /// Entries per thread the kernels keep in registers, at most.
+  static constexpr int64_t kMaxRegisters = 64;
+  /// The largest chunk: the substitution keeps a column of the chunk in
+  /// registers.
+  static constexpr int64_t kMaxChunk = 64;
+
+  int64_t kPad() const { return kPer * kGrid; }
+
+  /// The layout of `p` with chunks of `chunk` and `blockV` state columns on
+  /// `target`, or nullopt with the reason on `reason`.
+  static std::optional<VulkanDeltaChunkLayout>
+  compute(const DeltaProblem &p, int64_t chunk, int64_t blockV,
+          const TargetInfo &target, llvm::raw_ostream &reason);
+};
+
+/// Emits the dispatches of the chunk-parallel delta rule for `op` (its
+/// buffers `buf`).
+LogicalResult tileVulkanDeltaChunkParallel(Operation *op, const DeltaProblem &p,
+                                           const VulkanDeltaChunkLayout &layout,
+                                           const DeltaBuffers &buf,
+                                           DispatchRewriter &rewriter);
+
+namespace delta_chunk {
+
+/// The temporaries, per chunk slot and head: the cumulative log decays B
+/// ([C] or [C, K]; decayed ops only), W and Kd ([C, K]), U, then the new
+/// values ([C, V]), and the state before the chunk ([K, V]).
+struct Temporaries {
+  Value gates, w, kd, u, states;
+};
+
+inline int64_t maxChunks(const DeltaProblem &p,
+                         const VulkanDeltaChunkLayout &l) {
+  return ceilDiv(std::max<int64_t>(1, p.seq), l.chunk);
+}
+
+/// Chunk slots (the outputs add a filler slot with cu_seqlens).
+inline int64_t numSlots(const DeltaProblem &p,
+                        const VulkanDeltaChunkLayout &l) {
+  return p.packed ? maxChunks(p, l) + p.numSeqs : p.batch * maxChunks(p, l);
+}
+
+/// What the kernels share: the workgroup's sequence and chunk, the steps
+/// in scan order, the thread grid.
+class Kernel {
+public:
+  Kernel(OpBuilder &builder, Location loc, const DeltaProblem &p,
+         const VulkanDeltaChunkLayout &l, const DeltaBuffers &buf,
+         const Temporaries &tmp)
+      : e(builder, loc, 1), p(p), l(l), buf(buf), tmp(tmp) {
+    zero = e.index(0);
+    one = e.index(1);
+  }
+
+protected:
+  static constexpr int64_t G = VulkanDeltaChunkLayout::kGrid;
+
+  Value cmp(arith::CmpIPredicate pred, Value x, Value y) {
+    return arith::CmpIOp::create(e.b, pred, x, y);
+  }
+  Value lt(Value x, Value y) { return cmp(arith::CmpIPredicate::slt, x, y); }
+  Value andI(Value x, Value y) { return arith::AndIOp::create(e.b, x, y); }
+  Value notOf(Value x) {
+    return arith::XOrIOp::create(
+        e.b, x, arith::ConstantOp::create(e.b, e.b.getBoolAttr(true)));
+  }
+  /// A load converted to f32.
+  Value load(Value memref, ValueRange indices) {
+    return e.toF32(memref::LoadOp::create(e.b, memref, indices));
+  }
+  void store(Value value, Value memref, ValueRange indices) {
+    memref::StoreOp::create(e.b, value, memref, indices);
+  }
+  Value zeroF() { return e.constF32(0.0f); }
+  Value orZero(Value valid, Value x) { return e.select(valid, x, zeroF()); }
+  Value udiv(Value x, int64_t d) {
+    return arith::DivUIOp::create(e.b, x, e.index(d));
+  }
+  Value urem(Value x, int64_t d) {
+    return arith::RemUIOp::create(e.b, x, e.index(d));
+  }
+  Value clampK(Value k) { return e.min(k, e.index(p.dimK - 1)); }
+  Value clampV(Value v) { return e.min(v, e.index(p.dimV - 1)); }
+  /// exp(min(x, 0)): a decay ratio that is <= 1 also where it is masked.
+  Value expNonPositive(Value x) {
+    return e.exp(arith::MinNumFOp::create(e.b, x, zeroF()));
+  }
+  /// 1 / sqrt(sum + eps) (ejKernel's l2-norm epsilon).
+  Value inverseNorm(Value sumSquares) {
+    return e.fdiv(e.constF32(1.0f),
+                  math::SqrtOp::create(e.b, e.fadd(sumSquares,
+                                                   e.constF32(1e-6f))));
+  }
+
+  void begin() {
+    thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
+    head = WorkgroupIdOp::create(e.b, 1);
+    kvHead = e.div(head, e.index(p.headsPerKv()));
+    rowThread = udiv(thread, G);
+    colThread = urem(thread, G);
+  }
+
+  /// clamp(cu_seqlens[i], 0, seq).
+  Value cuEntry(Value i) {
+    return emitSequenceEdge(e, buf.cuSeqlens, i, p.seq);
+  }
+
+  /// start, end, seqLen and batchIdx of sequence `n`.
+  void sequenceBounds(Value n) {
+    if (!p.packed) {
+      batchIdx = n;
+      start = zero;
+      end = e.index(p.seq);
+    } else {
+      batchIdx = zero;
+      start = cuEntry(n);
+      end = e.max(cuEntry(e.add(n, one)), start);
+    }
+    seqLen = e.sub(end, start);
+  }
+
+  /// The first slot of sequence `n` (after sequenceBounds(n)).
+  Value baseSlot(Value n) {
+    if (!p.packed)
+      return e.mul(n, e.index(maxChunks(p, l)));
+    return e.add(e.div(start, e.index(l.chunk)), n);
+  }
+
+  Value chunkCount() {
+    return e.div(e.add(seqLen, e.index(l.chunk - 1)), e.index(l.chunk));
+  }
+
+  /// Sets chunk (its index in the sequence), c0, len and slot.
+  void setChunk(Value index) {
+    chunkIndex = index;
+    c0 = e.mul(chunkIndex, e.index(l.chunk));
+    len = e.min(e.index(l.chunk), e.sub(seqLen, c0));
+    slot = e.add(baseSlot(seqId), chunkIndex);
+  }
+
+  /// Runs `body` with the sequence and chunk of `slotId` when the slot
+  /// holds a chunk. Packed slots find their sequence by binary search over
+  /// the (non-decreasing) first slots of the sequences.
+  void withChunkOfSlot(Value slotId, function_ref<void()> body) {
+    if (!p.packed) {
+      seqId = e.div(slotId, e.index(maxChunks(p, l)));
+      sequenceBounds(seqId);
+      Value index = e.sub(slotId, baseSlot(seqId));
+      emitIf(e, lt(index, chunkCount()), [&] {
+        setChunk(index);
+        body();
+      });
+      return;
+    }
+    // The last n in [0, N) with baseSlot(n) <= slot.
+    int64_t rounds = 1;
+    for (int64_t span = p.numSeqs; span > 0; span /= 2)
+      ++rounds;
+    SmallVector<Value> range = e.forLoop(
+        zero, e.index(rounds), one, {zero, e.index(p.numSeqs)},
+        [&](Value, ValueRange bounds) -> SmallVector<Value> {
+          Value low = bounds[0], high = bounds[1];
+          Value mid = e.div(e.add(e.add(low, high), one), e.index(2));
+          Value probe = e.min(mid, e.index(p.numSeqs - 1));
+          Value base = e.add(e.div(cuEntry(probe), e.index(l.chunk)), probe);
+          Value open = lt(e.add(low, one), high);
+          Value fits =
+              andI(open, cmp(arith::CmpIPredicate::sle, base, slotId));
+          Value shrink = andI(open, notOf(fits));
+          return {e.select(fits, mid, low), e.select(shrink, mid, high)};
+        });
+    seqId = range[0];
+    sequenceBounds(seqId);
+    Value index = e.sub(slotId, baseSlot(seqId));
+    Value inside = andI(cmp(arith::CmpIPredicate::sge, index, zero),
+                        lt(index, chunkCount()));
+    emitIf(e, inside, [&] {
+      setChunk(index);
+      body();
+    });
+  }
+
+  /// The step of scan index `i` of the sequence.
+  Value rowOf(Value i) {
+    return p.reverse ? e.sub(e.sub(end, one), i) : e.add(start, i);
+  }
+
+  /// The step of chunk step `t`, clamped into the chunk (rows past it read
+  /// its last step; callers mask them).
+  Value chunkRow(Value t) {
+    return rowOf(e.add(c0, e.min(t, e.sub(len, one))));
+  }
+
+  /// B of chunk step `t` (clamped into the chunk) at key `k` (ignored per
+  /// head), from the gates temporary.
+  Value cumGate(Value t, Value k) {
+    Value tc = e.min(t, e.sub(len, one));
+    if (p.decay == DeltaDecay::PerKey)
+      return memref::LoadOp::create(e.b, tmp.gates,
+                                    ValueRange{slot, head, tc, k});
+    return memref::LoadOp::create(e.b, tmp.gates, ValueRange{slot, head, tc});
+  }
+
+  Type outputType() {
+    return cast<MemRefType>(buf.output.getType()).getElementType();
+  }
+
+  Emitter e;
+  const DeltaProblem &p;
+  const VulkanDeltaChunkLayout &l;
+  const DeltaBuffers &buf;
+  const Temporaries &tmp;
+  Value zero, one, thread, head, kvHead, rowThread, colThread;
+  Value seqId, batchIdx, start, end, seqLen, chunkIndex, c0, len, slot;
+};
+
+/// The dispatch bodies, each at `builder`'s insertion point.
+void buildDeltaChunkGates(OpBuilder &builder, Location loc,
+                          const DeltaProblem &p,
+                          const VulkanDeltaChunkLayout &l,
+                          const DeltaBuffers &buf, const Temporaries &tmp);
+void buildDeltaChunkPrepare(OpBuilder &builder, Location loc,
+                            const DeltaProblem &p,
+                            const VulkanDeltaChunkLayout &l,
+                            const DeltaBuffers &buf, const Temporaries &tmp);
+void buildDeltaChunkState(OpBuilder &builder, Location loc,
+                          const DeltaProblem &p,
+                          const VulkanDeltaChunkLayout &l,
+                          const DeltaBuffers &buf, const Temporaries &tmp);
+void buildDeltaChunkOutputs(OpBuilder &builder, Location loc,
+                            const DeltaProblem &p,
+                            const VulkanDeltaChunkLayout &l,
+                            const DeltaBuffers &buf, const Temporaries &tmp);
+
+} // namespace delta_chunk
+} // namespace mlir::ejk
+
+#endif // EJK_OPS_LINEAR_VULKAN_DELTACHUNK_H

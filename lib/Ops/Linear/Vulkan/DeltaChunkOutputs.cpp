@@ -1,0 +1,240 @@
+//===- DeltaChunkOutputs.cpp - the chunk-parallel delta rule's outputs ----===//
+//
+// Workgroup = (chunk slot [+ filler], head, V block of up to 128 columns),
+// 256 threads as a 16 x 16 grid (DeltaChunk.h). Thread (ti, sj) owns rows
+// t = ti + 16 a of the scores (columns s = sj + 16 b) and of the outputs
+// (columns sj + 16 j):
+//
+//   one pass over key tiles of 16: the raw scores q_t . k_s (per-key
+//   ratios exp(B_t - B_s) per key), the norms of q_t and k_s from the same
+//   loads, and q_t (exp(B_t) per key) . S[:, v] with S the state before
+//   the chunk
+//   P[t, s] = scale / (|q_t| |k_s|) raw[t, s] (exp(B_t - B_s) per head),
+//   s <= t, into shared memory; O = scale / |q_t| (q S) (exp(B_t) per
+//   head), then O += P N over step tiles of the new values N
+//
+//===----------------------------------------------------------------------===//
+
+#include "Linear/Vulkan/DeltaChunk.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+using namespace mlir::ejk::delta_chunk;
+
+namespace {
+
+class OutputsKernel : public Kernel {
+public:
+  using Kernel::Kernel;
+
+  void build() {
+    begin();
+    Value slotId = WorkgroupIdOp::create(e.b, 0);
+    v0 = e.mul(WorkgroupIdOp::create(e.b, 2), e.index(l.outBlockV));
+    if (p.packed)
+      emitIf(e, cmp(arith::CmpIPredicate::eq, slotId,
+                    e.index(numSlots(p, l))),
+             [&] { zeroUncovered(); });
+    withChunkOfSlot(slotId, [&] { outputs(); });
+  }
+
+private:
+  Value row(int64_t a) { return e.add(rowThread, e.index(a * G)); }
+  Value col(int64_t b) { return e.add(colThread, e.index(b * G)); }
+
+  /// Zeroes the steps outside every sequence (the filler slot, once per
+  /// (head, V block)).
+  void zeroUncovered() {
+    Value lo = cuEntry(zero);
+    Value hi = e.max(cuEntry(e.index(p.numSeqs)), lo);
+    Value width = e.index(l.outBlockV);
+    Value zeroValue =
+        arith::ConstantOp::create(e.b, e.b.getZeroAttr(outputType()));
+    auto fill = [&](Value from, Value to) {
+      Value total = e.mul(e.sub(to, from), width);
+      e.forLoop(zero, total, e.index(l.kThreads), [&](Value base) {
+        Value i = e.add(base, thread);
+        Value c = e.add(v0, urem(i, l.outBlockV));
+        emitIf(e, andI(lt(i, total), lt(c, e.index(p.dimV))), [&] {
+          store(zeroValue, buf.output,
+                {zero, e.add(from, udiv(i, l.outBlockV)), head, c});
+        });
+      });
+    };
+    fill(zero, lo);
+    fill(hi, e.index(p.seq));
+  }
+
+  void outputs() {
+    int64_t C = l.chunk, kt = VulkanDeltaChunkLayout::kTile;
+    int64_t bv = l.outBlockV;
+    bool perKey = p.decay == DeltaDecay::PerKey;
+    Value scores = allocWorkgroup(e, C * C);
+    Value qTile = allocWorkgroup(e, C * kt);
+    Value kTile = allocWorkgroup(e, C * kt);
+    Value bTile = perKey ? allocWorkgroup(e, C * kt) : Value();
+    Value rowTile = allocWorkgroup(e, kt * bv);
+    Value gS = allocWorkgroup(e, C);
+    if (p.decay == DeltaDecay::PerHead)
+      forEachShared(e, l.kThreads, thread, C, [&](Value t) {
+        store(cumGate(t, Value()), gS, {t});
+      });
+
+    int64_t nA = l.cPer * l.cPer, nO = l.cPer * l.outVPer;
+    SmallVector<Value> inits(nA + nO + 2 * l.cPer, zeroF());
+    SmallVector<Value> acc = e.forLoop(
+        zero, e.index(ceilDiv(p.dimK, kt)), one, inits,
+        [&](Value kb, ValueRange accIn) -> SmallVector<Value> {
+          Value k0 = e.mul(kb, e.index(kt));
+          forEachShared(e, l.kThreads, thread, C * kt, [&](Value i) {
+            Value t = udiv(i, kt);
+            Value k = e.add(k0, urem(i, kt));
+            Value valid = andI(lt(t, len), lt(k, e.index(p.dimK)));
+            Value r = chunkRow(t);
+            store(orZero(valid, load(buf.query, {batchIdx, r, head, clampK(k)})),
+                  qTile, {i});
+            store(orZero(valid, load(buf.key, {batchIdx, r, kvHead, clampK(k)})),
+                  kTile, {i});
+            if (bTile)
+              store(cumGate(t, clampK(k)), bTile, {i});
+          });
+          forEachShared(e, l.kThreads, thread, kt * bv, [&](Value i) {
+            Value k = e.add(k0, udiv(i, bv));
+            Value c = e.add(v0, urem(i, bv));
+            Value valid = andI(lt(k, e.index(p.dimK)), lt(c, e.index(p.dimV)));
+            store(orZero(valid, memref::LoadOp::create(
+                                    e.b, tmp.states,
+                                    ValueRange{slot, head, clampK(k),
+                                               clampV(c)})),
+                  rowTile, {i});
+          });
+          gpu::BarrierOp::create(e.b);
+          SmallVector<Value> next(accIn.begin(), accIn.end());
+          for (int64_t kk = 0; kk < kt; ++kk) {
+            SmallVector<Value> qs, ks, qb, kb2, ss;
+            for (int64_t a = 0; a < l.cPer; ++a) {
+              Value idx = e.add(e.mul(row(a), e.index(kt)), e.index(kk));
+              qs.push_back(memref::LoadOp::create(e.b, qTile, idx));
+              if (bTile)
+                qb.push_back(memref::LoadOp::create(e.b, bTile, idx));
+            }
+            for (int64_t b = 0; b < l.cPer; ++b) {
+              Value idx = e.add(e.mul(col(b), e.index(kt)), e.index(kk));
+              ks.push_back(memref::LoadOp::create(e.b, kTile, idx));
+              if (bTile)
+                kb2.push_back(memref::LoadOp::create(e.b, bTile, idx));
+            }
+            for (int64_t j = 0; j < l.outVPer; ++j)
+              ss.push_back(memref::LoadOp::create(
+                  e.b, rowTile, e.add(e.index(kk * bv), col(j))));
+            for (int64_t a = 0; a < l.cPer; ++a) {
+              for (int64_t b = 0; b < l.cPer; ++b) {
+                Value kv = ks[b];
+                if (bTile)
+                  kv = e.fmul(kv, expNonPositive(e.fsub(qb[a], kb2[b])));
+                next[a * l.cPer + b] =
+                    math::FmaOp::create(e.b, qs[a], kv, next[a * l.cPer + b]);
+              }
+              Value qg = bTile ? e.fmul(qs[a], e.exp(qb[a])) : qs[a];
+              for (int64_t j = 0; j < l.outVPer; ++j)
+                next[nA + a * l.outVPer + j] = math::FmaOp::create(
+                    e.b, qg, ss[j], next[nA + a * l.outVPer + j]);
+            }
+            if (p.l2Norm)
+              for (int64_t a = 0; a < l.cPer; ++a) {
+                int64_t sq = nA + nO;
+                next[sq + a] =
+                    math::FmaOp::create(e.b, qs[a], qs[a], next[sq + a]);
+                next[sq + l.cPer + a] = math::FmaOp::create(
+                    e.b, ks[a], ks[a], next[sq + l.cPer + a]);
+              }
+          }
+          gpu::BarrierOp::create(e.b);
+          return next;
+        });
+
+    // The scores and the inter-chunk part, normalized and scaled.
+    SmallVector<Value> o(acc.begin() + nA, acc.begin() + nA + nO);
+    SmallVector<Value> colNorm;
+    for (int64_t b = 0; b < l.cPer; ++b)
+      colNorm.push_back(p.l2Norm ? inverseNorm(acc[nA + nO + l.cPer + b])
+                                 : Value());
+    for (int64_t a = 0; a < l.cPer; ++a) {
+      Value t = row(a);
+      Value factor = e.constF32(p.scale);
+      if (p.l2Norm)
+        factor = e.fmul(factor, inverseNorm(acc[nA + nO + a]));
+      Value bt;
+      if (p.decay == DeltaDecay::PerHead)
+        bt = memref::LoadOp::create(e.b, gS, t);
+      Value rowFactor = bt ? e.fmul(factor, e.exp(bt)) : factor;
+      for (int64_t j = 0; j < l.outVPer; ++j)
+        o[a * l.outVPer + j] = e.fmul(o[a * l.outVPer + j], rowFactor);
+      for (int64_t b = 0; b < l.cPer; ++b) {
+        Value s = col(b);
+        Value v = e.fmul(acc[a * l.cPer + b], factor);
+        if (p.l2Norm)
+          v = e.fmul(v, colNorm[b]);
+        if (bt)
+          v = e.fmul(v, expNonPositive(e.fsub(
+                            bt, memref::LoadOp::create(e.b, gS, s))));
+        store(orZero(cmp(arith::CmpIPredicate::sle, s, t), v), scores,
+              {e.add(e.mul(t, e.index(C)), s)});
+      }
+    }
+    gpu::BarrierOp::create(e.b);
+
+    // O += P N over tiles of 16 steps.
+    o = e.forLoop(
+        zero, e.index(l.cPer), one, o,
+        [&](Value sb, ValueRange accIn) -> SmallVector<Value> {
+          Value s0 = e.mul(sb, e.index(kt));
+          forEachShared(e, l.kThreads, thread, kt * bv, [&](Value i) {
+            Value s = e.add(s0, udiv(i, bv));
+            Value c = e.add(v0, urem(i, bv));
+            store(orZero(andI(lt(s, len), lt(c, e.index(p.dimV))),
+                         memref::LoadOp::create(
+                             e.b, tmp.u, ValueRange{slot, head, s, clampV(c)})),
+                  rowTile, {i});
+          });
+          gpu::BarrierOp::create(e.b);
+          SmallVector<Value> next(accIn.begin(), accIn.end());
+          for (int64_t s = 0; s < kt; ++s) {
+            SmallVector<Value> ps, vs;
+            for (int64_t a = 0; a < l.cPer; ++a)
+              ps.push_back(memref::LoadOp::create(
+                  e.b, scores,
+                  e.add(e.mul(row(a), e.index(C)), e.add(s0, e.index(s)))));
+            for (int64_t j = 0; j < l.outVPer; ++j)
+              vs.push_back(memref::LoadOp::create(
+                  e.b, rowTile, e.add(e.index(s * bv), col(j))));
+            for (int64_t a = 0; a < l.cPer; ++a)
+              for (int64_t j = 0; j < l.outVPer; ++j)
+                next[a * l.outVPer + j] = math::FmaOp::create(
+                    e.b, ps[a], vs[j], next[a * l.outVPer + j]);
+          }
+          gpu::BarrierOp::create(e.b);
+          return next;
+        });
+
+    for (int64_t a = 0; a < l.cPer; ++a)
+      for (int64_t j = 0; j < l.outVPer; ++j) {
+        Value t = row(a), c = e.add(v0, col(j));
+        emitIf(e, andI(lt(t, len), lt(c, e.index(p.dimV))), [&] {
+          store(e.fromF32(o[a * l.outVPer + j], outputType()), buf.output,
+                {batchIdx, rowOf(e.add(c0, t)), head, c});
+        });
+      }
+  }
+
+  Value v0;
+};
+
+} // namespace
+
+void mlir::ejk::delta_chunk::buildDeltaChunkOutputs(
+    OpBuilder &builder, Location loc, const DeltaProblem &p,
+    const VulkanDeltaChunkLayout &l, const DeltaBuffers &buf,
+    const Temporaries &tmp) {
+  OutputsKernel(builder, loc, p, l, buf, tmp).build();
+}

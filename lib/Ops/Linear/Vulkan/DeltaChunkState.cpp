@@ -1,0 +1,201 @@
+//===- DeltaChunkState.cpp - the delta rule's state pass over chunks ------===//
+//
+// Workgroup = (block_v columns, head, sequence), 256 threads as a 16 x 16
+// grid (DeltaChunk.h). Thread (ti, sj) keeps the state entries (k = ti +
+// 16 i, v = sj + 16 j) in registers; per chunk, in order:
+//
+//   publish  S (the state before the chunk) to the states temporary (for
+//            the outputs) and to shared memory
+//   values   thread (ti, sj): new values N[t, v] = U[t, v] - sum_k W[t, k]
+//            S[k, v] for t = ti + 16 a over key tiles of W, written over U
+//            and to shared memory
+//   update   S = exp(B_last) S + sum_t Kd[t, k] N[t, v] over step tiles
+//
+//===----------------------------------------------------------------------===//
+
+#include "Linear/Vulkan/DeltaChunk.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+using namespace mlir::ejk::delta_chunk;
+
+namespace {
+
+class StateKernel : public Kernel {
+public:
+  using Kernel::Kernel;
+
+  void build() {
+    begin();
+    v0 = e.mul(WorkgroupIdOp::create(e.b, 0), e.index(l.blockV));
+    seqId = WorkgroupIdOp::create(e.b, 2);
+    sequenceBounds(seqId);
+    int64_t kt = VulkanDeltaChunkLayout::kTile;
+    sS = allocWorkgroup(e, l.kPad() * l.blockV);
+    vS = allocWorkgroup(e, l.chunk * l.blockV);
+    tile = allocWorkgroup(e, std::max(l.chunk * kt, kt * l.kPad()));
+
+    SmallVector<Value> s;
+    for (int64_t i = 0; i < l.kPer; ++i)
+      for (int64_t j = 0; j < l.vPer; ++j) {
+        Value s0 = zeroF();
+        if (buf.initialState)
+          s0 = orZero(inside(i, j),
+                      memref::LoadOp::create(
+                          e.b, buf.initialState,
+                          ValueRange{seqId, head, clampK(keyOf(i)),
+                                     clampV(e.add(v0, colOf(j)))}));
+        s.push_back(s0);
+      }
+    s = e.forLoop(zero, chunkCount(), one, s,
+                  [&](Value ci, ValueRange state) -> SmallVector<Value> {
+                    setChunk(ci);
+                    return chunkStep(state);
+                  });
+    if (buf.finalState)
+      for (int64_t i = 0; i < l.kPer; ++i)
+        for (int64_t j = 0; j < l.vPer; ++j)
+          emitIf(e, inside(i, j), [&] {
+            store(s[i * l.vPer + j], buf.finalState,
+                  {seqId, head, keyOf(i), e.add(v0, colOf(j))});
+          });
+  }
+
+private:
+  Value keyOf(int64_t i) { return e.add(rowThread, e.index(i * G)); }
+  Value colOf(int64_t j) { return e.add(colThread, e.index(j * G)); }
+  Value stepOf(int64_t a) { return e.add(rowThread, e.index(a * G)); }
+  /// Whether state entry (i, j) of this thread is inside the problem.
+  Value inside(int64_t i, int64_t j) {
+    return andI(lt(keyOf(i), e.index(p.dimK)),
+                lt(e.add(v0, colOf(j)), e.index(p.dimV)));
+  }
+
+  SmallVector<Value> chunkStep(ValueRange state) {
+    int64_t C = l.chunk, kt = VulkanDeltaChunkLayout::kTile;
+    int64_t bv = l.blockV, kPad = l.kPad();
+    // Publish S.
+    for (int64_t i = 0; i < l.kPer; ++i)
+      for (int64_t j = 0; j < l.vPer; ++j) {
+        Value sv = state[i * l.vPer + j];
+        store(sv, sS, {e.add(e.mul(keyOf(i), e.index(bv)), colOf(j))});
+        emitIf(e, inside(i, j), [&] {
+          store(sv, tmp.states, {slot, head, keyOf(i), e.add(v0, colOf(j))});
+        });
+      }
+    gpu::BarrierOp::create(e.b);
+
+    // N = U - W S.
+    SmallVector<Value> n;
+    for (int64_t a = 0; a < l.cPer; ++a)
+      for (int64_t j = 0; j < l.vPer; ++j) {
+        Value c = e.add(v0, colOf(j));
+        n.push_back(orZero(lt(c, e.index(p.dimV)),
+                           memref::LoadOp::create(
+                               e.b, tmp.u,
+                               ValueRange{slot, head, stepOf(a), clampV(c)})));
+      }
+    n = e.forLoop(
+        zero, e.index(l.kPer), one, n,
+        [&](Value kb, ValueRange acc) -> SmallVector<Value> {
+          Value k0 = e.mul(kb, e.index(kt));
+          forEachShared(e, l.kThreads, thread, C * kt, [&](Value i) {
+            Value t = udiv(i, kt);
+            Value k = e.add(k0, urem(i, kt));
+            store(orZero(lt(k, e.index(p.dimK)),
+                         memref::LoadOp::create(
+                             e.b, tmp.w, ValueRange{slot, head, t, clampK(k)})),
+                  tile, {i});
+          });
+          gpu::BarrierOp::create(e.b);
+          SmallVector<Value> next(acc.begin(), acc.end());
+          for (int64_t kk = 0; kk < kt; ++kk) {
+            SmallVector<Value> ws, ss;
+            for (int64_t a = 0; a < l.cPer; ++a)
+              ws.push_back(arith::NegFOp::create(
+                  e.b, memref::LoadOp::create(
+                           e.b, tile,
+                           e.add(e.mul(stepOf(a), e.index(kt)), e.index(kk)))));
+            Value sRow = e.mul(e.add(k0, e.index(kk)), e.index(bv));
+            for (int64_t j = 0; j < l.vPer; ++j)
+              ss.push_back(
+                  memref::LoadOp::create(e.b, sS, e.add(sRow, colOf(j))));
+            for (int64_t a = 0; a < l.cPer; ++a)
+              for (int64_t j = 0; j < l.vPer; ++j)
+                next[a * l.vPer + j] = math::FmaOp::create(
+                    e.b, ws[a], ss[j], next[a * l.vPer + j]);
+          }
+          gpu::BarrierOp::create(e.b);
+          return next;
+        });
+    for (int64_t a = 0; a < l.cPer; ++a)
+      for (int64_t j = 0; j < l.vPer; ++j) {
+        Value t = stepOf(a), c = e.add(v0, colOf(j));
+        Value valid = lt(t, len);
+        store(orZero(valid, n[a * l.vPer + j]), vS,
+              {e.add(e.mul(t, e.index(bv)), colOf(j))});
+        emitIf(e, andI(valid, lt(c, e.index(p.dimV))), [&] {
+          store(n[a * l.vPer + j], tmp.u, {slot, head, t, c});
+        });
+      }
+    // (The step tiles' first barrier publishes N.)
+
+    // S = exp(B_last) S + Kd^T N.
+    SmallVector<Value> next(state.begin(), state.end());
+    if (p.decayed()) {
+      Value lastStep = e.sub(len, one);
+      Value headDecay;
+      if (p.decay == DeltaDecay::PerHead)
+        headDecay = e.exp(cumGate(lastStep, Value()));
+      for (int64_t i = 0; i < l.kPer; ++i) {
+        Value d = headDecay ? headDecay
+                            : e.exp(cumGate(lastStep, clampK(keyOf(i))));
+        for (int64_t j = 0; j < l.vPer; ++j)
+          next[i * l.vPer + j] = e.fmul(d, next[i * l.vPer + j]);
+      }
+    }
+    return e.forLoop(
+        zero, e.index(l.cPer), one, next,
+        [&](Value sb, ValueRange acc) -> SmallVector<Value> {
+          Value s0 = e.mul(sb, e.index(kt));
+          forEachShared(e, l.kThreads, thread, kt * kPad, [&](Value i) {
+            Value t = e.add(s0, udiv(i, kPad));
+            Value k = urem(i, kPad);
+            store(orZero(lt(k, e.index(p.dimK)),
+                         memref::LoadOp::create(
+                             e.b, tmp.kd,
+                             ValueRange{slot, head, t, clampK(k)})),
+                  tile, {i});
+          });
+          gpu::BarrierOp::create(e.b);
+          SmallVector<Value> out(acc.begin(), acc.end());
+          for (int64_t s = 0; s < kt; ++s) {
+            SmallVector<Value> ks, vs;
+            for (int64_t i = 0; i < l.kPer; ++i)
+              ks.push_back(memref::LoadOp::create(
+                  e.b, tile, e.add(e.index(s * kPad), keyOf(i))));
+            Value vRow = e.mul(e.add(s0, e.index(s)), e.index(bv));
+            for (int64_t j = 0; j < l.vPer; ++j)
+              vs.push_back(
+                  memref::LoadOp::create(e.b, vS, e.add(vRow, colOf(j))));
+            for (int64_t i = 0; i < l.kPer; ++i)
+              for (int64_t j = 0; j < l.vPer; ++j)
+                out[i * l.vPer + j] = math::FmaOp::create(
+                    e.b, ks[i], vs[j], out[i * l.vPer + j]);
+          }
+          gpu::BarrierOp::create(e.b);
+          return out;
+        });
+  }
+
+  Value v0, sS, vS, tile;
+};
+
+} // namespace
+
+void mlir::ejk::delta_chunk::buildDeltaChunkState(
+    OpBuilder &builder, Location loc, const DeltaProblem &p,
+    const VulkanDeltaChunkLayout &l, const DeltaBuffers &buf,
+    const Temporaries &tmp) {
+  StateKernel(builder, loc, p, l, buf, tmp).build();
+}
