@@ -88,15 +88,18 @@ struct SsdConfig {
   static constexpr llvm::StringLiteral kBlockN = "block_n";
   static constexpr llvm::StringLiteral kNumSubgroups = "num_subgroups";
   static constexpr llvm::StringLiteral kSplitL = "split_l";
+  /// Vulkan: 1 runs the chunks in parallel (per-chunk states, a short
+  /// pass over them, per-chunk outputs) instead of one sequential scan.
+  static constexpr llvm::StringLiteral kChunkParallel = "chunk_parallel";
 
   static llvm::ArrayRef<llvm::StringRef> names() {
-    static const llvm::StringRef all[] = {kChunkSize, kBlockP, kBlockN,
-                                          kNumSubgroups, kSplitL};
+    static const llvm::StringRef all[] = {
+        kChunkSize, kBlockP, kBlockN, kNumSubgroups, kSplitL, kChunkParallel};
     return all;
   }
 
   int64_t chunkSize = 0, blockP = 0, blockN = 0;
-  std::optional<int64_t> numSubgroups, splitL;
+  std::optional<int64_t> numSubgroups, splitL, parallelChunks;
 
   /// Reads `config`; fails with `reason` on an unknown or missing entry.
   static std::optional<SsdConfig> read(ConfigAttr config,
@@ -117,6 +120,7 @@ struct SsdConfig {
     c.blockN = *n;
     c.numSubgroups = config.lookup(kNumSubgroups);
     c.splitL = config.lookup(kSplitL);
+    c.parallelChunks = config.lookup(kChunkParallel);
     return c;
   }
 
@@ -127,6 +131,8 @@ struct SsdConfig {
       values.emplace_back(kNumSubgroups, *numSubgroups);
     if (splitL)
       values.emplace_back(kSplitL, *splitL);
+    if (parallelChunks)
+      values.emplace_back(kChunkParallel, *parallelChunks);
     return ConfigAttr::get(context, values);
   }
 };

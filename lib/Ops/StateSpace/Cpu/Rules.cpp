@@ -163,10 +163,11 @@ LogicalResult CpuSsd::verifyConfig(SsdOp op, ConfigAttr attr,
   std::optional<SsdConfig> config = readSsdConfig(op, attr, reason);
   if (!config)
     return failure();
-  if (config->numSubgroups || config->splitL) {
+  if (config->numSubgroups || config->splitL || config->parallelChunks) {
     reason << "'"
            << (config->numSubgroups ? SsdConfig::kNumSubgroups
-                                    : SsdConfig::kSplitL)
+               : config->splitL     ? SsdConfig::kSplitL
+                                    : SsdConfig::kChunkParallel)
            << "' applies to Vulkan targets only";
     return failure();
   }

@@ -54,9 +54,19 @@ struct VulkanSsdPlan : SsdProblem {
   int64_t headDimBlocks() const {
     return (headDim + layout.blockP - 1) / layout.blockP;
   }
-  /// The scan: head_dim blocks x (heads x splits, head fastest) x batch.
+  /// The scan: head_dim blocks x (heads x splits, head fastest) x batch;
+  /// with parallel chunks, the chunk states and the chunk outputs: head_dim
+  /// blocks x (heads x chunks, head fastest) x batch.
   std::array<int64_t, 3> grid() const {
+    if (layout.parallelChunks)
+      return {headDimBlocks(), heads * numChunks(), batch};
     return {headDimBlocks(), heads * layout.numSplits, batch};
+  }
+  /// The pass over the chunk states (parallel chunks): one thread per state
+  /// entry of a head, `threads` per workgroup.
+  std::array<int64_t, 3> passGrid() const {
+    return {(headDim * state + layout.threads - 1) / layout.threads, heads,
+            batch};
   }
   /// The split end states: every split but the last.
   std::array<int64_t, 3> statesGrid() const {
@@ -70,6 +80,15 @@ struct VulkanSsdPlan : SsdProblem {
 /// split), `[batch, splits - 1, heads]`; f32.
 struct SsdSplitBuffers {
   Value endStates, logDecays;
+};
+
+/// The temporaries of the parallel-chunks SSD: each chunk's state, first
+/// its own contribution B^T (w X) from zero, then (after the pass) the
+/// state before the chunk, `[batch, chunks, heads, head_dim, d_state]`, and
+/// each chunk's log decay A * (sum of dt over the chunk),
+/// `[batch, chunks, heads]`; f32.
+struct SsdChunkBuffers {
+  Value states, logDecays;
 };
 
 /// Emits the selective-scan body at `b`'s insertion point; on a split
@@ -105,6 +124,30 @@ void buildVulkanSsdStatesBody(OpBuilder &b, Location loc,
                               const VulkanSsdPlan &plan,
                               const SsdBuffers &buffers,
                               const SsdSplitBuffers &split);
+
+/// Parallel chunks, first dispatch: each chunk's state from zero and its
+/// log decay into `chunks` (reads x, dt, A, B, dt_bias).
+void buildVulkanSsdChunkStatesBody(OpBuilder &b, Location loc,
+                                   const VulkanSsdPlan &plan,
+                                   const SsdBuffers &buffers,
+                                   const SsdChunkBuffers &chunks);
+
+/// Parallel chunks, second dispatch: the states carried over the chunks in
+/// order, S_c = exp(log decay_c) S_{c-1} + chunk state_c, from
+/// `initialState` (or 0); each chunk's entry of `chunks.states` is replaced
+/// by the state before it, the last state goes to `finalState` (either may
+/// be null).
+void buildVulkanSsdStatePassBody(OpBuilder &b, Location loc,
+                                 const VulkanSsdPlan &plan, Value initialState,
+                                 Value finalState,
+                                 const SsdChunkBuffers &chunks);
+
+/// Parallel chunks, last dispatch: each chunk's outputs from the state
+/// before it, C B^T (`buffers.scores`) and X, with the D skip and the gate.
+void buildVulkanSsdChunkOutputsBody(OpBuilder &b, Location loc,
+                                    const VulkanSsdPlan &plan,
+                                    const SsdBuffers &buffers,
+                                    const SsdChunkBuffers &chunks);
 
 /// Emits `body(i)` for i in [0, total) spread over the `threads` threads of
 /// the workgroup (i = thread + k * threads): a loop over the whole rounds,

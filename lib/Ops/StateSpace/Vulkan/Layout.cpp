@@ -119,11 +119,19 @@ VulkanTile VulkanTile::compute(int64_t rows, int64_t cols, int64_t threads) {
   return best;
 }
 
-std::optional<VulkanSsdLayout>
-VulkanSsdLayout::compute(int64_t seq, int64_t state, int64_t chunk,
-                         int64_t blockP, int64_t blockN, int64_t numSubgroups,
-                         int64_t splitL, const VulkanLimits &limits,
-                         llvm::raw_ostream &reason) {
+std::optional<VulkanSsdLayout> VulkanSsdLayout::compute(
+    int64_t seq, int64_t state, int64_t chunk, int64_t blockP, int64_t blockN,
+    int64_t numSubgroups, int64_t splitL, int64_t parallelChunks,
+    const VulkanLimits &limits, llvm::raw_ostream &reason) {
+  if (parallelChunks != 0 && parallelChunks != 1) {
+    reason << "'chunk_parallel' (" << parallelChunks << ") must be 0 or 1";
+    return std::nullopt;
+  }
+  if (parallelChunks && splitL != 0) {
+    reason << "'chunk_parallel' runs every chunk in parallel: leave "
+              "'split_l' out";
+    return std::nullopt;
+  }
   if (chunk < 1 || blockP < 1 || blockN < 1 || numSubgroups < 1) {
     reason << "'chunk_size', 'block_p', 'block_n' and 'num_subgroups' must "
               "be positive";
@@ -180,6 +188,8 @@ VulkanSsdLayout::compute(int64_t seq, int64_t state, int64_t chunk,
            << kMaxAccumulators << "); use more subgroups or smaller blocks";
     return std::nullopt;
   }
+  if (parallelChunks)
+    return l.withParallelChunks(state, limits, reason);
   // The scan's St, X, M, B and C n-chunks, dt, a, w and exp(a); the
   // scores pre-pass stages only the B and C n-chunks.
   l.sharedBytes = 4 * (state * blockP + chunk * blockP + chunk * l.mStride() +
@@ -188,6 +198,45 @@ VulkanSsdLayout::compute(int64_t seq, int64_t state, int64_t chunk,
       4 * (state * blockP + chunk * blockP + chunk * l.bcStride() + 4 * chunk);
   if (l.sharedBytes > limits.sharedBytes) {
     reason << "stages " << l.sharedBytes
+           << " bytes of shared memory, the device has " << limits.sharedBytes;
+    return std::nullopt;
+  }
+  return l;
+}
+
+std::optional<VulkanSsdLayout>
+VulkanSsdLayout::withParallelChunks(int64_t state, const VulkanLimits &limits,
+                                    llvm::raw_ostream &reason) const {
+  VulkanSsdLayout l = *this;
+  l.parallelChunks = true;
+  l.chunkState = VulkanTile::compute(blockP, state, threads);
+  if (l.chunkState.accumulators() > kMaxAccumulators) {
+    reason << "each thread would keep " << l.chunkState.accumulators()
+           << " accumulators of a chunk's state (block_p x d_state; at most "
+           << kMaxAccumulators << "); use more subgroups or a smaller block_p";
+    return std::nullopt;
+  }
+  // The outputs: X, M, the C and state n-chunks, dt, a and exp(a).
+  l.sharedBytes = 4 * (chunk * blockP + chunk * mStride() + chunk * bcStride() +
+                       blockP * bcStride() + 3 * chunk);
+  if (l.sharedBytes > limits.sharedBytes) {
+    reason << "the chunk outputs stage " << l.sharedBytes
+           << " bytes of shared memory, the device has " << limits.sharedBytes;
+    return std::nullopt;
+  }
+  // The chunk states: dt, a, w and steps of X and B, at most 32 at a time
+  // (fewer when they do not fit).
+  auto statesBytes = [&](int64_t steps) {
+    return 4 * (3 * chunk + steps * (blockP + state));
+  };
+  l.stateSteps = std::min<int64_t>(chunk, 32);
+  while (l.stateSteps > 1 && statesBytes(l.stateSteps) > limits.sharedBytes)
+    l.stateSteps /= 2;
+  while (chunk % l.stateSteps != 0)
+    l.stateSteps /= 2;
+  l.statesSharedBytes = statesBytes(l.stateSteps);
+  if (l.statesSharedBytes > limits.sharedBytes) {
+    reason << "the chunk states stage " << l.statesSharedBytes
            << " bytes of shared memory, the device has " << limits.sharedBytes;
     return std::nullopt;
   }

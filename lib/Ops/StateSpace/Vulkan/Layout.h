@@ -96,8 +96,17 @@ struct VulkanSsdLayout {
   int64_t numSubgroups = 0, subgroupSize = 0, threads = 0;
   VulkanTile cb, y, state;
   /// Bytes of workgroup memory the scan declares, and the split end
-  /// states (no M, no C).
+  /// states (no M, no C). With parallel chunks: the outputs dispatch and
+  /// the chunk-states dispatch.
   int64_t sharedBytes = 0, statesSharedBytes = 0;
+  /// The parallel-chunks SSD (`chunk_parallel = 1`): each chunk's own
+  /// state B^T (w X) on the `chunkState` tile (block_p x d_state, X and B
+  /// staged `stateSteps` steps at a time), a pass over the chunk states,
+  /// then each chunk's outputs on the `y` tile (C and the carried-in state
+  /// staged in n-chunks of block_n).
+  bool parallelChunks = false;
+  VulkanTile chunkState;
+  int64_t stateSteps = 0;
 
   bool isSplit() const { return numSplits > 1; }
 
@@ -110,11 +119,18 @@ struct VulkanSsdLayout {
   /// Accumulators a thread may keep in registers on each tile.
   static constexpr int64_t kMaxAccumulators = 64;
 
-  /// `splitL` 0: no split.
+  /// `splitL` 0: no split; `parallelChunks` 0 or 1.
   static std::optional<VulkanSsdLayout>
   compute(int64_t seq, int64_t state, int64_t chunk, int64_t blockP,
           int64_t blockN, int64_t numSubgroups, int64_t splitL,
-          const VulkanLimits &limits, llvm::raw_ostream &reason);
+          int64_t parallelChunks, const VulkanLimits &limits,
+          llvm::raw_ostream &reason);
+
+private:
+  /// This layout (of the one-pass scan's blocks) for parallel chunks.
+  std::optional<VulkanSsdLayout>
+  withParallelChunks(int64_t state, const VulkanLimits &limits,
+                     llvm::raw_ostream &reason) const;
 };
 
 class SelectiveScanOp;

@@ -194,7 +194,8 @@ mlir::ejk::getVulkanSsdLayout(SsdOp op, ConfigAttr config,
       config.lookupOr(SsdConfig::kBlockP, 0),
       config.lookupOr(SsdConfig::kBlockN, 0),
       config.lookupOr(SsdConfig::kNumSubgroups, 1),
-      config.lookupOr(SsdConfig::kSplitL, 0), limitsOf(target), reason);
+      config.lookupOr(SsdConfig::kSplitL, 0),
+      config.lookupOr(SsdConfig::kChunkParallel, 0), limitsOf(target), reason);
 }
 
 LogicalResult VulkanSsd::verifyConfig(SsdOp op, ConfigAttr attr,
@@ -213,6 +214,9 @@ LogicalResult VulkanSsd::verifyConfig(SsdOp op, ConfigAttr attr,
     return failure();
   return success();
 }
+
+static ConfigAttr firstFitting(SsdOp op, const TargetInfo &target,
+                               bool parallelChunks, ConfigAttr &fallback);
 
 /// Scan workgroups an SSD would expose to fill an H100 (about four of 256
 /// threads and ~46 KiB resident per SM, 132 SMs): the split candidates the
@@ -268,14 +272,22 @@ VulkanSsd::configSpace(SsdOp op, const TargetInfo &target, bool full) {
           ConfigAttr attr = config.toAttr(op.getContext());
           if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
             space.push_back(attr);
+          if (p.seq <= chunk)
+            continue;
+          config.parallelChunks = 1;
+          attr = config.toAttr(op.getContext());
+          if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+            space.push_back(attr);
         }
     }
   }
   // The split scan (the heuristic's blocks, split as withSsdSplit would)
   // for the tuner to try: the heuristic itself does not split.
+  ConfigAttr fallback;
+  ConfigAttr onePass = firstFitting(op, target, false, fallback);
   SsdConfig split = withSsdSplit(
       readSsdProblem(op),
-      *SsdConfig::read(heuristicConfig(op, target), llvm::nulls()));
+      *SsdConfig::read(onePass ? onePass : fallback, llvm::nulls()));
   if (!split.splitL)
     return space;
   int64_t base = *split.splitL;
@@ -294,22 +306,21 @@ VulkanSsd::configSpace(SsdOp op, const TargetInfo &target, bool full) {
 }
 
 /// The first config that fits, in order of preference: 256 threads;
-/// chunks of 64 (each chunk is a sequential step of the workgroup, and the
-/// quadratic part stays small next to the state work); head_dim blocks
-/// halved from 64 until the grid has about 128 workgroups (the workgroups
-/// of a head recompute its C B^T, so smaller blocks cost work); n-chunks of
-/// up to 32 states. Never the split scan: on the H100 it was slower than one
-/// pass for mamba2 at every split tried (one pass 0.515 ms; splits of
-/// 1024/512/256/128 steps 0.640/0.669/0.709/0.802 ms,
-/// bench/results/h100/ssm-split-2026-11-27-run2.json): the end-state pass
-/// costs more than the parallelism gives back. The tuner still tries it.
-ConfigAttr VulkanSsd::heuristicConfig(SsdOp op, const TargetInfo &target) {
+/// chunks of 64 (each chunk is a sequential step of the one-pass
+/// workgroup, and the quadratic part stays small next to the state work);
+/// head_dim blocks halved from 64 (one-pass: until the grid has about 128
+/// workgroups, as the workgroups of a head recompute its C B^T, so smaller
+/// blocks cost work); n-chunks of up to 32 states. Null when none fits,
+/// with the first candidate in `fallback`.
+static ConfigAttr firstFitting(SsdOp op, const TargetInfo &target,
+                               bool parallelChunks, ConfigAttr &fallback) {
   SsdProblem p = readSsdProblem(op);
   int64_t subgroup = std::max<unsigned>(1, target.subgroupSize);
   int64_t preferred = std::max<int64_t>(1, 256 / subgroup);
   int64_t chunk0 = std::min<int64_t>(64, ceilPow2(p.seq));
   int64_t blockP0 = std::min<int64_t>(64, ceilPow2(p.headDim));
-  while (blockP0 > 16 && p.batch * p.heads * ceilDiv(p.headDim, blockP0) < 128)
+  while (!parallelChunks && blockP0 > 16 &&
+         p.batch * p.heads * ceilDiv(p.headDim, blockP0) < 128)
     blockP0 /= 2;
   SmallVector<int64_t> blockNs =
       stateTiles(std::max<int64_t>(1, p.state), {8, 16, 32});
@@ -318,7 +329,6 @@ ConfigAttr VulkanSsd::heuristicConfig(SsdOp op, const TargetInfo &target) {
                                          preferred * 4};
   for (int64_t w = preferred / 2; w >= 1; w /= 2)
     subgroupCounts.push_back(w);
-  ConfigAttr fallback;
   for (int64_t chunk = chunk0; chunk >= 1; chunk /= 2) {
     for (int64_t blockP = blockP0; blockP >= 1; blockP /= 2)
       for (int64_t blockN : blockNs) {
@@ -330,10 +340,12 @@ ConfigAttr VulkanSsd::heuristicConfig(SsdOp op, const TargetInfo &target) {
           config.blockP = blockP;
           config.blockN = blockN;
           config.numSubgroups = w;
+          if (parallelChunks)
+            config.parallelChunks = 1;
           ConfigAttr attr = config.toAttr(op.getContext());
           if (!fallback)
             fallback = attr;
-          if (failed(verifyConfig(op, attr, target, llvm::nulls())))
+          if (failed(VulkanSsd::verifyConfig(op, attr, target, llvm::nulls())))
             continue;
           return attr;
         }
@@ -341,6 +353,28 @@ ConfigAttr VulkanSsd::heuristicConfig(SsdOp op, const TargetInfo &target) {
     if (chunk < 8)
       break;
   }
+  return {};
+}
+
+/// Parallel chunks (SsdChunkedKernel.cpp) whenever the sequence has more
+/// than one chunk: on the H100 mamba2 took <see docs> against 0.515 ms in
+/// one pass (docs/ops/state-space-vulkan.md); else the one-pass scan
+/// (firstFitting's order), with no temporaries. Never the split scan: on
+/// the H100 it was slower than one pass for mamba2 at every split tried
+/// (one pass 0.515 ms; splits of 1024/512/256/128 steps
+/// 0.640/0.669/0.709/0.802 ms,
+/// bench/results/h100/ssm-split-2026-11-27-run2.json): the end-state pass
+/// costs more than the parallelism gives back. The tuner still tries it.
+ConfigAttr VulkanSsd::heuristicConfig(SsdOp op, const TargetInfo &target) {
+  SsdProblem p = readSsdProblem(op);
+  ConfigAttr fallback;
+  if (p.seq > 64) {
+    ConfigAttr ignored;
+    if (ConfigAttr attr = firstFitting(op, target, true, ignored))
+      return attr;
+  }
+  if (ConfigAttr attr = firstFitting(op, target, false, fallback))
+    return attr;
   // Nothing fits: the first choice, which verification then reports.
   return fallback;
 }

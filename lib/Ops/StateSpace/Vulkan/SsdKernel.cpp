@@ -37,6 +37,8 @@
 
 #include "Attention/Vulkan/Scores.h"
 #include "StateSpace/Vulkan/Kernels.h"
+#include "StateSpace/Vulkan/SsdSteps.h"
+#include "StateSpace/Vulkan/ThreadTile.h"
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
 
@@ -44,47 +46,6 @@ using namespace mlir;
 using namespace mlir::ejk;
 
 namespace {
-
-/// This thread's rows and columns of a register tile: indices clamped into
-/// the tile (for loads) and whether each is inside it (null when always).
-struct ThreadTile {
-  SmallVector<Value> rows, cols, rowValid, colValid;
-  Value rowStart;
-
-  ThreadTile(Emitter &e, const VulkanTile &t, Value thread) {
-    Value tx = arith::RemUIOp::create(e.b, thread, e.index(t.threadsX));
-    Value ty = arith::DivUIOp::create(e.b, thread, e.index(t.threadsX));
-    rowStart = e.mul(ty, e.index(t.rowsPerThread));
-    bool rowsExact = t.rowsPerThread * t.threadsY == t.rows;
-    for (int64_t i = 0; i < t.rowsPerThread; ++i) {
-      Value r = e.add(rowStart, e.index(i));
-      rows.push_back(e.min(r, e.index(t.rows - 1)));
-      rowValid.push_back(
-          rowsExact ? Value()
-                    : arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, r,
-                                            e.index(t.rows)));
-    }
-    for (int64_t j = 0; j < t.colsPerThread; ++j) {
-      Value c = e.add(tx, e.index(j * t.threadsX));
-      bool exact = (j + 1) * t.threadsX <= t.cols;
-      cols.push_back(exact ? c : e.min(c, e.index(t.cols - 1)));
-      colValid.push_back(
-          exact ? Value()
-                : arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, c,
-                                        e.index(t.cols)));
-    }
-  }
-
-  /// Whether element (i, j) of the thread's tile is inside the tile; null
-  /// when always.
-  Value inside(Emitter &e, int64_t i, int64_t j) const {
-    if (!rowValid[i])
-      return colValid[j];
-    if (!colValid[j])
-      return rowValid[i];
-    return arith::AndIOp::create(e.b, rowValid[i], colValid[j]);
-  }
-};
 
 class VulkanSsdBuilder {
 public:
@@ -252,15 +213,11 @@ private:
   /// dt (0 past the sequence) and X (0 past the sequence and head_dim).
   void stageChunk(Value c0, Value len) {
     forEachShared(e, l.threads, thread, l.chunk, [&](Value t) {
-      Value dt = e.toF32(memref::LoadOp::create(
-          e.b, buf.dt, ValueRange{batch, clampRow(e.add(c0, t)), head}));
-      if (biasHead)
-        dt = e.fadd(dt, biasHead);
-      if (p.softplus) {
-        Value big = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, dt,
-                                          e.constF32(20.0f));
-        dt = e.select(big, dt, math::Log1pOp::create(e.b, e.exp(dt)));
-      }
+      Value dt = ssdStepSize(
+          e,
+          e.toF32(memref::LoadOp::create(
+              e.b, buf.dt, ValueRange{batch, clampRow(e.add(c0, t)), head})),
+          biasHead, p.softplus);
       memref::StoreOp::create(e.b, e.select(lt(t, len), dt, e.constF32(0.0f)),
                               dtS, t);
     });
@@ -446,10 +403,7 @@ private:
           if (buf.z) {
             Value z = e.toF32(memref::LoadOp::create(
                 e.b, buf.z, ValueRange{batch, row, head, col}));
-            Value sigmoid = e.fdiv(
-                e.constF32(1.0f),
-                e.fadd(e.constF32(1.0f), e.exp(arith::NegFOp::create(e.b, z))));
-            out = e.fmul(out, e.fmul(z, sigmoid));
+            out = ssdGate(e, out, z);
           }
           memref::StoreOp::create(e.b, e.fromF32(out, outType), buf.y,
                                   ValueRange{batch, row, head, col});

@@ -162,6 +162,99 @@ static LogicalResult addSsdSplitStates(DispatchRewriter &rewriter,
   return success();
 }
 
+/// The parallel-chunks SSD's first two dispatches: `_chunk_states` (from
+/// x, dt, A, B and dt_bias) and `_state_pass` (from initial_state, into
+/// final_state). Appends the chunk temporaries to the outputs dispatch's
+/// arguments and rewrites every call: chunk states, state pass, outputs.
+static LogicalResult addSsdChunkDispatches(DispatchRewriter &rewriter,
+                                           const VulkanSsdPlan &plan,
+                                           const SsdBuffers &buf,
+                                           SsdChunkBuffers &chunks) {
+  Type f32 = Float32Type::get(buf.x.getContext());
+  int64_t numChunks = plan.numChunks();
+  SmallVector<MemRefType> temps = {
+      MemRefType::get(
+          {plan.batch, numChunks, plan.heads, plan.headDim, plan.state}, f32),
+      MemRefType::get({plan.batch, numChunks, plan.heads}, f32)};
+  int64_t tempBytes =
+      4 * (temps[0].getNumElements() + temps[1].getNumElements());
+  int64_t stateWork = plan.batch * plan.heads * plan.headDim * plan.state;
+
+  SmallVector<Value> read = {buf.x, buf.dt, buf.a, buf.b};
+  if (buf.dtBias)
+    read.push_back(buf.dtBias);
+  SmallVector<Type> argTypes;
+  for (Value v : read)
+    argTypes.push_back(v.getType());
+  argTypes.append(temps.begin(), temps.end());
+  func::FuncOp statesFn = rewriter.addDispatch(
+      "chunk_states", argTypes, plan.grid(),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        SsdBuffers in;
+        in.x = args[0];
+        in.dt = args[1];
+        in.a = args[2];
+        in.b = args[3];
+        if (buf.dtBias)
+          in.dtBias = args[4];
+        SsdChunkBuffers out{args[args.size() - 2], args.back()};
+        buildVulkanSsdChunkStatesBody(b, loc, plan, in, out);
+      });
+  DispatchRewriter::setGrid(statesFn, plan.grid());
+  DispatchRewriter::setVulkanLaunch(statesFn, plan.layout.threads,
+                                    plan.layout.statesSharedBytes);
+  DispatchRewriter::setWork(statesFn, 2 * stateWork * plan.seq,
+                            DispatchRewriter::bytesOf(read) + tempBytes);
+
+  SmallVector<Value> carried;
+  if (buf.initialState)
+    carried.push_back(buf.initialState);
+  if (buf.finalState)
+    carried.push_back(buf.finalState);
+  SmallVector<Type> passTypes;
+  for (Value v : carried)
+    passTypes.push_back(v.getType());
+  passTypes.append(temps.begin(), temps.end());
+  func::FuncOp passFn = rewriter.addDispatch(
+      "state_pass", passTypes, plan.passGrid(),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value initial = buf.initialState ? args[0] : Value();
+        Value final = buf.finalState ? args[buf.initialState ? 1 : 0] : Value();
+        SsdChunkBuffers temp{args[args.size() - 2], args.back()};
+        buildVulkanSsdStatePassBody(b, loc, plan, initial, final, temp);
+      });
+  DispatchRewriter::setGrid(passFn, plan.passGrid());
+  DispatchRewriter::setVulkanLaunch(passFn, plan.layout.threads, 0);
+  DispatchRewriter::setWork(passFn, 2 * stateWork * numChunks,
+                            DispatchRewriter::bytesOf(carried) + 2 * tempBytes);
+
+  FailureOr<SmallVector<Value>> added = rewriter.appendArguments(temps);
+  if (failed(added))
+    return failure();
+  SmallVector<unsigned> readIndex, carriedIndex;
+  for (Value v : read)
+    readIndex.push_back(DispatchRewriter::argumentIndex(v));
+  for (Value v : carried)
+    carriedIndex.push_back(DispatchRewriter::argumentIndex(v));
+  rewriter.rewriteCallers(temps, [&](OpBuilder &b, Location loc,
+                                     DispatchOp call, ValueRange tempValues) {
+    SmallVector<Value> states, pass;
+    for (unsigned i : readIndex)
+      states.push_back(call.getBuffers()[i]);
+    states.append(tempValues.begin(), tempValues.end());
+    DispatchOp::create(b, loc, statesFn.getSymName(), states);
+    for (unsigned i : carriedIndex)
+      pass.push_back(call.getBuffers()[i]);
+    pass.append(tempValues.begin(), tempValues.end());
+    DispatchOp::create(b, loc, passFn.getSymName(), pass);
+    SmallVector<Value> outputs(call.getBuffers());
+    outputs.append(tempValues.begin(), tempValues.end());
+    DispatchOp::create(b, loc, call.getCallee(), outputs);
+  });
+  chunks = {(*added)[0], (*added)[1]};
+  return success();
+}
+
 LogicalResult VulkanSsd::tile(SsdOp op, ConfigAttr attr,
                               DispatchRewriter &rewriter) {
   SsdBuffers buf = findSsdBuffers(op, rewriter);
@@ -181,6 +274,10 @@ LogicalResult VulkanSsd::tile(SsdOp op, ConfigAttr attr,
   if (layout->isSplit() &&
       failed(addSsdSplitStates(rewriter, plan, buf, split)))
     return failure();
+  SsdChunkBuffers chunks;
+  if (layout->parallelChunks &&
+      failed(addSsdChunkDispatches(rewriter, plan, buf, chunks)))
+    return failure();
 
   int64_t q = layout->chunk;
   auto scoresType =
@@ -197,13 +294,22 @@ LogicalResult VulkanSsd::tile(SsdOp op, ConfigAttr attr,
   // replaceBody erases the op: read its location first.
   Location loc = op.getLoc();
   OpBuilder b = rewriter.replaceBody();
-  buildVulkanSsdBody(b, loc, plan, buf, split);
+  if (layout->parallelChunks)
+    buildVulkanSsdChunkOutputsBody(b, loc, plan, buf, chunks);
+  else
+    buildVulkanSsdBody(b, loc, plan, buf, split);
   rewriter.finish(b);
   func::FuncOp dispatch = rewriter.dispatch();
   DispatchRewriter::setGrid(dispatch, plan.grid());
   DispatchRewriter::setVulkanLaunch(dispatch, layout->threads,
                                     layout->sharedBytes);
-  DispatchRewriter::setWork(dispatch, ssdScanFlops(plan, q),
+  // Parallel chunks: C S_prev^T (2 L P N per head) and the causal M X.
+  int64_t flops = layout->parallelChunks
+                      ? ssdScanFlops(plan, q) - 2 * plan.batch * plan.heads *
+                                                    plan.seq * plan.headDim *
+                                                    plan.state
+                      : ssdScanFlops(plan, q);
+  DispatchRewriter::setWork(dispatch, flops,
                             DispatchRewriter::bytesOf(buf.scanned()));
   DispatchRewriter::setGrid(*scoresFn, plan.scoresGrid());
   DispatchRewriter::setVulkanLaunch(*scoresFn, layout->threads,

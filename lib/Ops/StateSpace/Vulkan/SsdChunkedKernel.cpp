@@ -1,0 +1,397 @@
+//===- SsdChunkedKernel.cpp - Mamba-2 SSD, chunks in parallel, Vulkan -----===//
+//
+// The SSD as the Mamba-2 kernels run it, parallel over chunks
+// (`chunk_parallel = 1`). Besides the C B^T scores pre-pass
+// (SsdKernel.cpp's), three dispatches:
+//
+// 1. chunk states (workgroup = head_dim block, chunk x head, batch row):
+//      dt_t (0 past the sequence), a_t = cumsum(dt A[h]),
+//      w_s = exp(a_last - a_s) dt_s;
+//      dS[p, n] = sum_s (w_s X[s, p]) B[s, n]    (`chunkState` tile, X and B
+//                                                 staged `stateSteps` steps
+//                                                 at a time)
+//    into the chunk's entry of the states temporary, and a_last (the
+//    chunk's log decay).
+// 2. state pass (one thread per (p, n) of a head): in chunk order,
+//      entry_c = S;  S = exp(a_last_c) S + dS_c
+//    from initial_state (or 0): each entry becomes the state before its
+//    chunk; S after the last chunk is final_state.
+// 3. chunk outputs (workgroup as in 1): with M[t, s] = CB[t, s]
+//    exp(a_t - a_s) dt_s (s <= t),
+//      Y = exp(a_t) C S_prev^T + M X;  y = (Y + D x) silu(z)
+//    C S_prev^T on the `y` tile over n-chunks of block_n staged states.
+//
+// Every chunk's work runs at once; only the pass (a multiply-add per chunk
+// and state entry) is sequential.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Attention/Vulkan/Scores.h"
+#include "StateSpace/Vulkan/Kernels.h"
+#include "StateSpace/Vulkan/SsdSteps.h"
+#include "StateSpace/Vulkan/ThreadTile.h"
+
+#include "ejk/Dialect/Ejk/EjkOps.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+namespace {
+
+/// The two per-chunk dispatches (states, outputs): one workgroup per
+/// head_dim block, chunk, head and batch row.
+class ChunkBuilder {
+public:
+  ChunkBuilder(OpBuilder &builder, Location loc, const VulkanSsdPlan &plan,
+               const SsdBuffers &buffers, const SsdChunkBuffers &temps)
+      : e(builder, loc, 1), p(plan), l(plan.layout), buf(buffers),
+        temps(temps) {}
+
+  void buildStates() {
+    begin();
+    dtS = allocWorkgroup(e, l.chunk);
+    aS = allocWorkgroup(e, l.chunk);
+    Value wS = allocWorkgroup(e, l.chunk);
+    Value xS = allocWorkgroup(e, l.stateSteps * l.blockP);
+    Value bS = allocWorkgroup(e, l.stateSteps * p.state);
+    ThreadTile st(e, l.chunkState, thread);
+
+    stageDecays();
+    Value aLast = load(aS, e.index(l.chunk - 1));
+    forEachShared(e, l.threads, thread, l.chunk, [&](Value t) {
+      Value w = e.fmul(e.exp(e.fsub(aLast, load(aS, t))), load(dtS, t));
+      memref::StoreOp::create(e.b, w, wS, t);
+    });
+    gpu::BarrierOp::create(e.b);
+
+    int64_t cols = l.chunkState.colsPerThread;
+    SmallVector<Value> inits(l.chunkState.accumulators(), e.constF32(0.0f));
+    SmallVector<Value> acc = e.forLoop(
+        zero, e.index(l.chunk), e.index(l.stateSteps), inits,
+        [&](Value s0, ValueRange acc) {
+          forEachShared(
+              e, l.threads, thread, l.stateSteps * l.blockP, [&](Value i) {
+                Value s = arith::DivUIOp::create(e.b, i, e.index(l.blockP));
+                Value c = arith::RemUIOp::create(e.b, i, e.index(l.blockP));
+                Value step = e.add(s0, s);
+                Value col = e.add(p0, c);
+                Value valid = arith::AndIOp::create(
+                    e.b, lt(step, len), lt(col, e.index(p.headDim)));
+                Value x = e.toF32(memref::LoadOp::create(
+                    e.b, buf.x,
+                    ValueRange{batch, clampRow(e.add(c0, step)), head,
+                               e.min(col, e.index(p.headDim - 1))}));
+                Value xw = e.fmul(x, load(wS, step));
+                memref::StoreOp::create(
+                    e.b, e.select(valid, xw, e.constF32(0.0f)), xS, i);
+              });
+          forEachShared(
+              e, l.threads, thread, l.stateSteps * p.state, [&](Value i) {
+                Value s = arith::DivUIOp::create(e.b, i, e.index(p.state));
+                Value n = arith::RemUIOp::create(e.b, i, e.index(p.state));
+                Value row = clampRow(e.add(c0, e.add(s0, s)));
+                Value bv = e.toF32(memref::LoadOp::create(
+                    e.b, buf.b, ValueRange{batch, row, group, n}));
+                memref::StoreOp::create(e.b, bv, bS, i);
+              });
+          gpu::BarrierOp::create(e.b);
+          SmallVector<Value> next = e.forLoop(
+              zero, e.index(l.stateSteps), one, acc,
+              [&](Value s, ValueRange a) {
+                SmallVector<Value> out(a.begin(), a.end()), xv;
+                for (Value r : st.rows)
+                  xv.push_back(load(xS, at(s, l.blockP, r)));
+                for (auto [k, c] : llvm::enumerate(st.cols)) {
+                  Value bv = load(bS, at(s, p.state, c));
+                  for (int64_t i = 0; i < l.chunkState.rowsPerThread; ++i)
+                    out[i * cols + k] =
+                        math::FmaOp::create(e.b, xv[i], bv, out[i * cols + k]);
+                }
+                return out;
+              });
+          gpu::BarrierOp::create(e.b);
+          return next;
+        });
+
+    for (auto [i, r] : llvm::enumerate(st.rows))
+      for (auto [k, n] : llvm::enumerate(st.cols)) {
+        Value col = e.add(p0, r);
+        Value inside = lt(col, e.index(p.headDim));
+        if (Value inTile = st.inside(e, i, k))
+          inside = arith::AndIOp::create(e.b, inside, inTile);
+        Value value = acc[i * cols + k];
+        emitIf(e, inside, [&, n = n] {
+          memref::StoreOp::create(e.b, value, temps.states,
+                                  ValueRange{batch, chunk, head, col, n});
+        });
+      }
+    Value writer = arith::AndIOp::create(
+        e.b, arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, thread, zero),
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, pBlock, zero));
+    emitIf(e, writer, [&] {
+      memref::StoreOp::create(e.b, aLast, temps.logDecays,
+                              ValueRange{batch, chunk, head});
+    });
+  }
+
+  void buildOutputs() {
+    begin();
+    if (buf.d)
+      skipHead = memref::LoadOp::create(e.b, buf.d, head);
+    int64_t stride = l.bcStride();
+    xS = allocWorkgroup(e, l.chunk * l.blockP);
+    Value mS = allocWorkgroup(e, l.chunk * l.mStride());
+    Value cS = allocWorkgroup(e, l.chunk * stride);
+    Value sS = allocWorkgroup(e, l.blockP * stride);
+    dtS = allocWorkgroup(e, l.chunk);
+    aS = allocWorkgroup(e, l.chunk);
+    eaS = allocWorkgroup(e, l.chunk);
+    ThreadTile y(e, l.y, thread);
+
+    forEachShared(e, l.threads, thread, l.chunk * l.blockP, [&](Value i) {
+      Value t = arith::DivUIOp::create(e.b, i, e.index(l.blockP));
+      Value c = arith::RemUIOp::create(e.b, i, e.index(l.blockP));
+      Value col = e.add(p0, c);
+      Value valid =
+          arith::AndIOp::create(e.b, lt(t, len), lt(col, e.index(p.headDim)));
+      Value x = e.toF32(memref::LoadOp::create(
+          e.b, buf.x,
+          ValueRange{batch, clampRow(e.add(c0, t)), head,
+                     e.min(col, e.index(p.headDim - 1))}));
+      memref::StoreOp::create(e.b, e.select(valid, x, e.constF32(0.0f)), xS, i);
+    });
+    stageDecays();
+    forEachShared(e, l.threads, thread, l.chunk * l.chunk, [&](Value i) {
+      Value t = arith::DivUIOp::create(e.b, i, e.index(l.chunk));
+      Value s = arith::RemUIOp::create(e.b, i, e.index(l.chunk));
+      Value cb = memref::LoadOp::create(e.b, buf.scores,
+                                        ValueRange{batch, group, chunk, t, s});
+      Value m = e.fmul(e.fmul(cb, e.exp(e.fsub(load(aS, t), load(aS, s)))),
+                       load(dtS, s));
+      Value causal =
+          arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle, s, t);
+      memref::StoreOp::create(e.b, e.select(causal, m, e.constF32(0.0f)), mS,
+                              at(t, l.mStride(), s));
+    });
+    forEachShared(e, l.threads, thread, l.chunk, [&](Value t) {
+      memref::StoreOp::create(e.b, e.exp(load(aS, t)), eaS, t);
+    });
+    // M and exp(a) are read after the first n-chunk's barrier.
+
+    int64_t cols = l.y.colsPerThread;
+    SmallVector<Value> inits(l.y.accumulators(), e.constF32(0.0f));
+    SmallVector<Value> acc = e.forLoop(
+        zero, e.index(p.state), e.index(l.blockN), inits,
+        [&](Value n0, ValueRange acc) {
+          forEachShared(e, l.threads, thread, l.chunk * l.blockN, [&](Value i) {
+            Value t = arith::DivUIOp::create(e.b, i, e.index(l.blockN));
+            Value j = arith::RemUIOp::create(e.b, i, e.index(l.blockN));
+            Value cv = e.toF32(
+                memref::LoadOp::create(e.b, buf.c,
+                                       ValueRange{batch, clampRow(e.add(c0, t)),
+                                                  group, e.add(n0, j)}));
+            memref::StoreOp::create(e.b, cv, cS, at(t, stride, j));
+          });
+          forEachShared(
+              e, l.threads, thread, l.blockP * l.blockN, [&](Value i) {
+                Value c = arith::DivUIOp::create(e.b, i, e.index(l.blockN));
+                Value j = arith::RemUIOp::create(e.b, i, e.index(l.blockN));
+                Value col = e.min(e.add(p0, c), e.index(p.headDim - 1));
+                Value sv = memref::LoadOp::create(
+                    e.b, temps.states,
+                    ValueRange{batch, chunk, head, col, e.add(n0, j)});
+                memref::StoreOp::create(e.b, sv, sS, at(c, stride, j));
+              });
+          gpu::BarrierOp::create(e.b);
+          SmallVector<Value> next = e.forLoop(
+              zero, e.index(l.blockN), one, acc, [&](Value j, ValueRange a) {
+                SmallVector<Value> out(a.begin(), a.end()), sv;
+                for (Value c : y.cols)
+                  sv.push_back(load(sS, at(c, stride, j)));
+                for (auto [i, t] : llvm::enumerate(y.rows)) {
+                  Value cv = load(cS, at(t, stride, j));
+                  for (int64_t k = 0; k < cols; ++k)
+                    out[i * cols + k] =
+                        math::FmaOp::create(e.b, cv, sv[k], out[i * cols + k]);
+                }
+                return out;
+              });
+          gpu::BarrierOp::create(e.b);
+          return next;
+        });
+    outputs(y, mS, acc);
+  }
+
+private:
+  Value clampRow(Value row) { return e.min(row, e.index(p.seq - 1)); }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, x, y);
+  }
+  Value load(Value buffer, Value index) {
+    return memref::LoadOp::create(e.b, buffer, index);
+  }
+  /// Row-major index `row * stride + col` of a staged tile.
+  Value at(Value row, int64_t stride, Value col) {
+    return e.add(e.mul(row, e.index(stride)), col);
+  }
+
+  /// The workgroup's head_dim block, chunk, head and batch row, its steps
+  /// and the head's A (and dt bias).
+  void begin() {
+    pBlock = WorkgroupIdOp::create(e.b, 0);
+    Value y = WorkgroupIdOp::create(e.b, 1);
+    head = arith::RemUIOp::create(e.b, y, e.index(p.heads));
+    chunk = arith::DivUIOp::create(e.b, y, e.index(p.heads));
+    batch = WorkgroupIdOp::create(e.b, 2);
+    thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
+    zero = e.index(0);
+    one = e.index(1);
+    p0 = e.mul(pBlock, e.index(l.blockP));
+    group = e.div(head, e.index(p.headsPerGroup()));
+    c0 = e.mul(chunk, e.index(l.chunk));
+    // Whole chunks give the step loops a constant trip count.
+    len = p.seq % l.chunk == 0
+              ? e.index(l.chunk)
+              : e.min(e.index(l.chunk), e.sub(e.index(p.seq), c0));
+    aHead = memref::LoadOp::create(e.b, buf.a, head);
+    if (buf.dtBias)
+      biasHead = memref::LoadOp::create(e.b, buf.dtBias, head);
+  }
+
+  /// dt_t (0 past the sequence) into dtS, then a_t = sum_{s <= t} dt_s A
+  /// into aS; ends with a barrier.
+  void stageDecays() {
+    forEachShared(e, l.threads, thread, l.chunk, [&](Value t) {
+      Value dt = ssdStepSize(
+          e,
+          e.toF32(memref::LoadOp::create(
+              e.b, buf.dt, ValueRange{batch, clampRow(e.add(c0, t)), head})),
+          biasHead, p.softplus);
+      memref::StoreOp::create(e.b, e.select(lt(t, len), dt, e.constF32(0.0f)),
+                              dtS, t);
+    });
+    gpu::BarrierOp::create(e.b);
+    forEachShared(e, l.threads, thread, l.chunk, [&](Value t) {
+      Value a = e.forLoop(zero, e.add(t, one), one, {e.constF32(0.0f)},
+                          [&](Value s, ValueRange sum) {
+                            Value v = e.fmul(load(dtS, s), aHead);
+                            return SmallVector<Value>{e.fadd(sum[0], v)};
+                          })[0];
+      memref::StoreOp::create(e.b, a, aS, t);
+    });
+    gpu::BarrierOp::create(e.b);
+  }
+
+  /// Y = exp(a_t) (C S_prev^T) + M X, then the D skip, the gate and the
+  /// store.
+  void outputs(const ThreadTile &y, Value mS, ArrayRef<Value> yAcc) {
+    int64_t rows = l.y.rowsPerThread, cols = l.y.colsPerThread;
+    SmallVector<Value> inits;
+    for (auto [i, t] : llvm::enumerate(y.rows)) {
+      Value scale = load(eaS, t);
+      for (int64_t k = 0; k < cols; ++k)
+        inits.push_back(e.fmul(yAcc[i * cols + k], scale));
+    }
+    // M is 0 above the diagonal: stop after this thread's last row.
+    Value end = e.min(e.index(l.chunk), e.add(y.rowStart, e.index(rows)));
+    SmallVector<Value> acc =
+        e.forLoop(zero, end, one, inits, [&](Value s, ValueRange a) {
+          SmallVector<Value> xv, out(a.begin(), a.end());
+          for (Value c : y.cols)
+            xv.push_back(load(xS, at(s, l.blockP, c)));
+          for (auto [i, t] : llvm::enumerate(y.rows)) {
+            Value m = load(mS, at(t, l.mStride(), s));
+            for (int64_t k = 0; k < cols; ++k)
+              out[i * cols + k] =
+                  math::FmaOp::create(e.b, m, xv[k], out[i * cols + k]);
+          }
+          return out;
+        });
+    Type outType = cast<MemRefType>(buf.y.getType()).getElementType();
+    for (auto [i, t] : llvm::enumerate(y.rows))
+      for (auto [k, c] : llvm::enumerate(y.cols)) {
+        Value col = e.add(p0, c);
+        Value inside =
+            arith::AndIOp::create(e.b, lt(e.add(y.rowStart, e.index(i)), len),
+                                  lt(col, e.index(p.headDim)));
+        if (Value inTile = y.inside(e, i, k))
+          inside = arith::AndIOp::create(e.b, inside, inTile);
+        Value value = acc[i * cols + k];
+        emitIf(e, inside, [&, t = t, c = c] {
+          Value out = value;
+          if (skipHead)
+            out = math::FmaOp::create(e.b, skipHead,
+                                      load(xS, at(t, l.blockP, c)), out);
+          Value row = e.add(c0, t);
+          if (buf.z) {
+            Value z = e.toF32(memref::LoadOp::create(
+                e.b, buf.z, ValueRange{batch, row, head, col}));
+            out = ssdGate(e, out, z);
+          }
+          memref::StoreOp::create(e.b, e.fromF32(out, outType), buf.y,
+                                  ValueRange{batch, row, head, col});
+        });
+      }
+  }
+
+  Emitter e;
+  const VulkanSsdPlan &p;
+  const VulkanSsdLayout &l;
+  const SsdBuffers &buf;
+  const SsdChunkBuffers &temps;
+  Value pBlock, chunk, head, batch, thread, zero, one, p0, group, c0, len,
+      aHead, biasHead, skipHead;
+  Value xS, dtS, aS, eaS;
+};
+
+} // namespace
+
+void mlir::ejk::buildVulkanSsdChunkStatesBody(OpBuilder &b, Location loc,
+                                              const VulkanSsdPlan &plan,
+                                              const SsdBuffers &buffers,
+                                              const SsdChunkBuffers &chunks) {
+  ChunkBuilder(b, loc, plan, buffers, chunks).buildStates();
+}
+
+void mlir::ejk::buildVulkanSsdChunkOutputsBody(OpBuilder &b, Location loc,
+                                               const VulkanSsdPlan &plan,
+                                               const SsdBuffers &buffers,
+                                               const SsdChunkBuffers &chunks) {
+  ChunkBuilder(b, loc, plan, buffers, chunks).buildOutputs();
+}
+
+void mlir::ejk::buildVulkanSsdStatePassBody(OpBuilder &builder, Location loc,
+                                            const VulkanSsdPlan &plan,
+                                            Value initialState,
+                                            Value finalState,
+                                            const SsdChunkBuffers &chunks) {
+  Emitter e(builder, loc, 1);
+  Value block = WorkgroupIdOp::create(e.b, 0);
+  Value head = WorkgroupIdOp::create(e.b, 1);
+  Value batch = WorkgroupIdOp::create(e.b, 2);
+  Value thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
+  Value i = e.add(e.mul(block, e.index(plan.layout.threads)), thread);
+  Value inside = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, i,
+                                       e.index(plan.headDim * plan.state));
+  emitIf(e, inside, [&] {
+    Value pIdx = arith::DivUIOp::create(e.b, i, e.index(plan.state));
+    Value n = arith::RemUIOp::create(e.b, i, e.index(plan.state));
+    Value s = e.constF32(0.0f);
+    if (initialState)
+      s = memref::LoadOp::create(e.b, initialState,
+                                 ValueRange{batch, head, pIdx, n});
+    s = e.forLoop(e.index(0), e.index(plan.numChunks()), e.index(1), {s},
+                  [&](Value c, ValueRange v) {
+                    SmallVector<Value> at = {batch, c, head, pIdx, n};
+                    Value own = memref::LoadOp::create(e.b, chunks.states, at);
+                    memref::StoreOp::create(e.b, v[0], chunks.states, at);
+                    Value decay = e.exp(memref::LoadOp::create(
+                        e.b, chunks.logDecays, ValueRange{batch, c, head}));
+                    return SmallVector<Value>{
+                        math::FmaOp::create(e.b, decay, v[0], own)};
+                  })[0];
+    if (finalState)
+      memref::StoreOp::create(e.b, s, finalState,
+                              ValueRange{batch, head, pIdx, n});
+  });
+}
