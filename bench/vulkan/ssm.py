@@ -36,25 +36,26 @@ def variants():
         "mamba1": ("scan", M1, "f32", "DS", None, True),
         "mamba2": ("ssd", M2, "f32", "DS", None, True),
     }
-    # Split configs around the heuristic's (split 128, lanes 4, chunk 16,
-    # block_d 32).
-    for split, lanes, chunk, bd in ((64, 4, 16, 32), (256, 4, 16, 32),
-                                    (128, 4, 8, 32), (128, 4, 32, 32),
-                                    (128, 4, 16, 64), (128, 8, 16, 16),
-                                    (64, 8, 16, 16), (128, 2, 16, 64)):
-        v[f"mamba1_s{split}_t{lanes}_c{chunk}_d{bd}"] = (
-            "scan", M1, "f32", "DS",
-            f"block_d = {bd}, chunk_l = {chunk}, split_l = {split}, "
-            f"state_lanes = {lanes}", True)
-    # The SSD: one pass as before, then splits around the heuristic's 512.
+    # The SSD: the one-pass scan (the heuristic before chunk_parallel), the
+    # split scan the tuner tries, and the chunk-parallel path (the
+    # heuristic: chunks of 64, block_p 64, block_n 16, 8 subgroups) with
+    # configs around it; f16 and bf16 inputs; batch 4.
     ssd = "block_n = 32, block_p = 16, chunk_size = 64, num_subgroups = 8"
     v["mamba2_single"] = ("ssd", M2, "f32", "DS", ssd, True)
-    for split in (128, 256, 1024):
-        v[f"mamba2_s{split}"] = ("ssd", M2, "f32", "DS", f"{ssd}, split_l = {split}", True)
-    v["mamba2_s256_p8"] = ("ssd", M2, "f32", "DS", "block_n = 32, block_p = 8, "
-                            "chunk_size = 64, num_subgroups = 8, split_l = 256", True)
-    v["mamba2_s256_c32"] = ("ssd", M2, "f32", "DS", "block_n = 32, block_p = 16, "
-                            "chunk_size = 32, num_subgroups = 8, split_l = 256", True)
+    v["mamba2_s1024"] = ("ssd", M2, "f32", "DS", f"{ssd}, split_l = 1024", True)
+    for name, cfg in (("c64_p32_n32", "block_n = 32, block_p = 32, chunk_size = 64, num_subgroups = 8"),
+                      ("c32_p64_n32", "block_n = 32, block_p = 64, chunk_size = 32, num_subgroups = 8"),
+                      ("c32_p64_n16_w4", "block_n = 16, block_p = 64, chunk_size = 32, num_subgroups = 4"),
+                      ("c64_p64_n16_w4", "block_n = 16, block_p = 64, chunk_size = 64, num_subgroups = 4"),
+                      ("c64_p64_n16_w16", "block_n = 16, block_p = 64, chunk_size = 64, num_subgroups = 16"),
+                      ("c64_p64_n8", "block_n = 8, block_p = 64, chunk_size = 64, num_subgroups = 8")):
+        v["mamba2_cp_" + name] = ("ssd", M2, "f32", "DS", cfg + ", chunk_parallel = 1", True)
+    for dt in ("f16", "bf16"):
+        v["mamba2_" + dt] = ("ssd", M2, dt, "DS", None, True)
+    v["mamba2_f16_single"] = ("ssd", M2, "f16", "DS", ssd, True)
+    m2b4 = dict(M2, b=4)
+    v["mamba2_b4"] = ("ssd", m2b4, "f32", "DS", None, True)
+    v["mamba2_b4_single"] = ("ssd", m2b4, "f32", "DS", ssd, True)
     # Correctness only: every option, tails, dtypes, the split path forced.
     small = dict(b=2, l=300, d=96, n=16, g=2)
     v["chk_scan_all_f32"] = ("scan", small, "f32", "DZBSIF", None, False)
@@ -71,6 +72,20 @@ def variants():
     v["chk_ssd_split_f16"] = ("ssd", dict(b=1, l=1000, h=8, p=24, n=64, g=2),
                               "f16", "DZBSIF", "block_n = 32, block_p = 16, "
                               "chunk_size = 64, num_subgroups = 4, split_l = 192", False)
+    # The chunk-parallel path (the heuristic for chk_ssd_all_f32 too): a
+    # tail chunk, groups, every option, f16/bf16, head_dim blocks that do
+    # not divide head_dim, an odd d_state, one chunk.
+    for dt in ("f32", "f16", "bf16"):
+        v["chk_ssd_cp_" + dt] = ("ssd", dict(b=2, l=1000, h=8, p=24, n=64, g=2),
+                                 dt, "DZBSIF", "block_n = 16, block_p = 16, "
+                                 "chunk_size = 64, num_subgroups = 4, chunk_parallel = 1", False)
+    v["chk_ssd_cp_odd"] = ("ssd", dict(b=1, l=333, h=6, p=40, n=24, g=3), "f32",
+                           "DZSIF", "block_n = 8, block_p = 32, chunk_size = 32, "
+                           "num_subgroups = 8, chunk_parallel = 1", False)
+    v["chk_ssd_cp_one_chunk"] = ("ssd", dict(b=1, l=50, h=4, p=64, n=128, g=1), "f16",
+                                 "DZBSIF", "block_n = 16, block_p = 64, chunk_size = 64, "
+                                 "num_subgroups = 8, chunk_parallel = 1", False)
+    v["chk_ssd_mamba2_f16"] = ("ssd", dict(M2, l=512), "f16", "DZBSIF", None, False)
     return v
 
 
@@ -191,6 +206,15 @@ def reference(op, s, opts, x):
     return y, st
 
 
+def dispatch_times_us(rt, mod):
+    """The last invoke's GPU time per dispatch (timestamp queries)."""
+    import ctypes
+    ns, count = (ctypes.c_uint64 * 16)(), ctypes.c_size_t()
+    rt.rt.ejk_last_invoke_dispatch_times_ns(mod.mod, ns, ctypes.c_size_t(16),
+                                            ctypes.byref(count))
+    return [ns[i] / 1e3 for i in range(min(count.value, 16))]
+
+
 def run(d):
     import torch
     log = lambda *a: print(*a, flush=True)
@@ -229,12 +253,15 @@ def run(d):
                     sum(o.numel() * typed["B"].element_size() for o in [y_ref])
                 ejk_runtime.warm(mod.invoke)
                 entry["clocks_before"] = ejk_runtime.clocks()
-                ts = []
+                ts, per = [], []
                 for _ in range(20):
                     mod.invoke()
                     ts.append(mod.last_time_us() / 1e3)
+                    per.append(dispatch_times_us(rt, mod))
                 ts.sort()
                 entry["clocks_after"] = ejk_runtime.clocks()
+                # Median GPU time of each dispatch, in the entry's order.
+                entry["dispatch_us"] = [sorted(col)[len(col) // 2] for col in zip(*per)]
                 entry.update(median_ms=ts[10], min_ms=ts[0], operand_bytes=operand_bytes,
                              gbps=operand_bytes / ts[10] / 1e6,
                              flops=sum(q["flops"] for q in disp))
@@ -254,10 +281,11 @@ def run(d):
         if isinstance(e, dict) and "gbps" in e:
             e["of_copy_rate"] = e["gbps"] / results["copy_gbps"]
     log("copy GB/s (read+write):", results["copy_gbps"])
-    for name in ("mamba1_single", "mamba1", "mamba2_single", "mamba2"):
+    for name in [n for n in results if n.startswith("mamba")]:
         if "median_ms" in results.get(name, {}):
             log(name, results[name]["median_ms"], "ms",
-                f"{100 * results[name]['of_copy_rate']:.1f} % of copy")
+                f"{100 * results[name]['of_copy_rate']:.1f} % of copy",
+                results[name].get("dispatch_us"))
     ejk_runtime.save_results(d, "ssm", results)
 
 

@@ -286,17 +286,38 @@ TEST_F(StateSpaceTuningTest, VulkanScanSplitsOnlyWhenThreadsAreShort) {
 TEST_F(StateSpaceTuningTest, VulkanSsdHeuristicForMamba2) {
   TunableOpInterface op = parse(ssdIR(2048, 32, 64, 128));
   ASSERT_TRUE(op);
-  // 8 subgroups; head_dim blocks of 16 for 128 workgroups; chunks of 64;
-  // n-chunks of 32: 46848 bytes of shared memory; one pass (the split scan
-  // was slower for mamba2 on the H100 at every split: Rules.cpp).
+  // 32 chunks: the chunks in parallel (chunk_parallel), 8 subgroups,
+  // chunks of 64, all of head_dim in a block, n-chunks of 16 (32 do not
+  // fit the outputs' 48 KiB): 42496 bytes for the outputs, 25344 for the
+  // chunk states (32 steps of X and B staged at a time, 32 accumulators
+  // per thread of the 64 x 128 state).
   ConfigAttr heuristic = op.getHeuristicConfig(nvidia());
   EXPECT_EQ(reason(op, heuristic, nvidia()), "ok");
   EXPECT_EQ(printAttr(heuristic),
-            "#ejk.config<block_n = 32, block_p = 16, chunk_size = 64, "
-            "num_subgroups = 8>");
+            "#ejk.config<block_n = 16, block_p = 64, chunk_parallel = 1, "
+            "chunk_size = 64, num_subgroups = 8>");
   std::optional<VulkanSsdLayout> layout = getVulkanSsdLayout(
       cast<SsdOp>(op.getOperation()), heuristic, nvidia(), llvm::nulls());
   ASSERT_TRUE(layout);
+  EXPECT_TRUE(layout->parallelChunks);
+  EXPECT_EQ(layout->sharedBytes, 42496);
+  EXPECT_EQ(layout->statesSharedBytes, 25344);
+  EXPECT_EQ(layout->stateSteps, 32);
+  EXPECT_EQ(layout->chunkState.accumulators(), 32);
+  EXPECT_EQ(layout->y.accumulators(), 16);
+  // The one-pass scan stays in the tuner's space: head_dim blocks of 16
+  // for 128 workgroups, n-chunks of 32, 46848 bytes.
+  ConfigAttr onePass = config({{"block_n", 32},
+                               {"block_p", 16},
+                               {"chunk_size", 64},
+                               {"num_subgroups", 8}});
+  EXPECT_TRUE(llvm::is_contained(op.getConfigSpace(nvidia(), false), onePass));
+  EXPECT_TRUE(
+      llvm::is_contained(op.getConfigSpace(nvidia(), false), heuristic));
+  layout = getVulkanSsdLayout(cast<SsdOp>(op.getOperation()), onePass, nvidia(),
+                              llvm::nulls());
+  ASSERT_TRUE(layout);
+  EXPECT_FALSE(layout->parallelChunks);
   EXPECT_EQ(layout->sharedBytes, 46848);
   EXPECT_LE(layout->cb.accumulators() + layout->y.accumulators(), 64);
   // The split the tuner tries: 4 splits of 512 steps (512 workgroups).
@@ -313,19 +334,27 @@ TEST_F(StateSpaceTuningTest, VulkanSsdHeuristicForMamba2) {
   EXPECT_EQ(layout->numSplits, 4);
   EXPECT_EQ(layout->splitChunks, 8);
   EXPECT_EQ(layout->statesSharedBytes, 21760);
-  // lavapipe's 32 KiB need smaller blocks.
+  // lavapipe's 32 KiB need smaller blocks; still the chunks in parallel.
   ConfigAttr lvp = op.getHeuristicConfig(lavapipe());
   EXPECT_EQ(reason(op, lvp, lavapipe()), "ok") << printAttr(lvp);
+  EXPECT_EQ(lvp.lookup("chunk_parallel"), 1);
   // Mamba-2's chunk_size = 256 (a 256 x 256 score tile would not fit in
   // shared memory) gets the same config: the attribute does not bind it.
   TunableOpInterface model =
       parse(ssdIR(2048, 32, 64, 128, "{chunk_size = 256 : i64}"));
   ASSERT_TRUE(model);
   EXPECT_EQ(model.getHeuristicConfig(nvidia()), heuristic);
-  // A single chunk: no split (parsing replaces the module: last).
+  // A single chunk: one pass, neither split nor chunks in parallel, and
+  // no chunk-parallel configs of one chunk in the space (parsing replaces
+  // the module: last).
   TunableOpInterface oneChunk = parse(ssdIR(64, 32, 64, 128));
   ASSERT_TRUE(oneChunk);
-  EXPECT_FALSE(oneChunk.getHeuristicConfig(nvidia()).lookup("split_l"));
+  ConfigAttr single = oneChunk.getHeuristicConfig(nvidia());
+  EXPECT_FALSE(single.lookup("split_l"));
+  EXPECT_FALSE(single.lookup("chunk_parallel"));
+  for (ConfigAttr c : oneChunk.getConfigSpace(nvidia(), true))
+    if (c.lookup("chunk_size") >= 64)
+      EXPECT_FALSE(c.lookup("chunk_parallel")) << printAttr(c);
 }
 
 TEST_F(StateSpaceTuningTest, VulkanConfigSpacesAreVerifiedAndDistinct) {
@@ -368,6 +397,22 @@ TEST_F(StateSpaceTuningTest, VulkanVerifierNamesTheLimit) {
                            {"num_subgroups", 2}}),
                    avx512()),
             "'num_subgroups' applies to Vulkan targets only");
+  EXPECT_EQ(reason(ssd,
+                   config({{"block_n", 32},
+                           {"block_p", 64},
+                           {"chunk_parallel", 1},
+                           {"chunk_size", 64},
+                           {"num_subgroups", 8}}),
+                   nvidia()),
+            "the chunk outputs stage 50688 bytes of shared memory, the device "
+            "has 49152");
+  EXPECT_EQ(reason(ssd,
+                   config({{"block_n", 32},
+                           {"block_p", 16},
+                           {"chunk_parallel", 1},
+                           {"chunk_size", 16}}),
+                   avx512()),
+            "'chunk_parallel' applies to Vulkan targets only");
 }
 
 } // namespace

@@ -281,8 +281,14 @@ VulkanSsd::configSpace(SsdOp op, const TargetInfo &target, bool full) {
         }
     }
   }
-  // The split scan (the heuristic's blocks, split as withSsdSplit would)
-  // for the tuner to try: the heuristic itself does not split.
+  // The heuristic's choice (chunk_parallel's blocks lie outside the grid
+  // above).
+  ConfigAttr heuristic = heuristicConfig(op, target);
+  if (!llvm::is_contained(space, heuristic) &&
+      succeeded(verifyConfig(op, heuristic, target, llvm::nulls())))
+    space.push_back(heuristic);
+  // The split scan (the one-pass heuristic's blocks, split as withSsdSplit
+  // would) for the tuner to try: the heuristic itself does not split.
   ConfigAttr fallback;
   ConfigAttr onePass = firstFitting(op, target, false, fallback);
   SsdConfig split = withSsdSplit(

@@ -36,6 +36,9 @@
 using namespace mlir;
 using namespace mlir::ejk;
 
+/// Chunks whose states a thread of the pass loads at once (registers).
+static constexpr int64_t kPassBatch = 16;
+
 namespace {
 
 /// The two per-chunk dispatches (states, outputs): one workgroup per
@@ -64,39 +67,53 @@ public:
     });
     gpu::BarrierOp::create(e.b);
 
+    // X and B of `stateSteps` steps from s0, fetched into registers one
+    // round ahead of the round that multiplies them.
+    auto fetchRound = [&](Value s0) {
+      SmallVector<Value> v =
+          fetch(l.stateSteps, l.blockP, [&](Value s, Value c) {
+            return e.toF32(memref::LoadOp::create(
+                e.b, buf.x,
+                ValueRange{batch, clampRow(e.add(c0, e.add(s0, s))), head,
+                           e.min(e.add(p0, c), e.index(p.headDim - 1))}));
+          });
+      SmallVector<Value> bv =
+          fetch(l.stateSteps, p.state, [&](Value s, Value n) {
+            return e.toF32(memref::LoadOp::create(
+                e.b, buf.b,
+                ValueRange{batch, clampRow(e.add(c0, e.add(s0, s))), group,
+                           n}));
+          });
+      v.append(bv.begin(), bv.end());
+      return v;
+    };
+    int64_t xCount = fetchCount(l.stateSteps * l.blockP);
     int64_t cols = l.chunkState.colsPerThread;
-    SmallVector<Value> inits(l.chunkState.accumulators(), e.constF32(0.0f));
+    int64_t accCount = l.chunkState.accumulators();
+    SmallVector<Value> inits(accCount, e.constF32(0.0f));
+    SmallVector<Value> first = fetchRound(zero);
+    inits.append(first.begin(), first.end());
     SmallVector<Value> acc = e.forLoop(
         zero, e.index(l.chunk), e.index(l.stateSteps), inits,
-        [&](Value s0, ValueRange acc) {
-          forEachShared(
-              e, l.threads, thread, l.stateSteps * l.blockP, [&](Value i) {
-                Value s = arith::DivUIOp::create(e.b, i, e.index(l.blockP));
-                Value c = arith::RemUIOp::create(e.b, i, e.index(l.blockP));
-                Value step = e.add(s0, s);
-                Value col = e.add(p0, c);
-                Value valid = arith::AndIOp::create(
-                    e.b, lt(step, len), lt(col, e.index(p.headDim)));
-                Value x = e.toF32(memref::LoadOp::create(
-                    e.b, buf.x,
-                    ValueRange{batch, clampRow(e.add(c0, step)), head,
-                               e.min(col, e.index(p.headDim - 1))}));
-                Value xw = e.fmul(x, load(wS, step));
-                memref::StoreOp::create(
-                    e.b, e.select(valid, xw, e.constF32(0.0f)), xS, i);
-              });
-          forEachShared(
-              e, l.threads, thread, l.stateSteps * p.state, [&](Value i) {
-                Value s = arith::DivUIOp::create(e.b, i, e.index(p.state));
-                Value n = arith::RemUIOp::create(e.b, i, e.index(p.state));
-                Value row = clampRow(e.add(c0, e.add(s0, s)));
-                Value bv = e.toF32(memref::LoadOp::create(
-                    e.b, buf.b, ValueRange{batch, row, group, n}));
-                memref::StoreOp::create(e.b, bv, bS, i);
-              });
+        [&](Value s0, ValueRange args) {
+          ValueRange fetched = args.drop_front(accCount);
+          // X w (0 past the sequence and head_dim) and B to shared memory.
+          stage(fetched.take_front(xCount), l.stateSteps, l.blockP, xS,
+                l.blockP, [&](Value s, Value c, Value x) {
+                  Value step = e.add(s0, s);
+                  Value valid = arith::AndIOp::create(
+                      e.b, lt(step, len), lt(e.add(p0, c), e.index(p.headDim)));
+                  return e.select(valid, e.fmul(x, load(wS, step)),
+                                  e.constF32(0.0f));
+                });
+          stage(fetched.drop_front(xCount), l.stateSteps, p.state, bS, p.state,
+                {});
           gpu::BarrierOp::create(e.b);
+          SmallVector<Value> ahead =
+              fetchRound(e.min(e.add(s0, e.index(l.stateSteps)),
+                               e.index(l.chunk - l.stateSteps)));
           SmallVector<Value> next = e.forLoop(
-              zero, e.index(l.stateSteps), one, acc,
+              zero, e.index(l.stateSteps), one, args.take_front(accCount),
               [&](Value s, ValueRange a) {
                 SmallVector<Value> out(a.begin(), a.end()), xv;
                 for (Value r : st.rows)
@@ -110,6 +127,7 @@ public:
                 return out;
               });
           gpu::BarrierOp::create(e.b);
+          next.append(ahead.begin(), ahead.end());
           return next;
         });
 
@@ -178,47 +196,58 @@ public:
     });
     // M and exp(a) are read after the first n-chunk's barrier.
 
+    // C and the state before the chunk, n-chunks of block_n, fetched into
+    // registers one n-chunk ahead of the one they multiply.
+    auto fetchRound = [&](Value n0) {
+      SmallVector<Value> v = fetch(l.chunk, l.blockN, [&](Value t, Value j) {
+        return e.toF32(memref::LoadOp::create(
+            e.b, buf.c,
+            ValueRange{batch, clampRow(e.add(c0, t)), group, e.add(n0, j)}));
+      });
+      SmallVector<Value> sv = fetch(l.blockP, l.blockN, [&](Value c, Value j) {
+        return memref::LoadOp::create(
+            e.b, temps.states,
+            ValueRange{batch, chunk, head,
+                       e.min(e.add(p0, c), e.index(p.headDim - 1)),
+                       e.add(n0, j)});
+      });
+      v.append(sv.begin(), sv.end());
+      return v;
+    };
+    int64_t cCount = fetchCount(l.chunk * l.blockN);
     int64_t cols = l.y.colsPerThread;
-    SmallVector<Value> inits(l.y.accumulators(), e.constF32(0.0f));
+    int64_t accCount = l.y.accumulators();
+    SmallVector<Value> inits(accCount, e.constF32(0.0f));
+    SmallVector<Value> first = fetchRound(zero);
+    inits.append(first.begin(), first.end());
     SmallVector<Value> acc = e.forLoop(
         zero, e.index(p.state), e.index(l.blockN), inits,
-        [&](Value n0, ValueRange acc) {
-          forEachShared(e, l.threads, thread, l.chunk * l.blockN, [&](Value i) {
-            Value t = arith::DivUIOp::create(e.b, i, e.index(l.blockN));
-            Value j = arith::RemUIOp::create(e.b, i, e.index(l.blockN));
-            Value cv = e.toF32(
-                memref::LoadOp::create(e.b, buf.c,
-                                       ValueRange{batch, clampRow(e.add(c0, t)),
-                                                  group, e.add(n0, j)}));
-            memref::StoreOp::create(e.b, cv, cS, at(t, stride, j));
-          });
-          forEachShared(
-              e, l.threads, thread, l.blockP * l.blockN, [&](Value i) {
-                Value c = arith::DivUIOp::create(e.b, i, e.index(l.blockN));
-                Value j = arith::RemUIOp::create(e.b, i, e.index(l.blockN));
-                Value col = e.min(e.add(p0, c), e.index(p.headDim - 1));
-                Value sv = memref::LoadOp::create(
-                    e.b, temps.states,
-                    ValueRange{batch, chunk, head, col, e.add(n0, j)});
-                memref::StoreOp::create(e.b, sv, sS, at(c, stride, j));
-              });
+        [&](Value n0, ValueRange args) {
+          ValueRange fetched = args.drop_front(accCount);
+          stage(fetched.take_front(cCount), l.chunk, l.blockN, cS, stride, {});
+          stage(fetched.drop_front(cCount), l.blockP, l.blockN, sS, stride, {});
           gpu::BarrierOp::create(e.b);
-          SmallVector<Value> next = e.forLoop(
-              zero, e.index(l.blockN), one, acc, [&](Value j, ValueRange a) {
-                SmallVector<Value> out(a.begin(), a.end()), sv;
-                for (Value c : y.cols)
-                  sv.push_back(load(sS, at(c, stride, j)));
-                for (auto [i, t] : llvm::enumerate(y.rows)) {
-                  Value cv = load(cS, at(t, stride, j));
-                  for (int64_t k = 0; k < cols; ++k)
-                    out[i * cols + k] =
-                        math::FmaOp::create(e.b, cv, sv[k], out[i * cols + k]);
-                }
-                return out;
-              });
+          SmallVector<Value> ahead = fetchRound(
+              e.min(e.add(n0, e.index(l.blockN)), e.index(p.state - l.blockN)));
+          SmallVector<Value> next =
+              e.forLoop(zero, e.index(l.blockN), one, args.take_front(accCount),
+                        [&](Value j, ValueRange a) {
+                          SmallVector<Value> out(a.begin(), a.end()), sv;
+                          for (Value c : y.cols)
+                            sv.push_back(load(sS, at(c, stride, j)));
+                          for (auto [i, t] : llvm::enumerate(y.rows)) {
+                            Value cv = load(cS, at(t, stride, j));
+                            for (int64_t k = 0; k < cols; ++k)
+                              out[i * cols + k] = math::FmaOp::create(
+                                  e.b, cv, sv[k], out[i * cols + k]);
+                          }
+                          return out;
+                        });
           gpu::BarrierOp::create(e.b);
+          next.append(ahead.begin(), ahead.end());
           return next;
         });
+    acc.resize(accCount);
     outputs(y, mS, acc);
   }
 
@@ -233,6 +262,53 @@ private:
   /// Row-major index `row * stride + col` of a staged tile.
   Value at(Value row, int64_t stride, Value col) {
     return e.add(e.mul(row, e.index(stride)), col);
+  }
+
+  /// Elements of a staging round of `total` each thread handles.
+  int64_t fetchCount(int64_t total) const {
+    return (total + l.threads - 1) / l.threads;
+  }
+  /// Element k of this thread in a `rows x cols` round: i = thread + k *
+  /// threads, clamped into the round (loads) past its end.
+  std::pair<Value, Value> element(int64_t k, int64_t rows, int64_t cols,
+                                  bool clamp) {
+    Value i = e.add(thread, e.index(k * l.threads));
+    if (clamp)
+      i = e.min(i, e.index(rows * cols - 1));
+    return {arith::DivUIOp::create(e.b, i, e.index(cols)),
+            arith::RemUIOp::create(e.b, i, e.index(cols))};
+  }
+  /// This thread's values of a `rows x cols` round, `value(row, col)` each:
+  /// issued ahead of the compute they are in flight during it.
+  SmallVector<Value> fetch(int64_t rows, int64_t cols,
+                           function_ref<Value(Value, Value)> value) {
+    SmallVector<Value> out;
+    for (int64_t k = 0; k < fetchCount(rows * cols); ++k) {
+      auto [r, c] = element(k, rows, cols, (k + 1) * l.threads > rows * cols);
+      out.push_back(value(r, c));
+    }
+    return out;
+  }
+  /// Stores `values` (from `fetch`) to `buffer[row * stride + col]`, each
+  /// through `finish(row, col, value)` when given.
+  void stage(ValueRange values, int64_t rows, int64_t cols, Value buffer,
+             int64_t stride, function_ref<Value(Value, Value, Value)> finish) {
+    for (auto [k, v] : llvm::enumerate(values)) {
+      int64_t total = rows * cols;
+      bool partial = (int64_t(k) + 1) * l.threads > total;
+      auto [r, c] = element(k, rows, cols, partial);
+      Value value = finish ? finish(r, c, v) : v;
+      auto store = [&, r = r, c = c] {
+        memref::StoreOp::create(e.b, value, buffer, at(r, stride, c));
+      };
+      if (partial)
+        emitIf(
+            e,
+            lt(e.add(thread, e.index(int64_t(k) * l.threads)), e.index(total)),
+            store);
+      else
+        store();
+    }
   }
 
   /// The workgroup's head_dim block, chunk, head and batch row, its steps
@@ -380,16 +456,36 @@ void mlir::ejk::buildVulkanSsdStatePassBody(OpBuilder &builder, Location loc,
     if (initialState)
       s = memref::LoadOp::create(e.b, initialState,
                                  ValueRange{batch, head, pIdx, n});
-    s = e.forLoop(e.index(0), e.index(plan.numChunks()), e.index(1), {s},
-                  [&](Value c, ValueRange v) {
-                    SmallVector<Value> at = {batch, c, head, pIdx, n};
-                    Value own = memref::LoadOp::create(e.b, chunks.states, at);
-                    memref::StoreOp::create(e.b, v[0], chunks.states, at);
-                    Value decay = e.exp(memref::LoadOp::create(
-                        e.b, chunks.logDecays, ValueRange{batch, c, head}));
-                    return SmallVector<Value>{
-                        math::FmaOp::create(e.b, decay, v[0], own)};
+    // Batches of chunks: a batch's loads are all issued before its first
+    // store, so a thread waits for memory once per batch, not per chunk
+    // (the load of chunk c + 1 would otherwise wait behind the store to
+    // chunk c of the same buffer).
+    int64_t chunkCount = plan.numChunks();
+    int64_t batchSize = std::min(chunkCount, kPassBatch);
+    auto passBatch = [&](Value c0, int64_t count, Value state) {
+      SmallVector<Value> own, decay;
+      for (int64_t k = 0; k < count; ++k) {
+        Value c = e.add(c0, e.index(k));
+        own.push_back(memref::LoadOp::create(
+            e.b, chunks.states, ValueRange{batch, c, head, pIdx, n}));
+        decay.push_back(e.exp(memref::LoadOp::create(
+            e.b, chunks.logDecays, ValueRange{batch, c, head})));
+      }
+      for (int64_t k = 0; k < count; ++k) {
+        Value c = e.add(c0, e.index(k));
+        memref::StoreOp::create(e.b, state, chunks.states,
+                                ValueRange{batch, c, head, pIdx, n});
+        state = math::FmaOp::create(e.b, decay[k], state, own[k]);
+      }
+      return state;
+    };
+    int64_t whole = chunkCount / batchSize * batchSize;
+    s = e.forLoop(e.index(0), e.index(whole), e.index(batchSize), {s},
+                  [&](Value c0, ValueRange v) {
+                    return SmallVector<Value>{passBatch(c0, batchSize, v[0])};
                   })[0];
+    if (whole < chunkCount)
+      s = passBatch(e.index(whole), chunkCount - whole, s);
     if (finalState)
       memref::StoreOp::create(e.b, s, finalState,
                               ValueRange{batch, head, pIdx, n});
