@@ -20,8 +20,10 @@ export HWLOC_HIDE_ERRORS=1 PMIX_MCA_pcompress_base_silence_warning=1
 REPEAT=${REPEAT:-3}
 # Untimed ring runs before the timed ones: clocks up, host buffers touched.
 WARM_MS=${WARM_MS:-1500}
-# AB=1: the 4-GPU rings again with EJK_VULKAN_COPY_QUEUE=0 (no copy lane).
-AB=${AB:-0}
+# AB_ENV=NAME=VALUE: the 4-GPU rings again with that variable set, e.g.
+# EJK_VULKAN_COPY_QUEUE=0 (no copy lane) or EJK_RING_REGISTER_HOST=0 (K/V and
+# block outputs staged instead of copied from registered host memory).
+AB_ENV=${AB_ENV:-}
 OUTDIR=${OUT:-$HERE/out}
 mkdir -p "$OUTDIR" "$HERE/npy"
 MPIRUN="$MPIROOT/usr/bin/orterun --bind-to none"
@@ -66,14 +68,14 @@ for base in $(echo "$entries" | grep '_n1$'); do
         --entry "$entry" --layout "$layout" --random 7 --warmup-ms "$WARM_MS" \
         --repeat "$REPEAT" --stats --device vulkan:local --out "npy/${entry}_$layout.npy" 2>&1 |
         tail -$((n * (n + 1) + 1))
-      if [ "$AB" = 1 ] && [ "$n" = 4 ] &&
+      if [ -n "$AB_ENV" ] && [ "$n" = 4 ] &&
         [ "$layout" != contiguous -o "$mask" = full ]; then
-        # The same ring with copies on the compute queue (no copy lane).
-        echo "== $stem: $n GPUs, $layout, EJK_VULKAN_COPY_QUEUE=0"
-        EJK_VULKAN_COPY_QUEUE=0 timeout 300 $MPIRUN -x EJK_VULKAN_COPY_QUEUE \
+        echo "== $stem: $n GPUs, $layout, $AB_ENV"
+        env "$AB_ENV" timeout 300 $MPIRUN -x "${AB_ENV%%=*}" \
           -np "$n" ./ejk-ring-run art/ringgpu.json --entry "$entry" \
-          --layout "$layout" --random 7 --repeat "$REPEAT" --stats \
-          --device vulkan:local 2>&1 | grep -v '^  step'
+          --layout "$layout" --random 7 --warmup-ms "$WARM_MS" \
+          --repeat "$REPEAT" --stats --device vulkan:local 2>&1 |
+          grep -v '^  step'
       fi
       python3 - "npy/${base}.npy" "npy/${entry}_$layout.npy" <<'PY'
 import sys, numpy as np

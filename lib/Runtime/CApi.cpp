@@ -449,6 +449,21 @@ ejk_status ejk_buffer_download(ejk_buffer *bufferHandle, void *dst,
   });
 }
 
+ejk_status ejk_host_register(ejk_device *deviceHandle, void *pointer,
+                             size_t bytes) {
+  return guarded(__func__, [&](const char *function) {
+    EJK_RESOLVE(Device, device, deviceHandle);
+    return report(device->registerHost(pointer, bytes));
+  });
+}
+
+ejk_status ejk_host_unregister(ejk_device *deviceHandle, void *pointer) {
+  return guarded(__func__, [&](const char *function) {
+    EJK_RESOLVE(Device, device, deviceHandle);
+    return report(device->unregisterHost(pointer));
+  });
+}
+
 ejk_status ejk_buffer_size(ejk_buffer *bufferHandle, size_t *bytes) {
   return guarded(__func__, [&](const char *function) {
     EJK_RESOLVE(Buffer, buffer, bufferHandle);

@@ -33,6 +33,20 @@ public:
   /// SubmitQueue, declared after whatever its jobs use so that it stops
   /// first.
   virtual Status enqueue(std::function<void()> job) = 0;
+  /// ejk_host_register / ejk_host_unregister: a device whose buffers the
+  /// host cannot reach directly imports the range so that copies from and
+  /// into it skip staging; the CPU's buffers are host memory already, so
+  /// by default there is nothing to do.
+  virtual Status registerHost(const void *pointer, size_t bytes) {
+    if (!pointer || bytes == 0)
+      return Status::invalidArgument(
+          "ejk_host_register: the range is empty (null pointer or 0 bytes)");
+    return Status::success();
+  }
+  virtual Status unregisterHost(const void *pointer) {
+    (void)pointer;
+    return Status::success();
+  }
 
 protected:
   explicit Device(Kind kind) : kind_(kind) {}

@@ -151,6 +151,10 @@ struct VulkanApi {
   /// Optional: VK_KHR_cooperative_matrix.
   PFN_GetPhysicalDeviceCooperativeMatrixPropertiesKHR
       vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR = nullptr;
+  /// Optional: VK_EXT_external_memory_host (registered host memory), set by
+  /// the device when it enables the extension.
+  PFN_vkGetMemoryHostPointerPropertiesEXT vkGetMemoryHostPointerPropertiesEXT =
+      nullptr;
 
   /// Opens the loader (EJK_VULKAN_LOADER, default "libvulkan.so.1") and
   /// fetches the global entry points. EJK_ERROR_UNAVAILABLE, naming the

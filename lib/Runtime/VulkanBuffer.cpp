@@ -13,8 +13,10 @@ namespace ejk::runtime {
 
 namespace {
 
-/// The largest staging buffer one copy uses; bigger copies loop.
-constexpr size_t kStagingChunk = size_t(32) << 20;
+/// The largest piece one device copy moves; bigger transfers loop over
+/// pieces, alternating between kStagingSlots slots of the staging buffer.
+constexpr size_t kStagingChunk = size_t(16) << 20;
+constexpr size_t kStagingSlots = 2;
 
 /// The first memory type allowed by \p bits that has all of \p required and
 /// none of \p forbidden; -1 if none.
@@ -239,7 +241,7 @@ Status VulkanBuffer::stagedCopy(bool toDevice, void *host, size_t bytes,
                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
     };
     if (Status status = allocateBuffer(
-            *device_, kStagingChunk,
+            *device_, kStagingSlots * kStagingChunk,
             VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
             choose, made->buffer, made->memory, hostVisible);
         !status)
@@ -251,19 +253,36 @@ Status VulkanBuffer::stagedCopy(bool toDevice, void *host, size_t bytes,
     staging = std::move(made);
   }
 
+  // Pieces of kStagingChunk bytes alternate between the two slots, so the
+  // host's memcpy of one piece runs while the device copies the other: a
+  // large transfer costs the slower of the two, not their sum.
   auto *cursor = static_cast<unsigned char *>(host);
-  for (size_t done = 0; done < bytes; done += kStagingChunk) {
-    size_t piece = std::min(kStagingChunk, bytes - done);
+  auto *slots = static_cast<unsigned char *>(staging->mapped);
+  VkBuffer stagingHandle = staging->buffer;
+  size_t pieces = (bytes + kStagingChunk - 1) / kStagingChunk;
+  auto pieceBytes = [&](size_t i) {
+    return std::min(kStagingChunk, bytes - i * kStagingChunk);
+  };
+  auto slotOf = [&](size_t i) { return (i % kStagingSlots) * kStagingChunk; };
+  auto hostCopy = [&](size_t i) {
+    unsigned char *slot = slots + slotOf(i);
+    unsigned char *part = cursor + i * kStagingChunk;
     if (toDevice)
-      copyInParallel(staging->mapped, cursor + done, piece);
-    VkBufferCopy region = {};
-    region.size = piece;
-    if (toDevice)
-      region.dstOffset = offset + done;
+      copyInParallel(slot, part, pieceBytes(i));
     else
-      region.srcOffset = offset + done;
-    VkBuffer stagingHandle = staging->buffer;
-    Status status = device_->submitCopy([&](VkCommandBuffer commands) {
+      copyInParallel(part, slot, pieceBytes(i));
+  };
+  auto deviceCopy = [&](size_t i) {
+    VkBufferCopy region = {};
+    region.size = pieceBytes(i);
+    if (toDevice) {
+      region.srcOffset = slotOf(i);
+      region.dstOffset = offset + i * kStagingChunk;
+    } else {
+      region.srcOffset = offset + i * kStagingChunk;
+      region.dstOffset = slotOf(i);
+    }
+    return device_->submitCopy([&](VkCommandBuffer commands) {
       fullBarrier(vk, commands);
       if (toDevice)
         vk.vkCmdCopyBuffer(commands, stagingHandle, buffer_, 1, &region);
@@ -274,12 +293,54 @@ Status VulkanBuffer::stagedCopy(bool toDevice, void *host, size_t bytes,
                   VK_ACCESS_HOST_READ_BIT);
       return Status::success();
     });
+  };
+  // A device copy (submitted and waited for on this thread) overlaps the
+  // host copy of the neighbouring piece on a helper thread. Each slot is
+  // free again when it is reused: the device copy that last used it was
+  // waited for, and the host copy joined, an iteration earlier.
+  if (toDevice)
+    hostCopy(0);
+  else if (Status status = deviceCopy(0); !status)
+    return status;
+  for (size_t i = 0; i < pieces; ++i) {
+    std::thread overlapped;
+    Status status = Status::success();
+    if (toDevice) {
+      if (i + 1 < pieces)
+        overlapped = std::thread(hostCopy, i + 1);
+      status = deviceCopy(i);
+    } else if (i + 1 < pieces) {
+      overlapped = std::thread(hostCopy, i);
+      status = deviceCopy(i + 1);
+    } else {
+      hostCopy(i);
+    }
+    if (overlapped.joinable())
+      overlapped.join();
     if (!status)
       return status;
-    if (!toDevice)
-      copyInParallel(cursor + done, staging->mapped, piece);
   }
   return Status::success();
+}
+
+Status VulkanBuffer::registeredCopy(bool toDevice, VkBuffer host,
+                                    VkDeviceSize hostOffset, size_t bytes,
+                                    size_t offset) {
+  const VulkanApi &vk = device_->api();
+  VkBufferCopy region = {};
+  region.size = bytes;
+  region.srcOffset = toDevice ? hostOffset : offset;
+  region.dstOffset = toDevice ? offset : hostOffset;
+  return device_->submitCopy([&](VkCommandBuffer commands) {
+    fullBarrier(vk, commands);
+    if (toDevice)
+      vk.vkCmdCopyBuffer(commands, host, buffer_, 1, &region);
+    else
+      vk.vkCmdCopyBuffer(commands, buffer_, host, 1, &region);
+    fullBarrier(vk, commands, VK_PIPELINE_STAGE_HOST_BIT,
+                VK_ACCESS_HOST_READ_BIT);
+    return Status::success();
+  });
 }
 
 Status VulkanBuffer::upload(const void *src, size_t bytes, size_t offset) {
@@ -289,6 +350,8 @@ Status VulkanBuffer::upload(const void *src, size_t bytes, size_t offset) {
     std::memcpy(static_cast<char *>(mapped_) + offset, src, bytes);
     return Status::success();
   }
+  if (auto host = device_->hostRegistry().find(src, bytes))
+    return registeredCopy(true, host->buffer, host->offset, bytes, offset);
   return stagedCopy(true, const_cast<void *>(src), bytes, offset);
 }
 
@@ -299,6 +362,8 @@ Status VulkanBuffer::download(void *dst, size_t bytes, size_t offset) {
     std::memcpy(dst, static_cast<const char *>(mapped_) + offset, bytes);
     return Status::success();
   }
+  if (auto host = device_->hostRegistry().find(dst, bytes))
+    return registeredCopy(false, host->buffer, host->offset, bytes, offset);
   return stagedCopy(false, dst, bytes, offset);
 }
 

@@ -49,8 +49,13 @@ private:
       : device_(std::move(device)) {}
 
   /// Copies between host memory and the buffer through staging buffers of
-  /// at most kStagingChunk bytes.
+  /// at most kStagingChunk bytes, two pieces in flight (the host copy of
+  /// one while the device copies the other).
   Status stagedCopy(bool toDevice, void *host, size_t bytes, size_t offset);
+  /// One device copy between the buffer and registered host memory
+  /// (\p host at \p hostOffset: VulkanHostRegistry).
+  Status registeredCopy(bool toDevice, VkBuffer host, VkDeviceSize hostOffset,
+                        size_t bytes, size_t offset);
 
   std::shared_ptr<VulkanDevice> device_;
   VkBuffer buffer_ = VK_NULL_HANDLE;

@@ -319,6 +319,10 @@ Status VulkanDevice::init(const std::string &selector,
   CooperativeMatrixFeaturesKHR cooperative;
   if (useExtension(kCooperativeMatrixExtension))
     chain(cooperative);
+  // Registered host memory (ejk_host_register) imports through it; it needs
+  // Vulkan 1.1's external memory, core wherever ejk runs.
+  bool hostImport = version >= VK_API_VERSION_1_1 &&
+                    useExtension(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
   vk.vkGetPhysicalDeviceFeatures2(physical_, &features2);
 
   VulkanCapabilities &caps = capabilities_;
@@ -386,6 +390,21 @@ Status VulkanDevice::init(const std::string &selector,
   }
   if (Status status = api_.loadDevice(device_); !status)
     return status;
+  if (hostImport) {
+    api_.vkGetMemoryHostPointerPropertiesEXT =
+        reinterpret_cast<PFN_vkGetMemoryHostPointerPropertiesEXT>(
+            api_.vkGetDeviceProcAddr(device_,
+                                     "vkGetMemoryHostPointerPropertiesEXT"));
+    VkPhysicalDeviceExternalMemoryHostPropertiesEXT importProperties = {};
+    importProperties.sType =
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT;
+    VkPhysicalDeviceProperties2 properties2 = {};
+    properties2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    properties2.pNext = &importProperties;
+    vk.vkGetPhysicalDeviceProperties2(physical_, &properties2);
+    if (api_.vkGetMemoryHostPointerPropertiesEXT)
+      hostImportAlignment_ = importProperties.minImportedHostPointerAlignment;
+  }
   if (Status status = createLane(0, compute_); !status)
     return status;
   if (copyLane)
@@ -416,6 +435,7 @@ VulkanDevice::~VulkanDevice() {
     if (queryPool_ != VK_NULL_HANDLE)
       vk.vkDestroyQueryPool(device_, queryPool_, nullptr);
     staging_.reset();
+    hostRegistry_.clear();
     destroyLane(compute_);
     destroyLane(copy_);
     vk.vkDestroyDevice(device_, nullptr);

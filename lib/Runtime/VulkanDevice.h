@@ -21,6 +21,7 @@
 #include "SubmitQueue.h"
 #include "VulkanApi.h"
 #include "VulkanBuffer.h"
+#include "VulkanHostRegistry.h"
 #include "VulkanInstance.h"
 #include "VulkanPipelineCache.h"
 
@@ -81,6 +82,17 @@ public:
   Status enqueue(std::function<void()> job) override {
     return asyncQueue_.submit(std::move(job));
   }
+  Status registerHost(const void *pointer, size_t bytes) override {
+    return hostRegistry_.add(*this, pointer, bytes);
+  }
+  Status unregisterHost(const void *pointer) override {
+    return hostRegistry_.remove(pointer);
+  }
+  /// The registered host ranges (VulkanHostRegistry.h).
+  const VulkanHostRegistry &hostRegistry() const { return hostRegistry_; }
+  /// VK_EXT_external_memory_host's minImportedHostPointerAlignment; 0 when
+  /// the device cannot import host memory.
+  VkDeviceSize hostImportAlignment() const { return hostImportAlignment_; }
 
   const VulkanApi &api() const { return api_; }
   VkDevice handle() const { return device_; }
@@ -179,6 +191,8 @@ private:
   int markedPhases_ = -1;
   std::mutex stagingMutex_;
   std::unique_ptr<VulkanHostBuffer> staging_;
+  VkDeviceSize hostImportAlignment_ = 0;
+  VulkanHostRegistry hostRegistry_;
 
   /// The queue of ejk_invoke_async. Its jobs hold the device, so none is
   /// queued when the device is destroyed; the last one may destroy it from

@@ -245,6 +245,23 @@ EJK_RUNTIME_EXPORT ejk_status ejk_buffer_download(ejk_buffer *buffer, void *dst,
 EJK_RUNTIME_EXPORT ejk_status ejk_buffer_size(ejk_buffer *buffer,
                                               size_t *bytes);
 
+/** Registers [pointer, pointer + bytes) of the caller's host memory with
+ *  the device, as cudaHostRegister does: an upload whose source or a
+ *  download whose destination lies wholly inside a registered range is then
+ *  one device copy, without the runtime's staging memcpy (on a discrete GPU
+ *  about 3x the rate of copies from ordinary memory). The memory must stay
+ *  allocated until ejk_host_unregister, and no copy may use it while it is
+ *  being unregistered. Ranges may not overlap (EJK_ERROR_INVALID_ARGUMENT).
+ *  EJK_ERROR_UNAVAILABLE when the Vulkan device cannot import host memory
+ *  (copies then stage as before); a CPU device accepts any non-empty range
+ *  and does nothing. */
+EJK_RUNTIME_EXPORT ejk_status ejk_host_register(ejk_device *device,
+                                                void *pointer, size_t bytes);
+
+/** Releases the range registered at pointer (its first byte). */
+EJK_RUNTIME_EXPORT ejk_status ejk_host_unregister(ejk_device *device,
+                                                  void *pointer);
+
 EJK_RUNTIME_EXPORT ejk_status ejk_buffer_destroy(ejk_buffer *buffer);
 
 /* ---- Running ----------------------------------------------------------- */

@@ -394,6 +394,7 @@ ejk_status ejk_ring_last_stats(ejk_ring *ring, int step,
 ejk_status ejk_ring_destroy(ejk_ring *ring) {
   if (!ring)
     return EJK_OK;
+  ring->unregisterHost();
   for (ejk_ring::Slot &slot : ring->slots)
     for (ejk_buffer *b :
          {slot.key, slot.value, slot.output, slot.lse, slot.mask, slot.keyHalf,

@@ -21,12 +21,61 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <thread>
 #include <vector>
 
 using namespace ejk::ring;
+
+namespace {
+
+/// Sizes the forward's shard buffers and reserves its block-output buffer,
+/// and registers the five with the device (ejk_ring::registered): a shard
+/// then moves between host and device in one device copy at the bus's rate
+/// instead of through the runtime's staging memcpy (docs/ops/ring.md,
+/// "Registered host buffers"). A previous run's ranges of other sizes are
+/// released before their buffers are resized.
+void registerShardBuffers(ejk_ring &ring, size_t kBytes, size_t vBytes,
+                          size_t oBytes) {
+  ejk_ring::HostBuffers &host = ring.host;
+  const char *env = std::getenv("EJK_RING_REGISTER_HOST");
+  if (env && std::strcmp(env, "0") == 0)
+    ring.registerHost = false;
+  bool registeredAlready =
+      ring.registered.size() == 5 && host.keyCur.size() == kBytes &&
+      host.valueCur.size() == vBytes && host.partO.capacity() >= oBytes;
+  if (!registeredAlready)
+    ring.unregisterHost();
+  host.keyCur.resize(kBytes);
+  host.keyNext.resize(kBytes);
+  host.valueCur.resize(vBytes);
+  host.valueNext.resize(vBytes);
+  // Block outputs are at most this large: reading one back never
+  // reallocates (and so never leaves its registered range).
+  host.partO.reserve(oBytes);
+  if (registeredAlready || !ring.registerHost)
+    return;
+  const std::pair<void *, size_t> ranges[] = {
+      {host.keyCur.data(), kBytes},
+      {host.keyNext.data(), kBytes},
+      {host.valueCur.data(), vBytes},
+      {host.valueNext.data(), vBytes},
+      {host.partO.data(), host.partO.capacity()}};
+  for (const auto &range : ranges) {
+    if (ejk_host_register(ring.device, range.first, range.second) != EJK_OK) {
+      // A device that cannot import host memory: stage as before.
+      ring.registerHost = false;
+      ring.unregisterHost();
+      return;
+    }
+    ring.registered.push_back(range);
+  }
+}
+
+} // namespace
 
 extern "C" {
 
@@ -68,10 +117,8 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
   // fresh pages per run cost more than the run's copies (measured on the
   // H200 machine).
   ejk_ring::HostBuffers &host = ring->host;
-  host.keyCur.resize(size_t(kBytes));
-  host.keyNext.resize(size_t(kBytes));
-  host.valueCur.resize(size_t(vBytes));
-  host.valueNext.resize(size_t(vBytes));
+  const size_t oBytes = size_t(batch * seq * ring->heads * ring->headDimV * e);
+  registerShardBuffers(*ring, size_t(kBytes), size_t(vBytes), oBytes);
   host.accO.resize(size_t(ring->oElems()));
   host.accL.resize(size_t(ring->lElems()));
   parallelFor(ring->oElems(), ring->threads, [&](int64_t from, int64_t to) {

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 struct ejk_comm {
@@ -94,6 +95,19 @@ struct ejk_ring {
     std::vector<unsigned char> partQ, partK, partV;
     std::vector<float> accQ, accK[2], accV[2];
   } host;
+  /// The forward's host buffers registered with the device
+  /// (ejk_host_register: one device copy each way instead of staging),
+  /// as (first byte, bytes); released before any of them is resized or
+  /// freed. `registerHost` is off after the device refused once, or with
+  /// EJK_RING_REGISTER_HOST=0.
+  std::vector<std::pair<void *, size_t>> registered;
+  bool registerHost = true;
+  /// Releases every registered range.
+  void unregisterHost() {
+    for (const auto &range : registered)
+      ejk_host_unregister(device, range.first);
+    registered.clear();
+  }
   std::vector<ejk_ring_stats> steps;
   ejk_ring_stats total{};
 

@@ -22,6 +22,16 @@ protected:
   ejk_device *device_ = nullptr;
 };
 
+TEST_F(BufferTest, HostRegistrationIsAcceptedAndIgnoredOnTheCpu) {
+  std::vector<uint8_t> host(4096, 1);
+  EXPECT_EQ(ejk_host_register(device_, host.data(), host.size()), EJK_OK);
+  EXPECT_EQ(ejk_host_register(device_, nullptr, 16),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ejk_host_unregister(device_, host.data()), EJK_OK);
+  EXPECT_EQ(ejk_host_register(nullptr, host.data(), host.size()),
+            EJK_ERROR_INVALID_ARGUMENT);
+}
+
 TEST_F(BufferTest, RoundTripsAtOffsets) {
   ejk_buffer *buffer = nullptr;
   ASSERT_EQ(ejk_buffer_create(device_, 100, &buffer), EJK_OK);

@@ -8,6 +8,7 @@
 
 #include "VulkanTestUtil.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <thread>
 
@@ -77,14 +78,82 @@ TEST_P(VulkanInvokeTest, BuffersStartZeroedAndRoundTrip) {
 }
 
 TEST_P(VulkanInvokeTest, LargeCopiesCrossStagingChunks) {
-  // 40 MiB: more than one 32 MiB staging chunk.
-  const size_t n = size_t(10) << 20;
+  // Just over 40 MiB: three 16 MiB staging pieces, the last one partial, so
+  // both staging slots are used and the first is used again.
+  const size_t n = (size_t(10) << 20) + 3;
   std::vector<uint32_t> values(n);
   for (size_t i = 0; i < n; ++i)
     values[i] = uint32_t(i * 2654435761u);
   ejk_buffer *handle = buffer(values);
   ASSERT_NE(handle, nullptr);
   EXPECT_TRUE(read<uint32_t>(handle, n) == values);
+  // A range that starts inside the first piece and spans two boundaries.
+  const size_t first = (size_t(1) << 20) + 1, count = size_t(9) << 20;
+  std::vector<uint32_t> middle(count);
+  ASSERT_EQ(ejk_buffer_download(handle, middle.data(), count * 4, first * 4),
+            EJK_OK)
+      << ejk_last_error();
+  EXPECT_TRUE(std::equal(middle.begin(), middle.end(), values.begin() + first));
+  std::vector<uint32_t> patch(count);
+  for (size_t i = 0; i < count; ++i)
+    patch[i] = ~values[first + i];
+  ASSERT_EQ(ejk_buffer_upload(handle, patch.data(), count * 4, first * 4),
+            EJK_OK)
+      << ejk_last_error();
+  std::copy(patch.begin(), patch.end(), values.begin() + first);
+  EXPECT_TRUE(read<uint32_t>(handle, n) == values);
+}
+
+TEST_P(VulkanInvokeTest, RegisteredHostMemoryCopiesDirectly) {
+  // With staging forced, copies from and into registered memory take the
+  // imported buffer (one device copy); the values must be the same as
+  // through staging, at any offset on either side.
+  const size_t n = (size_t(5) << 20) + 3;
+  std::vector<uint32_t> host(n);
+  for (size_t i = 0; i < n; ++i)
+    host[i] = uint32_t(i * 2246822519u);
+  ASSERT_EQ(ejk_host_register(device_, host.data(), n * 4), EJK_OK)
+      << ejk_last_error();
+  ejk_buffer *handle = nullptr;
+  ASSERT_EQ(ejk_buffer_create(device_, n * 4, &handle), EJK_OK)
+      << ejk_last_error();
+  buffers_.emplace_back(handle);
+  ASSERT_EQ(ejk_buffer_upload(handle, host.data(), n * 4, 0), EJK_OK)
+      << ejk_last_error();
+  std::vector<uint32_t> expected = host;
+  // A sub-range of the registered memory into an odd device offset.
+  ASSERT_EQ(ejk_buffer_upload(handle, host.data() + 7, 4 * 1001, 4 * 3),
+            EJK_OK);
+  std::copy(host.begin() + 7, host.begin() + 7 + 1001, expected.begin() + 3);
+  std::fill(host.begin(), host.end(), 0u);
+  ASSERT_EQ(ejk_buffer_download(handle, host.data(), n * 4, 0), EJK_OK)
+      << ejk_last_error();
+  EXPECT_TRUE(host == expected);
+  // Into the middle of the registered memory.
+  ASSERT_EQ(ejk_buffer_download(handle, host.data() + 11, 4 * 5, 4 * 2),
+            EJK_OK);
+  EXPECT_EQ(host[11], expected[2]);
+  EXPECT_EQ(host[15], expected[6]);
+  EXPECT_EQ(host[16], expected[16]);
+
+  // Overlaps, empty ranges and unknown addresses are errors.
+  EXPECT_EQ(ejk_host_register(device_, host.data() + 5, 64),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(ejk_last_error()).find("overlaps"), std::string::npos)
+      << ejk_last_error();
+  EXPECT_EQ(ejk_host_register(device_, nullptr, 64),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ejk_host_register(device_, host.data(), 0),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ejk_host_unregister(device_, host.data() + 1),
+            EJK_ERROR_INVALID_ARGUMENT);
+  ASSERT_EQ(ejk_host_unregister(device_, host.data()), EJK_OK);
+  EXPECT_EQ(ejk_host_unregister(device_, host.data()),
+            EJK_ERROR_INVALID_ARGUMENT);
+  // Unregistered memory stages again.
+  std::fill(host.begin(), host.end(), 0u);
+  ASSERT_EQ(ejk_buffer_download(handle, host.data(), n * 4, 0), EJK_OK);
+  EXPECT_TRUE(host == expected);
 }
 
 TEST_P(VulkanInvokeTest, AddIsCorrect) {
