@@ -1518,6 +1518,69 @@ DELTA_FILES = {
 }
 
 
+def _dcp(chunk, block_v):
+    return f"block_v = {block_v}, chunk_size = {chunk}, {CP}"
+
+
+DELTA_FILES.update({
+    "delta-chunk-parallel.mlir": (
+        "Vulkan's chunk-parallel delta rule (chunk_parallel = 1: per-chunk "
+        "gates and UT transform, a state pass over chunks producing the new "
+        "values, every chunk's outputs at once): T = 1, 63, 64, 65 and "
+        "1000, no / per-head / per-key decay, l2 norm on and off, K = V and "
+        "K != V, odd dims, K = 256, GQA and MQA, reverse, scale, strong "
+        "decay over T = 4000, packed sequences with empty and length-1 "
+        "ones, states, f16/bf16. The CPU runs the same cases with its own "
+        "heuristic configs.",
+        [Delta("cp_t1", t=1, vulkan_config=_dcp(16, 16), **STATE),
+         Delta("cp_t63", t=63, vulkan_config=_dcp(64, 32)),
+         Delta("cp_t64", t=64, vulkan_config=_dcp(64, 32), **STATE),
+         Delta("cp_t65_key", t=65, decay="key", vulkan_config=_dcp(64, 16),
+               **STATE),
+         Delta("cp_t1000", t=1000, k=64, vulkan_config=_dcp(64, 32),
+               **STATE),
+         Delta("cp_t1000_key", t=1000, k=64, decay="key",
+               vulkan_config=_dcp(32, 32), **STATE),
+         Delta("cp_no_decay", t=300, decay=None, vulkan_config=_dcp(32, 32),
+               **STATE),
+         Delta("cp_no_l2norm", t=200, l2norm=False,
+               vulkan_config=_dcp(64, 32), **STATE),
+         Delta("cp_no_l2norm_key", t=150, l2norm=False, decay="key",
+               vulkan_config=_dcp(32, 16), **STATE),
+         Delta("cp_k64_v128", k=64, v=128, t=130, vulkan_config=_dcp(64, 32),
+               **STATE),
+         Delta("cp_k128_v32", k=128, v=32, t=100, decay="key",
+               vulkan_config=_dcp(32, 32), **STATE),
+         Delta("cp_k256", k=256, v=32, h=1, t=70, vulkan_config=_dcp(16, 16),
+               **STATE),
+         Delta("cp_odd_dims", k=20, v=12, t=90, decay="key",
+               vulkan_config=_dcp(16, 16), **STATE),
+         Delta("cp_gqa", h=8, hkv=2, t=150, vulkan_config=_dcp(32, 16),
+               **STATE),
+         Delta("cp_mqa_reverse", h=4, hkv=1, t=130, reverse=True,
+               vulkan_config=_dcp(64, 32), **STATE),
+         Delta("cp_reverse_key", t=100, decay="key", reverse=True,
+               vulkan_config=_dcp(32, 32), final=True),
+         Delta("cp_scale_batch", b=3, t=90, scale=0.5,
+               vulkan_config=_dcp(32, 32), **STATE),
+         Delta("cp_t4000_strong_head_decay", t=4000, h=1, k=16,
+               vulkan_config=_dcp(64, 16), final=True),
+         Delta("cp_t4000_strong_key_decay", t=4000, h=1, k=16, decay="key",
+               vulkan_config=_dcp(64, 16), final=True),
+         Delta("cp_varlen", n=5, t=300, vulkan_config=_dcp(32, 32), **STATE),
+         Delta("cp_varlen_key_reverse", n=6, t=200, k=16, decay="key",
+               reverse=True, vulkan_config=_dcp(64, 16), **STATE),
+         Delta("cp_varlen_gqa", n=3, t=90, h=4, hkv=2,
+               vulkan_config=_dcp(16, 16), final=True),
+         Delta("cp_f16", dtype="f16", t=200, vulkan_config=_dcp(64, 32),
+               **STATE),
+         Delta("cp_bf16_key", dtype="bf16", t=150, k=64, decay="key",
+               vulkan_config=_dcp(32, 32), **STATE),
+         Delta("cp_varlen_bf16", n=4, t=130, dtype="bf16", k=64,
+               vulkan_config=_dcp(64, 32), **STATE)]),
+})
+
+
 # --- the families ----------------------------------------------------------
 
 # --- latent ----------------------------------------------------------------

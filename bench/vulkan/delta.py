@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""ejk's Vulkan gated delta rule against flash-linear-attention's Triton
+kernels on the GPU machine, in one process (issue 18's GPU bar;
+docs/ops/delta.md).
+
+  here:   python3 bench/vulkan/delta.py prepare DIR [FINGERPRINT]
+          compiles the variants with ejkc for FINGERPRINT (default
+          bench/vulkan/h100.fingerprint) into DIR/art/<name>/, copies the
+          runtime to DIR/lib/ and this script to DIR/.
+  there:  python3 DIR/delta.py run DIR
+          (with flash-linear-attention 0.6.0, fla-core 0.6.0 and einops on
+          PYTHONPATH, carried as wheels: the device tool's README) fills the
+          inputs (q, k, v ~ N(0, 1), beta = sigmoid(N(0, 1)), decay =
+          logsigmoid(N(0, 1)) / 16 per head or per key dim), checks the
+          "chk" cases against an f32 recurrence in PyTorch and each bench
+          case against fla's output, times ejk with the runtime's GPU
+          timestamps and fla's chunk_gated_delta_rule / chunk_kda with CUDA
+          events (a second of warm-up each), and writes DIR/delta.json (and
+          $OUT/delta.json).
+
+Both sides normalize q and k in the kernel (ejk's use_qk_l2norm default,
+fla's use_qk_l2norm_in_kernel=True) and scale by 1/sqrt(K).
+"""
+import json, os, sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import ejk_runtime  # noqa: E402  (beside this script here and there)
+
+
+def cp(chunk, block_v):
+    return f"block_v = {block_v}, chunk_size = {chunk}, chunk_parallel = 1"
+
+
+# name: (B, T, H, K, V, dtype, decay: "head" or "key"[, config])
+# Without a config ejkc's heuristic picks (chunk-parallel from 256 steps);
+# the "_recurrent" variant pins the step-by-step kernel for comparison.
+RECURRENT = "block_v = 8, chunk_size = 16"
+GDN = (4, 4096, 16, 128, 128)
+
+
+def variants():
+    return {
+        "gdn_bf16": (*GDN, "bf16", "head"),
+        "gdn_f16": (*GDN, "f16", "head"),
+        "gdn_bf16_recurrent": (*GDN, "bf16", "head", RECURRENT),
+        # Chunk-parallel configs around the heuristic's (C 64, block_v 32).
+        "gdn_bf16_c64_v16": (*GDN, "bf16", "head", cp(64, 16)),
+        "gdn_bf16_c32_v32": (*GDN, "bf16", "head", cp(32, 32)),
+        "gdn_bf16_c32_v16": (*GDN, "bf16", "head", cp(32, 16)),
+        "kda_bf16": (*GDN, "bf16", "key"),
+        "chk_gdn_f16": (2, 100, 3, 32, 48, "f16", "head", cp(32, 16)),
+        "chk_gdn_bf16_long": (1, 700, 2, 64, 64, "bf16", "head"),
+        "chk_kda_f16": (2, 130, 2, 64, 32, "f16", "key", cp(64, 32)),
+        "chk_kda_bf16_long": (1, 700, 2, 128, 128, "bf16", "key"),
+        "chk_gdn_f16_recurrent": (2, 100, 3, 32, 48, "f16", "head",
+                                  RECURRENT),
+    }
+
+
+def t(*s, e):
+    return "tensor<" + "x".join(map(str, s)) + "x" + e + ">"
+
+
+def ir(b, tt, h, k, v, dt, decay, config=None):
+    q, vv, beta = t(b, tt, h, k, e=dt), t(b, tt, h, v, e=dt), t(b, tt, h, e=dt)
+    g = q if decay == "key" else beta
+    attrs = f" {{config = #ejk.config<{config}>}}" if config else ""
+    return (f"func.func @main(%q: {q}, %k: {q}, %v: {vv}, %beta: {beta}, "
+            f"%g: {g}) -> {vv} {{\n"
+            f"  %o = ejk.delta_attention %q, %k, %v, %beta decay(%g : {g})"
+            f"{attrs}\n      : {q}, {q}, {vv}, {beta} -> {vv}\n"
+            f"  return %o : {vv}\n}}\n")
+
+
+def prepare(out, fingerprint):
+    ejk_runtime.prepare(out, fingerprint, variants(), ir, __file__)
+
+
+def recurrence(q, k, v, beta, g, scale):
+    """The gated delta rule one step at a time in f32 (l2-normalized q and
+    k, ejKernel's epsilon)."""
+    import torch
+    q, k, v, beta, g = (x.float() for x in (q, k, v, beta, g))
+    q = q / torch.sqrt((q * q).sum(-1, keepdim=True) + 1e-6)
+    k = k / torch.sqrt((k * k).sum(-1, keepdim=True) + 1e-6)
+    b, tt, h, kd = q.shape
+    s = torch.zeros(b, h, kd, v.shape[-1], device=q.device)
+    out = torch.empty(b, tt, h, v.shape[-1], device=q.device)
+    for i in range(tt):
+        decay = torch.exp(g[:, i])
+        s = s * (decay[..., None] if g.dim() == 4 else decay[..., None, None])
+        kt = k[:, i]
+        pred = torch.einsum("bhk,bhkv->bhv", kt, s)
+        s = s + kt[..., None] * (beta[:, i, :, None] * (v[:, i] - pred))[:, :, None, :]
+        out[:, i] = scale * torch.einsum("bhk,bhkv->bhv", q[:, i], s)
+    return out
+
+
+def run(d):
+    import torch
+    import torch.nn.functional as F
+
+    log = lambda *a: print(*a, flush=True)
+    gpu = torch.device("cuda")
+    rt = ejk_runtime.Runtime(d)
+    try:
+        from fla.ops.gated_delta_rule import chunk_gated_delta_rule
+        fla_error = None
+    except Exception as ex:
+        chunk_gated_delta_rule = None
+        fla_error = repr(ex)[:300]
+    try:
+        from fla.ops.kda import chunk_kda
+    except Exception as ex:
+        chunk_kda = None
+        fla_error = (fla_error or "") + " kda: " + repr(ex)[:300]
+    tdt = {"f16": torch.float16, "bf16": torch.bfloat16}
+    results = {"torch": torch.__version__, "fla_import_error": fla_error,
+               "device": rt.device_lines()}
+    cases = json.load(open(os.path.join(d, "cases.json")))
+    for name, (b, tt, h, k, v, dt, decay, *_) in cases.items():
+        try:
+            torch.manual_seed(0)
+            q = torch.randn(b, tt, h, k, device=gpu).to(tdt[dt])
+            kk = torch.randn(b, tt, h, k, device=gpu).to(tdt[dt])
+            vv = torch.randn(b, tt, h, v, device=gpu).to(tdt[dt])
+            beta = torch.sigmoid(torch.randn(b, tt, h, device=gpu)).to(tdt[dt])
+            gshape = (b, tt, h, k) if decay == "key" else (b, tt, h)
+            g = (F.logsigmoid(torch.randn(*gshape, device=gpu)) / 16).to(tdt[dt])
+            mod = rt.load(os.path.join(d, "art", name))
+            ins = [rt.upload(x) for x in (q, kk, vv, beta, g)]
+            outs = [rt.empty(b * tt * h * v * q.element_size())]
+            mod.bind(ins, outs)
+            mod.invoke()
+            got = rt.download(outs[0], (b, tt, h, v), tdt[dt]).float().to(gpu)
+            entry = {"nan": bool(torch.isnan(got).any())}
+            scale = k ** -0.5
+            if name.startswith("chk"):
+                ref = recurrence(q, kk, vv, beta, g, scale)
+                entry["max_abs_err_vs_recurrence"] = float((got - ref).abs().max())
+                entry["max_abs_ref"] = float(ref.abs().max())
+            else:
+                entry["ejk_median_ms"] = mod.time_us(entry, runs=10) / 1e3
+                peer = chunk_kda if decay == "key" else chunk_gated_delta_rule
+                try:
+                    f = lambda: peer(q, kk, vv, g.float() if decay == "key" else g,
+                                     beta, scale=scale,
+                                     use_qk_l2norm_in_kernel=True)[0]
+                    ref = f().float()
+                    entry["max_abs_err_vs_fla"] = float((got - ref).abs().max())
+                    entry["max_abs_fla"] = float(ref.abs().max())
+                    entry["fla_median_ms"] = ejk_runtime.cuda_median_ms(f)
+                    entry["ejk_over_fla"] = entry["ejk_median_ms"] / entry["fla_median_ms"]
+                except Exception as ex:
+                    entry["fla_error"] = repr(ex)[:400]
+            results[name] = entry
+            log(name, json.dumps(entry))
+            rt.release()
+            mod.destroy()
+        except Exception as ex:
+            results[name] = {"error": repr(ex)[:400]}
+            log(name, "ERROR", repr(ex)[:400])
+    ejk_runtime.save_results(d, "delta", results)
+
+
+if __name__ == "__main__":
+    ejk_runtime.main(sys.argv, __doc__, prepare, run)
