@@ -7,7 +7,7 @@
 // dispatch scales into d_query. GQA 8:2, f16, causal.
 
 // CHECK-LABEL: func.func private @fused_dispatch_0_delta
-// CHECK-SAME: (%{{.*}}: memref<2x100x8x64xf16>, %{{.*}}: memref<2x100x8x64xf16>, %{{.*}}: memref<2x8x100xf32>, %{{.*}}: memref<2x8x128x64xf32>)
+// CHECK-SAME: (%{{.*}}: memref<2x100x8x64xf16>, %{{.*}}: memref<2x100x8x64xf16>, %{{.*}}: memref<2x100x8x64xf16>, %{{.*}}: memref<2x8x100xf32>, %{{.*}}: memref<2x8x128x64xf32>, %{{.*}}: memref<2x8x128x64xf32>, %{{.*}}: memref<2x8x128x64xf32>)
 // CHECK-SAME: ejk.grid = array<i64: 1, 8, 2>
 
 // One pack block of 64 keys: both passes are the dK/dV pass.
@@ -22,7 +22,7 @@
 
 // The dK/dV pass records the whole backward (2.5 causal forwards).
 // CHECK-LABEL: func.func private @fused_dispatch_0(
-// CHECK-SAME: %{{.*}}: memref<2x2x192x64xf32>, %[[DQ:.*]]: memref<2x8x128x64xf32>)
+// CHECK-SAME: %{{.*}}: memref<2x8x128x64xf32>, %{{.*}}: memref<2x8x128x64xf32>, %{{.*}}: memref<2x2x192x64xf32>, %[[DQ:.*]]: memref<2x8x128x64xf32>)
 // CHECK-SAME: ejk.flops = 66560000 : i64
 // CHECK-SAME: ejk.grid = array<i64: 1, 2, 2>
 // The key blocks, then the 4 query heads of the group and their query
@@ -38,8 +38,10 @@
 
 // CHECK-LABEL: func.func @fused
 // CHECK: %[[D:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x8x100xf32>
+// CHECK: %[[QROWS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x8x128x64xf32>
+// CHECK: %[[DOROWS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x8x128x64xf32>
 // CHECK: %[[ACC:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x8x128x64xf32>
-// CHECK: ejk.dispatch @fused_dispatch_0_delta(%arg3, %arg4, %[[D]], %[[ACC]])
+// CHECK: ejk.dispatch @fused_dispatch_0_delta(%arg0, %arg3, %arg4, %[[D]], %[[QROWS]], %[[DOROWS]], %[[ACC]])
 // CHECK: ejk.dispatch @fused_dispatch_0_pack(
 // CHECK: ejk.dispatch @fused_dispatch_0(%arg0, {{.*}}, %[[ACC]])
 // CHECK: ejk.dispatch @fused_dispatch_0_dq(%[[ACC]], %arg6)

@@ -46,14 +46,36 @@ int64_t rowsPerBlock(int64_t rows) {
   return rows % kRows == 0 ? kRows : (rows % 2 == 0 ? 2 : 1);
 }
 
+/// A block of query rows (Qs or dO) as a matmul operand: row r, column c
+/// of the block is `buffer[lead..., offset + r, c]` (a staged scratch tile
+/// has no lead indices and no offset).
+struct RowBlock {
+  RowBlock(Value tile) : buffer(tile) {}
+  RowBlock(Value buffer, ValueRange lead, Value offset)
+      : buffer(buffer), lead(lead), offset(offset) {}
+
+  SmallVector<Value> at(Emitter &e, Value r, Value c) const {
+    SmallVector<Value> indices(lead.begin(), lead.end());
+    indices.push_back(offset ? e.add(offset, r) : r);
+    indices.push_back(c);
+    return indices;
+  }
+
+  Value buffer;
+  SmallVector<Value, 2> lead;
+  Value offset;
+};
+
 /// One pass's tile: scratch for a block of `blockQ` query rows of one head
 /// against a block of `blockK` keys, and what both passes do with it.
+/// `stageRows`: the pass copies its Qs and dO rows into scratch (the dQ
+/// pass, once per workgroup); the dK/dV pass reads them packed instead.
 class GradTileBuilder {
 public:
   GradTileBuilder(OpBuilder &builder, Location loc,
                   const CpuAttentionGradPlan &plan,
                   const CpuAttentionGradBuffers &buffers, int64_t blockQ,
-                  int64_t blockK)
+                  int64_t blockK, bool stageRows)
       : e(builder, loc, plan.lanes), p(plan), buf(buffers), blockQ(blockQ),
         blockK(blockK) {
     paddedD = p.paddedHeadDim();
@@ -64,8 +86,10 @@ public:
     zero = e.index(0);
     one = e.index(1);
     batch = WorkgroupIdOp::create(e.b, 2);
-    qTile = e.scratch({blockQ, paddedD});
-    doTile = e.scratch({blockQ, paddedDv});
+    if (stageRows) {
+      qTile = e.scratch({blockQ, paddedD});
+      doTile = e.scratch({blockQ, paddedDv});
+    }
     sTile = e.scratch({blockQ, blockK});
     dpTile = e.scratch({blockQ, blockK});
     lseTile = e.scratch({blockQ});
@@ -81,15 +105,13 @@ public:
   /// Qs, dO (widened), S then Pd, dP then dS, the rows' lse and D.
   Value qTile, doTile, sTile, dpTile, lseTile, deltaTile;
 
-  /// Loads the rows [rowStart, rowStart + blockQ) of `head`: Qs, dO, lse
-  /// (+inf for rows that add nothing) and D. Rows past seq_q repeat the
-  /// last row.
+  /// Stages the rows [rowStart, rowStart + blockQ) of `head`: Qs and dO
+  /// into qTile and doTile (rows past seq_q repeat the last row), then
+  /// loadRowScalars.
   void loadRows(Value rowStart, Value head) {
     Value scale = e.splatF32(p.softmaxScale);
-    Value inf = e.constF32(std::numeric_limits<float>::infinity());
     e.forLoop(zero, e.index(blockQ), one, [&](Value r) {
-      Value pos = e.add(rowStart, r);
-      Value index = e.min(pos, e.index(p.seqQ - 1));
+      Value index = e.min(e.add(rowStart, r), e.index(p.seqQ - 1));
       for (int64_t d = 0; d < paddedD; d += p.lanes) {
         Value q = e.readVector(buf.query, {batch, index, head, e.index(d)},
                                d + p.lanes <= p.headDim);
@@ -101,6 +123,17 @@ public:
                                d + p.lanes <= p.headDimV);
         vector::StoreOp::create(e.b, g, doTile, ValueRange{r, e.index(d)});
       }
+    });
+    loadRowScalars(rowStart, head);
+  }
+
+  /// Loads lse (+inf for rows that add nothing: past seq_q, or that saw no
+  /// key) and D of the rows [rowStart, rowStart + blockQ) of `head`.
+  void loadRowScalars(Value rowStart, Value head) {
+    Value inf = e.constF32(std::numeric_limits<float>::infinity());
+    e.forLoop(zero, e.index(blockQ), one, [&](Value r) {
+      Value pos = e.add(rowStart, r);
+      Value index = e.min(pos, e.index(p.seqQ - 1));
       Value lse =
           memref::LoadOp::create(e.b, buf.lse, ValueRange{batch, head, index});
       Value valid = arith::AndIOp::create(
@@ -122,8 +155,8 @@ public:
   /// out = a packedT for one key block: rows of `a` (blockQ x depth,
   /// broadcast) against `depth` rows of contiguous keys of `packedT`
   /// ([B, Hkv, Sk_pad / pb, depth, pb]).
-  void multiplyByKeys(Value a, int64_t depth, Value packedT, Value kvHead,
-                      Value keyStart, Value out) {
+  void multiplyByKeys(const RowBlock &a, int64_t depth, Value packedT,
+                      Value kvHead, Value keyStart, Value out) {
     int64_t rowBlock = rowsPerBlock(blockQ);
     int64_t cols = keyVectors * p.lanes;
     e.forLoop(zero, e.index(blockQ), e.index(rowBlock), [&](Value r0) {
@@ -144,7 +177,7 @@ public:
               SmallVector<Value> next;
               for (int64_t r = 0; r < rowBlock; ++r) {
                 Value x = memref::LoadOp::create(
-                    e.b, a, ValueRange{e.add(r0, e.index(r)), d});
+                    e.b, a.buffer, a.at(e, e.add(r0, e.index(r)), d));
                 Value xv = e.broadcast(x);
                 for (int64_t c = 0; c < keyVectors; ++c)
                   next.push_back(e.fma(xv, keys[c], acc[r * keyVectors + c]));
@@ -301,7 +334,7 @@ public:
   /// acc (blockK x width) += weights^T rows: key rows of the accumulator in
   /// register blocks, `weights` (blockQ x blockK) broadcast, `rows`
   /// (blockQ x width) streamed.
-  void accumulateTransposed(Value weights, Value rows, int64_t width,
+  void accumulateTransposed(Value weights, const RowBlock &rows, int64_t width,
                             Value acc) {
     int64_t keyBlock = rowsPerBlock(blockK);
     int64_t vectors = vectorsPerBlock(width / p.lanes, maxVectors);
@@ -320,8 +353,8 @@ public:
               SmallVector<Value> row;
               for (int64_t c = 0; c < vectors; ++c)
                 row.push_back(vector::LoadOp::create(
-                    e.b, e.vf32, rows,
-                    ValueRange{i, e.add(d0, e.index(c * p.lanes))}));
+                    e.b, e.vf32, rows.buffer,
+                    rows.at(e, i, e.add(d0, e.index(c * p.lanes)))));
               SmallVector<Value> next;
               for (int64_t j = 0; j < keyBlock; ++j) {
                 Value w = e.broadcast(memref::LoadOp::create(
@@ -410,27 +443,48 @@ public:
 
 void mlir::ejk::buildCpuGradDeltaBody(OpBuilder &builder, Location loc,
                                       const CpuAttentionGradPlan &p,
-                                      Value output, Value dOutput, Value delta,
+                                      Value query, Value output, Value dOutput,
+                                      Value delta, Value packedQuery,
+                                      Value packedDOutput,
                                       Value dqAccumulator) {
   Emitter e(builder, loc, p.lanes);
   Value head = WorkgroupIdOp::create(e.b, 1);
   Value batch = WorkgroupIdOp::create(e.b, 2);
   Value zero = e.index(0), one = e.index(1);
+  Value scale = e.splatF32(p.softmaxScale);
   e.forLoop(zero, e.index(p.seqQ), one, [&](Value i) {
     Value acc = e.splatF32(0.0f);
-    for (int64_t d = 0; d < p.headDimV; d += p.lanes) {
+    for (int64_t d = 0; d < p.paddedHeadDimV(); d += p.lanes) {
       bool inBounds = d + p.lanes <= p.headDimV;
       Value o = e.readVector(output, {batch, i, head, e.index(d)}, inBounds);
       Value g = e.readVector(dOutput, {batch, i, head, e.index(d)}, inBounds);
       acc = e.fma(o, g, acc);
+      vector::StoreOp::create(e.b, g, packedDOutput,
+                              ValueRange{batch, head, i, e.index(d)});
     }
     Value sum =
         vector::ReductionOp::create(e.b, vector::CombiningKind::ADD, acc);
     memref::StoreOp::create(e.b, sum, delta, ValueRange{batch, head, i});
+    for (int64_t d = 0; d < p.paddedHeadDim(); d += p.lanes) {
+      Value q = e.readVector(query, {batch, i, head, e.index(d)},
+                             d + p.lanes <= p.headDim);
+      vector::StoreOp::create(e.b, e.fmul(q, scale), packedQuery,
+                              ValueRange{batch, head, i, e.index(d)});
+    }
+  });
+  // Rows of the last query block past seq_q: zero (their lse is +inf in the
+  // dK/dV pass, so they add nothing; zeros keep them finite).
+  Value zeroVec = e.splatF32(0.0f);
+  e.forLoop(e.index(p.seqQ), e.index(p.paddedSeqQ()), one, [&](Value i) {
+    for (int64_t d = 0; d < p.paddedHeadDim(); d += p.lanes)
+      vector::StoreOp::create(e.b, zeroVec, packedQuery,
+                              ValueRange{batch, head, i, e.index(d)});
+    for (int64_t d = 0; d < p.paddedHeadDimV(); d += p.lanes)
+      vector::StoreOp::create(e.b, zeroVec, packedDOutput,
+                              ValueRange{batch, head, i, e.index(d)});
   });
   if (!dqAccumulator)
     return;
-  Value zeroVec = e.splatF32(0.0f);
   e.forLoop(zero, e.index(p.paddedSeqQ()), one, [&](Value i) {
     for (int64_t d = 0; d < p.paddedHeadDim(); d += p.lanes)
       vector::StoreOp::create(e.b, zeroVec, dqAccumulator,
@@ -459,7 +513,8 @@ void mlir::ejk::buildCpuGradStoreQueryBody(OpBuilder &builder, Location loc,
 void mlir::ejk::buildCpuGradKeyValueBody(OpBuilder &builder, Location loc,
                                          const CpuAttentionGradPlan &p,
                                          const CpuAttentionGradBuffers &buf) {
-  GradTileBuilder t(builder, loc, p, buf, p.blockQ, p.blockK);
+  GradTileBuilder t(builder, loc, p, buf, p.blockQ, p.blockK,
+                    /*stageRows=*/false);
   Emitter &e = t.e;
   Value x = WorkgroupIdOp::create(e.b, 0);
   Value kvHead = WorkgroupIdOp::create(e.b, 1);
@@ -504,14 +559,16 @@ void mlir::ejk::buildCpuGradKeyValueBody(OpBuilder &builder, Location loc,
       e.forLoop(from, to, t.one, [&](Value step) {
         Value queryBlock = list ? list->at(e, step) : step;
         Value rowStart = e.mul(queryBlock, e.index(p.blockQ));
-        t.loadRows(rowStart, head);
-        t.multiplyByKeys(t.qTile, p.headDim, buf.packedKeyT, kvHead, keyStart,
+        RowBlock qRows(buf.packedQuery, {t.batch, head}, rowStart);
+        RowBlock doRows(buf.packedDOutput, {t.batch, head}, rowStart);
+        t.loadRowScalars(rowStart, head);
+        t.multiplyByKeys(qRows, p.headDim, buf.packedKeyT, kvHead, keyStart,
                          t.sTile);
-        t.multiplyByKeys(t.doTile, p.headDimV, buf.packedValueT, kvHead,
-                         keyStart, t.dpTile);
+        t.multiplyByKeys(doRows, p.headDimV, buf.packedValueT, kvHead, keyStart,
+                         t.dpTile);
         t.gradients(rowStart, head, keyStart, /*keepProbs=*/true);
-        t.accumulateTransposed(t.sTile, t.doTile, t.paddedDv, dvTile);
-        t.accumulateTransposed(t.dpTile, t.qTile, t.paddedD, dkTile);
+        t.accumulateTransposed(t.sTile, doRows, t.paddedDv, dvTile);
+        t.accumulateTransposed(t.dpTile, qRows, t.paddedD, dkTile);
         if (p.fuseDq)
           t.accumulateKeys(kvHead, keyStart, buf.dqAccumulator,
                            [&](Value r, Value d) -> SmallVector<Value> {
@@ -547,7 +604,8 @@ void mlir::ejk::buildCpuGradKeyValueBody(OpBuilder &builder, Location loc,
 void mlir::ejk::buildCpuGradQueryBody(OpBuilder &builder, Location loc,
                                       const CpuAttentionGradPlan &p,
                                       const CpuAttentionGradBuffers &buf) {
-  GradTileBuilder t(builder, loc, p, buf, p.dqBlockQ, p.dqBlockK);
+  GradTileBuilder t(builder, loc, p, buf, p.dqBlockQ, p.dqBlockK,
+                    /*stageRows=*/true);
   Emitter &e = t.e;
   Value queryBlock = WorkgroupIdOp::create(e.b, 0);
   Value head = WorkgroupIdOp::create(e.b, 1);

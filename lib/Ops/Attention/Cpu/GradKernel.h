@@ -3,7 +3,9 @@
 // Builds the bodies of the dispatches that run one flash attention backward
 // on a CPU (FlashAttention-2's algorithm, GradKernel.cpp):
 //
-//   delta   D[b, h, i] = dot(dO[b, i, h], O[b, i, h])      grid [1, Hq, B]
+//   delta   D[b, h, i] = dot(dO[b, i, h], O[b, i, h]), and the rows the
+//           dK/dV pass streams: scale * Q and dO per head, f32
+//           ([B, Hq, Sq_pad, D_pad|Dv_pad], zero past seq_q)  grid [1, Hq, B]
 //   pack    K^T and V^T per pack block of keys ([B, Hkv, Sk_pad / pb,
 //           D|Dv, pb] f32, pb = gcd of the passes' key blocks) and K rows
 //           ([B, Hkv, Sk_pad, D_pad] f32): the forward's pack body, run
@@ -102,6 +104,11 @@ struct CpuAttentionGradBuffers : AttentionGradBuffers {
   Value delta, packedKeyT, packedValueT, packedKey;
   /// With fuse_dq: the f32 dQ ([B, Hq, Sq_pad, D_pad]).
   Value dqAccumulator;
+  /// scale * Q and dO per head, f32 ([B, Hq, Sq_pad, D_pad|Dv_pad]): the
+  /// dK/dV pass reads a query block's rows there, contiguous, instead of
+  /// copying them from the [B, S, H, D] operands (rows 4 * H * D bytes
+  /// apart) for every key block.
+  Value packedQuery, packedDOutput;
 };
 
 /// Replaces the op's dispatch by the dK/dV pass and adds the other
@@ -112,20 +119,23 @@ LogicalResult tileCpuAttentionGrad(DispatchRewriter &rewriter,
                                    CpuAttentionGradBuffers &buffers,
                                    Location loc);
 
-/// The delta dispatch body: reads `output` and `dOutput`, writes `delta`
-/// and zeroes `dqAccumulator` (if not null).
+/// The delta dispatch body: reads `query`, `output` and `dOutput`, writes
+/// `delta`, `packedQuery` and `packedDOutput`, and zeroes `dqAccumulator`
+/// (if not null).
 void buildCpuGradDeltaBody(OpBuilder &b, Location loc,
-                           const CpuAttentionGradPlan &plan, Value output,
-                           Value dOutput, Value delta, Value dqAccumulator);
+                           const CpuAttentionGradPlan &plan, Value query,
+                           Value output, Value dOutput, Value delta,
+                           Value packedQuery, Value packedDOutput,
+                           Value dqAccumulator);
 
 /// With fuse_dq: d_query = scale * dqAccumulator (grid [1, Hq, B]).
 void buildCpuGradStoreQueryBody(OpBuilder &b, Location loc,
                                 const CpuAttentionGradPlan &plan,
                                 Value dqAccumulator, Value dQuery);
 
-/// The dK/dV dispatch body (reads delta, packedKeyT, packedValueT; writes
-/// dKey and dValue; with fuse_dq also reads packedKey and adds into
-/// dqAccumulator).
+/// The dK/dV dispatch body (reads delta, packedQuery, packedDOutput,
+/// packedKeyT, packedValueT; writes dKey and dValue; with fuse_dq also
+/// reads packedKey and adds into dqAccumulator).
 void buildCpuGradKeyValueBody(OpBuilder &b, Location loc,
                               const CpuAttentionGradPlan &plan,
                               const CpuAttentionGradBuffers &buffers);

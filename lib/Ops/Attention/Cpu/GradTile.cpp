@@ -2,9 +2,10 @@
 //
 // Replaces the op by the dK/dV pass (GradKernel.cpp) and adds, around it,
 // the dispatches every caller then runs in order: delta (D = rowsum(dO *
-// O)), pack (K^T, V^T and K rows, f32), dK/dV, and dQ (with fuse_dq: the
-// store of the f32 dQ the dK/dV pass accumulated). The temporaries (D, the
-// packed K/V, the f32 dQ) are allocated by the callers.
+// O), and the f32 Qs and dO rows per head), pack (K^T, V^T and K rows,
+// f32), dK/dV, and dQ (with fuse_dq: the store of the f32 dQ the dK/dV
+// pass accumulated). The temporaries (D, the packed rows, the packed K/V,
+// the f32 dQ) are allocated by the callers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,6 +48,11 @@ public:
         MemRefType::get({p.batch, p.numKvHeads, keys, p.paddedHeadDim()}, f32);
     dqAccType = MemRefType::get(
         {p.batch, p.numHeads, p.paddedSeqQ(), p.paddedHeadDim()}, f32);
+    queryRowsType = dqAccType;
+    dOutputRowsType = MemRefType::get(
+        {p.batch, p.numHeads, p.paddedSeqQ(), p.paddedHeadDimV()}, f32);
+    rowsBytes =
+        (queryRowsType.getNumElements() + dOutputRowsType.getNumElements()) * 4;
     packedBytes = (keyTType.getNumElements() + valueRowsType.getNumElements() +
                    valueTType.getNumElements() + keyRowsType.getNumElements()) *
                   4;
@@ -67,26 +73,28 @@ public:
     return rewrite();
   }
 
-  /// Bytes of the packed K/V and of the fused f32 dQ.
-  int64_t packedBytes, dqAccBytes;
+  /// Bytes of the packed K/V, of the fused f32 dQ and of the packed Qs and
+  /// dO rows.
+  int64_t packedBytes, dqAccBytes, rowsBytes;
 
 private:
-  /// D = rowsum(dO * O); zeroes the fused dQ.
+  /// D = rowsum(dO * O), the packed Qs and dO rows; zeroes the fused dQ.
   void addDelta() {
-    SmallVector<Type> types = {buf.output.getType(), buf.dOutput.getType(),
-                               deltaType};
+    SmallVector<Type> types = {buf.query.getType(),   buf.output.getType(),
+                               buf.dOutput.getType(), deltaType,
+                               queryRowsType,         dOutputRowsType};
     if (p.fuseDq)
       types.push_back(dqAccType);
     delta = rewriter.addDispatch(
         "delta", types, p.deltaGrid(),
         [&](OpBuilder &b, Location loc, ValueRange args) {
-          buildCpuGradDeltaBody(b, loc, p, args[0], args[1], args[2],
-                                p.fuseDq ? args[3] : Value());
+          buildCpuGradDeltaBody(b, loc, p, args[0], args[1], args[2], args[3],
+                                args[4], args[5], p.fuseDq ? args[6] : Value());
         });
     DispatchRewriter::setWork(
         delta, 0,
-        DispatchRewriter::bytesOf({buf.output, buf.dOutput}) +
-            deltaType.getNumElements() * 4 + dqAccBytes);
+        DispatchRewriter::bytesOf({buf.query, buf.output, buf.dOutput}) +
+            deltaType.getNumElements() * 4 + rowsBytes + dqAccBytes);
   }
 
   /// The forward's pack run twice: (K, V) gives K^T (and V rows, unused),
@@ -170,7 +178,8 @@ private:
   /// Appends the dK/dV pass's temporaries to it (`buf` gets them) and
   /// rewrites the callers: allocate, delta, pack, dK/dV, dQ.
   LogicalResult rewrite() {
-    SmallVector<MemRefType> appendedTypes = {deltaType, keyTType, valueTType};
+    SmallVector<MemRefType> appendedTypes = {deltaType, keyTType, valueTType,
+                                             queryRowsType, dOutputRowsType};
     if (p.fuseDq)
       appendedTypes.append({keyRowsType, dqAccType});
     if (p.sparse)
@@ -182,17 +191,21 @@ private:
     buf.delta = (*appended)[0];
     buf.packedKeyT = (*appended)[1];
     buf.packedValueT = (*appended)[2];
+    buf.packedQuery = (*appended)[3];
+    buf.packedDOutput = (*appended)[4];
     if (p.fuseDq) {
-      buf.packedKey = (*appended)[3];
-      buf.dqAccumulator = (*appended)[4];
+      buf.packedKey = (*appended)[5];
+      buf.dqAccumulator = (*appended)[6];
     }
     if (p.sparse)
       buf.liveQueryBlocks = appended->back();
 
-    // Temporaries: 0 D, 1 K^T, 2 V rows, 3 V^T, 4 K rows, 5 the f32 dQ,
-    // then the dK/dV pass's lists and the dQ pass's (block-sparse).
-    SmallVector<MemRefType> temporaries = {deltaType, keyTType, valueRowsType,
-                                           valueTType, keyRowsType};
+    // Temporaries: 0 D, 1 K^T, 2 V rows, 3 V^T, 4 K rows, 5 Qs rows, 6 dO
+    // rows, 7 the f32 dQ, then the dK/dV pass's lists and the dQ pass's
+    // (block-sparse).
+    SmallVector<MemRefType> temporaries = {
+        deltaType,   keyTType,      valueRowsType,  valueTType,
+        keyRowsType, queryRowsType, dOutputRowsType};
     if (p.fuseDq)
       temporaries.push_back(dqAccType);
     unsigned keyValueListAt = temporaries.size();
@@ -222,24 +235,25 @@ private:
         if (!p.fuseDq)
           runList(queryList, temps[keyValueListAt + 1]);
       }
-      SmallVector<Value> deltaBindings = {bound(buf.output), bound(buf.dOutput),
-                                          temps[0]};
+      SmallVector<Value> deltaBindings = {bound(buf.query),   bound(buf.output),
+                                          bound(buf.dOutput), temps[0],
+                                          temps[5],           temps[6]};
       if (p.fuseDq)
-        deltaBindings.push_back(temps[5]);
+        deltaBindings.push_back(temps[7]);
       DispatchOp::create(b, loc, delta.getSymName(), deltaBindings);
       DispatchOp::create(b, loc, pack.getSymName(),
                          ValueRange{bound(buf.key), bound(buf.value), temps[1],
                                     temps[2], temps[3], temps[4]});
       SmallVector<Value> bindings(call.getBuffers());
-      bindings.append({temps[0], temps[1], temps[3]});
+      bindings.append({temps[0], temps[1], temps[3], temps[5], temps[6]});
       if (p.fuseDq)
-        bindings.append({temps[4], temps[5]});
+        bindings.append({temps[4], temps[7]});
       if (p.sparse)
         bindings.push_back(temps[keyValueListAt]);
       DispatchOp::create(b, loc, call.getCallee(), bindings);
       SmallVector<Value> queryBindings;
       if (p.fuseDq) {
-        queryBindings = {temps[5], bound(buf.dQuery)};
+        queryBindings = {temps[7], bound(buf.dQuery)};
       } else {
         for (Value v : queryPassReads)
           queryBindings.push_back(bound(v));
@@ -257,7 +271,7 @@ private:
   const CpuAttentionGradPlan &p;
   CpuAttentionGradBuffers &buf;
   MemRefType deltaType, keyTType, valueRowsType, valueTType, keyRowsType,
-      dqAccType;
+      dqAccType, queryRowsType, dOutputRowsType;
   SmallVector<Value> queryPassReads;
   func::FuncOp delta, pack, query;
   LiveBlocksDispatch keyValueList, queryList;
@@ -305,10 +319,10 @@ LogicalResult mlir::ejk::tileCpuAttentionGrad(DispatchRewriter &rewriter,
       attentionGradFlops(plan) - (plan.fuseDq ? 0 : attentionFlops(plan) / 2);
   DispatchRewriter::setWork(
       dispatch, flops,
-      DispatchRewriter::bytesOf({buffers.query, buffers.dOutput, buffers.lse,
-                                 buffers.bias, buffers.mask,
+      DispatchRewriter::bytesOf({buffers.lse, buffers.bias, buffers.mask,
                                  buffers.qSegmentIds, buffers.kvSegmentIds,
                                  buffers.dKey, buffers.dValue}) +
-          dispatches.packedBytes + 2 * dispatches.dqAccBytes);
+          dispatches.packedBytes + dispatches.rowsBytes +
+          2 * dispatches.dqAccBytes);
   return success();
 }
