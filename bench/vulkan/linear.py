@@ -11,7 +11,10 @@ GPU machine, in one process (issue 18's GPU bar; docs/ops/linear.md).
           PYTHONPATH, carried as wheels: the device tool's README) fills the
           inputs (q, k, v ~ N(0, 1), g = logsigmoid(N(0, 1)) / 16, g_gamma =
           log(1 - 2^(-5 - h/2)) per head), checks a small case against an
-          f32 recurrence in PyTorch and each bench case against fla's output,
+          f32 recurrence in PyTorch (the chk_* cases: cooperative and SIMT
+          kernels, f16 and bf16, weak, medium and strong gates, T not a
+          multiple of the chunk, varlen) and each bench case against fla's
+          output,
           times ejk with the runtime's GPU timestamps and fla's chunk_gla /
           chunk_simple_gla with CUDA events (a second of warm-up each), and
           writes DIR/linear.json (and $OUT/linear.json).
@@ -23,30 +26,62 @@ sys.path.insert(0, HERE)
 import ejk_runtime  # noqa: E402  (beside this script here and there)
 
 
-# name: (B, T, H, K, V, dtype, gated: "g" or "gamma"[, config])
-# Without a config ejkc's heuristic picks (chunk-parallel from 256 steps);
-# the "_recurrent" variants pin the step-by-step kernel for comparison.
+# name: (B, T, H, K, V, dtype, gated[, config[, cu_seqlens]])
+# gated: "g" (g = logsigmoid(N(0, 1)) / 16, fla's benchmark gates), "g/4"
+# and "g/1" (4x and 16x stronger: chunks of 64 reach B_last of about -13 and
+# -50, past the cooperative kernel's factored bound of 16), or "gamma".
+# Without a config ejkc's heuristic picks (chunk-parallel from 256 steps,
+# cooperative where the fingerprint has cooperative matrices); the
+# "_recurrent" and "_simt" variants pin the other kernels for comparison.
 RECURRENT = "block_v = 8, chunk_size = 16"
 CHUNK_PARALLEL = "block_v = 48, chunk_size = 32, chunk_parallel = 1"
+SIMT64 = "block_v = 128, chunk_size = 64, chunk_parallel = 1"
+COOP = "chunk_parallel = 1, cooperative = 1"
+# Packed sequences of lengths 37, 0, 113, 1, 149 (T = 300).
+CU = [0, 37, 37, 150, 151, 300]
 
 
 def variants():
     return {
         "ggla_bf16": (4, 4096, 16, 128, 128, "bf16", "g"),
         "ggla_f16": (4, 4096, 16, 128, 128, "f16", "g"),
-        "ggla_bf16_recurrent": (4, 4096, 16, 128, 128, "bf16", "g", RECURRENT),
-        # Chunk-parallel configs around the heuristic's (C 64, block_v 128).
-        "ggla_bf16_c32_v128": (4, 4096, 16, 128, 128, "bf16", "g",
-                               "block_v = 128, chunk_size = 32, chunk_parallel = 1"),
-        "ggla_bf16_c64_v64": (4, 4096, 16, 128, 128, "bf16", "g",
-                              "block_v = 64, chunk_size = 64, chunk_parallel = 1"),
-        "ggla_bf16_c32_v64": (4, 4096, 16, 128, 128, "bf16", "g",
-                              "block_v = 64, chunk_size = 32, chunk_parallel = 1"),
+        "ggla_bf16_simt": (4, 4096, 16, 128, 128, "bf16", "g", SIMT64),
+        "ggla_f16_simt": (4, 4096, 16, 128, 128, "f16", "g", SIMT64),
+        # Cooperative configs around the heuristic's (C 64, block_v 128).
+        "ggla_bf16_coop_c32_v128": (4, 4096, 16, 128, 128, "bf16", "g",
+                                    "block_v = 128, chunk_size = 32, " + COOP),
+        "ggla_bf16_coop_c64_v64": (4, 4096, 16, 128, 128, "bf16", "g",
+                                   "block_v = 64, chunk_size = 64, " + COOP),
         "gsimple_bf16": (16, 16384, 8, 128, 128, "bf16", "gamma"),
-        "chk_gla": (2, 100, 3, 32, 48, "f16", "g"),
+        "gsimple_bf16_simt": (16, 16384, 8, 128, 128, "bf16", "gamma", SIMT64),
+        "chk_gla": (2, 100, 3, 32, 48, "f16", "g", RECURRENT),
         "chk_gla_chunk_parallel": (2, 100, 3, 32, 48, "f16", "g",
                                    CHUNK_PARALLEL),
-        "chk_gla_long": (1, 700, 2, 64, 64, "f16", "g"),
+        # Cooperative: T = 100 is not a multiple of the chunk; V = 48 leaves
+        # subgroups without a tile of their own.
+        "chk_coop_f16": (2, 100, 3, 32, 48, "f16", "g",
+                         "block_v = 48, chunk_size = 32, " + COOP),
+        "chk_coop_bf16": (2, 100, 3, 32, 48, "bf16", "g",
+                          "block_v = 48, chunk_size = 32, " + COOP),
+        "chk_coop_c64_f16": (2, 200, 3, 64, 64, "f16", "g",
+                             "block_v = 64, chunk_size = 64, " + COOP),
+        "chk_coop_mid_f16": (2, 200, 3, 64, 64, "f16", "g/4",
+                             "block_v = 64, chunk_size = 64, " + COOP),
+        "chk_coop_strong_f16": (2, 200, 3, 64, 64, "f16", "g/1",
+                                "block_v = 64, chunk_size = 64, " + COOP),
+        "chk_coop_strong_bf16": (2, 200, 3, 64, 64, "bf16", "g/1",
+                                 "block_v = 64, chunk_size = 64, " + COOP),
+        "chk_coop_gamma_bf16": (2, 700, 4, 64, 64, "bf16", "gamma",
+                                "block_v = 64, chunk_size = 64, " + COOP),
+        "chk_coop_varlen_f16": (1, 300, 2, 64, 64, "f16", "g",
+                                "block_v = 64, chunk_size = 64, " + COOP, CU),
+        "chk_coop_varlen_strong_f16": (1, 300, 2, 64, 64, "f16", "g/1",
+                                       "block_v = 64, chunk_size = 64, " + COOP,
+                                       CU),
+        "chk_simt_varlen_f16": (1, 300, 2, 64, 64, "f16", "g", SIMT64, CU),
+        # The heuristic's pick at K = V = 128 (cooperative on the H100).
+        "chk_gla_long": (1, 700, 2, 128, 128, "f16", "g"),
+        "chk_gla_long_bf16": (1, 700, 2, 128, 128, "bf16", "g"),
     }
 
 
@@ -54,24 +89,50 @@ def t(*s, e):
     return "tensor<" + "x".join(map(str, s)) + "x" + e + ">"
 
 
-def ir(b, tt, h, k, v, dt, gated, config=None):
+def ir(b, tt, h, k, v, dt, gated, config=None, cu=None):
     q, vv = t(b, tt, h, k, e=dt), t(b, tt, h, v, e=dt)
     args = [f"%q: {q}", f"%k: {q}", f"%v: {vv}"]
     clause = ""
-    if gated == "g":
+    if gated.startswith("g/") or gated == "g":
         args.append(f"%g: {q}")
         clause = f" g(%g : {q})"
     else:
         args.append(f"%gg: {t(h, e='f32')}")
         clause = f" g_gamma(%gg : {t(h, e='f32')})"
+    if cu:
+        args.append(f"%cu: {t(len(cu), e='i32')}")
+        clause += f" cu_seqlens(%cu : {t(len(cu), e='i32')})"
     attrs = f" {{config = #ejk.config<{config}>}}" if config else ""
     return (f"func.func @main({', '.join(args)}) -> {vv} {{\n"
             f"  %o = ejk.gla %q, %k, %v{clause}{attrs} : {q}, {q}, {vv} -> {vv}\n"
             f"  return %o : {vv}\n}}\n")
 
 
+# Variants timed per dispatch: copies of the artifact that stop after the
+# update ("__u") and after the scan ("__us"); the differences of their
+# times give each dispatch's.
+PROFILED = ("ggla_bf16", "ggla_bf16_simt", "gsimple_bf16", "gsimple_bf16_simt")
+
+
 def prepare(out, fingerprint):
+    import shutil
     ejk_runtime.prepare(out, fingerprint, variants(), ir, __file__)
+    path = os.path.join(out, "cases.json")
+    cases = json.load(open(path))
+    for name in PROFILED:
+        if name not in cases:
+            continue
+        for suffix, keep in (("__u", 1), ("__us", 2)):
+            src = os.path.join(out, "art", name)
+            dst = src + suffix
+            shutil.rmtree(dst, ignore_errors=True)
+            shutil.copytree(src, dst)
+            manifest = json.load(open(os.path.join(dst, "kernel.json")))
+            for entry in manifest["entries"]:
+                entry["dispatches"] = entry["dispatches"][:keep]
+            json.dump(manifest, open(os.path.join(dst, "kernel.json"), "w"))
+            cases[name + suffix] = cases[name]
+    json.dump(cases, open(path, "w"), indent=1)
 
 
 def run(d):
@@ -95,17 +156,24 @@ def run(d):
     tdt = {"f16": torch.float16, "bf16": torch.bfloat16}
     results = {"torch": torch.__version__, "fla_import_error": fla_error}
     cases = json.load(open(os.path.join(d, "cases.json")))
-    for name, (b, tt, h, k, v, dt, gated, *_) in cases.items():
+    # The checks first (small; a kernel that fails shows before the timings).
+    ordered = sorted(cases.items(), key=lambda kv: not kv[0].startswith("chk"))
+    for name, (b, tt, h, k, v, dt, gated, *rest) in ordered:
+        cu = rest[1] if len(rest) > 1 else None
+        per_step = gated == "g" or gated.startswith("g/")
+        divisor = 16.0 if gated == "g" else float(gated[2:]) if per_step else 1.0
         try:
             torch.manual_seed(0)
             q = torch.randn(b, tt, h, k, device=gpu).to(tdt[dt])
             kk = torch.randn(b, tt, h, k, device=gpu).to(tdt[dt])
             vv = torch.randn(b, tt, h, v, device=gpu).to(tdt[dt])
-            g = (F.logsigmoid(torch.randn(b, tt, h, k, device=gpu)) / 16).to(tdt[dt])
+            g = (F.logsigmoid(torch.randn(b, tt, h, k, device=gpu)) / divisor).to(tdt[dt])
             gamma = torch.tensor([math.log(1 - 2 ** (-5 - i / 2)) for i in range(h)],
                                  dtype=torch.float32, device=gpu)
             mod = rt.load(os.path.join(d, "art", name))
-            ins = [rt.upload(x) for x in (q, kk, vv, g if gated == "g" else gamma)]
+            ins = [rt.upload(x) for x in (q, kk, vv, g if per_step else gamma)]
+            if cu:
+                ins.append(rt.upload(torch.tensor(cu, dtype=torch.int32)))
             outs = [rt.empty(b * tt * h * v * q.element_size())]
             mod.bind(ins, outs)
             invoke = mod.invoke
@@ -114,14 +182,24 @@ def run(d):
             entry = {"nan": bool(torch.isnan(got).any())}
             scale = k ** -0.5
             if name.startswith("chk"):
-                # The recurrence in f32.
+                # The recurrence in f32 (from zero at each packed sequence's
+                # start; steps of no sequence are zero).
                 s = torch.zeros(b, h, k, v, device=gpu)
-                ref = torch.empty(b, tt, h, v, device=gpu)
-                for i in range(tt):
-                    decay = torch.exp(g[:, i].float()) if gated == "g" else torch.exp(gamma)[None, :, None]
+                ref = torch.zeros(b, tt, h, v, device=gpu)
+                starts = set(cu or [0])
+                covered = range(cu[0], cu[-1]) if cu else range(tt)
+                for i in covered:
+                    if i in starts:
+                        s = torch.zeros(b, h, k, v, device=gpu)
+                    decay = torch.exp(g[:, i].float()) if per_step else torch.exp(gamma)[None, :, None]
                     s = s * decay[..., None] + kk[:, i].float()[..., None] * vv[:, i].float()[:, :, None, :]
                     ref[:, i] = scale * torch.einsum("bhk,bhkv->bhv", q[:, i].float(), s)
-                entry["max_abs_err_vs_recurrence"] = float((got - ref).abs().max())
+                err = (got - ref).abs()
+                entry["max_abs_err_vs_recurrence"] = float(err.max())
+                entry["max_abs_ref"] = float(ref.abs().max())
+                # Relative to the output's scale (f16/bf16 outputs round
+                # at 2^-11 / 2^-8 of it).
+                entry["max_err_over_max_ref"] = float(err.max() / ref.abs().max().clamp_min(1e-6))
             else:
                 warm(invoke)
                 entry["clocks_before"] = clocks()
@@ -132,8 +210,8 @@ def run(d):
                 ts.sort()
                 entry["ejk_median_ms"] = ts[5]
                 entry["clocks_after"] = clocks()
-                if chunk_gla is not None:
-                    if gated == "g":
+                if chunk_gla is not None and "__" not in name:
+                    if per_step:
                         f = lambda: chunk_gla(q, kk, vv, g, scale=scale)[0]
                     else:
                         f = lambda: chunk_simple_gla(q, kk, vv, g_gamma=gamma, scale=scale)[0]

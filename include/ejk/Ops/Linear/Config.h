@@ -15,6 +15,10 @@
 //               in parallel: per-chunk state updates, a scan of the states
 //               over chunks, then every chunk's outputs at once (Vulkan's
 //               chunk-parallel kernel); 0 walks the chunks in order
+//   cooperative (optional, default 0) with `chunk_parallel = 1` on Vulkan
+//               (f16/bf16 inputs): 1 runs the outputs' matmuls (scores,
+//               q S, A V) on 16x16x16 f16 cooperative matrices, 2 also the
+//               update's (k^T v, f16 states between the dispatches)
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,14 +36,18 @@ struct GlaConfig {
   static constexpr llvm::StringLiteral kChunkSize = "chunk_size";
   static constexpr llvm::StringLiteral kBlockV = "block_v";
   static constexpr llvm::StringLiteral kChunkParallel = "chunk_parallel";
+  static constexpr llvm::StringLiteral kCooperative = "cooperative";
 
   static llvm::ArrayRef<llvm::StringRef> names() {
-    static const llvm::StringRef all[] = {kChunkSize, kBlockV, kChunkParallel};
+    static const llvm::StringRef all[] = {kChunkSize, kBlockV, kChunkParallel,
+                                          kCooperative};
     return all;
   }
 
   int64_t chunkSize = 0, blockV = 0;
   bool chunkParallel = false;
+  /// 0, 1 (outputs) or 2 (outputs and update).
+  int64_t cooperative = 0;
 
   /// Reads `config`; fails with `reason` on an unknown or missing entry.
   static std::optional<GlaConfig> read(ConfigAttr config,
@@ -58,12 +66,22 @@ struct GlaConfig {
              << ") must be 0 or 1";
       return std::nullopt;
     }
-    return GlaConfig{*chunk, *v, parallel.value_or(0) == 1};
+    std::optional<int64_t> coop = config.lookup(kCooperative);
+    if (coop && (*coop < 0 || *coop > 2)) {
+      reason << "'" << kCooperative << "' (" << *coop << ") must be 0, 1 or 2";
+      return std::nullopt;
+    }
+    return GlaConfig{*chunk, *v, parallel.value_or(0) == 1, coop.value_or(0)};
   }
 
-  /// The config; `chunk_parallel` only when set (configs of the in-order
-  /// kernels keep their two entries).
+  /// The config; `chunk_parallel` and `cooperative` only when set (configs
+  /// of the in-order kernels keep their two entries).
   ConfigAttr toAttr(MLIRContext *context) const {
+    if (cooperative)
+      return ConfigAttr::get(context, {{kChunkSize, chunkSize},
+                                       {kBlockV, blockV},
+                                       {kChunkParallel, chunkParallel ? 1 : 0},
+                                       {kCooperative, cooperative}});
     if (chunkParallel)
       return ConfigAttr::get(
           context,

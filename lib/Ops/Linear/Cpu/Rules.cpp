@@ -27,6 +27,11 @@ LogicalResult CpuGla::verifyConfig(Operation *op, ConfigAttr attr,
               "chunks in order";
     return failure();
   }
+  if (config->cooperative) {
+    reason << "'" << GlaConfig::kCooperative
+           << "' = 1 has no CPU kernel: cooperative matrices are Vulkan's";
+    return failure();
+  }
   if (config->chunkSize < 1 || config->chunkSize > 256) {
     reason << "'" << GlaConfig::kChunkSize << "' (" << config->chunkSize
            << ") must be in [1, 256]";

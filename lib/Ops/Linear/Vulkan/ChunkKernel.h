@@ -25,6 +25,10 @@ namespace mlir::ejk::chunk_parallel {
 
 /// The largest chunk decay (-min_k B_last) whose gate ratios are factored.
 inline constexpr float kFactorBound = 60.0f;
+/// The same bound for the cooperative kernel's f16 operands: the factors
+/// exp(B_t - B_last / 2) and exp(B_last / 2 - B_s) stay within e^8 (f16
+/// holds up to 65504, e^11.1).
+inline constexpr float kCoopFactorBound = 16.0f;
 
 /// How the key decay of a step is known.
 enum class GateMode {
@@ -219,21 +223,233 @@ protected:
   }
 
   /// Values of chunk steps [s0, s0 + rows) and the block's columns (zero
-  /// past the chunk and head_dim_v) into `tile` [rows, block_v].
-  void stageValues(Value tile, Value s0, int64_t rows) {
-    forEachShared(e, l.kThreads, thread, rows * l.blockV, [&](Value i) {
-      Value s = arith::DivUIOp::create(e.b, i, e.index(l.blockV));
-      Value c = arith::RemUIOp::create(e.b, i, e.index(l.blockV));
-      Value step = e.add(s0, s);
-      Value col = e.add(v0, c);
-      Value valid = arith::AndIOp::create(
-          e.b, cmp(arith::CmpIPredicate::slt, step, len),
-          cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
-      Value v = load(buf.value, {batchIdx, chunkRow(step), kvHead,
-                                 e.min(col, e.index(p.dimV - 1))});
-      memref::StoreOp::create(e.b, e.select(valid, v, e.constF32(0.0f)), tile,
-                              i);
+  /// past the chunk and head_dim_v) into `tile` [rows, block_v]; `batched`
+  /// as spread().
+  void stageValues(Value tile, Value s0, int64_t rows, bool batched = false) {
+    spread(
+        rows * l.blockV, batched,
+        [&](Value i) -> SmallVector<Value> {
+          Value s = arith::DivUIOp::create(e.b, i, e.index(l.blockV));
+          Value c = arith::RemUIOp::create(e.b, i, e.index(l.blockV));
+          Value step = e.add(s0, s);
+          Value col = e.add(v0, c);
+          Value valid = arith::AndIOp::create(
+              e.b, cmp(arith::CmpIPredicate::slt, step, len),
+              cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
+          Value v = load(buf.value, {batchIdx, chunkRow(step), kvHead,
+                                     e.min(col, e.index(p.dimV - 1))});
+          return {e.select(valid, v, e.constF32(0.0f))};
+        },
+        [&](Value i, ArrayRef<Value> v) { storeAs(v[0], tile, i); });
+  }
+
+  /// `store(i, load(i))` for the elements i in [0, total) spread over the
+  /// workgroup's threads (i = thread + r x threads). Batched: the rounds
+  /// unrolled, 16 at a time, every load of a batch before its stores (their
+  /// memory latencies overlap; the cooperative kernels' stages); else a
+  /// loop of load-then-store per round (forEachShared), which waits on
+  /// memory once per round.
+  void spread(int64_t total, bool batched,
+              function_ref<SmallVector<Value>(Value)> loadFn,
+              function_ref<void(Value, ArrayRef<Value>)> storeFn) {
+    if (!batched) {
+      forEachShared(e, l.kThreads, thread, total,
+                    [&](Value i) { storeFn(i, loadFn(i)); });
+      return;
+    }
+    constexpr int64_t kBatch = 16;
+    int64_t threads = l.kThreads, rounds = ceilDiv(total, threads);
+    for (int64_t r0 = 0; r0 < rounds; r0 += kBatch) {
+      int64_t r1 = std::min(rounds, r0 + kBatch);
+      SmallVector<Value> index, inside;
+      SmallVector<SmallVector<Value>> values;
+      for (int64_t r = r0; r < r1; ++r) {
+        Value i = e.add(thread, e.index(r * threads));
+        Value in;
+        // The last round past `total`: its loads read element total - 1.
+        if ((r + 1) * threads > total) {
+          in = cmp(arith::CmpIPredicate::slt, i, e.index(total));
+          i = e.min(i, e.index(total - 1));
+        }
+        index.push_back(i);
+        inside.push_back(in);
+        values.push_back(loadFn(i));
+      }
+      for (int64_t r = 0; r < r1 - r0; ++r) {
+        if (inside[r])
+          emitIf(e, inside[r], [&] { storeFn(index[r], values[r]); });
+        else
+          storeFn(index[r], values[r]);
+      }
+    }
+  }
+
+  /// Stores the f32 `value` at `index` of `memref`, narrowed to its
+  /// element type (the cooperative kernels' f16 stages and states).
+  void storeAs(Value value, Value memref, ValueRange index) {
+    Type element = cast<MemRefType>(memref.getType()).getElementType();
+    memref::StoreOp::create(e.b, e.fromF32(value, element), memref, index);
+  }
+
+  /// The update's gated keys k exp(B_last - B_s) of chunk steps [s0, s0 +
+  /// rows) into `tile` [rows, kPad] (zero past the chunk and head_dim_k):
+  /// with per-step gates each column thread stages its key, `running` (its
+  /// B before s0) carried from tile to tile and returned; else the whole
+  /// workgroup, coalesced.
+  Value stageUpdateKeys(Value tile, Value s0, int64_t rows, int64_t kPad,
+                        Value lastGate, Value running, bool batched = false) {
+    if (mode == GateMode::PerStep) {
+      Value isColumn = cmp(arith::CmpIPredicate::slt, thread, e.index(p.dimK));
+      auto ifOp = scf::IfOp::create(e.b, TypeRange{e.f32}, isColumn,
+                                    /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.setInsertionPointToStart(ifOp.thenBlock());
+      Value run = running;
+      for (int64_t s = 0; s < rows; ++s) {
+        Value step = e.add(s0, e.index(s));
+        Value valid = cmp(arith::CmpIPredicate::slt, step, len);
+        Value row = chunkRow(step);
+        run = e.fadd(run,
+                     e.select(valid, stepGate(row, thread), e.constF32(0.0f)));
+        Value key = e.fmul(load(buf.key, {batchIdx, row, kvHead, thread}),
+                           e.exp(e.fsub(lastGate, run)));
+        storeAs(e.select(valid, key, e.constF32(0.0f)), tile,
+                e.add(e.index(s * kPad), thread));
+      }
+      scf::YieldOp::create(e.b, run);
+      e.b.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(e.b, running);
+      return ifOp.getResult(0);
+    }
+    spread(
+        rows * kPad, batched,
+        [&](Value i) -> SmallVector<Value> {
+          Value s = arith::DivUIOp::create(e.b, i, e.index(kPad));
+          Value k = arith::RemUIOp::create(e.b, i, e.index(kPad));
+          Value step = e.add(s0, s);
+          Value valid = arith::AndIOp::create(
+              e.b, cmp(arith::CmpIPredicate::slt, step, len),
+              cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK)));
+          Value key = load(buf.key, {batchIdx, chunkRow(step), kvHead,
+                                     e.min(k, e.index(p.dimK - 1))});
+          if (mode == GateMode::Constant)
+            key = e.fmul(key, e.exp(e.fsub(lastGate, constantCum(step))));
+          return {e.select(valid, key, e.constF32(0.0f))};
+        },
+        [&](Value i, ArrayRef<Value> key) { storeAs(key[0], tile, i); });
+    return running;
+  }
+
+  /// B_last of the update's thread: the column thread's own key's (per-step
+  /// gates; B written for the outputs by the first V block), or gamma len.
+  Value updateLastGate() {
+    if (mode == GateMode::PerStep) {
+      // Only the column threads' B_last is used (their own key's).
+      auto ifOp = scf::IfOp::create(
+          e.b, TypeRange{e.f32},
+          cmp(arith::CmpIPredicate::slt, thread, e.index(p.dimK)),
+          /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(e.b, cumulateGates(thread));
+      e.b.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(e.b, e.constF32(0.0f));
+      return ifOp.getResult(0);
+    }
+    if (mode == GateMode::Constant)
+      return e.fmul(gamma, arith::SIToFPOp::create(e.b, e.f32, e.toI32(len)));
+    return Value();
+  }
+
+  /// The column thread of key `k`: B over the chunk's steps (loads issued 8
+  /// at a time), written to the temporary by the first V block with the
+  /// chunk decay exp(B_last); returns B_last.
+  Value cumulateGates(Value k) {
+    Value firstBlock = cmp(arith::CmpIPredicate::eq, v0, zero);
+    Value total = e.forLoop(
+        zero, e.index(l.chunk), e.index(8), {e.constF32(0.0f)},
+        [&](Value t0, ValueRange acc) -> SmallVector<Value> {
+          SmallVector<Value> gates, valid;
+          for (int64_t i = 0; i < 8; ++i) {
+            Value t = e.add(t0, e.index(i));
+            valid.push_back(cmp(arith::CmpIPredicate::slt, t, len));
+            gates.push_back(e.select(valid.back(), stepGate(chunkRow(t), k),
+                                     e.constF32(0.0f)));
+          }
+          Value sum = acc[0];
+          for (int64_t i = 0; i < 8; ++i) {
+            Value t = e.add(t0, e.index(i));
+            sum = e.fadd(sum, gates[i]);
+            emitIf(e, arith::AndIOp::create(e.b, valid[i], firstBlock), [&] {
+              memref::StoreOp::create(
+                  e.b, sum, tmp.cumGates,
+                  ValueRange{batchIdx, chunkRow(t), head, k});
+            });
+          }
+          return {sum};
+        })[0];
+    emitIf(e, firstBlock, [&] {
+      memref::StoreOp::create(e.b, e.exp(total), tmp.decays,
+                              ValueRange{slot(), head, k});
     });
+    return total;
+  }
+
+  /// Whether min_k B_last[k] >= -bound: each thread takes keys thread,
+  /// thread + 256, ..., the subgroup maximum of -B_last by shuffles, the
+  /// subgroups' maxima through workgroup memory.
+  Value lastGateWithinBound(float bound) {
+    int64_t subgroups = l.kThreads / l.subgroupSize;
+    Value partial = allocWorkgroup(e, subgroups);
+    Value worst = e.constF32(-std::numeric_limits<float>::infinity());
+    for (int64_t k0 = 0; k0 < p.dimK; k0 += l.kThreads) {
+      Value k = e.add(thread, e.index(k0));
+      Value valid = cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK));
+      Value b = cumGate(e.sub(len, one), e.min(k, e.index(p.dimK - 1)));
+      worst = e.fmaxNoNaN(
+          worst, e.select(valid, arith::NegFOp::create(e.b, b),
+                          e.constF32(-std::numeric_limits<float>::infinity())));
+    }
+    worst = reduceAcrossLanes(e, worst, /*isMax=*/true, l.subgroupSize,
+                              l.subgroupSize);
+    Value sub = arith::DivUIOp::create(e.b, thread, e.index(l.subgroupSize));
+    Value lane = arith::RemUIOp::create(e.b, thread, e.index(l.subgroupSize));
+    emitIf(e, cmp(arith::CmpIPredicate::eq, lane, zero),
+           [&] { memref::StoreOp::create(e.b, worst, partial, sub); });
+    gpu::BarrierOp::create(e.b);
+    Value all = memref::LoadOp::create(e.b, partial, zero);
+    for (int64_t i = 1; i < subgroups; ++i)
+      all = e.fmaxNoNaN(all, memref::LoadOp::create(e.b, partial, e.index(i)));
+    return arith::CmpFOp::create(e.b, arith::CmpFPredicate::OLE, all,
+                                 e.constF32(bound));
+  }
+
+  /// Zeroes the output steps outside every sequence (the outputs' filler
+  /// slot; all heads and V blocks of it: the filler runs once per (head, V
+  /// block)).
+  void zeroUncovered() {
+    Value lo = cuEntry(zero);
+    Value hi = e.max(cuEntry(e.index(p.numSeqs)), lo);
+    Value width = e.index(l.blockV);
+    Value zeroValue =
+        arith::ConstantOp::create(e.b, e.b.getZeroAttr(outputType()));
+    auto fill = [&](Value from, Value to) {
+      Value total = e.mul(e.sub(to, from), width);
+      e.forLoop(zero, total, e.index(l.kThreads), [&](Value base) {
+        Value i = e.add(base, thread);
+        Value col = e.add(v0, arith::RemUIOp::create(e.b, i, width));
+        Value inside = arith::AndIOp::create(
+            e.b, cmp(arith::CmpIPredicate::slt, i, total),
+            cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
+        emitIf(e, inside, [&] {
+          Value row = e.add(from, arith::DivUIOp::create(e.b, i, width));
+          memref::StoreOp::create(e.b, zeroValue, buf.output,
+                                  ValueRange{zero, row, head, col});
+        });
+      });
+    };
+    fill(zero, lo);
+    fill(hi, e.index(p.seq));
   }
 
   Value slot() { return e.add(baseSlot(seqId), chunkIndex); }
@@ -280,6 +496,14 @@ void buildChunkScan(OpBuilder &builder, Location loc, const GlaProblem &p,
 void buildChunkOutputs(OpBuilder &builder, Location loc, const GlaProblem &p,
                        const VulkanGlaChunkLayout &l, const GlaBuffers &buf,
                        const Temporaries &tmp);
+/// The cooperative-matrix update and outputs (CoopUpdate.cpp,
+/// CoopOutputs.cpp); the scan is shared.
+void buildCoopUpdate(OpBuilder &builder, Location loc, const GlaProblem &p,
+                     const VulkanGlaChunkLayout &l, const GlaBuffers &buf,
+                     const Temporaries &tmp);
+void buildCoopOutputs(OpBuilder &builder, Location loc, const GlaProblem &p,
+                      const VulkanGlaChunkLayout &l, const GlaBuffers &buf,
+                      const Temporaries &tmp);
 
 } // namespace mlir::ejk::chunk_parallel
 

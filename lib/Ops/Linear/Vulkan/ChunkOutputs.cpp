@@ -31,33 +31,6 @@ public:
   }
 
 private:
-  /// Zeroes the steps outside every sequence (filler slot; all heads and
-  /// V blocks of it: the filler runs once per (head, V block)).
-  void zeroUncovered() {
-    Value lo = cuEntry(zero);
-    Value hi = e.max(cuEntry(e.index(p.numSeqs)), lo);
-    Value width = e.index(l.blockV);
-    Value zeroValue =
-        arith::ConstantOp::create(e.b, e.b.getZeroAttr(outputType()));
-    auto fill = [&](Value from, Value to) {
-      Value total = e.mul(e.sub(to, from), width);
-      e.forLoop(zero, total, e.index(l.kThreads), [&](Value base) {
-        Value i = e.add(base, thread);
-        Value col = e.add(v0, arith::RemUIOp::create(e.b, i, width));
-        Value inside = arith::AndIOp::create(
-            e.b, cmp(arith::CmpIPredicate::slt, i, total),
-            cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
-        emitIf(e, inside, [&] {
-          Value row = e.add(from, arith::DivUIOp::create(e.b, i, width));
-          memref::StoreOp::create(e.b, zeroValue, buf.output,
-                                  ValueRange{zero, row, head, col});
-        });
-      });
-    };
-    fill(zero, lo);
-    fill(hi, e.index(p.seq));
-  }
-
   void outputs() {
     int64_t C = l.chunk, kt = l.keyTile;
     int64_t st = VulkanGlaChunkLayout::kStepTile;
@@ -75,7 +48,7 @@ private:
     // same for the whole workgroup).
     Value factor;
     if (mode == GateMode::PerStep)
-      factor = lastGateWithinBound();
+      factor = lastGateWithinBound(kFactorBound);
     else if (mode == GateMode::Constant)
       factor = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGE,
                                      constantCum(e.sub(len, one)),
@@ -228,35 +201,6 @@ private:
     });
   }
 
-  /// Whether min_k B_last[k] >= -kFactorBound: each thread takes keys
-  /// thread, thread + 256, ..., the subgroup maximum of -B_last by
-  /// shuffles, the subgroups' maxima through workgroup memory.
-  Value lastGateWithinBound() {
-    int64_t subgroups = l.kThreads / l.subgroupSize;
-    Value partial = allocWorkgroup(e, subgroups);
-    Value worst = e.constF32(-std::numeric_limits<float>::infinity());
-    for (int64_t k0 = 0; k0 < p.dimK; k0 += l.kThreads) {
-      Value k = e.add(thread, e.index(k0));
-      Value valid = cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK));
-      Value b = cumGate(e.sub(len, one), e.min(k, e.index(p.dimK - 1)));
-      worst = e.fmaxNoNaN(
-          worst, e.select(valid, arith::NegFOp::create(e.b, b),
-                          e.constF32(-std::numeric_limits<float>::infinity())));
-    }
-    worst = reduceAcrossLanes(e, worst, /*isMax=*/true, l.subgroupSize,
-                              l.subgroupSize);
-    Value sub = arith::DivUIOp::create(e.b, thread, e.index(l.subgroupSize));
-    Value lane = arith::RemUIOp::create(e.b, thread, e.index(l.subgroupSize));
-    emitIf(e, cmp(arith::CmpIPredicate::eq, lane, zero),
-           [&] { memref::StoreOp::create(e.b, worst, partial, sub); });
-    gpu::BarrierOp::create(e.b);
-    Value all = memref::LoadOp::create(e.b, partial, zero);
-    for (int64_t i = 1; i < subgroups; ++i)
-      all = e.fmaxNoNaN(all, memref::LoadOp::create(e.b, partial, e.index(i)));
-    return arith::CmpFOp::create(e.b, arith::CmpFPredicate::OLE, all,
-                                 e.constF32(kFactorBound));
-  }
-
   /// Keys [k0, k0 + key tile) of the chunk's steps: q (scaled) and k, gated by
   /// exp(B) and exp(-B) (factored) or raw with B beside them (exact); zero
   /// past the chunk and head_dim_k.
@@ -315,10 +259,8 @@ private:
     Value valid = arith::AndIOp::create(
         e.b, cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK)),
         cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
-    Value s = memref::LoadOp::create(
-        e.b, tmp.states,
-        ValueRange{slot(), head, e.min(k, e.index(p.dimK - 1)),
-                   e.min(col, e.index(p.dimV - 1))});
+    Value s = load(tmp.states, {slot(), head, e.min(k, e.index(p.dimK - 1)),
+                                e.min(col, e.index(p.dimV - 1))});
     return e.select(valid, s, e.constF32(0.0f));
   }
 

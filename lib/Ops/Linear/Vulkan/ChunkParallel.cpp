@@ -33,8 +33,12 @@ SmallVector<MemRefType> temporaryTypes(const GlaProblem &p,
                                        const VulkanGlaChunkLayout &l,
                                        MLIRContext *context) {
   Type f32 = Float32Type::get(context);
+  // The cooperative update keeps the states between dispatches in f16 (the
+  // outputs' products take f16 operands; the scan sums in f32): half the
+  // traffic of the largest temporary.
+  Type stateType = l.coopUpdate ? Type(Float16Type::get(context)) : f32;
   SmallVector<MemRefType> types = {
-      MemRefType::get({numSlots(p, l), p.heads, p.dimK, p.dimV}, f32)};
+      MemRefType::get({numSlots(p, l), p.heads, p.dimK, p.dimV}, stateType)};
   if (gateMode(p) == GateMode::PerStep) {
     types.push_back(MemRefType::get({numSlots(p, l), p.heads, p.dimK}, f32));
     types.push_back(MemRefType::get({p.batch, p.seq, p.heads, p.dimK}, f32));
@@ -75,10 +79,9 @@ Temporaries remapTemporaries(ArrayRef<Value> temps) {
 
 } // namespace
 
-std::optional<VulkanGlaChunkLayout>
-VulkanGlaChunkLayout::compute(const GlaProblem &p, int64_t chunk,
-                              int64_t blockV, const TargetInfo &target,
-                              llvm::raw_ostream &reason) {
+std::optional<VulkanGlaChunkLayout> VulkanGlaChunkLayout::compute(
+    const GlaProblem &p, int64_t chunk, int64_t blockV, int64_t cooperative,
+    const TargetInfo &target, llvm::raw_ostream &reason) {
   if (p.hasGv) {
     reason << "the chunk-parallel kernel has no value gate ('gv'); use '"
            << GlaConfig::kChunkParallel << "' = 0";
@@ -149,6 +152,9 @@ VulkanGlaChunkLayout::compute(const GlaProblem &p, int64_t chunk,
   };
   l.keyTile = outputBytes(16) <= target.sharedMemoryBytes ? 16 : 8;
   l.outputSharedBytes = outputBytes(l.keyTile);
+  l.coopUpdate = cooperative == 2;
+  if (cooperative && !l.computeCooperative(p, target, reason))
+    return std::nullopt;
   int64_t shared = std::max(l.updateSharedBytes, l.outputSharedBytes);
   if (shared > target.sharedMemoryBytes) {
     reason << "the chunk-parallel kernel stages " << shared
@@ -157,6 +163,64 @@ VulkanGlaChunkLayout::compute(const GlaProblem &p, int64_t chunk,
     return std::nullopt;
   }
   return l;
+}
+
+bool VulkanGlaChunkLayout::computeCooperative(const GlaProblem &p,
+                                              const TargetInfo &target,
+                                              llvm::raw_ostream &reason) {
+  constexpr int64_t t = kMatrix;
+  if (!target.hasCooperativeMatrix) {
+    reason << "'" << GlaConfig::kCooperative
+           << "' needs a device with 16x16x16 f16 cooperative matrices";
+    return false;
+  }
+  if (chunk > 64) {
+    reason << "'" << GlaConfig::kChunkSize << "' (" << chunk
+           << ") must be at most 64 with '" << GlaConfig::kCooperative
+           << "' (the chunk's scores are staged whole)";
+    return false;
+  }
+  cooperative = true;
+  int64_t kTiles = ceilDiv(std::max<int64_t>(1, p.dimK), t);
+  int64_t rowTiles = chunk / t, colTiles = blockV / t;
+  int64_t n = subgroups();
+  updateSlots = coopUpdate ? ceilDiv(kTiles * colTiles, n) : 0;
+  outputSlots = ceilDiv(rowTiles * colTiles, n);
+  scoreSlots = ceilDiv(rowTiles * rowTiles, n);
+  for (auto [what, count] :
+       {std::pair<StringRef, int64_t>{"state", updateSlots},
+        {"output and score", outputSlots + scoreSlots}})
+    if (count > kMaxMatrices) {
+      reason << "the cooperative chunk-parallel kernel would keep " << count
+             << " " << what << " matrices per subgroup (at most "
+             << kMaxMatrices << "): smaller '" << GlaConfig::kChunkSize
+             << "' or '" << GlaConfig::kBlockV << "'";
+      return false;
+    }
+  // The cooperative update stages gated keys and values for 32 steps (16
+  // if short of memory), f16, and each subgroup's 16x16 f32 result stage.
+  bool constantGate = gateMode(p) == GateMode::Constant;
+  int64_t kPadded = kTiles * t;
+  auto updateBytes = [&](int64_t steps) {
+    return 2 * steps * (kPadded + blockV) + 4 * n * t * t;
+  };
+  if (coopUpdate) {
+    coopSteps = std::min<int64_t>(chunk, 32);
+    if (updateBytes(coopSteps) > target.sharedMemoryBytes)
+      coopSteps = t;
+    updateSharedBytes = updateBytes(coopSteps);
+  }
+  // The outputs: the f16 stage (key tiles of 32, else 16), the f32 scores,
+  // the f16 scores A and the strongest-decay reduction's partials.
+  auto outputBytes = [&](int64_t keyTile) {
+    coopKeyTile = keyTile;
+    return 2 * coopStageHalves(constantGate) + 4 * coopScoreFloats() +
+           2 * chunk * chunk + 4 * n;
+  };
+  outputSharedBytes = outputBytes(32);
+  if (outputSharedBytes > target.sharedMemoryBytes)
+    outputSharedBytes = outputBytes(16);
+  return true;
 }
 
 LogicalResult mlir::ejk::tileVulkanGlaChunkParallel(
@@ -183,7 +247,8 @@ LogicalResult mlir::ejk::tileVulkanGlaChunkParallel(
     };
   };
   func::FuncOp update = rewriter.addDispatch(
-      "update", argTypes, {slots, p.heads, vBlocks}, build(buildChunkUpdate));
+      "update", argTypes, {slots, p.heads, vBlocks},
+      build(l.coopUpdate ? buildCoopUpdate : buildChunkUpdate));
   DispatchRewriter::setVulkanLaunch(update, l.kThreads, l.updateSharedBytes);
   DispatchRewriter::setWork(
       update, p.steps() * p.heads * 2 * p.dimK * p.dimV,
@@ -212,7 +277,10 @@ LogicalResult mlir::ejk::tileVulkanGlaChunkParallel(
 
   Location loc = op->getLoc();
   OpBuilder b = rewriter.replaceBody();
-  buildChunkOutputs(b, loc, p, l, buf, mainTemps);
+  if (l.cooperative)
+    buildCoopOutputs(b, loc, p, l, buf, mainTemps);
+  else
+    buildChunkOutputs(b, loc, p, l, buf, mainTemps);
   rewriter.finish(b);
   func::FuncOp outputs = rewriter.dispatch();
   DispatchRewriter::setGrid(outputs,

@@ -15,6 +15,10 @@
 //            chunk and (q exp(B)) S_c in one pass over tiles of 16 (or 8)
 //            keys, then O = A V + that
 //
+// With `cooperative = 1` the outputs' products run on cooperative matrices
+// (CoopOutputs.cpp); with 2 the update's too (CoopUpdate.cpp), and the
+// states temporary is f16; the scan is the same.
+//
 // Chunks are numbered by slots: batch row n's chunk c is slot n x ceil(T/C)
 // + c; with cu_seqlens, sequence n (steps [s_n, s_n + L_n)) has its chunks
 // at slots floor(s_n / C) + n + c, which never overlap and stay below
@@ -36,6 +40,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace mlir::ejk {
@@ -57,13 +62,47 @@ struct VulkanGlaChunkLayout {
   /// Entries per thread the kernels keep in registers, at most.
   static constexpr int64_t kMaxRegisters = 64;
 
+  /// `cooperative` >= 1: the outputs' products on 16x16x16 f16 cooperative
+  /// matrices of `kThreads / subgroupSize` subgroups (CoopOutputs.cpp);
+  /// 2 also the update's (CoopUpdate.cpp), with f16 states between the
+  /// dispatches.
+  bool cooperative = false, coopUpdate = false;
+  /// Steps per stage of the cooperative update; keys per stage of the
+  /// cooperative outputs.
+  int64_t coopSteps = 0, coopKeyTile = 0;
+  /// Accumulator matrices per subgroup: the update's dS tiles, the
+  /// outputs' O and score tiles.
+  int64_t updateSlots = 0, outputSlots = 0, scoreSlots = 0;
+  static constexpr int64_t kMatrix = 16;
+  /// Matrices a subgroup keeps, at most.
+  static constexpr int64_t kMaxMatrices = 12;
+
+  int64_t subgroups() const { return kThreads / subgroupSize; }
+  /// The cooperative outputs' f16 stage: q tiles (two with a constant
+  /// decay), k and S rows per key tile, then the chunk's values.
+  int64_t coopStageHalves(bool constantGate) const {
+    return std::max((constantGate ? 3 : 2) * chunk * coopKeyTile +
+                        coopKeyTile * blockV,
+                    chunk * blockV);
+  }
+  /// The f32 scores of the chunk, also each subgroup's 16x16 output stage.
+  int64_t coopScoreFloats() const {
+    return std::max(chunk * chunk, subgroups() * kMatrix * kMatrix);
+  }
+
   int64_t kPad() const { return kPer * kGrid; }
 
   /// The layout of `p` with chunks of `chunk` and `blockV` columns on
   /// `target`, or nullopt with the reason on `reason`.
   static std::optional<VulkanGlaChunkLayout>
   compute(const GlaProblem &p, int64_t chunk, int64_t blockV,
-          const TargetInfo &target, llvm::raw_ostream &reason);
+          int64_t cooperative, const TargetInfo &target,
+          llvm::raw_ostream &reason);
+
+private:
+  /// The cooperative part of compute().
+  bool computeCooperative(const GlaProblem &p, const TargetInfo &target,
+                          llvm::raw_ostream &reason);
 };
 
 /// Emits the three dispatches of the chunk-parallel kernel for the op

@@ -55,8 +55,7 @@ private:
             Value c = e.add(e.mul(r, e.index(kUnroll)), e.index(i));
             valid.push_back(cmp(arith::CmpIPredicate::slt, c, count));
             at.push_back(e.add(base, e.min(c, last)));
-            delta.push_back(memref::LoadOp::create(
-                e.b, tmp.states, ValueRange{at[i], head, k, v}));
+            delta.push_back(load(tmp.states, {at[i], head, k, v}));
             if (mode == GateMode::PerStep) {
               decay.push_back(memref::LoadOp::create(
                   e.b, tmp.decays, ValueRange{at[i], head, k}));
@@ -71,8 +70,7 @@ private:
           for (int64_t i = 0; i < kUnroll; ++i) {
             Value before = cur;
             emitIf(e, valid[i], [&] {
-              memref::StoreOp::create(e.b, before, tmp.states,
-                                      ValueRange{at[i], head, k, v});
+              storeAs(before, tmp.states, {at[i], head, k, v});
             });
             Value next = decay.empty()
                              ? e.fadd(cur, delta[i])

@@ -33,24 +33,7 @@ private:
     Value vTile = allocWorkgroup(e, tile * l.blockV);
     // B_last per key: from a first pass over the gates (per-step gates; the
     // first V block also writes B for the outputs), or gamma * len.
-    Value lastGate;
-    if (mode == GateMode::PerStep) {
-      // Only the column threads' B_last is used (their own key's).
-      auto ifOp = scf::IfOp::create(
-          e.b, TypeRange{e.f32},
-          cmp(arith::CmpIPredicate::slt, thread, e.index(p.dimK)),
-          /*withElseRegion=*/true);
-      OpBuilder::InsertionGuard guard(e.b);
-      e.b.setInsertionPointToStart(ifOp.thenBlock());
-      scf::YieldOp::create(e.b, cumulateGates(thread));
-      e.b.setInsertionPointToStart(ifOp.elseBlock());
-      scf::YieldOp::create(e.b, e.constF32(0.0f));
-      e.b.setInsertionPointAfter(ifOp);
-      lastGate = ifOp.getResult(0);
-    } else if (mode == GateMode::Constant) {
-      lastGate =
-          e.fmul(gamma, arith::SIToFPOp::create(e.b, e.f32, e.toI32(len)));
-    }
+    Value lastGate = updateLastGate();
 
     // dS over tiles of 16 steps: the gated keys k exp(B_last - B_s) (with
     // per-step gates each column thread stages its key, B_s running from
@@ -62,50 +45,8 @@ private:
         zero, numTiles, one, inits,
         [&](Value ti, ValueRange accIn) -> SmallVector<Value> {
           Value s0 = e.mul(ti, e.index(tile));
-          Value running = accIn.back();
-          if (mode == GateMode::PerStep) {
-            Value isColumn =
-                cmp(arith::CmpIPredicate::slt, thread, e.index(p.dimK));
-            auto ifOp = scf::IfOp::create(e.b, TypeRange{e.f32}, isColumn,
-                                          /*withElseRegion=*/true);
-            {
-              OpBuilder::InsertionGuard guard(e.b);
-              e.b.setInsertionPointToStart(ifOp.thenBlock());
-              Value run = running;
-              for (int64_t s = 0; s < tile; ++s) {
-                Value step = e.add(s0, e.index(s));
-                Value valid = cmp(arith::CmpIPredicate::slt, step, len);
-                Value row = chunkRow(step);
-                run = e.fadd(run, e.select(valid, stepGate(row, thread),
-                                           e.constF32(0.0f)));
-                Value key =
-                    e.fmul(load(buf.key, {batchIdx, row, kvHead, thread}),
-                           e.exp(e.fsub(lastGate, run)));
-                memref::StoreOp::create(
-                    e.b, e.select(valid, key, e.constF32(0.0f)), kTile,
-                    e.add(e.index(s * kPad), thread));
-              }
-              scf::YieldOp::create(e.b, run);
-              e.b.setInsertionPointToStart(ifOp.elseBlock());
-              scf::YieldOp::create(e.b, running);
-            }
-            running = ifOp.getResult(0);
-          } else {
-            forEachShared(e, l.kThreads, thread, tile * kPad, [&](Value i) {
-              Value s = arith::DivUIOp::create(e.b, i, e.index(kPad));
-              Value k = arith::RemUIOp::create(e.b, i, e.index(kPad));
-              Value step = e.add(s0, s);
-              Value valid = arith::AndIOp::create(
-                  e.b, cmp(arith::CmpIPredicate::slt, step, len),
-                  cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK)));
-              Value key = load(buf.key, {batchIdx, chunkRow(step), kvHead,
-                                         e.min(k, e.index(p.dimK - 1))});
-              if (mode == GateMode::Constant)
-                key = e.fmul(key, e.exp(e.fsub(lastGate, constantCum(step))));
-              memref::StoreOp::create(
-                  e.b, e.select(valid, key, e.constF32(0.0f)), kTile, i);
-            });
-          }
+          Value running =
+              stageUpdateKeys(kTile, s0, tile, kPad, lastGate, accIn.back());
           stageValues(vTile, s0, tile);
           gpu::BarrierOp::create(e.b);
           SmallVector<Value> next(accIn.drop_back().begin(),
@@ -134,44 +75,9 @@ private:
             e.b, cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK)),
             cmp(arith::CmpIPredicate::slt, v, e.index(p.dimV)));
         emitIf(e, inside, [&] {
-          memref::StoreOp::create(e.b, acc[i * l.vPer + j], tmp.states,
-                                  ValueRange{slot(), head, k, v});
+          storeAs(acc[i * l.vPer + j], tmp.states, {slot(), head, k, v});
         });
       }
-  }
-
-  /// The column thread of key `k`: B over the chunk's steps (loads issued 8
-  /// at a time), written to the temporary by the first V block with the
-  /// chunk decay exp(B_last); returns B_last.
-  Value cumulateGates(Value k) {
-    Value firstBlock = cmp(arith::CmpIPredicate::eq, v0, zero);
-    Value total = e.forLoop(
-        zero, e.index(l.chunk), e.index(8), {e.constF32(0.0f)},
-        [&](Value t0, ValueRange acc) -> SmallVector<Value> {
-          SmallVector<Value> gates, valid;
-          for (int64_t i = 0; i < 8; ++i) {
-            Value t = e.add(t0, e.index(i));
-            valid.push_back(cmp(arith::CmpIPredicate::slt, t, len));
-            gates.push_back(e.select(valid.back(), stepGate(chunkRow(t), k),
-                                     e.constF32(0.0f)));
-          }
-          Value sum = acc[0];
-          for (int64_t i = 0; i < 8; ++i) {
-            Value t = e.add(t0, e.index(i));
-            sum = e.fadd(sum, gates[i]);
-            emitIf(e, arith::AndIOp::create(e.b, valid[i], firstBlock), [&] {
-              memref::StoreOp::create(
-                  e.b, sum, tmp.cumGates,
-                  ValueRange{batchIdx, chunkRow(t), head, k});
-            });
-          }
-          return {sum};
-        })[0];
-    emitIf(e, firstBlock, [&] {
-      memref::StoreOp::create(e.b, e.exp(total), tmp.decays,
-                              ValueRange{slot(), head, k});
-    });
-    return total;
   }
 };
 

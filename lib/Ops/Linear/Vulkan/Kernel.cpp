@@ -352,7 +352,8 @@ LogicalResult VulkanGla::tile(Operation *op, ConfigAttr attr,
   if (config.chunkParallel) {
     GlaProblem p = readGlaProblem(op);
     std::optional<VulkanGlaChunkLayout> layout = VulkanGlaChunkLayout::compute(
-        p, config.chunkSize, config.blockV, rewriter.target(), llvm::nulls());
+        p, config.chunkSize, config.blockV, config.cooperative,
+        rewriter.target(), llvm::nulls());
     if (!layout)
       return op->emitOpError("has no Vulkan layout for its config");
     return tileVulkanGlaChunkParallel(op, p, *layout, buf, rewriter);
