@@ -26,6 +26,9 @@ WARM_MS=${WARM_MS:-1500}
 AB_ENV=${AB_ENV:-}
 OUTDIR=${OUT:-$HERE/out}
 mkdir -p "$OUTDIR" "$HERE/npy"
+# Everything printed also goes to OUTDIR/ring-run.log (the device tool keeps
+# only the last lines of the console).
+exec > >(tee "$OUTDIR/ring-run.log") 2>&1
 MPIRUN="$MPIROOT/usr/bin/orterun --bind-to none"
 clocks() {
   nvidia-smi --query-gpu=index,clocks.sm,clocks.max.sm,clocks_throttle_reasons.active \
