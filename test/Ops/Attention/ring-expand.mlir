@@ -67,3 +67,49 @@ func.func @half(%q: tensor<1x16x2x8xf16>, %k: tensor<1x16x2x8xf16>, %v: tensor<1
       : tensor<1x16x2x8xf16>, tensor<1x16x2x8xf16>, tensor<1x16x2x8xf16> -> tensor<1x16x2x8xf16>
   return %o : tensor<1x16x2x8xf16>
 }
+
+// -----
+
+// Segment ids: every block takes the segment ids of its rows last
+// (q_segment_ids [B, q rows], kv_segment_ids [B, kv rows]), the zigzag
+// halves' of their halves, and masks with them; mask before them.
+// CHECK-LABEL: func.func @packed__ring__n2__c1__wn__full
+// CHECK-SAME: (%[[Q:[^:]*]]: tensor<2x16x4x8xf16>, %[[K:[^:]*]]: tensor<2x16x2x8xf16>, %[[V:[^:]*]]: tensor<2x16x2x8xf16>, %[[QS:[^:]*]]: tensor<2x16xi32>, %[[KS:[^:]*]]: tensor<2x16xi32>)
+// CHECK: ejk.flash_attention %[[Q]], %[[K]], %[[V]] q_segment_ids(%[[QS]] : tensor<2x16xi32>) kv_segment_ids(%[[KS]] : tensor<2x16xi32>) {softmax_scale
+// CHECK-LABEL: func.func @packed__ring__n2__c1__wn__diag
+// CHECK: ejk.flash_attention %{{.*}} q_segment_ids(%{{.*}} : tensor<2x16xi32>) kv_segment_ids(%{{.*}} : tensor<2x16xi32>) {causal,
+// CHECK-LABEL: func.func @packed__ring__n2__c1__wn__zzkv
+// CHECK-SAME: %{{.*}}: tensor<2x16xi32>, %{{.*}}: tensor<2x8xi32>) -> (tensor<2x16x4x8xf16>, tensor<2x4x16xf32>)
+// CHECK: q_segment_ids(%{{.*}} : tensor<2x16xi32>) kv_segment_ids(%{{.*}} : tensor<2x8xi32>)
+// CHECK-LABEL: func.func @packed__ring__n2__c1__wn__zzq
+// CHECK-SAME: %{{.*}}: tensor<2x8xi32>, %{{.*}}: tensor<2x16xi32>) -> (tensor<2x8x4x8xf16>, tensor<2x4x8xf32>)
+// CHECK: q_segment_ids(%{{.*}} : tensor<2x8xi32>) kv_segment_ids(%{{.*}} : tensor<2x16xi32>)
+// CHECK-LABEL: func.func @packed__ring__n2__c1__wn__grad_full
+// CHECK-SAME: (%[[GQ:[^:]*]]: tensor<2x16x4x8xf16>, %{{[^:]*}}: tensor<2x16x2x8xf16>, %{{[^:]*}}: tensor<2x16x2x8xf16>, %{{[^:]*}}: tensor<2x16x4x8xf16>, %{{[^:]*}}: tensor<2x16x4x8xf16>, %{{[^:]*}}: tensor<2x4x16xf32>, %[[GQS:[^:]*]]: tensor<2x16xi32>, %[[GKS:[^:]*]]: tensor<2x16xi32>)
+// CHECK: ejk.flash_attention_grad %[[GQ]], {{.*}} q_segment_ids(%[[GQS]] : tensor<2x16xi32>) kv_segment_ids(%[[GKS]] : tensor<2x16xi32>)
+// CHECK-LABEL: func.func @packed__ring__n2__c1__wn__grad_zzkv
+// CHECK-SAME: %{{.*}}: tensor<2x16xi32>, %{{.*}}: tensor<2x8xi32>) -> (tensor<2x16x4x8xf16>, tensor<2x8x2x8xf16>, tensor<2x8x2x8xf16>)
+// CHECK-LABEL: func.func @packed__ring__n2__c1__wn__grad_zzq
+// CHECK-SAME: %{{.*}}: tensor<2x8xi32>, %{{.*}}: tensor<2x16xi32>) -> (tensor<2x8x4x8xf16>, tensor<2x16x2x8xf16>, tensor<2x16x2x8xf16>)
+func.func @packed(%q: tensor<2x16x4x8xf16>, %k: tensor<2x16x2x8xf16>, %v: tensor<2x16x2x8xf16>, %qs: tensor<2x16xi32>, %ks: tensor<2x16xi32>)
+    -> (tensor<2x16x4x8xf16>, tensor<2x4x16xf32>) {
+  %o, %l = ejk.ring_attention %q, %k, %v q_segment_ids(%qs : tensor<2x16xi32>) kv_segment_ids(%ks : tensor<2x16xi32>) {ring_size = 2 : i64, causal}
+      : tensor<2x16x4x8xf16>, tensor<2x16x2x8xf16>, tensor<2x16x2x8xf16> -> tensor<2x16x4x8xf16>, tensor<2x4x16xf32>
+  return %o, %l : tensor<2x16x4x8xf16>, tensor<2x4x16xf32>
+}
+
+// -----
+
+// A window ring with segments: the masked block takes its mask, then the
+// segment ids.
+// CHECK-LABEL: func.func @packed_window__ring__n2__c0__w4_0__masked
+// CHECK-SAME: %[[M:[^:]*]]: tensor<1x1x8x8xi1>, %[[MQS:[^:]*]]: tensor<1x8xi32>, %[[MKS:[^:]*]]: tensor<1x8xi32>)
+// CHECK: ejk.flash_attention %{{.*}} mask(%[[M]] : tensor<1x1x8x8xi1>) q_segment_ids(%[[MQS]] : tensor<1x8xi32>) kv_segment_ids(%[[MKS]] : tensor<1x8xi32>)
+// CHECK-LABEL: func.func @packed_window__ring__n2__c0__w4_0__grad_masked
+// CHECK-SAME: %[[GM:[^:]*]]: tensor<1x1x8x8xi1>, %[[GMQS:[^:]*]]: tensor<1x8xi32>, %[[GMKS:[^:]*]]: tensor<1x8xi32>)
+// CHECK: ejk.flash_attention_grad %{{.*}} mask(%[[GM]] : tensor<1x1x8x8xi1>) q_segment_ids(%[[GMQS]] : tensor<1x8xi32>) kv_segment_ids(%[[GMKS]] : tensor<1x8xi32>)
+func.func @packed_window(%q: tensor<1x8x2x8xf32>, %k: tensor<1x8x2x8xf32>, %v: tensor<1x8x2x8xf32>, %qs: tensor<1x8xi32>, %ks: tensor<1x8xi32>) -> tensor<1x8x2x8xf32> {
+  %o = ejk.ring_attention %q, %k, %v q_segment_ids(%qs : tensor<1x8xi32>) kv_segment_ids(%ks : tensor<1x8xi32>) {ring_size = 2 : i64, sliding_window = array<i64: 4, 0>}
+      : tensor<1x8x2x8xf32>, tensor<1x8x2x8xf32>, tensor<1x8x2x8xf32> -> tensor<1x8x2x8xf32>
+  return %o : tensor<1x8x2x8xf32>
+}

@@ -19,6 +19,10 @@
 //   zzkv   queries against the first half of a shard    (q S, kv S/2)
 //   zzq    the second half of the queries, whole shard  (q S/2, kv S)
 // (zzkv/zzq: causal without a window and S even, for the zigzag layout).
+// With segment ids every block takes the segment ids of its rows last,
+// (q_segment_ids [B, q rows], kv_segment_ids [B, kv rows], i32), and masks
+// with them as flash_attention does; the runtime moves each shard's
+// kv_segment_ids with its key/value.
 //
 // Each role also gets a backward block `<prefix>__grad_<role>`: the
 // `ejk.flash_attention_grad` of the same block, taking (query, key, value,
@@ -49,6 +53,8 @@ struct RingBlocks {
   RingAttentionOp op;
   std::string prefix;
   RankedTensorType q, k, v;
+  /// Whether the blocks take (q_segment_ids, kv_segment_ids), last.
+  bool segments = false;
 };
 } // namespace
 
@@ -56,6 +62,18 @@ static RankedTensorType withSeq(RankedTensorType type, int64_t seq) {
   SmallVector<int64_t> shape(type.getShape());
   shape[1] = seq;
   return RankedTensorType::get(shape, type.getElementType());
+}
+
+/// Appends the block's segment id types ([B, seqQ], [B, seqK], i32) to
+/// `inputs` when the ring has segments.
+static void addSegmentTypes(const RingBlocks &ring, int64_t seqQ, int64_t seqK,
+                            SmallVectorImpl<Type> &inputs) {
+  if (!ring.segments)
+    return;
+  auto i32 = IntegerType::get(ring.q.getContext(), 32);
+  int64_t batch = ring.q.getDimSize(0);
+  inputs.push_back(RankedTensorType::get({batch, seqQ}, i32));
+  inputs.push_back(RankedTensorType::get({batch, seqK}, i32));
 }
 
 /// Adds the public function `<prefix>__<role>`: flash attention of a query
@@ -74,6 +92,7 @@ static void addBlock(OpBuilder &b, const RingBlocks &ring, StringRef role,
   if (withMask)
     inputs.push_back(RankedTensorType::get({1, 1, seqQ, seqK},
                                            IntegerType::get(context, 1)));
+  addSegmentTypes(ring, seqQ, seqK, inputs);
   int64_t batch = q.getDimSize(0), heads = q.getDimSize(2);
   auto output = RankedTensorType::get({batch, seqQ, heads, v.getDimSize(3)},
                                       q.getElementType());
@@ -86,11 +105,14 @@ static void addBlock(OpBuilder &b, const RingBlocks &ring, StringRef role,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(body);
   Value mask = withMask ? body->getArgument(3) : Value();
+  unsigned numInputs = body->getNumArguments();
+  Value qSegments = ring.segments ? body->getArgument(numInputs - 2) : Value();
+  Value kvSegments = ring.segments ? body->getArgument(numInputs - 1) : Value();
   // The scale is written out: the default 1/sqrt(head_dim) of the block is
   // the op's, but spelling it keeps the entries self-describing.
   auto attention = FlashAttentionOp::create(
       b, loc, output, lse, body->getArgument(0), body->getArgument(1),
-      body->getArgument(2), /*bias=*/Value(), mask, Value(), Value(),
+      body->getArgument(2), /*bias=*/Value(), mask, qSegments, kvSegments,
       /*softmax_aux=*/Value(), /*padding_mask=*/Value(),
       /*cum_seqlens_q=*/Value(), /*cum_seqlens_k=*/Value(),
       b.getF32FloatAttr(op.getEffectiveSoftmaxScale()),
@@ -119,6 +141,7 @@ static void addGradBlock(OpBuilder &b, const RingBlocks &ring, StringRef role,
   if (withMask)
     inputs.push_back(RankedTensorType::get({1, 1, seqQ, seqK},
                                            IntegerType::get(context, 1)));
+  addSegmentTypes(ring, seqQ, seqK, inputs);
   auto type = FunctionType::get(context, inputs, {q, k, v});
   auto func = func::FuncOp::create(
       b, loc, (ring.prefix + "__grad_" + role).str(), type);
@@ -126,11 +149,13 @@ static void addGradBlock(OpBuilder &b, const RingBlocks &ring, StringRef role,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(body);
   Value mask = withMask ? body->getArgument(6) : Value();
+  unsigned numInputs = body->getNumArguments();
+  Value qSegments = ring.segments ? body->getArgument(numInputs - 2) : Value();
+  Value kvSegments = ring.segments ? body->getArgument(numInputs - 1) : Value();
   auto grad = FlashAttentionGradOp::create(
       b, loc, TypeRange{q, k, v}, body->getArgument(0), body->getArgument(1),
       body->getArgument(2), body->getArgument(3), body->getArgument(4),
-      body->getArgument(5), /*bias=*/Value(), mask,
-      /*q_segment_ids=*/Value(), /*kv_segment_ids=*/Value(),
+      body->getArgument(5), /*bias=*/Value(), mask, qSegments, kvSegments,
       /*softmax_aux=*/Value(), b.getF32FloatAttr(op.getEffectiveSoftmaxScale()),
       causal ? b.getUnitAttr() : UnitAttr(), window,
       /*mask_alignment=*/StringAttr(), op.getLogitsSoftCapAttr(),
@@ -141,22 +166,27 @@ static void addGradBlock(OpBuilder &b, const RingBlocks &ring, StringRef role,
 
 static LogicalResult expandRingAttention(Operation *raw, func::FuncOp entry) {
   auto op = cast<RingAttentionOp>(raw);
-  if (op.getQSegmentIds())
-    return op.emitOpError("segment ids are not supported by the ring runtime "
-                          "in this version of ejk");
   // The runtime calls the blocks with the entry's buffers, so the entry
-  // must be exactly the op: (query, key, value) -> (output[, lse]).
+  // must be exactly the op: (query, key, value[, q_segment_ids,
+  // kv_segment_ids]) -> (output[, lse]). The verifier has checked that the
+  // segment ids come both or neither, with their shapes.
+  bool segments = op.getQSegmentIds() != nullptr;
+  SmallVector<Value> operands = {op.getQuery(), op.getKey(), op.getValue()};
+  if (segments) {
+    operands.push_back(op.getQSegmentIds());
+    operands.push_back(op.getKvSegmentIds());
+  }
   Block &block = entry.getBody().front();
   auto ret = dyn_cast<func::ReturnOp>(block.getTerminator());
-  if (block.getOperations().size() != 2 || entry.getNumArguments() != 3 ||
-      op.getQuery() != block.getArgument(0) ||
-      op.getKey() != block.getArgument(1) ||
-      op.getValue() != block.getArgument(2) || !ret ||
+  if (block.getOperations().size() != 2 ||
+      !llvm::equal(block.getArguments(), operands) || !ret ||
       ret.getOperands() != ValueRange(op->getResults()))
     return op.emitOpError("must be the only op of its entry '")
-           << entry.getSymName()
-           << "', taking (query, key, value) and returning its results in "
-              "order: the runtime drives it (docs/ops/ring.md)";
+           << entry.getSymName() << "', taking "
+           << (segments ? "(query, key, value, q_segment_ids, kv_segment_ids)"
+                        : "(query, key, value)")
+           << " and returning its results in order: the runtime drives it "
+              "(docs/ops/ring.md)";
   auto q = cast<RankedTensorType>(op.getQuery().getType());
   // f32, f16 and bf16 (the verifier's types) all run: the runtime merges
   // the blocks' outputs in f32.
@@ -169,6 +199,7 @@ static LogicalResult expandRingAttention(Operation *raw, func::FuncOp entry) {
   ring.q = q;
   ring.k = cast<RankedTensorType>(op.getKey().getType());
   ring.v = cast<RankedTensorType>(op.getValue().getType());
+  ring.segments = segments;
   int64_t seq = q.getDimSize(1);
   bool causal = op.getCausal();
   DenseI64ArrayAttr window = op.getSlidingWindowAttr();
