@@ -32,53 +32,59 @@ import ejk_runtime  # noqa: E402  (beside this script here and there)
 # -50, past the cooperative kernel's factored bound of 16), or "gamma".
 # Without a config ejkc's heuristic picks (chunk-parallel from 256 steps,
 # cooperative where the fingerprint has cooperative matrices); the
-# "_recurrent" and "_simt" variants pin the other kernels for comparison.
+# "_simt" and "coop" variants pin the other kernels for comparison.
 RECURRENT = "block_v = 8, chunk_size = 16"
 CHUNK_PARALLEL = "block_v = 48, chunk_size = 32, chunk_parallel = 1"
 SIMT64 = "block_v = 128, chunk_size = 64, chunk_parallel = 1"
-COOP = "chunk_parallel = 1, cooperative = 1"
+# cooperative = 1: the outputs on cooperative matrices (the heuristic's
+# pick); 2: the update too. The results of 2026-11-27
+# (bench/results/h200/linear-2026-11-27-coop*.json) predate form 1: their
+# unconfigured variants and their "_coop_" and "chk_coop_" cases ran what
+# is now cooperative = 2 (the "coop2" names below).
+COOP1 = "chunk_parallel = 1, cooperative = 1"
+COOP2 = "chunk_parallel = 1, cooperative = 2"
 # Packed sequences of lengths 37, 0, 113, 1, 149 (T = 300).
 CU = [0, 37, 37, 150, 151, 300]
 
 
 def variants():
+    shape = (4, 4096, 16, 128, 128)
+    simple = (16, 16384, 8, 128, 128)
+    small = (2, 100, 3, 32, 48)
+    mid = (2, 200, 3, 64, 64)
+    c64 = "block_v = 64, chunk_size = 64, "
     return {
-        "ggla_bf16": (4, 4096, 16, 128, 128, "bf16", "g"),
-        "ggla_f16": (4, 4096, 16, 128, 128, "f16", "g"),
-        "ggla_bf16_simt": (4, 4096, 16, 128, 128, "bf16", "g", SIMT64),
-        "ggla_f16_simt": (4, 4096, 16, 128, 128, "f16", "g", SIMT64),
+        "ggla_bf16": shape + ("bf16", "g"),
+        "ggla_f16": shape + ("f16", "g"),
+        "ggla_bf16_simt": shape + ("bf16", "g", SIMT64),
+        "ggla_f16_simt": shape + ("f16", "g", SIMT64),
+        "ggla_bf16_coop2": shape + ("bf16", "g", "block_v = 128, chunk_size = 64, " + COOP2),
         # Cooperative configs around the heuristic's (C 64, block_v 128).
-        "ggla_bf16_coop_c32_v128": (4, 4096, 16, 128, 128, "bf16", "g",
-                                    "block_v = 128, chunk_size = 32, " + COOP),
-        "ggla_bf16_coop_c64_v64": (4, 4096, 16, 128, 128, "bf16", "g",
-                                   "block_v = 64, chunk_size = 64, " + COOP),
-        "gsimple_bf16": (16, 16384, 8, 128, 128, "bf16", "gamma"),
-        "gsimple_bf16_simt": (16, 16384, 8, 128, 128, "bf16", "gamma", SIMT64),
-        "chk_gla": (2, 100, 3, 32, 48, "f16", "g", RECURRENT),
-        "chk_gla_chunk_parallel": (2, 100, 3, 32, 48, "f16", "g",
-                                   CHUNK_PARALLEL),
+        "ggla_bf16_coop2_c32_v128": shape + ("bf16", "g", "block_v = 128, chunk_size = 32, " + COOP2),
+        "ggla_bf16_coop2_c64_v64": shape + ("bf16", "g", c64 + COOP2),
+        "ggla_bf16_coop1_c32_v128": shape + ("bf16", "g", "block_v = 128, chunk_size = 32, " + COOP1),
+        "gsimple_bf16": simple + ("bf16", "gamma"),
+        "gsimple_bf16_simt": simple + ("bf16", "gamma", SIMT64),
+        "gsimple_bf16_coop2": simple + ("bf16", "gamma", "block_v = 128, chunk_size = 64, " + COOP2),
+        "chk_gla": small + ("f16", "g", RECURRENT),
+        "chk_gla_chunk_parallel": small + ("f16", "g", CHUNK_PARALLEL),
         # Cooperative: T = 100 is not a multiple of the chunk; V = 48 leaves
         # subgroups without a tile of their own.
-        "chk_coop_f16": (2, 100, 3, 32, 48, "f16", "g",
-                         "block_v = 48, chunk_size = 32, " + COOP),
-        "chk_coop_bf16": (2, 100, 3, 32, 48, "bf16", "g",
-                          "block_v = 48, chunk_size = 32, " + COOP),
-        "chk_coop_c64_f16": (2, 200, 3, 64, 64, "f16", "g",
-                             "block_v = 64, chunk_size = 64, " + COOP),
-        "chk_coop_mid_f16": (2, 200, 3, 64, 64, "f16", "g/4",
-                             "block_v = 64, chunk_size = 64, " + COOP),
-        "chk_coop_strong_f16": (2, 200, 3, 64, 64, "f16", "g/1",
-                                "block_v = 64, chunk_size = 64, " + COOP),
-        "chk_coop_strong_bf16": (2, 200, 3, 64, 64, "bf16", "g/1",
-                                 "block_v = 64, chunk_size = 64, " + COOP),
-        "chk_coop_gamma_bf16": (2, 700, 4, 64, 64, "bf16", "gamma",
-                                "block_v = 64, chunk_size = 64, " + COOP),
-        "chk_coop_varlen_f16": (1, 300, 2, 64, 64, "f16", "g",
-                                "block_v = 64, chunk_size = 64, " + COOP, CU),
-        "chk_coop_varlen_strong_f16": (1, 300, 2, 64, 64, "f16", "g/1",
-                                       "block_v = 64, chunk_size = 64, " + COOP,
-                                       CU),
+        "chk_coop2_f16": small + ("f16", "g", "block_v = 48, chunk_size = 32, " + COOP2),
+        "chk_coop2_bf16": small + ("bf16", "g", "block_v = 48, chunk_size = 32, " + COOP2),
+        "chk_coop2_c64_f16": mid + ("f16", "g", c64 + COOP2),
+        "chk_coop2_mid_f16": mid + ("f16", "g/4", c64 + COOP2),
+        "chk_coop2_strong_f16": mid + ("f16", "g/1", c64 + COOP2),
+        "chk_coop2_strong_bf16": mid + ("bf16", "g/1", c64 + COOP2),
+        "chk_coop2_gamma_bf16": (2, 700, 4, 64, 64, "bf16", "gamma", c64 + COOP2),
+        "chk_coop2_varlen_f16": (1, 300, 2, 64, 64, "f16", "g", c64 + COOP2, CU),
+        "chk_coop2_varlen_strong_f16": (1, 300, 2, 64, 64, "f16", "g/1", c64 + COOP2, CU),
         "chk_simt_varlen_f16": (1, 300, 2, 64, 64, "f16", "g", SIMT64, CU),
+        # cooperative = 1 (SIMT update, f32 states): not yet run on a GPU.
+        "chk_coop1_f16": small + ("f16", "g", "block_v = 48, chunk_size = 32, " + COOP1),
+        "chk_coop1_strong_bf16": mid + ("bf16", "g/1", c64 + COOP1),
+        "chk_coop1_gamma_bf16": (2, 700, 4, 64, 64, "bf16", "gamma", c64 + COOP1),
+        "chk_coop1_varlen_f16": (1, 300, 2, 64, 64, "f16", "g/4", c64 + COOP1, CU),
         # The heuristic's pick at K = V = 128 (cooperative on the H100).
         "chk_gla_long": (1, 700, 2, 128, 128, "f16", "g"),
         "chk_gla_long_bf16": (1, 700, 2, 128, 128, "bf16", "g"),
@@ -111,7 +117,8 @@ def ir(b, tt, h, k, v, dt, gated, config=None, cu=None):
 # Variants timed per dispatch: copies of the artifact that stop after the
 # update ("__u") and after the scan ("__us"); the differences of their
 # times give each dispatch's.
-PROFILED = ("ggla_bf16", "ggla_bf16_simt", "gsimple_bf16", "gsimple_bf16_simt")
+PROFILED = ("ggla_bf16", "ggla_bf16_simt", "ggla_bf16_coop2", "gsimple_bf16",
+            "gsimple_bf16_simt", "gsimple_bf16_coop2")
 
 
 def prepare(out, fingerprint):

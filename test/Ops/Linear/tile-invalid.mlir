@@ -71,3 +71,14 @@ func.func @chunk_parallel(%q: tensor<1x64x2x32xf32>) -> tensor<1x64x2x32xf32> {
   return %o : tensor<1x64x2x32xf32>
 }
 }
+
+// -----
+
+// So are cooperative matrices.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @cooperative(%q: tensor<1x64x2x32xf32>) -> tensor<1x64x2x32xf32> {
+  // expected-error @+1 {{is invalid: 'cooperative' = 1 has no CPU kernel: cooperative matrices are Vulkan's}}
+  %o = ejk.gla %q, %q, %q {config = #ejk.config<block_v = 16, chunk_size = 32, cooperative = 1>} : tensor<1x64x2x32xf32>, tensor<1x64x2x32xf32>, tensor<1x64x2x32xf32> -> tensor<1x64x2x32xf32>
+  return %o : tensor<1x64x2x32xf32>
+}
+}

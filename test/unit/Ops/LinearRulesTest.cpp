@@ -18,9 +18,10 @@ using namespace mlir::ejk::test;
 namespace {
 
 std::string glaIR(int64_t batch, int64_t seq, int64_t heads, int64_t dimK,
-                  int64_t dimV, StringRef attrs = "") {
-  std::string q = tensorType({batch, seq, heads, dimK}, "f32");
-  std::string v = tensorType({batch, seq, heads, dimV}, "f32");
+                  int64_t dimV, StringRef attrs = "",
+                  StringRef element = "f32") {
+  std::string q = tensorType({batch, seq, heads, dimK}, element);
+  std::string v = tensorType({batch, seq, heads, dimV}, element);
   return "func.func @f(%q: " + q + ", %v: " + v + ") -> " + v +
          " {\n  %o = ejk.gla %q, %q, %v g(%q : " + q + ") " + attrs.str() +
          " : " + q + ", " + q + ", " + v + " -> " + v + "\n  return %o : " + v +
@@ -164,6 +165,56 @@ TEST_F(LinearRulesTest, VulkanVerifierNamesTheLimit) {
   EXPECT_EQ(
       reason(op, config({{"block_v", 32}, {"chunk_size", 256}}), target),
       "stages 163840 bytes of shared memory per chunk, the device has 32768");
+}
+
+TEST_F(LinearRulesTest, VulkanCooperativeOutputsWhereTheDeviceHasThem) {
+  TargetInfo portable = vulkanWithShuffles(32);
+  portable.vulkanFeatures = {"subgroup_basic", "subgroup_shuffle", "float16",
+                             "storage16"};
+  portable.sharedMemoryBytes = 49152;
+  TargetInfo coop = portable;
+  coop.hasCooperativeMatrix = true;
+  for (StringRef element : {"f16", "bf16"}) {
+    TunableOpInterface op = parse(glaIR(1, 4096, 16, 128, 128, "", element));
+    ASSERT_TRUE(op);
+    // The outputs on matrices, the update SIMT (faster on an H200).
+    EXPECT_EQ(printAttr(op.getHeuristicConfig(coop)),
+              "#ejk.config<block_v = 128, chunk_parallel = 1, chunk_size = 64, "
+              "cooperative = 1>");
+    EXPECT_EQ(
+        printAttr(op.getHeuristicConfig(portable)),
+        "#ejk.config<block_v = 128, chunk_parallel = 1, chunk_size = 64>");
+    // The tuner tries both cooperative forms, each verified.
+    std::set<int64_t> forms;
+    for (ConfigAttr c : op.getConfigSpace(coop, false)) {
+      EXPECT_EQ(reason(op, c, coop), "ok") << printAttr(c);
+      forms.insert(c.lookup("cooperative").value_or(0));
+    }
+    EXPECT_EQ(forms, (std::set<int64_t>{0, 1, 2}));
+    for (ConfigAttr c : op.getConfigSpace(portable, false))
+      EXPECT_FALSE(c.lookup("cooperative")) << printAttr(c);
+    EXPECT_EQ(reason(op,
+                     config({{"block_v", 128},
+                             {"chunk_size", 64},
+                             {"chunk_parallel", 1},
+                             {"cooperative", 2}}),
+                     portable),
+              "'cooperative' needs a device with 16x16x16 f16 cooperative "
+              "matrices");
+  }
+  // f32 inputs keep the SIMT kernel.
+  TunableOpInterface op = parse(glaIR(1, 4096, 16, 128, 128));
+  ASSERT_TRUE(op);
+  EXPECT_EQ(printAttr(op.getHeuristicConfig(coop)),
+            "#ejk.config<block_v = 128, chunk_parallel = 1, chunk_size = 64>");
+  EXPECT_EQ(reason(op,
+                   config({{"block_v", 128},
+                           {"chunk_size", 64},
+                           {"chunk_parallel", 1},
+                           {"cooperative", 1}}),
+                   coop),
+            "'cooperative' takes f16 or bf16 inputs (f32 runs the SIMT "
+            "kernel)");
 }
 
 } // namespace
