@@ -155,8 +155,11 @@ TEST_F(DeltaRulesTest, VulkanHeuristicAndSpaceAreVerified) {
 TEST_F(DeltaRulesTest, VulkanVerifierCountsThePerStepArrays) {
   TunableOpInterface op = parse(deltaIR(1, 64, 2, 32, 32));
   ASSERT_TRUE(op);
+  // Without subgroup shuffles only the chunk-parallel kernel (which uses
+  // none) has configs.
   TargetInfo generic = TargetInfo::genericVulkan();
-  EXPECT_TRUE(op.getConfigSpace(generic, false).empty());
+  for (ConfigAttr c : op.getConfigSpace(generic, false))
+    EXPECT_EQ(c.lookup("chunk_parallel"), 1) << printAttr(c);
   TargetInfo target = vulkanWithShuffles(32);
   EXPECT_EQ(reason(op, config({{"block_v", 8}, {"chunk_size", 16}}), target),
             "ok");
@@ -165,6 +168,50 @@ TEST_F(DeltaRulesTest, VulkanVerifierCountsThePerStepArrays) {
   EXPECT_EQ(
       reason(op, config({{"block_v", 32}, {"chunk_size", 64}}), target),
       "stages 33280 bytes of shared memory per chunk, the device has 32768");
+}
+
+TEST_F(DeltaRulesTest, VulkanHeuristicRunsLongSequencesChunkParallel) {
+  TargetInfo target = vulkanWithShuffles(32);
+  target.sharedMemoryBytes = 49152;
+  TunableOpInterface op = parse(deltaIR(4, 4096, 16, 128, 128));
+  ASSERT_TRUE(op);
+  ConfigAttr heuristic = op.getHeuristicConfig(target);
+  EXPECT_EQ(reason(op, heuristic, target), "ok") << printAttr(heuristic);
+  EXPECT_EQ(heuristic.lookup("chunk_parallel"), 1);
+  EXPECT_EQ(heuristic.lookup("chunk_size"), 64);
+  EXPECT_EQ(heuristic.lookup("block_v"), 32);
+  // The space holds chunk-parallel and recurrent configs.
+  SmallVector<ConfigAttr> space = op.getConfigSpace(target, false);
+  EXPECT_TRUE(llvm::any_of(
+      space, [](ConfigAttr c) { return c.lookup("chunk_parallel") == 1; }));
+  EXPECT_TRUE(llvm::any_of(
+      space, [](ConfigAttr c) { return !c.lookup("chunk_parallel"); }));
+
+  // Short sequences stay recurrent.
+  op = parse(deltaIR(1, 100, 2, 32, 32));
+  ASSERT_TRUE(op);
+  heuristic = op.getHeuristicConfig(target);
+  EXPECT_EQ(reason(op, heuristic, target), "ok") << printAttr(heuristic);
+  EXPECT_FALSE(heuristic.lookup("chunk_parallel"));
+}
+
+TEST_F(DeltaRulesTest, VulkanHeuristicFallsBackToRecurrent) {
+  // 128 invocations per workgroup: the chunk-parallel kernel's 256 threads
+  // do not fit, so a long sequence takes the recurrent kernel.
+  TargetInfo target = vulkanWithShuffles(32);
+  target.maxWorkgroupInvocations = 128;
+  TunableOpInterface op = parse(deltaIR(1, 4096, 2, 16, 16));
+  ASSERT_TRUE(op);
+  EXPECT_EQ(
+      reason(
+          op,
+          config({{"block_v", 16}, {"chunk_size", 64}, {"chunk_parallel", 1}}),
+          target),
+      "the chunk-parallel delta rule runs 256 threads per workgroup in "
+      "whole subgroups; the device allows 128 in subgroups of 32");
+  ConfigAttr heuristic = op.getHeuristicConfig(target);
+  EXPECT_EQ(reason(op, heuristic, target), "ok") << printAttr(heuristic);
+  EXPECT_FALSE(heuristic.lookup("chunk_parallel"));
 }
 
 } // namespace

@@ -23,9 +23,7 @@ VulkanDeltaChunkLayout::compute(const DeltaProblem &p, int64_t chunk,
   if (chunk < kTile || chunk > kMaxChunk || chunk % kTile != 0) {
     reason << "'" << GlaConfig::kChunkSize << "' (" << chunk
            << ") must be a multiple of " << kTile << " in [" << kTile << ", "
-           << kMaxChunk << "] with '" << GlaConfig::kChunkParallel
-           << "' = 1 (the substitution keeps a column of the chunk in "
-              "registers)";
+           << kMaxChunk << "] with '" << GlaConfig::kChunkParallel << "' = 1";
     return std::nullopt;
   }
   if (blockV < kGrid || blockV % kGrid != 0) {
@@ -37,12 +35,9 @@ VulkanDeltaChunkLayout::compute(const DeltaProblem &p, int64_t chunk,
   VulkanDeltaChunkLayout l;
   l.chunk = chunk;
   l.blockV = blockV;
-  l.outBlockV = std::min<int64_t>(128, roundUp(std::max<int64_t>(1, p.dimV),
-                                               kGrid));
   l.kPer = ceilDiv(std::max<int64_t>(1, p.dimK), kGrid);
   l.vPer = blockV / kGrid;
   l.cPer = chunk / kGrid;
-  l.outVPer = l.outBlockV / kGrid;
   for (auto [what, n] :
        {std::pair<StringRef, int64_t>{"state", l.kPer * l.vPer},
         {"new-value", l.cPer * l.vPer}})
@@ -56,8 +51,7 @@ VulkanDeltaChunkLayout::compute(const DeltaProblem &p, int64_t chunk,
   if (kThreads > target.maxWorkgroupInvocations || kThreads % subgroup != 0) {
     reason << "the chunk-parallel delta rule runs " << kThreads
            << " threads per workgroup in whole subgroups; the device allows "
-           << target.maxWorkgroupInvocations << " in subgroups of "
-           << subgroup;
+           << target.maxWorkgroupInvocations << " in subgroups of " << subgroup;
     return std::nullopt;
   }
   int64_t slots = numSlots(p, l) + (p.packed ? 1 : 0);
@@ -68,12 +62,26 @@ VulkanDeltaChunkLayout::compute(const DeltaProblem &p, int64_t chunk,
   }
   bool perKey = p.decay == DeltaDecay::PerKey;
   int64_t keyTiles = perKey ? 2 : 1;
+  int64_t shared = target.sharedMemoryBytes;
   l.prepareSharedBytes =
       4 * (chunk * chunk + keyTiles * chunk * kTile + 3 * chunk);
-  l.stateSharedBytes = 4 * (l.kPad() * blockV + chunk * blockV +
-                            std::max(chunk * kTile, kTile * l.kPad()));
-  l.outputSharedBytes = 4 * (chunk * chunk + (keyTiles + 1) * chunk * kTile +
-                             kTile * l.outBlockV + chunk);
+  auto stateBytes = [&](int64_t tile) {
+    return 4 * (l.kPad() * blockV + chunk * blockV +
+                std::max(chunk * kTile, tile * l.kPad()));
+  };
+  l.updateTile = stateBytes(16) <= shared ? 16 : 8;
+  l.stateSharedBytes = stateBytes(l.updateTile);
+  // The outputs' V block: up to 128 columns, halved while it does not fit.
+  auto outputBytes = [&](int64_t width) {
+    return 4 * (chunk * chunk + (keyTiles + 1) * chunk * kTile + kTile * width +
+                chunk);
+  };
+  l.outBlockV =
+      std::min<int64_t>(128, roundUp(std::max<int64_t>(1, p.dimV), kGrid));
+  while (l.outBlockV > kGrid && outputBytes(l.outBlockV) > shared)
+    l.outBlockV = roundUp(l.outBlockV / 2, kGrid);
+  l.outVPer = l.outBlockV / kGrid;
+  l.outputSharedBytes = outputBytes(l.outBlockV);
   for (auto [what, bytes] :
        {std::pair<StringRef, int64_t>{"prepare", l.prepareSharedBytes},
         {"state", l.stateSharedBytes},
@@ -112,28 +120,27 @@ private:
 
   void column(Value k, bool perKey) {
     constexpr int64_t kUnroll = 8;
-    e.forLoop(
-        zero, e.index(l.chunk), e.index(kUnroll), {zeroF()},
-        [&](Value t0, ValueRange acc) -> SmallVector<Value> {
-          SmallVector<Value> steps, gates;
-          for (int64_t i = 0; i < kUnroll; ++i) {
-            Value t = e.add(t0, e.index(i));
-            Value row = chunkRow(t);
-            Value a = perKey ? load(buf.decay, {batchIdx, row, head, k})
-                             : load(buf.decay, {batchIdx, row, head});
-            steps.push_back(t);
-            gates.push_back(orZero(lt(t, len), a));
-          }
-          Value sum = acc[0];
-          for (int64_t i = 0; i < kUnroll; ++i) {
-            sum = e.fadd(sum, gates[i]);
-            if (perKey)
-              store(sum, tmp.gates, {slot, head, steps[i], k});
-            else
-              store(sum, tmp.gates, {slot, head, steps[i]});
-          }
-          return {sum};
-        });
+    e.forLoop(zero, e.index(l.chunk), e.index(kUnroll), {zeroF()},
+              [&](Value t0, ValueRange acc) -> SmallVector<Value> {
+                SmallVector<Value> steps, gates;
+                for (int64_t i = 0; i < kUnroll; ++i) {
+                  Value t = e.add(t0, e.index(i));
+                  Value row = chunkRow(t);
+                  Value a = perKey ? load(buf.decay, {batchIdx, row, head, k})
+                                   : load(buf.decay, {batchIdx, row, head});
+                  steps.push_back(t);
+                  gates.push_back(orZero(lt(t, len), a));
+                }
+                Value sum = acc[0];
+                for (int64_t i = 0; i < kUnroll; ++i) {
+                  sum = e.fadd(sum, gates[i]);
+                  if (perKey)
+                    store(sum, tmp.gates, {slot, head, steps[i], k});
+                  else
+                    store(sum, tmp.gates, {slot, head, steps[i]});
+                }
+                return {sum};
+              });
   }
 };
 
@@ -148,8 +155,7 @@ SmallVector<MemRefType> temporaryTypes(const DeltaProblem &p,
       MemRefType::get({slots, p.heads, l.chunk, p.dimV}, f32),
       MemRefType::get({slots, p.heads, p.dimK, p.dimV}, f32)};
   if (p.decay == DeltaDecay::PerKey)
-    types.push_back(
-        MemRefType::get({slots, p.heads, l.chunk, p.dimK}, f32));
+    types.push_back(MemRefType::get({slots, p.heads, l.chunk, p.dimK}, f32));
   else if (p.decay == DeltaDecay::PerHead)
     types.push_back(MemRefType::get({slots, p.heads, l.chunk}, f32));
   return types;
@@ -244,8 +250,8 @@ LogicalResult mlir::ejk::tileVulkanDeltaChunkParallel(
   DispatchRewriter::setWork(
       state, stepsHeads * 4 * p.dimK * p.dimV,
       DispatchRewriter::bytesOf({buf.initialState, buf.finalState}) +
-          DispatchRewriter::bytesOf({mainTemps.w, mainTemps.kd,
-                                     mainTemps.states}) +
+          DispatchRewriter::bytesOf(
+              {mainTemps.w, mainTemps.kd, mainTemps.states}) +
           2 * DispatchRewriter::bytesOf(mainTemps.u));
 
   rewriter.rewriteCallers(

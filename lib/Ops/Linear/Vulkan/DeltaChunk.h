@@ -18,9 +18,9 @@
 //            order: S_c (before the chunk) written out, the new values
 //            U - W S_c over U, S_{c+1} = exp(B_last) S_c + Kd^T (U - W S_c)
 //   outputs  workgroup = (chunk slot [+ filler], head, V block of up to
-//            128 columns): P[t, s] = scale sum_k q_t k_s exp(B_t - B_s)
-//            (s <= t) and (scale q exp(B)) S_c in one pass over key tiles,
-//            then O = that + P (U - W S_c)
+//            128 columns, fewer where shared memory is short): P[t, s] = scale
+//            sum_k q_t k_s exp(B_t - B_s) (s <= t) and (scale q exp(B)) S_c in
+//            one pass over key tiles, then O = that + P (U - W S_c)
 //
 // Chunk slots as gla's chunk-parallel kernel (ChunkParallel.h): batch row
 // n's chunk c is slot n ceil(T / C) + c; with cu_seqlens, sequence n's
@@ -60,12 +60,15 @@ struct VulkanDeltaChunkLayout {
   /// Register blocks: state rows, state columns, chunk rows, output
   /// columns per thread.
   int64_t kPer = 0, vPer = 0, cPer = 0, outVPer = 0;
+  /// Steps per tile of the state update's decayed keys: 16, or 8 where 16
+  /// does not fit shared memory.
+  int64_t updateTile = 0;
   int64_t prepareSharedBytes = 0, stateSharedBytes = 0, outputSharedBytes = 0;
 
   /// Entries per thread the kernels keep in registers, at most.
   static constexpr int64_t kMaxRegisters = 64;
-  /// The largest chunk: the substitution keeps a column of the chunk in
-  /// registers.
+  /// The largest chunk: the prepare and the outputs keep a chunk x chunk
+  /// matrix in shared memory.
   static constexpr int64_t kMaxChunk = 64;
 
   int64_t kPad() const { return kPer * kGrid; }
@@ -151,9 +154,9 @@ protected:
   }
   /// 1 / sqrt(sum + eps) (ejKernel's l2-norm epsilon).
   Value inverseNorm(Value sumSquares) {
-    return e.fdiv(e.constF32(1.0f),
-                  math::SqrtOp::create(e.b, e.fadd(sumSquares,
-                                                   e.constF32(1e-6f))));
+    return e.fdiv(
+        e.constF32(1.0f),
+        math::SqrtOp::create(e.b, e.fadd(sumSquares, e.constF32(1e-6f))));
   }
 
   void begin() {
@@ -228,8 +231,7 @@ protected:
           Value probe = e.min(mid, e.index(p.numSeqs - 1));
           Value base = e.add(e.div(cuEntry(probe), e.index(l.chunk)), probe);
           Value open = lt(e.add(low, one), high);
-          Value fits =
-              andI(open, cmp(arith::CmpIPredicate::sle, base, slotId));
+          Value fits = andI(open, cmp(arith::CmpIPredicate::sle, base, slotId));
           Value shrink = andI(open, notOf(fits));
           return {e.select(fits, mid, low), e.select(shrink, mid, high)};
         });

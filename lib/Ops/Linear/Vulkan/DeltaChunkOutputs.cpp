@@ -32,8 +32,7 @@ public:
     Value slotId = WorkgroupIdOp::create(e.b, 0);
     v0 = e.mul(WorkgroupIdOp::create(e.b, 2), e.index(l.outBlockV));
     if (p.packed)
-      emitIf(e, cmp(arith::CmpIPredicate::eq, slotId,
-                    e.index(numSlots(p, l))),
+      emitIf(e, cmp(arith::CmpIPredicate::eq, slotId, e.index(numSlots(p, l))),
              [&] { zeroUncovered(); });
     withChunkOfSlot(slotId, [&] { outputs(); });
   }
@@ -76,9 +75,8 @@ private:
     Value rowTile = allocWorkgroup(e, kt * bv);
     Value gS = allocWorkgroup(e, C);
     if (p.decay == DeltaDecay::PerHead)
-      forEachShared(e, l.kThreads, thread, C, [&](Value t) {
-        store(cumGate(t, Value()), gS, {t});
-      });
+      forEachShared(e, l.kThreads, thread, C,
+                    [&](Value t) { store(cumGate(t, Value()), gS, {t}); });
 
     int64_t nA = l.cPer * l.cPer, nO = l.cPer * l.outVPer;
     SmallVector<Value> inits(nA + nO + 2 * l.cPer, zeroF());
@@ -91,10 +89,12 @@ private:
             Value k = e.add(k0, urem(i, kt));
             Value valid = andI(lt(t, len), lt(k, e.index(p.dimK)));
             Value r = chunkRow(t);
-            store(orZero(valid, load(buf.query, {batchIdx, r, head, clampK(k)})),
-                  qTile, {i});
-            store(orZero(valid, load(buf.key, {batchIdx, r, kvHead, clampK(k)})),
-                  kTile, {i});
+            store(
+                orZero(valid, load(buf.query, {batchIdx, r, head, clampK(k)})),
+                qTile, {i});
+            store(
+                orZero(valid, load(buf.key, {batchIdx, r, kvHead, clampK(k)})),
+                kTile, {i});
             if (bTile)
               store(cumGate(t, clampK(k)), bTile, {i});
           });
@@ -102,10 +102,10 @@ private:
             Value k = e.add(k0, udiv(i, bv));
             Value c = e.add(v0, urem(i, bv));
             Value valid = andI(lt(k, e.index(p.dimK)), lt(c, e.index(p.dimV)));
-            store(orZero(valid, memref::LoadOp::create(
-                                    e.b, tmp.states,
-                                    ValueRange{slot, head, clampK(k),
-                                               clampV(c)})),
+            store(orZero(valid,
+                         memref::LoadOp::create(
+                             e.b, tmp.states,
+                             ValueRange{slot, head, clampK(k), clampV(c)})),
                   rowTile, {i});
           });
           gpu::BarrierOp::create(e.b);
@@ -176,8 +176,8 @@ private:
         if (p.l2Norm)
           v = e.fmul(v, colNorm[b]);
         if (bt)
-          v = e.fmul(v, expNonPositive(e.fsub(
-                            bt, memref::LoadOp::create(e.b, gS, s))));
+          v = e.fmul(v, expNonPositive(
+                            e.fsub(bt, memref::LoadOp::create(e.b, gS, s))));
         store(orZero(cmp(arith::CmpIPredicate::sle, s, t), v), scores,
               {e.add(e.mul(t, e.index(C)), s)});
       }

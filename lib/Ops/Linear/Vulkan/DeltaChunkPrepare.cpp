@@ -7,11 +7,12 @@
 //            from the same loads), then A = -beta_t G[t, s] / (|k_t| |k_s|)
 //            strictly below the diagonal, into shared memory
 //   solve    thread j: column j of [K~ | V] (K~ = k / |k| exp(B), rows
-//            times beta) in registers, forward substitution
+//            times beta), forward substitution
 //              x_t = r_t + sum_{s < t} A[t, s] x_s
-//            (unrolled: the chunk is at most 64 steps), x into W (key
-//            columns) or U (value columns); the key columns also write
-//            Kd = k / |k| exp(B_last - B)
+//            by blocks of 16 rows (the block in registers, the earlier
+//            blocks read back from W or U), x into W (key columns) or U
+//            (value columns); the key columns also write Kd = k / |k|
+//            exp(B_last - B)
 //
 // A column of the solve depends on nothing but its own column and A, so
 // the threads need no barrier between the chunk's steps. Steps past the
@@ -52,8 +53,8 @@ private:
     // the first tile's barrier publishes them.
     forEachShared(e, l.kThreads, thread, C, [&](Value t) {
       Value valid = lt(t, len);
-      store(orZero(valid, load(buf.beta, {batchIdx, chunkRow(t), head})),
-            betaS, {t});
+      store(orZero(valid, load(buf.beta, {batchIdx, chunkRow(t), head})), betaS,
+            {t});
       if (p.decay == DeltaDecay::PerHead)
         store(cumGate(t, Value()), gS, {t});
     });
@@ -68,9 +69,8 @@ private:
             Value t = udiv(i, kt);
             Value k = e.add(k0, urem(i, kt));
             Value valid = andI(lt(t, len), lt(k, e.index(p.dimK)));
-            store(orZero(valid,
-                         load(buf.key, {batchIdx, chunkRow(t), kvHead,
-                                        clampK(k)})),
+            store(orZero(valid, load(buf.key, {batchIdx, chunkRow(t), kvHead,
+                                               clampK(k)})),
                   kTile, {i});
             if (bTile)
               store(cumGate(t, clampK(k)), bTile, {i});
@@ -101,8 +101,8 @@ private:
               }
             if (p.l2Norm)
               for (int64_t a = 0; a < l.cPer; ++a) {
-                next[nA + a] = math::FmaOp::create(e.b, kr[a], kr[a],
-                                                   next[nA + a]);
+                next[nA + a] =
+                    math::FmaOp::create(e.b, kr[a], kr[a], next[nA + a]);
                 next[nA + l.cPer + a] = math::FmaOp::create(
                     e.b, kc[a], kc[a], next[nA + l.cPer + a]);
               }
@@ -115,8 +115,7 @@ private:
     SmallVector<Value> rowNorm, colNorm;
     for (int64_t a = 0; a < l.cPer; ++a) {
       rowNorm.push_back(p.l2Norm ? inverseNorm(acc[nA + a]) : Value());
-      colNorm.push_back(p.l2Norm ? inverseNorm(acc[nA + l.cPer + a])
-                                 : Value());
+      colNorm.push_back(p.l2Norm ? inverseNorm(acc[nA + l.cPer + a]) : Value());
     }
     for (int64_t a = 0; a < l.cPer; ++a) {
       Value t = row(a);
@@ -133,8 +132,8 @@ private:
         if (p.l2Norm)
           v = e.fmul(v, colNorm[b]);
         if (bt)
-          v = e.fmul(v, expNonPositive(e.fsub(
-                            bt, memref::LoadOp::create(e.b, gS, s))));
+          v = e.fmul(v, expNonPositive(
+                            e.fsub(bt, memref::LoadOp::create(e.b, gS, s))));
         store(orZero(lt(s, t), v), aS, {e.add(e.mul(t, e.index(C)), s)});
       }
       if (p.l2Norm)
@@ -156,84 +155,123 @@ private:
   Value row(int64_t a) { return e.add(rowThread, e.index(a * G)); }
   Value col(int64_t b) { return e.add(colThread, e.index(b * G)); }
 
-  /// Column `j` of [K~ | V]: its right-hand side, the substitution, the
-  /// stores.
+  /// Column `j` of [K~ | V] by blocks of 16 rows: a block's right-hand
+  /// side, minus A times the earlier blocks (read back from the thread's own
+  /// column of W or U), then the block's own triangle unrolled in
+  /// registers, stored. (A fully unrolled chunk would keep the whole column
+  /// in registers but makes shaders that drivers compile slowly.)
   void solveColumn(Value j) {
-    int64_t C = l.chunk;
+    int64_t C = l.chunk, bs = VulkanDeltaChunkLayout::kTile;
     Value isKey = lt(j, e.index(p.dimK));
-    SmallVector<Type> types(C, e.f32);
-    SmallVector<Value> rhs = e.ifElse(
-        isKey, types, [&] { return keyColumn(j); },
-        [&] { return valueColumn(e.sub(j, e.index(p.dimK))); });
-    SmallVector<Value> x;
-    for (int64_t t = 0; t < C; ++t) {
-      Value acc = rhs[t];
-      for (int64_t s = 0; s < t; ++s)
-        acc = math::FmaOp::create(
-            e.b, memref::LoadOp::create(e.b, aS, e.index(t * C + s)), x[s],
-            acc);
-      x.push_back(acc);
-    }
-    e.ifElse(
-        isKey, {},
-        [&] {
-          for (int64_t t = 0; t < C; ++t)
-            store(x[t], tmp.w, {slot, head, e.index(t), j});
-          return SmallVector<Value>();
-        },
-        [&] {
-          Value v = e.sub(j, e.index(p.dimK));
-          for (int64_t t = 0; t < C; ++t)
-            store(x[t], tmp.u, {slot, head, e.index(t), v});
-          return SmallVector<Value>();
-        });
-  }
-
-  /// beta_t k_t[j] / |k_t| exp(B_t[j]) per chunk step (zero past the
-  /// chunk); writes Kd[t, j] = k_t[j] / |k_t| exp(B_last[j] - B_t[j]).
-  SmallVector<Value> keyColumn(Value j) {
-    int64_t C = l.chunk;
-    SmallVector<Value> raw, rhs;
-    for (int64_t t = 0; t < C; ++t)
-      raw.push_back(load(buf.key, {batchIdx, chunkRow(e.index(t)), kvHead, j}));
+    Value vCol = e.max(e.sub(j, e.index(p.dimK)), zero);
     Value last;
     if (p.decay == DeltaDecay::PerHead)
       last = memref::LoadOp::create(e.b, gS, e.sub(len, one));
-    else if (p.decay == DeltaDecay::PerKey)
+    SmallVector<Type> types(bs, e.f32);
+    e.forLoop(zero, e.index(C / bs), one, [&](Value bi) {
+      Value r0 = e.mul(bi, e.index(bs));
+      SmallVector<Value> x = e.ifElse(
+          isKey, types, [&] { return keyRows(j, r0, last); },
+          [&] { return valueRows(vCol, r0); });
+      // Minus A[block, earlier block] x(earlier block).
+      x = e.forLoop(
+          zero, bi, one, x,
+          [&](Value bj, ValueRange acc) -> SmallVector<Value> {
+            Value s0 = e.mul(bj, e.index(bs));
+            SmallVector<Value> earlier = e.ifElse(
+                isKey, types, [&] { return readRows(tmp.w, s0, j); },
+                [&] { return readRows(tmp.u, s0, vCol); });
+            SmallVector<Value> next(acc.begin(), acc.end());
+            for (int64_t r = 0; r < bs; ++r) {
+              Value rowBase = e.mul(e.add(r0, e.index(r)), e.index(C));
+              for (int64_t c = 0; c < bs; ++c)
+                next[r] = math::FmaOp::create(
+                    e.b,
+                    memref::LoadOp::create(
+                        e.b, aS, e.add(rowBase, e.add(s0, e.index(c)))),
+                    earlier[c], next[r]);
+            }
+            return next;
+          });
+      // The block's own triangle.
+      for (int64_t r = 1; r < bs; ++r) {
+        Value rowBase = e.mul(e.add(r0, e.index(r)), e.index(C));
+        for (int64_t c = 0; c < r; ++c)
+          x[r] = math::FmaOp::create(
+              e.b,
+              memref::LoadOp::create(e.b, aS,
+                                     e.add(rowBase, e.add(r0, e.index(c)))),
+              x[c], x[r]);
+      }
+      e.ifElse(
+          isKey, {},
+          [&] {
+            for (int64_t r = 0; r < bs; ++r)
+              store(x[r], tmp.w, {slot, head, e.add(r0, e.index(r)), j});
+            return SmallVector<Value>();
+          },
+          [&] {
+            for (int64_t r = 0; r < bs; ++r)
+              store(x[r], tmp.u, {slot, head, e.add(r0, e.index(r)), vCol});
+            return SmallVector<Value>();
+          });
+    });
+  }
+
+  /// Rows [s0, s0 + 16) of column `c` of `temp` (W or U).
+  SmallVector<Value> readRows(Value temp, Value s0, Value c) {
+    SmallVector<Value> rows;
+    for (int64_t r = 0; r < VulkanDeltaChunkLayout::kTile; ++r)
+      rows.push_back(memref::LoadOp::create(
+          e.b, temp, ValueRange{slot, head, e.add(s0, e.index(r)), c}));
+    return rows;
+  }
+
+  /// beta_t k_t[j] / |k_t| exp(B_t[j]) for chunk steps [r0, r0 + 16) (zero
+  /// past the chunk); writes Kd[t, j] = k_t[j] / |k_t| exp(B_last[j] -
+  /// B_t[j]). `last` is B_last per head.
+  SmallVector<Value> keyRows(Value j, Value r0, Value last) {
+    int64_t bs = VulkanDeltaChunkLayout::kTile;
+    SmallVector<Value> raw, rhs;
+    for (int64_t r = 0; r < bs; ++r)
+      raw.push_back(load(
+          buf.key, {batchIdx, chunkRow(e.add(r0, e.index(r))), kvHead, j}));
+    if (p.decay == DeltaDecay::PerKey)
       last = cumGate(e.sub(len, one), j);
-    for (int64_t t = 0; t < C; ++t) {
-      Value ti = e.index(t);
-      Value valid = lt(ti, len);
-      Value k = raw[t];
+    for (int64_t r = 0; r < bs; ++r) {
+      Value t = e.add(r0, e.index(r));
+      Value valid = lt(t, len);
+      Value k = raw[r];
       if (p.l2Norm)
-        k = e.fmul(k, memref::LoadOp::create(e.b, normS, ti));
+        k = e.fmul(k, memref::LoadOp::create(e.b, normS, t));
       Value kd = k;
       Value forward = k;
       if (p.decayed()) {
         Value bt = p.decay == DeltaDecay::PerHead
-                       ? memref::LoadOp::create(e.b, gS, ti).getResult()
-                       : cumGate(ti, j);
+                       ? memref::LoadOp::create(e.b, gS, t).getResult()
+                       : cumGate(t, j);
         forward = e.fmul(k, e.exp(bt));
         kd = e.fmul(k, e.exp(e.fsub(last, bt)));
       }
-      store(orZero(valid, kd), tmp.kd, {slot, head, ti, j});
-      rhs.push_back(e.fmul(memref::LoadOp::create(e.b, betaS, ti),
+      store(orZero(valid, kd), tmp.kd, {slot, head, t, j});
+      rhs.push_back(e.fmul(memref::LoadOp::create(e.b, betaS, t),
                            orZero(valid, forward)));
     }
     return rhs;
   }
 
-  /// beta_t v_t[v] per chunk step (zero past the chunk).
-  SmallVector<Value> valueColumn(Value v) {
-    int64_t C = l.chunk;
+  /// beta_t v_t[v] for chunk steps [r0, r0 + 16) (zero past the chunk).
+  SmallVector<Value> valueRows(Value v, Value r0) {
+    int64_t bs = VulkanDeltaChunkLayout::kTile;
+    Value vc = clampV(v);
     SmallVector<Value> raw, rhs;
-    for (int64_t t = 0; t < C; ++t)
-      raw.push_back(
-          load(buf.value, {batchIdx, chunkRow(e.index(t)), kvHead, v}));
-    for (int64_t t = 0; t < C; ++t) {
-      Value ti = e.index(t);
-      rhs.push_back(e.fmul(memref::LoadOp::create(e.b, betaS, ti),
-                           orZero(lt(ti, len), raw[t])));
+    for (int64_t r = 0; r < bs; ++r)
+      raw.push_back(load(
+          buf.value, {batchIdx, chunkRow(e.add(r0, e.index(r))), kvHead, vc}));
+    for (int64_t r = 0; r < bs; ++r) {
+      Value t = e.add(r0, e.index(r));
+      rhs.push_back(e.fmul(memref::LoadOp::create(e.b, betaS, t),
+                           orZero(lt(t, len), raw[r])));
     }
     return rhs;
   }

@@ -5,11 +5,14 @@
 // 16 i, v = sj + 16 j) in registers; per chunk, in order:
 //
 //   publish  S (the state before the chunk) to the states temporary (for
-//            the outputs) and to shared memory
+//            the outputs) and to shared memory (the chunk's first loads
+//            already issued)
 //   values   thread (ti, sj): new values N[t, v] = U[t, v] - sum_k W[t, k]
 //            S[k, v] for t = ti + 16 a over key tiles of W, written over U
 //            and to shared memory
 //   update   S = exp(B_last) S + sum_t Kd[t, k] N[t, v] over step tiles
+//
+// Every tile's loads are issued one tile ahead and carried in registers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,18 +36,18 @@ public:
     int64_t kt = VulkanDeltaChunkLayout::kTile;
     sS = allocWorkgroup(e, l.kPad() * l.blockV);
     vS = allocWorkgroup(e, l.chunk * l.blockV);
-    tile = allocWorkgroup(e, std::max(l.chunk * kt, kt * l.kPad()));
+    tile = allocWorkgroup(e, std::max(l.chunk * kt, l.updateTile * l.kPad()));
 
     SmallVector<Value> s;
     for (int64_t i = 0; i < l.kPer; ++i)
       for (int64_t j = 0; j < l.vPer; ++j) {
         Value s0 = zeroF();
         if (buf.initialState)
-          s0 = orZero(inside(i, j),
-                      memref::LoadOp::create(
-                          e.b, buf.initialState,
-                          ValueRange{seqId, head, clampK(keyOf(i)),
-                                     clampV(e.add(v0, colOf(j)))}));
+          s0 = orZero(
+              inside(i, j),
+              memref::LoadOp::create(e.b, buf.initialState,
+                                     ValueRange{seqId, head, clampK(keyOf(i)),
+                                                clampV(e.add(v0, colOf(j)))}));
         s.push_back(s0);
       }
     s = e.forLoop(zero, chunkCount(), one, s,
@@ -71,9 +74,76 @@ private:
                 lt(e.add(v0, colOf(j)), e.index(p.dimV)));
   }
 
+  /// This thread's share (elements thread + 256 r) of a tile of `total`
+  /// elements, `element(i)` each (i clamped into the tile in a last
+  /// partial round: those are never stored).
+  SmallVector<Value> loadTile(int64_t total,
+                              function_ref<Value(Value)> element) {
+    SmallVector<Value> regs;
+    for (int64_t r = 0; r * l.kThreads < total; ++r) {
+      Value i = e.add(thread, e.index(r * l.kThreads));
+      if ((r + 1) * l.kThreads > total)
+        i = e.min(i, e.index(total - 1));
+      regs.push_back(element(i));
+    }
+    return regs;
+  }
+
+  void storeTile(ValueRange regs, int64_t total) {
+    for (int64_t r = 0; r * l.kThreads < total; ++r) {
+      Value i = e.add(thread, e.index(r * l.kThreads));
+      if ((r + 1) * l.kThreads > total)
+        emitIf(e, lt(i, e.index(total)), [&] { store(regs[r], tile, {i}); });
+      else
+        store(regs[r], tile, {i});
+    }
+  }
+
+  /// Key tile `kb` of W ([chunk, 16]).
+  SmallVector<Value> loadW(Value kb) {
+    int64_t kt = VulkanDeltaChunkLayout::kTile;
+    Value k0 = e.mul(kb, e.index(kt));
+    return loadTile(l.chunk * kt, [&](Value i) {
+      Value k = e.add(k0, urem(i, kt));
+      return orZero(
+          lt(k, e.index(p.dimK)),
+          memref::LoadOp::create(
+              e.b, tmp.w, ValueRange{slot, head, udiv(i, kt), clampK(k)}));
+    });
+  }
+
+  /// Step tile `sb` of Kd ([update tile, kPad]).
+  SmallVector<Value> loadKd(Value sb) {
+    int64_t kPad = l.kPad();
+    Value s0 = e.mul(sb, e.index(l.updateTile));
+    return loadTile(l.updateTile * kPad, [&](Value i) {
+      Value k = urem(i, kPad);
+      return orZero(
+          lt(k, e.index(p.dimK)),
+          memref::LoadOp::create(
+              e.b, tmp.kd,
+              ValueRange{slot, head, e.add(s0, udiv(i, kPad)), clampK(k)}));
+    });
+  }
+
+  /// One chunk. Each tile's loads are issued a tile ahead (the first W
+  /// and Kd tiles before S is published), so their latency overlaps the
+  /// products of the tile before.
   SmallVector<Value> chunkStep(ValueRange state) {
     int64_t C = l.chunk, kt = VulkanDeltaChunkLayout::kTile;
-    int64_t bv = l.blockV, kPad = l.kPad();
+    int64_t bv = l.blockV, kPad = l.kPad(), ut = l.updateTile;
+    int64_t nS = l.kPer * l.vPer, nN = l.cPer * l.vPer;
+    SmallVector<Value> kd0 = loadKd(zero);
+    SmallVector<Value> w0 = loadW(zero);
+    SmallVector<Value> n;
+    for (int64_t a = 0; a < l.cPer; ++a)
+      for (int64_t j = 0; j < l.vPer; ++j) {
+        Value c = e.add(v0, colOf(j));
+        n.push_back(orZero(
+            lt(c, e.index(p.dimV)),
+            memref::LoadOp::create(
+                e.b, tmp.u, ValueRange{slot, head, stepOf(a), clampV(c)})));
+      }
     // Publish S.
     for (int64_t i = 0; i < l.kPer; ++i)
       for (int64_t j = 0; j < l.vPer; ++j) {
@@ -83,32 +153,21 @@ private:
           store(sv, tmp.states, {slot, head, keyOf(i), e.add(v0, colOf(j))});
         });
       }
-    gpu::BarrierOp::create(e.b);
 
-    // N = U - W S.
-    SmallVector<Value> n;
-    for (int64_t a = 0; a < l.cPer; ++a)
-      for (int64_t j = 0; j < l.vPer; ++j) {
-        Value c = e.add(v0, colOf(j));
-        n.push_back(orZero(lt(c, e.index(p.dimV)),
-                           memref::LoadOp::create(
-                               e.b, tmp.u,
-                               ValueRange{slot, head, stepOf(a), clampV(c)})));
-      }
-    n = e.forLoop(
-        zero, e.index(l.kPer), one, n,
+    // N = U - W S, carrying the next W tile and the first Kd tile.
+    int64_t nW = w0.size(), nKd = kd0.size();
+    SmallVector<Value> carried(n);
+    llvm::append_range(carried, w0);
+    llvm::append_range(carried, kd0);
+    carried = e.forLoop(
+        zero, e.index(l.kPer), one, carried,
         [&](Value kb, ValueRange acc) -> SmallVector<Value> {
           Value k0 = e.mul(kb, e.index(kt));
-          forEachShared(e, l.kThreads, thread, C * kt, [&](Value i) {
-            Value t = udiv(i, kt);
-            Value k = e.add(k0, urem(i, kt));
-            store(orZero(lt(k, e.index(p.dimK)),
-                         memref::LoadOp::create(
-                             e.b, tmp.w, ValueRange{slot, head, t, clampK(k)})),
-                  tile, {i});
-          });
+          storeTile(acc.slice(nN, nW), C * kt);
           gpu::BarrierOp::create(e.b);
-          SmallVector<Value> next(acc.begin(), acc.end());
+          SmallVector<Value> ahead =
+              loadW(e.min(e.add(kb, one), e.index(l.kPer - 1)));
+          SmallVector<Value> next(acc.begin(), acc.begin() + nN);
           for (int64_t kk = 0; kk < kt; ++kk) {
             SmallVector<Value> ws, ss;
             for (int64_t a = 0; a < l.cPer; ++a)
@@ -126,8 +185,11 @@ private:
                     e.b, ws[a], ss[j], next[a * l.vPer + j]);
           }
           gpu::BarrierOp::create(e.b);
+          llvm::append_range(next, ahead);
+          llvm::append_range(next, acc.take_back(nKd));
           return next;
         });
+    n.assign(carried.begin(), carried.begin() + nN);
     for (int64_t a = 0; a < l.cPer; ++a)
       for (int64_t j = 0; j < l.vPer; ++j) {
         Value t = stepOf(a), c = e.add(v0, colOf(j));
@@ -140,7 +202,7 @@ private:
       }
     // (The step tiles' first barrier publishes N.)
 
-    // S = exp(B_last) S + Kd^T N.
+    // S = exp(B_last) S + Kd^T N, carrying the next Kd tile.
     SmallVector<Value> next(state.begin(), state.end());
     if (p.decayed()) {
       Value lastStep = e.sub(len, one);
@@ -148,44 +210,42 @@ private:
       if (p.decay == DeltaDecay::PerHead)
         headDecay = e.exp(cumGate(lastStep, Value()));
       for (int64_t i = 0; i < l.kPer; ++i) {
-        Value d = headDecay ? headDecay
-                            : e.exp(cumGate(lastStep, clampK(keyOf(i))));
+        Value d =
+            headDecay ? headDecay : e.exp(cumGate(lastStep, clampK(keyOf(i))));
         for (int64_t j = 0; j < l.vPer; ++j)
           next[i * l.vPer + j] = e.fmul(d, next[i * l.vPer + j]);
       }
     }
-    return e.forLoop(
-        zero, e.index(l.cPer), one, next,
-        [&](Value sb, ValueRange acc) -> SmallVector<Value> {
-          Value s0 = e.mul(sb, e.index(kt));
-          forEachShared(e, l.kThreads, thread, kt * kPad, [&](Value i) {
-            Value t = e.add(s0, udiv(i, kPad));
-            Value k = urem(i, kPad);
-            store(orZero(lt(k, e.index(p.dimK)),
-                         memref::LoadOp::create(
-                             e.b, tmp.kd,
-                             ValueRange{slot, head, t, clampK(k)})),
-                  tile, {i});
-          });
-          gpu::BarrierOp::create(e.b);
-          SmallVector<Value> out(acc.begin(), acc.end());
-          for (int64_t s = 0; s < kt; ++s) {
-            SmallVector<Value> ks, vs;
-            for (int64_t i = 0; i < l.kPer; ++i)
-              ks.push_back(memref::LoadOp::create(
-                  e.b, tile, e.add(e.index(s * kPad), keyOf(i))));
-            Value vRow = e.mul(e.add(s0, e.index(s)), e.index(bv));
-            for (int64_t j = 0; j < l.vPer; ++j)
-              vs.push_back(
-                  memref::LoadOp::create(e.b, vS, e.add(vRow, colOf(j))));
-            for (int64_t i = 0; i < l.kPer; ++i)
-              for (int64_t j = 0; j < l.vPer; ++j)
-                out[i * l.vPer + j] = math::FmaOp::create(
-                    e.b, ks[i], vs[j], out[i * l.vPer + j]);
-          }
-          gpu::BarrierOp::create(e.b);
-          return out;
-        });
+    llvm::append_range(next, ArrayRef<Value>(carried).take_back(nKd));
+    int64_t tiles = C / ut;
+    next = e.forLoop(zero, e.index(tiles), one, next,
+                     [&](Value sb, ValueRange acc) -> SmallVector<Value> {
+                       Value s0 = e.mul(sb, e.index(ut));
+                       storeTile(acc.take_back(nKd), ut * kPad);
+                       gpu::BarrierOp::create(e.b);
+                       SmallVector<Value> ahead =
+                           loadKd(e.min(e.add(sb, one), e.index(tiles - 1)));
+                       SmallVector<Value> out(acc.begin(), acc.begin() + nS);
+                       for (int64_t s = 0; s < ut; ++s) {
+                         SmallVector<Value> ks, vs;
+                         for (int64_t i = 0; i < l.kPer; ++i)
+                           ks.push_back(memref::LoadOp::create(
+                               e.b, tile, e.add(e.index(s * kPad), keyOf(i))));
+                         Value vRow = e.mul(e.add(s0, e.index(s)), e.index(bv));
+                         for (int64_t j = 0; j < l.vPer; ++j)
+                           vs.push_back(memref::LoadOp::create(
+                               e.b, vS, e.add(vRow, colOf(j))));
+                         for (int64_t i = 0; i < l.kPer; ++i)
+                           for (int64_t j = 0; j < l.vPer; ++j)
+                             out[i * l.vPer + j] = math::FmaOp::create(
+                                 e.b, ks[i], vs[j], out[i * l.vPer + j]);
+                       }
+                       gpu::BarrierOp::create(e.b);
+                       llvm::append_range(out, ahead);
+                       return out;
+                     });
+    next.resize(nS);
+    return next;
   }
 
   Value v0, sS, vS, tile;

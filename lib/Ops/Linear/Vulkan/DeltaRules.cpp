@@ -75,11 +75,10 @@ LogicalResult VulkanDelta::verifyConfig(DeltaAttentionOp op, ConfigAttr attr,
     return failure();
   }
   if (config->chunkParallel)
-    return success(VulkanDeltaChunkLayout::compute(readDeltaProblem(op),
-                                                   config->chunkSize,
-                                                   config->blockV, target,
-                                                   reason)
-                       .has_value());
+    return success(
+        VulkanDeltaChunkLayout::compute(readDeltaProblem(op), config->chunkSize,
+                                        config->blockV, target, reason)
+            .has_value());
   return success(computeVulkanDeltaLayout(readDeltaProblem(op),
                                           config->chunkSize, config->blockV,
                                           target, reason)
