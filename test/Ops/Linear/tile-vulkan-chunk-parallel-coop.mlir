@@ -10,12 +10,16 @@
 // (without them: the SIMT kernel, tile-vulkan-chunk-parallel.mlir).
 // CONFIG-LABEL: func.func @heuristic
 // CONFIG: config = #ejk.config<block_v = 128, chunk_parallel = 1, chunk_size = 64, cooperative = 1>
-// The update stays SIMT (f32 states).
+// The update stays SIMT; the states temporary is f16 (the scan sums in
+// f32).
 // CHECK-LABEL: func.func private @heuristic_dispatch_0_update
 // CHECK-NOT: gpu.subgroup_mma
-// CHECK: memref.store %{{.*}}, %arg5[{{.*}}] : memref<16x4x128x128xf32>
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK-NEXT: memref.store %{{.*}}, %arg5[{{.*}}] : memref<16x4x128x128xf16>
 // CHECK-LABEL: func.func private @heuristic_dispatch_0_scan
 // CHECK-NOT: gpu.subgroup_mma
+// CHECK: memref.load %arg5[{{.*}}] : memref<16x4x128x128xf16>
+// CHECK: arith.extf
 // The outputs: 256 threads (8 subgroups); an f16 stage of 8192 (q, k in key
 // tiles of 32, then S rows, then the chunk's values), the f32 scores
 // (64 x 64, also the subgroups' output stages), the f16 scores A and the
@@ -29,10 +33,10 @@
 // CHECK: %[[A:.*]] = memref.alloc() : memref<4096xf16, #gpu.address_space<workgroup>>
 // The chunk's strongest decay within 16 (f16's range for the factors
 // exp(+-(B - B_last / 2))): 4 O tiles and 2 score tiles per subgroup over
-// 4 key tiles, S rows read from the f32 states.
+// 4 key tiles, S rows read from the f16 states.
 // CHECK: scf.if %{{.*}} -> (!gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">)
 // CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args({{.*}}) -> (!gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">)
-// CHECK: memref.load %arg5[{{.*}}] : memref<16x4x128x128xf32>
+// CHECK: memref.load %arg5[{{.*}}] : memref<16x4x128x128xf16>
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 // CHECK: gpu.barrier
 // q S: (q exp(B - r)) [64 x 32 stage] times (exp(r) S) [32 x 128 stage].

@@ -33,10 +33,11 @@ SmallVector<MemRefType> temporaryTypes(const GlaProblem &p,
                                        const VulkanGlaChunkLayout &l,
                                        MLIRContext *context) {
   Type f32 = Float32Type::get(context);
-  // The cooperative update keeps the states between dispatches in f16 (the
-  // outputs' products take f16 operands; the scan sums in f32): half the
-  // traffic of the largest temporary.
-  Type stateType = l.coopUpdate ? Type(Float16Type::get(context)) : f32;
+  // The cooperative kernels keep the states between dispatches in f16 (the
+  // cooperative outputs take them as f16 operands anyway; the scan sums in
+  // f32): half the traffic of the largest temporary (simple gla's scan:
+  // 2.18 -> 1.63 ms on an H200).
+  Type stateType = l.cooperative ? Type(Float16Type::get(context)) : f32;
   SmallVector<MemRefType> types = {
       MemRefType::get({numSlots(p, l), p.heads, p.dimK, p.dimV}, stateType)};
   if (gateMode(p) == GateMode::PerStep) {

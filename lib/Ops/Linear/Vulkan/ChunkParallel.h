@@ -16,8 +16,8 @@
 //            keys, then O = A V + that
 //
 // With `cooperative = 1` the outputs' products run on cooperative matrices
-// (CoopOutputs.cpp); with 2 the update's too (CoopUpdate.cpp), and the
-// states temporary is f16; the scan is the same.
+// (CoopOutputs.cpp) and the states temporary is f16; with 2 the update's
+// products too (CoopUpdate.cpp); the scan is the same.
 //
 // Chunks are numbered by slots: batch row n's chunk c is slot n x ceil(T/C)
 // + c; with cu_seqlens, sequence n (steps [s_n, s_n + L_n)) has its chunks
@@ -63,9 +63,8 @@ struct VulkanGlaChunkLayout {
   static constexpr int64_t kMaxRegisters = 64;
 
   /// `cooperative` >= 1: the outputs' products on 16x16x16 f16 cooperative
-  /// matrices of `kThreads / subgroupSize` subgroups (CoopOutputs.cpp);
-  /// 2 also the update's (CoopUpdate.cpp), with f16 states between the
-  /// dispatches.
+  /// matrices of `kThreads / subgroupSize` subgroups (CoopOutputs.cpp), f16
+  /// states between the dispatches; 2 also the update's (CoopUpdate.cpp).
   bool cooperative = false, coopUpdate = false;
   /// Steps per stage of the cooperative update; keys per stage of the
   /// cooperative outputs.
