@@ -50,8 +50,18 @@ def variants():
                       ("c64_p64_n16_w16", "block_n = 16, block_p = 64, chunk_size = 64, num_subgroups = 16"),
                       ("c64_p64_n8", "block_n = 8, block_p = 64, chunk_size = 64, num_subgroups = 8")):
         v["mamba2_cp_" + name] = ("ssd", M2, "f32", "DS", cfg + ", chunk_parallel = 1", True)
+    # f16: the heuristic runs the cooperative-matrix chunk kernels; the
+    # SIMT chunk kernels and coop variants beside it. bf16 stays SIMT.
     for dt in ("f16", "bf16"):
         v["mamba2_" + dt] = ("ssd", M2, dt, "DS", None, True)
+    v["mamba2_f16_simt"] = ("ssd", M2, "f16", "DS", "block_n = 16, block_p = 64, "
+                            "chunk_size = 64, num_subgroups = 8, chunk_parallel = 1", True)
+    for name, cfg in (("w4", "block_n = 32, block_p = 64, chunk_size = 64, num_subgroups = 4"),
+                      ("w16", "block_n = 32, block_p = 64, chunk_size = 64, num_subgroups = 16"),
+                      ("c32", "block_n = 32, block_p = 64, chunk_size = 32, num_subgroups = 8"),
+                      ("p32", "block_n = 32, block_p = 32, chunk_size = 64, num_subgroups = 8")):
+        v["mamba2_f16_coop_" + name] = ("ssd", M2, "f16", "DS",
+                                        cfg + ", chunk_parallel = 1, cooperative = 1", True)
     v["mamba2_f16_single"] = ("ssd", M2, "f16", "DS", ssd, True)
     m2b4 = dict(M2, b=4)
     v["mamba2_b4"] = ("ssd", m2b4, "f32", "DS", None, True)
@@ -86,6 +96,17 @@ def variants():
                                  "DZBSIF", "block_n = 16, block_p = 64, chunk_size = 64, "
                                  "num_subgroups = 8, chunk_parallel = 1", False)
     v["chk_ssd_mamba2_f16"] = ("ssd", dict(M2, l=512), "f16", "DZBSIF", None, False)
+    # The cooperative-matrix chunk kernels (f16): head_dim 48 in blocks of
+    # 32 (the second half outside), groups, a tail, every option; the
+    # heuristic's on a tail of mamba2's shape.
+    v["chk_ssd_coop_f16"] = ("ssd", dict(b=2, l=1000, h=8, p=48, n=64, g=2), "f16",
+                             "DZBSIF", "block_n = 32, block_p = 32, chunk_size = 64, "
+                             "num_subgroups = 4, chunk_parallel = 1, cooperative = 1", False)
+    v["chk_ssd_coop_tail"] = ("ssd", dict(b=1, l=333, h=4, p=64, n=128, g=1), "f16",
+                              "DZBSIF", None, False)
+    v["chk_ssd_coop_c16"] = ("ssd", dict(b=1, l=100, h=2, p=16, n=16, g=1), "f16",
+                             "DSIF", "block_n = 16, block_p = 16, chunk_size = 16, "
+                             "num_subgroups = 1, chunk_parallel = 1, cooperative = 1", False)
     return v
 
 

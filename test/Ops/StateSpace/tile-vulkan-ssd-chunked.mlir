@@ -6,14 +6,14 @@
 
 // Chunk states: grid [head_dim blocks, heads x chunks, batch] = [1, 1024,
 // 1]; dt, a and w (64 each), X w (32 steps x 64) and B (32 x 128): 25344
-// bytes. The 64 x 128 state tile keeps 32 accumulators per thread over
-// two rounds of 32 staged steps; each round's X (8) and B (16) values per
-// thread are fetched into registers during the round before.
+// bytes; 512 threads. The 64 x 128 state tile keeps 16 accumulators per
+// thread over two rounds of 32 staged steps; each round's X (4) and B (8)
+// values per thread are fetched into registers during the round before.
 // CHECK-LABEL: func.func private @ssd_dispatch_0_chunk_states(
 // CHECK-SAME: memref<1x32x32x64x128xf32>, %{{.*}}: memref<1x32x32xf32>)
 // CHECK-SAME: ejk.grid = array<i64: 1, 1024, 1>
 // CHECK-SAME: ejk.shared_memory_bytes = 25344 : i64
-// CHECK-SAME: ejk.workgroup_size = array<i64: 256, 1, 1>
+// CHECK-SAME: ejk.workgroup_size = array<i64: 512, 1, 1>
 // CHECK-COUNT-3: memref.alloc() : memref<64xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.alloc() : memref<2048xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.alloc() : memref<4096xf32, #gpu.address_space<workgroup>>
@@ -24,10 +24,10 @@
 // CHECK: gpu.barrier
 // CHECK: math.exp
 // CHECK: gpu.barrier
-// CHECK: %{{.*}}:56 = scf.for %{{.*}} = %c0 to %c64{{.*}} step %c32
+// CHECK: %{{.*}}:28 = scf.for %{{.*}} = %c0 to %c64{{.*}} step %c32
 // CHECK: gpu.barrier
 // CHECK: memref.load %{{.*}} : memref<1x2048x32x64xf32>
-// CHECK: %{{.*}}:32 = scf.for %{{.*}} = %c0 to %c32{{.*}} step %c1
+// CHECK: %{{.*}}:16 = scf.for %{{.*}} = %c0 to %c32{{.*}} step %c1
 // CHECK: math.fma
 // CHECK: gpu.barrier
 // CHECK: memref.store %{{.*}} : memref<1x32x32x64x128xf32>
@@ -35,12 +35,12 @@
 // CHECK: arith.cmpi eq
 // CHECK: memref.store %{{.*}} : memref<1x32x32xf32>
 
-// The pass: one thread per state entry of a head (64 x 128 / 256 = 32
+// The pass: one thread per state entry of a head (64 x 128 / 512 = 16
 // workgroups per head), no shared memory; from initial_state, each
 // chunk's entry replaced by the state before it, then final_state; in
 // batches of 16 chunks, whose 16 loads come before their stores.
 // CHECK-LABEL: func.func private @ssd_dispatch_0_state_pass(
-// CHECK-SAME: ejk.grid = array<i64: 32, 32, 1>
+// CHECK-SAME: ejk.grid = array<i64: 16, 32, 1>
 // CHECK-SAME: ejk.shared_memory_bytes = 0 : i64
 // CHECK-NOT: gpu.barrier
 // CHECK: memref.load %{{.*}} : memref<1x32x64x128xf32>
@@ -69,18 +69,18 @@
 // M from the scores and the decays, causal.
 // CHECK: memref.load %{{.*}} : memref<1x1x32x64x64xf32>
 // CHECK: arith.cmpi sle
-// C S_prev^T over n-chunks of 16: 4 x 4 accumulators, C and the state
-// before the chunk staged, the next n-chunk's (4 + 4 values per thread)
+// C S_prev^T over n-chunks of 16: 8 accumulators, C and the state
+// before the chunk staged, the next n-chunk's (2 + 2 values per thread)
 // fetched during this one's products.
 // CHECK: memref.load %{{.*}} : memref<1x32x32x64x128xf32>
-// CHECK: %{{.*}}:24 = scf.for %{{.*}} = %c0 to %c128 step %c16
+// CHECK: %{{.*}}:12 = scf.for %{{.*}} = %c0 to %c128 step %c16
 // CHECK: gpu.barrier
 // CHECK: memref.load %{{.*}} : memref<1x32x32x64x128xf32>
-// CHECK: %{{.*}}:16 = scf.for
+// CHECK: %{{.*}}:8 = scf.for
 // CHECK: math.fma
 // CHECK: gpu.barrier
 // exp(a) C S^T + M X, stored; the outputs dispatch never writes the state.
-// CHECK: scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK: %{{.*}}:8 = scf.for
 // CHECK: memref.store %{{.*}} : memref<1x2048x32x64xf32>
 // CHECK-NOT: memref<1x32x64x128xf32>
 // CHECK-LABEL: func.func @ssd(

@@ -286,16 +286,17 @@ TEST_F(StateSpaceTuningTest, VulkanScanSplitsOnlyWhenThreadsAreShort) {
 TEST_F(StateSpaceTuningTest, VulkanSsdHeuristicForMamba2) {
   TunableOpInterface op = parse(ssdIR(2048, 32, 64, 128));
   ASSERT_TRUE(op);
-  // 32 chunks: the chunks in parallel (chunk_parallel), 8 subgroups,
-  // chunks of 64, all of head_dim in a block, n-chunks of 16 (32 do not
-  // fit the outputs' 48 KiB): 42496 bytes for the outputs, 25344 for the
-  // chunk states (32 steps of X and B staged at a time, 32 accumulators
-  // per thread of the 64 x 128 state).
+  // 32 chunks: the chunks in parallel (chunk_parallel), 16 subgroups
+  // (512 threads: the fastest on the H200, Rules.cpp), chunks of 64, all of
+  // head_dim in a block, n-chunks of 16 (32 do not fit the outputs' 48
+  // KiB): 42496 bytes for the outputs, 25344 for the chunk states (32 steps
+  // of X and B staged at a time, 16 accumulators per thread of the 64 x
+  // 128 state).
   ConfigAttr heuristic = op.getHeuristicConfig(nvidia());
   EXPECT_EQ(reason(op, heuristic, nvidia()), "ok");
   EXPECT_EQ(printAttr(heuristic),
             "#ejk.config<block_n = 16, block_p = 64, chunk_parallel = 1, "
-            "chunk_size = 64, num_subgroups = 8>");
+            "chunk_size = 64, num_subgroups = 16>");
   std::optional<VulkanSsdLayout> layout = getVulkanSsdLayout(
       cast<SsdOp>(op.getOperation()), heuristic, nvidia(), llvm::nulls());
   ASSERT_TRUE(layout);
@@ -303,8 +304,8 @@ TEST_F(StateSpaceTuningTest, VulkanSsdHeuristicForMamba2) {
   EXPECT_EQ(layout->sharedBytes, 42496);
   EXPECT_EQ(layout->statesSharedBytes, 25344);
   EXPECT_EQ(layout->stateSteps, 32);
-  EXPECT_EQ(layout->chunkState.accumulators(), 32);
-  EXPECT_EQ(layout->y.accumulators(), 16);
+  EXPECT_EQ(layout->chunkState.accumulators(), 16);
+  EXPECT_EQ(layout->y.accumulators(), 8);
   // The one-pass scan stays in the tuner's space: head_dim blocks of 16
   // for 128 workgroups, n-chunks of 32, 46848 bytes.
   ConfigAttr onePass = config({{"block_n", 32},

@@ -91,15 +91,19 @@ struct SsdConfig {
   /// Vulkan: 1 runs the chunks in parallel (per-chunk states, a short
   /// pass over them, per-chunk outputs) instead of one sequential scan.
   static constexpr llvm::StringLiteral kChunkParallel = "chunk_parallel";
+  /// Vulkan, with chunk_parallel: 1 runs the chunk matrices on 16x16x16
+  /// f16 cooperative matrices (f16 inputs).
+  static constexpr llvm::StringLiteral kCooperative = "cooperative";
 
   static llvm::ArrayRef<llvm::StringRef> names() {
     static const llvm::StringRef all[] = {
-        kChunkSize, kBlockP, kBlockN, kNumSubgroups, kSplitL, kChunkParallel};
+        kChunkSize, kBlockP,        kBlockN,     kNumSubgroups,
+        kSplitL,    kChunkParallel, kCooperative};
     return all;
   }
 
   int64_t chunkSize = 0, blockP = 0, blockN = 0;
-  std::optional<int64_t> numSubgroups, splitL, parallelChunks;
+  std::optional<int64_t> numSubgroups, splitL, parallelChunks, cooperative;
 
   /// Reads `config`; fails with `reason` on an unknown or missing entry.
   static std::optional<SsdConfig> read(ConfigAttr config,
@@ -121,6 +125,7 @@ struct SsdConfig {
     c.numSubgroups = config.lookup(kNumSubgroups);
     c.splitL = config.lookup(kSplitL);
     c.parallelChunks = config.lookup(kChunkParallel);
+    c.cooperative = config.lookup(kCooperative);
     return c;
   }
 
@@ -133,6 +138,8 @@ struct SsdConfig {
       values.emplace_back(kSplitL, *splitL);
     if (parallelChunks)
       values.emplace_back(kChunkParallel, *parallelChunks);
+    if (cooperative)
+      values.emplace_back(kCooperative, *cooperative);
     return ConfigAttr::get(context, values);
   }
 };

@@ -163,11 +163,13 @@ LogicalResult CpuSsd::verifyConfig(SsdOp op, ConfigAttr attr,
   std::optional<SsdConfig> config = readSsdConfig(op, attr, reason);
   if (!config)
     return failure();
-  if (config->numSubgroups || config->splitL || config->parallelChunks) {
+  if (config->numSubgroups || config->splitL || config->parallelChunks ||
+      config->cooperative) {
     reason << "'"
-           << (config->numSubgroups ? SsdConfig::kNumSubgroups
-               : config->splitL     ? SsdConfig::kSplitL
-                                    : SsdConfig::kChunkParallel)
+           << (config->numSubgroups     ? SsdConfig::kNumSubgroups
+               : config->splitL         ? SsdConfig::kSplitL
+               : config->parallelChunks ? SsdConfig::kChunkParallel
+                                        : SsdConfig::kCooperative)
            << "' applies to Vulkan targets only";
     return failure();
   }

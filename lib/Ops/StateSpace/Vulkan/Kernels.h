@@ -149,6 +149,18 @@ void buildVulkanSsdChunkOutputsBody(OpBuilder &b, Location loc,
                                     const SsdBuffers &buffers,
                                     const SsdChunkBuffers &chunks);
 
+/// The same two dispatches on 16x16x16 f16 cooperative matrices (f32
+/// accumulation), for f16 inputs on a device that has them
+/// (`cooperative = 1`).
+void buildVulkanSsdCoopChunkStatesBody(OpBuilder &b, Location loc,
+                                       const VulkanSsdPlan &plan,
+                                       const SsdBuffers &buffers,
+                                       const SsdChunkBuffers &chunks);
+void buildVulkanSsdCoopChunkOutputsBody(OpBuilder &b, Location loc,
+                                        const VulkanSsdPlan &plan,
+                                        const SsdBuffers &buffers,
+                                        const SsdChunkBuffers &chunks);
+
 /// Emits `body(i)` for i in [0, total) spread over the `threads` threads of
 /// the workgroup (i = thread + k * threads): a loop over the whole rounds,
 /// then one guarded round for the rest.

@@ -122,7 +122,7 @@ VulkanTile VulkanTile::compute(int64_t rows, int64_t cols, int64_t threads) {
 std::optional<VulkanSsdLayout> VulkanSsdLayout::compute(
     int64_t seq, int64_t state, int64_t chunk, int64_t blockP, int64_t blockN,
     int64_t numSubgroups, int64_t splitL, int64_t parallelChunks,
-    const VulkanLimits &limits, llvm::raw_ostream &reason) {
+    const VulkanLimits &limits, llvm::raw_ostream &reason, bool cooperative) {
   if (parallelChunks != 0 && parallelChunks != 1) {
     reason << "'chunk_parallel' (" << parallelChunks << ") must be 0 or 1";
     return std::nullopt;
@@ -189,7 +189,7 @@ std::optional<VulkanSsdLayout> VulkanSsdLayout::compute(
     return std::nullopt;
   }
   if (parallelChunks)
-    return l.withParallelChunks(state, limits, reason);
+    return l.withParallelChunks(state, limits, reason, cooperative);
   // The scan's St, X, M, B and C n-chunks, dt, a, w and exp(a); the
   // scores pre-pass stages only the B and C n-chunks.
   l.sharedBytes = 4 * (state * blockP + chunk * blockP + chunk * l.mStride() +
@@ -206,9 +206,12 @@ std::optional<VulkanSsdLayout> VulkanSsdLayout::compute(
 
 std::optional<VulkanSsdLayout>
 VulkanSsdLayout::withParallelChunks(int64_t state, const VulkanLimits &limits,
-                                    llvm::raw_ostream &reason) const {
+                                    llvm::raw_ostream &reason,
+                                    bool cooperative) const {
   VulkanSsdLayout l = *this;
   l.parallelChunks = true;
+  if (cooperative)
+    return l;
   l.chunkState = VulkanTile::compute(blockP, state, threads);
   if (l.chunkState.accumulators() > kMaxAccumulators) {
     reason << "each thread would keep " << l.chunkState.accumulators()
@@ -237,6 +240,52 @@ VulkanSsdLayout::withParallelChunks(int64_t state, const VulkanLimits &limits,
   l.statesSharedBytes = statesBytes(l.stateSteps);
   if (l.statesSharedBytes > limits.sharedBytes) {
     reason << "the chunk states stage " << l.statesSharedBytes
+           << " bytes of shared memory, the device has " << limits.sharedBytes;
+    return std::nullopt;
+  }
+  return l;
+}
+
+std::optional<VulkanSsdLayout> VulkanSsdLayout::withCooperative(
+    int64_t state, bool f16Inputs, bool hasCooperative,
+    const VulkanLimits &limits, llvm::raw_ostream &reason) const {
+  constexpr int64_t tile = 16;
+  if (!parallelChunks) {
+    reason << "'cooperative' needs 'chunk_parallel' = 1";
+    return std::nullopt;
+  }
+  if (!f16Inputs || !hasCooperative) {
+    reason << "'cooperative' needs f16 x, B and C and a device with 16x16x16 "
+              "f16 cooperative matrices";
+    return std::nullopt;
+  }
+  if (chunk % tile != 0 || blockP % tile != 0 || blockN % tile != 0 ||
+      state % tile != 0 || tile * tile % subgroupSize != 0) {
+    reason << "'cooperative' needs 'chunk_size' (" << chunk << "), 'block_p' ("
+           << blockP << "), 'block_n' (" << blockN << ") and d_state (" << state
+           << ") in whole 16x16 tiles";
+    return std::nullopt;
+  }
+  int64_t outputTiles = (chunk / tile) * (blockP / tile);
+  int64_t stateTiles = (blockP / tile) * (state / tile);
+  if (outputTiles % numSubgroups != 0 || stateTiles % numSubgroups != 0) {
+    reason << "'cooperative' shares " << outputTiles << " output and "
+           << stateTiles << " state tiles among " << numSubgroups
+           << " subgroups: each count must be a multiple";
+    return std::nullopt;
+  }
+  VulkanSsdLayout l = *this;
+  l.cooperative = true;
+  // Outputs: X, M, exp(a) C, the state n-chunk (f16); Y, dt, a, exp(a).
+  l.sharedBytes =
+      2 * (chunk * blockP + chunk * chunk + chunk * blockN + blockP * blockN) +
+      4 * (chunk * blockP + 3 * chunk);
+  // Chunk states: dt, a, w; X w and B (f16); a tile per subgroup.
+  l.statesSharedBytes = 4 * 3 * chunk + 2 * chunk * (blockP + state) +
+                        4 * numSubgroups * tile * tile;
+  int64_t most = std::max(l.sharedBytes, l.statesSharedBytes);
+  if (most > limits.sharedBytes) {
+    reason << "the cooperative chunk kernels stage " << most
            << " bytes of shared memory, the device has " << limits.sharedBytes;
     return std::nullopt;
   }

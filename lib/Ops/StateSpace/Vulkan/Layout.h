@@ -107,6 +107,12 @@ struct VulkanSsdLayout {
   bool parallelChunks = false;
   VulkanTile chunkState;
   int64_t stateSteps = 0;
+  /// Parallel chunks on 16x16x16 f16 cooperative matrices
+  /// (`cooperative = 1`): the chunk states stage X w and B (f16, the whole
+  /// chunk) and a 16 x 16 f32 tile per subgroup; the outputs stage X, M,
+  /// exp(a) C and the state (f16; C and the state in n-chunks of block_n)
+  /// and Y (f32).
+  bool cooperative = false;
 
   bool isSplit() const { return numSplits > 1; }
 
@@ -124,13 +130,23 @@ struct VulkanSsdLayout {
   compute(int64_t seq, int64_t state, int64_t chunk, int64_t blockP,
           int64_t blockN, int64_t numSubgroups, int64_t splitL,
           int64_t parallelChunks, const VulkanLimits &limits,
-          llvm::raw_ostream &reason);
+          llvm::raw_ostream &reason, bool cooperative = false);
+
+  /// This parallel-chunks layout on cooperative matrices, or nullopt with
+  /// the reason; `f16Inputs`: x, B and C are f16, `hasCooperative`: the
+  /// device has 16x16x16 f16 matrices.
+  std::optional<VulkanSsdLayout>
+  withCooperative(int64_t state, bool f16Inputs, bool hasCooperative,
+                  const VulkanLimits &limits, llvm::raw_ostream &reason) const;
 
 private:
   /// This layout (of the one-pass scan's blocks) for parallel chunks.
-  std::optional<VulkanSsdLayout>
-  withParallelChunks(int64_t state, const VulkanLimits &limits,
-                     llvm::raw_ostream &reason) const;
+  /// `cooperative`: only what both chunk kernels share (withCooperative
+  /// adds the rest).
+  std::optional<VulkanSsdLayout> withParallelChunks(int64_t state,
+                                                    const VulkanLimits &limits,
+                                                    llvm::raw_ostream &reason,
+                                                    bool cooperative) const;
 };
 
 class SelectiveScanOp;

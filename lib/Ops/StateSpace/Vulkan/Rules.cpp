@@ -185,17 +185,40 @@ ConfigAttr VulkanSelectiveScan::heuristicConfig(SelectiveScanOp op,
 // ssd
 //===----------------------------------------------------------------------===//
 
+/// Whether x, B and C are f16 (what the cooperative kernels stage).
+static bool hasF16Inputs(SsdOp op) {
+  for (Value v : {op.getX(), op.getB(), op.getC()})
+    if (!cast<ShapedType>(v.getType()).getElementType().isF16())
+      return false;
+  return true;
+}
+
 std::optional<VulkanSsdLayout>
 mlir::ejk::getVulkanSsdLayout(SsdOp op, ConfigAttr config,
                               const TargetInfo &target, raw_ostream &reason) {
   SsdProblem p = readSsdProblem(op);
-  return VulkanSsdLayout::compute(
+  int64_t cooperative = config.lookupOr(SsdConfig::kCooperative, 0);
+  if (cooperative != 0 && cooperative != 1) {
+    reason << "'cooperative' (" << cooperative << ") must be 0 or 1";
+    return std::nullopt;
+  }
+  if (cooperative && config.lookupOr(SsdConfig::kChunkParallel, 0) != 1) {
+    reason << "'cooperative' needs 'chunk_parallel' = 1";
+    return std::nullopt;
+  }
+  std::optional<VulkanSsdLayout> layout = VulkanSsdLayout::compute(
       p.seq, p.state, config.lookupOr(SsdConfig::kChunkSize, 0),
       config.lookupOr(SsdConfig::kBlockP, 0),
       config.lookupOr(SsdConfig::kBlockN, 0),
       config.lookupOr(SsdConfig::kNumSubgroups, 1),
       config.lookupOr(SsdConfig::kSplitL, 0),
-      config.lookupOr(SsdConfig::kChunkParallel, 0), limitsOf(target), reason);
+      config.lookupOr(SsdConfig::kChunkParallel, 0), limitsOf(target), reason,
+      cooperative == 1);
+  if (!layout || cooperative == 0)
+    return layout;
+  return layout->withCooperative(p.state, hasF16Inputs(op),
+                                 target.hasCooperativeMatrix, limitsOf(target),
+                                 reason);
 }
 
 LogicalResult VulkanSsd::verifyConfig(SsdOp op, ConfigAttr attr,
@@ -322,7 +345,10 @@ static ConfigAttr firstFitting(SsdOp op, const TargetInfo &target,
                                bool parallelChunks, ConfigAttr &fallback) {
   SsdProblem p = readSsdProblem(op);
   int64_t subgroup = std::max<unsigned>(1, target.subgroupSize);
-  int64_t preferred = std::max<int64_t>(1, 256 / subgroup);
+  // 512 threads for the chunk kernels (on the H200 mamba2 took 0.261 ms
+  // with 512, 0.286 with 256 and 0.461 with 128), 256 for one pass.
+  int64_t preferred =
+      std::max<int64_t>(1, (parallelChunks ? 512 : 256) / subgroup);
   int64_t chunk0 = std::min<int64_t>(64, ceilPow2(p.seq));
   int64_t blockP0 = std::min<int64_t>(64, ceilPow2(p.headDim));
   while (!parallelChunks && blockP0 > 16 &&
@@ -362,9 +388,39 @@ static ConfigAttr firstFitting(SsdOp op, const TargetInfo &target,
   return {};
 }
 
+/// The cooperative chunk kernels' config: chunks of 64 (down to 16),
+/// head_dim blocks of 64 (down to 16), n-chunks of 32 (or 16), 512 threads
+/// (or 256, 128); the first that verifies, else null. On the H200, f16
+/// mamba2 took 0.218 ms with 512 threads, 0.380 with 256, 0.706 with 128;
+/// 0.267 with chunks of 32 and 0.432 with head_dim blocks of 32.
+static ConfigAttr cooperativeConfig(SsdOp op, const TargetInfo &target) {
+  int64_t subgroup = std::max<unsigned>(1, target.subgroupSize);
+  int64_t preferred = std::max<int64_t>(1, 512 / subgroup);
+  for (int64_t chunk : {64, 32, 16})
+    for (int64_t blockP : {64, 32, 16})
+      for (int64_t blockN : {32, 16})
+        for (int64_t w : {preferred, preferred / 2, preferred / 4}) {
+          SsdConfig config;
+          config.chunkSize = chunk;
+          config.blockP = blockP;
+          config.blockN = blockN;
+          config.numSubgroups = std::max<int64_t>(1, w);
+          config.parallelChunks = 1;
+          config.cooperative = 1;
+          ConfigAttr attr = config.toAttr(op.getContext());
+          if (succeeded(
+                  VulkanSsd::verifyConfig(op, attr, target, llvm::nulls())))
+            return attr;
+        }
+  return {};
+}
+
 /// Parallel chunks (SsdChunkedKernel.cpp) whenever the sequence has more
-/// than one chunk: on the H100 mamba2 took <see docs> against 0.515 ms in
-/// one pass (docs/ops/state-space-vulkan.md); else the one-pass scan
+/// than one chunk, on cooperative matrices for f16 inputs where the device
+/// has them: on the H200 mamba2 took 0.261 ms (f32), 0.218 ms (f16, coop)
+/// against 0.501 / 0.482 ms in one pass, and at batch 4 1.04 against 2.22
+/// ms (bench/results/h200/ssm-chunk-parallel-2026-11-27-run2.json); else
+/// the one-pass scan
 /// (firstFitting's order), with no temporaries. Never the split scan: on
 /// the H100 it was slower than one pass for mamba2 at every split tried
 /// (one pass 0.515 ms; splits of 1024/512/256/128 steps
@@ -375,6 +431,9 @@ ConfigAttr VulkanSsd::heuristicConfig(SsdOp op, const TargetInfo &target) {
   SsdProblem p = readSsdProblem(op);
   ConfigAttr fallback;
   if (p.seq > 64) {
+    if (target.hasCooperativeMatrix && hasF16Inputs(op))
+      if (ConfigAttr attr = cooperativeConfig(op, target))
+        return attr;
     ConfigAttr ignored;
     if (ConfigAttr attr = firstFitting(op, target, true, ignored))
       return attr;

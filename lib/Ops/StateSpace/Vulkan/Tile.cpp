@@ -198,7 +198,10 @@ static LogicalResult addSsdChunkDispatches(DispatchRewriter &rewriter,
         if (buf.dtBias)
           in.dtBias = args[4];
         SsdChunkBuffers out{args[args.size() - 2], args.back()};
-        buildVulkanSsdChunkStatesBody(b, loc, plan, in, out);
+        if (plan.layout.cooperative)
+          buildVulkanSsdCoopChunkStatesBody(b, loc, plan, in, out);
+        else
+          buildVulkanSsdChunkStatesBody(b, loc, plan, in, out);
       });
   DispatchRewriter::setGrid(statesFn, plan.grid());
   DispatchRewriter::setVulkanLaunch(statesFn, plan.layout.threads,
@@ -294,7 +297,9 @@ LogicalResult VulkanSsd::tile(SsdOp op, ConfigAttr attr,
   // replaceBody erases the op: read its location first.
   Location loc = op.getLoc();
   OpBuilder b = rewriter.replaceBody();
-  if (layout->parallelChunks)
+  if (layout->cooperative)
+    buildVulkanSsdCoopChunkOutputsBody(b, loc, plan, buf, chunks);
+  else if (layout->parallelChunks)
     buildVulkanSsdChunkOutputsBody(b, loc, plan, buf, chunks);
   else
     buildVulkanSsdBody(b, loc, plan, buf, split);

@@ -1,0 +1,65 @@
+// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152 spirv-version=1.6" -ejk-form-dispatches -ejk-tile-dispatches | FileCheck %s
+// The chunk-parallel SSD on 16x16x16 f16 cooperative matrices: the
+// heuristic's choice for f16 mamba2 (B1 L2048 H32 P64 N128) on a device
+// with them (chunk_parallel = 1, cooperative = 1, chunks of 64, block_p 64,
+// block_n 32, 16 subgroups). f32 inputs and bf16 stay on the SIMT kernels.
+
+// Chunk states: X w (64 x 64) and B (64 x 128) staged as f16, a 16 x 16
+// f32 tile per subgroup; each subgroup owns 2 of the 4 x 8 state tiles,
+// each the sum of 4 products over the chunk's steps, (X w)^T read
+// column-major.
+// CHECK-LABEL: func.func private @ssd_dispatch_0_chunk_states(
+// CHECK-SAME: ejk.grid = array<i64: 1, 1024, 1>
+// CHECK-SAME: ejk.shared_memory_bytes = 41728 : i64
+// CHECK-SAME: ejk.workgroup_size = array<i64: 512, 1, 1>
+// CHECK: memref.alloc() : memref<4096xf16, #gpu.address_space<workgroup>>
+// CHECK: memref.alloc() : memref<8192xf16, #gpu.address_space<workgroup>>
+// CHECK: memref.alloc() : memref<4096xf32, #gpu.address_space<workgroup>>
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: gpu.subgroup_mma_load_matrix %{{.*}} {leadDimension = 64 : index, transpose} : memref<4096xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK: gpu.subgroup_mma_store_matrix %{{.*}} {leadDimension = 16 : index} : !gpu.mma_matrix<16x16xf32, "COp">
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}} : memref<1x32x32x64x128xf32>
+// CHECK: gpu.barrier
+// CHECK: gpu.subgroup_mma_store_matrix
+// CHECK-NOT: gpu.subgroup_mma_store_matrix
+// CHECK: memref.store %{{.*}} : memref<1x32x32xf32>
+// CHECK-LABEL: func.func private @ssd_dispatch_0_state_pass(
+
+// Outputs: X and M (f16, 64 x 64), the exp(a) C and state n-chunks (f16,
+// 64 x 32), Y (f32, 64 x 64): 41728 bytes. Each subgroup owns 1 of the 4 x
+// 4 tiles of Y: M X over 4 steps, then per n-chunk C S^T over 2 (S^T read
+// column-major), stored to the staged Y that the threads finish.
+// CHECK-LABEL: func.func private @ssd_dispatch_0(
+// CHECK-SAME: ejk.grid = array<i64: 1, 1024, 1>
+// CHECK-SAME: ejk.shared_memory_bytes = 41728 : i64
+// CHECK-COUNT-2: memref.alloc() : memref<4096xf16, #gpu.address_space<workgroup>>
+// CHECK-COUNT-2: memref.alloc() : memref<2048xf16, #gpu.address_space<workgroup>>
+// CHECK: memref.alloc() : memref<4096xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.subgroup_mma_load_matrix %{{.*}} {leadDimension = 64 : index} : memref<4096xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK: gpu.subgroup_mma_load_matrix %{{.*}} {leadDimension = 64 : index} : memref<4096xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK: gpu.subgroup_mma_compute
+// CHECK: memref.load %{{.*}} : memref<1x32x32x64x128xf32>
+// CHECK: gpu.barrier
+// CHECK: gpu.subgroup_mma_load_matrix %{{.*}} {leadDimension = 32 : index} : memref<2048xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK: gpu.subgroup_mma_load_matrix %{{.*}} {leadDimension = 32 : index, transpose} : memref<2048xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK: gpu.subgroup_mma_store_matrix %{{.*}} {leadDimension = 64 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<4096xf32, #gpu.address_space<workgroup>>
+// CHECK-NOT: gpu.subgroup_mma_store_matrix
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}} : memref<1x2048x32x64xf16>
+func.func @ssd(%x: tensor<1x2048x32x64xf16>, %dt: tensor<1x2048x32xf16>, %A: tensor<32xf32>, %B: tensor<1x2048x1x128xf16>) -> tensor<1x2048x32x64xf16> {
+  %y = ejk.ssd %x, %dt, %A, %B, %B {dt_softplus} : tensor<1x2048x32x64xf16>, tensor<1x2048x32xf16>, tensor<32xf32>, tensor<1x2048x1x128xf16>, tensor<1x2048x1x128xf16> -> tensor<1x2048x32x64xf16>
+  return %y : tensor<1x2048x32x64xf16>
+}
+
+// -----
+
+// bf16 (MLIR's matrices have no bf16) and f32 keep the SIMT chunk kernels.
+// CHECK-LABEL: func.func private @bf16_dispatch_0(
+// CHECK-NOT: subgroup_mma
+// CHECK-LABEL: func.func @bf16(
+func.func @bf16(%x: tensor<1x256x2x64xbf16>, %dt: tensor<1x256x2xbf16>, %A: tensor<2xf32>, %B: tensor<1x256x1x64xbf16>) -> tensor<1x256x2x64xbf16> {
+  %y = ejk.ssd %x, %dt, %A, %B, %B : tensor<1x256x2x64xbf16>, tensor<1x256x2xbf16>, tensor<2xf32>, tensor<1x256x1x64xbf16>, tensor<1x256x1x64xbf16> -> tensor<1x256x2x64xbf16>
+  return %y : tensor<1x256x2x64xbf16>
+}
