@@ -17,7 +17,8 @@ GPU machine, in one process (issue 18's GPU bar; docs/ops/linear.md).
           output,
           times ejk with the runtime's GPU timestamps and fla's chunk_gla /
           chunk_simple_gla with CUDA events (a second of warm-up each), and
-          writes DIR/linear.json (and $OUT/linear.json).
+          writes DIR/linear.json (and $OUT/linear.json). LINEAR_ONLY=REGEX
+          runs only the cases whose names match.
 """
 import json, math, os, sys
 
@@ -165,6 +166,10 @@ def run(d):
     cases = json.load(open(os.path.join(d, "cases.json")))
     # The checks first (small; a kernel that fails shows before the timings).
     ordered = sorted(cases.items(), key=lambda kv: not kv[0].startswith("chk"))
+    only = os.environ.get("LINEAR_ONLY")
+    if only:
+        import re
+        ordered = [kv for kv in ordered if re.search(only, kv[0])]
     for name, (b, tt, h, k, v, dt, gated, *rest) in ordered:
         cu = rest[1] if len(rest) > 1 else None
         per_step = gated == "g" or gated.startswith("g/")
