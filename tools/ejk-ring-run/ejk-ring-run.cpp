@@ -3,7 +3,7 @@
 //   mpirun -np N ejk-ring-run MANIFEST --entry NAME --q Q.npy --k K.npy
 //          --v V.npy [--out O.npy] [--lse L.npy] [--layout contiguous|zigzag]
 //          [--repeat R] [--warmup-ms MS] [--stats] [--exit-early-rank R]
-//          [--random SEED]
+//          [--random SEED] [--q-segments QS.npy --kv-segments KS.npy]
 //          [--device cpu|vulkan|vulkan:N|vulkan:local]
 //          [--backward --do DO.npy [--dq DQ.npy] [--dk DK.npy] [--dv DV.npy]]
 //
@@ -26,6 +26,10 @@
 // gradient d_output (--do, or from the hash with --random), writing the
 // gathered d_query, d_key, d_value (natural order); --repeat, --warmup-ms
 // and --stats then time the backward.
+// --q-segments/--kv-segments give a ring compiled with segment ids its
+// q_segment_ids/kv_segment_ids (i32 [B, N*S], the whole sequence, sharded
+// like q/k; ejk_ring_run_segments); with --random and no files, a ring
+// with segment ids gets packed segments from the hash (both the same).
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +40,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -48,6 +53,8 @@ struct Options {
   /// --backward: d_output in, the gradients out.
   std::string dOut, dq, dk, dv;
   bool backward = false;
+  /// Segment ids of the whole sequence (i32 [B, N*S]).
+  std::string qSegments, kvSegments;
   /// ejk_device_create's spec: "cpu", "vulkan", "vulkan:N"..., or
   /// "vulkan:local" (N = the rank's index on its node).
   std::string device = "cpu";
@@ -65,7 +72,8 @@ int usage(const char *message) {
       "[--lse L.npy] [--layout contiguous|zigzag] [--repeat R] "
       "[--warmup-ms MS] "
       "[--stats] [--exit-early-rank R] [--random SEED] [--device SPEC] "
-      "[--backward --do DO.npy [--dq DQ.npy] [--dk DK.npy] [--dv DV.npy]]\n",
+      "[--backward --do DO.npy [--dq DQ.npy] [--dk DK.npy] [--dv DV.npy]] "
+      "[--q-segments QS.npy --kv-segments KS.npy]\n",
       message);
   return 2;
 }
@@ -112,6 +120,12 @@ bool parse(int argc, char **argv, Options &o, std::string &error) {
     } else if (a == "--dv") {
       if (!value(o.dv))
         return false;
+    } else if (a == "--q-segments") {
+      if (!value(o.qSegments))
+        return false;
+    } else if (a == "--kv-segments") {
+      if (!value(o.kvSegments))
+        return false;
     } else if (a == "--backward") {
       o.backward = true;
     } else if (a == "--device") {
@@ -154,6 +168,10 @@ bool parse(int argc, char **argv, Options &o, std::string &error) {
     error = "MANIFEST, --entry, and --q, --k, --v or --random are required";
     return false;
   }
+  if (o.qSegments.empty() != o.kvSegments.empty()) {
+    error = "--q-segments and --kv-segments go together";
+    return false;
+  }
   if (o.backward && o.random < 0 && o.dOut.empty()) {
     error = "--backward needs --do (or --random)";
     return false;
@@ -175,10 +193,11 @@ size_t floatBytes(const std::string &dtype) {
   return dtype == "f32" ? 4 : dtype == "f16" || dtype == "bf16" ? 2 : 0;
 }
 
-/// Rank `rank`'s shard ([B, S, row]) of a full-sequence array ([B, n*S, row]).
+/// Rank `rank`'s shard ([B, S, row]) of a full-sequence array ([B, n*S, row]):
+/// q, k, v, d_output or segment ids (i32).
 Bytes shardOf(const ejk::NpyArray &full, int rank, int ranks, bool zigzag) {
   int64_t batch = full.shape[0], seq = full.shape[1];
-  int64_t row = int64_t(floatBytes(full.dtype));
+  int64_t row = full.dtype == "i32" ? 4 : int64_t(floatBytes(full.dtype));
   for (size_t d = 2; d < full.shape.size(); ++d)
     row *= full.shape[d];
   const unsigned char *src =
@@ -260,6 +279,50 @@ bool randomInput(ejk_module *module, const std::string &entry, int ranks,
     return true;
   }
   return false;
+}
+
+/// Whether the ring entry's blocks take segment ids (the `full` block has
+/// five inputs).
+bool ringHasSegments(ejk_module *module, const std::string &entry) {
+  size_t count = 0;
+  ejk_module_entry_count(module, &count);
+  std::string head = entry + "__ring__";
+  for (size_t i = 0; i < count; ++i) {
+    const char *name = nullptr;
+    ejk_module_entry_name(module, i, &name);
+    std::string text(name ? name : "");
+    size_t inputs = 0, outputs = 0;
+    if (text.rfind(head, 0) == 0 && text.size() > 6 &&
+        text.compare(text.size() - 6, 6, "__full") == 0 &&
+        ejk_module_entry_signature(module, name, &inputs, &outputs) == EJK_OK)
+      return inputs == 5;
+  }
+  return false;
+}
+
+/// Packed segment ids of a whole sequence ([batch, total] i32) from a
+/// counter hash: segments of 1 to 3 * total / 8 tokens, so that some end
+/// inside a shard and some cross shards on small rings.
+void randomSegments(long seed, int64_t batch, int64_t total,
+                    ejk::NpyArray &out) {
+  out.dtype = "i32";
+  out.shape = {batch, total};
+  out.data.resize(size_t(batch * total * 4));
+  int64_t longest = std::max<int64_t>(1, 3 * total / 8);
+  for (int64_t b = 0; b < batch; ++b) {
+    int32_t id = 0;
+    for (int64_t i = 0; i < total;) {
+      uint64_t x = (uint64_t(seed) << 40) ^ (uint64_t(b) << 32) ^ uint64_t(id);
+      x ^= x >> 33;
+      x *= 0xff51afd7ed558ccdULL;
+      x ^= x >> 33;
+      int64_t length = 1 + int64_t(x % uint64_t(longest));
+      for (int64_t j = i; j < std::min(total, i + length); ++j)
+        std::memcpy(out.data.data() + (b * total + j) * 4, &id, 4);
+      i += length;
+      ++id;
+    }
+  }
 }
 
 /// Rank 0 gets the full array ([slices, n*S, row], natural order) from
@@ -369,6 +432,37 @@ int main(int argc, char **argv) {
     }
   }
 
+  // Segment ids: files, or packed ones from the hash for a ring compiled
+  // with them under --random. Their absence (or presence) on a ring that
+  // wants them (or not) is the runtime's error, on every rank.
+  ejk::NpyArray qSeg, kvSeg;
+  bool segments = !o.qSegments.empty();
+  if (segments) {
+    for (auto [path, array] :
+         {std::pair{&o.qSegments, &qSeg}, {&o.kvSegments, &kvSeg}}) {
+      bool read = ejk::readNpy(*path, *array, error);
+      std::vector<int64_t> want = {batch, seq * ranks};
+      if (!read || array->dtype != "i32" || array->shape != want) {
+        std::string got;
+        for (int64_t d : array->shape)
+          got += (got.empty() ? "" : ", ") + std::to_string(d);
+        std::fprintf(stderr, "ejk-ring-run: rank %d: '%s': %s\n", rank,
+                     path->c_str(),
+                     !read ? error.c_str()
+                           : ("segment ids need i32 [" + std::to_string(batch) +
+                              ", " + std::to_string(seq * ranks) +
+                              "] (q's batch and sequence), got " +
+                              array->dtype + " [" + got + "]")
+                                 .c_str());
+        MPI_Abort(MPI_COMM_WORLD, 1);
+      }
+    }
+  } else if (o.random >= 0 && ringHasSegments(module, o.entry)) {
+    randomSegments(o.random, batch, seq * ranks, qSeg);
+    kvSeg = qSeg;
+    segments = true;
+  }
+
   MPI_Comm world = MPI_COMM_WORLD;
   if ((s = ejk_comm_create_mpi(&world, &comm)) != EJK_OK)
     return failed(rank, "communicator", s);
@@ -388,7 +482,15 @@ int main(int argc, char **argv) {
   std::vector<float> ls(size_t(batch * heads * seq));
   ejk_buffer *qb = nullptr, *kb = nullptr, *vb = nullptr, *ob = nullptr,
              *lb = nullptr, *dob = nullptr, *dqb = nullptr, *dkb = nullptr,
-             *dvb = nullptr;
+             *dvb = nullptr, *qsb = nullptr, *kvsb = nullptr;
+  if (segments) {
+    Bytes qss = shardOf(qSeg, rank, ranks, zigzag),
+          kvss = shardOf(kvSeg, rank, ranks, zigzag);
+    ejk_buffer_create(device, qss.size(), &qsb);
+    ejk_buffer_create(device, kvss.size(), &kvsb);
+    ejk_buffer_upload(qsb, qss.data(), qss.size(), 0);
+    ejk_buffer_upload(kvsb, kvss.data(), kvss.size(), 0);
+  }
   ejk_buffer_create(device, qs.size(), &qb);
   ejk_buffer_create(device, ks.size(), &kb);
   ejk_buffer_create(device, vs.size(), &vb);
@@ -418,13 +520,15 @@ int main(int argc, char **argv) {
   // The timed call: the forward, or with --backward the backward (of the
   // forward run once before).
   auto runOnce = [&](const char *what) {
-    ejk_status s = o.backward ? ejk_ring_run_backward(ring, qb, kb, vb, ob, lb,
-                                                      dob, dqb, dkb, dvb)
-                              : ejk_ring_run(ring, qb, kb, vb, ob, lb);
+    ejk_status s =
+        o.backward ? ejk_ring_run_backward_segments(ring, qb, kb, vb, qsb, kvsb,
+                                                    ob, lb, dob, dqb, dkb, dvb)
+                   : ejk_ring_run_segments(ring, qb, kb, vb, qsb, kvsb, ob, lb);
     if (s != EJK_OK)
       rc = failed(rank, what, s);
   };
-  if (o.backward && (s = ejk_ring_run(ring, qb, kb, vb, ob, lb)) != EJK_OK)
+  if (o.backward && (s = ejk_ring_run_segments(ring, qb, kb, vb, qsb, kvsb, ob,
+                                               lb)) != EJK_OK)
     rc = failed(rank, "forward run", s);
   // Untimed runs until rank 0 has spent --warmup-ms (all ranks run as many).
   for (double t0 = MPI_Wtime(); o.warmupMs > 0 && rc == 0;) {
@@ -517,7 +621,7 @@ int main(int argc, char **argv) {
                 {batch, total, g.heads, g.dim});
     }
   }
-  for (ejk_buffer *b : {qb, kb, vb, ob, lb, dob, dqb, dkb, dvb})
+  for (ejk_buffer *b : {qb, kb, vb, ob, lb, dob, dqb, dkb, dvb, qsb, kvsb})
     ejk_buffer_destroy(b);
   ejk_ring_destroy(ring);
   ejk_comm_destroy(comm);

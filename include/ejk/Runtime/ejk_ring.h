@@ -74,6 +74,21 @@ EJK_RUNTIME_EXPORT ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query,
                                            ejk_buffer *key, ejk_buffer *value,
                                            ejk_buffer *output, ejk_buffer *lse);
 
+/** ejk_ring_run with packed sequences: `q_segment_ids` and `kv_segment_ids`
+ *  are this rank's shards ([B, S] i32 each, buffers of the module's device)
+ *  of the op's segment ids; a query attends only to keys of its segment
+ *  (any id, negative ones included, is an ordinary id). Each shard's
+ *  kv_segment_ids travel around the ring with its key/value; in the zigzag
+ *  layout they are permuted like the rows (ejk_zigzag.h). Both are required
+ *  when the entry was compiled with segment ids (ejk_ring_run then fails)
+ *  and must be NULL otherwise (ejk_ring_run_segments with both NULL is
+ *  ejk_ring_run). Fails on every rank, before the ring moves, when a rank
+ *  passes NULL or too small a buffer. Collective. */
+EJK_RUNTIME_EXPORT ejk_status ejk_ring_run_segments(
+    ejk_ring *ring, ejk_buffer *query, ejk_buffer *key, ejk_buffer *value,
+    ejk_buffer *q_segment_ids, ejk_buffer *kv_segment_ids, ejk_buffer *output,
+    ejk_buffer *lse);
+
 /** The backward of ring attention: the gradients of sum(output * d_output)
  *  with respect to this rank's `query`, `key` and `value` shards. `output`
  *  and `lse` are this rank's shards of the forward's result (what
@@ -94,6 +109,14 @@ EJK_RUNTIME_EXPORT ejk_status ejk_ring_run_backward(
     ejk_ring *ring, ejk_buffer *query, ejk_buffer *key, ejk_buffer *value,
     ejk_buffer *output, ejk_buffer *lse, ejk_buffer *d_output,
     ejk_buffer *d_query, ejk_buffer *d_key, ejk_buffer *d_value);
+
+/** ejk_ring_run_backward with the segment ids of ejk_ring_run_segments (the
+ *  same ones as the forward run; same rules). Collective. */
+EJK_RUNTIME_EXPORT ejk_status ejk_ring_run_backward_segments(
+    ejk_ring *ring, ejk_buffer *query, ejk_buffer *key, ejk_buffer *value,
+    ejk_buffer *q_segment_ids, ejk_buffer *kv_segment_ids, ejk_buffer *output,
+    ejk_buffer *lse, ejk_buffer *d_output, ejk_buffer *d_query,
+    ejk_buffer *d_key, ejk_buffer *d_value);
 
 /** Time split of the last ejk_ring_run or ejk_ring_run_backward on this
  *  rank, in nanoseconds (for the backward, merge_ns is the time spent

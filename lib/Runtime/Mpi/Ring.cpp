@@ -66,6 +66,40 @@ const char *roleName(Block block) {
   return "skip";
 }
 
+ejk_status checkSegments(const ejk_ring &ring, ejk_buffer *qSegments,
+                         ejk_buffer *kvSegments, const char *what) {
+  std::string name = "ring '" + ring.entries.prefix + "'";
+  if (!ring.entries.segments) {
+    if (qSegments || kvSegments)
+      return fail(EJK_ERROR_INVALID_ARGUMENT,
+                  std::string(what) + ": " + name +
+                      " was compiled without segment ids; pass NULL "
+                      "'q_segment_ids' and 'kv_segment_ids'");
+    return EJK_OK;
+  }
+  if (!qSegments || !kvSegments)
+    return fail(EJK_ERROR_INVALID_ARGUMENT,
+                std::string(what) + ": " + name +
+                    " was compiled with segment ids: pass 'q_segment_ids' "
+                    "and 'kv_segment_ids' (ejk_ring_run_segments, "
+                    "ejk_ring_run_backward_segments)");
+  const std::pair<ejk_buffer *, const char *> args[] = {
+      {qSegments, "'q_segment_ids'"}, {kvSegments, "'kv_segment_ids'"}};
+  for (const auto &[buffer, argName] : args) {
+    size_t bytes = 0;
+    if (ejk_status s = ejk_buffer_size(buffer, &bytes))
+      return failFromRuntime(s, std::string(what) + ": " + argName);
+    if (int64_t(bytes) < ring.segBytes())
+      return fail(EJK_ERROR_INVALID_ARGUMENT,
+                  std::string(what) + ": " + argName + " has " +
+                      std::to_string(bytes) + " bytes; this rank's shard of " +
+                      name + " needs " + std::to_string(ring.segBytes()) +
+                      " (i32 [" + std::to_string(ring.batch) + ", " +
+                      std::to_string(ring.seq) + "])");
+  }
+  return EJK_OK;
+}
+
 ejk_status checkRingArg(ejk_ring *ring, const char *what) {
   if (!ring)
     return fail(EJK_ERROR_INVALID_ARGUMENT,
@@ -255,6 +289,23 @@ ejk_status ejk_ring_create(ejk_device *device, ejk_module *module,
                       ejk_dtype_name(v.dtype) +
                       "; the ring runs f32, f16 or bf16, one type for all "
                       "three");
+    size_t numInputs = 0, numOutputs = 0;
+    if (ejk_status s = ejk_module_entry_signature(module, full.c_str(),
+                                                  &numInputs, &numOutputs))
+      return failFromRuntime(s, "ejk_ring_create");
+    ring->entries.segments = numInputs == 5;
+    for (size_t i = 3; ring->entries.segments && i < 5; ++i) {
+      ejk_tensor_desc segments;
+      if (ejk_status s =
+              ejk_module_entry_arg(module, full.c_str(), 0, i, &segments))
+        return failFromRuntime(s, "ejk_ring_create");
+      if (segments.dtype != EJK_DTYPE_I32)
+        return fail(EJK_ERROR_FORMAT, "ejk_ring_create: block '" + full +
+                                          "' input " + std::to_string(i) +
+                                          " is " +
+                                          ejk_dtype_name(segments.dtype) +
+                                          "; segment ids are i32");
+    }
     ring->dtype = q.dtype;
     ring->elemBytes = int64_t(ejk_dtype_size(q.dtype));
     ring->threads = std::min(usableCpus(), 16); // more only adds start-up
@@ -305,9 +356,13 @@ ejk_status createStaging(ejk_ring &ring, ejk_device *device) {
   int64_t b = ring.batch, half = ring.seq / 2;
   int64_t qRowBytes = ring.heads * ring.headDim * e,
           oRowBytes = ring.heads * ring.headDimV * e;
+  bool segments = ring.entries.segments;
   if (ring.entries.zigzagBlocks)
     if (ejk_status s =
             createBuffer(device, b * half * qRowBytes, &ring.queryHalf))
+      return s;
+  if (ring.entries.zigzagBlocks && segments)
+    if (ejk_status s = createBuffer(device, b * half * 4, &ring.qSegmentsHalf))
       return s;
   for (ejk_ring::Slot &slot : ring.slots) {
     struct {
@@ -325,6 +380,9 @@ ejk_status createStaging(ejk_ring &ring, ejk_device *device) {
          ring.entries.zigzagBlocks},
         {b * half * oRowBytes, &slot.outputHalf, ring.entries.zigzagBlocks},
         {b * ring.heads * half * f, &slot.lseHalf, ring.entries.zigzagBlocks},
+        {ring.segBytes(), &slot.kvSegments, segments},
+        {b * half * 4, &slot.kvSegmentsHalf,
+         segments && ring.entries.zigzagBlocks},
     };
     for (auto &buffer : buffers)
       if (buffer.wanted)
@@ -398,14 +456,15 @@ ejk_status ejk_ring_destroy(ejk_ring *ring) {
   for (ejk_ring::Slot &slot : ring->slots)
     for (ejk_buffer *b :
          {slot.key, slot.value, slot.output, slot.lse, slot.mask, slot.keyHalf,
-          slot.valueHalf, slot.outputHalf, slot.lseHalf})
+          slot.valueHalf, slot.outputHalf, slot.lseHalf, slot.kvSegments,
+          slot.kvSegmentsHalf})
       ejk_buffer_destroy(b);
   for (ejk_ring::GradSlot &slot : ring->gradSlots)
-    for (ejk_buffer *b :
-         {slot.key, slot.value, slot.dQuery, slot.dKey, slot.dValue, slot.mask})
+    for (ejk_buffer *b : {slot.key, slot.value, slot.dQuery, slot.dKey,
+                          slot.dValue, slot.mask, slot.kvSegments})
       ejk_buffer_destroy(b);
-  for (ejk_buffer *b :
-       {ring->queryHalf, ring->outputHalf, ring->dOutputHalf, ring->lseHalf})
+  for (ejk_buffer *b : {ring->queryHalf, ring->qSegmentsHalf, ring->outputHalf,
+                        ring->dOutputHalf, ring->lseHalf})
     ejk_buffer_destroy(b);
   delete ring;
   return EJK_OK;

@@ -15,7 +15,8 @@
 // d_value into the sums of shard t-1, received from the previous rank while
 // block t-1 ran), then send those sums on; wait for shard t+1 and stage it
 // into the other slot; wait for block t. The sums of the last block take
-// one more hop, to their owner, after the loop.
+// one more hop, to their owner, after the loop. With segment ids each
+// shard's kv_segment_ids travel with its key/value, as in the forward.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,6 +60,7 @@ ejk_status createGradStaging(ejk_ring &ring) {
         {ring.kElems() * e, &slot.dKey, true},
         {ring.vElems() * e, &slot.dValue, true},
         {ring.seq * ring.seq, &slot.mask, ring.entries.maskedBlock},
+        {ring.segBytes(), &slot.kvSegments, ring.entries.segments},
     };
     for (auto &buffer : buffers)
       if (buffer.wanted)
@@ -72,7 +74,8 @@ ejk_status createGradStaging(ejk_ring &ring) {
 
 /// What this rank can check alone before the ring moves: the backward
 /// blocks exist, the buffers hold a shard, the sums fit one MPI message.
-ejk_status checkBackward(ejk_ring &ring, ejk_buffer *const (&args)[10]) {
+ejk_status checkBackward(ejk_ring &ring, ejk_buffer *const (&args)[10],
+                         ejk_buffer *qSegments, ejk_buffer *kvSegments) {
   static const char *names[10] = {"query",   "key",      "value",   "output",
                                   "lse",     "d_output", "d_query", "d_key",
                                   "d_value", nullptr};
@@ -103,6 +106,9 @@ ejk_status checkBackward(ejk_ring &ring, ejk_buffer *const (&args)[10]) {
                       "ring '" + entries.prefix + "' needs " +
                       std::to_string(needed[i]));
   }
+  if (ejk_status s =
+          checkSegments(ring, qSegments, kvSegments, "ejk_ring_run_backward"))
+    return s;
   if (ring.kElems() * 4 > INT_MAX || ring.vElems() * 4 > INT_MAX)
     return fail(EJK_ERROR_INVALID_ARGUMENT,
                 "ejk_ring_run_backward: the f32 d_key/d_value sums of a "
@@ -132,6 +138,16 @@ ejk_status ejk_ring_run_backward(ejk_ring *ring, ejk_buffer *query,
                                  ejk_buffer *output, ejk_buffer *lse,
                                  ejk_buffer *dOutput, ejk_buffer *dQuery,
                                  ejk_buffer *dKey, ejk_buffer *dValue) {
+  return ejk_ring_run_backward_segments(ring, query, key, value, nullptr,
+                                        nullptr, output, lse, dOutput, dQuery,
+                                        dKey, dValue);
+}
+
+ejk_status ejk_ring_run_backward_segments(
+    ejk_ring *ring, ejk_buffer *query, ejk_buffer *key, ejk_buffer *value,
+    ejk_buffer *qSegments, ejk_buffer *kvSegments, ejk_buffer *output,
+    ejk_buffer *lse, ejk_buffer *dOutput, ejk_buffer *dQuery, ejk_buffer *dKey,
+    ejk_buffer *dValue) {
   if (ejk_status s = checkRingArg(ring, "ejk_ring_run_backward"))
     return s;
   uint64_t start = nowNs();
@@ -147,7 +163,7 @@ ejk_status ejk_ring_run_backward(ejk_ring *ring, ejk_buffer *query,
   ejk_buffer *const args[10] = {query,   key,    value, output, lse,
                                 dOutput, dQuery, dKey,  dValue, nullptr};
   {
-    ejk_status s = checkBackward(*ring, args);
+    ejk_status s = checkBackward(*ring, args, qSegments, kvSegments);
     int firstFailed = INT_MAX;
     if (!allRanksOk(&comm, s == EJK_OK, firstFailed)) {
       if (s != EJK_OK)
@@ -185,6 +201,11 @@ ejk_status ejk_ring_run_backward(ejk_ring *ring, ejk_buffer *query,
   host.valueNext.resize(size_t(vBytes));
   Bytes &keyCur = host.keyCur, &valueCur = host.valueCur,
         &keyNext = host.keyNext, &valueNext = host.valueNext;
+  const bool segments = ring->entries.segments;
+  const int64_t sBytes = segments ? ring->segBytes() : 0;
+  host.segCur.resize(size_t(sBytes));
+  host.segNext.resize(size_t(sBytes));
+  Bytes &segCur = host.segCur, &segNext = host.segNext;
   std::vector<float> &accQ = host.accQ;
   accQ.assign(size_t(ring->qElems()), 0.0f);
   for (int i = 0; i < 2; ++i) {
@@ -200,6 +221,9 @@ ejk_status ejk_ring_run_backward(ejk_ring *ring, ejk_buffer *query,
            "ejk_ring_run_backward: reading 'key'");
     record(ejk_buffer_download(value, valueCur.data(), valueCur.size(), 0),
            "ejk_ring_run_backward: reading 'value'");
+    if (segments)
+      record(ejk_buffer_download(kvSegments, segCur.data(), segCur.size(), 0),
+             "ejk_ring_run_backward: reading 'kv_segment_ids'");
     if (status != EJK_OK || !ring->entries.zigzagBlocks ||
         ring->layout != EJK_RING_ZIGZAG)
       return;
@@ -210,9 +234,12 @@ ejk_status ejk_ring_run_backward(ejk_ring *ring, ejk_buffer *query,
     } halves[] = {{query, ring->queryHalf, batch, qRow * e},
                   {output, ring->outputHalf, batch, oRow * e},
                   {dOutput, ring->dOutputHalf, batch, oRow * e},
-                  {lse, ring->lseHalf, batch * ring->heads, 4}};
+                  {lse, ring->lseHalf, batch * ring->heads, 4},
+                  {qSegments, ring->qSegmentsHalf, batch, 4}};
     Bytes whole, part;
     for (auto &h : halves) {
+      if (!h.from)
+        continue; // no segment ids
       whole.resize(size_t(h.rows * seq * h.rowBytes));
       part.resize(size_t(h.rows * half * h.rowBytes));
       record(ejk_buffer_download(h.from, whole.data(), whole.size(), 0),
@@ -226,24 +253,24 @@ ejk_status ejk_ring_run_backward(ejk_ring *ring, ejk_buffer *query,
 
   /// Rows [0, rows) of each batch of a shard into `buffer`.
   auto stageRows = [&](ejk_buffer *buffer, const Bytes &shard, int64_t rows,
-                       int64_t rowBytes) {
+                       int64_t rowBytes, Bytes &scratch) {
     if (batch == 1 || rows == seq) {
       record(ejk_buffer_upload(buffer, shard.data(),
                                size_t(batch * rows * rowBytes), 0),
              "ejk_ring_run_backward: staging");
       return;
     }
-    host.scratchK.resize(size_t(batch * rows * rowBytes));
-    copyRows(host.scratchK.data(), shard.data(), batch, seq, rows, 0, 0, rows,
+    scratch.resize(size_t(batch * rows * rowBytes));
+    copyRows(scratch.data(), shard.data(), batch, seq, rows, 0, 0, rows,
              rowBytes);
-    record(ejk_buffer_upload(buffer, host.scratchK.data(), host.scratchK.size(),
-                             0),
+    record(ejk_buffer_upload(buffer, scratch.data(), scratch.size(), 0),
            "ejk_ring_run_backward: staging");
   };
 
   // Stages the operands of step `step` (the shard of rank `source`, whose
-  // key/value bytes are `k`, `v`) into slot `step % 2`.
-  auto stage = [&](int step, const Bytes &k, const Bytes &v) {
+  // key/value bytes are `k`, `v`, kv_segment_ids `s`) into slot
+  // `step % 2`.
+  auto stage = [&](int step, const Bytes &k, const Bytes &v, const Bytes &s) {
     GradPlan plan;
     int source = (rank - step + n) % n;
     Block block = status == EJK_OK ? chooseBlock(*ring, rank, source, host.mask)
@@ -260,33 +287,48 @@ ejk_status ejk_ring_run_backward(ejk_ring *ring, ejk_buffer *query,
     plan.kRows = seq;
     if (block == Block::ZigzagKv) {
       // The first half of the visiting shard, compacted into the slot.
-      stageRows(slot.key, k, half, ring->kRowBytes());
-      stageRows(slot.value, v, half, ring->vRowBytes());
+      stageRows(slot.key, k, half, ring->kRowBytes(), host.scratchK);
+      stageRows(slot.value, v, half, ring->vRowBytes(), host.scratchK);
       plan.inputs = {query, slot.key, slot.value, output, dOutput, lse};
       plan.kRows = half;
+      if (segments) {
+        // The first half, compacted like the key/value.
+        stageRows(slot.kvSegments, s, half, 4, host.scratchS);
+        plan.inputs.push_back(qSegments);
+        plan.inputs.push_back(slot.kvSegments);
+      }
       return plan;
     }
     // The rank's own shard is on the device already: the caller's.
-    ejk_buffer *kb = key, *vb = value;
+    ejk_buffer *kb = key, *vb = value, *sb = kvSegments;
     if (source != rank) {
-      stageRows(slot.key, k, seq, ring->kRowBytes());
-      stageRows(slot.value, v, seq, ring->vRowBytes());
+      stageRows(slot.key, k, seq, ring->kRowBytes(), host.scratchK);
+      stageRows(slot.value, v, seq, ring->vRowBytes(), host.scratchK);
       kb = slot.key;
       vb = slot.value;
+      if (segments) {
+        stageRows(slot.kvSegments, s, seq, 4, host.scratchS);
+        sb = slot.kvSegments;
+      }
     }
     if (block == Block::ZigzagQ) {
       plan.inputs = {ring->queryHalf,   kb,           vb, ring->outputHalf,
                      ring->dOutputHalf, ring->lseHalf};
       plan.qBegin = half;
       plan.qRows = half;
-      return plan;
+    } else {
+      plan.inputs = {query, kb, vb, output, dOutput, lse};
     }
-    plan.inputs = {query, kb, vb, output, dOutput, lse};
     if (block == Block::Masked) {
       record(
           ejk_buffer_upload(slot.mask, host.mask.data(), host.mask.size(), 0),
           "ejk_ring_run_backward: staging the mask");
       plan.inputs.push_back(slot.mask);
+    }
+    if (segments) {
+      plan.inputs.push_back(block == Block::ZigzagQ ? ring->qSegmentsHalf
+                                                    : qSegments);
+      plan.inputs.push_back(sb);
     }
     return plan;
   };
@@ -352,7 +394,7 @@ ejk_status ejk_ring_run_backward(ejk_ring *ring, ejk_buffer *query,
   };
 
   uint64_t t0 = nowNs();
-  GradPlan current = stage(0, keyCur, valueCur), previous;
+  GradPlan current = stage(0, keyCur, valueCur, segCur), previous;
   ring->steps[0].staging_ns += since(t0);
   ring->steps[0].host_ns += since(t0);
   for (int step = 0; step < n; ++step) {
@@ -369,7 +411,7 @@ ejk_status ejk_ring_run_backward(ejk_ring *ring, ejk_buffer *query,
       readOwnShard();
       st.staging_ns += since(hostStart);
     }
-    MPI_Request requests[4];
+    MPI_Request requests[6];
     int numRequests = 0;
     if (step + 1 < n) {
       MPI_Irecv(keyNext.data(), int(kBytes), MPI_BYTE, prev, 0, comm.comm,
@@ -380,6 +422,12 @@ ejk_status ejk_ring_run_backward(ejk_ring *ring, ejk_buffer *query,
                 &requests[numRequests++]);
       MPI_Isend(valueCur.data(), int(vBytes), MPI_BYTE, next, 1, comm.comm,
                 &requests[numRequests++]);
+      if (segments) {
+        MPI_Irecv(segNext.data(), int(sBytes), MPI_BYTE, prev, kSegmentTag,
+                  comm.comm, &requests[numRequests++]);
+        MPI_Isend(segCur.data(), int(sBytes), MPI_BYTE, next, kSegmentTag,
+                  comm.comm, &requests[numRequests++]);
+      }
     }
     if (step > 0) {
       // Block step-1's gradients into the sums of its shard (received
@@ -405,7 +453,7 @@ ejk_status ejk_ring_run_backward(ejk_ring *ring, ejk_buffer *query,
     GradPlan upcoming;
     if (step + 1 < n) {
       uint64_t s0 = nowNs();
-      upcoming = stage(step + 1, keyNext, valueNext);
+      upcoming = stage(step + 1, keyNext, valueNext, segNext);
       st.staging_ns += since(s0);
     }
     st.host_ns += since(hostStart) - waitNs;
@@ -427,6 +475,7 @@ ejk_status ejk_ring_run_backward(ejk_ring *ring, ejk_buffer *query,
     current = std::move(upcoming);
     std::swap(keyCur, keyNext);
     std::swap(valueCur, valueNext);
+    std::swap(segCur, segNext);
     st.total_ns = since(stepStart);
     st.ring_size = n;
   }

@@ -7,7 +7,9 @@
 // merged into the running result. Which block a step runs follows from the
 // global positions of the shards' rows (contiguous or zigzag) and the op's
 // causal/window options, which the block entries' names carry
-// (chooseBlock, Ring.cpp).
+// (chooseBlock, Ring.cpp). With segment ids (ejk_ring_run_segments) each
+// shard's kv_segment_ids travel with its key/value (a third message) and
+// every block takes the segment ids of its rows.
 //
 // Shards travel as bytes of the entry's element type (f32, f16, bf16); the
 // merge is f32 on the host. Copies between host and device hold the device,
@@ -82,15 +84,40 @@ extern "C" {
 ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
                         ejk_buffer *value, ejk_buffer *output,
                         ejk_buffer *lse) {
+  return ejk_ring_run_segments(ring, query, key, value, nullptr, nullptr,
+                               output, lse);
+}
+
+ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
+                                 ejk_buffer *key, ejk_buffer *value,
+                                 ejk_buffer *qSegments, ejk_buffer *kvSegments,
+                                 ejk_buffer *output, ejk_buffer *lse) {
   if (ejk_status s = checkRingArg(ring, "ejk_ring_run"))
     return s;
-  if (!query || !key || !value || !output)
-    return fail(EJK_ERROR_INVALID_ARGUMENT,
-                "ejk_ring_run: 'query', 'key', 'value' and 'output' must not "
-                "be NULL");
   uint64_t start = nowNs();
   ejk_comm &comm = *ring->comm;
   const int n = comm.size, rank = comm.rank;
+  // Every rank learns whether all can run before the ring moves: a bad
+  // argument on one rank must not leave the others waiting.
+  {
+    ejk_status s = EJK_OK;
+    if (!query || !key || !value || !output)
+      s = fail(EJK_ERROR_INVALID_ARGUMENT,
+               "ejk_ring_run: 'query', 'key', 'value' and 'output' must not "
+               "be NULL");
+    else
+      s = checkSegments(*ring, qSegments, kvSegments, "ejk_ring_run");
+    int firstFailed = INT_MAX;
+    if (!allRanksOk(&comm, s == EJK_OK, firstFailed)) {
+      if (s != EJK_OK)
+        return fail(s, "rank " + std::to_string(rank) + ": " +
+                           ejk_ring_last_error());
+      return fail(EJK_ERROR_UNAVAILABLE,
+                  "ejk_ring_run: rank " + std::to_string(firstFailed) +
+                      " cannot run the ring (its message says why)");
+    }
+  }
+  const bool segments = ring->entries.segments;
   const int next = (rank + 1) % n, prev = (rank + n - 1) % n;
   const float negInf = -std::numeric_limits<float>::infinity();
   ring->steps.assign(size_t(n), ejk_ring_stats{});
@@ -131,6 +158,10 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
         &scratchV = host.scratchV;
   std::vector<float> &accO = host.accO, &accL = host.accL, &partL = host.partL;
   std::vector<uint8_t> &mask = host.mask;
+  const int64_t sBytes = segments ? ring->segBytes() : 0;
+  host.segCur.resize(size_t(sBytes));
+  host.segNext.resize(size_t(sBytes));
+  Bytes &segCur = host.segCur, &segNext = host.segNext;
 
   /// The host copies the ring needs besides the shards it receives: this
   /// rank's key/value (to send) and, for zigzag blocks, the second half of
@@ -141,6 +172,9 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
            "ejk_ring_run: reading 'key'");
     record(ejk_buffer_download(value, valueCur.data(), valueCur.size(), 0),
            "ejk_ring_run: reading 'value'");
+    if (segments)
+      record(ejk_buffer_download(kvSegments, segCur.data(), segCur.size(), 0),
+             "ejk_ring_run: reading 'kv_segment_ids'");
     if (status != EJK_OK || !ring->entries.zigzagBlocks ||
         ring->layout != EJK_RING_ZIGZAG)
       return;
@@ -151,6 +185,15 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
     copyRows(qHalf.data(), q.data(), batch, seq, half, half, 0, half, qRow);
     record(ejk_buffer_upload(ring->queryHalf, qHalf.data(), qHalf.size(), 0),
            "ejk_ring_run: staging the query half");
+    if (!segments)
+      return;
+    Bytes ids(static_cast<size_t>(sBytes)), sHalf(size_t(batch * half * 4));
+    record(ejk_buffer_download(qSegments, ids.data(), ids.size(), 0),
+           "ejk_ring_run: reading 'q_segment_ids'");
+    copyRows(sHalf.data(), ids.data(), batch, seq, half, half, 0, half, 4);
+    record(
+        ejk_buffer_upload(ring->qSegmentsHalf, sHalf.data(), sHalf.size(), 0),
+        "ejk_ring_run: staging the q_segment_ids half");
   };
 
   /// Rows [0, rows) of each batch of a shard into `buffer`: straight from
@@ -178,8 +221,9 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
     int64_t rowBegin = 0, rows = 0;
   };
   // Stages the operands of step `step` (the shard of rank `source`, whose
-  // key/value bytes are `k`, `v`) into slot `step % 2` and says what to run.
-  auto stage = [&](int step, const Bytes &k, const Bytes &v) {
+  // key/value bytes are `k`, `v` and kv_segment_ids `s`) into slot
+  // `step % 2` and says what to run.
+  auto stage = [&](int step, const Bytes &k, const Bytes &v, const Bytes &s) {
     Plan plan;
     int source = (rank - step + n) % n;
     Block block =
@@ -195,15 +239,24 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
       stageRows(slot.valueHalf, v, scratchV, half, ring->vRowBytes());
       plan.entry = ring->blockName("zzkv");
       plan.inputs = {query, slot.keyHalf, slot.valueHalf};
+      if (segments) {
+        stageRows(slot.kvSegmentsHalf, s, host.scratchS, half, 4);
+        plan.inputs.push_back(qSegments);
+        plan.inputs.push_back(slot.kvSegmentsHalf);
+      }
       return plan;
     }
     // The rank's own shard is on the device already: the caller's.
-    ejk_buffer *kb = key, *vb = value;
+    ejk_buffer *kb = key, *vb = value, *sb = kvSegments;
     if (source != rank) {
       stageRows(slot.key, k, scratchK, seq, ring->kRowBytes());
       stageRows(slot.value, v, scratchV, seq, ring->vRowBytes());
       kb = slot.key;
       vb = slot.value;
+      if (segments) {
+        stageRows(slot.kvSegments, s, host.scratchS, seq, 4);
+        sb = slot.kvSegments;
+      }
     }
     if (block == Block::ZigzagQ) {
       plan.entry = ring->blockName("zzq");
@@ -220,6 +273,11 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
     } else {
       plan.entry = ring->blockName(block == Block::Diag ? "diag" : "full");
       plan.inputs = {query, kb, vb};
+    }
+    if (segments) {
+      plan.inputs.push_back(block == Block::ZigzagQ ? ring->qSegmentsHalf
+                                                    : qSegments);
+      plan.inputs.push_back(sb);
     }
     return plan;
   };
@@ -240,7 +298,7 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
   // device has a copy lane those copies overlap the block; elsewhere they wait
   // for it, as they did before.
   uint64_t t0 = nowNs();
-  Plan current = stage(0, keyCur, valueCur), previous;
+  Plan current = stage(0, keyCur, valueCur, segCur), previous;
   ring->steps[0].staging_ns += since(t0);
   ring->steps[0].host_ns += since(t0);
   for (int step = 0; step < n; ++step) {
@@ -259,7 +317,7 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
       readOwnShard();
       st.staging_ns += since(hostStart);
     }
-    MPI_Request requests[4];
+    MPI_Request requests[6];
     int numRequests = 0;
     if (step + 1 < n) {
       MPI_Irecv(keyNext.data(), int(kBytes), MPI_BYTE, prev, 0, comm.comm,
@@ -270,6 +328,12 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
                 &requests[numRequests++]);
       MPI_Isend(valueCur.data(), int(vBytes), MPI_BYTE, next, 1, comm.comm,
                 &requests[numRequests++]);
+      if (segments) {
+        MPI_Irecv(segNext.data(), int(sBytes), MPI_BYTE, prev, kSegmentTag,
+                  comm.comm, &requests[numRequests++]);
+        MPI_Isend(segCur.data(), int(sBytes), MPI_BYTE, next, kSegmentTag,
+                  comm.comm, &requests[numRequests++]);
+      }
     }
 
     std::thread merger;
@@ -296,7 +360,7 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
     Plan upcoming;
     if (rc == MPI_SUCCESS && step + 1 < n) {
       uint64_t stageStart = nowNs();
-      upcoming = stage(step + 1, keyNext, valueNext);
+      upcoming = stage(step + 1, keyNext, valueNext, segNext);
       st.staging_ns += since(stageStart);
     }
     if (merger.joinable())
@@ -333,6 +397,7 @@ ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
     current = std::move(upcoming);
     std::swap(keyCur, keyNext);
     std::swap(valueCur, valueNext);
+    std::swap(segCur, segNext);
     st.total_ns = since(stepStart);
     st.ring_size = n;
   }

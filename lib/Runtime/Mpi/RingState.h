@@ -44,6 +44,9 @@ struct RingEntries {
   bool causal = false, window = false;
   int64_t left = 0, right = 0;
   bool zigzagBlocks = false, maskedBlock = false, gradBlocks = false;
+  /// The blocks take (q_segment_ids, kv_segment_ids) last: the entry was
+  /// compiled with segment ids (read from the `full` block's signature).
+  bool segments = false;
 };
 
 } // namespace ejk::ring
@@ -66,11 +69,13 @@ struct ejk_ring {
   struct Slot {
     ejk_buffer *key = nullptr, *value = nullptr, *output = nullptr,
                *lse = nullptr, *mask = nullptr, *keyHalf = nullptr,
-               *valueHalf = nullptr, *outputHalf = nullptr, *lseHalf = nullptr;
+               *valueHalf = nullptr, *outputHalf = nullptr, *lseHalf = nullptr,
+               *kvSegments = nullptr, *kvSegmentsHalf = nullptr;
   };
   Slot slots[2];
-  /// The second half of the local queries (zigzag blocks), staged once.
-  ejk_buffer *queryHalf = nullptr;
+  /// The second half of the local queries and of their segment ids
+  /// (zigzag blocks), staged once per run.
+  ejk_buffer *queryHalf = nullptr, *qSegmentsHalf = nullptr;
   /// Device buffers of the backward's blocks (ejk_ring_run_backward),
   /// created by its first run: two slots of the visiting key/value (whole,
   /// or compacted to the first half for zzkv) and the block's gradients
@@ -78,7 +83,8 @@ struct ejk_ring {
   /// and the second half of the local output, d_output and lse (zzq).
   struct GradSlot {
     ejk_buffer *key = nullptr, *value = nullptr, *dQuery = nullptr,
-               *dKey = nullptr, *dValue = nullptr, *mask = nullptr;
+               *dKey = nullptr, *dValue = nullptr, *mask = nullptr,
+               *kvSegments = nullptr;
   };
   GradSlot gradSlots[2];
   ejk_buffer *outputHalf = nullptr, *dOutputHalf = nullptr, *lseHalf = nullptr;
@@ -87,6 +93,9 @@ struct ejk_ring {
   struct HostBuffers {
     std::vector<unsigned char> keyCur, valueCur, keyNext, valueNext, partO,
         scratchK, scratchV, out;
+    /// The visiting shard's kv_segment_ids (i32 [B, S]) and the next's,
+    /// travelling with its key/value, and their staging scratch.
+    std::vector<unsigned char> segCur, segNext, scratchS;
     std::vector<float> accO, accL, partL;
     std::vector<uint8_t> mask;
     /// The backward's: a block's gradients as read back, and the f32
@@ -119,6 +128,8 @@ struct ejk_ring {
   int64_t vElems() const { return batch * seq * kvHeads * headDimV; }
   int64_t oElems() const { return batch * seq * heads * headDimV; }
   int64_t lElems() const { return batch * heads * seq; }
+  /// Bytes of a shard's segment ids (i32 [B, S]).
+  int64_t segBytes() const { return batch * seq * 4; }
   int64_t kRowBytes() const { return kvHeads * headDim * elemBytes; }
   ejk::ring::MergeShape mergeShape() const {
     return {batch, seq, heads, headDimV, dtype, threads};
@@ -154,6 +165,16 @@ ejk_status checkRingArg(ejk_ring *ring, const char *what);
 /// A device buffer of `bytes`; the message names `what`.
 ejk_status createBuffer(ejk_device *device, int64_t bytes, ejk_buffer **out,
                         const char *what = "ejk_ring_create: staging buffer");
+/// MPI tag of the kv_segment_ids that travel with a key/value shard (0
+/// and 1 are the key and value, 2 and 3 the backward's gradient sums).
+constexpr int kSegmentTag = 4;
+
+/// Checks the segment id arguments of a run (`what` names the function):
+/// both given exactly when the ring was compiled with segment ids, each of
+/// a shard's i32 [B, S] bytes at least. Not collective.
+ejk_status checkSegments(const ejk_ring &ring, ejk_buffer *qSegments,
+                         ejk_buffer *kvSegments, const char *what);
+
 /// Whether every rank has `ok`; collective. `firstFailed` is the lowest
 /// failing rank (INT_MAX when none).
 bool allRanksOk(ejk_comm *comm, bool ok, int &firstFailed);

@@ -19,6 +19,11 @@ backward with a random d_output) after each forward run, and compares the
 gathered d_query, d_key, d_value with single-process flash_attention_grad
 on the whole sequence (a `grad` entry: forward, then backward of its
 output and lse), same tolerances.
+
+Cases in SEGMENTS pass packed sequences: q/kv segment ids of the whole
+sequence (i32 [B, S], the same for queries and keys) to the full entry and
+to ejk-ring-run (--q-segments/--kv-segments, sharded like q/k), whose ring
+entries take (q, k, v, q_segment_ids, kv_segment_ids).
 """
 import json
 import os
@@ -41,13 +46,26 @@ CASES = {
                 (2, 4)),
     "f16": (1, 128, 4, 2, 32, 32, "causal", (2, 4)),
     "bf16": (2, 64, 4, 4, 32, 16, "", (2,)),
+    # Packed sequences (SEGMENTS).
+    "packed": (2, 64, 4, 4, 32, 32, "", (2, 4)),
+    "packed-causal": (2, 64, 8, 2, 32, 16, "causal", (2, 4)),
+    "packed-window": (1, 64, 2, 2, 32, 32,
+                      "sliding_window = array<i64: 20, 8>", (2,)),
+    "packed-f16": (1, 64, 4, 2, 32, 32, "causal", (2,)),
 }
+# Segment lengths per batch row of the packed cases (S = 64: shards of 32
+# rows on 2 ranks, 16 on 4): segments that end inside a shard (5, 30, 31),
+# that cross shards (5..30, 31..64, 0..40), a one-token segment (30..31),
+# and negative ids, which ejk treats as ordinary ids (ejKernel masks them).
+SEGMENT_LENGTHS = ([5, 25, 1, 33], [40, 24])
+SEGMENT_IDS = ([0, 1, 2, 3], [-1, 7])
+SEGMENTS = ("packed", "packed-causal", "packed-window", "packed-f16")
 # Element type of a case's q, k, v and output (f32 unless named here); the
 # reference is single-process flash attention of the same type, and the
 # tolerances are ejk-run --check's for it.
-DTYPES = {"f16": "f16", "bf16": "bf16"}
+DTYPES = {"f16": "f16", "bf16": "bf16", "packed-f16": "f16"}
 # Cases run twice on one ring (the output is the second run's).
-REPEATED = ("causal-window", "f16")
+REPEATED = ("causal-window", "f16", "packed-causal")
 TOLERANCES = {"f32": (1e-4, 1e-4), "f16": (5e-3, 5e-3), "bf16": (4e-2, 2e-2)}
 
 TIMEOUT = 120
@@ -61,9 +79,29 @@ def ring_attrs(attrs, n):
     return "{ring_size = %d : i64%s}" % (n, (", " + attrs) if attrs else "")
 
 
+def segment_ids(b):
+    """The packed cases' segment ids, i32 [b, 64]."""
+    rows = []
+    for i in range(b):
+        lengths, ids = SEGMENT_LENGTHS[i % 2], SEGMENT_IDS[i % 2]
+        rows.append(np.repeat(np.array(ids, dtype=np.int32), lengths))
+    return np.stack(rows)
+
+
 def write_mlir(path, case):
     b, s, h, hk, d, dv, attrs, sizes = CASES[case]
     dtype = DTYPES.get(case, "f32")
+    seg = case in SEGMENTS
+
+    def st(seq):
+        return "tensor<%dx%dxi32>" % (b, seq)
+
+    def seg_args(seq):
+        return ", %%qs: %s, %%ks: %s" % (st(seq), st(seq)) if seg else ""
+
+    def seg_ops(seq):
+        return (" q_segment_ids(%%qs : %s) kv_segment_ids(%%ks : %s)" % (
+            st(seq), st(seq))) if seg else ""
 
     def t(seq, heads, dim):
         return "tensor<%dx%dx%dx%dx%s>" % (b, seq, heads, dim, dtype)
@@ -72,34 +110,34 @@ def write_mlir(path, case):
         return "tensor<%dx%dx%dxf32>" % (b, h, seq)
     text = []
     text.append(
-        "func.func @full(%%q: %s, %%k: %s, %%v: %s) -> (%s, %s) {\n"
-        "  %%o, %%l = ejk.flash_attention %%q, %%k, %%v %s : %s, %s, %s -> %s, %s\n"
+        "func.func @full(%%q: %s, %%k: %s, %%v: %s%s) -> (%s, %s) {\n"
+        "  %%o, %%l = ejk.flash_attention %%q, %%k, %%v%s %s : %s, %s, %s -> %s, %s\n"
         "  return %%o, %%l : %s, %s\n}\n" % (
-            t(s, h, d), t(s, hk, d), t(s, hk, dv), t(s, h, dv), lse(s),
-            fa_attrs(attrs), t(s, h, d), t(s, hk, d), t(s, hk, dv),
+            t(s, h, d), t(s, hk, d), t(s, hk, dv), seg_args(s), t(s, h, dv),
+            lse(s), seg_ops(s), fa_attrs(attrs), t(s, h, d), t(s, hk, d), t(s, hk, dv),
             t(s, h, dv), lse(s), t(s, h, dv), lse(s)))
     for n in sizes:
         ls = s // n
         text.append(
-            "func.func @ring%d(%%q: %s, %%k: %s, %%v: %s) -> (%s, %s) {\n"
-            "  %%o, %%l = ejk.ring_attention %%q, %%k, %%v %s : %s, %s, %s -> %s, %s\n"
+            "func.func @ring%d(%%q: %s, %%k: %s, %%v: %s%s) -> (%s, %s) {\n"
+            "  %%o, %%l = ejk.ring_attention %%q, %%k, %%v%s %s : %s, %s, %s -> %s, %s\n"
             "  return %%o, %%l : %s, %s\n}\n" % (
-                n, t(ls, h, d), t(ls, hk, d), t(ls, hk, dv), t(ls, h, dv),
-                lse(ls), ring_attrs(attrs, n), t(ls, h, d), t(ls, hk, d),
+                n, t(ls, h, d), t(ls, hk, d), t(ls, hk, dv), seg_args(ls),
+                t(ls, h, dv), lse(ls), seg_ops(ls), ring_attrs(attrs, n), t(ls, h, d), t(ls, hk, d),
                 t(ls, hk, dv), t(ls, h, dv), lse(ls), t(ls, h, dv), lse(ls)))
     # The reference backward: the forward on the whole sequence, then
     # flash_attention_grad of its output and lse.
     text.append(
-        "func.func @grad(%%q: %s, %%k: %s, %%v: %s, %%do: %s) -> (%s, %s, %s) {\n"
-        "  %%o, %%l = ejk.flash_attention %%q, %%k, %%v %s : %s, %s, %s -> %s, %s\n"
-        "  %%dq, %%dk, %%dv = ejk.flash_attention_grad %%q, %%k, %%v, %%o, %%do, %%l %s"
+        "func.func @grad(%%q: %s, %%k: %s, %%v: %s, %%do: %s%s) -> (%s, %s, %s) {\n"
+        "  %%o, %%l = ejk.flash_attention %%q, %%k, %%v%s %s : %s, %s, %s -> %s, %s\n"
+        "  %%dq, %%dk, %%dv = ejk.flash_attention_grad %%q, %%k, %%v, %%o, %%do, %%l%s %s"
         " : %s, %s, %s, %s, %s, %s -> %s, %s, %s\n"
         "  return %%dq, %%dk, %%dv : %s, %s, %s\n}\n" % (
-            t(s, h, d), t(s, hk, d), t(s, hk, dv), t(s, h, dv),
+            t(s, h, d), t(s, hk, d), t(s, hk, dv), t(s, h, dv), seg_args(s),
             t(s, h, d), t(s, hk, d), t(s, hk, dv),
-            fa_attrs(attrs), t(s, h, d), t(s, hk, d), t(s, hk, dv),
+            seg_ops(s), fa_attrs(attrs), t(s, h, d), t(s, hk, d), t(s, hk, dv),
             t(s, h, dv), lse(s),
-            fa_attrs(attrs), t(s, h, d), t(s, hk, d), t(s, hk, dv),
+            seg_ops(s), fa_attrs(attrs), t(s, h, d), t(s, hk, d), t(s, hk, dv),
             t(s, h, dv), t(s, h, dv), lse(s),
             t(s, h, d), t(s, hk, d), t(s, hk, dv),
             t(s, h, d), t(s, hk, d), t(s, hk, dv)))
@@ -167,13 +205,21 @@ def check_case(work, case, vulkan=False, backward=False):
     for name, arr in (("q", q), ("k", k), ("v", v), ("do", d_o)):
         files[name] = os.path.join(dirn, name + ".npy")
         np.save(files[name], as_stored(arr, dtype))
+    seg_inputs, seg_flags = [], []
+    if case in SEGMENTS:
+        files["segs"] = os.path.join(dirn, "segs.npy")
+        np.save(files["segs"], segment_ids(b))
+        seg_inputs = ["--input", files["segs"]] * 2
+        seg_flags = ["--q-segments", files["segs"],
+                     "--kv-segments", files["segs"]]
     ref_o, ref_l = os.path.join(dirn, "o.npy"), os.path.join(dirn, "l.npy")
     must(["ejk-run", mlir, "--entry", "full",
-          "--input", files["q"], "--input", files["k"], "--input", files["v"],
-          "--output", ref_o, "--output", ref_l])
+          "--input", files["q"], "--input", files["k"], "--input", files["v"]]
+         + seg_inputs + ["--output", ref_o, "--output", ref_l])
     if backward:
         must(["ejk-run", mlir, "--entry", "grad"] +
              sum([["--input", files[x]] for x in ("q", "k", "v", "do")], []) +
+             seg_inputs +
              sum([["--output", os.path.join(dirn, x + ".npy")]
                   for x in ("dq", "dk", "dv")], []))
     art = os.path.join(dirn, "art")
@@ -189,7 +235,7 @@ def check_case(work, case, vulkan=False, backward=False):
                   "--entry", "ring%d" % n, "--layout", layout,
                   "--q", files["q"], "--k", files["k"], "--v", files["v"],
                   "--out", out_o, "--lse", out_l,
-                  "--device", "vulkan" if vulkan else "cpu"] +
+                  "--device", "vulkan" if vulkan else "cpu"] + seg_flags +
                  # A second run reuses the ring's host buffers and slots.
                  (["--repeat", "2"] if case in REPEATED else []))
             ok_o, err_o = close(np.load(out_o), np.load(ref_o), dtype)
@@ -207,7 +253,7 @@ def check_case(work, case, vulkan=False, backward=False):
                   "--q", files["q"], "--k", files["k"], "--v", files["v"],
                   "--backward", "--do", files["do"],
                   "--dq", grads[0], "--dk", grads[1], "--dv", grads[2],
-                  "--device", "vulkan" if vulkan else "cpu"] +
+                  "--device", "vulkan" if vulkan else "cpu"] + seg_flags +
                  (["--repeat", "2"] if case in REPEATED else []))
             words = []
             for x, path in zip(("dq", "dk", "dv"), grads):
