@@ -11,7 +11,8 @@ machine against the device copy rate measured in the same process (issue
           fills the inputs with PyTorch, checks every variant's outputs
           against a step-by-step f32 recurrence in PyTorch on the GPU, times
           each bench variant with the runtime's GPU timestamps (a second of
-          warm-up, median of 20) and a 256 MiB `copy_` with CUDA events, and
+          warm-up, median of 20; per dispatch too, `dispatch_us`) and a
+          256 MiB `copy_` with CUDA events, and
           writes DIR/ssm.json (and $OUT/ssm.json).
 
 The rate of a scan is the bytes of its operands and results (each read or
@@ -38,8 +39,9 @@ def variants():
     }
     # The SSD: the one-pass scan (the heuristic before chunk_parallel), the
     # split scan the tuner tries, and the chunk-parallel path (the
-    # heuristic: chunks of 64, block_p 64, block_n 16, 8 subgroups) with
-    # configs around it; f16 and bf16 inputs; batch 4.
+    # heuristic: chunks of 64, block_p 64, block_n 16, 16 subgroups since
+    # run 2 of 2026-11-27) with configs around it; f16 and bf16 inputs;
+    # batch 4.
     ssd = "block_n = 32, block_p = 16, chunk_size = 64, num_subgroups = 8"
     v["mamba2_single"] = ("ssd", M2, "f32", "DS", ssd, True)
     v["mamba2_s1024"] = ("ssd", M2, "f32", "DS", f"{ssd}, split_l = 1024", True)

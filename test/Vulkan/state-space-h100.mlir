@@ -8,6 +8,8 @@
 // RUN: ejkc %s --target vulkan --fingerprint %S/Inputs/h100.fingerprint --no-cache -o %t --name ssm
 // RUN: spirv-val --target-env vulkan1.3 %t/ssm_mamba1_dispatch_0_states.spv
 // RUN: spirv-val --target-env vulkan1.3 %t/ssm_mamba1_dispatch_0.spv
+// RUN: spirv-val --target-env vulkan1.3 %t/ssm_mamba2_dispatch_0_chunk_states.spv
+// RUN: spirv-val --target-env vulkan1.3 %t/ssm_mamba2_dispatch_0_state_pass.spv
 // RUN: spirv-val --target-env vulkan1.3 %t/ssm_mamba2_dispatch_0_scores.spv
 // RUN: spirv-val --target-env vulkan1.3 %t/ssm_mamba2_dispatch_0.spv
 // RUN: FileCheck %s < %t/ssm.json
@@ -31,21 +33,33 @@
 // CHECK: "spirv": "ssm_mamba1_dispatch_0.spv"
 // CHECK: "workgroup_size": [
 // CHECK-NEXT: 128,
-// mamba2: one pass (the split scan was slower on the H100): the scores per
-// chunk (32 workgroups), then the scan over 4 head_dim blocks x 32 heads,
-// 256 threads each.
+// mamba2: the chunks in parallel (chunk_parallel; 0.261 ms against 0.501
+// in one pass on the H200), 512 threads: every chunk's state (1024
+// workgroups), the pass over the chunk states (16 x 32), the scores per
+// chunk (32), every chunk's outputs (1024).
 // CHECK-NOT: ssm_mamba2_dispatch_0_states
 // CHECK: "grid": [
+// CHECK-NEXT: 1,
+// CHECK-NEXT: 1024,
+// CHECK: "shared_memory_bytes": 25344
+// CHECK: "spirv": "ssm_mamba2_dispatch_0_chunk_states.spv"
+// CHECK: "workgroup_size": [
+// CHECK-NEXT: 512,
+// CHECK: "grid": [
+// CHECK-NEXT: 16,
 // CHECK-NEXT: 32,
-// CHECK: "shared_memory_bytes": 16896
+// CHECK: "spirv": "ssm_mamba2_dispatch_0_state_pass.spv"
+// CHECK: "grid": [
+// CHECK-NEXT: 32,
+// CHECK: "shared_memory_bytes": 8704
 // CHECK: "spirv": "ssm_mamba2_dispatch_0_scores.spv"
 // CHECK: "grid": [
-// CHECK-NEXT: 4,
-// CHECK-NEXT: 32,
-// CHECK: "shared_memory_bytes": 46848
+// CHECK-NEXT: 1,
+// CHECK-NEXT: 1024,
+// CHECK: "shared_memory_bytes": 42496
 // CHECK: "spirv": "ssm_mamba2_dispatch_0.spv"
 // CHECK: "workgroup_size": [
-// CHECK-NEXT: 256,
+// CHECK-NEXT: 512,
 
 func.func @mamba1(%u: tensor<1x2048x2048xf32>, %delta: tensor<1x2048x2048xf32>, %A: tensor<2048x16xf32>, %B: tensor<1x2048x1x16xf32>, %C: tensor<1x2048x1x16xf32>, %D: tensor<2048xf32>) -> tensor<1x2048x2048xf32> {
   %y = ejk.selective_scan %u, %delta, %A, %B, %C D(%D : tensor<2048xf32>) {delta_softplus}
