@@ -2,7 +2,8 @@
 
 usage: ring_check.py WORK_DIR [--vulkan] [--backward] CASE [CASE ...]
        ring_check.py WORK_DIR --mismatch | --exit-early | --no-grad-blocks |
-                     --bad-do
+                     --bad-do | --bad-segments | --no-segments |
+                     --unwanted-segments
 (ejkc, ejk-run, ejk-ring-run and mpirun from PATH; --vulkan compiles the
 ring for Vulkan and runs each rank on the Vulkan device; the reference
 stays single-process flash attention on the CPU)
@@ -319,12 +320,55 @@ def errors(work, which):
             print(line.strip())
 
 
+def segment_errors(work, which):
+    """A ring compiled with segment ids (packed-causal's ring2) run with
+    segment ids of the wrong shape or none; the plain causal ring given
+    some."""
+    case = "causal" if which == "--unwanted-segments" else "packed-causal"
+    dirn = os.path.join(work, "segment-errors", case)
+    os.makedirs(dirn, exist_ok=True)
+    mlir = os.path.join(dirn, "ring.mlir")
+    write_mlir(mlir, case)
+    b, s, h, hk, d, dv, attrs, sizes = CASES[case]
+    rng = np.random.default_rng(0)
+    for name, shape in (("q", (b, s, h, d)), ("k", (b, s, hk, d)),
+                        ("v", (b, s, hk, dv))):
+        np.save(os.path.join(dirn, name + ".npy"),
+                rng.standard_normal(shape, dtype=np.float32))
+    segs = os.path.join(dirn, "segs.npy")
+    np.save(segs, np.zeros((b, s), dtype=np.int32))
+    art = os.path.join(dirn, "art")
+    must(["ejkc", mlir, "-o", art])
+    args = ["timeout", "60", "mpirun", "-np", "2", "ejk-ring-run",
+            os.path.join(art, "ring.json"), "--entry", "ring2",
+            "--q", os.path.join(dirn, "q.npy"),
+            "--k", os.path.join(dirn, "k.npy"),
+            "--v", os.path.join(dirn, "v.npy")]
+    if which == "--bad-segments":
+        # kv segment ids one token short of the sequence.
+        bad = os.path.join(dirn, "segs-bad.npy")
+        np.save(bad, np.zeros((b, s - 1), dtype=np.int32))
+        args += ["--q-segments", segs, "--kv-segments", bad]
+    elif which == "--unwanted-segments":
+        args += ["--q-segments", segs, "--kv-segments", segs]
+    p = run(args)
+    print("exit status %s (timeout: %s)" % (
+        "nonzero" if p.returncode else "zero", p.returncode == 124))
+    for line in sorted(set((p.stdout + p.stderr).splitlines())):
+        if "ejk-ring-run" in line:
+            print(line.strip())
+
+
 def main():
     work = sys.argv[1]
     os.makedirs(work, exist_ok=True)
     if sys.argv[2] in ("--mismatch", "--exit-early", "--no-grad-blocks",
                        "--bad-do"):
         errors(work, sys.argv[2])
+        return
+    if sys.argv[2] in ("--bad-segments", "--no-segments",
+                       "--unwanted-segments"):
+        segment_errors(work, sys.argv[2])
         return
     args = sys.argv[2:]
     vulkan = "--vulkan" in args
