@@ -119,6 +119,15 @@ class Module:
         self.runtime.rt.ejk_last_invoke_time_ns(self.mod, ctypes.byref(ns))
         return ns.value / 1e3
 
+    def dispatch_times_us(self, capacity=16):
+        """The GPU time of each dispatch of the last invoke, in order (a
+        timestamp after each; empty without timestamps)."""
+        n = ctypes.c_size_t()
+        ns = (ctypes.c_uint64 * capacity)()
+        self.runtime.rt.ejk_last_invoke_dispatch_times_ns(
+            self.mod, ns, ctypes.c_size_t(capacity), ctypes.byref(n))
+        return [ns[i] / 1e3 for i in range(min(n.value, capacity))]
+
     def time_us(self, entry, runs=30):
         """Times `runs` invokes by the runtime's GPU timestamps after a
         second of warm-up; records the SM clock before and after and the

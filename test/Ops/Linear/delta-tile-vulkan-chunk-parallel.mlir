@@ -50,20 +50,24 @@
 // CHECK-SAME: ejk.shared_memory_bytes = 16384 : i64
 // CHECK: memref.load %arg5
 // CHECK: scf.for %{{.*}} = %c0 to %c5 step %c1 iter_args({{.*}}) -> (f32, f32, f32, f32)
-// The state before the chunk, published.
+// The chunk's loads first: 2 key tiles of W (64 x 16), 4 step tiles of Kd
+// (16 x 32), U; then the state before the chunk, published.
+// CHECK-COUNT-8: memref.load %arg8
+// CHECK-COUNT-8: memref.load %arg9
+// CHECK: memref.load %arg10
 // CHECK: memref.store {{.*}}, %arg11
-// N = U - W S over 2 key tiles; N written over U.
-// CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1
+// N = U - W S over the 2 key tiles (unrolled); N written over U.
 // CHECK: gpu.barrier
 // CHECK: arith.negf
 // CHECK: math.fma
 // CHECK: gpu.barrier
+// CHECK: gpu.barrier
+// CHECK: gpu.barrier
 // CHECK: memref.store {{.*}}, %arg10
-// S = exp(B_last) S + Kd^T N over 4 step tiles.
+// S = exp(B_last) S + Kd^T N over the 4 step tiles.
 // CHECK: math.exp
-// CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1
-// CHECK: memref.load %arg9
-// CHECK: math.fma
+// CHECK-COUNT-8: gpu.barrier
+// CHECK-NOT: gpu.barrier
 // CHECK: memref.store {{.*}}, %arg7
 
 // The outputs: one V block of 48; scores (64 x 64), q and k tiles (64 x 16

@@ -267,6 +267,41 @@ protected:
     return memref::LoadOp::create(e.b, tmp.gates, ValueRange{slot, head, tc});
   }
 
+  /// A stage's loads: the element index and the values of each round.
+  struct Staged {
+    int64_t total;
+    SmallVector<Value> index;
+    SmallVector<SmallVector<Value>> values;
+  };
+
+  /// The loads of a stage of `total` elements spread over the workgroup
+  /// (element i = thread + 256 r): every round's loads at once, so that a
+  /// stage waits on memory once, not once a round (a loop of load-then-store
+  /// rounds is latency-bound: docs/performance-vulkan.md). A last partial
+  /// round loads a clamped element that `storeStaged` never stores.
+  Staged loadStaged(int64_t total,
+                    function_ref<SmallVector<Value>(Value)> load) {
+    Staged staged{total, {}, {}};
+    for (int64_t r = 0; r * l.kThreads < total; ++r) {
+      Value i = e.add(thread, e.index(r * l.kThreads));
+      staged.index.push_back(i);
+      staged.values.push_back(load(
+          (r + 1) * l.kThreads > total ? e.min(i, e.index(total - 1)) : i));
+    }
+    return staged;
+  }
+
+  void storeStaged(const Staged &staged,
+                   function_ref<void(Value, ArrayRef<Value>)> store) {
+    for (auto [r, i] : llvm::enumerate(staged.index)) {
+      if ((int64_t(r) + 1) * l.kThreads > staged.total)
+        emitIf(e, lt(i, e.index(staged.total)),
+               [&] { store(i, staged.values[r]); });
+      else
+        store(i, staged.values[r]);
+    }
+  }
+
   Type outputType() {
     return cast<MemRefType>(buf.output.getType()).getElementType();
   }

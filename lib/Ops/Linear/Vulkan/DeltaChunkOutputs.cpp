@@ -75,8 +75,11 @@ private:
     Value rowTile = allocWorkgroup(e, kt * bv);
     Value gS = allocWorkgroup(e, C);
     if (p.decay == DeltaDecay::PerHead)
-      forEachShared(e, l.kThreads, thread, C,
-                    [&](Value t) { store(cumGate(t, Value()), gS, {t}); });
+      storeStaged(loadStaged(C,
+                             [&](Value t) -> SmallVector<Value> {
+                               return {cumGate(t, Value())};
+                             }),
+                  [&](Value t, ArrayRef<Value> v) { store(v[0], gS, {t}); });
 
     int64_t nA = l.cPer * l.cPer, nO = l.cPer * l.outVPer;
     SmallVector<Value> inits(nA + nO + 2 * l.cPer, zeroF());
@@ -84,29 +87,35 @@ private:
         zero, e.index(ceilDiv(p.dimK, kt)), one, inits,
         [&](Value kb, ValueRange accIn) -> SmallVector<Value> {
           Value k0 = e.mul(kb, e.index(kt));
-          forEachShared(e, l.kThreads, thread, C * kt, [&](Value i) {
+          Staged keys = loadStaged(C * kt, [&](Value i) -> SmallVector<Value> {
             Value t = udiv(i, kt);
             Value k = e.add(k0, urem(i, kt));
             Value valid = andI(lt(t, len), lt(k, e.index(p.dimK)));
             Value r = chunkRow(t);
-            store(
+            SmallVector<Value> out = {
                 orZero(valid, load(buf.query, {batchIdx, r, head, clampK(k)})),
-                qTile, {i});
-            store(
-                orZero(valid, load(buf.key, {batchIdx, r, kvHead, clampK(k)})),
-                kTile, {i});
+                orZero(valid, load(buf.key, {batchIdx, r, kvHead, clampK(k)}))};
             if (bTile)
-              store(cumGate(t, clampK(k)), bTile, {i});
+              out.push_back(cumGate(t, clampK(k)));
+            return out;
           });
-          forEachShared(e, l.kThreads, thread, kt * bv, [&](Value i) {
+          Staged rows = loadStaged(kt * bv, [&](Value i) -> SmallVector<Value> {
             Value k = e.add(k0, udiv(i, bv));
             Value c = e.add(v0, urem(i, bv));
             Value valid = andI(lt(k, e.index(p.dimK)), lt(c, e.index(p.dimV)));
-            store(orZero(valid,
-                         memref::LoadOp::create(
-                             e.b, tmp.states,
-                             ValueRange{slot, head, clampK(k), clampV(c)})),
-                  rowTile, {i});
+            return {orZero(valid,
+                           memref::LoadOp::create(
+                               e.b, tmp.states,
+                               ValueRange{slot, head, clampK(k), clampV(c)}))};
+          });
+          storeStaged(keys, [&](Value i, ArrayRef<Value> v) {
+            store(v[0], qTile, {i});
+            store(v[1], kTile, {i});
+            if (bTile)
+              store(v[2], bTile, {i});
+          });
+          storeStaged(rows, [&](Value i, ArrayRef<Value> v) {
+            store(v[0], rowTile, {i});
           });
           gpu::BarrierOp::create(e.b);
           SmallVector<Value> next(accIn.begin(), accIn.end());
@@ -189,14 +198,18 @@ private:
         zero, e.index(l.cPer), one, o,
         [&](Value sb, ValueRange accIn) -> SmallVector<Value> {
           Value s0 = e.mul(sb, e.index(kt));
-          forEachShared(e, l.kThreads, thread, kt * bv, [&](Value i) {
-            Value s = e.add(s0, udiv(i, bv));
-            Value c = e.add(v0, urem(i, bv));
-            store(orZero(andI(lt(s, len), lt(c, e.index(p.dimV))),
-                         memref::LoadOp::create(
-                             e.b, tmp.u, ValueRange{slot, head, s, clampV(c)})),
-                  rowTile, {i});
-          });
+          storeStaged(
+              loadStaged(
+                  kt * bv,
+                  [&](Value i) -> SmallVector<Value> {
+                    Value s = e.add(s0, udiv(i, bv));
+                    Value c = e.add(v0, urem(i, bv));
+                    return {orZero(
+                        andI(lt(s, len), lt(c, e.index(p.dimV))),
+                        memref::LoadOp::create(
+                            e.b, tmp.u, ValueRange{slot, head, s, clampV(c)}))};
+                  }),
+              [&](Value i, ArrayRef<Value> v) { store(v[0], rowTile, {i}); });
           gpu::BarrierOp::create(e.b);
           SmallVector<Value> next(accIn.begin(), accIn.end());
           for (int64_t s = 0; s < kt; ++s) {

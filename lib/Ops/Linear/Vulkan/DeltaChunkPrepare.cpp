@@ -51,12 +51,17 @@ private:
 
     // The rates and the per-head B of the chunk's steps (zero past it);
     // the first tile's barrier publishes them.
-    forEachShared(e, l.kThreads, thread, C, [&](Value t) {
-      Value valid = lt(t, len);
-      store(orZero(valid, load(buf.beta, {batchIdx, chunkRow(t), head})), betaS,
-            {t});
+    Staged steps = loadStaged(C, [&](Value t) -> SmallVector<Value> {
+      SmallVector<Value> out = {
+          orZero(lt(t, len), load(buf.beta, {batchIdx, chunkRow(t), head}))};
       if (p.decay == DeltaDecay::PerHead)
-        store(cumGate(t, Value()), gS, {t});
+        out.push_back(cumGate(t, Value()));
+      return out;
+    });
+    storeStaged(steps, [&](Value t, ArrayRef<Value> v) {
+      store(v[0], betaS, {t});
+      if (v.size() > 1)
+        store(v[1], gS, {t});
     });
 
     int64_t nA = l.cPer * l.cPer;
@@ -65,15 +70,21 @@ private:
         zero, e.index(ceilDiv(p.dimK, kt)), one, inits,
         [&](Value kb, ValueRange accIn) -> SmallVector<Value> {
           Value k0 = e.mul(kb, e.index(kt));
-          forEachShared(e, l.kThreads, thread, C * kt, [&](Value i) {
+          Staged keys = loadStaged(C * kt, [&](Value i) -> SmallVector<Value> {
             Value t = udiv(i, kt);
             Value k = e.add(k0, urem(i, kt));
             Value valid = andI(lt(t, len), lt(k, e.index(p.dimK)));
-            store(orZero(valid, load(buf.key, {batchIdx, chunkRow(t), kvHead,
-                                               clampK(k)})),
-                  kTile, {i});
+            SmallVector<Value> out = {orZero(
+                valid,
+                load(buf.key, {batchIdx, chunkRow(t), kvHead, clampK(k)}))};
             if (bTile)
-              store(cumGate(t, clampK(k)), bTile, {i});
+              out.push_back(cumGate(t, clampK(k)));
+            return out;
+          });
+          storeStaged(keys, [&](Value i, ArrayRef<Value> v) {
+            store(v[0], kTile, {i});
+            if (bTile)
+              store(v[1], bTile, {i});
           });
           gpu::BarrierOp::create(e.b);
           SmallVector<Value> next(accIn.begin(), accIn.end());
