@@ -15,6 +15,7 @@
 #include <chrono>
 #include <climits>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,38 @@ ejk_status createBuffer(ejk_device *device, int64_t bytes, ejk_buffer **out,
   if (ejk_status s = ejk_buffer_create(device, size_t(bytes), out); s != EJK_OK)
     return failFromRuntime(s, what);
   return EJK_OK;
+}
+
+bool segmentsMeet(const ejk_ring &ring, const std::vector<int32_t> &qIds,
+                  int64_t qBegin, int64_t qRows,
+                  const std::vector<unsigned char> &kvIds, int64_t kvRows) {
+  const int64_t seq = ring.seq;
+  std::vector<int32_t> queries;
+  for (int64_t b = 0; b < ring.batch; ++b) {
+    const int32_t *q = qIds.data() + b * seq + qBegin;
+    queries.assign(q, q + qRows);
+    std::sort(queries.begin(), queries.end());
+    for (int64_t j = 0; j < kvRows; ++j) {
+      int32_t id;
+      std::memcpy(&id, kvIds.data() + (b * seq + j) * 4, 4);
+      if (std::binary_search(queries.begin(), queries.end(), id))
+        return true;
+    }
+  }
+  return false;
+}
+
+Block skipBySegments(const ejk_ring &ring, Block block, int rank, int source,
+                     const std::vector<unsigned char> &kvIds) {
+  if (!ring.entries.segments || block == Block::Skip || source == rank)
+    return block;
+  int64_t seq = ring.seq, half = seq / 2;
+  int64_t qBegin = block == Block::ZigzagQ ? half : 0;
+  int64_t qRows = block == Block::ZigzagQ ? half : seq;
+  int64_t kvRows = block == Block::ZigzagKv ? half : seq;
+  return segmentsMeet(ring, ring.host.qSegments, qBegin, qRows, kvIds, kvRows)
+             ? block
+             : Block::Skip;
 }
 
 bool allRanksOk(ejk_comm *comm, bool ok, int &firstFailed) {

@@ -275,6 +275,7 @@ ejk_status ejk_ring_run_backward_segments(
     int source = (rank - step + n) % n;
     Block block = status == EJK_OK ? chooseBlock(*ring, rank, source, host.mask)
                                    : Block::Skip;
+    block = skipBySegments(*ring, block, rank, source, s);
     if (block == Block::Skip)
       return plan;
     ejk_ring::GradSlot &slot = ring->gradSlots[step % 2];
@@ -394,6 +395,13 @@ ejk_status ejk_ring_run_backward_segments(
   };
 
   uint64_t t0 = nowNs();
+  if (segments) {
+    // The local q ids, on the host, for skipBySegments.
+    host.qSegments.resize(size_t(batch * seq));
+    record(ejk_buffer_download(qSegments, host.qSegments.data(), size_t(sBytes),
+                               0),
+           "ejk_ring_run_backward: reading 'q_segment_ids'");
+  }
   GradPlan current = stage(0, keyCur, valueCur, segCur), previous;
   ring->steps[0].staging_ns += since(t0);
   ring->steps[0].host_ns += since(t0);

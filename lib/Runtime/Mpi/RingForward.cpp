@@ -228,6 +228,7 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
     int source = (rank - step + n) % n;
     Block block =
         status == EJK_OK ? chooseBlock(*ring, rank, source, mask) : Block::Skip;
+    block = skipBySegments(*ring, block, rank, source, s);
     if (block == Block::Skip)
       return plan;
     ejk_ring::Slot &slot = ring->slots[step % 2];
@@ -298,6 +299,14 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
   // device has a copy lane those copies overlap the block; elsewhere they wait
   // for it, as they did before.
   uint64_t t0 = nowNs();
+  if (segments) {
+    // The local q ids, on the host: a step whose shard shares no segment
+    // with them is skipped (skipBySegments).
+    host.qSegments.resize(size_t(batch * seq));
+    record(ejk_buffer_download(qSegments, host.qSegments.data(), size_t(sBytes),
+                               0),
+           "ejk_ring_run: reading 'q_segment_ids'");
+  }
   Plan current = stage(0, keyCur, valueCur, segCur), previous;
   ring->steps[0].staging_ns += since(t0);
   ring->steps[0].host_ns += since(t0);

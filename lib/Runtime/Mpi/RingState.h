@@ -96,6 +96,8 @@ struct ejk_ring {
     /// The visiting shard's kv_segment_ids (i32 [B, S]) and the next's,
     /// travelling with its key/value, and their staging scratch.
     std::vector<unsigned char> segCur, segNext, scratchS;
+    /// This rank's q_segment_ids (i32 [B, S]), read once per run.
+    std::vector<int32_t> qSegments;
     std::vector<float> accO, accL, partL;
     std::vector<uint8_t> mask;
     /// The backward's: a block's gradients as read back, and the f32
@@ -174,6 +176,20 @@ constexpr int kSegmentTag = 4;
 /// a shard's i32 [B, S] bytes at least. Not collective.
 ejk_status checkSegments(const ejk_ring &ring, ejk_buffer *qSegments,
                          ejk_buffer *kvSegments, const char *what);
+
+/// Whether any query of rows [qBegin, qBegin + qRows) of `qIds` (i32
+/// [B, S]) shares a segment with a key of rows [0, kvRows) of `kvIds` (the
+/// bytes of an i32 [B, S] shard), in some batch row: when none does, the
+/// block masks every pair and the step can be skipped.
+bool segmentsMeet(const ejk_ring &ring, const std::vector<int32_t> &qIds,
+                  int64_t qBegin, int64_t qRows,
+                  const std::vector<unsigned char> &kvIds, int64_t kvRows);
+
+/// The block of a step with segment ids: `block` (chooseBlock's), or Skip
+/// when the visiting shard (rank `source`, kv ids `kvIds`) shares no
+/// segment with the block's queries. The rank's own shard always runs.
+Block skipBySegments(const ejk_ring &ring, Block block, int rank, int source,
+                     const std::vector<unsigned char> &kvIds);
 
 /// Whether every rank has `ok`; collective. `firstFailed` is the lowest
 /// failing rank (INT_MAX when none).
