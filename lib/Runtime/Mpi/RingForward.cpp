@@ -187,10 +187,11 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
            "ejk_ring_run: staging the query half");
     if (!segments)
       return;
-    Bytes ids(static_cast<size_t>(sBytes)), sHalf(size_t(batch * half * 4));
-    record(ejk_buffer_download(qSegments, ids.data(), ids.size(), 0),
-           "ejk_ring_run: reading 'q_segment_ids'");
-    copyRows(sHalf.data(), ids.data(), batch, seq, half, half, 0, half, 4);
+    // The q ids are on the host already (read before block 0).
+    Bytes sHalf(size_t(batch * half * 4));
+    copyRows(sHalf.data(),
+             reinterpret_cast<const unsigned char *>(host.qSegments.data()),
+             batch, seq, half, half, 0, half, 4);
     record(
         ejk_buffer_upload(ring->qSegmentsHalf, sHalf.data(), sHalf.size(), 0),
         "ejk_ring_run: staging the q_segment_ids half");
