@@ -177,10 +177,11 @@ TEST_F(LinearRulesTest, VulkanCooperativeOutputsWhereTheDeviceHasThem) {
   for (StringRef element : {"f16", "bf16"}) {
     TunableOpInterface op = parse(glaIR(1, 4096, 16, 128, 128, "", element));
     ASSERT_TRUE(op);
-    // The outputs on matrices, the update SIMT (faster on an H200).
-    EXPECT_EQ(printAttr(op.getHeuristicConfig(coop)),
-              "#ejk.config<block_v = 128, chunk_parallel = 1, chunk_size = 64, "
-              "cooperative = 1>");
+    // SIMT until the cooperative forms beat it whole on a device (form 2
+    // did not on an H200; form 1 has not run whole): the tuner tries them.
+    EXPECT_EQ(
+        printAttr(op.getHeuristicConfig(coop)),
+        "#ejk.config<block_v = 128, chunk_parallel = 1, chunk_size = 64>");
     EXPECT_EQ(
         printAttr(op.getHeuristicConfig(portable)),
         "#ejk.config<block_v = 128, chunk_parallel = 1, chunk_size = 64>");

@@ -187,14 +187,14 @@ ConfigAttr VulkanGla::heuristicConfig(Operation *op, const TargetInfo &target) {
   // B4 T4096 H16 K=V=128 on an H100). Chunks of 64, the whole of V per
   // workgroup up to 128 columns (the outputs recompute the chunk's scores
   // per V block), narrower until the layout fits.
-  // With cooperative matrices (f16/bf16 inputs) the same shapes with the
-  // outputs' products on them first (`cooperative = 1`): on an H200 the
-  // cooperative outputs took 0.86 ms against the SIMT outputs' 1.05 at
-  // B4 T4096 H16 K=V=128, while the cooperative update took 0.89 ms
-  // against 0.72 (6.1 against 2.5 ms for simple gla), so the update stays
-  // SIMT (docs/ops/linear.md).
+  // The SIMT kernel (`cooperative = 0`) even where the device has
+  // cooperative matrices: whole, `cooperative = 2` ran no faster on an H200
+  // (gla 2.01 against 2.00 ms, simple gla 13.8 against 12.4), and
+  // `cooperative = 1` (the outputs on matrices, 0.86 against 1.05 ms; the
+  // update SIMT) has not run whole on a GPU yet, so it is the tuner's to
+  // pick after checking it on the device (docs/ops/linear.md).
   if (p.seq >= 256)
-    for (int64_t coop : {1, 0})
+    for (int64_t coop : {0})
       for (int64_t blockV = std::min<int64_t>(128, roundUp(p.dimV, 16));
            blockV >= 16; blockV /= 2)
         for (int64_t chunk : {64, 32}) {
