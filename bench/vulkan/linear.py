@@ -31,14 +31,14 @@ import ejk_runtime  # noqa: E402  (beside this script here and there)
 # gated: "g" (g = logsigmoid(N(0, 1)) / 16, fla's benchmark gates), "g/4"
 # and "g/1" (4x and 16x stronger: chunks of 64 reach B_last of about -13 and
 # -50, past the cooperative kernel's factored bound of 16), or "gamma".
-# Without a config ejkc's heuristic picks (chunk-parallel from 256 steps,
-# cooperative where the fingerprint has cooperative matrices); the
+# Without a config ejkc's heuristic picks (chunk-parallel SIMT from 256
+# steps, also where the fingerprint has cooperative matrices); the
 # "_simt" and "coop" variants pin the other kernels for comparison.
 RECURRENT = "block_v = 8, chunk_size = 16"
 CHUNK_PARALLEL = "block_v = 48, chunk_size = 32, chunk_parallel = 1"
 SIMT64 = "block_v = 128, chunk_size = 64, chunk_parallel = 1"
 # cooperative = 1: the outputs on cooperative matrices (the heuristic's
-# pick); 2: the update too. The results of 2026-11-27
+# pick once it has run whole); 2: the update too. The results of 2026-11-27
 # (bench/results/h200/linear-2026-11-27-coop*.json) predate form 1: their
 # unconfigured variants and their "_coop_" and "chk_coop_" cases ran what
 # is now cooperative = 2 (the "coop2" names below).
@@ -86,7 +86,7 @@ def variants():
         "chk_coop1_strong_bf16": mid + ("bf16", "g/1", c64 + COOP1),
         "chk_coop1_gamma_bf16": (2, 700, 4, 64, 64, "bf16", "gamma", c64 + COOP1),
         "chk_coop1_varlen_f16": (1, 300, 2, 64, 64, "f16", "g/4", c64 + COOP1, CU),
-        # The heuristic's pick at K = V = 128 (cooperative on the H100).
+        # The heuristic's pick at K = V = 128 (the SIMT chunk-parallel kernel).
         "chk_gla_long": (1, 700, 2, 128, 128, "f16", "g"),
         "chk_gla_long_bf16": (1, 700, 2, 128, 128, "bf16", "g"),
     }
