@@ -10,7 +10,9 @@
 # PyPI's Linux torch wheel pulls in the CUDA libraries (about 4 GB; they are
 # never used on the CPU). Where the PyTorch index is reachable, set
 # EJK_BENCH_TORCH_INDEX=https://download.pytorch.org/whl/cpu for the CPU-only
-# wheel instead.
+# wheel instead. Where it is not (the build machines, 2026-11-27), plain PyPI
+# torch with its CUDA dependencies works (about 50 s, 5.5 GB): `pip install
+# --no-deps torch` alone does not import (libcufile.so.0 missing).
 set -uo pipefail
 BENCH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 VENV="$BENCH/.venv"
