@@ -13,6 +13,9 @@
 //   s <= t, into shared memory; O = scale / |q_t| (q S) (exp(B_t) per
 //   head), then O += P N over step tiles of the new values N
 //
+// Blocks of the scores above the diagonal (a thread's column block past its
+// row block, a row block before a step tile) are never computed.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Linear/Vulkan/DeltaChunk.h"
@@ -137,7 +140,8 @@ private:
               ss.push_back(memref::LoadOp::create(
                   e.b, rowTile, e.add(e.index(kk * bv), col(j))));
             for (int64_t a = 0; a < l.cPer; ++a) {
-              for (int64_t b = 0; b < l.cPer; ++b) {
+              // Column blocks past the row block lie above the diagonal.
+              for (int64_t b = 0; b <= a; ++b) {
                 Value kv = ks[b];
                 if (bTile)
                   kv = e.fmul(kv, expNonPositive(e.fsub(qb[a], kb2[b])));
@@ -193,42 +197,38 @@ private:
     }
     gpu::BarrierOp::create(e.b);
 
-    // O += P N over tiles of 16 steps.
-    o = e.forLoop(
-        zero, e.index(l.cPer), one, o,
-        [&](Value sb, ValueRange accIn) -> SmallVector<Value> {
-          Value s0 = e.mul(sb, e.index(kt));
-          storeStaged(
-              loadStaged(
-                  kt * bv,
-                  [&](Value i) -> SmallVector<Value> {
-                    Value s = e.add(s0, udiv(i, bv));
-                    Value c = e.add(v0, urem(i, bv));
-                    return {orZero(
-                        andI(lt(s, len), lt(c, e.index(p.dimV))),
-                        memref::LoadOp::create(
-                            e.b, tmp.u, ValueRange{slot, head, s, clampV(c)}))};
-                  }),
-              [&](Value i, ArrayRef<Value> v) { store(v[0], rowTile, {i}); });
-          gpu::BarrierOp::create(e.b);
-          SmallVector<Value> next(accIn.begin(), accIn.end());
-          for (int64_t s = 0; s < kt; ++s) {
-            SmallVector<Value> ps, vs;
-            for (int64_t a = 0; a < l.cPer; ++a)
-              ps.push_back(memref::LoadOp::create(
-                  e.b, scores,
-                  e.add(e.mul(row(a), e.index(C)), e.add(s0, e.index(s)))));
-            for (int64_t j = 0; j < l.outVPer; ++j)
-              vs.push_back(memref::LoadOp::create(
-                  e.b, rowTile, e.add(e.index(s * bv), col(j))));
-            for (int64_t a = 0; a < l.cPer; ++a)
-              for (int64_t j = 0; j < l.outVPer; ++j)
-                next[a * l.outVPer + j] = math::FmaOp::create(
-                    e.b, ps[a], vs[j], next[a * l.outVPer + j]);
-          }
-          gpu::BarrierOp::create(e.b);
-          return next;
-        });
+    // O += P N over tiles of 16 steps (unrolled: the row blocks before a
+    // step tile lie above the diagonal and skip it).
+    for (int64_t sb = 0; sb < l.cPer; ++sb) {
+      int64_t s0 = sb * kt;
+      storeStaged(
+          loadStaged(kt * bv,
+                     [&](Value i) -> SmallVector<Value> {
+                       Value s = e.add(e.index(s0), udiv(i, bv));
+                       Value c = e.add(v0, urem(i, bv));
+                       return {
+                           orZero(andI(lt(s, len), lt(c, e.index(p.dimV))),
+                                  memref::LoadOp::create(
+                                      e.b, tmp.u,
+                                      ValueRange{slot, head, s, clampV(c)}))};
+                     }),
+          [&](Value i, ArrayRef<Value> v) { store(v[0], rowTile, {i}); });
+      gpu::BarrierOp::create(e.b);
+      for (int64_t s = 0; s < kt; ++s) {
+        SmallVector<Value> ps, vs;
+        for (int64_t a = sb; a < l.cPer; ++a)
+          ps.push_back(memref::LoadOp::create(
+              e.b, scores, e.add(e.mul(row(a), e.index(C)), e.index(s0 + s))));
+        for (int64_t j = 0; j < l.outVPer; ++j)
+          vs.push_back(memref::LoadOp::create(e.b, rowTile,
+                                              e.add(e.index(s * bv), col(j))));
+        for (int64_t a = sb; a < l.cPer; ++a)
+          for (int64_t j = 0; j < l.outVPer; ++j)
+            o[a * l.outVPer + j] = math::FmaOp::create(e.b, ps[a - sb], vs[j],
+                                                       o[a * l.outVPer + j]);
+      }
+      gpu::BarrierOp::create(e.b);
+    }
 
     for (int64_t a = 0; a < l.cPer; ++a)
       for (int64_t j = 0; j < l.outVPer; ++j) {

@@ -102,8 +102,10 @@ private:
               if (bTile)
                 bc.push_back(memref::LoadOp::create(e.b, bTile, idx));
             }
+            // Column blocks past the row block lie above the diagonal
+            // (s >= 16 b > 16 a + 15 >= t): never computed.
             for (int64_t a = 0; a < l.cPer; ++a)
-              for (int64_t b = 0; b < l.cPer; ++b) {
+              for (int64_t b = 0; b <= a; ++b) {
                 Value ks = kc[b];
                 if (bTile)
                   ks = e.fmul(ks, expNonPositive(e.fsub(br[a], bc[b])));
