@@ -61,3 +61,13 @@ func.func @f(%q: tensor<1x64x2x32xf32>, %v: tensor<1x64x2x32xf32>, %beta: tensor
   return %o : tensor<1x64x2x32xf32>
 }
 }
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%q: tensor<1x64x2x32xf32>, %v: tensor<1x64x2x32xf32>, %beta: tensor<1x64x2xf32>) -> tensor<1x64x2x32xf32> {
+  // expected-error @+1 {{is invalid: 'cooperative' has no CPU kernel: cooperative matrices are Vulkan's}}
+  %o = ejk.delta_attention %q, %q, %v, %beta decay(%beta : tensor<1x64x2xf32>) {config = #ejk.config<block_v = 32, chunk_size = 64, cooperative = 1>} : tensor<1x64x2x32xf32>, tensor<1x64x2x32xf32>, tensor<1x64x2x32xf32>, tensor<1x64x2xf32> -> tensor<1x64x2x32xf32>
+  return %o : tensor<1x64x2x32xf32>
+}
+}

@@ -115,3 +115,14 @@ func.func @f(%q: tensor<1x64x2x16xf32>, %v: tensor<1x64x2x16xf32>, %beta: tensor
   return %o : tensor<1x64x2x16xf32>
 }
 }
+
+// -----
+
+// gla's cooperative forms are not the delta rule's.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%q: tensor<1x256x2x32xf16>, %v: tensor<1x256x2x32xf16>, %beta: tensor<1x256x2xf16>) -> tensor<1x256x2x32xf16> {
+  // expected-error @+1 {{is invalid: 'cooperative' has no delta-rule kernel: the chunk-parallel delta rule runs on SIMT only}}
+  %o = ejk.delta_attention %q, %q, %v, %beta decay(%beta : tensor<1x256x2xf16>) {config = #ejk.config<block_v = 32, chunk_size = 64, chunk_parallel = 1, cooperative = 1>} : tensor<1x256x2x32xf16>, tensor<1x256x2x32xf16>, tensor<1x256x2x32xf16>, tensor<1x256x2xf16> -> tensor<1x256x2x32xf16>
+  return %o : tensor<1x256x2x32xf16>
+}
+}

@@ -26,6 +26,11 @@ LogicalResult CpuDelta::verifyConfig(DeltaAttentionOp op, ConfigAttr attr,
            << "' = 1 has no CPU kernel for the delta rule";
     return failure();
   }
+  if (config->cooperative) {
+    reason << "'" << GlaConfig::kCooperative
+           << "' has no CPU kernel: cooperative matrices are Vulkan's";
+    return failure();
+  }
   if (config->chunkSize < 1 || config->chunkSize > 256) {
     reason << "'" << GlaConfig::kChunkSize << "' (" << config->chunkSize
            << ") must be in [1, 256]";

@@ -65,6 +65,13 @@ LogicalResult VulkanDelta::verifyConfig(DeltaAttentionOp op, ConfigAttr attr,
   std::optional<GlaConfig> config = GlaConfig::read(attr, reason);
   if (!config)
     return failure();
+  // The config is gla's; its cooperative forms are gla's kernels only.
+  if (config->cooperative) {
+    reason << "'" << GlaConfig::kCooperative
+           << "' has no delta-rule kernel: the chunk-parallel delta rule "
+              "runs on SIMT only";
+    return failure();
+  }
   Type element = op.getQuery().getType().getElementType();
   if (!element.isF32() && !target.hasVulkanFeature("storage16")) {
     reason << "f16 and bf16 buffers need the device feature 'storage16'";
