@@ -273,26 +273,8 @@ Status VulkanBuffer::stagedCopy(bool toDevice, void *host, size_t bytes,
       copyInParallel(part, slot, pieceBytes(i));
   };
   auto deviceCopy = [&](size_t i) {
-    VkBufferCopy region = {};
-    region.size = pieceBytes(i);
-    if (toDevice) {
-      region.srcOffset = slotOf(i);
-      region.dstOffset = offset + i * kStagingChunk;
-    } else {
-      region.srcOffset = offset + i * kStagingChunk;
-      region.dstOffset = slotOf(i);
-    }
-    return device_->submitCopy([&](VkCommandBuffer commands) {
-      fullBarrier(vk, commands);
-      if (toDevice)
-        vk.vkCmdCopyBuffer(commands, stagingHandle, buffer_, 1, &region);
-      else
-        vk.vkCmdCopyBuffer(commands, buffer_, stagingHandle, 1, &region);
-      // The host reads the staging buffer after the fence.
-      fullBarrier(vk, commands, VK_PIPELINE_STAGE_HOST_BIT,
-                  VK_ACCESS_HOST_READ_BIT);
-      return Status::success();
-    });
+    return hostBufferCopy(toDevice, stagingHandle, slotOf(i), pieceBytes(i),
+                          offset + i * kStagingChunk);
   };
   // A device copy (submitted and waited for on this thread) overlaps the
   // host copy of the neighbouring piece on a helper thread. Each slot is
@@ -323,7 +305,7 @@ Status VulkanBuffer::stagedCopy(bool toDevice, void *host, size_t bytes,
   return Status::success();
 }
 
-Status VulkanBuffer::registeredCopy(bool toDevice, VkBuffer host,
+Status VulkanBuffer::hostBufferCopy(bool toDevice, VkBuffer host,
                                     VkDeviceSize hostOffset, size_t bytes,
                                     size_t offset) {
   const VulkanApi &vk = device_->api();
@@ -337,6 +319,7 @@ Status VulkanBuffer::registeredCopy(bool toDevice, VkBuffer host,
       vk.vkCmdCopyBuffer(commands, host, buffer_, 1, &region);
     else
       vk.vkCmdCopyBuffer(commands, buffer_, host, 1, &region);
+    // The host reads the host buffer after the fence.
     fullBarrier(vk, commands, VK_PIPELINE_STAGE_HOST_BIT,
                 VK_ACCESS_HOST_READ_BIT);
     return Status::success();
@@ -351,7 +334,7 @@ Status VulkanBuffer::upload(const void *src, size_t bytes, size_t offset) {
     return Status::success();
   }
   if (auto host = device_->hostRegistry().find(src, bytes))
-    return registeredCopy(true, host->buffer, host->offset, bytes, offset);
+    return hostBufferCopy(true, host->buffer, host->offset, bytes, offset);
   return stagedCopy(true, const_cast<void *>(src), bytes, offset);
 }
 
@@ -363,7 +346,7 @@ Status VulkanBuffer::download(void *dst, size_t bytes, size_t offset) {
     return Status::success();
   }
   if (auto host = device_->hostRegistry().find(dst, bytes))
-    return registeredCopy(false, host->buffer, host->offset, bytes, offset);
+    return hostBufferCopy(false, host->buffer, host->offset, bytes, offset);
   return stagedCopy(false, dst, bytes, offset);
 }
 

@@ -52,9 +52,10 @@ private:
   /// at most kStagingChunk bytes, two pieces in flight (the host copy of
   /// one while the device copies the other).
   Status stagedCopy(bool toDevice, void *host, size_t bytes, size_t offset);
-  /// One device copy between the buffer and registered host memory
-  /// (\p host at \p hostOffset: VulkanHostRegistry).
-  Status registeredCopy(bool toDevice, VkBuffer host, VkDeviceSize hostOffset,
+  /// One device copy, waited for, between [offset, offset + bytes) of the
+  /// buffer and a host-visible buffer (\p host at \p hostOffset: a staging
+  /// slot or registered host memory, VulkanHostRegistry).
+  Status hostBufferCopy(bool toDevice, VkBuffer host, VkDeviceSize hostOffset,
                         size_t bytes, size_t offset);
 
   std::shared_ptr<VulkanDevice> device_;

@@ -154,6 +154,20 @@ bool allRanksOk(ejk_comm *comm, bool ok, int &firstFailed) {
   return first == INT_MAX;
 }
 
+ejk_status agreeAcrossRanks(ejk_comm &comm, ejk_status local,
+                            const std::string &detail, const std::string &head,
+                            const std::string &tail) {
+  int firstFailed = INT_MAX;
+  if (allRanksOk(&comm, local == EJK_OK, firstFailed))
+    return EJK_OK;
+  if (local != EJK_OK)
+    return fail(local, "rank " + std::to_string(comm.rank) + ": " + detail);
+  std::string text = head + " " + std::to_string(firstFailed);
+  if (!tail.empty())
+    text += " " + tail;
+  return fail(EJK_ERROR_UNAVAILABLE, text + " (its message says why)");
+}
+
 } // namespace ejk::ring
 
 namespace {

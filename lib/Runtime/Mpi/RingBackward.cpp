@@ -164,15 +164,10 @@ ejk_status ejk_ring_run_backward_segments(
                                 dOutput, dQuery, dKey,  dValue, nullptr};
   {
     ejk_status s = checkBackward(*ring, args, qSegments, kvSegments);
-    int firstFailed = INT_MAX;
-    if (!allRanksOk(&comm, s == EJK_OK, firstFailed)) {
-      if (s != EJK_OK)
-        return fail(s, "rank " + std::to_string(rank) + ": " +
-                           ejk_ring_last_error());
-      return fail(EJK_ERROR_UNAVAILABLE,
-                  "ejk_ring_run_backward: rank " + std::to_string(firstFailed) +
-                      " cannot run the backward (its message says why)");
-    }
+    if (ejk_status agreed = agreeAcrossRanks(
+            comm, s, s ? ejk_ring_last_error() : "",
+            "ejk_ring_run_backward: rank", "cannot run the backward"))
+      return agreed;
   }
 
   // The first local failure; the ring keeps moving after it (blocks are
@@ -515,15 +510,11 @@ ejk_status ejk_ring_run_backward_segments(
     ring->total.merge_ns += st.merge_ns;
   }
 
-  int firstFailed = INT_MAX;
-  if (!allRanksOk(&comm, status == EJK_OK, firstFailed)) {
-    ring->total.total_ns = since(start);
-    if (status != EJK_OK)
-      return fail(status, "rank " + std::to_string(rank) + ": " + message);
-    return fail(EJK_ERROR_UNAVAILABLE,
-                "ejk_ring_run_backward: the backward failed on rank " +
-                    std::to_string(firstFailed) + " (its message says why)");
-  }
+  ring->total.total_ns = since(start);
+  if (ejk_status agreed = agreeAcrossRanks(
+          comm, status, message,
+          "ejk_ring_run_backward: the backward failed on rank", ""))
+    return agreed;
   // Round once into the entry's type.
   struct {
     const std::vector<float> &sum;

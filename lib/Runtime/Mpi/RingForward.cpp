@@ -107,15 +107,10 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
                "be NULL");
     else
       s = checkSegments(*ring, qSegments, kvSegments, "ejk_ring_run");
-    int firstFailed = INT_MAX;
-    if (!allRanksOk(&comm, s == EJK_OK, firstFailed)) {
-      if (s != EJK_OK)
-        return fail(s, "rank " + std::to_string(rank) + ": " +
-                           ejk_ring_last_error());
-      return fail(EJK_ERROR_UNAVAILABLE,
-                  "ejk_ring_run: rank " + std::to_string(firstFailed) +
-                      " cannot run the ring (its message says why)");
-    }
+    if (ejk_status agreed =
+            agreeAcrossRanks(comm, s, s ? ejk_ring_last_error() : "",
+                             "ejk_ring_run: rank", "cannot run the ring"))
+      return agreed;
   }
   const bool segments = ring->entries.segments;
   const int next = (rank + 1) % n, prev = (rank + n - 1) % n;
@@ -432,15 +427,11 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
     ring->total.merge_ns += st.merge_ns;
   }
 
-  int firstFailed = INT_MAX;
-  if (!allRanksOk(&comm, status == EJK_OK, firstFailed)) {
-    ring->total.total_ns = since(start);
-    if (status != EJK_OK)
-      return fail(status, "rank " + std::to_string(rank) + ": " + message);
-    return fail(EJK_ERROR_UNAVAILABLE,
-                "ejk_ring_run: ring attention failed on rank " +
-                    std::to_string(firstFailed) + " (its message says why)");
-  }
+  ring->total.total_ns = since(start);
+  if (ejk_status agreed =
+          agreeAcrossRanks(comm, status, message,
+                           "ejk_ring_run: ring attention failed on rank", ""))
+    return agreed;
   Bytes &out = host.out;
   out.resize(size_t(ring->oElems() * e));
   parallelFor(ring->oElems(), ring->threads, [&](int64_t from, int64_t to) {

@@ -195,6 +195,15 @@ Block skipBySegments(const ejk_ring &ring, Block block, int rank, int source,
 /// failing rank (INT_MAX when none).
 bool allRanksOk(ejk_comm *comm, bool ok, int &firstFailed);
 
+/// Ends a step every rank takes (a check, a run): EJK_OK when `local` is
+/// EJK_OK on every rank; else, on a rank that failed, its status with
+/// "rank R: <detail>", and on the others EJK_ERROR_UNAVAILABLE with
+/// "<head> F <tail> (its message says why)", F the first failing rank.
+/// Collective.
+ejk_status agreeAcrossRanks(ejk_comm &comm, ejk_status local,
+                            const std::string &detail, const std::string &head,
+                            const std::string &tail);
+
 /// The block of the step where rank `source`'s shard visits rank `rank`;
 /// fills `mask` ([S, S], 1 = allowed) for a masked block.
 Block chooseBlock(const ejk_ring &ring, int rank, int source,
