@@ -230,12 +230,10 @@ std::string deviceSpec(const std::string &spec) {
   return "vulkan:" + std::to_string(local);
 }
 
-/// A full-sequence input of the ring entry's block `tail` argument `index`
-/// (its shard shape with n times the rows), uniform in [-1, 1) from a
-/// counter hash of (seed, index, element), so every rank makes the same.
-bool randomInput(ejk_module *module, const std::string &entry, int ranks,
-                 long seed, size_t index, ejk::NpyArray &out,
-                 const std::string &tail = "__full") {
+/// The name of the first entry `<entry>__ring__...<tail>` of the module (a
+/// block of the ring), or null.
+const char *ringBlockName(ejk_module *module, const std::string &entry,
+                          const std::string &tail) {
   size_t count = 0;
   ejk_module_entry_count(module, &count);
   std::string head = entry + "__ring__";
@@ -243,9 +241,20 @@ bool randomInput(ejk_module *module, const std::string &entry, int ranks,
     const char *name = nullptr;
     ejk_module_entry_name(module, i, &name);
     std::string text(name ? name : "");
-    if (text.rfind(head, 0) != 0 || text.size() < tail.size() ||
-        text.compare(text.size() - tail.size(), tail.size(), tail) != 0)
-      continue;
+    if (text.rfind(head, 0) == 0 && text.size() >= tail.size() &&
+        text.compare(text.size() - tail.size(), tail.size(), tail) == 0)
+      return name;
+  }
+  return nullptr;
+}
+
+/// A full-sequence input of the ring entry's block `tail` argument `index`
+/// (its shard shape with n times the rows), uniform in [-1, 1) from a
+/// counter hash of (seed, index, element), so every rank makes the same.
+bool randomInput(ejk_module *module, const std::string &entry, int ranks,
+                 long seed, size_t index, ejk::NpyArray &out,
+                 const std::string &tail = "__full") {
+  if (const char *name = ringBlockName(module, entry, tail)) {
     ejk_tensor_desc desc;
     if (ejk_module_entry_arg(module, name, 0, index, &desc) != EJK_OK)
       return false;
@@ -284,20 +293,12 @@ bool randomInput(ejk_module *module, const std::string &entry, int ranks,
 /// Whether the ring entry's blocks take segment ids (the `full` block has
 /// five inputs).
 bool ringHasSegments(ejk_module *module, const std::string &entry) {
-  size_t count = 0;
-  ejk_module_entry_count(module, &count);
-  std::string head = entry + "__ring__";
-  for (size_t i = 0; i < count; ++i) {
-    const char *name = nullptr;
-    ejk_module_entry_name(module, i, &name);
-    std::string text(name ? name : "");
-    size_t inputs = 0, outputs = 0;
-    if (text.rfind(head, 0) == 0 && text.size() > 6 &&
-        text.compare(text.size() - 6, 6, "__full") == 0 &&
-        ejk_module_entry_signature(module, name, &inputs, &outputs) == EJK_OK)
-      return inputs == 5;
-  }
-  return false;
+  size_t inputs = 0, outputs = 0;
+  const char *name = ringBlockName(module, entry, "__full");
+  return name &&
+         ejk_module_entry_signature(module, name, &inputs, &outputs) ==
+             EJK_OK &&
+         inputs == 5;
 }
 
 /// Packed segment ids of a whole sequence ([batch, total] i32) from a

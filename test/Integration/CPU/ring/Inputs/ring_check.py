@@ -265,9 +265,9 @@ def check_case(work, case, vulkan=False, backward=False):
                                                 " ".join(words)))
 
 
-def errors(work, which):
-    case = "causal"
-    dirn = os.path.join(work, "errors")
+def compile_with_inputs(dirn, case):
+    """Compiles `case`'s ring into dirn/art and writes f32 q/k/v .npy inputs
+    of the whole sequence there (the error tests); returns the art dir."""
     os.makedirs(dirn, exist_ok=True)
     mlir = os.path.join(dirn, "ring.mlir")
     write_mlir(mlir, case)
@@ -279,6 +279,15 @@ def errors(work, which):
                 rng.standard_normal(shape, dtype=np.float32))
     art = os.path.join(dirn, "art")
     must(["ejkc", mlir, "-o", art])
+    return art
+
+
+def errors(work, which):
+    case = "causal"
+    dirn = os.path.join(work, "errors")
+    art = compile_with_inputs(dirn, case)
+    b, s, h, hk, d, dv, attrs, sizes = CASES[case]
+    rng = np.random.default_rng(1)
     args = ["ejk-ring-run",
             os.path.join(art, "ring.json"),
             "--q", os.path.join(dirn, "q.npy"),
@@ -326,19 +335,10 @@ def segment_errors(work, which):
     some."""
     case = "causal" if which == "--unwanted-segments" else "packed-causal"
     dirn = os.path.join(work, "segment-errors", case)
-    os.makedirs(dirn, exist_ok=True)
-    mlir = os.path.join(dirn, "ring.mlir")
-    write_mlir(mlir, case)
-    b, s, h, hk, d, dv, attrs, sizes = CASES[case]
-    rng = np.random.default_rng(0)
-    for name, shape in (("q", (b, s, h, d)), ("k", (b, s, hk, d)),
-                        ("v", (b, s, hk, dv))):
-        np.save(os.path.join(dirn, name + ".npy"),
-                rng.standard_normal(shape, dtype=np.float32))
+    art = compile_with_inputs(dirn, case)
+    b, s = CASES[case][:2]
     segs = os.path.join(dirn, "segs.npy")
     np.save(segs, np.zeros((b, s), dtype=np.int32))
-    art = os.path.join(dirn, "art")
-    must(["ejkc", mlir, "-o", art])
     args = ["timeout", "60", "mpirun", "-np", "2", "ejk-ring-run",
             os.path.join(art, "ring.json"), "--entry", "ring2",
             "--q", os.path.join(dirn, "q.npy"),
