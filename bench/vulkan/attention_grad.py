@@ -59,8 +59,7 @@ def variants():
     }
 
 
-def t(*s, e):
-    return "tensor<" + "x".join(map(str, s)) + "x" + e + ">"
+t = ejk_runtime.tensor_type
 
 
 def ir(b, s, h, hkv, d, dt, causal, cfg):
@@ -76,8 +75,7 @@ def ir(b, s, h, hkv, d, dt, causal, cfg):
             f"  return %dq, %dk, %dv : {q}, {k}, {k}\n}}\n")
 
 
-def prepare(out, fingerprint):
-    ejk_runtime.prepare(out, fingerprint, variants(), ir, __file__)
+prepare = ejk_runtime.preparer(variants, ir, __file__)
 
 
 def flops(b, s, h, d, causal):

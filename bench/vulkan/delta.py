@@ -58,8 +58,7 @@ def variants():
     }
 
 
-def t(*s, e):
-    return "tensor<" + "x".join(map(str, s)) + "x" + e + ">"
+t = ejk_runtime.tensor_type
 
 
 def ir(b, tt, h, k, v, dt, decay, config=None):
@@ -73,8 +72,7 @@ def ir(b, tt, h, k, v, dt, decay, config=None):
             f"  return %o : {vv}\n}}\n")
 
 
-def prepare(out, fingerprint):
-    ejk_runtime.prepare(out, fingerprint, variants(), ir, __file__)
+prepare = ejk_runtime.preparer(variants, ir, __file__)
 
 
 def recurrence(q, k, v, beta, g, scale):
@@ -157,13 +155,9 @@ def run(d):
                     entry["ejk_over_fla"] = entry["ejk_median_ms"] / entry["fla_median_ms"]
                 except Exception as ex:
                     entry["fla_error"] = repr(ex)[:400]
-            results[name] = entry
-            log(name, json.dumps(entry))
-            rt.release()
-            mod.destroy()
+            ejk_runtime.record(results, name, entry, log, rt, mod)
         except Exception as ex:
-            results[name] = {"error": repr(ex)[:400]}
-            log(name, "ERROR", repr(ex)[:400])
+            ejk_runtime.record_error(results, name, ex, log)
         # After every case: a call that ends early keeps what it measured.
         ejk_runtime.save_results(d, "delta", results)
 

@@ -38,6 +38,19 @@ def prepare(out, fingerprint, variants, ir, script):
     shutil.copy(os.path.abspath(__file__), out)
 
 
+
+def preparer(variants, ir, script):
+    """A script's `prepare(out, fingerprint)`: `prepare` of `variants()`
+    (built when it runs) and `ir`."""
+    return lambda out, fingerprint: prepare(out, fingerprint, variants(), ir,
+                                            script)
+
+
+def tensor_type(*shape, e):
+    """The MLIR tensor type of `shape` and element type `e`."""
+    return "tensor<" + "x".join(map(str, shape)) + "x" + e + ">"
+
+
 class Runtime:
     """The Vulkan device of the runtime in `directory`/lib, and the buffers
     made through it (released by `release`)."""
@@ -188,6 +201,22 @@ def copy_gbps():
     dst = torch.empty_like(src)
     us = cuda_median_ms(lambda: dst.copy_(src)) * 1e3
     return 2 * src.numel() * 4 / (us * 1e-6) / 1e9
+
+
+
+def record(results, name, entry, log, rt, mod):
+    """Stores and logs case `name`'s `entry`, then frees its buffers and
+    module."""
+    results[name] = entry
+    log(name, json.dumps(entry))
+    rt.release()
+    mod.destroy()
+
+
+def record_error(results, name, ex, log):
+    """Stores and logs the error of case `name` (its first 400 characters)."""
+    results[name] = {"error": repr(ex)[:400]}
+    log(name, "ERROR", repr(ex)[:400])
 
 
 def save_results(d, name, results):

@@ -232,13 +232,9 @@ def run(d):
                     entry["max_abs_fla"] = float(ref.abs().max())
                     entry["fla_median_ms"] = cuda_ms(f)
                     entry["ejk_over_fla"] = entry["ejk_median_ms"] / entry["fla_median_ms"]
-            results[name] = entry
-            log(name, json.dumps(entry))
-            rt.release()
-            mod.destroy()
+            ejk_runtime.record(results, name, entry, log, rt, mod)
         except Exception as ex:
-            results[name] = {"error": repr(ex)[:400]}
-            log(name, "ERROR", repr(ex)[:400])
+            ejk_runtime.record_error(results, name, ex, log)
     ejk_runtime.save_results(d, "linear", results)
 
 

@@ -209,13 +209,9 @@ def run(d):
                     peers["clocks"] = clocks()
                     entry["torch"] = peers
                     del qg, kg, vg, kcg
-            results[name] = entry
-            log(name, json.dumps(entry))
-            rt.release()
-            mod.destroy()
+            ejk_runtime.record(results, name, entry, log, rt, mod)
         except Exception as ex:
-            results[name] = {"error": repr(ex)[:400]}
-            log(name, "ERROR", repr(ex)[:400])
+            ejk_runtime.record_error(results, name, ex, log)
     ejk_runtime.save_results(d, "paged", results)
 
 

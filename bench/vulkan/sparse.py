@@ -262,13 +262,6 @@ def run(d):
            "i1": torch.bool}
     cases = {n: c[0] for n, c in json.load(open(os.path.join(d, "cases.json"))).items()}
 
-    def dispatch_us(mod):
-        n = ctypes.c_size_t()
-        ns = (ctypes.c_uint64 * 8)()
-        rt.rt.ejk_last_invoke_dispatch_times_ns(mod.mod, ns, ctypes.c_size_t(8),
-                                                ctypes.byref(n))
-        return [ns[i] / 1e3 for i in range(min(n.value, 8))]
-
     def make(name, ins):
         c = cases[name]
         _, res = signature(c)
@@ -345,7 +338,7 @@ def run(d):
         for _ in range(30):
             mod.invoke()
             ts.append(mod.last_time_us())
-            per.append(dispatch_us(mod))
+            per.append(mod.dispatch_times_us(8))
         ts.sort()
         order = sorted(range(30), key=lambda i: per[i][-1] if per[i] else 0)
         entry = {"median_us": ts[15], "min_us": ts[0],

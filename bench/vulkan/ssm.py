@@ -288,13 +288,9 @@ def run(d):
                 entry.update(median_ms=ts[10], min_ms=ts[0], operand_bytes=operand_bytes,
                              gbps=operand_bytes / ts[10] / 1e6,
                              flops=sum(q["flops"] for q in disp))
-            results[name] = entry
-            log(name, json.dumps(entry))
-            rt.release()
-            mod.destroy()
+            ejk_runtime.record(results, name, entry, log, rt, mod)
         except Exception as ex:
-            results[name] = {"error": repr(ex)[:400]}
-            log(name, "ERROR", repr(ex)[:400])
+            ejk_runtime.record_error(results, name, ex, log)
     xx = torch.empty(256 * 2**20 // 4, device=gpu)
     yy = torch.empty_like(xx)
     ms = ejk_runtime.cuda_median_ms(lambda: yy.copy_(xx))
