@@ -125,12 +125,16 @@ void buildVulkanSsdStatesBody(OpBuilder &b, Location loc,
                               const SsdBuffers &buffers,
                               const SsdSplitBuffers &split);
 
+/// The builder of a parallel-chunks dispatch body: emits it at `b`'s
+/// insertion point from `buffers` and the temporaries `chunks`.
+using SsdChunkBodyBuilder = void(OpBuilder &b, Location loc,
+                                 const VulkanSsdPlan &plan,
+                                 const SsdBuffers &buffers,
+                                 const SsdChunkBuffers &chunks);
+
 /// Parallel chunks, first dispatch: each chunk's state from zero and its
 /// log decay into `chunks` (reads x, dt, A, B, dt_bias).
-void buildVulkanSsdChunkStatesBody(OpBuilder &b, Location loc,
-                                   const VulkanSsdPlan &plan,
-                                   const SsdBuffers &buffers,
-                                   const SsdChunkBuffers &chunks);
+SsdChunkBodyBuilder buildVulkanSsdChunkStatesBody;
 
 /// Parallel chunks, second dispatch: the states carried over the chunks in
 /// order, S_c = exp(log decay_c) S_{c-1} + chunk state_c, from
@@ -144,22 +148,21 @@ void buildVulkanSsdStatePassBody(OpBuilder &b, Location loc,
 
 /// Parallel chunks, last dispatch: each chunk's outputs from the state
 /// before it, C B^T (`buffers.scores`) and X, with the D skip and the gate.
-void buildVulkanSsdChunkOutputsBody(OpBuilder &b, Location loc,
-                                    const VulkanSsdPlan &plan,
-                                    const SsdBuffers &buffers,
-                                    const SsdChunkBuffers &chunks);
+SsdChunkBodyBuilder buildVulkanSsdChunkOutputsBody;
 
 /// The same two dispatches on 16x16x16 f16 cooperative matrices (f32
 /// accumulation), for f16 inputs on a device that has them
 /// (`cooperative = 1`).
-void buildVulkanSsdCoopChunkStatesBody(OpBuilder &b, Location loc,
-                                       const VulkanSsdPlan &plan,
-                                       const SsdBuffers &buffers,
-                                       const SsdChunkBuffers &chunks);
-void buildVulkanSsdCoopChunkOutputsBody(OpBuilder &b, Location loc,
-                                        const VulkanSsdPlan &plan,
-                                        const SsdBuffers &buffers,
-                                        const SsdChunkBuffers &chunks);
+SsdChunkBodyBuilder buildVulkanSsdCoopChunkStatesBody;
+SsdChunkBodyBuilder buildVulkanSsdCoopChunkOutputsBody;
+
+/// Emits `then` under `if cond` (no results).
+inline void emitIf(Emitter &e, Value cond, function_ref<void()> then) {
+  auto ifOp = scf::IfOp::create(e.b, cond, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(e.b);
+  e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  then();
+}
 
 /// Emits `body(i)` for i in [0, total) spread over the `threads` threads of
 /// the workgroup (i = thread + k * threads): a loop over the whole rounds,
@@ -177,18 +180,7 @@ inline void forEachShared(Emitter &e, int64_t threads, Value threadId,
   Value i = e.add(threadId, e.index(full));
   Value inRange =
       arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, i, e.index(total));
-  auto ifOp = scf::IfOp::create(e.b, inRange, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(e.b);
-  e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  body(i);
-}
-
-/// Emits `then` under `if cond` (no results).
-inline void emitIf(Emitter &e, Value cond, function_ref<void()> then) {
-  auto ifOp = scf::IfOp::create(e.b, cond, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(e.b);
-  e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  then();
+  emitIf(e, inRange, [&] { body(i); });
 }
 
 } // namespace mlir::ejk

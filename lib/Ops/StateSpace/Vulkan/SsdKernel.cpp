@@ -35,42 +35,25 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Attention/Vulkan/Scores.h"
-#include "StateSpace/Vulkan/Kernels.h"
-#include "StateSpace/Vulkan/SsdSteps.h"
-#include "StateSpace/Vulkan/ThreadTile.h"
-
-#include "ejk/Dialect/Ejk/EjkOps.h"
+#include "StateSpace/Vulkan/SsdWorkgroup.h"
 
 using namespace mlir;
 using namespace mlir::ejk;
 
 namespace {
 
-class VulkanSsdBuilder {
+class VulkanSsdBuilder : SsdWorkgroup {
 public:
   VulkanSsdBuilder(OpBuilder &builder, Location loc, const VulkanSsdPlan &plan,
                    const SsdBuffers &buffers, const SsdSplitBuffers &split,
                    bool statesOnly)
-      : e(builder, loc, 1), p(plan), l(plan.layout), buf(buffers),
-        splitBuf(split), statesOnly(statesOnly) {}
+      : SsdWorkgroup(builder, loc, plan, buffers), splitBuf(split),
+        statesOnly(statesOnly) {}
 
   void build() {
-    Value pBlock = WorkgroupIdOp::create(e.b, 0);
-    Value y = WorkgroupIdOp::create(e.b, 1);
-    head = arith::RemUIOp::create(e.b, y, e.index(p.heads));
-    split = arith::DivUIOp::create(e.b, y, e.index(p.heads));
-    batch = WorkgroupIdOp::create(e.b, 2);
-    thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
-    zero = e.index(0);
-    one = e.index(1);
-    p0 = e.mul(pBlock, e.index(l.blockP));
-    group = e.div(head, e.index(p.headsPerGroup()));
-    aHead = memref::LoadOp::create(e.b, buf.a, head);
-    if (buf.dtBias)
-      biasHead = memref::LoadOp::create(e.b, buf.dtBias, head);
-    if (buf.d)
-      skipHead = memref::LoadOp::create(e.b, buf.d, head);
+    split = locate();
+    loadHeadParams();
+    loadSkip();
 
     int64_t q = l.chunk;
     stateS = allocWorkgroup(e, p.state * l.blockP);
@@ -97,12 +80,9 @@ public:
         first, last, one, {e.constF32(0.0f)},
         [&](Value chunk, ValueRange sum) -> SmallVector<Value> {
           Value c0 = e.mul(chunk, e.index(q));
-          // Whole chunks give the step loops a constant trip count, which
-          // the device compiler can unroll.
-          Value len = p.seq % q == 0
-                          ? e.index(q)
-                          : e.min(e.index(q), e.sub(e.index(p.seq), c0));
-          stageChunk(c0, len);
+          Value len = chunkLength(c0);
+          stageStepSizes(c0, len);
+          stageX(c0, len);
           gpu::BarrierOp::create(e.b);
           Value aLast = decays();
           gpu::BarrierOp::create(e.b);
@@ -111,46 +91,36 @@ public:
                       [&](Value n0) { stateChunk(c0, len, n0, aLast, {}); });
             return {e.fadd(sum[0], aLast)};
           }
-          weightScores(chunk);
+          weightScores(chunk, mS);
           SmallVector<Value> inits(l.y.accumulators(), e.constF32(0.0f));
           SmallVector<Value> acc =
               e.forLoop(zero, e.index(p.state), e.index(l.blockN), inits,
                         [&](Value n0, ValueRange acc) {
                           return stateChunk(c0, len, n0, aLast, acc);
                         });
-          outputs(c0, len, acc);
+          outputs(*yTile, c0, len, mS, acc);
           gpu::BarrierOp::create(e.b);
           return {sum[0]};
         })[0];
     if (statesOnly) {
-      storeSplitEnd(logDecay, pBlock);
+      storeStateTo(splitBuf.endStates, split);
+      storeFromFirstThread(logDecay, splitBuf.logDecays,
+                           ValueRange{batch, split, head});
       return;
     }
     if (!buf.finalState)
       return;
     if (!l.isSplit()) {
-      storeState();
+      storeStateTo(buf.finalState, {});
       return;
     }
     emitIf(e,
            arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, split,
                                  e.index(l.numSplits - 1)),
-           [&] { storeState(); });
+           [&] { storeStateTo(buf.finalState, {}); });
   }
 
 private:
-  Value clampRow(Value row) { return e.min(row, e.index(p.seq - 1)); }
-  Value lt(Value x, Value y) {
-    return arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, x, y);
-  }
-  Value load(Value buffer, Value index) {
-    return memref::LoadOp::create(e.b, buffer, index);
-  }
-  /// Row-major index `row * stride + col` of a staged tile.
-  Value at(Value row, int64_t stride, Value col) {
-    return e.add(e.mul(row, e.index(stride)), col);
-  }
-
   /// St[n, c] = initial_state[b, h, p0 + c, n] or 0 (n fastest, as the
   /// state is laid out in memory); on a split scan, then the end states of
   /// the earlier splits carried in order, each decayed over its split.
@@ -175,63 +145,20 @@ private:
     });
   }
 
-  /// The end-state pass's results: St and (one thread of the first
-  /// head_dim block) the split's log decay.
-  void storeSplitEnd(Value logDecay, Value pBlock) {
+  /// St to `target`: the final state, or (`splitIndex` given) the split's
+  /// entry of the end states.
+  void storeStateTo(Value target, Value splitIndex) {
     forEachShared(e, l.threads, thread, l.blockP * p.state, [&](Value i) {
       Value c = arith::DivUIOp::create(e.b, i, e.index(p.state));
       Value n = arith::RemUIOp::create(e.b, i, e.index(p.state));
       Value col = e.add(p0, c);
+      SmallVector<Value> indices = {batch, head, col, n};
+      if (splitIndex)
+        indices.insert(indices.begin() + 1, splitIndex);
       emitIf(e, lt(col, e.index(p.headDim)), [&] {
-        memref::StoreOp::create(e.b, load(stateS, at(n, l.blockP, c)),
-                                splitBuf.endStates,
-                                ValueRange{batch, split, head, col, n});
+        memref::StoreOp::create(e.b, load(stateS, at(n, l.blockP, c)), target,
+                                indices);
       });
-    });
-    Value writer = arith::AndIOp::create(
-        e.b, arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, thread, zero),
-        arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, pBlock, zero));
-    emitIf(e, writer, [&] {
-      memref::StoreOp::create(e.b, logDecay, splitBuf.logDecays,
-                              ValueRange{batch, split, head});
-    });
-  }
-
-  void storeState() {
-    forEachShared(e, l.threads, thread, l.blockP * p.state, [&](Value i) {
-      Value c = arith::DivUIOp::create(e.b, i, e.index(p.state));
-      Value n = arith::RemUIOp::create(e.b, i, e.index(p.state));
-      Value col = e.add(p0, c);
-      emitIf(e, lt(col, e.index(p.headDim)), [&] {
-        memref::StoreOp::create(e.b, load(stateS, at(n, l.blockP, c)),
-                                buf.finalState,
-                                ValueRange{batch, head, col, n});
-      });
-    });
-  }
-
-  /// dt (0 past the sequence) and X (0 past the sequence and head_dim).
-  void stageChunk(Value c0, Value len) {
-    forEachShared(e, l.threads, thread, l.chunk, [&](Value t) {
-      Value dt = ssdStepSize(
-          e,
-          e.toF32(memref::LoadOp::create(
-              e.b, buf.dt, ValueRange{batch, clampRow(e.add(c0, t)), head})),
-          biasHead, p.softplus);
-      memref::StoreOp::create(e.b, e.select(lt(t, len), dt, e.constF32(0.0f)),
-                              dtS, t);
-    });
-    forEachShared(e, l.threads, thread, l.chunk * l.blockP, [&](Value i) {
-      Value t = arith::DivUIOp::create(e.b, i, e.index(l.blockP));
-      Value c = arith::RemUIOp::create(e.b, i, e.index(l.blockP));
-      Value col = e.add(p0, c);
-      Value valid =
-          arith::AndIOp::create(e.b, lt(t, len), lt(col, e.index(p.headDim)));
-      Value x = e.toF32(memref::LoadOp::create(
-          e.b, buf.x,
-          ValueRange{batch, clampRow(e.add(c0, t)), head,
-                     e.min(col, e.index(p.headDim - 1))}));
-      memref::StoreOp::create(e.b, e.select(valid, x, e.constF32(0.0f)), xS, i);
     });
   }
 
@@ -240,14 +167,7 @@ private:
   /// sequence), read back by every thread after a barrier rather than
   /// summed again.
   Value decays() {
-    forEachShared(e, l.threads, thread, l.chunk, [&](Value t) {
-      Value a = e.forLoop(zero, e.add(t, one), one, {e.constF32(0.0f)},
-                          [&](Value s, ValueRange sum) {
-                            Value v = e.fmul(load(dtS, s), aHead);
-                            return SmallVector<Value>{e.fadd(sum[0], v)};
-                          })[0];
-      memref::StoreOp::create(e.b, a, aS, t);
-    });
+    stageCumulativeDecays();
     gpu::BarrierOp::create(e.b);
     Value aLast = load(aS, e.index(l.chunk - 1));
     forEachShared(e, l.threads, thread, l.chunk, [&](Value t) {
@@ -284,20 +204,12 @@ private:
       return {};
     }
 
-    const ThreadTile &y = *yTile;
-    int64_t yCols = l.y.colsPerThread;
     SmallVector<Value> next = e.forLoop(
         zero, e.index(l.blockN), one, acc, [&](Value j, ValueRange a) {
-          SmallVector<Value> out(a.begin(), a.end()), sv;
-          for (Value c : y.cols)
+          SmallVector<Value> sv;
+          for (Value c : yTile->cols)
             sv.push_back(load(stateS, at(e.add(n0, j), l.blockP, c)));
-          for (auto [i, t] : llvm::enumerate(y.rows)) {
-            Value cv = load(cS, at(t, stride, j));
-            for (int64_t k = 0; k < yCols; ++k)
-              out[i * yCols + k] =
-                  math::FmaOp::create(e.b, cv, sv[k], out[i * yCols + k]);
-          }
-          return out;
+          return accumulateCS(*yTile, a, sv, cS, stride, j);
         });
     gpu::BarrierOp::create(e.b);
     updateState(len, n0, aLast);
@@ -342,85 +254,11 @@ private:
       }
   }
 
-  /// M[t, s] = CB[t, s] exp(a_t - a_s) dt_s for s <= t, else 0, from the
-  /// pre-pass's scores of this chunk.
-  void weightScores(Value chunk) {
-    forEachShared(e, l.threads, thread, l.chunk * l.chunk, [&](Value i) {
-      Value t = arith::DivUIOp::create(e.b, i, e.index(l.chunk));
-      Value s = arith::RemUIOp::create(e.b, i, e.index(l.chunk));
-      Value cb = memref::LoadOp::create(e.b, buf.scores,
-                                        ValueRange{batch, group, chunk, t, s});
-      Value m = e.fmul(e.fmul(cb, e.exp(e.fsub(load(aS, t), load(aS, s)))),
-                       load(dtS, s));
-      Value causal =
-          arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle, s, t);
-      memref::StoreOp::create(e.b, e.select(causal, m, e.constF32(0.0f)), mS,
-                              at(t, l.mStride(), s));
-    });
-  }
-
-  /// Y = exp(a_t) (C St) + M X, then the D skip, the gate and the store.
-  void outputs(Value c0, Value len, ArrayRef<Value> yAcc) {
-    const ThreadTile &y = *yTile;
-    int64_t rows = l.y.rowsPerThread, cols = l.y.colsPerThread;
-    SmallVector<Value> inits;
-    for (auto [i, t] : llvm::enumerate(y.rows)) {
-      Value scale = load(eaS, t);
-      for (int64_t k = 0; k < cols; ++k)
-        inits.push_back(e.fmul(yAcc[i * cols + k], scale));
-    }
-    // M is 0 above the diagonal: stop after this thread's last row.
-    Value end = e.min(e.index(l.chunk), e.add(y.rowStart, e.index(rows)));
-    SmallVector<Value> acc =
-        e.forLoop(zero, end, one, inits, [&](Value s, ValueRange a) {
-          SmallVector<Value> xv, out(a.begin(), a.end());
-          for (Value c : y.cols)
-            xv.push_back(load(xS, at(s, l.blockP, c)));
-          for (auto [i, t] : llvm::enumerate(y.rows)) {
-            Value m = load(mS, at(t, l.mStride(), s));
-            for (int64_t k = 0; k < cols; ++k)
-              out[i * cols + k] =
-                  math::FmaOp::create(e.b, m, xv[k], out[i * cols + k]);
-          }
-          return out;
-        });
-    Type outType = cast<MemRefType>(buf.y.getType()).getElementType();
-    for (auto [i, t] : llvm::enumerate(y.rows))
-      for (auto [k, c] : llvm::enumerate(y.cols)) {
-        Value col = e.add(p0, c);
-        Value inside =
-            arith::AndIOp::create(e.b, lt(e.add(y.rowStart, e.index(i)), len),
-                                  lt(col, e.index(p.headDim)));
-        if (Value inTile = y.inside(e, i, k))
-          inside = arith::AndIOp::create(e.b, inside, inTile);
-        Value value = acc[i * cols + k];
-        emitIf(e, inside, [&, t = t, c = c] {
-          Value out = value;
-          if (skipHead)
-            out = math::FmaOp::create(e.b, skipHead,
-                                      load(xS, at(t, l.blockP, c)), out);
-          Value row = e.add(c0, t);
-          if (buf.z) {
-            Value z = e.toF32(memref::LoadOp::create(
-                e.b, buf.z, ValueRange{batch, row, head, col}));
-            out = ssdGate(e, out, z);
-          }
-          memref::StoreOp::create(e.b, e.fromF32(out, outType), buf.y,
-                                  ValueRange{batch, row, head, col});
-        });
-      }
-  }
-
-  Emitter e;
-  const VulkanSsdPlan &p;
-  const VulkanSsdLayout &l;
-  const SsdBuffers &buf;
   const SsdSplitBuffers &splitBuf;
   /// The end-state pass of a split SSD (no C, M or outputs).
   bool statesOnly;
-  Value split, head, batch, thread, zero, one, p0, group, aHead, biasHead,
-      skipHead;
-  Value stateS, xS, mS, cS, bS, dtS, aS, wS, eaS;
+  Value split;
+  Value stateS, mS, cS, bS, wS;
   std::optional<ThreadTile> yTile, stTile;
 };
 

@@ -17,16 +17,23 @@ using namespace mlir::ejk;
 /// appends the temporaries to the scan's arguments and rewrites every call:
 /// allocate them, run the states, run the scan. Returns the scan's new
 /// arguments.
+/// The types of `values`, then `temps`: a first dispatch's arguments.
+static SmallVector<Type> argumentTypes(ArrayRef<Value> values,
+                                       ArrayRef<MemRefType> temps) {
+  SmallVector<Type> types;
+  for (Value v : values)
+    types.push_back(v.getType());
+  types.append(temps.begin(), temps.end());
+  return types;
+}
+
 static FailureOr<std::pair<Value, Value>>
 addSplitStates(DispatchRewriter &rewriter, ArrayRef<Value> read,
                ArrayRef<MemRefType> temps, Grid grid, int64_t threads,
                int64_t sharedBytes, int64_t flops,
                function_ref<void(OpBuilder &, Location, ValueRange)> build) {
-  SmallVector<Type> argTypes;
-  for (Value v : read)
-    argTypes.push_back(v.getType());
-  argTypes.append(temps.begin(), temps.end());
-  func::FuncOp statesFn = rewriter.addDispatch("states", argTypes, grid, build);
+  func::FuncOp statesFn =
+      rewriter.addDispatch("states", argumentTypes(read, temps), grid, build);
   DispatchRewriter::setGrid(statesFn, grid);
   DispatchRewriter::setVulkanLaunch(statesFn, threads, sharedBytes);
   int64_t tempBytes = 0;
@@ -123,6 +130,38 @@ LogicalResult VulkanSelectiveScan::tile(SelectiveScanOp op, ConfigAttr attr,
   return success();
 }
 
+/// What the first dispatch of a split or parallel-chunks SSD reads: x, dt,
+/// A, B and dt_bias.
+static SmallVector<Value> ssdStateInputs(const SsdBuffers &buf) {
+  SmallVector<Value> read = {buf.x, buf.dt, buf.a, buf.b};
+  if (buf.dtBias)
+    read.push_back(buf.dtBias);
+  return read;
+}
+
+/// Those inputs among the first dispatch's arguments (`args`, as
+/// ssdStateInputs orders them).
+static SsdBuffers ssdStateArguments(const SsdBuffers &buf, ValueRange args) {
+  SsdBuffers in;
+  in.x = args[0];
+  in.dt = args[1];
+  in.a = args[2];
+  in.b = args[3];
+  if (buf.dtBias)
+    in.dtBias = args[4];
+  return in;
+}
+
+/// The f32 temporaries of `count` splits or chunks: states `[batch,
+/// count, heads, head_dim, d_state]` and log decays `[batch, count,
+/// heads]`.
+static SmallVector<MemRefType> ssdStateTemps(const VulkanSsdPlan &plan,
+                                             Type f32, int64_t count) {
+  return {MemRefType::get(
+              {plan.batch, count, plan.heads, plan.headDim, plan.state}, f32),
+          MemRefType::get({plan.batch, count, plan.heads}, f32)};
+}
+
 /// The split SSD's states dispatch: the end state and log decay of every
 /// split but the last, from x, dt, A, B and dt_bias.
 static LogicalResult addSsdSplitStates(DispatchRewriter &rewriter,
@@ -131,13 +170,8 @@ static LogicalResult addSsdSplitStates(DispatchRewriter &rewriter,
                                        SsdSplitBuffers &split) {
   Type f32 = Float32Type::get(buf.x.getContext());
   int64_t splits = plan.layout.numSplits - 1;
-  SmallVector<MemRefType> temps = {
-      MemRefType::get(
-          {plan.batch, splits, plan.heads, plan.headDim, plan.state}, f32),
-      MemRefType::get({plan.batch, splits, plan.heads}, f32)};
-  SmallVector<Value> read = {buf.x, buf.dt, buf.a, buf.b};
-  if (buf.dtBias)
-    read.push_back(buf.dtBias);
+  SmallVector<MemRefType> temps = ssdStateTemps(plan, f32, splits);
+  SmallVector<Value> read = ssdStateInputs(buf);
   // The state update of every split but the last: 2 L P N per head.
   int64_t steps =
       std::min(plan.seq, splits * plan.layout.splitChunks * plan.layout.chunk);
@@ -146,13 +180,7 @@ static LogicalResult addSsdSplitStates(DispatchRewriter &rewriter,
       plan.layout.statesSharedBytes,
       2 * plan.batch * plan.heads * steps * plan.headDim * plan.state,
       [&](OpBuilder &b, Location loc, ValueRange args) {
-        SsdBuffers in;
-        in.x = args[0];
-        in.dt = args[1];
-        in.a = args[2];
-        in.b = args[3];
-        if (buf.dtBias)
-          in.dtBias = args[4];
+        SsdBuffers in = ssdStateArguments(buf, args);
         SsdSplitBuffers out{args[args.size() - 2], args.back()};
         buildVulkanSsdStatesBody(b, loc, plan, in, out);
       });
@@ -172,31 +200,16 @@ static LogicalResult addSsdChunkDispatches(DispatchRewriter &rewriter,
                                            SsdChunkBuffers &chunks) {
   Type f32 = Float32Type::get(buf.x.getContext());
   int64_t numChunks = plan.numChunks();
-  SmallVector<MemRefType> temps = {
-      MemRefType::get(
-          {plan.batch, numChunks, plan.heads, plan.headDim, plan.state}, f32),
-      MemRefType::get({plan.batch, numChunks, plan.heads}, f32)};
+  SmallVector<MemRefType> temps = ssdStateTemps(plan, f32, numChunks);
   int64_t tempBytes =
       4 * (temps[0].getNumElements() + temps[1].getNumElements());
   int64_t stateWork = plan.batch * plan.heads * plan.headDim * plan.state;
 
-  SmallVector<Value> read = {buf.x, buf.dt, buf.a, buf.b};
-  if (buf.dtBias)
-    read.push_back(buf.dtBias);
-  SmallVector<Type> argTypes;
-  for (Value v : read)
-    argTypes.push_back(v.getType());
-  argTypes.append(temps.begin(), temps.end());
+  SmallVector<Value> read = ssdStateInputs(buf);
   func::FuncOp statesFn = rewriter.addDispatch(
-      "chunk_states", argTypes, plan.grid(),
+      "chunk_states", argumentTypes(read, temps), plan.grid(),
       [&](OpBuilder &b, Location loc, ValueRange args) {
-        SsdBuffers in;
-        in.x = args[0];
-        in.dt = args[1];
-        in.a = args[2];
-        in.b = args[3];
-        if (buf.dtBias)
-          in.dtBias = args[4];
+        SsdBuffers in = ssdStateArguments(buf, args);
         SsdChunkBuffers out{args[args.size() - 2], args.back()};
         if (plan.layout.cooperative)
           buildVulkanSsdCoopChunkStatesBody(b, loc, plan, in, out);
@@ -214,12 +227,8 @@ static LogicalResult addSsdChunkDispatches(DispatchRewriter &rewriter,
     carried.push_back(buf.initialState);
   if (buf.finalState)
     carried.push_back(buf.finalState);
-  SmallVector<Type> passTypes;
-  for (Value v : carried)
-    passTypes.push_back(v.getType());
-  passTypes.append(temps.begin(), temps.end());
   func::FuncOp passFn = rewriter.addDispatch(
-      "state_pass", passTypes, plan.passGrid(),
+      "state_pass", argumentTypes(carried, temps), plan.passGrid(),
       [&](OpBuilder &b, Location loc, ValueRange args) {
         Value initial = buf.initialState ? args[0] : Value();
         Value final = buf.finalState ? args[buf.initialState ? 1 : 0] : Value();

@@ -1,0 +1,243 @@
+//===- SsdCoopKernel.cpp - Mamba-2 SSD chunks on cooperative matrices ----===//
+//
+// The chunk states and chunk outputs of the parallel-chunks SSD
+// (SsdChunkedKernel.cpp) on 16x16x16 f16 cooperative matrices with f32
+// accumulators, for f16 inputs on a device that has them (`cooperative =
+// 1`); the scores pre-pass and the state pass are the SIMT ones.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common/VulkanMatrices.h"
+#include "StateSpace/Vulkan/SsdWorkgroup.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+namespace {
+
+class CoopChunkBuilder : SsdChunkWorkgroup {
+public:
+  CoopChunkBuilder(OpBuilder &builder, Location loc, const VulkanSsdPlan &plan,
+                   const SsdBuffers &buffers, const SsdChunkBuffers &temps)
+      : SsdChunkWorkgroup(builder, loc, plan, buffers, temps) {}
+
+  /// The chunk states on 16x16x16 f16 cooperative matrices: dS = (w X)^T B
+  /// with X w and B staged as f16 (the whole chunk), each subgroup's
+  /// 16 x 16 tiles of the block_p x d_state state stored through its own
+  /// f32 stage to the states temporary.
+  void buildCoopStates() {
+    begin();
+    initCoop();
+    int64_t q = l.chunk, pb = l.blockP, n = p.state;
+    dtS = allocWorkgroup(e, q);
+    aS = allocWorkgroup(e, q);
+    Value wS = allocWorkgroup(e, q);
+    Value xw = allocWorkgroupOf(e, q * pb, f16);
+    Value bh = allocWorkgroupOf(e, q * n, f16);
+    Value out = allocWorkgroupOf(e, l.numSubgroups * kTile * kTile, e.f32);
+    stageDecays();
+    Value aLast = stageStepWeights(wS);
+    forEachX(c0, len, [&](Value i, Value s, Value valid, Value x) {
+      Value v = e.select(valid, e.fmul(x, load(wS, s)), e.constF32(0.0f));
+      memref::StoreOp::create(e.b, e.fromF32(v, f16), xw, i);
+    });
+    forEachShared(e, l.threads, thread, q * n, [&](Value i) {
+      Value s = arith::DivUIOp::create(e.b, i, e.index(n));
+      Value j = arith::RemUIOp::create(e.b, i, e.index(n));
+      Value v = memref::LoadOp::create(
+          e.b, buf.b, ValueRange{batch, clampRow(e.add(c0, s)), group, j});
+      memref::StoreOp::create(e.b, v, bh, i);
+    });
+    gpu::BarrierOp::create(e.b);
+
+    // Tile k of the subgroup: index subgroup + k * subgroups of the
+    // (block_p / 16) x (d_state / 16) tiles, row-major.
+    int64_t colTiles = n / kTile;
+    int64_t perSubgroup = (pb / kTile) * colTiles / l.numSubgroups;
+    Value stage = e.mul(subgroup, e.index(kTile * kTile));
+    for (int64_t k = 0; k < perSubgroup; ++k) {
+      Value tile = e.add(subgroup, e.index(k * l.numSubgroups));
+      Value r = arith::DivUIOp::create(e.b, tile, e.index(colTiles));
+      Value c = arith::RemUIOp::create(e.b, tile, e.index(colTiles));
+      Value acc = gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType,
+                                                           e.constF32(0.0f));
+      for (int64_t s = 0; s < q / kTile; ++s) {
+        // (X w)^T: column-major view of the staged [steps, block_p] X w.
+        Value a =
+            loadMatrix(e, aType, xw,
+                       e.add(e.index(s * kTile * pb), e.mul(r, e.index(kTile))),
+                       pb, /*transpose=*/true);
+        Value bm =
+            loadMatrix(e, bType, bh,
+                       e.add(e.index(s * kTile * n), e.mul(c, e.index(kTile))),
+                       n, /*transpose=*/false);
+        acc = gpu::SubgroupMmaComputeOp::create(e.b, a, bm, acc, UnitAttr(),
+                                                UnitAttr());
+      }
+      gpu::SubgroupMmaStoreMatrixOp::create(e.b, acc, out, ValueRange{stage},
+                                            e.b.getIndexAttr(kTile),
+                                            UnitAttr());
+      gpu::BarrierOp::create(e.b);
+      for (int64_t m = 0; m < kTile * kTile / l.subgroupSize; ++m) {
+        Value i = e.add(lane, e.index(m * l.subgroupSize));
+        Value row = e.add(e.mul(r, e.index(kTile)),
+                          arith::DivUIOp::create(e.b, i, e.index(kTile)));
+        Value col = e.add(p0, row);
+        Value j = e.add(e.mul(c, e.index(kTile)),
+                        arith::RemUIOp::create(e.b, i, e.index(kTile)));
+        Value v = load(out, e.add(stage, i));
+        emitIf(e, lt(col, e.index(p.headDim)), [&] {
+          memref::StoreOp::create(e.b, v, temps.states,
+                                  ValueRange{batch, chunk, head, col, j});
+        });
+      }
+      gpu::BarrierOp::create(e.b);
+    }
+    storeLogDecay(aLast);
+  }
+
+  /// The chunk outputs on cooperative matrices: Y = M X + (exp(a) C)
+  /// S_prev^T with M, X, exp(a) C and the state staged as f16 (C and the
+  /// state in n-chunks of block_n), f32 accumulators stored to a staged Y
+  /// that the threads finish (D, gate) and store.
+  void buildCoopOutputs() {
+    begin();
+    initCoop();
+    loadSkip();
+    int64_t q = l.chunk, pb = l.blockP, bn = l.blockN;
+    Value xh = allocWorkgroupOf(e, q * pb, f16);
+    Value mh = allocWorkgroupOf(e, q * q, f16);
+    Value ch = allocWorkgroupOf(e, q * bn, f16);
+    Value sh = allocWorkgroupOf(e, pb * bn, f16);
+    Value yS = allocWorkgroupOf(e, q * pb, e.f32);
+    dtS = allocWorkgroup(e, q);
+    aS = allocWorkgroup(e, q);
+    eaS = allocWorkgroup(e, q);
+    forEachX(c0, len, [&](Value i, Value, Value valid, Value x) {
+      memref::StoreOp::create(
+          e.b, e.fromF32(e.select(valid, x, e.constF32(0.0f)), f16), xh, i);
+    });
+    stageDecays();
+    forEachScoreWeight(chunk, [&](Value i, Value, Value, Value m,
+                                  Value causal) {
+      memref::StoreOp::create(
+          e.b, e.fromF32(e.select(causal, m, e.constF32(0.0f)), f16), mh, i);
+    });
+    stageExpDecays();
+    gpu::BarrierOp::create(e.b);
+
+    // The subgroup's tiles: subgroup + k * subgroups of the (chunk / 16) x
+    // (block_p / 16) tiles of Y, row-major.
+    int64_t colTiles = pb / kTile;
+    int64_t perSubgroup = (q / kTile) * colTiles / l.numSubgroups;
+    SmallVector<Value> rows, cols, acc;
+    for (int64_t k = 0; k < perSubgroup; ++k) {
+      Value tile = e.add(subgroup, e.index(k * l.numSubgroups));
+      rows.push_back(arith::DivUIOp::create(e.b, tile, e.index(colTiles)));
+      cols.push_back(arith::RemUIOp::create(e.b, tile, e.index(colTiles)));
+      Value a = gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType,
+                                                         e.constF32(0.0f));
+      // M is 0 above the diagonal: its tiles there add nothing.
+      for (int64_t s = 0; s < q / kTile; ++s) {
+        Value mm = loadMatrix(
+            e, aType, mh,
+            e.add(e.mul(rows[k], e.index(kTile * q)), e.index(s * kTile)), q,
+            /*transpose=*/false);
+        Value xm = loadMatrix(
+            e, bType, xh,
+            e.add(e.index(s * kTile * pb), e.mul(cols[k], e.index(kTile))), pb,
+            /*transpose=*/false);
+        a = gpu::SubgroupMmaComputeOp::create(e.b, mm, xm, a, UnitAttr(),
+                                              UnitAttr());
+      }
+      acc.push_back(a);
+    }
+    for (int64_t n0 = 0; n0 < p.state; n0 += bn) {
+      // exp(a_t) C_t (f16) and the state before the chunk (f16).
+      forEachShared(e, l.threads, thread, q * bn, [&](Value i) {
+        Value t = arith::DivUIOp::create(e.b, i, e.index(bn));
+        Value j = arith::RemUIOp::create(e.b, i, e.index(bn));
+        Value cv = e.toF32(
+            memref::LoadOp::create(e.b, buf.c,
+                                   ValueRange{batch, clampRow(e.add(c0, t)),
+                                              group, e.add(e.index(n0), j)}));
+        memref::StoreOp::create(e.b, e.fromF32(e.fmul(cv, load(eaS, t)), f16),
+                                ch, i);
+      });
+      forEachShared(e, l.threads, thread, pb * bn, [&](Value i) {
+        Value c = arith::DivUIOp::create(e.b, i, e.index(bn));
+        Value j = arith::RemUIOp::create(e.b, i, e.index(bn));
+        Value sv = memref::LoadOp::create(
+            e.b, temps.states,
+            ValueRange{batch, chunk, head,
+                       e.min(e.add(p0, c), e.index(p.headDim - 1)),
+                       e.add(e.index(n0), j)});
+        memref::StoreOp::create(e.b, e.fromF32(sv, f16), sh, i);
+      });
+      gpu::BarrierOp::create(e.b);
+      for (int64_t k = 0; k < perSubgroup; ++k)
+        for (int64_t s = 0; s < bn / kTile; ++s) {
+          Value cm = loadMatrix(
+              e, aType, ch,
+              e.add(e.mul(rows[k], e.index(kTile * bn)), e.index(s * kTile)),
+              bn, /*transpose=*/false);
+          // S^T: column-major view of the staged [block_p, block_n] state.
+          Value sm = loadMatrix(
+              e, bType, sh,
+              e.add(e.mul(cols[k], e.index(kTile * bn)), e.index(s * kTile)),
+              bn, /*transpose=*/true);
+          acc[k] = gpu::SubgroupMmaComputeOp::create(e.b, cm, sm, acc[k],
+                                                     UnitAttr(), UnitAttr());
+        }
+      gpu::BarrierOp::create(e.b);
+    }
+    for (int64_t k = 0; k < perSubgroup; ++k) {
+      Value offset = e.add(e.mul(rows[k], e.index(kTile * pb)),
+                           e.mul(cols[k], e.index(kTile)));
+      gpu::SubgroupMmaStoreMatrixOp::create(e.b, acc[k], yS, ValueRange{offset},
+                                            e.b.getIndexAttr(pb), UnitAttr());
+    }
+    gpu::BarrierOp::create(e.b);
+
+    forEachShared(e, l.threads, thread, q * pb, [&](Value i) {
+      Value t = arith::DivUIOp::create(e.b, i, e.index(pb));
+      Value c = arith::RemUIOp::create(e.b, i, e.index(pb));
+      Value col = e.add(p0, c);
+      Value inside =
+          arith::AndIOp::create(e.b, lt(t, len), lt(col, e.index(p.headDim)));
+      emitIf(e, inside, [&] {
+        storeOutput(c0, t, col, load(yS, i),
+                    [&] { return e.toF32(load(xh, i)); });
+      });
+    });
+  }
+
+private:
+  /// The matrix types and this thread's subgroup and lane.
+  void initCoop() {
+    f16 = Float16Type::get(e.b.getContext());
+    aType = gpu::MMAMatrixType::get({kTile, kTile}, f16, "AOp");
+    bType = gpu::MMAMatrixType::get({kTile, kTile}, f16, "BOp");
+    cType = gpu::MMAMatrixType::get({kTile, kTile}, e.f32, "COp");
+    subgroup = arith::DivUIOp::create(e.b, thread, e.index(l.subgroupSize));
+    lane = arith::RemUIOp::create(e.b, thread, e.index(l.subgroupSize));
+  }
+  static constexpr int64_t kTile = 16;
+  Type f16;
+  gpu::MMAMatrixType aType, bType, cType;
+  Value subgroup, lane;
+};
+
+} // namespace
+
+void mlir::ejk::buildVulkanSsdCoopChunkStatesBody(
+    OpBuilder &b, Location loc, const VulkanSsdPlan &plan,
+    const SsdBuffers &buffers, const SsdChunkBuffers &chunks) {
+  CoopChunkBuilder(b, loc, plan, buffers, chunks).buildCoopStates();
+}
+
+void mlir::ejk::buildVulkanSsdCoopChunkOutputsBody(
+    OpBuilder &b, Location loc, const VulkanSsdPlan &plan,
+    const SsdBuffers &buffers, const SsdChunkBuffers &chunks) {
+  CoopChunkBuilder(b, loc, plan, buffers, chunks).buildCoopOutputs();
+}
