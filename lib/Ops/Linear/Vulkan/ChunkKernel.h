@@ -17,7 +17,7 @@
 #include "Linear/HeadDecay.h"
 #include "Linear/Sequences.h"
 #include "Linear/Vulkan/ChunkParallel.h"
-#include "StateSpace/Vulkan/Kernels.h"
+#include "Linear/Vulkan/SlotKernel.h"
 
 #include "ejk/Ops/Linear/Config.h"
 
@@ -63,35 +63,17 @@ struct Temporaries {
 };
 
 /// What the three kernels share.
-class ChunkKernel {
+class ChunkKernel : public SlotKernel<GlaProblem, VulkanGlaChunkLayout,
+                                      GlaBuffers, Temporaries> {
 public:
   ChunkKernel(OpBuilder &builder, Location loc, const GlaProblem &p,
               const VulkanGlaChunkLayout &l, const GlaBuffers &buf,
               const Temporaries &tmp)
-      : e(builder, loc, 1), p(p), l(l), buf(buf), tmp(tmp) {
-    zero = e.index(0);
-    one = e.index(1);
+      : SlotKernel(builder, loc, p, l, buf, tmp) {
     mode = gateMode(p);
   }
 
 protected:
-  Value cmp(arith::CmpIPredicate pred, Value x, Value y) {
-    return arith::CmpIOp::create(e.b, pred, x, y);
-  }
-
-  Value notOf(Value x) {
-    return arith::XOrIOp::create(
-        e.b, x, arith::ConstantOp::create(e.b, e.b.getBoolAttr(true)));
-  }
-
-  Value load(Value memref, ValueRange indices) {
-    return e.toF32(memref::LoadOp::create(e.b, memref, indices));
-  }
-
-  Type outputType() {
-    return cast<MemRefType>(buf.output.getType()).getElementType();
-  }
-
   void begin() {
     thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
     head = WorkgroupIdOp::create(e.b, 1);
@@ -101,74 +83,30 @@ protected:
     colThread = arith::RemUIOp::create(e.b, thread, grid);
   }
 
-  /// clamp(cu_seqlens[i], 0, seq).
-  Value cuEntry(Value i) {
-    return emitSequenceEdge(e, buf.cuSeqlens, i, p.seq);
-  }
-
-  /// start, end and batchIdx of sequence `n`.
-  void sequenceBounds(Value n) {
-    if (!p.packed) {
-      batchIdx = n;
-      start = zero;
-      end = e.index(p.seq);
-    } else {
-      batchIdx = zero;
-      start = cuEntry(n);
-      end = e.max(cuEntry(e.add(n, one)), start);
-    }
-    seqLen = e.sub(end, start);
-  }
-
-  /// The first slot of sequence `n` (after sequenceBounds(n)).
-  Value baseSlot(Value n) {
-    if (!p.packed)
-      return e.mul(n, e.index(maxChunks(p, l)));
-    return e.add(e.div(start, e.index(l.chunk)), n);
-  }
-
-  Value chunkCount() {
-    return e.div(e.add(seqLen, e.index(l.chunk - 1)), e.index(l.chunk));
-  }
-
   /// Runs `body` with seqId, the sequence's bounds, the chunk c0 (first
   /// scan index) and len (its steps) of `slot`, when the slot holds a
-  /// chunk. Packed slots find their sequence by binary search over the
-  /// (non-decreasing) first slots of the sequences.
+  /// chunk.
   void withChunkOfSlot(Value slot, function_ref<void()> body) {
+    chunkIndex = locateSlot(slot);
     if (!p.packed) {
-      seqId = e.div(slot, e.index(maxChunks(p, l)));
-      sequenceBounds(seqId);
-      chunkIndex = e.sub(slot, baseSlot(seqId));
       chunkBody(body);
       return;
     }
-    // The last n in [0, N) with baseSlot(n) <= slot.
-    Value lo = zero, hi = e.index(p.numSeqs);
-    int64_t steps = 0;
-    for (int64_t span = p.numSeqs; span > 0; span /= 2)
-      ++steps;
-    SmallVector<Value> range = e.forLoop(
-        zero, e.index(steps + 1), one, {lo, hi},
-        [&](Value, ValueRange bounds) -> SmallVector<Value> {
-          Value low = bounds[0], high = bounds[1];
-          // mid = ceil((low + high) / 2), probing while low < high - 1.
-          Value mid = e.div(e.add(e.add(low, high), one), e.index(2));
-          Value probe = e.min(mid, e.index(p.numSeqs - 1));
-          Value base = e.add(e.div(cuEntry(probe), e.index(l.chunk)), probe);
-          Value open = cmp(arith::CmpIPredicate::slt, e.add(low, one), high);
-          Value fits = arith::AndIOp::create(
-              e.b, open, cmp(arith::CmpIPredicate::sle, base, slot));
-          Value shrink = arith::AndIOp::create(e.b, open, notOf(fits));
-          return {e.select(fits, mid, low), e.select(shrink, mid, high)};
-        });
-    seqId = range[0];
-    sequenceBounds(seqId);
-    chunkIndex = e.sub(slot, baseSlot(seqId));
-    Value inside = arith::AndIOp::create(
-        e.b, cmp(arith::CmpIPredicate::sge, chunkIndex, zero),
-        cmp(arith::CmpIPredicate::slt, chunkIndex, chunkCount()));
-    emitIf(e, inside, [&] { chunkBody(body); });
+    emitIf(e, slotInSequence(chunkIndex), [&] { chunkBody(body); });
+  }
+
+  /// The outputs' workgroup: V block z (from v0) of chunk slot x, `body`
+  /// where the slot holds a chunk; with cu_seqlens the filler slot past the
+  /// last zeroes the steps outside every sequence.
+  void withOutputChunk(function_ref<void()> body) {
+    Value slot = WorkgroupIdOp::create(e.b, 0);
+    v0 = e.mul(WorkgroupIdOp::create(e.b, 2), e.index(l.blockV));
+    if (p.packed) {
+      Value filler =
+          cmp(arith::CmpIPredicate::eq, slot, e.index(numSlots(p, l)));
+      emitIf(e, filler, [&] { zeroUncovered(v0, l.blockV); });
+    }
+    withChunkOfSlot(slot, body);
   }
 
   void chunkBody(function_ref<void()> body) {
@@ -177,17 +115,6 @@ protected:
     if (p.hasGamma())
       gamma = loadGamma();
     body();
-  }
-
-  /// The step of scan index `i` of the sequence.
-  Value rowOf(Value i) {
-    return p.reverse ? e.sub(e.sub(end, one), i) : e.add(start, i);
-  }
-
-  /// The step of chunk step `t` (clamped into the chunk: rows past it read
-  /// its last step, and callers mask them).
-  Value chunkRow(Value t) {
-    return rowOf(e.add(c0, e.min(t, e.sub(len, one))));
   }
 
   /// The head's constant log decay (GammaForm).
@@ -424,34 +351,6 @@ protected:
                                  e.constF32(bound));
   }
 
-  /// Zeroes the output steps outside every sequence (the outputs' filler
-  /// slot; all heads and V blocks of it: the filler runs once per (head, V
-  /// block)).
-  void zeroUncovered() {
-    Value lo = cuEntry(zero);
-    Value hi = e.max(cuEntry(e.index(p.numSeqs)), lo);
-    Value width = e.index(l.blockV);
-    Value zeroValue =
-        arith::ConstantOp::create(e.b, e.b.getZeroAttr(outputType()));
-    auto fill = [&](Value from, Value to) {
-      Value total = e.mul(e.sub(to, from), width);
-      e.forLoop(zero, total, e.index(l.kThreads), [&](Value base) {
-        Value i = e.add(base, thread);
-        Value col = e.add(v0, arith::RemUIOp::create(e.b, i, width));
-        Value inside = arith::AndIOp::create(
-            e.b, cmp(arith::CmpIPredicate::slt, i, total),
-            cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
-        emitIf(e, inside, [&] {
-          Value row = e.add(from, arith::DivUIOp::create(e.b, i, width));
-          memref::StoreOp::create(e.b, zeroValue, buf.output,
-                                  ValueRange{zero, row, head, col});
-        });
-      });
-    };
-    fill(zero, lo);
-    fill(hi, e.index(p.seq));
-  }
-
   Value slot() { return e.add(baseSlot(seqId), chunkIndex); }
 
   /// The update's and the scan's thread entries: key row tk + 16 i, value
@@ -476,14 +375,8 @@ protected:
     return e.add(colThread, e.index(b * VulkanGlaChunkLayout::kGrid));
   }
 
-  Emitter e;
-  const GlaProblem &p;
-  const VulkanGlaChunkLayout &l;
-  const GlaBuffers &buf;
-  const Temporaries &tmp;
   GateMode mode;
-  Value zero, one, thread, head, kvHead, rowThread, colThread;
-  Value seqId, batchIdx, start, end, seqLen, chunkIndex, c0, len, gamma, v0;
+  Value gamma, v0;
 };
 
 /// The dispatch bodies, each at `builder`'s insertion point.

@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Linear/Vulkan/ChunkParallel.h"
+#include "Linear/Vulkan/ChunkDispatches.h"
 #include "Linear/Vulkan/ChunkKernel.h"
 
 using namespace mlir;
@@ -50,22 +51,12 @@ SmallVector<MemRefType> temporaryTypes(const GlaProblem &p,
 /// `buffers` (the main dispatch's) as the arguments `args` of another
 /// dispatch with the same leading arguments.
 GlaBuffers remap(const GlaBuffers &buffers, ValueRange args) {
-  auto at = [&](Value v) -> Value {
-    return v ? args[DispatchRewriter::argumentIndex(v)] : Value();
-  };
-  GlaBuffers out;
-  out.query = at(buffers.query);
-  out.key = at(buffers.key);
-  out.value = at(buffers.value);
-  out.g = at(buffers.g);
-  out.gk = at(buffers.gk);
-  out.gv = at(buffers.gv);
-  out.gGamma = at(buffers.gGamma);
-  out.initialState = at(buffers.initialState);
-  out.cuSeqlens = at(buffers.cuSeqlens);
-  out.output = at(buffers.output);
-  out.finalState = at(buffers.finalState);
-  return out;
+  return remapBuffers(buffers, args,
+                      {&GlaBuffers::query, &GlaBuffers::key, &GlaBuffers::value,
+                       &GlaBuffers::g, &GlaBuffers::gk, &GlaBuffers::gv,
+                       &GlaBuffers::gGamma, &GlaBuffers::initialState,
+                       &GlaBuffers::cuSeqlens, &GlaBuffers::output,
+                       &GlaBuffers::finalState});
 }
 
 Temporaries remapTemporaries(ArrayRef<Value> temps) {
@@ -237,16 +228,12 @@ LogicalResult mlir::ejk::tileVulkanGlaChunkParallel(
   int64_t vBlocks = ceilDiv(p.dimV, l.blockV);
   int64_t slots = numSlots(p, l);
 
-  using Body = void (*)(OpBuilder &, Location, const GlaProblem &,
-                        const VulkanGlaChunkLayout &, const GlaBuffers &,
-                        const Temporaries &);
-  auto build = [&](Body body) {
-    return [&, body](OpBuilder &b, Location loc, ValueRange args) {
-      GlaBuffers mapped = remap(buf, args);
-      SmallVector<Value> tempArgs(args.take_back(tempTypes.size()));
-      body(b, loc, p, l, mapped, remapTemporaries(tempArgs));
-    };
-  };
+  auto build =
+      [&](ChunkBody<GlaProblem, VulkanGlaChunkLayout, GlaBuffers, Temporaries>
+              body) {
+        return remappedBody(body, p, l, buf, remap, tempTypes.size(),
+                            remapTemporaries);
+      };
   func::FuncOp update = rewriter.addDispatch(
       "update", argTypes, {slots, p.heads, vBlocks},
       build(l.coopUpdate ? buildCoopUpdate : buildChunkUpdate));
@@ -266,15 +253,7 @@ LogicalResult mlir::ejk::tileVulkanGlaChunkParallel(
       2 * DispatchRewriter::bytesOf(mainTemps.states) +
           DispatchRewriter::bytesOf({buf.initialState, buf.finalState}));
 
-  rewriter.rewriteCallers(
-      tempTypes,
-      [&](OpBuilder &b, Location loc, DispatchOp call, ValueRange callTemps) {
-        SmallVector<Value> bindings(call.getBuffers());
-        bindings.append(callTemps.begin(), callTemps.end());
-        DispatchOp::create(b, loc, update.getSymName(), bindings);
-        DispatchOp::create(b, loc, scan.getSymName(), bindings);
-        DispatchOp::create(b, loc, call.getCallee(), bindings);
-      });
+  dispatchInOrder(rewriter, tempTypes, {update, scan});
 
   Location loc = op->getLoc();
   OpBuilder b = rewriter.replaceBody();

@@ -42,14 +42,7 @@ public:
 
   void build() {
     beginCoop();
-    Value slot = WorkgroupIdOp::create(e.b, 0);
-    v0 = e.mul(WorkgroupIdOp::create(e.b, 2), e.index(l.blockV));
-    if (p.packed) {
-      Value filler =
-          cmp(arith::CmpIPredicate::eq, slot, e.index(numSlots(p, l)));
-      emitIf(e, filler, [&] { zeroUncovered(); });
-    }
-    withChunkOfSlot(slot, [&] { outputs(); });
+    withOutputChunk([&] { outputs(); });
   }
 
 private:

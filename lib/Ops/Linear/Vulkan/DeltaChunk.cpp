@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Linear/Vulkan/DeltaChunk.h"
+#include "Linear/Vulkan/ChunkDispatches.h"
 
 #include "ejk/Ops/Linear/Config.h"
 
@@ -175,20 +176,12 @@ Temporaries remapTemporaries(ArrayRef<Value> temps) {
 /// `buffers` (the main dispatch's) as the arguments `args` of another
 /// dispatch with the same leading arguments.
 DeltaBuffers remap(const DeltaBuffers &buffers, ValueRange args) {
-  auto at = [&](Value v) -> Value {
-    return v ? args[DispatchRewriter::argumentIndex(v)] : Value();
-  };
-  DeltaBuffers out;
-  out.query = at(buffers.query);
-  out.key = at(buffers.key);
-  out.value = at(buffers.value);
-  out.beta = at(buffers.beta);
-  out.decay = at(buffers.decay);
-  out.initialState = at(buffers.initialState);
-  out.cuSeqlens = at(buffers.cuSeqlens);
-  out.output = at(buffers.output);
-  out.finalState = at(buffers.finalState);
-  return out;
+  return remapBuffers(buffers, args,
+                      {&DeltaBuffers::query, &DeltaBuffers::key,
+                       &DeltaBuffers::value, &DeltaBuffers::beta,
+                       &DeltaBuffers::decay, &DeltaBuffers::initialState,
+                       &DeltaBuffers::cuSeqlens, &DeltaBuffers::output,
+                       &DeltaBuffers::finalState});
 }
 
 } // namespace
@@ -213,15 +206,11 @@ LogicalResult mlir::ejk::tileVulkanDeltaChunkParallel(
   int64_t slots = numSlots(p, l);
   int64_t stepsHeads = p.steps() * p.heads;
 
-  using Body = void (*)(OpBuilder &, Location, const DeltaProblem &,
-                        const VulkanDeltaChunkLayout &, const DeltaBuffers &,
-                        const Temporaries &);
-  auto build = [&](Body body) {
-    return [&, body](OpBuilder &b, Location loc, ValueRange args) {
-      DeltaBuffers mapped = remap(buf, args);
-      SmallVector<Value> tempArgs(args.take_back(tempTypes.size()));
-      body(b, loc, p, l, mapped, remapTemporaries(tempArgs));
-    };
+  auto build = [&](ChunkBody<DeltaProblem, VulkanDeltaChunkLayout, DeltaBuffers,
+                             Temporaries>
+                       body) {
+    return remappedBody(body, p, l, buf, remap, tempTypes.size(),
+                        remapTemporaries);
   };
   func::FuncOp gates;
   if (p.decayed()) {
@@ -254,17 +243,7 @@ LogicalResult mlir::ejk::tileVulkanDeltaChunkParallel(
               {mainTemps.w, mainTemps.kd, mainTemps.states}) +
           2 * DispatchRewriter::bytesOf(mainTemps.u));
 
-  rewriter.rewriteCallers(
-      tempTypes,
-      [&](OpBuilder &b, Location loc, DispatchOp call, ValueRange callTemps) {
-        SmallVector<Value> bindings(call.getBuffers());
-        bindings.append(callTemps.begin(), callTemps.end());
-        if (gates)
-          DispatchOp::create(b, loc, gates.getSymName(), bindings);
-        DispatchOp::create(b, loc, prepare.getSymName(), bindings);
-        DispatchOp::create(b, loc, state.getSymName(), bindings);
-        DispatchOp::create(b, loc, call.getCallee(), bindings);
-      });
+  dispatchInOrder(rewriter, tempTypes, {gates, prepare, state});
 
   Location loc = op->getLoc();
   OpBuilder b = rewriter.replaceBody();

@@ -38,8 +38,7 @@
 
 #include "Attention/Vulkan/Scores.h"
 #include "Common/Arithmetic.h"
-#include "Linear/Sequences.h"
-#include "StateSpace/Vulkan/Kernels.h"
+#include "Linear/Vulkan/SlotKernel.h"
 
 #include "ejk/Ops/DispatchRewriter.h"
 #include "ejk/Ops/Linear/DeltaProblem.h"
@@ -107,34 +106,18 @@ inline int64_t numSlots(const DeltaProblem &p,
   return p.packed ? maxChunks(p, l) + p.numSeqs : p.batch * maxChunks(p, l);
 }
 
-/// What the kernels share: the workgroup's sequence and chunk, the steps
-/// in scan order, the thread grid.
-class Kernel {
+/// What the kernels share: the workgroup's sequence and chunk
+/// (SlotKernel.h), the steps in scan order, the thread grid.
+class Kernel : public SlotKernel<DeltaProblem, VulkanDeltaChunkLayout,
+                                 DeltaBuffers, Temporaries> {
 public:
-  Kernel(OpBuilder &builder, Location loc, const DeltaProblem &p,
-         const VulkanDeltaChunkLayout &l, const DeltaBuffers &buf,
-         const Temporaries &tmp)
-      : e(builder, loc, 1), p(p), l(l), buf(buf), tmp(tmp) {
-    zero = e.index(0);
-    one = e.index(1);
-  }
+  using SlotKernel::SlotKernel;
 
 protected:
   static constexpr int64_t G = VulkanDeltaChunkLayout::kGrid;
 
-  Value cmp(arith::CmpIPredicate pred, Value x, Value y) {
-    return arith::CmpIOp::create(e.b, pred, x, y);
-  }
   Value lt(Value x, Value y) { return cmp(arith::CmpIPredicate::slt, x, y); }
   Value andI(Value x, Value y) { return arith::AndIOp::create(e.b, x, y); }
-  Value notOf(Value x) {
-    return arith::XOrIOp::create(
-        e.b, x, arith::ConstantOp::create(e.b, e.b.getBoolAttr(true)));
-  }
-  /// A load converted to f32.
-  Value load(Value memref, ValueRange indices) {
-    return e.toF32(memref::LoadOp::create(e.b, memref, indices));
-  }
   void store(Value value, Value memref, ValueRange indices) {
     memref::StoreOp::create(e.b, value, memref, indices);
   }
@@ -167,34 +150,24 @@ protected:
     colThread = urem(thread, G);
   }
 
-  /// clamp(cu_seqlens[i], 0, seq).
-  Value cuEntry(Value i) {
-    return emitSequenceEdge(e, buf.cuSeqlens, i, p.seq);
-  }
+  /// The thread's rows and columns of the chunk (16 a + rowThread, 16 b +
+  /// colThread).
+  Value row(int64_t a) { return e.add(rowThread, e.index(a * G)); }
+  Value col(int64_t b) { return e.add(colThread, e.index(b * G)); }
 
-  /// start, end, seqLen and batchIdx of sequence `n`.
-  void sequenceBounds(Value n) {
-    if (!p.packed) {
-      batchIdx = n;
-      start = zero;
-      end = e.index(p.seq);
-    } else {
-      batchIdx = zero;
-      start = cuEntry(n);
-      end = e.max(cuEntry(e.add(n, one)), start);
+  /// Column kk of the thread's rows (`byColumn`: its columns) of `tile`, a
+  /// [chunk, width] stage in shared memory, into `values`, and of
+  /// `gateTile` (when given) into `gates`.
+  void loadTileColumn(Value tile, Value gateTile, bool byColumn, int64_t width,
+                      int64_t kk, SmallVectorImpl<Value> &values,
+                      SmallVectorImpl<Value> &gates) {
+    for (int64_t a = 0; a < l.cPer; ++a) {
+      Value idx =
+          e.add(e.mul(byColumn ? col(a) : row(a), e.index(width)), e.index(kk));
+      values.push_back(memref::LoadOp::create(e.b, tile, idx));
+      if (gateTile)
+        gates.push_back(memref::LoadOp::create(e.b, gateTile, idx));
     }
-    seqLen = e.sub(end, start);
-  }
-
-  /// The first slot of sequence `n` (after sequenceBounds(n)).
-  Value baseSlot(Value n) {
-    if (!p.packed)
-      return e.mul(n, e.index(maxChunks(p, l)));
-    return e.add(e.div(start, e.index(l.chunk)), n);
-  }
-
-  Value chunkCount() {
-    return e.div(e.add(seqLen, e.index(l.chunk - 1)), e.index(l.chunk));
   }
 
   /// Sets chunk (its index in the sequence), c0, len and slot.
@@ -206,55 +179,14 @@ protected:
   }
 
   /// Runs `body` with the sequence and chunk of `slotId` when the slot
-  /// holds a chunk. Packed slots find their sequence by binary search over
-  /// the (non-decreasing) first slots of the sequences.
+  /// holds a chunk.
   void withChunkOfSlot(Value slotId, function_ref<void()> body) {
-    if (!p.packed) {
-      seqId = e.div(slotId, e.index(maxChunks(p, l)));
-      sequenceBounds(seqId);
-      Value index = e.sub(slotId, baseSlot(seqId));
-      emitIf(e, lt(index, chunkCount()), [&] {
-        setChunk(index);
-        body();
-      });
-      return;
-    }
-    // The last n in [0, N) with baseSlot(n) <= slot.
-    int64_t rounds = 1;
-    for (int64_t span = p.numSeqs; span > 0; span /= 2)
-      ++rounds;
-    SmallVector<Value> range = e.forLoop(
-        zero, e.index(rounds), one, {zero, e.index(p.numSeqs)},
-        [&](Value, ValueRange bounds) -> SmallVector<Value> {
-          Value low = bounds[0], high = bounds[1];
-          Value mid = e.div(e.add(e.add(low, high), one), e.index(2));
-          Value probe = e.min(mid, e.index(p.numSeqs - 1));
-          Value base = e.add(e.div(cuEntry(probe), e.index(l.chunk)), probe);
-          Value open = lt(e.add(low, one), high);
-          Value fits = andI(open, cmp(arith::CmpIPredicate::sle, base, slotId));
-          Value shrink = andI(open, notOf(fits));
-          return {e.select(fits, mid, low), e.select(shrink, mid, high)};
-        });
-    seqId = range[0];
-    sequenceBounds(seqId);
-    Value index = e.sub(slotId, baseSlot(seqId));
-    Value inside = andI(cmp(arith::CmpIPredicate::sge, index, zero),
-                        lt(index, chunkCount()));
+    Value index = locateSlot(slotId);
+    Value inside = p.packed ? slotInSequence(index) : lt(index, chunkCount());
     emitIf(e, inside, [&] {
       setChunk(index);
       body();
     });
-  }
-
-  /// The step of scan index `i` of the sequence.
-  Value rowOf(Value i) {
-    return p.reverse ? e.sub(e.sub(end, one), i) : e.add(start, i);
-  }
-
-  /// The step of chunk step `t`, clamped into the chunk (rows past it read
-  /// its last step; callers mask them).
-  Value chunkRow(Value t) {
-    return rowOf(e.add(c0, e.min(t, e.sub(len, one))));
   }
 
   /// B of chunk step `t` (clamped into the chunk) at key `k` (ignored per
@@ -302,17 +234,7 @@ protected:
     }
   }
 
-  Type outputType() {
-    return cast<MemRefType>(buf.output.getType()).getElementType();
-  }
-
-  Emitter e;
-  const DeltaProblem &p;
-  const VulkanDeltaChunkLayout &l;
-  const DeltaBuffers &buf;
-  const Temporaries &tmp;
-  Value zero, one, thread, head, kvHead, rowThread, colThread;
-  Value seqId, batchIdx, start, end, seqLen, chunkIndex, c0, len, slot;
+  Value slot;
 };
 
 /// The dispatch bodies, each at `builder`'s insertion point.

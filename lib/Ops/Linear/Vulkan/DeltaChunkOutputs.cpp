@@ -36,37 +36,11 @@ public:
     v0 = e.mul(WorkgroupIdOp::create(e.b, 2), e.index(l.outBlockV));
     if (p.packed)
       emitIf(e, cmp(arith::CmpIPredicate::eq, slotId, e.index(numSlots(p, l))),
-             [&] { zeroUncovered(); });
+             [&] { zeroUncovered(v0, l.outBlockV); });
     withChunkOfSlot(slotId, [&] { outputs(); });
   }
 
 private:
-  Value row(int64_t a) { return e.add(rowThread, e.index(a * G)); }
-  Value col(int64_t b) { return e.add(colThread, e.index(b * G)); }
-
-  /// Zeroes the steps outside every sequence (the filler slot, once per
-  /// (head, V block)).
-  void zeroUncovered() {
-    Value lo = cuEntry(zero);
-    Value hi = e.max(cuEntry(e.index(p.numSeqs)), lo);
-    Value width = e.index(l.outBlockV);
-    Value zeroValue =
-        arith::ConstantOp::create(e.b, e.b.getZeroAttr(outputType()));
-    auto fill = [&](Value from, Value to) {
-      Value total = e.mul(e.sub(to, from), width);
-      e.forLoop(zero, total, e.index(l.kThreads), [&](Value base) {
-        Value i = e.add(base, thread);
-        Value c = e.add(v0, urem(i, l.outBlockV));
-        emitIf(e, andI(lt(i, total), lt(c, e.index(p.dimV))), [&] {
-          store(zeroValue, buf.output,
-                {zero, e.add(from, udiv(i, l.outBlockV)), head, c});
-        });
-      });
-    };
-    fill(zero, lo);
-    fill(hi, e.index(p.seq));
-  }
-
   void outputs() {
     int64_t C = l.chunk, kt = VulkanDeltaChunkLayout::kTile;
     int64_t bv = l.outBlockV;
@@ -124,18 +98,8 @@ private:
           SmallVector<Value> next(accIn.begin(), accIn.end());
           for (int64_t kk = 0; kk < kt; ++kk) {
             SmallVector<Value> qs, ks, qb, kb2, ss;
-            for (int64_t a = 0; a < l.cPer; ++a) {
-              Value idx = e.add(e.mul(row(a), e.index(kt)), e.index(kk));
-              qs.push_back(memref::LoadOp::create(e.b, qTile, idx));
-              if (bTile)
-                qb.push_back(memref::LoadOp::create(e.b, bTile, idx));
-            }
-            for (int64_t b = 0; b < l.cPer; ++b) {
-              Value idx = e.add(e.mul(col(b), e.index(kt)), e.index(kk));
-              ks.push_back(memref::LoadOp::create(e.b, kTile, idx));
-              if (bTile)
-                kb2.push_back(memref::LoadOp::create(e.b, bTile, idx));
-            }
+            loadTileColumn(qTile, bTile, /*byColumn=*/false, kt, kk, qs, qb);
+            loadTileColumn(kTile, bTile, /*byColumn=*/true, kt, kk, ks, kb2);
             for (int64_t j = 0; j < l.outVPer; ++j)
               ss.push_back(memref::LoadOp::create(
                   e.b, rowTile, e.add(e.index(kk * bv), col(j))));

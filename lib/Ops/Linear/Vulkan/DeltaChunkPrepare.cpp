@@ -90,18 +90,8 @@ private:
           SmallVector<Value> next(accIn.begin(), accIn.end());
           for (int64_t kk = 0; kk < kt; ++kk) {
             SmallVector<Value> kr, kc, br, bc;
-            for (int64_t a = 0; a < l.cPer; ++a) {
-              Value idx = e.add(e.mul(row(a), e.index(kt)), e.index(kk));
-              kr.push_back(memref::LoadOp::create(e.b, kTile, idx));
-              if (bTile)
-                br.push_back(memref::LoadOp::create(e.b, bTile, idx));
-            }
-            for (int64_t b = 0; b < l.cPer; ++b) {
-              Value idx = e.add(e.mul(col(b), e.index(kt)), e.index(kk));
-              kc.push_back(memref::LoadOp::create(e.b, kTile, idx));
-              if (bTile)
-                bc.push_back(memref::LoadOp::create(e.b, bTile, idx));
-            }
+            loadTileColumn(kTile, bTile, /*byColumn=*/false, kt, kk, kr, br);
+            loadTileColumn(kTile, bTile, /*byColumn=*/true, kt, kk, kc, bc);
             // Column blocks past the row block lie above the diagonal
             // (s >= 16 b > 16 a + 15 >= t): never computed.
             for (int64_t a = 0; a < l.cPer; ++a)
@@ -164,9 +154,6 @@ private:
         emitIf(e, lt(j, e.index(columns)), [&] { solveColumn(j); });
     }
   }
-
-  Value row(int64_t a) { return e.add(rowThread, e.index(a * G)); }
-  Value col(int64_t b) { return e.add(colThread, e.index(b * G)); }
 
   /// Column `j` of [K~ | V] by blocks of 16 rows: a block's right-hand
   /// side, minus A times the earlier blocks (read back from the thread's own

@@ -32,6 +32,7 @@
 #include "Linear/Sequences.h"
 #include "Linear/Vulkan/ChunkParallel.h"
 #include "Linear/Vulkan/Gla.h"
+#include "Linear/Vulkan/SlotKernel.h"
 #include "StateSpace/Vulkan/Kernels.h"
 
 #include "ejk/Ops/Linear/Config.h"
@@ -65,7 +66,10 @@ public:
     }
     batchIdx = zero;
     Value filler = cmp(arith::CmpIPredicate::eq, seqId, e.index(p.numSeqs));
-    emitIf(e, filler, [&] { zeroUncovered(); });
+    emitIf(e, filler, [&] {
+      emitZeroUncovered(e, p, buf, zero, thread, l.threads, batchIdx, head, v0,
+                        l.blockV);
+    });
     emitIf(
         e,
         arith::XOrIOp::create(
@@ -89,33 +93,6 @@ private:
 
   Type outputType() {
     return cast<MemRefType>(buf.output.getType()).getElementType();
-  }
-
-  /// Zeroes this workgroup's (head, v block) of the steps outside every
-  /// sequence: before clamp(cu[0]) and from clamp(cu[N]) on.
-  void zeroUncovered() {
-    Value lo = cuEntry(zero);
-    Value hi = e.max(cuEntry(e.index(p.numSeqs)), lo);
-    Value width = e.index(l.blockV);
-    Value zeroValue =
-        arith::ConstantOp::create(e.b, e.b.getZeroAttr(outputType()));
-    auto fill = [&](Value from, Value to) {
-      Value total = e.mul(e.sub(to, from), width);
-      e.forLoop(zero, total, e.index(l.threads), [&](Value base) {
-        Value i = e.add(base, thread);
-        Value col = e.add(v0, arith::RemUIOp::create(e.b, i, width));
-        Value inside = arith::AndIOp::create(
-            e.b, cmp(arith::CmpIPredicate::slt, i, total),
-            cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
-        emitIf(e, inside, [&] {
-          Value row = e.add(from, arith::DivUIOp::create(e.b, i, width));
-          memref::StoreOp::create(e.b, zeroValue, buf.output,
-                                  ValueRange{batchIdx, row, head, col});
-        });
-      });
-    };
-    fill(zero, lo);
-    fill(hi, e.index(p.seq));
   }
 
   /// The step of index `i` (in scan order) of the sequence.
