@@ -46,6 +46,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
+#include <tuple>
 
 namespace mlir::ejk {
 
@@ -168,6 +169,28 @@ protected:
       if (gateTile)
         gates.push_back(memref::LoadOp::create(e.b, gateTile, idx));
     }
+  }
+
+  /// The loop over tiles of `kt` keys: `body` with the tile's first key k0
+  /// and the accumulators, from `inits`.
+  SmallVector<Value>
+  forKeyTiles(int64_t kt, ValueRange inits,
+              function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+    return e.forLoop(zero, e.index(ceilDiv(p.dimK, kt)), one, inits,
+                     [&](Value kb, ValueRange accIn) -> SmallVector<Value> {
+                       Value k0 = e.mul(kb, e.index(kt));
+                       return body(k0, accIn);
+                     });
+  }
+
+  /// Element i of a [chunk, kt] stage of keys from k0: its chunk step t,
+  /// key k and whether both lie inside the chunk and head_dim_k.
+  std::tuple<Value, Value, Value> keyTileElement(Value i, Value k0,
+                                                 int64_t kt) {
+    Value t = udiv(i, kt);
+    Value k = e.add(k0, urem(i, kt));
+    Value valid = andI(lt(t, len), lt(k, e.index(p.dimK)));
+    return {t, k, valid};
   }
 
   /// Sets chunk (its index in the sequence), c0, len and slot.

@@ -60,14 +60,11 @@ private:
 
     int64_t nA = l.cPer * l.cPer, nO = l.cPer * l.outVPer;
     SmallVector<Value> inits(nA + nO + 2 * l.cPer, zeroF());
-    SmallVector<Value> acc = e.forLoop(
-        zero, e.index(ceilDiv(p.dimK, kt)), one, inits,
-        [&](Value kb, ValueRange accIn) -> SmallVector<Value> {
-          Value k0 = e.mul(kb, e.index(kt));
+    SmallVector<Value> acc = forKeyTiles(
+        kt, inits, [&](Value k0, ValueRange accIn) -> SmallVector<Value> {
           Staged keys = loadStaged(C * kt, [&](Value i) -> SmallVector<Value> {
-            Value t = udiv(i, kt);
-            Value k = e.add(k0, urem(i, kt));
-            Value valid = andI(lt(t, len), lt(k, e.index(p.dimK)));
+            Value t, k, valid;
+            std::tie(t, k, valid) = keyTileElement(i, k0, kt);
             Value r = chunkRow(t);
             SmallVector<Value> out = {
                 orZero(valid, load(buf.query, {batchIdx, r, head, clampK(k)})),

@@ -66,14 +66,11 @@ private:
 
     int64_t nA = l.cPer * l.cPer;
     SmallVector<Value> inits(nA + 2 * l.cPer, zeroF());
-    SmallVector<Value> acc = e.forLoop(
-        zero, e.index(ceilDiv(p.dimK, kt)), one, inits,
-        [&](Value kb, ValueRange accIn) -> SmallVector<Value> {
-          Value k0 = e.mul(kb, e.index(kt));
+    SmallVector<Value> acc = forKeyTiles(
+        kt, inits, [&](Value k0, ValueRange accIn) -> SmallVector<Value> {
           Staged keys = loadStaged(C * kt, [&](Value i) -> SmallVector<Value> {
-            Value t = udiv(i, kt);
-            Value k = e.add(k0, urem(i, kt));
-            Value valid = andI(lt(t, len), lt(k, e.index(p.dimK)));
+            Value t, k, valid;
+            std::tie(t, k, valid) = keyTileElement(i, k0, kt);
             SmallVector<Value> out = {orZero(
                 valid,
                 load(buf.key, {batchIdx, chunkRow(t), kvHead, clampK(k)}))};
