@@ -23,6 +23,7 @@
 #include "Linear/Vulkan/ChunkParallel.h"
 #include "Linear/Vulkan/ChunkDispatches.h"
 #include "Linear/Vulkan/ChunkKernel.h"
+#include "Linear/Vulkan/ChunkLayout.h"
 
 using namespace mlir;
 using namespace mlir::ejk;
@@ -85,19 +86,12 @@ std::optional<VulkanGlaChunkLayout> VulkanGlaChunkLayout::compute(
            << GlaConfig::kChunkParallel << "' = 1";
     return std::nullopt;
   }
-  if (blockV < kGrid || blockV % kGrid != 0) {
-    reason << "'" << GlaConfig::kBlockV << "' (" << blockV
-           << ") must be a positive multiple of " << kGrid << " with '"
-           << GlaConfig::kChunkParallel << "' = 1";
+  std::optional<VulkanGlaChunkLayout> grid =
+      gridLayout<VulkanGlaChunkLayout>(p.dimK, chunk, blockV, reason);
+  if (!grid)
     return std::nullopt;
-  }
-  VulkanGlaChunkLayout l;
-  l.chunk = chunk;
-  l.blockV = blockV;
+  VulkanGlaChunkLayout l = *grid;
   l.subgroupSize = std::max<unsigned>(1, target.subgroupSize);
-  l.kPer = ceilDiv(std::max<int64_t>(1, p.dimK), kGrid);
-  l.vPer = blockV / kGrid;
-  l.cPer = chunk / kGrid;
   if (p.dimK > kThreads) {
     reason << "head_dim_k (" << p.dimK << ") exceeds the " << kThreads
            << " threads of the chunk-parallel kernel";

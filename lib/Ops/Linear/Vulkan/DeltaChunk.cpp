@@ -10,6 +10,7 @@
 
 #include "Linear/Vulkan/DeltaChunk.h"
 #include "Linear/Vulkan/ChunkDispatches.h"
+#include "Linear/Vulkan/ChunkLayout.h"
 
 #include "ejk/Ops/Linear/Config.h"
 
@@ -27,18 +28,11 @@ VulkanDeltaChunkLayout::compute(const DeltaProblem &p, int64_t chunk,
            << kMaxChunk << "] with '" << GlaConfig::kChunkParallel << "' = 1";
     return std::nullopt;
   }
-  if (blockV < kGrid || blockV % kGrid != 0) {
-    reason << "'" << GlaConfig::kBlockV << "' (" << blockV
-           << ") must be a positive multiple of " << kGrid << " with '"
-           << GlaConfig::kChunkParallel << "' = 1";
+  std::optional<VulkanDeltaChunkLayout> grid =
+      gridLayout<VulkanDeltaChunkLayout>(p.dimK, chunk, blockV, reason);
+  if (!grid)
     return std::nullopt;
-  }
-  VulkanDeltaChunkLayout l;
-  l.chunk = chunk;
-  l.blockV = blockV;
-  l.kPer = ceilDiv(std::max<int64_t>(1, p.dimK), kGrid);
-  l.vPer = blockV / kGrid;
-  l.cPer = chunk / kGrid;
+  VulkanDeltaChunkLayout l = *grid;
   for (auto [what, n] :
        {std::pair<StringRef, int64_t>{"state", l.kPer * l.vPer},
         {"new-value", l.cPer * l.vPer}})
