@@ -18,10 +18,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <iterator>
 #include <optional>
 
 namespace ejk::runtime {
