@@ -108,7 +108,7 @@ func.func @ssd(%x: tensor<1x2048x32x64xf32>, %dt: tensor<1x2048x32xf32>, %A: ten
 // CHECK-LABEL: func.func private @tail_dispatch_0_state_pass(%{{.*}}: memref<1x4x6x40x24xf32>, %{{.*}}: memref<1x4x6xf32>)
 // CHECK-SAME: ejk.grid = array<i64: 4, 6, 1>
 // CHECK: arith.cmpi slt, %{{.*}}, %c960
-// CHECK: scf.for %{{.*}} = %c0 to %c4{{.*}} step %c4 iter_args
+// CHECK: scf.for %{{.*}} = %c0 to %c4{{.*}} step %c4{{.*}} iter_args
 // CHECK-LABEL: func.func private @tail_dispatch_0(
 // CHECK-SAME: ejk.grid = array<i64: 2, 24, 1>
 // CHECK: scf.for %{{.*}} = %c0 to %c24 step %c8
