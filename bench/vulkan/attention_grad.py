@@ -28,7 +28,10 @@ sys.path.insert(0, HERE)
 import ejk_runtime  # noqa: E402  (beside this script here and there)
 
 
-# name: (B, S, H, Hkv, D, dtype, causal, config or None)
+# name: (B, S, H, Hkv, D, dtype, causal, config or None[, lengths]).
+# `lengths`: "padding" (a [B, S] padding_mask, about a quarter of the
+# tokens padded, seed 1) or per-batch sequence lengths (cum_seqlens_q and
+# cum_seqlens_k both, ejKernel's padded layout).
 def variants():
     return {
         "gfa_d128_bwd": (4, 2048, 16, 16, 128, "f16", False, None),
@@ -56,21 +59,38 @@ def variants():
         "chk_bf16": (1, 200, 4, 4, 128, "bf16", False, None),
         "chk_d128_causal_odd": (1, 300, 4, 4, 128, "f16", True, None),
         "chk_gqa_6_2_short": (2, 50, 6, 2, 64, "f16", False, None),
+        # Padding masks and variable lengths (issue 16): padded rows and rows
+        # past a length get dq = 0, such keys dk = dv = 0.
+        "chk_padding_gqa_causal": (2, 300, 8, 2, 64, "f16", True, None,
+                                   "padding"),
+        "chk_padding_d128": (2, 200, 4, 4, 128, "f16", False, None, "padding"),
+        "chk_varlen_causal": (4, 300, 8, 2, 64, "f16", True, None,
+                              [300, 0, 1, 157]),
+        "chk_varlen_d128": (3, 260, 4, 4, 128, "f16", False, None,
+                            [77, 260, 13]),
     }
 
 
 t = ejk_runtime.tensor_type
 
 
-def ir(b, s, h, hkv, d, dt, causal, cfg):
+def ir(b, s, h, hkv, d, dt, causal, cfg, lengths=None):
     q, k = t(b, s, h, d, e=dt), t(b, s, hkv, d, e=dt)
     lse = t(b, h, s, e="f32")
     attrs = (["causal"] if causal else []) + (
         [f"config = #ejk.config<{cfg}>"] if cfg else [])
     a = (" {" + ", ".join(attrs) + "}") if attrs else ""
+    extra, clauses = "", ""
+    if lengths == "padding":
+        extra = f", %pad: {t(b, s, e='i1')}"
+        clauses = f" padding_mask(%pad : {t(b, s, e='i1')})"
+    elif lengths:
+        cu = t(b + 1, e="i32")
+        extra = f", %cu: {cu}"
+        clauses = f" cum_seqlens_q(%cu : {cu}) cum_seqlens_k(%cu : {cu})"
     return (f"func.func @main(%q: {q}, %k: {k}, %v: {k}, %o: {q}, %do: {q}, "
-            f"%lse: {lse}) -> ({q}, {k}, {k}) {{\n"
-            f"  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse{a}\n"
+            f"%lse: {lse}{extra}) -> ({q}, {k}, {k}) {{\n"
+            f"  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse{clauses}{a}\n"
             f"      : {q}, {k}, {k}, {q}, {q}, {lse} -> {q}, {k}, {k}\n"
             f"  return %dq, %dk, %dv : {q}, {k}, {k}\n}}\n")
 
@@ -99,7 +119,8 @@ def run(d):
     tdt = {"f16": torch.float16, "bf16": torch.bfloat16}
 
     cases = json.load(open(os.path.join(d, "cases.json")))
-    for name, (b, s, h, hkv, dim, dt, causal, cfg) in cases.items():
+    for name, (b, s, h, hkv, dim, dt, causal, cfg, *extra) in cases.items():
+        lengths = extra[0] if extra else None
         try:
             torch.manual_seed(0)
             g = h // hkv
@@ -114,19 +135,38 @@ def run(d):
             scale = dim ** -0.5
             sc = torch.einsum("bhqd,bhkd->bhqk", qf,
                               kf.repeat_interleave(g, dim=1)) * scale
+            keep = torch.ones(b, 1, s, s, dtype=torch.bool, device=gpu)
             if causal:
-                keep = torch.ones(s, s, dtype=torch.bool, device=gpu).tril()
-                sc = sc.masked_fill(~keep, float("-inf"))
+                keep &= torch.ones(s, s, dtype=torch.bool, device=gpu).tril()
+            extra_in = []
+            if lengths == "padding":
+                gen = torch.Generator(device="cpu").manual_seed(1)
+                tok = torch.rand(b, s, generator=gen) < 0.75
+                extra_in = [tok]
+                tok = tok.to(gpu)
+            elif lengths:
+                lens = torch.tensor(lengths)
+                extra_in = [torch.cat([torch.zeros(1, dtype=torch.int64),
+                                       lens.cumsum(0)]).to(torch.int32)]
+                tok = (torch.arange(s)[None, :] < lens[:, None]).to(gpu)
+            if lengths:
+                keep &= tok[:, None, :, None] & tok[:, None, None, :]
+            # Rows that see no key: output 0, lse -inf (as ejk's forward),
+            # no gradient (their scores are made finite and their P zeroed).
+            seen = keep.any(-1, keepdim=True)
+            sc = sc.masked_fill(~keep, float("-inf")).masked_fill(~seen, 0.0)
             lse = torch.logsumexp(sc, dim=-1)
-            o = torch.einsum("bhqk,bhkd->bhqd", torch.exp(sc - lse[..., None]),
+            o = torch.einsum("bhqk,bhkd->bhqd",
+                             torch.exp(sc - lse[..., None]) * seen,
                              vf.repeat_interleave(g, dim=1))
+            lse = lse.masked_fill(~seen[..., 0], float("-inf"))
             dq_ref, dk_ref, dv_ref = torch.autograd.grad(
                 o, (qf, kf, vf), do.float().transpose(1, 2))
             o_in = o.detach().transpose(1, 2).to(tdt[dt]).contiguous()
             lse_in = lse.detach().contiguous()
             del sc, o
             mod = rt.load(os.path.join(d, "art", name))
-            ins = [rt.upload(x) for x in (q, k, v, o_in, do, lse_in)]
+            ins = [rt.upload(x) for x in [q, k, v, o_in, do, lse_in] + extra_in]
             outs = [rt.empty(x.numel() * x.element_size()) for x in (q, k, v)]
             mod.bind(ins, outs)
             mod.invoke()

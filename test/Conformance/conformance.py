@@ -426,6 +426,25 @@ CASES = [
     FAG("fag_sinks_window_empty_rows", sq=40, sk=16, sliding_window=(4, 0), sinks=1),
     FAG("fag_sinks_f16", dtype="f16", sq=48, sk=100, hq=4, hkv=2, sinks=3,
         logits_soft_cap=4.0),
+    # [B, S] padding masks and variable lengths (ejKernel's padded layout;
+    # its XLA path gets the attention_mask the lengths mean, as in the
+    # forward's cases).
+    FAG("fag_padding", b=2, sq=40, sk=40, hq=4, hkv=2, padding=True),
+    FAG("fag_padding_causal_gqa", b=3, sq=50, sk=50, hq=8, hkv=2, padding=True,
+        causal=True),
+    FAG("fag_padding_window_sinks", b=2, sq=64, sk=64, padding=True,
+        sliding_window=(8, 8), sinks=2),
+    FAG("fag_varlen", b=3, sq=40, sk=56, hq=4, hkv=2,
+        lengths=((40, 17, 1), (56, 31, 9))),
+    FAG("fag_varlen_causal", b=3, sq=48, sk=48, lengths=((48, 21, 1), (48, 21, 1)),
+        causal=True),
+    FAG("fag_varlen_window_gqa", b=2, sq=64, sk=64, hq=8, hkv=2,
+        lengths=((33, 64), (50, 64)), sliding_window=(8, 8)),
+    FAG("fag_varlen_empty_sequence", b=3, sq=40, sk=40,
+        lengths=((40, 0, 7), (40, 0, 7)), causal=True),
+    FAG("fag_varlen_f16", dtype="f16", b=2, sq=48, sk=48, hq=4, hkv=2,
+        lengths=((48, 13), (48, 13)), causal=True),
+    FAG("fag_padding_bf16", dtype="bf16", b=2, sq=48, sk=48, padding=True),
     # selective_scan (Mamba-1)
     SS("ss_plain"),
     SS("ss_skip_gate", D=True, z=True),
@@ -802,15 +821,14 @@ class FlashAttention:
         return attrs
 
     @staticmethod
-    def clauses(types, grad=False):
-        """The optional operand clauses of the inputs in `types`."""
+    def clauses(types):
+        """The optional operand clauses of the inputs in `types` (the forward
+        and the backward take the same ones)."""
         text = ""
         if "bias" in types:
             text += " bias(%%bias : %s)" % types["bias"]
         if "sinks" in types:
             text += " softmax_aux(%%sinks : %s)" % types["sinks"]
-        if grad:
-            return text
         if "pad" in types:
             text += " padding_mask(%%pad : %s)" % types["pad"]
         for name, clause in (("cum_q", "cum_seqlens_q"), ("cum_k", "cum_seqlens_k")):
@@ -909,7 +927,7 @@ class FlashAttentionGrad:
         if "config" in c.opts:
             attrs.append("config = #ejk.config<%s>" % c.opts["config"])
         text = ("ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse" +
-                FlashAttention.clauses(types, grad=True))
+                FlashAttention.clauses(types))
         if attrs:
             text += " {" + ", ".join(attrs) + "}"
         results = [types["q"], types["k"], types["v"]]

@@ -217,6 +217,20 @@ static LogicalResult verifyCumSeqlens(Operation *op, ShapeVerifier &v,
   return success();
 }
 
+/// Checks the padding mask and the cumulative lengths that flash_attention
+/// and flash_attention_grad share.
+template <typename OpTy>
+static LogicalResult verifyLengthOptions(OpTy op, ShapeVerifier &v,
+                                         const QueryKeyValue &qkv) {
+  if (failed(verifyPaddingMask(op, v, op.getPaddingMask(), qkv)) ||
+      failed(
+          verifyCumSeqlens(op, v, op.getCumSeqlensQ(), "cum_seqlens_q", qkv)) ||
+      failed(
+          verifyCumSeqlens(op, v, op.getCumSeqlensK(), "cum_seqlens_k", qkv)))
+    return failure();
+  return success();
+}
+
 /// Checks the options that flash_attention and flash_attention_grad share:
 /// bias, mask, segment ids, scale, soft cap, sliding window and dropout.
 template <typename OpTy>
@@ -305,11 +319,7 @@ LogicalResult FlashAttentionOp::verify() {
   FailureOr<QueryKeyValue> qkv =
       verifyQueryKeyValue(v, getQuery(), getKey(), getValue());
   if (failed(qkv) || failed(verifyFlashOptions(*this, v, *qkv)) ||
-      failed(verifyPaddingMask(*this, v, getPaddingMask(), *qkv)) ||
-      failed(verifyCumSeqlens(*this, v, getCumSeqlensQ(), "cum_seqlens_q",
-                              *qkv)) ||
-      failed(verifyCumSeqlens(*this, v, getCumSeqlensK(), "cum_seqlens_k",
-                              *qkv)) ||
+      failed(verifyLengthOptions(*this, v, *qkv)) ||
       failed(verifyOutputLike(v, getOutput(), "output", *qkv)) ||
       failed(verifyLse(v, getLse(), qkv->query)))
     return failure();
@@ -336,8 +346,14 @@ LogicalResult FlashAttentionGradOp::verify() {
   if (failed(qkv) || failed(verifyOutputLike(v, getOutput(), "output", *qkv)) ||
       failed(verifyOutputLike(v, getDOutput(), "d_output", *qkv)) ||
       failed(verifyLse(v, getLse(), qkv->query)) ||
-      failed(verifyFlashOptions(*this, v, *qkv)))
+      failed(verifyFlashOptions(*this, v, *qkv)) ||
+      failed(verifyLengthOptions(*this, v, *qkv)))
     return failure();
+  if (!getNormalizeOutput())
+    return emitOpError("does not take 'normalize_output = false': the "
+                       "gradient of the unnormalized output needs each row's "
+                       "largest logit, which the forward does not return "
+                       "(only 'lse')");
   if (failed(verifySameAs(v, getDQuery(), "d_query", qkv->query)) ||
       failed(verifySameAs(v, getDKey(), "d_key", qkv->key)) ||
       failed(verifySameAs(v, getDValue(), "d_value", qkv->value)))

@@ -52,7 +52,8 @@ static void addAttentionFields(OpT op, ProblemKey &key) {
   // Issue 16's options, only when set: older keys stay valid.
   if (op.getSoftmaxAux())
     key.type("sinks", op.getSoftmaxAux());
-  if constexpr (std::is_same_v<OpT, FlashAttentionOp>) {
+  if constexpr (std::is_same_v<OpT, FlashAttentionOp> ||
+                std::is_same_v<OpT, FlashAttentionGradOp>) {
     if (op.getPaddingMask())
       key.flag("padding", true);
     if (op.getCumSeqlensQ())
@@ -62,6 +63,26 @@ static void addAttentionFields(OpT op, ProblemKey &key) {
     if (!op.getNormalizeOutput())
       key.flag("unnormalized", true);
   }
+}
+
+/// Cumulative lengths (`cum_seqlens_q`/`_k` of the forward or the backward)
+/// over `batch * seq` rows: on average one sequence's worth each, some empty
+/// or of length 1, some past `seq` (clamped).
+template <typename OpT>
+static std::optional<::ejk::InputDistribution>
+lengthsDistribution(OpT op, Value operand) {
+  using Kind = ::ejk::InputDistribution::Kind;
+  int64_t batch = op.getQuery().getType().getDimSize(0);
+  if (operand == op.getCumSeqlensQ())
+    return ::ejk::InputDistribution{
+        Kind::CumulativeLengths,
+        static_cast<float>(batch * op.getQuery().getType().getDimSize(1)),
+        0.0f};
+  if (operand == op.getCumSeqlensK())
+    return ::ejk::InputDistribution{
+        Kind::CumulativeLengths,
+        static_cast<float>(batch * op.getKey().getType().getDimSize(1)), 0.0f};
+  return std::nullopt;
 }
 
 /// The key fields the block-sparse forward and backward share.
@@ -120,24 +141,9 @@ public:
                                   ReferenceValues &values) const override {
     return evaluateFlashAttention(cast<FlashAttentionOp>(op), values);
   }
-  /// Cumulative lengths over `batch * seq` rows: on average one sequence's
-  /// worth each, some empty or of length 1, some past `seq` (clamped).
   std::optional<::ejk::InputDistribution>
   inputDistribution(Operation *operation, Value operand) const override {
-    auto op = cast<FlashAttentionOp>(operation);
-    using Kind = ::ejk::InputDistribution::Kind;
-    int64_t batch = op.getQuery().getType().getDimSize(0);
-    if (operand == op.getCumSeqlensQ())
-      return ::ejk::InputDistribution{
-          Kind::CumulativeLengths,
-          static_cast<float>(batch * op.getQuery().getType().getDimSize(1)),
-          0.0f};
-    if (operand == op.getCumSeqlensK())
-      return ::ejk::InputDistribution{
-          Kind::CumulativeLengths,
-          static_cast<float>(batch * op.getKey().getType().getDimSize(1)),
-          0.0f};
-    return std::nullopt;
+    return lengthsDistribution(cast<FlashAttentionOp>(operation), operand);
   }
 };
 
@@ -171,6 +177,10 @@ public:
   LogicalResult evaluateReference(Operation *op,
                                   ReferenceValues &values) const override {
     return evaluateFlashAttentionGrad(cast<FlashAttentionGradOp>(op), values);
+  }
+  std::optional<::ejk::InputDistribution>
+  inputDistribution(Operation *operation, Value operand) const override {
+    return lengthsDistribution(cast<FlashAttentionGradOp>(operation), operand);
   }
 };
 

@@ -61,7 +61,8 @@ template <typename OpT> static AttentionProblem readProblem(OpT op) {
       p.sinksPerHead = type.getRank() == 2;
     }
   }
-  if constexpr (std::is_same_v<OpT, FlashAttentionOp>) {
+  if constexpr (std::is_same_v<OpT, FlashAttentionOp> ||
+                std::is_same_v<OpT, FlashAttentionGradOp>) {
     p.normalizeOutput = op.getNormalizeOutput();
     p.paddingMask = op.getPaddingMask() != nullptr;
     p.varlenQ = op.getCumSeqlensQ() != nullptr;
@@ -152,6 +153,9 @@ mlir::ejk::findAttentionGradBuffers(FlashAttentionGradOp op,
   buffers.qSegmentIds = rewriter.buffer(op.getQSegmentIds());
   buffers.kvSegmentIds = rewriter.buffer(op.getKvSegmentIds());
   buffers.softmaxAux = rewriter.buffer(op.getSoftmaxAux());
+  buffers.paddingMask = rewriter.buffer(op.getPaddingMask());
+  buffers.cumSeqlensQ = rewriter.buffer(op.getCumSeqlensQ());
+  buffers.cumSeqlensK = rewriter.buffer(op.getCumSeqlensK());
   buffers.dQuery = rewriter.destination(op.getDQuery());
   buffers.dKey = rewriter.destination(op.getDKey());
   buffers.dValue = rewriter.destination(op.getDValue());

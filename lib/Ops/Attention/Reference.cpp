@@ -81,8 +81,10 @@ static void readReference(OpT op, ReferenceValues &values,
     if (Value aux = op.getSoftmaxAux())
       options.softmaxAux = values.ref(aux);
   }
-  if constexpr (std::is_same_v<OpT, FlashAttentionOp>) {
+  if constexpr (std::is_same_v<OpT, FlashAttentionOp>)
     options.normalizeOutput = op.getNormalizeOutput();
+  if constexpr (std::is_same_v<OpT, FlashAttentionOp> ||
+                std::is_same_v<OpT, FlashAttentionGradOp>) {
     if (Value m = op.getPaddingMask()) {
       for (float f : values[m].floats)
         r.paddingMask.push_back(f != 0.0f ? 1 : 0);

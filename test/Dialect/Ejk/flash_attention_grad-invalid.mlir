@@ -253,3 +253,75 @@ func.func @sinks_heads(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x4x64xf32>, %v: 
   %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse softmax_aux(%s : tensor<4x2xf32>) : tensor<2x8x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>, tensor<2x8x8x32xf32>, tensor<2x8x8x32xf32>, tensor<2x8x8xf32> -> tensor<2x8x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>
   return
 }
+
+// -----
+
+func.func @padding_rank(%q: tensor<2x16x8x64xf32>, %k: tensor<2x16x4x64xf32>, %v: tensor<2x16x4x32xf32>, %o: tensor<2x16x8x32xf32>, %do: tensor<2x16x8x32xf32>, %lse: tensor<2x8x16xf32>, %p: tensor<2x1x16xi1>) {
+  // expected-error @+1 {{expects 'padding_mask' to have rank 2 [batch, seq], got rank 3}}
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse padding_mask(%p : tensor<2x1x16xi1>) : tensor<2x16x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>, tensor<2x16x8x32xf32>, tensor<2x16x8x32xf32>, tensor<2x8x16xf32> -> tensor<2x16x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>
+  return
+}
+
+// -----
+
+func.func @padding_element(%q: tensor<2x16x8x64xf32>, %k: tensor<2x16x4x64xf32>, %v: tensor<2x16x4x32xf32>, %o: tensor<2x16x8x32xf32>, %do: tensor<2x16x8x32xf32>, %lse: tensor<2x8x16xf32>, %p: tensor<2x16xi32>) {
+  // expected-error @+1 {{expects 'padding_mask' element type to be 'i1', got 'i32'}}
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse padding_mask(%p : tensor<2x16xi32>) : tensor<2x16x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>, tensor<2x16x8x32xf32>, tensor<2x16x8x32xf32>, tensor<2x8x16xf32> -> tensor<2x16x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>
+  return
+}
+
+// -----
+
+func.func @padding_batch(%q: tensor<2x16x8x64xf32>, %k: tensor<2x16x4x64xf32>, %v: tensor<2x16x4x32xf32>, %o: tensor<2x16x8x32xf32>, %do: tensor<2x16x8x32xf32>, %lse: tensor<2x8x16xf32>, %p: tensor<1x16xi1>) {
+  // expected-error @+1 {{expects 'padding_mask' dim 0 (batch) to be 2 to match 'query' dim 0 (batch), got 1}}
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse padding_mask(%p : tensor<1x16xi1>) : tensor<2x16x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>, tensor<2x16x8x32xf32>, tensor<2x16x8x32xf32>, tensor<2x8x16xf32> -> tensor<2x16x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>
+  return
+}
+
+// -----
+
+func.func @padding_seq_q_ne_seq_k(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x4x64xf32>, %v: tensor<2x16x4x32xf32>, %o: tensor<2x8x8x32xf32>, %do: tensor<2x8x8x32xf32>, %lse: tensor<2x8x8xf32>, %p: tensor<2x8xi1>) {
+  // expected-error @+1 {{expects 'padding_mask' only when seq_q equals seq_k (it masks queries and keys alike), got seq_q = 8 and seq_k = 16}}
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse padding_mask(%p : tensor<2x8xi1>) : tensor<2x8x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>, tensor<2x8x8x32xf32>, tensor<2x8x8x32xf32>, tensor<2x8x8xf32> -> tensor<2x8x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>
+  return
+}
+
+// -----
+
+func.func @padding_seq(%q: tensor<2x16x8x64xf32>, %k: tensor<2x16x4x64xf32>, %v: tensor<2x16x4x32xf32>, %o: tensor<2x16x8x32xf32>, %do: tensor<2x16x8x32xf32>, %lse: tensor<2x8x16xf32>, %p: tensor<2x8xi1>) {
+  // expected-error @+1 {{expects 'padding_mask' dim 1 (seq) to be 16 to match 'query' dim 1 (seq_q), got 8}}
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse padding_mask(%p : tensor<2x8xi1>) : tensor<2x16x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>, tensor<2x16x8x32xf32>, tensor<2x16x8x32xf32>, tensor<2x8x16xf32> -> tensor<2x16x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>
+  return
+}
+
+// -----
+
+func.func @cum_q_rank(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x4x64xf32>, %v: tensor<2x16x4x32xf32>, %o: tensor<2x8x8x32xf32>, %do: tensor<2x8x8x32xf32>, %lse: tensor<2x8x8xf32>, %c: tensor<3x1xi32>) {
+  // expected-error @+1 {{expects 'cum_seqlens_q' to have rank 1 [batch_plus_one], got rank 2}}
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse cum_seqlens_q(%c : tensor<3x1xi32>) : tensor<2x8x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>, tensor<2x8x8x32xf32>, tensor<2x8x8x32xf32>, tensor<2x8x8xf32> -> tensor<2x8x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>
+  return
+}
+
+// -----
+
+func.func @cum_q_element(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x4x64xf32>, %v: tensor<2x16x4x32xf32>, %o: tensor<2x8x8x32xf32>, %do: tensor<2x8x8x32xf32>, %lse: tensor<2x8x8xf32>, %c: tensor<3xi64>) {
+  // expected-error @+1 {{expects 'cum_seqlens_q' element type to be 'i32', got 'i64'}}
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse cum_seqlens_q(%c : tensor<3xi64>) : tensor<2x8x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>, tensor<2x8x8x32xf32>, tensor<2x8x8x32xf32>, tensor<2x8x8xf32> -> tensor<2x8x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>
+  return
+}
+
+// -----
+
+func.func @cum_k_size(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x4x64xf32>, %v: tensor<2x16x4x32xf32>, %o: tensor<2x8x8x32xf32>, %do: tensor<2x8x8x32xf32>, %lse: tensor<2x8x8xf32>, %c: tensor<2xi32>) {
+  // expected-error @+1 {{expects 'cum_seqlens_k' dim 0 (batch_plus_one) to be 3 (batch + 1), got 2}}
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse cum_seqlens_k(%c : tensor<2xi32>) : tensor<2x8x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>, tensor<2x8x8x32xf32>, tensor<2x8x8x32xf32>, tensor<2x8x8xf32> -> tensor<2x8x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>
+  return
+}
+
+// -----
+
+func.func @unnormalized(%q: tensor<2x8x8x64xf32>, %k: tensor<2x16x4x64xf32>, %v: tensor<2x16x4x32xf32>, %o: tensor<2x8x8x32xf32>, %do: tensor<2x8x8x32xf32>, %lse: tensor<2x8x8xf32>) {
+  // expected-error @+1 {{does not take 'normalize_output = false': the gradient of the unnormalized output needs each row's largest logit, which the forward does not return (only 'lse')}}
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse {normalize_output = false} : tensor<2x8x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>, tensor<2x8x8x32xf32>, tensor<2x8x8x32xf32>, tensor<2x8x8xf32> -> tensor<2x8x8x64xf32>, tensor<2x16x4x64xf32>, tensor<2x16x4x32xf32>
+  return
+}

@@ -64,3 +64,22 @@ func.func @mqa(%q: tensor<2x64x16x128xf16>, %k: tensor<2x64x1x128xf16>, %v: tens
       -> tensor<2x64x16x128xf16>, tensor<2x64x1x128xf16>, tensor<2x64x1x128xf16>
   return %dq, %dk, %dv : tensor<2x64x16x128xf16>, tensor<2x64x1x128xf16>, tensor<2x64x1x128xf16>
 }
+
+// -----
+
+// The forward's padding mask and cumulative lengths (issue 16).
+// CHECK-LABEL: func.func @padding_varlen
+// CHECK-SAME: %[[P:[^:]*]]: tensor<3x64xi1>, %[[CQ:[^:]*]]: tensor<4xi32>, %[[CK:[^:]*]]: tensor<4xi32>
+// CHECK: ejk.flash_attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} padding_mask(%[[P]] : tensor<3x64xi1>) cum_seqlens_q(%[[CQ]] : tensor<4xi32>) cum_seqlens_k(%[[CK]] : tensor<4xi32>) {causal, mask_alignment = "bottom_right"}
+func.func @padding_varlen(%q: tensor<3x64x4x32xf32>, %k: tensor<3x64x2x32xf32>, %v: tensor<3x64x2x32xf32>,
+                          %o: tensor<3x64x4x32xf32>, %do: tensor<3x64x4x32xf32>, %lse: tensor<3x4x64xf32>,
+                          %p: tensor<3x64xi1>, %cq: tensor<4xi32>, %ck: tensor<4xi32>)
+    -> (tensor<3x64x4x32xf32>, tensor<3x64x2x32xf32>, tensor<3x64x2x32xf32>) {
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %k, %v, %o, %do, %lse
+      padding_mask(%p : tensor<3x64xi1>) cum_seqlens_q(%cq : tensor<4xi32>) cum_seqlens_k(%ck : tensor<4xi32>)
+      {causal, mask_alignment = "bottom_right"}
+      : tensor<3x64x4x32xf32>, tensor<3x64x2x32xf32>, tensor<3x64x2x32xf32>,
+        tensor<3x64x4x32xf32>, tensor<3x64x4x32xf32>, tensor<3x4x64xf32>
+      -> tensor<3x64x4x32xf32>, tensor<3x64x2x32xf32>, tensor<3x64x2x32xf32>
+  return %dq, %dk, %dv : tensor<3x64x4x32xf32>, tensor<3x64x2x32xf32>, tensor<3x64x2x32xf32>
+}

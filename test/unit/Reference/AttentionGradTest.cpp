@@ -213,6 +213,65 @@ TEST(AttentionGradTest, UnnormalizedOutputHasNoBackward) {
   EXPECT_FALSE(status.ok);
 }
 
+/// Whether every gradient of token `t` of batch `b` in `grad` ([B, S, H,
+/// width]) is exactly 0.
+bool tokenIsZero(const std::vector<float> &grad, int64_t seq, int64_t heads,
+                 int64_t width, int64_t b, int64_t t) {
+  for (int64_t n = 0; n < heads * width; ++n)
+    if (grad[(b * seq + t) * heads * width + n] != 0.0f)
+      return false;
+  return true;
+}
+
+TEST(AttentionGradTest, PaddingMaskCausalGroupedQueryHeads) {
+  // Token 2 of batch 0 and token 0 of batch 1 are padding: they get no
+  // gradient; batch 1's token 1 (causal) then sees only itself.
+  AttentionData data = randomAttention(2, 4, 4, 4, 2, 3, 2, 461);
+  std::vector<uint8_t> padding = {1, 1, 0, 1, 0, 1, 1, 1};
+  AttentionOptions options;
+  options.causal = true;
+  options.paddingMask = TensorRef<uint8_t>(padding, {2, 4});
+  checkGradients(data, options);
+  const std::vector<float> dOut = randomVector(2 * 4 * 4 * 2, 462);
+  AttentionGradients grads;
+  ASSERT_TRUE(flashAttentionGrad(data.problem(), options,
+                                 TensorRef<float>(dOut, data.outShape()), grads)
+                  .ok);
+  for (auto [b, t] : {std::pair<int64_t, int64_t>{0, 2}, {1, 0}}) {
+    EXPECT_TRUE(tokenIsZero(grads.dq, 4, 4, 3, b, t)) << b << "," << t;
+    EXPECT_TRUE(tokenIsZero(grads.dk, 4, 2, 3, b, t)) << b << "," << t;
+    EXPECT_TRUE(tokenIsZero(grads.dv, 4, 2, 2, b, t)) << b << "," << t;
+  }
+}
+
+TEST(AttentionGradTest, VarlenBottomRightWindow) {
+  // Lengths: queries 1, 0, 3 and keys 2, 4, 3 (ejKernel's padded layout:
+  // rows [0, len) of each batch row). Bottom-right anchors each sequence's
+  // diagonal at len_k - len_q.
+  AttentionData data = randomAttention(3, 3, 4, 2, 1, 3, 2, 471);
+  std::vector<int32_t> cumQ = {0, 1, 1, 4}, cumK = {0, 2, 6, 9};
+  AttentionOptions options;
+  options.causal = true;
+  options.bottomRightAligned = true;
+  options.slidingWindow = SlidingWindow{2, 0};
+  options.cumSeqlensQ = TensorRef<int32_t>(cumQ, {4});
+  options.cumSeqlensK = TensorRef<int32_t>(cumK, {4});
+  checkGradients(data, options);
+  const std::vector<float> dOut = randomVector(3 * 3 * 2 * 2, 472);
+  AttentionGradients grads;
+  ASSERT_TRUE(flashAttentionGrad(data.problem(), options,
+                                 TensorRef<float>(dOut, data.outShape()), grads)
+                  .ok);
+  // Rows past len_q and keys past len_k have no gradient.
+  for (int64_t t : {1, 2})
+    EXPECT_TRUE(tokenIsZero(grads.dq, 3, 2, 3, 0, t)) << t;
+  for (int64_t t : {0, 1, 2})
+    EXPECT_TRUE(tokenIsZero(grads.dq, 3, 2, 3, 1, t)) << t;
+  for (int64_t t : {2, 3})
+    EXPECT_TRUE(tokenIsZero(grads.dk, 4, 1, 3, 0, t)) << t;
+  EXPECT_TRUE(tokenIsZero(grads.dv, 4, 1, 2, 2, 3));
+}
+
 TEST(AttentionGradTest, FullyMaskedRowHasNoGradient) {
   AttentionData data = randomAttention(1, 2, 3, 1, 1, 2, 2, 381);
   std::vector<uint8_t> mask = {0, 0, 0, 1, 1, 0};

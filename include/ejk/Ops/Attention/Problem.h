@@ -123,6 +123,9 @@ AttentionBuffers findAttentionBuffers(BlockSparseAttentionOp op,
 struct AttentionGradBuffers {
   Value query, key, value, output, dOutput, lse, bias, mask, qSegmentIds,
       kvSegmentIds, softmaxAux;
+  /// flash_attention_grad only: the forward's `[batch, seq]` padding mask
+  /// and `[batch + 1]` cumulative lengths.
+  Value paddingMask, cumSeqlensQ, cumSeqlensK;
   Value dQuery, dKey, dValue;
   /// Block-sparse only: the block mask (null when absent), the live key
   /// blocks of each query block of the dQ pass and the live query blocks of

@@ -12,13 +12,16 @@
 //
 // then the dK/dV pass adds dV += Pd^T dO and dK += dS^T Qs (so dK carries
 // the scale), and the dQ pass adds dQ += dS K and scales once at the end.
-// Rows past seq_q and rows the forward saw nothing of (lse = -inf) take
-// lse = +inf, so their P and dS are 0 and they add nothing.
+// Rows past seq_q (or this batch's `cum_seqlens_q` length), padded rows and
+// rows the forward saw nothing of (lse = -inf) take lse = +inf, so their P
+// and dS are 0 and they add nothing; keys past this batch's length and
+// padded keys are masked like the forward's, so they get dK = dV = 0.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Attention/Cpu/GradKernel.h"
 #include "Attention/LiveBlocks.h"
+#include "Attention/Options.h"
 #include "Common/CpuEmitter.h"
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
@@ -94,6 +97,13 @@ public:
     dpTile = e.scratch({blockQ, blockK});
     lseTile = e.scratch({blockQ});
     deltaTile = e.scratch({blockQ});
+    // This batch's lengths (cum_seqlens; the static sizes otherwise) and
+    // the causal/window anchor, as the forward reads them.
+    lenQ = p.varlenQ ? loadSequenceLength(e, buf.cumSeqlensQ, batch, p.seqQ)
+                     : e.index(p.seqQ);
+    lenK = p.varlenK ? loadSequenceLength(e, buf.cumSeqlensK, batch, p.seqK)
+                     : e.index(p.seqK);
+    offset = p.offsetPerBatch() ? e.sub(lenK, lenQ) : e.index(p.maskOffset());
   }
 
   Emitter e;
@@ -102,6 +112,8 @@ public:
   int64_t blockQ, blockK;
   int64_t paddedD, paddedDv, maxVectors, keyVectors;
   Value zero, one, batch;
+  /// This batch's query and key lengths and query i's diagonal key - i.
+  Value lenQ, lenK, offset;
   /// Qs, dO (widened), S then Pd, dP then dS, the rows' lse and D.
   Value qTile, doTile, sTile, dpTile, lseTile, deltaTile;
 
@@ -127,8 +139,9 @@ public:
     loadRowScalars(rowStart, head);
   }
 
-  /// Loads lse (+inf for rows that add nothing: past seq_q, or that saw no
-  /// key) and D of the rows [rowStart, rowStart + blockQ) of `head`.
+  /// Loads lse (+inf for rows that add nothing: past seq_q or this batch's
+  /// length, padded, or that saw no key) and D of the rows [rowStart,
+  /// rowStart + blockQ) of `head`.
   void loadRowScalars(Value rowStart, Value head) {
     Value inf = e.constF32(std::numeric_limits<float>::infinity());
     e.forLoop(zero, e.index(blockQ), one, [&](Value r) {
@@ -137,11 +150,14 @@ public:
       Value lse =
           memref::LoadOp::create(e.b, buf.lse, ValueRange{batch, head, index});
       Value valid = arith::AndIOp::create(
-          e.b,
-          arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, pos,
-                                e.index(p.seqQ)),
+          e.b, arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, pos, lenQ),
           arith::CmpFOp::create(e.b, arith::CmpFPredicate::ONE, lse,
                                 e.negInf()));
+      if (buf.paddingMask)
+        valid = arith::AndIOp::create(
+            e.b, valid,
+            memref::LoadOp::create(e.b, buf.paddingMask,
+                                   ValueRange{batch, index}));
       memref::StoreOp::create(e.b, e.select(valid, lse, inf), lseTile,
                               ValueRange{r});
       memref::StoreOp::create(
@@ -195,8 +211,9 @@ public:
   }
 
   /// Lanes of one score vector that row (`head`, query position `pos`,
-  /// clamped `index`) may attend to: the seq_k bound, causal, window,
-  /// segments and mask.
+  /// clamped `index`) may attend to: the key length, causal, window,
+  /// segments, mask and padded keys (padded and out-of-length rows are
+  /// dropped through their lse, loadRowScalars).
   Value allowedLanes(Value head, Value pos, Value index, Value key0) {
     Value keys = e.laneIndices(key0);
     auto cmp = [&](arith::CmpIPredicate pred, Value x, Value y) {
@@ -206,8 +223,8 @@ public:
       return arith::AndIOp::create(e.b, x, y).getResult();
     };
     Value allowed =
-        cmp(arith::CmpIPredicate::slt, keys, e.broadcast(e.constI32(p.seqK)));
-    Value diag = e.toI32(e.add(pos, e.index(p.maskOffset())));
+        cmp(arith::CmpIPredicate::slt, keys, e.broadcast(e.toI32(lenK)));
+    Value diag = e.toI32(e.add(pos, offset));
     if (p.causal)
       allowed = andI(allowed,
                      cmp(arith::CmpIPredicate::sle, keys, e.broadcast(diag)));
@@ -222,8 +239,8 @@ public:
     }
     if (p.chunkSize) {
       // Block-sparse's chunked mask: keys of the row's chunk.
-      Value chunk = e.toI32(floorDivPositive(
-          e, e.add(pos, e.index(p.maskOffset())), *p.chunkSize));
+      Value chunk =
+          e.toI32(floorDivPositive(e, e.add(pos, offset), *p.chunkSize));
       Value keyChunk = arith::DivSIOp::create(
           e.b, keys, e.broadcast(e.constI32(*p.chunkSize)));
       allowed = andI(
@@ -237,21 +254,26 @@ public:
       allowed = andI(allowed,
                      cmp(arith::CmpIPredicate::eq, kvSeg, e.broadcast(qSeg)));
     }
-    if (buf.mask) {
-      // i1 buffers hold one byte per element; read them element-wise.
-      Value maskBatch = p.maskBroadcastsBatch ? zero : batch;
-      Value maskHead = p.maskBroadcastsHeads ? zero : head;
+    // i1 buffers hold one byte per element; read them element-wise.
+    auto keyBits = [&](Value buffer, ValueRange lead) -> Value {
       Value lastKey = e.index(p.seqK - 1);
       SmallVector<Value> bits;
       for (int64_t l = 0; l < p.lanes; ++l) {
-        Value key = e.min(e.add(key0, e.index(l)), lastKey);
-        bits.push_back(memref::LoadOp::create(
-            e.b, buf.mask, ValueRange{maskBatch, maskHead, index, key}));
+        SmallVector<Value> indices(lead.begin(), lead.end());
+        indices.push_back(e.min(e.add(key0, e.index(l)), lastKey));
+        bits.push_back(memref::LoadOp::create(e.b, buffer, indices));
       }
-      Value maskVec = vector::FromElementsOp::create(
+      return vector::FromElementsOp::create(
           e.b, VectorType::get({p.lanes}, e.b.getI1Type()), bits);
-      allowed = andI(allowed, maskVec);
+    };
+    if (buf.mask) {
+      Value maskBatch = p.maskBroadcastsBatch ? zero : batch;
+      Value maskHead = p.maskBroadcastsHeads ? zero : head;
+      allowed = andI(allowed, keyBits(buf.mask, {maskBatch, maskHead, index}));
     }
+    // Padded keys are seen by no one.
+    if (buf.paddingMask)
+      allowed = andI(allowed, keyBits(buf.paddingMask, {batch}));
     return allowed;
   }
 
@@ -259,7 +281,7 @@ public:
   /// seq_k tail or data masks.
   bool masks() const {
     return p.causal || p.slidingWindow || p.chunkSize || p.seqK % blockK != 0 ||
-           buf.mask || buf.kvSegmentIds;
+           buf.mask || buf.kvSegmentIds || buf.paddingMask || p.varlenK;
   }
 
   /// The forward's dropout keep mask (DropoutHash.h) of row (`head`, `pos`)
@@ -529,18 +551,23 @@ void mlir::ejk::buildCpuGradKeyValueBody(OpBuilder &builder, Location loc,
 
     // Queries that may see a key of the block: query i's diagonal key is
     // i + offset; causal keeps keys <= diagonal, the window keys within
-    // [diagonal - left, diagonal + right].
-    int64_t offset = p.maskOffset();
+    // [diagonal - left, diagonal + right]; rows within this batch's
+    // length, and none for a block past its key length.
+    Value offset = t.offset;
     Value lastKey = e.add(keyStart, e.sub(numKeys, t.one));
     Value first = t.zero;
-    Value last = e.index(p.seqQ - 1);
+    Value last = e.sub(t.lenQ, t.one);
     if (p.causal)
-      first = e.sub(keyStart, e.index(offset));
+      first = e.sub(keyStart, offset);
     if (p.slidingWindow) {
       auto [left, right] = *p.slidingWindow;
-      first = e.max(first, e.sub(keyStart, e.index(offset + right)));
-      last = e.min(last, e.add(lastKey, e.index(left - offset)));
+      first = e.max(first, e.sub(e.sub(keyStart, offset), e.index(right)));
+      last = e.min(last, e.sub(e.add(lastKey, e.index(left)), offset));
     }
+    if (p.varlenK)
+      first = e.select(arith::CmpIOp::create(e.b, arith::CmpIPredicate::sge,
+                                             keyStart, t.lenK),
+                       e.index(p.seqQ), first);
     Value lo, hi;
     t.blockRange(first, last, p.seqQ, p.blockQ, lo, hi);
 
@@ -616,18 +643,23 @@ void mlir::ejk::buildCpuGradQueryBody(OpBuilder &builder, Location loc,
   t.clear(dqTile, p.dqBlockQ, t.paddedD);
   t.loadRows(rowStart, head);
 
-  // Keys some row of the block may see.
-  int64_t offset = p.maskOffset();
+  // Keys some row of the block may see: within this batch's key length,
+  // none for a block past its query length.
+  Value offset = t.offset;
   Value lastRow = e.add(rowStart, e.sub(numRows, t.one));
   Value first = t.zero;
-  Value last = e.index(p.seqK - 1);
+  Value last = e.sub(t.lenK, t.one);
   if (p.causal)
-    last = e.add(lastRow, e.index(offset));
+    last = e.min(last, e.add(lastRow, offset));
   if (p.slidingWindow) {
     auto [left, right] = *p.slidingWindow;
-    first = e.add(rowStart, e.index(offset - left));
-    last = e.min(last, e.add(lastRow, e.index(offset + right)));
+    first = e.sub(e.add(rowStart, offset), e.index(left));
+    last = e.min(last, e.add(e.add(lastRow, offset), e.index(right)));
   }
+  if (p.varlenQ)
+    last = e.select(
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::sge, rowStart, t.lenQ),
+        e.index(-1), last);
   Value lo, hi;
   t.blockRange(first, last, p.seqK, p.dqBlockK, lo, hi);
   // Block-sparse: the live key blocks of this query block (LiveBlocks.h).

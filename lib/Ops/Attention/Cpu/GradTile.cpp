@@ -23,10 +23,11 @@ using Field = Value AttentionGradBuffers::*;
 
 /// The op's buffers the dQ pass reads, those present of these, in order.
 constexpr Field kQueryPassFields[] = {
-    &AttentionGradBuffers::query,       &AttentionGradBuffers::dOutput,
-    &AttentionGradBuffers::lse,         &AttentionGradBuffers::bias,
-    &AttentionGradBuffers::mask,        &AttentionGradBuffers::qSegmentIds,
-    &AttentionGradBuffers::kvSegmentIds};
+    &AttentionGradBuffers::query,        &AttentionGradBuffers::dOutput,
+    &AttentionGradBuffers::lse,          &AttentionGradBuffers::bias,
+    &AttentionGradBuffers::mask,         &AttentionGradBuffers::qSegmentIds,
+    &AttentionGradBuffers::kvSegmentIds, &AttentionGradBuffers::paddingMask,
+    &AttentionGradBuffers::cumSeqlensQ,  &AttentionGradBuffers::cumSeqlensK};
 
 /// The backward's dispatches around the dK/dV pass (the op's own dispatch)
 /// and the temporaries the callers allocate for them.
@@ -321,7 +322,8 @@ LogicalResult mlir::ejk::tileCpuAttentionGrad(DispatchRewriter &rewriter,
       dispatch, flops,
       DispatchRewriter::bytesOf({buffers.lse, buffers.bias, buffers.mask,
                                  buffers.qSegmentIds, buffers.kvSegmentIds,
-                                 buffers.dKey, buffers.dValue}) +
+                                 buffers.paddingMask, buffers.dKey,
+                                 buffers.dValue}) +
           dispatches.packedBytes + dispatches.rowsBytes +
           2 * dispatches.dqAccBytes);
   return success();

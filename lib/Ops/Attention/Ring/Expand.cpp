@@ -156,11 +156,13 @@ static void addGradBlock(OpBuilder &b, const RingBlocks &ring, StringRef role,
       b, loc, TypeRange{q, k, v}, body->getArgument(0), body->getArgument(1),
       body->getArgument(2), body->getArgument(3), body->getArgument(4),
       body->getArgument(5), /*bias=*/Value(), mask, qSegments, kvSegments,
-      /*softmax_aux=*/Value(), b.getF32FloatAttr(op.getEffectiveSoftmaxScale()),
+      /*softmax_aux=*/Value(), /*padding_mask=*/Value(),
+      /*cum_seqlens_q=*/Value(), /*cum_seqlens_k=*/Value(),
+      b.getF32FloatAttr(op.getEffectiveSoftmaxScale()),
       causal ? b.getUnitAttr() : UnitAttr(), window,
       /*mask_alignment=*/StringAttr(), op.getLogitsSoftCapAttr(),
       /*dropout_prob=*/FloatAttr(), /*dropout_seed=*/IntegerAttr(),
-      ConfigAttr());
+      /*normalize_output=*/BoolAttr(), ConfigAttr());
   func::ReturnOp::create(b, loc, grad.getResults());
 }
 

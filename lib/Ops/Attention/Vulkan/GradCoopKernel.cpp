@@ -48,10 +48,7 @@ public:
     aType = gpu::MMAMatrixType::get({kTile, kTile}, f16, "AOp");
     bType = gpu::MMAMatrixType::get({kTile, kTile}, f16, "BOp");
     cType = gpu::MMAMatrixType::get({kTile, kTile}, e.f32, "COp");
-    scoreBuffers.bias = buf.bias;
-    scoreBuffers.mask = buf.mask;
-    scoreBuffers.qSegmentIds = buf.qSegmentIds;
-    scoreBuffers.kvSegmentIds = buf.kvSegmentIds;
+    scoreBuffers = gradScoreBuffers(buf);
     batch = WorkgroupIdOp::create(e.b, 2);
     threadId = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
     subgroup = arith::DivUIOp::create(e.b, threadId, e.index(32));
@@ -360,25 +357,10 @@ public:
           dvS, false));
     gpu::BarrierOp::create(e.b);
 
-    // Query blocks that may see a key of the block (as GradKernel.cpp).
-    Value numKeys = e.min(e.index(l.blockK), e.sub(e.index(p.seqK), keyStart));
-    int64_t offset = p.maskOffset();
-    Value lastKey = e.add(keyStart, e.sub(numKeys, one));
-    Value first = zero;
-    Value last = e.index(p.seqQ - 1);
-    if (p.causal)
-      first = e.sub(keyStart, e.index(offset));
-    if (p.slidingWindow) {
-      auto [left, right] = *p.slidingWindow;
-      first = e.max(first, e.sub(keyStart, e.index(offset + right)));
-      last = e.min(last, e.add(lastKey, e.index(left - offset)));
-    }
-    Value from = e.max(first, zero);
-    Value to = e.min(last, e.index(p.seqQ - 1));
-    Value lo = e.div(from, e.index(l.blockQ));
-    Value ceil = e.div(e.add(to, e.index(l.blockQ)), e.index(l.blockQ));
-    Value any = arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle, from, to);
-    Value hi = e.select(any, ceil, lo);
+    // Query blocks with a row that may see a key of the block.
+    Value lo, hi;
+    VulkanScoreRules(e, p, scoreBuffers, batch, zero)
+        .queryBlockRange(keyStart, l.blockK, l.blockQ, lo, hi);
 
     int64_t doOffset = l.blockQ * dS;
     // One loop over (query head of the group, query block), so that each

@@ -35,11 +35,7 @@ public:
                   const VulkanAttentionGradBuffers &buffers,
                   const VulkanGradPassLayout &layout, bool keyValue)
       : e(builder, loc, 1), p(plan), l(layout), buf(buffers),
-        keyValue(keyValue) {
-    scoreBuffers.bias = buf.bias;
-    scoreBuffers.mask = buf.mask;
-    scoreBuffers.qSegmentIds = buf.qSegmentIds;
-    scoreBuffers.kvSegmentIds = buf.kvSegmentIds;
+        scoreBuffers(gradScoreBuffers(buffers)), keyValue(keyValue) {
     batch = WorkgroupIdOp::create(e.b, 2);
     threadId = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
     Value sx = e.index(l.scoreThreadsX), ax = e.index(l.accThreadsX);
@@ -281,28 +277,11 @@ void mlir::ejk::buildVulkanGradKeyValueBody(
   Value kvHead = WorkgroupIdOp::create(e.b, 1);
   Value zero = e.index(0), one = e.index(1);
   Value keyStart = e.mul(keyBlock, e.index(l.blockK));
-  Value numKeys = e.min(e.index(l.blockK), e.sub(e.index(p.seqK), keyStart));
 
-  // Queries that may see a key of the block: query i's diagonal key is
-  // i + offset; causal keeps keys <= diagonal, the window keys within
-  // [diagonal - left, diagonal + right].
-  int64_t offset = p.maskOffset();
-  Value lastKey = e.add(keyStart, e.sub(numKeys, one));
-  Value first = zero;
-  Value last = e.index(p.seqQ - 1);
-  if (p.causal)
-    first = e.sub(keyStart, e.index(offset));
-  if (p.slidingWindow) {
-    auto [left, right] = *p.slidingWindow;
-    first = e.max(first, e.sub(keyStart, e.index(offset + right)));
-    last = e.min(last, e.add(lastKey, e.index(left - offset)));
-  }
-  Value from = e.max(first, zero);
-  Value to = e.min(last, e.index(p.seqQ - 1));
-  Value lo = e.div(from, e.index(l.blockQ));
-  Value ceil = e.div(e.add(to, e.index(l.blockQ)), e.index(l.blockQ));
-  Value any = arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle, from, to);
-  Value hi = e.select(any, ceil, lo);
+  // Query blocks with a row that may see a key of the block.
+  Value lo, hi;
+  VulkanScoreRules(e, p, t.scoreBuffers, t.batch, zero)
+      .queryBlockRange(keyStart, l.blockK, l.blockQ, lo, hi);
 
   int64_t rows = l.accRows, colsK = l.accCols, colsV = l.accColsV;
   int64_t numK = rows * colsK, numV = rows * colsV;

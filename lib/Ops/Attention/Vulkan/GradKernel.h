@@ -125,6 +125,20 @@ struct VulkanAttentionGradBuffers : AttentionGradBuffers {
   Value delta;
 };
 
+/// The buffers the score rules (Scores.h) of both backward paths read:
+/// bias, masks, segment ids, padding mask and lengths.
+inline AttentionBuffers gradScoreBuffers(const AttentionGradBuffers &buf) {
+  AttentionBuffers scores;
+  scores.bias = buf.bias;
+  scores.mask = buf.mask;
+  scores.qSegmentIds = buf.qSegmentIds;
+  scores.kvSegmentIds = buf.kvSegmentIds;
+  scores.paddingMask = buf.paddingMask;
+  scores.cumSeqlensQ = buf.cumSeqlensQ;
+  scores.cumSeqlensK = buf.cumSeqlensK;
+  return scores;
+}
+
 /// The plan of `op` under `config` on the Vulkan `target`, or nullopt with
 /// the reason on `reason` (GradRules.cpp).
 std::optional<VulkanAttentionGradPlan>

@@ -19,11 +19,12 @@ using Field = Value AttentionGradBuffers::*;
 
 /// The op's buffers the dQ pass reads, those present of these, in order.
 constexpr Field kQueryPassFields[] = {
-    &AttentionGradBuffers::query,       &AttentionGradBuffers::key,
-    &AttentionGradBuffers::value,       &AttentionGradBuffers::dOutput,
-    &AttentionGradBuffers::lse,         &AttentionGradBuffers::bias,
-    &AttentionGradBuffers::mask,        &AttentionGradBuffers::qSegmentIds,
-    &AttentionGradBuffers::kvSegmentIds};
+    &AttentionGradBuffers::query,        &AttentionGradBuffers::key,
+    &AttentionGradBuffers::value,        &AttentionGradBuffers::dOutput,
+    &AttentionGradBuffers::lse,          &AttentionGradBuffers::bias,
+    &AttentionGradBuffers::mask,         &AttentionGradBuffers::qSegmentIds,
+    &AttentionGradBuffers::kvSegmentIds, &AttentionGradBuffers::paddingMask,
+    &AttentionGradBuffers::cumSeqlensQ,  &AttentionGradBuffers::cumSeqlensK};
 } // namespace
 
 LogicalResult VulkanFlashAttentionGrad::tile(FlashAttentionGradOp op,

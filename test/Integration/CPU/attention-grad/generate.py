@@ -30,6 +30,9 @@ class Case:
     mask: tuple = ()  # (batch|1, heads|1) when present
     segments: bool = False
     sinks: tuple = ()  # (per_head, num_sinks) when present (softmax_aux)
+    padding: bool = False  # a [b, s] padding_mask (needs sq == sk)
+    cum_q: bool = False  # cum_seqlens_q (variable-length batch)
+    cum_k: bool = False  # cum_seqlens_k
     config: str = ""  # an explicit #ejk.config for the backward
     vulkan_config: str = ""  # replaces a CPU-only `config` on Vulkan
 
@@ -72,6 +75,16 @@ def entry(c, target="cpu"):
         t = tensor((c.hq, n) if per_head else (n,), "f32")
         args.append(f"%sinks: {t}")
         operands += f" softmax_aux(%sinks : {t})"
+    if c.padding:
+        t = tensor((c.b, c.sq), "i1")
+        args.append(f"%pad: {t}")
+        operands += f" padding_mask(%pad : {t})"
+    for name, present in (("cum_seqlens_q", c.cum_q), ("cum_seqlens_k", c.cum_k)):
+        if present:
+            t = tensor((c.b + 1,), "i32")
+            arg = "%cu_q" if name.endswith("q") else "%cu_k"
+            args.append(f"{arg}: {t}")
+            operands += f" {name}({arg} : {t})"
     grad_attrs = dict(c.attrs)
     config = c.config
     if target == "vulkan" and "fuse_dq" in config:
@@ -237,4 +250,41 @@ write("sinks.mlir", "Attention sinks (softmax_aux) through the backward: the "
          sinks=(True, 2), attrs={"dropout_prob": "0.2 : f32", "dropout_seed": "3 : i64"}),
     Case("sinks_bf16_bottom_right", dtype="bf16", sq=30, sk=70, sinks=(True, 1),
          attrs={**CAUSAL, **BOTTOM_RIGHT}),
+])
+
+write("padding-varlen.mlir", "[B, S] padding masks and variable-length batches "
+      "(cum_seqlens_q/k) through the backward: padded rows and rows past a "
+      "sequence's length get dq = 0, padded keys and keys past it dk = dv = 0 "
+      "(random i1 masks pad about half the tokens, so some rows see no key; "
+      "random cumulative lengths include empty and one-token sequences).", [
+    Case("padding", b=2, sq=40, sk=40, padding=True),
+    Case("padding_causal_gqa", b=3, hq=4, hkv=1, sq=37, sk=37, padding=True,
+         attrs=CAUSAL),
+    Case("padding_window_blocks", b=2, sq=70, sk=70, padding=True,
+         attrs={"sliding_window": "array<i64: 12, 3>"}, config=SMALL_BLOCKS),
+    Case("padding_fused_segments", b=2, hq=4, hkv=2, sq=45, sk=45,
+         padding=True, segments=True, config=FUSED),
+    Case("padding_f16", b=2, hq=4, hkv=2, d=64, sq=33, sk=33, dtype="f16",
+         padding=True, attrs=CAUSAL),
+    Case("varlen", b=5, sq=30, sk=41, cum_q=True, cum_k=True),
+    Case("varlen_q_only", b=4, sq=33, sk=25, cum_q=True),
+    Case("varlen_k_only", b=4, sq=21, sk=47, cum_k=True),
+    Case("varlen_causal_gqa", b=5, hq=6, hkv=2, sq=40, sk=40, cum_q=True,
+         cum_k=True, attrs=CAUSAL),
+    Case("varlen_causal_bottom_right", b=5, hq=4, hkv=2, sq=30, sk=57,
+         cum_q=True, cum_k=True, attrs={**CAUSAL, **BOTTOM_RIGHT}),
+    Case("varlen_window_bottom_right_blocks", b=4, sq=70, sk=90, cum_q=True,
+         cum_k=True, attrs={**CAUSAL, **BOTTOM_RIGHT,
+                            "sliding_window": "array<i64: 20, 0>"},
+         config=SMALL_BLOCKS),
+    Case("varlen_fused_causal", b=3, hq=4, hkv=2, sq=60, sk=60, cum_q=True,
+         cum_k=True, attrs=CAUSAL, config=FUSED),
+    Case("varlen_f16_gqa", b=4, hq=8, hkv=2, d=64, sq=45, sk=45, dtype="f16",
+         cum_q=True, cum_k=True, attrs=CAUSAL),
+    Case("varlen_bf16_window", b=4, hq=4, hkv=2, sq=39, sk=51, dtype="bf16",
+         cum_q=True, cum_k=True, attrs={"sliding_window": "array<i64: 7, 7>"}),
+    Case("padding_varlen_dropout_softcap", b=3, hq=4, hkv=2, sq=48, sk=48,
+         padding=True, cum_q=True, cum_k=True,
+         attrs={**CAUSAL, "logits_soft_cap": "4.0 : f32",
+                "dropout_prob": "0.2 : f32", "dropout_seed": "5 : i64"}),
 ])

@@ -204,12 +204,18 @@ def Ejk_FlashAttentionGradOp : Ejk_Op<"flash_attention_grad", [
       them here. No gradient of `softmax_aux` is computed (ejKernel's
       custom VJP returns none either).
 
+    - `padding_mask`, `cum_seqlens_q` / `cum_seqlens_k` (optional): the
+      forward's, as for `ejk.flash_attention` (same shapes, element types
+      and meaning): a padded row or one at `i >= len_q[b]` gets a zero
+      `d_query`, a padded key or one at `j >= len_k[b]` a zero `d_key` and
+      `d_value`, and `mask_alignment = "bottom_right"` anchors the causal
+      diagonal at `len_k[b] - len_q[b]` per sequence, as in the forward.
+
     Attributes are those of `ejk.flash_attention`, with the same meaning;
     they must be the ones the forward ran with (the same `dropout_seed`
-    re-creates the same dropout mask). The forward's `padding_mask`,
-    `cum_seqlens_q`/`cum_seqlens_k` and `normalize_output = false` have no
-    counterpart here yet: express a padding mask or variable lengths
-    through `mask` or segment ids.
+    re-creates the same dropout mask). `normalize_output = false` is
+    rejected: the gradient of the unnormalized output needs each row's
+    largest logit `m_i`, which the forward does not return (only `lse`).
 
     Reference formula, for each batch `b`, head `h` (reading key/value head
     `h'`), query `i` and key `j`, with `s_ij` the forward's logits before
@@ -250,6 +256,9 @@ def Ejk_FlashAttentionGradOp : Ejk_Op<"flash_attention_grad", [
     Optional<AnyRankedTensor>:$q_segment_ids,
     Optional<AnyRankedTensor>:$kv_segment_ids,
     Optional<AnyRankedTensor>:$softmax_aux,
+    Optional<AnyRankedTensor>:$padding_mask,
+    Optional<AnyRankedTensor>:$cum_seqlens_q,
+    Optional<AnyRankedTensor>:$cum_seqlens_k,
     OptionalAttr<F32Attr>:$softmax_scale,
     UnitAttr:$causal,
     OptionalAttr<DenseI64ArrayAttr>:$sliding_window,
@@ -257,6 +266,7 @@ def Ejk_FlashAttentionGradOp : Ejk_Op<"flash_attention_grad", [
     OptionalAttr<F32Attr>:$logits_soft_cap,
     OptionalAttr<F32Attr>:$dropout_prob,
     OptionalAttr<I64Attr>:$dropout_seed,
+    DefaultValuedAttr<BoolAttr, "true">:$normalize_output,
     OptionalAttr<Ejk_ConfigAttr>:$config
   );
   let results = (outs
@@ -271,6 +281,9 @@ def Ejk_FlashAttentionGradOp : Ejk_Op<"flash_attention_grad", [
     (`q_segment_ids` `(` $q_segment_ids^ `:` type($q_segment_ids) `)`)?
     (`kv_segment_ids` `(` $kv_segment_ids^ `:` type($kv_segment_ids) `)`)?
     (`softmax_aux` `(` $softmax_aux^ `:` type($softmax_aux) `)`)?
+    (`padding_mask` `(` $padding_mask^ `:` type($padding_mask) `)`)?
+    (`cum_seqlens_q` `(` $cum_seqlens_q^ `:` type($cum_seqlens_q) `)`)?
+    (`cum_seqlens_k` `(` $cum_seqlens_k^ `:` type($cum_seqlens_k) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `,`
     type($output) `,` type($d_output) `,` type($lse)
     `->` type($d_query) `,` type($d_key) `,` type($d_value)
