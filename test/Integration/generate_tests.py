@@ -1867,7 +1867,15 @@ BLOCK_SPARSE_FILES = {
          BlockSparse("data_options", b=2, blocks=(2, 1), density=0.6,
                      bias=(1, 2), mask=(2, 1), segments=True,
                      attrs=[NOT_CAUSAL, "logits_soft_cap = 5.0 : f32",
-                            "softmax_scale = 0.2 : f32"])]),
+                            "softmax_scale = 0.2 : f32"]),
+         # More key blocks than one chunk of the Vulkan list dispatch's
+         # mask loads (16): whole chunks, then a remainder; with a window
+         # the first live block lies inside a chunk.
+         BlockSparse("long_keys", sq=32, sk=600, blocks=(1, 2), density=0.5,
+                     attrs=[NOT_CAUSAL]),
+         BlockSparse("long_keys_window", sq=32, sk=600, blocks=(1, 2),
+                     density=0.7, attrs=['mask_alignment = "bottom_right"',
+                                         "sliding_window = array<i64: 300, 0>"])]),
 }
 
 

@@ -12,7 +12,20 @@
 // causal. The heuristic takes dense flash attention's 128 x 64 blocks of 8
 // subgroups (one K/V buffer at d128). The list is [1, 2, 2, 1 + 4]: the
 // count, then up to 4 key blocks of 64.
-// CHECK-LABEL: func.func private @gsparse_dispatch_0_live_blocks
+// The list dispatch (one thread a list) loads the mask bytes of a chunk of
+// up to 16 key blocks (here all 4) before it compacts them: one load's
+// latency a chunk, not one a block.
+// CHECK-LABEL: func.func private @gsparse_dispatch_0_live_blocks(
+// CHECK-SAME: %[[MASK:arg[0-9]+]]: memref<1x2x2x2xi1>, %[[OUT:arg[0-9]+]]: memref<1x2x2x5xi32>)
+// CHECK-COUNT-4: memref.load %[[MASK]]
+// CHECK-NOT: memref.load
+// CHECK: scf.if
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: arith.index_cast
+// CHECK-NEXT: memref.store %{{.*}}, %[[OUT]]
+// CHECK-COUNT-3: scf.if
+// CHECK: memref.store %{{.*}}, %[[OUT]][%{{.*}}, %{{.*}}, %{{.*}}, %c0{{.*}}]
+// CHECK-NEXT: return
 // CHECK-LABEL: func.func private @gsparse_dispatch_0(
 // CHECK-SAME: %[[LIST:arg[0-9]+]]: memref<1x2x2x5xi32>)
 // CHECK-SAME: ejk.grid = array<i64: 2, 2, 1>
@@ -105,4 +118,25 @@ func.func @small_blocks(%q: tensor<1x64x2x32xf16>, %k: tensor<1x64x2x32xf16>, %v
   %o = ejk.block_sparse_attention %q, %k, %v, %bm {q_block_size = 8 : i64, kv_block_size = 8 : i64, causal = false}
       : tensor<1x64x2x32xf16>, tensor<1x64x2x32xf16>, tensor<1x64x2x32xf16>, tensor<1x2x8x8xi1> -> tensor<1x64x2x32xf16>
   return %o : tensor<1x64x2x32xf16>
+}
+
+// -----
+
+// d64 with 128 x 128 mask blocks: 128 x 64 blocks of 8 subgroups, two K/V
+// buffers. The rows of the first two blocks (list positions 0 and 1) are
+// both loaded before Q's barriers (the second's, loaded after them, held
+// up the first iteration).
+// CHECK-LABEL: func.func private @two_buffers_dispatch_0(
+// CHECK-SAME: ejk.shared_memory_bytes = 38400 : i64
+// CHECK: %[[B0:.*]] = arith.select %{{.*}}, %{{.*}}, %c8{{.*}} : index
+// CHECK: %[[B1:.*]] = arith.select %{{.*}}, %{{.*}}, %c8{{.*}} : index
+// CHECK: arith.muli %[[B0]], %c64{{.*}} : index
+// CHECK-NOT: gpu.barrier
+// CHECK: arith.muli %[[B1]], %c64{{.*}} : index
+// CHECK: gpu.barrier
+// CHECK: scf.for
+func.func @two_buffers(%q: tensor<1x512x2x64xf16>, %k: tensor<1x512x2x64xf16>, %v: tensor<1x512x2x64xf16>, %bm: tensor<1x2x4x4xi1>) -> tensor<1x512x2x64xf16> {
+  %o = ejk.block_sparse_attention %q, %k, %v, %bm {q_block_size = 128 : i64, kv_block_size = 128 : i64, causal = false}
+      : tensor<1x512x2x64xf16>, tensor<1x512x2x64xf16>, tensor<1x512x2x64xf16>, tensor<1x2x4x4xi1> -> tensor<1x512x2x64xf16>
+  return %o : tensor<1x512x2x64xf16>
 }

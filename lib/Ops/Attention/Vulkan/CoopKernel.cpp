@@ -23,7 +23,8 @@
 // walks list positions [0, count), each position's block is the list entry,
 // and the prefetch of the next block loads the next entry's rows (zeros past
 // the end of the list). The entries are read one iteration before the rows
-// they address, and the first block's rows are loaded while Q is staged.
+// they address, and the first block's rows (with two K/V buffers, the
+// first two blocks') are loaded while Q is staged.
 // The score rules mask inside a block as for any key block.
 //
 // The softmax has two forms (VulkanAttentionLayout::registerSoftmax):
@@ -131,7 +132,7 @@ public:
     // Block-sparse: the list's first blocks, and the first block's rows
     // loaded while Q is staged (their latency hides behind Q's).
     Value lo, hi;
-    SmallVector<Value> ahead;
+    SmallVector<Value> ahead, second;
     if (p.sparse) {
       list = liveBlockList(e, p, buf, batch, head, qBlock);
       lo = e.index(0);
@@ -140,6 +141,10 @@ public:
       for (int64_t j = 0; j <= l.kvStages; ++j)
         window.push_back(aheadBlock(e.index(j)));
       ahead = loadKeyBlock(window[0]);
+      // With two K/V buffers the second block's rows are on their way too:
+      // loaded after the prologue, the first iteration waited for them.
+      if (l.kvStages == 2)
+        second = loadKeyBlock(window[1]);
     }
 
     // Q tiles, kept in registers.
@@ -201,7 +206,7 @@ public:
       // The first block goes to buffer 0 now; the loop stores block kb + 1
       // into the other buffer while block kb computes.
       storeKeyBlock(ahead, e.index(0));
-      ahead = loadKeyBlock(p.sparse ? window[1] : e.add(lo, e.index(1)));
+      ahead = p.sparse ? second : loadKeyBlock(e.add(lo, e.index(1)));
       gpu::BarrierOp::create(e.b);
     }
     inits.append(ahead);

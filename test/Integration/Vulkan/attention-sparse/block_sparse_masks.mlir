@@ -23,6 +23,10 @@
 // RUN: ejk-run %s --entry top_left_rect --target vulkan --input %t.top_left_rect/q.npy --input %t.top_left_rect/k.npy --input %t.top_left_rect/v.npy --input %t.top_left_rect/bm.npy --check | FileCheck %s
 // RUN: rm -rf %t.data_options && mkdir -p %t.data_options && %python %S/../../Inputs/block_sparse_inputs.py %t.data_options 10 0.6 q:normal:f32:2x64x2x32 k:normal:f32:2x64x2x32 v:normal:f32:2x64x2x32 bm:blocks:i1:2x1x4x4 bias:normal:f32:1x2x64x64 mask:mask:i1:2x1x64x64 qs:segments:i32:2x64 ks:segments:i32:2x64
 // RUN: ejk-run %s --entry data_options --target vulkan --input %t.data_options/q.npy --input %t.data_options/k.npy --input %t.data_options/v.npy --input %t.data_options/bm.npy --input %t.data_options/bias.npy --input %t.data_options/mask.npy --input %t.data_options/qs.npy --input %t.data_options/ks.npy --check | FileCheck %s
+// RUN: rm -rf %t.long_keys && mkdir -p %t.long_keys && %python %S/../../Inputs/block_sparse_inputs.py %t.long_keys 11 0.5 q:normal:f32:1x32x2x32 k:normal:f32:1x600x2x32 v:normal:f32:1x600x2x32 bm:blocks:i1:1x2x2x38
+// RUN: ejk-run %s --entry long_keys --target vulkan --input %t.long_keys/q.npy --input %t.long_keys/k.npy --input %t.long_keys/v.npy --input %t.long_keys/bm.npy --check | FileCheck %s
+// RUN: rm -rf %t.long_keys_window && mkdir -p %t.long_keys_window && %python %S/../../Inputs/block_sparse_inputs.py %t.long_keys_window 12 0.7 q:normal:f32:1x32x2x32 k:normal:f32:1x600x2x32 v:normal:f32:1x600x2x32 bm:blocks:i1:1x2x2x38
+// RUN: ejk-run %s --entry long_keys_window --target vulkan --input %t.long_keys_window/q.npy --input %t.long_keys_window/k.npy --input %t.long_keys_window/v.npy --input %t.long_keys_window/bm.npy --check | FileCheck %s
 
 // CHECK-NOT: FAILED
 // CHECK: result 0 ({{.*}}): {{.*}}: ok
@@ -85,4 +89,16 @@ func.func @data_options(%q: tensor<2x64x2x32xf32>, %k: tensor<2x64x2x32xf32>, %v
   %o, %lse = ejk.block_sparse_attention %q, %k, %v, %bm bias(%bias : tensor<1x2x64x64xf32>) mask(%mask : tensor<2x1x64x64xi1>) q_segment_ids(%qs : tensor<2x64xi32>) kv_segment_ids(%ks : tensor<2x64xi32>) {q_block_size = 16 : i64, kv_block_size = 16 : i64, causal = false, logits_soft_cap = 5.0 : f32, softmax_scale = 0.2 : f32}
       : tensor<2x64x2x32xf32>, tensor<2x64x2x32xf32>, tensor<2x64x2x32xf32>, tensor<2x1x4x4xi1> -> tensor<2x64x2x32xf32>, tensor<2x2x64xf32>
   return %o, %lse : tensor<2x64x2x32xf32>, tensor<2x2x64xf32>
+}
+
+func.func @long_keys(%q: tensor<1x32x2x32xf32>, %k: tensor<1x600x2x32xf32>, %v: tensor<1x600x2x32xf32>, %bm: tensor<1x2x2x38xi1>) -> (tensor<1x32x2x32xf32>, tensor<1x2x32xf32>) {
+  %o, %lse = ejk.block_sparse_attention %q, %k, %v, %bm {q_block_size = 16 : i64, kv_block_size = 16 : i64, causal = false}
+      : tensor<1x32x2x32xf32>, tensor<1x600x2x32xf32>, tensor<1x600x2x32xf32>, tensor<1x2x2x38xi1> -> tensor<1x32x2x32xf32>, tensor<1x2x32xf32>
+  return %o, %lse : tensor<1x32x2x32xf32>, tensor<1x2x32xf32>
+}
+
+func.func @long_keys_window(%q: tensor<1x32x2x32xf32>, %k: tensor<1x600x2x32xf32>, %v: tensor<1x600x2x32xf32>, %bm: tensor<1x2x2x38xi1>) -> (tensor<1x32x2x32xf32>, tensor<1x2x32xf32>) {
+  %o, %lse = ejk.block_sparse_attention %q, %k, %v, %bm {q_block_size = 16 : i64, kv_block_size = 16 : i64, mask_alignment = "bottom_right", sliding_window = array<i64: 300, 0>}
+      : tensor<1x32x2x32xf32>, tensor<1x600x2x32xf32>, tensor<1x600x2x32xf32>, tensor<1x2x2x38xi1> -> tensor<1x32x2x32xf32>, tensor<1x2x32xf32>
+  return %o, %lse : tensor<1x32x2x32xf32>, tensor<1x2x32xf32>
 }
