@@ -56,6 +56,10 @@ def variants():
     v["gmm_f16T_heur_k512"] = ("gmm", "f16", "f16", (M, 512, N, E, E), "T", None)
     v["gmm_f16T_heur_k1024"] = ("gmm", "f16", "f16", (M, 1024, N, E, E), "T", None)
     v["gmm_bf16_heur"] = ("gmm", "bf16", "bf16", (M, K, N, E, E), "", None)
+    # bf16 on bf16 cooperative matrices (VK_KHR_shader_bfloat16), both
+    # weight layouts, and the weight gradient.
+    v["gmm_bf16T_heur"] = ("gmm", "bf16", "bf16", (M, K, N, E, E), "T", None)
+    v["tgmm_bf16_heur"] = ("tgmm", "bf16", "f32", (M, K, N, E, E), "", None)
     # int8 weights with per-channel scales ("Q"), f16 lhs: against the f16
     # weights of the same layout above.
     v["gmm_i8f16_heur"] = ("gmm", "f16", "f16", (M, K, N, E, E), "Q", None)
@@ -73,6 +77,12 @@ def variants():
     v["chk_tgmm"] = ("tgmm", "f16", "f32", (300, 64, 48, 5, 5), "", None)
     v["chk_tgmm_off_acc"] = ("tgmm", "f16", "f16", (257, 40, 56, 7, 4), "OA", (32, 32, 16, 2))
     v["chk_bf16"] = ("gmm", "bf16", "f32", (300, 64, 48, 5, 5), "T", None)
+    v["chk_bf16_two_stages"] = ("gmm", "bf16", "bf16", (1000, 200, 136, 9, 9), "A", (128, 128, 32, 4, 2))
+    v["chk_bf16T_off_acc"] = ("gmm", "bf16", "f32", (300, 64, 40, 7, 3), "TOA", None)
+    v["chk_tgmm_bf16"] = ("tgmm", "bf16", "f32", (1000, 136, 200, 9, 9), "A", (32, 128, 128, 4, 2))
+    # "W": lhs values near 2^20, past f16's range: only bf16 matrices hold
+    # them (an f16 conversion would give inf).
+    v["chk_bf16_wide"] = ("gmm", "bf16", "f32", (300, 64, 48, 5, 5), "W", None)
     v["chk_gmm_big_tiles"] = ("gmm", "f16", "f32", (1000, 256, 136, 9, 9), "A", (128, 128, 32, 4))
     v["chk_gmmT_one_stage"] = ("gmm", "f16", "f16", (1000, 264, 136, 9, 9), "TA", (128, 128, 64, 4, 1))
     v["chk_gmmT_w8_256"] = ("gmm", "f16", "f16", (1000, 264, 136, 9, 9), "T", (256, 128, 32, 8, 1))
@@ -344,7 +354,7 @@ def run(d):
         key = (op, dt, odt, tuple(shape), opts)
         if key not in inputs:
             torch.manual_seed(0)
-            lhs = torch.randn(rows, k).to(tdt[dt])
+            lhs = (torch.randn(rows, k) * (2.0 ** 20 if "W" in opts else 1.0)).to(tdt[dt])
             scales = None
             if op == "gmm" and "Q" in opts:
                 rshape = (local, n, k) if "T" in opts else (local, k, n)

@@ -55,6 +55,22 @@ struct CooperativeMatrixPropertiesKHR {
   uint32_t scope = 0;
 };
 
+//===----------------------------------------------------------------------===//
+// VK_KHR_shader_bfloat16 (Vulkan 1.4.311), declared here
+//===----------------------------------------------------------------------===//
+
+constexpr const char *kShaderBFloat16Extension = "VK_KHR_shader_bfloat16";
+constexpr VkStructureType kStructurePhysicalDeviceShaderBFloat16FeaturesKHR =
+    VkStructureType(1000141000);
+
+struct ShaderBFloat16FeaturesKHR {
+  VkStructureType sType = kStructurePhysicalDeviceShaderBFloat16FeaturesKHR;
+  void *pNext = nullptr;
+  VkBool32 shaderBFloat16Type = VK_FALSE;
+  VkBool32 shaderBFloat16DotProduct = VK_FALSE;
+  VkBool32 shaderBFloat16CooperativeMatrix = VK_FALSE;
+};
+
 using PFN_GetPhysicalDeviceCooperativeMatrixPropertiesKHR =
     VkResult(VKAPI_PTR *)(VkPhysicalDevice, uint32_t *,
                           CooperativeMatrixPropertiesKHR *);

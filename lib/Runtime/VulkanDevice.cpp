@@ -120,6 +120,9 @@ constexpr FeatureName kFeatures[] = {
     {"cooperative_matrix_nv_layout",
      "NVIDIA's cooperative-matrix layout (an NVIDIA GPU with subgroups of 32)",
      &VulkanCapabilities::cooperativeMatrixNvLayout},
+    {"cooperative_matrix_bf16",
+     "bf16 cooperative matrices (VK_KHR_shader_bfloat16)",
+     &VulkanCapabilities::cooperativeMatrixBF16},
 };
 
 /// Parses a "vulkan" / "vulkan:<selector>" spec.
@@ -319,6 +322,9 @@ Status VulkanDevice::init(const std::string &selector,
   CooperativeMatrixFeaturesKHR cooperative;
   if (useExtension(kCooperativeMatrixExtension))
     chain(cooperative);
+  ShaderBFloat16FeaturesKHR bfloat16;
+  if (useExtension(kShaderBFloat16Extension))
+    chain(bfloat16);
   // Registered host memory (ejk_host_register) imports through it; it needs
   // Vulkan 1.1's external memory, core wherever ejk runs.
   bool hostImport = version >= VK_API_VERSION_1_1 &&
@@ -335,6 +341,9 @@ Status VulkanDevice::init(const std::string &selector,
   caps.storage8 = storage8.storageBuffer8BitAccess;
   caps.vulkanMemoryModel = memoryModel.vulkanMemoryModel;
   caps.cooperativeMatrix = cooperative.cooperativeMatrix;
+  caps.cooperativeMatrixBF16 = caps.cooperativeMatrix &&
+                               bfloat16.shaderBFloat16Type &&
+                               bfloat16.shaderBFloat16CooperativeMatrix;
   queryCapabilities(extensions);
 
   // Only the shader features of the core struct: enabling everything
@@ -345,6 +354,8 @@ Status VulkanDevice::init(const std::string &selector,
   features2.features.shaderInt16 = core.shaderInt16;
   features2.features.shaderInt64 = core.shaderInt64;
   cooperative.cooperativeMatrixRobustBufferAccess = VK_FALSE;
+  // bf16 dot products are not used.
+  bfloat16.shaderBFloat16DotProduct = VK_FALSE;
 
   // The first queue family with compute, preferring one with timestamps.
   count = 0;
@@ -505,8 +516,11 @@ void VulkanDevice::buildFingerprint() {
   // subgroup_size, cooperative_matrix), as the compiler derives it from a
   // saved fingerprint; printing it too would change every NVIDIA
   // device's fingerprint, and with it the keys of its tuning database.
+  // bf16 matrices show in cooperative_matrix_shapes, as the compiler reads
+  // them (lib/Selection/TargetFromFingerprint.cpp).
   for (const FeatureName &feature : kFeatures)
-    if (feature.member != &VulkanCapabilities::cooperativeMatrixNvLayout)
+    if (feature.member != &VulkanCapabilities::cooperativeMatrixNvLayout &&
+        feature.member != &VulkanCapabilities::cooperativeMatrixBF16)
       flag(feature.name, caps.*feature.member);
   if (caps.cooperativeMatrix) {
     std::set<std::string> shapes;

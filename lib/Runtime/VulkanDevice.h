@@ -46,6 +46,9 @@ struct VulkanCapabilities {
   /// Cooperative matrices laid out as NVIDIA's mma.sync fragments (an NVIDIA
   /// device with subgroups of 32), which some kernels rely on.
   bool cooperativeMatrixNvLayout = false;
+  /// bf16 cooperative matrices (VK_KHR_shader_bfloat16's type and matrix
+  /// features, both enabled when the device has them).
+  bool cooperativeMatrixBF16 = false;
   uint32_t subgroupSize = 0, minSubgroupSize = 0, maxSubgroupSize = 0;
   VkSubgroupFeatureFlags subgroupOperations = 0;
   /// VK_KHR_cooperative_matrix shapes (empty without the extension).

@@ -122,6 +122,16 @@ mlir::ejk::targetInfoFromFingerprint(const ::ejk::DeviceFingerprint &fp,
   StringRef(shapeList).split(shapes, ',', -1, /*KeepEmpty=*/false);
   info.hasCooperativeMatrix =
       coop == "1" && llvm::is_contained(shapes, "16x16x16:f16*f16+f32=f32");
+  // bf16 operand matrices (VK_KHR_shader_bfloat16): derived from the shape
+  // list, as the NVIDIA layout below, so that fingerprints and the keys of
+  // tuning databases stay what they were.
+  if (info.hasCooperativeMatrix &&
+      llvm::is_contained(shapes, "16x16x16:bf16*bf16+f32=f32")) {
+    features = info.vulkanFeatures;
+    features.push_back("cooperative_matrix_bf16");
+    if (failed(info.setVulkanFeatures(features, unknown)))
+      return bad("cooperative_matrix_shapes");
+  }
   // NVIDIA's drivers map these matrices onto mma.sync fragments, whose
   // element layout the register-softmax attention kernel relies on.
   if (info.hasCooperativeMatrix && info.subgroupSize == 32 &&

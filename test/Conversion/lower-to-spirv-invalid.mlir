@@ -246,3 +246,13 @@ module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1
     return
   }
 }
+
+// -----
+
+// A bf16 buffer on a device without 16-bit integers.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_basic"]}} {
+  // expected-error @+1 {{dispatch 'd' argument 1 is a bf16 buffer, which Vulkan kernels read as 16-bit integers: it needs device feature 'int16', which the Vulkan target lacks}}
+  func.func private @d(%a: memref<64xf32>, %b: memref<64xbf16>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
+    return
+  }
+}

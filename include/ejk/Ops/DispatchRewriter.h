@@ -64,6 +64,10 @@ public:
   /// Records a Vulkan dispatch's workgroup size and workgroup memory.
   static void setVulkanLaunch(func::FuncOp fn, int64_t threads,
                               int64_t sharedBytes);
+  /// Marks a Vulkan dispatch whose f16-typed operand matrices hold bf16
+  /// values (kMatrixOperandsAttrName): the kernel stages bf16 bits, and the
+  /// SPIR-V conversion makes those matrices bf16.
+  static void setBF16Matrices(func::FuncOp fn);
 
   /// Adds a dispatch `<dispatch>_<suffix>` with arguments `argTypes`, grid
   /// `grid`, and the body `build` makes from its arguments (`build` ends

@@ -33,6 +33,10 @@ constexpr StringLiteral kBytesAttrName = "ejk.bytes";
 /// of workgroup memory the kernel declares.
 constexpr StringLiteral kWorkgroupSizeAttrName = "ejk.workgroup_size";
 constexpr StringLiteral kSharedMemoryAttrName = "ejk.shared_memory_bytes";
+/// On Vulkan dispatches: "bf16" when the operand matrices (A and B of
+/// gpu.subgroup_mma_compute, typed f16 because the GPU dialect has no bf16
+/// matrices) hold bf16 values; ejk-convert-to-spirv retypes them.
+constexpr StringLiteral kMatrixOperandsAttrName = "ejk.matrix_operands";
 
 } // namespace mlir::ejk
 

@@ -7,7 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BF16Matrices.h"
+
 #include "ejk/Conversion/Passes.h"
+#include "ejk/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToSPIRV/ArithToSPIRV.h"
 #include "mlir/Conversion/ControlFlowToSPIRV/ControlFlowToSPIRV.h"
@@ -32,6 +35,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mlir::ejk {
 #define GEN_PASS_DEF_EJKCONVERTTOSPIRV
@@ -285,9 +289,24 @@ struct ConvertToSpirvPass
   void runOnOperation() override {
     SmallVector<gpu::GPUModuleOp> modules(
         getOperation().getOps<gpu::GPUModuleOp>());
+    // Kernels whose operand matrices hold bf16 (kMatrixOperandsAttrName),
+    // by name: the conversion replaces the functions.
+    llvm::StringSet<> bf16Kernels;
+    for (gpu::GPUModuleOp gpuModule : modules)
+      for (auto kernel : gpuModule.getOps<gpu::GPUFuncOp>())
+        if (kernel->hasAttr(kMatrixOperandsAttrName))
+          bf16Kernels.insert(kernel.getName());
     for (gpu::GPUModuleOp gpuModule : modules)
       if (failed(convertModule(gpuModule)))
         return signalPassFailure();
+    WalkResult retyped = getOperation()->walk([&](spirv::FuncOp func) {
+      if (!bf16Kernels.contains(func.getSymName()))
+        return WalkResult::advance();
+      return failed(retypeBF16Matrices(func)) ? WalkResult::interrupt()
+                                              : WalkResult::advance();
+    });
+    if (retyped.wasInterrupted())
+      return signalPassFailure();
   }
 };
 } // namespace

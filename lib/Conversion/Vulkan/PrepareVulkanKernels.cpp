@@ -218,6 +218,15 @@ static LogicalResult checkDispatch(func::FuncOp func,
              << "; Vulkan dispatch arguments are static identity-layout "
                 "memrefs in the default memory space of f32, f16, bf16, "
                 "i32, i64, i8 or i1";
+  // bf16 buffers become buffers of 16-bit integers (ejk-convert-to-spirv).
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+    if (cast<MemRefType>(type).getElementType().isBF16() &&
+        !target.hasVulkanFeature("int16"))
+      return func.emitError("dispatch '")
+             << func.getSymName() << "' argument " << i
+             << " is a bf16 buffer, which Vulkan kernels read as 16-bit "
+                "integers: it needs device feature 'int16', which the "
+                "Vulkan target lacks";
   if (auto required = func->getAttrOfType<ArrayAttr>(kRequiresAttrName)) {
     for (Attribute entry : required) {
       auto name = dyn_cast<StringAttr>(entry);
@@ -229,6 +238,21 @@ static LogicalResult checkDispatch(func::FuncOp func,
                << func.getSymName() << "' requires device feature " << entry
                << ", which the Vulkan target lacks";
     }
+  }
+
+  if (auto operands =
+          func->getAttrOfType<StringAttr>(kMatrixOperandsAttrName)) {
+    if (operands.getValue() != "bf16")
+      return func.emitError("dispatch '")
+             << func.getSymName() << "' has " << kMatrixOperandsAttrName
+             << " = " << operands << "; the only value is \"bf16\"";
+    if (!target.hasCooperativeMatrix ||
+        !target.hasVulkanFeature("cooperative_matrix_bf16"))
+      return func.emitError("dispatch '")
+             << func.getSymName()
+             << "' multiplies bf16 cooperative matrices "
+                "(VK_KHR_shader_bfloat16, 16x16x16 bf16*bf16+f32=f32), which "
+                "the Vulkan target lacks";
   }
 
   WalkResult walk = func.walk([&](Operation *op) {
@@ -267,6 +291,8 @@ static void outlineDispatch(func::FuncOp func) {
                                      size.asArrayRef().end());
   kernel->setAttr(spirv::getEntryPointABIAttrName(),
                   spirv::getEntryPointABIAttr(context, workgroupSize));
+  if (Attribute operands = func->getAttr(kMatrixOperandsAttrName))
+    kernel->setAttr(kMatrixOperandsAttrName, operands);
 
   kernel.getBody().getBlocks().clear();
   kernel.getBody().takeBody(func.getBody());

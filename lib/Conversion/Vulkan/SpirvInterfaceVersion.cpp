@@ -1,4 +1,11 @@
-//===- SpirvInterfaceVersion.cpp - the version entry interfaces need ------===//
+//===- SpirvInterfaceVersion.cpp - what spirv-update-vce leaves out -------===//
+//
+// The version entry interfaces need, and the capability of bf16
+// cooperative matrices.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BF16Matrices.h"
 
 #include "ejk/Conversion/Passes.h"
 
@@ -46,12 +53,26 @@ struct SpirvInterfaceVersionPass
   void runOnOperation() override {
     spirv::ModuleOp module = getOperation();
     std::optional<spirv::VerCapExtAttr> vce = module.getVceTriple();
-    if (!vce || vce->getVersion() >= spirv::Version::V_1_4 ||
-        !needsVersion14(module))
+    if (!vce)
+      return;
+    spirv::Version version = vce->getVersion();
+    if (version < spirv::Version::V_1_4 && needsVersion14(module))
+      version = spirv::Version::V_1_4;
+    // spirv-update-vce deduces BFloat16TypeKHR from a bf16 matrix but not
+    // the capability of bf16 cooperative matrices (MLIR 22).
+    SmallVector<spirv::Capability> capabilities =
+        llvm::to_vector(vce->getCapabilities());
+    bool addBF16Matrices =
+        usesBF16Matrices(module) &&
+        !llvm::is_contained(capabilities,
+                            spirv::Capability::BFloat16CooperativeMatrixKHR);
+    if (addBF16Matrices)
+      capabilities.push_back(spirv::Capability::BFloat16CooperativeMatrixKHR);
+    if (version == vce->getVersion() && !addBF16Matrices)
       return;
     module.setVceTripleAttr(spirv::VerCapExtAttr::get(
-        spirv::Version::V_1_4, llvm::to_vector(vce->getCapabilities()),
-        llvm::to_vector(vce->getExtensions()), &getContext()));
+        version, capabilities, llvm::to_vector(vce->getExtensions()),
+        &getContext()));
   }
 };
 } // namespace

@@ -41,6 +41,9 @@ static constexpr FeatureCapability kFeatureCapabilities[] = {
     {"subgroup_clustered", spirv::Capability::GroupNonUniformClustered},
     {"subgroup_quad", spirv::Capability::GroupNonUniformQuad},
     {"cooperative_matrix", spirv::Capability::CooperativeMatrixKHR},
+    {"cooperative_matrix_bf16", spirv::Capability::BFloat16TypeKHR},
+    {"cooperative_matrix_bf16",
+     spirv::Capability::BFloat16CooperativeMatrixKHR},
 };
 
 static spirv::Version toSpirvVersion(unsigned version) {
@@ -68,9 +71,14 @@ spirv::TargetEnvAttr mlir::ejk::buildSpirvTargetEnv(MLIRContext *context,
   // The Vulkan memory model stays off even when the device has it: GLSL450
   // with Logical addressing is what every Vulkan driver takes.
   SmallVector<spirv::Capability> capabilities = {spirv::Capability::Shader};
+  // bf16 matrices are an addition to cooperative matrices, never alone.
+  bool bf16Matrices = target.hasCooperativeMatrix &&
+                      target.hasVulkanFeature("cooperative_matrix_bf16");
   for (const FeatureCapability &entry : kFeatureCapabilities) {
     bool has = entry.feature == "cooperative_matrix"
                    ? target.hasCooperativeMatrix
+               : entry.feature == "cooperative_matrix_bf16"
+                   ? bf16Matrices
                    : target.hasVulkanFeature(entry.feature);
     if (has)
       capabilities.push_back(entry.capability);
@@ -85,16 +93,23 @@ spirv::TargetEnvAttr mlir::ejk::buildSpirvTargetEnv(MLIRContext *context,
     extensions.push_back(spirv::Extension::SPV_KHR_8bit_storage);
   if (target.hasCooperativeMatrix)
     extensions.push_back(spirv::Extension::SPV_KHR_cooperative_matrix);
+  if (bf16Matrices)
+    extensions.push_back(spirv::Extension::SPV_KHR_bfloat16);
   auto triple = spirv::VerCapExtAttr::get(toSpirvVersion(target.spirvVersion),
                                           capabilities, extensions, context);
 
   ArrayAttr coopProperties;
   if (target.hasCooperativeMatrix) {
-    Type f16 = b.getF16Type(), f32 = b.getF32Type();
-    coopProperties =
-        b.getArrayAttr({spirv::CooperativeMatrixPropertiesKHRAttr::get(
-            context, 16, 16, 16, f16, f16, f32, f32, /*accSat=*/false,
-            spirv::ScopeAttr::get(context, spirv::Scope::Subgroup))});
+    Type f32 = b.getF32Type();
+    SmallVector<Attribute> shapes;
+    SmallVector<Type> operandTypes = {b.getF16Type()};
+    if (bf16Matrices)
+      operandTypes.push_back(b.getBF16Type());
+    for (Type operand : operandTypes)
+      shapes.push_back(spirv::CooperativeMatrixPropertiesKHRAttr::get(
+          context, 16, 16, 16, operand, operand, f32, f32, /*accSat=*/false,
+          spirv::ScopeAttr::get(context, spirv::Scope::Subgroup)));
+    coopProperties = b.getArrayAttr(shapes);
   }
   SmallVector<int32_t> maxSize;
   for (int64_t size : target.maxWorkgroupSize)

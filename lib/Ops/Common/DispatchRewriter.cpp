@@ -79,6 +79,11 @@ void DispatchRewriter::setVulkanLaunch(func::FuncOp fn, int64_t threads,
   fn->setAttr(kSharedMemoryAttrName, b.getI64IntegerAttr(sharedBytes));
 }
 
+void DispatchRewriter::setBF16Matrices(func::FuncOp fn) {
+  fn->setAttr(kMatrixOperandsAttrName,
+              StringAttr::get(fn.getContext(), "bf16"));
+}
+
 func::FuncOp DispatchRewriter::addDispatch(
     StringRef suffix, ArrayRef<Type> argTypes, Grid grid,
     function_ref<void(OpBuilder &, Location, ValueRange)> build) {

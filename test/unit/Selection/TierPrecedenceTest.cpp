@@ -303,11 +303,19 @@ TEST(TargetFromFingerprintTest, ReadsTheVulkanFacts) {
             "float16,storage16,subgroup_arithmetic,subgroup_basic,"
             "subgroup_shuffle,subgroup_vote");
 
-  // The shape alone, without the extension flag, is not enough.
+  // A bf16 shape adds bf16 matrices (VK_KHR_shader_bfloat16).
+  fp.fields["cooperative_matrix_shapes"] += ",16x16x16:bf16*bf16+f32=f32";
+  info = targetInfoFromFingerprint(fp, error);
+  ASSERT_TRUE(succeeded(info)) << error;
+  EXPECT_TRUE(info->hasVulkanFeature("cooperative_matrix_bf16"));
+
+  // The shape alone, without the extension flag, is not enough (for bf16
+  // matrices either).
   fp.fields["cooperative_matrix"] = "0";
   info = targetInfoFromFingerprint(fp, error);
   ASSERT_TRUE(succeeded(info)) << error;
   EXPECT_FALSE(info->hasCooperativeMatrix);
+  EXPECT_FALSE(info->hasVulkanFeature("cooperative_matrix_bf16"));
 
   fp.fields["spirv_version"] = "2.0";
   EXPECT_TRUE(failed(targetInfoFromFingerprint(fp, error)));

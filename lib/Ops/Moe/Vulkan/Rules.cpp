@@ -32,12 +32,22 @@ static MoeVulkanLimits limitsOf(const TargetInfo &target) {
   return limits;
 }
 
-/// Whether a problem of f16 inputs with contiguous extents `k` and `n` can
-/// take the cooperative path on `target`: 16-byte copies need multiples of
-/// 8, and the smallest cooperative layout must fit.
+/// Whether the operands' bits go to bf16 cooperative matrices as they are
+/// (VK_KHR_shader_bfloat16): bf16 inputs, no i8 weights (converted to f16).
+static bool bf16Matrices(const GroupedMatmulProblem &p,
+                         const TargetInfo &target) {
+  return p.inputType.isBF16() && !p.quantized() &&
+         target.hasVulkanFeature("cooperative_matrix_bf16");
+}
+
+/// Whether a problem of f16 inputs (or bf16 ones on a device with bf16
+/// matrices) with contiguous extents `k` and `n` can take the cooperative
+/// path on `target`: 16-byte copies need multiples of 8, and the smallest
+/// cooperative layout must fit.
 static bool cooperativeFits(const GroupedMatmulProblem &p,
                             GemmOperandOrder order, const TargetInfo &target) {
-  if (!target.hasCooperativeMatrix || !p.inputType.isF16() || p.k < 1 ||
+  if (!target.hasCooperativeMatrix ||
+      !(p.inputType.isF16() || bf16Matrices(p, target)) || p.k < 1 ||
       p.n < 1 || p.k % 8 || p.n % 8)
     return false;
   // i8 weights move as 16-byte vectors of 16 and are converted through

@@ -40,6 +40,9 @@ static LogicalResult tileOp(OpT op, ConfigAttr attr, DispatchRewriter &rewriter,
                                                  : plan.groupedGrid());
   DispatchRewriter::setVulkanLaunch(dispatch, layout->threads,
                                     layout->sharedBytes);
+  // bf16 operands reach the cooperative matrices as staged bits.
+  if (layout->cooperative && problem.inputType.isBF16())
+    DispatchRewriter::setBF16Matrices(dispatch);
   DispatchRewriter::setWork(dispatch, groupedMatmulFlops(plan),
                             DispatchRewriter::bytesOf(buf.all()));
   return success();
