@@ -4,7 +4,7 @@ PyTorch's FlashAttention-2 backward on the GPU machine, in one process.
 
 Two steps, because the GPU machine has no MLIR (as paged.py):
 
-  here:   python3 bench/vulkan/attention_grad.py prepare DIR [FINGERPRINT]
+  here:   [ONLY=prefix] python3 bench/vulkan/attention_grad.py prepare DIR [FINGERPRINT]
           compiles every variant with `ejkc --target vulkan --fingerprint
           FINGERPRINT` (default bench/vulkan/h100.fingerprint) into
           DIR/art/<name>/, copies the runtime, ejk_runtime.py and this script.
@@ -33,6 +33,12 @@ import ejk_runtime  # noqa: E402  (beside this script here and there)
 # tokens padded, seed 1) or per-batch sequence lengths (cum_seqlens_q and
 # cum_seqlens_k both, ejKernel's padded layout).
 def variants():
+    only = os.environ.get("ONLY")  # a name prefix, e.g. ONLY=chk
+    return {n: v for n, v in all_variants().items()
+            if not only or n.startswith(only)}
+
+
+def all_variants():
     return {
         "gfa_d128_bwd": (4, 2048, 16, 16, 128, "f16", False, None),
         "gfa_d128_bwd_causal": (4, 2048, 16, 16, 128, "f16", True, None),
