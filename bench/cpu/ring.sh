@@ -8,12 +8,28 @@
 # the ring with `mpirun -np RANKS ejk-ring-run --layout zigzag --stats`
 # (EJK_NUM_THREADS=1 per rank), and prints both times, the speedup, the
 # scaling efficiency (speedup / RANKS) and each rank's time split.
+#
+# For a machine without the compiler (the device machine), two steps:
+#   here:   bench/cpu/ring.sh prepare DIR [RANKS [SEQ]] compiles the same
+#           entries (HEADS 16, DIM 128) into DIR/art and copies ejk-ring-run,
+#           ejk-bench-run, the runtime libraries, Open MPI's Debian packages,
+#           ejKernel's wheels (from $WHEELS, if set) and the device-side
+#           scripts (bench/cpu/ring-run.sh as DIR/run.sh, xla-ring.py);
+#   there:  bash DIR/run.sh (carrying DIR): topology, the all-core control,
+#           baseline, ring and ejKernel's XLA ring (see ring-run.sh).
 set -euo pipefail
-RANKS=${1:?ranks}
-SEQ=${2:-16384}
-HEADS=${3:-16}
-DIM=${4:-128}
-REPEAT=${5:-3}
+if [ "${1:-}" = prepare ]; then
+  DIR=${2:?DIR}
+  RANKS=${3:-8}
+  SEQ=${4:-16384}
+  HEADS=16 DIM=128
+else
+  RANKS=${1:?ranks}
+  SEQ=${2:-16384}
+  HEADS=${3:-16}
+  DIM=${4:-128}
+  REPEAT=${5:-3}
+fi
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BIN=${EJK_BIN:-$ROOT/build/bin}
 PY=${EJK_PYTHON:-/usr/bin/python3}
@@ -32,6 +48,31 @@ func.func @ring(%q: $(t $LOCAL), %k: $(t $LOCAL), %v: $(t $LOCAL)) -> ($(t $LOCA
   return %o, %l : $(t $LOCAL), $(l $LOCAL)
 }
 MLIR
+if [ "${1:-}" = prepare ]; then
+  mkdir -p "$DIR"
+  rm -rf "$DIR/art"
+  "$BIN/ejkc" "$WORK/ringbench.mlir" -o "$DIR/art" > /dev/null
+  echo "$SEQ" > "$DIR/seq"
+  LIB=$(dirname "$BIN")/lib/Runtime
+  cp "$BIN/ejk-ring-run" "$BIN/ejk-bench-run" "$DIR/"
+  cp -L "$LIB/libejk_runtime.so.1" "$LIB/Mpi/libejk_runtime_mpi.so.1" "$DIR/"
+  cp "$ROOT/bench/cpu/ring-run.sh" "$DIR/run.sh"
+  cp "$ROOT/bench/cpu/xla-ring.py" "$DIR/"
+  if [ -n "${WHEELS:-}" ]; then
+    mkdir -p "$DIR/whl" && cp "$WHEELS"/*.whl "$DIR/whl/"
+  fi
+  if [ ! -d "$DIR/debs" ] || [ -z "$(ls "$DIR/debs")" ]; then
+    mkdir -p "$DIR/debs"
+    (cd "$DIR/debs" && apt-get download openmpi-bin openmpi-common \
+      libopenmpi3 libpmix2 libhwloc15 libhwloc-plugins libevent-2.1-7 \
+      libevent-core-2.1-7 libevent-pthreads-2.1-7 libfabric1 libucx0 \
+      libibverbs1 librdmacm1 libnl-3-200 libnl-route-3-200 libnuma1 \
+      libltdl7 libmunge2 libpsm2-2 libpsm-infinipath1 ibverbs-providers \
+      libxnvctrl0 ocl-icd-libopencl1 > /dev/null)
+  fi
+  du -sh "$DIR"
+  exit 0
+fi
 "$PY" - "$WORK" "$SEQ" "$HEADS" "$DIM" <<'PY'
 import sys, numpy as np
 work, s, h, d = sys.argv[1], *map(int, sys.argv[2:])

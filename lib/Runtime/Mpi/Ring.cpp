@@ -15,8 +15,10 @@
 #include <chrono>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace ejk::ring;
@@ -47,6 +49,24 @@ uint64_t nowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+int waitBeside(int count, MPI_Request *requests, ejk_invocation *block,
+               unsigned pollUs) {
+  if (count == 0)
+    return MPI_SUCCESS;
+  // ejk_invocation_time_ns answers EJK_OK only once the block is done.
+  uint64_t unused = 0;
+  while (block && pollUs > 0 &&
+         ejk_invocation_time_ns(block, &unused) != EJK_OK) {
+    int done = 0;
+    if (int rc = MPI_Testall(count, requests, &done, MPI_STATUSES_IGNORE))
+      return rc;
+    if (done)
+      return MPI_SUCCESS;
+    std::this_thread::sleep_for(std::chrono::microseconds(pollUs));
+  }
+  return MPI_Waitall(count, requests, MPI_STATUSES_IGNORE);
 }
 
 const char *roleName(Block block) {
@@ -356,6 +376,13 @@ ejk_status ejk_ring_create(ejk_device *device, ejk_module *module,
     ring->dtype = q.dtype;
     ring->elemBytes = int64_t(ejk_dtype_size(q.dtype));
     ring->threads = std::min(usableCpus(), 16); // more only adds start-up
+    // A CPU block shares the rank's cores with the wait for its transfers:
+    // poll gently (docs/ops/ring.md, "Measurements").
+    const char *kind = "";
+    ejk_device_kind(device, &kind);
+    ring->pollUs = std::strcmp(kind, "cpu") == 0 ? 100 : 0;
+    if (const char *env = std::getenv("EJK_RING_POLL_US"))
+      ring->pollUs = unsigned(std::strtoul(env, nullptr, 10));
     ring->batch = q.shape[0];
     ring->seq = q.shape[1];
     ring->heads = q.shape[2];

@@ -346,9 +346,8 @@ ejk_status ejk_ring_run_backward_segments(
               &sumRequests[numSums++]);
     cur = 1 - cur;
   };
-  auto waitSums = [&] {
-    int rc = numSums ? MPI_Waitall(numSums, sumRequests, MPI_STATUSES_IGNORE)
-                     : MPI_SUCCESS;
+  auto waitSums = [&](ejk_invocation *block = nullptr) {
+    int rc = waitBeside(numSums, sumRequests, block, ring->pollUs);
     numSums = 0;
     return rc;
   };
@@ -436,7 +435,7 @@ ejk_status ejk_ring_run_backward_segments(
       // Block step-1's gradients into the sums of its shard (received
       // from the previous rank while it ran), then on to the next rank.
       uint64_t w0 = nowNs();
-      int rc = waitSums();
+      int rc = waitSums(invocation);
       waitNs += since(w0);
       if (rc != MPI_SUCCESS)
         return brokenRing(step, rc, invocation);
@@ -446,9 +445,7 @@ ejk_status ejk_ring_run_backward_segments(
       sendSums();
     }
     uint64_t w0 = nowNs();
-    int rc = numRequests
-                 ? MPI_Waitall(numRequests, requests, MPI_STATUSES_IGNORE)
-                 : MPI_SUCCESS;
+    int rc = waitBeside(numRequests, requests, invocation, ring->pollUs);
     uint64_t commDone = nowNs();
     waitNs += commDone - w0;
     if (rc != MPI_SUCCESS)

@@ -355,11 +355,10 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
       st.staging_ns += since(readStart);
     }
     // MPI moves a large message inside its calls: wait here, on this
-    // thread, while the merge runs on the others.
+    // thread, while the merge runs on the others (gently while a CPU block
+    // runs: waitBeside).
     uint64_t waitStart = nowNs();
-    int rc = numRequests
-                 ? MPI_Waitall(numRequests, requests, MPI_STATUSES_IGNORE)
-                 : MPI_SUCCESS;
+    int rc = waitBeside(numRequests, requests, invocation, ring->pollUs);
     uint64_t commDone = nowNs();
     uint64_t waitNs = commDone - waitStart;
     Plan upcoming;

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The device machine's half of `bench/cpu/ring.sh prepare DIR` (copied there
+# as DIR/run.sh; docs/ops/ring.md "Measurements"). On the machine's CPU, one
+# thread per process (EJK_NUM_THREADS=1), B1 S$SEQ H16 D128 causal f32:
+#
+#  1. the CPU's topology (lscpu): which logical CPUs share a physical core;
+#  2. control: one ring block (zzkv, a zigzag step's block) timed by
+#     ejk-bench-run alone on one core, then in 8 (= RANKS) independent
+#     processes at once, one per physical core, no MPI: the machine's
+#     all-core effects (clock, memory bandwidth, L3) without the ring;
+#  3. the baseline: ejk's flash attention over the whole sequence, one
+#     thread (ejk-bench-run on the `full` entry), best of 2;
+#  4. the ring on RANKS ranks (zigzag, --bind-to core), best of $REPEAT, with
+#     per-step stats: EJK_RING_POLL_US=0 (the wait spins in MPI_Waitall, as
+#     before) and the default (polls every 100 us, asleep between);
+#  5. ejKernel's XLA ring_attention under shard_map on RANKS JAX host
+#     devices (xla-ring.py), same shape, if its wheels are in DIR/whl.
+set -u
+cd "$(dirname "$0")"
+HERE=$(pwd)
+MPIROOT=${MPIROOT:-/opt/ejk-mpi}
+mkdir -p "$MPIROOT"
+for f in debs/*.deb; do dpkg -x "$f" "$MPIROOT"; done
+export OPAL_PREFIX=$MPIROOT/usr PATH=$MPIROOT/usr/bin:$PATH
+export LD_LIBRARY_PATH=$HERE:$MPIROOT/usr/lib/x86_64-linux-gnu/openmpi/lib:$MPIROOT/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=self,vader OMPI_MCA_plm=isolated OMPI_MCA_pml=ob1
+export HWLOC_HIDE_ERRORS=1 PMIX_MCA_pcompress_base_silence_warning=1
+export EJK_NUM_THREADS=1
+RANKS=${RANKS:-8}
+REPEAT=${REPEAT:-2}
+SEQ=$(cat seq)
+OUTDIR=${OUT:-$HERE/out}
+mkdir -p "$OUTDIR"
+exec > >(tee "$OUTDIR/ring-cpu.log") 2>&1
+TMP=$(mktemp -d)
+echo "== CPU"
+lscpu | grep -E '^(Model name|CPU\(s\)|Thread|Core|Socket|NUMA node|L2|L3|CPU max MHz)'
+lscpu -p=CPU,CORE,SOCKET | grep -v '^#' > "$TMP/topology.csv"
+# One logical CPU per physical core, in core order.
+CORES=$(awk -F, '!seen[$2 "," $3]++ {print $1}' "$TMP/topology.csv" | head -"$RANKS" | tr '\n' ' ')
+echo "one CPU per physical core: $CORES"
+grep -m1 MHz /proc/cpuinfo
+
+zz=$(grep -o '"ring__ring__n[0-9]*__c1__wn__zzkv"' art/ringbench.json | head -1 | tr -d '"')
+bench() { # CPU ENTRY RUNS
+  taskset -c "$1" ./ejk-bench-run art/ringbench.json --device cpu \
+    --entry "$2" --runs "$3" --warmup 1 --dispatch-times
+}
+summary() { # FILE: the bench line and the dispatch line on one line
+  echo "$(grep '^bench:' "$1"); $(grep dispatches "$1")"
+}
+echo "== control: $zz alone on each of CPUs $CORES in turn"
+for c in $CORES; do
+  bench "$c" "$zz" 3 > "$TMP/alone-$c.txt" 2>&1
+  echo "cpu $c alone: $(summary "$TMP/alone-$c.txt")"
+done
+echo "== control: $zz in $RANKS processes at once, one per CPU (no MPI)"
+pids=()
+for c in $CORES; do
+  bench "$c" "$zz" 5 > "$TMP/control-$c.txt" 2>&1 &
+  pids+=($!)
+done
+wait "${pids[@]}"
+for c in $CORES; do
+  echo "cpu $c, all busy: $(summary "$TMP/control-$c.txt")"
+done
+# The other roles of a zigzag rank's steps, alone: the per-rank sum of its
+# blocks (diag + r zzkv + (RANKS-1-r) zzq) against baseline / RANKS.
+for role in diag zzq; do
+  bench "${CORES%% *}" "${zz%zzkv}$role" 3 > "$TMP/$role.txt" 2>&1
+  echo "$role alone (cpu ${CORES%% *}): $(summary "$TMP/$role.txt")"
+done
+
+echo "== baseline: flash attention B1 S$SEQ H16 D128 causal f32, 1 thread (CPU ${CORES%% *})"
+taskset -c "${CORES%% *}" ./ejk-bench-run art/ringbench.json --device cpu \
+  --entry full --runs 2 --warmup 0 --dispatch-times
+
+for poll in 0 default; do
+  echo "== ring: $RANKS ranks x 1 thread, zigzag, --bind-to core, EJK_RING_POLL_US=$poll"
+  env=()
+  [ "$poll" != default ] && env=(-x EJK_RING_POLL_US=$poll)
+  EJK_RING_POLL_US=${poll/default/100} timeout 120 mpirun --bind-to core \
+    --report-bindings "${env[@]}" -x EJK_NUM_THREADS -np "$RANKS" \
+    ./ejk-ring-run art/ringbench.json --entry ring --layout zigzag --random 7 \
+    --repeat "$REPEAT" --stats 2>&1 |
+    grep -v -e '^$' -e pmix -e 'dlopen error' -e 'Perhaps a missing'
+done
+
+if [ -d whl ] && ls whl/*.whl > /dev/null 2>&1; then
+  echo "== ejKernel XLA ring_attention, $RANKS host devices"
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
+    --upgrade --target /tmp/site whl/*.whl && export PYTHONPATH=/tmp/site
+  PYTHONUNBUFFERED=1 timeout 110 python3 xla-ring.py "$RANKS" "$SEQ" 16 128
+fi
