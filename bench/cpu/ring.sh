@@ -61,15 +61,9 @@ if [ "${1:-}" = prepare ]; then
   if [ -n "${WHEELS:-}" ]; then
     mkdir -p "$DIR/whl" && cp "$WHEELS"/*.whl "$DIR/whl/"
   fi
-  if [ ! -d "$DIR/debs" ] || [ -z "$(ls "$DIR/debs")" ]; then
-    mkdir -p "$DIR/debs"
-    (cd "$DIR/debs" && apt-get download openmpi-bin openmpi-common \
-      libopenmpi3 libpmix2 libhwloc15 libhwloc-plugins libevent-2.1-7 \
-      libevent-core-2.1-7 libevent-pthreads-2.1-7 libfabric1 libucx0 \
-      libibverbs1 librdmacm1 libnl-3-200 libnl-route-3-200 libnuma1 \
-      libltdl7 libmunge2 libpsm2-2 libpsm-infinipath1 ibverbs-providers \
-      libxnvctrl0 ocl-icd-libopencl1 > /dev/null)
-  fi
+  source "$ROOT/bench/mpi-debs.sh"
+  mpi_debs_download "$DIR"
+  cp "$ROOT/bench/mpi-debs.sh" "$DIR/"
   du -sh "$DIR"
   exit 0
 fi

@@ -9,14 +9,8 @@
 set -u
 cd "$(dirname "$0")"
 HERE=$(pwd)
-MPIROOT=${MPIROOT:-/opt/ejk-mpi}
-mkdir -p "$MPIROOT"
-for f in debs/*.deb; do dpkg -x "$f" "$MPIROOT"; done
-export OPAL_PREFIX=$MPIROOT/usr PATH=$MPIROOT/usr/bin:$PATH
-export LD_LIBRARY_PATH=$HERE:$MPIROOT/usr/lib/x86_64-linux-gnu/openmpi/lib:$MPIROOT/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl=self,vader OMPI_MCA_plm=isolated OMPI_MCA_pml=ob1
-export HWLOC_HIDE_ERRORS=1 PMIX_MCA_pcompress_base_silence_warning=1
+source ./mpi-debs.sh
+mpi_debs_setup "$HERE"
 REPEAT=${REPEAT:-3}
 # Untimed ring runs before the timed ones: clocks up, host buffers touched.
 WARM_MS=${WARM_MS:-1500}
