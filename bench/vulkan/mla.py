@@ -40,8 +40,9 @@ PORTABLE = "block_k = 16, block_h = 16, head_lanes = 16, num_splits = 2"
 #        config or None, query tokens per sequence)
 def variants():
     return {
-        # f16 runs the cooperative-matrix kernel (heuristic), bf16 the
-        # portable one.
+        # f16 runs the cooperative-matrix kernel (heuristic); bf16 too on a
+        # device with bf16 cooperative matrices (VK_KHR_shader_bfloat16),
+        # the portable kernel elsewhere.
         "mla-deepseek-v3-f16": (32, 128, 4096, 64, "f16", None, 1),
         "mla-deepseek-v3-f16-portable": (32, 128, 4096, 64, "f16", PORTABLE, 1),
         "mla-deepseek-v3": (32, 128, 4096, 64, "bf16", None, 1),
@@ -56,7 +57,13 @@ def variants():
                                     "block_k = 32, block_h = 16, cooperative = 1, num_splits = 2", 1),
         # Correctness only: ragged lengths (0, 1, a partial page), splits,
         # several query tokens a sequence (causal), dense caches.
-        "chk-ragged": (5, 16, 300, 64, "bf16", None, 1),
+        "chk-ragged": (5, 16, 300, 64, "bf16", PORTABLE, 1),
+        "chk-coop-bf16-ragged": (5, 16, 300, 64, "bf16", None, 1),
+        "chk-coop-bf16-128h-splits": (3, 128, 1000, 16, "bf16",
+                                      "block_k = 32, block_h = 32, cooperative = 1, num_splits = 5", 1),
+        "chk-coop-bf16-causal": (3, 32, 200, 16, "bf16", None, 3),
+        "chk-coop-bf16-dense": (3, 48, 208, 0, "bf16",
+                                "block_k = 32, block_h = 16, cooperative = 1, num_splits = 3", 1),
         "chk-coop-ragged": (5, 16, 300, 64, "f16", None, 1),
         "chk-coop-128h-splits": (3, 128, 1000, 16, "f16",
                                  "block_k = 32, block_h = 32, cooperative = 1, num_splits = 5", 1),

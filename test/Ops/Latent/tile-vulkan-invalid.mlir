@@ -166,7 +166,7 @@ func.func @f(%ql: tensor<4x32x128xf16>, %qr: tensor<4x32x16xf16>, %c: tensor<16x
 // f32 inputs have no cooperative kernel.
 module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
 func.func @f(%ql: tensor<4x32x128xf32>, %qr: tensor<4x32x16xf32>, %c: tensor<16x16x144xf32>, %lens: tensor<4xi32>, %tables: tensor<4x4xi32>, %starts: tensor<5xi32>) -> tensor<4x32x128xf32> {
-  // expected-error @+1 {{'cooperative' needs f16 inputs and a device with 16x16x16 f16 cooperative matrices}}
+  // expected-error @+1 {{'cooperative' needs f16 inputs and a device with 16x16x16 f16 cooperative matrices, or bf16 inputs and a device with bf16 ones}}
   %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 64, cooperative = 1>}
       : tensor<4x32x128xf32>, tensor<4x32x16xf32>, tensor<16x16x144xf32>, tensor<4xi32>, tensor<4x4xi32>, tensor<5xi32> -> tensor<4x32x128xf32>
   return %o : tensor<4x32x128xf32>

@@ -362,6 +362,9 @@ LogicalResult VulkanMla::tile(Operation *op, ConfigAttr attr,
   DispatchRewriter::setGrid(dispatch, plan.grid());
   DispatchRewriter::setVulkanLaunch(dispatch, layout->threads,
                                     layout->sharedBytes);
+  // bf16 inputs reach the cooperative matrices as staged bits.
+  if (layout->cooperative && plan.elementType.isBF16())
+    DispatchRewriter::setBF16Matrices(dispatch);
   // The cache as read: once per row and head chunk.
   DispatchRewriter::setWork(
       dispatch, mlaFlops(plan),

@@ -49,10 +49,13 @@ static std::optional<VulkanMlaLayout> getCoopLayout(const MlaProblem &p,
   l.numSplits = c.numSplits;
   l.numSubgroups = kMlaCoopSubgroups;
   int64_t sg = target.subgroupSize;
-  if (!target.hasCooperativeMatrix || !p.elementType.isF16()) {
+  bool bf16Matrices = p.elementType.isBF16() &&
+                      target.hasVulkanFeature("cooperative_matrix_bf16");
+  if (!target.hasCooperativeMatrix ||
+      !(p.elementType.isF16() || bf16Matrices)) {
     reason << "'" << MlaConfig::kCooperative
            << "' needs f16 inputs and a device with 16x16x16 f16 cooperative "
-              "matrices";
+              "matrices, or bf16 inputs and a device with bf16 ones";
     return std::nullopt;
   }
   // Matrices loaded straight from storage buffers: MLIR's SPIR-V lowering
