@@ -11,12 +11,14 @@ docs/ops/delta.md).
           (with flash-linear-attention 0.6.0, fla-core 0.6.0 and einops on
           PYTHONPATH, carried as wheels: the device tool's README) fills the
           inputs (q, k, v ~ N(0, 1), beta = sigmoid(N(0, 1)), decay =
-          logsigmoid(N(0, 1)) / 16 per head or per key dim), checks the
-          "chk" cases against an f32 recurrence in PyTorch and each bench
-          case against fla's output, times ejk with the runtime's GPU
-          timestamps and fla's chunk_gated_delta_rule / chunk_kda with CUDA
-          events (a second of warm-up each), and writes DIR/delta.json (and
-          $OUT/delta.json).
+          logsigmoid(N(0, 1)) / 16 per head or per key dim; "/1": 16x
+          stronger), checks the "chk" cases (first) against an f32
+          recurrence in PyTorch (from zero at each packed sequence's start)
+          and each bench case against fla's output, times ejk with the
+          runtime's GPU timestamps and fla's chunk_gated_delta_rule /
+          chunk_kda with CUDA events (a second of warm-up each), and writes
+          DIR/delta.json (and $OUT/delta.json). DELTA_ONLY=REGEX runs only
+          the cases whose names match.
 
 Both sides normalize q and k in the kernel (ejk's use_qk_l2norm default,
 fla's use_qk_l2norm_in_kernel=True) and scale by 1/sqrt(K).
@@ -32,11 +34,21 @@ def cp(chunk, block_v):
     return f"block_v = {block_v}, chunk_size = {chunk}, chunk_parallel = 1"
 
 
-# name: (B, T, H, K, V, dtype, decay: "head" or "key"[, config])
+def coop(chunk, block_v, form=1):
+    return cp(chunk, block_v) + f", cooperative = {form}"
+
+
+# name: (B, T, H, K, V, dtype, decay[, config[, cu_seqlens]]); decay:
+# "head" or "key" (logsigmoid(N(0, 1)) / 16), "head/1" (16x stronger:
+# chunks of 64 decay by about e^-50) or "none".
 # Without a config ejkc's heuristic picks (chunk-parallel from 256 steps);
-# the "_recurrent" variant pins the step-by-step kernel for comparison.
+# the "_recurrent" variant pins the step-by-step kernel, the "coop" ones
+# the outputs on cooperative matrices (`cooperative = 1`), "coop2" the
+# state pass too (`cooperative = 2`).
 RECURRENT = "block_v = 8, chunk_size = 16"
 GDN = (4, 4096, 16, 128, 128)
+# Packed sequences of lengths 37, 0, 113, 1, 149 (T = 300).
+CU = [0, 37, 37, 150, 151, 300]
 
 
 def variants():
@@ -55,19 +67,57 @@ def variants():
         "gdn_bf16_recurrent": (*GDN, "bf16", "head", RECURRENT),
         "chk_gdn_f16_recurrent": (2, 100, 3, 32, 48, "f16", "head",
                                   RECURRENT),
+        # Cooperative outputs: T not a multiple of the chunk, V = 48 (a
+        # subgroup without an O tile of its own), strong gates, no decay,
+        # varlen with empty and length-1 sequences, K = V = 128.
+        "gdn_bf16_coop": (*GDN, "bf16", "head", coop(64, 32)),
+        "gdn_f16_coop": (*GDN, "f16", "head", coop(64, 32)),
+        "chk_coop_f16": (2, 100, 3, 32, 48, "f16", "head", coop(32, 16)),
+        "chk_coop_bf16": (2, 100, 3, 32, 48, "bf16", "head", coop(32, 16)),
+        "chk_coop_strong_bf16": (2, 200, 3, 64, 64, "bf16", "head/1",
+                                 coop(64, 32)),
+        "chk_coop_none_f16": (2, 200, 3, 64, 64, "f16", "none", coop(64, 32)),
+        "chk_coop_varlen_f16": (1, 300, 2, 64, 64, "f16", "head", coop(64, 32),
+                                CU),
+        "chk_coop_long_bf16": (1, 700, 2, 128, 128, "bf16", "head",
+                               coop(64, 32)),
+        "gdn_bf16_coop2": (*GDN, "bf16", "head", coop(64, 32, 2)),
+        "gdn_bf16_coop2_v16": (*GDN, "bf16", "head", coop(64, 16, 2)),
+        "gdn_f16_coop2": (*GDN, "f16", "head", coop(64, 32, 2)),
+        "chk_coop2_f16": (2, 100, 3, 32, 48, "f16", "head", coop(32, 16, 2)),
+        "chk_coop2_bf16": (2, 100, 3, 32, 48, "bf16", "head",
+                           coop(32, 16, 2)),
+        "chk_coop2_strong_bf16": (2, 200, 3, 64, 64, "bf16", "head/1",
+                                  coop(64, 32, 2)),
+        "chk_coop2_none_f16": (2, 200, 3, 64, 64, "f16", "none",
+                               coop(64, 32, 2)),
+        "chk_coop2_varlen_f16": (1, 300, 2, 64, 64, "f16", "head",
+                                 coop(64, 32, 2), CU),
+        "chk_coop2_long_bf16": (1, 700, 2, 128, 128, "bf16", "head",
+                                coop(64, 32, 2)),
+        "chk_coop2_long_v16_bf16": (1, 700, 2, 128, 128, "bf16", "head",
+                                    coop(64, 16, 2)),
     }
 
 
 t = ejk_runtime.tensor_type
 
 
-def ir(b, tt, h, k, v, dt, decay, config=None):
+def ir(b, tt, h, k, v, dt, decay, config=None, cu=None):
     q, vv, beta = t(b, tt, h, k, e=dt), t(b, tt, h, v, e=dt), t(b, tt, h, e=dt)
     g = q if decay == "key" else beta
+    args = [f"%q: {q}", f"%k: {q}", f"%v: {vv}", f"%beta: {beta}"]
+    clause = ""
+    if decay != "none":
+        args.append(f"%g: {g}")
+        clause = f" decay(%g : {g})"
+    if cu:
+        ct = t(len(cu), e="i32")
+        args.append(f"%cu: {ct}")
+        clause += f" cu_seqlens(%cu : {ct})"
     attrs = f" {{config = #ejk.config<{config}>}}" if config else ""
-    return (f"func.func @main(%q: {q}, %k: {q}, %v: {vv}, %beta: {beta}, "
-            f"%g: {g}) -> {vv} {{\n"
-            f"  %o = ejk.delta_attention %q, %k, %v, %beta decay(%g : {g})"
+    return (f"func.func @main({', '.join(args)}) -> {vv} {{\n"
+            f"  %o = ejk.delta_attention %q, %k, %v, %beta{clause}"
             f"{attrs}\n      : {q}, {q}, {vv}, {beta} -> {vv}\n"
             f"  return %o : {vv}\n}}\n")
 
@@ -75,17 +125,21 @@ def ir(b, tt, h, k, v, dt, decay, config=None):
 prepare = ejk_runtime.preparer(variants, ir, __file__)
 
 
-def recurrence(q, k, v, beta, g, scale):
+def recurrence(q, k, v, beta, g, scale, cu=None):
     """The gated delta rule one step at a time in f32 (l2-normalized q and
-    k, ejKernel's epsilon)."""
+    k, ejKernel's epsilon; from zero at each packed sequence's start, zero
+    at steps of no sequence)."""
     import torch
     q, k, v, beta, g = (x.float() for x in (q, k, v, beta, g))
     q = q / torch.sqrt((q * q).sum(-1, keepdim=True) + 1e-6)
     k = k / torch.sqrt((k * k).sum(-1, keepdim=True) + 1e-6)
     b, tt, h, kd = q.shape
     s = torch.zeros(b, h, kd, v.shape[-1], device=q.device)
-    out = torch.empty(b, tt, h, v.shape[-1], device=q.device)
-    for i in range(tt):
+    out = torch.zeros(b, tt, h, v.shape[-1], device=q.device)
+    starts = set(cu or [0])
+    for i in (range(cu[0], cu[-1]) if cu else range(tt)):
+        if i in starts:
+            s = torch.zeros_like(s)
         decay = torch.exp(g[:, i])
         s = s * (decay[..., None] if g.dim() == 4 else decay[..., None, None])
         kt = k[:, i]
@@ -117,7 +171,16 @@ def run(d):
     results = {"torch": torch.__version__, "fla_import_error": fla_error,
                "device": rt.device_lines()}
     cases = json.load(open(os.path.join(d, "cases.json")))
-    for name, (b, tt, h, k, v, dt, decay, *_) in cases.items():
+    # The checks first (small; a kernel that fails shows before the timings).
+    ordered = sorted(cases.items(), key=lambda kv: not kv[0].startswith("chk"))
+    only = os.environ.get("DELTA_ONLY")
+    if only:
+        import re
+        ordered = [kv for kv in ordered if re.search(only, kv[0])]
+    for name, (b, tt, h, k, v, dt, decay, *rest) in ordered:
+        cu = rest[1] if len(rest) > 1 else None
+        divisor = 1.0 if decay.endswith("/1") else 16.0
+        decay = decay.split("/")[0]
         try:
             torch.manual_seed(0)
             q = torch.randn(b, tt, h, k, device=gpu).to(tdt[dt])
@@ -125,9 +188,14 @@ def run(d):
             vv = torch.randn(b, tt, h, v, device=gpu).to(tdt[dt])
             beta = torch.sigmoid(torch.randn(b, tt, h, device=gpu)).to(tdt[dt])
             gshape = (b, tt, h, k) if decay == "key" else (b, tt, h)
-            g = (F.logsigmoid(torch.randn(*gshape, device=gpu)) / 16).to(tdt[dt])
+            g = (F.logsigmoid(torch.randn(*gshape, device=gpu)) / divisor).to(tdt[dt])
+            if decay == "none":
+                g = torch.zeros_like(g)
             mod = rt.load(os.path.join(d, "art", name))
-            ins = [rt.upload(x) for x in (q, kk, vv, beta, g)]
+            ins = [rt.upload(x) for x in (q, kk, vv, beta, g)
+                   if decay != "none" or x is not g]
+            if cu:
+                ins.append(rt.upload(torch.tensor(cu, dtype=torch.int32)))
             outs = [rt.empty(b * tt * h * v * q.element_size())]
             mod.bind(ins, outs)
             mod.invoke()
@@ -135,9 +203,12 @@ def run(d):
             entry = {"nan": bool(torch.isnan(got).any())}
             scale = k ** -0.5
             if name.startswith("chk"):
-                ref = recurrence(q, kk, vv, beta, g, scale)
-                entry["max_abs_err_vs_recurrence"] = float((got - ref).abs().max())
+                ref = recurrence(q, kk, vv, beta, g, scale, cu)
+                err = (got - ref).abs().max()
+                entry["max_abs_err_vs_recurrence"] = float(err)
                 entry["max_abs_ref"] = float(ref.abs().max())
+                entry["max_err_over_max_ref"] = float(
+                    err / ref.abs().max().clamp_min(1e-6))
             else:
                 entry["ejk_median_ms"] = mod.time_us(entry, runs=10) / 1e3
                 # The split of the last run: gates, prepare, state, outputs

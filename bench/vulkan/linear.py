@@ -64,6 +64,9 @@ def variants():
         "ggla_bf16_coop2_c32_v128": shape + ("bf16", "g", "block_v = 128, chunk_size = 32, " + COOP2),
         "ggla_bf16_coop2_c64_v64": shape + ("bf16", "g", c64 + COOP2),
         "ggla_bf16_coop1_c32_v128": shape + ("bf16", "g", "block_v = 128, chunk_size = 32, " + COOP1),
+        "ggla_bf16_coop1": shape + ("bf16", "g", "block_v = 128, chunk_size = 64, " + COOP1),
+        "ggla_f16_coop1": shape + ("f16", "g", "block_v = 128, chunk_size = 64, " + COOP1),
+        "gsimple_bf16_coop1": simple + ("bf16", "gamma", "block_v = 128, chunk_size = 64, " + COOP1),
         "gsimple_bf16": simple + ("bf16", "gamma"),
         "gsimple_bf16_simt": simple + ("bf16", "gamma", SIMT64),
         "gsimple_bf16_coop2": simple + ("bf16", "gamma", "block_v = 128, chunk_size = 64, " + COOP2),
@@ -235,7 +238,8 @@ def run(d):
             ejk_runtime.record(results, name, entry, log, rt, mod)
         except Exception as ex:
             ejk_runtime.record_error(results, name, ex, log)
-    ejk_runtime.save_results(d, "linear", results)
+        # After every case: a call that ends early keeps what it measured.
+        ejk_runtime.save_results(d, "linear", results)
 
 
 if __name__ == "__main__":

@@ -118,11 +118,69 @@ func.func @f(%q: tensor<1x64x2x16xf32>, %v: tensor<1x64x2x16xf32>, %beta: tensor
 
 // -----
 
-// gla's cooperative forms are not the delta rule's.
+// The cooperative forms (1: the outputs on matrices, 2: the state pass
+// too; DeltaCoopOutputs.cpp, DeltaCoopState.cpp) run chunk-parallel only.
 module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
-func.func @f(%q: tensor<1x256x2x32xf16>, %v: tensor<1x256x2x32xf16>, %beta: tensor<1x256x2xf16>) -> tensor<1x256x2x32xf16> {
-  // expected-error @+1 {{is invalid: 'cooperative' has no delta-rule kernel: the chunk-parallel delta rule runs on SIMT only}}
-  %o = ejk.delta_attention %q, %q, %v, %beta decay(%beta : tensor<1x256x2xf16>) {config = #ejk.config<block_v = 32, chunk_size = 64, chunk_parallel = 1, cooperative = 1>} : tensor<1x256x2x32xf16>, tensor<1x256x2x32xf16>, tensor<1x256x2x32xf16>, tensor<1x256x2xf16> -> tensor<1x256x2x32xf16>
-  return %o : tensor<1x256x2x32xf16>
+func.func @f(%q: tensor<1x128x2x32xf16>, %v: tensor<1x128x2x32xf16>, %beta: tensor<1x128x2xf16>, %g: tensor<1x128x2xf16>) -> tensor<1x128x2x32xf16> {
+  // expected-error @+1 {{is invalid: 'cooperative' needs 'chunk_parallel' = 1}}
+  %o = ejk.delta_attention %q, %q, %v, %beta decay(%g : tensor<1x128x2xf16>) {config = #ejk.config<block_v = 32, chunk_size = 64, cooperative = 1>} : tensor<1x128x2x32xf16>, tensor<1x128x2x32xf16>, tensor<1x128x2x32xf16>, tensor<1x128x2xf16> -> tensor<1x128x2x32xf16>
+  return %o : tensor<1x128x2x32xf16>
+}
+}
+
+// -----
+
+// f32 inputs keep the SIMT kernel's precision.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%q: tensor<1x128x2x32xf32>, %v: tensor<1x128x2x32xf32>, %beta: tensor<1x128x2xf32>, %g: tensor<1x128x2xf32>) -> tensor<1x128x2x32xf32> {
+  // expected-error @+1 {{is invalid: 'cooperative' takes f16 or bf16 inputs (f32 runs the SIMT kernel)}}
+  %o = ejk.delta_attention %q, %q, %v, %beta decay(%g : tensor<1x128x2xf32>) {config = #ejk.config<block_v = 32, chunk_size = 64, chunk_parallel = 1, cooperative = 1>} : tensor<1x128x2x32xf32>, tensor<1x128x2x32xf32>, tensor<1x128x2x32xf32>, tensor<1x128x2xf32> -> tensor<1x128x2x32xf32>
+  return %o : tensor<1x128x2x32xf32>
+}
+}
+
+// -----
+
+// A device without cooperative matrices.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%q: tensor<1x128x2x32xf16>, %v: tensor<1x128x2x32xf16>, %beta: tensor<1x128x2xf16>, %g: tensor<1x128x2xf16>) -> tensor<1x128x2x32xf16> {
+  // expected-error @+1 {{is invalid: 'cooperative' needs a device with 16x16x16 f16 cooperative matrices}}
+  %o = ejk.delta_attention %q, %q, %v, %beta decay(%g : tensor<1x128x2xf16>) {config = #ejk.config<block_v = 32, chunk_size = 64, chunk_parallel = 1, cooperative = 2>} : tensor<1x128x2x32xf16>, tensor<1x128x2x32xf16>, tensor<1x128x2x32xf16>, tensor<1x128x2xf16> -> tensor<1x128x2x32xf16>
+  return %o : tensor<1x128x2x32xf16>
+}
+}
+
+// -----
+
+// Per-key decays (KDA) stay on SIMT.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%q: tensor<1x128x2x32xf16>, %v: tensor<1x128x2x32xf16>, %beta: tensor<1x128x2xf16>, %g: tensor<1x128x2x32xf16>) -> tensor<1x128x2x32xf16> {
+  // expected-error @+1 {{is invalid: 'cooperative' takes per-head or no decay: per-key decays (KDA) run the SIMT kernel}}
+  %o = ejk.delta_attention %q, %q, %v, %beta decay(%g : tensor<1x128x2x32xf16>) {config = #ejk.config<block_v = 32, chunk_size = 64, chunk_parallel = 1, cooperative = 1>} : tensor<1x128x2x32xf16>, tensor<1x128x2x32xf16>, tensor<1x128x2x32xf16>, tensor<1x128x2xf16> -> tensor<1x128x2x32xf16>
+  return %o : tensor<1x128x2x32xf16>
+}
+}
+
+// -----
+
+// The cooperative outputs at chunks of 32 and a V block of 16 stage
+// 14208 bytes (the SIMT outputs 9344, which fit).
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 12288 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%q: tensor<1x128x2x32xf16>, %v: tensor<1x128x2x16xf16>, %beta: tensor<1x128x2xf16>, %g: tensor<1x128x2xf16>) -> tensor<1x128x2x16xf16> {
+  // expected-error @+1 {{is invalid: the cooperative delta-rule outputs do not fit: 14208 bytes of shared memory (the device has 12288) or 2 matrices per subgroup (at most 12): smaller 'chunk_size'}}
+  %o = ejk.delta_attention %q, %q, %v, %beta decay(%g : tensor<1x128x2xf16>) {config = #ejk.config<block_v = 16, chunk_size = 32, chunk_parallel = 1, cooperative = 1>} : tensor<1x128x2x32xf16>, tensor<1x128x2x32xf16>, tensor<1x128x2x16xf16>, tensor<1x128x2xf16> -> tensor<1x128x2x16xf16>
+  return %o : tensor<1x128x2x16xf16>
+}
+}
+
+// -----
+
+// The cooperative state pass at head_dim_k 256, block_v 64: the f32
+// state, the W S tiles, the f16 state and the W stage take 147456 bytes.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%q: tensor<1x128x2x256xf16>, %v: tensor<1x128x2x64xf16>, %beta: tensor<1x128x2xf16>, %g: tensor<1x128x2xf16>) -> tensor<1x128x2x64xf16> {
+  // expected-error @+1 {{is invalid: the cooperative delta-rule state pass stages 147456 bytes of shared memory, the device has 49152: smaller 'block_v'}}
+  %o = ejk.delta_attention %q, %q, %v, %beta decay(%g : tensor<1x128x2xf16>) {config = #ejk.config<block_v = 64, chunk_size = 64, chunk_parallel = 1, cooperative = 2>} : tensor<1x128x2x256xf16>, tensor<1x128x2x256xf16>, tensor<1x128x2x64xf16>, tensor<1x128x2xf16> -> tensor<1x128x2x64xf16>
+  return %o : tensor<1x128x2x64xf16>
 }
 }

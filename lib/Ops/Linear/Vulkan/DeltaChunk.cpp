@@ -18,10 +18,9 @@ using namespace mlir;
 using namespace mlir::ejk;
 using namespace mlir::ejk::delta_chunk;
 
-std::optional<VulkanDeltaChunkLayout>
-VulkanDeltaChunkLayout::compute(const DeltaProblem &p, int64_t chunk,
-                                int64_t blockV, const TargetInfo &target,
-                                llvm::raw_ostream &reason) {
+std::optional<VulkanDeltaChunkLayout> VulkanDeltaChunkLayout::compute(
+    const DeltaProblem &p, int64_t chunk, int64_t blockV, int64_t cooperative,
+    const TargetInfo &target, llvm::raw_ostream &reason) {
   if (chunk < kTile || chunk > kMaxChunk || chunk % kTile != 0) {
     reason << "'" << GlaConfig::kChunkSize << "' (" << chunk
            << ") must be a multiple of " << kTile << " in [" << kTile << ", "
@@ -77,6 +76,10 @@ VulkanDeltaChunkLayout::compute(const DeltaProblem &p, int64_t chunk,
     l.outBlockV = roundUp(l.outBlockV / 2, kGrid);
   l.outVPer = l.outBlockV / kGrid;
   l.outputSharedBytes = outputBytes(l.outBlockV);
+  l.subgroupSize = subgroup;
+  l.coopState = cooperative == 2;
+  if (cooperative && !l.computeCooperative(p, target, reason))
+    return std::nullopt;
   for (auto [what, bytes] :
        {std::pair<StringRef, int64_t>{"prepare", l.prepareSharedBytes},
         {"state", l.stateSharedBytes},
@@ -88,6 +91,71 @@ VulkanDeltaChunkLayout::compute(const DeltaProblem &p, int64_t chunk,
       return std::nullopt;
     }
   return l;
+}
+
+bool VulkanDeltaChunkLayout::computeCooperative(const DeltaProblem &p,
+                                                const TargetInfo &target,
+                                                llvm::raw_ostream &reason) {
+  if (!target.hasCooperativeMatrix) {
+    reason << "'" << GlaConfig::kCooperative
+           << "' needs a device with 16x16x16 f16 cooperative matrices";
+    return false;
+  }
+  // A per-key ratio exp(B_t - B_s) does not factor into two f16 operands
+  // without a bound on the chunk's decay (gla's cooperative outputs fall
+  // back to SIMT scores past it); the delta rule keeps KDA on SIMT.
+  if (p.decay == DeltaDecay::PerKey) {
+    reason << "'" << GlaConfig::kCooperative
+           << "' takes per-head or no decay: per-key decays (KDA) run the "
+              "SIMT kernel";
+    return false;
+  }
+  cooperative = true;
+  if (coopState) {
+    // The state f32, the W S tiles f32, the f16 state (later the new
+    // values) and the f16 stage of W (later Kd).
+    int64_t kP = coopKeyPad(p);
+    stateSharedBytes = 4 * kP * blockV + 4 * chunk * blockV +
+                       2 * std::max(kP, chunk) * blockV + 2 * chunk * kP;
+    if (stateSharedBytes > target.sharedMemoryBytes) {
+      reason << "the cooperative delta-rule state pass stages "
+             << stateSharedBytes << " bytes of shared memory, the device has "
+             << target.sharedMemoryBytes << ": smaller '" << GlaConfig::kBlockV
+             << "'";
+      return false;
+    }
+  }
+  int64_t rowTiles = chunk / kMatrix, n = subgroups();
+  scoreSlots = ceilDiv(rowTiles * rowTiles, n);
+  // The outputs: the f16 stage, the f32 scores, the f16 scores A, the
+  // per-head decays and the inverse norms of q and k ([chunk] f32 each).
+  auto bytes = [&] {
+    return 2 * coopStageHalves() + 4 * coopScoreFloats() + 2 * chunk * chunk +
+           4 * 3 * chunk;
+  };
+  // V blocks of up to 128 columns, keys staged 32 at a time (16 if short of
+  // memory), halved while a subgroup would keep too many matrices or the
+  // stages do not fit.
+  for (outBlockV = std::min<int64_t>(
+           128, roundUp(std::max<int64_t>(1, p.dimV), kMatrix));
+       outBlockV >= kMatrix; outBlockV = roundUp(outBlockV / 2, kMatrix)) {
+    outputSlots = ceilDiv(rowTiles * (outBlockV / kMatrix), n);
+    for (int64_t keyTile : {32, 16}) {
+      coopKeyTile = keyTile;
+      outputSharedBytes = bytes();
+      if (outputSlots + scoreSlots <= kMaxMatrices &&
+          outputSharedBytes <= target.sharedMemoryBytes)
+        return true;
+    }
+    if (outBlockV == kMatrix)
+      break;
+  }
+  reason << "the cooperative delta-rule outputs do not fit: " << bytes()
+         << " bytes of shared memory (the device has "
+         << target.sharedMemoryBytes << ") or " << outputSlots + scoreSlots
+         << " matrices per subgroup (at most " << kMaxMatrices << "): smaller '"
+         << GlaConfig::kChunkSize << "'";
+  return false;
 }
 
 namespace {
@@ -227,7 +295,7 @@ LogicalResult mlir::ejk::tileVulkanDeltaChunkParallel(
   int64_t vBlocks = ceilDiv(p.dimV, l.blockV);
   func::FuncOp state = rewriter.addDispatch(
       "state", argTypes, {vBlocks, p.heads, std::max<int64_t>(1, p.numSeqs)},
-      build(buildDeltaChunkState));
+      build(l.coopState ? buildDeltaCoopState : buildDeltaChunkState));
   DispatchRewriter::setVulkanLaunch(state, l.kThreads, l.stateSharedBytes);
   // W S and Kd^T (U - W S).
   DispatchRewriter::setWork(
@@ -241,7 +309,10 @@ LogicalResult mlir::ejk::tileVulkanDeltaChunkParallel(
 
   Location loc = op->getLoc();
   OpBuilder b = rewriter.replaceBody();
-  buildDeltaChunkOutputs(b, loc, p, l, buf, mainTemps);
+  if (l.cooperative)
+    buildDeltaCoopOutputs(b, loc, p, l, buf, mainTemps);
+  else
+    buildDeltaChunkOutputs(b, loc, p, l, buf, mainTemps);
   rewriter.finish(b);
   func::FuncOp outputs = rewriter.dispatch();
   DispatchRewriter::setGrid(outputs, {slots + (p.packed ? 1 : 0), p.heads,

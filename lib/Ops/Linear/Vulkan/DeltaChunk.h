@@ -22,6 +22,11 @@
 //            sum_k q_t k_s exp(B_t - B_s) (s <= t) and (scale q exp(B)) S_c in
 //            one pass over key tiles, then O = that + P (U - W S_c)
 //
+// With `cooperative = 1` (f16 and bf16 inputs, per-head or no decay) the
+// outputs' products run on 16x16x16 f16 cooperative matrices with f32
+// accumulators (DeltaCoopOutputs.cpp); with `cooperative = 2` the state
+// pass's too (DeltaCoopState.cpp). The gates and the prepare stay SIMT.
+//
 // Chunk slots as gla's chunk-parallel kernel (ChunkParallel.h): batch row
 // n's chunk c is slot n ceil(T / C) + c; with cu_seqlens, sequence n's
 // chunks are at floor(s_n / C) + n + c.
@@ -29,7 +34,8 @@
 // Every exponent is <= 0 for decays <= 0 (B_t, B_t - B_s for s <= t,
 // B_last - B_t), so nothing overflows however strong the decay: a per-head
 // ratio is one exp per pair, a per-key one an exp per key and pair (the
-// exact form; no factoring). All arithmetic is f32 SIMT.
+// exact form; no factoring). All arithmetic is f32 SIMT, except the
+// cooperative outputs' products (f16 operands, f32 accumulators).
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,6 +71,29 @@ struct VulkanDeltaChunkLayout {
   int64_t updateTile = 0;
   int64_t prepareSharedBytes = 0, stateSharedBytes = 0, outputSharedBytes = 0;
 
+  /// `cooperative` = 1: the outputs on cooperative matrices of
+  /// `kThreads / subgroupSize` subgroups, `outputSlots` O tiles and
+  /// `scoreSlots` score tiles per subgroup, keys staged `coopKeyTile` at a
+  /// time (DeltaCoopOutputs.cpp).
+  bool cooperative = false, coopState = false;
+  int64_t subgroupSize = 0, outputSlots = 0, scoreSlots = 0, coopKeyTile = 0;
+  static constexpr int64_t kMatrix = 16, kMaxMatrices = 12;
+  int64_t subgroups() const { return kThreads / subgroupSize; }
+  /// The cooperative outputs' f16 stage: the normalized q, q scaled for
+  /// q S, k (key tiles), then S rows; later the chunk's new values.
+  int64_t coopStageHalves() const {
+    return std::max(3 * chunk * coopKeyTile + coopKeyTile * outBlockV,
+                    chunk * outBlockV);
+  }
+  /// The cooperative state pass's key rows: head_dim_k padded to 16.
+  static int64_t coopKeyPad(const DeltaProblem &p) {
+    return roundUp(std::max<int64_t>(1, p.dimK), kMatrix);
+  }
+  /// The f32 scores of the chunk, also each subgroup's 16x16 output stage.
+  int64_t coopScoreFloats() const {
+    return std::max(chunk * chunk, subgroups() * kMatrix * kMatrix);
+  }
+
   /// Entries per thread the kernels keep in registers, at most.
   static constexpr int64_t kMaxRegisters = 64;
   /// The largest chunk: the prepare and the outputs keep a chunk x chunk
@@ -77,7 +106,13 @@ struct VulkanDeltaChunkLayout {
   /// `target`, or nullopt with the reason on `reason`.
   static std::optional<VulkanDeltaChunkLayout>
   compute(const DeltaProblem &p, int64_t chunk, int64_t blockV,
-          const TargetInfo &target, llvm::raw_ostream &reason);
+          int64_t cooperative, const TargetInfo &target,
+          llvm::raw_ostream &reason);
+
+private:
+  /// The cooperative outputs' V block and stages; false with the reason.
+  bool computeCooperative(const DeltaProblem &p, const TargetInfo &target,
+                          llvm::raw_ostream &reason);
 };
 
 /// Emits the dispatches of the chunk-parallel delta rule for `op` (its
@@ -212,6 +247,18 @@ protected:
     });
   }
 
+  /// The outputs' workgroup (DeltaChunkOutputs.cpp, DeltaCoopOutputs.cpp):
+  /// v0 from workgroup z; the filler slot (with cu_seqlens) zeroes the
+  /// steps outside every sequence; `body` with the chunk of the slot.
+  void withOutputChunk(function_ref<void()> body) {
+    Value slotId = WorkgroupIdOp::create(e.b, 0);
+    v0 = e.mul(WorkgroupIdOp::create(e.b, 2), e.index(l.outBlockV));
+    if (p.packed)
+      emitIf(e, cmp(arith::CmpIPredicate::eq, slotId, e.index(numSlots(p, l))),
+             [&] { zeroUncovered(v0, l.outBlockV); });
+    withChunkOfSlot(slotId, body);
+  }
+
   /// B of chunk step `t` (clamped into the chunk) at key `k` (ignored per
   /// head), from the gates temporary.
   Value cumGate(Value t, Value k) {
@@ -258,6 +305,8 @@ protected:
   }
 
   Value slot;
+  /// The outputs' first column.
+  Value v0;
 };
 
 /// The dispatch bodies, each at `builder`'s insertion point.
@@ -277,6 +326,13 @@ void buildDeltaChunkOutputs(OpBuilder &builder, Location loc,
                             const DeltaProblem &p,
                             const VulkanDeltaChunkLayout &l,
                             const DeltaBuffers &buf, const Temporaries &tmp);
+void buildDeltaCoopState(OpBuilder &builder, Location loc,
+                         const DeltaProblem &p, const VulkanDeltaChunkLayout &l,
+                         const DeltaBuffers &buf, const Temporaries &tmp);
+void buildDeltaCoopOutputs(OpBuilder &builder, Location loc,
+                           const DeltaProblem &p,
+                           const VulkanDeltaChunkLayout &l,
+                           const DeltaBuffers &buf, const Temporaries &tmp);
 
 } // namespace delta_chunk
 } // namespace mlir::ejk

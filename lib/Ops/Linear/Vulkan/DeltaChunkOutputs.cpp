@@ -32,12 +32,7 @@ public:
 
   void build() {
     begin();
-    Value slotId = WorkgroupIdOp::create(e.b, 0);
-    v0 = e.mul(WorkgroupIdOp::create(e.b, 2), e.index(l.outBlockV));
-    if (p.packed)
-      emitIf(e, cmp(arith::CmpIPredicate::eq, slotId, e.index(numSlots(p, l))),
-             [&] { zeroUncovered(v0, l.outBlockV); });
-    withChunkOfSlot(slotId, [&] { outputs(); });
+    withOutputChunk([&] { outputs(); });
   }
 
 private:
@@ -200,8 +195,6 @@ private:
         });
       }
   }
-
-  Value v0;
 };
 
 } // namespace

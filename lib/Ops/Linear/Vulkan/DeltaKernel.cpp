@@ -340,7 +340,8 @@ LogicalResult VulkanDelta::tile(DeltaAttentionOp op, ConfigAttr attr,
     DeltaProblem p = readDeltaProblem(op);
     std::optional<VulkanDeltaChunkLayout> layout =
         VulkanDeltaChunkLayout::compute(p, config.chunkSize, config.blockV,
-                                        rewriter.target(), llvm::nulls());
+                                        config.cooperative, rewriter.target(),
+                                        llvm::nulls());
     if (!layout)
       return op.emitOpError("has no Vulkan layout for its config");
     return tileVulkanDeltaChunkParallel(op, p, *layout, buf, rewriter);

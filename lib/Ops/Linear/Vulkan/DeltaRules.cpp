@@ -65,11 +65,9 @@ LogicalResult VulkanDelta::verifyConfig(DeltaAttentionOp op, ConfigAttr attr,
   std::optional<GlaConfig> config = GlaConfig::read(attr, reason);
   if (!config)
     return failure();
-  // The config is gla's; its cooperative forms are gla's kernels only.
-  if (config->cooperative) {
-    reason << "'" << GlaConfig::kCooperative
-           << "' has no delta-rule kernel: the chunk-parallel delta rule "
-              "runs on SIMT only";
+  if (config->cooperative && !config->chunkParallel) {
+    reason << "'" << GlaConfig::kCooperative << "' needs '"
+           << GlaConfig::kChunkParallel << "' = 1";
     return failure();
   }
   Type element = op.getQuery().getType().getElementType();
@@ -81,11 +79,18 @@ LogicalResult VulkanDelta::verifyConfig(DeltaAttentionOp op, ConfigAttr attr,
     reason << "f16 buffers need the device feature 'float16'";
     return failure();
   }
+  // bf16 inputs are converted to f16 as they are staged (MLIR's matrix
+  // type has no bf16); f32 inputs keep the SIMT kernel's precision.
+  if (config->cooperative && element.isF32()) {
+    reason << "'" << GlaConfig::kCooperative
+           << "' takes f16 or bf16 inputs (f32 runs the SIMT kernel)";
+    return failure();
+  }
   if (config->chunkParallel)
-    return success(
-        VulkanDeltaChunkLayout::compute(readDeltaProblem(op), config->chunkSize,
-                                        config->blockV, target, reason)
-            .has_value());
+    return success(VulkanDeltaChunkLayout::compute(
+                       readDeltaProblem(op), config->chunkSize, config->blockV,
+                       config->cooperative, target, reason)
+                       .has_value());
   return success(computeVulkanDeltaLayout(readDeltaProblem(op),
                                           config->chunkSize, config->blockV,
                                           target, reason)
