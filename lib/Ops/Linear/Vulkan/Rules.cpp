@@ -191,8 +191,9 @@ ConfigAttr VulkanGla::heuristicConfig(Operation *op, const TargetInfo &target) {
   // cooperative matrices: whole, `cooperative = 2` ran no faster on an H200
   // (gla 2.01 against 2.00 ms, simple gla 13.8 against 12.4), and
   // `cooperative = 1` (the outputs on matrices, 0.86 against 1.05 ms; the
-  // update SIMT) has not run whole on a GPU yet, so it is the tuner's to
-  // pick after checking it on the device (docs/ops/linear.md).
+  // update SIMT) ran whole and correct on an H200 but is not yet timed
+  // whole, so it is the tuner's to pick after checking it on the device
+  // (docs/ops/linear.md).
   if (p.seq >= 256)
     for (int64_t coop : {0})
       for (int64_t blockV = std::min<int64_t>(128, roundUp(p.dimV, 16));
