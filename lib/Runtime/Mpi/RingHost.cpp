@@ -73,8 +73,17 @@ void mergeBlock(std::vector<float> &accO, std::vector<float> &accL,
         float *o = &accO[((b * seq + begin + i) * heads + h) * dv];
         int64_t p = ((b * rows + i) * heads + h) * dv;
         float a = wAcc / sum, c = wPart / sum;
-        for (int64_t d = 0; d < dv; ++d)
-          o[d] = a * o[d] + c * loadFloat(part, dtype, p + d);
+        if (dtype == EJK_DTYPE_F32) {
+          // The common case without a per-element type switch: one
+          // vectorizable pass (the merge shares a CPU rank's core with
+          // its next block).
+          const float *src = reinterpret_cast<const float *>(part) + p;
+          for (int64_t d = 0; d < dv; ++d)
+            o[d] = a * o[d] + c * src[d];
+        } else {
+          for (int64_t d = 0; d < dv; ++d)
+            o[d] = a * o[d] + c * loadFloat(part, dtype, p + d);
+        }
         acc = m + std::log(sum);
       }
     }
