@@ -59,6 +59,56 @@ remappedBody(ChunkBody<Problem, Layout, Buffers, Temporaries> body,
   };
 }
 
+/// The start of a chunk-parallel kernel's tiling: its temporaries
+/// (`tempTypes`) appended to the main dispatch's arguments (`mainTemps`:
+/// them by `remapTemps`), the main dispatch's argument types (those of the
+/// dispatches before it), and `build`, addDispatch's build function of
+/// such a dispatch.
+template <typename Problem, typename Layout, typename Buffers,
+          typename Temporaries>
+struct ChunkTiling {
+  SmallVector<MemRefType> tempTypes;
+  Temporaries mainTemps;
+  SmallVector<Type> argTypes;
+  const Problem *p;
+  const Layout *l;
+  const Buffers *buf;
+  Buffers (*remap)(const Buffers &, ValueRange);
+  Temporaries (*remapTemps)(ArrayRef<Value>);
+
+  std::function<void(OpBuilder &, Location, ValueRange)>
+  build(ChunkBody<Problem, Layout, Buffers, Temporaries> body) const {
+    return remappedBody(body, *p, *l, *buf, remap, tempTypes.size(),
+                        remapTemps);
+  }
+};
+
+/// Appends `tempTypes` to `rewriter`'s dispatch (failure where it cannot)
+/// and returns the tiling's start.
+template <typename Problem, typename Layout, typename Buffers,
+          typename Temporaries>
+FailureOr<ChunkTiling<Problem, Layout, Buffers, Temporaries>>
+beginChunkTiling(DispatchRewriter &rewriter, SmallVector<MemRefType> tempTypes,
+                 const Problem &p, const Layout &l, const Buffers &buf,
+                 Buffers (*remap)(const Buffers &, ValueRange),
+                 Temporaries (*remapTemps)(ArrayRef<Value>)) {
+  FailureOr<SmallVector<Value>> temps = rewriter.appendArguments(tempTypes);
+  if (failed(temps))
+    return failure();
+  ChunkTiling<Problem, Layout, Buffers, Temporaries> tiling{
+      std::move(tempTypes),
+      remapTemps(*temps),
+      {},
+      &p,
+      &l,
+      &buf,
+      remap,
+      remapTemps};
+  tiling.argTypes.assign(rewriter.dispatch().getArgumentTypes().begin(),
+                         rewriter.dispatch().getArgumentTypes().end());
+  return tiling;
+}
+
 /// Replaces each call of the main dispatch by calls of `before` (null
 /// entries skipped) and then of the main dispatch, all bound to the call's
 /// buffers and its temporaries of `tempTypes`.

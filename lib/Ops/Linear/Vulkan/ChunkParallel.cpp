@@ -212,25 +212,19 @@ bool VulkanGlaChunkLayout::computeCooperative(const GlaProblem &p,
 LogicalResult mlir::ejk::tileVulkanGlaChunkParallel(
     Operation *op, const GlaProblem &p, const VulkanGlaChunkLayout &l,
     const GlaBuffers &buf, DispatchRewriter &rewriter) {
-  SmallVector<MemRefType> tempTypes =
-      temporaryTypes(p, l, rewriter.dispatch().getContext());
-  FailureOr<SmallVector<Value>> temps = rewriter.appendArguments(tempTypes);
-  if (failed(temps))
+  auto tiling = beginChunkTiling(
+      rewriter, temporaryTypes(p, l, rewriter.dispatch().getContext()), p, l,
+      buf, remap, remapTemporaries);
+  if (failed(tiling))
     return failure();
-  Temporaries mainTemps = remapTemporaries(*temps);
-  SmallVector<Type> argTypes(rewriter.dispatch().getArgumentTypes());
+  ArrayRef<MemRefType> tempTypes = tiling->tempTypes;
+  const Temporaries &mainTemps = tiling->mainTemps;
+  ArrayRef<Type> argTypes = tiling->argTypes;
   int64_t vBlocks = ceilDiv(p.dimV, l.blockV);
   int64_t slots = numSlots(p, l);
-
-  auto build =
-      [&](ChunkBody<GlaProblem, VulkanGlaChunkLayout, GlaBuffers, Temporaries>
-              body) {
-        return remappedBody(body, p, l, buf, remap, tempTypes.size(),
-                            remapTemporaries);
-      };
   func::FuncOp update = rewriter.addDispatch(
       "update", argTypes, {slots, p.heads, vBlocks},
-      build(l.coopUpdate ? buildCoopUpdate : buildChunkUpdate));
+      tiling->build(l.coopUpdate ? buildCoopUpdate : buildChunkUpdate));
   DispatchRewriter::setVulkanLaunch(update, l.kThreads, l.updateSharedBytes);
   DispatchRewriter::setWork(
       update, p.steps() * p.heads * 2 * p.dimK * p.dimV,
@@ -240,7 +234,7 @@ LogicalResult mlir::ejk::tileVulkanGlaChunkParallel(
       rewriter.addDispatch("scan", argTypes,
                            {ceilDiv(p.dimK * p.dimV, l.kThreads), p.heads,
                             std::max<int64_t>(1, p.numSeqs)},
-                           build(buildChunkScan));
+                           tiling->build(buildChunkScan));
   DispatchRewriter::setVulkanLaunch(scan, l.kThreads, 0);
   DispatchRewriter::setWork(
       scan, 0,

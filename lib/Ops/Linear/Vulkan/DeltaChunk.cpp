@@ -258,33 +258,28 @@ void mlir::ejk::delta_chunk::buildDeltaChunkGates(
 LogicalResult mlir::ejk::tileVulkanDeltaChunkParallel(
     Operation *op, const DeltaProblem &p, const VulkanDeltaChunkLayout &l,
     const DeltaBuffers &buf, DispatchRewriter &rewriter) {
-  SmallVector<MemRefType> tempTypes =
-      temporaryTypes(p, l, rewriter.dispatch().getContext());
-  FailureOr<SmallVector<Value>> temps = rewriter.appendArguments(tempTypes);
-  if (failed(temps))
+  auto tiling = beginChunkTiling(
+      rewriter, temporaryTypes(p, l, rewriter.dispatch().getContext()), p, l,
+      buf, remap, remapTemporaries);
+  if (failed(tiling))
     return failure();
-  Temporaries mainTemps = remapTemporaries(*temps);
-  SmallVector<Type> argTypes(rewriter.dispatch().getArgumentTypes());
+  ArrayRef<MemRefType> tempTypes = tiling->tempTypes;
+  const Temporaries &mainTemps = tiling->mainTemps;
+  ArrayRef<Type> argTypes = tiling->argTypes;
   int64_t slots = numSlots(p, l);
   int64_t stepsHeads = p.steps() * p.heads;
-
-  auto build = [&](ChunkBody<DeltaProblem, VulkanDeltaChunkLayout, DeltaBuffers,
-                             Temporaries>
-                       body) {
-    return remappedBody(body, p, l, buf, remap, tempTypes.size(),
-                        remapTemporaries);
-  };
   func::FuncOp gates;
   if (p.decayed()) {
     gates = rewriter.addDispatch("gates", argTypes, {slots, p.heads, 1},
-                                 build(buildDeltaChunkGates));
+                                 tiling->build(buildDeltaChunkGates));
     DispatchRewriter::setVulkanLaunch(gates, l.kThreads, 0);
     DispatchRewriter::setWork(gates, 0,
                               DispatchRewriter::bytesOf(buf.decay) +
                                   DispatchRewriter::bytesOf(mainTemps.gates));
   }
-  func::FuncOp prepare = rewriter.addDispatch(
-      "prepare", argTypes, {slots, p.heads, 1}, build(buildDeltaChunkPrepare));
+  func::FuncOp prepare =
+      rewriter.addDispatch("prepare", argTypes, {slots, p.heads, 1},
+                           tiling->build(buildDeltaChunkPrepare));
   DispatchRewriter::setVulkanLaunch(prepare, l.kThreads, l.prepareSharedBytes);
   // The causal half of K K^T, the substitution over K + V columns.
   DispatchRewriter::setWork(
@@ -295,7 +290,7 @@ LogicalResult mlir::ejk::tileVulkanDeltaChunkParallel(
   int64_t vBlocks = ceilDiv(p.dimV, l.blockV);
   func::FuncOp state = rewriter.addDispatch(
       "state", argTypes, {vBlocks, p.heads, std::max<int64_t>(1, p.numSeqs)},
-      build(l.coopState ? buildDeltaCoopState : buildDeltaChunkState));
+      tiling->build(l.coopState ? buildDeltaCoopState : buildDeltaChunkState));
   DispatchRewriter::setVulkanLaunch(state, l.kThreads, l.stateSharedBytes);
   // W S and Kd^T (U - W S).
   DispatchRewriter::setWork(
