@@ -81,6 +81,18 @@ def variants():
         "chk-prefill": (chk([40, 40], [40, 77], 16, 4, 128, op="prefill",
                             softcap=30.0),),
         "chk-prefill-q1": (chk([1, 1], [40, 77], 16, 4, 128, op="prefill"),),
+        # bf16: the prefill rows on bf16 cooperative matrices where the
+        # device has them (docs/vulkan-pipeline.md), the decode kernel
+        # (block_q = 1) as the baseline in the same run.
+        "ragged-mixed-bf16": (mixed(8, 1024, 2, 512, dt="bf16"),),
+        "ragged-mixed-bf16@decode-only": (mixed(8, 1024, 2, 512, dt="bf16",
+                                                config=DECODE),),
+        "prefill-2x1024-bf16": (mixed(0, 0, 2, 1024, op="prefill", dt="bf16"),),
+        "chk-odd-bf16": (chk(h=16, hkv=4, d=128, dt="bf16", **odd),),
+        "chk-window-sinks-bf16": (chk(h=16, hkv=4, d=128, window=37,
+                                      sinks=True, dt="bf16", **odd),),
+        "chk-prefill-bf16": (chk([40, 40], [40, 77], 16, 4, 128, op="prefill",
+                                 softcap=30.0, dt="bf16"),),
     }
 
 

@@ -18,9 +18,20 @@ func.func @no_coop(%q: tensor<40x8x64xf16>, %kc: tensor<40x16x2x64xf16>, %vc: te
 
 module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
 func.func @f32(%q: tensor<40x8x64xf32>, %kc: tensor<40x16x2x64xf32>, %vc: tensor<40x16x2x64xf32>, %lens: tensor<5xi32>, %tables: tensor<5x8xi32>, %cu: tensor<6xi32>, %n: tensor<1xi32>) -> tensor<40x8x64xf32> {
-  // expected-error @+1 {{'block_q' (16) above 1 runs the cooperative-matrix prefill kernel, but it takes f16 queries and caches; 'block_q' = 1 runs every row on the decode kernel}}
+  // expected-error @+1 {{'block_q' (16) above 1 runs the cooperative-matrix prefill kernel, but it takes f16 queries and caches (or bf16 ones); 'block_q' = 1 runs every row on the decode kernel}}
   %o = ejk.ragged_paged_attention %q, %kc, %vc, %lens, %tables, %cu, %n {config = #ejk.config<block_q = 16, block_k = 32>} : tensor<40x8x64xf32>, tensor<40x16x2x64xf32>, tensor<40x16x2x64xf32>, tensor<5xi32>, tensor<5x8xi32>, tensor<6xi32>, tensor<1xi32> -> tensor<40x8x64xf32>
   return %o : tensor<40x8x64xf32>
+}
+}
+
+// -----
+
+// bf16 without bf16 cooperative matrices (no 'cooperative_matrix_bf16').
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_shuffle"]}} {
+func.func @bf16(%q: tensor<40x8x64xbf16>, %kc: tensor<40x16x2x64xbf16>, %vc: tensor<40x16x2x64xbf16>, %lens: tensor<5xi32>, %tables: tensor<5x8xi32>, %cu: tensor<6xi32>, %n: tensor<1xi32>) -> tensor<40x8x64xbf16> {
+  // expected-error @+1 {{'block_q' (16) above 1 runs the cooperative-matrix prefill kernel, but bf16 queries and caches need bf16 cooperative matrices; 'block_q' = 1 runs every row on the decode kernel}}
+  %o = ejk.ragged_paged_attention %q, %kc, %vc, %lens, %tables, %cu, %n {config = #ejk.config<block_q = 16, block_k = 32>} : tensor<40x8x64xbf16>, tensor<40x16x2x64xbf16>, tensor<40x16x2x64xbf16>, tensor<5xi32>, tensor<5x8xi32>, tensor<6xi32>, tensor<1xi32> -> tensor<40x8x64xbf16>
+  return %o : tensor<40x8x64xbf16>
 }
 }
 

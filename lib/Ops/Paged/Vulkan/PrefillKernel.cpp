@@ -1,6 +1,8 @@
 //===- PrefillKernel.cpp - ragged prefill rows on cooperative matrices ----===//
 //
-// f16 inputs, f32 accumulation, 16x16x16 cooperative matrices (Prefill.h).
+// f16 inputs (bf16 on devices with bf16 matrices: the same kernel on the
+// inputs' bits), f32 accumulation, 16x16x16 cooperative matrices
+// (Prefill.h).
 // Workgroup = (query block, KV head); subgroup g owns rows [16 g, 16 g + 16)
 // of the block's block_q x G rows (row r = token r / G, head r % G):
 //
@@ -356,7 +358,7 @@ private:
       Value col = e.add(myPart, e.index(j * l.lanesPerRow));
       Value prob = e.exp(e.fsub(logits[j], shift));
       sum = e.fadd(sum, prob);
-      memref::StoreOp::create(e.b, e.fromF32(prob, f16), pStage,
+      memref::StoreOp::create(e.b, operandBits(prob), pStage,
                               ValueRange{e.add(pRow, col)});
     }
     sum = xorReduce(e, sum, /*isMax=*/false, 1, l.lanesPerRow, l.subgroupSize);
@@ -439,6 +441,16 @@ private:
       });
       gpu::BarrierOp::create(e.b);
     }
+  }
+
+  /// `value` (f32) as an operand matrix element: f16, or for bf16 inputs
+  /// the bits of its bf16 rounding (the dispatch's operand matrices are
+  /// bf16, DispatchRewriter::setBF16Matrices).
+  Value operandBits(Value value) {
+    if (!p.queryType.isBF16())
+      return e.fromF32(value, f16);
+    return arith::BitcastOp::create(e.b, f16,
+                                    e.fromF32(value, e.b.getBF16Type()));
   }
 
   Emitter e;

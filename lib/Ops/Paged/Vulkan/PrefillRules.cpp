@@ -21,9 +21,14 @@ const char *mlir::ejk::vulkanPrefillExclusion(const RaggedPagedProblem &p,
                                               const TargetInfo &target) {
   if (!target.hasCooperativeMatrix)
     return "the target has no cooperative matrices";
-  if (!p.queryType || !p.queryType.isF16() || !p.cacheType ||
-      !p.cacheType.isF16())
-    return "it takes f16 queries and caches";
+  bool f16 =
+      p.queryType && p.queryType.isF16() && p.cacheType && p.cacheType.isF16();
+  bool bf16 = p.queryType && p.queryType.isBF16() && p.cacheType &&
+              p.cacheType.isBF16();
+  if (!f16 && !bf16)
+    return "it takes f16 queries and caches (or bf16 ones)";
+  if (bf16 && !target.hasVulkanFeature("cooperative_matrix_bf16"))
+    return "bf16 queries and caches need bf16 cooperative matrices";
   if (p.headDim % kTile != 0)
     return "it takes a head_dim that is a multiple of 16";
   if (target.subgroupSize % kTile != 0)

@@ -135,6 +135,9 @@ void setPrefillWork(func::FuncOp fn, const RaggedPagedProblem &p,
                     const VulkanPrefillLayout &l,
                     const RaggedPagedBuffers &buf) {
   DispatchRewriter::setVulkanLaunch(fn, l.threads, l.sharedBytes);
+  // bf16 inputs reach the cooperative matrices as staged bits.
+  if (p.queryType.isBF16())
+    DispatchRewriter::setBF16Matrices(fn);
   DispatchRewriter::setWork(
       fn, raggedPagedFlops(p),
       DispatchRewriter::bytesOf({buf.queries, buf.keyCache, buf.valueCache,
