@@ -330,8 +330,7 @@ private:
       Value prob = e.exp(e.fsub(values[i], shift));
       sum = e.fadd(sum, prob);
       Value pAt = e.add(rowBase, e.add(col0, e.index(i)));
-      memref::StoreOp::create(e.b, operandBits(prob), pStage,
-                              ValueRange{pAt});
+      memref::StoreOp::create(e.b, operandBits(prob), pStage, ValueRange{pAt});
     }
     sum = xorReduce(e, sum, /*isMax=*/false, 1, l.threadsPerRow, sg);
     Value newSum = e.fadd(e.fmul(oldSum, alpha), sum);

@@ -47,8 +47,8 @@ static bool bf16Matrices(const GroupedMatmulProblem &p,
 static bool cooperativeFits(const GroupedMatmulProblem &p,
                             GemmOperandOrder order, const TargetInfo &target) {
   if (!target.hasCooperativeMatrix ||
-      !(p.inputType.isF16() || bf16Matrices(p, target)) || p.k < 1 ||
-      p.n < 1 || p.k % 8 || p.n % 8)
+      !(p.inputType.isF16() || bf16Matrices(p, target)) || p.k < 1 || p.n < 1 ||
+      p.k % 8 || p.n % 8)
     return false;
   // i8 weights move as 16-byte vectors of 16 and are converted through
   // 16-bit integer lanes (CoopGemmKernel.cpp).
