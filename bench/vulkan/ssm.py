@@ -37,6 +37,14 @@ def variants():
         "mamba1": ("scan", M1, "f32", "DS", None, True),
         "mamba2": ("ssd", M2, "f32", "DS", None, True),
     }
+    # The split scan around the heuristic's config (block_d 32, chunk_l
+    # 16, split_l 128, state_lanes 4: B and C as vectors of 4).
+    for name, cfg in (("c32", "block_d = 32, chunk_l = 32, split_l = 128, state_lanes = 4"),
+                      ("s64", "block_d = 32, chunk_l = 16, split_l = 64, state_lanes = 4"),
+                      ("s256", "block_d = 32, chunk_l = 16, split_l = 256, state_lanes = 4"),
+                      ("bd64", "block_d = 64, chunk_l = 16, split_l = 128, state_lanes = 4"),
+                      ("lanes8", "block_d = 16, chunk_l = 16, split_l = 128, state_lanes = 8")):
+        v["mamba1_" + name] = ("scan", M1, "f32", "DS", cfg, True)
     # The SSD: the one-pass scan (the heuristic before chunk_parallel), the
     # split scan the tuner tries, and the chunk-parallel path (the
     # heuristic: chunks of 64, block_p 64, block_n 16, 16 subgroups since
@@ -50,6 +58,7 @@ def variants():
                       ("c32_p64_n16_w4", "block_n = 16, block_p = 64, chunk_size = 32, num_subgroups = 4"),
                       ("c64_p64_n16_w4", "block_n = 16, block_p = 64, chunk_size = 64, num_subgroups = 4"),
                       ("c64_p64_n16_w16", "block_n = 16, block_p = 64, chunk_size = 64, num_subgroups = 16"),
+                      ("c64_p64_n16_w32", "block_n = 16, block_p = 64, chunk_size = 64, num_subgroups = 32"),
                       ("c64_p64_n8", "block_n = 8, block_p = 64, chunk_size = 64, num_subgroups = 8")):
         v["mamba2_cp_" + name] = ("ssd", M2, "f32", "DS", cfg + ", chunk_parallel = 1", True)
     # f16: the heuristic runs the cooperative-matrix chunk kernels; the
@@ -60,6 +69,7 @@ def variants():
                             "chunk_size = 64, num_subgroups = 8, chunk_parallel = 1", True)
     for name, cfg in (("w4", "block_n = 32, block_p = 64, chunk_size = 64, num_subgroups = 4"),
                       ("w16", "block_n = 32, block_p = 64, chunk_size = 64, num_subgroups = 16"),
+                      ("w16_n16", "block_n = 16, block_p = 64, chunk_size = 64, num_subgroups = 16"),
                       ("c32", "block_n = 32, block_p = 64, chunk_size = 32, num_subgroups = 8"),
                       ("p32", "block_n = 32, block_p = 32, chunk_size = 64, num_subgroups = 8")):
         v["mamba2_f16_coop_" + name] = ("ssd", M2, "f16", "DS",
@@ -79,6 +89,11 @@ def variants():
     v["chk_scan_lanes16"] = ("scan", dict(b=1, l=777, d=40, n=16, g=1), "f32",
                              "DSIF", "block_d = 8, chunk_l = 32, split_l = 100",
                              False)
+    # B and C as vectors of 2 (8 lanes x 2 states), a tail chunk and split,
+    # groups, every option, f16.
+    v["chk_scan_vec2"] = ("scan", dict(b=2, l=333, d=48, n=16, g=2), "f16",
+                          "DZBSIF", "block_d = 16, chunk_l = 16, split_l = 80, "
+                          "state_lanes = 8", False)
     v["chk_ssd_all_f32"] = ("ssd", dict(b=2, l=300, h=4, p=32, n=32, g=2),
                             "f32", "DZBSIF", None, False)
     v["chk_ssd_split_f16"] = ("ssd", dict(b=1, l=1000, h=8, p=24, n=64, g=2),

@@ -14,12 +14,15 @@
 // CHECK-COUNT-2: memref.alloc() : memref<512xf32, #gpu.address_space<workgroup>>
 // The state and A are per-thread registers, the initial state read once.
 // CHECK: memref.load %{{.*}} : memref<2x64x16xf32>
-// Chunks of 32 steps carry the thread's one state.
-// CHECK: scf.for {{.*}} step %c32{{.*}} iter_args({{.*}}) -> (f32)
+// Chunks of 32 steps carry the thread's one state and the chunk's global
+// loads, fetched a chunk ahead (f16: 2 delta, 2 u, 4 B, 4 C, 2 z).
+// CHECK: scf.for {{.*}} step %c32{{.*}} iter_args({{.*}}) -> (f32, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16)
 // Staging: f16 widened, softplus, then a barrier.
 // CHECK: arith.extf {{.*}} : f16 to f32
 // CHECK: math.log1p
 // CHECK: gpu.barrier
+// The next chunk's loads go out before this chunk's scan.
+// CHECK: memref.load %{{.*}} : memref<2x100x64xf16>
 // One exp per element, then C . h over the 16 lanes of a channel.
 // CHECK: scf.for {{.*}} -> (f32)
 // CHECK: math.exp
@@ -64,14 +67,27 @@ func.func @scan(%u: tensor<2x100x64xf16>, %A: tensor<64x16xf32>, %B: tensor<2x10
 // CHECK-SAME: ejk.grid = array<i64: 2, 1, 6>
 // CHECK-SAME: ejk.shared_memory_bytes = 5120 : i64
 // CHECK-SAME: ejk.workgroup_size = array<i64: 128, 1, 1>
+// A thread's 4 states are neighbours (4 lanes x 4 = d_state, f32): B is
+// loaded and staged as 16-byte words, 4 per step.
 // CHECK-COUNT-2: memref.alloc() : memref<512xf32, #gpu.address_space<workgroup>>
-// CHECK-NEXT: memref.alloc() : memref<256xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.alloc() : memref<64xvector<4xi32>, #gpu.address_space<workgroup>>
 // CHECK-NOT: memref.alloc
-// The split's steps from zero, four states and the step sum carried.
-// CHECK: scf.for {{.*}} step %c16{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32)
+// The split's steps from zero, four states and the step sum carried, and
+// the chunk's loads fetched ahead (4 delta, 4 u, a word of B: 64 words
+// a chunk for 128 threads).
+// CHECK: scf.for {{.*}} step %c16{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, vector<4xi32>)
+// CHECK: memref.store %{{.*}} : memref<64xvector<4xi32>, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
 // CHECK: scf.for {{.*}} -> (f32, f32, f32, f32, f32)
-// CHECK-COUNT-4: math.exp2
+// One word of B per step, its 4 lanes for the 4 states.
+// CHECK: memref.load %{{.*}} : memref<64xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref.load
+// CHECK: vector.extract %{{.*}}[0]
+// CHECK-NEXT: arith.bitcast %{{.*}} : i32 to f32
+// CHECK: math.exp2
+// CHECK: vector.extract %{{.*}}[3]
+// CHECK: math.exp2
+// CHECK: scf.yield
 // CHECK-NOT: gpu.shuffle
 // CHECK: gpu.barrier
 // CHECK-NOT: gpu.shuffle
@@ -96,6 +112,9 @@ func.func @scan(%u: tensor<2x100x64xf16>, %A: tensor<64x16xf32>, %B: tensor<2x10
 // CHECK: scf.for {{.*}} = %[[BEGIN]] to {{.*}} step %c16
 // CHECK: arith.minsi
 // CHECK: gpu.barrier
+// B and C one word each per step.
+// CHECK: memref.load %{{.*}} : memref<64xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.load %{{.*}} : memref<64xvector<4xi32>, #gpu.address_space<workgroup>>
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32{{.*}} : f32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32{{.*}} : f32
 // CHECK-NOT: gpu.shuffle

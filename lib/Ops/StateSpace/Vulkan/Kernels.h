@@ -183,6 +183,65 @@ inline void forEachShared(Emitter &e, int64_t threads, Value threadId,
   emitIf(e, inRange, [&] { body(i); });
 }
 
+/// A staging round of `rows x cols` elements spread over a workgroup's
+/// `threads` threads, unrolled: element k of this thread is i = thread +
+/// k * threads (row i / cols, column i % cols). Loads are issued by
+/// `fetch` (into registers, in flight during the compute that follows)
+/// and used later by `forEach`, on the same elements.
+struct RoundElements {
+  Emitter &e;
+  int64_t threads;
+  Value thread;
+
+  /// Elements of a round of `total` each thread handles.
+  int64_t count(int64_t total) const { return (total + threads - 1) / threads; }
+
+  /// Row and column of element k, clamped into the round (loads) when
+  /// `clamp`.
+  std::pair<Value, Value> element(int64_t k, int64_t rows, int64_t cols,
+                                  bool clamp) {
+    Value i = e.add(thread, e.index(k * threads));
+    if (clamp)
+      i = e.min(i, e.index(rows * cols - 1));
+    return {arith::DivUIOp::create(e.b, i, e.index(cols)),
+            arith::RemUIOp::create(e.b, i, e.index(cols))};
+  }
+
+  /// This thread's `value(row, col)` of each of its elements.
+  SmallVector<Value> fetch(int64_t rows, int64_t cols,
+                           function_ref<Value(Value, Value)> value) {
+    SmallVector<Value> out;
+    for (int64_t k = 0; k < count(rows * cols); ++k) {
+      auto [r, c] = element(k, rows, cols, (k + 1) * threads > rows * cols);
+      out.push_back(value(r, c));
+    }
+    return out;
+  }
+
+  /// For each element k of this thread: `prepare(k, row, col)`, then
+  /// `body(row, col, prepared)`, the body only for elements inside the
+  /// round.
+  void forEach(int64_t rows, int64_t cols,
+               function_ref<Value(int64_t, Value, Value)> prepare,
+               function_ref<void(Value, Value, Value)> body) {
+    int64_t total = rows * cols;
+    for (int64_t k = 0; k < count(total); ++k) {
+      bool partial = (k + 1) * threads > total;
+      auto [r, c] = element(k, rows, cols, partial);
+      Value value = prepare(k, r, c);
+      if (!partial) {
+        body(r, c, value);
+        continue;
+      }
+      Value i = e.add(thread, e.index(k * threads));
+      Value end = e.index(total);
+      Value inside =
+          arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, i, end);
+      emitIf(e, inside, [&, r = r, c = c] { body(r, c, value); });
+    }
+  }
+};
+
 } // namespace mlir::ejk
 
 #endif // EJK_OPS_STATESPACE_VULKAN_KERNELS_H

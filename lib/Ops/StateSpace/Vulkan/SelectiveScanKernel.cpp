@@ -19,6 +19,15 @@
 //
 // and final_state = h at the end. Nothing of size [B, L, D, N] exists.
 //
+// The global loads of a chunk (delta, u, B, C, z) are issued into
+// registers before the scan of the chunk before it, and stored to shared
+// memory (after bias and softplus) at the start of their own chunk, so
+// their latency overlaps a chunk's scan. With f32 B and C and 4 states a
+// thread that fill d_state exactly (4 lanes x 4 states for d_state 16), a
+// thread owns 4 neighbouring states instead of every TN-th, and B and C
+// move as 16-byte words: loaded as words, staged as words, and read as one
+// word each per step (`vec`).
+//
 // Split (chunked) scan: with `split_l` a workgroup owns one split of
 // `split_l` steps (grid z). A first dispatch runs the same loop without C,
 // y and the output over every split but the last, from h = 0, and stores
@@ -30,9 +39,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "Attention/Vulkan/Scores.h"
+#include "Common/VulkanMatrices.h"
 #include "StateSpace/Vulkan/Kernels.h"
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
+
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::ejk;
@@ -47,7 +59,13 @@ public:
                              const SelectiveScanSplitBuffers &split,
                              bool statesOnly)
       : e(builder, loc, 1), p(plan), l(plan.layout), buf(buffers),
-        splitBuf(split), statesOnly(statesOnly) {}
+        splitBuf(split), statesOnly(statesOnly) {
+    auto bType = cast<MemRefType>(buffers.b.getType());
+    bool exact = l.statesPerThread * l.threadsPerChannel == p.state;
+    vec = exact && l.statesPerThread == kWord && bType.getElementType().isF32()
+              ? kWord
+              : 1;
+  }
 
   void build() {
     Value dBlock = WorkgroupIdOp::create(e.b, 0);
@@ -57,8 +75,7 @@ public:
     thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
     zero = e.index(0);
     one = e.index(1);
-    Value tn =
-        arith::RemUIOp::create(e.b, thread, e.index(l.threadsPerChannel));
+    tn = arith::RemUIOp::create(e.b, thread, e.index(l.threadsPerChannel));
     Value local =
         arith::DivUIOp::create(e.b, thread, e.index(l.threadsPerChannel));
     d0 = e.mul(dBlock, e.index(l.blockD));
@@ -67,29 +84,46 @@ public:
     myLocal = local;
     myChannel = clampChannel(e.add(d0, local));
     Value myGroup = e.div(myChannel, perGroup);
-    myGroupSlot = e.mul(e.sub(myGroup, firstGroup), e.index(p.state));
+    // In units of the B/C stages' elements (words with `vec`).
+    myGroupSlot = e.mul(e.sub(myGroup, firstGroup), e.index(p.state / vec));
     isLane0 = arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, tn, zero);
 
     int64_t blockElems = l.chunkL * l.blockD;
-    int64_t bcElems = l.chunkL * l.groupSpan * p.state;
+    int64_t bcElems = l.chunkL * l.groupSpan * rowWidth();
+    Type bcType = vec > 1 ? Type(wordType(e)) : e.f32;
     dtS = allocWorkgroup(e, blockElems);
     uS = allocWorkgroup(e, blockElems);
     if (!statesOnly)
       yS = allocWorkgroup(e, blockElems);
-    bS = allocWorkgroup(e, bcElems);
+    bS = allocWorkgroup(e, bcElems, bcType);
+    if (vec > 1) {
+      // 16-byte views of B and C (one view when they are one buffer; the
+      // end-state pass has no C).
+      bWords = wordView(e, buf.b, vec);
+      if (!statesOnly)
+        cWords = buf.c == buf.b ? bWords : wordView(e, buf.c, vec);
+    }
     if (!statesOnly)
-      cS = allocWorkgroup(e, bcElems);
+      cS = allocWorkgroup(e, bcElems, bcType);
 
     // This thread's states: A and the initial state in registers.
     SmallVector<Value> h;
     for (int64_t k = 0; k < l.statesPerThread; ++k) {
-      Value n = e.add(tn, e.index(k * l.threadsPerChannel));
-      stateValid.push_back(
-          k * l.threadsPerChannel + l.threadsPerChannel <= p.state
-              ? Value()
-              : arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, n,
-                                      e.index(p.state)));
-      states.push_back(e.min(n, e.index(p.state - 1)));
+      if (vec > 1) {
+        // Neighbouring states, all inside d_state.
+        Value first = e.mul(tn, e.index(vec));
+        states.push_back(e.add(first, e.index(k)));
+        stateValid.push_back(Value());
+      } else {
+        Value n = e.add(tn, e.index(k * l.threadsPerChannel));
+        Value last = e.index(p.state);
+        stateValid.push_back(
+            k * l.threadsPerChannel + l.threadsPerChannel <= p.state
+                ? Value()
+                : arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, n,
+                                        last));
+        states.push_back(e.min(n, e.index(p.state - 1)));
+      }
       // exp(dt * A) = exp2(dt * A * log2(e)): one multiply less per step.
       a.push_back(e.fmul(
           memref::LoadOp::create(e.b, buf.a, ValueRange{myChannel, states[k]}),
@@ -114,20 +148,34 @@ public:
     // which the device compiler can unroll (independent steps' loads, exps
     // and shuffles then overlap).
     bool wholeChunks = p.seq % l.chunkL == 0 && l.splitL % l.chunkL == 0;
-    h = e.forLoop(
-        begin, end, e.index(l.chunkL), h, [&](Value c0, ValueRange hs) {
+    // The start of the split's last chunk: the fetch ahead of the last
+    // chunk reads it again (in bounds, never staged).
+    Value span = e.sub(e.sub(end, begin), one);
+    Value lastChunk = e.mul(e.div(span, e.index(l.chunkL)), e.index(l.chunkL));
+    Value lastStart = e.add(begin, lastChunk);
+    int64_t stateCount = h.size();
+    SmallVector<Value> inits(h);
+    SmallVector<Value> first = fetchChunk(begin);
+    inits.append(first);
+    SmallVector<Value> carried = e.forLoop(
+        begin, end, e.index(l.chunkL), inits, [&](Value c0, ValueRange args) {
           Value len = wholeChunks ? e.index(l.chunkL)
                                   : e.min(e.index(l.chunkL), e.sub(end, c0));
-          stage(c0);
+          ValueRange fetched = args.drop_front(stateCount);
+          stage(fetched);
           gpu::BarrierOp::create(e.b);
-          SmallVector<Value> next = scan(len, hs);
+          Value nextStart = e.min(e.add(c0, e.index(l.chunkL)), lastStart);
+          SmallVector<Value> ahead = fetchChunk(nextStart);
+          SmallVector<Value> next = scan(len, args.take_front(stateCount));
           gpu::BarrierOp::create(e.b);
           if (!statesOnly) {
-            output(c0, len);
+            output(c0, len, fetched.take_back(zCount()));
             gpu::BarrierOp::create(e.b);
           }
+          next.append(ahead);
           return next;
         });
+    h.assign(carried.begin(), carried.begin() + stateCount);
     if (statesOnly) {
       storeSplitEnd(split, h);
       return;
@@ -198,42 +246,106 @@ private:
     return e.select(big, x, math::Log1pOp::create(e.b, e.exp(x)));
   }
 
-  /// dt and u of the chunk's steps, then the B and C rows of the groups
-  /// from `firstGroup` (rows past the sequence are copies of the last).
-  void stage(Value c0) {
-    forEachShared(e, l.threads, thread, l.chunkL * l.blockD, [&](Value i) {
-      Value t = arith::DivUIOp::create(e.b, i, e.index(l.blockD));
-      Value c = arith::RemUIOp::create(e.b, i, e.index(l.blockD));
-      Value row = clampRow(e.add(c0, t));
-      Value d = clampChannel(e.add(d0, c));
-      Value dt = e.toF32(
-          memref::LoadOp::create(e.b, buf.delta, ValueRange{batch, row, d}));
-      if (buf.deltaBias)
-        dt = e.fadd(dt, memref::LoadOp::create(e.b, buf.deltaBias, d));
-      if (p.softplus)
-        dt = softplus(dt);
-      Value u = e.toF32(
-          memref::LoadOp::create(e.b, buf.u, ValueRange{batch, row, d}));
-      // Rows past the split or the sequence are staged, never scanned.
-      memref::StoreOp::create(e.b, dt, dtS, i);
-      memref::StoreOp::create(e.b, u, uS, i);
-    });
-    int64_t rowElems = l.groupSpan * p.state;
-    forEachShared(e, l.threads, thread, l.chunkL * rowElems, [&](Value i) {
-      Value t = arith::DivUIOp::create(e.b, i, e.index(rowElems));
-      Value r = arith::RemUIOp::create(e.b, i, e.index(rowElems));
-      Value slot = arith::DivUIOp::create(e.b, r, e.index(p.state));
-      Value n = arith::RemUIOp::create(e.b, r, e.index(p.state));
-      Value g = e.min(e.add(firstGroup, slot), e.index(p.groups - 1));
-      Value row = clampRow(e.add(c0, t));
-      for (auto [source, stage] : {std::pair(buf.b, bS), std::pair(buf.c, cS)})
-        if (stage)
-          memref::StoreOp::create(
-              e.b,
-              e.toF32(memref::LoadOp::create(e.b, source,
-                                             ValueRange{batch, row, g, n})),
-              stage, i);
-    });
+  /// Elements of a B/C stage row of one step (words with `vec`).
+  int64_t rowWidth() const { return l.groupSpan * p.state / vec; }
+  RoundElements round() { return RoundElements{e, l.threads, thread}; }
+  int64_t blockCount() { return round().count(l.chunkL * l.blockD); }
+  int64_t rowCount() { return round().count(l.chunkL * rowWidth()); }
+  /// z values a thread fetches per chunk (none without z or in the
+  /// end-state pass).
+  int64_t zCount() { return buf.z && !statesOnly ? blockCount() : 0; }
+
+  /// The global loads of the chunk from step c0, in registers: delta, u,
+  /// then the B (and C) rows of the groups from `firstGroup`, then z (rows
+  /// past the sequence read the last).
+  SmallVector<Value> fetchChunk(Value c0) {
+    auto blockValue = [&](Value source) {
+      return [&, source](Value t, Value c) -> Value {
+        Value row = clampRow(e.add(c0, t));
+        Value d = clampChannel(e.add(d0, c));
+        return memref::LoadOp::create(e.b, source, ValueRange{batch, row, d});
+      };
+    };
+    SmallVector<Value> out =
+        round().fetch(l.chunkL, l.blockD, blockValue(buf.delta));
+    out.append(round().fetch(l.chunkL, l.blockD, blockValue(buf.u)));
+    int64_t rowElems = l.chunkL * rowWidth();
+    // B, then C (not in the end-state pass).
+    for (int64_t which = 0; which < (statesOnly ? 1 : 2); ++which) {
+      Value source = which == 0 ? buf.b : buf.c;
+      Value words = which == 0 ? bWords : cWords;
+      for (int64_t k = 0; k < rowCount(); ++k) {
+        bool clamp = (k + 1) * l.threads > rowElems;
+        auto [t, r] = round().element(k, l.chunkL, rowWidth(), clamp);
+        Value first = e.mul(r, e.index(vec));
+        Value slot = arith::DivUIOp::create(e.b, first, e.index(p.state));
+        Value n = arith::RemUIOp::create(e.b, first, e.index(p.state));
+        Value g = e.min(e.add(firstGroup, slot), e.index(p.groups - 1));
+        Value row = clampRow(e.add(c0, t));
+        if (vec == 1) {
+          out.push_back(memref::LoadOp::create(e.b, source,
+                                               ValueRange{batch, row, g, n}));
+          continue;
+        }
+        // The word of states n .. n + 3 of [batch, row, g] (d_state is a
+        // multiple of 4, so words never straddle rows).
+        Value flat = e.add(e.mul(batch, e.index(p.seq)), row);
+        flat = e.add(e.mul(flat, e.index(p.groups)), g);
+        flat = e.add(e.mul(flat, e.index(p.state)), n);
+        Value word = arith::DivUIOp::create(e.b, flat, e.index(vec));
+        out.push_back(memref::LoadOp::create(e.b, words, word));
+      }
+    }
+    if (zCount())
+      out.append(round().fetch(l.chunkL, l.blockD, blockValue(buf.z)));
+    return out;
+  }
+
+  /// Stores a chunk's fetched values to shared memory: dt = softplus(delta
+  /// + bias) and u (rows past the split or the sequence are staged, never
+  /// scanned), B and C (f32, or 16-byte words of f32 with `vec`).
+  void stage(ValueRange fetched) {
+    int64_t n = blockCount();
+    ValueRange delta = fetched.take_front(n);
+    ValueRange u = fetched.slice(n, n);
+    round().forEach(
+        l.chunkL, l.blockD,
+        [&](int64_t k, Value, Value c) {
+          Value dt = e.toF32(delta[k]);
+          if (buf.deltaBias) {
+            Value d = clampChannel(e.add(d0, c));
+            Value bias = memref::LoadOp::create(e.b, buf.deltaBias, d);
+            dt = e.fadd(dt, bias);
+          }
+          return p.softplus ? softplus(dt) : dt;
+        },
+        [&](Value t, Value c, Value dt) {
+          Value i = e.add(e.mul(t, e.index(l.blockD)), c);
+          memref::StoreOp::create(e.b, dt, dtS, i);
+        });
+    round().forEach(
+        l.chunkL, l.blockD,
+        [&](int64_t k, Value, Value) { return e.toF32(u[k]); },
+        [&](Value t, Value c, Value value) {
+          Value i = e.add(e.mul(t, e.index(l.blockD)), c);
+          memref::StoreOp::create(e.b, value, uS, i);
+        });
+    int64_t offset = 2 * n;
+    for (Value stageBuf : {bS, cS}) {
+      if (!stageBuf)
+        continue;
+      ValueRange values = fetched.slice(offset, rowCount());
+      offset += rowCount();
+      round().forEach(
+          l.chunkL, rowWidth(),
+          [&](int64_t k, Value, Value) -> Value {
+            return vec > 1 ? values[k] : e.toF32(values[k]);
+          },
+          [&](Value t, Value r, Value value) {
+            Value i = e.add(e.mul(t, e.index(rowWidth())), r);
+            memref::StoreOp::create(e.b, value, stageBuf, i);
+          });
+    }
   }
 
   /// Sums `value` over the TN lanes of a channel (every lane gets the sum).
@@ -255,19 +367,33 @@ private:
       Value at = e.add(e.mul(t, e.index(l.blockD)), myLocal);
       Value dt = memref::LoadOp::create(e.b, dtS, at);
       Value dtu = e.fmul(dt, memref::LoadOp::create(e.b, uS, at));
-      Value rowBase =
-          e.add(e.mul(t, e.index(l.groupSpan * p.state)), myGroupSlot);
+      Value rowBase = e.add(e.mul(t, e.index(rowWidth())), myGroupSlot);
+      // One word of B (and C) per step when the states are neighbours.
+      Value wordIdx = vec > 1 ? e.add(rowBase, tn) : Value();
+      Value bWord = vec > 1
+                        ? memref::LoadOp::create(e.b, bS, wordIdx).getResult()
+                        : Value();
+      Value cWord = vec > 1 && !statesOnly
+                        ? memref::LoadOp::create(e.b, cS, wordIdx).getResult()
+                        : Value();
+      auto stateOf = [&](Value stageBuf, Value word, int64_t k) -> Value {
+        if (vec > 1) {
+          Value bits = vector::ExtractOp::create(e.b, word, k);
+          return arith::BitcastOp::create(e.b, e.f32, bits);
+        }
+        return memref::LoadOp::create(e.b, stageBuf, e.add(rowBase, states[k]));
+      };
       Value partial = e.constF32(0.0f);
       SmallVector<Value> next;
       for (int64_t k = 0; k < l.statesPerThread; ++k) {
-        Value idx = e.add(rowBase, states[k]);
-        Value bv = memref::LoadOp::create(e.b, bS, idx);
+        Value bv = stateOf(bS, bWord, k);
         Value decay = exp2(e.fmul(dt, a[k]));
-        Value hn = math::FmaOp::create(e.b, decay, h[k], e.fmul(dtu, bv));
+        Value input = e.fmul(dtu, bv);
+        Value hn = math::FmaOp::create(e.b, decay, h[k], input);
         next.push_back(hn);
         if (statesOnly)
           continue;
-        Value cv = memref::LoadOp::create(e.b, cS, idx);
+        Value cv = stateOf(cS, cWord, k);
         Value term = e.fmul(cv, hn);
         if (stateValid[k])
           term = e.select(stateValid[k], term, e.constF32(0.0f));
@@ -284,35 +410,39 @@ private:
   }
 
   /// y = (y + D u) * silu(z) for the chunk's steps and the block's
-  /// channels inside the problem.
-  void output(Value c0, Value len) {
-    forEachShared(e, l.threads, thread, l.chunkL * l.blockD, [&](Value i) {
-      Value t = arith::DivUIOp::create(e.b, i, e.index(l.blockD));
-      Value c = arith::RemUIOp::create(e.b, i, e.index(l.blockD));
-      Value d = e.add(d0, c);
-      Value inside = arith::AndIOp::create(
-          e.b, arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, t, len),
-          arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, d,
-                                e.index(p.channels)));
-      emitIf(e, inside, [&] {
-        Value row = e.add(c0, t);
-        Value y = memref::LoadOp::create(e.b, yS, i);
-        if (buf.d)
-          y = math::FmaOp::create(e.b, memref::LoadOp::create(e.b, buf.d, d),
-                                  memref::LoadOp::create(e.b, uS, i), y);
-        if (buf.z) {
-          Value z = e.toF32(
-              memref::LoadOp::create(e.b, buf.z, ValueRange{batch, row, d}));
-          Value sigmoid = e.fdiv(
-              e.constF32(1.0f),
-              e.fadd(e.constF32(1.0f), e.exp(arith::NegFOp::create(e.b, z))));
-          y = e.fmul(y, e.fmul(z, sigmoid));
-        }
-        Type outType = cast<MemRefType>(buf.y.getType()).getElementType();
-        memref::StoreOp::create(e.b, e.fromF32(y, outType), buf.y,
-                                ValueRange{batch, row, d});
-      });
-    });
+  /// channels inside the problem (z fetched with the chunk).
+  void output(Value c0, Value len, ValueRange zs) {
+    round().forEach(
+        l.chunkL, l.blockD,
+        [&](int64_t k, Value, Value) { return zs.empty() ? Value() : zs[k]; },
+        [&](Value t, Value c, Value zv) {
+          Value d = e.add(d0, c);
+          Value inStep =
+              arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, t, len);
+          Value inChannel = arith::CmpIOp::create(
+              e.b, arith::CmpIPredicate::slt, d, e.index(p.channels));
+          Value inside = arith::AndIOp::create(e.b, inStep, inChannel);
+          emitIf(e, inside, [&] {
+            Value row = e.add(c0, t);
+            Value i = e.add(e.mul(t, e.index(l.blockD)), c);
+            Value y = memref::LoadOp::create(e.b, yS, i);
+            if (buf.d) {
+              Value skip = memref::LoadOp::create(e.b, buf.d, d);
+              Value u = memref::LoadOp::create(e.b, uS, i);
+              y = math::FmaOp::create(e.b, skip, u, y);
+            }
+            if (zv) {
+              Value z = e.toF32(zv);
+              Value neg = arith::NegFOp::create(e.b, z);
+              Value denom = e.fadd(e.constF32(1.0f), e.exp(neg));
+              Value sigmoid = e.fdiv(e.constF32(1.0f), denom);
+              y = e.fmul(y, e.fmul(z, sigmoid));
+            }
+            Type outType = cast<MemRefType>(buf.y.getType()).getElementType();
+            memref::StoreOp::create(e.b, e.fromF32(y, outType), buf.y,
+                                    ValueRange{batch, row, d});
+          });
+        });
   }
 
   void storeFinalState(ArrayRef<Value> h) {
@@ -340,7 +470,12 @@ private:
   const SelectiveScanSplitBuffers &splitBuf;
   /// The end-state pass of a split scan (no C, y or output).
   bool statesOnly;
-  Value batch, thread, zero, one, d0, perGroup, firstGroup;
+  /// States per 16-byte word of B and C when a thread's states are one
+  /// word of them, else 1 (scalar B and C, states TN apart).
+  int64_t vec = 1;
+  static constexpr int64_t kWord = 4;
+  Value bWords, cWords;
+  Value batch, thread, tn, zero, one, d0, perGroup, firstGroup;
   Value myLocal, myChannel, myGroupSlot, isLane0;
   Value dtS, uS, yS, bS, cS;
   /// Per state slot of this thread: its index (clamped), whether it is a

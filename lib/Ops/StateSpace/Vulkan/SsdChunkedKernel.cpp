@@ -210,51 +210,24 @@ private:
     return acc;
   }
 
-  /// Elements of a staging round of `total` each thread handles.
-  int64_t fetchCount(int64_t total) const {
-    return (total + l.threads - 1) / l.threads;
-  }
-  /// Element k of this thread in a `rows x cols` round: i = thread + k *
-  /// threads, clamped into the round (loads) past its end.
-  std::pair<Value, Value> element(int64_t k, int64_t rows, int64_t cols,
-                                  bool clamp) {
-    Value i = e.add(thread, e.index(k * l.threads));
-    if (clamp)
-      i = e.min(i, e.index(rows * cols - 1));
-    return {arith::DivUIOp::create(e.b, i, e.index(cols)),
-            arith::RemUIOp::create(e.b, i, e.index(cols))};
-  }
-  /// This thread's values of a `rows x cols` round, `value(row, col)` each:
-  /// issued ahead of the compute they are in flight during it.
+  RoundElements round() { return RoundElements{e, l.threads, thread}; }
+  int64_t fetchCount(int64_t total) { return round().count(total); }
   SmallVector<Value> fetch(int64_t rows, int64_t cols,
                            function_ref<Value(Value, Value)> value) {
-    SmallVector<Value> out;
-    for (int64_t k = 0; k < fetchCount(rows * cols); ++k) {
-      auto [r, c] = element(k, rows, cols, (k + 1) * l.threads > rows * cols);
-      out.push_back(value(r, c));
-    }
-    return out;
+    return round().fetch(rows, cols, value);
   }
   /// Stores `values` (from `fetch`) to `buffer[row * stride + col]`, each
   /// through `finish(row, col, value)` when given.
   void stage(ValueRange values, int64_t rows, int64_t cols, Value buffer,
              int64_t stride, function_ref<Value(Value, Value, Value)> finish) {
-    for (auto [k, v] : llvm::enumerate(values)) {
-      int64_t total = rows * cols;
-      bool partial = (int64_t(k) + 1) * l.threads > total;
-      auto [r, c] = element(k, rows, cols, partial);
-      Value value = finish ? finish(r, c, v) : v;
-      auto store = [&, r = r, c = c] {
-        memref::StoreOp::create(e.b, value, buffer, at(r, stride, c));
-      };
-      if (partial)
-        emitIf(
-            e,
-            lt(e.add(thread, e.index(int64_t(k) * l.threads)), e.index(total)),
-            store);
-      else
-        store();
-    }
+    round().forEach(
+        rows, cols,
+        [&](int64_t k, Value r, Value c) {
+          return finish ? finish(r, c, values[k]) : values[k];
+        },
+        [&](Value r, Value c, Value value) {
+          memref::StoreOp::create(e.b, value, buffer, at(r, stride, c));
+        });
   }
 };
 
