@@ -173,11 +173,14 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
     if (status != EJK_OK || !ring->entries.zigzagBlocks ||
         ring->layout != EJK_RING_ZIGZAG)
       return;
+    // Only the second half of each batch's rows is read.
     int64_t qRow = ring->heads * ring->headDim * e;
-    Bytes q(size_t(ring->qElems() * e)), qHalf(size_t(batch * half * qRow));
-    record(ejk_buffer_download(query, q.data(), q.size(), 0),
-           "ejk_ring_run: reading 'query'");
-    copyRows(qHalf.data(), q.data(), batch, seq, half, half, 0, half, qRow);
+    Bytes qHalf(size_t(batch * half * qRow));
+    for (int64_t b = 0; b < batch && status == EJK_OK; ++b)
+      record(ejk_buffer_download(query, qHalf.data() + b * half * qRow,
+                                 size_t(half * qRow),
+                                 size_t((b * seq + half) * qRow)),
+             "ejk_ring_run: reading 'query'");
     record(ejk_buffer_upload(ring->queryHalf, qHalf.data(), qHalf.size(), 0),
            "ejk_ring_run: staging the query half");
     if (!segments)
