@@ -17,6 +17,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
+#include <utility>
+
 namespace mlir::ejk {
 
 /// The sinks' share of a row's softmax before any key: `max` = the largest
@@ -36,6 +38,42 @@ inline Value loadSequenceLength(Emitter &e, Value cum, Value batch,
   Value len = arith::IndexCastOp::create(
       e.b, e.b.getIndexType(), arith::SubIOp::create(e.b, end, start));
   return e.min(e.max(len, e.index(0)), e.index(seq));
+}
+
+/// The blocks of `blockQ` query rows, [lo, hi), with a row that may attend
+/// to a key in [keyStart, keyStart + blockK) (the backward's dK/dV pass on
+/// every target): query i's diagonal key is i + `offset`; causal keeps keys
+/// <= diagonal, the window keys within [diagonal - left, diagonal + right];
+/// only rows below `lenQ`, none for keys at or past `lenK` (this batch's
+/// lengths).
+inline std::pair<Value, Value>
+queryBlockRange(Emitter &e, const AttentionProblem &p, Value lenQ, Value lenK,
+                Value offset, Value keyStart, int64_t blockK, int64_t blockQ) {
+  Value zero = e.index(0), one = e.index(1);
+  Value numKeys = e.min(e.index(blockK), e.sub(e.index(p.seqK), keyStart));
+  Value lastKey = e.add(keyStart, e.sub(numKeys, one));
+  Value first = zero;
+  Value last = e.sub(lenQ, one);
+  if (p.causal)
+    first = e.sub(keyStart, offset);
+  if (p.slidingWindow) {
+    auto [left, right] = *p.slidingWindow;
+    Value fromWindow = e.sub(e.sub(keyStart, offset), e.index(right));
+    first = e.max(first, fromWindow);
+    Value toWindow = e.sub(e.add(lastKey, e.index(left)), offset);
+    last = e.min(last, toWindow);
+  }
+  if (p.varlenK) {
+    Value past =
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::sge, keyStart, lenK);
+    last = e.select(past, e.index(-1), last);
+  }
+  Value from = e.max(first, zero);
+  Value block = e.index(blockQ);
+  Value lo = e.div(from, block);
+  Value ceil = e.div(e.add(last, block), block);
+  Value any = arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle, from, last);
+  return {lo, e.select(any, ceil, lo)};
 }
 
 /// The sinks' statistics of query head `head` (see SinkStats).

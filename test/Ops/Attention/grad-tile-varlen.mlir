@@ -56,8 +56,9 @@
 // CHECK: %[[LASTQ:.*]] = arith.subi %[[LQ2]], %c1 : index
 // CHECK: %[[FIRST:.*]] = arith.subi %[[KS]], %[[OFF2]] : index
 // CHECK: %[[PAST:.*]] = arith.cmpi sge, %[[KS]], %[[LK2]] : index
-// CHECK: arith.select %[[PAST]], %c100, %[[FIRST]] : index
-// CHECK: arith.minsi %[[LASTQ]], %c99
+// CHECK: %[[LAST:.*]] = arith.select %[[PAST]], %c-1, %[[LASTQ]] : index
+// CHECK: %[[FROM:.*]] = arith.maxsi %[[FIRST]], %c0 : index
+// CHECK: arith.cmpi sle, %[[FROM]], %[[LAST]] : index
 func.func @grad(%q: tensor<3x100x4x64xf32>, %k: tensor<3x100x2x64xf32>, %v: tensor<3x100x2x64xf32>,
                 %o: tensor<3x100x4x64xf32>, %do: tensor<3x100x4x64xf32>, %lse: tensor<3x4x100xf32>,
                 %pad: tensor<3x100xi1>, %cq: tensor<4xi32>, %ck: tensor<4xi32>)

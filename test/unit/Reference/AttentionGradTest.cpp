@@ -213,6 +213,18 @@ TEST(AttentionGradTest, UnnormalizedOutputHasNoBackward) {
   EXPECT_FALSE(status.ok);
 }
 
+/// The backward of `data` under `options` for a random dOut (seed `seed`).
+AttentionGradients gradientsOf(const AttentionData &data,
+                               const AttentionOptions &options, unsigned seed) {
+  const std::vector<float> dOut = randomVector(
+      data.batch * data.seqQ * data.numQHeads * data.valueDim, seed);
+  AttentionGradients grads;
+  Status status = flashAttentionGrad(
+      data.problem(), options, TensorRef<float>(dOut, data.outShape()), grads);
+  EXPECT_TRUE(status.ok) << status.message;
+  return grads;
+}
+
 /// Whether every gradient of token `t` of batch `b` in `grad` ([B, S, H,
 /// width]) is exactly 0.
 bool tokenIsZero(const std::vector<float> &grad, int64_t seq, int64_t heads,
@@ -232,11 +244,7 @@ TEST(AttentionGradTest, PaddingMaskCausalGroupedQueryHeads) {
   options.causal = true;
   options.paddingMask = TensorRef<uint8_t>(padding, {2, 4});
   checkGradients(data, options);
-  const std::vector<float> dOut = randomVector(2 * 4 * 4 * 2, 462);
-  AttentionGradients grads;
-  ASSERT_TRUE(flashAttentionGrad(data.problem(), options,
-                                 TensorRef<float>(dOut, data.outShape()), grads)
-                  .ok);
+  AttentionGradients grads = gradientsOf(data, options, 462);
   for (auto [b, t] : {std::pair<int64_t, int64_t>{0, 2}, {1, 0}}) {
     EXPECT_TRUE(tokenIsZero(grads.dq, 4, 4, 3, b, t)) << b << "," << t;
     EXPECT_TRUE(tokenIsZero(grads.dk, 4, 2, 3, b, t)) << b << "," << t;
@@ -257,11 +265,7 @@ TEST(AttentionGradTest, VarlenBottomRightWindow) {
   options.cumSeqlensQ = TensorRef<int32_t>(cumQ, {4});
   options.cumSeqlensK = TensorRef<int32_t>(cumK, {4});
   checkGradients(data, options);
-  const std::vector<float> dOut = randomVector(3 * 3 * 2 * 2, 472);
-  AttentionGradients grads;
-  ASSERT_TRUE(flashAttentionGrad(data.problem(), options,
-                                 TensorRef<float>(dOut, data.outShape()), grads)
-                  .ok);
+  AttentionGradients grads = gradientsOf(data, options, 472);
   // Rows past len_q and keys past len_k have no gradient.
   for (int64_t t : {1, 2})
     EXPECT_TRUE(tokenIsZero(grads.dq, 3, 2, 3, 0, t)) << t;

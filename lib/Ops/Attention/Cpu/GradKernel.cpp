@@ -28,6 +28,7 @@
 #include "ejk/Support/DropoutHash.h"
 
 #include <limits>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::ejk;
@@ -549,27 +550,11 @@ void mlir::ejk::buildCpuGradKeyValueBody(OpBuilder &builder, Location loc,
     t.clear(dkTile, p.blockK, t.paddedD);
     t.clear(dvTile, p.blockK, t.paddedDv);
 
-    // Queries that may see a key of the block: query i's diagonal key is
-    // i + offset; causal keeps keys <= diagonal, the window keys within
-    // [diagonal - left, diagonal + right]; rows within this batch's
-    // length, and none for a block past its key length.
-    Value offset = t.offset;
-    Value lastKey = e.add(keyStart, e.sub(numKeys, t.one));
-    Value first = t.zero;
-    Value last = e.sub(t.lenQ, t.one);
-    if (p.causal)
-      first = e.sub(keyStart, offset);
-    if (p.slidingWindow) {
-      auto [left, right] = *p.slidingWindow;
-      first = e.max(first, e.sub(e.sub(keyStart, offset), e.index(right)));
-      last = e.min(last, e.sub(e.add(lastKey, e.index(left)), offset));
-    }
-    if (p.varlenK)
-      first = e.select(arith::CmpIOp::create(e.b, arith::CmpIPredicate::sge,
-                                             keyStart, t.lenK),
-                       e.index(p.seqQ), first);
+    // Query blocks with a row that may see a key of the block.
+    // (Not a structured binding: lambdas capture those only from C++20 on.)
     Value lo, hi;
-    t.blockRange(first, last, p.seqQ, p.blockQ, lo, hi);
+    std::tie(lo, hi) = queryBlockRange(e, p, t.lenQ, t.lenK, t.offset, keyStart,
+                                       p.blockK, p.blockQ);
 
     e.forLoop(t.zero, e.index(p.groupSize()), t.one, [&](Value g) {
       Value head = e.add(e.mul(kvHead, e.index(p.groupSize())), g);

@@ -20,6 +20,8 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
+#include <tuple>
+
 namespace mlir::ejk {
 
 class VulkanScoreRules {
@@ -167,32 +169,12 @@ public:
   }
 
   /// [lo, hi) query blocks of `blockQ` rows with a row that may attend to
-  /// a key in [keyStart, keyStart + blockK) (the backward's dK/dV pass):
-  /// query i's diagonal key is i + offset; causal keeps keys <= diagonal,
-  /// the window keys within [diagonal - left, diagonal + right]; only rows
-  /// within this batch's query length, none for keys past its key length.
+  /// a key in [keyStart, keyStart + blockK) (Options.h's queryBlockRange
+  /// with this batch's lengths).
   void queryBlockRange(Value keyStart, int64_t blockK, int64_t blockQ,
                        Value &lo, Value &hi) {
-    Value zero = e.index(0), one = e.index(1);
-    Value numKeys = e.min(e.index(blockK), e.sub(e.index(p.seqK), keyStart));
-    Value lastKey = e.add(keyStart, e.sub(numKeys, one));
-    Value first = zero;
-    Value last = e.sub(lenQ, one);
-    if (p.causal)
-      first = e.sub(keyStart, offset);
-    if (p.slidingWindow) {
-      auto [left, right] = *p.slidingWindow;
-      first = e.max(first, e.sub(e.sub(keyStart, offset), e.index(right)));
-      last = e.min(last, e.sub(e.add(lastKey, e.index(left)), offset));
-    }
-    if (p.varlenK)
-      last = e.select(cmp(arith::CmpIPredicate::sge, keyStart, lenK),
-                      e.index(-1), last);
-    Value from = e.max(first, zero);
-    Value block = e.index(blockQ);
-    lo = e.div(from, block);
-    Value ceil = e.div(e.add(last, block), block);
-    hi = e.select(cmp(arith::CmpIPredicate::sle, from, last), ceil, lo);
+    std::tie(lo, hi) = mlir::ejk::queryBlockRange(e, p, lenQ, lenK, offset,
+                                                  keyStart, blockK, blockQ);
   }
 
 private:
