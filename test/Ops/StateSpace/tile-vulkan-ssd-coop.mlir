@@ -7,23 +7,26 @@
 // Chunk states: X w (64 x 64) and B (64 x 128) staged as f16, a 16 x 16
 // f32 tile per subgroup; each subgroup owns 2 of the 4 x 8 state tiles,
 // each the sum of 4 products over the chunk's steps, (X w)^T read
-// column-major.
+// column-major. head_dim is one whole block: each tile is stored straight
+// from the matrix to the states temporary (rows d_state apart), with no
+// f32 stage and no barrier (the declared shared memory still counts the
+// stage that partial blocks use).
 // CHECK-LABEL: func.func private @ssd_dispatch_0_chunk_states(
 // CHECK-SAME: ejk.grid = array<i64: 1, 1024, 1>
 // CHECK-SAME: ejk.shared_memory_bytes = 41728 : i64
 // CHECK-SAME: ejk.workgroup_size = array<i64: 512, 1, 1>
 // CHECK: memref.alloc() : memref<4096xf16, #gpu.address_space<workgroup>>
-// CHECK: memref.alloc() : memref<8192xf16, #gpu.address_space<workgroup>>
-// CHECK: memref.alloc() : memref<4096xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.alloc() : memref<8192xf16, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref.alloc
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 // CHECK: gpu.barrier
 // CHECK-COUNT-4: gpu.subgroup_mma_load_matrix %{{.*}} {leadDimension = 64 : index, transpose} : memref<4096xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
-// CHECK: gpu.subgroup_mma_store_matrix %{{.*}} {leadDimension = 16 : index} : !gpu.mma_matrix<16x16xf32, "COp">
-// CHECK: gpu.barrier
-// CHECK: memref.store %{{.*}} : memref<1x32x32x64x128xf32>
-// CHECK: gpu.barrier
-// CHECK: gpu.subgroup_mma_store_matrix
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.subgroup_mma_store_matrix %{{.*}} {leadDimension = 128 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<1x32x32x64x128xf32>
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.subgroup_mma_store_matrix %{{.*}} {leadDimension = 128 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<1x32x32x64x128xf32>
 // CHECK-NOT: gpu.subgroup_mma_store_matrix
+// CHECK-NOT: gpu.barrier
 // CHECK: memref.store %{{.*}} : memref<1x32x32xf32>
 // CHECK-LABEL: func.func private @ssd_dispatch_0_state_pass(
 
@@ -37,6 +40,13 @@
 // CHECK-COUNT-2: memref.alloc() : memref<4096xf16, #gpu.address_space<workgroup>>
 // CHECK-COUNT-2: memref.alloc() : memref<2048xf16, #gpu.address_space<workgroup>>
 // CHECK: memref.alloc() : memref<4096xf32, #gpu.address_space<workgroup>>
+// The first n-chunk's C and state loads go out before the X and M staging
+// (4 of each per thread), before the first barrier.
+// CHECK-NOT: gpu.barrier
+// CHECK-COUNT-4: memref.load %{{.*}} : memref<1x2048x1x128xf16>
+// CHECK-NOT: gpu.barrier
+// CHECK-COUNT-4: memref.load %{{.*}} : memref<1x32x32x64x128xf32>
+// CHECK: gpu.barrier
 // CHECK: gpu.subgroup_mma_load_matrix %{{.*}} {leadDimension = 64 : index} : memref<4096xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
 // CHECK: gpu.subgroup_mma_load_matrix %{{.*}} {leadDimension = 64 : index} : memref<4096xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
 // CHECK: gpu.subgroup_mma_compute
@@ -62,4 +72,22 @@ func.func @ssd(%x: tensor<1x2048x32x64xf16>, %dt: tensor<1x2048x32xf16>, %A: ten
 func.func @bf16(%x: tensor<1x256x2x64xbf16>, %dt: tensor<1x256x2xbf16>, %A: tensor<2xf32>, %B: tensor<1x256x1x64xbf16>) -> tensor<1x256x2x64xbf16> {
   %y = ejk.ssd %x, %dt, %A, %B, %B : tensor<1x256x2x64xbf16>, tensor<1x256x2xbf16>, tensor<2xf32>, tensor<1x256x1x64xbf16>, tensor<1x256x1x64xbf16> -> tensor<1x256x2x64xbf16>
   return %y : tensor<1x256x2x64xbf16>
+}
+
+// -----
+
+// head_dim 48 in blocks of 32: the second block ends past head_dim, so the
+// chunk states go through each subgroup's f32 stage (16 x 16 per
+// subgroup) and the threads store only the columns inside head_dim.
+// CHECK-LABEL: func.func private @partial_dispatch_0_chunk_states(
+// CHECK-SAME: ejk.grid = array<i64: 2, 8, 1>
+// CHECK: memref.alloc() : memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.subgroup_mma_store_matrix %{{.*}} {leadDimension = 16 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %{{.*}} : memref<1x4x2x48x64xf32>
+// CHECK-LABEL: func.func private @partial_dispatch_0_state_pass(
+func.func @partial(%x: tensor<1x200x2x48xf16>, %dt: tensor<1x200x2xf16>, %A: tensor<2xf32>, %B: tensor<1x200x1x64xf16>) -> tensor<1x200x2x48xf16> {
+  %y = ejk.ssd %x, %dt, %A, %B, %B {config = #ejk.config<block_n = 32, block_p = 32, chunk_size = 64, num_subgroups = 4, chunk_parallel = 1, cooperative = 1>} : tensor<1x200x2x48xf16>, tensor<1x200x2xf16>, tensor<2xf32>, tensor<1x200x1x64xf16>, tensor<1x200x1x64xf16> -> tensor<1x200x2x48xf16>
+  return %y : tensor<1x200x2x48xf16>
 }

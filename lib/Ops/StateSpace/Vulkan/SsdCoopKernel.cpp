@@ -23,8 +23,10 @@ public:
 
   /// The chunk states on 16x16x16 f16 cooperative matrices: dS = (w X)^T B
   /// with X w and B staged as f16 (the whole chunk), each subgroup's
-  /// 16 x 16 tiles of the block_p x d_state state stored through its own
-  /// f32 stage to the states temporary.
+  /// 16 x 16 tiles of the block_p x d_state state stored to the states
+  /// temporary: straight from the matrix when head_dim is a whole number
+  /// of blocks, else through the subgroup's f32 stage (columns past
+  /// head_dim skipped).
   void buildCoopStates() {
     begin();
     initCoop();
@@ -34,7 +36,12 @@ public:
     Value wS = allocWorkgroup(e, q);
     Value xw = allocWorkgroupOf(e, q * pb, f16);
     Value bh = allocWorkgroupOf(e, q * n, f16);
-    Value out = allocWorkgroupOf(e, l.numSubgroups * kTile * kTile, e.f32);
+    // Blocks that end past head_dim store their tiles through a stage.
+    bool wholeBlocks = p.headDim % pb == 0;
+    Value out =
+        wholeBlocks
+            ? Value()
+            : allocWorkgroupOf(e, l.numSubgroups * kTile * kTile, e.f32);
     stageDecays();
     Value aLast = stageStepWeights(wS);
     forEachX(c0, len, [&](Value i, Value s, Value valid, Value x) {
@@ -74,6 +81,17 @@ public:
         acc = gpu::SubgroupMmaComputeOp::create(e.b, a, bm, acc, UnitAttr(),
                                                 UnitAttr());
       }
+      if (wholeBlocks) {
+        // Every column of the block is inside head_dim: the tile goes
+        // straight to the states temporary (rows N apart), no stage.
+        Value row = e.mul(r, e.index(kTile));
+        Value col = e.add(p0, row);
+        Value j = e.mul(c, e.index(kTile));
+        gpu::SubgroupMmaStoreMatrixOp::create(
+            e.b, acc, temps.states, ValueRange{batch, chunk, head, col, j},
+            e.b.getIndexAttr(n), UnitAttr());
+        continue;
+      }
       gpu::SubgroupMmaStoreMatrixOp::create(e.b, acc, out, ValueRange{stage},
                                             e.b.getIndexAttr(kTile),
                                             UnitAttr());
@@ -98,8 +116,10 @@ public:
 
   /// The chunk outputs on cooperative matrices: Y = M X + (exp(a) C)
   /// S_prev^T with M, X, exp(a) C and the state staged as f16 (C and the
-  /// state in n-chunks of block_n), f32 accumulators stored to a staged Y
-  /// that the threads finish (D, gate) and store.
+  /// state in n-chunks of block_n, each n-chunk's global loads issued into
+  /// registers one n-chunk ahead, the first before the X and M staging),
+  /// f32 accumulators stored to a staged Y that the threads finish (D,
+  /// gate) and store.
   void buildCoopOutputs() {
     begin();
     initCoop();
@@ -113,6 +133,28 @@ public:
     dtS = allocWorkgroup(e, q);
     aS = allocWorkgroup(e, q);
     eaS = allocWorkgroup(e, q);
+    // C and the state of the first n-chunk: in flight during the staging.
+    auto fetchCS = [&](int64_t n0) {
+      RoundElements round{e, l.threads, thread};
+      SmallVector<Value> v = round.fetch(q, bn, [&](Value t, Value j) {
+        Value row = clampRow(e.add(c0, t));
+        Value n = e.add(e.index(n0), j);
+        return memref::LoadOp::create(e.b, buf.c,
+                                      ValueRange{batch, row, group, n})
+            .getResult();
+      });
+      SmallVector<Value> sv = round.fetch(pb, bn, [&](Value c, Value j) {
+        Value inBlock = e.add(p0, c);
+        Value col = e.min(inBlock, e.index(p.headDim - 1));
+        Value n = e.add(e.index(n0), j);
+        return memref::LoadOp::create(e.b, temps.states,
+                                      ValueRange{batch, chunk, head, col, n})
+            .getResult();
+      });
+      v.append(sv.begin(), sv.end());
+      return v;
+    };
+    SmallVector<Value> ahead = fetchCS(0);
     forEachX(c0, len, [&](Value i, Value, Value valid, Value x) {
       memref::StoreOp::create(
           e.b, e.fromF32(e.select(valid, x, e.constF32(0.0f)), f16), xh, i);
@@ -153,27 +195,33 @@ public:
       acc.push_back(a);
     }
     for (int64_t n0 = 0; n0 < p.state; n0 += bn) {
-      // exp(a_t) C_t (f16) and the state before the chunk (f16).
-      forEachShared(e, l.threads, thread, q * bn, [&](Value i) {
-        Value t = arith::DivUIOp::create(e.b, i, e.index(bn));
-        Value j = arith::RemUIOp::create(e.b, i, e.index(bn));
-        Value cv = e.toF32(
-            memref::LoadOp::create(e.b, buf.c,
-                                   ValueRange{batch, clampRow(e.add(c0, t)),
-                                              group, e.add(e.index(n0), j)}));
-        memref::StoreOp::create(e.b, e.fromF32(e.fmul(cv, load(eaS, t)), f16),
-                                ch, i);
-      });
-      forEachShared(e, l.threads, thread, pb * bn, [&](Value i) {
-        Value c = arith::DivUIOp::create(e.b, i, e.index(bn));
-        Value j = arith::RemUIOp::create(e.b, i, e.index(bn));
-        Value sv = memref::LoadOp::create(
-            e.b, temps.states,
-            ValueRange{batch, chunk, head,
-                       e.min(e.add(p0, c), e.index(p.headDim - 1)),
-                       e.add(e.index(n0), j)});
-        memref::StoreOp::create(e.b, e.fromF32(sv, f16), sh, i);
-      });
+      // exp(a_t) C_t (f16) and the state before the chunk (f16), from the
+      // values fetched during the n-chunk before (the first before the X
+      // and M staging); the next n-chunk's loads go out now.
+      SmallVector<Value> fetched = std::move(ahead);
+      if (n0 + bn < p.state)
+        ahead = fetchCS(n0 + bn);
+      RoundElements round{e, l.threads, thread};
+      int64_t cCount = round.count(q * bn);
+      round.forEach(
+          q, bn,
+          [&](int64_t k, Value t, Value) {
+            Value cv = e.toF32(fetched[k]);
+            Value scale = load(eaS, t);
+            Value scaled = e.fmul(cv, scale);
+            return e.fromF32(scaled, f16);
+          },
+          [&](Value t, Value j, Value v) {
+            memref::StoreOp::create(e.b, v, ch, at(t, bn, j));
+          });
+      round.forEach(
+          pb, bn,
+          [&](int64_t k, Value, Value) {
+            return e.fromF32(fetched[cCount + k], f16);
+          },
+          [&](Value c, Value j, Value v) {
+            memref::StoreOp::create(e.b, v, sh, at(c, bn, j));
+          });
       gpu::BarrierOp::create(e.b);
       for (int64_t k = 0; k < perSubgroup; ++k)
         for (int64_t s = 0; s < bn / kTile; ++s) {
