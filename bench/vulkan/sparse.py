@@ -64,7 +64,7 @@ def variants():
         v[f"gsparse_{pct}"] = case(B, S, S, H, H, D, BLOCK, BLOCK,
                                    density=pct / 100, mask_shape=(B, H),
                                    lse=False)
-    for cfg in ("128, 32, 8", "64, 64, 4", "64, 64, 2"):
+    for cfg in ("128, 32, 8", "64, 64, 4"):
         name = "gsparse_25_" + cfg.replace(", ", "x")
         v[name] = case(B, S, S, H, H, D, BLOCK, BLOCK, density=0.25,
                        mask_shape=(B, H), lse=False,
@@ -118,6 +118,9 @@ def variants():
     v["chk_cfg_two_buffers_d128"] = case(
         1, 384, 384, 2, 2, 128, 128, 128, 0.4, (1, 2),
         cfg="block_q = 128, block_k = 32, num_subgroups = 8", seed=18)
+    # 128 jobs: the ordered lists rank them over 4 groups of 32 threads.
+    v["chk_many_jobs"] = case(2, 1024, 1024, 4, 4, 64, 64, 64, 0.3, (2, 4),
+                              seed=21)
     v["chk_stage_density_25"] = case(2, 256, 256, 2, 2, 64, 64, 64, 0.25,
                                      (2, 2), seed=19, fingerprint="stage")
     v["chk_stage_causal_gqa"] = case(1, 256, 256, 4, 2, 64, 64, 64, 0.6,

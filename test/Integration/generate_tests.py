@@ -1839,7 +1839,12 @@ BLOCK_SPARSE_FILES = {
                      attrs=[NOT_CAUSAL]),
          BlockSparse("bf16", dtype="bf16", blocks=(1, 2), density=0.5),
          BlockSparse("big_blocks", sq=128, sk=256, qbs=64, kbs=128,
-                     blocks=(1, 2), density=0.5, attrs=[NOT_CAUSAL])]),
+                     blocks=(1, 2), density=0.5, attrs=[NOT_CAUSAL]),
+         # 256 query blocks of (batch, head): Vulkan's ordered lists rank
+         # them over 8 groups of 32 threads (longest lists first).
+         BlockSparse("many_jobs", b=2, sq=512, sk=128, hq=4, hkv=2, d=16,
+                     blocks=(2, 4), density=0.4, attrs=[NOT_CAUSAL],
+                     repro=True)]),
     "block_sparse_masks.mlir": (
         "ejk.block_sparse_attention with the attribute masks (ejKernel's "
         "mask builders) with and without a block mask, and the data "

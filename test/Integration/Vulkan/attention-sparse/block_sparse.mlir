@@ -31,6 +31,12 @@
 // RUN: ejk-run %s --entry bf16 --target vulkan --input %t.bf16/q.npy --input %t.bf16/k.npy --input %t.bf16/v.npy --input %t.bf16/bm.npy --check | FileCheck %s
 // RUN: rm -rf %t.big_blocks && mkdir -p %t.big_blocks && %python %S/../../Inputs/block_sparse_inputs.py %t.big_blocks 12 0.5 q:normal:f32:1x128x2x32 k:normal:f32:1x256x2x32 v:normal:f32:1x256x2x32 bm:blocks:i1:1x2x2x2
 // RUN: ejk-run %s --entry big_blocks --target vulkan --input %t.big_blocks/q.npy --input %t.big_blocks/k.npy --input %t.big_blocks/v.npy --input %t.big_blocks/bm.npy --check | FileCheck %s
+// RUN: rm -rf %t.many_jobs && mkdir -p %t.many_jobs && %python %S/../../Inputs/block_sparse_inputs.py %t.many_jobs 13 0.4 q:normal:f32:2x512x4x16 k:normal:f32:2x128x2x16 v:normal:f32:2x128x2x16 bm:blocks:i1:2x4x32x8
+// RUN: ejk-run %s --entry many_jobs --target vulkan --input %t.many_jobs/q.npy --input %t.many_jobs/k.npy --input %t.many_jobs/v.npy --input %t.many_jobs/bm.npy --check | FileCheck %s
+// RUN: ejk-run %s --entry many_jobs --target vulkan --input %t.many_jobs/q.npy --input %t.many_jobs/k.npy --input %t.many_jobs/v.npy --input %t.many_jobs/bm.npy --output %t.many_jobs/o_a.npy --output %t.many_jobs/lse_a.npy
+// RUN: ejk-run %s --entry many_jobs --target vulkan --input %t.many_jobs/q.npy --input %t.many_jobs/k.npy --input %t.many_jobs/v.npy --input %t.many_jobs/bm.npy --output %t.many_jobs/o_b.npy --output %t.many_jobs/lse_b.npy
+// RUN: cmp %t.many_jobs/o_a.npy %t.many_jobs/o_b.npy
+// RUN: cmp %t.many_jobs/lse_a.npy %t.many_jobs/lse_b.npy
 
 // CHECK-NOT: FAILED
 // CHECK: result 0 ({{.*}}): {{.*}}: ok
@@ -105,4 +111,10 @@ func.func @big_blocks(%q: tensor<1x128x2x32xf32>, %k: tensor<1x256x2x32xf32>, %v
   %o, %lse = ejk.block_sparse_attention %q, %k, %v, %bm {q_block_size = 64 : i64, kv_block_size = 128 : i64, causal = false}
       : tensor<1x128x2x32xf32>, tensor<1x256x2x32xf32>, tensor<1x256x2x32xf32>, tensor<1x2x2x2xi1> -> tensor<1x128x2x32xf32>, tensor<1x2x128xf32>
   return %o, %lse : tensor<1x128x2x32xf32>, tensor<1x2x128xf32>
+}
+
+func.func @many_jobs(%q: tensor<2x512x4x16xf32>, %k: tensor<2x128x2x16xf32>, %v: tensor<2x128x2x16xf32>, %bm: tensor<2x4x32x8xi1>) -> (tensor<2x512x4x16xf32>, tensor<2x4x512xf32>) {
+  %o, %lse = ejk.block_sparse_attention %q, %k, %v, %bm {q_block_size = 16 : i64, kv_block_size = 16 : i64, causal = false}
+      : tensor<2x512x4x16xf32>, tensor<2x128x2x16xf32>, tensor<2x128x2x16xf32>, tensor<2x4x32x8xi1> -> tensor<2x512x4x16xf32>, tensor<2x4x512xf32>
+  return %o, %lse : tensor<2x512x4x16xf32>, tensor<2x4x512xf32>
 }
