@@ -51,6 +51,18 @@ inline Value loadMatrix(Emitter &e, Type type, Value memref, Value offset,
       transpose ? e.b.getUnitAttr() : UnitAttr());
 }
 
+/// `value` (f32) as an element of an operand matrix the kernel writes
+/// itself (attention's P): f16, or for bf16 inputs (`inputType`) the bits
+/// of its bf16 rounding, typed f16 as the GPU dialect's matrices are (the
+/// dispatch is marked with DispatchRewriter::setBF16Matrices).
+inline Value operandBits(Emitter &e, Value value, Type inputType) {
+  Type f16 = e.b.getF16Type();
+  if (!inputType.isBF16())
+    return e.fromF32(value, f16);
+  return arith::BitcastOp::create(e.b, f16,
+                                  e.fromF32(value, e.b.getBF16Type()));
+}
+
 /// A 1-D buffer of `elements` of `type` in workgroup memory.
 inline Value allocWorkgroupOf(Emitter &e, int64_t elements, Type type) {
   auto space = gpu::AddressSpaceAttr::get(e.b.getContext(),

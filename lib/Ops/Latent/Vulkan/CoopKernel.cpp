@@ -330,7 +330,8 @@ private:
       Value prob = e.exp(e.fsub(values[i], shift));
       sum = e.fadd(sum, prob);
       Value pAt = e.add(rowBase, e.add(col0, e.index(i)));
-      memref::StoreOp::create(e.b, operandBits(prob), pStage, ValueRange{pAt});
+      memref::StoreOp::create(e.b, operandBits(e, prob, p.elementType), pStage,
+                              ValueRange{pAt});
     }
     sum = xorReduce(e, sum, /*isMax=*/false, 1, l.threadsPerRow, sg);
     Value newSum = e.fadd(e.fmul(oldSum, alpha), sum);
@@ -450,16 +451,6 @@ private:
         gpu::BarrierOp::create(e.b);
       }
     }
-  }
-
-  /// `value` (f32) as an operand matrix element: f16, or for bf16 inputs
-  /// the bits of its bf16 rounding (the dispatch's operand matrices are
-  /// bf16, DispatchRewriter::setBF16Matrices).
-  Value operandBits(Value value) {
-    if (!p.elementType.isBF16())
-      return e.fromF32(value, f16);
-    return arith::BitcastOp::create(e.b, f16,
-                                    e.fromF32(value, e.b.getBF16Type()));
   }
 
   Emitter e;

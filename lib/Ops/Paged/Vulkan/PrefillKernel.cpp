@@ -358,7 +358,7 @@ private:
       Value col = e.add(myPart, e.index(j * l.lanesPerRow));
       Value prob = e.exp(e.fsub(logits[j], shift));
       sum = e.fadd(sum, prob);
-      memref::StoreOp::create(e.b, operandBits(prob), pStage,
+      memref::StoreOp::create(e.b, operandBits(e, prob, p.queryType), pStage,
                               ValueRange{e.add(pRow, col)});
     }
     sum = xorReduce(e, sum, /*isMax=*/false, 1, l.lanesPerRow, l.subgroupSize);
@@ -441,16 +441,6 @@ private:
       });
       gpu::BarrierOp::create(e.b);
     }
-  }
-
-  /// `value` (f32) as an operand matrix element: f16, or for bf16 inputs
-  /// the bits of its bf16 rounding (the dispatch's operand matrices are
-  /// bf16, DispatchRewriter::setBF16Matrices).
-  Value operandBits(Value value) {
-    if (!p.queryType.isBF16())
-      return e.fromF32(value, f16);
-    return arith::BitcastOp::create(e.b, f16,
-                                    e.fromF32(value, e.b.getBF16Type()));
   }
 
   Emitter e;
