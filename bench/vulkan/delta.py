@@ -171,13 +171,7 @@ def run(d):
     tdt = {"f16": torch.float16, "bf16": torch.bfloat16}
     results = {"torch": torch.__version__, "fla_import_error": fla_error,
                "device": rt.device_lines()}
-    cases = json.load(open(os.path.join(d, "cases.json")))
-    # The checks first (small; a kernel that fails shows before the timings).
-    ordered = sorted(cases.items(), key=lambda kv: not kv[0].startswith("chk"))
-    only = os.environ.get("DELTA_ONLY")
-    if only:
-        import re
-        ordered = [kv for kv in ordered if re.search(only, kv[0])]
+    ordered = ejk_runtime.ordered_cases(d, "DELTA_ONLY")
     for name, (b, tt, h, k, v, dt, decay, *rest) in ordered:
         cu = rest[1] if len(rest) > 1 else None
         divisor = 1.0 if decay.endswith("/1") else 16.0

@@ -204,6 +204,18 @@ def copy_gbps():
 
 
 
+def ordered_cases(d, variable):
+    """The cases of DIR/cases.json, the checks ("chk" names) first (small: a
+    kernel that fails shows before the timings), only those whose names
+    match the regular expression in the environment variable `variable`
+    where it is set."""
+    import re
+    cases = json.load(open(os.path.join(d, "cases.json")))
+    ordered = sorted(cases.items(), key=lambda kv: not kv[0].startswith("chk"))
+    only = os.environ.get(variable)
+    return [kv for kv in ordered if not only or re.search(only, kv[0])]
+
+
 def record(results, name, entry, log, rt, mod):
     """Stores and logs case `name`'s `entry`, then frees its buffers and
     module."""

@@ -167,13 +167,7 @@ def run(d):
         fla_error = repr(ex)[:300]
     tdt = {"f16": torch.float16, "bf16": torch.bfloat16}
     results = {"torch": torch.__version__, "fla_import_error": fla_error}
-    cases = json.load(open(os.path.join(d, "cases.json")))
-    # The checks first (small; a kernel that fails shows before the timings).
-    ordered = sorted(cases.items(), key=lambda kv: not kv[0].startswith("chk"))
-    only = os.environ.get("LINEAR_ONLY")
-    if only:
-        import re
-        ordered = [kv for kv in ordered if re.search(only, kv[0])]
+    ordered = ejk_runtime.ordered_cases(d, "LINEAR_ONLY")
     for name, (b, tt, h, k, v, dt, gated, *rest) in ordered:
         cu = rest[1] if len(rest) > 1 else None
         per_step = gated == "g" or gated.startswith("g/")

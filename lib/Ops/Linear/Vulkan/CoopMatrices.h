@@ -72,6 +72,86 @@ protected:
     return this->cmp(arith::CmpIPredicate::slt, tile, this->e.index(total));
   }
 
+  /// A matrix operand of a tile grid: the 16x16 block of tile row (A) or
+  /// column (B) r at element `at + r step` of `memref`, rows `lead`
+  /// elements apart (column-major when `transpose`).
+  struct Operand {
+    Value memref;
+    int64_t at, step, lead;
+    bool transpose;
+  };
+
+  /// One 16-deep step of the products of the subgroup's tiles of a grid of
+  /// `total` tiles, `cols` a row: acc[m] += A(i) B(j) for its m-th tile
+  /// (i, j).
+  void mmaTiles(MutableArrayRef<Value> acc, int64_t total, int64_t cols,
+                const Operand &a, const Operand &b) {
+    Emitter &e = this->e;
+    for (int64_t m = 0; m < int64_t(acc.size()); ++m) {
+      Value tile = tileOf(m, total);
+      Value i = arith::DivUIOp::create(e.b, tile, e.index(cols));
+      Value j = arith::RemUIOp::create(e.b, tile, e.index(cols));
+      Value ma = loadMatrix(e, aType, a.memref,
+                            e.add(e.index(a.at), e.mul(i, e.index(a.step))),
+                            a.lead, a.transpose);
+      Value mb = loadMatrix(e, bType, b.memref,
+                            e.add(e.index(b.at), e.mul(j, e.index(b.step))),
+                            b.lead, b.transpose);
+      acc[m] = mma(ma, mb, acc[m]);
+    }
+  }
+
+  /// Stores the subgroup's tiles `acc` of a grid of `total` tiles (`cols`
+  /// a row) into `memref` (f32, rows `lead` apart): tile (i, j) at element
+  /// 16 i lead + 16 j.
+  void storeTiles(ArrayRef<Value> acc, int64_t total, int64_t cols,
+                  Value memref, int64_t lead) {
+    Emitter &e = this->e;
+    for (int64_t m = 0; m < int64_t(acc.size()); ++m) {
+      Value tile = tileOf(m, total);
+      Value i = arith::DivUIOp::create(e.b, tile, e.index(cols));
+      Value j = arith::RemUIOp::create(e.b, tile, e.index(cols));
+      Value at = e.add(e.mul(i, e.index(kT * lead)), e.mul(j, e.index(kT)));
+      Value matrix = acc[m];
+      emitIf(e, ownsTile(m, total), [&] {
+        gpu::SubgroupMmaStoreMatrixOp::create(
+            e.b, matrix, memref, ValueRange{at}, e.b.getIndexAttr(lead),
+            UnitAttr());
+      });
+    }
+  }
+
+  /// Writes the subgroup's output tiles `o` of a grid of `total` tiles
+  /// (`cols` a row; tile (i, j) = chunk rows 16 i.., columns v0 + 16 j..)
+  /// to the output through `stage` (writeMatrix), the rows inside the chunk
+  /// and the columns inside head_dim_v.
+  void writeOutputTiles(ArrayRef<Value> o, int64_t total, int64_t cols,
+                        Value stage) {
+    Emitter &e = this->e;
+    for (int64_t m = 0; m < int64_t(o.size()); ++m) {
+      Value tile = tileOf(m, total);
+      Value owns = ownsTile(m, total);
+      Value i = arith::DivUIOp::create(e.b, tile, e.index(cols));
+      Value vt = arith::RemUIOp::create(e.b, tile, e.index(cols));
+      writeMatrix(o[m], stage, [&](Value r, Value c, Value value) {
+        Value t = e.add(e.mul(i, e.index(kT)), r);
+        Value col = e.add(this->v0, e.add(e.mul(vt, e.index(kT)), c));
+        Value inside = arith::AndIOp::create(
+            e.b, owns,
+            arith::AndIOp::create(
+                e.b, this->cmp(arith::CmpIPredicate::slt, t, this->len),
+                this->cmp(arith::CmpIPredicate::slt, col,
+                          e.index(this->p.dimV))));
+        emitIf(e, inside, [&] {
+          memref::StoreOp::create(
+              e.b, e.fromF32(value, this->outputType()), this->buf.output,
+              ValueRange{this->batchIdx, this->rowOf(e.add(this->c0, t)),
+                         this->head, col});
+        });
+      });
+    }
+  }
+
   /// Writes `matrix` through the subgroup's 16x16 part of `stage` (f32):
   /// `write(r, c, value)` for each of its elements, the lanes taking
   /// 256 / subgroup size each. Every subgroup calls it the same number of

@@ -113,26 +113,7 @@ private:
     }
     gpu::BarrierOp::create(e.b);
 
-    for (int64_t m = 0; m < l.outputSlots; ++m) {
-      Value tile = tileOf(m, outputTiles());
-      Value owns = ownsTile(m, outputTiles());
-      Value i = arith::DivUIOp::create(e.b, tile, e.index(colTiles()));
-      Value vt = arith::RemUIOp::create(e.b, tile, e.index(colTiles()));
-      writeMatrix(o[m], scores, [&](Value r, Value c, Value value) {
-        Value t = e.add(e.mul(i, e.index(kT)), r);
-        Value col = e.add(v0, e.add(e.mul(vt, e.index(kT)), c));
-        Value inside = arith::AndIOp::create(
-            e.b, owns,
-            arith::AndIOp::create(
-                e.b, cmp(arith::CmpIPredicate::slt, t, len),
-                cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV))));
-        emitIf(e, inside, [&] {
-          memref::StoreOp::create(
-              e.b, e.fromF32(value, outputType()), buf.output,
-              ValueRange{batchIdx, rowOf(e.add(c0, t)), head, col});
-        });
-      });
-    }
+    writeOutputTiles(o, outputTiles(), colTiles(), scores);
   }
 
   /// One pass over key tiles: the subgroup's O tiles from the q S products
@@ -225,56 +206,26 @@ private:
 
           SmallVector<Value> next(accIn.begin(), accIn.end());
           for (int64_t sub = 0; sub < kt; sub += kT) {
-            for (int64_t m = 0; m < l.outputSlots; ++m) {
-              Value tile = tileOf(m, outputTiles());
-              Value i = arith::DivUIOp::create(e.b, tile, e.index(colTiles()));
-              Value vt = arith::RemUIOp::create(e.b, tile, e.index(colTiles()));
-              Value qa = loadMatrix(
-                  e, aType, stage,
-                  e.add(e.index(qoAt + sub), e.mul(i, e.index(kT * kt))), kt,
-                  /*transpose=*/false);
-              Value sb = loadMatrix(
-                  e, bType, stage,
-                  e.add(e.index(sAt + sub * l.blockV), e.mul(vt, e.index(kT))),
-                  l.blockV, /*transpose=*/false);
-              next[m] = mma(qa, sb, next[m]);
-            }
+            MutableArrayRef<Value> accs(next);
+            mmaTiles(accs.take_front(l.outputSlots), outputTiles(), colTiles(),
+                     {stage, qoAt + sub, kT * kt, kt, /*transpose=*/false},
+                     {stage, sAt + sub * l.blockV, kT, l.blockV,
+                      /*transpose=*/false});
             if (!coopScores)
               continue;
-            for (int64_t m = 0; m < l.scoreSlots; ++m) {
-              Value tile = tileOf(m, scoreTiles());
-              Value i = arith::DivUIOp::create(e.b, tile, e.index(rowTiles()));
-              Value j = arith::RemUIOp::create(e.b, tile, e.index(rowTiles()));
-              Value qa = loadMatrix(
-                  e, aType, stage,
-                  e.add(e.index(qsAt + sub), e.mul(i, e.index(kT * kt))), kt,
-                  /*transpose=*/false);
-              // Columns j of the scores: the key stage read column-major.
-              Value kb = loadMatrix(
-                  e, bType, stage,
-                  e.add(e.index(ksAt + sub), e.mul(j, e.index(kT * kt))), kt,
-                  /*transpose=*/true);
-              Value &scoreAcc = next[l.outputSlots + m];
-              scoreAcc = mma(qa, kb, scoreAcc);
-            }
+            // Columns j of the scores: the key stage read column-major.
+            mmaTiles(accs.slice(l.outputSlots, l.scoreSlots), scoreTiles(),
+                     rowTiles(),
+                     {stage, qsAt + sub, kT * kt, kt, /*transpose=*/false},
+                     {stage, ksAt + sub, kT * kt, kt, /*transpose=*/true});
           }
           gpu::BarrierOp::create(e.b);
           return next;
         });
 
     if (coopScores)
-      for (int64_t m = 0; m < l.scoreSlots; ++m) {
-        Value tile = tileOf(m, scoreTiles());
-        Value i = arith::DivUIOp::create(e.b, tile, e.index(rowTiles()));
-        Value j = arith::RemUIOp::create(e.b, tile, e.index(rowTiles()));
-        Value at = e.add(e.mul(i, e.index(kT * C)), e.mul(j, e.index(kT)));
-        Value matrix = acc[l.outputSlots + m];
-        emitIf(e, ownsTile(m, scoreTiles()), [&] {
-          gpu::SubgroupMmaStoreMatrixOp::create(
-              e.b, matrix, scores, ValueRange{at}, e.b.getIndexAttr(C),
-              UnitAttr());
-        });
-      }
+      storeTiles(ArrayRef<Value>(acc).slice(l.outputSlots, l.scoreSlots),
+                 scoreTiles(), rowTiles(), scores, C);
     return SmallVector<Value>(acc.begin(), acc.begin() + l.outputSlots);
   }
 

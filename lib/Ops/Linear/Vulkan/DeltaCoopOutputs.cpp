@@ -132,38 +132,12 @@ private:
     gpu::BarrierOp::create(e.b);
 
     // O += P N.
-    for (int64_t m = 0; m < l.outputSlots; ++m) {
-      Value tile = tileOf(m, outputTiles());
-      Value i = udiv(tile, colTiles());
-      Value vt = urem(tile, colTiles());
-      for (int64_t j = 0; j < rowTiles(); ++j) {
-        Value a = loadMatrix(e, aType, a16,
-                             e.add(e.mul(i, e.index(kT * C)), e.index(j * kT)),
-                             C, /*transpose=*/false);
-        Value n =
-            loadMatrix(e, bType, stage,
-                       e.add(e.index(j * kT * bv), e.mul(vt, e.index(kT))), bv,
-                       /*transpose=*/false);
-        o[m] = mma(a, n, o[m]);
-      }
-    }
+    for (int64_t j = 0; j < rowTiles(); ++j)
+      mmaTiles(o, outputTiles(), colTiles(),
+               {a16, j * kT, kT * C, C, /*transpose=*/false},
+               {stage, j * kT * bv, kT, bv, /*transpose=*/false});
     gpu::BarrierOp::create(e.b);
-
-    for (int64_t m = 0; m < l.outputSlots; ++m) {
-      Value tile = tileOf(m, outputTiles());
-      Value owns = ownsTile(m, outputTiles());
-      Value i = udiv(tile, colTiles());
-      Value vt = urem(tile, colTiles());
-      writeMatrix(o[m], scores, [&](Value r, Value c, Value value) {
-        Value t = e.add(e.mul(i, e.index(kT)), r);
-        Value col = e.add(v0, e.add(e.mul(vt, e.index(kT)), c));
-        Value inside = andI(owns, andI(lt(t, len), lt(col, e.index(p.dimV))));
-        emitIf(e, inside, [&] {
-          store(e.fromF32(value, outputType()), buf.output,
-                {batchIdx, rowOf(e.add(c0, t)), head, col});
-        });
-      });
-    }
+    writeOutputTiles(o, outputTiles(), colTiles(), scores);
   }
 
   /// One pass over key tiles: the subgroup's O tiles (qo S) and score
@@ -215,54 +189,22 @@ private:
           gpu::BarrierOp::create(e.b);
 
           SmallVector<Value> next(accIn.begin(), accIn.end());
+          MutableArrayRef<Value> accs(next);
           for (int64_t sub = 0; sub < kt; sub += kT) {
-            for (int64_t m = 0; m < l.outputSlots; ++m) {
-              Value tile = tileOf(m, outputTiles());
-              Value i = udiv(tile, colTiles());
-              Value vt = urem(tile, colTiles());
-              Value qa = loadMatrix(
-                  e, aType, stage,
-                  e.add(e.index(qoAt + sub), e.mul(i, e.index(kT * kt))), kt,
-                  /*transpose=*/false);
-              Value sb = loadMatrix(
-                  e, bType, stage,
-                  e.add(e.index(sAt + sub * bv), e.mul(vt, e.index(kT))), bv,
-                  /*transpose=*/false);
-              next[m] = mma(qa, sb, next[m]);
-            }
-            for (int64_t m = 0; m < l.scoreSlots; ++m) {
-              Value tile = tileOf(m, scoreTiles());
-              Value i = udiv(tile, rowTiles());
-              Value j = urem(tile, rowTiles());
-              Value qa = loadMatrix(
-                  e, aType, stage,
-                  e.add(e.index(qsAt + sub), e.mul(i, e.index(kT * kt))), kt,
-                  /*transpose=*/false);
-              // Columns j of the scores: the key stage read column-major.
-              Value kb = loadMatrix(
-                  e, bType, stage,
-                  e.add(e.index(ksAt + sub), e.mul(j, e.index(kT * kt))), kt,
-                  /*transpose=*/true);
-              Value &scoreAcc = next[l.outputSlots + m];
-              scoreAcc = mma(qa, kb, scoreAcc);
-            }
+            mmaTiles(accs.take_front(l.outputSlots), outputTiles(), colTiles(),
+                     {stage, qoAt + sub, kT * kt, kt, /*transpose=*/false},
+                     {stage, sAt + sub * bv, kT, bv, /*transpose=*/false});
+            // Columns j of the scores: the key stage read column-major.
+            mmaTiles(accs.drop_front(l.outputSlots), scoreTiles(), rowTiles(),
+                     {stage, qsAt + sub, kT * kt, kt, /*transpose=*/false},
+                     {stage, ksAt + sub, kT * kt, kt, /*transpose=*/true});
           }
           gpu::BarrierOp::create(e.b);
           return next;
         });
 
-    for (int64_t m = 0; m < l.scoreSlots; ++m) {
-      Value tile = tileOf(m, scoreTiles());
-      Value i = udiv(tile, rowTiles());
-      Value j = urem(tile, rowTiles());
-      Value at = e.add(e.mul(i, e.index(kT * C)), e.mul(j, e.index(kT)));
-      Value matrix = acc[l.outputSlots + m];
-      emitIf(e, ownsTile(m, scoreTiles()), [&] {
-        gpu::SubgroupMmaStoreMatrixOp::create(e.b, matrix, scores,
-                                              ValueRange{at},
-                                              e.b.getIndexAttr(C), UnitAttr());
-      });
-    }
+    storeTiles(ArrayRef<Value>(acc).drop_front(l.outputSlots), scoreTiles(),
+               rowTiles(), scores, C);
     gpu::BarrierOp::create(e.b);
     return SmallVector<Value>(acc.begin(), acc.begin() + l.outputSlots);
   }

@@ -147,27 +147,14 @@ private:
     gpu::BarrierOp::create(e.b);
 
     // W S.
-    for (int64_t m = 0; m < ceilDiv(nTiles, l.subgroups()); ++m) {
-      Value tile = tileOf(m, nTiles);
-      Value ti = udiv(tile, vTiles);
-      Value vt = urem(tile, vTiles);
-      Value acc = zeroMatrix();
-      for (int64_t kk = 0; kk < kP / kT; ++kk) {
-        Value a =
-            loadMatrix(e, aType, stage,
-                       e.add(e.mul(ti, e.index(kT * kP)), e.index(kk * kT)), kP,
-                       /*transpose=*/false);
-        Value b = loadMatrix(
-            e, bType, s16, e.add(e.index(kk * kT * bv), e.mul(vt, e.index(kT))),
-            bv, /*transpose=*/false);
-        acc = mma(a, b, acc);
-      }
-      Value at = e.add(e.mul(ti, e.index(kT * bv)), e.mul(vt, e.index(kT)));
-      emitIf(e, ownsTile(m, nTiles), [&] {
-        gpu::SubgroupMmaStoreMatrixOp::create(e.b, acc, nF, ValueRange{at},
-                                              e.b.getIndexAttr(bv), UnitAttr());
-      });
-    }
+    SmallVector<Value> ws;
+    for (int64_t m = 0; m < ceilDiv(nTiles, l.subgroups()); ++m)
+      ws.push_back(zeroMatrix());
+    for (int64_t kk = 0; kk < kP / kT; ++kk)
+      mmaTiles(ws, nTiles, vTiles,
+               {stage, kk * kT, kT * kP, kP, /*transpose=*/false},
+               {s16, kk * kT * bv, kT, bv, /*transpose=*/false});
+    storeTiles(ws, nTiles, vTiles, nF, bv);
     gpu::BarrierOp::create(e.b);
 
     // N = U - W S: over U and staged f16; Kd staged.
@@ -190,29 +177,21 @@ private:
     storeHalves(kd, stage);
     gpu::BarrierOp::create(e.b);
 
-    // S += Kd^T N.
+    // S += Kd^T N, the accumulators loaded from S; Kd^T: the [chunk,
+    // kPad16] stage read column-major.
+    SmallVector<Value> acc;
     for (int64_t m = 0; m < ceilDiv(sTiles, l.subgroups()); ++m) {
       Value tile = tileOf(m, sTiles);
       Value ki = udiv(tile, vTiles);
       Value vt = urem(tile, vTiles);
       Value at = e.add(e.mul(ki, e.index(kT * bv)), e.mul(vt, e.index(kT)));
-      Value acc = loadMatrix(e, cType, sF, at, bv, /*transpose=*/false);
-      for (int64_t tt = 0; tt < C / kT; ++tt) {
-        // Kd^T: the [chunk, kPad16] stage read column-major.
-        Value a =
-            loadMatrix(e, aType, stage,
-                       e.add(e.index(tt * kT * kP), e.mul(ki, e.index(kT))), kP,
-                       /*transpose=*/true);
-        Value b = loadMatrix(
-            e, bType, s16, e.add(e.index(tt * kT * bv), e.mul(vt, e.index(kT))),
-            bv, /*transpose=*/false);
-        acc = mma(a, b, acc);
-      }
-      emitIf(e, ownsTile(m, sTiles), [&] {
-        gpu::SubgroupMmaStoreMatrixOp::create(e.b, acc, sF, ValueRange{at},
-                                              e.b.getIndexAttr(bv), UnitAttr());
-      });
+      acc.push_back(loadMatrix(e, cType, sF, at, bv, /*transpose=*/false));
     }
+    for (int64_t tt = 0; tt < C / kT; ++tt)
+      mmaTiles(acc, sTiles, vTiles,
+               {stage, tt * kT * kP, kT, kP, /*transpose=*/true},
+               {s16, tt * kT * bv, kT, bv, /*transpose=*/false});
+    storeTiles(acc, sTiles, vTiles, sF, bv);
     gpu::BarrierOp::create(e.b);
   }
 
