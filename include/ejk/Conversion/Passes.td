@@ -97,7 +97,11 @@ def EjkConvertToSpirv : Pass<"ejk-convert-to-spirv", "ModuleOp"> {
     3. one full dialect conversion with the GPU (ids, barrier, shuffle,
        subgroup MMA to `KHR` cooperative matrices), arith, math (GLSL),
        scf, cf, memref, func, index and ub patterns. i1 values in buffers
-       are bytes.
+       are bytes;
+    4. in kernels marked `ejk.matrix_operands = "bf16"`, the f16 operand
+       matrices (A and B; the GPU dialect has no bf16 matrices) become bf16
+       cooperative matrices (SPV_KHR_bfloat16); any op other than a load,
+       store, conversion or multiply-add on one is an error.
 
     Kernel arguments become storage buffers at descriptor set 0, binding =
     argument number, after `spirv-lower-abi-attrs`.
@@ -119,7 +123,9 @@ def EjkSpirvInterfaceVersion
     validation layer) reject the module. The same holds for an
     `spirv.Select` of vectors by a scalar condition (the cooperative-matrix
     attention's 16-byte loads). This pass raises such a module's version to
-    1.4.
+    1.4. It also adds `BFloat16CooperativeMatrixKHR` to a module with bf16
+    cooperative matrices (kernels marked `ejk.matrix_operands = "bf16"`),
+    which `spirv-update-vce` does not deduce in MLIR 22.
   }];
 }
 
