@@ -19,10 +19,11 @@ namespace {
 
 /// A delta_attention with a per-head decay (`beta` doubles as the decay).
 std::string deltaIR(int64_t batch, int64_t seq, int64_t heads, int64_t dimK,
-                    int64_t dimV, StringRef attrs = "") {
-  std::string q = tensorType({batch, seq, heads, dimK}, "f32");
-  std::string v = tensorType({batch, seq, heads, dimV}, "f32");
-  std::string b = tensorType({batch, seq, heads}, "f32");
+                    int64_t dimV, StringRef attrs = "",
+                    StringRef element = "f32") {
+  std::string q = tensorType({batch, seq, heads, dimK}, element);
+  std::string v = tensorType({batch, seq, heads, dimV}, element);
+  std::string b = tensorType({batch, seq, heads}, element);
   return "func.func @f(%q: " + q + ", %v: " + v + ", %b: " + b + ") -> " + v +
          " {\n  %o = ejk.delta_attention %q, %q, %v, %b decay(%b : " + b +
          ") " + attrs.str() + " : " + q + ", " + q + ", " + v + ", " + b +
@@ -193,6 +194,44 @@ TEST_F(DeltaRulesTest, VulkanHeuristicRunsLongSequencesChunkParallel) {
   heuristic = op.getHeuristicConfig(target);
   EXPECT_EQ(reason(op, heuristic, target), "ok") << printAttr(heuristic);
   EXPECT_FALSE(heuristic.lookup("chunk_parallel"));
+}
+
+TEST_F(DeltaRulesTest, VulkanCooperativeFormsAreExplicitConfigsOnly) {
+  // A device with cooperative matrices, bf16 Gated DeltaNet: the forms
+  // verify, but neither the heuristic nor the tuner's space picks them (not
+  // faster on an H200: docs/ops/delta.md).
+  TargetInfo target = vulkanWithShuffles(32);
+  target.sharedMemoryBytes = 49152;
+  target.hasCooperativeMatrix = true;
+  target.vulkanFeatures = {"subgroup_basic", "subgroup_shuffle", "float16",
+                           "storage16"};
+  TunableOpInterface op = parse(deltaIR(4, 4096, 16, 128, 128, "", "bf16"));
+  ASSERT_TRUE(op);
+  ConfigAttr heuristic = op.getHeuristicConfig(target);
+  EXPECT_EQ(reason(op, heuristic, target), "ok") << printAttr(heuristic);
+  EXPECT_EQ(heuristic.lookup("chunk_parallel"), 1);
+  EXPECT_FALSE(heuristic.lookup("cooperative"));
+  for (ConfigAttr c : op.getConfigSpace(target, true))
+    EXPECT_FALSE(c.lookup("cooperative")) << printAttr(c);
+  for (int64_t form : {1, 2})
+    EXPECT_EQ(reason(op,
+                     config({{"block_v", 32},
+                             {"chunk_parallel", 1},
+                             {"chunk_size", 64},
+                             {"cooperative", form}}),
+                     target),
+              "ok")
+        << form;
+  // The state pass's stages at block_v 64: 4 128 64 + 4 64 64 + 2 128 64
+  // + 2 64 128 bytes.
+  EXPECT_NE(reason(op,
+                   config({{"block_v", 64},
+                           {"chunk_parallel", 1},
+                           {"chunk_size", 64},
+                           {"cooperative", 2}}),
+                   target)
+                .find("state pass stages 81920 bytes"),
+            std::string::npos);
 }
 
 TEST_F(DeltaRulesTest, VulkanHeuristicFallsBackToRecurrent) {
