@@ -118,7 +118,7 @@ def variants():
     v["chk_cfg_two_buffers_d128"] = case(
         1, 384, 384, 2, 2, 128, 128, 128, 0.4, (1, 2),
         cfg="block_q = 128, block_k = 32, num_subgroups = 8", seed=18)
-    # 128 jobs: the ordered lists rank them over 4 groups of 32 threads.
+    # 128 lists (query blocks of each batch and head).
     v["chk_many_jobs"] = case(2, 1024, 1024, 4, 4, 64, 64, 64, 0.3, (2, 4),
                               seed=21)
     v["chk_stage_density_25"] = case(2, 256, 256, 2, 2, 64, 64, 64, 0.25,

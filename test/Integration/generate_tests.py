@@ -1840,8 +1840,7 @@ BLOCK_SPARSE_FILES = {
          BlockSparse("bf16", dtype="bf16", blocks=(1, 2), density=0.5),
          BlockSparse("big_blocks", sq=128, sk=256, qbs=64, kbs=128,
                      blocks=(1, 2), density=0.5, attrs=[NOT_CAUSAL]),
-         # 256 query blocks of (batch, head): Vulkan's ordered lists rank
-         # them over 8 groups of 32 threads (longest lists first).
+         # 256 lists (query blocks of each batch and head), GQA.
          BlockSparse("many_jobs", b=2, sq=512, sk=128, hq=4, hkv=2, d=16,
                      blocks=(2, 4), density=0.4, attrs=[NOT_CAUSAL],
                      repro=True)]),
@@ -1873,9 +1872,8 @@ BLOCK_SPARSE_FILES = {
                      bias=(1, 2), mask=(2, 1), segments=True,
                      attrs=[NOT_CAUSAL, "logits_soft_cap = 5.0 : f32",
                             "softmax_scale = 0.2 : f32"]),
-         # More key blocks than one chunk of the Vulkan list dispatch's
-         # mask loads (16): whole chunks, then a remainder; with a window
-         # the first live block lies inside a chunk.
+         # Long lists: 38 key blocks, and with a window the first live
+         # block far from key 0.
          BlockSparse("long_keys", sq=32, sk=600, blocks=(1, 2), density=0.5,
                      attrs=[NOT_CAUSAL]),
          BlockSparse("long_keys_window", sq=32, sk=600, blocks=(1, 2),

@@ -76,25 +76,11 @@ LogicalResult checkLiveBlockAlignment(const AttentionProblem &p,
 /// dispatch, appends the lists to the attention dispatch's arguments
 /// (`buffers.liveBlocks`) and makes every caller allocate them and run the
 /// list dispatch first. `vulkan` gives the list dispatch one thread a
-/// workgroup. With `vulkan` and `orderThreads` (the device's most threads a
-/// workgroup) at least the attention's workgroups (jobs), rounded up to 32,
-/// and at most 64 key blocks, it builds the ordered lists instead:
-///
-///   one workgroup, a thread per job, counts every job's live blocks and
-///   ranks the jobs by decreasing count (a stable counting sort in shared
-///   memory, no atomics); row r of the lists, [1, 1, jobs, 2 + key blocks]
-///   i32, holds the count, the job (query block + query blocks * (head +
-///   heads * batch)) and the live blocks of the job of rank r.
-///
-/// The attention's workgroup of linear id r runs the job of row r
-/// (workgroupLiveList): the device starts workgroups about in the order of
-/// their ids, so the longest lists start first and the short ones fill the
-/// last wave (longest-processing-time-first scheduling).
+/// workgroup.
 LogicalResult addLiveBlocksDispatch(DispatchRewriter &rewriter,
                                     const AttentionProblem &p,
                                     const LiveBlockGrid &grid, bool vulkan,
-                                    AttentionBuffers &buffers,
-                                    int64_t orderThreads = 0);
+                                    AttentionBuffers &buffers);
 
 /// A list dispatch no caller runs yet: `fn` takes the block mask (when the
 /// op has one) and a list buffer of `type`.
@@ -118,23 +104,9 @@ LiveBlocksDispatch addLiveBlocksListDispatch(DispatchRewriter &rewriter,
 /// list `qBlock` is the key block and the entries are query blocks.
 struct LiveBlockList {
   Value list, batch, head, qBlock;
-  /// The entry of list position 0 (2 in ordered lists: entry 1 is the job).
-  int64_t first = 1;
   Value count(Emitter &e) const;
   Value at(Emitter &e, Value i) const;
 };
-
-/// Whether `lists` are ordered lists (addLiveBlocksDispatch) of a kernel
-/// with key blocks of `blockK`.
-bool isOrderedLiveList(const AttentionProblem &p, Value lists, int64_t blockK);
-
-/// The list an attention workgroup (`qBlock`, `head`, `batch` its workgroup
-/// ids, kernel blocks of `blockQ` x `blockK`) reads. From ordered lists:
-/// the row of its linear id, and `qBlock`, `head` and `batch` become those
-/// of the job the row names.
-LiveBlockList workgroupLiveList(Emitter &e, const AttentionProblem &p,
-                                Value lists, int64_t blockQ, int64_t blockK,
-                                Value &qBlock, Value &head, Value &batch);
 
 /// The list of `qBlock`, `head` (a query head) and `batch` in `buffers`.
 LiveBlockList liveBlockList(Emitter &e, const AttentionProblem &p,

@@ -10,53 +10,22 @@
 
 // gsparse's shape in small: d128, 128 x 128 mask blocks per head, not
 // causal. The heuristic takes dense flash attention's 128 x 64 blocks of 8
-// subgroups (one K/V buffer at d128). The 4 jobs (query blocks of each
-// batch and head) fit one workgroup: ordered lists, [1, 1, 4, 2 + 4], row r
-// the count, the job and up to 4 key blocks of 64 of the job of rank r.
-// The list dispatch: each thread loads the mask bytes of its job's key
-// blocks (a chunk of up to 16, here all 4) before it counts them (one
-// load's latency a chunk, not one a block), ranks its job by decreasing
-// count through shared memory (three barriers), then writes its list at
-// row rank.
-// CHECK-LABEL: func.func private @gsparse_dispatch_0_live_blocks(
-// CHECK-SAME: %[[MASK:arg[0-9]+]]: memref<1x2x2x2xi1>, %[[OUT:arg[0-9]+]]: memref<1x1x4x6xi32>)
-// CHECK-SAME: ejk.grid = array<i64: 1, 1, 1>
-// CHECK-SAME: ejk.workgroup_size = array<i64: 32, 1, 1>
-// CHECK: gpu.thread_id x
-// CHECK-COUNT-4: memref.load %[[MASK]]
-// CHECK-NOT: memref.store %{{.*}}, %[[OUT]]
-// CHECK: gpu.barrier
-// CHECK-NOT: memref.store %{{.*}}, %[[OUT]]
-// CHECK: gpu.barrier
-// CHECK-NOT: memref.store %{{.*}}, %[[OUT]]
-// CHECK: gpu.barrier
-// CHECK: scf.if
-// CHECK-COUNT-4: memref.load %[[MASK]]
-// CHECK: scf.if
-// CHECK: memref.store %{{.*}}, %[[OUT]][%c0{{.*}}, %c0{{.*}}, %[[RANK:[0-9]+]], %{{.*}}]
-// CHECK: memref.store %{{.*}}, %[[OUT]][%c0{{.*}}, %c0{{.*}}, %[[RANK]], %c0{{.*}}]
-// CHECK: memref.store %{{.*}}, %[[OUT]][%c0{{.*}}, %c0{{.*}}, %[[RANK]], %c1{{.*}}]
+// subgroups (one K/V buffer at d128). The list is [1, 2, 2, 1 + 4]: the
+// count, then up to 4 key blocks of 64.
+// CHECK-LABEL: func.func private @gsparse_dispatch_0_live_blocks
 // CHECK-LABEL: func.func private @gsparse_dispatch_0(
-// CHECK-SAME: %[[LIST:arg[0-9]+]]: memref<1x1x4x6xi32>)
+// CHECK-SAME: %[[LIST:arg[0-9]+]]: memref<1x2x2x5xi32>)
 // CHECK-SAME: ejk.grid = array<i64: 2, 2, 1>
 // CHECK-SAME: ejk.requires = ["cooperative_matrix_nv_layout"]
 // CHECK-SAME: ejk.shared_memory_bytes = 36352 : i64
 // CHECK-SAME: ejk.workgroup_size = array<i64: 256, 1, 1>
-// The workgroup's linear id picks its row; the row's job gives the query
-// block (job % 2 here), whose rows the kernel then computes.
-// CHECK: %[[JOB_I32:.*]] = memref.load %[[LIST]][%c0{{.*}}, %c0{{.*}}, %[[ROW:[0-9]+]], %c1{{.*}}]
-// CHECK-NEXT: %[[JOB:.*]] = arith.index_cast %[[JOB_I32]] : i32 to index
-// CHECK: %[[QB:.*]] = arith.remui %[[JOB]], %c2{{.*}} : index
-// CHECK: arith.muli %[[QB]], %c128{{.*}} : index
 // The count bounds the loop. Before Q is staged, the blocks of list
-// positions 0 and 1 (entries 2 and 3) are read (a block past the last
-// one, 4, where the list is shorter) and the first block's rows are
-// loaded.
-// CHECK: %[[COUNT_I32:.*]] = memref.load %[[LIST]][%c0{{.*}}, %c0{{.*}}, %[[ROW]], %c0{{.*}}] : memref<1x1x4x6xi32>
+// positions 0 and 1 are read (a block past the last one, 4, where the list
+// is shorter) and the first block's rows are loaded.
+// CHECK: %[[COUNT_I32:.*]] = memref.load %[[LIST]][%{{.*}}, %{{.*}}, %{{.*}}, %c0{{.*}}] : memref<1x2x2x5xi32>
 // CHECK: %[[COUNT:.*]] = arith.index_cast %[[COUNT_I32]] : i32 to index
 // CHECK: %[[IN0:.*]] = arith.cmpi slt, %{{.*}}, %[[COUNT]] : index
-// CHECK: %[[P0:.*]] = arith.addi %{{.*}}, %c2{{.*}} : index
-// CHECK-NEXT: memref.load %[[LIST]][%c0{{.*}}, %c0{{.*}}, %[[ROW]], %[[P0]]]
+// CHECK: memref.load %[[LIST]]
 // CHECK: %[[E0:.*]] = arith.index_cast
 // CHECK: %[[B0:.*]] = arith.select %[[IN0]], %[[E0]], %c4{{.*}} : index
 // CHECK: %[[IN1:.*]] = arith.cmpi slt, %{{.*}}, %[[COUNT]] : index
@@ -85,9 +54,8 @@
 // CHECK: ejk.dispatch @gsparse_dispatch_0(
 
 // STAGE-LABEL: func.func private @gsparse_dispatch_0(
-// STAGE-SAME: %[[LIST:arg[0-9]+]]: memref<1x1x{{[0-9]+}}x{{[0-9]+}}xi32>)
+// STAGE-SAME: %[[LIST:arg[0-9]+]]: memref<1x2x{{[0-9]+}}x{{[0-9]+}}xi32>)
 // STAGE-NOT: ejk.requires
-// STAGE: memref.load %[[LIST]][%c0{{.*}}, %c0{{.*}}, %{{.*}}, %c1{{.*}}]
 // STAGE: %[[COUNT_I32:.*]] = memref.load %[[LIST]]
 // STAGE: %[[COUNT:.*]] = arith.index_cast %[[COUNT_I32]] : i32 to index
 // STAGE: gpu.barrier
@@ -110,9 +78,9 @@ func.func @gsparse(%q: tensor<1x256x2x128xf16>, %k: tensor<1x256x2x128xf16>, %v:
 
 // d64 with 64 x 64 mask blocks, a per-batch mask and GQA: 64 x 64 blocks of
 // two subgroups with two row tiles each; the list is per (batch, head).
-// Two K/V buffers need 256 threads: one here. 16 jobs: ordered lists.
+// Two K/V buffers need 256 threads: one here.
 // CHECK-LABEL: func.func private @gqa_dispatch_0(
-// CHECK-SAME: %[[LIST:arg[0-9]+]]: memref<1x1x16x4xi32>)
+// CHECK-SAME: %[[LIST:arg[0-9]+]]: memref<2x4x2x3xi32>)
 // CHECK-SAME: ejk.grid = array<i64: 2, 4, 2>
 // CHECK-SAME: ejk.workgroup_size = array<i64: 64, 1, 1>
 // CHECK: memref.load %[[LIST]]
@@ -158,25 +126,4 @@ func.func @two_buffers(%q: tensor<1x512x2x64xf16>, %k: tensor<1x512x2x64xf16>, %
   %o = ejk.block_sparse_attention %q, %k, %v, %bm {q_block_size = 128 : i64, kv_block_size = 128 : i64, causal = false}
       : tensor<1x512x2x64xf16>, tensor<1x512x2x64xf16>, tensor<1x512x2x64xf16>, tensor<1x2x4x4xi1> -> tensor<1x512x2x64xf16>
   return %o : tensor<1x512x2x64xf16>
-}
-
-// -----
-
-// 130 key blocks of 64: more than the ordered lists' 64 buckets, so the
-// unordered lists (a workgroup of one thread per list, [1, 1, 1, 1 + 130])
-// indexed by the workgroup's own query block, head and batch.
-// CHECK-LABEL: func.func private @many_keys_dispatch_0_live_blocks(
-// CHECK-SAME: memref<1x1x1x131xi32>)
-// CHECK-SAME: ejk.grid = array<i64: 1, 1, 1>
-// CHECK-SAME: ejk.workgroup_size = array<i64: 1, 1, 1>
-// CHECK: scf.for
-// CHECK-COUNT-16: memref.load
-// CHECK-LABEL: func.func private @many_keys_dispatch_0(
-// CHECK-SAME: %[[LIST:arg[0-9]+]]: memref<1x1x1x131xi32>)
-// CHECK-NOT: memref.load %[[LIST]]{{.*}}%c1{{.*}}]
-// CHECK: memref.load %[[LIST]][%c0{{.*}}, %c0{{.*}}, %{{.*}}, %c0{{.*}}]
-func.func @many_keys(%q: tensor<1x128x1x64xf16>, %k: tensor<1x8320x1x64xf16>, %v: tensor<1x8320x1x64xf16>, %bm: tensor<1x1x1x65xi1>) -> tensor<1x128x1x64xf16> {
-  %o = ejk.block_sparse_attention %q, %k, %v, %bm {q_block_size = 128 : i64, kv_block_size = 128 : i64, causal = false}
-      : tensor<1x128x1x64xf16>, tensor<1x8320x1x64xf16>, tensor<1x8320x1x64xf16>, tensor<1x1x1x65xi1> -> tensor<1x128x1x64xf16>
-  return %o : tensor<1x128x1x64xf16>
 }

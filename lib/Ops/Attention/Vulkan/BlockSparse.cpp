@@ -206,11 +206,9 @@ LogicalResult VulkanBlockSparseAttention::tile(BlockSparseAttentionOp op,
   if (!layout)
     return op.emitOpError("has no Vulkan layout for its config");
   plan.layout = *layout;
-  // Ordered lists (longest first) where one workgroup holds a thread per
-  // attention workgroup.
-  if (failed(addLiveBlocksDispatch(
-          rewriter, plan, maskGrid(op, layout->blockQ, layout->blockK),
-          /*vulkan=*/true, buffers, rewriter.target().maxWorkgroupInvocations)))
+  if (failed(addLiveBlocksDispatch(rewriter, plan,
+                                   maskGrid(op, layout->blockQ, layout->blockK),
+                                   /*vulkan=*/true, buffers)))
     return failure();
 
   Location loc = op.getLoc();

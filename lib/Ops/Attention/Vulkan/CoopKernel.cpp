@@ -76,15 +76,8 @@ public:
     qBlock = WorkgroupIdOp::create(e.b, 0);
     head = WorkgroupIdOp::create(e.b, 1);
     batch = WorkgroupIdOp::create(e.b, 2);
-    // Block-sparse: this workgroup's live-block list. Ordered lists name
-    // the job (longest lists first, LiveBlocks.h), which replaces the causal
-    // renumbering; unordered ones are indexed by the renumbered query block.
-    bool ordered = p.sparse && isOrderedLiveList(p, buf.liveBlocks, l.blockK);
-    if (p.causal && !ordered)
+    if (p.causal)
       orderLongestFirst();
-    if (p.sparse)
-      list = workgroupLiveList(e, p, buf.liveBlocks, l.blockQ, l.blockK, qBlock,
-                               head, batch);
     threadId = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
     subgroup = arith::DivUIOp::create(e.b, threadId, e.index(l.subgroupSize));
     lane = arith::RemUIOp::create(e.b, threadId, e.index(l.subgroupSize));
@@ -141,6 +134,7 @@ public:
     Value lo, hi;
     SmallVector<Value> ahead, second;
     if (p.sparse) {
+      list = liveBlockList(e, p, buf, batch, head, qBlock);
       lo = e.index(0);
       hi = list->count(e);
       listCount = hi;

@@ -37,12 +37,6 @@ public:
     qBlock = WorkgroupIdOp::create(e.b, 0);
     head = WorkgroupIdOp::create(e.b, 1);
     batch = WorkgroupIdOp::create(e.b, 2);
-    // Block-sparse: this workgroup's live-block list (LiveBlocks.h); an
-    // ordered list also names the query block, head and batch it runs.
-    std::optional<LiveBlockList> list;
-    if (p.sparse)
-      list = workgroupLiveList(e, p, buf.liveBlocks, l.blockQ, l.blockK, qBlock,
-                               head, batch);
     Value thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
     tx = arith::RemUIOp::create(e.b, thread, e.index(l.threadsX));
     ty = arith::DivUIOp::create(e.b, thread, e.index(l.threadsX));
@@ -59,9 +53,11 @@ public:
 
     VulkanScoreRules rules(e, p, buf, batch, head);
     Value lo, hi;
-    // Block-sparse: positions in the live-block list of this query block;
-    // dense: the key blocks the positional masks leave.
+    // Block-sparse: positions in the live-block list of this query block
+    // (LiveBlocks.h); dense: the key blocks the positional masks leave.
+    std::optional<LiveBlockList> list;
     if (p.sparse) {
+      list = liveBlockList(e, p, buf, batch, head, qBlock);
       lo = e.index(0);
       hi = list->count(e);
     } else {
