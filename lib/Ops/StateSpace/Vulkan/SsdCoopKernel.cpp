@@ -22,7 +22,8 @@ public:
       : SsdChunkWorkgroup(builder, loc, plan, buffers, temps) {}
 
   /// The chunk states on 16x16x16 f16 cooperative matrices: dS = (w X)^T B
-  /// with X w and B staged as f16 (the whole chunk), each subgroup's
+  /// with X w and B staged as f16 (the whole chunk; each thread's loads
+  /// issued before its stores), each subgroup's
   /// 16 x 16 tiles of the block_p x d_state state stored to the states
   /// temporary: straight from the matrix when head_dim is a whole number
   /// of blocks, else through the subgroup's f32 stage (columns past
@@ -44,17 +45,45 @@ public:
             : allocWorkgroupOf(e, l.numSubgroups * kTile * kTile, e.f32);
     stageDecays();
     Value aLast = stageStepWeights(wS);
-    forEachX(c0, len, [&](Value i, Value s, Value valid, Value x) {
-      Value v = e.select(valid, e.fmul(x, load(wS, s)), e.constF32(0.0f));
-      memref::StoreOp::create(e.b, e.fromF32(v, f16), xw, i);
+    // X and B of the chunk: every load of the thread issued (unrolled)
+    // before the first store, so a thread waits for memory once.
+    RoundElements round{e, l.threads, thread};
+    SmallVector<Value> xs = round.fetch(q, pb, [&](Value s, Value c) {
+      Value row = clampRow(e.add(c0, s));
+      Value inBlock = e.add(p0, c);
+      Value col = e.min(inBlock, e.index(p.headDim - 1));
+      return memref::LoadOp::create(e.b, buf.x,
+                                    ValueRange{batch, row, head, col})
+          .getResult();
     });
-    forEachShared(e, l.threads, thread, q * n, [&](Value i) {
-      Value s = arith::DivUIOp::create(e.b, i, e.index(n));
-      Value j = arith::RemUIOp::create(e.b, i, e.index(n));
-      Value v = memref::LoadOp::create(
-          e.b, buf.b, ValueRange{batch, clampRow(e.add(c0, s)), group, j});
-      memref::StoreOp::create(e.b, v, bh, i);
+    SmallVector<Value> bs = round.fetch(q, n, [&](Value s, Value j) {
+      Value row = clampRow(e.add(c0, s));
+      return memref::LoadOp::create(e.b, buf.b,
+                                    ValueRange{batch, row, group, j})
+          .getResult();
     });
+    // X w (0 past the sequence and head_dim) and B, f16.
+    round.forEach(
+        q, pb,
+        [&](int64_t k, Value s, Value c) {
+          Value inStep = lt(s, len);
+          Value inBlock = e.add(p0, c);
+          Value inHead = lt(inBlock, e.index(p.headDim));
+          Value valid = arith::AndIOp::create(e.b, inStep, inHead);
+          Value x = e.toF32(xs[k]);
+          Value w = load(wS, s);
+          Value weighted = e.fmul(x, w);
+          Value zeroF = e.constF32(0.0f);
+          return e.fromF32(e.select(valid, weighted, zeroF), f16);
+        },
+        [&](Value s, Value c, Value v) {
+          memref::StoreOp::create(e.b, v, xw, at(s, pb, c));
+        });
+    round.forEach(
+        q, n, [&](int64_t k, Value, Value) { return bs[k]; },
+        [&](Value s, Value j, Value v) {
+          memref::StoreOp::create(e.b, v, bh, at(s, n, j));
+        });
     gpu::BarrierOp::create(e.b);
 
     // Tile k of the subgroup: index subgroup + k * subgroups of the
@@ -116,10 +145,9 @@ public:
 
   /// The chunk outputs on cooperative matrices: Y = M X + (exp(a) C)
   /// S_prev^T with M, X, exp(a) C and the state staged as f16 (C and the
-  /// state in n-chunks of block_n, each n-chunk's global loads issued into
-  /// registers one n-chunk ahead, the first before the X and M staging),
-  /// f32 accumulators stored to a staged Y that the threads finish (D,
-  /// gate) and store.
+  /// state in n-chunks of block_n), f32 accumulators stored to a staged Y
+  /// that the threads finish (D, gate) and store. (Issuing each n-chunk's
+  /// loads one n-chunk ahead was slower on the H200: state-space-vulkan.md.)
   void buildCoopOutputs() {
     begin();
     initCoop();
@@ -133,28 +161,6 @@ public:
     dtS = allocWorkgroup(e, q);
     aS = allocWorkgroup(e, q);
     eaS = allocWorkgroup(e, q);
-    // C and the state of the first n-chunk: in flight during the staging.
-    auto fetchCS = [&](int64_t n0) {
-      RoundElements round{e, l.threads, thread};
-      SmallVector<Value> v = round.fetch(q, bn, [&](Value t, Value j) {
-        Value row = clampRow(e.add(c0, t));
-        Value n = e.add(e.index(n0), j);
-        return memref::LoadOp::create(e.b, buf.c,
-                                      ValueRange{batch, row, group, n})
-            .getResult();
-      });
-      SmallVector<Value> sv = round.fetch(pb, bn, [&](Value c, Value j) {
-        Value inBlock = e.add(p0, c);
-        Value col = e.min(inBlock, e.index(p.headDim - 1));
-        Value n = e.add(e.index(n0), j);
-        return memref::LoadOp::create(e.b, temps.states,
-                                      ValueRange{batch, chunk, head, col, n})
-            .getResult();
-      });
-      v.append(sv.begin(), sv.end());
-      return v;
-    };
-    SmallVector<Value> ahead = fetchCS(0);
     forEachX(c0, len, [&](Value i, Value, Value valid, Value x) {
       memref::StoreOp::create(
           e.b, e.fromF32(e.select(valid, x, e.constF32(0.0f)), f16), xh, i);
@@ -195,33 +201,27 @@ public:
       acc.push_back(a);
     }
     for (int64_t n0 = 0; n0 < p.state; n0 += bn) {
-      // exp(a_t) C_t (f16) and the state before the chunk (f16), from the
-      // values fetched during the n-chunk before (the first before the X
-      // and M staging); the next n-chunk's loads go out now.
-      SmallVector<Value> fetched = std::move(ahead);
-      if (n0 + bn < p.state)
-        ahead = fetchCS(n0 + bn);
-      RoundElements round{e, l.threads, thread};
-      int64_t cCount = round.count(q * bn);
-      round.forEach(
-          q, bn,
-          [&](int64_t k, Value t, Value) {
-            Value cv = e.toF32(fetched[k]);
-            Value scale = load(eaS, t);
-            Value scaled = e.fmul(cv, scale);
-            return e.fromF32(scaled, f16);
-          },
-          [&](Value t, Value j, Value v) {
-            memref::StoreOp::create(e.b, v, ch, at(t, bn, j));
-          });
-      round.forEach(
-          pb, bn,
-          [&](int64_t k, Value, Value) {
-            return e.fromF32(fetched[cCount + k], f16);
-          },
-          [&](Value c, Value j, Value v) {
-            memref::StoreOp::create(e.b, v, sh, at(c, bn, j));
-          });
+      // exp(a_t) C_t (f16) and the state before the chunk (f16).
+      forEachShared(e, l.threads, thread, q * bn, [&](Value i) {
+        Value t = arith::DivUIOp::create(e.b, i, e.index(bn));
+        Value j = arith::RemUIOp::create(e.b, i, e.index(bn));
+        Value row = clampRow(e.add(c0, t));
+        Value n = e.add(e.index(n0), j);
+        Value cv = e.toF32(memref::LoadOp::create(
+            e.b, buf.c, ValueRange{batch, row, group, n}));
+        Value scale = load(eaS, t);
+        memref::StoreOp::create(e.b, e.fromF32(e.fmul(cv, scale), f16), ch, i);
+      });
+      forEachShared(e, l.threads, thread, pb * bn, [&](Value i) {
+        Value c = arith::DivUIOp::create(e.b, i, e.index(bn));
+        Value j = arith::RemUIOp::create(e.b, i, e.index(bn));
+        Value inBlock = e.add(p0, c);
+        Value col = e.min(inBlock, e.index(p.headDim - 1));
+        Value n = e.add(e.index(n0), j);
+        Value sv = memref::LoadOp::create(
+            e.b, temps.states, ValueRange{batch, chunk, head, col, n});
+        memref::StoreOp::create(e.b, e.fromF32(sv, f16), sh, i);
+      });
       gpu::BarrierOp::create(e.b);
       for (int64_t k = 0; k < perSubgroup; ++k)
         for (int64_t s = 0; s < bn / kTile; ++s) {
