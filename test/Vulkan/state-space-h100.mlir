@@ -35,8 +35,8 @@
 // CHECK-NEXT: 128,
 // mamba2: the chunks in parallel (chunk_parallel; 0.261 ms against 0.501
 // in one pass on the H200), 512 threads: every chunk's state (1024
-// workgroups), the pass over the chunk states (16 x 32), the scores per
-// chunk (32), every chunk's outputs (1024).
+// workgroups), the pass over the chunk states (8 x 32 of 1024 threads),
+// the scores per chunk (32), every chunk's outputs (1024).
 // CHECK-NOT: ssm_mamba2_dispatch_0_states
 // CHECK: "grid": [
 // CHECK-NEXT: 1,
@@ -46,7 +46,7 @@
 // CHECK: "workgroup_size": [
 // CHECK-NEXT: 512,
 // CHECK: "grid": [
-// CHECK-NEXT: 16,
+// CHECK-NEXT: 8,
 // CHECK-NEXT: 32,
 // CHECK: "spirv": "ssm_mamba2_dispatch_0_state_pass.spv"
 // CHECK: "grid": [

@@ -35,13 +35,15 @@
 // CHECK: arith.cmpi eq
 // CHECK: memref.store %{{.*}} : memref<1x32x32xf32>
 
-// The pass: one thread per state entry of a head (64 x 128 / 512 = 16
-// workgroups per head), no shared memory; from initial_state, each
-// chunk's entry replaced by the state before it, then final_state; in
-// batches of 16 chunks, whose 16 loads come before their stores.
+// The pass: one thread per state entry of a head, in workgroups of 1024
+// threads whatever the chunk kernels' (64 x 128 / 1024 = 8 workgroups per
+// head), no shared memory; from initial_state, each chunk's entry replaced
+// by the state before it, then final_state; in batches of 16 chunks, whose
+// 16 loads come before their stores.
 // CHECK-LABEL: func.func private @ssd_dispatch_0_state_pass(
-// CHECK-SAME: ejk.grid = array<i64: 16, 32, 1>
+// CHECK-SAME: ejk.grid = array<i64: 8, 32, 1>
 // CHECK-SAME: ejk.shared_memory_bytes = 0 : i64
+// CHECK-SAME: ejk.workgroup_size = array<i64: 1024, 1, 1>
 // CHECK-NOT: gpu.barrier
 // CHECK: memref.load %{{.*}} : memref<1x32x64x128xf32>
 // CHECK: scf.for %{{.*}} = %c0 to %c32 step %c16 iter_args
@@ -106,7 +108,7 @@ func.func @ssd(%x: tensor<1x2048x32x64xf32>, %dt: tensor<1x2048x32xf32>, %A: ten
 // CHECK-SAME: ejk.grid = array<i64: 2, 24, 1>
 // CHECK: arith.minsi
 // CHECK-LABEL: func.func private @tail_dispatch_0_state_pass(%{{.*}}: memref<1x4x6x40x24xf32>, %{{.*}}: memref<1x4x6xf32>)
-// CHECK-SAME: ejk.grid = array<i64: 4, 6, 1>
+// CHECK-SAME: ejk.grid = array<i64: 1, 6, 1>
 // CHECK: arith.cmpi slt, %{{.*}}, %c960
 // CHECK: scf.for %{{.*}} = %c0 to %c4{{.*}} step %c4{{.*}} iter_args
 // CHECK-LABEL: func.func private @tail_dispatch_0(

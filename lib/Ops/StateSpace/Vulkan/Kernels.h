@@ -63,10 +63,10 @@ struct VulkanSsdPlan : SsdProblem {
     return {headDimBlocks(), heads * layout.numSplits, batch};
   }
   /// The pass over the chunk states (parallel chunks): one thread per state
-  /// entry of a head, `threads` per workgroup.
+  /// entry of a head, `passThreads` per workgroup.
   std::array<int64_t, 3> passGrid() const {
-    return {(headDim * state + layout.threads - 1) / layout.threads, heads,
-            batch};
+    return {(headDim * state + layout.passThreads - 1) / layout.passThreads,
+            heads, batch};
   }
   /// The split end states: every split but the last.
   std::array<int64_t, 3> statesGrid() const {

@@ -210,6 +210,7 @@ VulkanSsdLayout::withParallelChunks(int64_t state, const VulkanLimits &limits,
                                     bool cooperative) const {
   VulkanSsdLayout l = *this;
   l.parallelChunks = true;
+  l.passThreads = std::min<int64_t>(1024, limits.maxInvocations);
   if (cooperative)
     return l;
   l.chunkState = VulkanTile::compute(blockP, state, threads);

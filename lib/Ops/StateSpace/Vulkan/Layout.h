@@ -107,6 +107,10 @@ struct VulkanSsdLayout {
   bool parallelChunks = false;
   VulkanTile chunkState;
   int64_t stateSteps = 0;
+  /// Threads of a workgroup of the pass over the chunk states: the device's
+  /// most, at most 1024 (one thread per state entry, no shared memory; on
+  /// the H200 1024-thread workgroups ran mamba2's pass in 18 us, 512 in 34).
+  int64_t passThreads = 0;
   /// Parallel chunks on 16x16x16 f16 cooperative matrices
   /// (`cooperative = 1`): the chunk states stage X w and B (f16, the whole
   /// chunk) and a 16 x 16 f32 tile per subgroup; the outputs stage X, M,

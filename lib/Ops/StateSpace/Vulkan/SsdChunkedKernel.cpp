@@ -257,7 +257,7 @@ void mlir::ejk::buildVulkanSsdStatePassBody(OpBuilder &builder, Location loc,
   Value head = WorkgroupIdOp::create(e.b, 1);
   Value batch = WorkgroupIdOp::create(e.b, 2);
   Value thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
-  Value i = e.add(e.mul(block, e.index(plan.layout.threads)), thread);
+  Value i = e.add(e.mul(block, e.index(plan.layout.passThreads)), thread);
   Value inside = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, i,
                                        e.index(plan.headDim * plan.state));
   emitIf(e, inside, [&] {

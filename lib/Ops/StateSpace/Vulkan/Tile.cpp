@@ -236,7 +236,7 @@ static LogicalResult addSsdChunkDispatches(DispatchRewriter &rewriter,
         buildVulkanSsdStatePassBody(b, loc, plan, initial, final, temp);
       });
   DispatchRewriter::setGrid(passFn, plan.passGrid());
-  DispatchRewriter::setVulkanLaunch(passFn, plan.layout.threads, 0);
+  DispatchRewriter::setVulkanLaunch(passFn, plan.layout.passThreads, 0);
   DispatchRewriter::setWork(passFn, 2 * stateWork * numChunks,
                             DispatchRewriter::bytesOf(carried) + 2 * tempBytes);
 
