@@ -6,9 +6,9 @@
 // checked numerically on the GPU only (bench/vulkan/linear.py's chk cases).
 
 // `cooperative = 1` on a device with cooperative matrices, f16 inputs:
-// chunks of 64, V = 128 per workgroup, the outputs on matrices. (The
-// heuristic picks the SIMT kernel, tile-vulkan-chunk-parallel.mlir, until
-// the cooperative forms are measured faster whole: docs/ops/linear.md.)
+// chunks of 64, V = 128 per workgroup, the outputs on matrices: the
+// heuristic's pick on such a device (the case `heuristic_pick` below;
+// measured faster whole on an H200, docs/ops/linear.md).
 // CONFIG-LABEL: func.func @heuristic
 // CONFIG: config = #ejk.config<block_v = 128, chunk_parallel = 1, chunk_size = 64, cooperative = 1>
 // The update stays SIMT; the states temporary is f16 (the scan sums in
@@ -99,4 +99,16 @@ func.func @heuristic(%q: tensor<1x1000x4x128xf16>, %g: tensor<1x1000x4x128xf16>)
 func.func @update(%q: tensor<1x1000x4x64xbf16>, %gamma: tensor<4xf32>) -> tensor<1x1000x4x64xbf16> {
   %o = ejk.gla %q, %q, %q g_gamma(%gamma : tensor<4xf32>) {config = #ejk.config<block_v = 64, chunk_parallel = 1, chunk_size = 64, cooperative = 2>} : tensor<1x1000x4x64xbf16>, tensor<1x1000x4x64xbf16>, tensor<1x1000x4x64xbf16> -> tensor<1x1000x4x64xbf16>
   return %o : tensor<1x1000x4x64xbf16>
+}
+
+// -----
+
+// No config: on a device with cooperative matrices the heuristic takes
+// `cooperative = 1` for 16-bit inputs (bf16 too: converted to f16 when
+// staged, the gates applied in f32).
+// CONFIG-LABEL: func.func @heuristic_pick
+// CONFIG: config = #ejk.config<block_v = 128, chunk_parallel = 1, chunk_size = 64, cooperative = 1>
+func.func @heuristic_pick(%q: tensor<1x1000x4x128xbf16>, %g: tensor<1x1000x4x128xbf16>) -> tensor<1x1000x4x128xbf16> {
+  %o = ejk.gla %q, %q, %q g(%g : tensor<1x1000x4x128xbf16>) : tensor<1x1000x4x128xbf16>, tensor<1x1000x4x128xbf16>, tensor<1x1000x4x128xbf16> -> tensor<1x1000x4x128xbf16>
+  return %o : tensor<1x1000x4x128xbf16>
 }
