@@ -6,6 +6,7 @@
 #
 #   here:   sh bench/vulkan/check.sh [DIR] [FINGERPRINT]
 #   there:  LD_LIBRARY_PATH=DIR/lib DIR/ejk-tune-runner DIR/check-nv --runs 2 --force
+#           LD_LIBRARY_PATH=DIR/lib DIR/ejk-tune-runner DIR/check-nv-bf16 --runs 2 --force
 #           LD_LIBRARY_PATH=DIR/lib DIR/ejk-tune-runner DIR/check-stage --runs 2 --force
 #           LD_LIBRARY_PATH=DIR/lib DIR/ejk-tune-runner DIR/check-f32 --runs 2 --force
 #           (--force: the lent card's fingerprint hash may differ from the
@@ -13,7 +14,8 @@
 #           refuses candidates compiled for another hash without it)
 #
 # check-nv: the f16 cases of bench/vulkan/check-coop.mlir on the register
-# softmax (the device's own fingerprint); check-stage: the same cases on the
+# softmax (the device's own fingerprint); check-nv-bf16: the same cases in
+# bf16; check-stage: the same cases on the
 # shared-memory softmax (the fingerprint under another vendor id, hence
 # --force); check-f32: test/Integration/Vulkan/attention/combinations.mlir on the
 # portable f32 path. A candidate whose output differs from the reference is
@@ -24,7 +26,7 @@ dir=${1:-devrun}
 fingerprint=${2:-$root/bench/results/h200/device.fingerprint}
 tune=$root/build/bin/ejk-tune
 mkdir -p "$dir/lib"
-rm -rf "$dir/check-nv" "$dir/check-stage" "$dir/check-f32"
+rm -rf "$dir/check-nv" "$dir/check-nv-bf16" "$dir/check-stage" "$dir/check-f32"
 other=$(mktemp)
 trap 'rm -f "$other"' EXIT
 sed 's/^vendor_id=.*/vendor_id=0x1002/' "$fingerprint" > "$other"
@@ -32,6 +34,13 @@ sed 's/^vendor_id=.*/vendor_id=0x1002/' "$fingerprint" > "$other"
   --emit-candidates "$dir/check-nv" --fingerprint "$fingerprint"
 "$tune" "$root/bench/vulkan/check-coop.mlir" --space small \
   --emit-candidates "$dir/check-stage" --fingerprint "$other"
+# The same cases in bf16 (bf16 cooperative matrices where the fingerprint
+# lists them, docs/vulkan-pipeline.md), on the register softmax.
+bf16=$(mktemp --suffix=.mlir)
+sed 's/xf16>/xbf16>/g' "$root/bench/vulkan/check-coop.mlir" > "$bf16"
+"$tune" "$bf16" --space small \
+  --emit-candidates "$dir/check-nv-bf16" --fingerprint "$fingerprint"
+rm -f "$bf16"
 "$tune" "$root/test/Integration/Vulkan/attention/combinations.mlir" --space small \
   --emit-candidates "$dir/check-f32" --fingerprint "$fingerprint"
 cp "$root/build/bin/ejk-tune-runner" "$dir/"

@@ -100,8 +100,10 @@ def EjkConvertToSpirv : Pass<"ejk-convert-to-spirv", "ModuleOp"> {
        are bytes;
     4. in kernels marked `ejk.matrix_operands = "bf16"`, the f16 operand
        matrices (A and B; the GPU dialect has no bf16 matrices) become bf16
-       cooperative matrices (SPV_KHR_bfloat16); any op other than a load,
-       store, conversion or multiply-add on one is an error.
+       cooperative matrices (SPV_KHR_bfloat16), the f16 constants or
+       conversions put into them bf16 ones, the elements taken out of them
+       bf16; any op other than a load, store, element move, conversion or
+       multiply-add on one is an error.
 
     Kernel arguments become storage buffers at descriptor set 0, binding =
     argument number, after `spirv-lower-abi-attrs`.

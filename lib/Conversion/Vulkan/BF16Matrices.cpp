@@ -31,13 +31,78 @@ static Type withBF16Operands(Type type) {
 }
 
 /// The ops SPV_KHR_bfloat16 lets touch a bf16 cooperative matrix, plus the
-/// variables, loads, stores and branches that carry values across loops.
+/// variables, loads, stores and branches that carry values across loops,
+/// and the element moves (a splat, one lane's element in or out).
 static bool allowsBF16Matrices(Operation *op) {
-  return isa<spirv::KHRCooperativeMatrixLoadOp,
-             spirv::KHRCooperativeMatrixStoreOp,
-             spirv::KHRCooperativeMatrixMulAddOp, spirv::FConvertOp,
-             spirv::VariableOp, spirv::LoadOp, spirv::StoreOp, spirv::UndefOp,
-             spirv::BranchOp, spirv::BranchConditionalOp>(op);
+  return isa<
+      spirv::KHRCooperativeMatrixLoadOp, spirv::KHRCooperativeMatrixStoreOp,
+      spirv::KHRCooperativeMatrixMulAddOp, spirv::FConvertOp, spirv::VariableOp,
+      spirv::LoadOp, spirv::StoreOp, spirv::UndefOp, spirv::BranchOp,
+      spirv::BranchConditionalOp, spirv::CompositeConstructOp,
+      spirv::CompositeInsertOp, spirv::CompositeExtractOp>(op);
+}
+
+/// `element` (an f16 scalar going into a bf16 matrix) as a bf16 scalar: a
+/// constant is rewritten, a conversion from another float converts to bf16
+/// instead (rounding once). Anything else is refused: an f16 value's bits
+/// are not the bf16 the kernel meant.
+static FailureOr<Value> asBF16Element(OpBuilder &b, Value element) {
+  Type bf16 = b.getBF16Type();
+  if (auto constant = element.getDefiningOp<spirv::ConstantOp>()) {
+    auto value = dyn_cast<FloatAttr>(constant.getValue());
+    if (!value)
+      return failure();
+    return Value(spirv::ConstantOp::create(
+        b, constant.getLoc(), bf16,
+        b.getFloatAttr(bf16, value.getValueAsDouble())));
+  }
+  if (auto convert = element.getDefiningOp<spirv::FConvertOp>())
+    return Value(spirv::FConvertOp::create(b, convert.getLoc(), bf16,
+                                           convert.getOperand()));
+  return failure();
+}
+
+/// After the matrices are bf16: the f16 elements that go into them become
+/// bf16, and the elements taken out of them are bf16 (read only by
+/// conversions).
+static LogicalResult retypeElements(spirv::FuncOp func) {
+  WalkResult walk = func.walk([](Operation *op) {
+    OpBuilder b(op);
+    auto intoMatrix = [&](unsigned operand) -> LogicalResult {
+      Value element = op->getOperand(operand);
+      if (!element.getType().isF16())
+        return success();
+      FailureOr<Value> converted = asBF16Element(b, element);
+      if (failed(converted))
+        return op->emitOpError("puts an f16 value that is neither a constant "
+                               "nor a conversion into a bf16 matrix");
+      op->setOperand(operand, *converted);
+      return success();
+    };
+    if (auto construct = dyn_cast<spirv::CompositeConstructOp>(op)) {
+      if (!isBF16Matrix(construct.getType()))
+        return WalkResult::advance();
+      for (unsigned i = 0; i < op->getNumOperands(); ++i)
+        if (failed(intoMatrix(i)))
+          return WalkResult::interrupt();
+    } else if (auto insert = dyn_cast<spirv::CompositeInsertOp>(op)) {
+      // Operands: the object, then the composite.
+      if (isBF16Matrix(insert.getType()) && failed(intoMatrix(0)))
+        return WalkResult::interrupt();
+    } else if (auto extract = dyn_cast<spirv::CompositeExtractOp>(op)) {
+      if (!isBF16Matrix(extract.getComposite().getType()))
+        return WalkResult::advance();
+      extract.getResult().setType(b.getBF16Type());
+      for (Operation *user : extract->getUsers())
+        if (!isa<spirv::FConvertOp>(user)) {
+          user->emitOpError("reads an element of a bf16 matrix other than "
+                            "by a conversion");
+          return WalkResult::interrupt();
+        }
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 LogicalResult mlir::ejk::retypeBF16Matrices(spirv::FuncOp func) {
@@ -49,6 +114,8 @@ LogicalResult mlir::ejk::retypeBF16Matrices(spirv::FuncOp func) {
     for (OpResult result : op->getResults())
       result.setType(withBF16Operands(result.getType()));
   });
+  if (failed(retypeElements(func)))
+    return failure();
   WalkResult check = func.walk([](Operation *op) {
     bool touches = llvm::any_of(op->getOperandTypes(), isBF16Matrix) ||
                    llvm::any_of(op->getResultTypes(), isBF16Matrix);

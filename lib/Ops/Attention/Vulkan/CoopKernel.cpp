@@ -1,6 +1,8 @@
 //===- CoopKernel.cpp - flash attention on cooperative matrices -----------===//
 //
-// f16 inputs, f32 accumulation, 16x16x16 cooperative matrices
+// f16 inputs (bf16 on devices with bf16 matrices: the same kernel on the
+// inputs' bits, DispatchRewriter::setBF16Matrices), f32 accumulation,
+// 16x16x16 cooperative matrices
 // (VK_KHR_cooperative_matrix through gpu.subgroup_mma_*). One workgroup =
 // (query block, head, batch); subgroup g owns the rowTiles 16-row tiles
 // [g * rowTiles, (g + 1) * rowTiles) of the block (rowTiles = 2, register
@@ -70,6 +72,7 @@ public:
     bType = gpu::MMAMatrixType::get({kTile, kTile}, f16, "BOp");
     cType = gpu::MMAMatrixType::get({kTile, kTile}, e.f32, "COp");
     lanesPerRow = l.subgroupSize / kTile;
+    inputType = cast<MemRefType>(buf.query.getType()).getElementType();
   }
 
   void build() {
@@ -513,7 +516,7 @@ private:
       Value value = arith::UIToFPOp::create(
           e.b, e.f32, arith::IndexCastUIOp::create(e.b, e.b.getI32Type(), idx));
       memref::StoreOp::create(e.b, value, probeC, ValueRange{idx});
-      memref::StoreOp::create(e.b, e.fromF32(value, f16), probeA,
+      memref::StoreOp::create(e.b, operandBits(e, value, inputType), probeA,
                               ValueRange{idx});
     }
   }
@@ -686,7 +689,7 @@ private:
       sum = e.fadd(sum, prob);
       prob = rules.dropout(prob, rowHash, e.add(keyStart, col));
       memref::StoreOp::create(
-          e.b, e.fromF32(prob, f16), pStage,
+          e.b, operandBits(e, prob, inputType), pStage,
           ValueRange{
               e.add(pBase, e.add(e.mul(myRow, e.index(l.pStride())), col))});
     }
@@ -774,6 +777,10 @@ private:
   Value qView, kView, vView, kvStage;
   Value sStage, pStage, alphaStage, sBase, pBase, alphaBase;
   Value probeC, probeA, layoutHolds;
+  /// The inputs' type: f16, or bf16 staged as bits for bf16 matrices (the
+  /// elements the register softmax inserts, f16 conversions here, become
+  /// bf16 ones in the SPIR-V conversion: BF16Matrices.cpp).
+  Type inputType;
   int64_t qS, kS, vS, vOffset, kvBuffer;
   /// Q's A matrices, per row tile, per 16 columns of head_dim.
   SmallVector<SmallVector<Value>> qTiles;

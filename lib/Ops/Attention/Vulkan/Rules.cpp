@@ -31,8 +31,10 @@ static bool usesCooperativeMatrix(FlashAttentionOp op,
   int64_t smallest =
       2 * one.kvStageElements(p.headDim, p.headDimV) +
       t * (4 * one.sStride() + 2 * one.pStride() + 4 * one.alphaStride());
-  return target.hasCooperativeMatrix &&
-         op.getQuery().getType().getElementType().isF16() &&
+  Type element = op.getQuery().getType().getElementType();
+  bool bf16Matrices =
+      element.isBF16() && target.hasVulkanFeature("cooperative_matrix_bf16");
+  return target.hasCooperativeMatrix && (element.isF16() || bf16Matrices) &&
          p.headDim % t == 0 && p.headDimV % t == 0 &&
          smallest <= target.sharedMemoryBytes;
 }

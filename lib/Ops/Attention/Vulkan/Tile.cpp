@@ -57,6 +57,10 @@ LogicalResult VulkanFlashAttention::tile(FlashAttentionOp op, ConfigAttr attr,
   DispatchRewriter::setGrid(dispatch, plan.grid());
   DispatchRewriter::setVulkanLaunch(dispatch, layout->threads,
                                     layout->sharedBytes);
+  // bf16 inputs reach the cooperative matrices as staged bits.
+  if (layout->cooperative &&
+      cast<MemRefType>(buffers.query.getType()).getElementType().isBF16())
+    DispatchRewriter::setBF16Matrices(dispatch);
   // The register softmax relies on NVIDIA's matrix layout: the runtime
   // refuses a device without it before the kernel could run.
   if (layout->registerSoftmax)
