@@ -150,10 +150,13 @@ public:
       Value index = e.min(pos, e.index(p.seqQ - 1));
       Value lse =
           memref::LoadOp::create(e.b, buf.lse, ValueRange{batch, head, index});
-      Value valid = arith::AndIOp::create(
-          e.b, arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, pos, lenQ),
-          arith::CmpFOp::create(e.b, arith::CmpFPredicate::ONE, lse,
-                                e.negInf()));
+      // One op per statement: GCC and Clang build nested arguments in
+      // opposite orders.
+      Value seen = arith::CmpFOp::create(e.b, arith::CmpFPredicate::ONE, lse,
+                                         e.negInf());
+      Value inRange =
+          arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, pos, lenQ);
+      Value valid = arith::AndIOp::create(e.b, inRange, seen);
       if (buf.paddingMask)
         valid = arith::AndIOp::create(
             e.b, valid,
