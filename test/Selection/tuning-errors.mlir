@@ -72,6 +72,22 @@
 // RUN: not ejk-tune-runner %t/cand2 2>&1 | FileCheck %s --check-prefix=CHECK-RUNNER-DEVICE
 // CHECK-RUNNER-DEVICE: ejk-tune-runner: error: this cpu device ({{.+}}, fingerprint {{[0-9a-f]+}}) is not the device the candidates were compiled for ({{[0-9a-f]+}})
 
+// A candidate whose outputs differ from the reference (here: the reference
+// replaced by an input) fails the run with status 2 after the results are
+// written; --allow-wrong exits 0.
+// RUN: ejk-tune %s --emit-candidates %t/cand3 --fingerprint %t/here.txt > /dev/null
+// RUN: cp %t/cand3/p0/input0.npy %t/cand3/p0/expected0.npy
+// RUN: ejk-tune-runner %t/cand3 --runs 1 --warmup 0 > %t/wrong.out 2> %t/wrong.err; test $? -eq 2
+// RUN: FileCheck %s --check-prefix=CHECK-WRONG-OUT < %t/wrong.out
+// CHECK-WRONG-OUT: wrong
+// CHECK-WRONG-OUT: wrote {{.*}}cand3/results.json
+// RUN: FileCheck %s --check-prefix=CHECK-WRONG < %t/wrong.err
+// CHECK-WRONG: ejk-tune-runner: error: wrong outputs in problem ejk.flash_attention;q=1x16x1x16xf32
+// CHECK-WRONG-NEXT: block_k={{[0-9]+}},block_q={{[0-9]+}}: output 0:
+// CHECK-WRONG: ejk-tune-runner: error: {{[0-9]+}} candidates of 1 problem gave wrong outputs (--allow-wrong exits 0 anyway)
+// RUN: ejk-tune-runner %t/cand3 --runs 1 --warmup 0 --allow-wrong 2>&1 | FileCheck %s --check-prefix=CHECK-WRONG-ALLOWED
+// CHECK-WRONG-ALLOWED: gave wrong outputs
+
 func.func @attention(%q: tensor<1x16x1x16xf32>, %k: tensor<1x16x1x16xf32>, %v: tensor<1x16x1x16xf32>) -> tensor<1x16x1x16xf32> {
   %o = ejk.flash_attention %q, %k, %v : tensor<1x16x1x16xf32>, tensor<1x16x1x16xf32>, tensor<1x16x1x16xf32> -> tensor<1x16x1x16xf32>
   return %o : tensor<1x16x1x16xf32>

@@ -1,7 +1,7 @@
 //===- ejk-tune-runner.cpp - time a candidate directory on the device -----===//
 //
 //   ejk-tune-runner DIR [--out FILE] [--runs N] [--warmup N] [--budget S]
-//                       [--force]
+//                       [--force] [--allow-wrong]
 //
 // Runs on the machine that has the device (the CPU, or a Vulkan GPU as
 // EJK_VULKAN_DEVICE selects it), without MLIR or the compiler:
@@ -9,6 +9,12 @@
 // reference outputs, times the correct ones and writes DIR/results.json
 // (or FILE) for `ejk-tune --import-results`. Links only the runtime and
 // the support code.
+//
+// Exit status: 0 when every candidate that ran gave the reference's
+// outputs; 2 when some candidate's outputs were wrong (the results are
+// still written, the wrong ones never win; a wrong candidate is a compiler
+// bug, and device checks such as bench/vulkan/check.sh rely on the status);
+// --allow-wrong makes that 0. 1 for every other error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +31,7 @@ using namespace ejk;
 static int usage(const std::string &message) {
   std::cerr << "ejk-tune-runner: error: " << message
             << "\nusage: ejk-tune-runner DIR [--out FILE] [--runs N] "
-               "[--warmup N] [--budget SECONDS] [--force]\n";
+               "[--warmup N] [--budget SECONDS] [--force] [--allow-wrong]\n";
   return 1;
 }
 
@@ -40,6 +46,33 @@ static std::string deviceName(const DeviceFingerprint &device) {
   return name.empty() ? device.get("model_name") : name;
 }
 
+/// Lists every candidate whose outputs differed from the reference on
+/// stderr; returns how many there were.
+static size_t reportWrongCandidates(const TuningResults &results) {
+  size_t wrong = 0, problemsWithWrong = 0;
+  for (const ProblemResult &problem : results.problems) {
+    bool any = false;
+    for (const CandidateResult &candidate : problem.candidates) {
+      if (candidate.status != "wrong")
+        continue;
+      if (!any)
+        std::cerr << "ejk-tune-runner: error: wrong outputs in problem "
+                  << problem.key << ":\n";
+      any = true;
+      ++wrong;
+      std::cerr << "  " << formatConfig(candidate.config) << ": "
+                << candidate.message << "\n";
+    }
+    problemsWithWrong += any;
+  }
+  if (wrong)
+    std::cerr << "ejk-tune-runner: error: " << wrong << " candidate"
+              << (wrong == 1 ? "" : "s") << " of " << problemsWithWrong
+              << " problem" << (problemsWithWrong == 1 ? "" : "s")
+              << " gave wrong outputs (--allow-wrong exits 0 anyway)\n";
+  return wrong;
+}
+
 /// Parses a non-negative number; false on anything else.
 static bool parseNumber(const char *text, double &value) {
   char *end = nullptr;
@@ -50,7 +83,7 @@ static bool parseNumber(const char *text, double &value) {
 int main(int argc, char **argv) {
   std::string dir, out;
   RunnerOptions options;
-  bool force = false;
+  bool force = false, allowWrong = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](double &number) {
@@ -76,9 +109,12 @@ int main(int argc, char **argv) {
       options.budgetSeconds = number;
     } else if (arg == "--force") {
       force = true;
+    } else if (arg == "--allow-wrong") {
+      allowWrong = true;
     } else if (arg == "-h" || arg == "--help") {
       std::cout << "usage: ejk-tune-runner DIR [--out FILE] [--runs N] "
-                   "[--warmup N] [--budget SECONDS] [--force]\n";
+                   "[--warmup N] [--budget SECONDS] [--force] "
+                   "[--allow-wrong]\n";
       return 0;
     } else if (!arg.empty() && arg[0] == '-') {
       return usage("unknown option '" + arg + "'");
@@ -132,6 +168,8 @@ int main(int argc, char **argv) {
   printResultsTable(results, std::cout);
   if (!results.write(out, error))
     return fail(error);
-  std::cout << "wrote " << out << "\n";
+  std::cout << "wrote " << out << "\n" << std::flush;
+  if (reportWrongCandidates(results) && !allowWrong)
+    return 2;
   return 0;
 }
