@@ -225,6 +225,21 @@ def UA(name, hq=4, hkv=2, d=32, s=16, qlens=(1, 7, 1), lens=(40, 7, 1),
                                       t=t), opts, dtype, known)
 
 
+def CPD(name, hq=4, hkv=2, d=32, s=16, qlens=(1, 7, 1), lens=(40, 7, 1),
+        m=None, **opts):
+    """chunked_prefill_paged_decode: one sequence per entry of qlens (its new
+    tokens: queries, keys and values) and lens (its length, the new tokens
+    included), page size s, m pages per table row; opts: softmax_scale,
+    logits_soft_cap, sliding_window, sinks, alibi."""
+    dtype = opts.pop("dtype", "f32")
+    known = opts.pop("known_difference", "")
+    assert len(qlens) == len(lens), name
+    m = m or max(1, max(-(-n // s) for n in lens))
+    return Case(name, "chunked", dict(hq=hq, hkv=hkv, d=d, s=s, m=m,
+                                      qlens=tuple(qlens), lens=tuple(lens)),
+                opts, dtype, known)
+
+
 def RDA(name, hq=4, hkv=2, d=32, sl=64, starts=(0, 5, 0), ends=(64, 30, 1),
         **opts):
     """ragged_decode_attention: one sequence per entry of starts/ends (its
@@ -571,6 +586,20 @@ CASES = [
        sinks=True),
     UA("ua_bf16", dtype="bf16", hq=10, hkv=2, qlens=(4, 1), lens=(24, 50),
        alibi=True, sliding_window=16),
+    # ejKernel's chunked_prefill_paged_decode (the new tokens' K/V written
+    # into the pools, then unified_attention over them) against
+    # ragged_paged_attention with new_kv, and with ALiBi against that op's
+    # updated pools read by unified_attention (class Chunked).
+    CPD("cpd_mixed"),
+    CPD("cpd_gqa4_window_sinks_cap", hq=8, hkv=2, qlens=(1, 9, 1),
+        lens=(40, 18, 5), sliding_window=6, sinks=True, logits_soft_cap=20.0),
+    CPD("cpd_fresh_prefill_page64", s=64, hq=8, hkv=1, qlens=(20, 1, 70),
+        lens=(100, 70, 70)),
+    CPD("cpd_alibi", hq=8, hkv=2, qlens=(6, 1, 17), lens=(40, 25, 17),
+        alibi=True, sinks=True),
+    CPD("cpd_f16", dtype="f16", hq=8, hkv=2, qlens=(6, 1), lens=(30, 70)),
+    CPD("cpd_bf16_alibi_window", dtype="bf16", hq=10, hkv=2, qlens=(4, 1),
+        lens=(24, 50), alibi=True, sliding_window=16),
     # ragged_decode_attention against ejKernel's XLA ragged_decode_attention
     # (class RaggedDecode): keys [start, end) of dense rows, [left, right]
     # windows, sinks of its three shapes.
@@ -2097,6 +2126,95 @@ class Unified:
         return [np.asarray(out)]
 
 
+class Chunked:
+    """ejKernel's XLA chunked_prefill_paged_decode(queries, keys, values,
+    key_cache, value_cache, kv_lens, block_tables, query_start_loc,
+    alibi_slopes, softmax_aux) — it writes token j of sequence s at position
+    kv_len - q_len + j of the two token-major pools, then runs
+    unified_attention (causal) over them — is ejk's ragged_paged_attention
+    with new_kv(keys, values) and num_seqs = the number of sequences: the
+    output and both updated pools are compared. ejk's fused write has no
+    ALiBi; with slopes the case reads the pools that op wrote with
+    ejk.unified_attention, and only the output is compared (the pools are
+    in the other cases). Tables: distinct pages in shuffled order."""
+
+    @staticmethod
+    def inputs(c, rng):
+        d, dt, o = c.dims, c.dtype, c.opts
+        seqs, m, s = len(d["qlens"]), d["m"], d["s"]
+        pages = seqs * m + 2
+        tables = rng.permutation(pages)[:seqs * m].reshape(seqs, m)
+        starts = np.concatenate([[0], np.cumsum(d["qlens"])]).astype(np.int32)
+        t = int(starts[-1])
+        def normal(shape):
+            return rng.standard_normal(shape, dtype=np.float32).astype(np_dtype(dt))
+        cache = (pages, s, d["hkv"], d["d"])
+        args = [("q", normal((t, d["hq"], d["d"])), dt),
+                ("kc", normal(cache), dt), ("vc", normal(cache), dt),
+                ("lens", np.array(d["lens"], np.int32), "i32"),
+                ("tables", tables.astype(np.int32), "i32"),
+                ("starts", starts, "i32"),
+                ("n", np.array([seqs], np.int32), "i32"),
+                ("k", normal((t, d["hkv"], d["d"])), dt),
+                ("v", normal((t, d["hkv"], d["d"])), dt)]
+        if o.get("alibi"):
+            slopes = 2.0 ** (-8.0 * np.arange(1, d["hq"] + 1) / d["hq"])
+            args.append(("alibi", slopes.astype(np.float32), "f32"))
+        if o.get("sinks"):
+            args.append(("sinks", rng.standard_normal(d["hq"]).astype(np.float32),
+                         "f32"))
+        return args
+
+    @staticmethod
+    def scale(c):
+        return c.opts.get("softmax_scale", c.dims["d"] ** -0.5)
+
+    @staticmethod
+    def mlir(c, args):
+        o = c.opts
+        attrs = ["softmax_scale = %r : f32" % Chunked.scale(c)]
+        if "logits_soft_cap" in o:
+            attrs.append("logits_soft_cap = %r : f32" % o["logits_soft_cap"])
+        if "sliding_window" in o:
+            attrs.append("sliding_window = %d : i64" % o["sliding_window"])
+        attrs = ", ".join(attrs)
+        types = {n: ttype(a.shape, t) for n, a, t in args}
+        sinks = (" sinks(%%sinks : %s)" % types["sinks"]) if "sinks" in types else ""
+        write = ("ejk.ragged_paged_attention %%q, %%kc, %%vc, %%lens, %%tables, "
+                 "%%starts, %%n new_kv(%%k, %%v : %s, %s)%s {%s} : %s -> %s" % (
+                     types["k"], types["v"], sinks, attrs,
+                     ", ".join(types[n] for n in ("q", "kc", "vc", "lens",
+                                                  "tables", "starts", "n")),
+                     ", ".join(types[n] for n in ("q", "kc", "vc"))))
+        if "alibi" not in types:
+            return write, [types["q"], types["kc"], types["vc"]]
+        read = ("ejk.unified_attention %%q, %%w#1, %%w#2, %%lens, %%tables, "
+                "%%starts alibi(%%alibi : %s)%s {%s} : %s -> %s" % (
+                    types["alibi"], sinks, attrs,
+                    ", ".join(types[n] for n in ("q", "kc", "vc", "lens",
+                                                 "tables", "starts")),
+                    types["q"]))
+        return read, [types["q"]], ["%w:3 = " + write]
+
+    @staticmethod
+    def reference(c, ins):
+        from ejkernel.kernels._xla.chunked_prefill_paged_decode import (
+            chunked_prefill_paged_decode)
+        o = c.opts
+        out, kc, vc = chunked_prefill_paged_decode(
+            jx(ins["q"]), jx(ins["k"]), jx(ins["v"]), jx(ins["kc"]),
+            jx(ins["vc"]), jx(ins["lens"]), jx(ins["tables"]),
+            jx(ins["starts"]),
+            jx(ins["alibi"]) if "alibi" in ins else None,
+            jx(ins["sinks"]) if "sinks" in ins else None,
+            softmax_scale=Chunked.scale(c), causal=True,
+            sliding_window=o.get("sliding_window"),
+            logits_soft_cap=o.get("logits_soft_cap"))
+        if "alibi" in ins:
+            return [np.asarray(out)]
+        return [np.asarray(out), np.asarray(kc), np.asarray(vc)]
+
+
 class RaggedDecode:
     """ejk.ragged_decode_attention against ejKernel's XLA
     ragged_decode_attention(query, key, value, sequence_start, sequence_end,
@@ -2402,6 +2520,7 @@ FAMILIES = {"flash_attention": FlashAttention,
             "recurrent": Recurrent, "delta": Delta, "mla": Mla,
             "paged_mla": PagedMla, "ragged_paged": RaggedPaged,
             "prefill_paged": PrefillPaged, "unified": Unified,
+            "chunked": Chunked,
             "ragged_decode": RaggedDecode, "block_sparse": BlockSparse,
             "block_sparse_grad": BlockSparseGrad,
             "native_sparse": NativeSparse}
