@@ -240,6 +240,17 @@ def CPD(name, hq=4, hkv=2, d=32, s=16, qlens=(1, 7, 1), lens=(40, 7, 1),
                 opts, dtype, known)
 
 
+def RGD(name, h=4, k=32, v=None, lens=(30, 0, 1, 33), slots=6, **opts):
+    """ragged_gated_delta_rule: one request per entry of lens (its tokens),
+    each owning a distinct slot of a pool of `slots` states; opts: decay
+    (default True), l2norm (default True)."""
+    dtype = opts.pop("dtype", "f32")
+    assert slots >= len(lens), name
+    return Case(name, "ragged_delta", dict(h=h, k=k, v=v or k,
+                                           lens=tuple(lens), slots=slots),
+                opts, dtype)
+
+
 def RDA(name, hq=4, hkv=2, d=32, sl=64, starts=(0, 5, 0), ends=(64, 30, 1),
         **opts):
     """ragged_decode_attention: one sequence per entry of starts/ends (its
@@ -695,6 +706,15 @@ CASES = [
     DELTA("delta_varlen", t=100, lens=(30, 0, 1, 69), decay="head"),
     DELTA("delta_f16", dtype="f16", t=60, decay="head", initial_state=True),
     DELTA("delta_bf16", dtype="bf16", t=60, k=64, decay="head"),
+    # delta_attention over packed requests against ejKernel's
+    # ragged_gated_delta_rule (continuous batching: a state pool and a slot
+    # per request; class RaggedDelta): outputs and every request's state.
+    RGD("rgd_mixed"),
+    RGD("rgd_decode_only", lens=(1, 1, 1), slots=5),
+    RGD("rgd_long_chunks", h=2, k=64, v=32, lens=(130, 7, 65), slots=3),
+    RGD("rgd_no_decay", decay=False),
+    RGD("rgd_no_l2norm", l2norm=False, lens=(20, 9)),
+    RGD("rgd_bf16", dtype="bf16", lens=(40, 1, 17)),
     # mla (absorbed) against flash_mla (un-absorbed), paged_mla against
     # multi_latent_ragged_page_attention
     MLA("mla_plain"),
@@ -1745,6 +1765,86 @@ class Delta:
         return [out, np.asarray(state).astype(np.float32)]
 
 
+class RaggedDelta:
+    """ejk.delta_attention with cu_seqlens and initial_state against
+    ejKernel's XLA ragged_gated_delta_rule(query, key, value, beta, decay,
+    recurrent_state, query_start_loc, state_indices): ejKernel gathers each
+    request's state from a pool by its slot and scatters the final states
+    back; ejk takes the requests' states in request order (the harness
+    gathers them, as a serving runtime would) and returns each request's
+    final state, compared with the updated pool's slot. Scale 1/sqrt(K)
+    (ejKernel's fixed one), ejk's default."""
+
+    @staticmethod
+    def inputs(c, rng):
+        d, o, dt = c.dims, c.opts, c.dtype
+        f32, cast = np.float32, np_dtype(dt)
+        t, h, k, v = sum(d["lens"]), d["h"], d["k"], d["v"]
+        normal = lambda *s: rng.standard_normal(s, dtype=f32)
+        key = normal(1, t, h, k)
+        if not o.get("l2norm", True):
+            key = key / np.float32(np.sqrt(k))  # a contracting recurrence
+        args = [("q", normal(1, t, h, k).astype(cast), dt),
+                ("k", key.astype(cast), dt),
+                ("v", normal(1, t, h, v).astype(cast), dt),
+                ("beta", (1 / (1 + np.exp(-normal(1, t, h)))).astype(cast), dt)]
+        if o.get("decay", True):
+            args.append(("decay", delta_gate(rng, (1, t, h)).astype(cast), dt))
+        pool = normal(d["slots"], h, k, v) * np.float32(0.5)
+        slots = rng.permutation(d["slots"])[:len(d["lens"])].astype(np.int32)
+        args.append(("initial_state", pool[slots], "f32"))
+        cu = np.concatenate([[0], np.cumsum(d["lens"])]).astype(np.int32)
+        args.append(("cu_seqlens", cu, "i32"))
+        # Not operands of ejk's op: ejKernel's pool and slots (reference()).
+        c.opts["_pool"], c.opts["_slots"] = pool, slots
+        return args
+
+    @staticmethod
+    def mlir(c, args):
+        types = {n: ttype(a.shape, t) for n, a, t in args}
+        d = c.dims
+        t = sum(d["lens"])
+        out = ttype((1, t, d["h"], d["v"]), c.dtype)
+        state = ttype((len(d["lens"]), d["h"], d["k"], d["v"]), "f32")
+        text = "ejk.delta_attention %q, %k, %v, %beta"
+        for opt in ("decay", "initial_state", "cu_seqlens"):
+            if opt in types:
+                text += " %s(%%%s : %s)" % (opt, opt, types[opt])
+        if not c.opts.get("l2norm", True):
+            text += " {use_qk_l2norm = false}"
+        text += " : %s -> %s, %s" % (
+            ", ".join(types[n] for n in ("q", "k", "v", "beta")), out, state)
+        return text, [out, state]
+
+    @staticmethod
+    def reference(c, ins):
+        from ejkernel.kernels._xla.ragged_gated_delta_rule import (
+            ragged_gated_delta_rule)
+        from ejkernel.kernels._xla.ragged_gated_delta_rule._xla_impl_fwd import (
+            _ragged_gdr_decode_only)
+        o = c.opts
+        decay = ins["decay"][0] if "decay" in ins else None
+        operands = (jx(ins["q"][0]), jx(ins["k"][0]), jx(ins["v"][0]),
+                    jx(ins["beta"][0]))
+        l2 = bool(o.get("l2norm", True))
+        if max(c.dims["lens"]) <= 1:
+            out, pool = ragged_gated_delta_rule(
+                *operands, jx(decay), jx(o["_pool"]), jx(ins["cu_seqlens"]),
+                jx(o["_slots"]), use_qk_l2norm=l2)
+        else:
+            # The public function's chunked path gives an empty request the
+            # previous request's state and is ~1e-3 off an f64 recurrence
+            # (docs/conformance.md); its sequential path (the one it takes
+            # for decodes) handles any lengths.
+            if decay is None:
+                decay = np.zeros(ins["beta"][0].shape, ins["beta"].dtype)
+            pool, out = _ragged_gdr_decode_only(
+                *operands, jx(decay), jx(o["_pool"]), jx(ins["cu_seqlens"]),
+                jx(o["_slots"]), l2)
+        out = np.asarray(out).astype(np.float32)[None]
+        return [out, np.asarray(pool).astype(np.float32)[o["_slots"]]]
+
+
 class Mla:
     """ejk.mla against ejKernel's flash_mla (XLA), the un-absorbed form.
 
@@ -2520,7 +2620,7 @@ FAMILIES = {"flash_attention": FlashAttention,
             "recurrent": Recurrent, "delta": Delta, "mla": Mla,
             "paged_mla": PagedMla, "ragged_paged": RaggedPaged,
             "prefill_paged": PrefillPaged, "unified": Unified,
-            "chunked": Chunked,
+            "chunked": Chunked, "ragged_delta": RaggedDelta,
             "ragged_decode": RaggedDecode, "block_sparse": BlockSparse,
             "block_sparse_grad": BlockSparseGrad,
             "native_sparse": NativeSparse}
