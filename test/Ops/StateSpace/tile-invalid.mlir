@@ -205,7 +205,7 @@ func.func @f(%x: tensor<1x8x2x64xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>
 
 module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
 func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
-  // expected-error @+1 {{is invalid: 'split_l' and 'state_lanes' apply to Vulkan targets only}}
+  // expected-error @+1 {{is invalid: 'split_l', 'state_lanes' and 'time_lanes' apply to Vulkan targets only}}
   %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 8, chunk_l = 4, split_l = 4>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
   return %y : tensor<1x8x32xf32>
 }
@@ -215,7 +215,7 @@ func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16x
 
 module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
 func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
-  // expected-error @+1 {{is invalid: 'split_l' and 'state_lanes' apply to Vulkan targets only}}
+  // expected-error @+1 {{is invalid: 'split_l', 'state_lanes' and 'time_lanes' apply to Vulkan targets only}}
   %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 8, chunk_l = 4, state_lanes = 4>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
   return %y : tensor<1x8x32xf32>
 }

@@ -14,6 +14,10 @@
 //               workgroup walks the whole sequence
 //   state_lanes (Vulkan only, optional) threads per channel sharing its
 //               d_state states; absent: min(next_pow2(d_state), subgroup)
+//   time_lanes  (Vulkan only, optional) threads per channel splitting each
+//               chunk's steps (chunk_l / time_lanes consecutive steps per
+//               thread, every state of the channel), joined by a subgroup
+//               scan: one pass over the data, no split_l / state_lanes
 //
 // ejk.ssd:
 //   chunk_size     steps per SSD chunk (must equal the op's attribute if set)
@@ -46,15 +50,16 @@ struct SelectiveScanConfig {
   static constexpr llvm::StringLiteral kChunkL = "chunk_l";
   static constexpr llvm::StringLiteral kSplitL = "split_l";
   static constexpr llvm::StringLiteral kStateLanes = "state_lanes";
+  static constexpr llvm::StringLiteral kTimeLanes = "time_lanes";
 
   static llvm::ArrayRef<llvm::StringRef> names() {
     static const llvm::StringRef all[] = {kBlockD, kChunkL, kSplitL,
-                                          kStateLanes};
+                                          kStateLanes, kTimeLanes};
     return all;
   }
 
   int64_t blockD = 0, chunkL = 0;
-  std::optional<int64_t> splitL, stateLanes;
+  std::optional<int64_t> splitL, stateLanes, timeLanes;
 
   /// Reads `config`; fails with `reason` on an unknown or missing entry.
   static std::optional<SelectiveScanConfig> read(ConfigAttr config,
@@ -68,7 +73,8 @@ struct SelectiveScanConfig {
       return std::nullopt;
     }
     return SelectiveScanConfig{*d, *l, config.lookup(kSplitL),
-                               config.lookup(kStateLanes)};
+                               config.lookup(kStateLanes),
+                               config.lookup(kTimeLanes)};
   }
 
   ConfigAttr toAttr(MLIRContext *context) const {
@@ -78,6 +84,8 @@ struct SelectiveScanConfig {
       values.emplace_back(kSplitL, *splitL);
     if (stateLanes)
       values.emplace_back(kStateLanes, *stateLanes);
+    if (timeLanes)
+      values.emplace_back(kTimeLanes, *timeLanes);
     return ConfigAttr::get(context, values);
   }
 };

@@ -66,9 +66,10 @@ LogicalResult CpuSelectiveScan::verifyConfig(SelectiveScanOp op,
       SelectiveScanConfig::read(attr, reason);
   if (!config)
     return failure();
-  if (config->splitL || config->stateLanes) {
-    reason << "'" << SelectiveScanConfig::kSplitL << "' and '"
-           << SelectiveScanConfig::kStateLanes
+  if (config->splitL || config->stateLanes || config->timeLanes) {
+    reason << "'" << SelectiveScanConfig::kSplitL << "', '"
+           << SelectiveScanConfig::kStateLanes << "' and '"
+           << SelectiveScanConfig::kTimeLanes
            << "' apply to Vulkan targets only";
     return failure();
   }

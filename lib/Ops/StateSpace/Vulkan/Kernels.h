@@ -98,6 +98,12 @@ void buildVulkanSelectiveScanBody(OpBuilder &b, Location loc,
                                   const SelectiveScanBuffers &buffers,
                                   const SelectiveScanSplitBuffers &split = {});
 
+/// Emits the time-lanes scan (`time_lanes`; SelectiveScanLanes.cpp): one
+/// pass, the lanes of a channel splitting each chunk's steps.
+void buildVulkanSelectiveScanLanesBody(OpBuilder &b, Location loc,
+                                       const VulkanSelectiveScanPlan &plan,
+                                       const SelectiveScanBuffers &buffers);
+
 /// Emits the first dispatch of a split scan: each split's end state from
 /// zero and its step sum into `split` (reads u, delta, A, B, delta_bias).
 void buildVulkanSelectiveScanStatesBody(OpBuilder &b, Location loc,
@@ -155,6 +161,23 @@ SsdChunkBodyBuilder buildVulkanSsdChunkOutputsBody;
 /// (`cooperative = 1`).
 SsdChunkBodyBuilder buildVulkanSsdCoopChunkStatesBody;
 SsdChunkBodyBuilder buildVulkanSsdCoopChunkOutputsBody;
+
+/// softplus(x) = x > 20 ? x : log1p(exp(x)), as the reference.
+inline Value scanSoftplus(Emitter &e, Value x) {
+  Value big = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, x,
+                                    e.constF32(20.0f));
+  Value soft = math::Log1pOp::create(e.b, e.exp(x));
+  return e.select(big, x, soft);
+}
+
+/// y * silu(z) = y * z * sigmoid(z), z widened to f32.
+inline Value siluGate(Emitter &e, Value y, Value zValue) {
+  Value z = e.toF32(zValue);
+  Value neg = arith::NegFOp::create(e.b, z);
+  Value denom = e.fadd(e.constF32(1.0f), e.exp(neg));
+  Value sigmoid = e.fdiv(e.constF32(1.0f), denom);
+  return e.fmul(y, e.fmul(z, sigmoid));
+}
 
 /// Emits `then` under `if cond` (no results).
 inline void emitIf(Emitter &e, Value cond, function_ref<void()> then) {

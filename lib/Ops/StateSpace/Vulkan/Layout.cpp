@@ -17,7 +17,7 @@ static int64_t ceilPow2(int64_t n) {
 std::optional<VulkanScanLayout> VulkanScanLayout::compute(
     int64_t seq, int64_t channels, int64_t groups, int64_t state,
     int64_t blockD, int64_t chunkL, int64_t stateLanes, int64_t splitL,
-    const VulkanLimits &limits, llvm::raw_ostream &reason) {
+    const VulkanLimits &limits, llvm::raw_ostream &reason, int64_t timeLanes) {
   if (blockD < 1 || chunkL < 1) {
     reason << "'block_d' and 'chunk_l' must be positive";
     return std::nullopt;
@@ -36,6 +36,21 @@ std::optional<VulkanScanLayout> VulkanScanLayout::compute(
   l.blockD = blockD;
   l.chunkL = chunkL;
   l.subgroupSize = limits.subgroupSize;
+  // The most groups any channel block touches.
+  int64_t perGroup =
+      std::max<int64_t>(1, channels / std::max<int64_t>(1, groups));
+  l.groupSpan = 1;
+  for (int64_t d0 = 0; d0 < channels; d0 += blockD) {
+    int64_t last = std::min(channels, d0 + blockD) - 1;
+    l.groupSpan = std::max(l.groupSpan, last / perGroup - d0 / perGroup + 1);
+  }
+  l.splitL = seq;
+  if (timeLanes != 0) {
+    if (!l.computeTimeLanes(state, stateLanes, splitL, timeLanes, limits,
+                            reason))
+      return std::nullopt;
+    return l;
+  }
   l.threadsPerChannel = std::min(ceilPow2(state), limits.subgroupSize);
   if (stateLanes != 0) {
     // The lanes of a channel reduce C . h by shuffles inside one subgroup.
@@ -48,7 +63,6 @@ std::optional<VulkanScanLayout> VulkanScanLayout::compute(
     }
     l.threadsPerChannel = stateLanes;
   }
-  l.splitL = seq;
   if (splitL != 0) {
     if (splitL < 1 || splitL >= seq) {
       reason << "'split_l' (" << splitL
@@ -76,14 +90,6 @@ std::optional<VulkanScanLayout> VulkanScanLayout::compute(
     reason << "each thread would keep " << l.statesPerThread
            << " states (at most " << kMaxStatesPerThread << ")";
     return std::nullopt;
-  }
-  // The most groups any channel block touches.
-  int64_t perGroup =
-      std::max<int64_t>(1, channels / std::max<int64_t>(1, groups));
-  l.groupSpan = 1;
-  for (int64_t d0 = 0; d0 < channels; d0 += blockD) {
-    int64_t last = std::min(channels, d0 + blockD) - 1;
-    l.groupSpan = std::max(l.groupSpan, last / perGroup - d0 / perGroup + 1);
   }
   l.sharedBytes = 4 * (3 * chunkL * blockD + 2 * chunkL * l.groupSpan * state);
   l.statesSharedBytes =
@@ -291,4 +297,55 @@ std::optional<VulkanSsdLayout> VulkanSsdLayout::withCooperative(
     return std::nullopt;
   }
   return l;
+}
+
+bool VulkanScanLayout::computeTimeLanes(int64_t state, int64_t stateLanes,
+                                        int64_t splitL, int64_t lanes,
+                                        const VulkanLimits &limits,
+                                        llvm::raw_ostream &reason) {
+  if (stateLanes != 0 || splitL != 0) {
+    reason << "'time_lanes' is one pass over the sequence with every state "
+              "in a thread: leave 'split_l' and 'state_lanes' out";
+    return false;
+  }
+  if (lanes < 1 || !llvm::isPowerOf2_64(lanes) || lanes > limits.subgroupSize) {
+    reason << "'time_lanes' (" << lanes
+           << ") must be a power of two no larger than the subgroup size ("
+           << limits.subgroupSize << ")";
+    return false;
+  }
+  if (chunkL % lanes != 0 || chunkL / lanes > kMaxItems) {
+    reason << "'chunk_l' (" << chunkL << ") must be 'time_lanes' (" << lanes
+           << ") times at most " << kMaxItems << " steps per thread";
+    return false;
+  }
+  if (state > kMaxStatesPerThread) {
+    reason << "'time_lanes' keeps all " << state
+           << " states of a channel in each thread (at most "
+           << kMaxStatesPerThread << ")";
+    return false;
+  }
+  timeLanes = lanes;
+  itemsPerThread = chunkL / lanes;
+  threadsPerChannel = lanes;
+  statesPerThread = state;
+  threads = blockD * lanes;
+  if (threads > limits.maxInvocations || threads % limits.subgroupSize != 0) {
+    reason << "'block_d' (" << blockD << ") channels of " << lanes
+           << " threads must fill whole subgroups of " << limits.subgroupSize
+           << " and at most " << limits.maxInvocations << " invocations";
+    return false;
+  }
+  // dt, u (then y) per channel and the B, C rows per state, steps fastest;
+  // rows an odd number of words apart against bank conflicts.
+  timeStride = timeSlot(chunkL - 1) + 1;
+  if (timeStride % 2 == 0)
+    ++timeStride;
+  sharedBytes = 4 * timeStride * (2 * blockD + 2 * groupSpan * state);
+  if (sharedBytes > limits.sharedBytes) {
+    reason << "stages " << sharedBytes << " bytes of shared memory, the device "
+           << "has " << limits.sharedBytes;
+    return false;
+  }
+  return true;
 }

@@ -17,7 +17,9 @@
 // workgroup owns `split_l` steps of the sequence instead of all of it: a
 // first dispatch computes each split's end state from zero and its step
 // sum, the second carries the states of the earlier splits into its own
-// and scans it; both use this layout.
+// and scans it; both use this layout. With `time_lanes` the lanes of a
+// channel split each chunk's steps instead of its states (one pass, a
+// subgroup scan joins the lanes' pieces; SelectiveScanLanes.cpp).
 //
 // ssd: a pre-pass workgroup per (chunk, group, batch) computes the chunk's
 // C B^T scores once per group; a scan workgroup owns `block_p` columns of
@@ -63,17 +65,40 @@ struct VulkanScanLayout {
   /// (dt, u and B only).
   int64_t sharedBytes = 0, statesSharedBytes = 0;
 
+  /// The time-lanes scan (`time_lanes`): the `timeLanes` threads of a
+  /// channel (threadsPerChannel) each own `itemsPerThread` consecutive
+  /// steps of a chunk and every state; 0 without it. Its stages are
+  /// transposed (steps fastest), rows `timeStride` apart.
+  int64_t timeLanes = 0, itemsPerThread = 0, timeStride = 0;
+
   /// At most this many states per thread (kept in registers).
   static constexpr int64_t kMaxStatesPerThread = 32;
+  /// At most this many steps per thread of the time-lanes scan.
+  static constexpr int64_t kMaxItems = 32;
 
   /// Whether the sequence is split across workgroups.
   bool isSplit() const { return numSplits > 1; }
+  /// Whether the lanes of a channel split time (`time_lanes`).
+  bool isTimeLanes() const { return timeLanes > 0; }
+  /// Position of step `t` of a chunk in a row of the time-lanes stages:
+  /// one word of padding per 32 steps, so the 32 lanes reading step
+  /// lane * items + i hit 32 banks for a power-of-two item count.
+  static int64_t timeSlot(int64_t t) { return t + t / 32; }
 
-  /// `stateLanes` 0: the default lanes; `splitL` 0: no split.
+  /// `stateLanes` 0: the default lanes; `splitL` 0: no split;
+  /// `timeLanes` 0: no time lanes.
   static std::optional<VulkanScanLayout>
   compute(int64_t seq, int64_t channels, int64_t groups, int64_t state,
           int64_t blockD, int64_t chunkL, int64_t stateLanes, int64_t splitL,
-          const VulkanLimits &limits, llvm::raw_ostream &reason);
+          const VulkanLimits &limits, llvm::raw_ostream &reason,
+          int64_t timeLanes = 0);
+
+private:
+  /// The time-lanes fields and shared memory of this layout (blocks,
+  /// groupSpan set), or false with the reason.
+  bool computeTimeLanes(int64_t state, int64_t stateLanes, int64_t splitL,
+                        int64_t timeLanes, const VulkanLimits &limits,
+                        llvm::raw_ostream &reason);
 };
 
 /// A `rows x cols` register tile spread over `threads` threads.

@@ -40,7 +40,7 @@ mlir::ejk::getVulkanScanLayout(SelectiveScanOp op, ConfigAttr config,
       config.lookupOr(SelectiveScanConfig::kChunkL, 0),
       config.lookupOr(SelectiveScanConfig::kStateLanes, 0),
       config.lookupOr(SelectiveScanConfig::kSplitL, 0), limitsOf(target),
-      reason);
+      reason, config.lookupOr(SelectiveScanConfig::kTimeLanes, 0));
 }
 
 LogicalResult VulkanSelectiveScan::verifyConfig(SelectiveScanOp op,

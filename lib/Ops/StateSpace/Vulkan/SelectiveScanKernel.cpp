@@ -239,13 +239,6 @@ private:
   Value clampChannel(Value d) { return e.min(d, e.index(p.channels - 1)); }
   Value clampRow(Value row) { return e.min(row, e.index(p.seq - 1)); }
 
-  /// softplus(x) = x > 20 ? x : log1p(exp(x)), as the reference.
-  Value softplus(Value x) {
-    Value big = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, x,
-                                      e.constF32(20.0f));
-    return e.select(big, x, math::Log1pOp::create(e.b, e.exp(x)));
-  }
-
   /// Elements of a B/C stage row of one step (words with `vec`).
   int64_t rowWidth() const { return l.groupSpan * p.state / vec; }
   RoundElements round() { return RoundElements{e, l.threads, thread}; }
@@ -317,7 +310,7 @@ private:
             Value bias = memref::LoadOp::create(e.b, buf.deltaBias, d);
             dt = e.fadd(dt, bias);
           }
-          return p.softplus ? softplus(dt) : dt;
+          return p.softplus ? scanSoftplus(e, dt) : dt;
         },
         [&](Value t, Value c, Value dt) {
           Value i = e.add(e.mul(t, e.index(l.blockD)), c);
@@ -431,13 +424,8 @@ private:
               Value u = memref::LoadOp::create(e.b, uS, i);
               y = math::FmaOp::create(e.b, skip, u, y);
             }
-            if (zv) {
-              Value z = e.toF32(zv);
-              Value neg = arith::NegFOp::create(e.b, z);
-              Value denom = e.fadd(e.constF32(1.0f), e.exp(neg));
-              Value sigmoid = e.fdiv(e.constF32(1.0f), denom);
-              y = e.fmul(y, e.fmul(z, sigmoid));
-            }
+            if (zv)
+              y = siluGate(e, y, zv);
             Type outType = cast<MemRefType>(buf.y.getType()).getElementType();
             memref::StoreOp::create(e.b, e.fromF32(y, outType), buf.y,
                                     ValueRange{batch, row, d});

@@ -119,7 +119,10 @@ LogicalResult VulkanSelectiveScan::tile(SelectiveScanOp op, ConfigAttr attr,
   // replaceBody erases the op: read its location first.
   Location loc = op.getLoc();
   OpBuilder b = rewriter.replaceBody();
-  buildVulkanSelectiveScanBody(b, loc, plan, buf, split);
+  if (layout->isTimeLanes())
+    buildVulkanSelectiveScanLanesBody(b, loc, plan, buf);
+  else
+    buildVulkanSelectiveScanBody(b, loc, plan, buf, split);
   rewriter.finish(b);
   func::FuncOp dispatch = rewriter.dispatch();
   DispatchRewriter::setGrid(dispatch, plan.grid());

@@ -1,0 +1,305 @@
+//===- SelectiveScanLanes.cpp - Mamba-1 scan with lanes along time --------===//
+//
+// The time-lanes selective scan (`time_lanes` = TL): one pass over the
+// data, each element's exp computed once. One workgroup = (block of
+// `block_d` channels, batch row); the TL neighbouring threads of a channel
+// (one subgroup segment) split each chunk of `chunk_l` steps: lane j owns
+// the K = chunk_l / TL consecutive steps j*K .. j*K + K - 1, and all d_state
+// states of its channel. Per chunk:
+//
+//   stage    (whole workgroup, coalesced) dt = softplus(delta + bias) and u
+//            per channel, B and C per state, transposed (steps fastest,
+//            VulkanScanLayout::timeSlot), 0 past the sequence
+//   barrier
+//   scan     each thread, for every state n (A2 = A[d, n] * log2 e):
+//              a_i = exp2(dt_i * A2), b_i = dt_i u_i B_i      i < K
+//              (P, H) = composition of its steps (h -> P h + H)
+//              inclusive scan of (P, H) over the segment's lanes
+//                (shuffle idx, log2 TL rounds), the lane before gives
+//                h_in = P' carry + H' (carry for lane 0)
+//              h = h_in; h = a_i h + b_i; y_i += C_i h         rescan
+//              carry = h of the segment's last lane (the chunk's end)
+//            y_i + D u_i replaces u_i in shared memory (each thread its
+//            own elements)
+//   barrier
+//   output   (whole workgroup, coalesced) y *= silu(z), stored
+//   barrier
+//
+// and final_state = carry. Steps past the sequence have dt = u = 0, so
+// they leave the states alone (a = 1, b = 0) and every chunk is whole.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Attention/Vulkan/Scores.h"
+#include "StateSpace/Vulkan/Kernels.h"
+
+#include "ejk/Dialect/Ejk/EjkOps.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+namespace {
+
+class LanesScanBuilder {
+public:
+  LanesScanBuilder(OpBuilder &builder, Location loc,
+                   const VulkanSelectiveScanPlan &plan,
+                   const SelectiveScanBuffers &buffers)
+      : e(builder, loc, 1), p(plan), l(plan.layout), buf(buffers) {}
+
+  void build() {
+    Value dBlock = WorkgroupIdOp::create(e.b, 0);
+    batch = WorkgroupIdOp::create(e.b, 1);
+    thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
+    lane = arith::RemUIOp::create(e.b, thread, e.index(l.timeLanes));
+    Value local = arith::DivUIOp::create(e.b, thread, e.index(l.timeLanes));
+    Value subLane =
+        arith::RemUIOp::create(e.b, thread, e.index(l.subgroupSize));
+    subLaneI32 = e.toI32(subLane);
+    laneI32 = e.toI32(lane);
+    Value segLast = e.add(e.sub(subLane, lane), e.index(l.timeLanes - 1));
+    segLastI32 = e.toI32(segLast);
+    d0 = e.mul(dBlock, e.index(l.blockD));
+    Value perGroup = e.index(p.channelsPerGroup());
+    firstGroup = e.div(d0, perGroup);
+    myChannel = clampChannel(e.add(d0, local));
+    Value mySlot = e.sub(e.div(myChannel, perGroup), firstGroup);
+    myRow = e.mul(local, e.index(l.timeStride));
+    myBcRow = e.mul(mySlot, e.index(p.state * l.timeStride));
+
+    int64_t stride = l.timeStride;
+    dtS = allocWorkgroup(e, l.blockD * stride);
+    uyS = allocWorkgroup(e, l.blockD * stride);
+    bS = allocWorkgroup(e, l.groupSpan * p.state * stride);
+    cS = allocWorkgroup(e, l.groupSpan * p.state * stride);
+
+    SmallVector<Value> carry;
+    for (int64_t n = 0; n < p.state; ++n) {
+      Value state = e.index(n);
+      a2.push_back(e.fmul(
+          memref::LoadOp::create(e.b, buf.a, ValueRange{myChannel, state}),
+          e.constF32(1.4426950408889634f)));
+      carry.push_back(
+          buf.initialState
+              ? memref::LoadOp::create(e.b, buf.initialState,
+                                       ValueRange{batch, myChannel, state})
+                    .getResult()
+              : e.constF32(0.0f));
+    }
+    if (buf.d)
+      skip = memref::LoadOp::create(e.b, buf.d, myChannel);
+
+    carry = e.forLoop(e.index(0), e.index(p.seq), e.index(l.chunkL), carry,
+                      [&](Value c0, ValueRange h) {
+                        stage(c0);
+                        gpu::BarrierOp::create(e.b);
+                        SmallVector<Value> next = scan(h);
+                        gpu::BarrierOp::create(e.b);
+                        output(c0);
+                        gpu::BarrierOp::create(e.b);
+                        return next;
+                      });
+    if (buf.finalState)
+      storeFinalState(carry, local);
+  }
+
+private:
+  Value clampChannel(Value d) { return e.min(d, e.index(p.channels - 1)); }
+  Value clampRow(Value row) { return e.min(row, e.index(p.seq - 1)); }
+  RoundElements round() { return RoundElements{e, l.threads, thread}; }
+  /// timeSlot of a dynamic step.
+  Value slot(Value t) {
+    return e.add(t, arith::DivUIOp::create(e.b, t, e.index(32)));
+  }
+  /// Position of step t of stage row r.
+  Value stagePos(Value r, Value t) {
+    Value rowStart = e.mul(r, e.index(l.timeStride));
+    return e.add(rowStart, slot(t));
+  }
+  Value inSequence(Value row) {
+    return arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, row,
+                                 e.index(p.seq));
+  }
+
+  /// Stages the chunk from step c0: dt and u per channel, B and C per
+  /// state of the groups from `firstGroup`, all zero past the sequence.
+  void stage(Value c0) {
+    Value zeroF = e.constF32(0.0f);
+    auto perChannel = [&](Value source, Value target, bool isDelta) {
+      round().forEach(
+          l.chunkL, l.blockD,
+          [&](int64_t, Value t, Value c) -> Value {
+            Value row = e.add(c0, t);
+            Value d = clampChannel(e.add(d0, c));
+            Value v = e.toF32(memref::LoadOp::create(
+                e.b, source, ValueRange{batch, clampRow(row), d}));
+            if (isDelta) {
+              if (buf.deltaBias)
+                v = e.fadd(v, memref::LoadOp::create(e.b, buf.deltaBias, d));
+              if (p.softplus)
+                v = scanSoftplus(e, v);
+            }
+            return e.select(inSequence(row), v, zeroF);
+          },
+          [&](Value t, Value c, Value v) {
+            Value i = stagePos(c, t);
+            memref::StoreOp::create(e.b, v, target, i);
+          });
+    };
+    perChannel(buf.delta, dtS, /*isDelta=*/true);
+    perChannel(buf.u, uyS, /*isDelta=*/false);
+    int64_t width = l.groupSpan * p.state;
+    for (auto [source, target] : {std::pair(buf.b, bS), std::pair(buf.c, cS)})
+      round().forEach(
+          l.chunkL, width,
+          [&, source = source](int64_t, Value t, Value r) -> Value {
+            Value g = e.min(e.add(firstGroup, e.div(r, e.index(p.state))),
+                            e.index(p.groups - 1));
+            Value n = arith::RemUIOp::create(e.b, r, e.index(p.state));
+            Value row = clampRow(e.add(c0, t));
+            return e.toF32(memref::LoadOp::create(
+                e.b, source, ValueRange{batch, row, g, n}));
+          },
+          [&, target = target](Value t, Value r, Value v) {
+            Value i = stagePos(r, t);
+            memref::StoreOp::create(e.b, v, target, i);
+          });
+  }
+
+  /// The subgroup lane `off` before this one (clamped to 0; only read
+  /// where this lane is at least `off` into its segment).
+  Value laneBefore(int64_t off) {
+    Value before = e.sub(subLaneI32, e.constI32(off));
+    Value zeroI = e.constI32(0);
+    return arith::MaxSIOp::create(e.b, before, zeroI);
+  }
+
+  Value shuffleFrom(Value value, Value srcLane) {
+    return gpu::ShuffleOp::create(e.b, value, srcLane,
+                                  e.constI32(l.subgroupSize),
+                                  gpu::ShuffleMode::IDX)
+        .getShuffleResult();
+  }
+
+  /// The chunk's scan of this thread's K steps, every state; returns the
+  /// states at the chunk's end (the same in every lane of the channel).
+  SmallVector<Value> scan(ValueRange carry) {
+    int64_t k = l.itemsPerThread;
+    SmallVector<Value> at, dt, dtu, y;
+    Value first = e.mul(lane, e.index(k));
+    for (int64_t i = 0; i < k; ++i) {
+      Value s = slot(e.add(first, e.index(i)));
+      at.push_back(s);
+      dt.push_back(memref::LoadOp::create(e.b, dtS, e.add(myRow, s)));
+      Value u = memref::LoadOp::create(e.b, uyS, e.add(myRow, s));
+      dtu.push_back(e.fmul(dt.back(), u));
+      y.push_back(skip ? e.fmul(skip, u) : e.constF32(0.0f));
+    }
+    SmallVector<Value> next;
+    for (int64_t n = 0; n < p.state; ++n) {
+      Value row = e.add(myBcRow, e.index(n * l.timeStride));
+      // This thread's steps as one map h -> P h + H.
+      SmallVector<Value> decay, input;
+      Value prod, sum;
+      for (int64_t i = 0; i < k; ++i) {
+        decay.push_back(math::Exp2Op::create(e.b, e.fmul(dt[i], a2[n])));
+        Value bv = memref::LoadOp::create(e.b, bS, e.add(row, at[i]));
+        input.push_back(e.fmul(dtu[i], bv));
+        sum =
+            i == 0
+                ? input[i]
+                : math::FmaOp::create(e.b, decay[i], sum, input[i]).getResult();
+        prod = i == 0 ? decay[i] : e.fmul(prod, decay[i]);
+      }
+      // Inclusive scan over the segment's lanes (earlier lanes first).
+      for (int64_t off = 1; off < l.timeLanes; off *= 2) {
+        Value src = laneBefore(off);
+        Value sumBefore = shuffleFrom(sum, src);
+        Value prodBefore = shuffleFrom(prod, src);
+        Value take = arith::CmpIOp::create(e.b, arith::CmpIPredicate::sge,
+                                           laneI32, e.constI32(off));
+        sum =
+            e.select(take, math::FmaOp::create(e.b, prod, sumBefore, sum), sum);
+        prod = e.select(take, e.fmul(prod, prodBefore), prod);
+      }
+      // The state before this thread's steps: the lane before's prefix
+      // applied to the chunk's carry.
+      Value h = carry[n];
+      if (l.timeLanes > 1) {
+        Value src = laneBefore(1);
+        Value sumBefore = shuffleFrom(sum, src);
+        Value prodBefore = shuffleFrom(prod, src);
+        Value isFirst = arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq,
+                                              laneI32, e.constI32(0));
+        Value carried =
+            math::FmaOp::create(e.b, prodBefore, carry[n], sumBefore);
+        h = e.select(isFirst, carry[n], carried);
+      }
+      for (int64_t i = 0; i < k; ++i) {
+        h = math::FmaOp::create(e.b, decay[i], h, input[i]);
+        Value cv = memref::LoadOp::create(e.b, cS, e.add(row, at[i]));
+        y[i] = math::FmaOp::create(e.b, cv, h, y[i]);
+      }
+      next.push_back(l.timeLanes > 1 ? shuffleFrom(h, segLastI32) : h);
+    }
+    for (int64_t i = 0; i < k; ++i)
+      memref::StoreOp::create(e.b, y[i], uyS, e.add(myRow, at[i]));
+    return next;
+  }
+
+  /// y (with the D skip) times silu(z), stored for the chunk's steps and
+  /// the block's channels inside the problem.
+  void output(Value c0) {
+    round().forEach(
+        l.chunkL, l.blockD, [&](int64_t, Value, Value) { return Value(); },
+        [&](Value t, Value c, Value) {
+          Value d = e.add(d0, c);
+          Value row = e.add(c0, t);
+          Value inChannel = arith::CmpIOp::create(
+              e.b, arith::CmpIPredicate::slt, d, e.index(p.channels));
+          Value inside = arith::AndIOp::create(e.b, inSequence(row), inChannel);
+          emitIf(e, inside, [&] {
+            Value i = stagePos(c, t);
+            Value y = memref::LoadOp::create(e.b, uyS, i);
+            if (buf.z)
+              y = siluGate(e, y,
+                           memref::LoadOp::create(e.b, buf.z,
+                                                  ValueRange{batch, row, d}));
+            Type outType = cast<MemRefType>(buf.y.getType()).getElementType();
+            memref::StoreOp::create(e.b, e.fromF32(y, outType), buf.y,
+                                    ValueRange{batch, row, d});
+          });
+        });
+  }
+
+  /// Lane 0 of each channel inside the problem stores its states.
+  void storeFinalState(ArrayRef<Value> h, Value local) {
+    Value owned = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
+                                        e.add(d0, local), e.index(p.channels));
+    Value lane0 =
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, lane, e.index(0));
+    emitIf(e, arith::AndIOp::create(e.b, owned, lane0), [&] {
+      for (int64_t n = 0; n < p.state; ++n)
+        memref::StoreOp::create(e.b, h[n], buf.finalState,
+                                ValueRange{batch, myChannel, e.index(n)});
+    });
+  }
+
+  Emitter e;
+  const VulkanSelectiveScanPlan &p;
+  const VulkanScanLayout &l;
+  const SelectiveScanBuffers &buf;
+  Value batch, thread, lane, laneI32, subLaneI32, segLastI32;
+  Value d0, firstGroup, myChannel, myRow, myBcRow, skip;
+  Value dtS, uyS, bS, cS;
+  /// A[d, n] * log2(e) of this thread's channel, per state.
+  SmallVector<Value> a2;
+};
+
+} // namespace
+
+void mlir::ejk::buildVulkanSelectiveScanLanesBody(
+    OpBuilder &builder, Location loc, const VulkanSelectiveScanPlan &plan,
+    const SelectiveScanBuffers &buffers) {
+  LanesScanBuilder(builder, loc, plan, buffers).build();
+}
