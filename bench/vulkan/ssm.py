@@ -13,13 +13,14 @@ machine against the device copy rate measured in the same process (issue
           each bench variant with the runtime's GPU timestamps (a second of
           warm-up, median of 20; per dispatch too, `dispatch_us`) and a
           256 MiB `copy_` with CUDA events, and
-          writes DIR/ssm.json (and $OUT/ssm.json).
+          writes DIR/ssm.json (and $OUT/ssm.json); SSM_ONLY=REGEX runs
+          only the cases whose names match.
 
 The rate of a scan is the bytes of its operands and results (each read or
 written once: what a perfect kernel moves) over its time, so variants with
 more dispatches are measured against the same traffic.
 """
-import json, os, sys
+import json, os, re, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -44,6 +45,17 @@ def variants():
                       ("s256", "block_d = 32, chunk_l = 16, split_l = 256, state_lanes = 4"),
                       ("bd64", "block_d = 64, chunk_l = 16, split_l = 128, state_lanes = 4"),
                       ("lanes8", "block_d = 16, chunk_l = 16, split_l = 128, state_lanes = 8")):
+        v["mamba1_" + name] = ("scan", M1, "f32", "DS", cfg, True)
+    # The time-lanes scan (one pass, each exp once; issue 21): 32 (or 16)
+    # lanes per channel along time, chunk_l / lanes steps per thread.
+    for name, cfg in (("tl_c256_bd4", "block_d = 4, chunk_l = 256, time_lanes = 32"),
+                      ("tl_c256_bd2", "block_d = 2, chunk_l = 256, time_lanes = 32"),
+                      ("tl_c128_bd4", "block_d = 4, chunk_l = 128, time_lanes = 32"),
+                      ("tl_c128_bd8", "block_d = 8, chunk_l = 128, time_lanes = 32"),
+                      ("tl_c128_bd16", "block_d = 16, chunk_l = 128, time_lanes = 32"),
+                      ("tl_c64_bd8", "block_d = 8, chunk_l = 64, time_lanes = 32"),
+                      ("tl16_c128_bd8", "block_d = 8, chunk_l = 128, time_lanes = 16"),
+                      ("tl16_c256_bd4", "block_d = 4, chunk_l = 256, time_lanes = 16")):
         v["mamba1_" + name] = ("scan", M1, "f32", "DS", cfg, True)
     # The SSD: the one-pass scan (the heuristic before chunk_parallel), the
     # split scan the tuner tries, and the chunk-parallel path (the
@@ -94,6 +106,13 @@ def variants():
     v["chk_scan_vec2"] = ("scan", dict(b=2, l=333, d=48, n=16, g=2), "f16",
                           "DZBSIF", "block_d = 16, chunk_l = 16, split_l = 80, "
                           "state_lanes = 8", False)
+    # The time-lanes scan: tails, groups spanned by a block, every option,
+    # f16/bf16, 16 lanes (two channels per subgroup).
+    for dt in ("f32", "f16", "bf16"):
+        v["chk_scan_tl_" + dt] = ("scan", dict(b=2, l=1000, d=96, n=16, g=2), dt,
+                                  "DZBSIF", "block_d = 4, chunk_l = 256, time_lanes = 32", False)
+    v["chk_scan_tl16_odd"] = ("scan", dict(b=1, l=333, d=44, n=7, g=4), "f32",
+                              "DZBSIF", "block_d = 6, chunk_l = 48, time_lanes = 16", False)
     v["chk_ssd_all_f32"] = ("ssd", dict(b=2, l=300, h=4, p=32, n=32, g=2),
                             "f32", "DZBSIF", None, False)
     v["chk_ssd_split_f16"] = ("ssd", dict(b=1, l=1000, h=8, p=24, n=64, g=2),
@@ -261,8 +280,12 @@ def run(d):
     results = {"torch": torch.__version__, "device": rt.device_lines(),
                "gpu": torch.cuda.get_device_name()}
     cases = json.load(open(os.path.join(d, "cases.json")))
+    # SSM_ONLY: a regular expression of the cases to run (all by default).
+    only = re.compile(os.environ.get("SSM_ONLY", ""))
     refs = {}
     for name, (op, s, dt, opts, config, bench) in cases.items():
+        if not only.search(name):
+            continue
         try:
             key = json.dumps([op, s, dt, opts])
             x, typed = inputs(op, s, dt, opts, gpu)

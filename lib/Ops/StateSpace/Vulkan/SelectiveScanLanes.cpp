@@ -9,8 +9,11 @@
 //
 //   stage    (whole workgroup, coalesced) dt = softplus(delta + bias) and u
 //            per channel, B and C per state, transposed (steps fastest,
-//            VulkanScanLayout::timeSlot), 0 past the sequence
+//            VulkanScanLayout::timeSlot), 0 past the sequence; from
+//            registers loaded during the chunk before (the loop carries
+//            them, as the state-lanes kernel does)
 //   barrier
+//   fetch    the next chunk's delta, u, B, C, z into registers
 //   scan     each thread, for every state n (A2 = A[d, n] * log2 e):
 //              a_i = exp2(dt_i * A2), b_i = dt_i u_i B_i      i < K
 //              (P, H) = composition of its steps (h -> P h + H)
@@ -89,16 +92,28 @@ public:
     if (buf.d)
       skip = memref::LoadOp::create(e.b, buf.d, myChannel);
 
-    carry = e.forLoop(e.index(0), e.index(p.seq), e.index(l.chunkL), carry,
-                      [&](Value c0, ValueRange h) {
-                        stage(c0);
-                        gpu::BarrierOp::create(e.b);
-                        SmallVector<Value> next = scan(h);
-                        gpu::BarrierOp::create(e.b);
-                        output(c0);
-                        gpu::BarrierOp::create(e.b);
-                        return next;
-                      });
+    // The chunk loop carries the states, then the next chunk's global
+    // loads (issued before this chunk's scan, stored at the start of the
+    // next iteration).
+    int64_t states = carry.size();
+    SmallVector<Value> inits(carry);
+    inits.append(fetchChunk(e.index(0)));
+    SmallVector<Value> results =
+        e.forLoop(e.index(0), e.index(p.seq), e.index(l.chunkL), inits,
+                  [&](Value c0, ValueRange args) {
+                    ValueRange fetched = args.drop_front(states);
+                    stage(c0, fetched);
+                    gpu::BarrierOp::create(e.b);
+                    SmallVector<Value> ahead =
+                        fetchChunk(e.add(c0, e.index(l.chunkL)));
+                    SmallVector<Value> next = scan(args.take_front(states));
+                    gpu::BarrierOp::create(e.b);
+                    output(c0, fetched.take_back(zCount()));
+                    gpu::BarrierOp::create(e.b);
+                    next.append(ahead);
+                    return next;
+                  });
+    carry.assign(results.begin(), results.begin() + states);
     if (buf.finalState)
       storeFinalState(carry, local);
   }
@@ -121,49 +136,87 @@ private:
                                  e.index(p.seq));
   }
 
-  /// Stages the chunk from step c0: dt and u per channel, B and C per
-  /// state of the groups from `firstGroup`, all zero past the sequence.
-  void stage(Value c0) {
+  /// Elements of a thread's share of a channel stage and a B/C stage.
+  int64_t channelCount() { return round().count(l.chunkL * l.blockD); }
+  int64_t stateCount() {
+    return round().count(l.chunkL * l.groupSpan * p.state);
+  }
+  /// z values a thread fetches per chunk (none without z).
+  int64_t zCount() { return buf.z ? channelCount() : 0; }
+
+  /// The global loads of the chunk from step c0 (rows past the sequence
+  /// read the last): delta, u, B, C, then z.
+  SmallVector<Value> fetchChunk(Value c0) {
+    auto perChannel = [&](Value source) {
+      return round().fetch(l.chunkL, l.blockD, [&](Value t, Value c) {
+        Value row = clampRow(e.add(c0, t));
+        Value d = clampChannel(e.add(d0, c));
+        return memref::LoadOp::create(e.b, source, ValueRange{batch, row, d})
+            .getResult();
+      });
+    };
+    auto perState = [&](Value source) {
+      return round().fetch(
+          l.chunkL, l.groupSpan * p.state, [&](Value t, Value r) {
+            Value slotOfGroup = e.div(r, e.index(p.state));
+            Value g =
+                e.min(e.add(firstGroup, slotOfGroup), e.index(p.groups - 1));
+            Value n = arith::RemUIOp::create(e.b, r, e.index(p.state));
+            Value row = clampRow(e.add(c0, t));
+            return memref::LoadOp::create(e.b, source,
+                                          ValueRange{batch, row, g, n})
+                .getResult();
+          });
+    };
+    SmallVector<Value> out = perChannel(buf.delta);
+    out.append(perChannel(buf.u));
+    out.append(perState(buf.b));
+    out.append(perState(buf.c));
+    if (buf.z)
+      out.append(perChannel(buf.z));
+    return out;
+  }
+
+  /// Stages the chunk from step c0 from its fetched values: dt =
+  /// softplus(delta + bias) and u per channel, B and C per state of the
+  /// groups from `firstGroup`; dt and u zero past the sequence.
+  void stage(Value c0, ValueRange fetched) {
     Value zeroF = e.constF32(0.0f);
-    auto perChannel = [&](Value source, Value target, bool isDelta) {
+    int64_t perChannel = channelCount(), perState = stateCount();
+    auto channelStage = [&](ValueRange values, Value target, bool isDelta) {
       round().forEach(
           l.chunkL, l.blockD,
-          [&](int64_t, Value t, Value c) -> Value {
-            Value row = e.add(c0, t);
-            Value d = clampChannel(e.add(d0, c));
-            Value v = e.toF32(memref::LoadOp::create(
-                e.b, source, ValueRange{batch, clampRow(row), d}));
+          [&](int64_t k, Value t, Value c) -> Value {
+            Value v = e.toF32(values[k]);
             if (isDelta) {
-              if (buf.deltaBias)
+              if (buf.deltaBias) {
+                Value d = clampChannel(e.add(d0, c));
                 v = e.fadd(v, memref::LoadOp::create(e.b, buf.deltaBias, d));
+              }
               if (p.softplus)
                 v = scanSoftplus(e, v);
             }
-            return e.select(inSequence(row), v, zeroF);
+            return e.select(inSequence(e.add(c0, t)), v, zeroF);
           },
           [&](Value t, Value c, Value v) {
-            Value i = stagePos(c, t);
-            memref::StoreOp::create(e.b, v, target, i);
+            memref::StoreOp::create(e.b, v, target, stagePos(c, t));
           });
     };
-    perChannel(buf.delta, dtS, /*isDelta=*/true);
-    perChannel(buf.u, uyS, /*isDelta=*/false);
+    channelStage(fetched.take_front(perChannel), dtS, /*isDelta=*/true);
+    channelStage(fetched.slice(perChannel, perChannel), uyS,
+                 /*isDelta=*/false);
     int64_t width = l.groupSpan * p.state;
-    for (auto [source, target] : {std::pair(buf.b, bS), std::pair(buf.c, cS)})
+    int64_t offset = 2 * perChannel;
+    for (Value target : {bS, cS}) {
+      ValueRange values = fetched.slice(offset, perState);
+      offset += perState;
       round().forEach(
           l.chunkL, width,
-          [&, source = source](int64_t, Value t, Value r) -> Value {
-            Value g = e.min(e.add(firstGroup, e.div(r, e.index(p.state))),
-                            e.index(p.groups - 1));
-            Value n = arith::RemUIOp::create(e.b, r, e.index(p.state));
-            Value row = clampRow(e.add(c0, t));
-            return e.toF32(memref::LoadOp::create(
-                e.b, source, ValueRange{batch, row, g, n}));
-          },
-          [&, target = target](Value t, Value r, Value v) {
-            Value i = stagePos(r, t);
-            memref::StoreOp::create(e.b, v, target, i);
+          [&](int64_t k, Value, Value) { return e.toF32(values[k]); },
+          [&](Value t, Value r, Value v) {
+            memref::StoreOp::create(e.b, v, target, stagePos(r, t));
           });
+    }
   }
 
   /// The subgroup lane `off` before this one (clamped to 0; only read
@@ -249,10 +302,11 @@ private:
 
   /// y (with the D skip) times silu(z), stored for the chunk's steps and
   /// the block's channels inside the problem.
-  void output(Value c0) {
+  void output(Value c0, ValueRange zs) {
     round().forEach(
-        l.chunkL, l.blockD, [&](int64_t, Value, Value) { return Value(); },
-        [&](Value t, Value c, Value) {
+        l.chunkL, l.blockD,
+        [&](int64_t k, Value, Value) { return zs.empty() ? Value() : zs[k]; },
+        [&](Value t, Value c, Value zv) {
           Value d = e.add(d0, c);
           Value row = e.add(c0, t);
           Value inChannel = arith::CmpIOp::create(
@@ -261,10 +315,8 @@ private:
           emitIf(e, inside, [&] {
             Value i = stagePos(c, t);
             Value y = memref::LoadOp::create(e.b, uyS, i);
-            if (buf.z)
-              y = siluGate(e, y,
-                           memref::LoadOp::create(e.b, buf.z,
-                                                  ValueRange{batch, row, d}));
+            if (zv)
+              y = siluGate(e, y, zv);
             Type outType = cast<MemRefType>(buf.y.getType()).getElementType();
             memref::StoreOp::create(e.b, e.fromF32(y, outType), buf.y,
                                     ValueRange{batch, row, d});
