@@ -30,6 +30,22 @@ yardstick.
 
 Threads: ejk gets EJK_NUM_THREADS = --threads; XLA runs pinned
 (taskset) to as many cores.
+
+On a machine without MLIR (the device machine's quiet CPU), two steps:
+
+    python3 bench/paged.py --prepare DIR [--workloads ...]   # here
+    python3 DIR/paged.py --artifacts DIR --threads 2 ...      # there
+
+--prepare compiles each workload with ejkc into DIR/<workload>/ and copies
+this script, ejk-bench-run, ejk-cpu-peak and the runtime library into DIR;
+--artifacts draws the same arrays there (numpy, seed 0), times each
+artifact with ejk-bench-run (median of --runs after two warm-ups, pinned
+with taskset to the first --threads CPUs) and measures the read rate with
+ejk-cpu-peak, pinned alike, twice: over 2 GiB (DRAM) and over the
+workload's own footprint (KV cache size, rounded up to a MiB), since a
+cache of tens of MiB stays in a large L3 between runs (the device
+machine's Xeon reports 300 MiB).  decode-paged-b32 (1 GiB of f32 KV)
+reads beyond any L3.
 """
 import argparse, json, os, re, subprocess, sys, tempfile, time
 
@@ -44,7 +60,13 @@ WORKLOADS = {
     "decode-paged-f16": (1, 32, 8, 128, 4096, 16, "f16", "head_major"),
     "decode-paged-token-major": (1, 32, 8, 128, 4096, 16, "f32", "token_major"),
     "decode-paged-b8": (8, 32, 8, 128, 1024, 16, "f32", "head_major"),
+    # Beyond a 300 MiB L3 (only with --workloads; the default list is the
+    # build machine's).
+    "decode-paged-b32": (32, 32, 8, 128, 4096, 16, "f32", "head_major"),
 }
+# The dense decode-gqa of WORKLOADS.md (B1 Sq1 Hq32 Hkv8 Sk4096 D128): id:
+# element type. Timed on --random-inputs (no array files).
+DENSE_WORKLOADS = {"decode-gqa": "f32", "decode-gqa-f16": "f16"}
 NP = {"f32": np.float32, "f16": np.float16}
 # id: (decodes, decode context, prefills, prefill length, heads, kv heads,
 #      head dim, page size)
@@ -198,13 +220,20 @@ def tensor(shape, dtype):
     return "tensor<" + "x".join(map(str, shape)) + f"x{dtype}>"
 
 
-def arrays(spec):
+def arrays(spec, empty=False):
+    """The workload's arrays; with `empty`, unfilled ones of the same shapes
+    and types (np.empty touches no memory: enough to write the IR)."""
     b, h, hkv, d, ctx, page, cdt, layout = spec
-    rng = np.random.default_rng(0)
     pages_per_seq = ctx // page
     pages = b * pages_per_seq
     cache_shape = ((pages, hkv, page, d) if layout == "head_major"
                    else (pages, page, hkv, d))
+    if empty:
+        return (np.empty((b, h, d), np.float32),
+                np.empty(cache_shape, NP[cdt]), np.empty(cache_shape, NP[cdt]),
+                np.empty((b,), np.int32),
+                np.empty((b, pages_per_seq), np.int32))
+    rng = np.random.default_rng(0)
     q = rng.standard_normal((b, h, d), dtype=np.float32)
     kc = rng.standard_normal(cache_shape, dtype=np.float32).astype(NP[cdt])
     vc = rng.standard_normal(cache_shape, dtype=np.float32).astype(NP[cdt])
@@ -228,10 +257,10 @@ def paged_ir(spec, arrs):
             f"  return %o : {out}\n}}\n")
 
 
-def dense_ir(spec):
+def dense_ir(spec, dtype="f32"):
     b, h, hkv, d, ctx = spec[:5]
-    q = tensor((b, 1, h, d), "f32")
-    kv = tensor((b, ctx, hkv, d), "f32")
+    q = tensor((b, 1, h, d), dtype)
+    kv = tensor((b, ctx, hkv, d), dtype)
     return (f"func.func @main(%q: {q}, %k: {kv}, %v: {kv}) -> {q} {{\n"
             f"  %o = ejk.flash_attention %q, %k, %v : {q}, {kv}, {kv} -> {q}\n"
             f"  return %o : {q}\n}}\n")
@@ -351,16 +380,147 @@ def decode_row(wid, bindir, args):
     return row
 
 
+def paged_traffic(spec, arrs):
+    """Compulsory bytes of a paged decode: every token's K and V once, the
+    queries and outputs (f32), the block tables."""
+    b, h, hkv, d, ctx, page, cdt, layout = spec
+    return (2 * b * hkv * ctx * d * np.dtype(NP[cdt]).itemsize
+            + 2 * b * h * d * 4 + arrs[4].nbytes)
+
+
+def dense_spec(wid):
+    return WORKLOADS["decode-paged"][:5], DENSE_WORKLOADS[wid]
+
+
+def dense_traffic(wid):
+    (b, h, hkv, d, ctx), dt = dense_spec(wid)
+    e = 2 if dt == "f16" else 4
+    return 2 * b * ctx * hkv * d * e + 2 * b * h * d * e
+
+
+def prepare(args):
+    """Compiles every workload into args.prepare/<id>/ (ejkc here) and copies
+    what the device machine needs to time them without MLIR."""
+    import shutil
+    out = os.path.abspath(args.prepare)
+    os.makedirs(out, exist_ok=True)
+    for wid in args.workloads.split(","):
+        if wid in DENSE_WORKLOADS:
+            spec, dt = dense_spec(wid)
+            ir = dense_ir(spec, dt)
+        else:
+            ir = paged_ir(WORKLOADS[wid], arrays(WORKLOADS[wid], empty=True))
+        src = os.path.join(out, wid + ".mlir")
+        open(src, "w").write(ir)
+        shutil.rmtree(os.path.join(out, wid), ignore_errors=True)
+        subprocess.run([os.path.join(args.build, "bin", "ejkc"), src, "-o",
+                        os.path.join(out, wid)], check=True,
+                       stdout=subprocess.DEVNULL)
+    for f in ("bin/ejk-bench-run", "bin/ejk-cpu-peak",
+              "lib/Runtime/libejk_runtime.so.1"):
+        shutil.copy(os.path.realpath(os.path.join(args.build, f)),
+                    os.path.join(out, os.path.basename(f)))
+    shutil.copy(os.path.abspath(__file__), os.path.join(out, "paged.py"))
+    open(os.path.join(out, "workloads"), "w").write(args.workloads)
+
+
+def pinned(threads):
+    return ["taskset", "-c", ",".join(map(str, range(threads)))]
+
+
+def peak_gbs(tool, threads, mib):
+    r = subprocess.run(pinned(threads) + [tool, str(threads), str(mib)],
+                       capture_output=True, text=True, check=True)
+    return json.loads(r.stdout)["read_gbps"]
+
+
+def bench_artifact(art, wid, inputs, runs, threads):
+    runner = os.path.join(art, "ejk-bench-run")
+    argv = pinned(threads) + [runner, os.path.join(art, wid, wid + ".json"),
+                              "--device", "cpu", "--entry", "main",
+                              "--runs", str(runs), "--warmup", "2"]
+    for path in inputs:
+        argv += ["--input", path]
+    env = dict(os.environ, EJK_NUM_THREADS=str(threads),
+               LD_LIBRARY_PATH=art + ":" + os.environ.get("LD_LIBRARY_PATH", ""))
+    r = subprocess.run(argv, capture_output=True, text=True, env=env)
+    m = re.search(r"median ([0-9.]+) ms, min ([0-9.]+) ms", r.stdout)
+    if not m:
+        raise RuntimeError(f"{wid}: ejk-bench-run failed: "
+                           + (r.stderr or r.stdout)[-500:])
+    return float(m.group(1)), float(m.group(2))
+
+
+def run_artifacts(args):
+    """The device half: times the prepared artifacts against the read rate
+    measured around them, pinned to the first T CPUs for each T of
+    --threads (the arrays drawn once per workload)."""
+    art = os.path.abspath(args.artifacts)
+    peak = os.path.join(art, "ejk-cpu-peak")
+    wids = open(os.path.join(art, "workloads")).read().split(",")
+    counts = [int(t) for t in str(args.threads).split(",")]
+    dram = {t: [peak_gbs(peak, t, 2048)] for t in counts}
+    rows = []
+    for wid in wids:
+        with tempfile.TemporaryDirectory() as work:
+            inputs = []
+            if wid in DENSE_WORKLOADS:
+                traffic = dense_traffic(wid)
+            else:
+                arrs = arrays(WORKLOADS[wid])
+                traffic = paged_traffic(WORKLOADS[wid], arrs)
+                for i, a in enumerate(arrs):
+                    inputs.append(os.path.join(work, f"in{i}.npy"))
+                    np.save(inputs[-1], a)
+                del arrs
+            for threads in counts:
+                med, mn = bench_artifact(art, wid, inputs, args.runs, threads)
+                # The read rate over the same footprint, right after.
+                same = peak_gbs(peak, threads,
+                                max(1, -(-traffic // (1 << 20))))
+                gbs = traffic / (med * 1e-3) / 1e9
+                rows.append({"threads": threads, "workload": wid,
+                             "ejk_median_ms": med, "ejk_min_ms": mn,
+                             "ejk_gbs": gbs,
+                             "footprint_mib": traffic / (1 << 20),
+                             "read_gbs_footprint": same,
+                             "pct_of_footprint_read": 100 * gbs / same})
+                print(json.dumps(rows[-1]), flush=True)
+    for t in counts:
+        dram[t].append(peak_gbs(peak, t, 2048))
+        print(json.dumps({"threads": t, "read_gbs_dram_before_after":
+                          dram[t]}), flush=True)
+    print("threads workload ms(median) GB/s | %footprint-read(GB/s) "
+          "| %DRAM-read(GB/s, best of before/after)")
+    for r in rows:
+        r["read_gbs_dram"] = max(dram[r["threads"]])
+        r["pct_of_dram_read"] = 100 * r["ejk_gbs"] / r["read_gbs_dram"]
+        print(f"{r['threads']} {r['workload']} {r['ejk_median_ms']:.3f} "
+              f"{r['ejk_gbs']:.1f} | {r['pct_of_footprint_read']:.0f}% "
+              f"({r['read_gbs_footprint']:.1f}) | {r['pct_of_dram_read']:.0f}% "
+              f"({r['read_gbs_dram']:.1f})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--runs", type=int, default=20)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", default="2")
     ap.add_argument("--workloads",
                     default=",".join(list(WORKLOADS) + list(RAGGED_WORKLOADS)
                                      + ["unified-mixed"] + list(DECODE_WORKLOADS)))
     ap.add_argument("--no-peer", action="store_true")
+    ap.add_argument("--prepare", metavar="DIR",
+                    help="compile the workloads into DIR for --artifacts")
+    ap.add_argument("--artifacts", metavar="DIR",
+                    help="time DIR's prepared workloads (no MLIR needed); "
+                         "--threads may list several counts, 1,2,8")
     args = ap.parse_args()
+    if args.prepare:
+        return prepare(args)
+    if args.artifacts:
+        return run_artifacts(args)
+    args.threads = int(args.threads)
     bindir = os.path.join(args.build, "bin")
     before = read_gbs(bindir, args.threads)
     rows = []
@@ -378,8 +538,7 @@ def main():
         spec = WORKLOADS[wid]
         arrs = arrays(spec)
         b, h, hkv, d, ctx, page, cdt, layout = spec
-        traffic = (2 * b * hkv * ctx * d * np.dtype(NP[cdt]).itemsize
-                   + 2 * b * h * d * 4 + arrs[4].nbytes)
+        traffic = paged_traffic(spec, arrs)
         with tempfile.TemporaryDirectory() as work:
             med, mn = ejk_time(bindir, paged_ir(spec, arrs), arrs, args.runs,
                                args.threads, work)

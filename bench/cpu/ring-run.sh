@@ -11,10 +11,15 @@
 #  3. the baseline: ejk's flash attention over the whole sequence, one
 #     thread (ejk-bench-run on the `full` entry), best of 2;
 #  4. the ring on RANKS ranks (zigzag, --bind-to core), best of $REPEAT, with
-#     per-step stats: EJK_RING_POLL_US=0 (the wait spins in MPI_Waitall, as
-#     before) and the default (polls every 100 us, asleep between);
+#     per-step stats, in $RING_VARIANTS (environment settings, space
+#     separated; `default` is none): by default the direct path polling
+#     every 100 us, polling every 1000 us, and EJK_RING_DIRECT=0 (the
+#     blocks' operands and outputs copied through host buffers, as before);
 #  5. ejKernel's XLA ring_attention under shard_map on RANKS JAX host
-#     devices (xla-ring.py), same shape, if its wheels are in DIR/whl.
+#     devices (xla-ring.py), same shape, if its wheels are in DIR/whl;
+#  6. if DIR/paged exists (ring.sh prepare puts it there): CPU paged and
+#     dense decode against the read rate, pinned to 1, 2 and 8 CPUs
+#     (bench/paged.py --artifacts; docs/ops/paged.md).
 set -u
 cd "$(dirname "$0")"
 HERE=$(pwd)
@@ -46,7 +51,7 @@ summary() { # FILE: the bench line and the dispatch line on one line
 }
 echo "== control: $zz alone on each of CPUs $CORES in turn"
 for c in $CORES; do
-  bench "$c" "$zz" 3 > "$TMP/alone-$c.txt" 2>&1
+  bench "$c" "$zz" 2 > "$TMP/alone-$c.txt" 2>&1
   echo "cpu $c alone: $(summary "$TMP/alone-$c.txt")"
 done
 echo "== control: $zz in $RANKS processes at once, one per CPU (no MPI)"
@@ -70,11 +75,11 @@ echo "== baseline: flash attention B1 S$SEQ H16 D128 causal f32, 1 thread (CPU $
 taskset -c "${CORES%% *}" ./ejk-bench-run art/ringbench.json --device cpu \
   --entry full --runs 2 --warmup 0 --dispatch-times
 
-for poll in 0 default; do
-  echo "== ring: $RANKS ranks x 1 thread, zigzag, --bind-to core, EJK_RING_POLL_US=$poll"
+for variant in ${RING_VARIANTS:-default EJK_RING_POLL_US=1000 EJK_RING_DIRECT=0}; do
+  echo "== ring: $RANKS ranks x 1 thread, zigzag, --bind-to core, $variant"
   env=()
-  [ "$poll" != default ] && env=(-x EJK_RING_POLL_US=$poll)
-  EJK_RING_POLL_US=${poll/default/100} timeout 120 mpirun --bind-to core \
+  [ "$variant" != default ] && env=(-x "$variant")
+  timeout 120 mpirun --bind-to core \
     --report-bindings "${env[@]}" -x EJK_NUM_THREADS -np "$RANKS" \
     ./ejk-ring-run art/ringbench.json --entry ring --layout zigzag --random 7 \
     --repeat "$REPEAT" --stats 2>&1 |
@@ -86,4 +91,10 @@ if [ -d whl ] && ls whl/*.whl > /dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
     --upgrade --target /tmp/site whl/*.whl && export PYTHONPATH=/tmp/site
   PYTHONUNBUFFERED=1 timeout 110 python3 xla-ring.py "$RANKS" "$SEQ" 16 128
+fi
+
+if [ -d paged ]; then
+  echo "== CPU decode (issue 17): paged and dense decode against the read rate"
+  PYTHONUNBUFFERED=1 timeout 150 python3 paged/paged.py --artifacts paged \
+    --threads ${PAGED_THREADS:-1,2,8} --runs ${PAGED_RUNS:-30}
 fi

@@ -14,7 +14,9 @@
 #           entries (HEADS 16, DIM 128) into DIR/art and copies ejk-ring-run,
 #           ejk-bench-run, the runtime libraries, Open MPI's Debian packages,
 #           ejKernel's wheels (from $WHEELS, if set) and the device-side
-#           scripts (bench/cpu/ring-run.sh as DIR/run.sh, xla-ring.py);
+#           scripts (bench/cpu/ring-run.sh as DIR/run.sh, xla-ring.py), and
+#           bench/paged.py's CPU decode artifacts in DIR/paged (NO_PAGED=1
+#           leaves them out; they need $EJK_PYTHON with numpy);
 #   there:  bash DIR/run.sh (carrying DIR): topology, the all-core control,
 #           baseline, ring and ejKernel's XLA ring (see ring-run.sh).
 set -euo pipefail
@@ -64,6 +66,12 @@ if [ "${1:-}" = prepare ]; then
   source "$ROOT/bench/mpi-debs.sh"
   mpi_debs_download "$DIR"
   cp "$ROOT/bench/mpi-debs.sh" "$DIR/"
+  # CPU decode (issue 17) rides along: bench/paged.py's artifacts.
+  if [ -z "${NO_PAGED:-}" ]; then
+    rm -rf "$DIR/paged"
+    "$PY" "$ROOT/bench/paged.py" --build "$(dirname "$BIN")" --prepare "$DIR/paged" \
+      --workloads "${PAGED_WORKLOADS:-decode-paged,decode-paged-f16,decode-paged-token-major,decode-paged-b8,decode-paged-b32,decode-gqa,decode-gqa-f16}" > /dev/null
+  fi
   du -sh "$DIR"
   exit 0
 fi

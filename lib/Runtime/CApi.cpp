@@ -473,6 +473,21 @@ ejk_status ejk_buffer_size(ejk_buffer *bufferHandle, size_t *bytes) {
   });
 }
 
+ejk_status ejk_buffer_host_pointer(ejk_buffer *bufferHandle, void **pointer) {
+  return guarded(__func__, [&](const char *function) {
+    EJK_CHECK_ARG(pointer);
+    *pointer = nullptr;
+    EJK_RESOLVE(Buffer, buffer, bufferHandle);
+    if (buffer->vulkan())
+      return report(
+          Status(EJK_ERROR_UNAVAILABLE,
+                 "ejk_buffer_host_pointer: a Vulkan buffer has no host pointer "
+                 "(use ejk_buffer_upload/ejk_buffer_download)"));
+    *pointer = buffer->data();
+    return EJK_OK;
+  });
+}
+
 ejk_status ejk_buffer_destroy(ejk_buffer *buffer) {
   return guarded(__func__, [&](const char *function) {
     return destroy<Buffer>(function, "buffer", buffer);

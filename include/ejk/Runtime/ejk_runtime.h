@@ -245,6 +245,16 @@ EJK_RUNTIME_EXPORT ejk_status ejk_buffer_download(ejk_buffer *buffer, void *dst,
 EJK_RUNTIME_EXPORT ejk_status ejk_buffer_size(ejk_buffer *buffer,
                                               size_t *bytes);
 
+/** The buffer's memory as a host pointer, where the device's buffers are
+ *  host memory (the CPU device): *pointer stays valid until the buffer is
+ *  destroyed, and reading or writing it is reading or writing the buffer,
+ *  with no copy (what an MPI transfer or a host-side merge needs). The
+ *  caller must not touch it while an invocation using the buffer runs. On
+ *  a Vulkan device EJK_ERROR_UNAVAILABLE (*pointer NULL): copy with
+ *  ejk_buffer_upload/ejk_buffer_download. */
+EJK_RUNTIME_EXPORT ejk_status ejk_buffer_host_pointer(ejk_buffer *buffer,
+                                                      void **pointer);
+
 /** Registers [pointer, pointer + bytes) of the caller's host memory with
  *  the device, as cudaHostRegister does: an upload whose source or a
  *  download whose destination lies wholly inside a registered range is then

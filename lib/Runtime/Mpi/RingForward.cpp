@@ -77,6 +77,56 @@ void registerShardBuffers(ejk_ring &ring, size_t kBytes, size_t vBytes,
   }
 }
 
+/// The buffer's memory on the host (a CPU device's buffer), or null.
+unsigned char *hostPointer(ejk_buffer *buffer) {
+  void *pointer = nullptr;
+  if (!buffer || ejk_buffer_host_pointer(buffer, &pointer) != EJK_OK)
+    return nullptr;
+  return static_cast<unsigned char *>(pointer);
+}
+
+/// Where a CPU ring reads and writes in place (docs/ops/ring.md, "The
+/// direct path"): MPI receives the next shard straight into the other
+/// slot's key/value buffers and sends from the current one's (the caller's
+/// at step 0), and the merge reads a block's output and lse buffers. No
+/// staging copy and no read-back; `on` is false on a Vulkan device or with
+/// EJK_RING_DIRECT=0 (copies through host buffers, as on Vulkan).
+struct Direct {
+  bool on = false;
+  unsigned char *key = nullptr, *value = nullptr, *query = nullptr,
+                *queryHalf = nullptr;
+  struct Slot {
+    unsigned char *key = nullptr, *value = nullptr, *keyHalf = nullptr,
+                  *valueHalf = nullptr;
+  } slots[2];
+};
+
+Direct directPointers(const ejk_ring &ring, ejk_buffer *query, ejk_buffer *key,
+                      ejk_buffer *value) {
+  Direct d;
+  const char *env = std::getenv("EJK_RING_DIRECT");
+  if (env && std::strcmp(env, "0") == 0)
+    return d;
+  d.key = hostPointer(key);
+  d.value = hostPointer(value);
+  d.query = hostPointer(query);
+  d.queryHalf = hostPointer(ring.queryHalf);
+  bool ok = d.key && d.value && d.query &&
+            (d.queryHalf || !ring.entries.zigzagBlocks);
+  for (int i = 0; i < 2; ++i) {
+    const ejk_ring::Slot &slot = ring.slots[i];
+    Direct::Slot &p = d.slots[i];
+    p.key = hostPointer(slot.key);
+    p.value = hostPointer(slot.value);
+    p.keyHalf = hostPointer(slot.keyHalf);
+    p.valueHalf = hostPointer(slot.valueHalf);
+    ok = ok && p.key && p.value &&
+         ((p.keyHalf && p.valueHalf) || !ring.entries.zigzagBlocks);
+  }
+  d.on = ok;
+  return d;
+}
+
 } // namespace
 
 extern "C" {
@@ -140,7 +190,9 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
   // H200 machine).
   ejk_ring::HostBuffers &host = ring->host;
   const size_t oBytes = size_t(batch * seq * ring->heads * ring->headDimV * e);
-  registerShardBuffers(*ring, size_t(kBytes), size_t(vBytes), oBytes);
+  const Direct direct = directPointers(*ring, query, key, value);
+  if (!direct.on)
+    registerShardBuffers(*ring, size_t(kBytes), size_t(vBytes), oBytes);
   host.accO.resize(size_t(ring->oElems()));
   host.accL.resize(size_t(ring->lElems()));
   parallelFor(ring->oElems(), ring->threads, [&](int64_t from, int64_t to) {
@@ -163,10 +215,12 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
   /// its queries. They are read while block 0 runs (on the rank's own
   /// shard, which stays on the device).
   auto readOwnShard = [&] {
-    record(ejk_buffer_download(key, keyCur.data(), keyCur.size(), 0),
-           "ejk_ring_run: reading 'key'");
-    record(ejk_buffer_download(value, valueCur.data(), valueCur.size(), 0),
-           "ejk_ring_run: reading 'value'");
+    if (!direct.on) {
+      record(ejk_buffer_download(key, keyCur.data(), keyCur.size(), 0),
+             "ejk_ring_run: reading 'key'");
+      record(ejk_buffer_download(value, valueCur.data(), valueCur.size(), 0),
+             "ejk_ring_run: reading 'value'");
+    }
     if (segments)
       record(ejk_buffer_download(kvSegments, segCur.data(), segCur.size(), 0),
              "ejk_ring_run: reading 'kv_segment_ids'");
@@ -175,14 +229,19 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
       return;
     // Only the second half of each batch's rows is read.
     int64_t qRow = ring->heads * ring->headDim * e;
-    Bytes qHalf(size_t(batch * half * qRow));
-    for (int64_t b = 0; b < batch && status == EJK_OK; ++b)
-      record(ejk_buffer_download(query, qHalf.data() + b * half * qRow,
-                                 size_t(half * qRow),
-                                 size_t((b * seq + half) * qRow)),
-             "ejk_ring_run: reading 'query'");
-    record(ejk_buffer_upload(ring->queryHalf, qHalf.data(), qHalf.size(), 0),
-           "ejk_ring_run: staging the query half");
+    if (direct.on) {
+      copyRows(direct.queryHalf, direct.query, batch, seq, half, half, 0, half,
+               qRow);
+    } else {
+      Bytes qHalf(size_t(batch * half * qRow));
+      for (int64_t b = 0; b < batch && status == EJK_OK; ++b)
+        record(ejk_buffer_download(query, qHalf.data() + b * half * qRow,
+                                   size_t(half * qRow),
+                                   size_t((b * seq + half) * qRow)),
+               "ejk_ring_run: reading 'query'");
+      record(ejk_buffer_upload(ring->queryHalf, qHalf.data(), qHalf.size(), 0),
+             "ejk_ring_run: staging the query half");
+    }
     if (!segments)
       return;
     // The q ids are on the host already (read before block 0).
@@ -235,10 +294,22 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
     plan.lse = slot.lse;
     plan.rows = seq;
     if (block == Block::ZigzagKv) {
-      stageRows(slot.keyHalf, k, scratchK, half, ring->kRowBytes());
-      stageRows(slot.valueHalf, v, scratchV, half, ring->vRowBytes());
       plan.entry = ring->blockName("zzkv");
       plan.inputs = {query, slot.keyHalf, slot.valueHalf};
+      if (direct.on && batch == 1) {
+        // The first half of the rows is the front of the shard: the block
+        // reads the shard's buffers (larger than it needs) in place.
+        plan.inputs = {query, slot.key, slot.value};
+      } else if (direct.on) {
+        const Direct::Slot &p = direct.slots[step % 2];
+        copyRows(p.keyHalf, p.key, batch, seq, half, 0, 0, half,
+                 ring->kRowBytes());
+        copyRows(p.valueHalf, p.value, batch, seq, half, 0, 0, half,
+                 ring->vRowBytes());
+      } else {
+        stageRows(slot.keyHalf, k, scratchK, half, ring->kRowBytes());
+        stageRows(slot.valueHalf, v, scratchV, half, ring->vRowBytes());
+      }
       if (segments) {
         stageRows(slot.kvSegmentsHalf, s, host.scratchS, half, 4);
         plan.inputs.push_back(qSegments);
@@ -249,8 +320,11 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
     // The rank's own shard is on the device already: the caller's.
     ejk_buffer *kb = key, *vb = value, *sb = kvSegments;
     if (source != rank) {
-      stageRows(slot.key, k, scratchK, seq, ring->kRowBytes());
-      stageRows(slot.value, v, scratchV, seq, ring->vRowBytes());
+      // The direct path received the shard into the slot already.
+      if (!direct.on) {
+        stageRows(slot.key, k, scratchK, seq, ring->kRowBytes());
+        stageRows(slot.value, v, scratchV, seq, ring->vRowBytes());
+      }
       kb = slot.key;
       vb = slot.value;
       if (segments) {
@@ -281,15 +355,30 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
     }
     return plan;
   };
-  /// Reads a finished plan's output and lse back into partO/partL.
+  /// A finished plan's output and lse on the host: read back into
+  /// partO/partL, or (the direct path) the block's buffers themselves.
+  struct Part {
+    const unsigned char *output = nullptr;
+    const float *lse = nullptr;
+  };
   auto readBack = [&](const Plan &plan) {
+    Part part;
+    if (direct.on) {
+      part.output = hostPointer(plan.output);
+      part.lse = reinterpret_cast<const float *>(hostPointer(plan.lse));
+      return part;
+    }
     partO.resize(size_t(batch * plan.rows * ring->heads * ring->headDimV * e));
     partL.resize(size_t(batch * ring->heads * plan.rows));
     record(ejk_buffer_download(plan.output, partO.data(), partO.size(), 0),
            "ejk_ring_run: block output");
     record(ejk_buffer_download(plan.lse, partL.data(), partL.size() * 4, 0),
            "ejk_ring_run: block lse");
-    return status == EJK_OK;
+    if (status == EJK_OK) {
+      part.output = partO.data();
+      part.lse = partL.data();
+    }
+    return part;
   };
 
   // Step t: start block t; while it runs, send shard t on and receive
@@ -328,13 +417,26 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
     MPI_Request requests[6];
     int numRequests = 0;
     if (step + 1 < n) {
-      MPI_Irecv(keyNext.data(), int(kBytes), MPI_BYTE, prev, 0, comm.comm,
+      // The direct path sends the shard from where the block reads it and
+      // receives the next into the other slot (its block finished last
+      // step).
+      const Direct::Slot &from = direct.slots[step % 2],
+                         &into = direct.slots[(step + 1) % 2];
+      unsigned char *sendK = keyCur.data(), *sendV = valueCur.data(),
+                    *recvK = keyNext.data(), *recvV = valueNext.data();
+      if (direct.on) {
+        sendK = step == 0 ? direct.key : from.key;
+        sendV = step == 0 ? direct.value : from.value;
+        recvK = into.key;
+        recvV = into.value;
+      }
+      MPI_Irecv(recvK, int(kBytes), MPI_BYTE, prev, 0, comm.comm,
                 &requests[numRequests++]);
-      MPI_Irecv(valueNext.data(), int(vBytes), MPI_BYTE, prev, 1, comm.comm,
+      MPI_Irecv(recvV, int(vBytes), MPI_BYTE, prev, 1, comm.comm,
                 &requests[numRequests++]);
-      MPI_Isend(keyCur.data(), int(kBytes), MPI_BYTE, next, 0, comm.comm,
+      MPI_Isend(sendK, int(kBytes), MPI_BYTE, next, 0, comm.comm,
                 &requests[numRequests++]);
-      MPI_Isend(valueCur.data(), int(vBytes), MPI_BYTE, next, 1, comm.comm,
+      MPI_Isend(sendV, int(vBytes), MPI_BYTE, next, 1, comm.comm,
                 &requests[numRequests++]);
       if (segments) {
         MPI_Irecv(segNext.data(), int(sBytes), MPI_BYTE, prev, kSegmentTag,
@@ -348,13 +450,15 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
     uint64_t mergeNs = 0;
     if (!previous.entry.empty()) {
       uint64_t readStart = nowNs();
-      if (readBack(previous))
-        merger = std::thread([&, begin = previous.rowBegin,
-                              rows = previous.rows] {
-          uint64_t m0 = nowNs();
-          mergeBlock(accO, accL, partO, partL, ring->mergeShape(), begin, rows);
-          mergeNs = since(m0);
-        });
+      Part part = readBack(previous);
+      if (part.output && part.lse)
+        merger = std::thread(
+            [&, part, begin = previous.rowBegin, rows = previous.rows] {
+              uint64_t m0 = nowNs();
+              mergeBlock(accO, accL, part.output, part.lse, ring->mergeShape(),
+                         begin, rows);
+              mergeNs = since(m0);
+            });
       st.staging_ns += since(readStart);
     }
     // MPI moves a large message inside its calls: wait here, on this
@@ -411,11 +515,11 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
   if (!previous.entry.empty()) {
     ejk_ring_stats &last = ring->steps.back();
     uint64_t r0 = nowNs();
-    bool read = readBack(previous);
+    Part part = readBack(previous);
     last.staging_ns += since(r0);
     uint64_t m0 = nowNs();
-    if (read)
-      mergeBlock(accO, accL, partO, partL, ring->mergeShape(),
+    if (part.output && part.lse)
+      mergeBlock(accO, accL, part.output, part.lse, ring->mergeShape(),
                  previous.rowBegin, previous.rows);
     last.merge_ns += since(m0);
     last.host_ns += since(r0);
@@ -434,13 +538,19 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
           agreeAcrossRanks(comm, status, message,
                            "ejk_ring_run: ring attention failed on rank", ""))
     return agreed;
-  Bytes &out = host.out;
-  out.resize(size_t(ring->oElems() * e));
-  parallelFor(ring->oElems(), ring->threads, [&](int64_t from, int64_t to) {
-    for (int64_t i = from; i < to; ++i)
-      storeFloat(out.data(), ring->dtype, i, accO[size_t(i)]);
-  });
-  if (ejk_status s = ejk_buffer_upload(output, out.data(), out.size(), 0))
+  // An f32 result is the output as it stands; f16/bf16 are rounded once.
+  const void *result = accO.data();
+  if (ring->dtype != EJK_DTYPE_F32) {
+    Bytes &out = host.out;
+    out.resize(size_t(ring->oElems() * e));
+    parallelFor(ring->oElems(), ring->threads, [&](int64_t from, int64_t to) {
+      for (int64_t i = from; i < to; ++i)
+        storeFloat(out.data(), ring->dtype, i, accO[size_t(i)]);
+    });
+    result = out.data();
+  }
+  if (ejk_status s =
+          ejk_buffer_upload(output, result, size_t(ring->oElems() * e), 0))
     return failFromRuntime(s, "ejk_ring_run: writing 'output'");
   if (lse)
     if (ejk_status s = ejk_buffer_upload(lse, accL.data(), accL.size() * 4, 0))

@@ -54,11 +54,11 @@ int usableCpus() {
 }
 
 void mergeBlock(std::vector<float> &accO, std::vector<float> &accL,
-                const Bytes &partO, const std::vector<float> &partL,
+                const unsigned char *partO, const float *partL,
                 const MergeShape &shape, int64_t begin, int64_t rows) {
   int64_t heads = shape.heads, dv = shape.headDimV, seq = shape.seq;
   ejk_dtype dtype = shape.dtype;
-  const unsigned char *part = partO.data();
+  const unsigned char *part = partO;
   parallelFor(shape.batch * rows, shape.threads, [&](int64_t from, int64_t to) {
     for (int64_t row = from; row < to; ++row) {
       int64_t b = row / rows, i = row % rows;

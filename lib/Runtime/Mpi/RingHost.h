@@ -59,10 +59,12 @@ struct MergeShape {
 };
 
 /// accO/accL (rows [begin, begin + rows) of the running result) merged with
-/// a block's output (`shape.dtype`) and lse of `rows` rows, in the log
-/// domain, on `shape.threads` threads.
+/// a block's output `partO` (`shape.dtype`, [B, rows, heads, headDimV]) and
+/// lse `partL` ([B, heads, rows]), in the log domain, on `shape.threads`
+/// threads. The block's arrays are host copies or, on a CPU device, the
+/// block's own buffers (ejk_buffer_host_pointer).
 void mergeBlock(std::vector<float> &accO, std::vector<float> &accL,
-                const Bytes &partO, const std::vector<float> &partL,
+                const unsigned char *partO, const float *partL,
                 const MergeShape &shape, int64_t begin, int64_t rows);
 
 /// Rows [begin, begin + rows) of each batch of `acc` (f32, [B, accSeq,

@@ -32,6 +32,33 @@ TEST_F(BufferTest, HostRegistrationIsAcceptedAndIgnoredOnTheCpu) {
             EJK_ERROR_INVALID_ARGUMENT);
 }
 
+TEST_F(BufferTest, HostPointerIsTheCpuBuffersMemory) {
+  ejk_buffer *buffer = nullptr;
+  ASSERT_EQ(ejk_buffer_create(device_, 64, &buffer), EJK_OK);
+  void *pointer = nullptr;
+  ASSERT_EQ(ejk_buffer_host_pointer(buffer, &pointer), EJK_OK);
+  ASSERT_NE(pointer, nullptr);
+  // Writes through the pointer are the buffer's contents, and uploads show
+  // through it: no copy either way.
+  static_cast<uint8_t *>(pointer)[5] = 42;
+  std::vector<uint8_t> back(64, 0xff);
+  ASSERT_EQ(ejk_buffer_download(buffer, back.data(), 64, 0), EJK_OK);
+  EXPECT_EQ(back[5], 42);
+  EXPECT_EQ(back[6], 0);
+  uint8_t seven = 7;
+  ASSERT_EQ(ejk_buffer_upload(buffer, &seven, 1, 63), EJK_OK);
+  EXPECT_EQ(static_cast<uint8_t *>(pointer)[63], 7);
+  void *again = nullptr;
+  EXPECT_EQ(ejk_buffer_host_pointer(buffer, &again), EJK_OK);
+  EXPECT_EQ(again, pointer);
+  EXPECT_EQ(ejk_buffer_host_pointer(buffer, nullptr),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ejk_buffer_host_pointer(nullptr, &again),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(again, nullptr);
+  EXPECT_EQ(ejk_buffer_destroy(buffer), EJK_OK);
+}
+
 TEST_F(BufferTest, RoundTripsAtOffsets) {
   ejk_buffer *buffer = nullptr;
   ASSERT_EQ(ejk_buffer_create(device_, 100, &buffer), EJK_OK);

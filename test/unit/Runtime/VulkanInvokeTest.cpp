@@ -75,6 +75,10 @@ TEST_P(VulkanInvokeTest, BuffersStartZeroedAndRoundTrip) {
   buffers_.emplace_back(empty);
   EXPECT_EQ(ejk_buffer_upload(empty, nullptr, 0, 0), EJK_OK);
   EXPECT_EQ(ejk_buffer_download(empty, nullptr, 0, 0), EJK_OK);
+  // Device memory has no host pointer: copies only.
+  void *pointer = &size;
+  EXPECT_EQ(ejk_buffer_host_pointer(handle, &pointer), EJK_ERROR_UNAVAILABLE);
+  EXPECT_EQ(pointer, nullptr);
 }
 
 TEST_P(VulkanInvokeTest, LargeCopiesCrossStagingChunks) {
