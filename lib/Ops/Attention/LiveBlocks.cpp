@@ -2,11 +2,13 @@
 
 #include "Attention/LiveBlocks.h"
 #include "Common/CpuEmitter.h"
+#include "Common/VulkanMatrices.h"
 
 #include "ejk/Ops/DispatchRewriter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::ejk;
@@ -54,17 +56,13 @@ Value mlir::ejk::floorDivPositive(Emitter &e, Value x, int64_t divisor) {
   return e.select(negative, down, e.div(x, e.index(divisor)));
 }
 
-/// The list dispatch's body: one list, as the header describes.
-static void buildLiveBlocksBody(OpBuilder &builder, Location loc,
-                                const AttentionProblem &p,
-                                const LiveBlockGrid &grid, Value blockMask,
-                                Value list) {
-  Emitter e(builder, loc, 1);
-  Value qBlock = WorkgroupIdOp::create(e.b, 0);
-  Value head = WorkgroupIdOp::create(e.b, 1);
-  Value batch = WorkgroupIdOp::create(e.b, 2);
+/// The kernel key blocks [lo, hi) the positional masks (causal, window,
+/// chunk) leave to some row of the query block that starts at `rowStart`.
+static std::pair<Value, Value> positionalKeyBlocks(Emitter &e,
+                                                   const AttentionProblem &p,
+                                                   const LiveBlockGrid &grid,
+                                                   Value rowStart) {
   Value zero = e.index(0), one = e.index(1);
-  Value rowStart = e.mul(qBlock, e.index(grid.blockQ));
   Value lastRow =
       e.min(e.add(rowStart, e.index(grid.blockQ - 1)), e.index(p.seqQ - 1));
 
@@ -92,7 +90,34 @@ static void buildLiveBlocksBody(OpBuilder &builder, Location loc,
                      e.index(grid.blockK));
   Value any =
       arith::CmpIOp::create(e.b, arith::CmpIPredicate::sgt, keyHi, keyLo);
-  Value hi = e.select(any, ceil, lo);
+  return {lo, e.select(any, ceil, lo)};
+}
+
+/// Whether kernel key block `kb` of query block `maskRow`'s mask row is
+/// live (`blockMask` indexed at `batch`, `head` as given), as an index 0/1.
+static Value liveFlag(Emitter &e, const LiveBlockGrid &grid, Value blockMask,
+                      Value batch, Value head, Value maskRow, Value kb) {
+  Value maskCol =
+      e.div(e.mul(kb, e.index(grid.blockK)), e.index(grid.maskBlockK));
+  Value live = memref::LoadOp::create(
+      e.b, blockMask, ValueRange{batch, head, maskRow, maskCol});
+  return arith::IndexCastOp::create(
+      e.b, e.b.getIndexType(),
+      arith::ExtUIOp::create(e.b, e.b.getI32Type(), live));
+}
+
+/// The list dispatch's body: one list, as the header describes.
+static void buildLiveBlocksBody(OpBuilder &builder, Location loc,
+                                const AttentionProblem &p,
+                                const LiveBlockGrid &grid, Value blockMask,
+                                Value list) {
+  Emitter e(builder, loc, 1);
+  Value qBlock = WorkgroupIdOp::create(e.b, 0);
+  Value head = WorkgroupIdOp::create(e.b, 1);
+  Value batch = WorkgroupIdOp::create(e.b, 2);
+  Value zero = e.index(0), one = e.index(1);
+  Value rowStart = e.mul(qBlock, e.index(grid.blockQ));
+  auto [lo, hi] = positionalKeyBlocks(e, p, grid, rowStart);
 
   Value maskRow = e.div(rowStart, e.index(grid.maskBlockQ));
   Value count = e.forLoop(lo, hi, one, {zero}, [&](Value kb, ValueRange iter) {
@@ -101,13 +126,7 @@ static void buildLiveBlocksBody(OpBuilder &builder, Location loc,
                             ValueRange{batch, head, qBlock, position});
     if (!blockMask)
       return SmallVector<Value>{position};
-    Value maskCol =
-        e.div(e.mul(kb, e.index(grid.blockK)), e.index(grid.maskBlockK));
-    Value live = memref::LoadOp::create(
-        e.b, blockMask, ValueRange{batch, head, maskRow, maskCol});
-    Value step = arith::IndexCastOp::create(
-        e.b, e.b.getIndexType(),
-        arith::ExtUIOp::create(e.b, e.b.getI32Type(), live));
+    Value step = liveFlag(e, grid, blockMask, batch, head, maskRow, kb);
     return SmallVector<Value>{e.add(iter[0], step)};
   })[0];
   memref::StoreOp::create(e.b, e.toI32(count), list,
@@ -253,13 +272,117 @@ LiveBlockList mlir::ejk::liveBlockList(Emitter &e, const AttentionProblem &p,
 }
 
 Value LiveBlockList::count(Emitter &e) const {
+  if (localCount)
+    return localCount;
   Value n = memref::LoadOp::create(e.b, list,
                                    ValueRange{batch, head, qBlock, e.index(0)});
   return arith::IndexCastOp::create(e.b, e.b.getIndexType(), n);
 }
 
 Value LiveBlockList::at(Emitter &e, Value i) const {
+  if (localCount)
+    return arith::IndexCastOp::create(
+        e.b, e.b.getIndexType(),
+        memref::LoadOp::create(e.b, list, ValueRange{i}));
   Value kb = memref::LoadOp::create(
       e.b, list, ValueRange{batch, head, qBlock, e.add(i, e.index(1))});
   return arith::IndexCastOp::create(e.b, e.b.getIndexType(), kb);
+}
+
+/// Key blocks a workgroup flags at once when it builds its own list: each
+/// thread then sums up to this many flags.
+static constexpr int64_t kListChunk = 64;
+
+static int64_t listChunk(int64_t keyBlocks, int64_t threads) {
+  return std::min({keyBlocks, threads, kListChunk});
+}
+
+int64_t mlir::ejk::workgroupLiveBlocksBytes(const AttentionProblem &p,
+                                            int64_t blockQ, int64_t blockK,
+                                            int64_t threads) {
+  LiveBlockGrid grid{blockQ, blockK, p.maskBlockQ, p.maskBlockK};
+  int64_t keyBlocks = grid.numKeyBlocks(p);
+  return 4 * (keyBlocks + listChunk(keyBlocks, threads));
+}
+
+LiveBlockList mlir::ejk::workgroupLiveBlockList(
+    Emitter &e, const AttentionProblem &p, const AttentionBuffers &buffers,
+    int64_t blockQ, int64_t blockK, int64_t threads, Value threadId,
+    Value batch, Value head, Value qBlock) {
+  if (buffers.liveBlocks)
+    return liveBlockList(e, p, buffers, batch, head, qBlock);
+  LiveBlockGrid grid{blockQ, blockK, p.maskBlockQ, p.maskBlockK};
+  int64_t keyBlocks = grid.numKeyBlocks(p);
+  int64_t chunk = listChunk(keyBlocks, threads);
+  Value entries = allocWorkgroupOf(e, keyBlocks, e.i32);
+  Value flags = allocWorkgroupOf(e, chunk, e.i32);
+  Value zero = e.index(0), one = e.index(1);
+  Value rowStart = e.mul(qBlock, e.index(blockQ));
+  auto [lo, hi] = positionalKeyBlocks(e, p, grid, rowStart);
+  Value maskRow = e.div(rowStart, e.index(grid.maskBlockQ));
+  Value maskBatch = p.liveBroadcastsBatch ? zero : batch;
+  Value maskHead = p.liveBroadcastsHeads ? zero : head;
+  // Threads past the chunk's width take no block.
+  Value active = threads > chunk
+                     ? arith::CmpIOp::create(e.b, arith::CmpIPredicate::ult,
+                                             threadId, e.index(chunk))
+                           .getResult()
+                     : Value();
+  auto guarded = [&](Value cond, function_ref<void()> body) {
+    if (!cond) {
+      body();
+      return;
+    }
+    auto ifOp = scf::IfOp::create(e.b, cond, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(e.b);
+    e.b.setInsertionPointToStart(ifOp.thenBlock());
+    body();
+  };
+  Value running = zero;
+  for (int64_t base = 0; base < keyBlocks; base += chunk) {
+    // The previous chunk's sums are done before its flags are replaced.
+    if (base > 0)
+      gpu::BarrierOp::create(e.b);
+    Value kb = e.add(lo, e.add(threadId, e.index(base)));
+    Value inRange =
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, kb, hi);
+    Value flag = e.select(inRange, one, zero);
+    if (buffers.blockMask) {
+      // Clamped so the load stays inside the mask for any thread.
+      Value live = liveFlag(e, grid, buffers.blockMask, maskBatch, maskHead,
+                            maskRow, e.min(kb, e.index(keyBlocks - 1)));
+      flag = e.select(inRange, live, zero);
+    }
+    Value slot = threadId;
+    guarded(active, [&] {
+      memref::StoreOp::create(e.b, e.toI32(flag), flags, ValueRange{slot});
+    });
+    gpu::BarrierOp::create(e.b);
+    // This block's position: the flags before it; the chunk's count: all.
+    SmallVector<Value> sums = e.forLoop(
+        zero, e.index(chunk), one, {zero, zero}, [&](Value j, ValueRange s) {
+          Value f = arith::IndexCastOp::create(
+              e.b, e.b.getIndexType(),
+              memref::LoadOp::create(e.b, flags, ValueRange{j}));
+          Value before =
+              arith::CmpIOp::create(e.b, arith::CmpIPredicate::ult, j, slot);
+          return SmallVector<Value>{e.add(s[0], e.select(before, f, zero)),
+                                    e.add(s[1], f)};
+        });
+    Value isLive =
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::ne, flag, zero);
+    Value writes = active
+                       ? arith::AndIOp::create(e.b, active, isLive).getResult()
+                       : isLive;
+    Value position = e.add(running, sums[0]);
+    guarded(writes, [&] {
+      memref::StoreOp::create(e.b, e.toI32(kb), entries, ValueRange{position});
+    });
+    running = e.add(running, sums[1]);
+  }
+  // The entries are read by every thread from here on.
+  gpu::BarrierOp::create(e.b);
+  LiveBlockList list{entries, batch, head, qBlock};
+  list.localCount = running;
+  return list;
 }

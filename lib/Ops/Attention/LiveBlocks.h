@@ -101,12 +101,36 @@ LiveBlocksDispatch addLiveBlocksListDispatch(DispatchRewriter &rewriter,
 
 /// The kernels' view of the list of (query block `qBlock`, `head`, `batch`):
 /// the count and the i-th live key block (index values). For a transposed
-/// list `qBlock` is the key block and the entries are query blocks.
+/// list `qBlock` is the key block and the entries are query blocks. A list
+/// the workgroup built itself (workgroupLiveBlockList) has `localCount`
+/// set and `list` is its entries in workgroup memory.
 struct LiveBlockList {
   Value list, batch, head, qBlock;
+  Value localCount;
   Value count(Emitter &e) const;
   Value at(Emitter &e, Value i) const;
 };
+
+/// Bytes of workgroup memory a Vulkan kernel with blocks (`blockQ`,
+/// `blockK`) and `threads` threads takes to build its own list
+/// (workgroupLiveBlockList).
+int64_t workgroupLiveBlocksBytes(const AttentionProblem &p, int64_t blockQ,
+                                 int64_t blockK, int64_t threads);
+
+/// A Vulkan block-sparse kernel's list of (`qBlock`, `head`, `batch`): read
+/// from `buffers.liveBlocks` where the dispatch has one, else built here by
+/// the workgroup's `threads` threads (all of them must reach this point;
+/// `threadId` is the thread's index), with no list dispatch before the
+/// kernel. The build is the list dispatch's running count done in
+/// parallel: chunks of up to 64 key blocks, each thread one block's live
+/// flag into workgroup memory, then each thread sums the flags before its
+/// own (a fixed order: no atomics, the same list every run) and writes its
+/// block to that position; the count stays in registers.
+LiveBlockList workgroupLiveBlockList(Emitter &e, const AttentionProblem &p,
+                                     const AttentionBuffers &buffers,
+                                     int64_t blockQ, int64_t blockK,
+                                     int64_t threads, Value threadId,
+                                     Value batch, Value head, Value qBlock);
 
 /// The list of `qBlock`, `head` (a query head) and `batch` in `buffers`.
 LiveBlockList liveBlockList(Emitter &e, const AttentionProblem &p,

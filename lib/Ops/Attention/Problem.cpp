@@ -86,6 +86,8 @@ template <typename OpT> static AttentionProblem readBlockSparseProblem(OpT op) {
   if (std::optional<int64_t> chunk = op.getChunkSize())
     p.chunkSize = *chunk;
   p.sparse = true;
+  p.maskBlockQ = static_cast<int64_t>(op.getQBlockSize());
+  p.maskBlockK = static_cast<int64_t>(op.getKvBlockSize());
   if (Value blocks = op.getBlockMask()) {
     auto type = cast<RankedTensorType>(blocks.getType());
     p.liveBroadcastsBatch = type.getDimSize(0) == 1;

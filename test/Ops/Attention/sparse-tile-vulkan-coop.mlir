@@ -10,26 +10,45 @@
 
 // gsparse's shape in small: d128, 128 x 128 mask blocks per head, not
 // causal. The heuristic takes dense flash attention's 128 x 64 blocks of 8
-// subgroups (one K/V buffer at d128). The list is [1, 2, 2, 1 + 4]: the
-// count, then up to 4 key blocks of 64.
-// CHECK-LABEL: func.func private @gsparse_dispatch_0_live_blocks
+// subgroups (one K/V buffer at d128). The kernel builds its own list (no
+// list dispatch): up to 4 key blocks of 64, 16 bytes of entries and 16 of
+// flags beside the 36352 bytes of its stages.
+// CHECK-NOT: live_blocks
 // CHECK-LABEL: func.func private @gsparse_dispatch_0(
-// CHECK-SAME: %[[LIST:arg[0-9]+]]: memref<1x2x2x5xi32>)
+// CHECK-SAME: %[[MASK:arg[0-9]+]]: memref<1x2x2x2xi1>, %{{.*}}: memref<1x256x2x128xf16>)
 // CHECK-SAME: ejk.grid = array<i64: 2, 2, 1>
 // CHECK-SAME: ejk.requires = ["cooperative_matrix_nv_layout"]
-// CHECK-SAME: ejk.shared_memory_bytes = 36352 : i64
+// CHECK-SAME: ejk.shared_memory_bytes = 36384 : i64
 // CHECK-SAME: ejk.workgroup_size = array<i64: 256, 1, 1>
+// CHECK: %[[ENTRIES:.*]] = memref.alloc() : memref<4xi32, #gpu.address_space<workgroup>>
+// CHECK: %[[FLAGS:.*]] = memref.alloc() : memref<4xi32, #gpu.address_space<workgroup>>
+// The first 4 threads each read one key block's mask entry (the mask
+// broadcasts over the batch) and store its flag.
+// CHECK: %[[ACTIVE:.*]] = arith.cmpi ult, %[[TID:thread_id_x[_0-9]*]], %c4{{.*}} : index
+// CHECK: memref.load %[[MASK]][%c0{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<1x2x2x2xi1>
+// CHECK: scf.if %[[ACTIVE]] {
+// CHECK: memref.store %{{.*}}, %[[FLAGS]][%[[TID]]]
+// CHECK: gpu.barrier
+// Each thread sums the flags before its block (its position) and all of
+// them (the count), in a fixed order.
+// CHECK: %[[SUMS:.*]]:2 = scf.for %[[J:.*]] = %{{.*}} to %c4{{.*}} step
+// CHECK: memref.load %[[FLAGS]][%[[J]]]
+// CHECK: arith.cmpi ult, %[[J]], %[[TID]] : index
+// CHECK: %[[WRITES:.*]] = arith.andi %[[ACTIVE]], %{{.*}} : i1
+// CHECK: %[[POSITION:.*]] = arith.addi %{{.*}}, %[[SUMS]]#0 : index
+// CHECK: scf.if %[[WRITES]] {
+// CHECK: memref.store %{{.*}}, %[[ENTRIES]][%[[POSITION]]]
+// CHECK: %[[COUNT:.*]] = arith.addi %{{.*}}, %[[SUMS]]#1 : index
+// CHECK-NEXT: gpu.barrier
 // The count bounds the loop. Before Q is staged, the blocks of list
 // positions 0 and 1 are read (a block past the last one, 4, where the list
 // is shorter) and the first block's rows are loaded.
-// CHECK: %[[COUNT_I32:.*]] = memref.load %[[LIST]][%{{.*}}, %{{.*}}, %{{.*}}, %c0{{.*}}] : memref<1x2x2x5xi32>
-// CHECK: %[[COUNT:.*]] = arith.index_cast %[[COUNT_I32]] : i32 to index
 // CHECK: %[[IN0:.*]] = arith.cmpi slt, %{{.*}}, %[[COUNT]] : index
-// CHECK: memref.load %[[LIST]]
+// CHECK: memref.load %[[ENTRIES]]
 // CHECK: %[[E0:.*]] = arith.index_cast
 // CHECK: %[[B0:.*]] = arith.select %[[IN0]], %[[E0]], %c4{{.*}} : index
 // CHECK: %[[IN1:.*]] = arith.cmpi slt, %{{.*}}, %[[COUNT]] : index
-// CHECK: memref.load %[[LIST]]
+// CHECK: memref.load %[[ENTRIES]]
 // CHECK: %[[E1:.*]] = arith.index_cast
 // CHECK: %[[B1:.*]] = arith.select %[[IN1]], %[[E1]], %c4{{.*}} : index
 // CHECK: arith.muli %[[B0]], %c64{{.*}} : index
@@ -43,28 +62,29 @@
 // CHECK: arith.muli %[[NEXT]], %c64{{.*}} : index
 // CHECK: %[[POS:.*]] = arith.addi %[[I]], %c2{{.*}} : index
 // CHECK: arith.cmpi slt, %[[POS]], %[[COUNT]] : index
-// CHECK: memref.load %[[LIST]]
+// CHECK: memref.load %[[ENTRIES]]
 // CHECK: gpu.subgroup_mma_compute
 // The scores' keys start at this position's block.
 // CHECK: arith.muli %[[CUR]], %c64{{.*}} : index
 // CHECK: gpu.subgroup_mma_extract_thread_local
 // CHECK: gpu.barrier
 // CHECK-NEXT: scf.yield
-// CHECK: ejk.dispatch @gsparse_dispatch_0_live_blocks
+// CHECK-NOT: live_blocks
 // CHECK: ejk.dispatch @gsparse_dispatch_0(
 
 // STAGE-LABEL: func.func private @gsparse_dispatch_0(
-// STAGE-SAME: %[[LIST:arg[0-9]+]]: memref<1x2x{{[0-9]+}}x{{[0-9]+}}xi32>)
 // STAGE-NOT: ejk.requires
-// STAGE: %[[COUNT_I32:.*]] = memref.load %[[LIST]]
-// STAGE: %[[COUNT:.*]] = arith.index_cast %[[COUNT_I32]] : i32 to index
-// STAGE: gpu.barrier
+// STAGE: %[[LIST:.*]] = memref.alloc() : memref<{{[0-9]+}}xi32, #gpu.address_space<workgroup>>
+// STAGE: memref.store %{{.*}}, %[[LIST]]
+// STAGE: %[[COUNT:.*]] = arith.addi
+// STAGE-NEXT: gpu.barrier
 // STAGE: scf.for %{{.*}} = %{{.*}} to %[[COUNT]] step
 // STAGE: memref.load %[[LIST]]
 // STAGE: gpu.subgroup_mma_compute
 
 // PORTABLE-LABEL: func.func private @gsparse_dispatch_0(
 // PORTABLE-NOT: gpu.subgroup_mma_compute
+// PORTABLE: memref.alloc() : memref<{{[0-9]+}}xi32, #gpu.address_space<workgroup>>
 // PORTABLE: scf.for
 // PORTABLE-NOT: gpu.subgroup_mma_compute
 // PORTABLE: return
@@ -77,12 +97,17 @@ func.func @gsparse(%q: tensor<1x256x2x128xf16>, %k: tensor<1x256x2x128xf16>, %v:
 // -----
 
 // d64 with 64 x 64 mask blocks, a per-batch mask and GQA: 64 x 64 blocks of
-// two subgroups with two row tiles each; the list is per (batch, head).
-// Two K/V buffers need 256 threads: one here.
+// two subgroups with two row tiles each; the list is per (batch, head):
+// the mask is read at the workgroup's batch and head. Two K/V buffers need
+// 256 threads: one here.
 // CHECK-LABEL: func.func private @gqa_dispatch_0(
-// CHECK-SAME: %[[LIST:arg[0-9]+]]: memref<2x4x2x3xi32>)
+// CHECK-SAME: %[[MASK:arg[0-9]+]]: memref<2x4x2x2xi1>
 // CHECK-SAME: ejk.grid = array<i64: 2, 4, 2>
 // CHECK-SAME: ejk.workgroup_size = array<i64: 64, 1, 1>
+// CHECK: %[[HEAD:.*]] = ejk.workgroup_id 1
+// CHECK: %[[BATCH:.*]] = ejk.workgroup_id 2
+// CHECK: %[[LIST:.*]] = memref.alloc() : memref<2xi32, #gpu.address_space<workgroup>>
+// CHECK: memref.load %[[MASK]][%[[BATCH]], %[[HEAD]], %{{.*}}, %{{.*}}]
 // CHECK: memref.load %[[LIST]]
 // CHECK: scf.for
 // CHECK: memref.load %[[LIST]]
@@ -112,9 +137,9 @@ func.func @small_blocks(%q: tensor<1x64x2x32xf16>, %k: tensor<1x64x2x32xf16>, %v
 // d64 with 128 x 128 mask blocks: 128 x 64 blocks of 8 subgroups, two K/V
 // buffers. The rows of the first two blocks (list positions 0 and 1) are
 // both loaded before Q's barriers (the second's, loaded after them, held
-// up the first iteration).
+// up the first iteration). 38400 bytes of stages and 64 of the list's.
 // CHECK-LABEL: func.func private @two_buffers_dispatch_0(
-// CHECK-SAME: ejk.shared_memory_bytes = 38400 : i64
+// CHECK-SAME: ejk.shared_memory_bytes = 38464 : i64
 // CHECK: %[[B0:.*]] = arith.select %{{.*}}, %{{.*}}, %c8{{.*}} : index
 // CHECK: %[[B1:.*]] = arith.select %{{.*}}, %{{.*}}, %c8{{.*}} : index
 // CHECK: arith.muli %[[B0]], %c64{{.*}} : index
@@ -126,4 +151,24 @@ func.func @two_buffers(%q: tensor<1x512x2x64xf16>, %k: tensor<1x512x2x64xf16>, %
   %o = ejk.block_sparse_attention %q, %k, %v, %bm {q_block_size = 128 : i64, kv_block_size = 128 : i64, causal = false}
       : tensor<1x512x2x64xf16>, tensor<1x512x2x64xf16>, tensor<1x512x2x64xf16>, tensor<1x2x4x4xi1> -> tensor<1x512x2x64xf16>
   return %o : tensor<1x512x2x64xf16>
+}
+
+// -----
+
+// 262144 keys in blocks of 64: a list of 4096 entries (16 KiB) does not fit
+// beside the 36352 bytes of stages in 48 KiB, so a list dispatch (one
+// thread per list) builds it first and the kernel reads it.
+// CHECK-LABEL: func.func private @long_keys_dispatch_0_live_blocks(
+// CHECK-SAME: ejk.workgroup_size = array<i64: 1, 1, 1>
+// CHECK-LABEL: func.func private @long_keys_dispatch_0(
+// CHECK-SAME: %[[LIST:arg[0-9]+]]: memref<1x1x1x4097xi32>)
+// CHECK-SAME: ejk.shared_memory_bytes = 36352 : i64
+// CHECK: memref.load %[[LIST]]
+// CHECK: scf.for
+// CHECK: ejk.dispatch @long_keys_dispatch_0_live_blocks
+// CHECK: ejk.dispatch @long_keys_dispatch_0(
+func.func @long_keys(%q: tensor<1x128x1x128xf16>, %k: tensor<1x262144x1x128xf16>, %v: tensor<1x262144x1x128xf16>, %bm: tensor<1x1x1x2048xi1>) -> tensor<1x128x1x128xf16> {
+  %o = ejk.block_sparse_attention %q, %k, %v, %bm {q_block_size = 128 : i64, kv_block_size = 128 : i64, causal = false}
+      : tensor<1x128x1x128xf16>, tensor<1x262144x1x128xf16>, tensor<1x262144x1x128xf16>, tensor<1x1x1x2048xi1> -> tensor<1x128x1x128xf16>
+  return %o : tensor<1x128x1x128xf16>
 }

@@ -206,9 +206,18 @@ LogicalResult VulkanBlockSparseAttention::tile(BlockSparseAttentionOp op,
   if (!layout)
     return op.emitOpError("has no Vulkan layout for its config");
   plan.layout = *layout;
-  if (failed(addLiveBlocksDispatch(rewriter, plan,
-                                   maskGrid(op, layout->blockQ, layout->blockK),
-                                   /*vulkan=*/true, buffers)))
+  // The kernel builds its own list where it fits beside the kernel's
+  // stages: no list dispatch, and no barrier between the two (about 8 us of
+  // gsparse's 251 on the H200, docs/performance-vulkan.md); else a list
+  // dispatch runs first.
+  int64_t sharedBytes = layout->sharedBytes;
+  int64_t listBytes = workgroupLiveBlocksBytes(plan, layout->blockQ,
+                                               layout->blockK, layout->threads);
+  if (sharedBytes + listBytes <= rewriter.target().sharedMemoryBytes)
+    sharedBytes += listBytes;
+  else if (failed(addLiveBlocksDispatch(
+               rewriter, plan, maskGrid(op, layout->blockQ, layout->blockK),
+               /*vulkan=*/true, buffers)))
     return failure();
 
   Location loc = op.getLoc();
@@ -220,8 +229,7 @@ LogicalResult VulkanBlockSparseAttention::tile(BlockSparseAttentionOp op,
   rewriter.finish(b);
   func::FuncOp dispatch = rewriter.dispatch();
   DispatchRewriter::setGrid(dispatch, plan.grid());
-  DispatchRewriter::setVulkanLaunch(dispatch, layout->threads,
-                                    layout->sharedBytes);
+  DispatchRewriter::setVulkanLaunch(dispatch, layout->threads, sharedBytes);
   // As dense flash attention's (Tile.cpp): the register softmax relies on
   // NVIDIA's matrix layout, which the runtime checks before it runs.
   if (layout->registerSoftmax)
@@ -229,9 +237,9 @@ LogicalResult VulkanBlockSparseAttention::tile(BlockSparseAttentionOp op,
                       b.getStrArrayAttr({"cooperative_matrix_nv_layout"}));
   DispatchRewriter::setWork(
       dispatch, attentionFlops(plan),
-      DispatchRewriter::bytesOf({buffers.query, buffers.bias, buffers.mask,
-                                 buffers.qSegmentIds, buffers.kvSegmentIds,
-                                 buffers.output, buffers.lse, buffers.key,
-                                 buffers.value, buffers.liveBlocks}));
+      DispatchRewriter::bytesOf(
+          {buffers.query, buffers.bias, buffers.mask, buffers.qSegmentIds,
+           buffers.kvSegmentIds, buffers.output, buffers.lse, buffers.key,
+           buffers.value, buffers.blockMask, buffers.liveBlocks}));
   return success();
 }

@@ -27,7 +27,9 @@ struct VulkanBlockSparseAttention {
   static LogicalResult verifyConfig(BlockSparseAttentionOp op,
                                     ConfigAttr config, const TargetInfo &target,
                                     raw_ostream &reason);
-  /// The live-block dispatch (one thread per list) and the attention.
+  /// The attention, which builds its live-block list itself where the list
+  /// fits in workgroup memory beside its stages, else after a live-block
+  /// dispatch (one thread per list).
   static LogicalResult tile(BlockSparseAttentionOp op, ConfigAttr config,
                             DispatchRewriter &rewriter);
 };

@@ -137,7 +137,8 @@ public:
     Value lo, hi;
     SmallVector<Value> ahead, second;
     if (p.sparse) {
-      list = liveBlockList(e, p, buf, batch, head, qBlock);
+      list = workgroupLiveBlockList(e, p, buf, l.blockQ, l.blockK, l.threads,
+                                    threadId, batch, head, qBlock);
       lo = e.index(0);
       hi = list->count(e);
       listCount = hi;

@@ -57,7 +57,8 @@ public:
     // (LiveBlocks.h); dense: the key blocks the positional masks leave.
     std::optional<LiveBlockList> list;
     if (p.sparse) {
-      list = liveBlockList(e, p, buf, batch, head, qBlock);
+      list = workgroupLiveBlockList(e, p, buf, l.blockQ, l.blockK, l.threads,
+                                    threadId, batch, head, qBlock);
       lo = e.index(0);
       hi = list->count(e);
     } else {
