@@ -42,21 +42,6 @@ void emitIf(Emitter &e, Value cond, function_ref<void()> then) {
   then();
 }
 
-/// `for i = lb to ub` carrying `inits`, which it returns unchanged when
-/// ub <= lb.
-SmallVector<Value>
-guardedLoop(Emitter &e, Value lb, Value ub, ValueRange inits,
-            function_ref<SmallVector<Value>(Value, ValueRange)> body) {
-  SmallVector<Type> types;
-  for (Value v : inits)
-    types.push_back(v.getType());
-  SmallVector<Value> initValues(inits.begin(), inits.end());
-  return e.ifElse(
-      cmpI(e, arith::CmpIPredicate::sgt, ub, lb), types,
-      [&] { return e.forLoop(lb, ub, e.index(1), initValues, body); },
-      [&] { return initValues; });
-}
-
 /// head_dim in chunks: f32 vectors of `lanes` on the CPU (the last one
 /// masked when head_dim is not a whole number of vectors), scalars on
 /// Vulkan.
@@ -563,6 +548,26 @@ void buildCpuAttend(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
 
 } // namespace
 
+SmallVector<Value> mlir::ejk::guardedLoop(
+    Emitter &e, Value lb, Value ub, ValueRange inits,
+    function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+  SmallVector<Type> types;
+  for (Value v : inits)
+    types.push_back(v.getType());
+  SmallVector<Value> initValues(inits.begin(), inits.end());
+  return e.ifElse(
+      cmpI(e, arith::CmpIPredicate::sgt, ub, lb), types,
+      [&] { return e.forLoop(lb, ub, e.index(1), initValues, body); },
+      [&] { return initValues; });
+}
+
+std::pair<Value, Value>
+mlir::ejk::nativeSparseSlotKeys(Emitter &e, const NativeSparsePlan &p,
+                                const NativeSparseBuffers &buf, Value b,
+                                Value t, Value kvh, Value qb, Value i) {
+  return slotKeys(e, p, buf, b, t, kvh, qb, i);
+}
+
 LogicalResult mlir::ejk::tileNativeSparseAttention(NativeSparseAttentionOp op,
                                                    const NativeSparsePlan &p,
                                                    DispatchRewriter &rewriter) {
@@ -631,15 +636,27 @@ LogicalResult mlir::ejk::tileNativeSparseAttention(NativeSparseAttentionOp op,
   }
 
   OpBuilder b = rewriter.replaceBody();
-  if (p.vulkan)
+  if (p.cooperative)
+    buildCoopAttend(b, loc, p, buf);
+  else if (p.vulkan)
     buildAttend(b, loc, p, buf);
   else
     buildCpuAttend(b, loc, p, buf);
   rewriter.finish(b);
   func::FuncOp dispatch = rewriter.dispatch();
-  DispatchRewriter::setGrid(dispatch, {p.tokenBlocks(), p.numKvHeads, p.batch});
-  if (p.vulkan)
-    DispatchRewriter::setVulkanLaunch(dispatch, p.blockT, 0);
+  if (p.cooperative) {
+    // One subgroup per token.
+    DispatchRewriter::setGrid(dispatch, {p.seq, p.numKvHeads, p.batch});
+    DispatchRewriter::setVulkanLaunch(dispatch, p.subgroupSize,
+                                      coopAttendSharedBytes(p));
+    if (p.elementType.isBF16())
+      DispatchRewriter::setBF16Matrices(dispatch);
+  } else {
+    DispatchRewriter::setGrid(dispatch,
+                              {p.tokenBlocks(), p.numKvHeads, p.batch});
+    if (p.vulkan)
+      DispatchRewriter::setVulkanLaunch(dispatch, p.blockT, 0);
+  }
   SmallVector<Value> read(buf.operands());
   read.append({buf.output, buf.selected, buf.oCmp});
   DispatchRewriter::setWork(dispatch, p.flops(),

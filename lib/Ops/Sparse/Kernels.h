@@ -49,6 +49,10 @@ struct NativeSparsePlan : NativeSparseProblem {
   /// f32 lanes of a CPU vector (1 on Vulkan).
   int64_t lanes = 1;
   int64_t blockT = 1;
+  /// Vulkan: the attend dispatch on cooperative matrices (CoopAttend.cpp),
+  /// one subgroup of `subgroupSize` lanes per token.
+  bool cooperative = false;
+  int64_t subgroupSize = 32;
 
   int64_t tokenBlocks() const { return (seq + blockT - 1) / blockT; }
   /// Bytes of workgroup memory the Vulkan select dispatch needs.
@@ -56,6 +60,32 @@ struct NativeSparsePlan : NativeSparseProblem {
     return 2 * blockT * std::max<int64_t>(numBlocks(), 1) * 4;
   }
 };
+
+/// Workgroup memory of the cooperative attend dispatch (CoopAttend.cpp).
+int64_t coopAttendSharedBytes(const NativeSparseProblem &p);
+
+/// The buffers the attend dispatch reads and writes.
+struct NativeSparseBuffers;
+class Emitter;
+
+/// The cooperative-matrix attend dispatch's body (CoopAttend.cpp).
+void buildCoopAttend(OpBuilder &builder, Location loc,
+                     const NativeSparsePlan &p, const NativeSparseBuffers &buf);
+
+/// The block index of slot `i` of token `t` (query block `qb`) and the
+/// keys [lo, hi) it gives: empty for an invalid entry, j <= t.
+std::pair<Value, Value> nativeSparseSlotKeys(Emitter &e,
+                                             const NativeSparsePlan &p,
+                                             const NativeSparseBuffers &buf,
+                                             Value b, Value t, Value kvh,
+                                             Value qb, Value i);
+
+/// `for i = lb to ub` carrying `inits`, which it returns unchanged when
+/// ub <= lb (MLIR's SPIR-V lowering leaves a never-run loop's results
+/// undefined).
+SmallVector<Value>
+guardedLoop(Emitter &e, Value lb, Value ub, ValueRange inits,
+            function_ref<SmallVector<Value>(Value, ValueRange)> body);
 
 /// Replaces the op's dispatch by the dispatches above (the op's config has
 /// been checked).

@@ -58,3 +58,123 @@ func.func @f(%q: tensor<1x9x2x16xf32>, %k: tensor<1x9x1x16xf32>, %gc: tensor<1x9
   return %o : tensor<1x9x2x16xf32>
 }
 }
+
+// -----
+
+// The cooperative attend dispatch: Vulkan only.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%q: tensor<1x64x4x32xf16>, %k: tensor<1x64x2x32xf16>, %gc: tensor<1x64x4xf16>) -> tensor<1x64x4x32xf16> {
+  // expected-error @+1 {{is invalid: 'cooperative' applies to Vulkan targets only}}
+  %o = ejk.native_sparse_attention %q, %k, %k g_cmp(%gc : tensor<1x64x4xf16>) {block_size = 16 : i64, config = #ejk.config<block_t = 32, cooperative = 1>}
+      : tensor<1x64x4x32xf16>, tensor<1x64x2x32xf16>, tensor<1x64x2x32xf16> -> tensor<1x64x4x32xf16>
+  return %o : tensor<1x64x4x32xf16>
+}
+}
+
+// -----
+
+// 'cooperative' is 0 or 1.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle", "cooperative_matrix_bf16"]}} {
+func.func @f(%q: tensor<1x64x4x32xf16>, %k: tensor<1x64x2x32xf16>, %gc: tensor<1x64x4xf16>) -> tensor<1x64x4x32xf16> {
+  // expected-error @+1 {{is invalid: 'cooperative' must be 0 or 1, got 2}}
+  %o = ejk.native_sparse_attention %q, %k, %k g_cmp(%gc : tensor<1x64x4xf16>) {block_size = 16 : i64, config = #ejk.config<block_t = 32, cooperative = 2>}
+      : tensor<1x64x4x32xf16>, tensor<1x64x2x32xf16>, tensor<1x64x2x32xf16> -> tensor<1x64x4x32xf16>
+  return %o : tensor<1x64x4x32xf16>
+}
+}
+
+// -----
+
+// A device without cooperative matrices.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle", "cooperative_matrix_bf16"]}} {
+func.func @f(%q: tensor<1x64x4x32xf16>, %k: tensor<1x64x2x32xf16>, %gc: tensor<1x64x4xf16>) -> tensor<1x64x4x32xf16> {
+  // expected-error @+1 {{is invalid: 'cooperative' needs a device with cooperative matrices}}
+  %o = ejk.native_sparse_attention %q, %k, %k g_cmp(%gc : tensor<1x64x4xf16>) {block_size = 16 : i64, config = #ejk.config<block_t = 32, cooperative = 1>}
+      : tensor<1x64x4x32xf16>, tensor<1x64x2x32xf16>, tensor<1x64x2x32xf16> -> tensor<1x64x4x32xf16>
+  return %o : tensor<1x64x4x32xf16>
+}
+}
+
+// -----
+
+// f32 inputs.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle", "cooperative_matrix_bf16"]}} {
+func.func @f(%q: tensor<1x64x4x32xf32>, %k: tensor<1x64x2x32xf32>, %gc: tensor<1x64x4xf32>) -> tensor<1x64x4x32xf32> {
+  // expected-error @+1 {{is invalid: 'cooperative' needs f16 or bf16 inputs (the matrices' operands), got f32}}
+  %o = ejk.native_sparse_attention %q, %k, %k g_cmp(%gc : tensor<1x64x4xf32>) {block_size = 16 : i64, config = #ejk.config<block_t = 32, cooperative = 1>}
+      : tensor<1x64x4x32xf32>, tensor<1x64x2x32xf32>, tensor<1x64x2x32xf32> -> tensor<1x64x4x32xf32>
+  return %o : tensor<1x64x4x32xf32>
+}
+}
+
+// -----
+
+// bf16 without bf16 matrices.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%q: tensor<1x64x4x32xbf16>, %k: tensor<1x64x2x32xbf16>, %gc: tensor<1x64x4xbf16>) -> tensor<1x64x4x32xbf16> {
+  // expected-error @+1 {{is invalid: 'cooperative' with bf16 inputs needs bf16 cooperative matrices (the device feature 'cooperative_matrix_bf16')}}
+  %o = ejk.native_sparse_attention %q, %k, %k g_cmp(%gc : tensor<1x64x4xbf16>) {block_size = 16 : i64, config = #ejk.config<block_t = 32, cooperative = 1>}
+      : tensor<1x64x4x32xbf16>, tensor<1x64x2x32xbf16>, tensor<1x64x2x32xbf16> -> tensor<1x64x4x32xbf16>
+  return %o : tensor<1x64x4x32xbf16>
+}
+}
+
+// -----
+
+// head_dim 40 is not whole tiles.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle", "cooperative_matrix_bf16"]}} {
+func.func @f(%q: tensor<1x64x4x40xf16>, %k: tensor<1x64x2x40xf16>, %gc: tensor<1x64x4xf16>) -> tensor<1x64x4x40xf16> {
+  // expected-error @+1 {{is invalid: 'cooperative' needs a head_dim in whole 16-column tiles, got 40}}
+  %o = ejk.native_sparse_attention %q, %k, %k g_cmp(%gc : tensor<1x64x4xf16>) {block_size = 16 : i64, config = #ejk.config<block_t = 32, cooperative = 1>}
+      : tensor<1x64x4x40xf16>, tensor<1x64x2x40xf16>, tensor<1x64x2x40xf16> -> tensor<1x64x4x40xf16>
+  return %o : tensor<1x64x4x40xf16>
+}
+}
+
+// -----
+
+// 32 query heads per KV head: more than a matrix's 16 rows.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle", "cooperative_matrix_bf16"]}} {
+func.func @f(%q: tensor<1x64x32x32xf16>, %k: tensor<1x64x1x32xf16>, %gc: tensor<1x64x32xf16>) -> tensor<1x64x32x32xf16> {
+  // expected-error @+1 {{is invalid: 'cooperative' puts the 32 query heads of a KV head in the 16 rows of a matrix: at most 16}}
+  %o = ejk.native_sparse_attention %q, %k, %k g_cmp(%gc : tensor<1x64x32xf16>) {block_size = 16 : i64, config = #ejk.config<block_t = 32, cooperative = 1>}
+      : tensor<1x64x32x32xf16>, tensor<1x64x1x32xf16>, tensor<1x64x1x32xf16> -> tensor<1x64x32x32xf16>
+  return %o : tensor<1x64x32x32xf16>
+}
+}
+
+// -----
+
+// Subgroups of 8 lanes.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle", "cooperative_matrix_bf16"]}} {
+func.func @f(%q: tensor<1x64x4x32xf16>, %k: tensor<1x64x2x32xf16>, %gc: tensor<1x64x4xf16>) -> tensor<1x64x4x32xf16> {
+  // expected-error @+1 {{is invalid: 'cooperative' needs a subgroup of 16, 32, 64, 128 or 256 lanes, got 8}}
+  %o = ejk.native_sparse_attention %q, %k, %k g_cmp(%gc : tensor<1x64x4xf16>) {block_size = 16 : i64, config = #ejk.config<block_t = 32, cooperative = 1>}
+      : tensor<1x64x4x32xf16>, tensor<1x64x2x32xf16>, tensor<1x64x2x32xf16> -> tensor<1x64x4x32xf16>
+  return %o : tensor<1x64x4x32xf16>
+}
+}
+
+// -----
+
+// Rows shared by two lanes need shuffles.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16"]}} {
+func.func @f(%q: tensor<1x64x4x32xf16>, %k: tensor<1x64x2x32xf16>, %gc: tensor<1x64x4xf16>) -> tensor<1x64x4x32xf16> {
+  // expected-error @+1 {{is invalid: 'cooperative' combines each row over 2 lanes with subgroup shuffles ('subgroup_shuffle')}}
+  %o = ejk.native_sparse_attention %q, %k, %k g_cmp(%gc : tensor<1x64x4xf16>) {block_size = 16 : i64, config = #ejk.config<block_t = 32, cooperative = 1>}
+      : tensor<1x64x4x32xf16>, tensor<1x64x2x32xf16>, tensor<1x64x2x32xf16> -> tensor<1x64x4x32xf16>
+  return %o : tensor<1x64x4x32xf16>
+}
+}
+
+// -----
+
+// head_dim 512: the stages do not fit 16 KiB.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 16384 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle", "cooperative_matrix_bf16"]}} {
+func.func @f(%q: tensor<1x64x4x512xf16>, %k: tensor<1x64x2x512xf16>, %gc: tensor<1x64x4xf16>) -> tensor<1x64x4x512xf16> {
+  // expected-error @+1 {{is invalid: 'cooperative' stages 53248 bytes of workgroup memory, the device has 16384}}
+  %o = ejk.native_sparse_attention %q, %k, %k g_cmp(%gc : tensor<1x64x4xf16>) {block_size = 16 : i64, config = #ejk.config<block_t = 32, cooperative = 1>}
+      : tensor<1x64x4x512xf16>, tensor<1x64x2x512xf16>, tensor<1x64x2x512xf16> -> tensor<1x64x4x512xf16>
+  return %o : tensor<1x64x4x512xf16>
+}
+}

@@ -26,6 +26,11 @@ LogicalResult CpuNativeSparseAttention::verifyConfig(NativeSparseAttentionOp op,
       NativeSparseConfig::read(attr, reason);
   if (!config)
     return failure();
+  if (config->cooperative) {
+    reason << "'" << NativeSparseConfig::kCooperative
+           << "' applies to Vulkan targets only";
+    return failure();
+  }
   if (config->blockT > kMaxBlockT) {
     reason << "'" << NativeSparseConfig::kBlockT << "' (" << config->blockT
            << ") must be at most " << kMaxBlockT;

@@ -5,6 +5,11 @@
 // thread in workgroup memory, which bounds it. The heuristic takes the
 // largest of 64, 32, ... 1 that fits.
 //
+// `cooperative = 1` runs the attend dispatch on cooperative matrices
+// (CoopAttend.cpp); the rules below say what it needs. The heuristic does
+// not take it yet: it is in the tuner's space only until it has run whole
+// and correct on a GPU (lavapipe has no cooperative matrices).
+//
 //===----------------------------------------------------------------------===//
 
 #include "Sparse/Kernels.h"
@@ -15,13 +20,69 @@
 using namespace mlir;
 using namespace mlir::ejk;
 
-static NativeSparsePlan makePlan(NativeSparseAttentionOp op, int64_t blockT) {
+static NativeSparsePlan makePlan(NativeSparseAttentionOp op,
+                                 const NativeSparseConfig &config,
+                                 const TargetInfo &target) {
   NativeSparsePlan plan;
   static_cast<NativeSparseProblem &>(plan) = readNativeSparseProblem(op);
   plan.vulkan = true;
   plan.lanes = 1;
-  plan.blockT = blockT;
+  plan.blockT = config.blockT;
+  plan.cooperative = config.cooperative;
+  plan.subgroupSize = target.subgroupSize;
   return plan;
+}
+
+/// Why the cooperative attend dispatch cannot run `plan` on `target`.
+static LogicalResult verifyCooperative(const NativeSparsePlan &plan,
+                                       const TargetInfo &target,
+                                       raw_ostream &reason) {
+  llvm::StringLiteral key = NativeSparseConfig::kCooperative;
+  Type element = plan.elementType;
+  if (!target.hasCooperativeMatrix) {
+    reason << "'" << key << "' needs a device with cooperative matrices";
+    return failure();
+  }
+  if (!element.isF16() && !element.isBF16()) {
+    reason << "'" << key << "' needs f16 or bf16 inputs (the matrices' "
+           << "operands), got " << element;
+    return failure();
+  }
+  if (element.isBF16() && !target.hasVulkanFeature("cooperative_matrix_bf16")) {
+    reason << "'" << key << "' with bf16 inputs needs bf16 cooperative "
+           << "matrices (the device feature 'cooperative_matrix_bf16')";
+    return failure();
+  }
+  if (plan.headDim % 16 != 0) {
+    reason << "'" << key << "' needs a head_dim in whole 16-column tiles, got "
+           << plan.headDim;
+    return failure();
+  }
+  if (plan.group() > 16) {
+    reason << "'" << key << "' puts the " << plan.group()
+           << " query heads of a KV head in the 16 rows of a matrix: at most "
+              "16";
+    return failure();
+  }
+  int64_t lanes = target.subgroupSize / 16;
+  if (target.subgroupSize % 16 != 0 || lanes == 0 || 16 % lanes != 0) {
+    reason << "'" << key << "' needs a subgroup of 16, 32, 64, 128 or 256 "
+           << "lanes, got " << target.subgroupSize;
+    return failure();
+  }
+  if (lanes > 1 && !target.hasVulkanFeature("subgroup_shuffle")) {
+    reason << "'" << key << "' combines each row over " << lanes
+           << " lanes with subgroup shuffles ('subgroup_shuffle')";
+    return failure();
+  }
+  int64_t bytes = coopAttendSharedBytes(plan);
+  if (bytes > target.sharedMemoryBytes) {
+    reason << "'" << key << "' stages " << bytes
+           << " bytes of workgroup memory, the device has "
+           << target.sharedMemoryBytes;
+    return failure();
+  }
+  return success();
 }
 
 LogicalResult VulkanNativeSparseAttention::verifyConfig(
@@ -38,7 +99,9 @@ LogicalResult VulkanNativeSparseAttention::verifyConfig(
            << ") is the workgroup's thread count: at most " << maxThreads;
     return failure();
   }
-  NativeSparsePlan plan = makePlan(op, config->blockT);
+  NativeSparsePlan plan = makePlan(op, *config, target);
+  if (plan.cooperative && failed(verifyCooperative(plan, target, reason)))
+    return failure();
   // SPIR-V indexes with 32-bit integers (the positions the kernels form
   // from these stay below 2^31 too).
   constexpr int64_t kMaxIndex = (int64_t(1) << 30);
@@ -63,12 +126,13 @@ SmallVector<ConfigAttr>
 VulkanNativeSparseAttention::configSpace(NativeSparseAttentionOp op,
                                          const TargetInfo &target, bool full) {
   SmallVector<ConfigAttr> space;
-  for (int64_t t : {1, 8, 16, 32, 64, 128}) {
-    ConfigAttr attr = NativeSparseConfig{t}.toAttr(op.getContext());
-    if ((full || t >= 16) &&
-        succeeded(verifyConfig(op, attr, target, llvm::nulls())))
-      space.push_back(attr);
-  }
+  for (bool coop : {false, true})
+    for (int64_t t : {1, 8, 16, 32, 64, 128}) {
+      ConfigAttr attr = NativeSparseConfig{t, coop}.toAttr(op.getContext());
+      if ((full || t >= 16) &&
+          succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+        space.push_back(attr);
+    }
   if (space.empty())
     space.push_back(heuristicConfig(op, target));
   return space;
@@ -89,7 +153,7 @@ VulkanNativeSparseAttention::heuristicConfig(NativeSparseAttentionOp op,
 LogicalResult VulkanNativeSparseAttention::tile(NativeSparseAttentionOp op,
                                                 ConfigAttr attr,
                                                 DispatchRewriter &rewriter) {
-  NativeSparsePlan plan =
-      makePlan(op, NativeSparseConfig::read(attr, llvm::nulls())->blockT);
+  NativeSparsePlan plan = makePlan(
+      op, *NativeSparseConfig::read(attr, llvm::nulls()), rewriter.target());
   return tileNativeSparseAttention(op, plan, rewriter);
 }
