@@ -219,4 +219,54 @@ TEST_F(LinearRulesTest, VulkanCooperativeOutputsWhereTheDeviceHasThem) {
             "kernel)");
 }
 
+TEST_F(LinearRulesTest, VulkanInOrderCooperativeForConstantDecays) {
+  TargetInfo coop = vulkanWithShuffles(32);
+  coop.vulkanFeatures = {"subgroup_basic", "subgroup_shuffle", "float16",
+                         "storage16", "cooperative_matrix_bf16"};
+  coop.sharedMemoryBytes = 49152;
+  coop.hasCooperativeMatrix = true;
+  auto simpleGla = [&](int64_t batch, int64_t heads, StringRef element) {
+    std::string q = tensorType({batch, 16384, heads, 128}, element);
+    std::string gamma = tensorType({heads}, "f32");
+    return parse("func.func @f(%q: " + q + ", %gg: " + gamma + ") -> " + q +
+                 " {\n  %o = ejk.gla %q, %q, %q g_gamma(%gg : " + gamma +
+                 ") : " + q + ", " + q + ", " + q + " -> " + q +
+                 "\n  return %o : " + q + "\n}\n");
+  };
+  // fla's simple-gla shape: 16 x 8 x 4 = 512 workgroups of 32 columns, the
+  // in-order kernel on chunks of 32.
+  for (StringRef element : {"f16", "bf16"}) {
+    TunableOpInterface op = simpleGla(16, 8, element);
+    ASSERT_TRUE(op);
+    EXPECT_EQ(printAttr(op.getHeuristicConfig(coop)),
+              "#ejk.config<block_v = 32, chunk_parallel = 0, chunk_size = 32, "
+              "cooperative = 1>");
+    // The tuner tries in-order configs beside the chunk-parallel ones.
+    int64_t inOrder = 0;
+    for (ConfigAttr c : op.getConfigSpace(coop, false)) {
+      EXPECT_EQ(reason(op, c, coop), "ok") << printAttr(c);
+      if (c.lookup("cooperative").value_or(0) &&
+          !c.lookup("chunk_parallel").value_or(0))
+        ++inOrder;
+    }
+    EXPECT_EQ(inOrder, 5); // C 16 x V 16/32/64, C 32 x V 16/32
+  }
+  // Too few workgroups (1 x 8 x 4): the chunks run in parallel.
+  TunableOpInterface few = simpleGla(1, 8, "bf16");
+  ASSERT_TRUE(few);
+  EXPECT_EQ(printAttr(few.getHeuristicConfig(coop)),
+            "#ejk.config<block_v = 128, chunk_parallel = 1, chunk_size = 64, "
+            "cooperative = 1>");
+  // No bf16 matrices: bf16 keeps the chunk-parallel kernel, f16 takes the
+  // in-order one.
+  TargetInfo noBf16 = coop;
+  noBf16.vulkanFeatures.pop_back();
+  EXPECT_EQ(printAttr(simpleGla(16, 8, "bf16").getHeuristicConfig(noBf16)),
+            "#ejk.config<block_v = 128, chunk_parallel = 1, chunk_size = 64, "
+            "cooperative = 1>");
+  EXPECT_EQ(printAttr(simpleGla(16, 8, "f16").getHeuristicConfig(noBf16)),
+            "#ejk.config<block_v = 32, chunk_parallel = 0, chunk_size = 32, "
+            "cooperative = 1>");
+}
+
 } // namespace

@@ -31,6 +31,7 @@
 #include "Linear/HeadDecay.h"
 #include "Linear/Sequences.h"
 #include "Linear/Vulkan/ChunkParallel.h"
+#include "Linear/Vulkan/CoopInOrder.h"
 #include "Linear/Vulkan/Gla.h"
 #include "Linear/Vulkan/SlotKernel.h"
 #include "StateSpace/Vulkan/Kernels.h"
@@ -334,6 +335,17 @@ LogicalResult VulkanGla::tile(Operation *op, ConfigAttr attr,
     if (!layout)
       return op->emitOpError("has no Vulkan layout for its config");
     return tileVulkanGlaChunkParallel(op, p, *layout, buf, rewriter);
+  }
+  if (config.cooperative) {
+    GlaProblem p = readGlaProblem(op);
+    Type element =
+        cast<ShapedType>(op->getOperand(0).getType()).getElementType();
+    std::optional<VulkanGlaCoopLayout> layout = VulkanGlaCoopLayout::compute(
+        p, element, config.chunkSize, config.blockV, rewriter.target(),
+        llvm::nulls());
+    if (!layout)
+      return op->emitOpError("has no Vulkan layout for its config");
+    return tileVulkanGlaCoopInOrder(op, p, *layout, buf, rewriter);
   }
   VulkanGlaPlan plan;
   static_cast<GlaProblem &>(plan) = readGlaProblem(op);

@@ -8,6 +8,7 @@
 
 #include "Common/Arithmetic.h"
 #include "Linear/Vulkan/ChunkParallel.h"
+#include "Linear/Vulkan/CoopInOrder.h"
 #include "Linear/Vulkan/Gla.h"
 #include "Linear/Vulkan/Kernel.h"
 
@@ -108,8 +109,8 @@ LogicalResult VulkanGla::verifyConfig(Operation *op, ConfigAttr attr,
     reason << "f16 buffers need the device feature 'float16'";
     return failure();
   }
-  if (config->cooperative && !config->chunkParallel) {
-    reason << "'" << GlaConfig::kCooperative << "' needs '"
+  if (config->cooperative == 2 && !config->chunkParallel) {
+    reason << "'" << GlaConfig::kCooperative << "' = 2 needs '"
            << GlaConfig::kChunkParallel << "' = 1";
     return failure();
   }
@@ -120,6 +121,11 @@ LogicalResult VulkanGla::verifyConfig(Operation *op, ConfigAttr attr,
            << "' takes f16 or bf16 inputs (f32 runs the SIMT kernel)";
     return failure();
   }
+  if (config->cooperative && !config->chunkParallel)
+    return success(VulkanGlaCoopLayout::compute(readGlaProblem(op), element,
+                                                config->chunkSize,
+                                                config->blockV, target, reason)
+                       .has_value());
   if (config->chunkParallel)
     return success(VulkanGlaChunkLayout::compute(
                        readGlaProblem(op), config->chunkSize, config->blockV,
@@ -129,6 +135,11 @@ LogicalResult VulkanGla::verifyConfig(Operation *op, ConfigAttr attr,
                                           config->blockV, target, reason)
                      .has_value());
 }
+
+/// The fewest (sequence, head, 32-column V block) workgroups for which the
+/// heuristic takes the in-order cooperative kernel: each walks its
+/// sequence's chunks one after another, so it needs about two per SM.
+static constexpr int64_t kInOrderWorkgroups = 256;
 
 /// The fewest columns that fill whole subgroups.
 static int64_t minBlockV(const GlaProblem &p, const TargetInfo &target) {
@@ -158,6 +169,16 @@ VulkanGla::configSpace(Operation *op, const TargetInfo &target, bool full) {
         if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
           space.push_back(attr);
       }
+  // The in-order cooperative kernel (constant decays, 16-bit inputs):
+  // chunks of 16 and 32, V blocks of 16 to 64 (what fits shared memory).
+  for (int64_t chunk : {16, 32})
+    for (int64_t blockV : {16, 32, 64}) {
+      ConfigAttr attr =
+          GlaConfig{chunk, blockV, /*chunkParallel=*/false, 1}.toAttr(
+              op->getContext());
+      if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+        space.push_back(attr);
+    }
   for (int64_t chunk : chunks) {
     if (chunk > ceilPow2(std::max<int64_t>(1, p.seq)) &&
         chunk != chunks.front())
@@ -193,6 +214,23 @@ ConfigAttr VulkanGla::heuristicConfig(Operation *op, const TargetInfo &target) {
   // check case within 2.6e-3 of the f32 recurrence. `cooperative = 2` (the
   // update on matrices too) ran no faster (2.01 ms; simple gla 13.8 against
   // 12.4): the tuner's to pick (docs/ops/linear.md).
+  // A constant decay per head (simple gla, lightning) or none, 16-bit
+  // inputs, cooperative matrices and at least 256 (sequence, head, V block)
+  // workgroups of 32 columns: the in-order cooperative kernel (no states
+  // temporary) — simple gla bf16 B16 T16384 H8 K=V=128 on an H200 against
+  // the chunk-parallel form 1 in the same process, every check case within
+  // bf16/f16 rounding (docs/ops/linear.md, "The in-order cooperative
+  // kernel").
+  if (p.seq >= 256 && kInOrderWorkgroups <= std::max<int64_t>(1, p.numSeqs) *
+                                                p.heads * ceilDiv(p.dimV, 32))
+    for (auto [chunk, blockV] :
+         {std::pair<int64_t, int64_t>{32, 32}, {16, 32}, {32, 16}, {16, 16}}) {
+      ConfigAttr attr =
+          GlaConfig{chunk, blockV, /*chunkParallel=*/false, 1}.toAttr(
+              op->getContext());
+      if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+        return attr;
+    }
   if (p.seq >= 256)
     for (int64_t coop : {1, 0})
       for (int64_t blockV = std::min<int64_t>(128, roundUp(p.dimV, 16));

@@ -1,0 +1,714 @@
+//===- CoopInOrder.cpp - gla's chunks in order on cooperative matrices ----===//
+//
+// The kernel of CoopInOrder.h. Workgroup = (V block, head, sequence [+1
+// filler with cu_seqlens]), 256 threads in subgroups; 16x16x16 matrices
+// with f32 accumulators. The operands are the inputs' own bits (f16, or
+// bf16 on bf16 matrices: DispatchRewriter::setBF16Matrices), q and k
+// staged as 16-byte words. Per chunk:
+//
+//   S16   <- S (each subgroup's state tiles through its 16x16 f32 stage)
+//   stage q, k (words), v and w v (the next chunk's loads then issued: they
+//         wait in registers while this chunk computes)
+//   A = Q K^T (lower-triangle tiles), O = D o (Q S16)       (matrices)
+//   A -> f32 stage -> A16 = (A o F) in the operand type
+//   O += A16 V, S = exp(gamma len) S + K^T (w V)             (matrices)
+//   O out through each subgroup's 16x16 stage
+//
+// The subgroups take the tiles of each product round-robin
+// (CoopMatrices.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Linear/Vulkan/CoopInOrder.h"
+#include "Attention/Vulkan/Scores.h"
+#include "Common/Arithmetic.h"
+#include "Linear/HeadDecay.h"
+#include "Linear/Vulkan/CoopMatrices.h"
+#include "Linear/Vulkan/SlotKernel.h"
+
+#include "ejk/Ops/Linear/Config.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+std::optional<VulkanGlaCoopLayout>
+VulkanGlaCoopLayout::compute(const GlaProblem &p, Type element, int64_t chunk,
+                             int64_t blockV, const TargetInfo &target,
+                             llvm::raw_ostream &reason) {
+  StringRef what = "the in-order cooperative kernel ('chunk_parallel' = 0, "
+                   "'cooperative' = 1)";
+  if (p.hasG || p.hasGk || p.hasGv) {
+    reason << what
+           << " takes one constant decay per head or none; per-step gates "
+              "need '"
+           << GlaConfig::kChunkParallel << "' = 1 or '"
+           << GlaConfig::kCooperative << "' = 0";
+    return std::nullopt;
+  }
+  if (!target.hasCooperativeMatrix) {
+    reason << "'" << GlaConfig::kCooperative
+           << "' needs a device with 16x16x16 f16 cooperative matrices";
+    return std::nullopt;
+  }
+  if (element.isBF16() && !target.hasVulkanFeature("cooperative_matrix_bf16")) {
+    reason << what
+           << " multiplies bf16 inputs on bf16 matrices, which the device "
+              "lacks ('cooperative_matrix_bf16')";
+    return std::nullopt;
+  }
+  if (p.dimK % kMatrix != 0) {
+    reason << what << " stages head_dim_k (" << p.dimK
+           << ") in whole 16x16 tiles: a multiple of 16";
+    return std::nullopt;
+  }
+  if (chunk < kMatrix || chunk > 64 || chunk % kMatrix != 0) {
+    reason << "'" << GlaConfig::kChunkSize << "' (" << chunk
+           << ") must be a multiple of 16 in [16, 64] with " << what;
+    return std::nullopt;
+  }
+  if (blockV < kMatrix || blockV % kMatrix != 0) {
+    reason << "'" << GlaConfig::kBlockV << "' (" << blockV
+           << ") must be a positive multiple of 16 with " << what;
+    return std::nullopt;
+  }
+  VulkanGlaCoopLayout l;
+  l.chunk = chunk;
+  l.blockV = blockV;
+  l.subgroupSize = std::max<unsigned>(1, target.subgroupSize);
+  if (kThreads > target.maxWorkgroupInvocations ||
+      kThreads % l.subgroupSize != 0) {
+    reason << what << " runs " << kThreads
+           << " threads per workgroup in whole subgroups; the device allows "
+           << target.maxWorkgroupInvocations << " in subgroups of "
+           << l.subgroupSize;
+    return std::nullopt;
+  }
+  l.kTiles = p.dimK / kMatrix;
+  l.rowTiles = chunk / kMatrix;
+  l.colTiles = blockV / kMatrix;
+  int64_t n = l.subgroups();
+  l.stateSlots = ceilDiv(l.stateTiles(), n);
+  l.outputSlots = ceilDiv(l.outputTiles(), n);
+  l.scoreSlots = ceilDiv(l.scoreTiles(), n);
+  // The output tiles count twice: their row decays D are matrices too.
+  int64_t matrices = l.stateSlots + 2 * l.outputSlots + l.scoreSlots;
+  if (matrices > kMaxMatrices) {
+    reason << what << " would keep " << matrices
+           << " matrices per subgroup (at most " << kMaxMatrices
+           << "): smaller '" << GlaConfig::kBlockV << "'";
+    return std::nullopt;
+  }
+  // q and k, v and w v, S16 and A16 in f16 elements; the f32 stage.
+  int64_t halves = 2 * chunk * l.keyStride() + 2 * chunk * l.valueStride() +
+                   p.dimK * l.valueStride() + chunk * l.scoreStride();
+  l.sharedBytes = 2 * halves + 4 * l.floatStage();
+  if (l.sharedBytes > target.sharedMemoryBytes) {
+    reason << what << " stages " << l.sharedBytes
+           << " bytes of shared memory, the device has "
+           << target.sharedMemoryBytes << ": smaller '" << GlaConfig::kChunkSize
+           << "' or '" << GlaConfig::kBlockV << "'";
+    return std::nullopt;
+  }
+  return l;
+}
+
+namespace {
+
+struct NoTemporaries {};
+
+class InOrderBase : public SlotKernel<GlaProblem, VulkanGlaCoopLayout,
+                                      GlaBuffers, NoTemporaries> {
+public:
+  InOrderBase(OpBuilder &builder, Location loc, const GlaProblem &p,
+              const VulkanGlaCoopLayout &l, const GlaBuffers &buf)
+      : SlotKernel(builder, loc, p, l, buf, none) {}
+
+protected:
+  void begin() {
+    thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
+    Value block = WorkgroupIdOp::create(e.b, 0);
+    v0 = e.mul(block, e.index(l.blockV));
+    head = WorkgroupIdOp::create(e.b, 1);
+    kvHead = e.div(head, e.index(p.headsPerKv()));
+  }
+
+  static inline const NoTemporaries none{};
+  Value v0;
+};
+
+class CoopInOrderKernel : public CoopMatrices<InOrderBase> {
+public:
+  using CoopMatrices::CoopMatrices;
+
+  void build() {
+    beginCoop();
+    inputType = cast<MemRefType>(buf.query.getType()).getElementType();
+    // The word views at the function's top level, where the Vulkan
+    // preparation pass finds them (not inside the packed case's branch).
+    qView = wordView(e, buf.query, kWord);
+    kView = wordView(e, buf.key, kWord);
+    Value z = WorkgroupIdOp::create(e.b, 2);
+    if (p.packed) {
+      Value filler = cmp(arith::CmpIPredicate::eq, z, e.index(p.numSeqs));
+      emitIf(e, filler, [&] { zeroUncovered(v0, l.blockV); });
+      emitIf(e, cmp(arith::CmpIPredicate::slt, z, e.index(p.numSeqs)),
+             [&] { sequence(z); });
+      return;
+    }
+    sequence(z);
+  }
+
+private:
+  static constexpr int64_t kWord = 8; // 16-bit elements per 16-byte word
+
+  void sequence(Value n) {
+    seqId = n;
+    sequenceBounds(n);
+    if (p.hasGamma())
+      gamma = emitHeadDecay(e, p, buf.gGamma, head, seqId);
+    allocate();
+    SmallVector<Value> decays = rowDecays();
+    SmallVector<Value> factors = scoreFactors();
+    SmallVector<Value> inits = initialState();
+    size_t numState = inits.size();
+    Value chunks = chunkCount();
+    // S16 of the first chunk; each chunk's end writes the next one's.
+    stateToOperand(ArrayRef<Value>(inits).take_front(numState), nullptr);
+    SmallVector<Value> ahead = loadChunk(zero);
+    inits.append(ahead.begin(), ahead.end());
+    SmallVector<Value> last =
+        e.forLoop(zero, chunks, one, inits,
+                  [&](Value c, ValueRange args) -> SmallVector<Value> {
+                    SmallVector<Value> state(args.take_front(numState));
+                    SmallVector<Value> regs(args.drop_front(numState));
+                    setChunk(c);
+                    storeChunk(regs);
+                    // The next chunk's loads, issued before this chunk's
+                    // products: they wait in registers, their latency behind
+                    // the matrices.
+                    Value next = e.min(e.add(c, one), e.sub(chunks, one));
+                    SmallVector<Value> nextRegs = loadChunk(next);
+                    SmallVector<Value> out = chunkStep(state, decays, factors);
+                    endChunk(out, state);
+                    out = state;
+                    out.append(nextRegs.begin(), nextRegs.end());
+                    return out;
+                  });
+    if (buf.finalState)
+      writeFinalState(ArrayRef<Value>(last).take_front(numState));
+  }
+
+  void allocate() {
+    Type word = wordType(e);
+    int64_t C = l.chunk;
+    qStage = allocWorkgroupOf(e, C * l.keyStride() / kWord, word);
+    kStage = allocWorkgroupOf(e, C * l.keyStride() / kWord, word);
+    vStage = allocWorkgroupOf(e, C * l.valueStride(), f16);
+    wvStage = allocWorkgroupOf(e, C * l.valueStride(), f16);
+    sStage = allocWorkgroupOf(e, p.dimK * l.valueStride(), f16);
+    aStage = allocWorkgroupOf(e, C * l.scoreStride(), f16);
+    fstage = allocWorkgroupOf(e, l.floatStage(), e.f32);
+  }
+
+  /// c0 and len of chunk `c`.
+  void setChunk(Value c) {
+    c0 = e.mul(c, e.index(l.chunk));
+    len = e.min(e.index(l.chunk), e.sub(seqLen, c0));
+  }
+
+  /// The step of chunk step `t` of the chunk from `first` with `steps`
+  /// steps, clamped into [0, seq) (callers mask the steps past the chunk).
+  Value rowAt(Value first, Value steps, Value t) {
+    Value lastStep = e.max(e.sub(steps, one), zero);
+    Value row = rowOf(e.add(first, e.min(t, lastStep)));
+    return e.max(e.min(row, e.index(p.seq - 1)), zero);
+  }
+
+  /// The loads of chunk `c`: its q and k words, then its v (f32), zero
+  /// past the chunk and head_dim_v.
+  SmallVector<Value> loadChunk(Value c) {
+    Value first = e.mul(c, e.index(l.chunk));
+    Value steps = e.min(e.index(l.chunk), e.sub(seqLen, first));
+    int64_t width = p.dimK / kWord;
+    Value zeroWord = arith::ConstantOp::create(
+        e.b, DenseElementsAttr::get(cast<ShapedType>(wordType(e)),
+                                    e.b.getI32IntegerAttr(0)));
+    SmallVector<Value> regs;
+    for (auto entry : {std::tuple<Value, int64_t, Value>{qView, p.heads, head},
+                       {kView, p.kvHeads, kvHead}}) {
+      // Locals, not a structured binding: C++17 lambdas cannot capture one.
+      Value view = std::get<0>(entry), h = std::get<2>(entry);
+      int64_t heads = std::get<1>(entry);
+      forRounds(l.chunk * width, [&](Value i) {
+        Value t = arith::DivUIOp::create(e.b, i, e.index(width));
+        Value w = arith::RemUIOp::create(e.b, i, e.index(width));
+        Value row = rowAt(first, steps, t);
+        Value token = e.add(e.mul(batchIdx, e.index(p.seq)), row);
+        Value at = e.add(e.mul(token, e.index(heads)), h);
+        Value word = memref::LoadOp::create(
+            e.b, view, ValueRange{e.add(e.mul(at, e.index(width)), w)});
+        Value valid = cmp(arith::CmpIPredicate::slt, t, steps);
+        regs.push_back(e.select(valid, word, zeroWord));
+      });
+    }
+    forRounds(l.chunk * l.blockV, [&](Value i) {
+      Value s = arith::DivUIOp::create(e.b, i, e.index(l.blockV));
+      Value col = e.add(v0, arith::RemUIOp::create(e.b, i, e.index(l.blockV)));
+      Value valid = arith::AndIOp::create(
+          e.b, cmp(arith::CmpIPredicate::slt, s, steps),
+          cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
+      Value v = load(buf.value, {batchIdx, rowAt(first, steps, s), kvHead,
+                                 e.min(col, e.index(p.dimV - 1))});
+      regs.push_back(e.select(valid, v, e.constF32(0.0f)));
+    });
+    return regs;
+  }
+
+  /// `body(i)` for the elements i = thread + r 256 of [0, total), clamped
+  /// to total - 1 in a last partial round (storeChunk skips those).
+  void forRounds(int64_t total, function_ref<void(Value)> body) {
+    for (int64_t r = 0; r * l.kThreads < total; ++r) {
+      Value i = e.add(thread, e.index(r * l.kThreads));
+      if ((r + 1) * l.kThreads > total)
+        i = e.min(i, e.index(total - 1));
+      body(i);
+    }
+  }
+
+  /// Stores loadChunk's values (of the chunk of c0 and len): q and k words
+  /// into their stages, v and w v into theirs in the operand type.
+  void storeChunk(ArrayRef<Value> regs) {
+    int64_t width = p.dimK / kWord, rowWords = l.keyStride() / kWord;
+    size_t at = 0;
+    for (Value stage : {qStage, kStage})
+      for (int64_t r = 0; r * l.kThreads < l.chunk * width; ++r) {
+        Value i = e.add(thread, e.index(r * l.kThreads));
+        Value word = regs[at++];
+        storeIfInside(i, l.chunk * width, r, [&] {
+          Value t = arith::DivUIOp::create(e.b, i, e.index(width));
+          Value w = arith::RemUIOp::create(e.b, i, e.index(width));
+          memref::StoreOp::create(e.b, word, stage,
+                                  e.add(e.mul(t, e.index(rowWords)), w));
+        });
+      }
+    for (int64_t r = 0; r * l.kThreads < l.chunk * l.blockV; ++r) {
+      Value i = e.add(thread, e.index(r * l.kThreads));
+      Value v = regs[at++];
+      storeIfInside(i, l.chunk * l.blockV, r, [&] {
+        Value s = arith::DivUIOp::create(e.b, i, e.index(l.blockV));
+        Value c = arith::RemUIOp::create(e.b, i, e.index(l.blockV));
+        Value idx = e.add(e.mul(s, e.index(l.valueStride())), c);
+        memref::StoreOp::create(e.b, operandBits(e, v, inputType), vStage, idx);
+        Value wv = v;
+        if (gamma) {
+          // w_s = exp(gamma (len - 1 - s)), the exponent clamped at 0 for
+          // the (zero) steps past the chunk.
+          Value gap = e.max(e.sub(e.sub(len, one), s), zero);
+          Value f = arith::SIToFPOp::create(e.b, e.f32, e.toI32(gap));
+          wv = e.fmul(v, e.exp(e.fmul(gamma, f)));
+        }
+        memref::StoreOp::create(e.b, operandBits(e, wv, inputType), wvStage,
+                                idx);
+      });
+    }
+  }
+
+  void storeIfInside(Value i, int64_t total, int64_t r,
+                     function_ref<void()> store) {
+    if ((r + 1) * l.kThreads > total)
+      emitIf(e, cmp(arith::CmpIPredicate::slt, i, e.index(total)), store);
+    else
+      store();
+  }
+
+  /// D of the subgroup's output tiles (scale exp(gamma (t + 1)) in row t),
+  /// as accumulator matrices, loaded once through the f32 stage.
+  SmallVector<Value> rowDecays() {
+    SmallVector<Value> d;
+    if (!gamma) {
+      for (int64_t m = 0; m < l.outputSlots; ++m)
+        d.push_back(gpu::SubgroupMmaConstantMatrixOp::create(
+            e.b, cType, e.constF32(p.scale)));
+      return d;
+    }
+    constexpr int64_t tile = kT * kT;
+    forEachShared(e, l.kThreads, thread, l.rowTiles * tile, [&](Value i) {
+      Value rowTile = arith::DivUIOp::create(e.b, i, e.index(tile));
+      Value r = arith::DivUIOp::create(
+          e.b, arith::RemUIOp::create(e.b, i, e.index(tile)), e.index(kT));
+      Value t = e.add(e.mul(rowTile, e.index(kT)), r);
+      Value f = arith::SIToFPOp::create(e.b, e.f32, e.toI32(e.add(t, one)));
+      Value decay = e.fmul(e.exp(e.fmul(gamma, f)), e.constF32(p.scale));
+      memref::StoreOp::create(e.b, decay, fstage, i);
+    });
+    gpu::BarrierOp::create(e.b);
+    for (int64_t m = 0; m < l.outputSlots; ++m) {
+      Value rowTile = arith::DivUIOp::create(e.b, outputTile(m, /*clamp=*/true),
+                                             e.index(l.colTiles));
+      d.push_back(loadMatrix(e, cType, fstage, e.mul(rowTile, e.index(tile)),
+                             kT, /*transpose=*/false));
+    }
+    gpu::BarrierOp::create(e.b);
+    return d;
+  }
+
+  /// F at this thread's elements i = thread + r 256 of the C x C scores:
+  /// scale exp(gamma (t - s)) for s <= t, else 0.
+  SmallVector<Value> scoreFactors() {
+    SmallVector<Value> f;
+    int64_t C = l.chunk;
+    for (int64_t r = 0; r * l.kThreads < C * C; ++r) {
+      Value i = e.add(thread, e.index(r * l.kThreads));
+      Value t = arith::DivUIOp::create(e.b, i, e.index(C));
+      Value s = arith::RemUIOp::create(e.b, i, e.index(C));
+      Value factor = e.constF32(p.scale);
+      if (gamma) {
+        Value gap = arith::SIToFPOp::create(e.b, e.f32,
+                                            e.toI32(e.max(e.sub(t, s), zero)));
+        factor = e.fmul(factor, e.exp(e.fmul(gamma, gap)));
+      }
+      Value keep = cmp(arith::CmpIPredicate::sle, s, t);
+      f.push_back(e.select(keep, factor, e.constF32(0.0f)));
+    }
+    return f;
+  }
+
+  /// (key tile, column tile) of the subgroup's `m`-th state tile.
+  std::pair<Value, Value> stateTile(int64_t m) {
+    Value tile = tileOf(m, l.stateTiles());
+    return {arith::DivUIOp::create(e.b, tile, e.index(l.colTiles)),
+            arith::RemUIOp::create(e.b, tile, e.index(l.colTiles))};
+  }
+
+  /// The state tiles from initial_state (through each subgroup's 16x16
+  /// part of the f32 stage), or zero.
+  SmallVector<Value> initialState() {
+    SmallVector<Value> s;
+    if (!buf.initialState) {
+      for (int64_t m = 0; m < l.stateSlots; ++m)
+        s.push_back(zeroMatrix());
+      return s;
+    }
+    Value base = e.mul(subgroup, e.index(kT * kT));
+    for (int64_t m = 0; m < l.stateSlots; ++m) {
+      auto [a, j] = stateTile(m);
+      for (int64_t i = 0; i < kT * kT / l.subgroupSize; ++i) {
+        Value idx = e.add(lane, e.index(i * l.subgroupSize));
+        Value r = arith::DivUIOp::create(e.b, idx, e.index(kT));
+        Value c = arith::RemUIOp::create(e.b, idx, e.index(kT));
+        Value key = e.add(e.mul(a, e.index(kT)), r);
+        Value col = e.add(v0, e.add(e.mul(j, e.index(kT)), c));
+        Value valid = cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV));
+        Value v = load(buf.initialState,
+                       {seqId, head, key, e.min(col, e.index(p.dimV - 1))});
+        memref::StoreOp::create(e.b, e.select(valid, v, e.constF32(0.0f)),
+                                fstage, e.add(base, idx));
+      }
+      gpu::BarrierOp::create(e.b);
+      s.push_back(loadMatrix(e, cType, fstage, base, kT, /*transpose=*/false));
+      gpu::BarrierOp::create(e.b);
+    }
+    return s;
+  }
+
+  /// The state tiles into the S16 stage, in the operand type: a round per
+  /// slot, each subgroup's tile through its 16x16 part of the f32 stage;
+  /// `first` (the chunk's output write) runs in the first round's
+  /// conversion, between its barriers.
+  void stateToOperand(ArrayRef<Value> state, function_ref<void()> first) {
+    Value base = e.mul(subgroup, e.index(kT * kT));
+    for (int64_t m = 0; m < l.stateSlots; ++m) {
+      Value a, j;
+      std::tie(a, j) = stateTile(m);
+      Value owns = ownsTile(m, l.stateTiles());
+      gpu::SubgroupMmaStoreMatrixOp::create(e.b, state[m], fstage,
+                                            ValueRange{base},
+                                            e.b.getIndexAttr(kT), UnitAttr());
+      gpu::BarrierOp::create(e.b);
+      if (m == 0 && first)
+        first();
+      emitIf(e, owns, [&] {
+        for (int64_t i = 0; i < kT * kT / l.subgroupSize; ++i) {
+          Value idx = e.add(lane, e.index(i * l.subgroupSize));
+          Value r = arith::DivUIOp::create(e.b, idx, e.index(kT));
+          Value c = arith::RemUIOp::create(e.b, idx, e.index(kT));
+          Value value = memref::LoadOp::create(e.b, fstage, e.add(base, idx));
+          Value row = e.add(e.mul(a, e.index(kT)), r);
+          Value col = e.add(e.mul(j, e.index(kT)), c);
+          memref::StoreOp::create(
+              e.b, operandBits(e, value, inputType), sStage,
+              e.add(e.mul(row, e.index(l.valueStride())), col));
+        }
+      });
+      gpu::BarrierOp::create(e.b);
+    }
+  }
+
+  /// The subgroup's `m`-th output tile: the tiles go round-robin from the
+  /// subgroup after the last score tile's owner (the scores' and q S's
+  /// chains then run on different subgroups); clamped when `clamp`.
+  Value outputTile(int64_t m, bool clamp) {
+    int64_t n = l.subgroups(), rot = l.scoreTiles() % n;
+    Value g = arith::RemUIOp::create(e.b, e.add(subgroup, e.index(n - rot)),
+                                     e.index(n));
+    Value tile = e.add(g, e.index(m * n));
+    return clamp ? e.min(tile, e.index(l.outputTiles() - 1)) : tile;
+  }
+
+  Value ownsOutput(int64_t m) {
+    return cmp(arith::CmpIPredicate::slt, outputTile(m, /*clamp=*/false),
+               e.index(l.outputTiles()));
+  }
+
+  /// The f32 stage's output tiles, past the subgroups' parts.
+  int64_t outputRegion() const { return l.subgroups() * kT * kT; }
+
+  /// The chunk's end: O tiles into the stage's output region, then the
+  /// state rounds, the first of which also writes the outputs (every
+  /// thread, along V).
+  void endChunk(ArrayRef<Value> o, ArrayRef<Value> state) {
+    for (int64_t m = 0; m < l.outputSlots; ++m) {
+      Value at = e.add(e.index(outputRegion()),
+                       e.mul(outputTile(m, /*clamp=*/true), e.index(kT * kT)));
+      Value tile = o[m];
+      emitIf(e, ownsOutput(m), [&] {
+        gpu::SubgroupMmaStoreMatrixOp::create(e.b, tile, fstage, ValueRange{at},
+                                              e.b.getIndexAttr(kT), UnitAttr());
+      });
+    }
+    stateToOperand(state, [&] { writeOutputs(); });
+  }
+
+  /// The chunk's outputs from the stage's output region: element (t, c) of
+  /// tile (t / 16, c / 16), rows inside the chunk, columns inside
+  /// head_dim_v.
+  void writeOutputs() {
+    int64_t total = l.chunk * l.blockV;
+    for (int64_t r = 0; r * l.kThreads < total; ++r) {
+      Value i = e.add(thread, e.index(r * l.kThreads));
+      Value t = arith::DivUIOp::create(e.b, i, e.index(l.blockV));
+      Value c = arith::RemUIOp::create(e.b, i, e.index(l.blockV));
+      Value col = e.add(v0, c);
+      Value inside = arith::AndIOp::create(
+          e.b, cmp(arith::CmpIPredicate::slt, t, len),
+          cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
+      if ((r + 1) * l.kThreads > total)
+        inside = arith::AndIOp::create(
+            e.b, inside, cmp(arith::CmpIPredicate::slt, i, e.index(total)));
+      emitIf(e, inside, [&] {
+        Value rowTile = arith::DivUIOp::create(e.b, t, e.index(kT));
+        Value colTile = arith::DivUIOp::create(e.b, c, e.index(kT));
+        Value tile = e.add(e.mul(rowTile, e.index(l.colTiles)), colTile);
+        Value inTile = e.add(
+            e.mul(arith::RemUIOp::create(e.b, t, e.index(kT)), e.index(kT)),
+            arith::RemUIOp::create(e.b, c, e.index(kT)));
+        Value at = e.add(e.index(outputRegion()),
+                         e.add(e.mul(tile, e.index(kT * kT)), inTile));
+        Value value = memref::LoadOp::create(e.b, fstage, at);
+        memref::StoreOp::create(
+            e.b, e.fromF32(value, outputType()), buf.output,
+            ValueRange{batchIdx, rowOf(e.add(c0, t)), head, col});
+      });
+    }
+  }
+
+  /// (row tile, column tile) of lower-triangle score tile `q`: the largest
+  /// i with i (i + 1) / 2 <= q, then j = q - i (i + 1) / 2.
+  std::pair<Value, Value> scoreTile(Value q) {
+    Value i = zero;
+    for (int64_t k = 1; k < l.rowTiles; ++k) {
+      Value past = cmp(arith::CmpIPredicate::sge, q, e.index(k * (k + 1) / 2));
+      i = e.select(past, e.index(k), i);
+    }
+    Value tri =
+        arith::DivUIOp::create(e.b, e.mul(i, e.add(i, one)), e.index(2));
+    return {i, e.sub(q, tri)};
+  }
+
+  /// The chunk's products (after the stages' barrier): returns O; updates
+  /// `state` in place. A subgroup computes only the tiles it owns (its
+  /// branches are uniform).
+  SmallVector<Value> chunkStep(MutableArrayRef<Value> state,
+                               ArrayRef<Value> decays,
+                               ArrayRef<Value> factors) {
+    int64_t C = l.chunk, ks = l.keyStride(), vs = l.valueStride();
+    gpu::BarrierOp::create(e.b);
+    // Scores Q K^T (lower triangle), written to the f32 stage.
+    for (int64_t m = 0; m < l.scoreSlots; ++m) {
+      emitIf(e, ownsTile(m, l.scoreTiles()), [&] {
+        auto [i, j] = scoreTile(tileOf(m, l.scoreTiles()));
+        Value acc = zeroMatrix();
+        for (int64_t d = 0; d < l.kTiles; ++d) {
+          Value q =
+              loadMatrix(e, aType, qStage,
+                         e.add(e.mul(i, e.index(kT * ks)), e.index(d * kT)), ks,
+                         /*transpose=*/false);
+          Value k =
+              loadMatrix(e, bType, kStage,
+                         e.add(e.mul(j, e.index(kT * ks)), e.index(d * kT)), ks,
+                         /*transpose=*/true);
+          acc = mma(q, k, acc);
+        }
+        Value at = e.add(e.mul(i, e.index(kT * C)), e.mul(j, e.index(kT)));
+        gpu::SubgroupMmaStoreMatrixOp::create(e.b, acc, fstage, ValueRange{at},
+                                              e.b.getIndexAttr(C), UnitAttr());
+      });
+    }
+    // O = D o (Q S16).
+    SmallVector<Value> o;
+    for (int64_t m = 0; m < l.outputSlots; ++m) {
+      Value tile = outputTile(m, /*clamp=*/true);
+      Value i = arith::DivUIOp::create(e.b, tile, e.index(l.colTiles));
+      Value j = arith::RemUIOp::create(e.b, tile, e.index(l.colTiles));
+      Value decay = decays[m];
+      o.push_back(e.ifElse(
+          ownsOutput(m), TypeRange{cType},
+          [&]() -> SmallVector<Value> {
+            Value acc = zeroMatrix();
+            for (int64_t d = 0; d < l.kTiles; ++d) {
+              Value q = loadMatrix(
+                  e, aType, qStage,
+                  e.add(e.mul(i, e.index(kT * ks)), e.index(d * kT)), ks,
+                  /*transpose=*/false);
+              Value s = loadMatrix(
+                  e, bType, sStage,
+                  e.add(e.index(d * kT * vs), e.mul(j, e.index(kT))), vs,
+                  /*transpose=*/false);
+              acc = mma(q, s, acc);
+            }
+            return {gpu::SubgroupMmaElementwiseOp::create(
+                e.b, cType, ValueRange{acc, decay},
+                gpu::MMAElementwiseOp::MULF)};
+          },
+          [&]() -> SmallVector<Value> { return {zeroMatrix()}; })[0]);
+    }
+    gpu::BarrierOp::create(e.b);
+    // A16 = (Q K^T) o F; the upper tiles (never stored) are masked by F's
+    // zeros through a select.
+    for (int64_t r = 0; r * l.kThreads < C * C; ++r) {
+      Value i = e.add(thread, e.index(r * l.kThreads));
+      Value t = arith::DivUIOp::create(e.b, i, e.index(C));
+      Value s = arith::RemUIOp::create(e.b, i, e.index(C));
+      Value keep = cmp(arith::CmpIPredicate::sle, s, t);
+      Value a = memref::LoadOp::create(e.b, fstage, i);
+      a = e.select(keep, e.fmul(a, factors[r]), e.constF32(0.0f));
+      memref::StoreOp::create(e.b, operandBits(e, a, inputType), aStage,
+                              e.add(e.mul(t, e.index(l.scoreStride())), s));
+    }
+    gpu::BarrierOp::create(e.b);
+    // O += A16 V.
+    for (int64_t m = 0; m < l.outputSlots; ++m) {
+      Value tile = outputTile(m, /*clamp=*/true);
+      Value i = arith::DivUIOp::create(e.b, tile, e.index(l.colTiles));
+      Value j = arith::RemUIOp::create(e.b, tile, e.index(l.colTiles));
+      Value acc = o[m];
+      o[m] = e.ifElse(
+          ownsOutput(m), TypeRange{cType},
+          [&]() -> SmallVector<Value> {
+            Value sum = acc;
+            for (int64_t d = 0; d < l.rowTiles; ++d) {
+              Value a =
+                  loadMatrix(e, aType, aStage,
+                             e.add(e.mul(i, e.index(kT * l.scoreStride())),
+                                   e.index(d * kT)),
+                             l.scoreStride(), /*transpose=*/false);
+              Value v = loadMatrix(
+                  e, bType, vStage,
+                  e.add(e.index(d * kT * vs), e.mul(j, e.index(kT))), vs,
+                  /*transpose=*/false);
+              sum = mma(a, v, sum);
+            }
+            return {sum};
+          },
+          [&]() -> SmallVector<Value> { return {acc}; })[0];
+    }
+    // S = exp(gamma len) S + K^T (w V).
+    Value decay;
+    if (gamma) {
+      Value f = arith::SIToFPOp::create(e.b, e.f32, e.toI32(len));
+      decay = gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType,
+                                                       e.exp(e.fmul(gamma, f)));
+    }
+    for (int64_t m = 0; m < l.stateSlots; ++m) {
+      Value a, j;
+      std::tie(a, j) = stateTile(m);
+      Value prior = state[m];
+      auto update = [&]() -> SmallVector<Value> {
+        Value acc = prior;
+        if (decay)
+          acc = gpu::SubgroupMmaElementwiseOp::create(
+              e.b, cType, ValueRange{acc, decay}, gpu::MMAElementwiseOp::MULF);
+        for (int64_t d = 0; d < l.rowTiles; ++d) {
+          // K^T: keys are the stage's columns, read column-major.
+          Value k =
+              loadMatrix(e, aType, kStage,
+                         e.add(e.index(d * kT * ks), e.mul(a, e.index(kT))), ks,
+                         /*transpose=*/true);
+          Value v =
+              loadMatrix(e, bType, wvStage,
+                         e.add(e.index(d * kT * vs), e.mul(j, e.index(kT))), vs,
+                         /*transpose=*/false);
+          acc = mma(k, v, acc);
+        }
+        return {acc};
+      };
+      // Every subgroup owns its slots when the tiles divide evenly.
+      if (l.stateTiles() % l.subgroups() == 0 ||
+          (m + 1) * l.subgroups() <= l.stateTiles())
+        state[m] = update()[0];
+      else
+        state[m] =
+            e.ifElse(ownsTile(m, l.stateTiles()), TypeRange{cType}, update,
+                     [&]() -> SmallVector<Value> { return {prior}; })[0];
+    }
+    return o;
+  }
+
+  void writeFinalState(ArrayRef<Value> state) {
+    for (int64_t m = 0; m < l.stateSlots; ++m) {
+      Value a, j;
+      std::tie(a, j) = stateTile(m);
+      Value owns = ownsTile(m, l.stateTiles());
+      writeMatrix(state[m], fstage, [&](Value r, Value c, Value value) {
+        Value key = e.add(e.mul(a, e.index(kT)), r);
+        Value col = e.add(v0, e.add(e.mul(j, e.index(kT)), c));
+        Value inside = arith::AndIOp::create(
+            e.b, owns, cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
+        emitIf(e, inside, [&] {
+          memref::StoreOp::create(e.b, value, buf.finalState,
+                                  ValueRange{seqId, head, key, col});
+        });
+      });
+    }
+  }
+
+  Type inputType;
+  Value gamma;
+  Value qView, kView;
+  Value qStage, kStage, vStage, wvStage, sStage, aStage, fstage;
+};
+
+} // namespace
+
+LogicalResult mlir::ejk::tileVulkanGlaCoopInOrder(Operation *op,
+                                                  const GlaProblem &p,
+                                                  const VulkanGlaCoopLayout &l,
+                                                  const GlaBuffers &buf,
+                                                  DispatchRewriter &rewriter) {
+  // replaceBody erases the op: read its location first.
+  Location loc = op->getLoc();
+  OpBuilder b = rewriter.replaceBody();
+  CoopInOrderKernel(b, loc, p, l, buf).build();
+  rewriter.finish(b);
+  func::FuncOp dispatch = rewriter.dispatch();
+  int64_t vBlocks = ceilDiv(p.dimV, l.blockV);
+  DispatchRewriter::setGrid(dispatch,
+                            {vBlocks, p.heads, p.numSeqs + (p.packed ? 1 : 0)});
+  DispatchRewriter::setVulkanLaunch(dispatch, l.kThreads, l.sharedBytes);
+  DispatchRewriter::setWork(dispatch, glaFlops(p, l.chunk),
+                            DispatchRewriter::bytesOf(buf.all()));
+  // The operands are the inputs' bits: bf16 ones multiply on bf16 matrices.
+  if (cast<MemRefType>(buf.query.getType()).getElementType().isBF16())
+    DispatchRewriter::setBF16Matrices(dispatch);
+  return success();
+}
