@@ -40,6 +40,9 @@ lscpu -p=CPU,CORE,SOCKET | grep -v '^#' > "$TMP/topology.csv"
 CORES=$(awk -F, '!seen[$2 "," $3]++ {print $1}' "$TMP/topology.csv" | head -"$RANKS" | tr '\n' ' ')
 echo "one CPU per physical core: $CORES"
 grep -m1 MHz /proc/cpuinfo
+# Whether Open MPI's shared-memory transport moves a large message in one
+# copy (CMA) or through its FIFO in fragments (each needs a progress call).
+ompi_info --param btl vader --level 9 2>/dev/null | grep -i single_copy_mechanism | head -2
 
 zz=$(grep -o '"ring__ring__n[0-9]*__c1__wn__zzkv"' art/ringbench.json | head -1 | tr -d '"')
 bench() { # CPU ENTRY RUNS

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -344,6 +345,40 @@ Status Module::checkCall(const char *name, const std::vector<Buffer *> &inputs,
   return Status::success();
 }
 
+Status Module::acquireTemporary(size_t bytes, std::unique_ptr<Buffer> &out) {
+  out.reset();
+  if (!vulkan_) {
+    std::lock_guard<std::mutex> lock(temporariesMutex_);
+    for (auto it = idleTemporaries_.begin(); it != idleTemporaries_.end(); ++it)
+      if ((*it)->size() == bytes) {
+        out = std::move(*it);
+        idleTemporaries_.erase(it);
+        idleTemporaryBytes_ -= bytes;
+        break;
+      }
+  }
+  if (!out)
+    return Buffer::create(device_, bytes, out);
+  // As Buffer::create leaves it: zero up to the rounded allocation.
+  size_t allocated =
+      (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+  std::memset(out->data(), 0, std::max(allocated, kBufferAlignment));
+  return Status::success();
+}
+
+void Module::releaseTemporaries(
+    std::vector<std::unique_ptr<Buffer>> &temporaries) {
+  if (vulkan_)
+    return;
+  std::lock_guard<std::mutex> lock(temporariesMutex_);
+  for (std::unique_ptr<Buffer> &temporary : temporaries)
+    if (temporary &&
+        idleTemporaryBytes_ + temporary->size() <= kIdleTemporaryBytes) {
+      idleTemporaryBytes_ += temporary->size();
+      idleTemporaries_.push_back(std::move(temporary));
+    }
+}
+
 Status Module::invoke(const char *name, const std::vector<Buffer *> &inputs,
                       const std::vector<Buffer *> &outputs, uint64_t *timeNs) {
   if (Status status = checkCall(name, inputs, outputs); !status)
@@ -355,13 +390,18 @@ Status Module::invoke(const char *name, const std::vector<Buffer *> &inputs,
     all[i] = inputs[i];
   for (size_t i = 0; i < outputs.size(); ++i)
     all[entry->numInputs + i] = outputs[i];
-  // Per invocation, so concurrent invokes of one entry never share scratch.
+  // Per invocation, so concurrent invokes of one entry never share scratch
+  // (on the CPU reused from earlier invocations: acquireTemporary).
   std::vector<std::unique_ptr<Buffer>> temporaries;
+  struct Release {
+    Module &module;
+    std::vector<std::unique_ptr<Buffer>> &temporaries;
+    ~Release() { module.releaseTemporaries(temporaries); }
+  } release{*this, temporaries};
   for (size_t i = entry->numInputs + entry->numOutputs;
        i < entry->buffers.size(); ++i) {
     std::unique_ptr<Buffer> temporary;
-    if (Status status =
-            Buffer::create(device_, entry->buffers[i].byteSize, temporary);
+    if (Status status = acquireTemporary(entry->buffers[i].byteSize, temporary);
         !status)
       return status.withContext("entry " + quote(entry->name) +
                                 " temporary buffer " + std::to_string(i));

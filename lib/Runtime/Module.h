@@ -108,6 +108,16 @@ private:
   /// Checks one argument buffer against its manifest description.
   Status checkArg(const EntryDesc &entry, bool isOutput, size_t index,
                   const Buffer *buffer) const;
+  /// A zero-filled temporary of \p bytes for one invocation: on the CPU an
+  /// idle one of that size kept from an earlier invocation (zeroed again)
+  /// when there is one, else a new buffer. A fresh allocation of tens of
+  /// MiB is fresh pages: every call page-faulted them in (ring attention's
+  /// blocks, 16 MiB a step: docs/ops/ring.md, "The direct path").
+  Status acquireTemporary(size_t bytes, std::unique_ptr<Buffer> &out);
+  /// Keeps an invocation's CPU temporaries for the next, up to
+  /// kIdleTemporaryBytes in all; the rest are freed.
+  void releaseTemporaries(std::vector<std::unique_ptr<Buffer>> &temporaries);
+  static constexpr size_t kIdleTemporaryBytes = size_t(512) << 20;
 
   std::shared_ptr<Device> device_;
   Manifest manifest_;
@@ -123,6 +133,10 @@ private:
   std::atomic<uint64_t> lastInvokeTimeNs_{0};
   mutable std::mutex dispatchTimesMutex_;
   std::vector<uint64_t> lastDispatchTimesNs_;
+  /// CPU temporaries between invocations (acquireTemporary).
+  std::mutex temporariesMutex_;
+  std::vector<std::unique_ptr<Buffer>> idleTemporaries_;
+  size_t idleTemporaryBytes_ = 0;
 };
 
 } // namespace ejk::runtime
