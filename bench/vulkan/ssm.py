@@ -36,6 +36,9 @@ def variants():
         # The single-pass kernel as the heuristic chose it before the split.
         "mamba1_single": ("scan", M1, "f32", "DS", "block_d = 8, chunk_l = 64", True),
         "mamba1": ("scan", M1, "f32", "DS", None, True),
+        # The split scan, the heuristic before the time-lanes scan.
+        "mamba1_split": ("scan", M1, "f32", "DS",
+                         "block_d = 32, chunk_l = 16, split_l = 128, state_lanes = 4", True),
         "mamba2": ("ssd", M2, "f32", "DS", None, True),
     }
     # The split scan around the heuristic's config (block_d 32, chunk_l
@@ -48,14 +51,16 @@ def variants():
         v["mamba1_" + name] = ("scan", M1, "f32", "DS", cfg, True)
     # The time-lanes scan (one pass, each exp once; issue 21): 32 (or 16)
     # lanes per channel along time, chunk_l / lanes steps per thread.
+    # The heuristic (since 2026-11-27): block_d 16, chunk_l 128, 32 lanes.
     for name, cfg in (("tl_c256_bd4", "block_d = 4, chunk_l = 256, time_lanes = 32"),
-                      ("tl_c256_bd2", "block_d = 2, chunk_l = 256, time_lanes = 32"),
-                      ("tl_c128_bd4", "block_d = 4, chunk_l = 128, time_lanes = 32"),
                       ("tl_c128_bd8", "block_d = 8, chunk_l = 128, time_lanes = 32"),
-                      ("tl_c128_bd16", "block_d = 16, chunk_l = 128, time_lanes = 32"),
-                      ("tl_c64_bd8", "block_d = 8, chunk_l = 64, time_lanes = 32"),
-                      ("tl16_c128_bd8", "block_d = 8, chunk_l = 128, time_lanes = 16"),
-                      ("tl16_c256_bd4", "block_d = 4, chunk_l = 256, time_lanes = 16")):
+                      ("tl_c128_bd24", "block_d = 24, chunk_l = 128, time_lanes = 32"),
+                      ("tl_c64_bd16", "block_d = 16, chunk_l = 64, time_lanes = 32"),
+                      ("tl_c64_bd32", "block_d = 32, chunk_l = 64, time_lanes = 32"),
+                      ("tl16_c128_bd16", "block_d = 16, chunk_l = 128, time_lanes = 16"),
+                      ("tl16_c64_bd32", "block_d = 32, chunk_l = 64, time_lanes = 16"),
+                      ("tl8_c128_bd16", "block_d = 16, chunk_l = 128, time_lanes = 8"),
+                      ("tl8_c64_bd32", "block_d = 32, chunk_l = 64, time_lanes = 8")):
         v["mamba1_" + name] = ("scan", M1, "f32", "DS", cfg, True)
     # The SSD: the one-pass scan (the heuristic before chunk_parallel), the
     # split scan the tuner tries, and the chunk-parallel path (the
@@ -86,6 +91,14 @@ def variants():
                       ("p32", "block_n = 32, block_p = 32, chunk_size = 64, num_subgroups = 8")):
         v["mamba2_f16_coop_" + name] = ("ssd", M2, "f16", "DS",
                                         cfg + ", chunk_parallel = 1, cooperative = 1", True)
+    # The f16 states read as matrices from memory (cooperative = 2; the
+    # heuristic since 2026-11-27 with block_n 64) against the staged ones.
+    v["mamba2_f16_coop1"] = ("ssd", M2, "f16", "DS", "block_n = 32, block_p = 64, chunk_size = 64, "
+                             "num_subgroups = 16, chunk_parallel = 1, cooperative = 1", True)
+    for bn in (32, 64):
+        v[f"mamba2_f16_coop2_n{bn}"] = ("ssd", M2, "f16", "DS", f"block_n = {bn}, block_p = 64, "
+                                        "chunk_size = 64, num_subgroups = 16, chunk_parallel = 1, "
+                                        "cooperative = 2", True)
     v["mamba2_f16_single"] = ("ssd", M2, "f16", "DS", ssd, True)
     m2b4 = dict(M2, b=4)
     v["mamba2_b4"] = ("ssd", m2b4, "f32", "DS", None, True)
@@ -140,6 +153,14 @@ def variants():
                              "num_subgroups = 4, chunk_parallel = 1, cooperative = 1", False)
     v["chk_ssd_coop_tail"] = ("ssd", dict(b=1, l=333, h=4, p=64, n=128, g=1), "f16",
                               "DZBSIF", None, False)
+    # cooperative = 2: head_dim blocks of 32 of 64, groups, a tail, every
+    # option; one subgroup with chunks of 16; mamba2's shape (the heuristic).
+    v["chk_ssd_coop2_f16"] = ("ssd", dict(b=2, l=1000, h=8, p=64, n=64, g=2), "f16",
+                              "DZBSIF", "block_n = 32, block_p = 32, chunk_size = 64, "
+                              "num_subgroups = 4, chunk_parallel = 1, cooperative = 2", False)
+    v["chk_ssd_coop2_c16"] = ("ssd", dict(b=1, l=100, h=2, p=16, n=16, g=1), "f16",
+                              "DSIF", "block_n = 16, block_p = 16, chunk_size = 16, "
+                              "num_subgroups = 1, chunk_parallel = 1, cooperative = 2", False)
     v["chk_ssd_coop_c16"] = ("ssd", dict(b=1, l=100, h=2, p=16, n=16, g=1), "f16",
                              "DSIF", "block_n = 16, block_p = 16, chunk_size = 16, "
                              "num_subgroups = 1, chunk_parallel = 1, cooperative = 1", False)

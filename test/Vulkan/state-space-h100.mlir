@@ -6,7 +6,6 @@
 // REQUIRES: spirv-tools
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: ejkc %s --target vulkan --fingerprint %S/Inputs/h100.fingerprint --no-cache -o %t --name ssm
-// RUN: spirv-val --target-env vulkan1.3 %t/ssm_mamba1_dispatch_0_states.spv
 // RUN: spirv-val --target-env vulkan1.3 %t/ssm_mamba1_dispatch_0.spv
 // RUN: spirv-val --target-env vulkan1.3 %t/ssm_mamba2_dispatch_0_chunk_states.spv
 // RUN: spirv-val --target-env vulkan1.3 %t/ssm_mamba2_dispatch_0_state_pass.spv
@@ -14,25 +13,18 @@
 // RUN: spirv-val --target-env vulkan1.3 %t/ssm_mamba2_dispatch_0.spv
 // RUN: FileCheck %s < %t/ssm.json
 
-// mamba1: the split scan, 32 channels of 4 threads per workgroup, 16
-// splits of 128 steps in chunks of 16: the end states of 15 splits, then
-// the scan of all 16 (64 x 16 workgroups).
+// mamba1: the time-lanes scan, one dispatch: 16 channels of 16 lanes
+// (256 threads) per workgroup, 128 workgroups, chunks of 128 steps
+// (stages 4 * 131 * 64 bytes); no split end states.
+// CHECK-NOT: ssm_mamba1_dispatch_0_states
 // CHECK: "grid": [
-// CHECK-NEXT: 64,
-// CHECK-NEXT: 1,
-// CHECK-NEXT: 15
-// CHECK: "shared_memory_bytes": 5120
-// CHECK: "spirv": "ssm_mamba1_dispatch_0_states.spv"
-// CHECK: "workgroup_size": [
 // CHECK-NEXT: 128,
-// CHECK: "grid": [
-// CHECK-NEXT: 64,
 // CHECK-NEXT: 1,
-// CHECK-NEXT: 16
-// CHECK: "shared_memory_bytes": 8192
+// CHECK-NEXT: 1
+// CHECK: "shared_memory_bytes": 33536
 // CHECK: "spirv": "ssm_mamba1_dispatch_0.spv"
 // CHECK: "workgroup_size": [
-// CHECK-NEXT: 128,
+// CHECK-NEXT: 256,
 // mamba2: the chunks in parallel (chunk_parallel; 0.261 ms against 0.501
 // in one pass on the H200), 512 threads: every chunk's state (1024
 // workgroups), the pass over the chunk states (8 x 32 of 1024 threads),

@@ -55,10 +55,11 @@ func.func @scan(%u: tensor<2x100x64xf16>, %A: tensor<64x16xf32>, %B: tensor<2x10
 
 // -----
 
-// The split (chunked) scan, as the heuristic picks it when the channels
-// alone give too few threads (64 x 16 here): 4 lanes per channel, 32
-// channels (128 threads), chunks of 16, splits of 16 steps: 7 splits of
-// L = 100. Both targets get the same config (lanes 4 <= either subgroup).
+// The split (chunked) scan, as the heuristic picked it (before the
+// time-lanes scan, below) when the channels alone give too few threads
+// (64 x 16 here): 4 lanes per channel, 32 channels (128 threads), chunks
+// of 16, splits of 16 steps: 7 splits of L = 100. Both targets take the
+// same config (lanes 4 <= either subgroup).
 // First the end state and step sum of every split but the last, from
 // zero: grid [2, 1, 6]; dt, u and B staged (4 * (2 * 512 + 256) = 5120
 // bytes), no C, no output, no shuffle.
@@ -138,7 +139,7 @@ func.func @scan(%u: tensor<2x100x64xf16>, %A: tensor<64x16xf32>, %B: tensor<2x10
 // LVP-NEXT: arith.addf
 // LVP-NEXT: scf.if
 func.func @split(%u: tensor<1x100x64xf32>, %A: tensor<64x16xf32>, %B: tensor<1x100x1x16xf32>, %z: tensor<1x100x64xf32>, %h0: tensor<1x64x16xf32>) -> (tensor<1x100x64xf32>, tensor<1x64x16xf32>) {
-  %y, %h = ejk.selective_scan %u, %u, %A, %B, %B z(%z : tensor<1x100x64xf32>) initial_state(%h0 : tensor<1x64x16xf32>) {delta_softplus} : tensor<1x100x64xf32>, tensor<1x100x64xf32>, tensor<64x16xf32>, tensor<1x100x1x16xf32>, tensor<1x100x1x16xf32> -> tensor<1x100x64xf32>, tensor<1x64x16xf32>
+  %y, %h = ejk.selective_scan %u, %u, %A, %B, %B z(%z : tensor<1x100x64xf32>) initial_state(%h0 : tensor<1x64x16xf32>) {delta_softplus, config = #ejk.config<block_d = 32, chunk_l = 16, split_l = 16, state_lanes = 4>} : tensor<1x100x64xf32>, tensor<1x100x64xf32>, tensor<64x16xf32>, tensor<1x100x1x16xf32>, tensor<1x100x1x16xf32> -> tensor<1x100x64xf32>, tensor<1x64x16xf32>
   return %y, %h : tensor<1x100x64xf32>, tensor<1x64x16xf32>
 }
 
@@ -152,6 +153,47 @@ func.func @split(%u: tensor<1x100x64xf32>, %A: tensor<64x16xf32>, %B: tensor<1x1
 // CHECK: gpu.barrier
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c1
 func.func @whole(%u: tensor<1x128x64xf32>, %A: tensor<64x16xf32>, %B: tensor<1x128x1x16xf32>) -> tensor<1x128x64xf32> {
-  %y = ejk.selective_scan %u, %u, %A, %B, %B : tensor<1x128x64xf32>, tensor<1x128x64xf32>, tensor<64x16xf32>, tensor<1x128x1x16xf32>, tensor<1x128x1x16xf32> -> tensor<1x128x64xf32>
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 32, chunk_l = 16, split_l = 16, state_lanes = 4>} : tensor<1x128x64xf32>, tensor<1x128x64xf32>, tensor<64x16xf32>, tensor<1x128x1x16xf32>, tensor<1x128x1x16xf32> -> tensor<1x128x64xf32>
   return %y : tensor<1x128x64xf32>
+}
+
+// -----
+
+// The time-lanes scan, the heuristic where the channels alone give too few
+// threads and d_state fits a thread (64 x 16 here): 16 lanes per channel
+// along time, 8 steps each (chunks of 128), 16 channels (256 threads):
+// grid [4, 1, 1]. Stages dt, u (then y), B and C with steps fastest, rows
+// 131 words apart (128 steps + 3 pads, odd): 4 * 131 * (2 * 16 + 2 * 16) =
+// 33536 bytes. Per state, 8 exps (one per step, never again), 4 rounds of
+// two shuffles (idx, the lane off before), the lane before's prefix (2),
+// the chunk's end state from the segment's last lane (1): 11 x 16 = 176
+// shuffles over the whole subgroup, no xor reduction. lavapipe: 8 lanes,
+// chunks of 64, 32 channels (rows of 65 words); 3 rounds: 9 x 16 = 144.
+// CHECK-LABEL: func.func private @lanes_dispatch_0(
+// CHECK-SAME: ejk.grid = array<i64: 4, 1, 1>
+// CHECK-SAME: ejk.shared_memory_bytes = 33536 : i64
+// CHECK-SAME: ejk.workgroup_size = array<i64: 256, 1, 1>
+// CHECK-COUNT-4: memref.alloc() : memref<2096xf32, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref.alloc
+// The chunk loop carries the 16 states and the next chunk's loads.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c100 step %c128{{.*}} iter_args
+// CHECK: gpu.barrier
+// CHECK-COUNT-8: math.exp2
+// CHECK-NOT: gpu.shuffle  xor
+// CHECK-COUNT-176: gpu.shuffle  idx %{{.*}}, %{{.*}}, %c32_i32{{.*}} : f32
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.barrier
+// CHECK: scf.yield
+// LVP-LABEL: func.func private @lanes_dispatch_0(
+// LVP-SAME: ejk.grid = array<i64: 2, 1, 1>
+// LVP-SAME: ejk.shared_memory_bytes = 24960 : i64
+// LVP-SAME: ejk.workgroup_size = array<i64: 256, 1, 1>
+// LVP-COUNT-2: memref.alloc() : memref<2080xf32, #gpu.address_space<workgroup>>
+// LVP-COUNT-2: memref.alloc() : memref<1040xf32, #gpu.address_space<workgroup>>
+// LVP: scf.for %{{.*}} = %{{.*}} to %c100 step %c64{{.*}} iter_args
+// LVP-COUNT-144: gpu.shuffle  idx %{{.*}}, %{{.*}}, %c8_i32{{.*}} : f32
+// LVP-NOT: gpu.shuffle
+func.func @lanes(%u: tensor<1x100x64xf32>, %A: tensor<64x16xf32>, %B: tensor<1x100x1x16xf32>, %z: tensor<1x100x64xf32>, %h0: tensor<1x64x16xf32>) -> (tensor<1x100x64xf32>, tensor<1x64x16xf32>) {
+  %y, %h = ejk.selective_scan %u, %u, %A, %B, %B z(%z : tensor<1x100x64xf32>) initial_state(%h0 : tensor<1x64x16xf32>) {delta_softplus} : tensor<1x100x64xf32>, tensor<1x100x64xf32>, tensor<64x16xf32>, tensor<1x100x1x16xf32>, tensor<1x100x1x16xf32> -> tensor<1x100x64xf32>, tensor<1x64x16xf32>
+  return %y, %h : tensor<1x100x64xf32>, tensor<1x64x16xf32>
 }

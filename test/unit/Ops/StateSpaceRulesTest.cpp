@@ -235,16 +235,43 @@ TargetInfo lavapipe() {
 TEST_F(StateSpaceTuningTest, VulkanScanHeuristicForMamba1) {
   TunableOpInterface op = parse(scanIR(2048, 2048, 16));
   ASSERT_TRUE(op);
-  // 2048 channels alone give 32 K threads: the split scan, 4 threads per
-  // channel (four states each), 32 channels (128 threads), 16 splits of
-  // 128 steps in chunks of 16 (128 K threads).
+  // 2048 channels alone give 32 K threads: the time-lanes scan, 16 lanes
+  // per channel along time with 8 steps each (chunks of 128) and all 16
+  // states, 16 channels (256 threads); stages of rows 131 words apart
+  // (4 * 131 * (2 * 16 + 2 * 16) bytes). The fastest on the H200
+  // (Rules.cpp).
   ConfigAttr heuristic = op.getHeuristicConfig(nvidia());
   EXPECT_EQ(reason(op, heuristic, nvidia()), "ok");
-  EXPECT_EQ(printAttr(heuristic), "#ejk.config<block_d = 32, chunk_l = 16, "
-                                  "split_l = 128, state_lanes = 4>");
-  std::optional<VulkanScanLayout> layout =
+  EXPECT_EQ(printAttr(heuristic),
+            "#ejk.config<block_d = 16, chunk_l = 128, time_lanes = 16>");
+  std::optional<VulkanScanLayout> lanes =
       getVulkanScanLayout(cast<SelectiveScanOp>(op.getOperation()), heuristic,
                           nvidia(), llvm::nulls());
+  ASSERT_TRUE(lanes);
+  EXPECT_TRUE(lanes->isTimeLanes());
+  EXPECT_FALSE(lanes->isSplit());
+  EXPECT_EQ(lanes->threadsPerChannel, 16);
+  EXPECT_EQ(lanes->itemsPerThread, 8);
+  EXPECT_EQ(lanes->statesPerThread, 16);
+  EXPECT_EQ(lanes->threads, 256);
+  EXPECT_EQ(lanes->timeStride, 131);
+  EXPECT_EQ(lanes->sharedBytes, 33536);
+  // Subgroups of 8 (32 KiB): 8 lanes, chunks of 64, 32 channels.
+  ConfigAttr lvp = op.getHeuristicConfig(lavapipe());
+  EXPECT_EQ(reason(op, lvp, lavapipe()), "ok");
+  EXPECT_EQ(printAttr(lvp),
+            "#ejk.config<block_d = 32, chunk_l = 64, time_lanes = 8>");
+  // The tuner's space has it and the split scan (the heuristic before):
+  // 4 threads per channel (four states each), 32 channels (128 threads),
+  // 16 splits of 128 steps in chunks of 16 (128 K threads).
+  SmallVector<ConfigAttr> space = op.getConfigSpace(nvidia(), false);
+  EXPECT_TRUE(llvm::is_contained(space, heuristic));
+  ConfigAttr split = config(
+      {{"block_d", 32}, {"chunk_l", 16}, {"split_l", 128}, {"state_lanes", 4}});
+  EXPECT_TRUE(llvm::is_contained(space, split));
+  EXPECT_EQ(reason(op, split, nvidia()), "ok");
+  std::optional<VulkanScanLayout> layout = getVulkanScanLayout(
+      cast<SelectiveScanOp>(op.getOperation()), split, nvidia(), llvm::nulls());
   ASSERT_TRUE(layout);
   EXPECT_EQ(layout->threadsPerChannel, 4);
   EXPECT_EQ(layout->statesPerThread, 4);
@@ -252,10 +279,6 @@ TEST_F(StateSpaceTuningTest, VulkanScanHeuristicForMamba1) {
   EXPECT_EQ(layout->numSplits, 16);
   EXPECT_EQ(layout->sharedBytes, 8192);
   EXPECT_EQ(layout->statesSharedBytes, 5120);
-  // Subgroups of 8: the same split (4 lanes fit a subgroup of 8).
-  ConfigAttr lvp = op.getHeuristicConfig(lavapipe());
-  EXPECT_EQ(reason(op, lvp, lavapipe()), "ok");
-  EXPECT_EQ(lvp, heuristic);
   // The single-pass kernel stays valid: no split_l, 16 lanes by default.
   ConfigAttr single = config({{"block_d", 8}, {"chunk_l", 64}});
   EXPECT_EQ(reason(op, single, nvidia()), "ok");
@@ -271,16 +294,26 @@ TEST_F(StateSpaceTuningTest, VulkanScanSplitsOnlyWhenThreadsAreShort) {
   TunableOpInterface wide = parse(scanIR(256, 8192, 16));
   ASSERT_TRUE(wide);
   EXPECT_FALSE(wide.getHeuristicConfig(nvidia()).lookup("split_l"));
+  EXPECT_FALSE(wide.getHeuristicConfig(nvidia()).lookup("time_lanes"));
   // A sequence of one chunk is not split.
   TunableOpInterface shortSeq = parse(scanIR(16, 64, 16));
   ASSERT_TRUE(shortSeq);
   EXPECT_FALSE(shortSeq.getHeuristicConfig(nvidia()).lookup("split_l"));
+  EXPECT_FALSE(shortSeq.getHeuristicConfig(nvidia()).lookup("time_lanes"));
   // Few channels, long sequence: at most 32 splits.
   TunableOpInterface narrow = parse(scanIR(4096, 32, 16));
   ASSERT_TRUE(narrow);
   ConfigAttr c = narrow.getHeuristicConfig(nvidia());
   EXPECT_EQ(reason(narrow, c, nvidia()), "ok");
-  EXPECT_EQ(c.lookup("split_l"), 128);
+  EXPECT_EQ(c.lookup("time_lanes"), 16);
+  EXPECT_FALSE(c.lookup("split_l"));
+  // More than 32 states do not fit a thread: the split scan.
+  TunableOpInterface manyStates = parse(scanIR(4096, 32, 64));
+  ASSERT_TRUE(manyStates);
+  ConfigAttr s = manyStates.getHeuristicConfig(nvidia());
+  EXPECT_EQ(reason(manyStates, s, nvidia()), "ok");
+  EXPECT_FALSE(s.lookup("time_lanes"));
+  EXPECT_TRUE(s.lookup("split_l"));
 }
 
 TEST_F(StateSpaceTuningTest, VulkanSsdHeuristicForMamba2) {

@@ -60,6 +60,12 @@ static int64_t threadsPerChannel(const SelectiveScanProblem &p,
                            std::max<unsigned>(1, target.subgroupSize));
 }
 
+static std::optional<SelectiveScanConfig>
+splitHeuristic(const SelectiveScanProblem &p, const TargetInfo &target);
+static std::optional<SelectiveScanConfig>
+timeLanesHeuristic(SelectiveScanOp op, const SelectiveScanProblem &p,
+                   const TargetInfo &target);
+
 SmallVector<ConfigAttr>
 VulkanSelectiveScan::configSpace(SelectiveScanOp op, const TargetInfo &target,
                                  bool full) {
@@ -87,11 +93,15 @@ VulkanSelectiveScan::configSpace(SelectiveScanOp op, const TargetInfo &target,
         space.push_back(attr);
     }
   }
-  // The split scan around the heuristic's when it splits.
-  SelectiveScanConfig split =
-      *SelectiveScanConfig::read(heuristicConfig(op, target), llvm::nulls());
-  if (!split.splitL)
+  // The time-lanes heuristic's config, and the split scan around the
+  // split heuristic's when it splits.
+  if (std::optional<SelectiveScanConfig> lanes =
+          timeLanesHeuristic(op, p, target))
+    space.push_back(lanes->toAttr(op.getContext()));
+  std::optional<SelectiveScanConfig> splitConfig = splitHeuristic(p, target);
+  if (!splitConfig)
     return space;
+  SelectiveScanConfig split = *splitConfig;
   int64_t base = *split.splitL;
   SmallVector<int64_t> splitLs =
       full ? SmallVector<int64_t>{base / 2, base, base * 2}
@@ -152,12 +162,50 @@ splitHeuristic(const SelectiveScanProblem &p, const TargetInfo &target) {
   return c;
 }
 
-/// The split scan when it applies (splitHeuristic); else about 128
+/// Lanes per channel (at most), steps per thread and threads per
+/// workgroup of the time-lanes scan the heuristic picks.
+static constexpr int64_t kTimeLanes = 16;
+static constexpr int64_t kTimeLaneItems = 8;
+static constexpr int64_t kTimeLaneThreads = 256;
+
+/// The time-lanes scan (SelectiveScanLanes.cpp) where the split would
+/// apply and it fits: 16 lanes per channel (or the subgroup's), 8 steps
+/// per thread, 256 threads (16 channels), fewer channels while the stages
+/// do not fit shared memory. One pass, each exp once, against the split's
+/// two. On the H200 (2026-11-27, call 2) mamba1 took 0.0777 ms with it,
+/// 0.0799 with 32 lanes of 4 steps and 512 threads, 0.0885 split; 0.11 to
+/// 0.19 ms with fewer channels per workgroup or shorter chunks (each
+/// workgroup stages all of B and C, so channels per workgroup amortize
+/// it).
+static std::optional<SelectiveScanConfig>
+timeLanesHeuristic(SelectiveScanOp op, const SelectiveScanProblem &p,
+                   const TargetInfo &target) {
+  if (!splitHeuristic(p, target))
+    return std::nullopt;
+  int64_t subgroup = std::max<unsigned>(1, target.subgroupSize);
+  SelectiveScanConfig c;
+  c.timeLanes = std::min<int64_t>(subgroup, kTimeLanes);
+  c.chunkL = kTimeLaneItems * *c.timeLanes;
+  int64_t threads =
+      std::min<int64_t>(kTimeLaneThreads, target.maxWorkgroupInvocations);
+  for (c.blockD = std::max<int64_t>(1, threads / *c.timeLanes);
+       c.blockD * *c.timeLanes >= subgroup; c.blockD /= 2)
+    if (succeeded(VulkanSelectiveScan::verifyConfig(
+            op, c.toAttr(op.getContext()), target, llvm::nulls())))
+      return c;
+  return std::nullopt;
+}
+
+/// The time-lanes scan when it applies (timeLanesHeuristic), the split
+/// scan when it applies (splitHeuristic); else about 128
 /// threads per workgroup (whole subgroups), fewer channels per workgroup
 /// while the grid is small, shorter chunks when shared memory is short.
 ConfigAttr VulkanSelectiveScan::heuristicConfig(SelectiveScanOp op,
                                                 const TargetInfo &target) {
   SelectiveScanProblem p = readSelectiveScanProblem(op);
+  if (std::optional<SelectiveScanConfig> lanes =
+          timeLanesHeuristic(op, p, target))
+    return lanes->toAttr(op.getContext());
   if (std::optional<SelectiveScanConfig> split = splitHeuristic(p, target)) {
     ConfigAttr attr = split->toAttr(op.getContext());
     if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
@@ -392,7 +440,11 @@ static ConfigAttr firstFitting(SsdOp op, const TargetInfo &target,
 /// head_dim blocks of 64 (down to 16), n-chunks of 32 (or 16), 512 threads
 /// (or 256, 128); the first that verifies, else null. On the H200, f16
 /// mamba2 took 0.218 ms with 512 threads, 0.380 with 256, 0.706 with 128;
-/// 0.267 with chunks of 32 and 0.432 with head_dim blocks of 32.
+/// 0.267 with chunks of 32 and 0.432 with head_dim blocks of 32; with the
+/// 1024-thread pass 0.196 ms (2026-11-27, call 2). Reading the pass's
+/// states as f16 matrices straight from memory instead of staging them
+/// was slower (0.229-0.231 ms: the outputs 119-122 against 89 us) and was
+/// not kept (docs/ops/state-space-vulkan.md).
 static ConfigAttr cooperativeConfig(SsdOp op, const TargetInfo &target) {
   int64_t subgroup = std::max<unsigned>(1, target.subgroupSize);
   int64_t preferred = std::max<int64_t>(1, 512 / subgroup);
