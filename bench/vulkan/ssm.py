@@ -51,7 +51,7 @@ def variants():
         v["mamba1_" + name] = ("scan", M1, "f32", "DS", cfg, True)
     # The time-lanes scan (one pass, each exp once; issue 21): 32 (or 16)
     # lanes per channel along time, chunk_l / lanes steps per thread.
-    # The heuristic (since 2026-11-27): block_d 16, chunk_l 128, 32 lanes.
+    # The heuristic (since 2026-11-27) is tl16_c128_bd16: 16 lanes of 8 steps.
     for name, cfg in (("tl_c256_bd4", "block_d = 4, chunk_l = 256, time_lanes = 32"),
                       ("tl_c128_bd8", "block_d = 8, chunk_l = 128, time_lanes = 32"),
                       ("tl_c128_bd24", "block_d = 24, chunk_l = 128, time_lanes = 32"),
