@@ -52,6 +52,9 @@ def variants():
             for coop in (1, 0):
                 v[f"chk_{name}_{dtype}_{'coop' if coop else 'portable'}"] = (
                     dict(c, dtype=dtype, coop=coop),)
+    # No config: the heuristic's pick (the cooperative kernel).
+    v["chk_heuristic_window_gates_f16"] = (dict(checks["window_gates"],
+                                                coop=None),)
     for dtype in ("f16", "bf16"):
         for coop in (1, 0):
             v[f"nsa_{dtype}_{'coop' if coop else 'portable'}"] = (
@@ -92,7 +95,8 @@ def ir(c):
     cfg = f"block_t = {c['block_t']}"
     if c["coop"]:
         cfg += ", cooperative = 1"
-    attrs.append(f"config = #ejk.config<{cfg}>")
+    if c["coop"] is not None:
+        attrs.append(f"config = #ejk.config<{cfg}>")
     out = types["q"]
     return (f"func.func @main({params}) -> {out} {{\n"
             f"  %o = ejk.native_sparse_attention %q, %k, %v{clauses} "

@@ -32,8 +32,9 @@
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c3{{.*}} step
 // CHECK: memref.load %[[LIST]]
 // CHECK: scf.if
-// CHECK: scf.for
+// CHECK: scf.for {{.*}} -> (!gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, f32, f32)
 // CHECK: gpu.barrier
+// CHECK: memref.load %{{.*}} : memref<800xvector<4xi32>>
 // CHECK: memref.store %{{.*}}, %[[K]]
 // CHECK: memref.store %{{.*}}, %[[V]]
 // CHECK: gpu.barrier
@@ -101,11 +102,16 @@ func.func @bf16(%q: tensor<1x64x4x64xbf16>, %k: tensor<1x64x1x64xbf16>, %v: tens
 
 // -----
 
-// Without a config the heuristic keeps the portable kernel (one thread per
-// token): the cooperative one has not run whole on a GPU yet.
-// CHECK-LABEL: func.func private @heuristic_pick_dispatch_0(
+// Without a config the heuristic takes the cooperative kernel wherever it
+// verifies (it ran whole and correct on an H200, 10x faster than the
+// portable attend dispatch): one subgroup per token; the selection keeps
+// block_t = 64.
+// CHECK-LABEL: func.func private @heuristic_pick_dispatch_0_select(
 // CHECK-SAME: ejk.workgroup_size = array<i64: 64, 1, 1>
-// CHECK-NOT: gpu.subgroup_mma_compute
+// CHECK-LABEL: func.func private @heuristic_pick_dispatch_0(
+// CHECK-SAME: ejk.grid = array<i64: 64, 1, 1>
+// CHECK-SAME: ejk.workgroup_size = array<i64: 32, 1, 1>
+// CHECK: gpu.subgroup_mma_compute
 // CHECK: return
 func.func @heuristic_pick(%q: tensor<1x64x4x64xf16>, %k: tensor<1x64x1x64xf16>, %v: tensor<1x64x1x64xf16>, %gc: tensor<1x64x4xf16>) -> tensor<1x64x4x64xf16> {
   %o = ejk.native_sparse_attention %q, %k, %v g_cmp(%gc : tensor<1x64x4xf16>) {block_size = 16 : i64, block_counts = 2 : i64}
