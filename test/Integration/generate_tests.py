@@ -1878,7 +1878,16 @@ BLOCK_SPARSE_FILES = {
                      attrs=[NOT_CAUSAL]),
          BlockSparse("long_keys_window", sq=32, sk=600, blocks=(1, 2),
                      density=0.7, attrs=['mask_alignment = "bottom_right"',
-                                         "sliding_window = array<i64: 300, 0>"])]),
+                                         "sliding_window = array<i64: 300, 0>"]),
+         # 125 key blocks of 16: Vulkan kernels build their own lists in
+         # chunks of 64 blocks (LiveBlocks.h), here two, the second partial,
+         # and with the window lists that start past key 0.
+         BlockSparse("many_key_blocks", sq=48, sk=2000, blocks=(1, 2),
+                     density=0.5, attrs=[NOT_CAUSAL], repro=True),
+         BlockSparse("many_key_blocks_window", sq=48, sk=2000,
+                     blocks=(1, 2), density=0.6,
+                     attrs=['mask_alignment = "bottom_right"',
+                            "sliding_window = array<i64: 1300, 0>"])]),
 }
 
 

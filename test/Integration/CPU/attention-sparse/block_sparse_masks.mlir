@@ -25,6 +25,14 @@
 // RUN: ejk-run %s --entry long_keys --input %t.long_keys/q.npy --input %t.long_keys/k.npy --input %t.long_keys/v.npy --input %t.long_keys/bm.npy --check | FileCheck %s
 // RUN: rm -rf %t.long_keys_window && mkdir -p %t.long_keys_window && %python %S/../../Inputs/block_sparse_inputs.py %t.long_keys_window 12 0.7 q:normal:f32:1x32x2x32 k:normal:f32:1x600x2x32 v:normal:f32:1x600x2x32 bm:blocks:i1:1x2x2x38
 // RUN: ejk-run %s --entry long_keys_window --input %t.long_keys_window/q.npy --input %t.long_keys_window/k.npy --input %t.long_keys_window/v.npy --input %t.long_keys_window/bm.npy --check | FileCheck %s
+// RUN: rm -rf %t.many_key_blocks && mkdir -p %t.many_key_blocks && %python %S/../../Inputs/block_sparse_inputs.py %t.many_key_blocks 13 0.5 q:normal:f32:1x48x2x32 k:normal:f32:1x2000x2x32 v:normal:f32:1x2000x2x32 bm:blocks:i1:1x2x3x125
+// RUN: ejk-run %s --entry many_key_blocks --input %t.many_key_blocks/q.npy --input %t.many_key_blocks/k.npy --input %t.many_key_blocks/v.npy --input %t.many_key_blocks/bm.npy --check | FileCheck %s
+// RUN: ejk-run %s --entry many_key_blocks --input %t.many_key_blocks/q.npy --input %t.many_key_blocks/k.npy --input %t.many_key_blocks/v.npy --input %t.many_key_blocks/bm.npy --output %t.many_key_blocks/o_a.npy --output %t.many_key_blocks/lse_a.npy
+// RUN: ejk-run %s --entry many_key_blocks --input %t.many_key_blocks/q.npy --input %t.many_key_blocks/k.npy --input %t.many_key_blocks/v.npy --input %t.many_key_blocks/bm.npy --output %t.many_key_blocks/o_b.npy --output %t.many_key_blocks/lse_b.npy
+// RUN: cmp %t.many_key_blocks/o_a.npy %t.many_key_blocks/o_b.npy
+// RUN: cmp %t.many_key_blocks/lse_a.npy %t.many_key_blocks/lse_b.npy
+// RUN: rm -rf %t.many_key_blocks_window && mkdir -p %t.many_key_blocks_window && %python %S/../../Inputs/block_sparse_inputs.py %t.many_key_blocks_window 14 0.6 q:normal:f32:1x48x2x32 k:normal:f32:1x2000x2x32 v:normal:f32:1x2000x2x32 bm:blocks:i1:1x2x3x125
+// RUN: ejk-run %s --entry many_key_blocks_window --input %t.many_key_blocks_window/q.npy --input %t.many_key_blocks_window/k.npy --input %t.many_key_blocks_window/v.npy --input %t.many_key_blocks_window/bm.npy --check | FileCheck %s
 
 // CHECK-NOT: FAILED
 // CHECK: result 0 ({{.*}}): {{.*}}: ok
@@ -99,4 +107,16 @@ func.func @long_keys_window(%q: tensor<1x32x2x32xf32>, %k: tensor<1x600x2x32xf32
   %o, %lse = ejk.block_sparse_attention %q, %k, %v, %bm {q_block_size = 16 : i64, kv_block_size = 16 : i64, mask_alignment = "bottom_right", sliding_window = array<i64: 300, 0>}
       : tensor<1x32x2x32xf32>, tensor<1x600x2x32xf32>, tensor<1x600x2x32xf32>, tensor<1x2x2x38xi1> -> tensor<1x32x2x32xf32>, tensor<1x2x32xf32>
   return %o, %lse : tensor<1x32x2x32xf32>, tensor<1x2x32xf32>
+}
+
+func.func @many_key_blocks(%q: tensor<1x48x2x32xf32>, %k: tensor<1x2000x2x32xf32>, %v: tensor<1x2000x2x32xf32>, %bm: tensor<1x2x3x125xi1>) -> (tensor<1x48x2x32xf32>, tensor<1x2x48xf32>) {
+  %o, %lse = ejk.block_sparse_attention %q, %k, %v, %bm {q_block_size = 16 : i64, kv_block_size = 16 : i64, causal = false}
+      : tensor<1x48x2x32xf32>, tensor<1x2000x2x32xf32>, tensor<1x2000x2x32xf32>, tensor<1x2x3x125xi1> -> tensor<1x48x2x32xf32>, tensor<1x2x48xf32>
+  return %o, %lse : tensor<1x48x2x32xf32>, tensor<1x2x48xf32>
+}
+
+func.func @many_key_blocks_window(%q: tensor<1x48x2x32xf32>, %k: tensor<1x2000x2x32xf32>, %v: tensor<1x2000x2x32xf32>, %bm: tensor<1x2x3x125xi1>) -> (tensor<1x48x2x32xf32>, tensor<1x2x48xf32>) {
+  %o, %lse = ejk.block_sparse_attention %q, %k, %v, %bm {q_block_size = 16 : i64, kv_block_size = 16 : i64, mask_alignment = "bottom_right", sliding_window = array<i64: 1300, 0>}
+      : tensor<1x48x2x32xf32>, tensor<1x2000x2x32xf32>, tensor<1x2000x2x32xf32>, tensor<1x2x3x125xi1> -> tensor<1x48x2x32xf32>, tensor<1x2x48xf32>
+  return %o, %lse : tensor<1x48x2x32xf32>, tensor<1x2x48xf32>
 }
