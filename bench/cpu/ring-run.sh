@@ -12,14 +12,16 @@
 #     thread (ejk-bench-run on the `full` entry), best of 2;
 #  4. the ring on RANKS ranks (zigzag, --bind-to core), best of $REPEAT, with
 #     per-step stats, in $RING_VARIANTS (environment settings, space
-#     separated; `default` is none): by default the direct path polling
-#     every 100 us, polling every 1000 us, and EJK_RING_DIRECT=0 (the
-#     blocks' operands and outputs copied through host buffers, as before);
+#     separated; `default` is none): by default the direct path with the
+#     default wait (polls 100 us to 1 ms apart), polling every 100 us, and
+#     EJK_RING_DIRECT=0 (the blocks' operands and outputs copied through
+#     host buffers, as before); CONTROL=0 skips step 2;
 #  5. ejKernel's XLA ring_attention under shard_map on RANKS JAX host
 #     devices (xla-ring.py), same shape, if its wheels are in DIR/whl;
 #  6. if DIR/paged exists (ring.sh prepare puts it there): CPU paged and
 #     dense decode against the read rate, pinned to 1, 2 and 8 CPUs
-#     (bench/paged.py --artifacts; docs/ops/paged.md).
+#     (bench/paged.py --artifacts; docs/ops/paged.md), once per setting of
+#     $PAGED_VARIANTS (default: `default`, no setting).
 set -u
 cd "$(dirname "$0")"
 HERE=$(pwd)
@@ -52,6 +54,7 @@ bench() { # CPU ENTRY RUNS
 summary() { # FILE: the bench line and the dispatch line on one line
   echo "$(grep '^bench:' "$1"); $(grep dispatches "$1")"
 }
+if [ "${CONTROL:-1}" != 0 ]; then
 echo "== control: $zz alone on each of CPUs $CORES in turn"
 for c in $CORES; do
   bench "$c" "$zz" 2 > "$TMP/alone-$c.txt" 2>&1
@@ -73,12 +76,13 @@ for role in diag zzq; do
   bench "${CORES%% *}" "${zz%zzkv}$role" 3 > "$TMP/$role.txt" 2>&1
   echo "$role alone (cpu ${CORES%% *}): $(summary "$TMP/$role.txt")"
 done
+fi # CONTROL
 
 echo "== baseline: flash attention B1 S$SEQ H16 D128 causal f32, 1 thread (CPU ${CORES%% *})"
 taskset -c "${CORES%% *}" ./ejk-bench-run art/ringbench.json --device cpu \
   --entry full --runs 2 --warmup 0 --dispatch-times
 
-for variant in ${RING_VARIANTS:-default EJK_RING_POLL_US=1000 EJK_RING_DIRECT=0}; do
+for variant in ${RING_VARIANTS:-default EJK_RING_POLL_US=100 EJK_RING_DIRECT=0}; do
   echo "== ring: $RANKS ranks x 1 thread, zigzag, --bind-to core, $variant"
   env=()
   [ "$variant" != default ] && env=(-x "$variant")
@@ -97,7 +101,10 @@ if [ -d whl ] && ls whl/*.whl > /dev/null 2>&1; then
 fi
 
 if [ -d paged ]; then
-  echo "== CPU decode (issue 17): paged and dense decode against the read rate"
-  PYTHONUNBUFFERED=1 timeout 150 python3 paged/paged.py --artifacts paged \
-    --threads ${PAGED_THREADS:-1,2,8} --runs ${PAGED_RUNS:-30}
+  for variant in ${PAGED_VARIANTS:-default}; do
+    echo "== CPU decode (issue 17): paged and dense decode against the read rate, $variant"
+    [ "$variant" = default ] && variant=EJK_NOTHING=1
+    env "$variant" PYTHONUNBUFFERED=1 timeout 150 python3 paged/paged.py \
+      --artifacts paged --threads ${PAGED_THREADS:-1,2,8} --runs ${PAGED_RUNS:-30}
+  done
 fi

@@ -8,7 +8,28 @@
 #include <limits>
 #include <string>
 
+#include <sys/mman.h>
+
 namespace ejk::runtime {
+
+namespace {
+/// Buffers of at least this many bytes are placed on 2 MiB boundaries and
+/// asked for transparent huge pages (MADV_HUGEPAGE; Linux's default THP
+/// mode is `madvise`): a kernel that walks a large array with a stride
+/// (a decode's token-major K/V: one 512-byte row of a head every 4 KiB)
+/// touches a new 4 KiB page with every row, a TLB miss each, where a
+/// 2 MiB page serves 512 rows. EJK_CPU_HUGE_PAGES=0 turns it off.
+constexpr size_t kHugePage = size_t(2) << 20;
+constexpr size_t kHugePageMinimum = size_t(4) << 20;
+
+bool hugePagesWanted(size_t bytes) {
+  static const bool enabled = [] {
+    const char *env = std::getenv("EJK_CPU_HUGE_PAGES");
+    return !(env && std::strcmp(env, "0") == 0);
+  }();
+  return enabled && bytes >= kHugePageMinimum;
+}
+} // namespace
 
 Status Buffer::create(std::shared_ptr<Device> device, size_t bytes,
                       std::unique_ptr<Buffer> &out) {
@@ -34,9 +55,17 @@ Status Buffer::create(std::shared_ptr<Device> device, size_t bytes,
                                 : (bytes + kBufferAlignment - 1) /
                                       kBufferAlignment * kBufferAlignment;
   void *data = nullptr;
-  if (posix_memalign(&data, kBufferAlignment, allocated) != 0 || !data)
+  bool huge = hugePagesWanted(allocated);
+  if (huge)
+    allocated = (allocated + kHugePage - 1) / kHugePage * kHugePage;
+  if (posix_memalign(&data, huge ? kHugePage : kBufferAlignment, allocated) !=
+          0 ||
+      !data)
     return Status::internal("out of memory allocating a buffer of " +
                             std::to_string(bytes) + " bytes");
+  // Advice only: a kernel without THP ignores it (before the first touch).
+  if (huge)
+    (void)madvise(data, allocated, MADV_HUGEPAGE);
   std::memset(data, 0, allocated);
   out.reset(new Buffer(std::move(device), data, bytes));
   return Status::success();

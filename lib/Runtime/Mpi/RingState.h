@@ -64,10 +64,10 @@ struct ejk_ring {
   /// Host threads of the merge.
   int threads = 1;
   /// How a rank waits for its transfers while its block runs (waitBeside,
-  /// Ring.cpp): every `pollUs` microseconds a test, sleeping between; 0
-  /// waits in MPI_Waitall, which spins. Default 100 on a CPU device (the
-  /// block and the wait share the rank's core), 0 on Vulkan;
-  /// EJK_RING_POLL_US overrides it.
+  /// Ring.cpp): a test, then asleep for a tenth of the wait so far, between
+  /// min(100, pollUs) and `pollUs` microseconds; 0 waits in MPI_Waitall,
+  /// which spins. Default 1000 on a CPU device (the block and the wait
+  /// share the rank's core), 0 on Vulkan; EJK_RING_POLL_US overrides it.
   unsigned pollUs = 0;
   /// Device buffers of one step's block. Two slots: the next step's
   /// operands are staged into one while the current block uses the other,
@@ -198,8 +198,9 @@ Block skipBySegments(const ejk_ring &ring, Block block, int rank, int source,
                      const std::vector<unsigned char> &kvIds);
 
 /// MPI_Waitall of `requests` beside the running block `block` (may be
-/// null): while the block runs, MPI_Testall every `pollUs` microseconds
-/// with the thread asleep between, so that the wait does not take the CPU
+/// null): while the block runs, MPI_Testall with the thread asleep between
+/// (a tenth of the wait so far, clamped to [min(100, pollUs), pollUs]
+/// microseconds), so that the wait does not take the CPU
 /// from a block on the same core; once the block is done (or with `pollUs`
 /// 0, or no block) MPI_Waitall, which polls MPI's progress at full rate.
 int waitBeside(int count, MPI_Request *requests, ejk_invocation *block,
