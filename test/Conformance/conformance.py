@@ -236,8 +236,8 @@ def CPD(name, hq=4, hkv=2, d=32, s=16, qlens=(1, 7, 1), lens=(40, 7, 1),
     assert len(qlens) == len(lens), name
     m = m or max(1, max(-(-n // s) for n in lens))
     return Case(name, "chunked", dict(hq=hq, hkv=hkv, d=d, s=s, m=m,
-                                      qlens=tuple(qlens), lens=tuple(lens)),
-                opts, dtype, known)
+                                      qlens=tuple(qlens), lens=tuple(lens),
+                                      t=sum(qlens)), opts, dtype, known)
 
 
 def RGD(name, h=4, k=32, v=None, lens=(30, 0, 1, 33), slots=6, **opts):
@@ -1992,6 +1992,18 @@ class PagedMla:
         return [np.asarray(out)]
 
 
+def paged_attrs(c, scale):
+    """The paged family's attributes: softmax_scale, then the soft cap and
+    the window where the case has them."""
+    o = c.opts
+    attrs = ["softmax_scale = %r : f32" % scale]
+    if "logits_soft_cap" in o:
+        attrs.append("logits_soft_cap = %r : f32" % o["logits_soft_cap"])
+    if "sliding_window" in o:
+        attrs.append("sliding_window = %d : i64" % o["sliding_window"])
+    return attrs
+
+
 class RaggedPaged:
     """ejk.ragged_paged_attention against ejKernel's XLA ragged paged
     attention: ragged_page_attention_v2(queries, kv_pages, lens, tables,
@@ -2039,11 +2051,7 @@ class RaggedPaged:
     @staticmethod
     def mlir(c, args):
         o = c.opts
-        attrs = ["softmax_scale = %r : f32" % RaggedPaged.scale(c)]
-        if "logits_soft_cap" in o:
-            attrs.append("logits_soft_cap = %r : f32" % o["logits_soft_cap"])
-        if "sliding_window" in o:
-            attrs.append("sliding_window = %d : i64" % o["sliding_window"])
+        attrs = paged_attrs(c, RaggedPaged.scale(c))
         types = {n: ttype(a.shape, t) for n, a, t in args}
         text = "ejk.ragged_paged_attention %q, %kc, %vc, %lens, %tables, %cu, %n"
         if o.get("write"):
@@ -2194,11 +2202,7 @@ class Unified:
     @staticmethod
     def mlir(c, args):
         o = c.opts
-        attrs = ["softmax_scale = %r : f32" % Unified.scale(c)]
-        if "logits_soft_cap" in o:
-            attrs.append("logits_soft_cap = %r : f32" % o["logits_soft_cap"])
-        if "sliding_window" in o:
-            attrs.append("sliding_window = %d : i64" % o["sliding_window"])
+        attrs = paged_attrs(c, Unified.scale(c))
         types = {n: ttype(a.shape, t) for n, a, t in args}
         text = "ejk.unified_attention %q, %kc, %vc, %lens, %tables, %starts"
         for name, keyword in (("alibi", "alibi"), ("qq", "qq_bias"),
@@ -2240,43 +2244,22 @@ class Chunked:
 
     @staticmethod
     def inputs(c, rng):
-        d, dt, o = c.dims, c.dtype, c.opts
-        seqs, m, s = len(d["qlens"]), d["m"], d["s"]
-        pages = seqs * m + 2
-        tables = rng.permutation(pages)[:seqs * m].reshape(seqs, m)
-        starts = np.concatenate([[0], np.cumsum(d["qlens"])]).astype(np.int32)
-        t = int(starts[-1])
+        """Unified's operands (queries, pools, lengths, tables, starts,
+        ALiBi slopes, sinks), then num_seqs and the new tokens' K/V."""
+        d, dt = c.dims, c.dtype
+        args = Unified.inputs(c, rng)
         def normal(shape):
             return rng.standard_normal(shape, dtype=np.float32).astype(np_dtype(dt))
-        cache = (pages, s, d["hkv"], d["d"])
-        args = [("q", normal((t, d["hq"], d["d"])), dt),
-                ("kc", normal(cache), dt), ("vc", normal(cache), dt),
-                ("lens", np.array(d["lens"], np.int32), "i32"),
-                ("tables", tables.astype(np.int32), "i32"),
-                ("starts", starts, "i32"),
-                ("n", np.array([seqs], np.int32), "i32"),
-                ("k", normal((t, d["hkv"], d["d"])), dt),
-                ("v", normal((t, d["hkv"], d["d"])), dt)]
-        if o.get("alibi"):
-            slopes = 2.0 ** (-8.0 * np.arange(1, d["hq"] + 1) / d["hq"])
-            args.append(("alibi", slopes.astype(np.float32), "f32"))
-        if o.get("sinks"):
-            args.append(("sinks", rng.standard_normal(d["hq"]).astype(np.float32),
-                         "f32"))
-        return args
+        return args + [("n", np.array([len(d["qlens"])], np.int32), "i32"),
+                       ("k", normal((d["t"], d["hkv"], d["d"])), dt),
+                       ("v", normal((d["t"], d["hkv"], d["d"])), dt)]
 
-    @staticmethod
-    def scale(c):
-        return c.opts.get("softmax_scale", c.dims["d"] ** -0.5)
+    scale = Unified.scale
 
     @staticmethod
     def mlir(c, args):
         o = c.opts
-        attrs = ["softmax_scale = %r : f32" % Chunked.scale(c)]
-        if "logits_soft_cap" in o:
-            attrs.append("logits_soft_cap = %r : f32" % o["logits_soft_cap"])
-        if "sliding_window" in o:
-            attrs.append("sliding_window = %d : i64" % o["sliding_window"])
+        attrs = paged_attrs(c, Chunked.scale(c))
         attrs = ", ".join(attrs)
         types = {n: ttype(a.shape, t) for n, a, t in args}
         sinks = (" sinks(%%sinks : %s)" % types["sinks"]) if "sinks" in types else ""
