@@ -15,10 +15,13 @@
 //               in parallel: per-chunk state updates, a scan of the states
 //               over chunks, then every chunk's outputs at once (Vulkan's
 //               chunk-parallel kernel); 0 walks the chunks in order
-//   cooperative (optional, default 0) with `chunk_parallel = 1` on Vulkan
-//               (f16/bf16 inputs): 1 runs the outputs' matmuls (scores,
+//   cooperative (optional, default 0) on Vulkan (f16/bf16 inputs): with
+//               `chunk_parallel = 1`, 1 runs the outputs' matmuls (scores,
 //               q S, A V) on 16x16x16 f16 cooperative matrices, 2 also the
-//               update's (k^T v, f16 states between the dispatches)
+//               update's (k^T v, f16 states between the dispatches); with
+//               `chunk_parallel = 0`, 1 runs the in-order kernel on
+//               matrices (a constant decay or none: every product, the
+//               state in accumulators; lib/Ops/Linear/Vulkan/CoopInOrder.h)
 //
 //===----------------------------------------------------------------------===//
 

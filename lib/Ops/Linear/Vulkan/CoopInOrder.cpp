@@ -486,12 +486,8 @@ private:
     int64_t total = l.chunk * l.blockV;
     for (int64_t r = 0; r * l.kThreads < total; ++r) {
       Value i = e.add(thread, e.index(r * l.kThreads));
-      Value t = arith::DivUIOp::create(e.b, i, e.index(l.blockV));
-      Value c = arith::RemUIOp::create(e.b, i, e.index(l.blockV));
-      Value col = e.add(v0, c);
-      Value inside = arith::AndIOp::create(
-          e.b, cmp(arith::CmpIPredicate::slt, t, len),
-          cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
+      BlockElement x = blockElement(e, i, l.blockV, v0, len, p.dimV);
+      Value t = x.t, c = x.c, col = x.col, inside = x.inside;
       if ((r + 1) * l.kThreads > total)
         inside = arith::AndIOp::create(
             e.b, inside, cmp(arith::CmpIPredicate::slt, i, e.index(total)));

@@ -281,15 +281,10 @@ private:
   /// problem.
   void output(Value c0, Value len) {
     forEachShared(e, l.threads, thread, l.chunk * l.blockV, [&](Value i) {
-      Value t = arith::DivUIOp::create(e.b, i, e.index(l.blockV));
-      Value c = arith::RemUIOp::create(e.b, i, e.index(l.blockV));
-      Value col = e.add(v0, c);
-      Value inside = arith::AndIOp::create(
-          e.b, cmp(arith::CmpIPredicate::slt, t, len),
-          cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
-      emitIf(e, inside, [&] {
+      BlockElement x = blockElement(e, i, l.blockV, v0, len, p.dimV);
+      emitIf(e, x.inside, [&] {
         store(e.fromF32(load(oS, {i}), outputType()), buf.output,
-              {batchIdx, rowOf(e.add(c0, t)), head, col});
+              {batchIdx, rowOf(e.add(c0, x.t)), head, x.col});
       });
     });
   }

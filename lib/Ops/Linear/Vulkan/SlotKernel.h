@@ -21,6 +21,27 @@
 
 namespace mlir::ejk {
 
+/// Element `i` of a chunk's [steps, blockV] block of outputs: its step t
+/// and column c in the block, its column `col` = v0 + c, and whether t is
+/// inside the chunk's `len` steps and `col` inside head_dim_v (`dimV`).
+struct BlockElement {
+  Value t, c, col, inside;
+};
+
+inline BlockElement blockElement(Emitter &e, Value i, int64_t blockV, Value v0,
+                                 Value len, int64_t dimV) {
+  BlockElement x;
+  x.t = arith::DivUIOp::create(e.b, i, e.index(blockV));
+  x.c = arith::RemUIOp::create(e.b, i, e.index(blockV));
+  x.col = e.add(v0, x.c);
+  Value inChunk =
+      arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, x.t, len);
+  Value inColumns = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, x.col,
+                                          e.index(dimV));
+  x.inside = arith::AndIOp::create(e.b, inChunk, inColumns);
+  return x;
+}
+
 /// Zeroes the workgroup's (batch, head, V block from `v0`, `blockV` wide)
 /// of the output steps outside every sequence of `buf.cuSeqlens`: before
 /// clamp(cu[0]) and from clamp(cu[N]) on, spread over `threads` threads.
