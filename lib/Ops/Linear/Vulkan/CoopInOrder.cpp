@@ -4,18 +4,20 @@
 // filler with cu_seqlens]), 256 threads in subgroups; 16x16x16 matrices
 // with f32 accumulators. The operands are the inputs' own bits (f16, or
 // bf16 on bf16 matrices: DispatchRewriter::setBF16Matrices), q and k
-// staged as 16-byte words. Per chunk:
+// staged as 16-byte words. S16 (the state as an operand) is written before
+// the first chunk and at the end of each. Per chunk:
 //
-//   S16   <- S (each subgroup's state tiles through its 16x16 f32 stage)
-//   stage q, k (words), v and w v (the next chunk's loads then issued: they
+//   stage q, k (words), v and w v; the next chunk's loads then issued (they
 //         wait in registers while this chunk computes)
 //   A = Q K^T (lower-triangle tiles), O = D o (Q S16)       (matrices)
 //   A -> f32 stage -> A16 = (A o F) in the operand type
 //   O += A16 V, S = exp(gamma len) S + K^T (w V)             (matrices)
-//   O out through each subgroup's 16x16 stage
+//   O tiles and S's first slot into the f32 stage; the outputs written
+//   along V while that slot becomes S16; one round per further slot
 //
-// The subgroups take the tiles of each product round-robin
-// (CoopMatrices.h).
+// The subgroups take the tiles of each product round-robin (CoopMatrices.h),
+// the output tiles from the subgroup after the last score tile's owner, and
+// compute only the tiles they own.
 //
 //===----------------------------------------------------------------------===//
 
