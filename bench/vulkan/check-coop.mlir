@@ -90,3 +90,26 @@ func.func @coop_everything(%q: tensor<3x48x4x64xf16>, %k: tensor<3x48x2x64xf16>,
       : tensor<3x48x4x64xf16>, tensor<3x48x2x64xf16>, tensor<3x48x2x64xf16> -> tensor<3x48x4x64xf16>, tensor<3x4x48xf32>
   return %o, %lse : tensor<3x48x4x64xf16>, tensor<3x4x48xf32>
 }
+
+// Blocks seen whole (issue 21): the register softmax skips the per-element
+// masks where every row of a tile sees every key of the block (a constant
+// when seq_k is a whole number of blocks and there is no causal mask; else
+// a test per block), and folds the scale into its exp2.
+
+func.func @d128_even_scaled(%q: tensor<1x256x4x128xf16>, %k: tensor<1x256x2x128xf16>, %v: tensor<1x256x2x128xf16>) -> (tensor<1x256x4x128xf16>, tensor<1x4x256xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v  {softmax_scale = 0.3 : f32}
+      : tensor<1x256x4x128xf16>, tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16> -> tensor<1x256x4x128xf16>, tensor<1x4x256xf32>
+  return %o, %lse : tensor<1x256x4x128xf16>, tensor<1x4x256xf32>
+}
+
+func.func @d64_causal_offset(%q: tensor<1x288x2x64xf16>, %k: tensor<1x352x2x64xf16>, %v: tensor<1x352x2x64xf16>) -> (tensor<1x288x2x64xf16>, tensor<1x2x288xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v  {causal}
+      : tensor<1x288x2x64xf16>, tensor<1x352x2x64xf16>, tensor<1x352x2x64xf16> -> tensor<1x288x2x64xf16>, tensor<1x2x288xf32>
+  return %o, %lse : tensor<1x288x2x64xf16>, tensor<1x2x288xf32>
+}
+
+func.func @even_sinks(%q: tensor<1x64x4x32xf16>, %k: tensor<1x64x2x32xf16>, %v: tensor<1x64x2x32xf16>, %sinks: tensor<4x3xf32>) -> (tensor<1x64x4x32xf16>, tensor<1x4x64xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v softmax_aux(%sinks : tensor<4x3xf32>)
+      : tensor<1x64x4x32xf16>, tensor<1x64x2x32xf16>, tensor<1x64x2x32xf16> -> tensor<1x64x4x32xf16>, tensor<1x4x64xf32>
+  return %o, %lse : tensor<1x64x4x32xf16>, tensor<1x4x64xf32>
+}

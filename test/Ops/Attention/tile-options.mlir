@@ -44,19 +44,21 @@ func.func @varlen(%q: tensor<3x40x4x32xf32>, %k: tensor<3x60x2x32xf32>, %v: tens
 // -----
 
 // On Vulkan, f16 with sinks and a padding mask runs on cooperative
-// matrices: the row state starts from the sinks (m = their max, l = the sum
-// of exp(sink - m) on the first of a row's four lanes only: in the register
-// softmax a lane's l is its share of the row), the key loop carries them,
+// matrices: the row state starts from the sinks (m = their max, in log2
+// units for the register softmax's exp2, l = the sum of exp(sink - m) on the
+// first of a row's four lanes only: in the register softmax a lane's l is
+// its share of the row), the key loop carries them,
 // and the padding mask is read for the row and the key.
 // VULKAN-LABEL: func.func private @sinks_f16_dispatch_0(
 // VULKAN-SAME: %{{.*}}: memref<4x2xf16>, %[[PAD:[^:]*]]: memref<1x128xi1>
 // VULKAN-SAME: ejk.requires = ["cooperative_matrix_nv_layout"]
 // VULKAN: gpu.subgroup_mma_load_matrix
-// VULKAN: %[[M0:.*]] = scf.for {{.*}} -> (f32) {
+// VULKAN: %[[MAX:.*]] = scf.for {{.*}} -> (f32) {
 // VULKAN: memref.load %{{.*}} : memref<4x2xf16>
 // VULKAN: arith.maxnumf
 // VULKAN: %[[SUM:.*]] = scf.for {{.*}} -> (f32) {
 // VULKAN: math.exp
+// VULKAN: %[[M0:.*]] = arith.mulf %[[MAX]], %cst{{.*}} : f32
 // VULKAN: %[[FIRST:.*]] = arith.cmpi eq, %{{.*}}, %c0{{.*}} : index
 // VULKAN: %[[L0:.*]] = arith.select %[[FIRST]], %[[SUM]], %{{.*}} : f32
 // VULKAN: scf.for {{.*}} iter_args({{.*}} = %[[M0]], {{.*}} = %[[M0]], {{.*}} = %[[L0]], {{.*}} = %[[L0]],

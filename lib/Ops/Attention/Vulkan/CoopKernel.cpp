@@ -58,6 +58,9 @@ constexpr int64_t kTile = VulkanAttentionLayout::kTile;
 constexpr int64_t kPerVector = 8;
 /// Elements of a 16x16 matrix one lane of 32 holds.
 constexpr int64_t kLaneElements = kTile * kTile / 32;
+/// log2(e) and ln(2): the register softmax runs on exp2.
+constexpr double kLog2E = 1.4426950408889634;
+constexpr double kLn2 = 0.6931471805599453;
 
 class CoopAttentionBuilder {
 public:
@@ -101,6 +104,7 @@ public:
     for (int64_t m = 0; m < l.rowTiles; ++m) {
       Value tileRow0 =
           e.add(rowStart, e.mul(e.add(firstTile, e.index(m)), e.index(kTile)));
+      tileFirstRows.push_back(tileRow0);
       if (l.registerSoftmax)
         tileRows.push_back({e.add(tileRow0, myRow),
                             e.add(tileRow0, e.add(myRow, e.index(kTile / 2)))});
@@ -188,6 +192,9 @@ public:
       SinkStats sinks = sinkStats(e, p, buf.softmaxAux, head);
       m0 = sinks.max;
       l0 = sinks.sum;
+      // The register softmax keeps m in log2 units (exp2, scale folded).
+      if (l.registerSoftmax)
+        m0 = e.fmul(m0, e.constF32(kLog2E));
       if (l.registerSoftmax)
         l0 = e.select(arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq,
                                             myPart, e.index(0)),
@@ -439,6 +446,7 @@ private:
     SmallVector<Value> alphaTiles(rowTiles);
     for (int64_t m = 0; m < rowTiles; ++m) {
       rows = tileRows[m];
+      tileFirstRow = tileFirstRows[m];
       SmallVector<Value> oldState(state.begin() + m * perTile,
                                   state.begin() + (m + 1) * perTile);
       if (l.registerSoftmax)
@@ -484,13 +492,15 @@ private:
 
   /// The new row max, the shift it gives (0 for a row with nothing yet) and
   /// the factor alpha that rescales what the row had.
+  /// (`log2`: maxima in log2 units, alpha = exp2(old - shift).)
   void rowUpdate(Value oldMax, Value blockMax, Value &mNew, Value &shift,
-                 Value &alpha) {
+                 Value &alpha, bool log2 = false) {
     mNew = e.fmaxNoNaN(oldMax, blockMax);
     Value isEmpty =
         arith::CmpFOp::create(e.b, arith::CmpFPredicate::OEQ, mNew, e.negInf());
     shift = e.select(isEmpty, e.constF32(0.0f), mNew);
-    alpha = e.exp(e.fsub(oldMax, shift));
+    Value diff = e.fsub(oldMax, shift);
+    alpha = log2 ? math::Exp2Op::create(e.b, diff).getResult() : e.exp(diff);
   }
 
   // --- Register softmax (cooperative_matrix_nv_layout) ---------------------
@@ -560,26 +570,71 @@ private:
                           SmallVector<Value> &next) {
     int64_t outTiles = p.headDimV / kTile;
     int64_t keyTiles = scores.size();
-    // logits[j][i], and each row's block max over this lane's elements.
-    SmallVector<SmallVector<Value>> logits(keyTiles);
-    SmallVector<Value> keys(keyTiles * kLaneElements);
-    Value blockMax[2] = {e.negInf(), e.negInf()};
+    // u[j][i]: the logits, or with plain logits the raw scores (masked), of
+    // which exp2(u * c - m) gives the probabilities, m in log2 units: the
+    // scale (and log2 e) folded into one multiply-add, as FlashAttention-2.
+    bool plain = rules.plainLogits();
+    double factor = plain ? p.softmaxScale * kLog2E : kLog2E;
+    Value c = e.constF32(static_cast<float>(factor));
+    SmallVector<Value> raw;
     for (int64_t j = 0; j < keyTiles; ++j)
-      for (int64_t i = 0; i < kLaneElements; ++i) {
-        Value s = gpu::SubgroupMmaExtractThreadLocalOp::create(
-            e.b, e.f32, scores[j], e.index(i));
-        Value key = e.add(keyStart, e.add(e.index(j * kTile), columnOf(i)));
-        keys[j * kLaneElements + i] = key;
-        logits[j].push_back(rules.logit(s, rows[rowHalfOf(i)], key));
-        blockMax[rowHalfOf(i)] =
-            e.fmaxNoNaN(blockMax[rowHalfOf(i)], logits[j].back());
+      for (int64_t i = 0; i < kLaneElements; ++i)
+        raw.push_back(gpu::SubgroupMmaExtractThreadLocalOp::create(
+            e.b, e.f32, scores[j], e.index(i)));
+    // The key of element k, emitted where it is used: computed ahead for
+    // all elements, the keys stayed live across the block test (gfa-d64
+    // causal at 128 x 128 x 8 took 1.6x as long; H200).
+    auto keyOf = [&](int64_t k) {
+      return e.add(keyStart, e.add(e.index(k / kLaneElements * kTile),
+                                   columnOf(k % kLaneElements)));
+    };
+    auto emitMasked = [&](bool masks) {
+      SmallVector<Value> u;
+      for (auto [k, s] : llvm::enumerate(raw)) {
+        Value row = rows[rowHalfOf(k % kLaneElements)];
+        u.push_back(!plain  ? rules.logit(s, row, keyOf(k))
+                    : masks ? rules.maskScore(s, row, keyOf(k))
+                            : s);
       }
-    Value shift[2], alpha[2], sum[2], rowHash[2];
+      return u;
+    };
+    // Dense flash attention with plain logits: blocks that every row of
+    // this tile may see whole (all but the diagonal ones when causal) skip
+    // the per-element masks.
+    Value whole;
+    if (plain && !p.sparse)
+      whole = rules.wholeBlock(keyStart, l.blockK, tileFirstRow);
+    SmallVector<Value> u;
+    if (whole && matchPattern(whole, m_One())) {
+      u = emitMasked(false);
+    } else if (whole) {
+      auto ifWhole = scf::IfOp::create(
+          e.b, SmallVector<Type>(raw.size(), e.f32), whole, /*withElse=*/true);
+      {
+        OpBuilder::InsertionGuard guard(e.b);
+        e.b.setInsertionPointToStart(ifWhole.thenBlock());
+        scf::YieldOp::create(e.b, raw);
+        e.b.setInsertionPointToStart(ifWhole.elseBlock());
+        scf::YieldOp::create(e.b, emitMasked(true));
+      }
+      u.assign(ifWhole.getResults().begin(), ifWhole.getResults().end());
+    } else {
+      u = emitMasked(true);
+    }
+    // Each row's block max over this lane's elements.
+    Value blockMax[2] = {e.negInf(), e.negInf()};
+    for (auto [k, value] : llvm::enumerate(u)) {
+      int64_t r = rowHalfOf(k % kLaneElements);
+      blockMax[r] = e.fmaxNoNaN(blockMax[r], value);
+    }
+    Value shift[2], alpha[2], sum[2], rowHash[2], negShift[2];
     SmallVector<Value> mNew(2);
     for (int r = 0; r < 2; ++r) {
       // The four lanes of a row are neighbours (lane % 4).
-      Value rowMax = reduceRow(blockMax[r], /*isMax=*/true, 4);
-      rowUpdate(state[outTiles + r], rowMax, mNew[r], shift[r], alpha[r]);
+      Value rowMax = e.fmul(reduceRow(blockMax[r], /*isMax=*/true, 4), c);
+      rowUpdate(state[outTiles + r], rowMax, mNew[r], shift[r], alpha[r],
+                /*log2=*/true);
+      negShift[r] = e.fsub(e.constF32(0.0f), shift[r]);
       sum[r] = e.constF32(0.0f);
       rowHash[r] = rules.dropoutRowHash(rows[r]);
     }
@@ -589,9 +644,12 @@ private:
       Value tile = zeroA;
       for (int64_t i = 0; i < kLaneElements; ++i) {
         int64_t r = rowHalfOf(i);
-        Value prob = e.exp(e.fsub(logits[j][i], shift[r]));
+        Value prob = math::Exp2Op::create(
+            e.b,
+            math::FmaOp::create(e.b, u[j * kLaneElements + i], c, negShift[r]));
         sum[r] = e.fadd(sum[r], prob);
-        prob = rules.dropout(prob, rowHash[r], keys[j * kLaneElements + i]);
+        if (p.dropoutProb)
+          prob = rules.dropout(prob, rowHash[r], keyOf(j * kLaneElements + i));
         tile = gpu::SubgroupMmaInsertThreadLocalOp::create(
             e.b, aType, e.fromF32(prob, f16), tile, e.index(i));
       }
@@ -646,7 +704,9 @@ private:
                                           e.index(0));
       auto ifFirst = scf::IfOp::create(e.b, first, /*withElse=*/false);
       e.b.setInsertionPointToStart(ifFirst.thenBlock());
-      Value lse = e.fadd(state[outTiles + r], math::LogOp::create(e.b, sum));
+      // m is in log2 units.
+      Value lse = e.fadd(e.fmul(state[outTiles + r], e.constF32(kLn2)),
+                         math::LogOp::create(e.b, sum));
       lse = e.select(positive, lse, e.negInf());
       memref::StoreOp::create(e.b, e.select(layoutHolds, lse, nan), buf.lse,
                               ValueRange{batch, head, rows[r]});
@@ -775,6 +835,10 @@ private:
   SmallVector<Value, 2> rows;
   /// `rows` of each of the subgroup's row tiles.
   SmallVector<SmallVector<Value, 2>> tileRows;
+  /// The first query row of each of the subgroup's row tiles, and of the
+  /// tile being emitted.
+  SmallVector<Value> tileFirstRows;
+  Value tileFirstRow;
   Value qView, kView, vView, kvStage;
   Value sStage, pStage, alphaStage, sBase, pBase, alphaBase;
   Value probeC, probeA, layoutHolds;

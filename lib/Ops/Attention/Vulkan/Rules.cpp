@@ -202,15 +202,17 @@ ConfigAttr VulkanFlashAttention::heuristicConfig(FlashAttentionOp op,
     // configs on all six gfa prefill workloads on the H200, 1.09-1.19x the
     // 64 x 16 blocks (docs/ops/attention.md). Not for short queries
     // (decode), where a 128-row block is mostly padding.
-    // Head dims up to 64 (H100, docs/performance-vulkan.md): without a
-    // causal mask, 256-row blocks whose subgroups own two 16-row tiles
-    // each (every staged K^T and V tile feeds two products) and two K/V
-    // buffers, 0.691 ms against 0.794 for 128 x 64 x 8; with one, 128 x 128
-    // blocks of 8 subgroups (0.448 ms against 0.517).
+    // Head dims up to 64 without a causal mask (H100,
+    // docs/performance-vulkan.md): 256-row blocks whose subgroups own two
+    // 16-row tiles each (every staged K^T and V tile feeds two products)
+    // and two K/V buffers, 0.691 ms against 0.794 for 128 x 64 x 8. With
+    // one, 128 x 64 x 8 since the blocks below the diagonal skip their
+    // masks (H200: 0.445 ms against 0.460 for 128 x 128 x 8 and 0.477 for
+    // 256 x 64 x 8).
     bool narrow = p.headDim <= 64 && p.headDimV <= 64;
-    if (hasRegisterSoftmax(target) && narrow && ceilPow2(p.seqQ) >= 256)
-      candidates.push_back(p.causal ? std::array<int64_t, 3>{128, 128, 8}
-                                    : std::array<int64_t, 3>{256, 64, 8});
+    if (hasRegisterSoftmax(target) && narrow && !p.causal &&
+        ceilPow2(p.seqQ) >= 256)
+      candidates.push_back({256, 64, 8});
     if (hasRegisterSoftmax(target) && ceilPow2(p.seqQ) >= 128)
       candidates.push_back({128, 64, 8});
     for (int64_t w : {int64_t(4), int64_t(2), int64_t(1)})

@@ -61,6 +61,50 @@ public:
                  e.toF32(memref::LoadOp::create(
                      e.b, buf.bias, ValueRange{bb, bh, rowIndex, keyIndex})));
     }
+    return e.select(allowed(row, key, rowIndex, keyIndex), s, e.negInf());
+  }
+
+  /// Whether the logits of a problem are the raw score times a positive
+  /// scale where allowed (no soft cap, no bias): then the order of raw
+  /// scores is that of logits, and the register softmax folds the scale
+  /// into its exp2 (`maskScore` instead of `logit`).
+  bool plainLogits() const {
+    return !p.softCap && !buf.bias && p.softmaxScale > 0.0f;
+  }
+
+  /// The raw score `s` where the row may attend to the key, else -inf.
+  Value maskScore(Value s, Value row, Value key) {
+    Value rowIndex = e.min(row, e.index(p.seqQ - 1));
+    Value keyIndex = e.min(key, e.index(p.seqK - 1));
+    return e.select(allowed(row, key, rowIndex, keyIndex), s, e.negInf());
+  }
+
+  /// An i1 that holds when every row from `firstRow` on may attend to every
+  /// key of [keyStart, keyStart + blockK) (no mask per element is needed
+  /// there): a constant true where that holds for every key block below
+  /// seq_k, null where a mask depends on each element (window, chunks,
+  /// segments, mask, padding, variable lengths).
+  Value wholeBlock(Value keyStart, int64_t blockK, Value firstRow) {
+    if (p.varlenQ || p.varlenK || p.slidingWindow || p.chunkSize ||
+        buf.kvSegmentIds || buf.mask || buf.paddingMask)
+      return Value();
+    if (!p.causal && p.seqK % blockK == 0)
+      return arith::ConstantOp::create(e.b, e.b.getBoolAttr(true));
+    Value keyEnd = e.add(keyStart, e.index(blockK));
+    Value whole = cmp(arith::CmpIPredicate::sle, keyEnd, lenK);
+    if (p.causal) {
+      // The last key on or before the first row's diagonal.
+      Value diag = e.add(firstRow, offset);
+      Value lastKey = e.sub(keyEnd, e.index(1));
+      whole = andI(whole, cmp(arith::CmpIPredicate::sle, lastKey, diag));
+    }
+    return whole;
+  }
+
+private:
+  /// Whether query `row` may attend to `key` (indices clamped to the
+  /// sequences: `rowIndex`, `keyIndex`).
+  Value allowed(Value row, Value key, Value rowIndex, Value keyIndex) {
     // Keys past seq_k, or past this batch's key length.
     Value allowed = cmp(arith::CmpIPredicate::slt, key, lenK);
     if (p.varlenQ)
@@ -107,9 +151,10 @@ public:
           andI(allowed, memref::LoadOp::create(e.b, buf.paddingMask,
                                                ValueRange{batch, keyIndex}));
     }
-    return e.select(allowed, s, e.negInf());
+    return allowed;
   }
 
+public:
   /// The row-uniform part of the dropout hash for query `row`; null
   /// without dropout.
   Value dropoutRowHash(Value row) {
