@@ -16,7 +16,8 @@ docs/ops/delta.md).
           recurrence in PyTorch (from zero at each packed sequence's start)
           and each bench case against fla's output, times ejk with the
           runtime's GPU timestamps and fla's chunk_gated_delta_rule /
-          chunk_kda with CUDA events (a second of warm-up each), and writes
+          chunk_kda with CUDA events in turn, LINEAR_ROUNDS rounds
+          (default 3), their medians (linear_rounds.py), and writes
           DIR/delta.json (and $OUT/delta.json). DELTA_ONLY=REGEX runs only
           the cases whose names match; BENCH_PEER=0 skips fla (its first
           call compiles Triton kernels for a minute or more).
@@ -29,6 +30,7 @@ import json, os, sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import ejk_runtime  # noqa: E402  (beside this script here and there)
+import linear_rounds  # noqa: E402  (likewise)
 
 
 def cp(chunk, block_v):
@@ -123,7 +125,9 @@ def ir(b, tt, h, k, v, dt, decay, config=None, cu=None):
             f"  return %o : {vv}\n}}\n")
 
 
-prepare = ejk_runtime.preparer(variants, ir, __file__)
+def prepare(out, fingerprint):
+    ejk_runtime.prepare(out, fingerprint, variants(), ir, __file__)
+    linear_rounds.copy_beside(out)
 
 
 def recurrence(q, k, v, beta, g, scale, cu=None):
@@ -205,16 +209,10 @@ def run(d):
                 entry["max_err_over_max_ref"] = float(
                     err / ref.abs().max().clamp_min(1e-6))
             else:
-                entry["ejk_median_ms"] = mod.time_us(entry, runs=10) / 1e3
-                # The split of the last run: gates, prepare, state, outputs
-                # (chunk-parallel) or the one recurrent dispatch.
-                entry["ejk_dispatch_us"] = mod.dispatch_times_us()
-                # The ejk side first: a call cut short in the peer's
-                # compile keeps it.
-                log(name, "ejk", entry["ejk_median_ms"], entry["ejk_dispatch_us"])
                 peer = chunk_kda if decay == "key" else chunk_gated_delta_rule
                 if os.environ.get("BENCH_PEER", "1") == "0":
                     peer = None
+                f = None
                 try:
                     if peer is not None:
                         f = lambda: peer(q, kk, vv,
@@ -224,10 +222,16 @@ def run(d):
                         ref = f().float()
                         entry["max_abs_err_vs_fla"] = float((got - ref).abs().max())
                         entry["max_abs_fla"] = float(ref.abs().max())
-                        entry["fla_median_ms"] = ejk_runtime.cuda_median_ms(f)
-                        entry["ejk_over_fla"] = entry["ejk_median_ms"] / entry["fla_median_ms"]
+                        del ref
                 except Exception as ex:
                     entry["fla_error"] = repr(ex)[:400]
+                    f = None
+                # ejk (each dispatch too: gates, prepare, state, outputs;
+                # or the one recurrent dispatch) and fla in turn, rounds,
+                # medians (linear_rounds.py).
+                linear_rounds.time_rounds(mod, f, entry)
+                log(name, "ejk", entry["ejk_median_ms"],
+                    entry.get("dispatch_median_us"))
             ejk_runtime.record(results, name, entry, log, rt, mod)
         except Exception as ex:
             ejk_runtime.record_error(results, name, ex, log)

@@ -15,8 +15,10 @@ GPU machine, in one process (issue 18's GPU bar; docs/ops/linear.md).
           kernels, f16 and bf16, weak, medium and strong gates, T not a
           multiple of the chunk, varlen) and each bench case against fla's
           output,
-          times ejk with the runtime's GPU timestamps and fla's chunk_gla /
-          chunk_simple_gla with CUDA events (a second of warm-up each), and
+          times ejk with the runtime's GPU timestamps (each dispatch too)
+          and fla's chunk_gla / chunk_simple_gla with CUDA events in turn,
+          LINEAR_ROUNDS rounds (default 3), their medians
+          (linear_rounds.py), and
           writes DIR/linear.json (and $OUT/linear.json). LINEAR_ONLY=REGEX
           runs only the cases whose names match; BENCH_PEER=0 skips fla
           (its first call compiles Triton kernels for a minute or more).
@@ -26,6 +28,7 @@ import json, math, os, sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import ejk_runtime  # noqa: E402  (beside this script here and there)
+import linear_rounds  # noqa: E402  (likewise)
 
 
 # name: (B, T, H, K, V, dtype, gated[, config[, cu_seqlens]])
@@ -142,32 +145,13 @@ def ir(b, tt, h, k, v, dt, gated, config=None, cu=None):
             f"  return %o : {vv}\n}}\n")
 
 
-# Variants timed per dispatch: copies of the artifact that stop after the
-# update ("__u") and after the scan ("__us"); the differences of their
-# times give each dispatch's.
-PROFILED = ("ggla_bf16", "ggla_bf16_simt", "ggla_bf16_coop2", "gsimple_bf16",
-            "gsimple_bf16_simt", "gsimple_bf16_coop2")
-
-
+# Each dispatch's time comes from the runtime's timestamps
+# (dispatch_median_us). Results before 2026-11-27's in-order runs timed
+# dispatches with copies of the artifact that stopped after the update
+# ("__u") and after the scan ("__us").
 def prepare(out, fingerprint):
-    import shutil
     ejk_runtime.prepare(out, fingerprint, variants(), ir, __file__)
-    path = os.path.join(out, "cases.json")
-    cases = json.load(open(path))
-    for name in PROFILED:
-        if name not in cases:
-            continue
-        for suffix, keep in (("__u", 1), ("__us", 2)):
-            src = os.path.join(out, "art", name)
-            dst = src + suffix
-            shutil.rmtree(dst, ignore_errors=True)
-            shutil.copytree(src, dst)
-            manifest = json.load(open(os.path.join(dst, "kernel.json")))
-            for entry in manifest["entries"]:
-                entry["dispatches"] = entry["dispatches"][:keep]
-            json.dump(manifest, open(os.path.join(dst, "kernel.json"), "w"))
-            cases[name + suffix] = cases[name]
-    json.dump(cases, open(path, "w"), indent=1)
+    linear_rounds.copy_beside(out)
 
 
 def run(d):
@@ -237,10 +221,7 @@ def run(d):
                 # at 2^-11 / 2^-8 of it).
                 entry["max_err_over_max_ref"] = float(err.max() / ref.abs().max().clamp_min(1e-6))
             else:
-                # Rounds of ejk (median of 10 by GPU timestamps, with each
-                # dispatch's median) and fla (cuda_median_ms) in turn; the
-                # medians of the rounds are the result (fla's own time
-                # moves up to 25 % within one process on an H200).
+                # ejk and fla in turn, rounds, medians (linear_rounds.py).
                 f = None
                 if (chunk_gla is not None and "__" not in name
                         and os.environ.get("BENCH_PEER", "1") != "0"):
@@ -252,31 +233,8 @@ def run(d):
                     entry["max_abs_err_vs_fla"] = float((got - ref).abs().max())
                     entry["max_abs_fla"] = float(ref.abs().max())
                     del ref
-                entry["clocks_before"] = clocks()
-                ejk_rounds, fla_rounds, per = [], [], []
-                for _ in range(int(os.environ.get("LINEAR_ROUNDS", "3"))):
-                    warm(invoke, 0.5)
-                    ts = []
-                    for _ in range(10):
-                        invoke()
-                        ts.append(mod.last_time_us() / 1e3)
-                        per.append(mod.dispatch_times_us())
-                    ts.sort()
-                    ejk_rounds.append(ts[5])
-                    if f is not None:
-                        fla_rounds.append(cuda_ms(f))
-                entry["clocks_after"] = clocks()
-                mid = lambda xs: sorted(xs)[len(xs) // 2]
-                entry["ejk_rounds_ms"] = ejk_rounds
-                entry["ejk_median_ms"] = mid(ejk_rounds)
-                if per and all(len(x) == len(per[0]) for x in per):
-                    entry["dispatch_median_us"] = [mid([x[i] for x in per])
-                                                   for i in range(len(per[0]))]
+                linear_rounds.time_rounds(mod, f, entry)
                 log(name, "ejk_median_ms", entry["ejk_median_ms"])
-                if fla_rounds:
-                    entry["fla_rounds_ms"] = fla_rounds
-                    entry["fla_median_ms"] = mid(fla_rounds)
-                    entry["ejk_over_fla"] = entry["ejk_median_ms"] / entry["fla_median_ms"]
             ejk_runtime.record(results, name, entry, log, rt, mod)
         except Exception as ex:
             ejk_runtime.record_error(results, name, ex, log)
