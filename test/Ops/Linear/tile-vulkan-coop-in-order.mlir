@@ -1,4 +1,5 @@
 // RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,int16,storage16,subgroup_shuffle,cooperative_matrix_bf16 subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152 spirv-version=1.6" -ejk-form-dispatches -ejk-tile-dispatches -canonicalize | FileCheck %s
+// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,int16,storage16,subgroup_shuffle,cooperative_matrix_bf16 subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152 spirv-version=1.6" | FileCheck %s --check-prefix=CONFIG
 // Vulkan's in-order cooperative gla kernel (`chunk_parallel = 0,
 // cooperative = 1`, lib/Ops/Linear/Vulkan/CoopInOrder.cpp): a constant decay
 // per head, the chunks of each sequence in order, the state in f32 matrix
@@ -125,4 +126,19 @@ func.func @gamma_gqa(%q: tensor<2x100x4x64xbf16>, %k: tensor<2x100x2x64xbf16>, %
 func.func @lightning_varlen(%q: tensor<1x90x2x32xf16>, %s0: tensor<3x2x32x32xf32>, %cu: tensor<4xi32>) -> (tensor<1x90x2x32xf16>, tensor<3x2x32x32xf32>) {
   %o, %s = ejk.lightning_attention %q, %q, %q initial_state(%s0 : tensor<3x2x32x32xf32>) cu_seqlens(%cu : tensor<4xi32>) {config = #ejk.config<block_v = 16, chunk_size = 16, cooperative = 1>, layer_idx = 1 : i64, num_layers = 4 : i64} : tensor<1x90x2x32xf16>, tensor<1x90x2x32xf16>, tensor<1x90x2x32xf16> -> tensor<1x90x2x32xf16>, tensor<3x2x32x32xf32>
   return %o, %s : tensor<1x90x2x32xf16>, tensor<3x2x32x32xf32>
+}
+
+// -----
+
+// The heuristic's pick for fla's simple-gla shape (16 x 8 x 4 = 512
+// workgroups of 32 columns, a constant decay, bf16 with bf16 matrices): the
+// in-order kernel, chunks of 32, V blocks of 32 (measured whole and correct
+// on an H200, docs/ops/linear.md).
+// CONFIG-LABEL: func.func @heuristic_pick
+// CONFIG: config = #ejk.config<block_v = 32, chunk_parallel = 0, chunk_size = 32, cooperative = 1>
+// CHECK-LABEL: func.func private @heuristic_pick_dispatch_0(
+// CHECK-SAME: ejk.grid = array<i64: 4, 8, 16>, ejk.matrix_operands = "bf16", ejk.shared_memory_bytes = 47616 : i64
+func.func @heuristic_pick(%q: tensor<16x16384x8x128xbf16>, %gg: tensor<8xf32>) -> tensor<16x16384x8x128xbf16> {
+  %o = ejk.gla %q, %q, %q g_gamma(%gg : tensor<8xf32>) : tensor<16x16384x8x128xbf16>, tensor<16x16384x8x128xbf16>, tensor<16x16384x8x128xbf16> -> tensor<16x16384x8x128xbf16>
+  return %o : tensor<16x16384x8x128xbf16>
 }
