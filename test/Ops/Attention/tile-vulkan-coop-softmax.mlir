@@ -7,7 +7,7 @@
 // the exp2 with no mask per element.
 
 // CHECK-LABEL: func.func private @even_dispatch_0(
-// CHECK: scf.for
+// CHECK: scf.for {{.*}} -> (!gpu.mma_matrix
 // CHECK: %[[C:.*]] = arith.constant 0.360673755 : f32
 // CHECK: %[[S0:.*]] = gpu.subgroup_mma_extract_thread_local
 // CHECK-NOT: arith.select
@@ -35,7 +35,7 @@ func.func @even(%q: tensor<1x128x2x64xf16>, %k: tensor<1x128x2x64xf16>, %v: tens
 // tile's first row's diagonal, and below seq_k) picks the raw scores (then
 // branch) or the masked ones (-inf where not allowed; else branch).
 // CHECK-LABEL: func.func private @causal_dispatch_0(
-// CHECK: scf.for
+// CHECK: scf.for {{.*}} -> (!gpu.mma_matrix
 // CHECK: %[[S0:.*]] = gpu.subgroup_mma_extract_thread_local
 // CHECK: %[[BELOW:.*]] = arith.cmpi sle, %{{.*}}, %c128{{.*}} : index
 // CHECK: %[[DIAG:.*]] = arith.cmpi sle, %{{.*}}, %{{.*}} : index
@@ -57,7 +57,7 @@ func.func @causal(%q: tensor<1x128x2x64xf16>, %k: tensor<1x128x2x64xf16>, %v: te
 // A soft cap makes logits no multiple of the scores: the logits are masked
 // per element as before and c is log2(e) alone.
 // CHECK-LABEL: func.func private @soft_cap_dispatch_0(
-// CHECK: scf.for
+// CHECK: scf.for {{.*}} -> (!gpu.mma_matrix
 // CHECK: %[[C:.*]] = arith.constant 1.44269502 : f32
 // CHECK-NOT: scf.if
 // CHECK: math.tanh
@@ -73,10 +73,29 @@ func.func @soft_cap(%q: tensor<1x128x2x64xf16>, %k: tensor<1x128x2x64xf16>, %v: 
 // seq_k not a whole number of blocks: the key bound is tested per block
 // (the last block takes the masked branch).
 // CHECK-LABEL: func.func private @ragged_keys_dispatch_0(
-// CHECK: scf.for
+// CHECK: scf.for {{.*}} -> (!gpu.mma_matrix
 // CHECK: %[[WHOLE:.*]] = arith.cmpi sle, %{{.*}}, %c100{{.*}} : index
 // CHECK-NEXT: scf.if %[[WHOLE]] -> (f32,
 func.func @ragged_keys(%q: tensor<1x128x2x64xf16>, %k: tensor<1x100x2x64xf16>, %v: tensor<1x100x2x64xf16>) -> tensor<1x128x2x64xf16> {
   %o = ejk.flash_attention %q, %k, %v : tensor<1x128x2x64xf16>, tensor<1x100x2x64xf16>, tensor<1x100x2x64xf16> -> tensor<1x128x2x64xf16>
   return %o : tensor<1x128x2x64xf16>
+}
+
+// -----
+
+// Block-sparse attention takes the exp2 form but keeps the masks on every
+// score (no whole-block test).
+// CHECK-LABEL: func.func private @sparse_dispatch_0(
+// CHECK: scf.for {{.*}} -> (!gpu.mma_matrix
+// CHECK-NOT: scf.if {{.*}} -> (f32
+// CHECK: gpu.subgroup_mma_extract_thread_local
+// CHECK: arith.cmpi slt
+// CHECK: arith.select
+// CHECK: math.fma
+// CHECK: math.exp2
+// CHECK: scf.yield
+func.func @sparse(%q: tensor<1x256x2x128xf16>, %k: tensor<1x256x2x128xf16>, %v: tensor<1x256x2x128xf16>, %bm: tensor<1x2x2x2xi1>) -> tensor<1x256x2x128xf16> {
+  %o = ejk.block_sparse_attention %q, %k, %v, %bm {q_block_size = 128 : i64, kv_block_size = 128 : i64, causal = false}
+      : tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16>, tensor<1x2x2x2xi1> -> tensor<1x256x2x128xf16>
+  return %o : tensor<1x256x2x128xf16>
 }
