@@ -3,6 +3,7 @@
 #include "RuntimeTestUtil.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -56,6 +57,26 @@ TEST_F(BufferTest, HostPointerIsTheCpuBuffersMemory) {
   EXPECT_EQ(ejk_buffer_host_pointer(nullptr, &again),
             EJK_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(again, nullptr);
+  EXPECT_EQ(ejk_buffer_destroy(buffer), EJK_OK);
+}
+
+TEST_F(BufferTest, LargeCpuBuffersSitOnHugePageBoundaries) {
+  // 4 MiB and more: 2 MiB aligned and advised MADV_HUGEPAGE (unless
+  // EJK_CPU_HUGE_PAGES=0, which the test environment does not set), still
+  // zero-filled, and usable to their last byte.
+  const size_t bytes = (size_t(4) << 20) + 3;
+  ejk_buffer *buffer = nullptr;
+  ASSERT_EQ(ejk_buffer_create(device_, bytes, &buffer), EJK_OK);
+  void *pointer = nullptr;
+  ASSERT_EQ(ejk_buffer_host_pointer(buffer, &pointer), EJK_OK);
+  if (!std::getenv("EJK_CPU_HUGE_PAGES"))
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(pointer) % (size_t(2) << 20), 0u);
+  const uint8_t *data = static_cast<const uint8_t *>(pointer);
+  EXPECT_EQ(data[0], 0);
+  EXPECT_EQ(data[bytes - 1], 0);
+  uint8_t last = 9;
+  ASSERT_EQ(ejk_buffer_upload(buffer, &last, 1, bytes - 1), EJK_OK);
+  EXPECT_EQ(data[bytes - 1], 9);
   EXPECT_EQ(ejk_buffer_destroy(buffer), EJK_OK);
 }
 
