@@ -415,6 +415,23 @@ CASES = [
     FA("fa_varlen_window_sinks", b=2, sq=64, sk=64, lengths=((33, 64), (50, 64)),
        sliding_window=(8, 8), sinks=2),
     FA("fa_sinks_two_key_chunks", sq=32, sk=256, sinks=2, known_difference=SINK_CHUNKS),
+    # The same op against ejKernel's plain XLA `attention` and
+    # `scaled_dot_product_attention` (class FlashAttention, peer()).
+    FA("attn_plain_gqa_causal", hq=8, hkv=2, causal=True, peer="attention"),
+    FA("attn_dv_ne_dk", sq=40, sk=56, dv=48, peer="attention"),
+    FA("attn_bias_softcap_sinks", b=2, sq=20, sk=30, bias=True,
+       logits_soft_cap=4.0, sinks=2, softmax_scale=0.25, peer="attention"),
+    FA("attn_window_padding", b=2, sq=48, sk=48, padding=True,
+       sliding_window=(6, 3), peer="attention"),
+    FA("attn_f16_causal_window", dtype="f16", hq=8, hkv=1, causal=True,
+       sliding_window=(16, 0), peer="attention"),
+    FA("sdpa_plain", peer="sdpa"),
+    FA("sdpa_gqa_causal_sq_ne_sk", hq=8, hkv=2, sq=24, sk=56, causal=True,
+       peer="sdpa"),
+    FA("sdpa_bias_window", b=2, sq=20, sk=30, bias=True, sliding_window=(5, 5),
+       peer="sdpa"),
+    FA("sdpa_bf16_padding", dtype="bf16", b=2, sq=40, sk=40, padding=True,
+       peer="sdpa"),
     # flash_attention_grad: ejk's forward + backward against jax.vjp of
     # ejKernel's flash_attention (class FlashAttentionGrad). dO ~ N(0, 1).
     FAG("fag_plain"),
@@ -827,9 +844,10 @@ class FlashAttention:
         # N(0, 1), as `ejk-run --random-inputs` draws attention inputs.
         def normal(*shape, dtype=dt):
             return rng.standard_normal(shape, dtype=np.float32).astype(np_dtype(dtype))
+        dv = c.opts.get("dv", d["d"])  # the value head dim (K's by default)
         args = [("q", normal(d["b"], d["sq"], d["hq"], d["d"]), dt),
                 ("k", normal(d["b"], d["sk"], d["hkv"], d["d"]), dt),
-                ("v", normal(d["b"], d["sk"], d["hkv"], d["d"]), dt)]
+                ("v", normal(d["b"], d["sk"], d["hkv"], dv), dt)]
         if c.opts.get("bias"):
             args.append(("bias", normal(d["b"], d["hq"], d["sq"], d["sk"], dtype="f32"), "f32"))
         # Issue 16's options. Sinks [num_sinks] (ejKernel's XLA wrapper
@@ -934,7 +952,43 @@ class FlashAttention:
             platform="xla")
 
     @staticmethod
+    def peer(c, ins):
+        """ejKernel's other dense attention functions on the case: `peer` =
+        "attention" (its plain XLA attention: bias, padding as a boolean
+        mask, sinks, soft cap, windows, a value head dim of its own) or
+        "sdpa" (scaled_dot_product_attention: bias, padding mask, windows)."""
+        import jax.numpy as jnp
+        o = c.opts
+        mask = None
+        if "pad" in ins:
+            pad = ins["pad"]  # query i sees key j when both are real tokens
+            mask = jx((pad[:, :, None] & pad[:, None, :])[:, None])
+        common = dict(attention_mask=mask, bias=jx(ins.get("bias")),
+                      softmax_scale=o.get("softmax_scale"),
+                      causal=bool(o.get("causal")),
+                      sliding_window=o.get("sliding_window"))
+        q, k, v = jx(ins["q"]), jx(ins["k"]), jx(ins["v"])
+        if o["peer"] == "attention":
+            from ejkernel.kernels._xla.attention import attention
+            out, _ = attention(q, k, v, softmax_aux=jx(ins.get("sinks")),
+                               logits_soft_cap=o.get("logits_soft_cap"),
+                               dtype=q.dtype, softmax_dtype=jnp.float32,
+                               **common)
+        else:
+            from ejkernel.kernels._xla.scaled_dot_product_attention import (
+                scaled_dot_product_attention)
+            out = scaled_dot_product_attention(q, k, v, **common)
+        out = np.asarray(out)
+        if "pad" in ins:
+            # ejk's padded query rows are 0 (flash_attention's convention);
+            # the plain functions leave them to whatever their mask gives.
+            out = np.where(ins["pad"][:, :, None, None], out, 0).astype(out.dtype)
+        return out
+
+    @staticmethod
     def reference(c, ins):
+        if "peer" in c.opts:
+            return [FlashAttention.peer(c, ins)]
         return [np.asarray(FlashAttention.ejkernel(
             c, jx(ins["q"]), jx(ins["k"]), jx(ins["v"]), jx(ins.get("bias")), ins))]
 
