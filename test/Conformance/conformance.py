@@ -740,6 +740,9 @@ CASES = [
     MLA("mla_scale", softmax_scale=0.05),
     MLA("mla_bf16", dtype="bf16", h=16, lat=128, rope=64, causal=True),
     PMLA("pmla_decode", lens=(37, 1, 64), qlens=(1, 1, 1)),
+    PMLA("pmla_v2_mixed", lens=(40, 17, 5), qlens=(1, 17, 3), v2=True),
+    PMLA("pmla_v2_deepseek_decode", h=128, lat=512, rope=64, page=64,
+         lens=(130, 64), qlens=(1, 1), v2=True),
     PMLA("pmla_mixed", lens=(40, 17, 5), qlens=(1, 17, 3)),
     PMLA("pmla_deepseek", h=128, lat=512, rope=64, page=64, lens=(130, 64),
          qlens=(1, 2), softmax_scale=0.0721),
@@ -2038,6 +2041,12 @@ class PagedMla:
             for j in range(n - q, n):
                 rows.append(cache[tables[s, j // page], j % page])
         rows = np.stack(rows) if rows else np.zeros((0, lat + rope), cache.dtype)
+        if c.opts.get("v2"):
+            # Its v2 takes the same operands (and a window and soft cap,
+            # which ejk's op does not have).
+            from ejkernel.modules.operations import (
+                multi_latent_ragged_page_attention_v2 as
+                multi_latent_ragged_page_attention)
         out, _ = multi_latent_ragged_page_attention(
             jx(ins["ql"]), jx(ins["qr"]), jx(rows[:, :lat]), jx(rows[:, lat:]),
             jx(ejkc), jx(lens), jx(tables.reshape(-1)), jx(ins["starts"]),
