@@ -47,6 +47,7 @@
 #include "Attention/Vulkan/Kernel.h"
 #include "Attention/Vulkan/Scores.h"
 #include "Common/VulkanMatrices.h"
+#include "Common/VulkanShares.h"
 
 using namespace mlir;
 using namespace mlir::ejk;
@@ -289,28 +290,8 @@ private:
   SmallVector<Value> loadVectorRows(Value view, int64_t seqLen,
                                     int64_t numHeads, Value h, Value seqStart,
                                     int64_t count, int64_t dim) {
-    int64_t width = dim / kPerVector, total = count * width;
-    Value zero = arith::ConstantOp::create(
-        e.b, DenseElementsAttr::get(vecType, e.b.getI32IntegerAttr(0)));
-    SmallVector<Value> values;
-    for (int64_t base = 0; base < total; base += l.threads) {
-      Value idx = e.add(threadId, e.index(base));
-      if (base + l.threads > total)
-        idx = e.min(idx, e.index(total - 1));
-      Value r = arith::DivUIOp::create(e.b, idx, e.index(width));
-      Value c = arith::RemUIOp::create(e.b, idx, e.index(width));
-      Value seq = e.add(seqStart, r);
-      Value valid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, seq,
-                                          e.index(seqLen));
-      Value seqIndex = e.min(seq, e.index(seqLen - 1));
-      Value row = e.add(e.mul(e.add(e.mul(batch, e.index(seqLen)), seqIndex),
-                              e.index(numHeads)),
-                        h);
-      Value value = memref::LoadOp::create(
-          e.b, view, ValueRange{e.add(e.mul(row, e.index(width)), c)});
-      values.push_back(e.select(valid, value, zero));
-    }
-    return values;
+    return loadSequenceRows(e, l.threads, threadId, view, batch, seqLen,
+                            numHeads, h, seqStart, count, dim);
   }
 
   /// Stores the values of loadVectorRows (same `count`, `dim`) into the
@@ -323,30 +304,12 @@ private:
       start =
           e.add(arith::DivUIOp::create(e.b, base, e.index(kPerVector)), start);
     int64_t width = dim / kPerVector, total = count * width;
-    for (auto [k, element] : llvm::enumerate(values)) {
-      int64_t base = static_cast<int64_t>(k) * l.threads;
-      Value idx = e.add(threadId, e.index(base));
-      // A local, not the structured binding: lambdas capture those only
-      // from C++20 on.
-      Value value = element;
-      auto emitStore = [&] {
-        Value r = arith::DivUIOp::create(e.b, idx, e.index(width));
-        Value c = arith::RemUIOp::create(e.b, idx, e.index(width));
-        Value at =
-            e.add(start, e.add(e.mul(r, e.index(stride / kPerVector)), c));
-        memref::StoreOp::create(e.b, value, kvStage, ValueRange{at});
-      };
-      if (base + l.threads <= total) {
-        emitStore();
-        continue;
-      }
-      Value inRange = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, idx,
-                                            e.index(total));
-      auto ifOp = scf::IfOp::create(e.b, inRange, /*withElse=*/false);
-      OpBuilder::InsertionGuard guard(e.b);
-      e.b.setInsertionPointToStart(ifOp.thenBlock());
-      emitStore();
-    }
+    forGuardedShare(
+        e, l.threads, threadId, total, width, [&](int64_t k, Value r, Value c) {
+          Value at =
+              e.add(start, e.add(e.mul(r, e.index(stride / kPerVector)), c));
+          memref::StoreOp::create(e.b, values[k], kvStage, ValueRange{at});
+        });
   }
 
   /// This thread's share of key block `kb`'s K rows then V rows; past seq_k

@@ -21,6 +21,7 @@
 #include "Attention/Vulkan/GradKernel.h"
 #include "Attention/Vulkan/Scores.h"
 #include "Common/VulkanMatrices.h"
+#include "Common/VulkanShares.h"
 
 #include <limits>
 
@@ -109,38 +110,23 @@ public:
     int64_t width = dim / kPerVector, total = count * width;
     Value zero = arith::ConstantOp::create(
         e.b, DenseElementsAttr::get(vecType, e.b.getI32IntegerAttr(0)));
-    for (int64_t base = 0; base < total; base += l.threads) {
-      Value idx = e.add(threadId, e.index(base));
-      auto body = [&] {
-        Value r = arith::DivUIOp::create(e.b, idx, e.index(width));
-        Value c = arith::RemUIOp::create(e.b, idx, e.index(width));
-        Value seq = e.add(seqStart, r);
-        Value valid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, seq,
-                                            e.index(seqLen));
-        Value seqIndex = e.min(seq, e.index(seqLen - 1));
-        Value row = e.add(e.mul(e.add(e.mul(batch, e.index(seqLen)), seqIndex),
-                                e.index(numHeads)),
-                          h);
-        Value value = memref::LoadOp::create(
-            e.b, view, ValueRange{e.add(e.mul(row, e.index(width)), c)});
-        Value at = e.add(e.index(offset / kPerVector),
-                         e.add(e.mul(r, e.index(stride / kPerVector)), c));
-        memref::StoreOp::create(e.b, e.select(valid, value, zero), stage,
-                                ValueRange{at});
-      };
-      if (base + l.threads <= total) {
-        body();
-        continue;
-      }
-      auto ifOp = scf::IfOp::create(
-          e.b,
-          arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, idx,
-                                e.index(total)),
-          /*withElse=*/false);
-      OpBuilder::InsertionGuard guard(e.b);
-      e.b.setInsertionPointToStart(ifOp.thenBlock());
-      body();
-    }
+    forGuardedShare(
+        e, l.threads, threadId, total, width, [&](int64_t, Value r, Value c) {
+          Value seq = e.add(seqStart, r);
+          Value valid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
+                                              seq, e.index(seqLen));
+          Value seqIndex = e.min(seq, e.index(seqLen - 1));
+          Value row =
+              e.add(e.mul(e.add(e.mul(batch, e.index(seqLen)), seqIndex),
+                          e.index(numHeads)),
+                    h);
+          Value value = memref::LoadOp::create(
+              e.b, view, ValueRange{e.add(e.mul(row, e.index(width)), c)});
+          Value at = e.add(e.index(offset / kPerVector),
+                           e.add(e.mul(r, e.index(stride / kPerVector)), c));
+          memref::StoreOp::create(e.b, e.select(valid, value, zero), stage,
+                                  ValueRange{at});
+        });
   }
 
   /// This thread's share of `count` rows of the f16 `view` from `seqStart`
@@ -150,58 +136,20 @@ public:
   SmallVector<Value> loadRows(Value view, int64_t seqLen, int64_t numHeads,
                               Value h, Value seqStart, int64_t count,
                               int64_t dim) {
-    int64_t width = dim / kPerVector, total = count * width;
-    Value zero = arith::ConstantOp::create(
-        e.b, DenseElementsAttr::get(vecType, e.b.getI32IntegerAttr(0)));
-    SmallVector<Value> values;
-    for (int64_t base = 0; base < total; base += l.threads) {
-      Value idx = e.add(threadId, e.index(base));
-      if (base + l.threads > total)
-        idx = e.min(idx, e.index(total - 1));
-      Value r = arith::DivUIOp::create(e.b, idx, e.index(width));
-      Value c = arith::RemUIOp::create(e.b, idx, e.index(width));
-      Value seq = e.add(seqStart, r);
-      Value valid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, seq,
-                                          e.index(seqLen));
-      Value seqIndex = e.min(seq, e.index(seqLen - 1));
-      Value row = e.add(e.mul(e.add(e.mul(batch, e.index(seqLen)), seqIndex),
-                              e.index(numHeads)),
-                        h);
-      Value value = memref::LoadOp::create(
-          e.b, view, ValueRange{e.add(e.mul(row, e.index(width)), c)});
-      values.push_back(e.select(valid, value, zero));
-    }
-    return values;
+    return loadSequenceRows(e, l.threads, threadId, view, batch, seqLen,
+                            numHeads, h, seqStart, count, dim);
   }
   /// Stores the values of loadRows (same `count`, `dim`) at f16 element
   /// `offset` of the stage, rows `stride` apart.
   void storeRows(ArrayRef<Value> values, int64_t count, int64_t dim,
                  int64_t stride, int64_t offset) {
     int64_t width = dim / kPerVector, total = count * width;
-    for (auto [k, element] : llvm::enumerate(values)) {
-      int64_t base = static_cast<int64_t>(k) * l.threads;
-      Value idx = e.add(threadId, e.index(base));
-      Value value = element;
-      auto body = [&] {
-        Value r = arith::DivUIOp::create(e.b, idx, e.index(width));
-        Value c = arith::RemUIOp::create(e.b, idx, e.index(width));
-        Value at = e.add(e.index(offset / kPerVector),
-                         e.add(e.mul(r, e.index(stride / kPerVector)), c));
-        memref::StoreOp::create(e.b, value, stage, ValueRange{at});
-      };
-      if (base + l.threads <= total) {
-        body();
-        continue;
-      }
-      auto ifOp = scf::IfOp::create(
-          e.b,
-          arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, idx,
-                                e.index(total)),
-          /*withElse=*/false);
-      OpBuilder::InsertionGuard guard(e.b);
-      e.b.setInsertionPointToStart(ifOp.thenBlock());
-      body();
-    }
+    forGuardedShare(
+        e, l.threads, threadId, total, width, [&](int64_t k, Value r, Value c) {
+          Value at = e.add(e.index(offset / kPerVector),
+                           e.add(e.mul(r, e.index(stride / kPerVector)), c));
+          memref::StoreOp::create(e.b, values[k], stage, ValueRange{at});
+        });
   }
 
   /// lse of query `pos` of `head` (+inf where the row adds nothing) and D.

@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Common/VulkanMatrices.h"
+#include "Common/VulkanShares.h"
 #include "Latent/Rows.h"
 #include "Latent/Vulkan/Mla.h"
 #include "Paged/Vulkan/Emit.h"
@@ -167,12 +168,7 @@ private:
         e.b, DenseElementsAttr::get(vecType, e.b.getI32IntegerAttr(0)));
     Value lastToken = e.max(e.index(0), e.sub(stop, e.index(1)));
     SmallVector<Value> values;
-    for (int64_t base = 0; base < total; base += l.threads) {
-      Value idx = e.add(thread, e.index(base));
-      if (base + l.threads > total)
-        idx = e.min(idx, e.index(total - 1));
-      Value r = arith::DivUIOp::create(e.b, idx, e.index(width));
-      Value c = arith::RemUIOp::create(e.b, idx, e.index(width));
+    forClampedShare(e, l.threads, thread, total, width, [&](Value r, Value c) {
       Value t = e.add(t0, r);
       Value valid = cmpI(e, arith::CmpIPredicate::slt, t, stop);
       Value at = cacheOffsets(e.min(t, lastToken)).first;
@@ -181,29 +177,18 @@ private:
           ValueRange{
               e.add(arith::DivUIOp::create(e.b, at, e.index(kPerVector)), c)});
       values.push_back(e.select(valid, v, zeroVector));
-    }
+    });
     numAhead = static_cast<int64_t>(values.size());
     return values;
   }
 
   void storeLatentRows(ArrayRef<Value> values) {
     int64_t width = p.latentDim / kPerVector, total = l.blockK * width;
-    for (auto [k, element] : llvm::enumerate(values)) {
-      int64_t base = static_cast<int64_t>(k) * l.threads;
-      Value idx = e.add(thread, e.index(base));
-      Value value = element;
-      auto body = [&] {
-        Value r = arith::DivUIOp::create(e.b, idx, e.index(width));
-        Value c = arith::RemUIOp::create(e.b, idx, e.index(width));
-        Value at = e.add(e.mul(r, e.index(stride / kPerVector)), c);
-        memref::StoreOp::create(e.b, value, kvStage, ValueRange{at});
-      };
-      if (base + l.threads <= total)
-        body();
-      else
-        emitIf(e, cmpI(e, arith::CmpIPredicate::slt, idx, e.index(total)),
-               body);
-    }
+    forGuardedShare(
+        e, l.threads, thread, total, width, [&](int64_t k, Value r, Value c) {
+          Value at = e.add(e.mul(r, e.index(stride / kPerVector)), c);
+          memref::StoreOp::create(e.b, values[k], kvStage, ValueRange{at});
+        });
   }
 
   /// Products a score matrix's part takes.

@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Common/VulkanMatrices.h"
+#include "Common/VulkanShares.h"
 #include "Paged/RaggedRows.h"
 #include "Paged/Vulkan/Emit.h"
 #include "Paged/Vulkan/Prefill.h"
@@ -199,33 +200,25 @@ private:
     int64_t rows = l.numSubgroups * kTile, total = rows * width;
     Value zeroVector = arith::ConstantOp::create(
         e.b, DenseElementsAttr::get(vecType, e.b.getI32IntegerAttr(0)));
-    for (int64_t base = 0; base < total; base += l.threads) {
-      Value idx = e.add(thread, e.index(base));
-      auto body = [&] {
-        Value r = divU(e, idx, width), c = remU(e, idx, width);
-        Value token = divU(e, r, l.groupSize);
-        Value live = arith::AndIOp::create(
-            e.b, cmpI(e, arith::CmpIPredicate::slt, r, e.index(l.rows)),
-            cmpI(e, arith::CmpIPredicate::slt, token, count));
-        Value packed = e.add(qStart, e.add(blockStart, token));
-        packed = e.max(e.index(0), e.min(packed, e.index(p.numTokens - 1)));
-        Value head =
-            e.add(e.mul(kvHead, e.index(l.groupSize)), remU(e, r, l.groupSize));
-        Value word =
-            e.add(e.mul(e.add(e.mul(packed, e.index(p.numHeads)), head),
-                        e.index(width)),
-                  c);
-        Value v = memref::LoadOp::create(e.b, qView, ValueRange{word});
-        v = e.select(live, v, zeroVector);
-        Value at = e.add(e.mul(r, e.index(l.rowStride() / kPerVector)), c);
-        memref::StoreOp::create(e.b, v, stage, ValueRange{at});
-      };
-      if (base + l.threads <= total)
-        body();
-      else
-        emitIf(e, cmpI(e, arith::CmpIPredicate::slt, idx, e.index(total)),
-               body);
-    }
+    forGuardedShare(
+        e, l.threads, thread, total, width, [&](int64_t, Value r, Value c) {
+          Value token = divU(e, r, l.groupSize);
+          Value live = arith::AndIOp::create(
+              e.b, cmpI(e, arith::CmpIPredicate::slt, r, e.index(l.rows)),
+              cmpI(e, arith::CmpIPredicate::slt, token, count));
+          Value packed = e.add(qStart, e.add(blockStart, token));
+          packed = e.max(e.index(0), e.min(packed, e.index(p.numTokens - 1)));
+          Value head = e.add(e.mul(kvHead, e.index(l.groupSize)),
+                             remU(e, r, l.groupSize));
+          Value word =
+              e.add(e.mul(e.add(e.mul(packed, e.index(p.numHeads)), head),
+                          e.index(width)),
+                    c);
+          Value v = memref::LoadOp::create(e.b, qView, ValueRange{word});
+          v = e.select(live, v, zeroVector);
+          Value at = e.add(e.mul(r, e.index(l.rowStride() / kPerVector)), c);
+          memref::StoreOp::create(e.b, v, stage, ValueRange{at});
+        });
   }
 
   /// This thread's 16-byte words of the K rows, then the V rows, of keys
@@ -236,11 +229,7 @@ private:
         e.b, DenseElementsAttr::get(vecType, e.b.getI32IntegerAttr(0)));
     Value last = e.max(e.index(0), e.sub(kEnd, e.index(1)));
     SmallVector<Value> keys, values;
-    for (int64_t base = 0; base < total; base += l.threads) {
-      Value idx = e.add(thread, e.index(base));
-      if (base + l.threads > total)
-        idx = e.min(idx, e.index(total - 1));
-      Value r = divU(e, idx, width), c = remU(e, idx, width);
+    forClampedShare(e, l.threads, thread, total, width, [&](Value r, Value c) {
       Value t = e.add(k0, r);
       Value valid = cmpI(e, arith::CmpIPredicate::slt, t, kEnd);
       t = e.min(t, last);
@@ -262,7 +251,7 @@ private:
       Value v = memref::LoadOp::create(e.b, vView, ValueRange{word});
       keys.push_back(e.select(valid, k, zeroVector));
       values.push_back(e.select(valid, v, zeroVector));
-    }
+    });
     numAhead = static_cast<int64_t>(keys.size());
     keys.append(values);
     return keys;
@@ -270,23 +259,14 @@ private:
 
   void storeKeys(ArrayRef<Value> words) {
     int64_t total = l.blockK * width;
-    for (int64_t k = 0; k < numAhead; ++k) {
-      int64_t base = k * l.threads;
-      Value idx = e.add(thread, e.index(base));
-      auto body = [&] {
-        Value r = divU(e, idx, width), c = remU(e, idx, width);
-        Value at = e.add(e.mul(r, e.index(l.rowStride() / kPerVector)), c);
-        memref::StoreOp::create(e.b, words[k], stage, ValueRange{at});
-        Value vAt = e.add(at, e.index(l.vOffset() / kPerVector));
-        memref::StoreOp::create(e.b, words[numAhead + k], stage,
-                                ValueRange{vAt});
-      };
-      if (base + l.threads <= total)
-        body();
-      else
-        emitIf(e, cmpI(e, arith::CmpIPredicate::slt, idx, e.index(total)),
-               body);
-    }
+    forGuardedShare(
+        e, l.threads, thread, total, width, [&](int64_t k, Value r, Value c) {
+          Value at = e.add(e.mul(r, e.index(l.rowStride() / kPerVector)), c);
+          memref::StoreOp::create(e.b, words[k], stage, ValueRange{at});
+          Value vAt = e.add(at, e.index(l.vOffset() / kPerVector));
+          memref::StoreOp::create(e.b, words[numAhead + k], stage,
+                                  ValueRange{vAt});
+        });
   }
 
   /// The score of this lane's row for key `key`, with the op's scale,

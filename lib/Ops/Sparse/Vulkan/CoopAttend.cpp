@@ -30,6 +30,7 @@
 
 #include "Attention/Vulkan/Scores.h"
 #include "Common/VulkanMatrices.h"
+#include "Common/VulkanShares.h"
 #include "Sparse/Kernels.h"
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
@@ -157,18 +158,16 @@ private:
         e.b, DenseElementsAttr::get(wordType(e), e.b.getI32IntegerAttr(0)));
     SmallVector<std::pair<Value, Value>> loaded;
     // All loads first, then the stores: the loads are in flight together.
-    for (int64_t base = 0; base < total; base += p.subgroupSize) {
-      Value idx = e.add(lane, e.index(base));
-      if (base + p.subgroupSize > total)
-        idx = e.min(idx, e.index(total - 1));
-      Value r = arith::DivUIOp::create(e.b, idx, e.index(width));
-      Value c = arith::RemUIOp::create(e.b, idx, e.index(width));
-      auto [valid, row] = rowOf(r);
-      Value value = memref::LoadOp::create(
-          e.b, view, ValueRange{e.add(e.mul(row, e.index(width)), c)});
-      Value at = e.add(e.mul(r, e.index(halfStride(p.headDim) / kPerWord)), c);
-      loaded.push_back({e.select(valid, value, zeroWord), at});
-    }
+    // The clamped last round stores its last word again, unguarded.
+    forClampedShare(
+        e, p.subgroupSize, lane, total, width, [&](Value r, Value c) {
+          auto [valid, row] = rowOf(r);
+          Value value = memref::LoadOp::create(
+              e.b, view, ValueRange{e.add(e.mul(row, e.index(width)), c)});
+          Value at =
+              e.add(e.mul(r, e.index(halfStride(p.headDim) / kPerWord)), c);
+          loaded.push_back({e.select(valid, value, zeroWord), at});
+        });
     for (auto [value, at] : loaded)
       memref::StoreOp::create(e.b, value, stage, ValueRange{at});
   }
