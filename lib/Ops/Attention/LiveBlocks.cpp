@@ -93,17 +93,62 @@ static std::pair<Value, Value> positionalKeyBlocks(Emitter &e,
   return {lo, e.select(any, ceil, lo)};
 }
 
+/// Whether mask block (`maskRow`, `maskCol`) of `blockMask` (indexed at
+/// `batch`, `head` as given) is live, as an index 0/1.
+static Value maskFlag(Emitter &e, Value blockMask, Value batch, Value head,
+                      Value maskRow, Value maskCol) {
+  Value live = memref::LoadOp::create(
+      e.b, blockMask, ValueRange{batch, head, maskRow, maskCol});
+  return arith::IndexCastOp::create(
+      e.b, e.b.getIndexType(),
+      arith::ExtUIOp::create(e.b, e.b.getI32Type(), live));
+}
+
 /// Whether kernel key block `kb` of query block `maskRow`'s mask row is
 /// live (`blockMask` indexed at `batch`, `head` as given), as an index 0/1.
 static Value liveFlag(Emitter &e, const LiveBlockGrid &grid, Value blockMask,
                       Value batch, Value head, Value maskRow, Value kb) {
   Value maskCol =
       e.div(e.mul(kb, e.index(grid.blockK)), e.index(grid.maskBlockK));
-  Value live = memref::LoadOp::create(
-      e.b, blockMask, ValueRange{batch, head, maskRow, maskCol});
-  return arith::IndexCastOp::create(
-      e.b, e.b.getIndexType(),
-      arith::ExtUIOp::create(e.b, e.b.getI32Type(), live));
+  return maskFlag(e, blockMask, batch, head, maskRow, maskCol);
+}
+
+namespace {
+/// A list dispatch's workgroup: the block whose list it writes, its head
+/// and batch, and the index constants both list bodies use.
+struct ListWorkgroup {
+  Value block, head, batch, zero, one;
+};
+} // namespace
+
+static ListWorkgroup listWorkgroup(Emitter &e) {
+  ListWorkgroup w;
+  w.block = WorkgroupIdOp::create(e.b, 0);
+  w.head = WorkgroupIdOp::create(e.b, 1);
+  w.batch = WorkgroupIdOp::create(e.b, 2);
+  w.zero = e.index(0);
+  w.one = e.index(1);
+  return w;
+}
+
+/// The running count of both list bodies: every block of [lo, hi) written
+/// at 1 + the count so far, the count advanced by `flagOf(block)` (by 1
+/// where `flagOf` is null: no block mask), the count at entry 0.
+static void writeRunningList(Emitter &e, const ListWorkgroup &w, Value list,
+                             Value lo, Value hi,
+                             function_ref<Value(Value)> flagOf) {
+  Value count =
+      e.forLoop(lo, hi, w.one, {w.zero}, [&](Value block, ValueRange iter) {
+        Value position = e.add(iter[0], w.one);
+        memref::StoreOp::create(e.b, e.toI32(block), list,
+                                ValueRange{w.batch, w.head, w.block, position});
+        if (!flagOf)
+          return SmallVector<Value>{position};
+        Value step = flagOf(block);
+        return SmallVector<Value>{e.add(iter[0], step)};
+      })[0];
+  memref::StoreOp::create(e.b, e.toI32(count), list,
+                          ValueRange{w.batch, w.head, w.block, w.zero});
 }
 
 /// The list dispatch's body: one list, as the header describes.
@@ -112,25 +157,16 @@ static void buildLiveBlocksBody(OpBuilder &builder, Location loc,
                                 const LiveBlockGrid &grid, Value blockMask,
                                 Value list) {
   Emitter e(builder, loc, 1);
-  Value qBlock = WorkgroupIdOp::create(e.b, 0);
-  Value head = WorkgroupIdOp::create(e.b, 1);
-  Value batch = WorkgroupIdOp::create(e.b, 2);
-  Value zero = e.index(0), one = e.index(1);
-  Value rowStart = e.mul(qBlock, e.index(grid.blockQ));
+  ListWorkgroup w = listWorkgroup(e);
+  Value rowStart = e.mul(w.block, e.index(grid.blockQ));
   auto [lo, hi] = positionalKeyBlocks(e, p, grid, rowStart);
 
   Value maskRow = e.div(rowStart, e.index(grid.maskBlockQ));
-  Value count = e.forLoop(lo, hi, one, {zero}, [&](Value kb, ValueRange iter) {
-    Value position = e.add(iter[0], one);
-    memref::StoreOp::create(e.b, e.toI32(kb), list,
-                            ValueRange{batch, head, qBlock, position});
-    if (!blockMask)
-      return SmallVector<Value>{position};
-    Value step = liveFlag(e, grid, blockMask, batch, head, maskRow, kb);
-    return SmallVector<Value>{e.add(iter[0], step)};
-  })[0];
-  memref::StoreOp::create(e.b, e.toI32(count), list,
-                          ValueRange{batch, head, qBlock, zero});
+  auto flag = [&](Value kb) {
+    return liveFlag(e, grid, blockMask, w.batch, w.head, maskRow, kb);
+  };
+  writeRunningList(e, w, list, lo, hi,
+                   blockMask ? function_ref<Value(Value)>(flag) : nullptr);
 }
 
 /// The transposed list dispatch's body: per kernel key block, the query
@@ -141,11 +177,9 @@ static void buildLiveQueryBlocksBody(OpBuilder &builder, Location loc,
                                      const LiveBlockGrid &grid, Value blockMask,
                                      Value list) {
   Emitter e(builder, loc, 1);
-  Value kBlock = WorkgroupIdOp::create(e.b, 0);
-  Value head = WorkgroupIdOp::create(e.b, 1);
-  Value batch = WorkgroupIdOp::create(e.b, 2);
-  Value zero = e.index(0), one = e.index(1);
-  Value keyStart = e.mul(kBlock, e.index(grid.blockK));
+  ListWorkgroup w = listWorkgroup(e);
+  Value zero = w.zero, one = w.one;
+  Value keyStart = e.mul(w.block, e.index(grid.blockK));
   Value lastKey =
       e.min(e.add(keyStart, e.index(grid.blockK - 1)), e.index(p.seqK - 1));
 
@@ -177,23 +211,13 @@ static void buildLiveQueryBlocksBody(OpBuilder &builder, Location loc,
   Value hi = e.select(any, ceil, lo);
 
   Value maskCol = e.div(keyStart, e.index(grid.maskBlockK));
-  Value count = e.forLoop(lo, hi, one, {zero}, [&](Value qb, ValueRange iter) {
-    Value position = e.add(iter[0], one);
-    memref::StoreOp::create(e.b, e.toI32(qb), list,
-                            ValueRange{batch, head, kBlock, position});
-    if (!blockMask)
-      return SmallVector<Value>{position};
+  auto flag = [&](Value qb) {
     Value maskRow =
         e.div(e.mul(qb, e.index(grid.blockQ)), e.index(grid.maskBlockQ));
-    Value live = memref::LoadOp::create(
-        e.b, blockMask, ValueRange{batch, head, maskRow, maskCol});
-    Value step = arith::IndexCastOp::create(
-        e.b, e.b.getIndexType(),
-        arith::ExtUIOp::create(e.b, e.b.getI32Type(), live));
-    return SmallVector<Value>{e.add(iter[0], step)};
-  })[0];
-  memref::StoreOp::create(e.b, e.toI32(count), list,
-                          ValueRange{batch, head, kBlock, zero});
+    return maskFlag(e, blockMask, w.batch, w.head, maskRow, maskCol);
+  };
+  writeRunningList(e, w, list, lo, hi,
+                   blockMask ? function_ref<Value(Value)>(flag) : nullptr);
 }
 
 LiveBlocksDispatch mlir::ejk::addLiveBlocksListDispatch(
