@@ -29,6 +29,7 @@
 
 #include "Attention/Vulkan/Scores.h"
 #include "Common/VulkanMatrices.h"
+#include "Common/VulkanShares.h"
 #include "Moe/Vulkan/Kernels.h"
 
 using namespace mlir;
@@ -356,32 +357,15 @@ private:
   void storeVectors(ArrayRef<Value> values, Value stage, Value stageBase,
                     int64_t rows, int64_t rowLength, int64_t stride) {
     int64_t width = rowLength / kPerVector, total = rows * width;
-    for (auto [k, element] : llvm::enumerate(values)) {
-      int64_t base = static_cast<int64_t>(k) * l.threads;
-      Value idx = e.add(thread, e.index(base));
-      Value value = element;
-      auto store = [&] {
-        Value row = arith::DivUIOp::create(e.b, idx, e.index(width));
-        Value col = arith::RemUIOp::create(e.b, idx, e.index(width));
-        memref::StoreOp::create(
-            e.b, value, stage,
-            ValueRange{
-                e.add(stageBase,
-                      e.add(e.mul(row, e.index(stride / kPerVector)), col))});
-      };
-      if (base + l.threads <= total) {
-        store();
-        continue;
-      }
-      auto ifOp = scf::IfOp::create(
-          e.b,
-          arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, idx,
-                                e.index(total)),
-          /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard guard(e.b);
-      e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-      store();
-    }
+    forGuardedShare(
+        e, l.threads, thread, total, width,
+        [&](int64_t k, Value row, Value col) {
+          memref::StoreOp::create(
+              e.b, values[k], stage,
+              ValueRange{
+                  e.add(stageBase,
+                        e.add(e.mul(row, e.index(stride / kPerVector)), col))});
+        });
   }
 
   Emitter &e;
