@@ -169,27 +169,6 @@ public:
             e.select(valid, delta, e.constF32(0.0f))};
   }
 
-  /// Pd and dS of one score element: `s` and `dp` raw, for query `row` and
-  /// key `key`.
-  std::pair<Value, Value> gradient(VulkanScoreRules &rules, Value s, Value dp,
-                                   Value row, Value key, Value lse, Value delta,
-                                   Value rowHash) {
-    Value prob = e.exp(e.fsub(rules.logit(s, row, key), lse));
-    Value dropped = prob;
-    if (p.dropoutProb) {
-      Value z = rules.dropout(e.constF32(1.0f), rowHash, key);
-      dropped = e.fmul(prob, z);
-      dp = e.fmul(dp, z);
-    }
-    Value ds = e.fmul(prob, e.fsub(dp, delta));
-    if (p.softCap) {
-      Value th = math::TanhOp::create(
-          e.b, e.fmul(s, e.constF32(p.softmaxScale / *p.softCap)));
-      ds = e.fmul(ds, e.fsub(e.constF32(1.0f), e.fmul(th, th)));
-    }
-    return {dropped, ds};
-  }
-
   /// Stores the accumulator tiles (columns n * 16 ...) of this subgroup's
   /// 16 rows from `row0` into the [B, S, H, dim] `dest`, times `scale`.
   void storeTiles(ArrayRef<Value> tiles, Value dest, Value row0, int64_t seqLen,
@@ -254,8 +233,8 @@ public:
       Value row = e.add(rowStart, local);
       Value lse = memref::LoadOp::create(e.b, lseStage, local);
       Value delta = memref::LoadOp::create(e.b, deltaStage, local);
-      auto [pd, ds] = gradient(rules, s, dp, row, key, lse, delta,
-                               rules.dropoutRowHash(row));
+      auto [pd, ds] = rules.gradient(s, dp, row, key, lse, delta,
+                                     rules.dropoutRowHash(row));
       pA = gpu::SubgroupMmaInsertThreadLocalOp::create(
           e.b, aType, e.fromF32(pd, f16), pA, e.index(k));
       dsA = gpu::SubgroupMmaInsertThreadLocalOp::create(
@@ -474,8 +453,9 @@ public:
                   e.b, e.f32, dpt, e.index(k));
               Value key =
                   e.add(keyStart, e.add(e.index(j * kTile), columnOf(k)));
-              Value ds = gradient(rules, s, dp, rows[r], key, lse[r], delta[r],
-                                  rowHash[r])
+              Value ds = rules
+                             .gradient(s, dp, rows[r], key, lse[r], delta[r],
+                                       rowHash[r])
                              .second;
               dsA = gpu::SubgroupMmaInsertThreadLocalOp::create(
                   e.b, aType, e.fromF32(ds, f16), dsA, e.index(k));

@@ -165,19 +165,8 @@ public:
         Value col = e.add(scoreX, e.index(k * l.scoreThreadsX));
         Value key = e.add(keyStart, col);
         Value s = sdp[r * keys + k], dp = sdp[n + r * keys + k];
-        Value prob = e.exp(e.fsub(rules.logit(s, row, key), lse));
-        Value dropped = prob;
-        if (p.dropoutProb) {
-          Value z = rules.dropout(e.constF32(1.0f), rowHash, key);
-          dropped = e.fmul(prob, z);
-          dp = e.fmul(dp, z);
-        }
-        Value ds = e.fmul(prob, e.fsub(dp, delta));
-        if (p.softCap) {
-          Value th = math::TanhOp::create(
-              e.b, e.fmul(s, e.constF32(p.softmaxScale / *p.softCap)));
-          ds = e.fmul(ds, e.fsub(e.constF32(1.0f), e.fmul(th, th)));
-        }
+        auto [dropped, ds] =
+            rules.gradient(s, dp, row, key, lse, delta, rowHash);
         Value at = e.add(e.mul(local, e.index(l.pStride())), col);
         if (keyValue)
           store(dropped, pStage, {at});

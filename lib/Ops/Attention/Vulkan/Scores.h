@@ -186,6 +186,27 @@ public:
     return e.select(keep, scaled, e.constF32(0.0f));
   }
 
+  /// The backward's P (dropped as the forward dropped it) and dS of one
+  /// score element: raw score `s` and dP `dp` of query `row` and key `key`,
+  /// the row's `lse` and D (`delta`), `rowHash` from dropoutRowHash.
+  std::pair<Value, Value> gradient(Value s, Value dp, Value row, Value key,
+                                   Value lse, Value delta, Value rowHash) {
+    Value prob = e.exp(e.fsub(logit(s, row, key), lse));
+    Value dropped = prob;
+    if (p.dropoutProb) {
+      Value z = dropout(e.constF32(1.0f), rowHash, key);
+      dropped = e.fmul(prob, z);
+      dp = e.fmul(dp, z);
+    }
+    Value ds = e.fmul(prob, e.fsub(dp, delta));
+    if (p.softCap) {
+      Value th = math::TanhOp::create(
+          e.b, e.fmul(s, e.constF32(p.softmaxScale / *p.softCap)));
+      ds = e.fmul(ds, e.fsub(e.constF32(1.0f), e.fmul(th, th)));
+    }
+    return {dropped, ds};
+  }
+
   /// [lo, hi) key blocks of `blockK` keys that some row in
   /// [rowStart, rowStart + numRows) may attend to.
   void keyBlockRange(Value rowStart, Value numRows, int64_t blockK, Value &lo,
