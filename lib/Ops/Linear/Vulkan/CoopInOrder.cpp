@@ -497,15 +497,18 @@ private:
         Value rowTile = arith::DivUIOp::create(e.b, t, e.index(kT));
         Value colTile = arith::DivUIOp::create(e.b, c, e.index(kT));
         Value tile = e.add(e.mul(rowTile, e.index(l.colTiles)), colTile);
-        Value inTile = e.add(
-            e.mul(arith::RemUIOp::create(e.b, t, e.index(kT)), e.index(kT)),
-            arith::RemUIOp::create(e.b, c, e.index(kT)));
+        // One op per statement where two would be built in one call: the
+        // compilers evaluate arguments in different orders.
+        Value colIn = arith::RemUIOp::create(e.b, c, e.index(kT));
+        Value rowIn = arith::RemUIOp::create(e.b, t, e.index(kT));
+        Value inTile = e.add(e.mul(rowIn, e.index(kT)), colIn);
         Value at = e.add(e.index(outputRegion()),
                          e.add(e.mul(tile, e.index(kT * kT)), inTile));
         Value value = memref::LoadOp::create(e.b, fstage, at);
-        memref::StoreOp::create(
-            e.b, e.fromF32(value, outputType()), buf.output,
-            ValueRange{batchIdx, rowOf(e.add(c0, t)), head, col});
+        Value row = rowOf(e.add(c0, t));
+        Value converted = e.fromF32(value, outputType());
+        memref::StoreOp::create(e.b, converted, buf.output,
+                                ValueRange{batchIdx, row, head, col});
       });
     }
   }
