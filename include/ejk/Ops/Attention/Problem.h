@@ -43,8 +43,9 @@ struct AttentionProblem {
   /// per batch and head unless the block mask broadcasts over them.
   bool sparse = false;
   bool liveBroadcastsBatch = true, liveBroadcastsHeads = true;
-  /// ejk.block_sparse_attention: `q_block_size` and `kv_block_size`, the
-  /// block mask's blocks (a Vulkan kernel building its own list reads them).
+  /// ejk.block_sparse_attention(_grad): `q_block_size` and `kv_block_size`,
+  /// the block mask's blocks (the live-block lists read them; each backward
+  /// pass's blocks lie in them).
   int64_t maskBlockQ = 0, maskBlockK = 0;
   /// Attention sinks (`softmax_aux`): `numSinks` extra logits per row, per
   /// query head when `sinksPerHead`, else shared by all heads.

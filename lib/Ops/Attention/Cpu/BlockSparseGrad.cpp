@@ -122,8 +122,6 @@ LogicalResult CpuBlockSparseAttentionGrad::tile(BlockSparseAttentionGradOp op,
   plan.dqBlockK = config->dqBlockK;
   plan.lanes = rewriter.target().f32Lanes();
   plan.fuseDq = config->fuseDq;
-  plan.maskBlockQ = op.getQBlockSize();
-  plan.maskBlockK = op.getKvBlockSize();
 
   CpuAttentionGradBuffers buffers;
   static_cast<AttentionGradBuffers &>(buffers) =

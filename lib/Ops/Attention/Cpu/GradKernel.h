@@ -51,9 +51,6 @@ struct CpuAttentionGradPlan : AttentionProblem {
   int64_t lanes;
   /// dQ accumulated by the dK/dV pass (no dQ pass).
   bool fuseDq = false;
-  /// Block-sparse: the block mask's blocks (`q_block_size`,
-  /// `kv_block_size`); each pass's blocks lie in them.
-  int64_t maskBlockQ = 0, maskBlockK = 0;
 
   int64_t groupSize() const { return numHeads / numKvHeads; }
   static int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }

@@ -59,8 +59,6 @@ getPlan(BlockSparseAttentionGradOp op, ConfigAttr attr,
       failed(checkPassAlignment(p, op, C::kDqBlockQ, plan->query.blockQ,
                                 C::kDqBlockK, plan->query.blockK, reason)))
     return std::nullopt;
-  plan->maskBlockQ = op.getQBlockSize();
-  plan->maskBlockK = op.getKvBlockSize();
   return plan;
 }
 

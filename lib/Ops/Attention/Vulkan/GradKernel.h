@@ -103,8 +103,6 @@ struct VulkanAttentionGradPlan : AttentionProblem {
   int64_t subgroupSize = 32;
   /// Both passes on cooperative matrices (f16, NVIDIA's matrix layout).
   bool cooperative = false;
-  /// Block-sparse: the block mask's blocks; each pass's blocks lie in them.
-  int64_t maskBlockQ = 0, maskBlockK = 0;
 
   int64_t groupSize() const { return numHeads / numKvHeads; }
   static int64_t ceilDiv(int64_t v, int64_t m) { return (v + m - 1) / m; }
