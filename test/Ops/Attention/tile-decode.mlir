@@ -11,10 +11,11 @@
 // CHECK-SAME: ejk.grid = array<i64: 1, 8, 1>
 // CHECK: %[[KVH:.*]] = ejk.workgroup_id 1
 // CHECK: %[[B:.*]] = ejk.workgroup_id 2
-// Scores: K's row of the token (8 vectors of 16 over D), prefetched ahead,
-// against the 4 query heads, summed across lanes.
+// Scores: K's row of the token (8 vectors of 16 over D), prefetched ahead
+// into L2 (token-major rows of one KV head lie 4 KiB apart and would evict
+// each other from L1), against the 4 query heads, summed across lanes.
 // CHECK: scf.for
-// CHECK: memref.prefetch %[[K]][%[[B]], %{{.*}}, %[[KVH]], %c0], read
+// CHECK: memref.prefetch %[[K]][%[[B]], %{{.*}}, %[[KVH]], %c0], read, locality<2>, data
 // CHECK-COUNT-8: vector.load %[[K]][%[[B]], %{{.*}}, %[[KVH]], %{{.*}}] : memref<1x4096x8x128xf32>, vector<16xf32>
 // CHECK: vector.reduction <add>
 // O += P V with V rows read in place, 4 heads x 2 vectors at a time.

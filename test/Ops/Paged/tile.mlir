@@ -28,6 +28,8 @@
 // Steps of block_k = 16 tokens; each token's page clamped into the cache.
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c16
 // CHECK: scf.for
+// Head-major rows of a KV head follow one another: prefetched into L1.
+// CHECK: memref.prefetch {{.*}}, read, locality<3>, data
 // CHECK: memref.load %{{.*}} : memref<2x3xi32>
 // CHECK: arith.minsi %{{.*}}, %c9
 // CHECK: arith.maxsi %{{.*}}, %c0
