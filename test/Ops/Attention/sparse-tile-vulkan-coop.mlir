@@ -155,6 +155,36 @@ func.func @two_buffers(%q: tensor<1x512x2x64xf16>, %k: tensor<1x512x2x64xf16>, %
 
 // -----
 
+// Causal d64 with 128 x 128 mask blocks: dense flash attention's large
+// blocks (vulkanCoopAttentionLargeBlocks), 128 x 64 of 8 subgroups, where
+// this file's own copy of the rule took 128 x 128 x 8; and the listed
+// blocks take dense attention's whole-block path: a key block (this list
+// position's block times 64) wholly below seq_k and on or before the
+// tile's first diagonal passes its raw scores on, the others are masked
+// per element.
+// CHECK-LABEL: func.func private @causal_dispatch_0(
+// CHECK-SAME: ejk.grid = array<i64: 4, 2, 1>
+// CHECK-SAME: ejk.shared_memory_bytes = 38464 : i64
+// CHECK-SAME: ejk.workgroup_size = array<i64: 256, 1, 1>
+// CHECK: scf.for {{.*}} iter_args({{.*}}, %[[CUR:arg[0-9]+]] = %{{[0-9]+}}, %{{arg[0-9]+}} = %{{[0-9]+}}, %{{arg[0-9]+}} = %{{[0-9]+}}) -> (!gpu.mma_matrix
+// CHECK: %[[START:.*]] = arith.muli %[[CUR]], %c64{{.*}} : index
+// CHECK: %[[S0:.*]] = gpu.subgroup_mma_extract_thread_local
+// CHECK: %[[END:.*]] = arith.addi %[[START]], %c64{{.*}} : index
+// CHECK: %[[BELOW:.*]] = arith.cmpi sle, %[[END]], %c512{{.*}} : index
+// CHECK: %[[DIAG:.*]] = arith.cmpi sle, %{{.*}}, %{{.*}} : index
+// CHECK: %[[WHOLE:.*]] = arith.andi %[[BELOW]], %[[DIAG]] : i1
+// CHECK: scf.if %[[WHOLE]] -> (f32,
+// CHECK-NEXT: scf.yield %[[S0]],
+// CHECK-NEXT: } else {
+// CHECK: arith.select %{{.*}}, %[[S0]], %{{.*}} : f32
+func.func @causal(%q: tensor<1x512x2x64xf16>, %k: tensor<1x512x2x64xf16>, %v: tensor<1x512x2x64xf16>, %bm: tensor<1x2x4x4xi1>) -> tensor<1x512x2x64xf16> {
+  %o = ejk.block_sparse_attention %q, %k, %v, %bm {q_block_size = 128 : i64, kv_block_size = 128 : i64, causal = true}
+      : tensor<1x512x2x64xf16>, tensor<1x512x2x64xf16>, tensor<1x512x2x64xf16>, tensor<1x2x4x4xi1> -> tensor<1x512x2x64xf16>
+  return %o : tensor<1x512x2x64xf16>
+}
+
+// -----
+
 // 262144 keys in blocks of 64: a list of 4096 entries (16 KiB) does not fit
 // beside the 36352 bytes of stages in 48 KiB, so a list dispatch (one
 // thread per list) builds it first and the kernel reads it.

@@ -83,15 +83,18 @@ func.func @ragged_keys(%q: tensor<1x128x2x64xf16>, %k: tensor<1x100x2x64xf16>, %
 
 // -----
 
-// Block-sparse attention takes the exp2 form but keeps the masks on every
-// score (no whole-block test).
+// Block-sparse attention takes the exp2 form and, as dense attention, the
+// whole-block path: the listed key blocks of 64 lie below seq_k = 256 and
+// no positional mask applies, so their scores go to the max and the exp2
+// with no mask per element (issue 19).
 // CHECK-LABEL: func.func private @sparse_dispatch_0(
 // CHECK: scf.for {{.*}} -> (!gpu.mma_matrix
-// CHECK-NOT: scf.if {{.*}} -> (f32
-// CHECK: gpu.subgroup_mma_extract_thread_local
-// CHECK: arith.cmpi slt
-// CHECK: arith.select
-// CHECK: math.fma
+// CHECK: %[[S0:.*]] = gpu.subgroup_mma_extract_thread_local
+// CHECK-NOT: arith.select
+// CHECK-NOT: arith.cmpi
+// CHECK-NOT: scf.if
+// CHECK: arith.maxnumf %{{.*}}, %[[S0]] fastmath<nnan> : f32
+// CHECK: math.fma %[[S0]], %{{.*}}, %{{.*}} : f32
 // CHECK: math.exp2
 // CHECK: scf.yield
 func.func @sparse(%q: tensor<1x256x2x128xf16>, %k: tensor<1x256x2x128xf16>, %v: tensor<1x256x2x128xf16>, %bm: tensor<1x2x2x2xi1>) -> tensor<1x256x2x128xf16> {

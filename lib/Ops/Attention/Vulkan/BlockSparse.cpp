@@ -1,12 +1,13 @@
 //===- BlockSparse.cpp - block-sparse attention on Vulkan -----------------===//
 //
 // Configs: the flash attention layouts (Layout.h) whose blocks each lie in
-// one block of the mask. f16 inputs with head dims in 16-column tiles, on a
-// device with 16x16x16 f16 cooperative matrices, run the cooperative-matrix
-// kernel (CoopKernel.cpp) over the live-block lists, where the mask blocks
-// hold whole 16-row tiles; the heuristic then takes dense flash attention's
-// blocks (128 x 64 of 8 subgroups on NVIDIA's matrix layout) where they lie
-// in the mask's blocks. Everything else runs the portable kernel
+// one block of the mask. f16 inputs (bf16 where the device has bf16
+// matrices) with head dims in 16-column tiles, on a device with 16x16x16
+// cooperative matrices, run the cooperative-matrix kernel (CoopKernel.cpp)
+// over the live-block lists, where the mask blocks hold whole 16-row tiles;
+// the heuristic then takes dense flash attention's large blocks
+// (vulkanCoopAttentionLargeBlocks: 128 x 64 of 8 subgroups at d128) where
+// they lie in the mask's blocks. Everything else runs the portable kernel
 // (Kernel.cpp, f32 arithmetic), whose heuristic prefers about 128 threads
 // and the largest such blocks up to 64 x 64.
 //
@@ -14,6 +15,7 @@
 
 #include "Attention/Vulkan/BlockSparse.h"
 #include "Attention/LiveBlocks.h"
+#include "Attention/Vulkan/FlashAttention.h"
 #include "Attention/Vulkan/Kernel.h"
 #include "Attention/Vulkan/Layout.h"
 
@@ -34,30 +36,16 @@ static LiveBlockGrid maskGrid(BlockSparseAttentionOp op, int64_t blockQ,
 }
 
 /// Whether the cooperative-matrix kernel runs `op` on `target`: as dense
-/// flash attention decides (Rules.cpp: f16, head dims in whole tiles, the
-/// smallest config fits shared memory), and a 16 x 16 kernel block lies in
-/// one block of the mask.
+/// flash attention decides (Rules.cpp: f16, or bf16 on bf16 matrices; head
+/// dims in whole tiles; the smallest config fits shared memory), and a
+/// 16 x 16 kernel block lies in one block of the mask.
 static bool usesCooperativeMatrix(BlockSparseAttentionOp op,
                                   const TargetInfo &target) {
   AttentionProblem p = readAttentionProblem(op);
-  VulkanAttentionLayout one;
-  one.blockQ = one.blockK = kTile;
-  int64_t smallest =
-      2 * one.kvStageElements(p.headDim, p.headDimV) +
-      kTile * (4 * one.sStride() + 2 * one.pStride() + 4 * one.alphaStride());
-  return target.hasCooperativeMatrix &&
-         op.getQuery().getType().getElementType().isF16() &&
-         p.headDim % kTile == 0 && p.headDimV % kTile == 0 &&
-         smallest <= target.sharedMemoryBytes &&
+  return vulkanAttentionUsesCooperativeMatrix(
+             p, op.getQuery().getType().getElementType(), target) &&
          succeeded(checkLiveBlockAlignment(p, maskGrid(op, kTile, kTile),
                                            llvm::nulls()));
-}
-
-/// The cooperative kernel keeps its softmax in registers (NVIDIA's matrix
-/// layout), as dense flash attention's does.
-static bool hasRegisterSoftmax(const TargetInfo &target) {
-  return target.subgroupSize == 32 &&
-         target.hasVulkanFeature("cooperative_matrix_nv_layout");
 }
 
 static std::optional<VulkanAttentionLayout>
@@ -68,7 +56,8 @@ sparseLayout(BlockSparseAttentionOp op, const AttentionProblem &p,
       p.headDim, p.headDimV, config.blockQ, config.blockK,
       config.numSubgroups.value_or(1), target.subgroupSize,
       target.maxWorkgroupInvocations, target.sharedMemoryBytes,
-      usesCooperativeMatrix(op, target), hasRegisterSoftmax(target),
+      usesCooperativeMatrix(op, target),
+      vulkanAttentionHasRegisterSoftmax(target),
       target.hasVulkanFeature("subgroup_shuffle"), reason);
 }
 
@@ -131,23 +120,19 @@ VulkanBlockSparseAttention::configSpace(BlockSparseAttentionOp op,
 }
 
 /// The cooperative kernel's first config that verifies: dense flash
-/// attention's choices on NVIDIA's layout (Rules.cpp: 256 x 64 or, causal,
-/// 128 x 128 blocks of 8 subgroups up to head dim 64; 128 x 64 of 8), then
-/// smaller blocks that fit smaller mask blocks, largest key blocks first.
+/// attention's large blocks (vulkanCoopAttentionLargeBlocks, the same rule:
+/// the listed blocks take its whole-block path too), then blocks that fit
+/// smaller mask blocks, largest key blocks first.
 static std::optional<ConfigAttr> coopHeuristic(BlockSparseAttentionOp op,
                                                const TargetInfo &target) {
   AttentionProblem p = readAttentionProblem(op);
-  SmallVector<std::array<int64_t, 3>> candidates;
-  bool narrow = p.headDim <= 64 && p.headDimV <= 64;
-  if (hasRegisterSoftmax(target)) {
-    if (narrow && ceilPow2(p.seqQ) >= 256)
-      candidates.push_back(p.causal ? std::array<int64_t, 3>{128, 128, 8}
-                                    : std::array<int64_t, 3>{256, 64, 8});
-    if (ceilPow2(p.seqQ) >= 128) {
-      candidates.push_back({128, 64, 8});
+  SmallVector<std::array<int64_t, 3>> candidates =
+      vulkanCoopAttentionLargeBlocks(p, target);
+  if (vulkanAttentionHasRegisterSoftmax(target)) {
+    // Mask blocks of 32 keys; then two row tiles per subgroup for 64-row
+    // mask blocks.
+    if (ceilPow2(p.seqQ) >= 128)
       candidates.push_back({128, 32, 8});
-    }
-    // Two row tiles per subgroup for 64-row mask blocks.
     candidates.push_back({64, 64, 2});
   }
   for (int64_t w : {int64_t(4), int64_t(2), int64_t(1)})
@@ -230,6 +215,11 @@ LogicalResult VulkanBlockSparseAttention::tile(BlockSparseAttentionOp op,
   func::FuncOp dispatch = rewriter.dispatch();
   DispatchRewriter::setGrid(dispatch, plan.grid());
   DispatchRewriter::setVulkanLaunch(dispatch, layout->threads, sharedBytes);
+  // As dense flash attention's: bf16 inputs reach the cooperative matrices
+  // as staged bits, retyped to bf16 matrices in the SPIR-V conversion.
+  if (layout->cooperative &&
+      cast<MemRefType>(buffers.query.getType()).getElementType().isBF16())
+    DispatchRewriter::setBF16Matrices(dispatch);
   // As dense flash attention's (Tile.cpp): the register softmax relies on
   // NVIDIA's matrix layout, which the runtime checks before it runs.
   if (layout->registerSoftmax)

@@ -3,8 +3,9 @@
 // The Vulkan config rules and kernel builder of
 // `ejk.block_sparse_attention`: a flash attention kernel over the
 // live-block lists of LiveBlocks.h, the cooperative-matrix one
-// (CoopKernel.cpp) for f16 on devices with cooperative matrices, else the
-// portable one (Kernel.cpp, f32 arithmetic for every element type).
+// (CoopKernel.cpp) for f16 (bf16 on bf16 matrices) on devices with
+// cooperative matrices, else the portable one (Kernel.cpp, f32 arithmetic
+// for every element type).
 //
 //===----------------------------------------------------------------------===//
 

@@ -561,11 +561,12 @@ private:
       }
       return u;
     };
-    // Dense flash attention with plain logits: blocks that every row of
-    // this tile may see whole (all but the diagonal ones when causal) skip
-    // the per-element masks.
+    // Plain logits: blocks that every row of this tile may see whole (all
+    // but the diagonal ones when causal) skip the per-element masks; for
+    // block-sparse attention the listed blocks too, as its block mask is
+    // whole blocks and the list already applied it.
     Value whole;
-    if (plain && !p.sparse)
+    if (plain)
       whole = rules.wholeBlock(keyStart, l.blockK, tileFirstRow);
     SmallVector<Value> u;
     if (whole && matchPattern(whole, m_One())) {

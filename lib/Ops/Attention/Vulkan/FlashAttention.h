@@ -10,10 +10,12 @@
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
 #include "ejk/Ops/Attention/Config.h"
+#include "ejk/Ops/Attention/Problem.h"
 #include "ejk/Ops/DispatchRewriter.h"
 #include "ejk/Ops/Paged/Config.h"
 #include "ejk/Ops/Paged/Problem.h"
 
+#include <array>
 #include <optional>
 
 namespace mlir::ejk {
@@ -31,6 +33,26 @@ struct VulkanFlashAttention {
   static LogicalResult tile(FlashAttentionOp op, ConfigAttr config,
                             DispatchRewriter &rewriter);
 };
+
+/// Whether the cooperative-matrix kernel (CoopKernel.cpp) runs a problem
+/// with `element` inputs on `target`: f16, or bf16 where the device has
+/// bf16 matrices; head dims in whole 16x16 tiles; the smallest config (one
+/// subgroup, 16 x 16 blocks) fits shared memory. Block-sparse attention
+/// asks the same (Vulkan/BlockSparse.cpp).
+bool vulkanAttentionUsesCooperativeMatrix(const AttentionProblem &p,
+                                          Type element,
+                                          const TargetInfo &target);
+/// Whether the cooperative kernel keeps its softmax in registers on
+/// `target` (NVIDIA's matrix layout; VulkanAttentionLayout::registerSoftmax).
+bool vulkanAttentionHasRegisterSoftmax(const TargetInfo &target);
+/// The cooperative kernel's large blocks (block_q, block_k, num_subgroups)
+/// in order of preference, measured on dense flash attention: the first
+/// candidates of its heuristic and of block-sparse attention's (which
+/// takes the first whose blocks lie in the mask's blocks). Empty without
+/// the register softmax or for short queries.
+SmallVector<std::array<int64_t, 3>>
+vulkanCoopAttentionLargeBlocks(const AttentionProblem &p,
+                               const TargetInfo &target);
 
 /// `op` as a decode for the paged family's Vulkan kernel (one query row,
 /// no per-score inputs; denseDecodeAsPaged), or nullopt.

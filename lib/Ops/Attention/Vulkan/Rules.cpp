@@ -18,11 +18,9 @@
 using namespace mlir;
 using namespace mlir::ejk;
 
-/// Whether Vulkan code for the op uses cooperative matrices: f16 inputs,
-/// head dims in whole 16x16 tiles and a device with 16x16x16 f16 -> f32.
-static bool usesCooperativeMatrix(FlashAttentionOp op,
-                                  const TargetInfo &target) {
-  AttentionProblem p = readAttentionProblem(op);
+bool mlir::ejk::vulkanAttentionUsesCooperativeMatrix(const AttentionProblem &p,
+                                                     Type element,
+                                                     const TargetInfo &target) {
   // The smallest cooperative config (one subgroup, block_k 16) must fit
   // shared memory; otherwise the portable path runs the op.
   constexpr int64_t t = VulkanAttentionLayout::kTile;
@@ -31,7 +29,6 @@ static bool usesCooperativeMatrix(FlashAttentionOp op,
   int64_t smallest =
       2 * one.kvStageElements(p.headDim, p.headDimV) +
       t * (4 * one.sStride() + 2 * one.pStride() + 4 * one.alphaStride());
-  Type element = op.getQuery().getType().getElementType();
   bool bf16Matrices =
       element.isBF16() && target.hasVulkanFeature("cooperative_matrix_bf16");
   return target.hasCooperativeMatrix && (element.isF16() || bf16Matrices) &&
@@ -39,9 +36,14 @@ static bool usesCooperativeMatrix(FlashAttentionOp op,
          smallest <= target.sharedMemoryBytes;
 }
 
-/// Whether the cooperative path keeps its softmax in registers on `target`
-/// (NVIDIA's matrix layout; VulkanAttentionLayout::registerSoftmax).
-static bool hasRegisterSoftmax(const TargetInfo &target) {
+static bool usesCooperativeMatrix(FlashAttentionOp op,
+                                  const TargetInfo &target) {
+  return vulkanAttentionUsesCooperativeMatrix(
+      readAttentionProblem(op), op.getQuery().getType().getElementType(),
+      target);
+}
+
+bool mlir::ejk::vulkanAttentionHasRegisterSoftmax(const TargetInfo &target) {
   return target.subgroupSize == 32 &&
          target.hasVulkanFeature("cooperative_matrix_nv_layout");
 }
@@ -57,8 +59,8 @@ mlir::ejk::getVulkanAttentionLayout(FlashAttentionOp op, ConfigAttr attr,
       attr.lookupOr(FlashAttentionConfig::kNumSubgroups, 1),
       target.subgroupSize, target.maxWorkgroupInvocations,
       target.sharedMemoryBytes, usesCooperativeMatrix(op, target),
-      hasRegisterSoftmax(target), target.hasVulkanFeature("subgroup_shuffle"),
-      reason);
+      vulkanAttentionHasRegisterSoftmax(target),
+      target.hasVulkanFeature("subgroup_shuffle"), reason);
 }
 
 std::optional<PagedAttentionProblem>
@@ -146,7 +148,8 @@ VulkanFlashAttention::configSpace(FlashAttentionOp op, const TargetInfo &target,
   SmallVector<int64_t> blockQs = full ? SmallVector<int64_t>{8, 16, 32, 64, 128}
                                       : SmallVector<int64_t>{16, 32, 64};
   // 8 subgroups of two 16-row tiles (register softmax).
-  if (full && usesCooperativeMatrix(op, target) && hasRegisterSoftmax(target))
+  if (full && usesCooperativeMatrix(op, target) &&
+      vulkanAttentionHasRegisterSoftmax(target))
     blockQs.push_back(256);
   SmallVector<int64_t> blockKs = full ? SmallVector<int64_t>{16, 32, 64, 128}
                                       : SmallVector<int64_t>{32, 64};
@@ -176,6 +179,31 @@ VulkanFlashAttention::configSpace(FlashAttentionOp op, const TargetInfo &target,
   return space;
 }
 
+SmallVector<std::array<int64_t, 3>>
+mlir::ejk::vulkanCoopAttentionLargeBlocks(const AttentionProblem &p,
+                                          const TargetInfo &target) {
+  SmallVector<std::array<int64_t, 3>> candidates;
+  // With the softmax in registers, large blocks pay no per-subgroup score
+  // stage: 128 x 64 blocks of 8 subgroups were the fastest of five
+  // configs on all six gfa prefill workloads on the H200, 1.09-1.19x the
+  // 64 x 16 blocks (docs/ops/attention.md). Not for short queries
+  // (decode), where a 128-row block is mostly padding.
+  // Head dims up to 64 without a causal mask (H100,
+  // docs/performance-vulkan.md): 256-row blocks whose subgroups own two
+  // 16-row tiles each (every staged K^T and V tile feeds two products)
+  // and two K/V buffers, 0.691 ms against 0.794 for 128 x 64 x 8. With
+  // one, 128 x 64 x 8 since the blocks below the diagonal skip their
+  // masks (H200: 0.445 ms against 0.460 for 128 x 128 x 8 and 0.477 for
+  // 256 x 64 x 8).
+  bool narrow = p.headDim <= 64 && p.headDimV <= 64;
+  if (vulkanAttentionHasRegisterSoftmax(target) && narrow && !p.causal &&
+      ceilPow2(p.seqQ) >= 256)
+    candidates.push_back({256, 64, 8});
+  if (vulkanAttentionHasRegisterSoftmax(target) && ceilPow2(p.seqQ) >= 128)
+    candidates.push_back({128, 64, 8});
+  return candidates;
+}
+
 /// The first valid config in order of preference: about 128 threads per
 /// workgroup, query blocks no larger than the problem needs.
 ConfigAttr VulkanFlashAttention::heuristicConfig(FlashAttentionOp op,
@@ -197,24 +225,7 @@ ConfigAttr VulkanFlashAttention::heuristicConfig(FlashAttentionOp op,
   // (block_q, block_k, num_subgroups) in order of preference.
   SmallVector<std::array<int64_t, 3>> candidates;
   if (usesCooperativeMatrix(op, target)) {
-    // With the softmax in registers, large blocks pay no per-subgroup score
-    // stage: 128 x 64 blocks of 8 subgroups were the fastest of five
-    // configs on all six gfa prefill workloads on the H200, 1.09-1.19x the
-    // 64 x 16 blocks (docs/ops/attention.md). Not for short queries
-    // (decode), where a 128-row block is mostly padding.
-    // Head dims up to 64 without a causal mask (H100,
-    // docs/performance-vulkan.md): 256-row blocks whose subgroups own two
-    // 16-row tiles each (every staged K^T and V tile feeds two products)
-    // and two K/V buffers, 0.691 ms against 0.794 for 128 x 64 x 8. With
-    // one, 128 x 64 x 8 since the blocks below the diagonal skip their
-    // masks (H200: 0.445 ms against 0.460 for 128 x 128 x 8 and 0.477 for
-    // 256 x 64 x 8).
-    bool narrow = p.headDim <= 64 && p.headDimV <= 64;
-    if (hasRegisterSoftmax(target) && narrow && !p.causal &&
-        ceilPow2(p.seqQ) >= 256)
-      candidates.push_back({256, 64, 8});
-    if (hasRegisterSoftmax(target) && ceilPow2(p.seqQ) >= 128)
-      candidates.push_back({128, 64, 8});
+    candidates = vulkanCoopAttentionLargeBlocks(p, target);
     for (int64_t w : {int64_t(4), int64_t(2), int64_t(1)})
       // block_k 16 first: measured best on the H200 (65.7 TFLOP/s for
       // gfa-d128 against 57.3 with 32; docs/ops/attention.md).
