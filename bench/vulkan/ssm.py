@@ -62,6 +62,23 @@ def variants():
                       ("tl8_c128_bd16", "block_d = 16, chunk_l = 128, time_lanes = 8"),
                       ("tl8_c64_bd32", "block_d = 32, chunk_l = 64, time_lanes = 8")):
         v["mamba1_" + name] = ("scan", M1, "f32", "DS", cfg, True)
+    # Time lanes with state groups (`state_lanes` beside `time_lanes`): SL
+    # groups of TL lanes per channel, each owning d_state / SL states, so
+    # SL times the threads (issue 21: the heuristic was latency-bound at 8
+    # warps an SM). Named tl<TL>s<SL>_c<chunk_l>_bd<block_d>.
+    for tl, sl, c, bd in ((16, 2, 128, 16), (16, 2, 128, 8), (16, 2, 64, 32),
+                          (8, 4, 128, 16), (8, 4, 128, 8), (8, 4, 64, 16),
+                          (8, 2, 128, 16), (4, 8, 128, 16), (4, 4, 64, 16),
+                          (16, 2, 64, 16)):
+        v[f"mamba1_tl{tl}s{sl}_c{c}_bd{bd}"] = (
+            "scan", M1, "f32", "DS",
+            f"block_d = {bd}, chunk_l = {c}, state_lanes = {sl}, time_lanes = {tl}", True)
+    # f16 inputs: the heuristic and the state groups.
+    v["mamba1_f16"] = ("scan", M1, "f16", "DS", None, True)
+    v["mamba1_f16_tl16s2"] = ("scan", M1, "f16", "DS",
+                              "block_d = 16, chunk_l = 128, state_lanes = 2, time_lanes = 16", True)
+    v["mamba1_f16_tl8s4"] = ("scan", M1, "f16", "DS",
+                             "block_d = 16, chunk_l = 128, state_lanes = 4, time_lanes = 8", True)
     # The SSD: the one-pass scan (the heuristic before chunk_parallel), the
     # split scan the tuner tries, and the chunk-parallel path (the
     # heuristic: chunks of 64, block_p 64, block_n 16, 16 subgroups since
@@ -126,6 +143,17 @@ def variants():
                                   "DZBSIF", "block_d = 4, chunk_l = 256, time_lanes = 32", False)
     v["chk_scan_tl16_odd"] = ("scan", dict(b=1, l=333, d=44, n=7, g=4), "f32",
                               "DZBSIF", "block_d = 6, chunk_l = 48, time_lanes = 16", False)
+    # Time lanes with state groups: tails, blocks spanning groups, every
+    # option, f16/bf16; 16 lanes x 2 groups (one channel a subgroup), 8 x 4,
+    # 4 x 2 (four channels a subgroup), 2 states a thread.
+    for dt in ("f32", "f16", "bf16"):
+        v["chk_scan_tls_" + dt] = ("scan", dict(b=2, l=1000, d=96, n=16, g=2), dt,
+                                   "DZBSIF", "block_d = 10, chunk_l = 128, state_lanes = 2, "
+                                   "time_lanes = 16", False)
+    v["chk_scan_tls_8x4"] = ("scan", dict(b=1, l=333, d=44, n=8, g=4), "f32",
+                             "DZBSIF", "block_d = 6, chunk_l = 48, state_lanes = 4, time_lanes = 8", False)
+    v["chk_scan_tls_4x2"] = ("scan", dict(b=2, l=77, d=20, n=6, g=1), "f16",
+                             "DZBSIF", "block_d = 8, chunk_l = 12, state_lanes = 2, time_lanes = 4", False)
     v["chk_ssd_all_f32"] = ("ssd", dict(b=2, l=300, h=4, p=32, n=32, g=2),
                             "f32", "DZBSIF", None, False)
     v["chk_ssd_split_f16"] = ("ssd", dict(b=1, l=1000, h=8, p=24, n=64, g=2),

@@ -13,18 +13,19 @@
 // RUN: spirv-val --target-env vulkan1.3 %t/ssm_mamba2_dispatch_0.spv
 // RUN: FileCheck %s < %t/ssm.json
 
-// mamba1: the time-lanes scan, one dispatch: 16 channels of 16 lanes
-// (256 threads) per workgroup, 128 workgroups, chunks of 128 steps
-// (stages 4 * 131 * 64 bytes); no split end states.
+// mamba1: the time-lanes scan with two state groups, one dispatch: 16
+// channels of 16 lanes x 2 groups (512 threads) per workgroup, 128
+// workgroups, chunks of 128 steps (stages 4 * (131 * 32 + 132 * 32)
+// bytes); no split end states.
 // CHECK-NOT: ssm_mamba1_dispatch_0_states
 // CHECK: "grid": [
 // CHECK-NEXT: 128,
 // CHECK-NEXT: 1,
 // CHECK-NEXT: 1
-// CHECK: "shared_memory_bytes": 33536
+// CHECK: "shared_memory_bytes": 33664
 // CHECK: "spirv": "ssm_mamba1_dispatch_0.spv"
 // CHECK: "workgroup_size": [
-// CHECK-NEXT: 256,
+// CHECK-NEXT: 512,
 // mamba2: the chunks in parallel (chunk_parallel; 0.261 ms against 0.501
 // in one pass on the H200), 512 threads: every chunk's state (1024
 // workgroups), the pass over the chunk states (8 x 32 of 1024 threads),

@@ -301,8 +301,9 @@ func.func @f(%x: tensor<1x8x2x16xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>
 }
 }
 
-// The time-lanes scan (`time_lanes`, Vulkan): with split_l or state_lanes,
-// lanes that are no power of two or past the subgroup, chunks that are not
+// The time-lanes scan (`time_lanes`, Vulkan): with split_l, state groups
+// (`state_lanes`) past the subgroup with the lanes, lanes that are no power
+// of two or past the subgroup, chunks that are not
 // lanes times at most 32 steps, more than 32 states, partial subgroups or
 // too many threads, shared memory.
 
@@ -310,7 +311,7 @@ func.func @f(%x: tensor<1x8x2x16xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>
 
 module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
 func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
-  // expected-error @+1 {{is invalid: 'time_lanes' is one pass over the sequence with every state in a thread: leave 'split_l' and 'state_lanes' out}}
+  // expected-error @+1 {{is invalid: 'time_lanes' is one pass over the sequence: leave 'split_l' out}}
   %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 2, chunk_l = 64, split_l = 16, time_lanes = 16>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
   return %y : tensor<1x8x32xf32>
 }
@@ -320,7 +321,7 @@ func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16x
 
 module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
 func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
-  // expected-error @+1 {{is invalid: 'time_lanes' is one pass over the sequence with every state in a thread: leave 'split_l' and 'state_lanes' out}}
+  // expected-error @+1 {{is invalid: 'state_lanes' (4) with 'time_lanes' must be a power of two dividing d_state (16) whose product with 'time_lanes' (16) is at most the subgroup size (32)}}
   %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 2, chunk_l = 64, state_lanes = 4, time_lanes = 16>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
   return %y : tensor<1x8x32xf32>
 }
@@ -370,7 +371,7 @@ func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16x
 
 module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
 func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x64xf32>, %B: tensor<1x8x1x64xf32>) -> tensor<1x8x32xf32> {
-  // expected-error @+1 {{is invalid: 'time_lanes' keeps all 64 states of a channel in each thread (at most 32)}}
+  // expected-error @+1 {{is invalid: 'time_lanes' keeps 64 states of a channel in each thread (at most 32)}}
   %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 1, chunk_l = 64, time_lanes = 32>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x64xf32>, tensor<1x8x1x64xf32>, tensor<1x8x1x64xf32> -> tensor<1x8x32xf32>
   return %y : tensor<1x8x32xf32>
 }

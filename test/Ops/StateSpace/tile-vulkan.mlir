@@ -161,27 +161,36 @@ func.func @whole(%u: tensor<1x128x64xf32>, %A: tensor<64x16xf32>, %B: tensor<1x1
 
 // The time-lanes scan, the heuristic where the channels alone give too few
 // threads and d_state fits a thread (64 x 16 here): 16 lanes per channel
-// along time, 8 steps each (chunks of 128), 16 channels (256 threads):
-// grid [4, 1, 1]. Stages dt, u (then y), B and C with steps fastest, rows
-// 131 words apart (128 steps + 3 pads, odd): 4 * 131 * (2 * 16 + 2 * 16) =
-// 33536 bytes. Per state, 8 exps (one per step, never again), 4 rounds of
-// two shuffles (idx, the lane off before), the lane before's prefix (2),
-// the chunk's end state from the segment's last lane (1): 11 x 16 = 176
-// shuffles over the whole subgroup, no xor reduction. lavapipe: 8 lanes,
+// along time, 8 steps each (chunks of 128), two state groups of 8 states
+// (32 threads a channel), 16 channels (512 threads): grid [4, 1, 1].
+// Stages dt, u (then y) with steps fastest, rows 131 words apart (128
+// steps + 3 pads, odd), B and C rows 132 apart (the two groups' loads of a
+// step on distinct banks): 4 * (2 * 131 * 16 + 2 * 132 * 16) = 33664
+// bytes. The loop carries the thread's 8 states and the next chunk's 20
+// loads. Per state, 8 exps (one per step, never again), 4 rounds of two
+// shuffles (idx, the lane off before), the lane before's prefix (2), the
+// chunk's end state from the segment's last lane (1): 11 x 8 = 88
+// shuffles over the whole subgroup; then the groups' y of each of the 8
+// steps summed by one xor shuffle (lane 16 away), the D skip added, and
+// group 0 stores y. lavapipe: 8 lanes (no room for a second group),
 // chunks of 64, 32 channels (rows of 65 words); 3 rounds: 9 x 16 = 144.
 // CHECK-LABEL: func.func private @lanes_dispatch_0(
 // CHECK-SAME: ejk.grid = array<i64: 4, 1, 1>
-// CHECK-SAME: ejk.shared_memory_bytes = 33536 : i64
-// CHECK-SAME: ejk.workgroup_size = array<i64: 256, 1, 1>
-// CHECK-COUNT-4: memref.alloc() : memref<2096xf32, #gpu.address_space<workgroup>>
+// CHECK-SAME: ejk.shared_memory_bytes = 33664 : i64
+// CHECK-SAME: ejk.workgroup_size = array<i64: 512, 1, 1>
+// CHECK-COUNT-2: memref.alloc() : memref<2096xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-2: memref.alloc() : memref<2112xf32, #gpu.address_space<workgroup>>
 // CHECK-NOT: memref.alloc
-// The chunk loop carries the 16 states and the next chunk's loads.
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c100 step %c128{{.*}} iter_args
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c100 step %c128{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
 // CHECK: gpu.barrier
 // CHECK-COUNT-8: math.exp2
 // CHECK-NOT: gpu.shuffle  xor
-// CHECK-COUNT-176: gpu.shuffle  idx %{{.*}}, %{{.*}}, %c32_i32{{.*}} : f32
+// CHECK-COUNT-88: gpu.shuffle  idx %{{.*}}, %{{.*}}, %c32_i32{{.*}} : f32
+// CHECK-NOT: gpu.shuffle  idx
+// CHECK-COUNT-8: gpu.shuffle  xor %{{.*}}, %c16_i32{{.*}}, %c32_i32{{.*}} : f32
 // CHECK-NOT: gpu.shuffle
+// CHECK: scf.if
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[UY:.*]][%{{.*}}] : memref<2096xf32, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
 // CHECK: scf.yield
 // LVP-LABEL: func.func private @lanes_dispatch_0(

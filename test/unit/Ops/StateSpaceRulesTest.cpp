@@ -236,27 +236,45 @@ TEST_F(StateSpaceTuningTest, VulkanScanHeuristicForMamba1) {
   TunableOpInterface op = parse(scanIR(2048, 2048, 16));
   ASSERT_TRUE(op);
   // 2048 channels alone give 32 K threads: the time-lanes scan, 16 lanes
-  // per channel along time with 8 steps each (chunks of 128) and all 16
-  // states, 16 channels (256 threads); stages of rows 131 words apart
-  // (4 * 131 * (2 * 16 + 2 * 16) bytes). The fastest on the H200
-  // (Rules.cpp).
+  // per channel along time with 8 steps each (chunks of 128), two state
+  // groups of 8 states (32 threads a channel), 16 channels (512 threads);
+  // dt/u rows 131 words apart, B/C rows 132 (the groups' loads of a step
+  // on distinct banks): 4 * (2 * 131 * 16 + 2 * 132 * 16) bytes. The
+  // fastest on the H200 (Rules.cpp).
   ConfigAttr heuristic = op.getHeuristicConfig(nvidia());
   EXPECT_EQ(reason(op, heuristic, nvidia()), "ok");
-  EXPECT_EQ(printAttr(heuristic),
-            "#ejk.config<block_d = 16, chunk_l = 128, time_lanes = 16>");
+  EXPECT_EQ(printAttr(heuristic), "#ejk.config<block_d = 16, chunk_l = 128, "
+                                  "state_lanes = 2, time_lanes = 16>");
   std::optional<VulkanScanLayout> lanes =
       getVulkanScanLayout(cast<SelectiveScanOp>(op.getOperation()), heuristic,
                           nvidia(), llvm::nulls());
   ASSERT_TRUE(lanes);
   EXPECT_TRUE(lanes->isTimeLanes());
   EXPECT_FALSE(lanes->isSplit());
-  EXPECT_EQ(lanes->threadsPerChannel, 16);
+  EXPECT_EQ(lanes->timeLanes, 16);
+  EXPECT_EQ(lanes->timeStateLanes, 2);
+  EXPECT_EQ(lanes->threadsPerChannel, 32);
   EXPECT_EQ(lanes->itemsPerThread, 8);
+  EXPECT_EQ(lanes->statesPerThread, 8);
+  EXPECT_EQ(lanes->threads, 512);
+  EXPECT_EQ(lanes->timeStride, 131);
+  EXPECT_EQ(lanes->bcStride, 132);
+  EXPECT_EQ(lanes->sharedBytes, 33664);
+  // One group (the heuristic before) stays in the space: 256 threads,
+  // every state in a thread, B/C rows as dt/u's.
+  ConfigAttr oneGroup =
+      config({{"block_d", 16}, {"chunk_l", 128}, {"time_lanes", 16}});
+  EXPECT_TRUE(llvm::is_contained(op.getConfigSpace(nvidia(), false), oneGroup));
+  lanes = getVulkanScanLayout(cast<SelectiveScanOp>(op.getOperation()),
+                              oneGroup, nvidia(), llvm::nulls());
+  ASSERT_TRUE(lanes);
+  EXPECT_EQ(lanes->timeStateLanes, 1);
   EXPECT_EQ(lanes->statesPerThread, 16);
   EXPECT_EQ(lanes->threads, 256);
-  EXPECT_EQ(lanes->timeStride, 131);
+  EXPECT_EQ(lanes->bcStride, 131);
   EXPECT_EQ(lanes->sharedBytes, 33536);
-  // Subgroups of 8 (32 KiB): 8 lanes, chunks of 64, 32 channels.
+  // Subgroups of 8 (32 KiB): 8 lanes (no room for a second group), chunks
+  // of 64, 32 channels.
   ConfigAttr lvp = op.getHeuristicConfig(lavapipe());
   EXPECT_EQ(reason(op, lvp, lavapipe()), "ok");
   EXPECT_EQ(printAttr(lvp),

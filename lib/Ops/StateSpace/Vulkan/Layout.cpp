@@ -2,9 +2,12 @@
 
 #include "StateSpace/Vulkan/Layout.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <array>
 
 using namespace mlir::ejk;
 
@@ -299,13 +302,47 @@ std::optional<VulkanSsdLayout> VulkanSsdLayout::withCooperative(
   return l;
 }
 
+/// Most distinct words any of 32 banks serves when the lanes of a
+/// subgroup load step i of their B (or C) rows: lane q is time lane q % TL
+/// of state group (q / TL) % SL, rows `stride` words apart.
+static int64_t bankConflicts(int64_t stride, int64_t lanes, int64_t groups,
+                             int64_t items, int64_t subgroup) {
+  int64_t worst = 1;
+  for (int64_t i = 0; i < items; ++i) {
+    std::array<llvm::SmallVector<int64_t, 4>, 32> banks;
+    for (int64_t q = 0; q < subgroup; ++q) {
+      int64_t word = (q / lanes) % groups * stride +
+                     VulkanScanLayout::timeSlot(q % lanes * items + i);
+      llvm::SmallVector<int64_t, 4> &bank = banks[word % 32];
+      if (!llvm::is_contained(bank, word))
+        bank.push_back(word);
+    }
+    for (const auto &bank : banks)
+      worst = std::max<int64_t>(worst, bank.size());
+  }
+  return worst;
+}
+
+int64_t VulkanScanLayout::stateGroupStride(int64_t least) const {
+  int64_t best = least, fewest = INT64_MAX;
+  for (int64_t stride = least; stride < least + 32; ++stride) {
+    int64_t conflicts = bankConflicts(stride, timeLanes, timeStateLanes,
+                                      itemsPerThread, subgroupSize);
+    if (conflicts < fewest) {
+      fewest = conflicts;
+      best = stride;
+    }
+  }
+  return best;
+}
+
 bool VulkanScanLayout::computeTimeLanes(int64_t state, int64_t stateLanes,
                                         int64_t splitL, int64_t lanes,
                                         const VulkanLimits &limits,
                                         llvm::raw_ostream &reason) {
-  if (stateLanes != 0 || splitL != 0) {
-    reason << "'time_lanes' is one pass over the sequence with every state "
-              "in a thread: leave 'split_l' and 'state_lanes' out";
+  if (splitL != 0) {
+    reason << "'time_lanes' is one pass over the sequence: leave 'split_l' "
+              "out";
     return false;
   }
   if (lanes < 1 || !llvm::isPowerOf2_64(lanes) || lanes > limits.subgroupSize) {
@@ -314,24 +351,34 @@ bool VulkanScanLayout::computeTimeLanes(int64_t state, int64_t stateLanes,
            << limits.subgroupSize << ")";
     return false;
   }
+  int64_t groups = stateLanes == 0 ? 1 : stateLanes;
+  if (groups < 1 || !llvm::isPowerOf2_64(groups) ||
+      lanes * groups > limits.subgroupSize || state % groups != 0) {
+    reason << "'state_lanes' (" << groups
+           << ") with 'time_lanes' must be a power of two dividing d_state ("
+           << state << ") whose product with 'time_lanes' (" << lanes
+           << ") is at most the subgroup size (" << limits.subgroupSize << ")";
+    return false;
+  }
   if (chunkL % lanes != 0 || chunkL / lanes > kMaxItems) {
     reason << "'chunk_l' (" << chunkL << ") must be 'time_lanes' (" << lanes
            << ") times at most " << kMaxItems << " steps per thread";
     return false;
   }
-  if (state > kMaxStatesPerThread) {
-    reason << "'time_lanes' keeps all " << state
+  if (state / groups > kMaxStatesPerThread) {
+    reason << "'time_lanes' keeps " << state / groups
            << " states of a channel in each thread (at most "
            << kMaxStatesPerThread << ")";
     return false;
   }
   timeLanes = lanes;
+  timeStateLanes = groups;
   itemsPerThread = chunkL / lanes;
-  threadsPerChannel = lanes;
-  statesPerThread = state;
-  threads = blockD * lanes;
+  threadsPerChannel = lanes * groups;
+  statesPerThread = state / groups;
+  threads = blockD * threadsPerChannel;
   if (threads > limits.maxInvocations || threads % limits.subgroupSize != 0) {
-    reason << "'block_d' (" << blockD << ") channels of " << lanes
+    reason << "'block_d' (" << blockD << ") channels of " << threadsPerChannel
            << " threads must fill whole subgroups of " << limits.subgroupSize
            << " and at most " << limits.maxInvocations << " invocations";
     return false;
@@ -341,7 +388,9 @@ bool VulkanScanLayout::computeTimeLanes(int64_t state, int64_t stateLanes,
   timeStride = timeSlot(chunkL - 1) + 1;
   if (timeStride % 2 == 0)
     ++timeStride;
-  sharedBytes = 4 * timeStride * (2 * blockD + 2 * groupSpan * state);
+  bcStride = groups == 1 ? timeStride : stateGroupStride(timeStride);
+  sharedBytes =
+      4 * (2 * timeStride * blockD + 2 * bcStride * groupSpan * state);
   if (sharedBytes > limits.sharedBytes) {
     reason << "stages " << sharedBytes << " bytes of shared memory, the device "
            << "has " << limits.sharedBytes;

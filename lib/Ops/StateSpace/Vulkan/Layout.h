@@ -70,6 +70,11 @@ struct VulkanScanLayout {
   /// steps of a chunk and every state; 0 without it. Its stages are
   /// transposed (steps fastest), rows `timeStride` apart.
   int64_t timeLanes = 0, itemsPerThread = 0, timeStride = 0;
+  /// With `state_lanes` beside `time_lanes`: the SL groups of time lanes
+  /// of a channel each own the states sLane, sLane + SL, ... (1 without
+  /// it), and the B and C rows `bcStride` words apart (timeStride for one
+  /// group; chosen so the groups' loads of a step hit distinct banks).
+  int64_t timeStateLanes = 1, bcStride = 0;
 
   /// At most this many states per thread (kept in registers).
   static constexpr int64_t kMaxStatesPerThread = 32;
@@ -94,6 +99,10 @@ struct VulkanScanLayout {
           int64_t timeLanes = 0);
 
 private:
+  /// The B/C row stride of the time-lanes scan with state groups, from
+  /// `least` words: the first of 32 candidates whose loads of a step see
+  /// the fewest bank conflicts (time-lanes fields set).
+  int64_t stateGroupStride(int64_t least) const;
   /// The time-lanes fields and shared memory of this layout (blocks,
   /// groupSpan set), or false with the reason.
   bool computeTimeLanes(int64_t state, int64_t stateLanes, int64_t splitL,

@@ -93,11 +93,20 @@ VulkanSelectiveScan::configSpace(SelectiveScanOp op, const TargetInfo &target,
         space.push_back(attr);
     }
   }
-  // The time-lanes heuristic's config, and the split scan around the
-  // split heuristic's when it splits.
+  // The time-lanes heuristic's config (with state groups, also the one
+  // group of its lanes: half the threads, 16 channels), and the split scan
+  // around the split heuristic's when it splits.
   if (std::optional<SelectiveScanConfig> lanes =
-          timeLanesHeuristic(op, p, target))
+          timeLanesHeuristic(op, p, target)) {
     space.push_back(lanes->toAttr(op.getContext()));
+    if (lanes->stateLanes) {
+      SelectiveScanConfig oneGroup = *lanes;
+      oneGroup.stateLanes.reset();
+      ConfigAttr attr = oneGroup.toAttr(op.getContext());
+      if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+        space.push_back(attr);
+    }
+  }
   std::optional<SelectiveScanConfig> splitConfig = splitHeuristic(p, target);
   if (!splitConfig)
     return space;
@@ -162,34 +171,47 @@ splitHeuristic(const SelectiveScanProblem &p, const TargetInfo &target) {
   return c;
 }
 
-/// Lanes per channel (at most), steps per thread and threads per
-/// workgroup of the time-lanes scan the heuristic picks.
+/// Lanes per channel (at most), steps per thread, state groups (at most)
+/// and threads per workgroup and state group of the time-lanes scan the
+/// heuristic picks.
 static constexpr int64_t kTimeLanes = 16;
 static constexpr int64_t kTimeLaneItems = 8;
+static constexpr int64_t kTimeStateGroups = 2;
 static constexpr int64_t kTimeLaneThreads = 256;
 
 /// The time-lanes scan (SelectiveScanLanes.cpp) where the split would
 /// apply and it fits: 16 lanes per channel (or the subgroup's), 8 steps
-/// per thread, 256 threads (16 channels), fewer channels while the stages
-/// do not fit shared memory. One pass, each exp once, against the split's
-/// two. On the H200 (2026-11-27, call 2) mamba1 took 0.0777 ms with it,
-/// 0.0799 with 32 lanes of 4 steps and 512 threads, 0.0885 split; 0.11 to
-/// 0.19 ms with fewer channels per workgroup or shorter chunks (each
+/// per thread, 2 state groups where the subgroup holds both and they
+/// divide d_state, 16 channels (512 threads with the groups, else 256),
+/// fewer channels while the stages do not fit shared memory. One pass,
+/// each exp once, against the split's two. On the H200 (2026-11-27, one
+/// process, docs/ops/state-space-vulkan.md) mamba1 took 0.0676 ms with two
+/// state groups against 0.0783 with one (the heuristic before) and 0.0884
+/// split; 0.074-0.24 ms with 4 or 8 groups, 8 lanes or other blocks; 0.11
+/// to 0.19 ms with fewer channels per workgroup or shorter chunks (each
 /// workgroup stages all of B and C, so channels per workgroup amortize
 /// it).
 static std::optional<SelectiveScanConfig>
 timeLanesHeuristic(SelectiveScanOp op, const SelectiveScanProblem &p,
                    const TargetInfo &target) {
-  if (!splitHeuristic(p, target))
+  // Every state in one thread without groups: more states (which the
+  // groups would fit) are untimed, they stay on the split scan.
+  if (!splitHeuristic(p, target) ||
+      p.state > VulkanScanLayout::kMaxStatesPerThread)
     return std::nullopt;
   int64_t subgroup = std::max<unsigned>(1, target.subgroupSize);
   SelectiveScanConfig c;
   c.timeLanes = std::min<int64_t>(subgroup, kTimeLanes);
   c.chunkL = kTimeLaneItems * *c.timeLanes;
+  int64_t groups = std::min<int64_t>(kTimeStateGroups, subgroup / *c.timeLanes);
+  if (groups > 1 && p.state % groups == 0)
+    c.stateLanes = groups;
+  int64_t perChannel = *c.timeLanes * c.stateLanes.value_or(1);
   int64_t threads =
-      std::min<int64_t>(kTimeLaneThreads, target.maxWorkgroupInvocations);
-  for (c.blockD = std::max<int64_t>(1, threads / *c.timeLanes);
-       c.blockD * *c.timeLanes >= subgroup; c.blockD /= 2)
+      std::min<int64_t>(kTimeLaneThreads * c.stateLanes.value_or(1),
+                        target.maxWorkgroupInvocations);
+  for (c.blockD = std::max<int64_t>(1, threads / perChannel);
+       c.blockD * perChannel >= subgroup; c.blockD /= 2)
     if (succeeded(VulkanSelectiveScan::verifyConfig(
             op, c.toAttr(op.getContext()), target, llvm::nulls())))
       return c;

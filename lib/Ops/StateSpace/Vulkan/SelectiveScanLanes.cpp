@@ -31,6 +31,14 @@
 // and final_state = carry. Steps past the sequence have dt = u = 0, so
 // they leave the states alone (a = 1, b = 0) and every chunk is whole.
 //
+// With `state_lanes` = SL beside it, a channel has SL groups of TL time
+// lanes (thread t: time lane t % TL, group (t / TL) % SL, channel
+// t / (TL * SL)); group s owns the states s, s + SL, ... (d_state / SL of
+// them), so SL times the threads each run 1/SL of the scan, and the
+// groups' y_i are summed by shuffle xor (TL, 2 TL, ...) before the D skip
+// and group 0's store. B and C rows are `bcStride` words apart (the
+// groups' loads of a step hit distinct banks).
+//
 //===----------------------------------------------------------------------===//
 
 #include "Attention/Vulkan/Scores.h"
@@ -55,7 +63,14 @@ public:
     batch = WorkgroupIdOp::create(e.b, 1);
     thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
     lane = arith::RemUIOp::create(e.b, thread, e.index(l.timeLanes));
-    Value local = arith::DivUIOp::create(e.b, thread, e.index(l.timeLanes));
+    Value local =
+        arith::DivUIOp::create(e.b, thread, e.index(l.threadsPerChannel));
+    if (l.timeStateLanes > 1) {
+      Value laneGroup =
+          arith::DivUIOp::create(e.b, thread, e.index(l.timeLanes));
+      stateGroup =
+          arith::RemUIOp::create(e.b, laneGroup, e.index(l.timeStateLanes));
+    }
     Value subLane =
         arith::RemUIOp::create(e.b, thread, e.index(l.subgroupSize));
     subLaneI32 = e.toI32(subLane);
@@ -68,17 +83,19 @@ public:
     myChannel = clampChannel(e.add(d0, local));
     Value mySlot = e.sub(e.div(myChannel, perGroup), firstGroup);
     myRow = e.mul(local, e.index(l.timeStride));
-    myBcRow = e.mul(mySlot, e.index(p.state * l.timeStride));
+    myBcRow = e.mul(mySlot, e.index(p.state * l.bcStride));
+    if (stateGroup)
+      myBcRow = e.add(myBcRow, e.mul(stateGroup, e.index(l.bcStride)));
 
     int64_t stride = l.timeStride;
     dtS = allocWorkgroup(e, l.blockD * stride);
     uyS = allocWorkgroup(e, l.blockD * stride);
-    bS = allocWorkgroup(e, l.groupSpan * p.state * stride);
-    cS = allocWorkgroup(e, l.groupSpan * p.state * stride);
+    bS = allocWorkgroup(e, l.groupSpan * p.state * l.bcStride);
+    cS = allocWorkgroup(e, l.groupSpan * p.state * l.bcStride);
 
     SmallVector<Value> carry;
-    for (int64_t n = 0; n < p.state; ++n) {
-      Value state = e.index(n);
+    for (int64_t n = 0; n < l.statesPerThread; ++n) {
+      Value state = stateOf(n);
       a2.push_back(e.fmul(
           memref::LoadOp::create(e.b, buf.a, ValueRange{myChannel, state}),
           e.constF32(1.4426950408889634f)));
@@ -119,6 +136,12 @@ public:
   }
 
 private:
+  /// The state this thread keeps in its n-th register.
+  Value stateOf(int64_t n) {
+    if (!stateGroup)
+      return e.index(n);
+    return e.add(stateGroup, e.index(n * l.timeStateLanes));
+  }
   Value clampChannel(Value d) { return e.min(d, e.index(p.channels - 1)); }
   Value clampRow(Value row) { return e.min(row, e.index(p.seq - 1)); }
   RoundElements round() { return RoundElements{e, l.threads, thread}; }
@@ -126,11 +149,12 @@ private:
   Value slot(Value t) {
     return e.add(t, arith::DivUIOp::create(e.b, t, e.index(32)));
   }
-  /// Position of step t of stage row r.
-  Value stagePos(Value r, Value t) {
-    Value rowStart = e.mul(r, e.index(l.timeStride));
+  /// Position of step t of stage row r (rows `stride` words apart).
+  Value stagePos(Value r, Value t, int64_t stride) {
+    Value rowStart = e.mul(r, e.index(stride));
     return e.add(rowStart, slot(t));
   }
+  Value stagePos(Value r, Value t) { return stagePos(r, t, l.timeStride); }
   Value inSequence(Value row) {
     return arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, row,
                                  e.index(p.seq));
@@ -214,7 +238,7 @@ private:
           l.chunkL, width,
           [&](int64_t k, Value, Value) { return e.toF32(values[k]); },
           [&](Value t, Value r, Value v) {
-            memref::StoreOp::create(e.b, v, target, stagePos(r, t));
+            memref::StoreOp::create(e.b, v, target, stagePos(r, t, l.bcStride));
           });
     }
   }
@@ -238,19 +262,22 @@ private:
   /// states at the chunk's end (the same in every lane of the channel).
   SmallVector<Value> scan(ValueRange carry) {
     int64_t k = l.itemsPerThread;
-    SmallVector<Value> at, dt, dtu, y;
+    SmallVector<Value> at, dt, dtu, us, y;
     Value first = e.mul(lane, e.index(k));
+    // With state groups the D skip joins after their sum.
+    bool skipFirst = skip && !stateGroup;
     for (int64_t i = 0; i < k; ++i) {
       Value s = slot(e.add(first, e.index(i)));
       at.push_back(s);
       dt.push_back(memref::LoadOp::create(e.b, dtS, e.add(myRow, s)));
       Value u = memref::LoadOp::create(e.b, uyS, e.add(myRow, s));
+      us.push_back(u);
       dtu.push_back(e.fmul(dt.back(), u));
-      y.push_back(skip ? e.fmul(skip, u) : e.constF32(0.0f));
+      y.push_back(skipFirst ? e.fmul(skip, u) : e.constF32(0.0f));
     }
     SmallVector<Value> next;
-    for (int64_t n = 0; n < p.state; ++n) {
-      Value row = e.add(myBcRow, e.index(n * l.timeStride));
+    for (int64_t n = 0; n < l.statesPerThread; ++n) {
+      Value row = e.add(myBcRow, e.index(n * l.timeStateLanes * l.bcStride));
       // This thread's steps as one map h -> P h + H.
       SmallVector<Value> decay, input;
       Value prod, sum;
@@ -295,8 +322,29 @@ private:
       }
       next.push_back(l.timeLanes > 1 ? shuffleFrom(h, segLastI32) : h);
     }
-    for (int64_t i = 0; i < k; ++i)
-      memref::StoreOp::create(e.b, y[i], uyS, e.add(myRow, at[i]));
+    if (!stateGroup) {
+      for (int64_t i = 0; i < k; ++i)
+        memref::StoreOp::create(e.b, y[i], uyS, e.add(myRow, at[i]));
+      return next;
+    }
+    for (int64_t i = 0; i < k; ++i) {
+      for (int64_t off = l.timeLanes; off < l.threadsPerChannel; off *= 2) {
+        Value mask = e.constI32(off);
+        Value width = e.constI32(l.subgroupSize);
+        Value other = gpu::ShuffleOp::create(e.b, y[i], mask, width,
+                                             gpu::ShuffleMode::XOR)
+                          .getShuffleResult();
+        y[i] = e.fadd(y[i], other);
+      }
+      if (skip)
+        y[i] = math::FmaOp::create(e.b, skip, us[i], y[i]);
+    }
+    Value group0 = arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq,
+                                         stateGroup, e.index(0));
+    emitIf(e, group0, [&] {
+      for (int64_t i = 0; i < k; ++i)
+        memref::StoreOp::create(e.b, y[i], uyS, e.add(myRow, at[i]));
+    });
     return next;
   }
 
@@ -324,16 +372,17 @@ private:
         });
   }
 
-  /// Lane 0 of each channel inside the problem stores its states.
+  /// Lane 0 of each channel (and state group) inside the problem stores
+  /// its states.
   void storeFinalState(ArrayRef<Value> h, Value local) {
     Value owned = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
                                         e.add(d0, local), e.index(p.channels));
     Value lane0 =
         arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, lane, e.index(0));
     emitIf(e, arith::AndIOp::create(e.b, owned, lane0), [&] {
-      for (int64_t n = 0; n < p.state; ++n)
+      for (int64_t n = 0; n < l.statesPerThread; ++n)
         memref::StoreOp::create(e.b, h[n], buf.finalState,
-                                ValueRange{batch, myChannel, e.index(n)});
+                                ValueRange{batch, myChannel, stateOf(n)});
     });
   }
 
@@ -343,6 +392,8 @@ private:
   const SelectiveScanBuffers &buf;
   Value batch, thread, lane, laneI32, subLaneI32, segLastI32;
   Value d0, firstGroup, myChannel, myRow, myBcRow, skip;
+  /// This thread's group of time lanes (null without state groups).
+  Value stateGroup;
   Value dtS, uyS, bS, cS;
   /// A[d, n] * log2(e) of this thread's channel, per state.
   SmallVector<Value> a2;
