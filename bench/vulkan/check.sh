@@ -9,6 +9,8 @@
 #           LD_LIBRARY_PATH=DIR/lib DIR/ejk-tune-runner DIR/check-nv-bf16 --runs 2 --force
 #           LD_LIBRARY_PATH=DIR/lib DIR/ejk-tune-runner DIR/check-stage --runs 2 --force
 #           LD_LIBRARY_PATH=DIR/lib DIR/ejk-tune-runner DIR/check-f32 --runs 2 --force
+#           LD_LIBRARY_PATH=DIR/lib DIR/ejk-tune-runner DIR/check-sparse-nv --runs 2 --force
+#           LD_LIBRARY_PATH=DIR/lib DIR/ejk-tune-runner DIR/check-sparse-nv-bf16 --runs 2 --force
 #           (--force: the lent card's fingerprint hash may differ from the
 #           saved FINGERPRINT's, e.g. another driver build; the runner
 #           refuses candidates compiled for another hash without it)
@@ -18,7 +20,9 @@
 # bf16; check-stage: the same cases on the
 # shared-memory softmax (the fingerprint under another vendor id, hence
 # --force); check-f32: test/Integration/Vulkan/attention/combinations.mlir on the
-# portable f32 path. A candidate whose output differs from the reference is
+# portable f32 path; check-sparse-nv(-bf16): the block-sparse cases of
+# bench/vulkan/check-sparse.mlir on the register softmax, f16 and bf16. A
+# candidate whose output differs from the reference is
 # reported "wrong" (the runner's table) and the run fails.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,7 +30,8 @@ dir=${1:-devrun}
 fingerprint=${2:-$root/bench/results/h200/device.fingerprint}
 tune=$root/build/bin/ejk-tune
 mkdir -p "$dir/lib"
-rm -rf "$dir/check-nv" "$dir/check-nv-bf16" "$dir/check-stage" "$dir/check-f32"
+rm -rf "$dir/check-nv" "$dir/check-nv-bf16" "$dir/check-stage" "$dir/check-f32" \
+  "$dir/check-sparse-nv" "$dir/check-sparse-nv-bf16"
 other=$(mktemp)
 trap 'rm -f "$other"' EXIT
 sed 's/^vendor_id=.*/vendor_id=0x1002/' "$fingerprint" > "$other"
@@ -40,6 +45,13 @@ bf16=$(mktemp --suffix=.mlir)
 sed 's/xf16>/xbf16>/g' "$root/bench/vulkan/check-coop.mlir" > "$bf16"
 "$tune" "$bf16" --space small \
   --emit-candidates "$dir/check-nv-bf16" --fingerprint "$fingerprint"
+rm -f "$bf16"
+"$tune" "$root/bench/vulkan/check-sparse.mlir" --space small \
+  --emit-candidates "$dir/check-sparse-nv" --fingerprint "$fingerprint"
+bf16=$(mktemp --suffix=.mlir)
+sed 's/xf16>/xbf16>/g' "$root/bench/vulkan/check-sparse.mlir" > "$bf16"
+"$tune" "$bf16" --space small \
+  --emit-candidates "$dir/check-sparse-nv-bf16" --fingerprint "$fingerprint"
 rm -f "$bf16"
 "$tune" "$root/test/Integration/Vulkan/attention/combinations.mlir" --space small \
   --emit-candidates "$dir/check-f32" --fingerprint "$fingerprint"

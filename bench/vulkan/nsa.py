@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """ejk's Vulkan native sparse attention (docs/ops/native-sparse.md): the
-attend dispatch on cooperative matrices (`cooperative = 1`) against the
-portable kernel (one thread per token) and a PyTorch implementation of the
-same math, in one process on the GPU machine (issue 19).
+attend dispatch on cooperative matrices (`cooperative = 1`), with the
+selection one thread per token or one subgroup per token
+(`subgroup_select = 1`), against the portable kernel (one thread per token)
+and a PyTorch implementation of the same math, in one process on the GPU
+machine (issue 19).
 
   here:   python3 bench/vulkan/nsa.py prepare DIR [FINGERPRINT]
           compiles every variant with ejkc for FINGERPRINT (default
@@ -28,10 +30,12 @@ T_ = ejk_runtime.tensor_type
 
 
 def case(b, t, h, hkv, d, bs, k, window=0, gates=True, compress=True,
-         dtype="f16", coop=1, block_t=32, seed=1):
+         dtype="f16", coop=1, block_t=32, seed=1, lanes=0):
+    """`lanes`: the selection with one subgroup per token
+    (`subgroup_select = 1`)."""
     return dict(b=b, t=t, h=h, hkv=hkv, d=d, bs=bs, k=k, window=window,
                 gates=gates, compress=compress, dtype=dtype, coop=coop,
-                block_t=block_t, seed=seed)
+                block_t=block_t, seed=seed, lanes=lanes)
 
 
 def variants():
@@ -49,17 +53,23 @@ def variants():
     }
     for name, c in checks.items():
         for dtype in ("f16", "bf16"):
-            for coop in (1, 0):
-                v[f"chk_{name}_{dtype}_{'coop' if coop else 'portable'}"] = (
-                    dict(c, dtype=dtype, coop=coop),)
+            v[f"chk_{name}_{dtype}_coop"] = (dict(c, dtype=dtype, coop=1),)
+            # The one-subgroup-per-token selection: must match the
+            # cooperative case above byte for byte (same attend dispatch,
+            # the same selection bits).
+            if c["compress"]:
+                v[f"chk_{name}_{dtype}_lanes"] = (
+                    dict(c, dtype=dtype, coop=1, lanes=1),)
+            v[f"chk_{name}_{dtype}_portable"] = (dict(c, dtype=dtype, coop=0),)
     # No config: the heuristic's pick (the cooperative kernel).
     v["chk_heuristic_window_gates_f16"] = (dict(checks["window_gates"],
                                                 coop=None),)
     for dtype in ("f16", "bf16"):
-        for coop in (1, 0):
-            v[f"nsa_{dtype}_{'coop' if coop else 'portable'}"] = (
+        for coop, lanes, label in ((1, 0, "coop"), (1, 1, "coop_lanes"),
+                                   (0, 0, "portable")):
+            v[f"nsa_{dtype}_{label}"] = (
                 case(1, 4096, 16, 4, 128, 64, 16, window=512, dtype=dtype,
-                     coop=coop, block_t=64),)
+                     coop=coop, block_t=64, lanes=lanes),)
     return v
 
 
@@ -95,6 +105,8 @@ def ir(c):
     cfg = f"block_t = {c['block_t']}"
     if c["coop"]:
         cfg += ", cooperative = 1"
+    if c.get("lanes"):
+        cfg += ", subgroup_select = 1"
     if c["coop"] is not None:
         attrs.append(f"config = #ejk.config<{cfg}>")
     out = types["q"]
@@ -232,7 +244,13 @@ def run(d):
                                    1.0, entry["ref_max"]))
                 # The portable kernel on the same inputs (run after).
                 base = name.rsplit("_", 1)[0]
-                if c["coop"]:
+                if c.get("lanes"):
+                    if base in coop_out:
+                        entry["identical_to_coop"] = bool(torch.equal(
+                            first.view(torch.uint8),
+                            coop_out[base].view(torch.uint8)))
+                        entry["ok"] = entry["ok"] and entry["identical_to_coop"]
+                elif c["coop"]:
                     coop_out[base] = first
                 elif base in coop_out:
                     entry["max_diff_vs_coop"] = float(
@@ -251,7 +269,7 @@ def run(d):
                 entry["min_us"] = ts[order[0]]
                 entry["dispatch_us"] = per[order[10]]
                 entry["clocks_after"] = ejk_runtime.clocks()
-                if c["coop"]:
+                if c["coop"] and not c.get("lanes"):
                     # The same math in PyTorch (input type, masked dense).
                     fn = lambda: nsa_reference(vals["q"], vals["k"],
                                                vals["v"], c, **kw)

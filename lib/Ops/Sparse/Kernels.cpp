@@ -596,10 +596,14 @@ LogicalResult mlir::ejk::tileNativeSparseAttention(NativeSparseAttentionOp op,
     func::FuncOp select = rewriter.addDispatch(
         "select",
         {buf.query.getType(), buf.gCmp.getType(), pooled, pooled, list, gated},
-        {p.tokenBlocks(), p.numKvHeads, p.batch},
+        {p.laneSelect ? p.seq : p.tokenBlocks(), p.numKvHeads, p.batch},
         [&](OpBuilder &b, Location l, ValueRange args) {
-          buildSelect(b, l, p, args[0], args[1], args[2], args[3], args[4],
-                      args[5]);
+          if (p.laneSelect)
+            buildLaneSelect(b, l, p, args[0], args[1], args[2], args[3],
+                            args[4], args[5]);
+          else
+            buildSelect(b, l, p, args[0], args[1], args[2], args[3], args[4],
+                        args[5]);
         });
     DispatchRewriter::setWork(
         select, 4 * rows * (p.numBlocks() / 2 + 1) * p.headDim,
@@ -607,8 +611,12 @@ LogicalResult mlir::ejk::tileNativeSparseAttention(NativeSparseAttentionOp op,
             (list.getNumElements() + gated.getNumElements()) * 4);
     if (p.vulkan) {
       DispatchRewriter::setVulkanLaunch(compress, compressThreads(p), 0);
-      DispatchRewriter::setVulkanLaunch(select, p.blockT,
-                                        p.selectSharedBytes());
+      // One subgroup per token, or one thread per token with its scratch.
+      if (p.laneSelect)
+        DispatchRewriter::setVulkanLaunch(select, p.subgroupSize, 0);
+      else
+        DispatchRewriter::setVulkanLaunch(select, p.blockT,
+                                          p.selectSharedBytes());
     }
     FailureOr<SmallVector<Value>> temps =
         rewriter.appendArguments({list, gated});

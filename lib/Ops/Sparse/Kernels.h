@@ -52,6 +52,9 @@ struct NativeSparsePlan : NativeSparseProblem {
   /// Vulkan: the attend dispatch on cooperative matrices (CoopAttend.cpp),
   /// one subgroup of `subgroupSize` lanes per token.
   bool cooperative = false;
+  /// Vulkan: the select dispatch with one subgroup of `subgroupSize` lanes
+  /// per token (LaneSelect.cpp) instead of one thread per token.
+  bool laneSelect = false;
   int64_t subgroupSize = 32;
 
   int64_t tokenBlocks() const { return (seq + blockT - 1) / blockT; }
@@ -67,6 +70,13 @@ int64_t coopAttendSharedBytes(const NativeSparseProblem &p);
 /// The buffers the attend dispatch reads and writes.
 struct NativeSparseBuffers;
 class Emitter;
+
+/// The select dispatch's body with one subgroup per token
+/// (LaneSelect.cpp): the same selection and compression output, bit for
+/// bit, as the one-thread-per-token body.
+void buildLaneSelect(OpBuilder &builder, Location loc,
+                     const NativeSparsePlan &p, Value query, Value gCmp,
+                     Value kc, Value vc, Value selected, Value oCmp);
 
 /// The cooperative-matrix attend dispatch's body (CoopAttend.cpp).
 void buildCoopAttend(OpBuilder &builder, Location loc,

@@ -178,3 +178,63 @@ func.func @f(%q: tensor<1x64x4x512xf16>, %k: tensor<1x64x2x512xf16>, %gc: tensor
   return %o : tensor<1x64x4x512xf16>
 }
 }
+
+// -----
+
+// CPU: the one-subgroup-per-token selection is Vulkan's.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%q: tensor<1x64x2x16xf32>, %k: tensor<1x64x1x16xf32>, %gc: tensor<1x64x2xf32>) -> tensor<1x64x2x16xf32> {
+  // expected-error @+1 {{is invalid: 'subgroup_select' applies to Vulkan targets only}}
+  %o = ejk.native_sparse_attention %q, %k, %k g_cmp(%gc : tensor<1x64x2xf32>) {block_size = 16 : i64, config = #ejk.config<block_t = 8, subgroup_select = 1>}
+      : tensor<1x64x2x16xf32>, tensor<1x64x1x16xf32>, tensor<1x64x1x16xf32> -> tensor<1x64x2x16xf32>
+  return %o : tensor<1x64x2x16xf32>
+}
+}
+
+// -----
+
+// Vulkan: without g_cmp there is no selection to run on subgroups.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["subgroup_shuffle"]}} {
+func.func @f(%q: tensor<1x50x4x32xf32>, %k: tensor<1x50x2x32xf32>, %gslc: tensor<1x50x4xf32>, %bi: tensor<1x50x2x3xi32>) -> tensor<1x50x4x32xf32> {
+  // expected-error @+1 {{is invalid: 'subgroup_select' runs the compression branch's selection, which needs 'g_cmp'}}
+  %o = ejk.native_sparse_attention %q, %k, %k g_slc(%gslc : tensor<1x50x4xf32>) block_indices(%bi : tensor<1x50x2x3xi32>) {block_size = 16 : i64, block_counts = 3 : i64, config = #ejk.config<block_t = 8, subgroup_select = 1>}
+      : tensor<1x50x4x32xf32>, tensor<1x50x2x32xf32>, tensor<1x50x2x32xf32> -> tensor<1x50x4x32xf32>
+  return %o : tensor<1x50x4x32xf32>
+}
+}
+
+// -----
+
+// Vulkan: the lanes share blocks through subgroup shuffles.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%q: tensor<1x64x2x16xf32>, %k: tensor<1x64x1x16xf32>, %gc: tensor<1x64x2xf32>) -> tensor<1x64x2x16xf32> {
+  // expected-error @+1 {{is invalid: 'subgroup_select' shares blocks across lanes with subgroup shuffles ('subgroup_shuffle')}}
+  %o = ejk.native_sparse_attention %q, %k, %k g_cmp(%gc : tensor<1x64x2xf32>) {block_size = 16 : i64, config = #ejk.config<block_t = 8, subgroup_select = 1>}
+      : tensor<1x64x2x16xf32>, tensor<1x64x1x16xf32>, tensor<1x64x1x16xf32> -> tensor<1x64x2x16xf32>
+  return %o : tensor<1x64x2x16xf32>
+}
+}
+
+// -----
+
+// Vulkan: a subgroup_select flag other than 0 or 1.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["subgroup_shuffle"]}} {
+func.func @f(%q: tensor<1x64x2x16xf32>, %k: tensor<1x64x1x16xf32>, %gc: tensor<1x64x2xf32>) -> tensor<1x64x2x16xf32> {
+  // expected-error @+1 {{is invalid: 'subgroup_select' must be 0 or 1, got 2}}
+  %o = ejk.native_sparse_attention %q, %k, %k g_cmp(%gc : tensor<1x64x2xf32>) {block_size = 16 : i64, config = #ejk.config<block_t = 8, subgroup_select = 2>}
+      : tensor<1x64x2x16xf32>, tensor<1x64x1x16xf32>, tensor<1x64x1x16xf32> -> tensor<1x64x2x16xf32>
+  return %o : tensor<1x64x2x16xf32>
+}
+}
+
+// -----
+
+// Vulkan: the lanes' butterflies need a power-of-two subgroup.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 24 : i64, vector_bits = 256 : i64, vulkan_features = ["subgroup_shuffle"]}} {
+func.func @f(%q: tensor<1x64x2x16xf32>, %k: tensor<1x64x1x16xf32>, %gc: tensor<1x64x2xf32>) -> tensor<1x64x2x16xf32> {
+  // expected-error @+1 {{is invalid: 'subgroup_select' needs a subgroup size that is a power of two, got 24}}
+  %o = ejk.native_sparse_attention %q, %k, %k g_cmp(%gc : tensor<1x64x2xf32>) {block_size = 16 : i64, config = #ejk.config<block_t = 8, subgroup_select = 1>}
+      : tensor<1x64x2x16xf32>, tensor<1x64x1x16xf32>, tensor<1x64x1x16xf32> -> tensor<1x64x2x16xf32>
+  return %o : tensor<1x64x2x16xf32>
+}
+}

@@ -10,6 +10,10 @@
 //                dispatch on cooperative matrices (one subgroup per token,
 //                the group's heads as matrix rows; block_t then sizes the
 //                selection dispatch only)
+//   subgroup_select  Vulkan only, optional (default 0): 1 runs the
+//                selection dispatch with one subgroup per token (lanes over
+//                the compressed blocks, then over head_dim; LaneSelect.cpp);
+//                block_t then sizes the attention dispatch only
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,14 +30,17 @@ namespace mlir::ejk {
 struct NativeSparseConfig {
   static constexpr llvm::StringLiteral kBlockT = "block_t";
   static constexpr llvm::StringLiteral kCooperative = "cooperative";
+  static constexpr llvm::StringLiteral kSubgroupSelect = "subgroup_select";
 
   static llvm::ArrayRef<llvm::StringRef> names() {
-    static const llvm::StringRef all[] = {kBlockT, kCooperative};
+    static const llvm::StringRef all[] = {kBlockT, kCooperative,
+                                          kSubgroupSelect};
     return all;
   }
 
   int64_t blockT = 0;
   bool cooperative = false;
+  bool subgroupSelect = false;
 
   /// Reads `config`; fails with `reason` on an unknown or missing entry or
   /// a block below 1.
@@ -50,18 +57,27 @@ struct NativeSparseConfig {
       reason << "'" << kBlockT << "' must be at least 1, got " << *t;
       return std::nullopt;
     }
-    std::optional<int64_t> coop = config.lookup(kCooperative);
-    if (coop && *coop != 0 && *coop != 1) {
-      reason << "'" << kCooperative << "' must be 0 or 1, got " << *coop;
-      return std::nullopt;
+    std::optional<NativeSparseConfig> result = NativeSparseConfig{*t};
+    for (auto [key, flag] :
+         {std::pair(kCooperative, &result->cooperative),
+          std::pair(kSubgroupSelect, &result->subgroupSelect)}) {
+      std::optional<int64_t> value = config.lookup(key);
+      if (value && *value != 0 && *value != 1) {
+        reason << "'" << key << "' must be 0 or 1, got " << *value;
+        return std::nullopt;
+      }
+      *flag = value.value_or(0) == 1;
     }
-    return NativeSparseConfig{*t, coop.value_or(0) == 1};
+    return result;
   }
 
   ConfigAttr toAttr(MLIRContext *context) const {
+    SmallVector<std::pair<StringRef, int64_t>> entries = {{kBlockT, blockT}};
     if (cooperative)
-      return ConfigAttr::get(context, {{kBlockT, blockT}, {kCooperative, 1}});
-    return ConfigAttr::get(context, {{kBlockT, blockT}});
+      entries.push_back({kCooperative, 1});
+    if (subgroupSelect)
+      entries.push_back({kSubgroupSelect, 1});
+    return ConfigAttr::get(context, entries);
   }
 };
 

@@ -26,11 +26,13 @@ LogicalResult CpuNativeSparseAttention::verifyConfig(NativeSparseAttentionOp op,
       NativeSparseConfig::read(attr, reason);
   if (!config)
     return failure();
-  if (config->cooperative) {
-    reason << "'" << NativeSparseConfig::kCooperative
-           << "' applies to Vulkan targets only";
-    return failure();
-  }
+  for (auto [key, set] :
+       {std::pair(NativeSparseConfig::kCooperative, config->cooperative),
+        std::pair(NativeSparseConfig::kSubgroupSelect, config->subgroupSelect)})
+    if (set) {
+      reason << "'" << key << "' applies to Vulkan targets only";
+      return failure();
+    }
   if (config->blockT > kMaxBlockT) {
     reason << "'" << NativeSparseConfig::kBlockT << "' (" << config->blockT
            << ") must be at most " << kMaxBlockT;

@@ -32,6 +32,7 @@ static NativeSparsePlan makePlan(NativeSparseAttentionOp op,
   plan.lanes = 1;
   plan.blockT = config.blockT;
   plan.cooperative = config.cooperative;
+  plan.laneSelect = config.subgroupSelect;
   plan.subgroupSize = target.subgroupSize;
   return plan;
 }
@@ -88,6 +89,31 @@ static LogicalResult verifyCooperative(const NativeSparsePlan &plan,
   return success();
 }
 
+/// Why the one-subgroup-per-token select dispatch cannot run `plan` on
+/// `target`.
+static LogicalResult verifyLaneSelect(const NativeSparsePlan &plan,
+                                      const TargetInfo &target,
+                                      raw_ostream &reason) {
+  llvm::StringLiteral key = NativeSparseConfig::kSubgroupSelect;
+  if (!plan.compress) {
+    reason << "'" << key << "' runs the compression branch's selection, "
+           << "which needs 'g_cmp'";
+    return failure();
+  }
+  int64_t lanes = target.subgroupSize;
+  if (lanes < 1 || (lanes & (lanes - 1)) != 0) {
+    reason << "'" << key << "' needs a subgroup size that is a power of "
+           << "two, got " << lanes;
+    return failure();
+  }
+  if (!target.hasVulkanFeature("subgroup_shuffle")) {
+    reason << "'" << key << "' shares blocks across lanes with subgroup "
+           << "shuffles ('subgroup_shuffle')";
+    return failure();
+  }
+  return success();
+}
+
 LogicalResult VulkanNativeSparseAttention::verifyConfig(
     NativeSparseAttentionOp op, ConfigAttr attr, const TargetInfo &target,
     raw_ostream &reason) {
@@ -105,6 +131,8 @@ LogicalResult VulkanNativeSparseAttention::verifyConfig(
   NativeSparsePlan plan = makePlan(op, *config, target);
   if (plan.cooperative && failed(verifyCooperative(plan, target, reason)))
     return failure();
+  if (plan.laneSelect && failed(verifyLaneSelect(plan, target, reason)))
+    return failure();
   // SPIR-V indexes with 32-bit integers (the positions the kernels form
   // from these stay below 2^31 too).
   constexpr int64_t kMaxIndex = (int64_t(1) << 30);
@@ -114,7 +142,8 @@ LogicalResult VulkanNativeSparseAttention::verifyConfig(
            << " on Vulkan (32-bit indices)";
     return failure();
   }
-  if (plan.compress && plan.selectSharedBytes() > target.sharedMemoryBytes) {
+  if (plan.compress && !plan.laneSelect &&
+      plan.selectSharedBytes() > target.sharedMemoryBytes) {
     reason << "'" << NativeSparseConfig::kBlockT << "' (" << config->blockT
            << ") needs " << plan.selectSharedBytes()
            << " bytes of workgroup memory for the selection (two rows of "
@@ -129,13 +158,15 @@ SmallVector<ConfigAttr>
 VulkanNativeSparseAttention::configSpace(NativeSparseAttentionOp op,
                                          const TargetInfo &target, bool full) {
   SmallVector<ConfigAttr> space;
-  for (bool coop : {false, true})
-    for (int64_t t : {1, 8, 16, 32, 64, 128}) {
-      ConfigAttr attr = NativeSparseConfig{t, coop}.toAttr(op.getContext());
-      if ((full || t >= 16) &&
-          succeeded(verifyConfig(op, attr, target, llvm::nulls())))
-        space.push_back(attr);
-    }
+  for (bool lanes : {false, true})
+    for (bool coop : {false, true})
+      for (int64_t t : {1, 8, 16, 32, 64, 128}) {
+        ConfigAttr attr =
+            NativeSparseConfig{t, coop, lanes}.toAttr(op.getContext());
+        if ((full || t >= 16) &&
+            succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+          space.push_back(attr);
+      }
   if (space.empty())
     space.push_back(heuristicConfig(op, target));
   return space;
