@@ -1,41 +1,54 @@
 #!/usr/bin/env bash
-# The GPU machine's half of bench/vulkan/ring.sh (copied there as run.sh).
-# For every compiled S and mask: a ring of 1 rank on GPU 0 (ejk's flash
-# attention over the whole sequence: the baseline), then rings of 2 and 4
-# ranks with one rank per GPU (`--device vulkan:local`; zigzag shards when
-# causal), each the best of $REPEAT runs with per-rank, per-step stats;
-# then each ring's gathered output against the baseline's, and the scaling:
-# speedup = baseline kernel time / ring wall time, efficiency = speedup / n.
+# The GPU machine's half of bench/vulkan/ring.sh (copied there as run.sh):
+# one call, everything in it, log under $OUT (docs/ops/ring.md "Several
+# GPUs"). In order of what matters, so that a time-out keeps the most:
+#   1. for S = 65536 then 32768 (SEQS), non-causal then causal: one GPU
+#      running ejk's flash attention over the whole sequence (a ring of one
+#      rank: the baseline, its kernel time), its output checked against
+#      PyTorch's scaled_dot_product_attention; then 4 ranks, one per GPU
+#      (zigzag shards when causal): the default (shared window, gathered
+#      form), the steps through the window (EJK_RING_GATHER=0) and MPI
+#      messages (EJK_RING_SHARED_WINDOW=0, the earlier path), then 2 ranks;
+#      every ring's gathered output against the baseline's;
+#   2. the ring's blocks alone (BLOCKS: the 4-rank non-causal blocks of
+#      both S): one on GPU 0 alone, then one on every GPU at once, as
+#      independent processes (no MPI between them): whether the blocks run
+#      slower when all four GPUs work (the previous session's 2-4x);
+#   nvidia-smi samples every GPU's clock, use and memory all along
+#   ($OUT/smi.csv) and which process runs on which GPU during the blocks.
 set -u
 cd "$(dirname "$0")"
 HERE=$(pwd)
 source ./mpi-debs.sh
 mpi_debs_setup "$HERE"
+export NCCL_NVLS_ENABLE=0
 REPEAT=${REPEAT:-3}
 # Untimed ring runs before the timed ones: clocks up, host buffers touched.
-WARM_MS=${WARM_MS:-1500}
-# AB_ENV=NAME=VALUE: the 4-GPU rings again with that variable set, e.g.
-# EJK_VULKAN_COPY_QUEUE=0 (no copy lane) or EJK_RING_REGISTER_HOST=0 (K/V and
-# block outputs staged instead of copied from registered host memory).
-AB_ENV=${AB_ENV:-}
+WARM_MS=${WARM_MS:-1000}
+SEQS=${SEQS:-"65536 32768"}
 OUTDIR=${OUT:-$HERE/out}
 mkdir -p "$OUTDIR" "$HERE/npy"
-# Everything printed also goes to OUTDIR/ring-run.log (the device tool keeps
-# only the last lines of the console).
 exec > >(tee "$OUTDIR/ring-run.log") 2>&1
 MPIRUN="$MPIROOT/usr/bin/orterun --bind-to none"
-clocks() {
-  nvidia-smi --query-gpu=index,clocks.sm,clocks.max.sm,clocks_throttle_reasons.active \
-    --format=csv,noheader | tr '\n' ';'
-  echo
-}
-nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader
+T0=$(date +%s)
+stamp() { echo "[t+$(($(date +%s) - T0)) s] $*"; }
+nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id --format=csv,noheader
 nproc
-entries=$(grep -o '"s[0-9]*_[a-z]*_n[0-9]*__ring__' art/ringgpu.json | \
-  sed 's/"\(.*\)__ring__/\1/' | sort -u)
-# Warm every GPU for a fixed time (clocks drop when idle).
-python3 - <<'PY'
-import time, torch
+df -h /dev/shm | tail -1
+nvidia-smi --query-gpu=timestamp,index,clocks.sm,utilization.gpu,memory.used,power.draw \
+  --format=csv,noheader -lms 250 > "$OUTDIR/smi.csv" 2>&1 &
+SMI=$!
+trap 'kill $SMI 2>/dev/null' EXIT
+
+# Inputs (f16 [1, S, 16, 128], one seed), made on GPU 0; every GPU warmed
+# for 3 s of matmuls (an idle GPU drops to 345 MHz).
+python3 - $SEQS <<'PY'
+import sys, time, numpy as np, torch
+for s in map(int, sys.argv[1:]):
+    g = torch.Generator(device="cuda:0").manual_seed(s)
+    for name in "qkv":
+        x = torch.randn(1, s, 16, 128, device="cuda:0", generator=g).half()
+        np.save(f"npy/s{s}_{name}.npy", x.cpu().numpy())
 xs = [torch.randn(8192, 8192, device=f"cuda:{i}", dtype=torch.float16)
       for i in range(torch.cuda.device_count())]
 end = time.time() + 3
@@ -45,36 +58,11 @@ while time.time() < end:
 for i in range(len(xs)):
     torch.cuda.synchronize(i)
 PY
-for base in $(echo "$entries" | grep '_n1$'); do
-  stem=${base%_n1}
-  mask=$(echo "$stem" | cut -d_ -f2)
-  echo "== $stem: 1 GPU (flash attention over the whole sequence)"
-  echo "clocks before: $(clocks)"
-  timeout 300 $MPIRUN -np 1 ./ejk-ring-run art/ringgpu.json --entry "$base" \
-    --random 7 --warmup-ms "$WARM_MS" --repeat "$REPEAT" --stats --device vulkan:0 \
-    --out "npy/${base}.npy" 2>&1 | tail -4
-  for n in 2 4; do
-    entry=${stem}_n$n
-    echo "$entries" | grep -qx "$entry" || continue
-    layouts=contiguous
-    [ "$mask" = causal ] && layouts="zigzag contiguous"
-    for layout in $layouts; do
-      echo "== $stem: $n GPUs, $layout"
-      echo "clocks before: $(clocks)"
-      timeout 300 $MPIRUN -np "$n" ./ejk-ring-run art/ringgpu.json \
-        --entry "$entry" --layout "$layout" --random 7 --warmup-ms "$WARM_MS" \
-        --repeat "$REPEAT" --stats --device vulkan:local --out "npy/${entry}_$layout.npy" 2>&1 |
-        tail -$((n * (n + 1) + 1))
-      if [ -n "$AB_ENV" ] && [ "$n" = 4 ] &&
-        [ "$layout" != contiguous -o "$mask" = full ]; then
-        echo "== $stem: $n GPUs, $layout, $AB_ENV"
-        env "$AB_ENV" timeout 300 $MPIRUN -x "${AB_ENV%%=*}" \
-          -np "$n" ./ejk-ring-run art/ringgpu.json --entry "$entry" \
-          --layout "$layout" --random 7 --warmup-ms "$WARM_MS" \
-          --repeat "$REPEAT" --stats --device vulkan:local 2>&1 |
-          grep -v '^  step'
-      fi
-      python3 - "npy/${base}.npy" "npy/${entry}_$layout.npy" <<'PY'
+stamp "inputs written, GPUs warm"
+
+# check REF OUT: the ring's output against the one-GPU output.
+check() {
+  python3 - "$1" "$2" <<'PY'
 import sys, numpy as np
 ref, out = (np.load(p).astype(np.float32) for p in sys.argv[1:3])
 err = np.abs(out - ref)
@@ -82,8 +70,75 @@ bound = 5e-3 + 5e-3 * np.abs(ref)
 print("check against 1 GPU: max |diff| %.3g, %d of %d beyond 5e-3 + 5e-3|ref|"
       % (err.max(), int((err > bound).sum()), err.size))
 PY
-      rm -f "npy/${entry}_$layout.npy"
+}
+# torch_check S MASK OUT: the one-GPU output against PyTorch's SDPA (f16).
+torch_check() {
+  python3 - "$@" <<'PY'
+import sys, numpy as np, torch
+s, mask, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+q, k, v = (torch.from_numpy(np.load(f"npy/s{s}_{n}.npy")).cuda().transpose(1, 2)
+           for n in "qkv")
+ref = torch.nn.functional.scaled_dot_product_attention(
+    q, k, v, is_causal=mask == "causal").transpose(1, 2).float().cpu().numpy()
+o = np.load(out).astype(np.float32)
+err = np.abs(o - ref)
+bound = 5e-3 + 5e-3 * np.abs(ref)
+print("check against PyTorch SDPA: max |diff| %.3g, %d of %d beyond 5e-3 + 5e-3|ref|"
+      % (err.max(), int((err > bound).sum()), err.size))
+PY
+}
+# ring S MASK N [ENV]: one ring (N ranks, one per GPU), best of $REPEAT.
+ring() {
+  local s=$1 mask=$2 n=$3 env=${4:-}
+  local layout=contiguous
+  [ "$mask" = causal ] && [ "$n" -gt 1 ] && layout=zigzag
+  local entry=s${s}_${mask}_n$n out=npy/out_s${s}_${mask}_n$n.npy
+  stamp "== S=$s $mask: $n GPU(s), $layout ${env:-default}"
+  local dev=vulkan:local
+  [ "$n" = 1 ] && dev=vulkan:0
+  local pass=()
+  [ -n "$env" ] && pass=(-x "${env%%=*}")
+  env ${env:-EJK_RING_DEFAULT=1} timeout 120 $MPIRUN \
+    "${pass[@]}" -np "$n" ./ejk-ring-run art/ringgpu.json --entry "$entry" \
+    --layout "$layout" --q npy/s${s}_q.npy --k npy/s${s}_k.npy \
+    --v npy/s${s}_v.npy --warmup-ms "$WARM_MS" --repeat "$REPEAT" --stats \
+    --device "$dev" --out "$out" 2>&1 | grep -v "Perhaps a missing symbol"
+}
+
+for s in $SEQS; do
+  for mask in full causal; do
+    ring "$s" "$mask" 1
+    base=npy/base_s${s}_${mask}.npy
+    mv "npy/out_s${s}_${mask}_n1.npy" "$base"
+    torch_check "$s" "$mask" "$base"
+    for variant in "" EJK_RING_GATHER=0 EJK_RING_SHARED_WINDOW=0; do
+      ring "$s" "$mask" 4 "$variant"
+      check "$base" "npy/out_s${s}_${mask}_n4.npy"
     done
+    ring "$s" "$mask" 2
+    check "$base" "npy/out_s${s}_${mask}_n2.npy"
+    rm -f npy/out_*.npy
   done
-  rm -f "npy/${base}.npy"
 done
+
+# The blocks alone: GPU 0 alone, then every GPU at once (independent
+# processes); which GPU each process is on, from nvidia-smi, mid-run.
+for b in ${BLOCKS:-16384 8192}; do
+  stamp "== block ${b}x${b} (non-causal) alone on GPU 0"
+  timeout 60 $MPIRUN -np 1 ./ejk-ring-run art/ringgpu.json --entry b${b}_full_n1 \
+    --random 7 --warmup-ms 2000 --repeat 5 --stats --device vulkan:0 2>&1 |
+    grep -E "^rank|wall"
+  stamp "== block ${b}x${b} on all 4 GPUs at once"
+  for g in 0 1 2 3; do
+    timeout 60 $MPIRUN -np 1 ./ejk-ring-run art/ringgpu.json --entry b${b}_full_n1 \
+      --random 7 --warmup-ms 2000 --repeat 5 --stats --device vulkan:$g \
+      > "$OUTDIR/block${b}_gpu$g.log" 2>&1 &
+  done
+  sleep 2.5
+  nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory --format=csv,noheader
+  wait $(jobs -p | grep -v "^$SMI$") 2>/dev/null
+  for g in 0 1 2 3; do
+    echo "gpu $g: $(grep -E '^rank' "$OUTDIR/block${b}_gpu$g.log")"
+  done
+done
+stamp "done"

@@ -46,6 +46,17 @@ MLIR
     done
   done
 done
+# The ring's blocks on their own (BLOCK_SEQS, default 16384 8192: the
+# non-causal 4-rank blocks of S = 65536 and 32768), as rings of one rank:
+# run.sh times each alone on one GPU and on every GPU at once.
+for s in ${BLOCK_SEQS-16384 8192}; do
+  cat >> "$mlir" <<MLIR
+func.func @b${s}_full_n1(%q: $(t $s), %k: $(t $s), %v: $(t $s)) -> ($(t $s), $(l $s)) {
+  %o, %l = ejk.ring_attention %q, %k, %v {ring_size = 1 : i64} : $(t $s), $(t $s), $(t $s) -> $(t $s), $(l $s)
+  return %o, %l : $(t $s), $(l $s)
+}
+MLIR
+done
 rm -rf "$DIR/art"
 "$BUILD/bin/ejkc" "$mlir" --target vulkan --fingerprint "$FINGERPRINT" \
   -o "$DIR/art" > /dev/null

@@ -561,9 +561,12 @@ int main(int argc, char **argv) {
                   rank, spec.c_str(), t.steps_computed, t.steps_skipped,
                   t.compute_ns / 1e6, t.exposed_comm_ns / 1e6, t.host_ns / 1e6,
                   t.staging_ns / 1e6, t.merge_ns / 1e6, t.total_ns / 1e6);
-      for (int step = 0; step < ranks; ++step) {
-        ejk_ring_stats st{};
-        ejk_ring_last_stats(ring, step, &st);
+      if (!o.backward)
+        std::printf("rank %d transport: %s\n", rank, ejk_ring_transport(ring));
+      // Every step of the last run (a gathered ring has its own count).
+      ejk_ring_stats st{};
+      for (int step = 0; ejk_ring_last_stats(ring, step, &st) == EJK_OK;
+           ++step) {
         std::printf("  step %d: compute %.3f ms, exposed comm %.3f ms, host "
                     "%.3f ms (staging %.3f, merge %.3f), total %.3f ms\n",
                     step, st.compute_ns / 1e6, st.exposed_comm_ns / 1e6,

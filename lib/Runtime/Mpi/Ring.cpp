@@ -248,6 +248,8 @@ ejk_status findEntries(ejk_module *module, const std::string &entry,
       out.zigzagBlocks = true;
     if (role.rfind("grad_", 0) == 0)
       out.gradBlocks = true;
+    if (role == "gfull" || role == "gzhi0")
+      out.gatherBlocks = true;
   }
   if (!found)
     return fail(EJK_ERROR_NOT_FOUND,
@@ -545,8 +547,9 @@ ejk_status ejk_ring_destroy(ejk_ring *ring) {
     for (ejk_buffer *b : {slot.key, slot.value, slot.dQuery, slot.dKey,
                           slot.dValue, slot.mask, slot.kvSegments})
       ejk_buffer_destroy(b);
-  for (ejk_buffer *b : {ring->queryHalf, ring->qSegmentsHalf, ring->outputHalf,
-                        ring->dOutputHalf, ring->lseHalf})
+  for (ejk_buffer *b :
+       {ring->queryHalf, ring->qSegmentsHalf, ring->outputHalf,
+        ring->dOutputHalf, ring->lseHalf, ring->gatherKey, ring->gatherValue})
     ejk_buffer_destroy(b);
   delete ring;
   return EJK_OK;

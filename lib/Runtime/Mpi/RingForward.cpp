@@ -127,9 +127,91 @@ Direct directPointers(const ejk_ring &ring, ejk_buffer *query, ejk_buffer *key,
   return d;
 }
 
+/// Whether this run moves key/value shards through the shared window
+/// (RingWindow.h, docs/ops/ring.md "The shared window"); sets
+/// `ring.transport`. Collective: the window is every rank's or none's. Off
+/// on the direct path (a CPU device: MPI writes into the block's buffers
+/// already), with EJK_RING_SHARED_WINDOW=0, for one rank, and when the
+/// mapping cannot be made (ranks on several nodes, ...): then MPI messages.
+bool useSharedWindow(ejk_ring &ring, bool direct, size_t kBytes, size_t vBytes,
+                     size_t sBytes) {
+  ejk_comm &comm = *ring.comm;
+  const char *env = std::getenv("EJK_RING_SHARED_WINDOW");
+  bool off = env && std::strcmp(env, "0") == 0;
+  int want = !direct && !off && comm.size > 1, all = 0;
+  MPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, comm.comm);
+  std::string messages = direct ? "direct" : "messages";
+  if (!all) {
+    ring.window.close();
+    ring.transport = comm.size == 1 ? "none"
+                     : off          ? messages + " (EJK_RING_SHARED_WINDOW=0)"
+                                    : messages;
+    return false;
+  }
+  std::string reason;
+  if (!ring.window.open(comm.comm, comm.rank, comm.size, ring.device,
+                        kBytes + vBytes + sBytes, reason)) {
+    ring.transport = messages + " (no shared window: " + reason + ")";
+    return false;
+  }
+  ring.transport =
+      ring.window.registered() ? "shared window" : "shared window (staged)";
+  return true;
+}
+
+/// Whether this run takes the gathered form (docs/ops/ring.md, "Gathered
+/// key/value"): the rank's own block, then its queries against every other
+/// shard at once, gathered on its device from the shared window; one merge
+/// instead of one a step. Needs the window, the entry's gather blocks, batch
+/// 1 (the blocks read prefixes of the gathered buffer and the front half of
+/// the queries in place), no segment ids, and zigzag shards when causal;
+/// EJK_RING_GATHER=0 keeps the step-by-step ring. Collective.
+bool useGather(ejk_ring &ring, bool window, bool segments) {
+  const char *env = std::getenv("EJK_RING_GATHER");
+  bool off = env && std::strcmp(env, "0") == 0;
+  const RingEntries &e = ring.entries;
+  int want = window && !off && e.gatherBlocks && !segments && !e.window &&
+             ring.batch == 1 && (!e.causal || ring.layout == EJK_RING_ZIGZAG);
+  int all = 0;
+  MPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, ring.comm->comm);
+  if (!all && window && off)
+    ring.transport += " (EJK_RING_GATHER=0)";
+  if (all)
+    ring.transport += ", gathered";
+  return all != 0;
+}
+
+/// What the gathered buffer of rank `rank` holds, in global order: the
+/// (owner rank, half) of each piece, half -1 for a whole shard. Non-causal:
+/// every other shard. Causal zigzag: the chunks 0..2n-1 but the rank's own
+/// (r and 2n-1-r), as far as its second chunk's block reads (2n-2-r of
+/// them; its first chunk's reads the first r).
+std::vector<std::pair<int, int>> gatherPieces(const ejk_ring &ring, int rank) {
+  const int n = ring.entries.ringSize;
+  std::vector<std::pair<int, int>> pieces;
+  if (!ring.entries.causal) {
+    for (int r = 0; r < n; ++r)
+      if (r != rank)
+        pieces.push_back({r, -1});
+    return pieces;
+  }
+  for (int chunk = 0; chunk < 2 * n && int(pieces.size()) < 2 * n - 2 - rank;
+       ++chunk) {
+    if (chunk == rank || chunk == 2 * n - 1 - rank)
+      continue;
+    bool first = chunk < n;
+    pieces.push_back({first ? chunk : 2 * n - 1 - chunk, first ? 0 : 1});
+  }
+  return pieces;
+}
+
 } // namespace
 
 extern "C" {
+
+const char *ejk_ring_transport(ejk_ring *ring) {
+  return ring ? ring->transport.c_str() : "";
+}
 
 ejk_status ejk_ring_run(ejk_ring *ring, ejk_buffer *query, ejk_buffer *key,
                         ejk_buffer *value, ejk_buffer *output,
@@ -195,10 +277,14 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
     registerShardBuffers(*ring, size_t(kBytes), size_t(vBytes), oBytes);
   host.accO.resize(size_t(ring->oElems()));
   host.accL.resize(size_t(ring->lElems()));
-  parallelFor(ring->oElems(), ring->threads, [&](int64_t from, int64_t to) {
-    std::fill(host.accO.begin() + from, host.accO.begin() + to, 0.0f);
-  });
-  std::fill(host.accL.begin(), host.accL.end(), negInf);
+  /// The running result starts empty; filled beside block 0 (the first
+  /// merge is a step later).
+  auto clearResult = [&] {
+    parallelFor(ring->oElems(), ring->threads, [&](int64_t from, int64_t to) {
+      std::fill(host.accO.begin() + from, host.accO.begin() + to, 0.0f);
+    });
+    std::fill(host.accL.begin(), host.accL.end(), negInf);
+  };
   Bytes &keyCur = host.keyCur, &valueCur = host.valueCur,
         &keyNext = host.keyNext, &valueNext = host.valueNext,
         &partO = host.partO, &scratchK = host.scratchK,
@@ -209,19 +295,68 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
   host.segCur.resize(size_t(sBytes));
   host.segNext.resize(size_t(sBytes));
   Bytes &segCur = host.segCur, &segNext = host.segNext;
+  const bool window = useSharedWindow(*ring, direct.on, size_t(kBytes),
+                                      size_t(vBytes), size_t(sBytes));
+  /// Rank `r`'s key, value and kv_segment_ids in the shared window.
+  auto windowKey = [&](int r) { return ring->window.segment(r); };
+  auto windowValue = [&](int r) { return windowKey(r) + kBytes; };
+  auto windowSegments = [&](int r) { return windowValue(r) + vBytes; };
+  const bool gather = useGather(*ring, window, segments);
+  if (gather && !ring->gatherKey) {
+    record(createBuffer(ring->device, (n - 1) * kBytes, &ring->gatherKey,
+                        "ejk_ring_run: gathered key"),
+           "ejk_ring_run");
+    record(createBuffer(ring->device, (n - 1) * vBytes, &ring->gatherValue,
+                        "ejk_ring_run: gathered value"),
+           "ejk_ring_run");
+  }
+  /// Every other shard's key/value into the gathered buffers, from the
+  /// window (after its barrier), in global order (gatherPieces).
+  auto fillGathered = [&] {
+    int64_t at = 0;
+    for (auto [owner, piece] : gatherPieces(*ring, rank)) {
+      int64_t kPart = piece < 0 ? kBytes : kBytes / 2,
+              vPart = piece < 0 ? vBytes : vBytes / 2;
+      int64_t from = piece > 0 ? 1 : 0;
+      record(ejk_buffer_upload(ring->gatherKey, windowKey(owner) + from * kPart,
+                               size_t(kPart), size_t(at * kPart)),
+             "ejk_ring_run: gathering 'key'");
+      record(ejk_buffer_upload(ring->gatherValue,
+                               windowValue(owner) + from * vPart, size_t(vPart),
+                               size_t(at * vPart)),
+             "ejk_ring_run: gathering 'value'");
+      ++at;
+    }
+  };
 
   /// The host copies the ring needs besides the shards it receives: this
   /// rank's key/value (to send) and, for zigzag blocks, the second half of
   /// its queries. They are read while block 0 runs (on the rank's own
   /// shard, which stays on the device).
   auto readOwnShard = [&] {
-    if (!direct.on) {
+    if (window) {
+      // Into this rank's segment of the window; then one barrier: every
+      // shard is in the window for the rest of the run (the agreement at
+      // the end of the run keeps the next run from overwriting a segment a
+      // peer still reads).
+      record(ejk_buffer_download(key, windowKey(rank), size_t(kBytes), 0),
+             "ejk_ring_run: reading 'key'");
+      record(ejk_buffer_download(value, windowValue(rank), size_t(vBytes), 0),
+             "ejk_ring_run: reading 'value'");
+      if (segments)
+        record(ejk_buffer_download(kvSegments, windowSegments(rank),
+                                   size_t(sBytes), 0),
+               "ejk_ring_run: reading 'kv_segment_ids'");
+      MPI_Barrier(comm.comm);
+      if (gather && status == EJK_OK)
+        fillGathered();
+    } else if (!direct.on) {
       record(ejk_buffer_download(key, keyCur.data(), keyCur.size(), 0),
              "ejk_ring_run: reading 'key'");
       record(ejk_buffer_download(value, valueCur.data(), valueCur.size(), 0),
              "ejk_ring_run: reading 'value'");
     }
-    if (segments)
+    if (segments && !window)
       record(ejk_buffer_download(kvSegments, segCur.data(), segCur.size(), 0),
              "ejk_ring_run: reading 'kv_segment_ids'");
     if (status != EJK_OK || !ring->entries.zigzagBlocks ||
@@ -256,17 +391,16 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
 
   /// Rows [0, rows) of each batch of a shard into `buffer`: straight from
   /// the shard when they are contiguous (one batch or the whole shard).
-  auto stageRows = [&](ejk_buffer *buffer, const Bytes &shard, Bytes &scratch,
-                       int64_t rows, int64_t rowBytes) {
+  auto stageRows = [&](ejk_buffer *buffer, const unsigned char *shard,
+                       Bytes &scratch, int64_t rows, int64_t rowBytes) {
     if (batch == 1 || rows == seq) {
-      record(ejk_buffer_upload(buffer, shard.data(),
-                               size_t(batch * rows * rowBytes), 0),
-             "ejk_ring_run: staging");
+      record(
+          ejk_buffer_upload(buffer, shard, size_t(batch * rows * rowBytes), 0),
+          "ejk_ring_run: staging");
       return;
     }
     scratch.resize(size_t(batch * rows * rowBytes));
-    copyRows(scratch.data(), shard.data(), batch, seq, rows, 0, 0, rows,
-             rowBytes);
+    copyRows(scratch.data(), shard, batch, seq, rows, 0, 0, rows, rowBytes);
     record(ejk_buffer_upload(buffer, scratch.data(), scratch.size(), 0),
            "ejk_ring_run: staging");
   };
@@ -279,9 +413,10 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
     int64_t rowBegin = 0, rows = 0;
   };
   // Stages the operands of step `step` (the shard of rank `source`, whose
-  // key/value bytes are `k`, `v` and kv_segment_ids `s`) into slot
+  // key/value bytes are at `k`, `v` and kv_segment_ids are `s`) into slot
   // `step % 2` and says what to run.
-  auto stage = [&](int step, const Bytes &k, const Bytes &v, const Bytes &s) {
+  auto stage = [&](int step, const unsigned char *k, const unsigned char *v,
+                   const Bytes &s) {
     Plan plan;
     int source = (rank - step + n) % n;
     Block block =
@@ -311,7 +446,7 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
         stageRows(slot.valueHalf, v, scratchV, half, ring->vRowBytes());
       }
       if (segments) {
-        stageRows(slot.kvSegmentsHalf, s, host.scratchS, half, 4);
+        stageRows(slot.kvSegmentsHalf, s.data(), host.scratchS, half, 4);
         plan.inputs.push_back(qSegments);
         plan.inputs.push_back(slot.kvSegmentsHalf);
       }
@@ -328,7 +463,7 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
       kb = slot.key;
       vb = slot.value;
       if (segments) {
-        stageRows(slot.kvSegments, s, host.scratchS, seq, 4);
+        stageRows(slot.kvSegments, s.data(), host.scratchS, seq, 4);
         sb = slot.kvSegments;
       }
     }
@@ -355,6 +490,47 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
     }
     return plan;
   };
+  /// The gathered form's steps after the own block: `gfull`, or `gzlo<r>`
+  /// (rank 0 has none) and `gzhi<r>`, each against the first bytes of the
+  /// gathered buffers, into slot `step % 2`.
+  std::vector<Plan> gathered;
+  if (gather) {
+    auto role = [&](const char *what) {
+      return ring->blockName((what + std::to_string(rank)).c_str());
+    };
+    if (!ring->entries.causal) {
+      gathered.push_back({ring->blockName("gfull"),
+                          {query, ring->gatherKey, ring->gatherValue},
+                          nullptr,
+                          nullptr,
+                          0,
+                          seq});
+    } else {
+      if (rank > 0) // The first half of the queries is the buffer's front.
+        gathered.push_back({role("gzlo"),
+                            {query, ring->gatherKey, ring->gatherValue},
+                            nullptr,
+                            nullptr,
+                            0,
+                            half});
+      gathered.push_back({role("gzhi"),
+                          {ring->queryHalf, ring->gatherKey, ring->gatherValue},
+                          nullptr,
+                          nullptr,
+                          half,
+                          half});
+    }
+    for (size_t i = 0; i < gathered.size(); ++i) {
+      ejk_ring::Slot &slot = ring->slots[(i + 1) % 2];
+      bool whole = gathered[i].rows == seq;
+      gathered[i].output = whole ? slot.output : slot.outputHalf;
+      gathered[i].lse = whole ? slot.lse : slot.lseHalf;
+    }
+  }
+  const int numSteps = gather ? 1 + int(gathered.size()) : n;
+  // Rank r >= 1 of a causal gathered ring of 2 has 3 steps.
+  if (size_t(numSteps) > ring->steps.size())
+    ring->steps.resize(size_t(numSteps));
   /// A finished plan's output and lse on the host: read back into
   /// partO/partL, or (the direct path) the block's buffers themselves.
   struct Part {
@@ -395,10 +571,10 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
                                0),
            "ejk_ring_run: reading 'q_segment_ids'");
   }
-  Plan current = stage(0, keyCur, valueCur, segCur), previous;
+  Plan current = stage(0, keyCur.data(), valueCur.data(), segCur), previous;
   ring->steps[0].staging_ns += since(t0);
   ring->steps[0].host_ns += since(t0);
-  for (int step = 0; step < n; ++step) {
+  for (int step = 0; step < numSteps; ++step) {
     ejk_ring_stats &st = ring->steps[size_t(step)];
     uint64_t stepStart = nowNs();
     ejk_invocation *invocation = nullptr;
@@ -416,7 +592,7 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
     }
     MPI_Request requests[6];
     int numRequests = 0;
-    if (step + 1 < n) {
+    if (step + 1 < n && !window) {
       // The direct path sends the shard from where the block reads it and
       // receives the next into the other slot (its block finished last
       // step).
@@ -448,6 +624,8 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
 
     std::thread merger;
     uint64_t mergeNs = 0;
+    if (step == 0)
+      merger = std::thread(clearResult);
     if (!previous.entry.empty()) {
       uint64_t readStart = nowNs();
       Part part = readBack(previous);
@@ -469,9 +647,20 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
     uint64_t commDone = nowNs();
     uint64_t waitNs = commDone - waitStart;
     Plan upcoming;
-    if (rc == MPI_SUCCESS && step + 1 < n) {
+    if (rc == MPI_SUCCESS && step + 1 < numSteps) {
       uint64_t stageStart = nowNs();
-      upcoming = stage(step + 1, keyNext, valueNext, segNext);
+      if (gather) {
+        upcoming = status == EJK_OK ? gathered[size_t(step)] : Plan();
+      } else if (window) {
+        // The visiting shard, straight from its owner's segment.
+        int source = (rank - step - 1 + n) % n;
+        if (segments)
+          std::memcpy(segNext.data(), windowSegments(source), size_t(sBytes));
+        upcoming =
+            stage(step + 1, windowKey(source), windowValue(source), segNext);
+      } else {
+        upcoming = stage(step + 1, keyNext.data(), valueNext.data(), segNext);
+      }
       st.staging_ns += since(stageStart);
     }
     if (merger.joinable())
@@ -496,8 +685,11 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
       ejk_invocation_time_ns(invocation, &kernel);
       ejk_invocation_destroy(invocation);
       st.compute_ns = kernel;
-      // The transfer is exposed when it ended after the block did.
-      st.exposed_comm_ns = commDone > computeDone ? commDone - computeDone : 0;
+      // The transfer is exposed when it ended after the block did. With the
+      // window the host's copies run before the wait for the block, so the
+      // block's end is taken as its start plus its kernel time.
+      uint64_t blockEnd = window ? stepStart + kernel : computeDone;
+      st.exposed_comm_ns = commDone > blockEnd ? commDone - blockEnd : 0;
       ++ring->total.steps_computed;
     } else {
       st.exposed_comm_ns = waitNs;
@@ -544,8 +736,8 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
     Bytes &out = host.out;
     out.resize(size_t(ring->oElems() * e));
     parallelFor(ring->oElems(), ring->threads, [&](int64_t from, int64_t to) {
-      for (int64_t i = from; i < to; ++i)
-        storeFloat(out.data(), ring->dtype, i, accO[size_t(i)]);
+      fromFloats(accO.data() + from, ring->dtype, out.data() + from * e,
+                 to - from);
     });
     result = out.data();
   }

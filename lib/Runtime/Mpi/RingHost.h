@@ -32,6 +32,12 @@ void copyRows(unsigned char *dst, const unsigned char *src, int64_t batch,
 float loadFloat(const unsigned char *data, ejk_dtype dtype, int64_t i);
 void storeFloat(unsigned char *data, ejk_dtype dtype, int64_t i, float value);
 
+/// `n` elements of an f32, f16 or bf16 array to f32, and back (rounded to
+/// nearest even); F16C's conversions where the CPU has them.
+void toFloats(const unsigned char *src, ejk_dtype dtype, float *dst, int64_t n);
+void fromFloats(const float *src, ejk_dtype dtype, unsigned char *dst,
+                int64_t n);
+
 /// The CPUs this process may run on (mpirun's binding included).
 int usableCpus();
 

@@ -16,6 +16,7 @@
 #include "ejk/Runtime/ejk_zigzag.h"
 
 #include "RingHost.h"
+#include "RingWindow.h"
 
 #include <mpi.h>
 
@@ -44,6 +45,9 @@ struct RingEntries {
   bool causal = false, window = false;
   int64_t left = 0, right = 0;
   bool zigzagBlocks = false, maskedBlock = false, gradBlocks = false;
+  /// The gathered form's blocks (gfull, gzlo<r>, gzhi<r>; docs/ops/ring.md
+  /// "Gathered key/value").
+  bool gatherBlocks = false;
   /// The blocks take (q_segment_ids, kv_segment_ids) last: the entry was
   /// compiled with segment ids (read from the `full` block's signature).
   bool segments = false;
@@ -82,6 +86,9 @@ struct ejk_ring {
   /// The second half of the local queries and of their segment ids
   /// (zigzag blocks), staged once per run.
   ejk_buffer *queryHalf = nullptr, *qSegmentsHalf = nullptr;
+  /// The gathered form's key/value of every other rank's shard, in global
+  /// order (created by its first run).
+  ejk_buffer *gatherKey = nullptr, *gatherValue = nullptr;
   /// Device buffers of the backward's blocks (ejk_ring_run_backward),
   /// created by its first run: two slots of the visiting key/value (whole,
   /// or compacted to the first half for zzkv) and the block's gradients
@@ -125,6 +132,11 @@ struct ejk_ring {
       ejk_host_unregister(device, range.first);
     registered.clear();
   }
+  /// Every rank's key/value shard in host memory the node shares (the
+  /// forward on Vulkan devices, all ranks on one node; RingWindow.h).
+  ejk::ring::SharedShards window;
+  /// How the last forward moved its key/value shards (ejk_ring_transport).
+  std::string transport = "none";
   std::vector<ejk_ring_stats> steps;
   ejk_ring_stats total{};
 

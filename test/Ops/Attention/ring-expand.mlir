@@ -26,6 +26,20 @@
 // CHECK-SAME: tensor<1x64x8x32xf32>, %{{.*}}: tensor<1x32x2x32xf32>, %{{.*}}: tensor<1x32x2x16xf32>, %{{.*}}: tensor<1x64x8x16xf32>, %{{.*}}: tensor<1x64x8x16xf32>, %{{.*}}: tensor<1x8x64xf32>) -> (tensor<1x64x8x32xf32>, tensor<1x32x2x32xf32>, tensor<1x32x2x16xf32>)
 // CHECK-LABEL: func.func @causal__ring__n4__c1__wn__grad_zzq
 // CHECK-SAME: tensor<1x32x8x32xf32>, %{{.*}}: tensor<1x64x2x32xf32>, %{{.*}}: tensor<1x64x2x16xf32>, %{{.*}}: tensor<1x32x8x16xf32>, %{{.*}}: tensor<1x32x8x16xf32>, %{{.*}}: tensor<1x8x32xf32>) -> (tensor<1x32x8x32xf32>, tensor<1x64x2x32xf32>, tensor<1x64x2x16xf32>)
+// The gathered form's blocks (forward only, unmasked): rank r's first
+// chunk (32 rows) against chunks 0..r-1, its second against the 2n-2-r
+// chunks before it but its own (prefixes of the gathered key/value).
+// CHECK-NOT: gzlo0
+// CHECK-LABEL: func.func @causal__ring__n4__c1__wn__gzlo1
+// CHECK-SAME: (%{{.*}}: tensor<1x32x8x32xf32>, %{{.*}}: tensor<1x32x2x32xf32>, %{{.*}}: tensor<1x32x2x16xf32>) -> (tensor<1x32x8x16xf32>, tensor<1x8x32xf32>)
+// CHECK: ejk.flash_attention %{{.*}} {logits_soft_cap = 2.000000e+00 : f32, softmax_scale = 5.000000e-01 : f32}
+// CHECK-LABEL: func.func @causal__ring__n4__c1__wn__gzlo3
+// CHECK-SAME: tensor<1x96x2x32xf32>
+// CHECK-LABEL: func.func @causal__ring__n4__c1__wn__gzhi0
+// CHECK-SAME: tensor<1x192x2x32xf32>
+// CHECK-LABEL: func.func @causal__ring__n4__c1__wn__gzhi3
+// CHECK-SAME: (%{{.*}}: tensor<1x32x8x32xf32>, %{{.*}}: tensor<1x96x2x32xf32>, %{{.*}}: tensor<1x96x2x16xf32>) -> (tensor<1x32x8x16xf32>, tensor<1x8x32xf32>)
+// CHECK-NOT: __grad_gz
 func.func @causal(%q: tensor<1x64x8x32xf32>, %k: tensor<1x64x2x32xf32>, %v: tensor<1x64x2x16xf32>)
     -> (tensor<1x64x8x16xf32>, tensor<1x8x64xf32>) {
   %o, %l = ejk.ring_attention %q, %k, %v {ring_size = 4 : i64, causal, logits_soft_cap = 2.0 : f32, softmax_scale = 0.5 : f32}
@@ -49,6 +63,7 @@ func.func @causal(%q: tensor<1x64x8x32xf32>, %k: tensor<1x64x2x32xf32>, %v: tens
 // CHECK-SAME: %[[GM:[^:]*]]: tensor<1x1x16x16xi1>) -> (tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>)
 // CHECK: ejk.flash_attention_grad %{{.*}} mask(%[[GM]] : tensor<1x1x16x16xi1>)
 // CHECK-NOT: zzkv
+// CHECK-NOT: __g
 func.func @window(%q: tensor<2x16x4x8xf32>, %k: tensor<2x16x4x8xf32>, %v: tensor<2x16x4x8xf32>) -> tensor<2x16x4x8xf32> {
   %o = ejk.ring_attention %q, %k, %v {ring_size = 2 : i64, sliding_window = array<i64: 10, 3>}
       : tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32> -> tensor<2x16x4x8xf32>
@@ -112,4 +127,17 @@ func.func @packed_window(%q: tensor<1x8x2x8xf32>, %k: tensor<1x8x2x8xf32>, %v: t
   %o = ejk.ring_attention %q, %k, %v q_segment_ids(%qs : tensor<1x8xi32>) kv_segment_ids(%ks : tensor<1x8xi32>) {ring_size = 2 : i64, sliding_window = array<i64: 4, 0>}
       : tensor<1x8x2x8xf32>, tensor<1x8x2x8xf32>, tensor<1x8x2x8xf32> -> tensor<1x8x2x8xf32>
   return %o : tensor<1x8x2x8xf32>
+}
+
+// -----
+
+// Non-causal: one gathered block, all queries against the other 3 shards.
+// CHECK-LABEL: func.func @plain__ring__n4__c0__wn__gfull
+// CHECK-SAME: (%{{.*}}: tensor<1x16x4x8xf16>, %{{.*}}: tensor<1x48x2x8xf16>, %{{.*}}: tensor<1x48x2x8xf16>) -> (tensor<1x16x4x8xf16>, tensor<1x4x16xf32>)
+// CHECK: ejk.flash_attention %{{.*}} {softmax_scale
+// CHECK-NOT: gz
+func.func @plain(%q: tensor<1x16x4x8xf16>, %k: tensor<1x16x2x8xf16>, %v: tensor<1x16x2x8xf16>) -> tensor<1x16x4x8xf16> {
+  %o = ejk.ring_attention %q, %k, %v {ring_size = 4 : i64}
+      : tensor<1x16x4x8xf16>, tensor<1x16x2x8xf16>, tensor<1x16x2x8xf16> -> tensor<1x16x4x8xf16>
+  return %o : tensor<1x16x4x8xf16>
 }

@@ -223,6 +223,29 @@ static LogicalResult expandRingAttention(Operation *raw, func::FuncOp entry) {
       add(b, ring, "zzq", seq / 2, seq, false, nullptr, false);
     }
   }
+  // The gathered form (docs/ops/ring.md, "Gathered key/value"): where every
+  // rank can read every shard (the runtime's shared window), a rank runs
+  // its own shard's block and then one block of its queries against the
+  // other shards' keys, gathered on its device in global order, so only
+  // one merge is left. Each block reads a prefix of that gathered buffer:
+  //   gfull     all queries, every other shard (non-causal)    (q S, kv (N-1)S)
+  //   gzlo<r>   zigzag rank r's first chunk, chunks 0..r-1     (q S/2, kv r
+  //   S/2) gzhi<r>   its second chunk, chunks 0..2N-2-r but r       (q S/2, kv
+  //   (2N-2-r) S/2)
+  // No window, no segment ids (those rings run step by step), forward only.
+  int64_t n = op.getRingSize();
+  if (!window && !segments && n > 1) {
+    if (!causal)
+      addBlock(b, ring, "gfull", seq, (n - 1) * seq, false, nullptr, false);
+    if (causal && seq % 2 == 0 && seq > 0) {
+      for (int64_t r = 1; r < n; ++r)
+        addBlock(b, ring, llvm::formatv("gzlo{0}", r).str(), seq / 2,
+                 r * (seq / 2), false, nullptr, false);
+      for (int64_t r = 0; r < n; ++r)
+        addBlock(b, ring, llvm::formatv("gzhi{0}", r).str(), seq / 2,
+                 (2 * n - 2 - r) * (seq / 2), false, nullptr, false);
+    }
+  }
   entry.erase();
   return success();
 }

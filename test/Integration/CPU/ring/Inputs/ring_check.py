@@ -28,6 +28,7 @@ entries take (q, k, v, q_segment_ids, kv_segment_ids).
 """
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -46,6 +47,8 @@ CASES = {
                 "causal, logits_soft_cap = 2.0 : f32, softmax_scale = 0.5 : f32",
                 (2, 4)),
     "f16": (1, 128, 4, 2, 32, 32, "causal", (2, 4)),
+    # Non-causal batch 1: the gathered form's `gfull` block on Vulkan.
+    "full-f16": (1, 128, 4, 2, 32, 32, "", (2, 4)),
     "bf16": (2, 64, 4, 4, 32, 16, "", (2,)),
     # Packed sequences (SEGMENTS).
     "packed": (2, 64, 4, 4, 32, 32, "", (2, 4)),
@@ -64,9 +67,10 @@ SEGMENTS = ("packed", "packed-causal", "packed-window", "packed-f16")
 # Element type of a case's q, k, v and output (f32 unless named here); the
 # reference is single-process flash attention of the same type, and the
 # tolerances are ejk-run --check's for it.
-DTYPES = {"f16": "f16", "bf16": "bf16", "packed-f16": "f16"}
+DTYPES = {"f16": "f16", "bf16": "bf16", "packed-f16": "f16",
+          "full-f16": "f16"}
 # Cases run twice on one ring (the output is the second run's).
-REPEATED = ("causal-window", "f16", "packed-causal")
+REPEATED = ("causal-window", "f16", "packed-causal", "full-f16")
 TOLERANCES = {"f32": (1e-4, 1e-4), "f16": (5e-3, 5e-3), "bf16": (4e-2, 2e-2)}
 
 TIMEOUT = 120
@@ -190,7 +194,7 @@ def close(x, ref, dtype="f32"):
     return bool(np.all(err <= bound)), float(err.max(initial=0.0))
 
 
-def check_case(work, case, vulkan=False, backward=False):
+def check_case(work, case, vulkan=False, backward=False, transport=False):
     b, s, h, hk, d, dv, attrs, sizes = CASES[case]
     dirn = os.path.join(work, case)
     os.makedirs(dirn, exist_ok=True)
@@ -231,19 +235,26 @@ def check_case(work, case, vulkan=False, backward=False):
         for layout in layouts:
             out_o = os.path.join(dirn, "o%d%s.npy" % (n, layout))
             out_l = os.path.join(dirn, "l%d%s.npy" % (n, layout))
-            must(["timeout", str(TIMEOUT), "mpirun", "-np", str(n),
-                  "ejk-ring-run", manifest,
-                  "--entry", "ring%d" % n, "--layout", layout,
-                  "--q", files["q"], "--k", files["k"], "--v", files["v"],
-                  "--out", out_o, "--lse", out_l,
-                  "--device", "vulkan" if vulkan else "cpu"] + seg_flags +
-                 # A second run reuses the ring's host buffers and slots.
-                 (["--repeat", "2"] if case in REPEATED else []))
+            p = must(["timeout", str(TIMEOUT), "mpirun", "-np", str(n),
+                      "ejk-ring-run", manifest,
+                      "--entry", "ring%d" % n, "--layout", layout,
+                      "--q", files["q"], "--k", files["k"], "--v", files["v"],
+                      "--out", out_o, "--lse", out_l,
+                      "--device", "vulkan" if vulkan else "cpu"] + seg_flags +
+                     # A second run reuses the ring's host buffers and slots.
+                     (["--repeat", "2"] if case in REPEATED else []) +
+                     (["--stats"] if transport else []))
             ok_o, err_o = close(np.load(out_o), np.load(ref_o), dtype)
             ok_l, err_l = close(np.load(out_l), np.load(ref_l))
             print("%s np=%d %s: output %s lse %s" % (
                 case, n, layout, "ok" if ok_o else "MISMATCH %g" % err_o,
                 "ok" if ok_l else "MISMATCH %g" % err_l))
+            if transport:
+                # Every rank's "rank R transport: ..." line, one if all agree.
+                seen = sorted(set(re.findall(r"^rank \d+ transport: (.*)$",
+                                             p.stdout, re.M)))
+                print("%s np=%d %s transport: %s" % (case, n, layout,
+                                                     " | ".join(seen)))
             if not backward:
                 continue
             grads = [os.path.join(dirn, "%s%d%s.npy" % (x, n, layout))
@@ -373,9 +384,12 @@ def main():
     args = sys.argv[2:]
     vulkan = "--vulkan" in args
     backward = "--backward" in args
+    # --transport: also print how each forward moved its shards (every
+    # rank's ejk_ring_transport, through ejk-ring-run --stats).
+    transport = "--transport" in args
     for case in args:
         if not case.startswith("--"):
-            check_case(work, case, vulkan, backward)
+            check_case(work, case, vulkan, backward, transport)
 
 
 if __name__ == "__main__":
