@@ -17,11 +17,19 @@
 // CHECK-COUNT-3: memref.alloc() : memref<64xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.alloc() : memref<2048xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.alloc() : memref<4096xf32, #gpu.address_space<workgroup>>
-// dt, then the prefix sums a_t, then w = exp(a_last - a) dt.
+// dt and the prefix sums a_t in one round, a thread a step: 5 rounds of
+// shuffle idx over the subgroup, the first subgroup's steps (one a lane:
+// 64 steps are two subgroups) totalled by 5 xor shuffles, one barrier, no
+// loop; then w = exp(a_last - a) dt.
 // CHECK: math.log1p
+// CHECK-NOT: gpu.barrier
+// CHECK-COUNT-5: gpu.shuffle  idx
+// CHECK-NOT: gpu.barrier
+// CHECK: math.log1p
+// CHECK-NOT: gpu.barrier
+// CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK: gpu.barrier
-// CHECK: scf.for {{.*}} -> (f32)
-// CHECK: gpu.barrier
+// CHECK-NOT: scf.for
 // CHECK: math.exp
 // CHECK: gpu.barrier
 // CHECK: %{{.*}}:28 = scf.for %{{.*}} = %c0 to %c64{{.*}} step %c32

@@ -271,12 +271,78 @@ protected:
   }
 
   /// dt_t (0 past the sequence) into dtS, then a_t = sum_{s <= t} dt_s A
-  /// into aS; ends with a barrier.
+  /// into aS; ends with a barrier. With a thread per step, by subgroup
+  /// scans (stageDecaysBySubgroups), else a loop per step.
   void stageDecays() {
+    if (l.threads >= l.chunk) {
+      stageDecaysBySubgroups();
+      gpu::BarrierOp::create(e.b);
+      return;
+    }
     stageStepSizes(c0, len);
     gpu::BarrierOp::create(e.b);
     stageCumulativeDecays();
     gpu::BarrierOp::create(e.b);
+  }
+
+  /// dt_t and a_t in one round, thread t its step (every thread runs the
+  /// shuffles; past the chunk on a copy of its last step): an inclusive
+  /// scan of dt A over the subgroup (shuffle idx from the lane 2^r before),
+  /// plus the steps of the subgroups before, which each lane sums for its
+  /// own column of them and a xor reduction totals. Replaces a loop of up
+  /// to chunk dependent loads per thread and a barrier.
+  void stageDecaysBySubgroups() {
+    int64_t width = l.subgroupSize;
+    Value widthI32 = e.constI32(width);
+    Value lane = arith::RemUIOp::create(e.b, thread, e.index(width));
+    Value segment = arith::DivUIOp::create(e.b, thread, e.index(width));
+    Value laneI32 = e.toI32(lane);
+    Value zeroF = e.constF32(0.0f);
+    // dt_t A of step t of the chunk (0 past the sequence).
+    auto stepDecay = [&](Value t, Value &dtOut) {
+      Value step = e.min(t, e.index(l.chunk - 1));
+      Value row = clampRow(e.add(c0, step));
+      Value raw =
+          memref::LoadOp::create(e.b, buf.dt, ValueRange{batch, row, head});
+      Value dt = ssdStepSize(e, e.toF32(raw), biasHead, p.softplus);
+      dtOut = e.select(lt(t, len), dt, zeroF);
+      return e.fmul(dtOut, aHead);
+    };
+    Value dt;
+    Value a = stepDecay(thread, dt);
+    for (int64_t off = 1; off < width; off *= 2) {
+      Value before = e.sub(laneI32, e.constI32(off));
+      Value src = arith::MaxSIOp::create(e.b, before, e.constI32(0));
+      Value other =
+          gpu::ShuffleOp::create(e.b, a, src, widthI32, gpu::ShuffleMode::IDX)
+              .getShuffleResult();
+      Value take = arith::CmpIOp::create(e.b, arith::CmpIPredicate::sge,
+                                         laneI32, e.constI32(off));
+      a = e.select(take, e.fadd(a, other), a);
+    }
+    int64_t segments = (l.chunk + width - 1) / width;
+    if (segments > 1) {
+      Value earlier = zeroF;
+      for (int64_t j = 0; j + 1 < segments; ++j) {
+        Value t = e.add(lane, e.index(j * width));
+        Value unused;
+        Value v = stepDecay(t, unused);
+        Value counts = lt(e.index(j), segment);
+        earlier = e.fadd(earlier, e.select(counts, v, zeroF));
+      }
+      for (int64_t off = 1; off < width; off *= 2) {
+        Value mask = e.constI32(off);
+        Value other = gpu::ShuffleOp::create(e.b, earlier, mask, widthI32,
+                                             gpu::ShuffleMode::XOR)
+                          .getShuffleResult();
+        earlier = e.fadd(earlier, other);
+      }
+      a = e.fadd(a, earlier);
+    }
+    emitIf(e, lt(thread, e.index(l.chunk)), [&] {
+      memref::StoreOp::create(e.b, dt, dtS, thread);
+      memref::StoreOp::create(e.b, a, aS, thread);
+    });
   }
 
   /// w_t = exp(a_last - a_t) dt_t into `wS`, then a barrier; returns
