@@ -121,13 +121,23 @@ VulkanBlockSparseAttention::configSpace(BlockSparseAttentionOp op,
 
 /// The cooperative kernel's first config that verifies: dense flash
 /// attention's large blocks (vulkanCoopAttentionLargeBlocks, the same rule:
-/// the listed blocks take its whole-block path too), then blocks that fit
-/// smaller mask blocks, largest key blocks first.
+/// the listed blocks take its whole-block path too) except for one measured
+/// case, then blocks that fit smaller mask blocks, largest key blocks first.
 static std::optional<ConfigAttr> coopHeuristic(BlockSparseAttentionOp op,
                                                const TargetInfo &target) {
   AttentionProblem p = readAttentionProblem(op);
-  SmallVector<std::array<int64_t, 3>> candidates =
-      vulkanCoopAttentionLargeBlocks(p, target);
+  SmallVector<std::array<int64_t, 3>> candidates;
+  bool narrow = p.headDim <= 64 && p.headDimV <= 64;
+  // Causal up to head dim 64: 128-key blocks, where dense attention takes
+  // 64 (H200, same process: B4 S2048 H16 D64, 25 % of 128 x 128 mask
+  // blocks, 91.4 us at 128 x 128 x 8 against 103.6 at dense's 128 x 64 x 8;
+  // docs/ops/attention-vulkan.md). With about two live blocks a row below
+  // the diagonal, the per-block barriers and the list's loads weigh more
+  // than in dense attention.
+  if (vulkanAttentionHasRegisterSoftmax(target) && narrow && p.causal &&
+      ceilPow2(p.seqQ) >= 256)
+    candidates.push_back({128, 128, 8});
+  candidates.append(vulkanCoopAttentionLargeBlocks(p, target));
   if (vulkanAttentionHasRegisterSoftmax(target)) {
     // Mask blocks of 32 keys; then two row tiles per subgroup for 64-row
     // mask blocks.
