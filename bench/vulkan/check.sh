@@ -35,24 +35,22 @@ rm -rf "$dir/check-nv" "$dir/check-nv-bf16" "$dir/check-stage" "$dir/check-f32" 
 other=$(mktemp)
 trap 'rm -f "$other"' EXIT
 sed 's/^vendor_id=.*/vendor_id=0x1002/' "$fingerprint" > "$other"
-"$tune" "$root/bench/vulkan/check-coop.mlir" --space small \
-  --emit-candidates "$dir/check-nv" --fingerprint "$fingerprint"
+# The cases of FILE into OUT and, in bf16 (bf16 cooperative matrices where
+# the fingerprint lists them, docs/vulkan-pipeline.md), into OUT-bf16; on
+# the register softmax.
+f16_and_bf16() {
+  "$tune" "$1" --space small --emit-candidates "$2" \
+    --fingerprint "$fingerprint"
+  bf16=$(mktemp --suffix=.mlir)
+  sed 's/xf16>/xbf16>/g' "$1" > "$bf16"
+  "$tune" "$bf16" --space small --emit-candidates "$2-bf16" \
+    --fingerprint "$fingerprint"
+  rm -f "$bf16"
+}
+f16_and_bf16 "$root/bench/vulkan/check-coop.mlir" "$dir/check-nv"
 "$tune" "$root/bench/vulkan/check-coop.mlir" --space small \
   --emit-candidates "$dir/check-stage" --fingerprint "$other"
-# The same cases in bf16 (bf16 cooperative matrices where the fingerprint
-# lists them, docs/vulkan-pipeline.md), on the register softmax.
-bf16=$(mktemp --suffix=.mlir)
-sed 's/xf16>/xbf16>/g' "$root/bench/vulkan/check-coop.mlir" > "$bf16"
-"$tune" "$bf16" --space small \
-  --emit-candidates "$dir/check-nv-bf16" --fingerprint "$fingerprint"
-rm -f "$bf16"
-"$tune" "$root/bench/vulkan/check-sparse.mlir" --space small \
-  --emit-candidates "$dir/check-sparse-nv" --fingerprint "$fingerprint"
-bf16=$(mktemp --suffix=.mlir)
-sed 's/xf16>/xbf16>/g' "$root/bench/vulkan/check-sparse.mlir" > "$bf16"
-"$tune" "$bf16" --space small \
-  --emit-candidates "$dir/check-sparse-nv-bf16" --fingerprint "$fingerprint"
-rm -f "$bf16"
+f16_and_bf16 "$root/bench/vulkan/check-sparse.mlir" "$dir/check-sparse-nv"
 "$tune" "$root/test/Integration/Vulkan/attention/combinations.mlir" --space small \
   --emit-candidates "$dir/check-f32" --fingerprint "$fingerprint"
 cp "$root/build/bin/ejk-tune-runner" "$dir/"
