@@ -172,32 +172,24 @@ private:
     SmallVector<Value> decays = rowDecays();
     SmallVector<Value> factors = scoreFactors();
     SmallVector<Value> inits = initialState();
-    size_t numState = inits.size();
     Value chunks = chunkCount();
     // S16 of the first chunk; each chunk's end writes the next one's.
-    stateToOperand(ArrayRef<Value>(inits).take_front(numState), nullptr);
-    SmallVector<Value> ahead = loadChunk(zero);
-    inits.append(ahead.begin(), ahead.end());
+    stateToOperand(inits, nullptr);
+    // Each chunk's loads are issued at its start: carrying the next chunk's
+    // in registers (about 20 a thread) measured 1.7 % slower on an H200
+    // (docs/ops/linear.md), the kernel being one workgroup an SM either way.
     SmallVector<Value> last =
         e.forLoop(zero, chunks, one, inits,
                   [&](Value c, ValueRange args) -> SmallVector<Value> {
-                    SmallVector<Value> state(args.take_front(numState));
-                    SmallVector<Value> regs(args.drop_front(numState));
+                    SmallVector<Value> state(args);
                     setChunk(c);
-                    storeChunk(regs);
-                    // The next chunk's loads, issued before this chunk's
-                    // products: they wait in registers, their latency behind
-                    // the matrices.
-                    Value next = e.min(e.add(c, one), e.sub(chunks, one));
-                    SmallVector<Value> nextRegs = loadChunk(next);
+                    storeChunk(loadChunk(c));
                     SmallVector<Value> out = chunkStep(state, decays, factors);
                     endChunk(out, state);
-                    out = state;
-                    out.append(nextRegs.begin(), nextRegs.end());
-                    return out;
+                    return state;
                   });
     if (buf.finalState)
-      writeFinalState(ArrayRef<Value>(last).take_front(numState));
+      writeFinalState(last);
   }
 
   void allocate() {
@@ -623,7 +615,13 @@ private:
           },
           [&]() -> SmallVector<Value> { return {acc}; })[0];
     }
-    // S = exp(gamma len) S + K^T (w V).
+    updateState(state);
+    return o;
+  }
+
+  /// S = exp(gamma len) S + K^T (w V), on the matrices.
+  void updateState(MutableArrayRef<Value> state) {
+    int64_t ks = l.keyStride(), vs = l.valueStride();
     Value decay;
     if (gamma) {
       Value f = arith::SIToFPOp::create(e.b, e.f32, e.toI32(len));
@@ -662,7 +660,6 @@ private:
             e.ifElse(ownsTile(m, l.stateTiles()), TypeRange{cType}, update,
                      [&]() -> SmallVector<Value> { return {prior}; })[0];
     }
-    return o;
   }
 
   void writeFinalState(ArrayRef<Value> state) {
