@@ -108,11 +108,13 @@ def variants():
                       ("p32", "block_n = 32, block_p = 32, chunk_size = 64, num_subgroups = 8")):
         v["mamba2_f16_coop_" + name] = ("ssd", M2, "f16", "DS",
                                         cfg + ", chunk_parallel = 1, cooperative = 1", True)
-    # The f16 states read as matrices from memory (cooperative = 2; the
-    # heuristic since 2026-11-27 with block_n 64) against the staged ones.
+    # cooperative = 2: the coop kernels with the f16 matrix stages' rows
+    # padded by 8 halves (untimed when written: the phase-drop profile of
+    # 2026-11-27 put ~96 us of the f16 SSD in the matrix sections), against
+    # the heuristic's unpadded stages (coop1, the same config).
     v["mamba2_f16_coop1"] = ("ssd", M2, "f16", "DS", "block_n = 32, block_p = 64, chunk_size = 64, "
                              "num_subgroups = 16, chunk_parallel = 1, cooperative = 1", True)
-    for bn in (32, 64):
+    for bn in (16, 32):
         v[f"mamba2_f16_coop2_n{bn}"] = ("ssd", M2, "f16", "DS", f"block_n = {bn}, block_p = 64, "
                                         "chunk_size = 64, num_subgroups = 16, chunk_parallel = 1, "
                                         "cooperative = 2", True)
@@ -181,11 +183,19 @@ def variants():
                              "num_subgroups = 4, chunk_parallel = 1, cooperative = 1", False)
     v["chk_ssd_coop_tail"] = ("ssd", dict(b=1, l=333, h=4, p=64, n=128, g=1), "f16",
                               "DZBSIF", None, False)
-    # cooperative = 2: head_dim blocks of 32 of 64, groups, a tail, every
-    # option; one subgroup with chunks of 16; mamba2's shape (the heuristic).
+    # cooperative = 2 (padded stages): head_dim blocks of 32 of 64, groups,
+    # a tail, every option; head_dim 48 in blocks of 32 (the staged state
+    # store); one subgroup with chunks of 16 (rows of 24 halves); mamba2's
+    # blocks with a tail.
     v["chk_ssd_coop2_f16"] = ("ssd", dict(b=2, l=1000, h=8, p=64, n=64, g=2), "f16",
                               "DZBSIF", "block_n = 32, block_p = 32, chunk_size = 64, "
                               "num_subgroups = 4, chunk_parallel = 1, cooperative = 2", False)
+    v["chk_ssd_coop2_partial"] = ("ssd", dict(b=2, l=1000, h=8, p=48, n=64, g=2), "f16",
+                                  "DZBSIF", "block_n = 32, block_p = 32, chunk_size = 64, "
+                                  "num_subgroups = 4, chunk_parallel = 1, cooperative = 2", False)
+    v["chk_ssd_coop2_tail"] = ("ssd", dict(b=1, l=333, h=4, p=64, n=128, g=1), "f16",
+                               "DZBSIF", "block_n = 32, block_p = 64, chunk_size = 64, "
+                               "num_subgroups = 16, chunk_parallel = 1, cooperative = 2", False)
     v["chk_ssd_coop2_c16"] = ("ssd", dict(b=1, l=100, h=2, p=16, n=16, g=1), "f16",
                               "DSIF", "block_n = 16, block_p = 16, chunk_size = 16, "
                               "num_subgroups = 1, chunk_parallel = 1, cooperative = 2", False)

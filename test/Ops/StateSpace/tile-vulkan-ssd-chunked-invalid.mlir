@@ -69,8 +69,8 @@ func.func @f(%x: tensor<1x128x2x16xf32>, %dt: tensor<1x128x2xf32>, %A: tensor<2x
 
 module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
 func.func @f(%x: tensor<1x128x2x64xf16>, %dt: tensor<1x128x2xf16>, %A: tensor<2xf32>, %B: tensor<1x128x1x64xf16>) -> tensor<1x128x2x64xf16> {
-  // expected-error @+1 {{is invalid: 'cooperative' (2) must be 0 or 1}}
-  %y = ejk.ssd %x, %dt, %A, %B, %B {config = #ejk.config<block_n = 32, block_p = 64, chunk_parallel = 1, chunk_size = 64, cooperative = 2, num_subgroups = 8>} : tensor<1x128x2x64xf16>, tensor<1x128x2xf16>, tensor<2xf32>, tensor<1x128x1x64xf16>, tensor<1x128x1x64xf16> -> tensor<1x128x2x64xf16>
+  // expected-error @+1 {{is invalid: 'cooperative' (3) must be 0, 1 or 2 (padded matrix stages)}}
+  %y = ejk.ssd %x, %dt, %A, %B, %B {config = #ejk.config<block_n = 32, block_p = 64, chunk_parallel = 1, chunk_size = 64, cooperative = 3, num_subgroups = 8>} : tensor<1x128x2x64xf16>, tensor<1x128x2xf16>, tensor<2xf32>, tensor<1x128x1x64xf16>, tensor<1x128x1x64xf16> -> tensor<1x128x2x64xf16>
   return %y : tensor<1x128x2x64xf16>
 }
 }

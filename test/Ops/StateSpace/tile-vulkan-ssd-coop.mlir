@@ -88,3 +88,40 @@ func.func @partial(%x: tensor<1x200x2x48xf16>, %dt: tensor<1x200x2xf16>, %A: ten
   %y = ejk.ssd %x, %dt, %A, %B, %B {config = #ejk.config<block_n = 32, block_p = 32, chunk_size = 64, num_subgroups = 4, chunk_parallel = 1, cooperative = 1>} : tensor<1x200x2x48xf16>, tensor<1x200x2xf16>, tensor<2xf32>, tensor<1x200x1x64xf16>, tensor<1x200x1x64xf16> -> tensor<1x200x2x48xf16>
   return %y : tensor<1x200x2x48xf16>
 }
+
+// -----
+
+// Padded matrix stages (cooperative = 2; not the heuristic: untimed): the
+// same kernels with every f16 stage's rows 8 halves longer, as the
+// attention kernels pad theirs. Chunk states: X w rows of 72, B rows of
+// 136 halves: 4 * 3 * 64 + 2 * 64 * (72 + 136) + 4 * 16 * 256 = 43776
+// bytes; the matrix loads' leading dimensions follow, and each staged
+// element sits at row * stride + column.
+// CHECK-LABEL: func.func private @padded_dispatch_0_chunk_states(
+// CHECK-SAME: ejk.shared_memory_bytes = 43776 : i64
+// CHECK: memref.alloc() : memref<4608xf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.alloc() : memref<8704xf16, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref.alloc
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: gpu.subgroup_mma_load_matrix %{{.*}} {leadDimension = 72 : index, transpose} : memref<4608xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK: gpu.subgroup_mma_load_matrix %{{.*}} {leadDimension = 136 : index} : memref<8704xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// Outputs: X and M rows of 72, the exp(a) C and state n-chunks rows of 40
+// halves: 2 * (64 * 72 * 2 + 128 * 40) + 4 * (64 * 64 + 3 * 64) = 45824
+// bytes; X's element (t, c) stored at t * 72 + c.
+// CHECK-LABEL: func.func private @padded_dispatch_0(
+// CHECK-SAME: ejk.shared_memory_bytes = 45824 : i64
+// CHECK-COUNT-2: memref.alloc() : memref<4608xf16, #gpu.address_space<workgroup>>
+// CHECK-COUNT-2: memref.alloc() : memref<2560xf16, #gpu.address_space<workgroup>>
+// CHECK: memref.alloc() : memref<4096xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[T:.*]] = arith.divui %[[I:.*]], %c64
+// CHECK: %[[PAD:.*]] = arith.muli %[[T]], %c8
+// CHECK: %[[AT:.*]] = arith.addi %[[I]], %[[PAD]]
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[AT]]] : memref<4608xf16, #gpu.address_space<workgroup>>
+// CHECK: gpu.subgroup_mma_load_matrix %{{.*}} {leadDimension = 72 : index} : memref<4608xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK: gpu.subgroup_mma_load_matrix %{{.*}} {leadDimension = 72 : index} : memref<4608xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK: gpu.subgroup_mma_load_matrix %{{.*}} {leadDimension = 40 : index} : memref<2560xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK: gpu.subgroup_mma_load_matrix %{{.*}} {leadDimension = 40 : index, transpose} : memref<2560xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+func.func @padded(%x: tensor<1x2048x32x64xf16>, %dt: tensor<1x2048x32xf16>, %A: tensor<32xf32>, %B: tensor<1x2048x1x128xf16>) -> tensor<1x2048x32x64xf16> {
+  %y = ejk.ssd %x, %dt, %A, %B, %B {dt_softplus, config = #ejk.config<block_n = 32, block_p = 64, chunk_parallel = 1, chunk_size = 64, cooperative = 2, num_subgroups = 16>} : tensor<1x2048x32x64xf16>, tensor<1x2048x32xf16>, tensor<32xf32>, tensor<1x2048x1x128xf16>, tensor<1x2048x1x128xf16> -> tensor<1x2048x32x64xf16>
+  return %y : tensor<1x2048x32x64xf16>
+}

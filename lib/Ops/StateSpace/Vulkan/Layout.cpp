@@ -257,7 +257,7 @@ VulkanSsdLayout::withParallelChunks(int64_t state, const VulkanLimits &limits,
 }
 
 std::optional<VulkanSsdLayout> VulkanSsdLayout::withCooperative(
-    int64_t state, bool f16Inputs, bool hasCooperative,
+    int64_t state, bool f16Inputs, bool hasCooperative, bool padded,
     const VulkanLimits &limits, llvm::raw_ostream &reason) const {
   constexpr int64_t tile = 16;
   if (!parallelChunks) {
@@ -286,13 +286,17 @@ std::optional<VulkanSsdLayout> VulkanSsdLayout::withCooperative(
   }
   VulkanSsdLayout l = *this;
   l.cooperative = true;
+  l.matrixPad = padded ? 8 : 0;
   // Outputs: X, M, exp(a) C, the state n-chunk (f16); Y, dt, a, exp(a).
   l.sharedBytes =
-      2 * (chunk * blockP + chunk * chunk + chunk * blockN + blockP * blockN) +
+      2 * (chunk * l.matrixStride(blockP) + chunk * l.matrixStride(chunk) +
+           (chunk + blockP) * l.matrixStride(blockN)) +
       4 * (chunk * blockP + 3 * chunk);
   // Chunk states: dt, a, w; X w and B (f16); a tile per subgroup.
-  l.statesSharedBytes = 4 * 3 * chunk + 2 * chunk * (blockP + state) +
-                        4 * numSubgroups * tile * tile;
+  l.statesSharedBytes =
+      4 * 3 * chunk +
+      2 * chunk * (l.matrixStride(blockP) + l.matrixStride(state)) +
+      4 * numSubgroups * tile * tile;
   int64_t most = std::max(l.sharedBytes, l.statesSharedBytes);
   if (most > limits.sharedBytes) {
     reason << "the cooperative chunk kernels stage " << most

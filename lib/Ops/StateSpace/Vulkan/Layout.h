@@ -151,6 +151,12 @@ struct VulkanSsdLayout {
   /// exp(a) C and the state (f16; C and the state in n-chunks of block_n)
   /// and Y (f32).
   bool cooperative = false;
+  /// Halves of padding at the end of each row of the cooperative kernels'
+  /// f16 matrix stages (`cooperative = 2`: 8, as the attention kernels pad
+  /// theirs against bank conflicts; else 0).
+  int64_t matrixPad = 0;
+  /// Row stride (halves) of a cooperative f16 stage of rows of `width`.
+  int64_t matrixStride(int64_t width) const { return width + matrixPad; }
 
   bool isSplit() const { return numSplits > 1; }
 
@@ -172,10 +178,12 @@ struct VulkanSsdLayout {
 
   /// This parallel-chunks layout on cooperative matrices, or nullopt with
   /// the reason; `f16Inputs`: x, B and C are f16, `hasCooperative`: the
-  /// device has 16x16x16 f16 matrices.
+  /// device has 16x16x16 f16 matrices, `padded`: the f16 stages' rows
+  /// padded (matrixPad).
   std::optional<VulkanSsdLayout>
   withCooperative(int64_t state, bool f16Inputs, bool hasCooperative,
-                  const VulkanLimits &limits, llvm::raw_ostream &reason) const;
+                  bool padded, const VulkanLimits &limits,
+                  llvm::raw_ostream &reason) const;
 
 private:
   /// This layout (of the one-pass scan's blocks) for parallel chunks.

@@ -268,8 +268,9 @@ mlir::ejk::getVulkanSsdLayout(SsdOp op, ConfigAttr config,
                               const TargetInfo &target, raw_ostream &reason) {
   SsdProblem p = readSsdProblem(op);
   int64_t cooperative = config.lookupOr(SsdConfig::kCooperative, 0);
-  if (cooperative != 0 && cooperative != 1) {
-    reason << "'cooperative' (" << cooperative << ") must be 0 or 1";
+  if (cooperative < 0 || cooperative > 2) {
+    reason << "'cooperative' (" << cooperative
+           << ") must be 0, 1 or 2 (padded matrix stages)";
     return std::nullopt;
   }
   if (cooperative && config.lookupOr(SsdConfig::kChunkParallel, 0) != 1) {
@@ -283,12 +284,12 @@ mlir::ejk::getVulkanSsdLayout(SsdOp op, ConfigAttr config,
       config.lookupOr(SsdConfig::kNumSubgroups, 1),
       config.lookupOr(SsdConfig::kSplitL, 0),
       config.lookupOr(SsdConfig::kChunkParallel, 0), limitsOf(target), reason,
-      cooperative == 1);
+      cooperative != 0);
   if (!layout || cooperative == 0)
     return layout;
   return layout->withCooperative(p.state, hasF16Inputs(op),
-                                 target.hasCooperativeMatrix, limitsOf(target),
-                                 reason);
+                                 target.hasCooperativeMatrix, cooperative == 2,
+                                 limitsOf(target), reason);
 }
 
 LogicalResult VulkanSsd::verifyConfig(SsdOp op, ConfigAttr attr,

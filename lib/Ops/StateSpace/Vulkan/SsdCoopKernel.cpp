@@ -32,11 +32,13 @@ public:
     begin();
     initCoop();
     int64_t q = l.chunk, pb = l.blockP, n = p.state;
+    // Rows of the f16 stages (padded with cooperative = 2).
+    int64_t xwStride = l.matrixStride(pb), bStride = l.matrixStride(n);
     dtS = allocWorkgroup(e, q);
     aS = allocWorkgroup(e, q);
     Value wS = allocWorkgroup(e, q);
-    Value xw = allocWorkgroupOf(e, q * pb, f16);
-    Value bh = allocWorkgroupOf(e, q * n, f16);
+    Value xw = allocWorkgroupOf(e, q * xwStride, f16);
+    Value bh = allocWorkgroupOf(e, q * bStride, f16);
     // Blocks that end past head_dim store their tiles through a stage.
     bool wholeBlocks = p.headDim % pb == 0;
     Value out =
@@ -77,12 +79,12 @@ public:
           return e.fromF32(e.select(valid, weighted, zeroF), f16);
         },
         [&](Value s, Value c, Value v) {
-          memref::StoreOp::create(e.b, v, xw, at(s, pb, c));
+          memref::StoreOp::create(e.b, v, xw, at(s, xwStride, c));
         });
     round.forEach(
         q, n, [&](int64_t k, Value, Value) { return bs[k]; },
         [&](Value s, Value j, Value v) {
-          memref::StoreOp::create(e.b, v, bh, at(s, n, j));
+          memref::StoreOp::create(e.b, v, bh, at(s, bStride, j));
         });
     gpu::BarrierOp::create(e.b);
 
@@ -99,14 +101,14 @@ public:
                                                            e.constF32(0.0f));
       for (int64_t s = 0; s < q / kTile; ++s) {
         // (X w)^T: column-major view of the staged [steps, block_p] X w.
-        Value a =
-            loadMatrix(e, aType, xw,
-                       e.add(e.index(s * kTile * pb), e.mul(r, e.index(kTile))),
-                       pb, /*transpose=*/true);
-        Value bm =
-            loadMatrix(e, bType, bh,
-                       e.add(e.index(s * kTile * n), e.mul(c, e.index(kTile))),
-                       n, /*transpose=*/false);
+        Value a = loadMatrix(
+            e, aType, xw,
+            e.add(e.index(s * kTile * xwStride), e.mul(r, e.index(kTile))),
+            xwStride, /*transpose=*/true);
+        Value bm = loadMatrix(
+            e, bType, bh,
+            e.add(e.index(s * kTile * bStride), e.mul(c, e.index(kTile))),
+            bStride, /*transpose=*/false);
         acc = gpu::SubgroupMmaComputeOp::create(e.b, a, bm, acc, UnitAttr(),
                                                 UnitAttr());
       }
@@ -153,24 +155,28 @@ public:
     initCoop();
     loadSkip();
     int64_t q = l.chunk, pb = l.blockP, bn = l.blockN;
-    Value xh = allocWorkgroupOf(e, q * pb, f16);
-    Value mh = allocWorkgroupOf(e, q * q, f16);
-    Value ch = allocWorkgroupOf(e, q * bn, f16);
-    Value sh = allocWorkgroupOf(e, pb * bn, f16);
+    // Rows of the f16 stages (padded with cooperative = 2).
+    int64_t xStride = l.matrixStride(pb), mStride = l.matrixStride(q);
+    int64_t nStride = l.matrixStride(bn);
+    Value xh = allocWorkgroupOf(e, q * xStride, f16);
+    Value mh = allocWorkgroupOf(e, q * mStride, f16);
+    Value ch = allocWorkgroupOf(e, q * nStride, f16);
+    Value sh = allocWorkgroupOf(e, pb * nStride, f16);
     Value yS = allocWorkgroupOf(e, q * pb, e.f32);
     dtS = allocWorkgroup(e, q);
     aS = allocWorkgroup(e, q);
     eaS = allocWorkgroup(e, q);
-    forEachX(c0, len, [&](Value i, Value, Value valid, Value x) {
-      memref::StoreOp::create(
-          e.b, e.fromF32(e.select(valid, x, e.constF32(0.0f)), f16), xh, i);
+    forEachX(c0, len, [&](Value i, Value t, Value valid, Value x) {
+      Value v = e.fromF32(e.select(valid, x, e.constF32(0.0f)), f16);
+      memref::StoreOp::create(e.b, v, xh, padded(i, t));
     });
     stageDecays();
-    forEachScoreWeight(chunk, [&](Value i, Value, Value, Value m,
-                                  Value causal) {
-      memref::StoreOp::create(
-          e.b, e.fromF32(e.select(causal, m, e.constF32(0.0f)), f16), mh, i);
-    });
+    forEachScoreWeight(chunk,
+                       [&](Value i, Value t, Value, Value m, Value causal) {
+                         Value zeroF = e.constF32(0.0f);
+                         Value v = e.fromF32(e.select(causal, m, zeroF), f16);
+                         memref::StoreOp::create(e.b, v, mh, padded(i, t));
+                       });
     stageExpDecays();
     gpu::BarrierOp::create(e.b);
 
@@ -189,12 +195,12 @@ public:
       for (int64_t s = 0; s < q / kTile; ++s) {
         Value mm = loadMatrix(
             e, aType, mh,
-            e.add(e.mul(rows[k], e.index(kTile * q)), e.index(s * kTile)), q,
-            /*transpose=*/false);
+            e.add(e.mul(rows[k], e.index(kTile * mStride)), e.index(s * kTile)),
+            mStride, /*transpose=*/false);
         Value xm = loadMatrix(
             e, bType, xh,
-            e.add(e.index(s * kTile * pb), e.mul(cols[k], e.index(kTile))), pb,
-            /*transpose=*/false);
+            e.add(e.index(s * kTile * xStride), e.mul(cols[k], e.index(kTile))),
+            xStride, /*transpose=*/false);
         a = gpu::SubgroupMmaComputeOp::create(e.b, mm, xm, a, UnitAttr(),
                                               UnitAttr());
       }
@@ -210,7 +216,8 @@ public:
         Value cv = e.toF32(memref::LoadOp::create(
             e.b, buf.c, ValueRange{batch, row, group, n}));
         Value scale = load(eaS, t);
-        memref::StoreOp::create(e.b, e.fromF32(e.fmul(cv, scale), f16), ch, i);
+        memref::StoreOp::create(e.b, e.fromF32(e.fmul(cv, scale), f16), ch,
+                                padded(i, t));
       });
       forEachShared(e, l.threads, thread, pb * bn, [&](Value i) {
         Value c = arith::DivUIOp::create(e.b, i, e.index(bn));
@@ -220,20 +227,20 @@ public:
         Value n = e.add(e.index(n0), j);
         Value sv = memref::LoadOp::create(
             e.b, temps.states, ValueRange{batch, chunk, head, col, n});
-        memref::StoreOp::create(e.b, e.fromF32(sv, f16), sh, i);
+        memref::StoreOp::create(e.b, e.fromF32(sv, f16), sh, padded(i, c));
       });
       gpu::BarrierOp::create(e.b);
       for (int64_t k = 0; k < perSubgroup; ++k)
         for (int64_t s = 0; s < bn / kTile; ++s) {
-          Value cm = loadMatrix(
-              e, aType, ch,
-              e.add(e.mul(rows[k], e.index(kTile * bn)), e.index(s * kTile)),
-              bn, /*transpose=*/false);
+          Value cm = loadMatrix(e, aType, ch,
+                                e.add(e.mul(rows[k], e.index(kTile * nStride)),
+                                      e.index(s * kTile)),
+                                nStride, /*transpose=*/false);
           // S^T: column-major view of the staged [block_p, block_n] state.
-          Value sm = loadMatrix(
-              e, bType, sh,
-              e.add(e.mul(cols[k], e.index(kTile * bn)), e.index(s * kTile)),
-              bn, /*transpose=*/true);
+          Value sm = loadMatrix(e, bType, sh,
+                                e.add(e.mul(cols[k], e.index(kTile * nStride)),
+                                      e.index(s * kTile)),
+                                nStride, /*transpose=*/true);
           acc[k] = gpu::SubgroupMmaComputeOp::create(e.b, cm, sm, acc[k],
                                                      UnitAttr(), UnitAttr());
         }
@@ -255,12 +262,21 @@ public:
           arith::AndIOp::create(e.b, lt(t, len), lt(col, e.index(p.headDim)));
       emitIf(e, inside, [&] {
         storeOutput(c0, t, col, load(yS, i),
-                    [&] { return e.toF32(load(xh, i)); });
+                    [&] { return e.toF32(load(xh, padded(i, t))); });
       });
     });
   }
 
 private:
+  /// Element `i` of a row-major stage, row `row`, in the stage with its
+  /// rows padded (matrixPad halves each; i itself without padding).
+  Value padded(Value i, Value row) {
+    if (l.matrixPad == 0)
+      return i;
+    Value pad = e.mul(row, e.index(l.matrixPad));
+    return e.add(i, pad);
+  }
+
   /// The matrix types and this thread's subgroup and lane.
   void initCoop() {
     f16 = Float16Type::get(e.b.getContext());
