@@ -175,33 +175,27 @@ def variants():
                                  "DZBSIF", "block_n = 16, block_p = 64, chunk_size = 64, "
                                  "num_subgroups = 8, chunk_parallel = 1", False)
     v["chk_ssd_mamba2_f16"] = ("ssd", dict(M2, l=512), "f16", "DZBSIF", None, False)
-    # The cooperative-matrix chunk kernels (f16): head_dim 48 in blocks of
-    # 32 (the second half outside), groups, a tail, every option; the
-    # heuristic's on a tail of mamba2's shape.
-    v["chk_ssd_coop_f16"] = ("ssd", dict(b=2, l=1000, h=8, p=48, n=64, g=2), "f16",
-                             "DZBSIF", "block_n = 32, block_p = 32, chunk_size = 64, "
-                             "num_subgroups = 4, chunk_parallel = 1, cooperative = 1", False)
-    v["chk_ssd_coop_tail"] = ("ssd", dict(b=1, l=333, h=4, p=64, n=128, g=1), "f16",
-                              "DZBSIF", None, False)
-    # cooperative = 2 (padded stages): head_dim blocks of 32 of 64, groups,
-    # a tail, every option; head_dim 48 in blocks of 32 (the staged state
-    # store); one subgroup with chunks of 16 (rows of 24 halves); mamba2's
-    # blocks with a tail.
-    v["chk_ssd_coop2_f16"] = ("ssd", dict(b=2, l=1000, h=8, p=64, n=64, g=2), "f16",
-                              "DZBSIF", "block_n = 32, block_p = 32, chunk_size = 64, "
-                              "num_subgroups = 4, chunk_parallel = 1, cooperative = 2", False)
-    v["chk_ssd_coop2_partial"] = ("ssd", dict(b=2, l=1000, h=8, p=48, n=64, g=2), "f16",
-                                  "DZBSIF", "block_n = 32, block_p = 32, chunk_size = 64, "
-                                  "num_subgroups = 4, chunk_parallel = 1, cooperative = 2", False)
-    v["chk_ssd_coop2_tail"] = ("ssd", dict(b=1, l=333, h=4, p=64, n=128, g=1), "f16",
-                               "DZBSIF", "block_n = 32, block_p = 64, chunk_size = 64, "
-                               "num_subgroups = 16, chunk_parallel = 1, cooperative = 2", False)
-    v["chk_ssd_coop2_c16"] = ("ssd", dict(b=1, l=100, h=2, p=16, n=16, g=1), "f16",
-                              "DSIF", "block_n = 16, block_p = 16, chunk_size = 16, "
-                              "num_subgroups = 1, chunk_parallel = 1, cooperative = 2", False)
-    v["chk_ssd_coop_c16"] = ("ssd", dict(b=1, l=100, h=2, p=16, n=16, g=1), "f16",
-                             "DSIF", "block_n = 16, block_p = 16, chunk_size = 16, "
-                             "num_subgroups = 1, chunk_parallel = 1, cooperative = 1", False)
+    # The cooperative-matrix chunk kernels (f16), as `cooperative = 1` (the
+    # heuristic's stages) and 2 (rows padded by 8 halves): head_dim 48 in
+    # blocks of 32 (the second half outside: the staged state store),
+    # groups, a tail, every option; mamba2's blocks on a tail of its shape
+    # (for 1: the heuristic); one subgroup with chunks of 16. For 2 also
+    # head_dim 64 in blocks of 32.
+    coop = "chunk_size = 64, chunk_parallel = 1, cooperative = {}"
+    for c, name in ((1, "chk_ssd_coop"), (2, "chk_ssd_coop2")):
+        v[name + ("_f16" if c == 1 else "_partial")] = (
+            "ssd", dict(b=2, l=1000, h=8, p=48, n=64, g=2), "f16", "DZBSIF",
+            "block_n = 32, block_p = 32, num_subgroups = 4, " + coop.format(c), False)
+        v[name + "_tail"] = (
+            "ssd", dict(b=1, l=333, h=4, p=64, n=128, g=1), "f16", "DZBSIF",
+            None if c == 1 else "block_n = 32, block_p = 64, num_subgroups = 16, " + coop.format(c),
+            False)
+        v[name + "_c16"] = ("ssd", dict(b=1, l=100, h=2, p=16, n=16, g=1), "f16", "DSIF",
+                            "block_n = 16, block_p = 16, chunk_size = 16, num_subgroups = 1, "
+                            f"chunk_parallel = 1, cooperative = {c}", False)
+    v["chk_ssd_coop2_f16"] = ("ssd", dict(b=2, l=1000, h=8, p=64, n=64, g=2), "f16", "DZBSIF",
+                              "block_n = 32, block_p = 32, num_subgroups = 4, " + coop.format(2),
+                              False)
     return v
 
 
