@@ -94,6 +94,12 @@ def variants():
         "chk_inorder_varlen_f16": (1, 300, 2, 64, 64, "f16", "gamma", INORDER(32, 32), CU),
         "chk_inorder_long_bf16": (1, 2000, 2, 128, 128, "bf16", "gamma", INORDER(32, 32)),
         "chk_inorder_long_f16_v16": (1, 2000, 2, 128, 128, "f16", "gamma", INORDER(32, 16)),
+        # K = 128 with chunks of 32: the q stage can hold a second f32 tile
+        # per subgroup (bench/results/h200/linear-inorder-park-state.patch
+        # parks the state there); varlen; V = 48 (a partial V block).
+        "chk_inorder_long_f16": (1, 2000, 2, 128, 128, "f16", "gamma", INORDER(32, 32)),
+        "chk_inorder_parks_varlen_bf16": (1, 300, 2, 128, 128, "bf16", "gamma", INORDER(32, 32), CU),
+        "chk_inorder_parks_v48_f16": (2, 700, 4, 128, 48, "f16", "gamma", INORDER(32, 32)),
         # The heuristic's pick with 8 x 16 x 2 = 256 workgroups: in order.
         "chk_inorder_heuristic_bf16": (8, 300, 16, 64, 64, "bf16", "gamma"),
         "chk_inorder_heuristic_f16": (8, 300, 16, 64, 64, "f16", "gamma"),

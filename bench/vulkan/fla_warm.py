@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Compiles flash-linear-attention's Triton kernels for the linear benches
+(linear.py, delta.py) before they run, in parallel processes, so that a
+device call does not spend minutes compiling them one after another.
+
+  there:  python3 DIR/fla_warm.py [simple] [gla] [delta]
+          (fla 0.6.0 on PYTHONPATH as for the benches) calls each named
+          fla function once at its bench shape, bf16 and f16, each family
+          in its own process, and waits for all of them.
+
+Triton keeps the compiled kernels in its on-disk cache, which the benches'
+own processes then read. The warm-up runs with FLA_CACHE_RESULTS=0: its
+autotuning (the families' processes share the GPU) is not kept, so each
+bench process autotunes again from the cached binaries, alone on the GPU,
+and fla's configs are chosen as in a run without the warm-up.
+
+Written 2026-11-27 for a call that was not made (device budget): not yet
+run on the GPU machine. Run it in the background while the ejk-only
+parts (chk cases, pipeline statistics) run, then the timed benches.
+"""
+import os
+import subprocess
+import sys
+import time
+
+SHAPES = {
+    # family: (B, T, H, K, V), as in linear.py / delta.py
+    "simple": (16, 16384, 8, 128, 128),
+    "gla": (4, 4096, 16, 128, 128),
+    "delta": (4, 4096, 16, 128, 128),
+}
+
+
+def warm(family):
+    import torch
+    import torch.nn.functional as F
+    b, t, h, k, v = SHAPES[family]
+    gpu = torch.device("cuda")
+    for dt in (torch.bfloat16, torch.float16):
+        q = torch.randn(b, t, h, k, device=gpu).to(dt)
+        kk = torch.randn(b, t, h, k, device=gpu).to(dt)
+        vv = torch.randn(b, t, h, v, device=gpu).to(dt)
+        scale = k ** -0.5
+        if family == "simple":
+            from fla.ops.simple_gla import chunk_simple_gla
+            gamma = torch.full((h,), -0.01, device=gpu)
+            chunk_simple_gla(q, kk, vv, g_gamma=gamma, scale=scale)
+        elif family == "gla":
+            from fla.ops.gla import chunk_gla
+            g = (F.logsigmoid(torch.randn(b, t, h, k, device=gpu)) / 16).to(dt)
+            chunk_gla(q, kk, vv, g, scale=scale)
+        else:
+            from fla.ops.gated_delta_rule import chunk_gated_delta_rule
+            beta = torch.sigmoid(torch.randn(b, t, h, device=gpu)).to(dt)
+            g = (F.logsigmoid(torch.randn(b, t, h, device=gpu)) / 16).to(dt)
+            chunk_gated_delta_rule(q, kk, vv, g, beta, scale=scale,
+                                   use_qk_l2norm_in_kernel=True)
+        torch.cuda.synchronize()
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "--one":
+        warm(argv[2])
+        return 0
+    families = argv[1:] or list(SHAPES)
+    env = dict(os.environ, FLA_CACHE_RESULTS="0")
+    start = time.time()
+    procs = {f: subprocess.Popen([sys.executable, os.path.abspath(__file__),
+                                  "--one", f], env=env)
+             for f in families}
+    status = 0
+    for f, p in procs.items():
+        rc = p.wait()
+        print(f"fla_warm {f}: exit {rc} after {time.time() - start:.0f} s",
+              flush=True)
+        status = status or rc
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
