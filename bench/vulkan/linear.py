@@ -13,8 +13,9 @@ GPU machine, in one process (issue 18's GPU bar; docs/ops/linear.md).
           log(1 - 2^(-5 - h/2)) per head), checks a small case against an
           f32 recurrence in PyTorch (the chk_* cases: cooperative and SIMT
           kernels, f16 and bf16, weak, medium and strong gates, T not a
-          multiple of the chunk, varlen) and each bench case against fla's
-          output,
+          multiple of the chunk, varlen, GQA, reverse, initial and final
+          states: `recurrence`, which matches ejk's CPU kernel in f32 on
+          all of these) and each bench case against fla's output,
           times ejk with the runtime's GPU timestamps (each dispatch too)
           and fla's chunk_gla / chunk_simple_gla with CUDA events in turn,
           LINEAR_ROUNDS rounds (default 3), their medians
@@ -100,6 +101,14 @@ def variants():
         "chk_inorder_long_f16": (1, 2000, 2, 128, 128, "f16", "gamma", INORDER(32, 32)),
         "chk_inorder_parks_varlen_bf16": (1, 300, 2, 128, 128, "bf16", "gamma", INORDER(32, 32), CU),
         "chk_inorder_parks_v48_f16": (2, 700, 4, 128, 48, "f16", "gamma", INORDER(32, 32)),
+        # GQA, reverse, states in and out (initial states 0.5 N(0, 1), the
+        # final states compared too), alone and together with packed
+        # sequences: paths FileCheck pins but no GPU run had covered.
+        "chk_inorder_gqa_bf16": (2, 300, 4, 64, 64, "bf16", "gamma", INORDER(32, 32), None, {"kv": 2}),
+        "chk_inorder_reverse_f16": (2, 300, 2, 128, 64, "f16", "gamma", INORDER(32, 32), None, {"reverse": True}),
+        "chk_inorder_states_bf16": (2, 300, 2, 128, 64, "bf16", "gamma", INORDER(32, 32), None, {"states": True}),
+        "chk_inorder_varlen_all_f16": (1, 300, 4, 64, 48, "f16", "gamma", INORDER(32, 32), CU,
+                                       {"kv": 2, "reverse": True, "states": True}),
         # The heuristic's pick with 8 x 16 x 2 = 256 workgroups: in order.
         "chk_inorder_heuristic_bf16": (8, 300, 16, 64, 64, "bf16", "gamma"),
         "chk_inorder_heuristic_f16": (8, 300, 16, 64, 64, "f16", "gamma"),
@@ -132,9 +141,12 @@ def t(*s, e):
     return "tensor<" + "x".join(map(str, s)) + "x" + e + ">"
 
 
-def ir(b, tt, h, k, v, dt, gated, config=None, cu=None):
-    q, vv = t(b, tt, h, k, e=dt), t(b, tt, h, v, e=dt)
-    args = [f"%q: {q}", f"%k: {q}", f"%v: {vv}"]
+def ir(b, tt, h, k, v, dt, gated, config=None, cu=None, opts=None):
+    opts = opts or {}
+    hkv = opts.get("kv", h)
+    q, o = t(b, tt, h, k, e=dt), t(b, tt, h, v, e=dt)
+    kt, vv = t(b, tt, hkv, k, e=dt), t(b, tt, hkv, v, e=dt)
+    args = [f"%q: {q}", f"%k: {kt}", f"%v: {vv}"]
     clause = ""
     if gated.startswith("g/") or gated == "g":
         args.append(f"%g: {q}")
@@ -142,13 +154,48 @@ def ir(b, tt, h, k, v, dt, gated, config=None, cu=None):
     else:
         args.append(f"%gg: {t(h, e='f32')}")
         clause = f" g_gamma(%gg : {t(h, e='f32')})"
+    states = t(len(cu) - 1 if cu else b, h, k, v, e="f32")
+    if opts.get("states"):
+        args.append(f"%s0: {states}")
+        clause += f" initial_state(%s0 : {states})"
     if cu:
         args.append(f"%cu: {t(len(cu), e='i32')}")
         clause += f" cu_seqlens(%cu : {t(len(cu), e='i32')})"
-    attrs = f" {{config = #ejk.config<{config}>}}" if config else ""
-    return (f"func.func @main({', '.join(args)}) -> {vv} {{\n"
-            f"  %o = ejk.gla %q, %k, %v{clause}{attrs} : {q}, {q}, {vv} -> {vv}\n"
-            f"  return %o : {vv}\n}}\n")
+    attrs = (["reverse"] if opts.get("reverse") else []) + (
+        [f"config = #ejk.config<{config}>"] if config else [])
+    attrs = f" {{{', '.join(attrs)}}}" if attrs else ""
+    results, types = ("%o, %s", f"{o}, {states}") if opts.get("states") else ("%o", o)
+    return (f"func.func @main({', '.join(args)}) -> ({types}) {{\n"
+            f"  {results} = ejk.gla %q, %k, %v{clause}{attrs} : {q}, {kt}, {vv} -> {types}\n"
+            f"  return {results} : {types}\n}}\n")
+
+
+def recurrence(q, kk, vv, decay, scale, cu=None, s0=None, reverse=False,
+               zeros=None, einsum=None):
+    """The op's recurrence in f32, one step at a time: q [B, T, H, K], kk
+    [B, T, Hkv, K], vv [B, T, Hkv, V] (arrays of one library: torch here,
+    numpy in a test), decay(rows, i) the decay of step i ([rows, H, K] or
+    [1, H, 1]). Per sequence (each batch row, or each packed one of cu),
+    from s0 (or zero), last to first with reverse. Returns the outputs
+    (zero outside every sequence) and each sequence's final state."""
+    b, tt, h, k = q.shape
+    hkv, v = vv.shape[2], vv.shape[3]
+    heads = [j // (h // hkv) for j in range(h)]
+    kx, vx = kk[:, :, heads], vv[:, :, heads]
+    ref = zeros((b, tt, h, v))
+    if cu:
+        seqs = [(slice(0, 1), range(cu[n], cu[n + 1]), slice(n, n + 1))
+                for n in range(len(cu) - 1)]
+    else:
+        seqs = [(slice(None), range(tt), slice(None))]
+    finals = []
+    for rows, steps, at in seqs:
+        s = zeros((1 if cu else b, h, k, v)) if s0 is None else s0[at]
+        for i in (reversed(steps) if reverse else steps):
+            s = s * decay(rows, i)[..., None] + kx[rows, i][..., None] * vx[rows, i][:, :, None, :]
+            ref[rows, i] = scale * einsum("bhk,bhkv->bhv", q[rows, i], s)
+        finals.append(s)
+    return ref, finals
 
 
 # Each dispatch's time comes from the runtime's timestamps
@@ -186,21 +233,30 @@ def run(d):
                      key=lambda kv: kv[0].startswith("ggla"))
     for name, (b, tt, h, k, v, dt, gated, *rest) in ordered:
         cu = rest[1] if len(rest) > 1 else None
+        opts = rest[2] if len(rest) > 2 else {}
+        hkv = opts.get("kv", h)
         per_step = gated == "g" or gated.startswith("g/")
         divisor = 16.0 if gated == "g" else float(gated[2:]) if per_step else 1.0
         try:
             torch.manual_seed(0)
             q = torch.randn(b, tt, h, k, device=gpu).to(tdt[dt])
-            kk = torch.randn(b, tt, h, k, device=gpu).to(tdt[dt])
-            vv = torch.randn(b, tt, h, v, device=gpu).to(tdt[dt])
+            kk = torch.randn(b, tt, hkv, k, device=gpu).to(tdt[dt])
+            vv = torch.randn(b, tt, hkv, v, device=gpu).to(tdt[dt])
             g = (F.logsigmoid(torch.randn(b, tt, h, k, device=gpu)) / divisor).to(tdt[dt])
             gamma = torch.tensor([math.log(1 - 2 ** (-5 - i / 2)) for i in range(h)],
                                  dtype=torch.float32, device=gpu)
+            n_states = len(cu) - 1 if cu else b
+            s0 = (0.5 * torch.randn(n_states, h, k, v, device=gpu)
+                  if opts.get("states") else None)
             mod = rt.load(os.path.join(d, "art", name))
             ins = [rt.upload(x) for x in (q, kk, vv, g if per_step else gamma)]
+            if s0 is not None:
+                ins.append(rt.upload(s0))
             if cu:
                 ins.append(rt.upload(torch.tensor(cu, dtype=torch.int32)))
             outs = [rt.empty(b * tt * h * v * q.element_size())]
+            if s0 is not None:
+                outs.append(rt.empty(n_states * h * k * v * 4))
             mod.bind(ins, outs)
             invoke = mod.invoke
             invoke()
@@ -208,18 +264,23 @@ def run(d):
             entry = {"nan": bool(torch.isnan(got).any())}
             scale = k ** -0.5
             if name.startswith("chk"):
-                # The recurrence in f32 (from zero at each packed sequence's
-                # start; steps of no sequence are zero).
-                s = torch.zeros(b, h, k, v, device=gpu)
-                ref = torch.zeros(b, tt, h, v, device=gpu)
-                starts = set(cu or [0])
-                covered = range(cu[0], cu[-1]) if cu else range(tt)
-                for i in covered:
-                    if i in starts:
-                        s = torch.zeros(b, h, k, v, device=gpu)
-                    decay = torch.exp(g[:, i].float()) if per_step else torch.exp(gamma)[None, :, None]
-                    s = s * decay[..., None] + kk[:, i].float()[..., None] * vv[:, i].float()[:, :, None, :]
-                    ref[:, i] = scale * torch.einsum("bhk,bhkv->bhv", q[:, i].float(), s)
+                # The recurrence in f32 (from zero or the initial state at
+                # each sequence's start; steps of no sequence are zero).
+                if per_step:
+                    decay = lambda rows, i: torch.exp(g[rows, i].float())
+                else:
+                    decay = lambda rows, i: torch.exp(gamma)[None, :, None]
+                ref, finals = recurrence(
+                    q.float(), kk.float(), vv.float(), decay, scale, cu, s0,
+                    opts.get("reverse", False),
+                    zeros=lambda shape: torch.zeros(shape, device=gpu),
+                    einsum=torch.einsum)
+                if s0 is not None:
+                    final = rt.download(outs[1], (n_states, h, k, v), torch.float32).to(gpu)
+                    entry["max_abs_err_final_state"] = max(
+                        float((final[slice(n, n + 1) if cu else slice(None)] - f).abs().max())
+                        for n, f in enumerate(finals))
+                    entry["max_abs_final_state"] = float(final.abs().max())
                 err = (got - ref).abs()
                 entry["max_abs_err_vs_recurrence"] = float(err.max())
                 entry["max_abs_ref"] = float(ref.abs().max())
