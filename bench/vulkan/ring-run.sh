@@ -7,13 +7,16 @@
 #      rank: the baseline, its kernel time), its output checked against
 #      PyTorch's scaled_dot_product_attention; then 4 ranks, one per GPU
 #      (zigzag shards when causal): the default (shared window, gathered
-#      form), the steps through the window (EJK_RING_GATHER=0) and MPI
-#      messages (EJK_RING_SHARED_WINDOW=0, the earlier path), then 2 ranks;
+#      form), and at S = 65536 also the steps through the window
+#      (EJK_RING_GATHER=0) and MPI messages (EJK_RING_SHARED_WINDOW=0, the
+#      earlier path); then 2 ranks;
 #      every ring's gathered output against the baseline's;
-#   2. the ring's blocks alone (BLOCKS: the 4-rank non-causal blocks of
-#      both S): one on GPU 0 alone, then one on every GPU at once, as
+#   2. the ring's blocks alone (BLOCKS, default 16384: the 4-rank
+#      non-causal block of S = 65536): one on GPU 0 alone, then one on every GPU at once, as
 #      independent processes (no MPI between them): whether the blocks run
 #      slower when all four GPUs work (the previous session's 2-4x);
+#   before both, the machine's own host <-> device copy rate (PyTorch,
+#   pinned memory): one GPU alone and all four at once;
 #   nvidia-smi samples every GPU's clock, use and memory all along
 #   ($OUT/smi.csv) and which process runs on which GPU during the blocks.
 set -u
@@ -35,6 +38,7 @@ stamp() { echo "[t+$(($(date +%s) - T0)) s] $*"; }
 nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id --format=csv,noheader
 nproc
 df -h /dev/shm | tail -1
+nvidia-smi topo -m 2>&1 | head -8
 nvidia-smi --query-gpu=timestamp,index,clocks.sm,utilization.gpu,memory.used,power.draw \
   --format=csv,noheader -lms 250 > "$OUTDIR/smi.csv" 2>&1 &
 SMI=$!
@@ -59,6 +63,32 @@ for i in range(len(xs)):
     torch.cuda.synchronize(i)
 PY
 stamp "inputs written, GPUs warm"
+
+# The machine's host <-> device copy rate (PyTorch, pinned memory, 512 MiB,
+# best of 5): GPU 0 alone, then all four GPUs copying at once (what the
+# ring's ranks do), per GPU.
+python3 - <<'PY'
+import time, torch
+n = 512 << 20
+def rate(gpus, to_device):
+    hs = [torch.empty(n, dtype=torch.uint8).pin_memory() for _ in gpus]
+    ds = [torch.empty(n, dtype=torch.uint8, device=f"cuda:{g}") for g in gpus]
+    best = 0
+    for _ in range(5):
+        t = time.time()
+        for h, d, g in zip(hs, ds, gpus):
+            with torch.cuda.device(g):
+                (d.copy_(h, non_blocking=True) if to_device
+                 else h.copy_(d, non_blocking=True))
+        for g in gpus:
+            torch.cuda.synchronize(g)
+        best = max(best, n / (time.time() - t) / 1e9)
+    return best
+for gpus in ([0], [0, 1, 2, 3]):
+    print("copy rate, %d GPU(s) at once: upload %.1f GB/s, download %.1f GB/s"
+          " per GPU" % (len(gpus), rate(gpus, True), rate(gpus, False)))
+PY
+stamp "copy rates"
 
 # check REF OUT: the ring's output against the one-GPU output.
 check() {
@@ -98,11 +128,12 @@ ring() {
   [ "$n" = 1 ] && dev=vulkan:0
   local pass=()
   [ -n "$env" ] && pass=(-x "${env%%=*}")
-  env ${env:-EJK_RING_DEFAULT=1} timeout 120 $MPIRUN \
-    "${pass[@]}" -np "$n" ./ejk-ring-run art/ringgpu.json --entry "$entry" \
+  env ${env:-EJK_RING_DEFAULT=1} timeout 90 $MPIRUN \
+    "${pass[@]}" -np "$n" ./ejk-ring-run art/$entry.json --entry "$entry" \
     --layout "$layout" --q npy/s${s}_q.npy --k npy/s${s}_k.npy \
     --v npy/s${s}_v.npy --warmup-ms "$WARM_MS" --repeat "$REPEAT" --stats \
-    --device "$dev" --out "$out" 2>&1 | grep -v "Perhaps a missing symbol"
+    --device "$dev" --out "$out" 2>&1 |
+    grep -v -E "Perhaps a missing symbol|pmix_mca_base|dlopen error"
 }
 
 for s in $SEQS; do
@@ -111,7 +142,11 @@ for s in $SEQS; do
     base=npy/base_s${s}_${mask}.npy
     mv "npy/out_s${s}_${mask}_n1.npy" "$base"
     torch_check "$s" "$mask" "$base"
-    for variant in "" EJK_RING_GATHER=0 EJK_RING_SHARED_WINDOW=0; do
+    variants='""'
+    [ "$s" = 65536 ] &&
+      variants="$variants EJK_RING_GATHER=0 EJK_RING_SHARED_WINDOW=0"
+    for variant in $variants; do
+      variant=${variant//\"/}
       ring "$s" "$mask" 4 "$variant"
       check "$base" "npy/out_s${s}_${mask}_n4.npy"
     done
@@ -123,14 +158,14 @@ done
 
 # The blocks alone: GPU 0 alone, then every GPU at once (independent
 # processes); which GPU each process is on, from nvidia-smi, mid-run.
-for b in ${BLOCKS:-16384 8192}; do
+for b in ${BLOCKS:-16384}; do
   stamp "== block ${b}x${b} (non-causal) alone on GPU 0"
-  timeout 60 $MPIRUN -np 1 ./ejk-ring-run art/ringgpu.json --entry b${b}_full_n1 \
+  timeout 60 $MPIRUN -np 1 ./ejk-ring-run art/b${b}_full_n1.json --entry b${b}_full_n1 \
     --random 7 --warmup-ms 2000 --repeat 5 --stats --device vulkan:0 2>&1 |
     grep -E "^rank|wall"
   stamp "== block ${b}x${b} on all 4 GPUs at once"
   for g in 0 1 2 3; do
-    timeout 60 $MPIRUN -np 1 ./ejk-ring-run art/ringgpu.json --entry b${b}_full_n1 \
+    timeout 60 $MPIRUN -np 1 ./ejk-ring-run art/b${b}_full_n1.json --entry b${b}_full_n1 \
       --random 7 --warmup-ms 2000 --repeat 5 --stats --device vulkan:$g \
       > "$OUTDIR/block${b}_gpu$g.log" 2>&1 &
   done

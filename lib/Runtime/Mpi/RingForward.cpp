@@ -35,7 +35,8 @@ using namespace ejk::ring;
 namespace {
 
 /// Sizes the forward's shard buffers and reserves its block-output buffer,
-/// and registers the five with the device (ejk_ring::registered): a shard
+/// and the result's (the f16/bf16 output, uploaded once at the end), and
+/// registers the six with the device (ejk_ring::registered): a shard
 /// then moves between host and device in one device copy at the bus's rate
 /// instead of through the runtime's staging memcpy (docs/ops/ring.md,
 /// "Registered host buffers"). A previous run's ranges of other sizes are
@@ -47,8 +48,9 @@ void registerShardBuffers(ejk_ring &ring, size_t kBytes, size_t vBytes,
   if (env && std::strcmp(env, "0") == 0)
     ring.registerHost = false;
   bool registeredAlready =
-      ring.registered.size() == 5 && host.keyCur.size() == kBytes &&
-      host.valueCur.size() == vBytes && host.partO.capacity() >= oBytes;
+      ring.registered.size() == 6 && host.keyCur.size() == kBytes &&
+      host.valueCur.size() == vBytes && host.partO.capacity() >= oBytes &&
+      host.result.size() == oBytes;
   if (!registeredAlready)
     ring.unregisterHost();
   host.keyCur.resize(kBytes);
@@ -58,6 +60,7 @@ void registerShardBuffers(ejk_ring &ring, size_t kBytes, size_t vBytes,
   // Block outputs are at most this large: reading one back never
   // reallocates (and so never leaves its registered range).
   host.partO.reserve(oBytes);
+  host.result.resize(oBytes);
   if (registeredAlready || !ring.registerHost)
     return;
   const std::pair<void *, size_t> ranges[] = {
@@ -65,7 +68,8 @@ void registerShardBuffers(ejk_ring &ring, size_t kBytes, size_t vBytes,
       {host.keyNext.data(), kBytes},
       {host.valueCur.data(), vBytes},
       {host.valueNext.data(), vBytes},
-      {host.partO.data(), host.partO.capacity()}};
+      {host.partO.data(), host.partO.capacity()},
+      {host.result.data(), oBytes}};
   for (const auto &range : ranges) {
     if (ejk_host_register(ring.device, range.first, range.second) != EJK_OK) {
       // A device that cannot import host memory: stage as before.
@@ -680,15 +684,17 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
     }
     if (invocation) {
       record(ejk_invocation_wait(invocation), "ejk_ring_run: block");
-      uint64_t computeDone = nowNs();
       uint64_t kernel = 0;
       ejk_invocation_time_ns(invocation, &kernel);
       ejk_invocation_destroy(invocation);
       st.compute_ns = kernel;
-      // The transfer is exposed when it ended after the block did. With the
-      // window the host's copies run before the wait for the block, so the
-      // block's end is taken as its start plus its kernel time.
-      uint64_t blockEnd = window ? stepStart + kernel : computeDone;
+      // The transfer is exposed when it ended after the block did. The
+      // block's end is its start plus its kernel time: this thread only
+      // learns that it ended after the transfer's wait (or the window's
+      // copies), so the time it noticed is never before `commDone` (which
+      // made the MPI messages look free before 2026-11-27: "Several
+      // GPUs").
+      uint64_t blockEnd = stepStart + kernel;
       st.exposed_comm_ns = commDone > blockEnd ? commDone - blockEnd : 0;
       ++ring->total.steps_computed;
     } else {
@@ -733,7 +739,8 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
   // An f32 result is the output as it stands; f16/bf16 are rounded once.
   const void *result = accO.data();
   if (ring->dtype != EJK_DTYPE_F32) {
-    Bytes &out = host.out;
+    // Registered (registerShardBuffers) when the shards are.
+    Bytes &out = host.result;
     out.resize(size_t(ring->oElems() * e));
     parallelFor(ring->oElems(), ring->threads, [&](int64_t from, int64_t to) {
       fromFloats(accO.data() + from, ring->dtype, out.data() + from * e,

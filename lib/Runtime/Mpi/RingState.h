@@ -106,6 +106,9 @@ struct ejk_ring {
   struct HostBuffers {
     std::vector<unsigned char> keyCur, valueCur, keyNext, valueNext, partO,
         scratchK, scratchV, out;
+    /// The forward's result in the entry's type (registered with the
+    /// shards; `out` is the backward's, which resizes it).
+    std::vector<unsigned char> result;
     /// The visiting shard's kv_segment_ids (i32 [B, S]) and the next's,
     /// travelling with its key/value, and their staging scratch.
     std::vector<unsigned char> segCur, segNext, scratchS;
