@@ -3,8 +3,9 @@
 // shared memory.
 // RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle,cooperative_matrix_nv_layout subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152" -ejk-form-dispatches -ejk-tile-dispatches | FileCheck %s
 
-// d64 without a causal mask: the heuristic's 256 x 64 blocks of 8
-// subgroups (two row tiles each). Two K/V buffers of 64 + 64 rows of 72
+// d64 without a causal mask, 256 x 64 blocks of 8 subgroups (two row
+// tiles each; the heuristic was 256 x 64 x 8 until it became 128 x 64 x 4
+// of one buffer, tile-vulkan-pipelined.mlir). Two K/V buffers of 64 + 64 rows of 72
 // halves (9 vectors) fit (2 * 1152 vectors = 36 KiB, as the 256 staged Q
 // rows, + the 1.5 KiB probe). The first block is staged before the loop;
 // in the loop the next block is stored into the other buffer with no
@@ -24,7 +25,7 @@
 // CHECK: gpu.barrier
 // CHECK-NEXT: scf.yield
 func.func @two_buffers(%q: tensor<1x256x2x64xf16>, %k: tensor<1x256x2x64xf16>, %v: tensor<1x256x2x64xf16>) -> tensor<1x256x2x64xf16> {
-  %o = ejk.flash_attention %q, %k, %v : tensor<1x256x2x64xf16>, tensor<1x256x2x64xf16>, tensor<1x256x2x64xf16> -> tensor<1x256x2x64xf16>
+  %o = ejk.flash_attention %q, %k, %v {config = #ejk.config<block_q = 256, block_k = 64, num_subgroups = 8>} : tensor<1x256x2x64xf16>, tensor<1x256x2x64xf16>, tensor<1x256x2x64xf16> -> tensor<1x256x2x64xf16>
   return %o : tensor<1x256x2x64xf16>
 }
 
@@ -50,11 +51,12 @@ func.func @one_buffer(%q: tensor<1x256x2x128xf16>, %k: tensor<1x256x2x128xf16>, 
 // -----
 
 // block_q = 32 * num_subgroups: each subgroup owns two 16-row tiles, so the
-// loop carries 2 x 4 O tiles and 2 x (2 maxima + 2 sums), and each K^T tile
-// loaded from the stage feeds two products, one per row tile.
+// loop carries 2 x 4 O tiles, 2 x (2 maxima + 2 sums) and (pipelined) 2 x 4
+// P tiles of the previous block, and each K^T tile loaded from the stage
+// feeds two products, one per row tile.
 // CHECK-LABEL: func.func private @row_tiles_dispatch_0
 // CHECK-SAME: ejk.workgroup_size = array<i64: 128, 1, 1>
-// CHECK: scf.for {{.*}} -> (!gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, f32, f32, f32, f32, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, f32, f32, f32, f32, vector<4xi32>
+// CHECK: scf.for {{.*}} -> (!gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, f32, f32, f32, f32, !gpu.mma_matrix<16x16xf16, "AOp">, !gpu.mma_matrix<16x16xf16, "AOp">, !gpu.mma_matrix<16x16xf16, "AOp">, !gpu.mma_matrix<16x16xf16, "AOp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, f32, f32, f32, f32, !gpu.mma_matrix<16x16xf16, "AOp">, !gpu.mma_matrix<16x16xf16, "AOp">, !gpu.mma_matrix<16x16xf16, "AOp">, !gpu.mma_matrix<16x16xf16, "AOp">, vector<4xi32>
 // CHECK: %[[KT:.*]] = gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 9 : index, transpose}
 // CHECK-NEXT: gpu.subgroup_mma_compute %{{.*}}, %[[KT]], %{{.*}}
 // CHECK-NEXT: gpu.subgroup_mma_compute %{{.*}}, %[[KT]], %{{.*}}

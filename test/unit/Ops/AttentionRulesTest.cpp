@@ -342,23 +342,27 @@ TEST_F(FlashAttentionTuningTest, HeuristicOnRegisterSoftmax) {
     EXPECT_EQ(printAttr(op.getHeuristicConfig(nvidiaCoop())),
               "#ejk.config<block_k = 64, block_q = 128, num_subgroups = 8>");
   });
-  // Head dims up to 64 (H100, docs/performance-vulkan.md): 256-row blocks
-  // whose subgroups own two 16-row tiles; causal, 128 x 64 blocks (the
-  // blocks below the diagonal skip their masks; H200).
+  // Head dims up to 64, causal or not (H200, docs/performance-vulkan.md):
+  // 128 x 64 blocks of 4 subgroups owning two 16-row tiles each.
   FlashSpec narrow = prefill;
   narrow.headDim = narrow.valueDim = 64;
-  withOp(narrow, [&](TunableOpInterface op) {
-    ConfigAttr config = op.getHeuristicConfig(nvidiaCoop());
-    EXPECT_EQ(printAttr(config),
-              "#ejk.config<block_k = 64, block_q = 256, num_subgroups = 8>");
-    EXPECT_TRUE(
-        succeeded(op.verifyConfig(config, nvidiaCoop(), llvm::nulls())));
-  });
-  narrow.causal = true;
-  withOp(narrow, [&](TunableOpInterface op) {
+  for (bool causal : {false, true}) {
+    narrow.causal = causal;
+    withOp(narrow, [&](TunableOpInterface op) {
+      ConfigAttr config = op.getHeuristicConfig(nvidiaCoop());
+      EXPECT_EQ(printAttr(config),
+                "#ejk.config<block_k = 64, block_q = 128, num_subgroups = 4>");
+      EXPECT_TRUE(
+          succeeded(op.verifyConfig(config, nvidiaCoop(), llvm::nulls())));
+    });
+  }
+  // head_dim 128 causal keeps 128 x 64 x 8.
+  prefill.causal = true;
+  withOp(prefill, [&](TunableOpInterface op) {
     EXPECT_EQ(printAttr(op.getHeuristicConfig(nvidiaCoop())),
               "#ejk.config<block_k = 64, block_q = 128, num_subgroups = 8>");
   });
+  prefill.causal = false;
   withOp(prefill, [&](TunableOpInterface op) {
     // Without the layout the softmax goes through shared memory.
     TargetInfo other = nvidiaCoop();

@@ -20,6 +20,18 @@
 //     O_n = O_n * alpha + sum_j P_j V_{j,n}   (D_v / 16 accumulator tiles)
 //   out = O / l, lse = m + log(l).
 //
+// Pipelined (register softmax, VulkanAttentionLayout::pipelined; not for
+// block-sparse lists, nor causal with one row tile a subgroup, where it was
+// slower): block j's P V runs in iteration j + 1, before that iteration's
+// softmax and independent of it, so the matrix units have work while the
+// exponentials run (the profile: the softmax cost 22 % of gfa-d128 and
+// 41 % of gfa-d64, serialized with the products). A buffer holds K of
+// block j and V of block j - 1; the loop carries P of the previous block:
+//     O_n = (O_n + sum_j P_{j-1} V_{j-1,n}) * alpha_j
+// and the last block's P V follows the loop. With a causal mask and two
+// row tiles a subgroup (causalSkip), a block past the diagonal of all the
+// subgroup's rows skips its products and softmax (its state is unchanged).
+//
 // Block-sparse attention (AttentionProblem::sparse) runs the same body over
 // the live-block list of its query block (LiveBlocks.h): the key-block loop
 // walks list positions [0, count), each position's block is the list entry,
@@ -77,6 +89,13 @@ public:
     cType = gpu::MMAMatrixType::get({kTile, kTile}, e.f32, "COp");
     lanesPerRow = l.subgroupSize / kTile;
     inputType = cast<MemRefType>(buf.query.getType()).getElementType();
+    // Not for block-sparse lists (the window of list entries is one block
+    // ahead of the loads), and not with a causal mask on one row tile a
+    // subgroup: gfa-d128-causal 0.386 ms pipelined against 0.368,
+    // gfa-long-causal 1.088 against 1.061 (H200, same call; with two row
+    // tiles it gains: gfa-d64-causal at 128 x 64 x 4 0.372 against 0.397;
+    // docs/performance-vulkan.md).
+    pipelined = l.pipelined && !p.sparse && !(p.causal && l.rowTiles == 1);
   }
 
   void build() {
@@ -209,11 +228,15 @@ public:
         inits.push_back(m0); // m of this lane's rows
       for (size_t r = 0; r < rows.size(); ++r)
         inits.push_back(l0); // l of this lane's rows
+      // Pipelined: P of the previous block (none before the first).
+      if (pipelined)
+        inits.append(l.blockK / kTile, zeroOperand());
     }
     // This thread's share of the first key block, loaded ahead (the loop
-    // then prefetches each next block while the current one computes).
+    // then prefetches each next block while the current one computes;
+    // pipelined, with the V rows of the block before it: zeros here).
     if (!p.sparse)
-      ahead = loadKeyBlock(lo);
+      ahead = loadKeyBlock(lo, /*firstBlock=*/true);
     if (l.kvStages == 2) {
       // The first block goes to buffer 0 now; the loop stores block kb + 1
       // into the other buffer while block kb computes.
@@ -228,6 +251,8 @@ public:
           return keyBlock(rules, kb, lo, s);
         });
     int64_t perTile = tileStateSize();
+    if (pipelined)
+      lastProducts(state, lo, hi);
     for (int64_t m = 0; m < l.rowTiles; ++m) {
       rows = tileRows[m];
       ArrayRef<Value> tileState =
@@ -313,15 +338,52 @@ private:
   }
 
   /// This thread's share of key block `kb`'s K rows then V rows; past seq_k
-  /// (also for the block after the last) they are zeros.
-  SmallVector<Value> loadKeyBlock(Value kb) {
+  /// (also for the block after the last) they are zeros. Pipelined, the V
+  /// rows are those of block kb - 1 (zeros for the loop's first block).
+  SmallVector<Value> loadKeyBlock(Value kb, bool firstBlock = false) {
     Value keyStart = e.mul(kb, e.index(l.blockK));
     SmallVector<Value> values = loadVectorRows(
         kView, p.seqK, p.numKvHeads, kvHead, keyStart, l.blockK, p.headDim);
     numKeyValues = values.size();
-    values.append(loadVectorRows(vView, p.seqK, p.numKvHeads, kvHead, keyStart,
-                                 l.blockK, p.headDimV));
+    if (!pipelined) {
+      values.append(loadVectorRows(vView, p.seqK, p.numKvHeads, kvHead,
+                                   keyStart, l.blockK, p.headDimV));
+      return values;
+    }
+    if (firstBlock) {
+      int64_t words = l.blockK * p.headDimV / kPerVector;
+      Value zero = arith::ConstantOp::create(
+          e.b, DenseElementsAttr::get(vecType, e.b.getI32IntegerAttr(0)));
+      values.append((words + l.threads - 1) / l.threads, zero);
+      return values;
+    }
+    Value valueStart = e.sub(keyStart, e.index(l.blockK));
+    values.append(loadVectorRows(vView, p.seqK, p.numKvHeads, kvHead,
+                                 valueStart, l.blockK, p.headDimV));
     return values;
+  }
+
+  /// Pipelined: adds the last block's P V to the O tiles of `state` (the
+  /// loop's results). That V was loaded by the last iteration: with two
+  /// buffers it is in buffer (hi - lo) % 2, with one it is staged here.
+  void lastProducts(SmallVector<Value> &state, Value lo, Value hi) {
+    int64_t outTiles = p.headDimV / kTile;
+    int64_t perTile = tileStateSize();
+    Value buffer = e.index(0);
+    if (l.kvStages == 2) {
+      Value parity = arith::RemUIOp::create(e.b, e.sub(hi, lo), e.index(2));
+      buffer = e.mul(parity, e.index(kvBuffer));
+    } else {
+      ArrayRef<Value> loaded =
+          ArrayRef<Value>(state).slice(l.rowTiles * perTile);
+      storeVectorRows(loaded.slice(numKeyValues, loaded.size() - numKeyValues),
+                      l.blockK, p.headDimV, vS, Value(), vOffset);
+      gpu::BarrierOp::create(e.b);
+    }
+    SmallVector<SmallVector<Value>> sums = previousProducts(state, buffer);
+    for (int64_t m = 0; m < l.rowTiles; ++m)
+      for (int64_t n = 0; n < outTiles; ++n)
+        state[m * perTile + n] = sums[m][n];
   }
 
   /// Stores the values of loadKeyBlock into the K/V buffer that starts at
@@ -339,9 +401,10 @@ private:
   }
 
   /// Loop-carried values of one row tile: its O tiles, then m and l of this
-  /// lane's rows.
+  /// lane's rows, then (pipelined) the previous block's P tiles.
   int64_t tileStateSize() const {
-    return p.headDimV / kTile + 2 * static_cast<int64_t>(rows.size());
+    return p.headDimV / kTile + 2 * static_cast<int64_t>(rows.size()) +
+           (pipelined ? l.blockK / kTile : 0);
   }
 
   SmallVector<Value> keyBlock(VulkanScoreRules &rules, Value kb, Value lo,
@@ -349,6 +412,7 @@ private:
     int64_t outTiles = p.headDimV / kTile;
     int64_t keyTiles = l.blockK / kTile;
     int64_t perTile = tileStateSize();
+    int64_t rowTiles = l.rowTiles;
 
     // Block-sparse: the blocks of positions kb .. kb + kvStages, read from
     // the list one iteration ahead of their loads (a load whose address
@@ -356,7 +420,7 @@ private:
     size_t windowSize = window.size();
     SmallVector<Value> blocks(state.take_back(windowSize));
     SmallVector<Value> loaded(
-        state.drop_front(l.rowTiles * perTile).drop_back(windowSize));
+        state.drop_front(rowTiles * perTile).drop_back(windowSize));
     SmallVector<Value> prefetched;
     // The K/V buffer this block's matrices read (f16 element offset).
     Value cur = e.index(0);
@@ -384,66 +448,128 @@ private:
       nextBlocks.push_back(aheadBlock(e.add(kb, e.index(windowSize))));
     }
 
-    // S = Q K^T; each K^T tile feeds every row tile.
-    int64_t rowTiles = l.rowTiles;
-    SmallVector<SmallVector<Value>> scores(rowTiles);
-    for (int64_t j = 0; j < keyTiles; ++j) {
-      SmallVector<Value> acc(rowTiles, gpu::SubgroupMmaConstantMatrixOp::create(
-                                           e.b, cType, e.constF32(0.0f)));
-      for (int64_t d = 0; d < p.headDim / kTile; ++d) {
-        // K^T tile: column-major view of K rows j*16.., columns d*16...
-        Value kt =
-            loadMatrix(e, bType, kvStage,
-                       e.add(cur, e.index(j * kTile * kS + d * kTile)), kS,
-                       /*transpose=*/true);
-        for (int64_t m = 0; m < rowTiles; ++m)
-          acc[m] = gpu::SubgroupMmaComputeOp::create(
-              e.b, qTiles[m][d], kt, acc[m], UnitAttr(), UnitAttr());
-      }
-      for (int64_t m = 0; m < rowTiles; ++m)
-        scores[m].push_back(acc[m]);
-    }
-
-    Value keyStart = e.mul(list ? blocks[0] : kb, e.index(l.blockK));
-    SmallVector<SmallVector<Value>> pTiles(rowTiles), next(rowTiles);
-    SmallVector<Value> alphaTiles(rowTiles);
-    for (int64_t m = 0; m < rowTiles; ++m) {
-      rows = tileRows[m];
-      tileFirstRow = tileFirstRows[m];
-      SmallVector<Value> oldState(state.begin() + m * perTile,
-                                  state.begin() + (m + 1) * perTile);
-      if (l.registerSoftmax)
-        softmaxInRegisters(rules, keyStart, scores[m], oldState, pTiles[m],
-                           alphaTiles[m], next[m]);
-      else
-        softmaxThroughStage(rules, keyStart, scores[m], oldState, pTiles[m],
-                            alphaTiles[m], next[m]);
-    }
-
-    // O = O * alpha + P V; each V tile feeds every row tile.
-    SmallVector<SmallVector<Value>> outTilesOf(rowTiles);
-    for (int64_t n = 0; n < outTiles; ++n) {
-      SmallVector<Value> acc;
-      for (int64_t m = 0; m < rowTiles; ++m)
-        acc.push_back(gpu::SubgroupMmaElementwiseOp::create(
-            e.b, cType, ValueRange{state[m * perTile + n], alphaTiles[m]},
-            gpu::MMAElementwiseOp::MULF));
+    auto compute = [&]() -> SmallVector<Value> {
+      // S = Q K^T; each K^T tile feeds every row tile.
+      SmallVector<SmallVector<Value>> scores(rowTiles);
       for (int64_t j = 0; j < keyTiles; ++j) {
-        Value v = loadMatrix(
-            e, bType, kvStage,
-            e.add(cur, e.index(vOffset + j * kTile * vS + n * kTile)), vS,
-            /*transpose=*/false);
+        SmallVector<Value> acc(rowTiles,
+                               gpu::SubgroupMmaConstantMatrixOp::create(
+                                   e.b, cType, e.constF32(0.0f)));
+        for (int64_t d = 0; d < p.headDim / kTile; ++d) {
+          // K^T tile: column-major view of K rows j*16.., columns d*16...
+          Value kt =
+              loadMatrix(e, bType, kvStage,
+                         e.add(cur, e.index(j * kTile * kS + d * kTile)), kS,
+                         /*transpose=*/true);
+          for (int64_t m = 0; m < rowTiles; ++m)
+            acc[m] = gpu::SubgroupMmaComputeOp::create(
+                e.b, qTiles[m][d], kt, acc[m], UnitAttr(), UnitAttr());
+        }
         for (int64_t m = 0; m < rowTiles; ++m)
-          acc[m] = gpu::SubgroupMmaComputeOp::create(
-              e.b, pTiles[m][j], v, acc[m], UnitAttr(), UnitAttr());
+          scores[m].push_back(acc[m]);
       }
-      for (int64_t m = 0; m < rowTiles; ++m)
-        outTilesOf[m].push_back(acc[m]);
-    }
+      // Pipelined: the previous block's P V (its V is in this buffer), which
+      // does not wait for this block's softmax: the matrix units have it
+      // while the softmax runs.
+      SmallVector<SmallVector<Value>> outTilesOf(rowTiles);
+      if (pipelined)
+        outTilesOf = previousProducts(state, cur);
+
+      Value keyStart = e.mul(list ? blocks[0] : kb, e.index(l.blockK));
+      SmallVector<SmallVector<Value>> pTiles(rowTiles), next(rowTiles);
+      SmallVector<Value> alphaTiles(rowTiles);
+      for (int64_t m = 0; m < rowTiles; ++m) {
+        rows = tileRows[m];
+        tileFirstRow = tileFirstRows[m];
+        SmallVector<Value> oldState(state.begin() + m * perTile,
+                                    state.begin() + (m + 1) * perTile);
+        if (l.registerSoftmax)
+          softmaxInRegisters(rules, keyStart, scores[m], oldState, pTiles[m],
+                             alphaTiles[m], next[m]);
+        else
+          softmaxThroughStage(rules, keyStart, scores[m], oldState, pTiles[m],
+                              alphaTiles[m], next[m]);
+      }
+
+      SmallVector<Value> out;
+      if (pipelined) {
+        // O (with the previous block) rescaled to this block's row max; P
+        // waits for the next iteration.
+        for (int64_t m = 0; m < rowTiles; ++m) {
+          for (int64_t n = 0; n < outTiles; ++n)
+            out.push_back(gpu::SubgroupMmaElementwiseOp::create(
+                e.b, cType, ValueRange{outTilesOf[m][n], alphaTiles[m]},
+                gpu::MMAElementwiseOp::MULF));
+          out.append(next[m]);
+          out.append(pTiles[m]);
+        }
+        return out;
+      }
+      // O = O * alpha + P V; each V tile feeds every row tile.
+      for (int64_t n = 0; n < outTiles; ++n) {
+        SmallVector<Value> acc;
+        for (int64_t m = 0; m < rowTiles; ++m)
+          acc.push_back(gpu::SubgroupMmaElementwiseOp::create(
+              e.b, cType, ValueRange{state[m * perTile + n], alphaTiles[m]},
+              gpu::MMAElementwiseOp::MULF));
+        for (int64_t j = 0; j < keyTiles; ++j) {
+          Value v = loadMatrix(
+              e, bType, kvStage,
+              e.add(cur, e.index(vOffset + j * kTile * vS + n * kTile)), vS,
+              /*transpose=*/false);
+          for (int64_t m = 0; m < rowTiles; ++m)
+            acc[m] = gpu::SubgroupMmaComputeOp::create(
+                e.b, pTiles[m][j], v, acc[m], UnitAttr(), UnitAttr());
+        }
+        for (int64_t m = 0; m < rowTiles; ++m)
+          outTilesOf[m].push_back(acc[m]);
+      }
+      for (int64_t m = 0; m < rowTiles; ++m) {
+        out.append(outTilesOf[m]);
+        out.append(next[m]);
+      }
+      return out;
+    };
+
+    // Causal, register softmax: a block past the diagonal of every row of
+    // this subgroup's tiles changes none of their state, so the subgroup
+    // skips its matrix work (pipelined: all but the previous block's P V).
+    // Not with the shared-memory softmax, whose barriers every subgroup
+    // must meet.
+    Value hidden;
+    if (l.causalSkip && !list)
+      hidden =
+          rules.hiddenBlock(e.mul(kb, e.index(l.blockK)),
+                            e.add(tileFirstRows.back(), e.index(kTile - 1)));
     SmallVector<Value> out;
-    for (int64_t m = 0; m < rowTiles; ++m) {
-      out.append(outTilesOf[m]);
-      out.append(next[m]);
+    if (hidden) {
+      ValueRange old = state.take_front(rowTiles * perTile);
+      auto ifHidden = scf::IfOp::create(e.b, TypeRange(old), hidden,
+                                        /*withElse=*/true);
+      {
+        OpBuilder::InsertionGuard guard(e.b);
+        e.b.setInsertionPointToStart(ifHidden.thenBlock());
+        if (pipelined) {
+          SmallVector<SmallVector<Value>> outTilesOf =
+              previousProducts(state, cur);
+          SmallVector<Value> kept;
+          Value zeroP = zeroOperand();
+          for (int64_t m = 0; m < rowTiles; ++m) {
+            kept.append(outTilesOf[m]);
+            kept.append(state.begin() + m * perTile + outTiles,
+                        state.begin() + m * perTile + outTiles + 4);
+            kept.append(keyTiles, zeroP);
+          }
+          scf::YieldOp::create(e.b, kept);
+        } else {
+          scf::YieldOp::create(e.b, old);
+        }
+        e.b.setInsertionPointToStart(ifHidden.elseBlock());
+        scf::YieldOp::create(e.b, compute());
+      }
+      out.assign(ifHidden.getResults().begin(), ifHidden.getResults().end());
+    } else {
+      out = compute();
     }
     // The next block is staged (two buffers), or its iteration rewrites
     // this block's buffer (one).
@@ -451,6 +577,38 @@ private:
     out.append(prefetched);
     out.append(nextBlocks);
     return out;
+  }
+
+  /// A zero A matrix (P of no keys).
+  Value zeroOperand() {
+    return gpu::SubgroupMmaConstantMatrixOp::create(
+        e.b, aType, arith::ConstantOp::create(e.b, e.b.getF16FloatAttr(0.0f)));
+  }
+
+  /// Pipelined: each row tile's O plus the previous block's P V, with that
+  /// block's V at f16 element `buffer` of the stage and its P in `state`
+  /// (after each tile's O, m and l).
+  SmallVector<SmallVector<Value>> previousProducts(ValueRange state,
+                                                   Value buffer) {
+    int64_t outTiles = p.headDimV / kTile;
+    int64_t keyTiles = l.blockK / kTile;
+    int64_t perTile = tileStateSize();
+    SmallVector<SmallVector<Value>> acc(l.rowTiles);
+    for (int64_t n = 0; n < outTiles; ++n) {
+      for (int64_t m = 0; m < l.rowTiles; ++m)
+        acc[m].push_back(state[m * perTile + n]);
+      for (int64_t j = 0; j < keyTiles; ++j) {
+        Value v = loadMatrix(
+            e, bType, kvStage,
+            e.add(buffer, e.index(vOffset + j * kTile * vS + n * kTile)), vS,
+            /*transpose=*/false);
+        for (int64_t m = 0; m < l.rowTiles; ++m)
+          acc[m][n] = gpu::SubgroupMmaComputeOp::create(
+              e.b, state[m * perTile + outTiles + 4 + j], v, acc[m][n],
+              UnitAttr(), UnitAttr());
+      }
+    }
+    return acc;
   }
 
   /// The new row max, the shift it gives (0 for a row with nothing yet) and
@@ -608,9 +766,9 @@ private:
       Value tile = zeroA;
       for (int64_t i = 0; i < kLaneElements; ++i) {
         int64_t r = rowHalfOf(i);
-        Value prob = math::Exp2Op::create(
-            e.b,
-            math::FmaOp::create(e.b, u[j * kLaneElements + i], c, negShift[r]));
+        Value prob =
+            math::FmaOp::create(e.b, u[j * kLaneElements + i], c, negShift[r]);
+        prob = math::Exp2Op::create(e.b, prob);
         sum[r] = e.fadd(sum[r], prob);
         if (p.dropoutProb)
           prob = rules.dropout(prob, rowHash[r], keyOf(j * kLaneElements + i));
@@ -815,6 +973,10 @@ private:
   SmallVector<SmallVector<Value>> qTiles;
   /// How many of the prefetched values are K's.
   size_t numKeyValues = 0;
+  /// Each block's P V runs in the next iteration, beside that block's
+  /// softmax (VulkanAttentionLayout::pipelined; not for block-sparse
+  /// lists).
+  bool pipelined = false;
   /// Block-sparse: this query block's live-block list.
   std::optional<LiveBlockList> list;
   Value listCount;

@@ -101,6 +101,15 @@ std::optional<VulkanAttentionLayout> VulkanAttentionLayout::compute(
         2 * l.kvStageElements(headDim, headDimV) + extra > sharedLimit)
       l.kvStages = 1;
     l.sharedBytes = 2 * l.kvStageElements(headDim, headDimV) + extra;
+    // Register softmax: P V one iteration late (H200: gfa-d128 0.632 ms
+    // against 0.663, gfa-long 2.083 against 2.259, gfa-d64 at 128 x 64 x 4
+    // 0.614 against 0.632; the kernel leaves causal one-tile blocks
+    // unpipelined, where it lost). Causal blocks past a subgroup's rows
+    // skipped with two row tiles (gfa-d64-causal 128 x 64 x 4: 0.397 ms
+    // against 0.501); with one the branch cost more than it saved
+    // (gfa-d128-causal 0.378 against 0.367; docs/performance-vulkan.md).
+    l.pipelined = l.registerSoftmax;
+    l.causalSkip = l.registerSoftmax && l.rowTiles == 2;
   } else {
     // Threads along keys: neighbours in a subgroup, at most 16.
     int64_t tx = 1;

@@ -81,6 +81,14 @@ struct VulkanAttentionLayout {
   /// while block j's matrices read the other, so a key block needs one
   /// barrier instead of two.
   int64_t kvStages = 1;
+  /// Register softmax: each key block's P V is computed in the next
+  /// iteration, beside that block's softmax (no dependence between them,
+  /// so the matrix units work while the softmax runs); a buffer then holds
+  /// K of one block and V of the block before.
+  bool pipelined = false;
+  /// Register softmax with a causal mask: a subgroup skips the matrix work
+  /// of a key block past the diagonal of all its rows.
+  bool causalSkip = false;
   /// f16 elements of one K/V buffer (block_k rows of K, then of V).
   int64_t kvBufferElements(int64_t headDim, int64_t headDimV) const {
     return blockK * (rowStride(headDim) + rowStride(headDimV));

@@ -225,7 +225,17 @@ ConfigAttr VulkanFlashAttention::heuristicConfig(FlashAttentionOp op,
   // (block_q, block_k, num_subgroups) in order of preference.
   SmallVector<std::array<int64_t, 3>> candidates;
   if (usesCooperativeMatrix(op, target)) {
-    candidates = vulkanCoopAttentionLargeBlocks(p, target);
+    // Dense, head dims up to 64: 128 x 64 blocks of 4 subgroups with two
+    // row tiles each (FlashAttention-2's d64 shape of 4 warps of 32 rows),
+    // pipelined P V and, causal, the skip of blocks past a subgroup's rows:
+    // H200, same call, gfa-d64 0.614 ms against 0.620 for 256 x 64 x 8 and
+    // gfa-d64-causal 0.372 against 0.468 for 128 x 64 x 8
+    // (docs/performance-vulkan.md). Block-sparse keeps the shared rule.
+    bool narrow = p.headDim <= 64 && p.headDimV <= 64;
+    if (vulkanAttentionHasRegisterSoftmax(target) && narrow &&
+        ceilPow2(p.seqQ) >= 128)
+      candidates.push_back({128, 64, 4});
+    candidates.append(vulkanCoopAttentionLargeBlocks(p, target));
     for (int64_t w : {int64_t(4), int64_t(2), int64_t(1)})
       // block_k 16 first: measured best on the H200 (65.7 TFLOP/s for
       // gfa-d128 against 57.3 with 32; docs/ops/attention.md).

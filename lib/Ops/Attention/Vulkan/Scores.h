@@ -101,6 +101,16 @@ public:
     return whole;
   }
 
+  /// Causal: an i1 that holds when no row up to `lastRow` may attend to
+  /// any key from `keyStart` on (all of them lie past the last row's
+  /// diagonal), so that rows' state is unchanged by the block; null
+  /// without a causal mask.
+  Value hiddenBlock(Value keyStart, Value lastRow) {
+    if (!p.causal)
+      return Value();
+    return cmp(arith::CmpIPredicate::sgt, keyStart, e.add(lastRow, offset));
+  }
+
 private:
   /// Whether query `row` may attend to `key` (indices clamped to the
   /// sequences: `rowIndex`, `keyIndex`).

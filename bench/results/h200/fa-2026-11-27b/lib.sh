@@ -1,0 +1,19 @@
+P() { # OUT WORKLOADS [VAR=VALUE ...]
+  out=$1; wl=$2; shift 2
+  env EJK_CACHE_DIR=$(mktemp -d) "$@" bench/.venv/bin/python3 bench/gpu.py prepare --build build --out .fa4/$out --workloads $wl --fingerprint $FP >/dev/null 2>.fa4/err.log || { echo "FAILED $out"; cat .fa4/err.log; }
+}
+X() { # OUT "wl:bq,bk,sg ..." [VAR=VALUE ...]
+  out=$1; list=$2; shift 2
+  for item in $list; do
+    wl=${item%%:*}; cfg=${item#*:}
+    bq=$(echo $cfg | cut -d, -f1); bk=$(echo $cfg | cut -d, -f2); sg=$(echo $cfg | cut -d, -f3)
+    d=.fa4/$out/$wl/$bq-$bk-$sg; mkdir -p $d
+    c="config = #ejk.config<block_q = $bq, block_k = $bk, num_subgroups = $sg>"
+    if grep -q "{causal}" .fa4/base/$wl/attention.mlir; then
+      sed "s/{causal}/{causal, $c}/" .fa4/base/$wl/attention.mlir
+    else
+      sed "s/ejk.flash_attention %q, %k, %v /ejk.flash_attention %q, %k, %v {$c} /" .fa4/base/$wl/attention.mlir
+    fi > $d/attention.mlir
+    env "$@" build/bin/ejkc --target=vulkan $d/attention.mlir -o $d/artifact --fingerprint $FP --no-cache >/dev/null 2>$d/err || echo "$out $wl $cfg: $(grep -m1 error $d/err)"
+  done
+}

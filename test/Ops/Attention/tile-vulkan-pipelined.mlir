@@ -1,0 +1,78 @@
+// The register softmax's pipelined P V and causal block skip
+// (CoopKernel.cpp; VulkanAttentionLayout::pipelined, causalSkip) on a device
+// with NVIDIA's matrix layout and 48 KiB of shared memory.
+// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle,cooperative_matrix_nv_layout subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152" -ejk-form-dispatches -ejk-tile-dispatches | FileCheck %s
+
+// d128, 128 x 64 x 8 (one K/V buffer): the loop carries the previous
+// block's P (4 A matrices) beside O, m and l. Each iteration stages K of
+// block kb and V of block kb - 1, then loads K of kb + 1 and V of kb (its
+// rows start one block before kb + 1's keys); the previous block's P V
+// runs before this block's softmax (the first products of each O tile take
+// the carried P and O), and O is rescaled after it. After the loop the last
+// block's V is staged and its P V added.
+// CHECK-LABEL: func.func private @pipelined_dispatch_0
+// CHECK-SAME: ejk.workgroup_size = array<i64: 256, 1, 1>
+// CHECK: %[[LOOP:.*]]:24 = scf.for %[[KB:arg[0-9]+]] =
+// CHECK-SAME: f32, f32, f32, f32, !gpu.mma_matrix<16x16xf16, "AOp">, !gpu.mma_matrix<16x16xf16, "AOp">, !gpu.mma_matrix<16x16xf16, "AOp">, !gpu.mma_matrix<16x16xf16, "AOp">, vector<4xi32>
+// CHECK: memref.store %arg{{[0-9]+}}, %{{.*}} : memref<2176xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: %[[NEXT:.*]] = arith.addi %[[KB]], %c1{{.*}} : index
+// CHECK: %[[NEXTKEY:.*]] = arith.muli %[[NEXT]], %c64{{.*}} : index
+// CHECK: arith.subi %[[NEXTKEY]], %c64{{.*}} : index
+// CHECK: gpu.subgroup_mma_compute %arg{{[0-9]+}}, %{{[0-9]+}}, %arg{{[0-9]+}} : !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK: math.exp2
+// CHECK: gpu.subgroup_mma_elementwise  mulf
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield
+// CHECK: memref.store %[[LOOP]]#20, %{{.*}} : memref<2176xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: gpu.subgroup_mma_compute %[[LOOP]]#12, %{{.*}}, %[[LOOP]]#0
+func.func @pipelined(%q: tensor<1x256x2x128xf16>, %k: tensor<1x256x2x128xf16>, %v: tensor<1x256x2x128xf16>) -> tensor<1x256x2x128xf16> {
+  %o = ejk.flash_attention %q, %k, %v : tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16> -> tensor<1x256x2x128xf16>
+  return %o : tensor<1x256x2x128xf16>
+}
+
+// -----
+
+// Causal d64: the heuristic's 128 x 64 blocks of 4 subgroups with two row
+// tiles each, pipelined. A block whose first key lies past the diagonal of
+// the subgroup's last row (kb * 64 > its last row + 0, seq_q = seq_k) skips
+// the products and the softmax: only the previous block's P V runs and P
+// becomes zero.
+// CHECK-LABEL: func.func private @causal_skip_dispatch_0
+// CHECK-SAME: ejk.workgroup_size = array<i64: 128, 1, 1>
+// CHECK: scf.for %[[KB:arg[0-9]+]] = {{.*}} -> (!gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, f32, f32, f32, f32, !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK: %[[LAST:.*]] = arith.addi %{{.*}}, %c15 : index
+// CHECK: %[[FIRST:.*]] = arith.muli %[[KB]], %c64{{.*}} : index
+// CHECK: %[[DIAG:.*]] = arith.addi %[[LAST]], %c0{{.*}} : index
+// CHECK: %[[HIDDEN:.*]] = arith.cmpi sgt, %[[FIRST]], %[[DIAG]] : index
+// CHECK: scf.if %[[HIDDEN]] -> (
+// CHECK-NOT: math.exp2
+// CHECK: gpu.subgroup_mma_compute %arg{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}
+// CHECK: %[[ZERO:.*]] = gpu.subgroup_mma_constant_matrix %{{.*}} : !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK-NEXT: scf.yield {{.*}}, %[[ZERO]], %[[ZERO]], %[[ZERO]], %[[ZERO]] :
+// CHECK: } else {
+// CHECK: math.exp2
+func.func @causal_skip(%q: tensor<1x256x2x64xf16>, %k: tensor<1x256x2x64xf16>, %v: tensor<1x256x2x64xf16>) -> tensor<1x256x2x64xf16> {
+  %o = ejk.flash_attention %q, %k, %v {causal} : tensor<1x256x2x64xf16>, tensor<1x256x2x64xf16>, tensor<1x256x2x64xf16> -> tensor<1x256x2x64xf16>
+  return %o : tensor<1x256x2x64xf16>
+}
+
+// -----
+
+// Causal d128 (128 x 64 x 8, one row tile a subgroup): neither pipelined
+// (it was slower there on the H200) nor skipped: the loop carries O, m, l
+// and the prefetched words only, and P V follows the softmax.
+// CHECK-LABEL: func.func private @causal_one_tile_dispatch_0
+// CHECK-SAME: ejk.workgroup_size = array<i64: 256, 1, 1>
+// CHECK: scf.for {{.*}} -> (!gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, f32, f32, f32, f32, vector<4xi32>
+// CHECK-NOT: arith.cmpi sgt
+// CHECK: math.exp2
+// CHECK: gpu.subgroup_mma_elementwise  mulf
+// CHECK: gpu.subgroup_mma_compute
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield
+func.func @causal_one_tile(%q: tensor<1x256x2x128xf16>, %k: tensor<1x256x2x128xf16>, %v: tensor<1x256x2x128xf16>) -> tensor<1x256x2x128xf16> {
+  %o = ejk.flash_attention %q, %k, %v {causal} : tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16> -> tensor<1x256x2x128xf16>
+  return %o : tensor<1x256x2x128xf16>
+}
