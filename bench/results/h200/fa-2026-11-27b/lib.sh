@@ -1,3 +1,6 @@
+# Shell functions of prep.sh and prep2.sh (sourced from the repository root):
+# P OUT WORKLOADS [VAR=VALUE ...]: bench/gpu.py prepare with a fresh cache;
+# X OUT "wl:bq,bk,sg ..." [VAR=VALUE ...]: ejkc at explicit configs.
 P() { # OUT WORKLOADS [VAR=VALUE ...]
   out=$1; wl=$2; shift 2
   env EJK_CACHE_DIR=$(mktemp -d) "$@" bench/.venv/bin/python3 bench/gpu.py prepare --build build --out .fa4/$out --workloads $wl --fingerprint $FP >/dev/null 2>.fa4/err.log || { echo "FAILED $out"; cat .fa4/err.log; }

@@ -12,5 +12,5 @@ X nopipe "gfa-d64:128,64,4 gfa-d64-causal:128,64,4 gfa-d64-causal:128,32,4 gfa-d
 EJK_CACHE_DIR=$(mktemp -d) sh bench/vulkan/check.sh .fa4/chk2 $FP > .fa4/chk2.log 2>&1
 EJK_CACHE_DIR=$(mktemp -d) EJK_FA_PIPELINE=0 sh bench/vulkan/check.sh .fa4/chk3 $FP > .fa4/chk3.log 2>&1
 rm -rf .fa4/chk2/check-f32 .fa4/chk2/check-sparse* .fa4/chk3/check-f32 .fa4/chk3/check-sparse* .fa4/chk3/check-stage .fa4/chk3/lib .fa4/chk3/ejk-tune-runner
-python3 .fa4/shard.py .fa4/chk2 2 check-nv check-nv-bf16 check-stage
-python3 .fa4/shard.py .fa4/chk3 2 check-nv check-nv-bf16
+python3 bench/vulkan/check_shards.py .fa4/chk2 2 check-nv check-nv-bf16 check-stage
+python3 bench/vulkan/check_shards.py .fa4/chk3 2 check-nv check-nv-bf16
