@@ -1,0 +1,234 @@
+//===- CoopBuilder.h - the cooperative flash attention kernel -*- C++ -*-===//
+//
+// The builder of the cooperative-matrix flash attention kernel
+// (CoopKernel.cpp: the workgroup's setup, K/V staging and the key-block
+// loop; CoopSoftmax.cpp: both softmax forms, the layout probe and the
+// epilogues). Private to those two files.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_OPS_ATTENTION_VULKAN_COOPBUILDER_H
+#define EJK_OPS_ATTENTION_VULKAN_COOPBUILDER_H
+
+#include "Attention/LiveBlocks.h"
+#include "Attention/Options.h"
+#include "Attention/Vulkan/Kernel.h"
+#include "Attention/Vulkan/Scores.h"
+#include "Common/VulkanMatrices.h"
+#include "Common/VulkanShares.h"
+
+namespace mlir::ejk::detail {
+
+constexpr int64_t kTile = VulkanAttentionLayout::kTile;
+/// f16 elements per 16-byte vector<4xi32> of a staged row.
+constexpr int64_t kPerVector = 8;
+/// Elements of a 16x16 matrix one lane of 32 holds.
+constexpr int64_t kLaneElements = kTile * kTile / 32;
+/// log2(e) and ln(2): the register softmax runs on exp2.
+constexpr double kLog2E = 1.4426950408889634;
+constexpr double kLn2 = 0.6931471805599453;
+
+/// Emits the body of one flash attention dispatch on cooperative matrices
+/// (CoopKernel.cpp's header describes the kernel).
+class CoopAttentionBuilder {
+public:
+  CoopAttentionBuilder(OpBuilder &builder, Location loc,
+                       const VulkanAttentionPlan &plan,
+                       const AttentionBuffers &buffers)
+      : e(builder, loc, 1), p(plan), l(plan.layout), buf(buffers) {
+    MLIRContext *context = builder.getContext();
+    f16 = Float16Type::get(context);
+    vecType = VectorType::get({4}, e.b.getI32Type());
+    aType = gpu::MMAMatrixType::get({kTile, kTile}, f16, "AOp");
+    bType = gpu::MMAMatrixType::get({kTile, kTile}, f16, "BOp");
+    cType = gpu::MMAMatrixType::get({kTile, kTile}, e.f32, "COp");
+    lanesPerRow = l.subgroupSize / kTile;
+    inputType = cast<MemRefType>(buf.query.getType()).getElementType();
+    // Not for block-sparse lists (the window of list entries is one block
+    // ahead of the loads), and not with a causal mask on one row tile a
+    // subgroup: gfa-d128-causal 0.386 ms pipelined against 0.368,
+    // gfa-long-causal 1.088 against 1.061 (H200, same call; with two row
+    // tiles it gains: gfa-d64-causal at 128 x 64 x 4 0.372 against 0.397;
+    // docs/performance-vulkan.md).
+    pipelined = l.pipelined && !p.sparse && !(p.causal && l.rowTiles == 1);
+  }
+
+  void build();
+
+private:
+  /// Causal: the last query block sees the most keys. Workgroups are
+  /// renumbered so that, in the order of their linear id (the order the
+  /// device starts them in practice), every head's last query block comes
+  /// first and every first one last: the long blocks no longer finish alone
+  /// in a half-empty last wave. A bijection of the grid, so any order is
+  /// still correct.
+  void orderLongestFirst();
+
+  // --- Key blocks ----------------------------------------------------------
+
+  /// Block-sparse: the key block of list position `i`, which may lie past
+  /// the loop's end: entry `i` while i < count, else the block after the
+  /// last one (its rows are zeros); the entry read stays inside the list
+  /// either way.
+  Value aheadBlock(Value i) {
+    int64_t keyBlocks = (p.seqK + l.blockK - 1) / l.blockK;
+    Value inList =
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, i, listCount);
+    Value entry = list->at(e, e.min(i, e.index(keyBlocks - 1)));
+    return e.select(inList, entry, e.index(keyBlocks));
+  }
+
+  // --- Matrices and staging -------------------------------------------------
+
+  void store(Value tile, Value memref, Value offset, int64_t lead) {
+    gpu::SubgroupMmaStoreMatrixOp::create(e.b, tile, memref, ValueRange{offset},
+                                          e.b.getIndexAttr(lead), UnitAttr());
+  }
+
+  /// This thread's share of `count` rows of a [B, S, H, D] view from
+  /// sequence position `seqStart` of head `h`: 16-byte vectors, zero past
+  /// `seqLen`.
+  SmallVector<Value> loadVectorRows(Value view, int64_t seqLen,
+                                    int64_t numHeads, Value h, Value seqStart,
+                                    int64_t count, int64_t dim) {
+    return loadSequenceRows(e, l.threads, threadId, view, batch, seqLen,
+                            numHeads, h, seqStart, count, dim);
+  }
+
+  /// Stores the values of loadVectorRows (same `count`, `dim`) into the
+  /// stage, rows `stride` f16 apart from f16 element `base + offset` (`base`
+  /// a multiple of 8, or null for 0).
+  void storeVectorRows(ArrayRef<Value> values, int64_t count, int64_t dim,
+                       int64_t stride, Value base, int64_t offset);
+
+  /// This thread's share of key block `kb`'s K rows then V rows; past seq_k
+  /// (also for the block after the last) they are zeros. Pipelined, the V
+  /// rows are those of block kb - 1 (zeros for the loop's first block).
+  SmallVector<Value> loadKeyBlock(Value kb, bool firstBlock = false);
+
+  /// Pipelined: adds the last block's P V to the O tiles of `state` (the
+  /// loop's results). That V was loaded by the last iteration: with two
+  /// buffers it is in buffer (hi - lo) % 2, with one it is staged here.
+  void lastProducts(SmallVector<Value> &state, Value lo, Value hi);
+
+  /// Stores the values of loadKeyBlock into the K/V buffer that starts at
+  /// f16 element `buffer` of the stage (a multiple of 8).
+  void storeKeyBlock(ArrayRef<Value> values, Value buffer);
+
+  /// Combines `value` over the `lanes` neighbouring lanes that share a row.
+  Value reduceRow(Value value, bool isMax, int64_t lanes) {
+    return reduceAcrossLanes(e, value, isMax, lanes, l.subgroupSize);
+  }
+
+  /// Loop-carried values of one row tile: its O tiles, then m and l of this
+  /// lane's rows, then (pipelined) the previous block's P tiles.
+  int64_t tileStateSize() const {
+    return p.headDimV / kTile + 2 * static_cast<int64_t>(rows.size()) +
+           (pipelined ? l.blockK / kTile : 0);
+  }
+
+  SmallVector<Value> keyBlock(VulkanScoreRules &rules, Value kb, Value lo,
+                              ValueRange state);
+
+  /// A zero A matrix (P of no keys).
+  Value zeroOperand() {
+    return gpu::SubgroupMmaConstantMatrixOp::create(
+        e.b, aType, arith::ConstantOp::create(e.b, e.b.getF16FloatAttr(0.0f)));
+  }
+
+  /// Pipelined: each row tile's O plus the previous block's P V, with that
+  /// block's V at f16 element `buffer` of the stage and its P in `state`
+  /// (after each tile's O, m and l).
+  SmallVector<SmallVector<Value>> previousProducts(ValueRange state,
+                                                   Value buffer);
+
+  /// The new row max, the shift it gives (0 for a row with nothing yet) and
+  /// the factor alpha that rescales what the row had.
+  /// (`log2`: maxima in log2 units, alpha = exp2(old - shift).)
+  void rowUpdate(Value oldMax, Value blockMax, Value &mNew, Value &shift,
+                 Value &alpha, bool log2 = false);
+
+  // --- Register softmax (cooperative_matrix_nv_layout) ---------------------
+
+  /// Row (0: g, 1: g + 8) and column of element `i` of a lane's share: as
+  /// NVIDIA's driver orders them (measured on an H200: elements 0-3 in row
+  /// g, columns 2t, 2t + 1, 2t + 8, 2t + 9; elements 4-7 the same in row
+  /// g + 8; the same for f32 accumulators and f16 A matrices).
+  static int64_t rowHalfOf(int64_t i) { return i / 4; }
+  Value columnOf(int64_t i) {
+    return e.add(e.mul(myPart, e.index(2)), e.index(i % 2 + 8 * ((i / 2) % 2)));
+  }
+
+  /// Every workgroup writes two 16x16 tiles whose element (r, c) holds
+  /// 16 r + c, as f32 and as f16.
+  void writeLayoutProbe();
+
+  /// Whether every lane of the subgroup finds its elements where the
+  /// register softmax assumes them, in accumulators and in A matrices.
+  Value readLayoutProbe();
+
+  void softmaxInRegisters(VulkanScoreRules &rules, Value keyStart,
+                          ArrayRef<Value> scores, ArrayRef<Value> state,
+                          SmallVector<Value> &pTiles, Value &alphaTile,
+                          SmallVector<Value> &next);
+
+  /// out = O / l from the lanes' own elements; lse = m + log(l). NaN when
+  /// the layout probe failed.
+  void finalizeInRegisters(ArrayRef<Value> state);
+
+  // --- Softmax through shared memory (any cooperative-matrix device) -------
+
+  void softmaxThroughStage(VulkanScoreRules &rules, Value keyStart,
+                           ArrayRef<Value> scores, ArrayRef<Value> state,
+                           SmallVector<Value> &pTiles, Value &alphaTile,
+                           SmallVector<Value> &next);
+
+  /// out = O / l tile by tile through this subgroup's score stage; lse.
+  void finalizeThroughStage(ArrayRef<Value> state);
+
+  Emitter e;
+  const VulkanAttentionPlan &p;
+  const VulkanAttentionLayout &l;
+  const AttentionBuffers &buf;
+  Type f16;
+  VectorType vecType;
+  gpu::MMAMatrixType aType, bType, cType;
+  int64_t lanesPerRow;
+  Value qBlock, head, batch, threadId, subgroup, lane, myRow, myPart;
+  Value rowStart, numRows, kvHead;
+  /// The query rows of this lane's softmax in the row tile being emitted:
+  /// one through the stage, two (g and g + 8 of the tile) in registers.
+  SmallVector<Value, 2> rows;
+  /// `rows` of each of the subgroup's row tiles.
+  SmallVector<SmallVector<Value, 2>> tileRows;
+  /// The first query row of each of the subgroup's row tiles, and of the
+  /// tile being emitted.
+  SmallVector<Value> tileFirstRows;
+  Value tileFirstRow;
+  Value qView, kView, vView, kvStage;
+  Value sStage, pStage, alphaStage, sBase, pBase, alphaBase;
+  Value probeC, probeA, layoutHolds;
+  /// The inputs' type: f16, or bf16 staged as bits for bf16 matrices (the
+  /// elements the register softmax inserts, f16 conversions here, become
+  /// bf16 ones in the SPIR-V conversion: BF16Matrices.cpp).
+  Type inputType;
+  int64_t qS, kS, vS, vOffset, kvBuffer;
+  /// Q's A matrices, per row tile, per 16 columns of head_dim.
+  SmallVector<SmallVector<Value>> qTiles;
+  /// How many of the prefetched values are K's.
+  size_t numKeyValues = 0;
+  /// Each block's P V runs in the next iteration, beside that block's
+  /// softmax (VulkanAttentionLayout::pipelined; not for block-sparse
+  /// lists).
+  bool pipelined = false;
+  /// Block-sparse: this query block's live-block list.
+  std::optional<LiveBlockList> list;
+  Value listCount;
+  /// Block-sparse: the blocks of list positions 0 .. kvStages, then carried
+  /// by the key-block loop as those of kb .. kb + kvStages.
+  SmallVector<Value> window;
+};
+
+} // namespace mlir::ejk::detail
+
+#endif // EJK_OPS_ATTENTION_VULKAN_COOPBUILDER_H

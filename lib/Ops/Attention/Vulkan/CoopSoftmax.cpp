@@ -1,0 +1,322 @@
+//===- CoopSoftmax.cpp - softmax of the cooperative attention kernel ------===//
+//
+// The online softmax of CoopKernel.cpp's key blocks and its epilogue, in
+// both forms (VulkanAttentionLayout::registerSoftmax): on the matrices'
+// own elements where the device lays them out as NVIDIA's mma.sync
+// fragments (checked by a layout probe at the start of every workgroup),
+// else through per-subgroup stages in shared memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Attention/Vulkan/CoopBuilder.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+using namespace mlir::ejk::detail;
+
+void CoopAttentionBuilder::rowUpdate(Value oldMax, Value blockMax, Value &mNew,
+                                     Value &shift, Value &alpha, bool log2) {
+  mNew = e.fmaxNoNaN(oldMax, blockMax);
+  Value isEmpty =
+      arith::CmpFOp::create(e.b, arith::CmpFPredicate::OEQ, mNew, e.negInf());
+  shift = e.select(isEmpty, e.constF32(0.0f), mNew);
+  Value diff = e.fsub(oldMax, shift);
+  alpha = log2 ? math::Exp2Op::create(e.b, diff).getResult() : e.exp(diff);
+}
+
+void CoopAttentionBuilder::writeLayoutProbe() {
+  for (int64_t base = 0; base < kTile * kTile; base += l.threads) {
+    Value idx = e.add(threadId, e.index(base));
+    Value inRange = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, idx,
+                                          e.index(kTile * kTile));
+    auto ifOp = scf::IfOp::create(e.b, inRange, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(e.b);
+    e.b.setInsertionPointToStart(ifOp.thenBlock());
+    Value value = arith::UIToFPOp::create(
+        e.b, e.f32, arith::IndexCastUIOp::create(e.b, e.b.getI32Type(), idx));
+    memref::StoreOp::create(e.b, value, probeC, ValueRange{idx});
+    memref::StoreOp::create(e.b, operandBits(e, value, inputType), probeA,
+                            ValueRange{idx});
+  }
+}
+
+Value CoopAttentionBuilder::readLayoutProbe() {
+  Value c =
+      loadMatrix(e, cType, probeC, e.index(0), kTile, /*transpose=*/false);
+  Value a =
+      loadMatrix(e, aType, probeA, e.index(0), kTile, /*transpose=*/false);
+  Value holds = e.constF32(1.0f);
+  for (int64_t i = 0; i < kLaneElements; ++i) {
+    Value row = e.add(myRow, e.index(kTile / 2 * rowHalfOf(i)));
+    Value expected = arith::UIToFPOp::create(
+        e.b, e.f32,
+        arith::IndexCastUIOp::create(
+            e.b, e.b.getI32Type(),
+            e.add(e.mul(row, e.index(kTile)), columnOf(i))));
+    for (Value element : {Value(gpu::SubgroupMmaExtractThreadLocalOp::create(
+                              e.b, e.f32, c, e.index(i))),
+                          e.toF32(gpu::SubgroupMmaExtractThreadLocalOp::create(
+                              e.b, f16, a, e.index(i)))}) {
+      Value same = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OEQ,
+                                         element, expected);
+      holds = e.select(same, holds, e.constF32(0.0f));
+    }
+  }
+  // min over the subgroup (max of the negation).
+  Value negated = reduceRow(e.fsub(e.constF32(0.0f), holds), /*isMax=*/true,
+                            l.subgroupSize);
+  return arith::CmpFOp::create(e.b, arith::CmpFPredicate::OEQ, negated,
+                               e.constF32(-1.0f));
+}
+
+void CoopAttentionBuilder::softmaxInRegisters(
+    VulkanScoreRules &rules, Value keyStart, ArrayRef<Value> scores,
+    ArrayRef<Value> state, SmallVector<Value> &pTiles, Value &alphaTile,
+    SmallVector<Value> &next) {
+  int64_t outTiles = p.headDimV / kTile;
+  int64_t keyTiles = scores.size();
+  // u[j][i]: the logits, or with plain logits the raw scores (masked), of
+  // which exp2(u * c - m) gives the probabilities, m in log2 units: the
+  // scale (and log2 e) folded into one multiply-add, as FlashAttention-2.
+  bool plain = rules.plainLogits();
+  double factor = plain ? p.softmaxScale * kLog2E : kLog2E;
+  Value c = e.constF32(static_cast<float>(factor));
+  SmallVector<Value> raw;
+  for (int64_t j = 0; j < keyTiles; ++j)
+    for (int64_t i = 0; i < kLaneElements; ++i)
+      raw.push_back(gpu::SubgroupMmaExtractThreadLocalOp::create(
+          e.b, e.f32, scores[j], e.index(i)));
+  // The key of element k, emitted where it is used: computed ahead for
+  // all elements, the keys stayed live across the block test (gfa-d64
+  // causal at 128 x 128 x 8 took 1.6x as long; H200).
+  auto keyOf = [&](int64_t k) {
+    return e.add(keyStart, e.add(e.index(k / kLaneElements * kTile),
+                                 columnOf(k % kLaneElements)));
+  };
+  auto emitMasked = [&](bool masks) {
+    SmallVector<Value> u;
+    for (auto [k, s] : llvm::enumerate(raw)) {
+      Value row = rows[rowHalfOf(k % kLaneElements)];
+      u.push_back(!plain  ? rules.logit(s, row, keyOf(k))
+                  : masks ? rules.maskScore(s, row, keyOf(k))
+                          : s);
+    }
+    return u;
+  };
+  // Plain logits: blocks that every row of this tile may see whole (all
+  // but the diagonal ones when causal) skip the per-element masks; for
+  // block-sparse attention the listed blocks too, as its block mask is
+  // whole blocks and the list already applied it.
+  Value whole;
+  if (plain)
+    whole = rules.wholeBlock(keyStart, l.blockK, tileFirstRow);
+  SmallVector<Value> u;
+  if (whole && matchPattern(whole, m_One())) {
+    u = emitMasked(false);
+  } else if (whole) {
+    auto ifWhole = scf::IfOp::create(e.b, SmallVector<Type>(raw.size(), e.f32),
+                                     whole, /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.setInsertionPointToStart(ifWhole.thenBlock());
+      scf::YieldOp::create(e.b, raw);
+      e.b.setInsertionPointToStart(ifWhole.elseBlock());
+      scf::YieldOp::create(e.b, emitMasked(true));
+    }
+    u.assign(ifWhole.getResults().begin(), ifWhole.getResults().end());
+  } else {
+    u = emitMasked(true);
+  }
+  // Each row's block max over this lane's elements.
+  Value blockMax[2] = {e.negInf(), e.negInf()};
+  for (auto [k, value] : llvm::enumerate(u)) {
+    int64_t r = rowHalfOf(k % kLaneElements);
+    blockMax[r] = e.fmaxNoNaN(blockMax[r], value);
+  }
+  Value shift[2], alpha[2], sum[2], rowHash[2], negShift[2];
+  SmallVector<Value> mNew(2);
+  for (int r = 0; r < 2; ++r) {
+    // The four lanes of a row are neighbours (lane % 4).
+    Value rowMax = e.fmul(reduceRow(blockMax[r], /*isMax=*/true, 4), c);
+    rowUpdate(state[outTiles + r], rowMax, mNew[r], shift[r], alpha[r],
+              /*log2=*/true);
+    negShift[r] = e.fsub(e.constF32(0.0f), shift[r]);
+    sum[r] = e.constF32(0.0f);
+    rowHash[r] = rules.dropoutRowHash(rows[r]);
+  }
+  Value zeroA = gpu::SubgroupMmaConstantMatrixOp::create(
+      e.b, aType, arith::ConstantOp::create(e.b, e.b.getF16FloatAttr(0.0f)));
+  for (int64_t j = 0; j < keyTiles; ++j) {
+    Value tile = zeroA;
+    for (int64_t i = 0; i < kLaneElements; ++i) {
+      int64_t r = rowHalfOf(i);
+      Value prob =
+          math::FmaOp::create(e.b, u[j * kLaneElements + i], c, negShift[r]);
+      prob = math::Exp2Op::create(e.b, prob);
+      sum[r] = e.fadd(sum[r], prob);
+      if (p.dropoutProb)
+        prob = rules.dropout(prob, rowHash[r], keyOf(j * kLaneElements + i));
+      tile = gpu::SubgroupMmaInsertThreadLocalOp::create(
+          e.b, aType, e.fromF32(prob, f16), tile, e.index(i));
+    }
+    pTiles.push_back(tile);
+  }
+  alphaTile =
+      gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType, e.constF32(0.0f));
+  for (int64_t i = 0; i < kLaneElements; ++i)
+    alphaTile = gpu::SubgroupMmaInsertThreadLocalOp::create(
+        e.b, cType, alpha[rowHalfOf(i)], alphaTile, e.index(i));
+  // l stays this lane's share of its rows' sums until the end.
+  next = {mNew[0], mNew[1],
+          e.fadd(e.fmul(state[outTiles + 2], alpha[0]), sum[0]),
+          e.fadd(e.fmul(state[outTiles + 3], alpha[1]), sum[1])};
+}
+
+void CoopAttentionBuilder::finalizeInRegisters(ArrayRef<Value> state) {
+  int64_t outTiles = p.headDimV / kTile;
+  Type outType = cast<MemRefType>(buf.output.getType()).getElementType();
+  Value nan = e.constF32(std::numeric_limits<float>::quiet_NaN());
+  for (int r = 0; r < 2; ++r) {
+    Value sum = reduceRow(state[outTiles + 2 + r], /*isMax=*/false, 4);
+    Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
+                                           e.constF32(0.0f));
+    // normalize_output = false: O as it is, relative to the row max.
+    Value inv = p.normalizeOutput
+                    ? e.select(positive, e.fdiv(e.constF32(1.0f), sum),
+                               e.constF32(0.0f))
+                    : e.constF32(1.0f);
+    inv = e.select(layoutHolds, inv, nan);
+    Value rowValid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
+                                           rows[r], e.index(p.seqQ));
+    auto ifRow = scf::IfOp::create(e.b, rowValid, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(e.b);
+    e.b.setInsertionPointToStart(ifRow.thenBlock());
+    for (int64_t n = 0; n < outTiles; ++n)
+      for (int64_t i = 0; i < kLaneElements; ++i) {
+        if (rowHalfOf(i) != r)
+          continue;
+        Value o = gpu::SubgroupMmaExtractThreadLocalOp::create(
+            e.b, e.f32, state[n], e.index(i));
+        memref::StoreOp::create(
+            e.b, e.fromF32(e.fmul(o, inv), outType), buf.output,
+            ValueRange{batch, rows[r], head,
+                       e.add(columnOf(i), e.index(n * kTile))});
+      }
+    if (!buf.lse)
+      continue;
+    Value first = arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, myPart,
+                                        e.index(0));
+    auto ifFirst = scf::IfOp::create(e.b, first, /*withElse=*/false);
+    e.b.setInsertionPointToStart(ifFirst.thenBlock());
+    // m is in log2 units.
+    Value lse = e.fadd(e.fmul(state[outTiles + r], e.constF32(kLn2)),
+                       math::LogOp::create(e.b, sum));
+    lse = e.select(positive, lse, e.negInf());
+    memref::StoreOp::create(e.b, e.select(layoutHolds, lse, nan), buf.lse,
+                            ValueRange{batch, head, rows[r]});
+  }
+}
+
+void CoopAttentionBuilder::softmaxThroughStage(
+    VulkanScoreRules &rules, Value keyStart, ArrayRef<Value> scores,
+    ArrayRef<Value> state, SmallVector<Value> &pTiles, Value &alphaTile,
+    SmallVector<Value> &next) {
+  int64_t outTiles = p.headDimV / kTile;
+  int64_t keyTiles = scores.size();
+  Value row = rows[0];
+  for (int64_t j = 0; j < keyTiles; ++j)
+    store(scores[j], sStage, e.add(sBase, e.index(j * kTile)), l.sStride());
+  gpu::BarrierOp::create(e.b);
+
+  // Online softmax of this lane's row share.
+  int64_t keysPerLane = l.blockK / lanesPerRow;
+  SmallVector<Value> logits;
+  Value blockMax = e.negInf();
+  for (int64_t j = 0; j < keysPerLane; ++j) {
+    Value col = e.add(myPart, e.index(j * lanesPerRow));
+    Value s = memref::LoadOp::create(
+        e.b, sStage,
+        ValueRange{
+            e.add(sBase, e.add(e.mul(myRow, e.index(l.sStride())), col))});
+    logits.push_back(rules.logit(s, row, e.add(keyStart, col)));
+    blockMax = e.fmaxNoNaN(blockMax, logits.back());
+  }
+  blockMax = reduceRow(blockMax, /*isMax=*/true, lanesPerRow);
+  Value mNew, shift, alpha;
+  rowUpdate(state[outTiles], blockMax, mNew, shift, alpha);
+  Value rowHash = rules.dropoutRowHash(row);
+  Value sum = e.constF32(0.0f);
+  for (int64_t j = 0; j < keysPerLane; ++j) {
+    Value col = e.add(myPart, e.index(j * lanesPerRow));
+    Value prob = e.exp(e.fsub(logits[j], shift));
+    sum = e.fadd(sum, prob);
+    prob = rules.dropout(prob, rowHash, e.add(keyStart, col));
+    memref::StoreOp::create(
+        e.b, operandBits(e, prob, inputType), pStage,
+        ValueRange{
+            e.add(pBase, e.add(e.mul(myRow, e.index(l.pStride())), col))});
+  }
+  sum = reduceRow(sum, /*isMax=*/false, lanesPerRow);
+  Value lNew = e.fadd(e.fmul(state[outTiles + 1], alpha), sum);
+  for (int64_t c = 0; c < kTile / lanesPerRow; ++c) {
+    Value col = e.add(myPart, e.index(c * lanesPerRow));
+    memref::StoreOp::create(
+        e.b, alpha, alphaStage,
+        ValueRange{e.add(alphaBase,
+                         e.add(e.mul(myRow, e.index(l.alphaStride())), col))});
+  }
+  gpu::BarrierOp::create(e.b);
+  alphaTile = loadMatrix(e, cType, alphaStage, alphaBase, l.alphaStride(),
+                         /*transpose=*/false);
+  for (int64_t j = 0; j < keyTiles; ++j)
+    pTiles.push_back(loadMatrix(e, aType, pStage,
+                                e.add(pBase, e.index(j * kTile)), l.pStride(),
+                                /*transpose=*/false));
+  next = {mNew, lNew};
+}
+
+void CoopAttentionBuilder::finalizeThroughStage(ArrayRef<Value> state) {
+  int64_t outTiles = p.headDimV / kTile;
+  Value row = rows[0];
+  Value sum = state[outTiles + 1];
+  Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
+                                         e.constF32(0.0f));
+  Value inv =
+      p.normalizeOutput
+          ? e.select(positive, e.fdiv(e.constF32(1.0f), sum), e.constF32(0.0f))
+          : e.constF32(1.0f);
+  Value rowValid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, row,
+                                         e.index(p.seqQ));
+  Type outType = cast<MemRefType>(buf.output.getType()).getElementType();
+  for (int64_t n = 0; n < outTiles; ++n) {
+    store(state[n], sStage, sBase, l.sStride());
+    gpu::BarrierOp::create(e.b);
+    {
+      auto ifRow = scf::IfOp::create(e.b, rowValid, /*withElse=*/false);
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.setInsertionPointToStart(ifRow.thenBlock());
+      for (int64_t c = 0; c < kTile / lanesPerRow; ++c) {
+        Value col = e.add(myPart, e.index(c * lanesPerRow));
+        Value o = memref::LoadOp::create(
+            e.b, sStage,
+            ValueRange{
+                e.add(sBase, e.add(e.mul(myRow, e.index(l.sStride())), col))});
+        memref::StoreOp::create(
+            e.b, e.fromF32(e.fmul(o, inv), outType), buf.output,
+            ValueRange{batch, row, head, e.add(col, e.index(n * kTile))});
+      }
+    }
+    gpu::BarrierOp::create(e.b);
+  }
+  if (!buf.lse)
+    return;
+  Value first =
+      arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, myPart, e.index(0));
+  auto ifFirst = scf::IfOp::create(
+      e.b, arith::AndIOp::create(e.b, first, rowValid), /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(e.b);
+  e.b.setInsertionPointToStart(ifFirst.thenBlock());
+  Value lse = e.fadd(state[outTiles], math::LogOp::create(e.b, sum));
+  memref::StoreOp::create(e.b, e.select(positive, lse, e.negInf()), buf.lse,
+                          ValueRange{batch, head, row});
+}
