@@ -289,7 +289,11 @@ void CoopAttentionBuilder::lastProducts(SmallVector<Value> &state, Value lo,
   int64_t perTile = tileStateSize();
   Value buffer = e.index(0);
   if (l.kvStages == 2) {
-    Value parity = arith::RemUIOp::create(e.b, e.sub(hi, lo), e.index(2));
+    // One op per statement: the order of argument evaluation differs
+    // between compilers, and the IR must not.
+    Value two = e.index(2);
+    Value span = e.sub(hi, lo);
+    Value parity = arith::RemUIOp::create(e.b, span, two);
     buffer = e.mul(parity, e.index(kvBuffer));
   } else {
     ArrayRef<Value> loaded = ArrayRef<Value>(state).slice(l.rowTiles * perTile);
@@ -440,9 +444,12 @@ SmallVector<Value> CoopAttentionBuilder::keyBlock(VulkanScoreRules &rules,
   // Not with the shared-memory softmax, whose barriers every subgroup
   // must meet.
   Value hidden;
-  if (l.causalSkip && !list)
-    hidden = rules.hiddenBlock(e.mul(kb, e.index(l.blockK)),
-                               e.add(tileFirstRows.back(), e.index(kTile - 1)));
+  if (l.causalSkip && !list) {
+    // One op per statement (FileCheck pins the order).
+    Value lastRow = e.add(tileFirstRows.back(), e.index(kTile - 1));
+    Value firstKey = e.mul(kb, e.index(l.blockK));
+    hidden = rules.hiddenBlock(firstKey, lastRow);
+  }
   SmallVector<Value> out;
   if (hidden) {
     ValueRange old = state.take_front(rowTiles * perTile);
