@@ -461,7 +461,12 @@ static ConfigAttr firstFitting(SsdOp op, const TargetInfo &target,
 
 /// The cooperative chunk kernels' config: chunks of 64 (down to 16),
 /// head_dim blocks of 64 (down to 16), n-chunks of 32 (or 16), 512 threads
-/// (or 256, 128); the first that verifies, else null. On the H200, f16
+/// (or 256, 128), each with padded matrix stages (`cooperative = 2`) where
+/// they fit, else unpadded; the first that verifies, else null. Padding
+/// each f16 stage's rows by 8 halves (bank conflicts of the 16x16 loads
+/// at 128-256-byte strides): f16 mamba2 0.1327 ms against 0.1889 ms
+/// unpadded, the same outputs (H200, one process, 2026-11-27,
+/// bench/results/h200/ssm-coop2-2026-11-27.json). On the H200, f16
 /// mamba2 took 0.218 ms with 512 threads, 0.380 with 256, 0.706 with 128;
 /// 0.267 with chunks of 32 and 0.432 with head_dim blocks of 32; with the
 /// 1024-thread pass 0.196 ms (2026-11-27, call 2). Reading the pass's
@@ -474,19 +479,20 @@ static ConfigAttr cooperativeConfig(SsdOp op, const TargetInfo &target) {
   for (int64_t chunk : {64, 32, 16})
     for (int64_t blockP : {64, 32, 16})
       for (int64_t blockN : {32, 16})
-        for (int64_t w : {preferred, preferred / 2, preferred / 4}) {
-          SsdConfig config;
-          config.chunkSize = chunk;
-          config.blockP = blockP;
-          config.blockN = blockN;
-          config.numSubgroups = std::max<int64_t>(1, w);
-          config.parallelChunks = 1;
-          config.cooperative = 1;
-          ConfigAttr attr = config.toAttr(op.getContext());
-          if (succeeded(
-                  VulkanSsd::verifyConfig(op, attr, target, llvm::nulls())))
-            return attr;
-        }
+        for (int64_t w : {preferred, preferred / 2, preferred / 4})
+          for (int64_t cooperative : {2, 1}) {
+            SsdConfig config;
+            config.chunkSize = chunk;
+            config.blockP = blockP;
+            config.blockN = blockN;
+            config.numSubgroups = std::max<int64_t>(1, w);
+            config.parallelChunks = 1;
+            config.cooperative = cooperative;
+            ConfigAttr attr = config.toAttr(op.getContext());
+            if (succeeded(
+                    VulkanSsd::verifyConfig(op, attr, target, llvm::nulls())))
+              return attr;
+          }
   return {};
 }
 
