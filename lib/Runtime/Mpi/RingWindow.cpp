@@ -13,8 +13,10 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -29,10 +31,13 @@ enum Failure : int {
   OpenFailed = 2,
   CreateFailed = 3,
   SeveralNodes = 4,
+  SizesDiffer = 5,
 };
 
 const char *describe(int failure) {
   switch (failure) {
+  case SizesDiffer:
+    return "the ranks' key/value shards differ in size";
   case SeveralNodes:
     return "the ranks are on more than one node";
   case CreateFailed:
@@ -55,19 +60,33 @@ constexpr size_t kSegmentAlign = size_t(1) << 16;
 
 bool SharedShards::open(MPI_Comm comm, int rank, int size, ejk_device *device,
                         size_t segmentBytes, std::string &reason) {
-  // Every rank has the same mapping or none, so this answer is the same on
-  // every rank (no collective step needed to keep it).
-  if (isOpen() && segmentBytes_ == segmentBytes && size_ == size &&
-      device_ == device)
+  // Every rank has the same mapping or none, but whether it can be kept is
+  // decided together: a rank that kept its mapping while another made a new
+  // one would miss the collective steps below (and segments of different
+  // sizes would place a peer's shard past the end of the mapping).
+  unsigned long long mine[3] = {segmentBytes, ~(unsigned long long)segmentBytes,
+                                isOpen() && segmentBytes_ == segmentBytes &&
+                                        size_ == size && device_ == device
+                                    ? 0ull
+                                    : 1ull};
+  unsigned long long all[3] = {0, 0, 1};
+  if (MPI_Allreduce(mine, all, 3, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm) !=
+      MPI_SUCCESS) {
+    close();
+    reason = "MPI_Allreduce failed";
+    return false;
+  }
+  const bool sizesDiffer = all[0] != segmentBytes || ~all[1] != segmentBytes;
+  if (!sizesDiffer && all[2] == 0)
     return true;
   close();
-  int failure = Ok;
+  int failure = sizesDiffer ? SizesDiffer : Ok;
   MPI_Comm node = MPI_COMM_NULL;
   int nodeSize = 0;
   if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
                           &node) != MPI_SUCCESS ||
       MPI_Comm_size(node, &nodeSize) != MPI_SUCCESS || nodeSize != size)
-    failure = SeveralNodes;
+    failure = std::max(failure, int(SeveralNodes));
   if (node != MPI_COMM_NULL)
     MPI_Comm_free(&node);
   int agreed = failure;
@@ -82,17 +101,19 @@ bool SharedShards::open(MPI_Comm comm, int rank, int size, ejk_device *device,
   size_t total = stride * size_t(size);
   // Rank 0 creates the memory; the others find it through its /proc entry.
   int fd = -1;
-  long where[2] = {0, -1}; // pid, fd
+  long where[3] = {0, -1, 0}; // pid, fd, inode
   if (rank == 0) {
     fd = int(memfd_create("ejk-ring-shards", MFD_CLOEXEC));
-    if (fd >= 0 && ftruncate(fd, off_t(total)) != 0) {
+    struct stat st {};
+    if (fd >= 0 && (ftruncate(fd, off_t(total)) != 0 || fstat(fd, &st) != 0)) {
       ::close(fd);
       fd = -1;
     }
     where[0] = long(getpid());
     where[1] = fd;
+    where[2] = fd >= 0 ? long(st.st_ino) : 0;
   }
-  MPI_Bcast(where, 2, MPI_LONG, 0, comm);
+  MPI_Bcast(where, 3, MPI_LONG, 0, comm);
   if (where[1] < 0) {
     failure = CreateFailed;
   } else if (rank != 0) {
@@ -103,6 +124,15 @@ bool SharedShards::open(MPI_Comm comm, int rank, int size, ejk_device *device,
     const char *test = std::getenv("EJK_RING_TEST_WINDOW_FAIL");
     bool fake = test && std::strcmp(test, "open") == 0;
     fd = fake ? -1 : ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    // The same pid may name another process in another pid namespace: map
+    // only rank 0's memory, and only as far as it reaches (past its end a
+    // read is SIGBUS).
+    struct stat st {};
+    if (fd >= 0 && (fstat(fd, &st) != 0 || long(st.st_ino) != where[2] ||
+                    st.st_size < off_t(total))) {
+      ::close(fd);
+      fd = -1;
+    }
     if (fd < 0)
       failure = OpenFailed;
   }
