@@ -140,7 +140,9 @@ typedef struct ejk_ring_stats {
   uint64_t merge_ns;
 } ejk_ring_stats;
 
-/** The whole run's stats (`step` = -1) or one step's. Not collective. */
+/** The whole run's stats (`step` = -1) or one step's: steps 0 .. the
+ *  number the last run took minus 1 (the ring's size, or 2 or 3 for a
+ *  gathered forward; docs/ops/ring.md). Not collective. */
 EJK_RUNTIME_EXPORT ejk_status ejk_ring_last_stats(ejk_ring *ring, int step,
                                                   ejk_ring_stats *stats);
 /** How the last ejk_ring_run moved key/value shards between ranks:

@@ -306,14 +306,16 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
   auto windowValue = [&](int r) { return windowKey(r) + kBytes; };
   auto windowSegments = [&](int r) { return windowValue(r) + vBytes; };
   const bool gather = useGather(*ring, window, segments);
-  if (gather && !ring->gatherKey) {
+  // Each on its own: a run that created only one of them (the other failed)
+  // creates the other next time instead of running with a NULL buffer.
+  if (gather && !ring->gatherKey)
     record(createBuffer(ring->device, (n - 1) * kBytes, &ring->gatherKey,
                         "ejk_ring_run: gathered key"),
            "ejk_ring_run");
+  if (gather && !ring->gatherValue)
     record(createBuffer(ring->device, (n - 1) * vBytes, &ring->gatherValue,
                         "ejk_ring_run: gathered value"),
            "ejk_ring_run");
-  }
   /// Every other shard's key/value into the gathered buffers, from the
   /// window (after its barrier), in global order (gatherPieces).
   auto fillGathered = [&] {
@@ -532,9 +534,10 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
     }
   }
   const int numSteps = gather ? 1 + int(gathered.size()) : n;
-  // Rank r >= 1 of a causal gathered ring of 2 has 3 steps.
-  if (size_t(numSteps) > ring->steps.size())
-    ring->steps.resize(size_t(numSteps));
+  // One entry a step of this run (ejk_ring_last_stats): a gathered ring has
+  // fewer than `n` (2 non-causal), or more (rank r >= 1 of a causal ring of
+  // 2 has 3); the last read-back and merge go to the last one.
+  ring->steps.resize(size_t(numSteps));
   /// A finished plan's output and lse on the host: read back into
   /// partO/partL, or (the direct path) the block's buffers themselves.
   struct Part {

@@ -255,6 +255,11 @@ def check_case(work, case, vulkan=False, backward=False, transport=False):
                                              p.stdout, re.M)))
                 print("%s np=%d %s transport: %s" % (case, n, layout,
                                                      " | ".join(seen)))
+                # The "  step S:" lines of every rank's last run: one per
+                # step it ran (a gathered ring runs fewer than n).
+                steps = len(re.findall(r"^  step \d+:", p.stdout, re.M))
+                print("%s np=%d %s steps listed: %d" % (case, n, layout,
+                                                        steps))
             if not backward:
                 continue
             grads = [os.path.join(dirn, "%s%d%s.npy" % (x, n, layout))
