@@ -228,10 +228,12 @@ static LogicalResult expandRingAttention(Operation *raw, func::FuncOp entry) {
   // its own shard's block and then one block of its queries against the
   // other shards' keys, gathered on its device in global order, so only
   // one merge is left. Each block reads a prefix of that gathered buffer:
-  //   gfull     all queries, every other shard (non-causal)    (q S, kv (N-1)S)
-  //   gzlo<r>   zigzag rank r's first chunk, chunks 0..r-1     (q S/2, kv r
-  //   S/2) gzhi<r>   its second chunk, chunks 0..2N-2-r but r       (q S/2, kv
-  //   (2N-2-r) S/2)
+  // - gfull: all queries against every other shard (non-causal); q S, kv
+  //   (N-1) S;
+  // - gzlo<r>: zigzag rank r's first chunk against chunks 0..r-1; q S/2,
+  //   kv r S/2;
+  // - gzhi<r>: its second chunk against chunks 0..2N-2-r but r; q S/2, kv
+  //   (2N-2-r) S/2.
   // No window, no segment ids (those rings run step by step), forward only.
   int64_t n = op.getRingSize();
   if (!window && !segments && n > 1) {
