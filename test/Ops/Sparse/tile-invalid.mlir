@@ -217,6 +217,19 @@ func.func @f(%q: tensor<1x64x2x16xf32>, %k: tensor<1x64x1x16xf32>, %gc: tensor<1
 
 // -----
 
+// Vulkan: one workgroup a token along x, at most the 65535 Vulkan
+// guarantees.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["subgroup_shuffle"]}} {
+func.func @f(%q: tensor<1x65536x2x16xf32>, %k: tensor<1x65536x1x16xf32>, %gc: tensor<1x65536x2xf32>) -> tensor<1x65536x2x16xf32> {
+  // expected-error @+1 {{is invalid: 'subgroup_select' runs one workgroup a token: 65536 tokens exceed the 65535 workgroups Vulkan guarantees along a dimension}}
+  %o = ejk.native_sparse_attention %q, %k, %k g_cmp(%gc : tensor<1x65536x2xf32>) {block_size = 64 : i64, config = #ejk.config<block_t = 8, subgroup_select = 1>}
+      : tensor<1x65536x2x16xf32>, tensor<1x65536x1x16xf32>, tensor<1x65536x1x16xf32> -> tensor<1x65536x2x16xf32>
+  return %o : tensor<1x65536x2x16xf32>
+}
+}
+
+// -----
+
 // Vulkan: a subgroup_select flag other than 0 or 1.
 module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["subgroup_shuffle"]}} {
 func.func @f(%q: tensor<1x64x2x16xf32>, %k: tensor<1x64x1x16xf32>, %gc: tensor<1x64x2xf32>) -> tensor<1x64x2x16xf32> {

@@ -118,6 +118,14 @@ static LogicalResult verifyLaneSelect(const NativeSparsePlan &plan,
            << "shuffles ('subgroup_shuffle')";
     return failure();
   }
+  // One workgroup a token along x: Vulkan guarantees 65535 workgroups a
+  // dimension (the heuristic then takes the one-thread-per-token form).
+  if (plan.seq > 65535) {
+    reason << "'" << key << "' runs one workgroup a token: " << plan.seq
+           << " tokens exceed the 65535 workgroups Vulkan guarantees along "
+           << "a dimension";
+    return failure();
+  }
   return success();
 }
 
