@@ -168,18 +168,32 @@ bool useSharedWindow(ejk_ring &ring, bool direct, size_t kBytes, size_t vBytes,
 /// shard at once, gathered on its device from the shared window; one merge
 /// instead of one a step. Needs the window, the entry's gather blocks, batch
 /// 1 (the blocks read prefixes of the gathered buffer and the front half of
-/// the queries in place), no segment ids, and zigzag shards when causal;
-/// EJK_RING_GATHER=0 keeps the step-by-step ring. Collective.
-bool useGather(ejk_ring &ring, bool window, bool segments) {
+/// the queries in place), no segment ids, zigzag shards when causal, and
+/// the gathered key/value buffers on every rank (created by the first
+/// gathered run; a rank that cannot create them keeps every rank on the
+/// steps); EJK_RING_GATHER=0 keeps the step-by-step ring. Collective.
+bool useGather(ejk_ring &ring, bool window, bool segments, int64_t kBytes,
+               int64_t vBytes) {
   const char *env = std::getenv("EJK_RING_GATHER");
   bool off = env && std::strcmp(env, "0") == 0;
   const RingEntries &e = ring.entries;
   int want = window && !off && e.gatherBlocks && !segments && !e.window &&
              ring.batch == 1 && (!e.causal || ring.layout == EJK_RING_ZIGZAG);
+  const int64_t others = ring.comm->size - 1;
+  std::string noBuffers;
+  for (auto [buffer, bytes] : {std::pair(&ring.gatherKey, others * kBytes),
+                               std::pair(&ring.gatherValue, others * vBytes)})
+    if (want && !*buffer &&
+        ejk_buffer_create(ring.device, size_t(bytes), buffer) != EJK_OK) {
+      want = 0;
+      noBuffers = ejk_last_error();
+    }
   int all = 0;
   MPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, ring.comm->comm);
   if (!all && window && off)
     ring.transport += " (EJK_RING_GATHER=0)";
+  if (!all && !noBuffers.empty())
+    ring.transport += " (no gathered buffers: " + noBuffers + ")";
   if (all)
     ring.transport += ", gathered";
   return all != 0;
@@ -305,17 +319,7 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
   auto windowKey = [&](int r) { return ring->window.segment(r); };
   auto windowValue = [&](int r) { return windowKey(r) + kBytes; };
   auto windowSegments = [&](int r) { return windowValue(r) + vBytes; };
-  const bool gather = useGather(*ring, window, segments);
-  // Each on its own: a run that created only one of them (the other failed)
-  // creates the other next time instead of running with a NULL buffer.
-  if (gather && !ring->gatherKey)
-    record(createBuffer(ring->device, (n - 1) * kBytes, &ring->gatherKey,
-                        "ejk_ring_run: gathered key"),
-           "ejk_ring_run");
-  if (gather && !ring->gatherValue)
-    record(createBuffer(ring->device, (n - 1) * vBytes, &ring->gatherValue,
-                        "ejk_ring_run: gathered value"),
-           "ejk_ring_run");
+  const bool gather = useGather(*ring, window, segments, kBytes, vBytes);
   /// Every other shard's key/value into the gathered buffers, from the
   /// window (after its barrier), in global order (gatherPieces).
   auto fillGathered = [&] {
