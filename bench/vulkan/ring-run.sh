@@ -19,11 +19,53 @@
 #   pinned memory): one GPU alone and all four at once;
 #   nvidia-smi samples every GPU's clock, use and memory all along
 #   ($OUT/smi.csv) and which process runs on which GPU during the blocks.
+#
+# MODE=check1 instead: the one-GPU check of the device copies (every rank on
+# GPU 0, CUDA IPC between processes of one GPU): for S in $SEQS, causal
+# (zigzag) and not, rings of 2 and 4 ranks with the device copies (default)
+# and without (EJK_RING_DEVICE_COPY=0), `--random 7` inputs, each output
+# against the ring of one rank's.
 set -u
 cd "$(dirname "$0")"
 HERE=$(pwd)
 source ./mpi-debs.sh
 mpi_debs_setup "$HERE"
+if [ "${MODE:-}" = check1 ]; then
+  OUTDIR=${OUT:-$HERE/out}
+  mkdir -p "$OUTDIR" "$HERE/npy"
+  exec > >(tee "$OUTDIR/ring-check1.log") 2>&1
+  nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader
+  MPIRUN="$MPIROOT/usr/bin/orterun --bind-to none --oversubscribe"
+  for s in ${SEQS:-16384}; do
+    for mask in full causal; do
+      for run in "1 x" "2 x" "4 x" "4 EJK_RING_DEVICE_COPY=0"; do
+        set -- $run
+        n=$1 env=$2 layout=contiguous
+        [ "$mask" = causal ] && [ "$n" -gt 1 ] && layout=zigzag
+        echo "== S=$s $mask n=$n $layout $env"
+        out=npy/c_s${s}_${mask}_n${n}.npy
+        manifest=art/s${s}_${mask}_n$n.json
+        [ "$env" = EJK_RING_DEVICE_COPY=0 ] &&
+          manifest=art/s${s}_${mask}_n$n.gather.json
+        env EJK_X=1 $([ "$env" != x ] && echo "$env") timeout 60 $MPIRUN \
+          $([ "$env" != x ] && echo "-x ${env%%=*}") -np "$n" ./ejk-ring-run \
+          $manifest --entry s${s}_${mask}_n$n \
+          --layout "$layout" --random 7 --warmup-ms 300 --repeat 3 --stats \
+          --device vulkan:0 --out "$out" 2>&1 |
+          grep -v -E "Perhaps a missing symbol|pmix_mca_base|dlopen error"
+        [ "$n" != 1 ] && python3 - npy/c_s${s}_${mask}_n1.npy "$out" <<'PY'
+import sys, numpy as np
+ref, out = (np.load(p).astype(np.float32) for p in sys.argv[1:3])
+err = np.abs(out - ref)
+bound = 5e-3 + 5e-3 * np.abs(ref)
+print("check against 1 rank: max |diff| %.3g, %d of %d beyond 5e-3 + 5e-3|ref|"
+      % (err.max(), int((err > bound).sum()), err.size))
+PY
+      done
+    done
+  done
+  exit 0
+fi
 export NCCL_NVLS_ENABLE=0
 REPEAT=${REPEAT:-3}
 # Untimed ring runs before the timed ones: clocks up, host buffers touched.
@@ -67,7 +109,7 @@ stamp "inputs written, GPUs warm"
 # The machine's host <-> device copy rate (PyTorch, pinned memory, 512 MiB,
 # best of 5): GPU 0 alone, then all four GPUs copying at once (what the
 # ring's ranks do), per GPU.
-python3 - <<'PY'
+[ "${COPY_RATE:-1}" = 1 ] && python3 - <<'PY'
 import time, torch
 n = 512 << 20
 def rate(gpus, to_device):
@@ -123,13 +165,16 @@ ring() {
   local layout=contiguous
   [ "$mask" = causal ] && [ "$n" -gt 1 ] && layout=zigzag
   local entry=s${s}_${mask}_n$n out=npy/out_s${s}_${mask}_n$n.npy
+  # The shared window's gathered blocks are in a manifest of their own.
+  local manifest=art/$entry.json
+  [ "$env" = EJK_RING_DEVICE_COPY=0 ] && manifest=art/$entry.gather.json
   stamp "== S=$s $mask: $n GPU(s), $layout ${env:-default}"
   local dev=vulkan:local
   [ "$n" = 1 ] && dev=vulkan:0
   local pass=()
   [ -n "$env" ] && pass=(-x "${env%%=*}")
   env ${env:-EJK_RING_DEFAULT=1} timeout 90 $MPIRUN \
-    "${pass[@]}" -np "$n" ./ejk-ring-run art/$entry.json --entry "$entry" \
+    "${pass[@]}" -np "$n" ./ejk-ring-run $manifest --entry "$entry" \
     --layout "$layout" --q npy/s${s}_q.npy --k npy/s${s}_k.npy \
     --v npy/s${s}_v.npy --warmup-ms "$WARM_MS" --repeat "$REPEAT" --stats \
     --device "$dev" --out "$out" 2>&1 |
@@ -142,23 +187,24 @@ for s in $SEQS; do
     base=npy/base_s${s}_${mask}.npy
     mv "npy/out_s${s}_${mask}_n1.npy" "$base"
     torch_check "$s" "$mask" "$base"
-    variants='""'
-    [ "$s" = 65536 ] &&
-      variants="$variants EJK_RING_GATHER=0 EJK_RING_SHARED_WINDOW=0"
-    for variant in $variants; do
+    # The default (key/value GPU to GPU where CUDA is there), then the
+    # variants of $VARIANTS (default: the shared window's gathered form).
+    for variant in '""' ${VARIANTS-EJK_RING_DEVICE_COPY=0}; do
       variant=${variant//\"/}
       ring "$s" "$mask" 4 "$variant"
       check "$base" "npy/out_s${s}_${mask}_n4.npy"
     done
-    ring "$s" "$mask" 2
-    check "$base" "npy/out_s${s}_${mask}_n2.npy"
+    for n in ${RANKS_MORE-2}; do
+      ring "$s" "$mask" "$n"
+      check "$base" "npy/out_s${s}_${mask}_n$n.npy"
+    done
     rm -f npy/out_*.npy
   done
 done
 
 # The blocks alone: GPU 0 alone, then every GPU at once (independent
 # processes); which GPU each process is on, from nvidia-smi, mid-run.
-for b in ${BLOCKS:-16384}; do
+for b in ${BLOCKS-16384}; do
   stamp "== block ${b}x${b} (non-causal) alone on GPU 0"
   timeout 60 $MPIRUN -np 1 ./ejk-ring-run art/b${b}_full_n1.json --entry b${b}_full_n1 \
     --random 7 --warmup-ms 2000 --repeat 5 --stats --device vulkan:0 2>&1 |

@@ -60,22 +60,29 @@ done
 rm -rf "$DIR/art"
 "$BUILD/bin/ejkc" "$mlir" --target vulkan --fingerprint "$FINGERPRINT" \
   -o "$DIR/art" > /dev/null
-# One manifest per ring (art/<stem>.json), forward blocks only: a process
-# builds every pipeline of the manifest it loads, and the driver took about
-# two minutes for all 104 entries (backward blocks included) on the first
-# load of the 2026-11-27 4-GPU call.
+# Two manifests per ring, forward blocks only: a process builds every
+# pipeline of the manifest it loads, and the driver took about two minutes
+# for all 104 entries (backward blocks included) on the first load of the
+# 2026-11-27 4-GPU call. art/<stem>.json has the step blocks and the
+# whole-sequence blocks of the device copies (gall, gclo<r>, gchi<r>);
+# art/<stem>.gather.json the step blocks and the shared window's gathered
+# blocks (gfull, gzlo<r>, gzhi<r>), for EJK_RING_DEVICE_COPY=0.
 python3 - "$DIR/art/ringgpu.json" <<'PY'
-import json, os, sys
+import json, os, re, sys
 path = sys.argv[1]
 whole = json.load(open(path))
 stems = sorted({e["name"].split("__ring__")[0] for e in whole["entries"]})
 for stem in stems:
-    part = dict(whole)
-    part["entries"] = [e for e in whole["entries"]
-                       if e["name"].startswith(stem + "__ring__")
-                       and "__grad_" not in e["name"]]
-    with open(os.path.join(os.path.dirname(path), stem + ".json"), "w") as f:
-        json.dump(part, f)
+    for suffix, leave in ((".json", r"__(gfull|gzlo\d+|gzhi\d+)$"),
+                          (".gather.json", r"__(gall|gclo\d+|gchi\d+)$")):
+        part = dict(whole)
+        part["entries"] = [e for e in whole["entries"]
+                           if e["name"].startswith(stem + "__ring__")
+                           and "__grad_" not in e["name"]
+                           and not re.search(leave, e["name"])]
+        with open(os.path.join(os.path.dirname(path), stem + suffix),
+                  "w") as f:
+            json.dump(part, f)
 PY
 cp "$BUILD/bin/ejk-ring-run" "$DIR/"
 cp -L "$BUILD/lib/Runtime/libejk_runtime.so.1" "$DIR/"

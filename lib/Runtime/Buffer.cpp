@@ -32,14 +32,19 @@ bool hugePagesWanted(size_t bytes) {
 } // namespace
 
 Status Buffer::create(std::shared_ptr<Device> device, size_t bytes,
-                      std::unique_ptr<Buffer> &out) {
+                      std::unique_ptr<Buffer> &out, bool exportable) {
   out.reset();
   if (!device)
     return Status::invalidArgument("buffer has no device");
+  if (exportable && device->kind() != Device::Kind::Vulkan)
+    return Status::unavailable(
+        "ejk_buffer_create_exportable: the CPU device's buffers are host "
+        "memory; only a Vulkan device exports memory");
   if (device->kind() == Device::Kind::Vulkan) {
     std::unique_ptr<VulkanBuffer> vulkan;
-    if (Status status = VulkanBuffer::create(
-            std::static_pointer_cast<VulkanDevice>(device), bytes, vulkan);
+    if (Status status =
+            VulkanBuffer::create(std::static_pointer_cast<VulkanDevice>(device),
+                                 bytes, vulkan, exportable);
         !status)
       return status;
     out.reset(new Buffer(std::move(device), nullptr, bytes));
@@ -107,6 +112,25 @@ Status Buffer::download(void *dst, size_t bytes, size_t offset) const {
   if (vulkan_)
     return vulkan_->download(dst, bytes, offset);
   std::memcpy(dst, static_cast<const char *>(data_) + offset, bytes);
+  return Status::success();
+}
+
+Status Buffer::copyTo(Buffer &dst, size_t srcOffset, size_t dstOffset,
+                      size_t bytes) const {
+  if (dst.device_ != device_)
+    return Status::invalidArgument(
+        "ejk_buffer_copy: the buffers are on different devices");
+  if (Status status = checkRange("ejk_buffer_copy from", bytes, srcOffset);
+      !status)
+    return status;
+  if (Status status = dst.checkRange("ejk_buffer_copy to", bytes, dstOffset);
+      !status)
+    return status;
+  if (vulkan_)
+    return vulkan_->copyTo(*dst.vulkan_, srcOffset, dstOffset, bytes);
+  if (bytes)
+    std::memmove(static_cast<char *>(dst.data_) + dstOffset,
+                 static_cast<const char *>(data_) + srcOffset, bytes);
   return Status::success();
 }
 

@@ -24,8 +24,10 @@ constexpr size_t kBufferAlignment = 64;
 class Buffer {
 public:
   /// Allocates \p bytes (0 allowed) of zero-filled memory on \p device.
+  /// With \p exportable, memory another API can import
+  /// (ejk_buffer_create_exportable): Vulkan devices that can export only.
   static Status create(std::shared_ptr<Device> device, size_t bytes,
-                       std::unique_ptr<Buffer> &out);
+                       std::unique_ptr<Buffer> &out, bool exportable = false);
 
   ~Buffer();
   Buffer(const Buffer &) = delete;
@@ -43,6 +45,10 @@ public:
   Status upload(const void *src, size_t bytes, size_t offset);
   /// Copies [offset, offset + bytes) to \p dst.
   Status download(void *dst, size_t bytes, size_t offset) const;
+  /// ejk_buffer_copy: [srcOffset, srcOffset + bytes) into \p dst, a buffer
+  /// of the same device, at \p dstOffset; both ranges are checked.
+  Status copyTo(Buffer &dst, size_t srcOffset, size_t dstOffset,
+                size_t bytes) const;
 
 private:
   Buffer(std::shared_ptr<Device> device, void *data, size_t size)

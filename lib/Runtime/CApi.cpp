@@ -433,6 +433,53 @@ ejk_status ejk_buffer_create(ejk_device *deviceHandle, size_t bytes,
   });
 }
 
+ejk_status ejk_buffer_create_exportable(ejk_device *deviceHandle, size_t bytes,
+                                        ejk_buffer **out) {
+  return guarded(__func__, [&](const char *function) {
+    EJK_CHECK_ARG(out);
+    *out = nullptr;
+    EJK_RESOLVE(Device, device, deviceHandle);
+    std::unique_ptr<Buffer> buffer;
+    if (Status status = Buffer::create(device, bytes, buffer, true); !status)
+      return report(status);
+    return report(
+        publish(function, std::shared_ptr<Buffer>(std::move(buffer)), out));
+  });
+}
+
+ejk_status ejk_buffer_export_fd(ejk_buffer *bufferHandle, int *fd,
+                                uint64_t *allocation_bytes) {
+  return guarded(__func__, [&](const char *function) {
+    EJK_CHECK_ARG(fd);
+    EJK_CHECK_ARG(allocation_bytes);
+    *fd = -1;
+    EJK_RESOLVE(Buffer, buffer, bufferHandle);
+    if (!buffer->vulkan())
+      return report(Status::invalidArgument(
+          "ejk_buffer_export_fd: the buffer was not created exportable "
+          "(ejk_buffer_create_exportable)"));
+    return report(buffer->vulkan()->exportFd(*fd, *allocation_bytes));
+  });
+}
+
+ejk_status ejk_buffer_copy(ejk_buffer *srcHandle, size_t src_offset,
+                           ejk_buffer *dstHandle, size_t dst_offset,
+                           size_t bytes) {
+  return guarded(__func__, [&](const char *function) {
+    EJK_RESOLVE(Buffer, src, srcHandle);
+    EJK_RESOLVE(Buffer, dst, dstHandle);
+    return report(src->copyTo(*dst, src_offset, dst_offset, bytes));
+  });
+}
+
+ejk_status ejk_device_uuid(ejk_device *deviceHandle, uint8_t uuid[16]) {
+  return guarded(__func__, [&](const char *function) {
+    EJK_CHECK_ARG(uuid);
+    EJK_RESOLVE(Device, device, deviceHandle);
+    return report(device->deviceUuid(uuid));
+  });
+}
+
 ejk_status ejk_buffer_upload(ejk_buffer *bufferHandle, const void *src,
                              size_t bytes, size_t offset) {
   return guarded(__func__, [&](const char *function) {

@@ -11,6 +11,7 @@
 #include "Status.h"
 #include "ejk/Support/Fingerprint.h"
 
+#include <cstdint>
 #include <functional>
 
 namespace ejk::runtime {
@@ -46,6 +47,13 @@ public:
   virtual Status unregisterHost(const void *pointer) {
     (void)pointer;
     return Status::success();
+  }
+  /// ejk_device_uuid: the 16 bytes another API names this GPU by (Vulkan's
+  /// deviceUUID, which CUDA's cuDeviceGetUuid gives for the same GPU); the
+  /// CPU device has none.
+  virtual Status deviceUuid(uint8_t out[16]) const {
+    (void)out;
+    return Status::unavailable("ejk_device_uuid: the CPU device has no UUID");
   }
 
 protected:

@@ -80,10 +80,19 @@ constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
 template <typename Choose>
 Status allocateBuffer(const VulkanDevice &device, VkDeviceSize size,
                       VkBufferUsageFlags usage, Choose choose, VkBuffer &buffer,
-                      VkDeviceMemory &memory, bool &hostVisible) {
+                      VkDeviceMemory &memory, bool &hostVisible,
+                      VkDeviceSize *allocationSize = nullptr,
+                      bool exportable = false) {
   const VulkanApi &vk = device.api();
+  // Exportable memory (ejk_buffer_create_exportable): an opaque fd, and a
+  // dedicated allocation, which importers are told (CUDA's
+  // CUDA_EXTERNAL_MEMORY_DEDICATED).
+  VkExternalMemoryBufferCreateInfo external = {};
+  external.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO;
+  external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
   VkBufferCreateInfo info = {};
   info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  info.pNext = exportable ? &external : nullptr;
   info.size = size;
   info.usage = usage;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
@@ -105,6 +114,17 @@ Status allocateBuffer(const VulkanDevice &device, VkDeviceSize size,
   allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
   allocate.allocationSize = requirements.size;
   allocate.memoryTypeIndex = uint32_t(type);
+  VkMemoryDedicatedAllocateInfo dedicated = {};
+  dedicated.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO;
+  dedicated.buffer = buffer;
+  VkExportMemoryAllocateInfo exportInfo = {};
+  exportInfo.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO;
+  exportInfo.pNext = &dedicated;
+  exportInfo.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  if (exportable)
+    allocate.pNext = &exportInfo;
+  if (allocationSize)
+    *allocationSize = requirements.size;
   result = vk.vkAllocateMemory(device.handle(), &allocate, nullptr, &memory);
   if (result != VK_SUCCESS) {
     memory = VK_NULL_HANDLE;
@@ -146,8 +166,13 @@ VulkanHostBuffer::~VulkanHostBuffer() {
 }
 
 Status VulkanBuffer::create(std::shared_ptr<VulkanDevice> device, size_t bytes,
-                            std::unique_ptr<VulkanBuffer> &out) {
+                            std::unique_ptr<VulkanBuffer> &out,
+                            bool exportable) {
   out.reset();
+  if (exportable && !device->getMemoryFd())
+    return Status::unavailable(
+        device->describe() +
+        " cannot export memory (no VK_KHR_external_memory_fd)");
   std::unique_ptr<VulkanBuffer> buffer(new VulkanBuffer(device));
   const VulkanApi &vk = device->api();
   const VkPhysicalDeviceMemoryProperties &memory = device->memoryProperties();
@@ -176,12 +201,13 @@ Status VulkanBuffer::create(std::shared_ptr<VulkanDevice> device, size_t bytes,
                           VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                               VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
   };
-  if (Status status =
-          allocateBuffer(*device, size, kUsage, choose, buffer->buffer_,
-                         buffer->memory_, hostVisible);
+  if (Status status = allocateBuffer(
+          *device, size, kUsage, choose, buffer->buffer_, buffer->memory_,
+          hostVisible, &buffer->memorySize_, exportable);
       !status)
     return status;
   buffer->allocated_ = size;
+  buffer->exportable_ = exportable;
 
   if (hostVisible && !staging) {
     VkResult result = vk.vkMapMemory(device->handle(), buffer->memory_, 0,
@@ -322,6 +348,43 @@ Status VulkanBuffer::hostBufferCopy(bool toDevice, VkBuffer host,
     // The host reads the host buffer after the fence.
     fullBarrier(vk, commands, VK_PIPELINE_STAGE_HOST_BIT,
                 VK_ACCESS_HOST_READ_BIT);
+    return Status::success();
+  });
+}
+
+Status VulkanBuffer::exportFd(int &fd, uint64_t &allocationBytes) const {
+  fd = -1;
+  if (!exportable_)
+    return Status::invalidArgument(
+        "ejk_buffer_export_fd: the buffer was not created exportable "
+        "(ejk_buffer_create_exportable)");
+  VkMemoryGetFdInfoKHR info = {};
+  info.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR;
+  info.memory = memory_;
+  info.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  VkResult result = device_->getMemoryFd()(device_->handle(), &info, &fd);
+  if (result != VK_SUCCESS) {
+    fd = -1;
+    return vkFailure("vkGetMemoryFdKHR", result);
+  }
+  allocationBytes = memorySize_;
+  return Status::success();
+}
+
+Status VulkanBuffer::copyTo(VulkanBuffer &dst, size_t srcOffset,
+                            size_t dstOffset, size_t bytes) {
+  if (bytes == 0)
+    return Status::success();
+  const VulkanApi &vk = device_->api();
+  VkBufferCopy region = {};
+  region.srcOffset = srcOffset;
+  region.dstOffset = dstOffset;
+  region.size = bytes;
+  VkBuffer from = buffer_, to = dst.buffer_;
+  return device_->submitCopy([&](VkCommandBuffer commands) {
+    fullBarrier(vk, commands);
+    vk.vkCmdCopyBuffer(commands, from, to, 1, &region);
+    fullBarrier(vk, commands);
     return Status::success();
   });
 }

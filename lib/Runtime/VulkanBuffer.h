@@ -17,6 +17,7 @@
 #include "VulkanApi.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 namespace ejk::runtime {
@@ -26,8 +27,12 @@ class VulkanDevice;
 class VulkanBuffer {
 public:
   /// Allocates \p bytes (0 allowed) of zero-filled storage-buffer memory.
+  /// With \p exportable, its memory is a dedicated allocation another API
+  /// can import from an opaque fd (exportFd); EJK_ERROR_UNAVAILABLE where
+  /// the device cannot export memory.
   static Status create(std::shared_ptr<VulkanDevice> device, size_t bytes,
-                       std::unique_ptr<VulkanBuffer> &out);
+                       std::unique_ptr<VulkanBuffer> &out,
+                       bool exportable = false);
   ~VulkanBuffer();
   VulkanBuffer(const VulkanBuffer &) = delete;
   VulkanBuffer &operator=(const VulkanBuffer &) = delete;
@@ -43,6 +48,14 @@ public:
   Status upload(const void *src, size_t bytes, size_t offset);
   /// Copies [offset, offset + bytes) to \p dst; the range is checked.
   Status download(void *dst, size_t bytes, size_t offset);
+  /// A new opaque fd of an exportable buffer's memory (the caller owns
+  /// it) and the allocation's size, which an importer must be given.
+  Status exportFd(int &fd, uint64_t &allocationBytes) const;
+  /// One device copy, waited for, of [srcOffset, srcOffset + bytes) into
+  /// \p dst (a buffer of the same device) at \p dstOffset; the caller has
+  /// checked the ranges. On the copy lane where the device has one.
+  Status copyTo(VulkanBuffer &dst, size_t srcOffset, size_t dstOffset,
+                size_t bytes);
 
 private:
   explicit VulkanBuffer(std::shared_ptr<VulkanDevice> device)
@@ -62,6 +75,9 @@ private:
   VkBuffer buffer_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   VkDeviceSize allocated_ = 0;
+  /// The memory allocation's size (>= allocated_).
+  VkDeviceSize memorySize_ = 0;
+  bool exportable_ = false;
   /// The persistent mapping; null on the staging path.
   void *mapped_ = nullptr;
 };

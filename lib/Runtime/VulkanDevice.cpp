@@ -329,6 +329,10 @@ Status VulkanDevice::init(const std::string &selector,
   // Vulkan 1.1's external memory, core wherever ejk runs.
   bool hostImport = version >= VK_API_VERSION_1_1 &&
                     useExtension(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+  // Exportable buffers (ejk_buffer_create_exportable): memory another API
+  // of the same GPU imports from an opaque fd (the ring's CUDA copies).
+  bool fdExport = version >= VK_API_VERSION_1_1 &&
+                  useExtension(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
   vk.vkGetPhysicalDeviceFeatures2(physical_, &features2);
 
   VulkanCapabilities &caps = capabilities_;
@@ -415,6 +419,19 @@ Status VulkanDevice::init(const std::string &selector,
     vk.vkGetPhysicalDeviceProperties2(physical_, &properties2);
     if (api_.vkGetMemoryHostPointerPropertiesEXT)
       hostImportAlignment_ = importProperties.minImportedHostPointerAlignment;
+  }
+  if (fdExport)
+    getMemoryFd_ = reinterpret_cast<PFN_vkGetMemoryFdKHR>(
+        api_.vkGetDeviceProcAddr(device_, "vkGetMemoryFdKHR"));
+  {
+    // The UUID another API names this GPU by (CUDA: cuDeviceGetUuid).
+    VkPhysicalDeviceIDProperties id = {};
+    id.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
+    VkPhysicalDeviceProperties2 properties2 = {};
+    properties2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    properties2.pNext = &id;
+    vk.vkGetPhysicalDeviceProperties2(physical_, &properties2);
+    std::memcpy(uuid_, id.deviceUUID, sizeof(uuid_));
   }
   if (Status status = createLane(0, compute_); !status)
     return status;

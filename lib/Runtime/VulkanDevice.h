@@ -26,6 +26,7 @@
 #include "VulkanPipelineCache.h"
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -96,6 +97,15 @@ public:
   /// VK_EXT_external_memory_host's minImportedHostPointerAlignment; 0 when
   /// the device cannot import host memory.
   VkDeviceSize hostImportAlignment() const { return hostImportAlignment_; }
+
+  /// vkGetMemoryFdKHR; null when the device cannot export memory as an
+  /// opaque fd (VK_KHR_external_memory_fd), so no buffer is exportable.
+  PFN_vkGetMemoryFdKHR getMemoryFd() const { return getMemoryFd_; }
+  /// VkPhysicalDeviceIDProperties::deviceUUID.
+  Status deviceUuid(uint8_t out[16]) const override {
+    std::memcpy(out, uuid_, sizeof(uuid_));
+    return Status::success();
+  }
 
   const VulkanApi &api() const { return api_; }
   VkDevice handle() const { return device_; }
@@ -195,6 +205,8 @@ private:
   std::mutex stagingMutex_;
   std::unique_ptr<VulkanHostBuffer> staging_;
   VkDeviceSize hostImportAlignment_ = 0;
+  PFN_vkGetMemoryFdKHR getMemoryFd_ = nullptr;
+  uint8_t uuid_[16] = {};
   VulkanHostRegistry hostRegistry_;
 
   /// The queue of ejk_invoke_async. Its jobs hold the device, so none is

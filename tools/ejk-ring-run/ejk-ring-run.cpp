@@ -364,6 +364,25 @@ int main(int argc, char **argv) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  // --print-device-uuid SPEC: the device's UUID (ejk_device_uuid) in hex,
+  // what CUDA names the same GPU by; the tests hand it to their stand-in
+  // libcuda (fake-libcuda.c) so that lavapipe takes the device copies.
+  if (argc == 3 && std::string(argv[1]) == "--print-device-uuid") {
+    ejk_device *device = nullptr;
+    uint8_t uuid[16] = {};
+    ejk_status s = ejk_device_create(argv[2], &device);
+    if (s == EJK_OK)
+      s = ejk_device_uuid(device, uuid);
+    if (s == EJK_OK)
+      for (uint8_t byte : uuid)
+        std::printf("%02x", byte);
+    else
+      std::fprintf(stderr, "ejk-ring-run: %s\n", ejk_last_error());
+    std::printf("\n");
+    ejk_device_destroy(device);
+    MPI_Finalize();
+    return s == EJK_OK ? 0 : 1;
+  }
   Options o;
   std::string error;
   if (!parse(argc, argv, o, error)) {

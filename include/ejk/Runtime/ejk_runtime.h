@@ -272,6 +272,40 @@ EJK_RUNTIME_EXPORT ejk_status ejk_host_register(ejk_device *device,
 EJK_RUNTIME_EXPORT ejk_status ejk_host_unregister(ejk_device *device,
                                                   void *pointer);
 
+/** Copies bytes from [src_offset, src_offset + bytes) of src into
+ *  [dst_offset, dst_offset + bytes) of dst, two buffers of one device, on
+ *  the device (a Vulkan device's copy lane where it has one; memmove on the
+ *  CPU); returns when the copy is done. Like an upload, it is not ordered
+ *  with a running ejk_invoke_async: the caller keeps them apart. */
+EJK_RUNTIME_EXPORT ejk_status ejk_buffer_copy(ejk_buffer *src,
+                                              size_t src_offset,
+                                              ejk_buffer *dst,
+                                              size_t dst_offset, size_t bytes);
+
+/** Device memory another API of the same GPU can import (docs/runtime.md,
+ *  "Exportable buffers"): a buffer like ejk_buffer_create's whose memory is
+ *  a dedicated allocation exportable as an opaque POSIX file descriptor
+ *  (VK_KHR_external_memory_fd; CUDA imports it with cuImportExternalMemory,
+ *  CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD and
+ *  CUDA_EXTERNAL_MEMORY_DEDICATED). EJK_ERROR_UNAVAILABLE on the CPU device
+ *  and on a Vulkan device without the extension. */
+EJK_RUNTIME_EXPORT ejk_status ejk_buffer_create_exportable(ejk_device *device,
+                                                           size_t bytes,
+                                                           ejk_buffer **out);
+
+/** A new file descriptor of an exportable buffer's memory, which the caller
+ *  owns (an importer that succeeds takes it), and the size of the memory
+ *  allocation (at least the buffer's size), which an importer must be
+ *  given. EJK_ERROR_INVALID_ARGUMENT for a buffer not created exportable. */
+EJK_RUNTIME_EXPORT ejk_status ejk_buffer_export_fd(ejk_buffer *buffer, int *fd,
+                                                   uint64_t *allocation_bytes);
+
+/** The device's UUID: Vulkan's VkPhysicalDeviceIDProperties::deviceUUID,
+ *  the bytes CUDA's cuDeviceGetUuid gives for the same NVIDIA GPU.
+ *  EJK_ERROR_UNAVAILABLE on the CPU device. */
+EJK_RUNTIME_EXPORT ejk_status ejk_device_uuid(ejk_device *device,
+                                              uint8_t uuid[16]);
+
 EJK_RUNTIME_EXPORT ejk_status ejk_buffer_destroy(ejk_buffer *buffer);
 
 /* ---- Running ----------------------------------------------------------- */

@@ -250,6 +250,8 @@ ejk_status findEntries(ejk_module *module, const std::string &entry,
       out.gradBlocks = true;
     if (role == "gfull" || role == "gzhi0")
       out.gatherBlocks = true;
+    if (role == "gall" || role == "gchi0")
+      out.wholeBlocks = true;
   }
   if (!found)
     return fail(EJK_ERROR_NOT_FOUND,
@@ -537,6 +539,7 @@ ejk_status ejk_ring_destroy(ejk_ring *ring) {
   if (!ring)
     return EJK_OK;
   ring->unregisterHost();
+  ring->devices.close();
   for (ejk_ring::Slot &slot : ring->slots)
     for (ejk_buffer *b :
          {slot.key, slot.value, slot.output, slot.lse, slot.mask, slot.keyHalf,
@@ -547,9 +550,9 @@ ejk_status ejk_ring_destroy(ejk_ring *ring) {
     for (ejk_buffer *b : {slot.key, slot.value, slot.dQuery, slot.dKey,
                           slot.dValue, slot.mask, slot.kvSegments})
       ejk_buffer_destroy(b);
-  for (ejk_buffer *b :
-       {ring->queryHalf, ring->qSegmentsHalf, ring->outputHalf,
-        ring->dOutputHalf, ring->lseHalf, ring->gatherKey, ring->gatherValue})
+  for (ejk_buffer *b : {ring->queryHalf, ring->qSegmentsHalf, ring->outputHalf,
+                        ring->dOutputHalf, ring->lseHalf, ring->gatherKey,
+                        ring->gatherValue, ring->wholeKey, ring->wholeValue})
     ejk_buffer_destroy(b);
   delete ring;
   return EJK_OK;

@@ -291,6 +291,11 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
   ejk_ring::HostBuffers &host = ring->host;
   const size_t oBytes = size_t(batch * seq * ring->heads * ring->headDimV * e);
   const Direct direct = directPointers(*ring, query, key, value);
+  // Key/value GPU to GPU, no merge (RingDevice.cpp) where every rank can;
+  // else `noDeviceCopy` says why, after the transport taken instead.
+  std::string noDeviceCopy;
+  if (useDeviceCopies(*ring, direct.on, segments, noDeviceCopy))
+    return runWholeSequence(*ring, start, query, key, value, output, lse);
   if (!direct.on)
     registerShardBuffers(*ring, size_t(kBytes), size_t(vBytes), oBytes);
   host.accO.resize(size_t(ring->oElems()));
@@ -320,6 +325,8 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
   auto windowValue = [&](int r) { return windowKey(r) + kBytes; };
   auto windowSegments = [&](int r) { return windowValue(r) + vBytes; };
   const bool gather = useGather(*ring, window, segments, kBytes, vBytes);
+  if (!noDeviceCopy.empty())
+    ring->transport += "; no device copy: " + noDeviceCopy;
   /// Every other shard's key/value into the gathered buffers, from the
   /// window (after its barrier), in global order (gatherPieces).
   auto fillGathered = [&] {

@@ -15,6 +15,7 @@
 #include "ejk/Runtime/ejk_ring.h"
 #include "ejk/Runtime/ejk_zigzag.h"
 
+#include "RingCuda.h"
 #include "RingHost.h"
 #include "RingWindow.h"
 
@@ -48,6 +49,9 @@ struct RingEntries {
   /// The gathered form's blocks (gfull, gzlo<r>, gzhi<r>; docs/ops/ring.md
   /// "Gathered key/value").
   bool gatherBlocks = false;
+  /// The whole-sequence blocks (gall, gclo<r>, gchi<r>; docs/ops/ring.md
+  /// "Key/value GPU to GPU").
+  bool wholeBlocks = false;
   /// The blocks take (q_segment_ids, kv_segment_ids) last: the entry was
   /// compiled with segment ids (read from the `full` block's signature).
   bool segments = false;
@@ -89,6 +93,13 @@ struct ejk_ring {
   /// The gathered form's key/value of every other rank's shard, in global
   /// order (created by its first run).
   ejk_buffer *gatherKey = nullptr, *gatherValue = nullptr;
+  /// The whole sequence's key/value in natural order, exportable (the
+  /// device-copy form: RingDevice.cpp), created by its first run; CUDA on
+  /// the rank's GPU that fills them (RingCuda.h), and why the device-copy
+  /// form is not taken when it failed once (the same words on every rank).
+  ejk_buffer *wholeKey = nullptr, *wholeValue = nullptr;
+  ejk::ring::DeviceCopies devices;
+  std::string deviceCopyFailure;
   /// Device buffers of the backward's blocks (ejk_ring_run_backward),
   /// created by its first run: two slots of the visiting key/value (whole,
   /// or compacted to the first half for zzkv) and the block's gradients
@@ -233,6 +244,26 @@ bool allRanksOk(ejk_comm *comm, bool ok, int &firstFailed);
 ejk_status agreeAcrossRanks(ejk_comm &comm, ejk_status local,
                             const std::string &detail, const std::string &head,
                             const std::string &tail);
+
+/// Whether this forward copies key/value GPU to GPU and runs the
+/// whole-sequence blocks (RingDevice.cpp): Vulkan ranks, the entry's
+/// whole-sequence blocks, batch 1, no segment ids, no window, zigzag shards
+/// when causal, CUDA on every rank's GPU (RingCuda.h), and not
+/// EJK_RING_DEVICE_COPY=0. Sets `ring.transport` when taken; else `why`
+/// says why not where the ring could take it (empty where it could not).
+/// Collective.
+bool useDeviceCopies(ejk_ring &ring, bool direct, bool segments,
+                     std::string &why);
+
+/// The forward of the device-copy form: every rank gathers the whole
+/// sequence's key/value on its GPU (its own shard by device copies, the
+/// others' from their owners' GPUs) and runs one block of its queries (two,
+/// causal zigzag) against the keys they see: the output and lse of those
+/// rows, written in place; no merge. `start` is the run's start
+/// (nowNs). Collective; ends with the run's agreement.
+ejk_status runWholeSequence(ejk_ring &ring, uint64_t start, ejk_buffer *query,
+                            ejk_buffer *key, ejk_buffer *value,
+                            ejk_buffer *output, ejk_buffer *lse);
 
 /// The block of the step where rank `source`'s shard visits rank `rank`;
 /// fills `mask` ([S, S], 1 = allowed) for a masked block.

@@ -39,7 +39,20 @@
 // CHECK-SAME: tensor<1x192x2x32xf32>
 // CHECK-LABEL: func.func @causal__ring__n4__c1__wn__gzhi3
 // CHECK-SAME: (%{{.*}}: tensor<1x32x8x32xf32>, %{{.*}}: tensor<1x96x2x32xf32>, %{{.*}}: tensor<1x96x2x16xf32>) -> (tensor<1x32x8x16xf32>, tensor<1x8x32xf32>)
-// CHECK-NOT: __grad_gz
+// The whole-sequence blocks of the device copies: rank r's first chunk
+// against chunks 0..r, its second (chunk 2n-1-r) against chunks
+// 0..2n-1-r, causal with the diagonal bottom-right.
+// CHECK-LABEL: func.func @causal__ring__n4__c1__wn__gclo0
+// CHECK-SAME: (%{{.*}}: tensor<1x32x8x32xf32>, %{{.*}}: tensor<1x32x2x32xf32>, %{{.*}}: tensor<1x32x2x16xf32>) -> (tensor<1x32x8x16xf32>, tensor<1x8x32xf32>)
+// CHECK: ejk.flash_attention %{{.*}} {causal, logits_soft_cap = 2.000000e+00 : f32, mask_alignment = "bottom_right", softmax_scale = 5.000000e-01 : f32}
+// CHECK-LABEL: func.func @causal__ring__n4__c1__wn__gclo3
+// CHECK-SAME: tensor<1x128x2x32xf32>
+// CHECK-LABEL: func.func @causal__ring__n4__c1__wn__gchi0
+// CHECK-SAME: tensor<1x256x2x32xf32>
+// CHECK: mask_alignment = "bottom_right"
+// CHECK-LABEL: func.func @causal__ring__n4__c1__wn__gchi3
+// CHECK-SAME: (%{{.*}}: tensor<1x32x8x32xf32>, %{{.*}}: tensor<1x160x2x32xf32>, %{{.*}}: tensor<1x160x2x16xf32>) -> (tensor<1x32x8x16xf32>, tensor<1x8x32xf32>)
+// CHECK-NOT: __grad_g
 func.func @causal(%q: tensor<1x64x8x32xf32>, %k: tensor<1x64x2x32xf32>, %v: tensor<1x64x2x16xf32>)
     -> (tensor<1x64x8x16xf32>, tensor<1x8x64xf32>) {
   %o, %l = ejk.ring_attention %q, %k, %v {ring_size = 4 : i64, causal, logits_soft_cap = 2.0 : f32, softmax_scale = 0.5 : f32}
@@ -136,6 +149,11 @@ func.func @packed_window(%q: tensor<1x8x2x8xf32>, %k: tensor<1x8x2x8xf32>, %v: t
 // CHECK-SAME: (%{{.*}}: tensor<1x16x4x8xf16>, %{{.*}}: tensor<1x48x2x8xf16>, %{{.*}}: tensor<1x48x2x8xf16>) -> (tensor<1x16x4x8xf16>, tensor<1x4x16xf32>)
 // CHECK: ejk.flash_attention %{{.*}} {softmax_scale
 // CHECK-NOT: gz
+// And the whole-sequence block: all queries against all 4 shards.
+// CHECK-LABEL: func.func @plain__ring__n4__c0__wn__gall
+// CHECK-SAME: (%{{.*}}: tensor<1x16x4x8xf16>, %{{.*}}: tensor<1x64x2x8xf16>, %{{.*}}: tensor<1x64x2x8xf16>) -> (tensor<1x16x4x8xf16>, tensor<1x4x16xf32>)
+// CHECK: ejk.flash_attention %{{.*}} {softmax_scale
+// CHECK-NOT: gclo
 func.func @plain(%q: tensor<1x16x4x8xf16>, %k: tensor<1x16x2x8xf16>, %v: tensor<1x16x2x8xf16>) -> tensor<1x16x4x8xf16> {
   %o = ejk.ring_attention %q, %k, %v {ring_size = 4 : i64}
       : tensor<1x16x4x8xf16>, tensor<1x16x2x8xf16>, tensor<1x16x2x8xf16> -> tensor<1x16x4x8xf16>

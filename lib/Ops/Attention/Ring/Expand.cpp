@@ -79,10 +79,12 @@ static void addSegmentTypes(const RingBlocks &ring, int64_t seqQ, int64_t seqK,
 /// Adds the public function `<prefix>__<role>`: flash attention of a query
 /// block of `seqQ` rows against a key/value block of `seqK` keys, with
 /// the op's scale and soft cap, `causal`/`window` as given and a mask
-/// input when `withMask`; results output and lse.
-static void addBlock(OpBuilder &b, const RingBlocks &ring, StringRef role,
-                     int64_t seqQ, int64_t seqK, bool causal,
-                     DenseI64ArrayAttr window, bool withMask) {
+/// input when `withMask`, the causal diagonal bottom-right aligned when
+/// `bottomRight`; results output and lse.
+static void addAlignedBlock(OpBuilder &b, const RingBlocks &ring,
+                            StringRef role, int64_t seqQ, int64_t seqK,
+                            bool causal, DenseI64ArrayAttr window,
+                            bool withMask, bool bottomRight) {
   RingAttentionOp op = ring.op;
   Location loc = op.getLoc();
   MLIRContext *context = b.getContext();
@@ -116,10 +118,18 @@ static void addBlock(OpBuilder &b, const RingBlocks &ring, StringRef role,
       /*softmax_aux=*/Value(), /*padding_mask=*/Value(),
       /*cum_seqlens_q=*/Value(), /*cum_seqlens_k=*/Value(),
       b.getF32FloatAttr(op.getEffectiveSoftmaxScale()),
-      causal ? b.getUnitAttr() : UnitAttr(), window, StringAttr(),
+      causal ? b.getUnitAttr() : UnitAttr(), window,
+      bottomRight ? b.getStringAttr("bottom_right") : StringAttr(),
       op.getLogitsSoftCapAttr(), FloatAttr(), IntegerAttr(),
       /*normalize_output=*/BoolAttr(), ConfigAttr());
   func::ReturnOp::create(b, loc, attention.getResults());
+}
+
+/// addAlignedBlock with the causal diagonal top-left (the default).
+static void addBlock(OpBuilder &b, const RingBlocks &ring, StringRef role,
+                     int64_t seqQ, int64_t seqK, bool causal,
+                     DenseI64ArrayAttr window, bool withMask) {
+  addAlignedBlock(b, ring, role, seqQ, seqK, causal, window, withMask, false);
 }
 
 /// Adds the public function `<prefix>__grad_<role>`: the backward of the
@@ -246,6 +256,26 @@ static LogicalResult expandRingAttention(Operation *raw, func::FuncOp entry) {
       for (int64_t r = 0; r < n; ++r)
         addBlock(b, ring, llvm::formatv("gzhi{0}", r).str(), seq / 2,
                  (2 * n - 2 - r) * (seq / 2), false, nullptr, false);
+    }
+    // The whole-sequence form (docs/ops/ring.md, "Key/value GPU to GPU"):
+    // where the ranks' devices copy shards to each other, every rank holds
+    // the whole sequence's keys in natural order, and a block of its
+    // queries against the keys it may see is the final answer for those
+    // rows: no merge at all.
+    // - gall: all queries against all N S keys (non-causal);
+    // - gclo<r>, gchi<r>: zigzag rank r's first chunk (chunk r) against
+    //   chunks 0..r, its second (chunk 2N-1-r) against chunks 0..2N-1-r,
+    //   causal with the diagonal bottom-right (the chunk's last query sees
+    //   the prefix's last key).
+    if (!causal)
+      addBlock(b, ring, "gall", seq, n * seq, false, nullptr, false);
+    if (causal && seq % 2 == 0 && seq > 0) {
+      for (int64_t r = 0; r < n; ++r)
+        addAlignedBlock(b, ring, llvm::formatv("gclo{0}", r).str(), seq / 2,
+                        (r + 1) * (seq / 2), true, nullptr, false, true);
+      for (int64_t r = 0; r < n; ++r)
+        addAlignedBlock(b, ring, llvm::formatv("gchi{0}", r).str(), seq / 2,
+                        (2 * n - r) * (seq / 2), true, nullptr, false, true);
     }
   }
   entry.erase();

@@ -1,6 +1,7 @@
 """Ring attention over MPI against single-process flash attention.
 
-usage: ring_check.py WORK_DIR [--vulkan] [--backward] CASE [CASE ...]
+usage: ring_check.py WORK_DIR [--vulkan] [--backward] [--transport]
+                     [--fake-cuda LIB] CASE [CASE ...]
        ring_check.py WORK_DIR --mismatch | --exit-early | --no-grad-blocks |
                      --bad-do | --bad-segments | --no-segments |
                      --unwanted-segments
@@ -392,6 +393,15 @@ def main():
     # --transport: also print how each forward moved its shards (every
     # rank's ejk_ring_transport, through ejk-ring-run --stats).
     transport = "--transport" in args
+    # --fake-cuda LIB: the ring loads LIB (tools/ejk-ring-run/
+    # fake-libcuda.c) as libcuda, told the Vulkan device's UUID, so that
+    # the ranks copy key/value "GPU to GPU" through it (on the host).
+    if "--fake-cuda" in args:
+        lib = args[args.index("--fake-cuda") + 1]
+        args.remove(lib)
+        uuid = must(["ejk-ring-run", "--print-device-uuid", "vulkan"])
+        os.environ["EJK_RING_TEST_CUDA_LIBRARY"] = lib
+        os.environ["EJK_FAKE_CUDA_UUID"] = uuid.stdout.strip()
     for case in args:
         if not case.startswith("--"):
             check_case(work, case, vulkan, backward, transport)
