@@ -54,6 +54,11 @@ COOP2 = "chunk_parallel = 1, cooperative = 2"
 # lib/Ops/Linear/Vulkan/CoopInOrder.cpp).
 def INORDER(chunk, block_v):
     return f"block_v = {block_v}, chunk_size = {chunk}, cooperative = 1"
+# Form 2 (`cooperative = 2`): each subgroup converts its own score and
+# state tiles to operands behind subgroup barriers (3 workgroup barriers a
+# chunk instead of 7).
+def INORDER2(chunk, block_v):
+    return f"block_v = {block_v}, chunk_size = {chunk}, cooperative = 2"
 # Packed sequences of lengths 37, 0, 113, 1, 149 (T = 300).
 CU = [0, 37, 37, 150, 151, 300]
 
@@ -64,7 +69,7 @@ def variants():
     small = (2, 100, 3, 32, 48)
     mid = (2, 200, 3, 64, 64)
     c64 = "block_v = 64, chunk_size = 64, "
-    return {
+    cases = {
         "ggla_bf16": shape + ("bf16", "g"),
         "ggla_f16": shape + ("f16", "g"),
         "ggla_bf16_simt": shape + ("bf16", "g", SIMT64),
@@ -112,6 +117,12 @@ def variants():
         # The heuristic's pick with 8 x 16 x 2 = 256 workgroups: in order.
         "chk_inorder_heuristic_bf16": (8, 300, 16, 64, 64, "bf16", "gamma"),
         "chk_inorder_heuristic_f16": (8, 300, 16, 64, 64, "f16", "gamma"),
+        "gsimple_bf16_inorder2_c32_v32": simple + ("bf16", "gamma", INORDER2(32, 32)),
+        "gsimple_f16_inorder2_c32_v32": simple + ("f16", "gamma", INORDER2(32, 32)),
+        "gsimple_bf16_inorder2_c16_v64": simple + ("bf16", "gamma", INORDER2(16, 64)),
+        "gsimple_bf16_inorder2_c16_v32": simple + ("bf16", "gamma", INORDER2(16, 32)),
+        "gsimple_bf16_inorder2_c32_v16": simple + ("bf16", "gamma", INORDER2(32, 16)),
+        "ggla_bf16_coop1_c64_v64": shape + ("bf16", "g", c64 + COOP1),
         "chk_gla": small + ("f16", "g", RECURRENT),
         "chk_gla_chunk_parallel": small + ("f16", "g", CHUNK_PARALLEL),
         # Cooperative: T = 100 is not a multiple of the chunk; V = 48 leaves
@@ -135,6 +146,13 @@ def variants():
         "chk_gla_long": (1, 700, 2, 128, 128, "f16", "g"),
         "chk_gla_long_bf16": (1, 700, 2, 128, 128, "bf16", "g"),
     }
+    # Form 2 on every in-order check case but the heuristic's.
+    for name, spec in list(cases.items()):
+        if name.startswith("chk_inorder") and "heuristic" not in name:
+            config = spec[7].replace("cooperative = 1", "cooperative = 2")
+            cases["chk_inorder2" + name[len("chk_inorder"):]] = (
+                spec[:7] + (config,) + spec[8:])
+    return cases
 
 
 def t(*s, e):

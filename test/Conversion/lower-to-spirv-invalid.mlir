@@ -81,7 +81,7 @@ module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1
 module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
   func.func private @d(%a: memref<64xf32>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
     %c0 = arith.constant 0 : index
-    // expected-error @+1 {{'vector.load' op is not supported in a Vulkan dispatch (expected arith, math, scf, memref load/store/alloc, gpu ids, barrier, shuffle, subgroup MMA ops, vector views of arguments, vector.extract, vector.extract_strided_slice or vector.bitcast)}}
+    // expected-error @+1 {{'vector.load' op is not supported in a Vulkan dispatch (expected arith, math, scf, memref load/store/alloc, gpu ids, barrier, subgroup barrier, shuffle, subgroup MMA ops, vector views of arguments, vector.extract, vector.from_elements, vector.extract_strided_slice or vector.bitcast)}}
     %v = vector.load %a[%c0] : memref<64xf32>, vector<4xf32>
     return
   }

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -137,6 +138,15 @@ static LogicalResult checkKernelOp(Operation *op, const TargetInfo &target) {
           gpu::GridDimOp, gpu::LaneIdOp, gpu::SubgroupIdOp, gpu::SubgroupSizeOp,
           gpu::NumSubgroupsOp, gpu::BarrierOp>(op))
     return success();
+  // A subgroup's own barrier (gpu.barrier is the workgroup's).
+  if (auto barrier = dyn_cast<spirv::ControlBarrierOp>(op)) {
+    if (barrier.getExecutionScope() == spirv::Scope::Subgroup &&
+        barrier.getMemoryScope() == spirv::Scope::Subgroup)
+      return success();
+    return barrier.emitOpError("in a Vulkan dispatch must be a subgroup "
+                               "barrier (subgroup execution and memory "
+                               "scope; gpu.barrier is the workgroup's)");
+  }
   if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
     if (!alloc.getType().hasStaticShape() ||
         !isWorkgroupMemory(alloc.getType()))
@@ -147,8 +157,8 @@ static LogicalResult checkKernelOp(Operation *op, const TargetInfo &target) {
   }
   if (auto view = dyn_cast<UnrealizedConversionCastOp>(op))
     return checkBufferView(view);
-  if (isa<vector::ExtractOp, vector::ExtractStridedSliceOp, vector::BitCastOp>(
-          op))
+  if (isa<vector::ExtractOp, vector::ExtractStridedSliceOp, vector::BitCastOp,
+          vector::FromElementsOp>(op))
     return checkVectorOp(op);
   auto needs = [&](StringRef feature) -> LogicalResult {
     if (target.hasVulkanFeature(feature))
@@ -172,8 +182,10 @@ static LogicalResult checkKernelOp(Operation *op, const TargetInfo &target) {
   }
   return op->emitOpError("is not supported in a Vulkan dispatch (expected "
                          "arith, math, scf, memref load/store/alloc, gpu "
-                         "ids, barrier, shuffle, subgroup MMA ops, "
+                         "ids, barrier, subgroup barrier, shuffle, subgroup "
+                         "MMA ops, "
                          "vector views of arguments, vector.extract, "
+                         "vector.from_elements, "
                          "vector.extract_strided_slice or vector.bitcast)");
 }
 

@@ -27,6 +27,8 @@
 #include "ejk/Ops/Registry.h"
 #include "ejk/Ops/TunableModel.h"
 
+#include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+
 #include <type_traits>
 
 using namespace mlir;
@@ -113,5 +115,9 @@ void mlir::ejk::registerLinearFamily(DialectRegistry &registry) {
     LightningAttentionOp::attachInterface<TunableModel<LightningAttentionOp>>(
         *context);
     RecurrentOp::attachInterface<TunableModel<RecurrentOp>>(*context);
+    // The in-order cooperative kernel's subgroup barriers are
+    // spirv.ControlBarrier ops, created while tiling (as the Transform
+    // dialect's extensions load the dialects they create ops of).
+    context->loadDialect<spirv::SPIRVDialect>();
   });
 }

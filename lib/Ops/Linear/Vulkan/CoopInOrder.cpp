@@ -33,12 +33,12 @@
 using namespace mlir;
 using namespace mlir::ejk;
 
-std::optional<VulkanGlaCoopLayout>
-VulkanGlaCoopLayout::compute(const GlaProblem &p, Type element, int64_t chunk,
-                             int64_t blockV, const TargetInfo &target,
-                             llvm::raw_ostream &reason) {
-  StringRef what = "the in-order cooperative kernel ('chunk_parallel' = 0, "
-                   "'cooperative' = 1)";
+std::optional<VulkanGlaCoopLayout> VulkanGlaCoopLayout::compute(
+    const GlaProblem &p, Type element, int64_t chunk, int64_t blockV,
+    int64_t form, const TargetInfo &target, llvm::raw_ostream &reason) {
+  std::string what = "the in-order cooperative kernel ('chunk_parallel' = 0, "
+                     "'cooperative' = " +
+                     std::to_string(form) + ")";
   if (p.hasG || p.hasGk || p.hasGv) {
     reason << what
            << " takes one constant decay per head or none; per-step gates "
@@ -74,6 +74,7 @@ VulkanGlaCoopLayout::compute(const GlaProblem &p, Type element, int64_t chunk,
     return std::nullopt;
   }
   VulkanGlaCoopLayout l;
+  l.subgroupConversions = form == 2;
   l.chunk = chunk;
   l.blockV = blockV;
   l.subgroupSize = std::max<unsigned>(1, target.subgroupSize);
@@ -170,11 +171,17 @@ private:
       gamma = emitHeadDecay(e, p, buf.gGamma, head, seqId);
     allocate();
     SmallVector<Value> decays = rowDecays();
-    SmallVector<Value> factors = scoreFactors();
+    SmallVector<Value> factors =
+        l.subgroupConversions ? tileFactors() : scoreFactors();
     SmallVector<Value> inits = initialState();
     Value chunks = chunkCount();
     // S16 of the first chunk; each chunk's end writes the next one's.
-    stateToOperand(inits, nullptr);
+    if (l.subgroupConversions) {
+      zeroScores();
+      stateInSubgroups(inits);
+    } else {
+      stateToOperand(inits, nullptr);
+    }
     // Each chunk's loads are issued at its start: carrying the next chunk's
     // in registers (about 20 a thread) measured 1.7 % slower on an H200
     // (docs/ops/linear.md), the kernel being one workgroup an SM either way.
@@ -185,7 +192,10 @@ private:
                     setChunk(c);
                     storeChunk(loadChunk(c));
                     SmallVector<Value> out = chunkStep(state, decays, factors);
-                    endChunk(out, state);
+                    if (l.subgroupConversions)
+                      endChunkInSubgroups(out, state);
+                    else
+                      endChunk(out, state);
                     return state;
                   });
     if (buf.finalState)
@@ -355,16 +365,94 @@ private:
       Value i = e.add(thread, e.index(r * l.kThreads));
       Value t = arith::DivUIOp::create(e.b, i, e.index(C));
       Value s = arith::RemUIOp::create(e.b, i, e.index(C));
-      Value factor = e.constF32(p.scale);
-      if (gamma) {
-        Value gap = arith::SIToFPOp::create(e.b, e.f32,
-                                            e.toI32(e.max(e.sub(t, s), zero)));
-        factor = e.fmul(factor, e.exp(e.fmul(gamma, gap)));
-      }
-      Value keep = cmp(arith::CmpIPredicate::sle, s, t);
-      f.push_back(e.select(keep, factor, e.constF32(0.0f)));
+      f.push_back(scoreFactor(t, s));
     }
     return f;
+  }
+
+  /// Form 2: F at this lane's elements (lane + n subgroup size, as
+  /// writeMatrix deals them) of each of the subgroup's score tiles, slot
+  /// after slot.
+  SmallVector<Value> tileFactors() {
+    SmallVector<Value> f;
+    for (int64_t m = 0; m < l.scoreSlots; ++m) {
+      auto [i, j] = scoreTile(tileOf(m, l.scoreTiles()));
+      for (int64_t n = 0; n < kT * kT / l.subgroupSize; ++n) {
+        Value idx = e.add(lane, e.index(n * l.subgroupSize));
+        Value r = arith::DivUIOp::create(e.b, idx, e.index(kT));
+        Value c = arith::RemUIOp::create(e.b, idx, e.index(kT));
+        Value t = e.add(e.mul(i, e.index(kT)), r);
+        Value s = e.add(e.mul(j, e.index(kT)), c);
+        f.push_back(scoreFactor(t, s));
+      }
+    }
+    return f;
+  }
+
+  /// F[t, s] = scale exp(gamma (t - s)) for s <= t, else 0.
+  Value scoreFactor(Value t, Value s) {
+    Value factor = e.constF32(p.scale);
+    if (gamma) {
+      Value gap = arith::SIToFPOp::create(e.b, e.f32,
+                                          e.toI32(e.max(e.sub(t, s), zero)));
+      factor = e.fmul(factor, e.exp(e.fmul(gamma, gap)));
+    }
+    Value keep = cmp(arith::CmpIPredicate::sle, s, t);
+    return e.select(keep, factor, e.constF32(0.0f));
+  }
+
+  /// Form 2: A16 zero, once: its tiles above the diagonal are never
+  /// written (the first chunk's stage barrier orders this).
+  void zeroScores() {
+    Value zeroHalf = arith::ConstantOp::create(e.b, e.b.getF16FloatAttr(0.0f));
+    forEachShared(
+        e, l.kThreads, thread, l.chunk * l.scoreStride(),
+        [&](Value i) { memref::StoreOp::create(e.b, zeroHalf, aStage, i); });
+  }
+
+  /// Form 2: score tile (i, j) of the subgroup's slot `m` into A16 as
+  /// (Q K^T) o F, through the subgroup's part of the f32 stage.
+  void scoresToOperand(Value acc, Value i, Value j, ArrayRef<Value> factors,
+                       int64_t m) {
+    int64_t perLane = kT * kT / l.subgroupSize, n = 0;
+    writeMatrix(
+        acc, fstage,
+        [&](Value r, Value c, Value value) {
+          // writeMatrix's elements come in tileFactors' order.
+          Value a = e.fmul(value, factors[m * perLane + n++]);
+          Value t = e.add(e.mul(i, e.index(kT)), r);
+          Value s = e.add(e.mul(j, e.index(kT)), c);
+          memref::StoreOp::create(e.b, operandBits(e, a, inputType), aStage,
+                                  e.add(e.mul(t, e.index(l.scoreStride())), s));
+        },
+        /*withinSubgroup=*/true);
+  }
+
+  /// Form 2: the subgroup's state tiles into S16, each through the
+  /// subgroup's part of the f32 stage (no workgroup barrier: S16 is read
+  /// after the next chunk's stage barrier).
+  void stateInSubgroups(ArrayRef<Value> state) {
+    for (int64_t m = 0; m < l.stateSlots; ++m) {
+      Value a, j;
+      std::tie(a, j) = stateTile(m);
+      Value tile = state[m];
+      auto convert = [&] {
+        writeMatrix(
+            tile, fstage,
+            [&](Value r, Value c, Value value) {
+              Value row = e.add(e.mul(a, e.index(kT)), r);
+              Value col = e.add(e.mul(j, e.index(kT)), c);
+              memref::StoreOp::create(
+                  e.b, operandBits(e, value, inputType), sStage,
+                  e.add(e.mul(row, e.index(l.valueStride())), col));
+            },
+            /*withinSubgroup=*/true);
+      };
+      if ((m + 1) * l.subgroups() <= l.stateTiles())
+        convert();
+      else
+        emitIf(e, ownsTile(m, l.stateTiles()), convert);
+    }
   }
 
   /// (key tile, column tile) of the subgroup's `m`-th state tile.
@@ -461,6 +549,21 @@ private:
   /// state rounds, the first of which also writes the outputs (every
   /// thread, along V).
   void endChunk(ArrayRef<Value> o, ArrayRef<Value> state) {
+    storeOutputTiles(o);
+    stateToOperand(state, [&] { writeOutputs(); });
+  }
+
+  /// Form 2's chunk end: the O tiles into the stage's output region, the
+  /// state into S16 in each subgroup, one barrier, the outputs written.
+  void endChunkInSubgroups(ArrayRef<Value> o, ArrayRef<Value> state) {
+    storeOutputTiles(o);
+    stateInSubgroups(state);
+    gpu::BarrierOp::create(e.b);
+    writeOutputs();
+  }
+
+  /// The subgroup's O tiles into the f32 stage's output region.
+  void storeOutputTiles(ArrayRef<Value> o) {
     for (int64_t m = 0; m < l.outputSlots; ++m) {
       Value at = e.add(e.index(outputRegion()),
                        e.mul(outputTile(m, /*clamp=*/true), e.index(kT * kT)));
@@ -470,7 +573,6 @@ private:
                                               e.b.getIndexAttr(kT), UnitAttr());
       });
     }
-    stateToOperand(state, [&] { writeOutputs(); });
   }
 
   /// The chunk's outputs from the stage's output region: element (t, c) of
@@ -542,6 +644,10 @@ private:
                          /*transpose=*/true);
           acc = mma(q, k, acc);
         }
+        if (l.subgroupConversions) {
+          scoresToOperand(acc, i, j, factors, m);
+          return;
+        }
         Value at = e.add(e.mul(i, e.index(kT * C)), e.mul(j, e.index(kT)));
         gpu::SubgroupMmaStoreMatrixOp::create(e.b, acc, fstage, ValueRange{at},
                                               e.b.getIndexAttr(C), UnitAttr());
@@ -577,8 +683,8 @@ private:
     }
     gpu::BarrierOp::create(e.b);
     // A16 = (Q K^T) o F; the upper tiles (never stored) are masked by F's
-    // zeros through a select.
-    for (int64_t r = 0; r * l.kThreads < C * C; ++r) {
+    // zeros through a select. Form 2 wrote its tiles with the scores.
+    for (int64_t r = 0; !l.subgroupConversions && r * l.kThreads < C * C; ++r) {
       Value i = e.add(thread, e.index(r * l.kThreads));
       Value t = arith::DivUIOp::create(e.b, i, e.index(C));
       Value s = arith::RemUIOp::create(e.b, i, e.index(C));
@@ -588,7 +694,8 @@ private:
       memref::StoreOp::create(e.b, operandBits(e, a, inputType), aStage,
                               e.add(e.mul(t, e.index(l.scoreStride())), s));
     }
-    gpu::BarrierOp::create(e.b);
+    if (!l.subgroupConversions)
+      gpu::BarrierOp::create(e.b);
     // O += A16 V.
     for (int64_t m = 0; m < l.outputSlots; ++m) {
       Value tile = outputTile(m, /*clamp=*/true);

@@ -49,6 +49,11 @@ struct VulkanGlaCoopLayout {
   /// triangle of the scores.
   int64_t stateSlots = 0, outputSlots = 0, scoreSlots = 0;
   int64_t sharedBytes = 0;
+  /// `cooperative = 2`: each subgroup turns its own score and state tiles
+  /// into operands through its 16x16 part of the f32 stage, behind
+  /// subgroup barriers; three workgroup barriers a chunk instead of seven
+  /// (form 1: every conversion a round of the whole workgroup).
+  bool subgroupConversions = false;
 
   int64_t subgroups() const { return kThreads / subgroupSize; }
   /// Row strides, f16 elements: the q and k stages, the v, w v and S
@@ -59,19 +64,20 @@ struct VulkanGlaCoopLayout {
   int64_t stateTiles() const { return kTiles * colTiles; }
   int64_t outputTiles() const { return rowTiles * colTiles; }
   int64_t scoreTiles() const { return rowTiles * (rowTiles + 1) / 2; }
-  /// The f32 stage: the chunk's scores; or each subgroup's 16x16 tile
-  /// followed by the chunk's output tiles; or the row decays D.
+  /// The f32 stage: the chunk's scores (form 1); or each subgroup's 16x16
+  /// tile followed by the chunk's output tiles; or the row decays D.
   int64_t floatStage() const {
-    return std::max(chunk * chunk,
+    return std::max(subgroupConversions ? 0 : chunk * chunk,
                     std::max(subgroups() + outputTiles(), rowTiles) * kMatrix *
                         kMatrix);
   }
 
   /// The layout of `p` with chunks of `chunk` and `blockV` columns on
-  /// `target`, or nullopt with the reason on `reason`.
+  /// `target` in form `form` (the config's `cooperative`, 1 or 2), or
+  /// nullopt with the reason on `reason`.
   static std::optional<VulkanGlaCoopLayout>
   compute(const GlaProblem &p, Type element, int64_t chunk, int64_t blockV,
-          const TargetInfo &target, llvm::raw_ostream &reason);
+          int64_t form, const TargetInfo &target, llvm::raw_ostream &reason);
 };
 
 /// Emits the dispatch of the in-order cooperative kernel for the op being

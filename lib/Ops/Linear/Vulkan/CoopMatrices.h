@@ -23,6 +23,8 @@
 
 #include "Common/VulkanMatrices.h"
 
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+
 namespace mlir::ejk {
 
 template <typename Base> class CoopMatrices : public Base {
@@ -154,22 +156,43 @@ protected:
 
   /// Writes `matrix` through the subgroup's 16x16 part of `stage` (f32):
   /// `write(r, c, value)` for each of its elements, the lanes taking
-  /// 256 / subgroup size each. Every subgroup calls it the same number of
-  /// times (it holds barriers).
+  /// 256 / subgroup size each (in order: element i = lane + i subgroup
+  /// size). Every subgroup calls it the same number of times (it holds
+  /// barriers), unless `withinSubgroup`: then its barriers are the
+  /// subgroup's alone (subgroupBarrier) and a subgroup may call it in a
+  /// branch of its own.
   void writeMatrix(Value matrix, Value stage,
-                   function_ref<void(Value, Value, Value)> write) {
+                   function_ref<void(Value, Value, Value)> write,
+                   bool withinSubgroup = false) {
     Emitter &e = this->e;
+    auto barrier = [&] {
+      if (withinSubgroup)
+        subgroupBarrier();
+      else
+        gpu::BarrierOp::create(e.b);
+    };
     Value base = e.mul(subgroup, e.index(kT * kT));
     gpu::SubgroupMmaStoreMatrixOp::create(e.b, matrix, stage, ValueRange{base},
                                           e.b.getIndexAttr(kT), UnitAttr());
-    gpu::BarrierOp::create(e.b);
+    barrier();
     for (int64_t i = 0; i < kT * kT / this->l.subgroupSize; ++i) {
       Value idx = e.add(lane, e.index(i * this->l.subgroupSize));
       Value r = arith::DivUIOp::create(e.b, idx, e.index(kT));
       Value c = arith::RemUIOp::create(e.b, idx, e.index(kT));
       write(r, c, memref::LoadOp::create(e.b, stage, e.add(base, idx)));
     }
-    gpu::BarrierOp::create(e.b);
+    barrier();
+  }
+
+  /// A barrier of the subgroup's invocations and the workgroup memory they
+  /// share (spirv.ControlBarrier at subgroup scope; the Vulkan contract
+  /// admits it): orders a subgroup's matrix store before its lanes' loads
+  /// of the elements, where no other subgroup touches them.
+  void subgroupBarrier() {
+    spirv::ControlBarrierOp::create(
+        this->e.b, spirv::Scope::Subgroup, spirv::Scope::Subgroup,
+        spirv::MemorySemantics::AcquireRelease |
+            spirv::MemorySemantics::WorkgroupMemory);
   }
 
   Type f16;

@@ -336,8 +336,8 @@ LogicalResult VulkanGla::tile(Operation *op, ConfigAttr attr,
     Type element =
         cast<ShapedType>(op->getOperand(0).getType()).getElementType();
     std::optional<VulkanGlaCoopLayout> layout = VulkanGlaCoopLayout::compute(
-        p, element, config.chunkSize, config.blockV, rewriter.target(),
-        llvm::nulls());
+        p, element, config.chunkSize, config.blockV, config.cooperative,
+        rewriter.target(), llvm::nulls());
     if (!layout)
       return op->emitOpError("has no Vulkan layout for its config");
     return tileVulkanGlaCoopInOrder(op, p, *layout, buf, rewriter);

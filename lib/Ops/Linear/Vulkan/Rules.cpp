@@ -109,11 +109,6 @@ LogicalResult VulkanGla::verifyConfig(Operation *op, ConfigAttr attr,
     reason << "f16 buffers need the device feature 'float16'";
     return failure();
   }
-  if (config->cooperative == 2 && !config->chunkParallel) {
-    reason << "'" << GlaConfig::kCooperative << "' = 2 needs '"
-           << GlaConfig::kChunkParallel << "' = 1";
-    return failure();
-  }
   // bf16 inputs are converted to f16 as they are staged (MLIR's matrix
   // type has no bf16); f32 inputs keep the SIMT kernel's precision.
   if (config->cooperative && element.isF32()) {
@@ -122,9 +117,9 @@ LogicalResult VulkanGla::verifyConfig(Operation *op, ConfigAttr attr,
     return failure();
   }
   if (config->cooperative && !config->chunkParallel)
-    return success(VulkanGlaCoopLayout::compute(readGlaProblem(op), element,
-                                                config->chunkSize,
-                                                config->blockV, target, reason)
+    return success(VulkanGlaCoopLayout::compute(
+                       readGlaProblem(op), element, config->chunkSize,
+                       config->blockV, config->cooperative, target, reason)
                        .has_value());
   if (config->chunkParallel)
     return success(VulkanGlaChunkLayout::compute(

@@ -1,0 +1,72 @@
+// RUN: ejk-opt %s -ejk-select-configs="target=vulkan vulkan-features=float16,int16,storage16,subgroup_shuffle,cooperative_matrix_bf16 subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152 spirv-version=1.6" -ejk-form-dispatches -ejk-tile-dispatches -canonicalize | FileCheck %s
+// RUN: ejk-opt %s -ejk-select-configs="target=vulkan vulkan-features=float16,int16,storage16,subgroup_shuffle,cooperative_matrix_bf16 subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152 spirv-version=1.6" -ejk-form-dispatches -ejk-tile-dispatches -ejk-lower-to-spirv | FileCheck %s --check-prefix=SPIRV
+// The in-order cooperative kernel's form 2 (`chunk_parallel = 0,
+// cooperative = 2`, lib/Ops/Linear/Vulkan/CoopInOrder.cpp): each subgroup
+// converts its own score and state tiles to operands through its 16x16 part
+// of the f32 stage behind subgroup barriers (spirv.ControlBarrier at
+// subgroup scope), so a chunk holds three workgroup barriers: after the
+// stages, after the scores and q S, after A V and the state update. The
+// gla_gqa case of tile-vulkan-coop-in-order.mlir in this form: bf16, GQA,
+// K = 64, V = 48 in blocks of 32, chunks of 32; the same grid, FLOPs and
+// shared memory (form 2's f32 stage needs no C x C scores; here 12 tiles of
+// 256 floats either way). lavapipe has no cooperative matrices: numerically
+// checked on the GPU (bench/vulkan/linear.py's chk_inorder2_* cases).
+
+// CHECK-LABEL: func.func private @form2_dispatch_0(
+// CHECK-SAME: ejk.flops = 12787200 : i64, ejk.grid = array<i64: 2, 4, 2>, ejk.matrix_operands = "bf16", ejk.shared_memory_bytes = 34304 : i64, ejk.workgroup_size = array<i64: 256, 1, 1>
+// CHECK: %[[S:.*]] = memref.alloc() : memref<2560xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[A:.*]] = memref.alloc() : memref<1280xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[F:.*]] = memref.alloc() : memref<3072xf32, #gpu.address_space<workgroup>>
+// A16 zeroed once (its tiles above the diagonal are never written), then
+// the first S16 from the subgroup's tile, behind subgroup barriers only.
+// CHECK: memref.store %cst{{.*}}, %[[A]]
+// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %[[F]][%{{.*}}] {leadDimension = 16 : index}
+// CHECK-NEXT: spirv.ControlBarrier <Subgroup>, <Subgroup>, <AcquireRelease|WorkgroupMemory>
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: memref.store %{{.*}}, %[[S]]
+// CHECK: spirv.ControlBarrier <Subgroup>, <Subgroup>, <AcquireRelease|WorkgroupMemory>
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args
+// The chunk: stages, barrier 1.
+// CHECK: gpu.barrier
+// Q K^T on the score tiles' owners, then (F applied) into A16 through the
+// subgroup's tile.
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.subgroup_mma_compute
+// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %[[F]][%{{.*}}] {leadDimension = 16 : index}
+// CHECK-NEXT: spirv.ControlBarrier <Subgroup>, <Subgroup>, <AcquireRelease|WorkgroupMemory>
+// CHECK: arith.mulf
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: memref.store %{{.*}}, %[[A]]
+// CHECK: spirv.ControlBarrier <Subgroup>, <Subgroup>, <AcquireRelease|WorkgroupMemory>
+// D o (Q S16), barrier 2 (no A conversion round of the workgroup).
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.subgroup_mma_load_matrix %[[S]]
+// CHECK: gpu.subgroup_mma_elementwise  mulf
+// CHECK: gpu.barrier
+// CHECK-NOT: memref.load %[[F]]
+// O += A16 V; the state update; O tiles into the output region; the new
+// state into S16 in the subgroup; barrier 3; the outputs written.
+// CHECK: gpu.subgroup_mma_load_matrix %[[A]]
+// CHECK: %[[DECAY:.*]] = gpu.subgroup_mma_constant_matrix %{{.*}} : !gpu.mma_matrix<16x16xf32, "COp">
+// CHECK: gpu.subgroup_mma_elementwise  mulf %{{.*}}, %[[DECAY]]
+// CHECK: gpu.subgroup_mma_compute
+// CHECK: %[[NEXT:[0-9]+]] = gpu.subgroup_mma_compute
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.subgroup_mma_store_matrix %[[NEXT]], %[[F]][%{{.*}}] {leadDimension = 16 : index}
+// CHECK-NEXT: spirv.ControlBarrier <Subgroup>, <Subgroup>, <AcquireRelease|WorkgroupMemory>
+// CHECK: memref.store %{{.*}}, %[[S]]
+// CHECK: spirv.ControlBarrier <Subgroup>, <Subgroup>, <AcquireRelease|WorkgroupMemory>
+// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: memref.store %{{.*}}, %arg4[{{.*}}] : memref<2x100x4x48xbf16>
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.yield %[[NEXT]]
+
+// After the Vulkan lowering: subgroup-scope control barriers beside the
+// workgroup's.
+// SPIRV-DAG: spirv.ControlBarrier <Subgroup>, <Subgroup>, <AcquireRelease|WorkgroupMemory>
+// SPIRV-DAG: spirv.ControlBarrier <Workgroup>, <Workgroup>, <AcquireRelease|WorkgroupMemory>
+func.func @form2(%q: tensor<2x100x4x64xbf16>, %k: tensor<2x100x2x64xbf16>, %v: tensor<2x100x2x48xbf16>, %gg: tensor<4xf32>) -> tensor<2x100x4x48xbf16> {
+  %o = ejk.gla %q, %k, %v g_gamma(%gg : tensor<4xf32>) {config = #ejk.config<block_v = 32, chunk_size = 32, cooperative = 2>} : tensor<2x100x4x64xbf16>, tensor<2x100x2x64xbf16>, tensor<2x100x2x48xbf16> -> tensor<2x100x4x48xbf16>
+  return %o : tensor<2x100x4x48xbf16>
+}
