@@ -115,22 +115,36 @@ Status Buffer::download(void *dst, size_t bytes, size_t offset) const {
   return Status::success();
 }
 
-Status Buffer::copyTo(Buffer &dst, size_t srcOffset, size_t dstOffset,
-                      size_t bytes) const {
+Status Buffer::copyTo(Buffer &dst, size_t srcOffset, size_t srcStride,
+                      size_t dstOffset, size_t dstStride, size_t rowBytes,
+                      size_t rows) const {
   if (dst.device_ != device_)
     return Status::invalidArgument(
         "ejk_buffer_copy: the buffers are on different devices");
-  if (Status status = checkRange("ejk_buffer_copy from", bytes, srcOffset);
+  if (rows == 0 || rowBytes == 0)
+    return Status::success();
+  // The last row's start, overflow-checked; the rows before it lie below.
+  size_t limit = std::numeric_limits<size_t>::max();
+  size_t last = rows - 1;
+  if ((srcStride && last > (limit - srcOffset) / srcStride) ||
+      (dstStride && last > (limit - dstOffset) / dstStride))
+    return Status::invalidArgument(
+        "ejk_buffer_copy: the rows reach past the end of memory");
+  if (Status status = checkRange("ejk_buffer_copy from", rowBytes,
+                                 srcOffset + last * srcStride);
       !status)
     return status;
-  if (Status status = dst.checkRange("ejk_buffer_copy to", bytes, dstOffset);
+  if (Status status = dst.checkRange("ejk_buffer_copy to", rowBytes,
+                                     dstOffset + last * dstStride);
       !status)
     return status;
   if (vulkan_)
-    return vulkan_->copyTo(*dst.vulkan_, srcOffset, dstOffset, bytes);
-  if (bytes)
-    std::memmove(static_cast<char *>(dst.data_) + dstOffset,
-                 static_cast<const char *>(data_) + srcOffset, bytes);
+    return vulkan_->copyTo(*dst.vulkan_, srcOffset, srcStride, dstOffset,
+                           dstStride, rowBytes, rows);
+  for (size_t i = 0; i < rows; ++i)
+    std::memmove(static_cast<char *>(dst.data_) + dstOffset + i * dstStride,
+                 static_cast<const char *>(data_) + srcOffset + i * srcStride,
+                 rowBytes);
   return Status::success();
 }
 

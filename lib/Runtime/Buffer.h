@@ -45,10 +45,12 @@ public:
   Status upload(const void *src, size_t bytes, size_t offset);
   /// Copies [offset, offset + bytes) to \p dst.
   Status download(void *dst, size_t bytes, size_t offset) const;
-  /// ejk_buffer_copy: [srcOffset, srcOffset + bytes) into \p dst, a buffer
-  /// of the same device, at \p dstOffset; both ranges are checked.
-  Status copyTo(Buffer &dst, size_t srcOffset, size_t dstOffset,
-                size_t bytes) const;
+  /// ejk_buffer_copy_rows: \p rows rows of \p rowBytes from
+  /// srcOffset + i * srcStride into \p dst, a buffer of the same device, at
+  /// dstOffset + i * dstStride; both ranges are checked.
+  Status copyTo(Buffer &dst, size_t srcOffset, size_t srcStride,
+                size_t dstOffset, size_t dstStride, size_t rowBytes,
+                size_t rows) const;
 
 private:
   Buffer(std::shared_ptr<Device> device, void *data, size_t size)

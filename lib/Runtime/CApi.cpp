@@ -468,7 +468,19 @@ ejk_status ejk_buffer_copy(ejk_buffer *srcHandle, size_t src_offset,
   return guarded(__func__, [&](const char *function) {
     EJK_RESOLVE(Buffer, src, srcHandle);
     EJK_RESOLVE(Buffer, dst, dstHandle);
-    return report(src->copyTo(*dst, src_offset, dst_offset, bytes));
+    return report(src->copyTo(*dst, src_offset, 0, dst_offset, 0, bytes, 1));
+  });
+}
+
+ejk_status ejk_buffer_copy_rows(ejk_buffer *srcHandle, size_t src_offset,
+                                size_t src_stride, ejk_buffer *dstHandle,
+                                size_t dst_offset, size_t dst_stride,
+                                size_t row_bytes, size_t rows) {
+  return guarded(__func__, [&](const char *function) {
+    EJK_RESOLVE(Buffer, src, srcHandle);
+    EJK_RESOLVE(Buffer, dst, dstHandle);
+    return report(src->copyTo(*dst, src_offset, src_stride, dst_offset,
+                              dst_stride, row_bytes, rows));
   });
 }
 

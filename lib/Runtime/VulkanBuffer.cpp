@@ -372,18 +372,21 @@ Status VulkanBuffer::exportFd(int &fd, uint64_t &allocationBytes) const {
 }
 
 Status VulkanBuffer::copyTo(VulkanBuffer &dst, size_t srcOffset,
-                            size_t dstOffset, size_t bytes) {
-  if (bytes == 0)
+                            size_t srcStride, size_t dstOffset,
+                            size_t dstStride, size_t rowBytes, size_t rows) {
+  if (rowBytes == 0 || rows == 0)
     return Status::success();
   const VulkanApi &vk = device_->api();
-  VkBufferCopy region = {};
-  region.srcOffset = srcOffset;
-  region.dstOffset = dstOffset;
-  region.size = bytes;
+  std::vector<VkBufferCopy> regions(rows);
+  for (size_t i = 0; i < rows; ++i) {
+    regions[i].srcOffset = srcOffset + i * srcStride;
+    regions[i].dstOffset = dstOffset + i * dstStride;
+    regions[i].size = rowBytes;
+  }
   VkBuffer from = buffer_, to = dst.buffer_;
   return device_->submitCopy([&](VkCommandBuffer commands) {
     fullBarrier(vk, commands);
-    vk.vkCmdCopyBuffer(commands, from, to, 1, &region);
+    vk.vkCmdCopyBuffer(commands, from, to, uint32_t(rows), regions.data());
     fullBarrier(vk, commands);
     return Status::success();
   });

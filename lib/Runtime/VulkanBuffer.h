@@ -51,11 +51,13 @@ public:
   /// A new opaque fd of an exportable buffer's memory (the caller owns
   /// it) and the allocation's size, which an importer must be given.
   Status exportFd(int &fd, uint64_t &allocationBytes) const;
-  /// One device copy, waited for, of [srcOffset, srcOffset + bytes) into
-  /// \p dst (a buffer of the same device) at \p dstOffset; the caller has
-  /// checked the ranges. On the copy lane where the device has one.
-  Status copyTo(VulkanBuffer &dst, size_t srcOffset, size_t dstOffset,
-                size_t bytes);
+  /// One submission, waited for, copying \p rows rows of \p rowBytes from
+  /// srcOffset + i * srcStride into \p dst (a buffer of the same device) at
+  /// dstOffset + i * dstStride; the caller has checked the ranges. On the
+  /// copy lane where the device has one.
+  Status copyTo(VulkanBuffer &dst, size_t srcOffset, size_t srcStride,
+                size_t dstOffset, size_t dstStride, size_t rowBytes,
+                size_t rows);
 
 private:
   explicit VulkanBuffer(std::shared_ptr<VulkanDevice> device)

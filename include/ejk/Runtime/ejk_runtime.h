@@ -282,6 +282,15 @@ EJK_RUNTIME_EXPORT ejk_status ejk_buffer_copy(ejk_buffer *src,
                                               ejk_buffer *dst,
                                               size_t dst_offset, size_t bytes);
 
+/** rows copies of row_bytes, from src_offset + i * src_stride of src to
+ *  dst_offset + i * dst_stride of dst (i < rows), as ejk_buffer_copy does
+ *  one, in one device submission: a strided block (a [H, S] slice of a
+ *  [H, 2S] array) without a submission per row. Every row's range is
+ *  checked. */
+EJK_RUNTIME_EXPORT ejk_status ejk_buffer_copy_rows(
+    ejk_buffer *src, size_t src_offset, size_t src_stride, ejk_buffer *dst,
+    size_t dst_offset, size_t dst_stride, size_t row_bytes, size_t rows);
+
 /** Device memory another API of the same GPU can import (docs/runtime.md,
  *  "Exportable buffers"): a buffer like ejk_buffer_create's whose memory is
  *  a dedicated allocation exportable as an opaque POSIX file descriptor
