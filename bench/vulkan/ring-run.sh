@@ -6,17 +6,20 @@
 #      running ejk's flash attention over the whole sequence (a ring of one
 #      rank: the baseline, its kernel time), its output checked against
 #      PyTorch's scaled_dot_product_attention; then 4 ranks, one per GPU
-#      (zigzag shards when causal): the default (shared window, gathered
-#      form), and at S = 65536 also the steps through the window
-#      (EJK_RING_GATHER=0) and MPI messages (EJK_RING_SHARED_WINDOW=0, the
-#      earlier path); then 2 ranks;
+#      (zigzag shards when causal): the default (key/value GPU to GPU
+#      through CUDA and the whole-sequence blocks where CUDA is there),
+#      then each variant of VARIANTS (default EJK_RING_DEVICE_COPY=0: the
+#      shared window's gathered form, from art/<ring>.gather.json; earlier
+#      calls also timed EJK_RING_GATHER=0 and EJK_RING_SHARED_WINDOW=0);
+#      then the rings of RANKS_MORE ranks (default 2);
 #      every ring's gathered output against the baseline's;
-#   2. the ring's blocks alone (BLOCKS, default 16384: the 4-rank
+#   2. the ring's blocks alone (BLOCKS, default 16384, "" for none: the 4-rank
 #      non-causal block of S = 65536): one on GPU 0 alone, then one on every GPU at once, as
 #      independent processes (no MPI between them): whether the blocks run
 #      slower when all four GPUs work (the previous session's 2-4x);
 #   before both, the machine's own host <-> device copy rate (PyTorch,
-#   pinned memory): one GPU alone and all four at once;
+#   pinned memory): one GPU alone and all four at once (COPY_RATE=0 skips
+#   it);
 #   nvidia-smi samples every GPU's clock, use and memory all along
 #   ($OUT/smi.csv) and which process runs on which GPU during the blocks.
 #
@@ -131,6 +134,32 @@ for gpus in ([0], [0, 1, 2, 3]):
           " per GPU" % (len(gpus), rate(gpus, True), rate(gpus, False)))
 PY
 stamp "copy rates"
+
+# GPU to GPU (PyTorch, peer copies): every GPU pulls 384 MiB (3 x 128 MiB,
+# a S = 65536 rank's key/value of the other shards) from the other three at
+# once, as the ring's gather does; best of 5.
+python3 - <<'PY'
+import time, torch
+g = torch.cuda.device_count()
+n = 128 << 20
+src = [torch.empty(n, dtype=torch.uint8, device=f"cuda:{i}") for i in range(g)]
+dst = [[torch.empty(n, dtype=torch.uint8, device=f"cuda:{i}") for _ in range(g)]
+       for i in range(g)]
+best = 0
+for _ in range(5):
+    t = time.time()
+    for i in range(g):
+        with torch.cuda.device(i):
+            for j in range(g):
+                if j != i:
+                    dst[i][j].copy_(src[j], non_blocking=True)
+    for i in range(g):
+        torch.cuda.synchronize(i)
+    best = max(best, (g - 1) * n / (time.time() - t) / 1e9)
+print("peer copy rate, %d GPUs all-gathering 3 x 128 MiB each: %.1f GB/s into "
+      "each GPU (%.2f ms)" % (g, best, (g - 1) * n / best / 1e6))
+PY
+stamp "peer copy rate"
 
 # check REF OUT: the ring's output against the one-GPU output.
 check() {

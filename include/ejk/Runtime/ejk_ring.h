@@ -145,15 +145,19 @@ typedef struct ejk_ring_stats {
  *  gathered forward; docs/ops/ring.md). Not collective. */
 EJK_RUNTIME_EXPORT ejk_status ejk_ring_last_stats(ejk_ring *ring, int step,
                                                   ejk_ring_stats *stats);
-/** How the last ejk_ring_run moved key/value shards between ranks:
- *  "shared window" (every rank on one node: one host mapping holds every
- *  shard, registered with the device; "shared window (staged)" when the
- *  device could not import it), "direct" (CPU devices: MPI messages into the
- *  blocks' buffers), "messages" (MPI messages through host buffers; the
- *  reason follows in parentheses when the window was not used, e.g. "(no
- *  shared window: the ranks are on more than one node)" or
- *  "(EJK_RING_SHARED_WINDOW=0)"), or "none" (one rank, or no run yet). The
- *  string lives until the next run or ejk_ring_destroy. Not collective. */
+/** How the last ejk_ring_run moved key/value shards between ranks: "device copy
+ *  (CUDA IPC), whole sequence" (every rank's GPU has CUDA: the shards go GPU to
+ *  GPU and each rank's blocks see the whole sequence, no merge), "shared
+ *  window" (every rank on one node: one host mapping holds every shard,
+ *  registered with the device; "shared window (staged)" when the device could
+ *  not import it), "direct" (CPU devices: MPI messages into the blocks'
+ *  buffers), "messages" (MPI messages through host buffers; the reason follows
+ *  in parentheses when the window was not used, e.g. "(no shared window: the
+ *  ranks are on more than one node)" or "(EJK_RING_SHARED_WINDOW=0)"), or
+ *  "none" (one rank, or no run yet); where the ring could have copied GPU to
+ *  GPU but did not, "; no device copy: <why>" follows (e.g. "rank 0: cannot
+ *  load libcuda.so.1 (...)" or "EJK_RING_DEVICE_COPY=0"). The string lives
+ *  until the next run or ejk_ring_destroy. Not collective. */
 EJK_RUNTIME_EXPORT const char *ejk_ring_transport(ejk_ring *ring);
 
 /** Releases the ring. Not collective; accepts NULL. */

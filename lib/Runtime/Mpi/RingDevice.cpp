@@ -81,13 +81,11 @@ ejk_status runWholeSequence(ejk_ring &ring, uint64_t start, ejk_buffer *query,
                 kBytes = seq * kRow;
   const int64_t qRow = ring.heads * ring.headDim * ring.elemBytes,
                 oRow = ring.heads * ring.headDimV * ring.elemBytes;
-  ejk_status status = EJK_OK;
-  std::string message;
+  FirstFailure failure;
+  ejk_status &status = failure.status;
+  std::string &message = failure.message;
   auto record = [&](ejk_status s, const std::string &what) {
-    if (status == EJK_OK && s != EJK_OK) {
-      status = s;
-      message = what + ": " + ejk_last_error();
-    }
+    failure.record(s, what);
   };
   auto since = [](uint64_t t0) { return nowNs() - t0; };
   ring.steps.assign(causal ? 3 : 2, ejk_ring_stats{});

@@ -271,13 +271,11 @@ ejk_status ejk_ring_run_segments(ejk_ring *ring, ejk_buffer *query,
 
   // The first local failure; the ring keeps moving after it (blocks are
   // skipped) so that no peer waits for a message that never comes.
-  ejk_status status = EJK_OK;
-  std::string message;
+  FirstFailure failure;
+  ejk_status &status = failure.status;
+  std::string &message = failure.message;
   auto record = [&](ejk_status s, const std::string &what) {
-    if (status == EJK_OK && s != EJK_OK) {
-      status = s;
-      message = what + ": " + ejk_last_error();
-    }
+    failure.record(s, what);
   };
   auto since = [](uint64_t t0) { return nowNs() - t0; };
 

@@ -188,6 +188,21 @@ struct ejk_ring {
 
 namespace ejk::ring {
 
+/// The first local failure of a run, with what failed: a run keeps moving
+/// after it (blocks skipped) so that no peer waits, and reports it at the
+/// end.
+struct FirstFailure {
+  ejk_status status = EJK_OK;
+  std::string message;
+  /// Keeps `s` and "<what>: <ejk_last_error()>" if nothing failed before.
+  void record(ejk_status s, const std::string &what) {
+    if (status == EJK_OK && s != EJK_OK) {
+      status = s;
+      message = what + ": " + ejk_last_error();
+    }
+  }
+};
+
 /// Records `message` as this thread's last error; returns `status`.
 ejk_status fail(ejk_status status, std::string message);
 /// Fails with the core runtime's message, prefixed by `what`.
