@@ -146,10 +146,12 @@ def variants():
         "chk_gla_long": (1, 700, 2, 128, 128, "f16", "g"),
         "chk_gla_long_bf16": (1, 700, 2, 128, 128, "bf16", "g"),
     }
-    # Form 2 on every in-order check case but the heuristic's.
+    # Form 2 on every in-order check case; at the heuristic's shape, its
+    # C 32 block_v 32.
     for name, spec in list(cases.items()):
-        if name.startswith("chk_inorder") and "heuristic" not in name:
-            config = spec[7].replace("cooperative = 1", "cooperative = 2")
+        if name.startswith("chk_inorder"):
+            config = (spec[7].replace("cooperative = 1", "cooperative = 2")
+                      if len(spec) > 7 else INORDER2(32, 32))
             cases["chk_inorder2" + name[len("chk_inorder"):]] = (
                 spec[:7] + (config,) + spec[8:])
     return cases

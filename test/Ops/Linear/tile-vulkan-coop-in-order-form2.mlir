@@ -14,6 +14,8 @@
 
 // CHECK-LABEL: func.func private @form2_dispatch_0(
 // CHECK-SAME: ejk.flops = 12787200 : i64, ejk.grid = array<i64: 2, 4, 2>, ejk.matrix_operands = "bf16", ejk.shared_memory_bytes = 34304 : i64, ejk.workgroup_size = array<i64: 256, 1, 1>
+// The output as 16-byte words (head_dim_v a multiple of 8).
+// CHECK: %[[OW:.*]] = builtin.unrealized_conversion_cast %arg4 : memref<2x100x4x48xbf16> to memref<4800xvector<4xi32>>
 // CHECK: %[[S:.*]] = memref.alloc() : memref<2560xf16, #gpu.address_space<workgroup>>
 // CHECK: %[[A:.*]] = memref.alloc() : memref<1280xf16, #gpu.address_space<workgroup>>
 // CHECK: %[[F:.*]] = memref.alloc() : memref<3072xf32, #gpu.address_space<workgroup>>
@@ -45,7 +47,8 @@
 // CHECK: gpu.barrier
 // CHECK-NOT: memref.load %[[F]]
 // O += A16 V; the state update; O tiles into the output region; the new
-// state into S16 in the subgroup; barrier 3; the outputs written.
+// state into S16 in the subgroup; barrier 3; the outputs written as words
+// of 8 (bf16 bits two to a 32-bit lane, the first in the low half).
 // CHECK: gpu.subgroup_mma_load_matrix %[[A]]
 // CHECK: %[[DECAY:.*]] = gpu.subgroup_mma_constant_matrix %{{.*}} : !gpu.mma_matrix<16x16xf32, "COp">
 // CHECK: gpu.subgroup_mma_elementwise  mulf %{{.*}}, %[[DECAY]]
@@ -58,7 +61,12 @@
 // CHECK: spirv.ControlBarrier <Subgroup>, <Subgroup>, <AcquireRelease|WorkgroupMemory>
 // CHECK-NEXT: gpu.barrier
 // CHECK-NOT: gpu.barrier
-// CHECK: memref.store %{{.*}}, %arg4[{{.*}}] : memref<2x100x4x48xbf16>
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: arith.extui %{{.*}} : i16 to i32
+// CHECK: arith.shli %{{.*}}, %c16_i32 : i32
+// CHECK: arith.ori
+// CHECK: %[[WORD:.*]] = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi32>
+// CHECK: memref.store %[[WORD]], %[[OW]][%{{.*}}] : memref<4800xvector<4xi32>>
 // CHECK-NOT: gpu.barrier
 // CHECK: scf.yield %[[NEXT]]
 

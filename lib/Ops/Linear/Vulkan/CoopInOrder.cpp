@@ -150,6 +150,8 @@ public:
     // preparation pass finds them (not inside the packed case's branch).
     qView = wordView(e, buf.query, kWord);
     kView = wordView(e, buf.key, kWord);
+    if (l.subgroupConversions && p.dimV % kWord == 0)
+      oView = wordView(e, buf.output, kWord);
     Value z = WorkgroupIdOp::create(e.b, 2);
     if (p.packed) {
       Value filler = cmp(arith::CmpIPredicate::eq, z, e.index(p.numSeqs));
@@ -559,7 +561,70 @@ private:
     storeOutputTiles(o);
     stateInSubgroups(state);
     gpu::BarrierOp::create(e.b);
-    writeOutputs();
+    if (oView)
+      writeOutputWords();
+    else
+      writeOutputs();
+  }
+
+  /// Form 2's output write where head_dim_v is a multiple of 8: 16-byte
+  /// words of 8 neighbouring outputs (of one row of one output tile), a
+  /// word a thread (C block_v / 8 of them), rows inside the chunk and
+  /// words inside head_dim_v.
+  void writeOutputWords() {
+    int64_t perRow = l.blockV / kWord, total = l.chunk * perRow;
+    for (int64_t r = 0; r * l.kThreads < total; ++r) {
+      Value i = e.add(thread, e.index(r * l.kThreads));
+      Value t = arith::DivUIOp::create(e.b, i, e.index(perRow));
+      Value w = arith::RemUIOp::create(e.b, i, e.index(perRow));
+      Value c = e.mul(w, e.index(kWord));
+      Value col = e.add(v0, c);
+      Value inside = arith::AndIOp::create(
+          e.b, cmp(arith::CmpIPredicate::slt, t, len),
+          cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
+      if ((r + 1) * l.kThreads > total)
+        inside = arith::AndIOp::create(
+            e.b, inside, cmp(arith::CmpIPredicate::slt, i, e.index(total)));
+      emitIf(e, inside, [&] {
+        Value rowTile = arith::DivUIOp::create(e.b, t, e.index(kT));
+        Value colTile = arith::DivUIOp::create(e.b, c, e.index(kT));
+        Value tile = e.add(e.mul(rowTile, e.index(l.colTiles)), colTile);
+        Value colIn = arith::RemUIOp::create(e.b, c, e.index(kT));
+        Value rowIn = arith::RemUIOp::create(e.b, t, e.index(kT));
+        Value inTile = e.add(e.mul(rowIn, e.index(kT)), colIn);
+        Value at = e.add(e.index(outputRegion()),
+                         e.add(e.mul(tile, e.index(kT * kT)), inTile));
+        // Two outputs a 32-bit lane, the first in the low half.
+        SmallVector<Value> lanes;
+        for (int64_t h = 0; h < kWord; h += 2) {
+          Value lo = outputBits(e.add(at, e.index(h)));
+          Value hi = outputBits(e.add(at, e.index(h + 1)));
+          Value high = arith::ShLIOp::create(
+              e.b, hi,
+              arith::ConstantOp::create(e.b, e.b.getI32IntegerAttr(16)));
+          lanes.push_back(arith::OrIOp::create(e.b, lo, high));
+        }
+        Value word = vector::FromElementsOp::create(e.b, wordType(e), lanes);
+        Value row = rowOf(e.add(c0, t));
+        Value token = e.add(e.mul(batchIdx, e.index(p.seq)), row);
+        // One op per statement: the compilers evaluate arguments in
+        // different orders.
+        Value tokenHead = e.add(e.mul(token, e.index(p.heads)), head);
+        Value element = e.add(e.mul(tokenHead, e.index(p.dimV)), col);
+        memref::StoreOp::create(
+            e.b, word, oView,
+            ValueRange{arith::DivUIOp::create(e.b, element, e.index(kWord))});
+      });
+    }
+  }
+
+  /// The output at element `at` of the f32 stage as the output type's 16
+  /// bits, zero-extended to i32.
+  Value outputBits(Value at) {
+    Value value = memref::LoadOp::create(e.b, fstage, at);
+    Value bits = arith::BitcastOp::create(e.b, e.b.getI16Type(),
+                                          operandBits(e, value, outputType()));
+    return arith::ExtUIOp::create(e.b, e.b.getI32Type(), bits);
   }
 
   /// The subgroup's O tiles into the f32 stage's output region.
@@ -789,7 +854,7 @@ private:
 
   Type inputType;
   Value gamma;
-  Value qView, kView;
+  Value qView, kView, oView;
   Value qStage, kStage, vStage, wvStage, sStage, aStage, fstage;
 };
 
