@@ -67,6 +67,20 @@ def variants():
         # Chunk-parallel configs around the heuristic's (C 64, block_v 32).
         "gdn_bf16_c64_v16": (*GDN, "bf16", "head", cp(64, 16)),
         "gdn_bf16_c32_v32": (*GDN, "bf16", "head", cp(32, 32)),
+        "gdn_bf16_c32_v16": (*GDN, "bf16", "head", cp(32, 16)),
+        # The SIMT kernel's padded key tiles and vector stages of W and Kd
+        # (2026-11-27, run 5): K = 128 (8 key rows a thread), K = 256,
+        # strong gates, no decay, varlen, other chunks and blocks.
+        "chk_gdn_bf16_k128": (1, 700, 2, 128, 128, "bf16", "head"),
+        "chk_gdn_f16_k256": (1, 300, 2, 256, 64, "f16", "head"),
+        "chk_gdn_strong_bf16": (2, 200, 3, 64, 64, "bf16", "head/1",
+                                cp(64, 32)),
+        "chk_gdn_none_f16": (2, 200, 3, 64, 64, "f16", "none", cp(64, 32)),
+        "chk_gdn_varlen_f16": (1, 300, 2, 64, 64, "f16", "head", cp(64, 32),
+                               CU),
+        "chk_gdn_c32_v16_bf16": (1, 700, 2, 128, 128, "bf16", "head",
+                                 cp(32, 16)),
+        "chk_gdn_c16_v48_f16": (2, 100, 3, 32, 48, "f16", "head", cp(16, 48)),
         "gdn_bf16_recurrent": (*GDN, "bf16", "head", RECURRENT),
         "chk_gdn_f16_recurrent": (2, 100, 3, 32, 48, "f16", "head",
                                   RECURRENT),

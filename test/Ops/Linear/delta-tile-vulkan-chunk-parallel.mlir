@@ -13,15 +13,16 @@
 // CHECK-COUNT-8: memref.load %arg4[{{.*}}] : memref<2x300x4xf32>
 // CHECK: arith.addf
 
-// Prepare: A (64 x 64), a key tile (64 x 16), rates, norms, B (64 each):
-// 4 x (4096 + 1024 + 192) = 21248 bytes; FLOPs 2 x 300 x 4 x (65 x 32 +
+// Prepare: A (64 x 64), a key tile (64 rows of 17 floats: the pitch that
+// keeps a column's loads off a shared bank), rates, norms, B (64 each):
+// 4 x (4096 + 1088 + 192) = 21504 bytes; FLOPs 2 x 300 x 4 x (65 x 32 +
 // 63 x 80).
 // CHECK-LABEL: func.func private @delta_dispatch_0_prepare
 // CHECK-SAME: ejk.flops = 17088000 : i64
 // CHECK-SAME: ejk.grid = array<i64: 10, 4, 1>
-// CHECK-SAME: ejk.shared_memory_bytes = 21248 : i64
+// CHECK-SAME: ejk.shared_memory_bytes = 21504 : i64
 // CHECK: memref.alloc() : memref<4096xf32, #gpu.address_space<workgroup>>
-// CHECK: memref.alloc() : memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.alloc() : memref<1088xf32, #gpu.address_space<workgroup>>
 // The scores over ceil(32 / 16) key tiles: of a thread's 4 x 4 scores the
 // 10 on or below the diagonal blocks (the other 6 lie above the diagonal
 // and are never computed), and 2 x 4 sums of squares.
@@ -49,34 +50,54 @@
 // CHECK-LABEL: func.func private @delta_dispatch_0_state
 // CHECK-SAME: ejk.grid = array<i64: 2, 4, 2>
 // CHECK-SAME: ejk.shared_memory_bytes = 16384 : i64
+// The W and Kd stages hold vectors of 4 floats.
+// CHECK: memref.alloc() : memref<256xvector<4xf32>, #gpu.address_space<workgroup>>
 // CHECK: memref.load %arg5
-// CHECK: scf.for %{{.*}} = %c0 to %c5 step %c1 iter_args({{.*}}) -> (f32, f32, f32, f32)
-// The chunk's loads first: 2 key tiles of W (64 x 16), 4 step tiles of Kd
-// (16 x 32), U; then the state before the chunk, published.
-// CHECK-COUNT-8: memref.load %arg8
-// CHECK-COUNT-8: memref.load %arg9
+// The first chunk's W before the loop: 2 key tiles (64 x 16), a vector of
+// 4 keys a thread each. The loop carries the state and the next W.
+// CHECK-COUNT-4: memref.load %arg8
+// CHECK: vector.from_elements {{.*}} : vector<4xf32>
+// CHECK-COUNT-4: memref.load %arg8
+// CHECK: vector.from_elements {{.*}} : vector<4xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c5 step %c1 iter_args({{.*}}) -> (f32, f32, f32, f32, vector<4xf32>, vector<4xf32>)
+// The chunk's loads first: 4 step tiles of Kd (16 x 32: a vector of 4
+// steps of one key per thread), U; then the state before the chunk,
+// published.
+// CHECK-COUNT-16: memref.load %arg9
 // CHECK: memref.load %arg10
 // CHECK: memref.store {{.*}}, %arg11
-// N = U - W S over the 2 key tiles (unrolled); N written over U.
+// N = U - W S over the 2 key tiles (unrolled), 4 keys of W a shared load.
+// CHECK: memref.store {{.*}} : memref<256xvector<4xf32>, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
+// CHECK: memref.load {{.*}} : memref<256xvector<4xf32>, #gpu.address_space<workgroup>>
+// CHECK: vector.extract {{.*}}[3] : f32 from vector<4xf32>
 // CHECK: arith.negf
 // CHECK: math.fma
 // CHECK: gpu.barrier
 // CHECK: gpu.barrier
 // CHECK: gpu.barrier
+// The next chunk's W goes out once this chunk's is staged; N written over
+// U.
+// CHECK-COUNT-8: memref.load %arg8
 // CHECK: memref.store {{.*}}, %arg10
-// S = exp(B_last) S + Kd^T N over the 4 step tiles.
+// S = exp(B_last) S + Kd^T N over the 4 step tiles, Kd transposed (key
+// rows of 5 vectors).
 // CHECK: math.exp
-// CHECK-COUNT-8: gpu.barrier
+// CHECK: gpu.barrier
+// CHECK: memref.load {{.*}} : memref<256xvector<4xf32>, #gpu.address_space<workgroup>>
+// CHECK-COUNT-7: gpu.barrier
 // CHECK-NOT: gpu.barrier
+// CHECK: scf.yield {{.*}} : f32, f32, f32, f32, vector<4xf32>, vector<4xf32>
 // CHECK: memref.store {{.*}}, %arg7
 
-// The outputs: one V block of 48; scores (64 x 64), q and k tiles (64 x 16
-// each), state rows (16 x 48), B (64): 4 x 6976 = 27904 bytes.
+// The outputs: one V block of 48; scores (64 x 64), q and k tiles (64 rows
+// of 17 floats each), state rows (16 x 48), B (64): 4 x 7104 = 28416 bytes.
 // CHECK-LABEL: func.func private @delta_dispatch_0(
 // CHECK-SAME: ejk.grid = array<i64: 10, 4, 1>
-// CHECK-SAME: ejk.shared_memory_bytes = 27904 : i64
+// CHECK-SAME: ejk.shared_memory_bytes = 28416 : i64
 // CHECK: memref.alloc() : memref<4096xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.alloc() : memref<1088xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.alloc() : memref<1088xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.alloc() : memref<768xf32, #gpu.address_space<workgroup>>
 // CHECK: math.sqrt
 // CHECK: arith.cmpi sle

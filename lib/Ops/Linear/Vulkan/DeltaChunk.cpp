@@ -58,17 +58,19 @@ std::optional<VulkanDeltaChunkLayout> VulkanDeltaChunkLayout::compute(
   int64_t keyTiles = perKey ? 2 : 1;
   int64_t shared = target.sharedMemoryBytes;
   l.prepareSharedBytes =
-      4 * (chunk * chunk + keyTiles * chunk * kTile + 3 * chunk);
+      4 * (chunk * chunk + keyTiles * chunk * kTilePitch + 3 * chunk);
+  // The state pass: S, the new values, and the W tile or the transposed Kd
+  // tile (its key rows padded by a 4-float vector: DeltaChunkState.cpp).
   auto stateBytes = [&](int64_t tile) {
     return 4 * (l.kPad() * blockV + chunk * blockV +
-                std::max(chunk * kTile, tile * l.kPad()));
+                std::max(chunk * kTile, (tile + 4) * l.kPad()));
   };
   l.updateTile = stateBytes(16) <= shared ? 16 : 8;
   l.stateSharedBytes = stateBytes(l.updateTile);
   // The outputs' V block: up to 128 columns, halved while it does not fit.
   auto outputBytes = [&](int64_t width) {
-    return 4 * (chunk * chunk + (keyTiles + 1) * chunk * kTile + kTile * width +
-                chunk);
+    return 4 * (chunk * chunk + (keyTiles + 1) * chunk * kTilePitch +
+                kTile * width + chunk);
   };
   l.outBlockV =
       std::min<int64_t>(128, roundUp(std::max<int64_t>(1, p.dimV), kGrid));

@@ -63,6 +63,11 @@ struct VulkanDeltaChunkLayout {
   static constexpr int64_t kThreads = 256, kGrid = 16;
   /// Keys per tile of the scores (and steps per tile of the products).
   static constexpr int64_t kTile = 16;
+  /// Floats per chunk row of a staged key tile: one more than kTile, so that
+  /// the 16 threads of a row reading column kk of 16 different rows hit 16
+  /// banks (a pitch of 16 put them on 2 banks: 8-way conflicts on every
+  /// load of K^T in the scores).
+  static constexpr int64_t kTilePitch = kTile + 1;
   /// Register blocks: state rows, state columns, chunk rows, output
   /// columns per thread.
   int64_t kPer = 0, vPer = 0, cPer = 0, outVPer = 0;
@@ -191,6 +196,12 @@ protected:
   Value row(int64_t a) { return e.add(rowThread, e.index(a * G)); }
   Value col(int64_t b) { return e.add(colThread, e.index(b * G)); }
 
+  /// Where element i (step i / kTile, key i % kTile) of a staged key tile
+  /// lies: rows kTilePitch floats apart.
+  Value keyTileSlot(Value i) {
+    return e.add(i, udiv(i, VulkanDeltaChunkLayout::kTile));
+  }
+
   /// Column kk of the thread's rows (`byColumn`: its columns) of `tile`, a
   /// [chunk, width] stage in shared memory, into `values`, and of
   /// `gateTile` (when given) into `gates`.
@@ -289,6 +300,29 @@ protected:
       staged.index.push_back(i);
       staged.values.push_back(load(
           (r + 1) * l.kThreads > total ? e.min(i, e.index(total - 1)) : i));
+    }
+    return staged;
+  }
+
+  /// The values of `staged` (every round's, in order) appended to `out`:
+  /// loads carried through a loop.
+  static void appendStaged(const Staged &staged, SmallVectorImpl<Value> &out) {
+    for (const SmallVector<Value> &round : staged.values)
+      out.append(round.begin(), round.end());
+  }
+  static int64_t stagedCount(const Staged &staged) {
+    int64_t n = 0;
+    for (const SmallVector<Value> &round : staged.values)
+      n += round.size();
+    return n;
+  }
+  /// `shape` (its element indices) with the values `values` (as
+  /// appendStaged lays them out).
+  static Staged restaged(const Staged &shape, ValueRange values) {
+    Staged staged{shape.total, shape.index, {}};
+    for (const SmallVector<Value> &round : shape.values) {
+      staged.values.emplace_back(values.take_front(round.size()));
+      values = values.drop_front(round.size());
     }
     return staged;
   }

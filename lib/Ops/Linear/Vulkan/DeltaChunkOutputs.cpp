@@ -14,7 +14,11 @@
 //   head), then O += P N over step tiles of the new values N
 //
 // Blocks of the scores above the diagonal (a thread's column block past its
-// row block, a row block before a step tile) are never computed.
+// row block, a row block before a step tile) are never computed. The key
+// tiles' loads run one tile ahead: the next tile's go out once the current
+// one is staged and wait behind its products (the loop carries them).
+// Staged q and k rows are kTilePitch (17) floats apart, so the 16 threads
+// reading k_s for 16 different s hit 16 banks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,9 +45,10 @@ private:
     int64_t bv = l.outBlockV;
     bool perKey = p.decay == DeltaDecay::PerKey;
     Value scores = allocWorkgroup(e, C * C);
-    Value qTile = allocWorkgroup(e, C * kt);
-    Value kTile = allocWorkgroup(e, C * kt);
-    Value bTile = perKey ? allocWorkgroup(e, C * kt) : Value();
+    int64_t pitch = VulkanDeltaChunkLayout::kTilePitch;
+    Value qTile = allocWorkgroup(e, C * pitch);
+    Value kTile = allocWorkgroup(e, C * pitch);
+    Value bTile = perKey ? allocWorkgroup(e, C * pitch) : Value();
     Value rowTile = allocWorkgroup(e, kt * bv);
     Value gS = allocWorkgroup(e, C);
     if (p.decay == DeltaDecay::PerHead)
@@ -54,44 +59,65 @@ private:
                   [&](Value t, ArrayRef<Value> v) { store(v[0], gS, {t}); });
 
     int64_t nA = l.cPer * l.cPer, nO = l.cPer * l.outVPer;
-    SmallVector<Value> inits(nA + nO + 2 * l.cPer, zeroF());
+    int64_t nAcc = nA + nO + 2 * l.cPer;
+    // The loads of key tile k0: q, k (and B) [chunk, kt], then the state's
+    // rows [kt, bv].
+    auto loadKeyTile = [&](Value k0) -> std::pair<Staged, Staged> {
+      Staged keys = loadStaged(C * kt, [&](Value i) -> SmallVector<Value> {
+        Value t, k, valid;
+        std::tie(t, k, valid) = keyTileElement(i, k0, kt);
+        Value r = chunkRow(t);
+        SmallVector<Value> out = {
+            orZero(valid, load(buf.query, {batchIdx, r, head, clampK(k)})),
+            orZero(valid, load(buf.key, {batchIdx, r, kvHead, clampK(k)}))};
+        if (bTile)
+          out.push_back(cumGate(t, clampK(k)));
+        return out;
+      });
+      Staged rows = loadStaged(kt * bv, [&](Value i) -> SmallVector<Value> {
+        Value k = e.add(k0, udiv(i, bv));
+        Value c = e.add(v0, urem(i, bv));
+        Value valid = andI(lt(k, e.index(p.dimK)), lt(c, e.index(p.dimV)));
+        return {
+            orZero(valid, memref::LoadOp::create(
+                              e.b, tmp.states,
+                              ValueRange{slot, head, clampK(k), clampV(c)}))};
+      });
+      return {keys, rows};
+    };
+    // The loop carries the accumulators and the next key tile's loads
+    // (issued once the tile before is staged, so that they wait behind its
+    // products): the first tile's are loaded here.
+    std::pair<Staged, Staged> first = loadKeyTile(zero);
+    const Staged &keys0 = first.first, &rows0 = first.second;
+    SmallVector<Value> inits(nAcc, zeroF());
+    appendStaged(keys0, inits);
+    appendStaged(rows0, inits);
+    Value lastTile = e.index((ceilDiv(p.dimK, kt) - 1) * kt);
     SmallVector<Value> acc = forKeyTiles(
-        kt, inits, [&](Value k0, ValueRange accIn) -> SmallVector<Value> {
-          Staged keys = loadStaged(C * kt, [&](Value i) -> SmallVector<Value> {
-            Value t, k, valid;
-            std::tie(t, k, valid) = keyTileElement(i, k0, kt);
-            Value r = chunkRow(t);
-            SmallVector<Value> out = {
-                orZero(valid, load(buf.query, {batchIdx, r, head, clampK(k)})),
-                orZero(valid, load(buf.key, {batchIdx, r, kvHead, clampK(k)}))};
-            if (bTile)
-              out.push_back(cumGate(t, clampK(k)));
-            return out;
-          });
-          Staged rows = loadStaged(kt * bv, [&](Value i) -> SmallVector<Value> {
-            Value k = e.add(k0, udiv(i, bv));
-            Value c = e.add(v0, urem(i, bv));
-            Value valid = andI(lt(k, e.index(p.dimK)), lt(c, e.index(p.dimV)));
-            return {orZero(valid,
-                           memref::LoadOp::create(
-                               e.b, tmp.states,
-                               ValueRange{slot, head, clampK(k), clampV(c)}))};
-          });
+        kt, inits, [&](Value k0, ValueRange in) -> SmallVector<Value> {
+          ValueRange accIn = in.take_front(nAcc);
+          Staged keys = restaged(keys0, in.drop_front(nAcc));
+          Staged rows =
+              restaged(rows0, in.drop_front(nAcc + stagedCount(keys0)));
           storeStaged(keys, [&](Value i, ArrayRef<Value> v) {
-            store(v[0], qTile, {i});
-            store(v[1], kTile, {i});
+            Value at = keyTileSlot(i);
+            store(v[0], qTile, {at});
+            store(v[1], kTile, {at});
             if (bTile)
-              store(v[2], bTile, {i});
+              store(v[2], bTile, {at});
           });
           storeStaged(rows, [&](Value i, ArrayRef<Value> v) {
             store(v[0], rowTile, {i});
           });
           gpu::BarrierOp::create(e.b);
+          auto [nextKeys, nextRows] =
+              loadKeyTile(e.min(e.add(k0, e.index(kt)), lastTile));
           SmallVector<Value> next(accIn.begin(), accIn.end());
           for (int64_t kk = 0; kk < kt; ++kk) {
             SmallVector<Value> qs, ks, qb, kb2, ss;
-            loadTileColumn(qTile, bTile, /*byColumn=*/false, kt, kk, qs, qb);
-            loadTileColumn(kTile, bTile, /*byColumn=*/true, kt, kk, ks, kb2);
+            loadTileColumn(qTile, bTile, /*byColumn=*/false, pitch, kk, qs, qb);
+            loadTileColumn(kTile, bTile, /*byColumn=*/true, pitch, kk, ks, kb2);
             for (int64_t j = 0; j < l.outVPer; ++j)
               ss.push_back(memref::LoadOp::create(
                   e.b, rowTile, e.add(e.index(kk * bv), col(j))));
@@ -119,8 +145,11 @@ private:
               }
           }
           gpu::BarrierOp::create(e.b);
+          appendStaged(nextKeys, next);
+          appendStaged(nextRows, next);
           return next;
         });
+    acc.resize(nAcc);
 
     // The scores and the inter-chunk part, normalized and scaled.
     SmallVector<Value> o(acc.begin() + nA, acc.begin() + nA + nO);

@@ -43,8 +43,9 @@ private:
     int64_t C = l.chunk, kt = VulkanDeltaChunkLayout::kTile;
     bool perKey = p.decay == DeltaDecay::PerKey;
     aS = allocWorkgroup(e, C * C);
-    Value kTile = allocWorkgroup(e, C * kt);
-    Value bTile = perKey ? allocWorkgroup(e, C * kt) : Value();
+    int64_t pitch = VulkanDeltaChunkLayout::kTilePitch;
+    Value kTile = allocWorkgroup(e, C * pitch);
+    Value bTile = perKey ? allocWorkgroup(e, C * pitch) : Value();
     betaS = allocWorkgroup(e, C);
     normS = allocWorkgroup(e, C);
     gS = allocWorkgroup(e, C);
@@ -79,16 +80,17 @@ private:
             return out;
           });
           storeStaged(keys, [&](Value i, ArrayRef<Value> v) {
-            store(v[0], kTile, {i});
+            Value at = keyTileSlot(i);
+            store(v[0], kTile, {at});
             if (bTile)
-              store(v[1], bTile, {i});
+              store(v[1], bTile, {at});
           });
           gpu::BarrierOp::create(e.b);
           SmallVector<Value> next(accIn.begin(), accIn.end());
           for (int64_t kk = 0; kk < kt; ++kk) {
             SmallVector<Value> kr, kc, br, bc;
-            loadTileColumn(kTile, bTile, /*byColumn=*/false, kt, kk, kr, br);
-            loadTileColumn(kTile, bTile, /*byColumn=*/true, kt, kk, kc, bc);
+            loadTileColumn(kTile, bTile, /*byColumn=*/false, pitch, kk, kr, br);
+            loadTileColumn(kTile, bTile, /*byColumn=*/true, pitch, kk, kc, bc);
             // Column blocks past the row block lie above the diagonal
             // (s >= 16 b > 16 a + 15 >= t): never computed.
             for (int64_t a = 0; a < l.cPer; ++a)

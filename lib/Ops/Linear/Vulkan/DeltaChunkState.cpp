@@ -5,20 +5,34 @@
 // 16 i, v = sj + 16 j) in registers; per chunk, in order:
 //
 //   publish  S (the state before the chunk) to the states temporary (for
-//            the outputs) and to shared memory (the chunk's loads of W, Kd
+//            the outputs) and to shared memory (the chunk's loads of Kd
 //            and U already issued)
 //   values   thread (ti, sj): new values N[t, v] = U[t, v] - sum_k W[t, k]
 //            S[k, v] for t = ti + 16 a over key tiles of W, written over U
 //            and to shared memory
 //   update   S = exp(B_last) S + sum_t Kd[t, k] N[t, v] over step tiles
 //
-// The chunk's loads are issued at its start, all at once (they do not
-// depend on S): a load-per-tile loop waited on memory a dozen times a chunk
-// (1.5 ms of 3.3 at B4 T4096 H16 K=V=128 on an H200).
+// No load waits in front of the products: the chunk's Kd and U loads are
+// issued at its start (they do not depend on S) and wait behind N = U - W
+// S; its W was loaded during the update of the chunk before (the loop
+// carries it; the first chunk's before the loop). (A load-per-tile loop
+// waited on memory a dozen times a chunk: 1.5 ms of 3.3 at B4 T4096 H16
+// K=V=128 on an H200.)
+//
+// The W and Kd tiles are staged as 4-float vectors (W by rows of keys, Kd
+// transposed: keys by rows of 4 steps, rows one vector apart more than the
+// tile, so that a warp's stores hit distinct banks): a thread reads four
+// keys of W or four steps of Kd in one shared load (0.75 and 0.63 shared
+// loads a multiply-add before, 0.38 and 0.25 now). On the H200 that moved
+// the pass by 3 % only (docs/ops/delta.md): shared loads were not its
+// limit.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Common/VulkanMatrices.h"
 #include "Linear/Vulkan/DeltaChunk.h"
+
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::ejk;
@@ -38,7 +52,9 @@ public:
     int64_t kt = VulkanDeltaChunkLayout::kTile;
     sS = allocWorkgroup(e, l.kPad() * l.blockV);
     vS = allocWorkgroup(e, l.chunk * l.blockV);
-    tile = allocWorkgroup(e, std::max(l.chunk * kt, l.updateTile * l.kPad()));
+    tile = allocWorkgroupOf(
+        e, std::max(l.chunk * kt, l.updateTile * l.kPad() + 4 * l.kPad()) / 4,
+        vec4());
 
     SmallVector<Value> s;
     for (int64_t i = 0; i < l.kPer; ++i)
@@ -52,11 +68,19 @@ public:
                                                 clampV(e.add(v0, colOf(j)))}));
         s.push_back(s0);
       }
-    s = e.forLoop(zero, chunkCount(), one, s,
-                  [&](Value ci, ValueRange state) -> SmallVector<Value> {
-                    setChunk(ci);
-                    return chunkStep(state);
-                  });
+    // The loop carries the state and the next chunk's W (loaded during the
+    // update of the chunk before; the first chunk's here).
+    int64_t nS = s.size();
+    Value count = chunkCount();
+    SmallVector<Value> carried = s;
+    llvm::append_range(carried, loadWChunk(slotOfChunk(zero, count)));
+    carried = e.forLoop(zero, count, one, carried,
+                        [&](Value ci, ValueRange in) -> SmallVector<Value> {
+                          setChunk(ci);
+                          return chunkStep(in.take_front(nS), in.drop_front(nS),
+                                           slotOfChunk(e.add(ci, one), count));
+                        });
+    s.assign(carried.begin(), carried.begin() + nS);
     if (buf.finalState)
       for (int64_t i = 0; i < l.kPer; ++i)
         for (int64_t j = 0; j < l.vPer; ++j)
@@ -76,8 +100,13 @@ private:
                 lt(e.add(v0, colOf(j)), e.index(p.dimV)));
   }
 
+  VectorType vec4() { return VectorType::get({4}, e.f32); }
+  Value lane(Value v, int64_t c) {
+    return vector::ExtractOp::create(e.b, v, c);
+  }
+
   /// This thread's share (elements thread + 256 r) of a tile of `total`
-  /// elements, `element(i)` each (i clamped into the tile in a last
+  /// vectors, `element(i)` each (i clamped into the tile in a last
   /// partial round: those are never stored).
   SmallVector<Value> loadTile(int64_t total,
                               function_ref<Value(Value)> element) {
@@ -91,63 +120,101 @@ private:
     return regs;
   }
 
-  void storeTile(ValueRange regs, int64_t total) {
+  /// Stores vector r of `regs` at `at(i)` for the elements i of storeTile's
+  /// rounds.
+  void storeTile(ValueRange regs, int64_t total,
+                 function_ref<Value(Value)> at) {
     for (int64_t r = 0; r * l.kThreads < total; ++r) {
       Value i = e.add(thread, e.index(r * l.kThreads));
       if ((r + 1) * l.kThreads > total)
-        emitIf(e, lt(i, e.index(total)), [&] { store(regs[r], tile, {i}); });
+        emitIf(e, lt(i, e.index(total)),
+               [&] { store(regs[r], tile, {at(i)}); });
       else
-        store(regs[r], tile, {i});
+        store(regs[r], tile, {at(i)});
     }
   }
 
-  /// Key tile `kb` of W ([chunk, 16]).
-  SmallVector<Value> loadW(Value kb) {
-    int64_t kt = VulkanDeltaChunkLayout::kTile;
+  /// The slot of the sequence's chunk `ci`, clamped into its chunks (a
+  /// prefetch past the last chunk reloads it; an empty sequence's is its
+  /// first slot, never used).
+  Value slotOfChunk(Value ci, Value count) {
+    Value last = e.max(e.sub(count, one), zero);
+    return e.add(baseSlot(seqId), e.min(ci, last));
+  }
+
+  /// Every key tile of W of chunk slot `at`, tile after tile.
+  SmallVector<Value> loadWChunk(Value at) {
+    SmallVector<Value> regs;
+    for (int64_t kb = 0; kb < l.kPer; ++kb)
+      llvm::append_range(regs, loadW(e.index(kb), at));
+    return regs;
+  }
+
+  /// Key tile `kb` of W ([chunk, 16] as [chunk, 4] vectors of 4 keys) of
+  /// chunk slot `at`.
+  SmallVector<Value> loadW(Value kb, Value at) {
+    int64_t kt = VulkanDeltaChunkLayout::kTile, q = kt / 4;
     Value k0 = e.mul(kb, e.index(kt));
-    return loadTile(l.chunk * kt, [&](Value i) {
-      Value k = e.add(k0, urem(i, kt));
-      return orZero(
-          lt(k, e.index(p.dimK)),
-          memref::LoadOp::create(
-              e.b, tmp.w, ValueRange{slot, head, udiv(i, kt), clampK(k)}));
+    return loadTile(l.chunk * q, [&](Value i) {
+      Value t = udiv(i, q);
+      Value kq = e.add(k0, e.mul(urem(i, q), e.index(4)));
+      SmallVector<Value> keys;
+      for (int64_t c = 0; c < 4; ++c) {
+        Value k = e.add(kq, e.index(c));
+        keys.push_back(
+            orZero(lt(k, e.index(p.dimK)),
+                   memref::LoadOp::create(e.b, tmp.w,
+                                          ValueRange{at, head, t, clampK(k)})));
+      }
+      return vector::FromElementsOp::create(e.b, vec4(), keys).getResult();
     });
   }
 
-  /// Step tile `sb` of Kd ([update tile, kPad]).
+  /// Vectors of Kd's transposed step tile per key row.
+  int64_t kdPitch() { return l.updateTile / 4 + 1; }
+
+  /// Step tile `sb` of Kd ([update tile, kPad]), transposed: vector i
+  /// holds steps 4 (i / kPad) .. + 3 of key i % kPad (consecutive threads
+  /// read consecutive keys).
   SmallVector<Value> loadKd(Value sb) {
     int64_t kPad = l.kPad();
     Value s0 = e.mul(sb, e.index(l.updateTile));
-    return loadTile(l.updateTile * kPad, [&](Value i) {
+    return loadTile(l.updateTile * kPad / 4, [&](Value i) {
       Value k = urem(i, kPad);
-      return orZero(
-          lt(k, e.index(p.dimK)),
-          memref::LoadOp::create(
-              e.b, tmp.kd,
-              ValueRange{slot, head, e.add(s0, udiv(i, kPad)), clampK(k)}));
+      Value sq = e.add(s0, e.mul(udiv(i, kPad), e.index(4)));
+      SmallVector<Value> steps;
+      for (int64_t c = 0; c < 4; ++c)
+        steps.push_back(orZero(
+            lt(k, e.index(p.dimK)),
+            memref::LoadOp::create(
+                e.b, tmp.kd,
+                ValueRange{slot, head, e.add(sq, e.index(c)), clampK(k)})));
+      return vector::FromElementsOp::create(e.b, vec4(), steps).getResult();
     });
   }
 
-  /// One chunk. The loads of all its W and Kd tiles and of U are issued
-  /// first (they do not depend on S), so the chunk waits on memory about
-  /// once; the tiles then go through shared memory one after another.
-  SmallVector<Value> chunkStep(ValueRange state) {
+  /// One chunk, its W (`w`, every key tile's vectors in order) loaded
+  /// before. The loads of its Kd tiles and of U are issued first (they do
+  /// not depend on S) and wait behind N = U - W S; the loads of the next
+  /// chunk's W (slot `nextSlot`) go out once this chunk's W is staged, and
+  /// wait behind the update. Returns the new state, then the next W.
+  SmallVector<Value> chunkStep(ValueRange state, ValueRange w, Value nextSlot) {
     int64_t C = l.chunk, kt = VulkanDeltaChunkLayout::kTile;
     int64_t bv = l.blockV, kPad = l.kPad(), ut = l.updateTile;
-    SmallVector<SmallVector<Value>> wTiles, kdTiles;
-    for (int64_t kb = 0; kb < l.kPer; ++kb)
-      wTiles.push_back(loadW(e.index(kb)));
+    int64_t perTile = w.size() / l.kPer;
+    SmallVector<SmallVector<Value>> kdTiles;
     for (int64_t sb = 0; sb < C / ut; ++sb)
       kdTiles.push_back(loadKd(e.index(sb)));
-    SmallVector<Value> n;
+    SmallVector<Value> u;
     for (int64_t a = 0; a < l.cPer; ++a)
       for (int64_t j = 0; j < l.vPer; ++j) {
         Value c = e.add(v0, colOf(j));
-        n.push_back(orZero(
+        u.push_back(orZero(
             lt(c, e.index(p.dimV)),
             memref::LoadOp::create(
                 e.b, tmp.u, ValueRange{slot, head, stepOf(a), clampV(c)})));
       }
+    SmallVector<Value> n(u.size(), zeroF());
     // Publish S.
     for (int64_t i = 0; i < l.kPer; ++i)
       for (int64_t j = 0; j < l.vPer; ++j) {
@@ -158,29 +225,37 @@ private:
         });
       }
 
-    // N = U - W S over the key tiles.
+    // N = U - W S over the key tiles, four keys a shared load of W.
+    auto same = [](Value i) { return i; };
     for (int64_t kb = 0; kb < l.kPer; ++kb) {
-      storeTile(wTiles[kb], C * kt);
+      storeTile(w.slice(kb * perTile, perTile), C * kt / 4, same);
       gpu::BarrierOp::create(e.b);
-      for (int64_t kk = 0; kk < kt; ++kk) {
-        SmallVector<Value> ws, ss;
+      for (int64_t kq = 0; kq < kt / 4; ++kq) {
+        SmallVector<Value> ws;
         for (int64_t a = 0; a < l.cPer; ++a)
-          ws.push_back(arith::NegFOp::create(
-              e.b, memref::LoadOp::create(
-                       e.b, tile,
-                       e.add(e.mul(stepOf(a), e.index(kt)), e.index(kk)))));
-        Value sRow = e.index((kb * kt + kk) * bv);
-        for (int64_t j = 0; j < l.vPer; ++j)
-          ss.push_back(memref::LoadOp::create(e.b, sS, e.add(sRow, colOf(j))));
-        for (int64_t a = 0; a < l.cPer; ++a)
+          ws.push_back(memref::LoadOp::create(
+              e.b, tile,
+              e.add(e.mul(stepOf(a), e.index(kt / 4)), e.index(kq))));
+        for (int64_t c = 0; c < 4; ++c) {
+          SmallVector<Value> ss;
+          Value sRow = e.index((kb * kt + 4 * kq + c) * bv);
           for (int64_t j = 0; j < l.vPer; ++j)
-            n[a * l.vPer + j] =
-                math::FmaOp::create(e.b, ws[a], ss[j], n[a * l.vPer + j]);
+            ss.push_back(
+                memref::LoadOp::create(e.b, sS, e.add(sRow, colOf(j))));
+          for (int64_t a = 0; a < l.cPer; ++a) {
+            Value w = arith::NegFOp::create(e.b, lane(ws[a], c));
+            for (int64_t j = 0; j < l.vPer; ++j)
+              n[a * l.vPer + j] =
+                  math::FmaOp::create(e.b, w, ss[j], n[a * l.vPer + j]);
+          }
+        }
       }
       gpu::BarrierOp::create(e.b);
     }
+    SmallVector<Value> nextW = loadWChunk(nextSlot);
     for (int64_t a = 0; a < l.cPer; ++a)
       for (int64_t j = 0; j < l.vPer; ++j) {
+        n[a * l.vPer + j] = e.fadd(u[a * l.vPer + j], n[a * l.vPer + j]);
         Value t = stepOf(a), c = e.add(v0, colOf(j));
         Value valid = lt(t, len);
         store(orZero(valid, n[a * l.vPer + j]), vS,
@@ -205,24 +280,36 @@ private:
           next[i * l.vPer + j] = e.fmul(d, next[i * l.vPer + j]);
       }
     }
+    // Four steps a shared load of Kd.
+    int64_t pitch = kdPitch();
+    auto transposed = [&](Value i) {
+      return e.add(e.mul(urem(i, kPad), e.index(pitch)), udiv(i, kPad));
+    };
     for (int64_t sb = 0; sb < C / ut; ++sb) {
-      storeTile(kdTiles[sb], ut * kPad);
+      storeTile(kdTiles[sb], ut * kPad / 4, transposed);
       gpu::BarrierOp::create(e.b);
-      for (int64_t s = 0; s < ut; ++s) {
-        SmallVector<Value> ks, vs;
+      for (int64_t sq = 0; sq < ut / 4; ++sq) {
+        SmallVector<Value> ks;
         for (int64_t i = 0; i < l.kPer; ++i)
           ks.push_back(memref::LoadOp::create(
-              e.b, tile, e.add(e.index(s * kPad), keyOf(i))));
-        Value vRow = e.index((sb * ut + s) * bv);
-        for (int64_t j = 0; j < l.vPer; ++j)
-          vs.push_back(memref::LoadOp::create(e.b, vS, e.add(vRow, colOf(j))));
-        for (int64_t i = 0; i < l.kPer; ++i)
+              e.b, tile, e.add(e.mul(keyOf(i), e.index(pitch)), e.index(sq))));
+        for (int64_t c = 0; c < 4; ++c) {
+          SmallVector<Value> vs;
+          Value vRow = e.index((sb * ut + 4 * sq + c) * bv);
           for (int64_t j = 0; j < l.vPer; ++j)
-            next[i * l.vPer + j] =
-                math::FmaOp::create(e.b, ks[i], vs[j], next[i * l.vPer + j]);
+            vs.push_back(
+                memref::LoadOp::create(e.b, vS, e.add(vRow, colOf(j))));
+          for (int64_t i = 0; i < l.kPer; ++i) {
+            Value kd = lane(ks[i], c);
+            for (int64_t j = 0; j < l.vPer; ++j)
+              next[i * l.vPer + j] =
+                  math::FmaOp::create(e.b, kd, vs[j], next[i * l.vPer + j]);
+          }
+        }
       }
       gpu::BarrierOp::create(e.b);
     }
+    llvm::append_range(next, nextW);
     return next;
   }
 
