@@ -586,14 +586,7 @@ private:
         inside = arith::AndIOp::create(
             e.b, inside, cmp(arith::CmpIPredicate::slt, i, e.index(total)));
       emitIf(e, inside, [&] {
-        Value rowTile = arith::DivUIOp::create(e.b, t, e.index(kT));
-        Value colTile = arith::DivUIOp::create(e.b, c, e.index(kT));
-        Value tile = e.add(e.mul(rowTile, e.index(l.colTiles)), colTile);
-        Value colIn = arith::RemUIOp::create(e.b, c, e.index(kT));
-        Value rowIn = arith::RemUIOp::create(e.b, t, e.index(kT));
-        Value inTile = e.add(e.mul(rowIn, e.index(kT)), colIn);
-        Value at = e.add(e.index(outputRegion()),
-                         e.add(e.mul(tile, e.index(kT * kT)), inTile));
+        Value at = outputAt(t, c);
         // Two outputs a 32-bit lane, the first in the low half.
         SmallVector<Value> lanes;
         for (int64_t h = 0; h < kWord; h += 2) {
@@ -640,6 +633,21 @@ private:
     }
   }
 
+  /// Element (t, c) of the chunk's outputs in the stage's output region:
+  /// in tile (t / 16, c / 16).
+  Value outputAt(Value t, Value c) {
+    Value rowTile = arith::DivUIOp::create(e.b, t, e.index(kT));
+    Value colTile = arith::DivUIOp::create(e.b, c, e.index(kT));
+    Value tile = e.add(e.mul(rowTile, e.index(l.colTiles)), colTile);
+    // One op per statement where two would be built in one call: the
+    // compilers evaluate arguments in different orders.
+    Value colIn = arith::RemUIOp::create(e.b, c, e.index(kT));
+    Value rowIn = arith::RemUIOp::create(e.b, t, e.index(kT));
+    Value inTile = e.add(e.mul(rowIn, e.index(kT)), colIn);
+    return e.add(e.index(outputRegion()),
+                 e.add(e.mul(tile, e.index(kT * kT)), inTile));
+  }
+
   /// The chunk's outputs from the stage's output region: element (t, c) of
   /// tile (t / 16, c / 16), rows inside the chunk, columns inside
   /// head_dim_v.
@@ -653,17 +661,7 @@ private:
         inside = arith::AndIOp::create(
             e.b, inside, cmp(arith::CmpIPredicate::slt, i, e.index(total)));
       emitIf(e, inside, [&] {
-        Value rowTile = arith::DivUIOp::create(e.b, t, e.index(kT));
-        Value colTile = arith::DivUIOp::create(e.b, c, e.index(kT));
-        Value tile = e.add(e.mul(rowTile, e.index(l.colTiles)), colTile);
-        // One op per statement where two would be built in one call: the
-        // compilers evaluate arguments in different orders.
-        Value colIn = arith::RemUIOp::create(e.b, c, e.index(kT));
-        Value rowIn = arith::RemUIOp::create(e.b, t, e.index(kT));
-        Value inTile = e.add(e.mul(rowIn, e.index(kT)), colIn);
-        Value at = e.add(e.index(outputRegion()),
-                         e.add(e.mul(tile, e.index(kT * kT)), inTile));
-        Value value = memref::LoadOp::create(e.b, fstage, at);
+        Value value = memref::LoadOp::create(e.b, fstage, outputAt(t, c));
         Value row = rowOf(e.add(c0, t));
         Value converted = e.fromF32(value, outputType());
         memref::StoreOp::create(e.b, converted, buf.output,
