@@ -150,6 +150,48 @@ TEST_F(BufferTest, OutOfRangeCopiesFail) {
   ejk_buffer_destroy(buffer);
 }
 
+TEST_F(BufferTest, DeviceCopiesAndNoExportOnTheCpu) {
+  ejk_buffer *a = nullptr, *b = nullptr;
+  ASSERT_EQ(ejk_buffer_create(device_, 64, &a), EJK_OK);
+  ASSERT_EQ(ejk_buffer_create(device_, 64, &b), EJK_OK);
+  std::vector<uint8_t> bytes(64);
+  for (size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = uint8_t(i);
+  ASSERT_EQ(ejk_buffer_upload(a, bytes.data(), 64, 0), EJK_OK);
+  // Two rows of 4 bytes, 16 apart, into 8 apart from byte 1.
+  ASSERT_EQ(ejk_buffer_copy_rows(a, 2, 16, b, 1, 8, 4, 2), EJK_OK)
+      << ejk_last_error();
+  std::vector<uint8_t> back(16);
+  ASSERT_EQ(ejk_buffer_download(b, back.data(), 16, 0), EJK_OK);
+  EXPECT_EQ(back, (std::vector<uint8_t>{0, 2, 3, 4, 5, 0, 0, 0, 0, 18, 19, 20,
+                                        21, 0, 0, 0}));
+  EXPECT_EQ(ejk_buffer_copy(a, 60, b, 0, 8), EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ejk_buffer_copy_rows(a, 0, SIZE_MAX / 2, b, 0, 0, 4, 3),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ejk_buffer_copy(nullptr, 0, b, 0, 8), EJK_ERROR_INVALID_ARGUMENT);
+  // Buffers of two devices.
+  ejk_device *other = nullptr;
+  ejk_buffer *c = nullptr;
+  ASSERT_EQ(ejk_device_create("cpu", &other), EJK_OK);
+  ASSERT_EQ(ejk_buffer_create(other, 64, &c), EJK_OK);
+  EXPECT_EQ(ejk_buffer_copy(a, 0, c, 0, 8), EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(ejk_last_error()).find("different devices"),
+            std::string::npos);
+  // The CPU device exports no memory and has no UUID.
+  ejk_buffer *exportable = nullptr;
+  EXPECT_EQ(ejk_buffer_create_exportable(device_, 64, &exportable),
+            EJK_ERROR_UNAVAILABLE);
+  EXPECT_EQ(exportable, nullptr);
+  uint8_t uuid[16];
+  EXPECT_EQ(ejk_device_uuid(device_, uuid), EJK_ERROR_UNAVAILABLE);
+  int fd = 0;
+  uint64_t size = 0;
+  EXPECT_EQ(ejk_buffer_export_fd(a, &fd, &size), EJK_ERROR_INVALID_ARGUMENT);
+  for (ejk_buffer *buffer : {a, b, c})
+    ejk_buffer_destroy(buffer);
+  ejk_device_destroy(other);
+}
+
 TEST_F(BufferTest, HugeAllocationFailsCleanly) {
   ejk_buffer *buffer = reinterpret_cast<ejk_buffer *>(0x1);
   ejk_status status = ejk_buffer_create(

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <thread>
 
+#include <unistd.h>
+
 using namespace ejk::test;
 
 namespace {
@@ -452,6 +454,65 @@ TEST_P(VulkanInvokeTest, LoadFilesFromMemory) {
   EXPECT_EQ(ejk_module_load_files(device_, manifest.data(), manifest.size(),
                                   &nameless, 1, &missing),
             EJK_ERROR_INVALID_ARGUMENT);
+}
+
+// Device copies between buffers (ejk_buffer_copy, ejk_buffer_copy_rows),
+// exportable memory and the device's UUID (the ring's GPU-to-GPU copies,
+// docs/runtime.md "Exportable buffers").
+TEST_P(VulkanInvokeTest, DeviceCopiesRowsAndExportableMemory) {
+  std::vector<float> src(64);
+  for (size_t i = 0; i < src.size(); ++i)
+    src[i] = float(i);
+  ejk_buffer *from = buffer(src);
+  ejk_buffer *into = buffer(std::vector<float>(128, -1.0f));
+  // Four rows of 8 floats, 16 apart in the source, into every 32nd float
+  // from float 4 of the destination: one submission.
+  ASSERT_EQ(
+      ejk_buffer_copy_rows(from, 0, 16 * 4, into, 4 * 4, 32 * 4, 8 * 4, 4),
+      EJK_OK)
+      << ejk_last_error();
+  std::vector<float> got = read<float>(into, 128);
+  for (size_t i = 0; i < 128; ++i) {
+    size_t row = i / 32, col = i % 32;
+    float want = col >= 4 && col < 12 ? float(row * 16 + col - 4) : -1.0f;
+    ASSERT_EQ(got[i], want) << "at " << i;
+  }
+  ASSERT_EQ(ejk_buffer_copy(from, 4, into, 0, 8), EJK_OK) << ejk_last_error();
+  EXPECT_EQ(read<float>(into, 2), (std::vector<float>{1.0f, 2.0f}));
+  // The last row must fit, and so must a plain copy.
+  EXPECT_EQ(ejk_buffer_copy_rows(from, 0, 16 * 4, into, 0, 41 * 4, 8 * 4, 4),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(ejk_last_error()).find("ejk_buffer_copy to"),
+            std::string::npos)
+      << ejk_last_error();
+  EXPECT_EQ(ejk_buffer_copy(from, 200, into, 0, 64),
+            EJK_ERROR_INVALID_ARGUMENT);
+
+  uint8_t uuid[16] = {};
+  ASSERT_EQ(ejk_device_uuid(device_, uuid), EJK_OK) << ejk_last_error();
+  EXPECT_NE(std::vector<uint8_t>(uuid, uuid + 16), std::vector<uint8_t>(16, 0));
+  ejk_buffer *exportable = nullptr;
+  ejk_status status =
+      ejk_buffer_create_exportable(device_, 1 << 20, &exportable);
+  if (status == EJK_ERROR_UNAVAILABLE)
+    GTEST_SKIP() << "the device cannot export memory: " << ejk_last_error();
+  ASSERT_EQ(status, EJK_OK) << ejk_last_error();
+  buffers_.emplace_back(exportable);
+  // It is a buffer like any other: zeroed, copied to and from.
+  EXPECT_EQ(read<float>(exportable, 4), std::vector<float>(4, 0.0f));
+  ASSERT_EQ(ejk_buffer_copy(from, 0, exportable, 0, 64 * 4), EJK_OK);
+  EXPECT_EQ(read<float>(exportable, 64), src);
+  int fd = -1;
+  uint64_t bytes = 0;
+  ASSERT_EQ(ejk_buffer_export_fd(exportable, &fd, &bytes), EJK_OK)
+      << ejk_last_error();
+  EXPECT_GE(fd, 0);
+  EXPECT_GE(bytes, uint64_t(1) << 20);
+  close(fd);
+  // A buffer not created exportable has no fd.
+  EXPECT_EQ(ejk_buffer_export_fd(from, &fd, &bytes),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(fd, -1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Memory, VulkanInvokeTest, ::testing::Bool(),
