@@ -9,7 +9,9 @@
 // causal/window options, which the block entries' names carry
 // (chooseBlock, Ring.cpp). With segment ids (ejk_ring_run_segments) each
 // shard's kv_segment_ids travel with its key/value (a third message) and
-// every block takes the segment ids of its rows.
+// every block takes the segment ids of its rows. Where every rank's GPU
+// has CUDA, the run is RingDevice.cpp's instead (key/value GPU to GPU, no
+// merge: useDeviceCopies).
 //
 // Shards travel as bytes of the entry's element type (f32, f16, bf16); the
 // merge is f32 on the host. Copies between host and device hold the device,
