@@ -240,8 +240,9 @@ TEST_F(LinearRulesTest, VulkanInOrderCooperativeForConstantDecays) {
     ASSERT_TRUE(op);
     EXPECT_EQ(printAttr(op.getHeuristicConfig(coop)),
               "#ejk.config<block_v = 32, chunk_parallel = 0, chunk_size = 32, "
-              "cooperative = 1>");
-    // The tuner tries in-order configs beside the chunk-parallel ones.
+              "cooperative = 2>");
+    // The tuner tries in-order configs of both forms beside the
+    // chunk-parallel ones.
     int64_t inOrder = 0;
     for (ConfigAttr c : op.getConfigSpace(coop, false)) {
       EXPECT_EQ(reason(op, c, coop), "ok") << printAttr(c);
@@ -249,7 +250,7 @@ TEST_F(LinearRulesTest, VulkanInOrderCooperativeForConstantDecays) {
           !c.lookup("chunk_parallel").value_or(0))
         ++inOrder;
     }
-    EXPECT_EQ(inOrder, 5); // C 16 x V 16/32/64, C 32 x V 16/32
+    EXPECT_EQ(inOrder, 10); // 2 forms x (C 16 x V 16/32/64, C 32 x V 16/32)
   }
   // Too few workgroups (1 x 8 x 4): the chunks run in parallel.
   TunableOpInterface few = simpleGla(1, 8, "bf16");
@@ -266,7 +267,7 @@ TEST_F(LinearRulesTest, VulkanInOrderCooperativeForConstantDecays) {
             "cooperative = 1>");
   EXPECT_EQ(printAttr(simpleGla(16, 8, "f16").getHeuristicConfig(noBf16)),
             "#ejk.config<block_v = 32, chunk_parallel = 0, chunk_size = 32, "
-            "cooperative = 1>");
+            "cooperative = 2>");
 }
 
 } // namespace
