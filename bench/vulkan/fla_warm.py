@@ -14,9 +14,10 @@ autotuning (the families' processes share the GPU) is not kept, so each
 bench process autotunes again from the cached binaries, alone on the GPU,
 and fla's configs are chosen as in a run without the warm-up.
 
-Written 2026-11-27 for a call that was not made (device budget): not yet
-run on the GPU machine. Run it in the background while the ejk-only
-parts (chk cases, pipeline statistics) run, then the timed benches.
+Run in the background while the ejk-only parts (chk cases, pipeline
+statistics) run, then the timed benches. Measured on an H200 (2026-11-27,
+session 16, two calls): `simple` 84-85 s, `gla` 198 s (chunk_gla's
+autotuned kernels; with `gla` a 240 s call has little time left after it).
 """
 import os
 import subprocess

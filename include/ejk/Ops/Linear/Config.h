@@ -21,7 +21,9 @@
 //               update's (k^T v, f16 states between the dispatches); with
 //               `chunk_parallel = 0`, 1 runs the in-order kernel on
 //               matrices (a constant decay or none: every product, the
-//               state in accumulators; lib/Ops/Linear/Vulkan/CoopInOrder.h)
+//               state in accumulators; lib/Ops/Linear/Vulkan/CoopInOrder.h),
+//               2 the same with each subgroup converting its own tiles to
+//               operands and the outputs written as 16-byte words
 //
 //===----------------------------------------------------------------------===//
 
