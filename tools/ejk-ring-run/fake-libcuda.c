@@ -23,7 +23,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-typedef unsigned long long DevicePtr;
+#include "RingCudaAbi.h"
+
+typedef EjkCuDevicePtr DevicePtr;
 
 /* Mappings this process made, to unmap them by address. */
 enum { kMaxMaps = 64 };
@@ -73,7 +75,8 @@ int cuDeviceGet(int *device, int ordinal) {
   *device = ordinal;
   return 0;
 }
-int cuDeviceGetUuid(unsigned char *uuid, int device) {
+int cuDeviceGetUuid(EjkCuUuid *id, int device) {
+  unsigned char *uuid = id->bytes;
   const char *hex = getenv("EJK_FAKE_CUDA_UUID");
   memset(uuid, 0, 16);
   for (int i = 0; hex && i < 16 && hex[2 * i] && hex[2 * i + 1]; ++i) {
@@ -110,8 +113,9 @@ int cuMemFree_v2(DevicePtr p) { return unmap(p); }
 struct Handle {
   long pid, fd, bytes;
 };
-int cuIpcGetMemHandle(char *handle, DevicePtr p) {
-  memset(handle, 0, 64);
+int cuIpcGetMemHandle(EjkCuIpcMemHandle *out, DevicePtr p) {
+  char *handle = out->reserved;
+  memset(handle, 0, sizeof(out->reserved));
   for (int i = 0; i < kMaxMaps; ++i)
     if (maps[i].address == p && maps[i].fd >= 0) {
       struct Handle h = {getpid(), maps[i].fd, (long)maps[i].bytes};
@@ -120,14 +124,10 @@ int cuIpcGetMemHandle(char *handle, DevicePtr p) {
     }
   return 1; /* CUDA_ERROR_INVALID_VALUE */
 }
-/* The handle is passed by value: 64 bytes on the stack. */
-struct Handle64 {
-  char bytes[64];
-};
-int cuIpcOpenMemHandle_v2(DevicePtr *p, struct Handle64 handle,
+int cuIpcOpenMemHandle_v2(DevicePtr *p, EjkCuIpcMemHandle handle,
                           unsigned flags) {
   struct Handle h;
-  memcpy(&h, handle.bytes, sizeof(h));
+  memcpy(&h, handle.reserved, sizeof(h));
   char path[64];
   snprintf(path, sizeof(path), "/proc/%ld/fd/%ld", h.pid, h.fd);
   int fd = open(path, O_RDWR);
@@ -139,28 +139,11 @@ int cuIpcOpenMemHandle_v2(DevicePtr *p, struct Handle64 handle,
 }
 int cuIpcCloseMemHandle(DevicePtr p) { return unmap(p); }
 
-struct MemoryDesc {
-  int type;
-  union {
-    int fd;
-    struct {
-      void *handle;
-      const void *name;
-    } win32;
-  } handle;
-  unsigned long long size;
-  unsigned flags;
-  unsigned reserved[16];
-};
-struct BufferDesc {
-  unsigned long long offset, size;
-  unsigned flags;
-  unsigned reserved[16];
-};
 /* Lavapipe's exported memory is a memfd whose first page is its own (the
    memory starts 4096 bytes in: a file of the allocation plus a page and a
    little); other files are taken as the memory itself. */
-int cuImportExternalMemory(void **memory, const struct MemoryDesc *desc) {
+int cuImportExternalMemory(void **memory,
+                           const EjkCuExternalMemoryHandleDesc *desc) {
   struct stat st;
   if (desc->type != 1 || fstat(desc->handle.fd, &st) != 0)
     return 1;
@@ -176,7 +159,7 @@ int cuImportExternalMemory(void **memory, const struct MemoryDesc *desc) {
   return 0;
 }
 int cuExternalMemoryGetMappedBuffer(DevicePtr *p, void *memory,
-                                    const struct BufferDesc *desc) {
+                                    const EjkCuExternalMemoryBufferDesc *desc) {
   *p = (DevicePtr)memory + desc->offset;
   return 0;
 }

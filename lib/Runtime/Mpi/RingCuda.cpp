@@ -1,15 +1,15 @@
 //===- RingCuda.cpp - key/value shards GPU to GPU through CUDA -----------===//
 //
 // DeviceCopies (RingCuda.h). The CUDA driver API is reached through dlopen;
-// its types below are declared from the documented ABI (cuda.h's layouts:
-// handles are pointers, CUdeviceptr an unsigned 64-bit integer, results
-// ints), with the sizes checked, so that ejk builds and runs where CUDA is
-// not installed. EJK_RING_TEST_CUDA_LIBRARY names another library to load
-// (the tests' way to see the fallback and a device without a match).
+// its types are declared from the documented ABI (RingCudaAbi.h), with the
+// sizes checked, so that ejk builds and runs where CUDA is not installed.
+// EJK_RING_TEST_CUDA_LIBRARY names another library to load (the tests' way to
+// see the fallback and a device without a match).
 //
 //===----------------------------------------------------------------------===//
 
 #include "RingCuda.h"
+#include "RingCudaAbi.h"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -26,41 +26,18 @@ using namespace ejk::ring;
 
 namespace {
 
-// The driver API's types, as its ABI lays them out.
-using CuResult = int;
-using CuDevice = int;
-using CuDevicePtr = unsigned long long;
+// The driver API's types (RingCudaAbi.h), and their layouts as cuda.h
+// gives them.
+using CuResult = EjkCuResult;
+using CuDevice = EjkCuDevice;
+using CuDevicePtr = EjkCuDevicePtr;
 using CuContext = void *;
 using CuStream = void *;
 using CuExternalMemory = void *;
-struct CuUuid {
-  unsigned char bytes[16];
-};
-struct CuIpcMemHandle {
-  char reserved[64];
-};
-/// CUDA_EXTERNAL_MEMORY_HANDLE_DESC.
-struct CuExternalMemoryHandleDesc {
-  int type; // CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD = 1
-  union {
-    int fd;
-    struct {
-      void *handle;
-      const void *name;
-    } win32;
-    const void *nvSciBufObject;
-  } handle;
-  unsigned long long size;
-  unsigned int flags; // CUDA_EXTERNAL_MEMORY_DEDICATED = 1
-  unsigned int reserved[16];
-};
-/// CUDA_EXTERNAL_MEMORY_BUFFER_DESC.
-struct CuExternalMemoryBufferDesc {
-  unsigned long long offset;
-  unsigned long long size;
-  unsigned int flags;
-  unsigned int reserved[16];
-};
+using CuUuid = EjkCuUuid;
+using CuIpcMemHandle = EjkCuIpcMemHandle;
+using CuExternalMemoryHandleDesc = EjkCuExternalMemoryHandleDesc;
+using CuExternalMemoryBufferDesc = EjkCuExternalMemoryBufferDesc;
 static_assert(sizeof(CuExternalMemoryHandleDesc) == 104, "the driver's ABI");
 static_assert(sizeof(CuExternalMemoryBufferDesc) == 88, "the driver's ABI");
 static_assert(sizeof(CuIpcMemHandle) == 64, "the driver's ABI");
@@ -68,10 +45,10 @@ static_assert(offsetof(CuExternalMemoryHandleDesc, size) == 24 &&
                   offsetof(CuExternalMemoryHandleDesc, flags) == 32 &&
                   offsetof(CuExternalMemoryBufferDesc, flags) == 16,
               "the driver's ABI");
-constexpr int kOpaqueFd = 1;
-constexpr unsigned kDedicated = 1;
-constexpr unsigned kLazyPeerAccess = 1;
-constexpr unsigned kNonBlocking = 1;
+constexpr int kOpaqueFd = EJK_CU_OPAQUE_FD;
+constexpr unsigned kDedicated = EJK_CU_DEDICATED;
+constexpr unsigned kLazyPeerAccess = EJK_CU_LAZY_PEER_ACCESS;
+constexpr unsigned kNonBlocking = EJK_CU_NON_BLOCKING;
 
 /// The entry points used, loaded once per process.
 struct Driver {

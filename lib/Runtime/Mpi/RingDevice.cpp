@@ -82,11 +82,6 @@ ejk_status runWholeSequence(ejk_ring &ring, uint64_t start, ejk_buffer *query,
   const int64_t qRow = ring.heads * ring.headDim * ring.elemBytes,
                 oRow = ring.heads * ring.headDimV * ring.elemBytes;
   FirstFailure failure;
-  ejk_status &status = failure.status;
-  std::string &message = failure.message;
-  auto record = [&](ejk_status s, const std::string &what) {
-    failure.record(s, what);
-  };
   auto since = [](uint64_t t0) { return nowNs() - t0; };
   ring.steps.assign(causal ? 3 : 2, ejk_ring_stats{});
   ring.total = ejk_ring_stats{};
@@ -118,19 +113,19 @@ ejk_status runWholeSequence(ejk_ring &ring, uint64_t start, ejk_buffer *query,
          {std::tuple(key, ring.wholeKey, kRow, "ejk_ring_run: copying 'key'"),
           std::tuple(value, ring.wholeValue, vRow,
                      "ejk_ring_run: copying 'value'")})
-      record(ejk_buffer_copy_rows(from, 0, size_t(rows * row), into,
-                                  size_t(at * row), size_t(stride * row),
-                                  size_t(rows * row), own.size()),
-             what);
+      failure.record(ejk_buffer_copy_rows(
+                         from, 0, size_t(rows * row), into, size_t(at * row),
+                         size_t(stride * row), size_t(rows * row), own.size()),
+                     what);
   }
   if (causal)
-    record(ejk_buffer_copy(query, size_t(half * qRow), ring.queryHalf, 0,
-                           size_t(half * qRow)),
-           "ejk_ring_run: copying the query half");
+    failure.record(ejk_buffer_copy(query, size_t(half * qRow), ring.queryHalf,
+                                   0, size_t(half * qRow)),
+                   "ejk_ring_run: copying the query half");
   gather.staging_ns = since(t0);
   uint64_t t1 = nowNs();
   DeviceCopies &devices = ring.devices;
-  bool copied = status == EJK_OK;
+  bool copied = failure.status == EJK_OK;
   for (auto [local, rows, global] : pieces(rank))
     copied =
         copied &&
@@ -153,9 +148,9 @@ ejk_status runWholeSequence(ejk_ring &ring, uint64_t start, ejk_buffer *query,
                                   size_t(global * vRow), size_t(rows * vRow));
   }
   copied = devices.wait() && copied;
-  if (!copied && status == EJK_OK) {
-    status = EJK_ERROR_IO;
-    message =
+  if (!copied && failure.status == EJK_OK) {
+    failure.status = EJK_ERROR_IO;
+    failure.message =
         "ejk_ring_run: copying key/value between GPUs: " + devices.error();
   }
   // Nothing runs beside the gather: all of it is exposed.
@@ -189,12 +184,13 @@ ejk_status runWholeSequence(ejk_ring &ring, uint64_t start, ejk_buffer *query,
   }
   std::vector<ejk_invocation *> invocations(plans.size(), nullptr);
   std::vector<uint64_t> started(plans.size(), 0);
-  for (size_t i = 0; i < plans.size() && status == EJK_OK; ++i) {
+  for (size_t i = 0; i < plans.size() && failure.status == EJK_OK; ++i) {
     started[i] = nowNs();
-    record(ejk_invoke_async(ring.module, plans[i].entry.c_str(),
-                            plans[i].inputs.data(), plans[i].inputs.size(),
-                            plans[i].outputs, 2, &invocations[i]),
-           "ejk_ring_run: block '" + plans[i].entry + "'");
+    failure.record(ejk_invoke_async(ring.module, plans[i].entry.c_str(),
+                                    plans[i].inputs.data(),
+                                    plans[i].inputs.size(), plans[i].outputs, 2,
+                                    &invocations[i]),
+                   "ejk_ring_run: block '" + plans[i].entry + "'");
   }
   for (size_t i = 0; i < plans.size(); ++i) {
     ejk_ring_stats &st = ring.steps[i + 1];
@@ -203,7 +199,7 @@ ejk_status runWholeSequence(ejk_ring &ring, uint64_t start, ejk_buffer *query,
       ++ring.total.steps_skipped;
       continue;
     }
-    record(ejk_invocation_wait(invocations[i]), "ejk_ring_run: block");
+    failure.record(ejk_invocation_wait(invocations[i]), "ejk_ring_run: block");
     uint64_t kernel = 0;
     ejk_invocation_time_ns(invocations[i], &kernel);
     ejk_invocation_destroy(invocations[i]);
@@ -212,22 +208,22 @@ ejk_status runWholeSequence(ejk_ring &ring, uint64_t start, ejk_buffer *query,
     ++ring.total.steps_computed;
   }
   // Causal: the second chunk's output, and both chunks' lse, into place.
-  if (causal && status == EJK_OK) {
+  if (causal && failure.status == EJK_OK) {
     ejk_ring_stats &last = ring.steps.back();
     uint64_t c0 = nowNs();
-    record(ejk_buffer_copy(slot0.outputHalf, 0, output, size_t(half * oRow),
-                           size_t(half * oRow)),
-           "ejk_ring_run: writing 'output'");
+    failure.record(ejk_buffer_copy(slot0.outputHalf, 0, output,
+                                   size_t(half * oRow), size_t(half * oRow)),
+                   "ejk_ring_run: writing 'output'");
     // Each head's row of S/2 into the front and back of its row of S:
     // one submission for each half (a copy per head cost about 0.3-0.8 ms
     // each with 4 ranks on one GPU, 24 ms a run).
     const size_t lseRow = size_t(half) * sizeof(float);
     const size_t heads = size_t(ring.heads);
     for (int part = 0; part < 2 && lse; ++part)
-      record(ejk_buffer_copy_rows(part ? slot1.lseHalf : slot0.lseHalf, 0,
-                                  lseRow, lse, size_t(part) * lseRow,
-                                  2 * lseRow, lseRow, heads),
-             "ejk_ring_run: writing 'lse'");
+      failure.record(ejk_buffer_copy_rows(part ? slot1.lseHalf : slot0.lseHalf,
+                                          0, lseRow, lse, size_t(part) * lseRow,
+                                          2 * lseRow, lseRow, heads),
+                     "ejk_ring_run: writing 'lse'");
     last.staging_ns += since(c0);
     last.host_ns += since(c0);
     last.total_ns += since(c0);
@@ -239,7 +235,7 @@ ejk_status runWholeSequence(ejk_ring &ring, uint64_t start, ejk_buffer *query,
     ring.total.staging_ns += st.staging_ns;
   }
   ring.total.total_ns = since(start);
-  return agreeAcrossRanks(comm, status, message,
+  return agreeAcrossRanks(comm, failure.status, failure.message,
                           "ejk_ring_run: ring attention failed on rank", "");
 }
 
