@@ -54,6 +54,16 @@ GDN = (4, 4096, 16, 128, 128)
 CU = [0, 37, 37, 150, 151, 300]
 
 
+def edge_checks(prefix, config):
+    """The checks every chunk-parallel form runs at `config`: 16x stronger
+    gates, no decay, varlen with empty and length-1 sequences."""
+    return {
+        prefix + "_strong_bf16": (2, 200, 3, 64, 64, "bf16", "head/1", config),
+        prefix + "_none_f16": (2, 200, 3, 64, 64, "f16", "none", config),
+        prefix + "_varlen_f16": (1, 300, 2, 64, 64, "f16", "head", config, CU),
+    }
+
+
 def variants():
     # In order of importance (a device call may end early).
     return {
@@ -73,11 +83,7 @@ def variants():
         # strong gates, no decay, varlen, other chunks and blocks.
         "chk_gdn_bf16_k128": (1, 700, 2, 128, 128, "bf16", "head"),
         "chk_gdn_f16_k256": (1, 300, 2, 256, 64, "f16", "head"),
-        "chk_gdn_strong_bf16": (2, 200, 3, 64, 64, "bf16", "head/1",
-                                cp(64, 32)),
-        "chk_gdn_none_f16": (2, 200, 3, 64, 64, "f16", "none", cp(64, 32)),
-        "chk_gdn_varlen_f16": (1, 300, 2, 64, 64, "f16", "head", cp(64, 32),
-                               CU),
+        **edge_checks("chk_gdn", cp(64, 32)),
         "chk_gdn_c32_v16_bf16": (1, 700, 2, 128, 128, "bf16", "head",
                                  cp(32, 16)),
         "chk_gdn_c16_v48_f16": (2, 100, 3, 32, 48, "f16", "head", cp(16, 48)),
@@ -91,11 +97,7 @@ def variants():
         "gdn_f16_coop": (*GDN, "f16", "head", coop(64, 32)),
         "chk_coop_f16": (2, 100, 3, 32, 48, "f16", "head", coop(32, 16)),
         "chk_coop_bf16": (2, 100, 3, 32, 48, "bf16", "head", coop(32, 16)),
-        "chk_coop_strong_bf16": (2, 200, 3, 64, 64, "bf16", "head/1",
-                                 coop(64, 32)),
-        "chk_coop_none_f16": (2, 200, 3, 64, 64, "f16", "none", coop(64, 32)),
-        "chk_coop_varlen_f16": (1, 300, 2, 64, 64, "f16", "head", coop(64, 32),
-                                CU),
+        **edge_checks("chk_coop", coop(64, 32)),
         "chk_coop_long_bf16": (1, 700, 2, 128, 128, "bf16", "head",
                                coop(64, 32)),
         "gdn_bf16_coop2": (*GDN, "bf16", "head", coop(64, 32, 2)),
@@ -104,12 +106,7 @@ def variants():
         "chk_coop2_f16": (2, 100, 3, 32, 48, "f16", "head", coop(32, 16, 2)),
         "chk_coop2_bf16": (2, 100, 3, 32, 48, "bf16", "head",
                            coop(32, 16, 2)),
-        "chk_coop2_strong_bf16": (2, 200, 3, 64, 64, "bf16", "head/1",
-                                  coop(64, 32, 2)),
-        "chk_coop2_none_f16": (2, 200, 3, 64, 64, "f16", "none",
-                               coop(64, 32, 2)),
-        "chk_coop2_varlen_f16": (1, 300, 2, 64, 64, "f16", "head",
-                                 coop(64, 32, 2), CU),
+        **edge_checks("chk_coop2", coop(64, 32, 2)),
         "chk_coop2_long_bf16": (1, 700, 2, 128, 128, "bf16", "head",
                                 coop(64, 32, 2)),
         "chk_coop2_long_v16_bf16": (1, 700, 2, 128, 128, "bf16", "head",
