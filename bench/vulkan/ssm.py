@@ -73,6 +73,23 @@ def variants():
         v[f"mamba1_tl{tl}s{sl}_c{c}_bd{bd}"] = (
             "scan", M1, "f32", "DS",
             f"block_d = {bd}, chunk_l = {c}, state_lanes = {sl}, time_lanes = {tl}", True)
+    # `lane_batch` (the lane scans of a batch of states emitted together,
+    # each lane's end state shuffled once: 10 shuffles a state and chunk
+    # instead of 11) and `double_buffer` (two u / y stages, two barriers a
+    # chunk instead of three) on the heuristic's shape and on 16 lanes
+    # without groups (two channels a subgroup: B and C loads shared);
+    # written 2026-11-27, untimed (ops/state-space-vulkan.md, "Batched lane
+    # scans"). Named tl16s<SL>_lb<batch>[_db].
+    for sl, bd in ((2, 16), (1, 16)):
+        for lb in (1, 2, 4, 8):
+            for db in (False, True):
+                extra = f", lane_batch = {lb}" + (", double_buffer = 1" if db else "")
+                s_part = f", state_lanes = {sl}" if sl > 1 else ""
+                v[f"mamba1_tl16s{sl}_lb{lb}" + ("_db" if db else "")] = (
+                    "scan", M1, "f32", "DS",
+                    f"block_d = {bd}, chunk_l = 128{s_part}, time_lanes = 16{extra}", True)
+    v["mamba1_tl16s2_db"] = ("scan", M1, "f32", "DS", "block_d = 16, chunk_l = 128, "
+                             "double_buffer = 1, state_lanes = 2, time_lanes = 16", True)
     # f16 inputs: the heuristic and the state groups.
     v["mamba1_f16"] = ("scan", M1, "f16", "DS", None, True)
     v["mamba1_f16_tl16s2"] = ("scan", M1, "f16", "DS",
@@ -156,6 +173,17 @@ def variants():
                              "DZBSIF", "block_d = 6, chunk_l = 48, state_lanes = 4, time_lanes = 8", False)
     v["chk_scan_tls_4x2"] = ("scan", dict(b=2, l=77, d=20, n=6, g=1), "f16",
                              "DZBSIF", "block_d = 8, chunk_l = 12, state_lanes = 2, time_lanes = 4", False)
+    # lane_batch / double_buffer: batches that do not divide the states a
+    # thread keeps, tails, blocks spanning groups, every option, f16/bf16.
+    for dt in ("f32", "f16", "bf16"):
+        v["chk_scan_lb_" + dt] = ("scan", dict(b=2, l=1000, d=96, n=16, g=2), dt, "DZBSIF",
+                                  "block_d = 6, chunk_l = 128, double_buffer = 1, lane_batch = 3, "
+                                  "state_lanes = 2, time_lanes = 16", False)
+    v["chk_scan_lb_odd"] = ("scan", dict(b=1, l=333, d=44, n=7, g=4), "f32", "DZBSIF",
+                            "block_d = 6, chunk_l = 48, lane_batch = 4, time_lanes = 16", False)
+    v["chk_scan_lb_8x4"] = ("scan", dict(b=1, l=333, d=44, n=8, g=4), "f32", "DZBSIF",
+                            "block_d = 6, chunk_l = 48, double_buffer = 1, lane_batch = 2, "
+                            "state_lanes = 4, time_lanes = 8", False)
     v["chk_ssd_all_f32"] = ("ssd", dict(b=2, l=300, h=4, p=32, n=32, g=2),
                             "f32", "DZBSIF", None, False)
     v["chk_ssd_split_f16"] = ("ssd", dict(b=1, l=1000, h=8, p=24, n=64, g=2),

@@ -205,7 +205,7 @@ func.func @f(%x: tensor<1x8x2x64xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>
 
 module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
 func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
-  // expected-error @+1 {{is invalid: 'split_l', 'state_lanes' and 'time_lanes' apply to Vulkan targets only}}
+  // expected-error @+1 {{is invalid: 'split_l', 'state_lanes', 'time_lanes', 'lane_batch' and 'double_buffer' apply to Vulkan targets only}}
   %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 8, chunk_l = 4, split_l = 4>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
   return %y : tensor<1x8x32xf32>
 }
@@ -215,7 +215,7 @@ func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16x
 
 module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
 func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
-  // expected-error @+1 {{is invalid: 'split_l', 'state_lanes' and 'time_lanes' apply to Vulkan targets only}}
+  // expected-error @+1 {{is invalid: 'split_l', 'state_lanes', 'time_lanes', 'lane_batch' and 'double_buffer' apply to Vulkan targets only}}
   %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 8, chunk_l = 4, state_lanes = 4>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
   return %y : tensor<1x8x32xf32>
 }
@@ -403,6 +403,61 @@ module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1
 func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
   // expected-error @+1 {{is invalid: stages 33536 bytes of shared memory, the device has 32768}}
   %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 16, chunk_l = 128, time_lanes = 32>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
+  return %y : tensor<1x8x32xf32>
+}
+}
+
+// `lane_batch` and `double_buffer` (the time-lanes scan's options): without
+// time lanes, a batch past the states a thread keeps, a double buffer
+// other than 1, the second u / y stage past shared memory (12
+// channels fit with one stage: 29344 bytes).
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
+  // expected-error @+1 {{is invalid: 'lane_batch' and 'double_buffer' need 'time_lanes'}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 2, chunk_l = 16, lane_batch = 2>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
+  return %y : tensor<1x8x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
+  // expected-error @+1 {{is invalid: 'lane_batch' and 'double_buffer' need 'time_lanes'}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 2, chunk_l = 16, double_buffer = 1>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
+  return %y : tensor<1x8x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
+  // expected-error @+1 {{is invalid: 'lane_batch' (9) must be between 1 and the states a thread keeps (8)}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 1, chunk_l = 64, lane_batch = 9, state_lanes = 2, time_lanes = 16>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
+  return %y : tensor<1x8x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
+  // expected-error @+1 {{is invalid: 'double_buffer' (2) must be 1 (leave it out for one u / y stage)}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 2, chunk_l = 64, double_buffer = 2, time_lanes = 16>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
+  return %y : tensor<1x8x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
+  // expected-error @+1 {{is invalid: stages 35632 bytes of shared memory, the device has 32768}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 12, chunk_l = 128, double_buffer = 1, time_lanes = 16>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
   return %y : tensor<1x8x32xf32>
 }
 }

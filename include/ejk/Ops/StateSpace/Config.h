@@ -18,6 +18,13 @@
 //               chunk's steps (chunk_l / time_lanes consecutive steps per
 //               thread, every state of the channel), joined by a subgroup
 //               scan: one pass over the data, no split_l / state_lanes
+//   lane_batch  (Vulkan only, optional, with time_lanes) states of a thread
+//               whose lane scans are emitted together (their shuffles
+//               interleaved), each lane's end state shuffled once for the
+//               next lane and the next chunk; absent: one state at a time
+//   double_buffer (Vulkan only, optional, with time_lanes) 1: the u / y
+//               stage alternates between two buffers, one barrier a chunk
+//               fewer
 //
 // ejk.ssd:
 //   chunk_size     steps per SSD chunk (must equal the op's attribute if set)
@@ -51,15 +58,18 @@ struct SelectiveScanConfig {
   static constexpr llvm::StringLiteral kSplitL = "split_l";
   static constexpr llvm::StringLiteral kStateLanes = "state_lanes";
   static constexpr llvm::StringLiteral kTimeLanes = "time_lanes";
+  static constexpr llvm::StringLiteral kLaneBatch = "lane_batch";
+  static constexpr llvm::StringLiteral kDoubleBuffer = "double_buffer";
 
   static llvm::ArrayRef<llvm::StringRef> names() {
-    static const llvm::StringRef all[] = {kBlockD, kChunkL, kSplitL,
-                                          kStateLanes, kTimeLanes};
+    static const llvm::StringRef all[] = {kBlockD,      kChunkL,    kSplitL,
+                                          kStateLanes,  kTimeLanes, kLaneBatch,
+                                          kDoubleBuffer};
     return all;
   }
 
   int64_t blockD = 0, chunkL = 0;
-  std::optional<int64_t> splitL, stateLanes, timeLanes;
+  std::optional<int64_t> splitL, stateLanes, timeLanes, laneBatch, doubleBuffer;
 
   /// Reads `config`; fails with `reason` on an unknown or missing entry.
   static std::optional<SelectiveScanConfig> read(ConfigAttr config,
@@ -72,9 +82,13 @@ struct SelectiveScanConfig {
       reason << "config needs '" << kBlockD << "' and '" << kChunkL << "'";
       return std::nullopt;
     }
-    return SelectiveScanConfig{*d, *l, config.lookup(kSplitL),
+    return SelectiveScanConfig{*d,
+                               *l,
+                               config.lookup(kSplitL),
                                config.lookup(kStateLanes),
-                               config.lookup(kTimeLanes)};
+                               config.lookup(kTimeLanes),
+                               config.lookup(kLaneBatch),
+                               config.lookup(kDoubleBuffer)};
   }
 
   ConfigAttr toAttr(MLIRContext *context) const {
@@ -86,6 +100,10 @@ struct SelectiveScanConfig {
       values.emplace_back(kStateLanes, *stateLanes);
     if (timeLanes)
       values.emplace_back(kTimeLanes, *timeLanes);
+    if (laneBatch)
+      values.emplace_back(kLaneBatch, *laneBatch);
+    if (doubleBuffer)
+      values.emplace_back(kDoubleBuffer, *doubleBuffer);
     return ConfigAttr::get(context, values);
   }
 };

@@ -66,10 +66,13 @@ LogicalResult CpuSelectiveScan::verifyConfig(SelectiveScanOp op,
       SelectiveScanConfig::read(attr, reason);
   if (!config)
     return failure();
-  if (config->splitL || config->stateLanes || config->timeLanes) {
+  if (config->splitL || config->stateLanes || config->timeLanes ||
+      config->laneBatch || config->doubleBuffer) {
     reason << "'" << SelectiveScanConfig::kSplitL << "', '"
-           << SelectiveScanConfig::kStateLanes << "' and '"
-           << SelectiveScanConfig::kTimeLanes
+           << SelectiveScanConfig::kStateLanes << "', '"
+           << SelectiveScanConfig::kTimeLanes << "', '"
+           << SelectiveScanConfig::kLaneBatch << "' and '"
+           << SelectiveScanConfig::kDoubleBuffer
            << "' apply to Vulkan targets only";
     return failure();
   }

@@ -20,7 +20,8 @@ static int64_t ceilPow2(int64_t n) {
 std::optional<VulkanScanLayout> VulkanScanLayout::compute(
     int64_t seq, int64_t channels, int64_t groups, int64_t state,
     int64_t blockD, int64_t chunkL, int64_t stateLanes, int64_t splitL,
-    const VulkanLimits &limits, llvm::raw_ostream &reason, int64_t timeLanes) {
+    const VulkanLimits &limits, llvm::raw_ostream &reason, int64_t timeLanes,
+    int64_t laneBatch, int64_t doubleBuffer) {
   if (blockD < 1 || chunkL < 1) {
     reason << "'block_d' and 'chunk_l' must be positive";
     return std::nullopt;
@@ -48,6 +49,17 @@ std::optional<VulkanScanLayout> VulkanScanLayout::compute(
     l.groupSpan = std::max(l.groupSpan, last / perGroup - d0 / perGroup + 1);
   }
   l.splitL = seq;
+  if (timeLanes == 0 && (laneBatch != 0 || doubleBuffer != 0)) {
+    reason << "'lane_batch' and 'double_buffer' need 'time_lanes'";
+    return std::nullopt;
+  }
+  if (doubleBuffer != 0 && doubleBuffer != 1) {
+    reason << "'double_buffer' (" << doubleBuffer
+           << ") must be 1 (leave it out for one u / y stage)";
+    return std::nullopt;
+  }
+  l.laneBatch = laneBatch;
+  l.doubleBuffer = doubleBuffer == 1;
   if (timeLanes != 0) {
     if (!l.computeTimeLanes(state, stateLanes, splitL, timeLanes, limits,
                             reason))
@@ -375,6 +387,12 @@ bool VulkanScanLayout::computeTimeLanes(int64_t state, int64_t stateLanes,
            << kMaxStatesPerThread << ")";
     return false;
   }
+  if (laneBatch != 0 && (laneBatch < 1 || laneBatch > state / groups)) {
+    reason << "'lane_batch' (" << laneBatch
+           << ") must be between 1 and the states a thread keeps ("
+           << state / groups << ")";
+    return false;
+  }
   timeLanes = lanes;
   timeStateLanes = groups;
   itemsPerThread = chunkL / lanes;
@@ -393,8 +411,10 @@ bool VulkanScanLayout::computeTimeLanes(int64_t state, int64_t stateLanes,
   if (timeStride % 2 == 0)
     ++timeStride;
   bcStride = groups == 1 ? timeStride : stateGroupStride(timeStride);
-  sharedBytes =
-      4 * (2 * timeStride * blockD + 2 * bcStride * groupSpan * state);
+  // With `double_buffer` the u / y stage is twice.
+  int64_t channelStages = doubleBuffer ? 3 : 2;
+  sharedBytes = 4 * (channelStages * timeStride * blockD +
+                     2 * bcStride * groupSpan * state);
   if (sharedBytes > limits.sharedBytes) {
     reason << "stages " << sharedBytes << " bytes of shared memory, the device "
            << "has " << limits.sharedBytes;

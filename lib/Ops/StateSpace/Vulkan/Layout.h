@@ -75,6 +75,12 @@ struct VulkanScanLayout {
   /// it), and the B and C rows `bcStride` words apart (timeStride for one
   /// group; chosen so the groups' loads of a step hit distinct banks).
   int64_t timeStateLanes = 1, bcStride = 0;
+  /// `lane_batch`: states whose lane scans are emitted together, each
+  /// lane's end state shuffled once (0 without it: one state at a time,
+  /// the lane before's prefix shuffled). `double_buffer`: the u / y stage
+  /// alternates between two buffers (one barrier a chunk fewer).
+  int64_t laneBatch = 0;
+  bool doubleBuffer = false;
 
   /// At most this many states per thread (kept in registers).
   static constexpr int64_t kMaxStatesPerThread = 32;
@@ -91,12 +97,14 @@ struct VulkanScanLayout {
   static int64_t timeSlot(int64_t t) { return t + t / 32; }
 
   /// `stateLanes` 0: the default lanes; `splitL` 0: no split;
-  /// `timeLanes` 0: no time lanes.
+  /// `timeLanes` 0: no time lanes; `laneBatch` 0 and `doubleBuffer` 0:
+  /// absent (both need time lanes).
   static std::optional<VulkanScanLayout>
   compute(int64_t seq, int64_t channels, int64_t groups, int64_t state,
           int64_t blockD, int64_t chunkL, int64_t stateLanes, int64_t splitL,
           const VulkanLimits &limits, llvm::raw_ostream &reason,
-          int64_t timeLanes = 0);
+          int64_t timeLanes = 0, int64_t laneBatch = 0,
+          int64_t doubleBuffer = 0);
 
 private:
   /// The B/C row stride of the time-lanes scan with state groups, from

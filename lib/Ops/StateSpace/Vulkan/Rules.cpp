@@ -40,7 +40,9 @@ mlir::ejk::getVulkanScanLayout(SelectiveScanOp op, ConfigAttr config,
       config.lookupOr(SelectiveScanConfig::kChunkL, 0),
       config.lookupOr(SelectiveScanConfig::kStateLanes, 0),
       config.lookupOr(SelectiveScanConfig::kSplitL, 0), limitsOf(target),
-      reason, config.lookupOr(SelectiveScanConfig::kTimeLanes, 0));
+      reason, config.lookupOr(SelectiveScanConfig::kTimeLanes, 0),
+      config.lookupOr(SelectiveScanConfig::kLaneBatch, 0),
+      config.lookupOr(SelectiveScanConfig::kDoubleBuffer, 0));
 }
 
 LogicalResult VulkanSelectiveScan::verifyConfig(SelectiveScanOp op,

@@ -89,7 +89,7 @@ public:
 
     int64_t stride = l.timeStride;
     dtS = allocWorkgroup(e, l.blockD * stride);
-    uyS = allocWorkgroup(e, l.blockD * stride);
+    uyS = allocWorkgroup(e, l.blockD * stride * (l.doubleBuffer ? 2 : 1));
     bS = allocWorkgroup(e, l.groupSpan * p.state * l.bcStride);
     cS = allocWorkgroup(e, l.groupSpan * p.state * l.bcStride);
 
@@ -119,6 +119,11 @@ public:
         e.forLoop(e.index(0), e.index(p.seq), e.index(l.chunkL), inits,
                   [&](Value c0, ValueRange args) {
                     ValueRange fetched = args.drop_front(states);
+                    if (l.doubleBuffer) {
+                      Value parity = arith::RemUIOp::create(
+                          e.b, e.div(c0, e.index(l.chunkL)), e.index(2));
+                      uyOff = e.mul(parity, e.index(l.blockD * l.timeStride));
+                    }
                     stage(c0, fetched);
                     gpu::BarrierOp::create(e.b);
                     SmallVector<Value> ahead =
@@ -126,7 +131,11 @@ public:
                     SmallVector<Value> next = scan(args.take_front(states));
                     gpu::BarrierOp::create(e.b);
                     output(c0, fetched.take_back(zCount()));
-                    gpu::BarrierOp::create(e.b);
+                    // Double-buffered, the next chunk's stage writes the
+                    // other u / y buffer, and the scan read dt, B and C
+                    // before the barrier above.
+                    if (!l.doubleBuffer)
+                      gpu::BarrierOp::create(e.b);
                     next.append(ahead);
                     return next;
                   });
@@ -223,7 +232,10 @@ private:
             return e.select(inSequence(e.add(c0, t)), v, zeroF);
           },
           [&](Value t, Value c, Value v) {
-            memref::StoreOp::create(e.b, v, target, stagePos(c, t));
+            Value pos = stagePos(c, t);
+            if (target == uyS)
+              pos = uyPos(pos);
+            memref::StoreOp::create(e.b, v, target, pos);
           });
     };
     channelStage(fetched.take_front(perChannel), dtS, /*isDelta=*/true);
@@ -243,6 +255,10 @@ private:
     }
   }
 
+  /// Position `pos` of this chunk's u / y stage (the buffer of the
+  /// chunk's parity with `double_buffer`).
+  Value uyPos(Value pos) { return l.doubleBuffer ? e.add(uyOff, pos) : pos; }
+
   /// The subgroup lane `off` before this one (clamped to 0; only read
   /// where this lane is at least `off` into its segment).
   Value laneBefore(int64_t off) {
@@ -258,8 +274,46 @@ private:
         .getShuffleResult();
   }
 
+  /// The state before this thread's steps of each state of a batch, from
+  /// the chunk's carry and the lanes' inclusive prefixes (P, H): with
+  /// `lane_batch`, each lane's end state P carry + H, shuffled once to the
+  /// next lane and once from the segment's last lane into `next` (the next
+  /// chunk's carry); without it, the lane before's (P, H) applied to the
+  /// carry (the caller shuffles the next carry after the rescan).
+  SmallVector<Value> stateBefore(ValueRange carry, ArrayRef<Value> prod,
+                                 ArrayRef<Value> sum,
+                                 SmallVectorImpl<Value> &next) {
+    if (l.timeLanes == 1)
+      return SmallVector<Value>(carry);
+    Value src = laneBefore(1);
+    SmallVector<Value> hIn;
+    if (l.laneBatch == 0) {
+      Value sumBefore = shuffleFrom(sum[0], src);
+      Value prodBefore = shuffleFrom(prod[0], src);
+      Value isFirst = arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq,
+                                            laneI32, e.constI32(0));
+      Value carried = math::FmaOp::create(e.b, prodBefore, carry[0], sumBefore);
+      hIn.push_back(e.select(isFirst, carry[0], carried));
+      return hIn;
+    }
+    Value isFirst = arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq,
+                                          laneI32, e.constI32(0));
+    SmallVector<Value> hEnd, before;
+    for (auto [j, c] : llvm::enumerate(carry))
+      hEnd.push_back(math::FmaOp::create(e.b, prod[j], c, sum[j]));
+    for (Value h : hEnd) {
+      before.push_back(shuffleFrom(h, src));
+      next.push_back(shuffleFrom(h, segLastI32));
+    }
+    for (auto [j, c] : llvm::enumerate(carry))
+      hIn.push_back(e.select(isFirst, c, before[j]));
+    return hIn;
+  }
+
   /// The chunk's scan of this thread's K steps, every state; returns the
   /// states at the chunk's end (the same in every lane of the channel).
+  /// The states go in batches of `lane_batch` (one without it), each
+  /// round's shuffles of a batch issued together (independent chains).
   SmallVector<Value> scan(ValueRange carry) {
     int64_t k = l.itemsPerThread;
     SmallVector<Value> at, dt, dtu, us, y;
@@ -270,61 +324,75 @@ private:
       Value s = slot(e.add(first, e.index(i)));
       at.push_back(s);
       dt.push_back(memref::LoadOp::create(e.b, dtS, e.add(myRow, s)));
-      Value u = memref::LoadOp::create(e.b, uyS, e.add(myRow, s));
+      Value u = memref::LoadOp::create(e.b, uyS, uyPos(e.add(myRow, s)));
       us.push_back(u);
       dtu.push_back(e.fmul(dt.back(), u));
       y.push_back(skipFirst ? e.fmul(skip, u) : e.constF32(0.0f));
     }
     SmallVector<Value> next;
-    for (int64_t n = 0; n < l.statesPerThread; ++n) {
-      Value row = e.add(myBcRow, e.index(n * l.timeStateLanes * l.bcStride));
-      // This thread's steps as one map h -> P h + H.
-      SmallVector<Value> decay, input;
-      Value prod, sum;
-      for (int64_t i = 0; i < k; ++i) {
-        decay.push_back(math::Exp2Op::create(e.b, e.fmul(dt[i], a2[n])));
-        Value bv = memref::LoadOp::create(e.b, bS, e.add(row, at[i]));
-        input.push_back(e.fmul(dtu[i], bv));
-        sum =
-            i == 0
-                ? input[i]
-                : math::FmaOp::create(e.b, decay[i], sum, input[i]).getResult();
-        prod = i == 0 ? decay[i] : e.fmul(prod, decay[i]);
+    int64_t batch = std::max<int64_t>(1, l.laneBatch);
+    for (int64_t n0 = 0; n0 < l.statesPerThread; n0 += batch) {
+      int64_t n1 = std::min(n0 + batch, l.statesPerThread);
+      // This thread's steps of each state as one map h -> P h + H.
+      SmallVector<SmallVector<Value>> decay, input;
+      SmallVector<Value> rows, prod, sum;
+      for (int64_t n = n0; n < n1; ++n) {
+        rows.push_back(
+            e.add(myBcRow, e.index(n * l.timeStateLanes * l.bcStride)));
+        decay.emplace_back();
+        input.emplace_back();
+        Value p, h;
+        for (int64_t i = 0; i < k; ++i) {
+          decay.back().push_back(
+              math::Exp2Op::create(e.b, e.fmul(dt[i], a2[n])));
+          Value bv = memref::LoadOp::create(e.b, bS, e.add(rows.back(), at[i]));
+          input.back().push_back(e.fmul(dtu[i], bv));
+          h = i == 0 ? input.back()[i]
+                     : math::FmaOp::create(e.b, decay.back()[i], h,
+                                           input.back()[i])
+                           .getResult();
+          p = i == 0 ? decay.back()[i] : e.fmul(p, decay.back()[i]);
+        }
+        prod.push_back(p);
+        sum.push_back(h);
       }
+      int64_t count = n1 - n0;
       // Inclusive scan over the segment's lanes (earlier lanes first).
       for (int64_t off = 1; off < l.timeLanes; off *= 2) {
         Value src = laneBefore(off);
-        Value sumBefore = shuffleFrom(sum, src);
-        Value prodBefore = shuffleFrom(prod, src);
+        SmallVector<Value> sumBefore, prodBefore;
+        for (int64_t j = 0; j < count; ++j) {
+          sumBefore.push_back(shuffleFrom(sum[j], src));
+          prodBefore.push_back(shuffleFrom(prod[j], src));
+        }
         Value take = arith::CmpIOp::create(e.b, arith::CmpIPredicate::sge,
                                            laneI32, e.constI32(off));
-        sum =
-            e.select(take, math::FmaOp::create(e.b, prod, sumBefore, sum), sum);
-        prod = e.select(take, e.fmul(prod, prodBefore), prod);
+        for (int64_t j = 0; j < count; ++j) {
+          Value combined =
+              math::FmaOp::create(e.b, prod[j], sumBefore[j], sum[j]);
+          sum[j] = e.select(take, combined, sum[j]);
+          Value product = e.fmul(prod[j], prodBefore[j]);
+          prod[j] = e.select(take, product, prod[j]);
+        }
       }
-      // The state before this thread's steps: the lane before's prefix
-      // applied to the chunk's carry.
-      Value h = carry[n];
-      if (l.timeLanes > 1) {
-        Value src = laneBefore(1);
-        Value sumBefore = shuffleFrom(sum, src);
-        Value prodBefore = shuffleFrom(prod, src);
-        Value isFirst = arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq,
-                                              laneI32, e.constI32(0));
-        Value carried =
-            math::FmaOp::create(e.b, prodBefore, carry[n], sumBefore);
-        h = e.select(isFirst, carry[n], carried);
+      SmallVector<Value> hIn =
+          stateBefore(carry.slice(n0, count), prod, sum, next);
+      for (int64_t j = 0; j < count; ++j) {
+        Value h = hIn[j];
+        for (int64_t i = 0; i < k; ++i) {
+          h = math::FmaOp::create(e.b, decay[j][i], h, input[j][i]);
+          Value cv = memref::LoadOp::create(e.b, cS, e.add(rows[j], at[i]));
+          y[i] = math::FmaOp::create(e.b, cv, h, y[i]);
+        }
+        if (l.timeLanes == 1)
+          next.push_back(h);
+        else if (l.laneBatch == 0)
+          next.push_back(shuffleFrom(h, segLastI32));
       }
-      for (int64_t i = 0; i < k; ++i) {
-        h = math::FmaOp::create(e.b, decay[i], h, input[i]);
-        Value cv = memref::LoadOp::create(e.b, cS, e.add(row, at[i]));
-        y[i] = math::FmaOp::create(e.b, cv, h, y[i]);
-      }
-      next.push_back(l.timeLanes > 1 ? shuffleFrom(h, segLastI32) : h);
     }
     if (!stateGroup) {
       for (int64_t i = 0; i < k; ++i)
-        memref::StoreOp::create(e.b, y[i], uyS, e.add(myRow, at[i]));
+        memref::StoreOp::create(e.b, y[i], uyS, uyPos(e.add(myRow, at[i])));
       return next;
     }
     for (int64_t i = 0; i < k; ++i) {
@@ -343,7 +411,7 @@ private:
                                          stateGroup, e.index(0));
     emitIf(e, group0, [&] {
       for (int64_t i = 0; i < k; ++i)
-        memref::StoreOp::create(e.b, y[i], uyS, e.add(myRow, at[i]));
+        memref::StoreOp::create(e.b, y[i], uyS, uyPos(e.add(myRow, at[i])));
     });
     return next;
   }
@@ -361,7 +429,7 @@ private:
               e.b, arith::CmpIPredicate::slt, d, e.index(p.channels));
           Value inside = arith::AndIOp::create(e.b, inSequence(row), inChannel);
           emitIf(e, inside, [&] {
-            Value i = stagePos(c, t);
+            Value i = uyPos(stagePos(c, t));
             Value y = memref::LoadOp::create(e.b, uyS, i);
             if (zv)
               y = siluGate(e, y, zv);
@@ -395,6 +463,8 @@ private:
   /// This thread's group of time lanes (null without state groups).
   Value stateGroup;
   Value dtS, uyS, bS, cS;
+  /// The offset of this chunk's u/y stage in uyS (double-buffered: dbuf).
+  Value uyOff;
   /// A[d, n] * log2(e) of this thread's channel, per state.
   SmallVector<Value> a2;
 };
