@@ -7,8 +7,7 @@
 // staged as 16-byte words. S16 (the state as an operand) is written before
 // the first chunk and at the end of each. Per chunk:
 //
-//   stage q, k (words), v and w v; the next chunk's loads then issued (they
-//         wait in registers while this chunk computes)
+//   load and stage q, k (words), v and w v (each chunk's loads at its start)
 //   A = Q K^T (lower-triangle tiles), O = D o (Q S16)       (matrices)
 //   A -> f32 stage -> A16 = (A o F) in the operand type
 //   O += A16 V, S = exp(gamma len) S + K^T (w V)             (matrices)
@@ -18,6 +17,13 @@
 // The subgroups take the tiles of each product round-robin (CoopMatrices.h),
 // the output tiles from the subgroup after the last score tile's owner, and
 // compute only the tiles they own.
+//
+// Form 2 (`cooperative = 2`, the heuristic): each subgroup converts its own
+// score tiles (into A16, F applied) and state tiles (into S16) through its
+// 16x16 part of the f32 stage behind subgroup barriers, so a chunk holds
+// three workgroup barriers (after the stages; after the scores and q S;
+// after A V, the update and its conversion), and the outputs leave as
+// 16-byte words of 8 where head_dim_v is a multiple of 8.
 //
 //===----------------------------------------------------------------------===//
 
