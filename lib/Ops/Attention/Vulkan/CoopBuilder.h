@@ -48,9 +48,11 @@ public:
     // ahead of the loads), and not with a causal mask on one row tile a
     // subgroup: gfa-d128-causal 0.386 ms pipelined against 0.368,
     // gfa-long-causal 1.088 against 1.061 (H200, same call; with two row
-    // tiles it gains: gfa-d64-causal at 128 x 64 x 4 0.372 against 0.397;
-    // docs/performance-vulkan.md).
-    pipelined = l.pipelined && !p.sparse && !(p.causal && l.rowTiles == 1);
+    // tiles it gains: gfa-d64-causal at 128 x 64 x 4 0.372 against 0.397),
+    // and not in bf16: gfa-d128 bf16 0.711 ms pipelined against 0.662 (H200,
+    // same call, session 16; docs/performance-vulkan.md).
+    pipelined = l.pipelined && !p.sparse && !(p.causal && l.rowTiles == 1) &&
+                !inputType.isBF16();
   }
 
   void build();
