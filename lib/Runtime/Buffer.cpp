@@ -138,6 +138,27 @@ Status Buffer::copyTo(Buffer &dst, size_t srcOffset, size_t srcStride,
                                      dstOffset + last * dstStride);
       !status)
     return status;
+  // Rows written over each other would leave an order-dependent result
+  // (Vulkan does not order the regions of one copy).
+  if (rows > 1 && dstStride < rowBytes)
+    return Status::invalidArgument(
+        "ejk_buffer_copy: the destination rows overlap (stride " +
+        std::to_string(dstStride) + " bytes, rows of " +
+        std::to_string(rowBytes) + ")");
+  // Within one buffer the read and written bytes must not meet: Vulkan
+  // leaves such a copy undefined (vkCmdCopyBuffer), so the CPU refuses it
+  // too.
+  if (&dst == this) {
+    size_t srcEnd = srcOffset + last * srcStride + rowBytes,
+           dstEnd = dstOffset + last * dstStride + rowBytes;
+    if (srcOffset < dstEnd && dstOffset < srcEnd)
+      return Status::invalidArgument(
+          "ejk_buffer_copy: the source and destination ranges of one buffer "
+          "overlap ([" +
+          std::to_string(srcOffset) + ", " + std::to_string(srcEnd) +
+          ") and [" + std::to_string(dstOffset) + ", " +
+          std::to_string(dstEnd) + "))");
+  }
   if (vulkan_)
     return vulkan_->copyTo(*dst.vulkan_, srcOffset, srcStride, dstOffset,
                            dstStride, rowBytes, rows);

@@ -377,16 +377,22 @@ Status VulkanBuffer::copyTo(VulkanBuffer &dst, size_t srcOffset,
   if (rowBytes == 0 || rows == 0)
     return Status::success();
   const VulkanApi &vk = device_->api();
-  std::vector<VkBufferCopy> regions(rows);
-  for (size_t i = 0; i < rows; ++i) {
-    regions[i].srcOffset = srcOffset + i * srcStride;
-    regions[i].dstOffset = dstOffset + i * dstStride;
-    regions[i].size = rowBytes;
-  }
+  // At most this many regions a vkCmdCopyBuffer (its count is 32 bits), so
+  // that the regions' memory stays small whatever `rows` is.
+  constexpr size_t kRegions = size_t(1) << 16;
+  std::vector<VkBufferCopy> regions(std::min(rows, kRegions));
   VkBuffer from = buffer_, to = dst.buffer_;
   return device_->submitCopy([&](VkCommandBuffer commands) {
     fullBarrier(vk, commands);
-    vk.vkCmdCopyBuffer(commands, from, to, uint32_t(rows), regions.data());
+    for (size_t first = 0; first < rows; first += kRegions) {
+      size_t count = std::min(rows - first, kRegions);
+      for (size_t i = 0; i < count; ++i) {
+        regions[i].srcOffset = srcOffset + (first + i) * srcStride;
+        regions[i].dstOffset = dstOffset + (first + i) * dstStride;
+        regions[i].size = rowBytes;
+      }
+      vk.vkCmdCopyBuffer(commands, from, to, uint32_t(count), regions.data());
+    }
     fullBarrier(vk, commands);
     return Status::success();
   });

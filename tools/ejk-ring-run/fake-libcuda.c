@@ -9,7 +9,11 @@
  * - cuImportExternalMemory maps the opaque fd; cuMemAlloc is a memfd of
  *   its own, whose IPC handle is (pid, fd, size) and which another process
  *   opens through /proc/<pid>/fd/<fd>;
- * - copies are memcpy, done when queued.
+ * - copies are memcpy, done when queued;
+ * - EJK_FAKE_CUDA_FAIL=<entry point>@<rank> makes that entry point fail
+ *   (CUDA_ERROR_UNKNOWN) in the process of that MPI rank only (Open MPI's
+ *   OMPI_COMM_WORLD_RANK, MPICH's PMI_RANK): a failure on one rank, which
+ *   every rank must agree on.
  * Set EJK_RING_TEST_CUDA_LIBRARY to this library to use it. Not a CUDA
  * implementation: only what the ring calls, as the ring calls it.
  *===----------------------------------------------------------------------===*/
@@ -66,7 +70,22 @@ static int unmap(DevicePtr address) {
   return 0; /* a mapped buffer's pointer: its memory's destroy unmaps it */
 }
 
-int cuInit(unsigned flags) { return 0; }
+/* CUDA_ERROR_UNKNOWN where EJK_FAKE_CUDA_FAIL names `entry` and this
+   process's rank; else CUDA_SUCCESS. */
+static int failing(const char *entry) {
+  const char *spec = getenv("EJK_FAKE_CUDA_FAIL");
+  const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+  if (!rank)
+    rank = getenv("PMI_RANK");
+  if (!spec || !rank)
+    return 0;
+  size_t length = strlen(entry);
+  if (strncmp(spec, entry, length) != 0 || spec[length] != '@')
+    return 0;
+  return strcmp(spec + length + 1, rank) == 0 ? 999 : 0;
+}
+
+int cuInit(unsigned flags) { return failing("cuInit"); }
 int cuDeviceGetCount(int *count) {
   *count = 1;
   return 0;
@@ -75,7 +94,7 @@ int cuDeviceGet(int *device, int ordinal) {
   *device = ordinal;
   return 0;
 }
-int cuDeviceGetUuid(EjkCuUuid *id, int device) {
+int cuDeviceGetUuid_v2(EjkCuUuid *id, int device) {
   unsigned char *uuid = id->bytes;
   const char *hex = getenv("EJK_FAKE_CUDA_UUID");
   memset(uuid, 0, 16);
@@ -102,6 +121,8 @@ int cuStreamDestroy_v2(void *s) { return 0; }
 int cuStreamSynchronize(void *s) { return 0; }
 
 int cuMemAlloc_v2(DevicePtr *p, size_t bytes) {
+  if (failing("cuMemAlloc_v2"))
+    return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
   int fd = memfd_create("fake-cuda", 0);
   if (fd < 0 || ftruncate(fd, (off_t)bytes) != 0)
     return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
@@ -126,6 +147,8 @@ int cuIpcGetMemHandle(EjkCuIpcMemHandle *out, DevicePtr p) {
 }
 int cuIpcOpenMemHandle_v2(DevicePtr *p, EjkCuIpcMemHandle handle,
                           unsigned flags) {
+  if (failing("cuIpcOpenMemHandle_v2"))
+    return 999;
   struct Handle h;
   memcpy(&h, handle.reserved, sizeof(h));
   char path[64];
@@ -145,6 +168,8 @@ int cuIpcCloseMemHandle(DevicePtr p) { return unmap(p); }
 int cuImportExternalMemory(void **memory,
                            const EjkCuExternalMemoryHandleDesc *desc) {
   struct stat st;
+  if (failing("cuImportExternalMemory"))
+    return 999; /* the fd stays the caller's */
   if (desc->type != 1 || fstat(desc->handle.fd, &st) != 0)
     return 1;
   size_t file = (size_t)st.st_size;
@@ -173,10 +198,13 @@ int cuDestroyExternalMemory(void *memory) {
   return 0;
 }
 int cuMemcpyDtoDAsync_v2(DevicePtr dst, DevicePtr src, size_t bytes, void *s) {
+  if (failing("cuMemcpyDtoDAsync_v2"))
+    return 999;
   memcpy((void *)dst, (const void *)src, bytes);
   return 0;
 }
 int cuGetErrorString(int error, const char **text) {
-  *text = "fake-libcuda error";
+  *text = error == 999 ? "fake-libcuda error (EJK_FAKE_CUDA_FAIL)"
+                       : "fake-libcuda error";
   return 0;
 }

@@ -273,10 +273,13 @@ EJK_RUNTIME_EXPORT ejk_status ejk_host_unregister(ejk_device *device,
                                                   void *pointer);
 
 /** Copies bytes from [src_offset, src_offset + bytes) of src into
- *  [dst_offset, dst_offset + bytes) of dst, two buffers of one device, on
- *  the device (a Vulkan device's copy lane where it has one; memmove on the
- *  CPU); returns when the copy is done. Like an upload, it is not ordered
- *  with a running ejk_invoke_async: the caller keeps them apart. */
+ *  [dst_offset, dst_offset + bytes) of dst, two buffers of one device (or
+ *  two ranges of one buffer that do not overlap), on the device (a Vulkan
+ *  device's copy lane where it has one; memcpy on the CPU); returns when
+ *  the copy is done. EJK_ERROR_INVALID_ARGUMENT for a null buffer, buffers
+ *  of two devices, a range past a buffer's end or overlapping ranges of one
+ *  buffer. Like an upload, it is not ordered with a running
+ *  ejk_invoke_async: the caller keeps them apart. */
 EJK_RUNTIME_EXPORT ejk_status ejk_buffer_copy(ejk_buffer *src,
                                               size_t src_offset,
                                               ejk_buffer *dst,
@@ -286,7 +289,9 @@ EJK_RUNTIME_EXPORT ejk_status ejk_buffer_copy(ejk_buffer *src,
  *  dst_offset + i * dst_stride of dst (i < rows), as ejk_buffer_copy does
  *  one, in one device submission: a strided block (a [H, S] slice of a
  *  [H, 2S] array) without a submission per row. Every row's range is
- *  checked. */
+ *  checked; destination rows must not overlap (dst_stride >= row_bytes
+ *  when rows > 1), and within one buffer the span read must not meet the
+ *  span written. Nothing is copied when rows or row_bytes is 0. */
 EJK_RUNTIME_EXPORT ejk_status ejk_buffer_copy_rows(
     ejk_buffer *src, size_t src_offset, size_t src_stride, ejk_buffer *dst,
     size_t dst_offset, size_t dst_stride, size_t row_bytes, size_t rows);

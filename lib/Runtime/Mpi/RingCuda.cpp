@@ -100,7 +100,12 @@ const Driver *loadDriver(std::string &why) {
     find(driver.init, "cuInit");
     find(driver.deviceGetCount, "cuDeviceGetCount");
     find(driver.deviceGet, "cuDeviceGet");
-    find(driver.deviceGetUuid, "cuDeviceGetUuid");
+    // cuda.h (11.4 on) maps cuDeviceGetUuid to _v2; drivers older than
+    // that export only the first, which gives the same bytes for a whole
+    // GPU (the two differ for MIG instances, which Vulkan does not show).
+    find(driver.deviceGetUuid, dlsym(library, "cuDeviceGetUuid_v2")
+                                   ? "cuDeviceGetUuid_v2"
+                                   : "cuDeviceGetUuid");
     find(driver.primaryCtxRetain, "cuDevicePrimaryCtxRetain");
     find(driver.primaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
     find(driver.ctxSetCurrent, "cuCtxSetCurrent");

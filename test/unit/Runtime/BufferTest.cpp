@@ -20,6 +20,17 @@ protected:
   }
   void TearDown() override { ejk_device_destroy(device_); }
 
+  /// Two 64-byte buffers, the first holding bytes 0..63 (`bytes`), the
+  /// second zeroes: the device copies' tests.
+  void twoBuffers(ejk_buffer *&a, ejk_buffer *&b, std::vector<uint8_t> &bytes) {
+    ASSERT_EQ(ejk_buffer_create(device_, 64, &a), EJK_OK);
+    ASSERT_EQ(ejk_buffer_create(device_, 64, &b), EJK_OK);
+    bytes.resize(64);
+    for (size_t i = 0; i < bytes.size(); ++i)
+      bytes[i] = uint8_t(i);
+    ASSERT_EQ(ejk_buffer_upload(a, bytes.data(), 64, 0), EJK_OK);
+  }
+
   ejk_device *device_ = nullptr;
 };
 
@@ -69,8 +80,9 @@ TEST_F(BufferTest, LargeCpuBuffersSitOnHugePageBoundaries) {
   ASSERT_EQ(ejk_buffer_create(device_, bytes, &buffer), EJK_OK);
   void *pointer = nullptr;
   ASSERT_EQ(ejk_buffer_host_pointer(buffer, &pointer), EJK_OK);
-  if (!std::getenv("EJK_CPU_HUGE_PAGES"))
+  if (!std::getenv("EJK_CPU_HUGE_PAGES")) {
     EXPECT_EQ(reinterpret_cast<uintptr_t>(pointer) % (size_t(2) << 20), 0u);
+  }
   const uint8_t *data = static_cast<const uint8_t *>(pointer);
   EXPECT_EQ(data[0], 0);
   EXPECT_EQ(data[bytes - 1], 0);
@@ -152,12 +164,10 @@ TEST_F(BufferTest, OutOfRangeCopiesFail) {
 
 TEST_F(BufferTest, DeviceCopiesAndNoExportOnTheCpu) {
   ejk_buffer *a = nullptr, *b = nullptr;
-  ASSERT_EQ(ejk_buffer_create(device_, 64, &a), EJK_OK);
-  ASSERT_EQ(ejk_buffer_create(device_, 64, &b), EJK_OK);
-  std::vector<uint8_t> bytes(64);
-  for (size_t i = 0; i < bytes.size(); ++i)
-    bytes[i] = uint8_t(i);
-  ASSERT_EQ(ejk_buffer_upload(a, bytes.data(), 64, 0), EJK_OK);
+  std::vector<uint8_t> bytes;
+  twoBuffers(a, b, bytes);
+  if (HasFatalFailure())
+    return;
   // Two rows of 4 bytes, 16 apart, into 8 apart from byte 1.
   ASSERT_EQ(ejk_buffer_copy_rows(a, 2, 16, b, 1, 8, 4, 2), EJK_OK)
       << ejk_last_error();
@@ -190,6 +200,52 @@ TEST_F(BufferTest, DeviceCopiesAndNoExportOnTheCpu) {
   for (ejk_buffer *buffer : {a, b, c})
     ejk_buffer_destroy(buffer);
   ejk_device_destroy(other);
+}
+
+// Copies whose result would depend on the order of their rows are refused
+// with the ranges named, on the CPU as on Vulkan (which leaves them
+// undefined); ranges of one buffer that do not meet are fine.
+TEST_F(BufferTest, OverlappingDeviceCopiesFail) {
+  ejk_buffer *a = nullptr, *b = nullptr;
+  std::vector<uint8_t> bytes;
+  twoBuffers(a, b, bytes);
+  if (HasFatalFailure())
+    return;
+  // Destination rows on top of each other (stride 2, rows of 4; stride 0).
+  EXPECT_EQ(ejk_buffer_copy_rows(a, 0, 4, b, 0, 2, 4, 3),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(ejk_last_error()).find("destination rows overlap"),
+            std::string::npos)
+      << ejk_last_error();
+  EXPECT_EQ(ejk_buffer_copy_rows(a, 0, 4, b, 0, 0, 4, 2),
+            EJK_ERROR_INVALID_ARGUMENT);
+  // One source row into several destination rows is fine.
+  ASSERT_EQ(ejk_buffer_copy_rows(a, 8, 0, b, 0, 4, 4, 3), EJK_OK)
+      << ejk_last_error();
+  std::vector<uint8_t> back(12);
+  ASSERT_EQ(ejk_buffer_download(b, back.data(), 12, 0), EJK_OK);
+  EXPECT_EQ(back,
+            (std::vector<uint8_t>{8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11}));
+  // One buffer: [0, 16) into [8, 24) overlaps; rows interleaved with the
+  // source's (their spans [0, 20) and [8, 28) meet) too; [0, 8) into
+  // [40, 48) does not, nor rows whose spans do not meet.
+  EXPECT_EQ(ejk_buffer_copy(a, 0, a, 8, 16), EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(ejk_last_error()).find("[0, 16) and [8, 24)"),
+            std::string::npos)
+      << ejk_last_error();
+  EXPECT_EQ(ejk_buffer_copy_rows(a, 0, 16, a, 8, 16, 4, 2),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ejk_buffer_copy_rows(a, 0, 16, a, 20, 16, 4, 2), EJK_OK)
+      << ejk_last_error();
+  ASSERT_EQ(ejk_buffer_copy(a, 0, a, 40, 8), EJK_OK) << ejk_last_error();
+  ASSERT_EQ(ejk_buffer_download(a, back.data(), 8, 40), EJK_OK);
+  EXPECT_EQ(std::vector<uint8_t>(back.begin(), back.begin() + 8),
+            std::vector<uint8_t>(bytes.begin(), bytes.begin() + 8));
+  // Nothing to copy: no error, whatever the offsets.
+  EXPECT_EQ(ejk_buffer_copy_rows(a, 1000, 0, b, 1000, 0, 4, 0), EJK_OK);
+  EXPECT_EQ(ejk_buffer_copy(a, 1000, b, 1000, 0), EJK_OK);
+  for (ejk_buffer *buffer : {a, b})
+    ejk_buffer_destroy(buffer);
 }
 
 TEST_F(BufferTest, HugeAllocationFailsCleanly) {

@@ -487,6 +487,11 @@ TEST_P(VulkanInvokeTest, DeviceCopiesRowsAndExportableMemory) {
       << ejk_last_error();
   EXPECT_EQ(ejk_buffer_copy(from, 200, into, 0, 64),
             EJK_ERROR_INVALID_ARGUMENT);
+  // Overlapping destination rows, and overlapping ranges of one buffer,
+  // which Vulkan leaves undefined, are refused.
+  EXPECT_EQ(ejk_buffer_copy_rows(from, 0, 16, into, 0, 8, 16, 2),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ejk_buffer_copy(from, 0, from, 4, 16), EJK_ERROR_INVALID_ARGUMENT);
 
   uint8_t uuid[16] = {};
   ASSERT_EQ(ejk_device_uuid(device_, uuid), EJK_OK) << ejk_last_error();

@@ -5,6 +5,7 @@ usage: ring_check.py WORK_DIR [--vulkan] [--backward] [--transport]
        ring_check.py WORK_DIR --mismatch | --exit-early | --no-grad-blocks |
                      --bad-do | --bad-segments | --no-segments |
                      --unwanted-segments
+       ring_check.py WORK_DIR --device-copy-error LIB ENTRY@RANK
 (ejkc, ejk-run, ejk-ring-run and mpirun from PATH; --vulkan compiles the
 ring for Vulkan and runs each rank on the Vulkan device; the reference
 stays single-process flash attention on the CPU)
@@ -51,6 +52,9 @@ CASES = {
     # Non-causal batch 1: the gathered form's `gfull` block on Vulkan.
     "full-f16": (1, 128, 4, 2, 32, 32, "", (2, 4)),
     "bf16": (2, 64, 4, 4, 32, 16, "", (2,)),
+    # Non-causal GQA with dim_v != dim and odd shards (27 rows): the
+    # device copies' key and value rows differ in size (`gall` on Vulkan).
+    "odd-gqa": (1, 54, 4, 2, 32, 16, "", (2,)),
     # Packed sequences (SEGMENTS).
     "packed": (2, 64, 4, 4, 32, 32, "", (2, 4)),
     "packed-causal": (2, 64, 8, 2, 32, 16, "causal", (2, 4)),
@@ -376,6 +380,48 @@ def segment_errors(work, which):
             print(line.strip())
 
 
+def use_fake_cuda(lib):
+    """The ring loads lib (tools/ejk-ring-run/fake-libcuda.c) as libcuda,
+    told the Vulkan device's UUID, so that the ranks copy key/value "GPU
+    to GPU" through it (on the host)."""
+    uuid = must(["ejk-ring-run", "--print-device-uuid", "vulkan"])
+    os.environ["EJK_RING_TEST_CUDA_LIBRARY"] = lib
+    os.environ["EJK_FAKE_CUDA_UUID"] = uuid.stdout.strip()
+
+
+def device_copy_error(work, lib, spec):
+    """full-f16's ring of 2 on Vulkan with the device copies, the stand-in
+    libcuda's entry point ENTRY failing on rank RANK only
+    (EJK_FAKE_CUDA_FAIL) after the copies were set up: every rank must
+    stop with the run's error, none hang."""
+    case = "full-f16"
+    dirn = os.path.join(work, "device-copy-error")
+    os.makedirs(dirn, exist_ok=True)
+    mlir = os.path.join(dirn, "ring.mlir")
+    write_mlir(mlir, case)
+    b, s, h, hk, d, dv, attrs, sizes = CASES[case]
+    rng = np.random.default_rng(0)
+    args = []
+    for name, shape in (("q", (b, s, h, d)), ("k", (b, s, hk, d)),
+                        ("v", (b, s, hk, dv))):
+        path = os.path.join(dirn, name + ".npy")
+        np.save(path, rng.standard_normal(shape).astype(np.float16))
+        args += ["--" + name, path]
+    art = os.path.join(dirn, "art")
+    must(["ejkc", mlir, "-o", art, "--target", "vulkan"])
+    use_fake_cuda(lib)
+    os.environ["EJK_FAKE_CUDA_FAIL"] = spec
+    p = run(["timeout", "60", "mpirun", "-np", "2", "ejk-ring-run",
+             os.path.join(art, "ring.json"), "--entry", "ring2",
+             "--device", "vulkan", "--stats"] + args +
+            ["--out", os.path.join(dirn, "o.npy")])
+    print("exit status %s (timeout: %s)" % (
+        "nonzero" if p.returncode else "zero", p.returncode == 124))
+    for line in sorted(set((p.stdout + p.stderr).splitlines())):
+        if "ejk-ring-run" in line or "transport" in line:
+            print(line.strip())
+
+
 def main():
     work = sys.argv[1]
     os.makedirs(work, exist_ok=True)
@@ -387,21 +433,20 @@ def main():
                        "--unwanted-segments"):
         segment_errors(work, sys.argv[2])
         return
+    if sys.argv[2] == "--device-copy-error":
+        device_copy_error(work, sys.argv[3], sys.argv[4])
+        return
     args = sys.argv[2:]
     vulkan = "--vulkan" in args
     backward = "--backward" in args
     # --transport: also print how each forward moved its shards (every
     # rank's ejk_ring_transport, through ejk-ring-run --stats).
     transport = "--transport" in args
-    # --fake-cuda LIB: the ring loads LIB (tools/ejk-ring-run/
-    # fake-libcuda.c) as libcuda, told the Vulkan device's UUID, so that
-    # the ranks copy key/value "GPU to GPU" through it (on the host).
+    # --fake-cuda LIB: the device copies through LIB (use_fake_cuda).
     if "--fake-cuda" in args:
         lib = args[args.index("--fake-cuda") + 1]
         args.remove(lib)
-        uuid = must(["ejk-ring-run", "--print-device-uuid", "vulkan"])
-        os.environ["EJK_RING_TEST_CUDA_LIBRARY"] = lib
-        os.environ["EJK_FAKE_CUDA_UUID"] = uuid.stdout.strip()
+        use_fake_cuda(lib)
     for case in args:
         if not case.startswith("--"):
             check_case(work, case, vulkan, backward, transport)
