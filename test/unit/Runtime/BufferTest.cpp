@@ -248,6 +248,43 @@ TEST_F(BufferTest, OverlappingDeviceCopiesFail) {
     ejk_buffer_destroy(buffer);
 }
 
+// Every new device-copy and export function refuses null arguments with
+// EJK_ERROR_INVALID_ARGUMENT and a message naming the function, and
+// leaves its outputs cleared.
+TEST_F(BufferTest, DeviceCopyAndExportNullArgumentsFail) {
+  ejk_buffer *a = nullptr;
+  ASSERT_EQ(ejk_buffer_create(device_, 64, &a), EJK_OK);
+  auto named = [](const char *function) {
+    return std::string(ejk_last_error()).find(function) != std::string::npos;
+  };
+  EXPECT_EQ(ejk_buffer_copy_rows(a, 0, 4, nullptr, 0, 4, 4, 2),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(named("ejk_buffer_copy_rows")) << ejk_last_error();
+  EXPECT_EQ(ejk_buffer_copy(a, 0, nullptr, 0, 4), EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(named("ejk_buffer_copy")) << ejk_last_error();
+  ejk_buffer *out = reinterpret_cast<ejk_buffer *>(0x1);
+  EXPECT_EQ(ejk_buffer_create_exportable(nullptr, 64, &out),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(out, nullptr);
+  EXPECT_TRUE(named("ejk_buffer_create_exportable")) << ejk_last_error();
+  EXPECT_EQ(ejk_buffer_create_exportable(device_, 64, nullptr),
+            EJK_ERROR_INVALID_ARGUMENT);
+  int fd = 7;
+  uint64_t size = 0;
+  EXPECT_EQ(ejk_buffer_export_fd(a, nullptr, &size),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ejk_buffer_export_fd(a, &fd, nullptr), EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ejk_buffer_export_fd(nullptr, &fd, &size),
+            EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(fd, -1);
+  EXPECT_TRUE(named("ejk_buffer_export_fd")) << ejk_last_error();
+  uint8_t uuid[16];
+  EXPECT_EQ(ejk_device_uuid(nullptr, uuid), EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ejk_device_uuid(device_, nullptr), EJK_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(named("ejk_device_uuid")) << ejk_last_error();
+  ejk_buffer_destroy(a);
+}
+
 TEST_F(BufferTest, HugeAllocationFailsCleanly) {
   ejk_buffer *buffer = reinterpret_cast<ejk_buffer *>(0x1);
   ejk_status status = ejk_buffer_create(
