@@ -13,7 +13,9 @@
  * - EJK_FAKE_CUDA_FAIL=<entry point>@<rank> makes that entry point fail
  *   (CUDA_ERROR_UNKNOWN) in the process of that MPI rank only (Open MPI's
  *   OMPI_COMM_WORLD_RANK, MPICH's PMI_RANK): a failure on one rank, which
- *   every rank must agree on.
+ *   every rank must agree on;
+ * - EJK_FAKE_CUDA_LOADED=PATH: loading it creates PATH (the tests' way to
+ *   see that a ring that cannot take the copies never loads the driver).
  * Set EJK_RING_TEST_CUDA_LIBRARY to this library to use it. Not a CUDA
  * implementation: only what the ring calls, as the ring calls it.
  *===----------------------------------------------------------------------===*/
@@ -68,6 +70,15 @@ static int unmap(DevicePtr address) {
       return 0;
     }
   return 0; /* a mapped buffer's pointer: its memory's destroy unmaps it */
+}
+
+__attribute__((constructor)) static void loaded(void) {
+  const char *path = getenv("EJK_FAKE_CUDA_LOADED");
+  if (path && *path) {
+    int fd = open(path, O_WRONLY | O_CREAT, 0644);
+    if (fd >= 0)
+      close(fd);
+  }
 }
 
 /* CUDA_ERROR_UNKNOWN where EJK_FAKE_CUDA_FAIL names `entry` and this

@@ -280,9 +280,11 @@ bool DeviceCopies::open(MPI_Comm comm, int rank, int size, ejk_device *device,
 }
 
 void DeviceCopies::close() {
+  // Nothing was made without a context: the driver is not loaded for
+  // that (a CPU ring's destroy, a run that does not take the copies).
   std::string why;
-  const Driver *cu = loadDriver(why);
-  if (cu && context_) {
+  const Driver *cu = context_ ? loadDriver(why) : nullptr;
+  if (cu) {
     cu->ctxSetCurrent(context_);
     for (CuStream stream : streams_) {
       cu->streamSynchronize(stream);

@@ -39,11 +39,19 @@ bool useDeviceCopies(ejk_ring &ring, bool direct, bool segments,
   bool fits = !direct && comm.size > 1 && e.wholeBlocks && !segments &&
               !e.window && ring.batch == 1 &&
               (!e.causal || ring.layout == EJK_RING_ZIGZAG);
-  int want = fits && !off && ring.deviceCopyFailure.empty(), all = 0;
-  MPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, comm.comm);
-  if (!all) {
+  // Whether every rank wants it, and whether every rank has the switch
+  // on: a rank that could take it says why another did not.
+  int mine[2] = {fits && !off && ring.deviceCopyFailure.empty(), !off},
+      all[2] = {0, 0};
+  MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, comm.comm);
+  if (!all[0]) {
     ring.devices.close();
-    why = !fits ? "" : off ? "EJK_RING_DEVICE_COPY=0" : ring.deviceCopyFailure;
+    why = !fits     ? ""
+          : off     ? "EJK_RING_DEVICE_COPY=0"
+          : !all[1] ? "EJK_RING_DEVICE_COPY=0 on another rank"
+          : !ring.deviceCopyFailure.empty()
+              ? ring.deviceCopyFailure
+              : "another rank's ring or device does not allow it";
     return false;
   }
   const int64_t kBytes = ring.seq * ring.kRowBytes(),

@@ -159,3 +159,47 @@ func.func @plain(%q: tensor<1x16x4x8xf16>, %k: tensor<1x16x2x8xf16>, %v: tensor<
       : tensor<1x16x4x8xf16>, tensor<1x16x2x8xf16>, tensor<1x16x2x8xf16> -> tensor<1x16x4x8xf16>
   return %o : tensor<1x16x4x8xf16>
 }
+
+// -----
+
+// The whole-sequence causal blocks of a ring of 3 (shards of 8: chunks of
+// 4, rank r holding chunks r and 5-r): rank r's first chunk sees chunks
+// 0..r, (r+1) 4 keys; its second chunk sees chunks 0..5-r, (6-r) 4 keys;
+// both causal with the diagonal bottom-right, so that query i of a chunk
+// sees the prefix up to its own global position.
+// CHECK-LABEL: func.func @three__ring__n3__c1__wn__gclo0
+// CHECK-SAME: (%{{.*}}: tensor<1x4x2x8xf32>, %{{.*}}: tensor<1x4x2x8xf32>, %{{.*}}: tensor<1x4x2x8xf32>) -> (tensor<1x4x2x8xf32>, tensor<1x2x4xf32>)
+// CHECK: ejk.flash_attention %{{.*}} {causal, mask_alignment = "bottom_right"
+// CHECK-LABEL: func.func @three__ring__n3__c1__wn__gclo1
+// CHECK-SAME: tensor<1x8x2x8xf32>
+// CHECK: {causal, mask_alignment = "bottom_right"
+// CHECK-LABEL: func.func @three__ring__n3__c1__wn__gclo2
+// CHECK-SAME: tensor<1x12x2x8xf32>
+// CHECK: {causal, mask_alignment = "bottom_right"
+// CHECK-LABEL: func.func @three__ring__n3__c1__wn__gchi0
+// CHECK-SAME: (%{{.*}}: tensor<1x4x2x8xf32>, %{{.*}}: tensor<1x24x2x8xf32>, %{{.*}}: tensor<1x24x2x8xf32>) -> (tensor<1x4x2x8xf32>, tensor<1x2x4xf32>)
+// CHECK: {causal, mask_alignment = "bottom_right"
+// CHECK-LABEL: func.func @three__ring__n3__c1__wn__gchi1
+// CHECK-SAME: tensor<1x20x2x8xf32>
+// CHECK: {causal, mask_alignment = "bottom_right"
+// CHECK-LABEL: func.func @three__ring__n3__c1__wn__gchi2
+// CHECK-SAME: tensor<1x16x2x8xf32>
+// CHECK: {causal, mask_alignment = "bottom_right"
+// CHECK-NOT: gall
+func.func @three(%q: tensor<1x8x2x8xf32>, %k: tensor<1x8x2x8xf32>, %v: tensor<1x8x2x8xf32>) -> tensor<1x8x2x8xf32> {
+  %o = ejk.ring_attention %q, %k, %v {ring_size = 3 : i64, causal}
+      : tensor<1x8x2x8xf32>, tensor<1x8x2x8xf32>, tensor<1x8x2x8xf32> -> tensor<1x8x2x8xf32>
+  return %o : tensor<1x8x2x8xf32>
+}
+
+// -----
+
+// Odd causal shards have no zigzag chunks: no whole-sequence blocks (the
+// runtime then keeps the step-by-step ring), and no `gall` either.
+// CHECK-LABEL: func.func @odd__ring__n2__c1__wn__full
+// CHECK-NOT: {{__g(all|clo|chi|z|full)}}
+func.func @odd(%q: tensor<1x7x2x8xf32>, %k: tensor<1x7x2x8xf32>, %v: tensor<1x7x2x8xf32>) -> tensor<1x7x2x8xf32> {
+  %o = ejk.ring_attention %q, %k, %v {ring_size = 2 : i64, causal}
+      : tensor<1x7x2x8xf32>, tensor<1x7x2x8xf32>, tensor<1x7x2x8xf32> -> tensor<1x7x2x8xf32>
+  return %o : tensor<1x7x2x8xf32>
+}

@@ -6,6 +6,7 @@ usage: ring_check.py WORK_DIR [--vulkan] [--backward] [--transport]
                      --bad-do | --bad-segments | --no-segments |
                      --unwanted-segments
        ring_check.py WORK_DIR --device-copy-error LIB ENTRY@RANK
+       ring_check.py WORK_DIR --device-copy-off-on-rank-0 LIB
 (ejkc, ejk-run, ejk-ring-run and mpirun from PATH; --vulkan compiles the
 ring for Vulkan and runs each rank on the Vulkan device; the reference
 stays single-process flash attention on the CPU)
@@ -389,13 +390,11 @@ def use_fake_cuda(lib):
     os.environ["EJK_FAKE_CUDA_UUID"] = uuid.stdout.strip()
 
 
-def device_copy_error(work, lib, spec):
-    """full-f16's ring of 2 on Vulkan with the device copies, the stand-in
-    libcuda's entry point ENTRY failing on rank RANK only
-    (EJK_FAKE_CUDA_FAIL) after the copies were set up: every rank must
-    stop with the run's error, none hang."""
+def device_copy_ring(work, lib):
+    """full-f16's ring of 2, compiled for Vulkan, with the device copies
+    through the stand-in libcuda lib: the ejk-ring-run arguments."""
     case = "full-f16"
-    dirn = os.path.join(work, "device-copy-error")
+    dirn = os.path.join(work, "device-copy")
     os.makedirs(dirn, exist_ok=True)
     mlir = os.path.join(dirn, "ring.mlir")
     write_mlir(mlir, case)
@@ -410,16 +409,36 @@ def device_copy_error(work, lib, spec):
     art = os.path.join(dirn, "art")
     must(["ejkc", mlir, "-o", art, "--target", "vulkan"])
     use_fake_cuda(lib)
-    os.environ["EJK_FAKE_CUDA_FAIL"] = spec
-    p = run(["timeout", "60", "mpirun", "-np", "2", "ejk-ring-run",
-             os.path.join(art, "ring.json"), "--entry", "ring2",
-             "--device", "vulkan", "--stats"] + args +
-            ["--out", os.path.join(dirn, "o.npy")])
+    return ["ejk-ring-run", os.path.join(art, "ring.json"), "--entry",
+            "ring2", "--device", "vulkan", "--stats"] + args + \
+        ["--out", os.path.join(dirn, "o.npy")]
+
+
+def print_ranks(p):
     print("exit status %s (timeout: %s)" % (
         "nonzero" if p.returncode else "zero", p.returncode == 124))
     for line in sorted(set((p.stdout + p.stderr).splitlines())):
         if "ejk-ring-run" in line or "transport" in line:
             print(line.strip())
+
+
+def device_copy_error(work, lib, spec):
+    """The device-copy ring (device_copy_ring) with the stand-in's entry
+    point ENTRY failing on rank RANK only (EJK_FAKE_CUDA_FAIL) after the
+    copies were set up: every rank must stop with the run's error, none
+    hang."""
+    ring = device_copy_ring(work, lib)
+    os.environ["EJK_FAKE_CUDA_FAIL"] = spec
+    print_ranks(run(["timeout", "60", "mpirun", "-np", "2"] + ring))
+
+
+def device_copy_off_on_one_rank(work, lib):
+    """The device-copy ring with EJK_RING_DEVICE_COPY=0 on rank 0 only:
+    no rank takes the copies, and each says why."""
+    ring = device_copy_ring(work, lib)
+    print_ranks(run(["timeout", "60", "mpirun", "-np", "1", "env",
+                     "EJK_RING_DEVICE_COPY=0"] + ring +
+                    [":", "-np", "1"] + ring))
 
 
 def main():
@@ -435,6 +454,9 @@ def main():
         return
     if sys.argv[2] == "--device-copy-error":
         device_copy_error(work, sys.argv[3], sys.argv[4])
+        return
+    if sys.argv[2] == "--device-copy-off-on-rank-0":
+        device_copy_off_on_one_rank(work, sys.argv[3])
         return
     args = sys.argv[2:]
     vulkan = "--vulkan" in args
