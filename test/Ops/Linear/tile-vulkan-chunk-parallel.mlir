@@ -36,8 +36,10 @@
 // tile, the subgroup maxima of the chunk decay; the bound picks the
 // factored or the exact scores.
 // CHECK-LABEL: func.func private @heuristic_dispatch_0(
-// CHECK-SAME: ejk.grid = array<i64: 16, 4, 1>, ejk.shared_memory_bytes = 30752 : i64
+// CHECK-SAME: ejk.grid = array<i64: 16, 4, 1>, ejk.shared_memory_bytes = 31520 : i64
 // CHECK: memref.alloc() : memref<4096xf32, #gpu.address_space<workgroup>>
+// Key tiles of 8 in rows of 9 floats (no bank conflicts on column reads).
+// CHECK-COUNT-2: memref.alloc() : memref<576xf32, #gpu.address_space<workgroup>>
 // CHECK: gpu.shuffle  xor
 // CHECK: %[[BOUND:.*]] = arith.cmpf ole, %{{.*}}, %{{.*}} : f32
 // One pass over key tiles gives the scores (16) and q exp(B) S (4 x 8) of

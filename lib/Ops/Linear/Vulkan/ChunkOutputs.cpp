@@ -25,17 +25,17 @@ public:
 
 private:
   void outputs() {
-    int64_t C = l.chunk, kt = l.keyTile;
+    int64_t C = l.chunk, kt = l.keyTile, pitch = l.keyPitch();
     int64_t st = VulkanGlaChunkLayout::kStepTile;
     Value scores = allocWorkgroup(e, C * C);
-    Value qTile = allocWorkgroup(e, C * kt);
-    Value kTile = allocWorkgroup(e, C * kt);
+    Value qTile = allocWorkgroup(e, C * pitch);
+    Value kTile = allocWorkgroup(e, C * pitch);
     // Rows of S (per key tile), then of V (per step tile).
     Value rowTile = allocWorkgroup(e, std::max(st, kt) * l.blockV);
     // B of the staged steps, for the exact scores.
     Value cumTile;
     if (mode != GateMode::None)
-      cumTile = allocWorkgroup(e, C * kt);
+      cumTile = allocWorkgroup(e, C * pitch);
 
     // The chunk's strongest decay picks factored or exact scores (the
     // same for the whole workgroup).
@@ -83,13 +83,14 @@ private:
             for (int64_t k = 0; k < kt; ++k) {
               SmallVector<Value> qs, ks, qb, kb2, ss;
               for (int64_t a = 0; a < l.cPer; ++a) {
-                Value idx = e.add(e.mul(outRow(a), e.index(kt)), e.index(k));
+                Value idx = e.add(e.mul(outRow(a), e.index(pitch)), e.index(k));
                 qs.push_back(memref::LoadOp::create(e.b, qTile, idx));
                 if (exact)
                   qb.push_back(memref::LoadOp::create(e.b, cumTile, idx));
               }
               for (int64_t b = 0; b < l.cPer; ++b) {
-                Value idx = e.add(e.mul(scoreCol(b), e.index(kt)), e.index(k));
+                Value idx =
+                    e.add(e.mul(scoreCol(b), e.index(pitch)), e.index(k));
                 ks.push_back(memref::LoadOp::create(e.b, kTile, idx));
                 if (exact)
                   kb2.push_back(memref::LoadOp::create(e.b, cumTile, idx));
@@ -237,12 +238,15 @@ private:
     return out;
   }
 
+  /// Element `i` (step i / keyTile, key i % keyTile) at its padded place:
+  /// i + i / keyTile with rows of keyPitch().
   void storeKeyElement(Value i, ArrayRef<Value> vals, Value qTile, Value kTile,
                        Value cumTile, bool exact) {
-    memref::StoreOp::create(e.b, vals[0], qTile, i);
-    memref::StoreOp::create(e.b, vals[1], kTile, i);
+    Value at = e.add(i, arith::DivUIOp::create(e.b, i, e.index(l.keyTile)));
+    memref::StoreOp::create(e.b, vals[0], qTile, at);
+    memref::StoreOp::create(e.b, vals[1], kTile, at);
     if (vals.size() > 2)
-      memref::StoreOp::create(e.b, vals[2], cumTile, i);
+      memref::StoreOp::create(e.b, vals[2], cumTile, at);
   }
 
   /// Element `i` of the state rows from k0 (stageStateRows).

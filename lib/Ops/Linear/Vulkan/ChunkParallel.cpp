@@ -132,7 +132,7 @@ std::optional<VulkanGlaChunkLayout> VulkanGlaChunkLayout::compute(
   l.updateSharedBytes = 4 * (kStepTile * l.kPad() + kStepTile * blockV);
   // Key tiles of 16 where shared memory allows (half the barriers of 8).
   auto outputBytes = [&](int64_t keyTile) {
-    return 4 * (chunk * chunk + (gated ? 3 : 2) * chunk * keyTile +
+    return 4 * (chunk * chunk + (gated ? 3 : 2) * chunk * (keyTile + 1) +
                 std::max(kStepTile, keyTile) * blockV +
                 (perStep ? kThreads / l.subgroupSize : 0));
   };

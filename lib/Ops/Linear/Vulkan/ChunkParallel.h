@@ -53,6 +53,10 @@ struct VulkanGlaChunkLayout {
   /// Key columns per tile of the scores and of q S: 16, or 8 where 16
   /// does not fit shared memory.
   int64_t keyTile = 0;
+  /// The outputs' staged key rows are one float longer than the tile: a
+  /// subgroup reads 16 rows at one column, which with a pitch of 16 floats
+  /// fall in 2 of the 32 banks (8-way conflicts).
+  int64_t keyPitch() const { return keyTile + 1; }
   /// Steps per tile of the update and of A V.
   static constexpr int64_t kStepTile = 16;
   /// Register blocks: state rows, value columns and chunk rows per thread.
