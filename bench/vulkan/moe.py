@@ -176,10 +176,12 @@ def pipeline_stats(d, names):
     args, files = [tool], {}
     for name in names:
         kj = json.load(open(os.path.join(d, "art", name, "kernel.json")))
-        for disp in kj["entries"][0]["dispatches"]:
+        # A variant's dispatches may share an entry-point name: key each
+        # statistic by its dispatch's position so none overwrites another.
+        for i, disp in enumerate(kj["entries"][0]["dispatches"]):
             spv = os.path.join(d, "art", name, disp["spirv"])
             args += [disp["entry_point"], str(len(disp["bindings"])), spv]
-            files[spv] = name
+            files[spv] = (name, i)
     try:
         r = subprocess.run(args, capture_output=True, text=True, timeout=120)
     except subprocess.TimeoutExpired:
@@ -188,7 +190,9 @@ def pipeline_stats(d, names):
     for line in r.stdout.splitlines():
         parts = line.split("\t")
         if len(parts) == 4 and parts[0] in files:
-            out.setdefault(files[parts[0]], {})[parts[1] + ": " + parts[2]] = parts[3]
+            name, i = files[parts[0]]
+            key = "dispatch %d %s: %s" % (i, parts[1], parts[2])
+            out.setdefault(name, {})[key] = parts[3]
     if r.returncode:
         out["error"] = r.stderr[-500:]
     return out
