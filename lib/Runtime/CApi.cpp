@@ -143,6 +143,59 @@ template <typename Body> ejk_status guarded(const char *function, Body &&body) {
   if (Status status = resolve(function, #NAME, HANDLE, NAME); !status)         \
   return report(status)
 
+namespace {
+/// The checks of ejk_invoke and ejk_invoke_async that need the C arrays:
+/// the entry, the counts (they bound how far the arrays may be read), and
+/// the arrays themselves. Resolves the buffers; a NULL element stays NULL so
+/// that Module reports it after the count check, naming the argument.
+Status collectArgs(const char *function, const Module &module,
+                   const char *entry, ejk_buffer *const *inputs,
+                   size_t num_inputs, ejk_buffer *const *outputs,
+                   size_t num_outputs, std::vector<std::shared_ptr<Buffer>> &in,
+                   std::vector<std::shared_ptr<Buffer>> &out) {
+  const ejk::runtime::EntryDesc *desc = nullptr;
+  if (Status status = module.findEntry(entry, desc); !status)
+    return status;
+  if (Status status = Module::checkArgCounts(*desc, num_inputs, num_outputs);
+      !status)
+    return status;
+  if (num_inputs != 0 && !inputs)
+    return Status::invalidArgument(std::string(function) +
+                                   ": 'inputs' is NULL but 'num_inputs' is " +
+                                   std::to_string(num_inputs));
+  if (num_outputs != 0 && !outputs)
+    return Status::invalidArgument(std::string(function) +
+                                   ": 'outputs' is NULL but 'num_outputs' is " +
+                                   std::to_string(num_outputs));
+  auto collect = [&](ejk_buffer *const *handles, size_t count, bool isOutput,
+                     std::vector<std::shared_ptr<Buffer>> &buffers) {
+    buffers.assign(count, nullptr);
+    for (size_t i = 0; i < count; ++i) {
+      if (!handles[i])
+        continue;
+      std::string argument = std::string(isOutput ? "outputs[" : "inputs[") +
+                             std::to_string(i) + "]";
+      if (Status status =
+              resolve(function, argument.c_str(), handles[i], buffers[i]);
+          !status)
+        return status;
+    }
+    return Status::success();
+  };
+  if (Status status = collect(inputs, num_inputs, false, in); !status)
+    return status;
+  return collect(outputs, num_outputs, true, out);
+}
+
+std::vector<Buffer *>
+rawBuffers(const std::vector<std::shared_ptr<Buffer>> &buffers) {
+  std::vector<Buffer *> raw;
+  for (const auto &buffer : buffers)
+    raw.push_back(buffer.get());
+  return raw;
+}
+} // namespace
+
 extern "C" {
 
 int ejk_runtime_abi_version(void) { return EJK_RUNTIME_ABI_VERSION; }
@@ -556,59 +609,6 @@ ejk_status ejk_buffer_destroy(ejk_buffer *buffer) {
 //===----------------------------------------------------------------------===//
 // Running
 //===----------------------------------------------------------------------===//
-
-namespace {
-/// The checks of ejk_invoke and ejk_invoke_async that need the C arrays:
-/// the entry, the counts (they bound how far the arrays may be read), and
-/// the arrays themselves. Resolves the buffers; a NULL element stays NULL so
-/// that Module reports it after the count check, naming the argument.
-Status collectArgs(const char *function, const Module &module,
-                   const char *entry, ejk_buffer *const *inputs,
-                   size_t num_inputs, ejk_buffer *const *outputs,
-                   size_t num_outputs, std::vector<std::shared_ptr<Buffer>> &in,
-                   std::vector<std::shared_ptr<Buffer>> &out) {
-  const ejk::runtime::EntryDesc *desc = nullptr;
-  if (Status status = module.findEntry(entry, desc); !status)
-    return status;
-  if (Status status = Module::checkArgCounts(*desc, num_inputs, num_outputs);
-      !status)
-    return status;
-  if (num_inputs != 0 && !inputs)
-    return Status::invalidArgument(std::string(function) +
-                                   ": 'inputs' is NULL but 'num_inputs' is " +
-                                   std::to_string(num_inputs));
-  if (num_outputs != 0 && !outputs)
-    return Status::invalidArgument(std::string(function) +
-                                   ": 'outputs' is NULL but 'num_outputs' is " +
-                                   std::to_string(num_outputs));
-  auto collect = [&](ejk_buffer *const *handles, size_t count, bool isOutput,
-                     std::vector<std::shared_ptr<Buffer>> &buffers) {
-    buffers.assign(count, nullptr);
-    for (size_t i = 0; i < count; ++i) {
-      if (!handles[i])
-        continue;
-      std::string argument = std::string(isOutput ? "outputs[" : "inputs[") +
-                             std::to_string(i) + "]";
-      if (Status status =
-              resolve(function, argument.c_str(), handles[i], buffers[i]);
-          !status)
-        return status;
-    }
-    return Status::success();
-  };
-  if (Status status = collect(inputs, num_inputs, false, in); !status)
-    return status;
-  return collect(outputs, num_outputs, true, out);
-}
-
-std::vector<Buffer *>
-rawBuffers(const std::vector<std::shared_ptr<Buffer>> &buffers) {
-  std::vector<Buffer *> raw;
-  for (const auto &buffer : buffers)
-    raw.push_back(buffer.get());
-  return raw;
-}
-} // namespace
 
 ejk_status ejk_invoke(ejk_module *moduleHandle, const char *entry,
                       ejk_buffer *const *inputs, size_t num_inputs,
