@@ -71,6 +71,27 @@ struct ShaderBFloat16FeaturesKHR {
   VkBool32 shaderBFloat16CooperativeMatrix = VK_FALSE;
 };
 
+//===----------------------------------------------------------------------===//
+// VK_NV_cooperative_matrix2 (Vulkan 1.4.301), declared here
+//===----------------------------------------------------------------------===//
+
+constexpr const char *kCooperativeMatrix2Extension =
+    "VK_NV_cooperative_matrix2";
+constexpr VkStructureType kStructurePhysicalDeviceCooperativeMatrix2FeaturesNV =
+    VkStructureType(1000593000);
+
+struct CooperativeMatrix2FeaturesNV {
+  VkStructureType sType = kStructurePhysicalDeviceCooperativeMatrix2FeaturesNV;
+  void *pNext = nullptr;
+  VkBool32 cooperativeMatrixWorkgroupScope = VK_FALSE;
+  VkBool32 cooperativeMatrixFlexibleDimensions = VK_FALSE;
+  VkBool32 cooperativeMatrixReductions = VK_FALSE;
+  VkBool32 cooperativeMatrixConversions = VK_FALSE;
+  VkBool32 cooperativeMatrixPerElementOperations = VK_FALSE;
+  VkBool32 cooperativeMatrixTensorAddressing = VK_FALSE;
+  VkBool32 cooperativeMatrixBlockLoads = VK_FALSE;
+};
+
 using PFN_GetPhysicalDeviceCooperativeMatrixPropertiesKHR =
     VkResult(VKAPI_PTR *)(VkPhysicalDevice, uint32_t *,
                           CooperativeMatrixPropertiesKHR *);

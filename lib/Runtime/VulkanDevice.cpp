@@ -123,6 +123,8 @@ constexpr FeatureName kFeatures[] = {
     {"cooperative_matrix_bf16",
      "bf16 cooperative matrices (VK_KHR_shader_bfloat16)",
      &VulkanCapabilities::cooperativeMatrixBF16},
+    {"cooperative_matrix2", "VK_NV_cooperative_matrix2",
+     &VulkanCapabilities::cooperativeMatrix2},
 };
 
 /// Parses a "vulkan" / "vulkan:<selector>" spec.
@@ -325,6 +327,24 @@ Status VulkanDevice::init(const std::string &selector,
   ShaderBFloat16FeaturesKHR bfloat16;
   if (useExtension(kShaderBFloat16Extension))
     chain(bfloat16);
+  // VK_NV_cooperative_matrix2: queried on its own, and chained (with its
+  // extension) only where the device has everything ejk's kernels use.
+  CooperativeMatrix2FeaturesNV cooperative2;
+  if (hasExtension(extensions, kCooperativeMatrix2Extension)) {
+    VkPhysicalDeviceFeatures2 query = {};
+    query.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    query.pNext = &cooperative2;
+    vk.vkGetPhysicalDeviceFeatures2(physical_, &query);
+    cooperative2.pNext = nullptr;
+  }
+  bool useCooperative2 = cooperative2.cooperativeMatrixWorkgroupScope &&
+                         cooperative2.cooperativeMatrixFlexibleDimensions &&
+                         cooperative2.cooperativeMatrixReductions &&
+                         cooperative2.cooperativeMatrixConversions &&
+                         cooperative2.cooperativeMatrixPerElementOperations &&
+                         cooperative2.cooperativeMatrixTensorAddressing;
+  if (useCooperative2 && useExtension(kCooperativeMatrix2Extension))
+    chain(cooperative2);
   // Registered host memory (ejk_host_register) imports through it; it needs
   // Vulkan 1.1's external memory, core wherever ejk runs.
   bool hostImport = version >= VK_API_VERSION_1_1 &&
@@ -348,6 +368,7 @@ Status VulkanDevice::init(const std::string &selector,
   caps.cooperativeMatrixBF16 = caps.cooperativeMatrix &&
                                bfloat16.shaderBFloat16Type &&
                                bfloat16.shaderBFloat16CooperativeMatrix;
+  caps.cooperativeMatrix2 = caps.cooperativeMatrix && useCooperative2;
   queryCapabilities(extensions);
 
   // Only the shader features of the core struct: enabling everything
@@ -358,6 +379,8 @@ Status VulkanDevice::init(const std::string &selector,
   features2.features.shaderInt16 = core.shaderInt16;
   features2.features.shaderInt64 = core.shaderInt64;
   cooperative.cooperativeMatrixRobustBufferAccess = VK_FALSE;
+  // Block loads (decode functions) are not used.
+  cooperative2.cooperativeMatrixBlockLoads = VK_FALSE;
   // bf16 dot products are not used.
   bfloat16.shaderBFloat16DotProduct = VK_FALSE;
 
@@ -537,8 +560,13 @@ void VulkanDevice::buildFingerprint() {
   // them (lib/Selection/TargetFromFingerprint.cpp).
   for (const FeatureName &feature : kFeatures)
     if (feature.member != &VulkanCapabilities::cooperativeMatrixNvLayout &&
-        feature.member != &VulkanCapabilities::cooperativeMatrixBF16)
+        feature.member != &VulkanCapabilities::cooperativeMatrixBF16 &&
+        feature.member != &VulkanCapabilities::cooperativeMatrix2)
       flag(feature.name, caps.*feature.member);
+  // Printed only where present, so that the fingerprints (and tuning keys)
+  // of devices without VK_NV_cooperative_matrix2 stay what they were.
+  if (caps.cooperativeMatrix2)
+    put("cooperative_matrix2", "1");
   if (caps.cooperativeMatrix) {
     std::set<std::string> shapes;
     for (const CooperativeMatrixPropertiesKHR &shape :

@@ -50,6 +50,10 @@ struct VulkanCapabilities {
   /// bf16 cooperative matrices (VK_KHR_shader_bfloat16's type and matrix
   /// features, both enabled when the device has them).
   bool cooperativeMatrixBF16 = false;
+  /// VK_NV_cooperative_matrix2 with what ejk's kernels use of it
+  /// (workgroup-scope and flexible-size matrices, reductions, conversions,
+  /// per-element operations, tensor addressing), all enabled when present.
+  bool cooperativeMatrix2 = false;
   uint32_t subgroupSize = 0, minSubgroupSize = 0, maxSubgroupSize = 0;
   VkSubgroupFeatureFlags subgroupOperations = 0;
   /// VK_KHR_cooperative_matrix shapes (empty without the extension).

@@ -79,6 +79,12 @@ const char *spirvCapabilityFeature(uint32_t capability) {
     return "vulkan_memory_model";
   case 6022: // CooperativeMatrixKHR
     return "cooperative_matrix";
+  case 5430: // CooperativeMatrixReductionsNV
+  case 5431: // CooperativeMatrixConversionsNV
+  case 5432: // CooperativeMatrixPerElementOperationsNV
+  case 5433: // CooperativeMatrixTensorAddressingNV
+  case 5439: // TensorAddressingNV
+    return "cooperative_matrix2";
   default:
     return nullptr;
   }

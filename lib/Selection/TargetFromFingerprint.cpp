@@ -141,5 +141,17 @@ mlir::ejk::targetInfoFromFingerprint(const ::ejk::DeviceFingerprint &fp,
     if (failed(info.setVulkanFeatures(features, unknown)))
       return bad("vendor_id");
   }
+  // VK_NV_cooperative_matrix2 (workgroup-scope matrices, reductions,
+  // per-element operations, tensor addressing): a line the runtime writes
+  // only where the device has it, on top of cooperative matrices.
+  std::string coop2 = fp.get("cooperative_matrix2");
+  if (!coop2.empty() && coop2 != "0" && coop2 != "1")
+    return bad("cooperative_matrix2");
+  if (info.hasCooperativeMatrix && coop2 == "1") {
+    features = info.vulkanFeatures;
+    features.push_back("cooperative_matrix2");
+    if (failed(info.setVulkanFeatures(features, unknown)))
+      return bad("cooperative_matrix2");
+  }
   return info;
 }

@@ -121,7 +121,8 @@ std::optional<unsigned> mlir::ejk::parseSpirvVersion(StringRef text) {
 }
 
 ArrayRef<StringRef> TargetInfo::knownVulkanFeatures() {
-  static const StringRef names[] = {"cooperative_matrix_bf16",
+  static const StringRef names[] = {"cooperative_matrix2",
+                                    "cooperative_matrix_bf16",
                                     "cooperative_matrix_nv_layout",
                                     "float16",
                                     "float64",

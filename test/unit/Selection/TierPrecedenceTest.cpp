@@ -309,13 +309,28 @@ TEST(TargetFromFingerprintTest, ReadsTheVulkanFacts) {
   ASSERT_TRUE(succeeded(info)) << error;
   EXPECT_TRUE(info->hasVulkanFeature("cooperative_matrix_bf16"));
 
+  // VK_NV_cooperative_matrix2: absent (every fingerprint written before
+  // it) means without; "1" adds the feature.
+  EXPECT_FALSE(info->hasVulkanFeature("cooperative_matrix2"));
+  fp.fields["cooperative_matrix2"] = "1";
+  info = targetInfoFromFingerprint(fp, error);
+  ASSERT_TRUE(succeeded(info)) << error;
+  EXPECT_TRUE(info->hasVulkanFeature("cooperative_matrix2"));
+
   // The shape alone, without the extension flag, is not enough (for bf16
-  // matrices either).
+  // matrices and cooperative_matrix2 either).
   fp.fields["cooperative_matrix"] = "0";
   info = targetInfoFromFingerprint(fp, error);
   ASSERT_TRUE(succeeded(info)) << error;
   EXPECT_FALSE(info->hasCooperativeMatrix);
   EXPECT_FALSE(info->hasVulkanFeature("cooperative_matrix_bf16"));
+  EXPECT_FALSE(info->hasVulkanFeature("cooperative_matrix2"));
+  fp.fields["cooperative_matrix"] = "1";
+  fp.fields["cooperative_matrix2"] = "yes";
+  EXPECT_TRUE(failed(targetInfoFromFingerprint(fp, error)));
+  EXPECT_EQ(error, "fingerprint field 'cooperative_matrix2' has an invalid "
+                   "value 'yes'");
+  fp.fields.erase("cooperative_matrix2");
 
   fp.fields["spirv_version"] = "2.0";
   EXPECT_TRUE(failed(targetInfoFromFingerprint(fp, error)));
