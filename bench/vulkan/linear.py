@@ -4,8 +4,9 @@ GPU machine, in one process (issue 18's GPU bar; docs/ops/linear.md).
 
   here:   python3 bench/vulkan/linear.py prepare DIR [FINGERPRINT]
           compiles the variants with ejkc for FINGERPRINT (default
-          bench/vulkan/h100.fingerprint) into DIR/art/<name>/, copies the
-          runtime to DIR/lib/ and this script to DIR/.
+          bench/vulkan/h100.fingerprint; LINEAR_ONLY=REGEX: only the
+          matching names) into DIR/art/<name>/, copies the runtime to
+          DIR/lib/ and this script to DIR/.
   there:  python3 DIR/linear.py run DIR
           (with flash-linear-attention 0.6.0, fla-core 0.6.0 and einops on
           PYTHONPATH, carried as wheels: the device tool's README) fills the
@@ -223,7 +224,13 @@ def recurrence(q, kk, vv, decay, scale, cu=None, s0=None, reverse=False,
 # dispatches with copies of the artifact that stopped after the update
 # ("__u") and after the scan ("__us").
 def prepare(out, fingerprint):
-    ejk_runtime.prepare(out, fingerprint, variants(), ir, __file__)
+    """Compiles variants() (with LINEAR_ONLY=REGEX set, only the names that
+    match it) into out."""
+    import re
+    only = os.environ.get("LINEAR_ONLY")
+    cases = {name: spec for name, spec in variants().items()
+             if not only or re.search(only, name)}
+    ejk_runtime.prepare(out, fingerprint, cases, ir, __file__)
     linear_rounds.copy_beside(out)
 
 

@@ -34,10 +34,23 @@
 // CHECK: %[[A:.*]] = memref.alloc() : memref<4096xf16, #gpu.address_space<workgroup>>
 // The chunk's strongest decay within 16 (f16's range for the factors
 // exp(+-(B - B_last / 2))): 4 O tiles and 2 score tiles per subgroup over
-// 4 key tiles, S rows read from the f16 states.
+// 4 key tiles, S rows read from the f16 states. First r = B_last / 2 and
+// exp(r) of each key go to the scores' stage (free until the key pass
+// ends); the stages read them there: r for the q and k factors, exp(r)
+// for S' = exp(r) S (no exp per state element).
 // CHECK: scf.if %{{.*}} -> (!gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">)
+// CHECK: memref.store %{{.*}}, %[[SCORES]][%thread_id_x] : memref<4096xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: arith.addi %thread_id_x, %c128 : index
+// CHECK-NEXT: math.exp
+// CHECK-NEXT: memref.store %{{.*}}, %[[SCORES]][%{{.*}}] : memref<4096xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
 // CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args({{.*}}) -> (!gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">)
+// CHECK: memref.load %[[SCORES]][%{{.*}}] : memref<4096xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.load %arg5[{{.*}}] : memref<16x4x128x128xf16>
+// CHECK-NEXT: arith.extf
+// CHECK-NEXT: arith.addi %{{.*}}, %c128 : index
+// CHECK-NEXT: memref.load %[[SCORES]][%{{.*}}] : memref<4096xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: arith.mulf
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 // CHECK: gpu.barrier
 // q S: (q exp(B - r)) [64 x 32 stage] times (exp(r) S) [32 x 128 stage].

@@ -12,11 +12,27 @@
 // CHECK-LABEL: func.func private @heuristic_dispatch_0_update
 // CHECK-SAME: ejk.flops = 131072000 : i64, ejk.grid = array<i64: 16, 4, 1>, ejk.shared_memory_bytes = 16384 : i64, ejk.workgroup_size = array<i64: 256, 1, 1>
 // CHECK-COUNT-2: memref.alloc() : memref<2048xf32, #gpu.address_space<workgroup>>
-// The column threads' cumulative gates, written by the first V block
-// into the f32 temporary for the outputs, and the chunk decays.
+// The column threads' cumulative gates, 16 gate loads before their
+// stores, written by the first V block into the f32 temporary for the
+// outputs, and the chunk decays.
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c16 iter_args
+// CHECK-COUNT-16: memref.load %arg3[{{.*}}] : memref<1x1000x4x128xf16>
+// CHECK-NOT: memref.store
 // CHECK: memref.store %{{.*}}, %arg7[{{.*}}] : memref<1x1000x4x128xf32>
 // CHECK: math.exp
 // CHECK: memref.store %{{.*}}, %arg6[{{.*}}] : memref<16x4x128xf32>
+// Each tile of 16 steps: the column threads' 16 gate and key loads before
+// the first gated key is stored; the values' 8 rounds of loads before
+// their stores (batched stages).
+// CHECK: scf.for
+// CHECK: scf.if
+// CHECK-COUNT-32: memref.load %arg{{[23]}}[{{.*}}] : memref<1x1000x4x128xf16>
+// CHECK-NOT: memref.load
+// CHECK: memref.store %{{.*}}, %{{.*}}[%thread_id_x] : memref<2048xf32, #gpu.address_space<workgroup>>
+// CHECK: } else {
+// CHECK-COUNT-8: memref.load %arg2[{{.*}}] : memref<1x1000x4x128xf16>
+// CHECK-NOT: memref.load
+// CHECK-COUNT-8: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<2048xf32, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
 // The state contribution of the chunk, into the states temporary.
 // CHECK: memref.store %{{.*}}, %arg5[{{.*}}] : memref<16x4x128x128xf32>

@@ -221,8 +221,9 @@ protected:
   /// The update's gated keys k exp(B_last - B_s) of chunk steps [s0, s0 +
   /// rows) into `tile` [rows, kPad] (zero past the chunk and head_dim_k):
   /// with per-step gates each column thread stages its key, `running` (its
-  /// B before s0) carried from tile to tile and returned; else the whole
-  /// workgroup, coalesced.
+  /// B before s0) carried from tile to tile and returned (`batched`: the
+  /// rows' key and gate loads all issued before the first store); else the
+  /// whole workgroup, coalesced.
   Value stageUpdateKeys(Value tile, Value s0, int64_t rows, int64_t kPad,
                         Value lastGate, Value running, bool batched = false) {
     if (mode == GateMode::PerStep) {
@@ -231,16 +232,24 @@ protected:
                                     /*withElseRegion=*/true);
       OpBuilder::InsertionGuard guard(e.b);
       e.b.setInsertionPointToStart(ifOp.thenBlock());
+      SmallVector<Value> valid, gates, keys;
+      auto loadStep = [&](int64_t s) {
+        Value step = e.add(s0, e.index(s));
+        valid.push_back(cmp(arith::CmpIPredicate::slt, step, len));
+        Value row = chunkRow(step);
+        gates.push_back(stepGate(row, thread));
+        keys.push_back(load(buf.key, {batchIdx, row, kvHead, thread}));
+      };
+      if (batched)
+        for (int64_t s = 0; s < rows; ++s)
+          loadStep(s);
       Value run = running;
       for (int64_t s = 0; s < rows; ++s) {
-        Value step = e.add(s0, e.index(s));
-        Value valid = cmp(arith::CmpIPredicate::slt, step, len);
-        Value row = chunkRow(step);
-        run = e.fadd(run,
-                     e.select(valid, stepGate(row, thread), e.constF32(0.0f)));
-        Value key = e.fmul(load(buf.key, {batchIdx, row, kvHead, thread}),
-                           e.exp(e.fsub(lastGate, run)));
-        storeAs(e.select(valid, key, e.constF32(0.0f)), tile,
+        if (!batched)
+          loadStep(s);
+        run = e.fadd(run, e.select(valid[s], gates[s], e.constF32(0.0f)));
+        Value key = e.fmul(keys[s], e.exp(e.fsub(lastGate, run)));
+        storeAs(e.select(valid[s], key, e.constF32(0.0f)), tile,
                 e.add(e.index(s * kPad), thread));
       }
       scf::YieldOp::create(e.b, run);
@@ -268,8 +277,9 @@ protected:
   }
 
   /// B_last of the update's thread: the column thread's own key's (per-step
-  /// gates; B written for the outputs by the first V block), or gamma len.
-  Value updateLastGate() {
+  /// gates, cumulateGates' loads `gateBatch` at a time; B written for the
+  /// outputs by the first V block), or gamma len.
+  Value updateLastGate(int64_t gateBatch = 8) {
     if (mode == GateMode::PerStep) {
       // Only the column threads' B_last is used (their own key's).
       auto ifOp = scf::IfOp::create(
@@ -278,7 +288,7 @@ protected:
           /*withElseRegion=*/true);
       OpBuilder::InsertionGuard guard(e.b);
       e.b.setInsertionPointToStart(ifOp.thenBlock());
-      scf::YieldOp::create(e.b, cumulateGates(thread));
+      scf::YieldOp::create(e.b, cumulateGates(thread, gateBatch));
       e.b.setInsertionPointToStart(ifOp.elseBlock());
       scf::YieldOp::create(e.b, e.constF32(0.0f));
       return ifOp.getResult(0);
@@ -288,23 +298,24 @@ protected:
     return Value();
   }
 
-  /// The column thread of key `k`: B over the chunk's steps (loads issued 8
-  /// at a time), written to the temporary by the first V block with the
-  /// chunk decay exp(B_last); returns B_last.
-  Value cumulateGates(Value k) {
+  /// The column thread of key `k`: B over the chunk's steps (loads issued
+  /// `batch` at a time: 8, or 16 where the caller's chunk is a multiple of
+  /// 16), written to the temporary by the first V block with the chunk
+  /// decay exp(B_last); returns B_last.
+  Value cumulateGates(Value k, int64_t batch = 8) {
     Value firstBlock = cmp(arith::CmpIPredicate::eq, v0, zero);
     Value total = e.forLoop(
-        zero, e.index(l.chunk), e.index(8), {e.constF32(0.0f)},
+        zero, e.index(l.chunk), e.index(batch), {e.constF32(0.0f)},
         [&](Value t0, ValueRange acc) -> SmallVector<Value> {
           SmallVector<Value> gates, valid;
-          for (int64_t i = 0; i < 8; ++i) {
+          for (int64_t i = 0; i < batch; ++i) {
             Value t = e.add(t0, e.index(i));
             valid.push_back(cmp(arith::CmpIPredicate::slt, t, len));
             gates.push_back(e.select(valid.back(), stepGate(chunkRow(t), k),
                                      e.constF32(0.0f)));
           }
           Value sum = acc[0];
-          for (int64_t i = 0; i < 8; ++i) {
+          for (int64_t i = 0; i < batch; ++i) {
             Value t = e.add(t0, e.index(i));
             sum = e.fadd(sum, gates[i]);
             emitIf(e, arith::AndIOp::create(e.b, valid[i], firstBlock), [&] {

@@ -31,13 +31,16 @@ private:
     v0 = e.mul(WorkgroupIdOp::create(e.b, 2), e.index(l.blockV));
     Value kTile = allocWorkgroup(e, tile * kPad);
     Value vTile = allocWorkgroup(e, tile * l.blockV);
-    // B_last per key: from a first pass over the gates (per-step gates; the
-    // first V block also writes B for the outputs), or gamma * len.
-    Value lastGate = updateLastGate();
+    // B_last per key: from a first pass over the gates, 16 loads at a time
+    // (per-step gates; chunks are multiples of 16; the first V block also
+    // writes B for the outputs), or gamma * len.
+    Value lastGate = updateLastGate(/*gateBatch=*/tile);
 
     // dS over tiles of 16 steps: the gated keys k exp(B_last - B_s) (with
     // per-step gates each column thread stages its key, B_s running from
-    // tile to tile), the values by every thread.
+    // tile to tile), the values by every thread. Both stages issue their
+    // loads before their stores (batched): as loops of load-then-store
+    // rounds they waited on memory once per round.
     SmallVector<Value> inits(l.kPer * l.vPer, e.constF32(0.0f));
     inits.push_back(e.constF32(0.0f)); // the column's running B
     Value numTiles = e.div(e.add(len, e.index(tile - 1)), e.index(tile));
@@ -46,8 +49,9 @@ private:
         [&](Value ti, ValueRange accIn) -> SmallVector<Value> {
           Value s0 = e.mul(ti, e.index(tile));
           Value running =
-              stageUpdateKeys(kTile, s0, tile, kPad, lastGate, accIn.back());
-          stageValues(vTile, s0, tile);
+              stageUpdateKeys(kTile, s0, tile, kPad, lastGate, accIn.back(),
+                              /*batched=*/true);
+          stageValues(vTile, s0, tile, /*batched=*/true);
           gpu::BarrierOp::create(e.b);
           SmallVector<Value> next(accIn.drop_back().begin(),
                                   accIn.drop_back().end());

@@ -23,7 +23,10 @@
 // 16x16 part of the f32 stage behind subgroup barriers, so a chunk holds
 // three workgroup barriers (after the stages; after the scores and q S;
 // after A V, the update and its conversion), and the outputs leave as
-// 16-byte words of 8 where head_dim_v is a multiple of 8.
+// 16-byte words of 8 where head_dim_v is a multiple of 8. Where the q stage
+// holds a 16x16 f32 tile per subgroup (statesThroughQ: K = 128 at C = 32),
+// the state tiles go through it instead, read back as 16-byte words (the q
+// stage is free from the scores' barrier to the next chunk's stage).
 //
 //===----------------------------------------------------------------------===//
 
@@ -456,10 +459,45 @@ private:
             },
             /*withinSubgroup=*/true);
       };
+      // Through the subgroup's 64 words of the q stage where it holds a
+      // tile per subgroup (free from the scores' barrier to the next
+      // chunk's stage): the floats read back four a load.
+      auto convertWords = [&] {
+        constexpr int64_t perWord = 4, tileWords = kT * kT / perWord;
+        Value base = e.mul(subgroup, e.index(tileWords));
+        gpu::SubgroupMmaStoreMatrixOp::create(
+            e.b, tile, qStage, ValueRange{base}, e.b.getIndexAttr(kT / perWord),
+            UnitAttr());
+        subgroupBarrier();
+        auto floats = VectorType::get({perWord}, e.f32);
+        for (int64_t i = 0; i * l.subgroupSize < tileWords; ++i) {
+          Value w = e.add(lane, e.index(i * l.subgroupSize));
+          Value word = memref::LoadOp::create(e.b, qStage, e.add(base, w));
+          Value four = vector::BitCastOp::create(e.b, floats, word);
+          Value r = arith::DivUIOp::create(e.b, w, e.index(kT / perWord));
+          Value c = e.mul(arith::RemUIOp::create(e.b, w, e.index(kT / perWord)),
+                          e.index(perWord));
+          Value row = e.add(e.mul(a, e.index(kT)), r);
+          Value at = e.add(e.mul(row, e.index(l.valueStride())),
+                           e.add(e.mul(j, e.index(kT)), c));
+          for (int64_t f = 0; f < perWord; ++f) {
+            Value value = vector::ExtractOp::create(e.b, four, f);
+            memref::StoreOp::create(e.b, operandBits(e, value, inputType),
+                                    sStage, e.add(at, e.index(f)));
+          }
+        }
+        subgroupBarrier();
+      };
+      auto pick = [&] {
+        if (l.statesThroughQ())
+          convertWords();
+        else
+          convert();
+      };
       if ((m + 1) * l.subgroups() <= l.stateTiles())
-        convert();
+        pick();
       else
-        emitIf(e, ownsTile(m, l.stateTiles()), convert);
+        emitIf(e, ownsTile(m, l.stateTiles()), pick);
     }
   }
 

@@ -64,6 +64,12 @@ struct VulkanGlaCoopLayout {
   int64_t stateTiles() const { return kTiles * colTiles; }
   int64_t outputTiles() const { return rowTiles * colTiles; }
   int64_t scoreTiles() const { return rowTiles * (rowTiles + 1) / 2; }
+  /// Form 2: whether the state tiles become operands through the q stage
+  /// (a 16x16 f32 tile per subgroup fits it), read as 16-byte words.
+  bool statesThroughQ() const {
+    return subgroupConversions &&
+           chunk * keyStride() * 2 >= subgroups() * kMatrix * kMatrix * 4;
+  }
   /// The f32 stage: the chunk's scores (form 1); or each subgroup's 16x16
   /// tile followed by the chunk's output tiles; or the row decays D.
   int64_t floatStage() const {

@@ -10,7 +10,8 @@
 //   r = B_last / 2 per key:
 //     qs = scale q exp(B_t - r)    ks = k exp(r - B_s)    S' = exp(r) S
 //     (every factor within e^8 of 1; qs is also the A operand of q S,
-//     since (q exp(B_t - r)) (exp(r) S) = (q exp(B_t)) S)
+//     since (q exp(B_t - r)) (exp(r) S) = (q exp(B_t)) S); r and exp(r)
+//     per key are staged once, before the key tiles
 //   per-step gates, past the bound: qs = scale q exp(B_t), S' = S; the
 //     scores are then taken exactly after the key loop (SIMT,
 //     exp(min(B_t - B_s, 0)) per key and pair, from the buffers)
@@ -132,8 +133,27 @@ private:
     if (coopScores)
       for (int64_t m = 0; m < l.scoreSlots; ++m)
         inits.push_back(zeroMatrix());
+    // With the half-decay reference, r = B_last / 2 and exp(r) per key go
+    // to the scores' stage first (free until the key pass ends): the stages
+    // below read them there instead of B_last from the temporary (and one
+    // exp) per element.
+    Value halfRefs;
+    if (halfRef) {
+      halfRefs = scores;
+      forEachShared(e, l.kThreads, thread, p.dimK, [&](Value k) {
+        Value r = e.fmul(cumGate(e.sub(len, one), k), e.constF32(0.5f));
+        memref::StoreOp::create(e.b, r, halfRefs, k);
+        memref::StoreOp::create(e.b, e.exp(r), halfRefs,
+                                e.add(k, e.index(p.dimK)));
+      });
+      gpu::BarrierOp::create(e.b);
+    }
     auto halfLast = [&](Value k) {
-      return e.fmul(cumGate(e.sub(len, one), k), e.constF32(0.5f));
+      return memref::LoadOp::create(e.b, halfRefs, k).getResult();
+    };
+    auto expHalfLast = [&](Value k) {
+      return memref::LoadOp::create(e.b, halfRefs, e.add(k, e.index(p.dimK)))
+          .getResult();
     };
 
     SmallVector<Value> acc = e.forLoop(
@@ -196,7 +216,7 @@ private:
                 Value s = load(tmp.states, {slot(), head, kc,
                                             e.min(col, e.index(p.dimV - 1))});
                 if (halfRef)
-                  s = e.fmul(s, e.exp(halfLast(kc)));
+                  s = e.fmul(s, expHalfLast(kc));
                 return {e.select(valid, s, e.constF32(0.0f))};
               },
               [&](Value i, ArrayRef<Value> v) {
