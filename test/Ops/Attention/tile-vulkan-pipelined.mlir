@@ -5,8 +5,10 @@
 
 // d128, 128 x 64 x 8 (one K/V buffer): the loop carries the previous
 // block's P (4 A matrices) beside O, m and l. Each iteration stages K of
-// block kb and V of block kb - 1, then loads K of kb + 1 and V of kb (its
-// rows start one block before kb + 1's keys); the previous block's P V
+// block kb and V of block kb - 1, then loads K of kb + 1 and V of kb
+// (seq_k is 4 whole blocks: no test per row; the block index clamped to
+// the last block, 3; each thread's 4 words of a block at one address plus
+// steps of 16 rows of 2 heads of 16 words); the previous block's P V
 // runs before this block's softmax (the first products of each O tile take
 // the carried P and O), and O is rescaled after it. After the loop the last
 // block's V is staged and its P V added.
@@ -17,8 +19,13 @@
 // CHECK: memref.store %arg{{[0-9]+}}, %{{.*}} : memref<2176xvector<4xi32>, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
 // CHECK: %[[NEXT:.*]] = arith.addi %[[KB]], %c1{{.*}} : index
-// CHECK: %[[NEXTKEY:.*]] = arith.muli %[[NEXT]], %c64{{.*}} : index
-// CHECK: arith.subi %[[NEXTKEY]], %c64{{.*}} : index
+// CHECK: %[[KCLAMP:.*]] = arith.minsi %[[NEXT]], %c3{{.*}} : index
+// CHECK: arith.muli %[[KCLAMP]], %c64{{.*}} : index
+// CHECK: memref.load %{{.*}}[%[[KAT:.*]]] : memref<8192xvector<4xi32>>
+// CHECK-NOT: arith.select
+// CHECK: arith.addi %[[KAT]], %c512{{.*}} : index
+// CHECK: %[[PREV:.*]] = arith.subi %[[NEXT]], %c1{{.*}} : index
+// CHECK: arith.minsi %[[PREV]], %c3{{.*}} : index
 // CHECK: gpu.subgroup_mma_compute %arg{{[0-9]+}}, %{{[0-9]+}}, %arg{{[0-9]+}} : !gpu.mma_matrix<16x16xf16, "AOp">
 // CHECK: math.exp2
 // CHECK: gpu.subgroup_mma_elementwise  mulf
@@ -74,5 +81,20 @@ func.func @causal_skip(%q: tensor<1x256x2x64xf16>, %k: tensor<1x256x2x64xf16>, %
 // CHECK-NEXT: scf.yield
 func.func @causal_one_tile(%q: tensor<1x256x2x128xf16>, %k: tensor<1x256x2x128xf16>, %v: tensor<1x256x2x128xf16>) -> tensor<1x256x2x128xf16> {
   %o = ejk.flash_attention %q, %k, %v {causal} : tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16> -> tensor<1x256x2x128xf16>
+  return %o : tensor<1x256x2x128xf16>
+}
+
+// -----
+
+// seq_k 200 is not a whole number of 64-key blocks: every K/V row keeps
+// its bound test (zeros past seq_k: a select of the loaded words).
+// CHECK-LABEL: func.func private @partial_blocks_dispatch_0
+// CHECK: scf.for
+// CHECK: %[[VALID:.*]] = arith.cmpi slt, %{{.*}}, %c200{{.*}} : index
+// CHECK: arith.minsi %{{.*}}, %c199{{.*}} : index
+// CHECK: %[[WORD:.*]] = memref.load
+// CHECK: arith.select %[[VALID]], %[[WORD]], %{{.*}} : vector<4xi32>
+func.func @partial_blocks(%q: tensor<1x256x2x128xf16>, %k: tensor<1x200x2x128xf16>, %v: tensor<1x200x2x128xf16>) -> tensor<1x256x2x128xf16> {
+  %o = ejk.flash_attention %q, %k, %v : tensor<1x256x2x128xf16>, tensor<1x200x2x128xf16>, tensor<1x200x2x128xf16> -> tensor<1x256x2x128xf16>
   return %o : tensor<1x256x2x128xf16>
 }

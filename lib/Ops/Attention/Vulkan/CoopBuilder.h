@@ -53,6 +53,12 @@ public:
     // same call, session 16; docs/performance-vulkan.md).
     pipelined = l.pipelined && !p.sparse && !(p.causal && l.rowTiles == 1) &&
                 !inputType.isBF16();
+    // Dense with seq_k a whole number of blocks: the K/V loads drop their
+    // test per row (H200, same call: gfa-d64-causal 0.371 -> 0.313 ms,
+    // gfa-d128-causal 0.366 -> 0.342, gfa-d128 0.630 -> 0.620;
+    // docs/performance-vulkan.md). Block-sparse lists keep it: a list
+    // position past the end addresses the block after the last.
+    wholeKeyBlocks = !p.sparse && p.seqK % l.blockK == 0;
   }
 
   void build();
@@ -107,6 +113,17 @@ private:
   /// (also for the block after the last) they are zeros. Pipelined, the V
   /// rows are those of block kb - 1 (zeros for the loop's first block).
   SmallVector<Value> loadKeyBlock(Value kb, bool firstBlock = false);
+
+  /// Zeros in place of a block's V rows (pipelined: the first block's P V
+  /// multiplies a zero P).
+  SmallVector<Value> zeroValues();
+
+  /// wholeKeyBlocks: this thread's share of the `dim` columns of key block
+  /// `block`'s rows of `view`, with no test per row: the block index is
+  /// clamped to the last block once, and where every round of the share
+  /// reads the same column the rounds' addresses are one address plus
+  /// constants.
+  SmallVector<Value> loadWholeBlock(Value view, Value block, int64_t dim);
 
   /// Pipelined: adds the last block's P V to the O tiles of `state` (the
   /// loop's results). That V was loaded by the last iteration: with two
@@ -223,6 +240,9 @@ private:
   /// softmax (VulkanAttentionLayout::pipelined; not for block-sparse
   /// lists).
   bool pipelined = false;
+  /// Dense, seq_k a whole number of key blocks: K/V rows are loaded without
+  /// a bound test per row (loadWholeBlock).
+  bool wholeKeyBlocks = false;
   /// Block-sparse: this query block's live-block list.
   std::optional<LiveBlockList> list;
   Value listCount;
