@@ -12,11 +12,12 @@
 // CHECK-LABEL: func.func private @heuristic_dispatch_0_update
 // CHECK-SAME: ejk.flops = 131072000 : i64, ejk.grid = array<i64: 16, 4, 1>, ejk.shared_memory_bytes = 16384 : i64, ejk.workgroup_size = array<i64: 256, 1, 1>
 // CHECK-COUNT-2: memref.alloc() : memref<2048xf32, #gpu.address_space<workgroup>>
-// The column threads' cumulative gates, 16 gate loads before their
-// stores, written by the first V block into the f32 temporary for the
-// outputs, and the chunk decays.
-// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c16 iter_args
-// CHECK-COUNT-16: memref.load %arg3[{{.*}}] : memref<1x1000x4x128xf16>
+// The column threads' cumulative gates, the chunk's 64 gate loads at once
+// before their stores (no loop), written by the first V block into the
+// f32 temporary for the outputs, and the chunk decays.
+// CHECK: scf.if %{{.*}} -> (f32) {
+// CHECK-NOT: scf.for
+// CHECK-COUNT-64: memref.load %arg3[{{.*}}] : memref<1x1000x4x128xf16>
 // CHECK-NOT: memref.store
 // CHECK: memref.store %{{.*}}, %arg7[{{.*}}] : memref<1x1000x4x128xf32>
 // CHECK: math.exp

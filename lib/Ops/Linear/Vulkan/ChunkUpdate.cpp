@@ -31,10 +31,12 @@ private:
     v0 = e.mul(WorkgroupIdOp::create(e.b, 2), e.index(l.blockV));
     Value kTile = allocWorkgroup(e, tile * kPad);
     Value vTile = allocWorkgroup(e, tile * l.blockV);
-    // B_last per key: from a first pass over the gates, 16 loads at a time
-    // (per-step gates; chunks are multiples of 16; the first V block also
-    // writes B for the outputs), or gamma * len.
-    Value lastGate = updateLastGate(/*gateBatch=*/tile);
+    // B_last per key: from a first pass over the gates, the whole chunk's
+    // loads at once up to 64 steps, else 16 at a time (per-step gates;
+    // chunks are multiples of 16; the first V block also writes B for the
+    // outputs), or gamma * len.
+    int64_t gateBatch = l.chunk <= 64 ? l.chunk : tile;
+    Value lastGate = updateLastGate(gateBatch);
 
     // dS over tiles of 16 steps: the gated keys k exp(B_last - B_s) (with
     // per-step gates each column thread stages its key, B_s running from
