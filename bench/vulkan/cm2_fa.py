@@ -32,7 +32,8 @@ import math
 
 
 def generate(B, S, H, D, br, bc, threads, loads, rowsum, stats=0, prefetch=False,
-             qscale=False, causal=False, scale=None):
+             qscale=False, causal=False, hexp=False, lazy=False, vload="early",
+             scale=None):
     if scale is None:
         scale = 1.0 / math.sqrt(D)
     assert S % br == 0 and S % bc == 0
@@ -106,14 +107,20 @@ def generate(B, S, H, D, br, bc, threads, loads, rowsum, stats=0, prefetch=False
     mO = mat("f32", br, D, 2)       # O
     mOh = mat("f16", br, D, 2)      # O in f16, stored
     mW = mat("f32", br, W, 2)       # M, L, alpha (W columns, each the row's)
+    emit(f"%hc = OpConstant %f16 {c!r}")
     if qscale:
         mQc = mat("f16", br, D, 2)  # Q loaded as an accumulator, scaled
-        emit(f"%hc = OpConstant %f16 {c!r}")
+    if hexp:
+        mSh = mat("f16", br, bc, 2)  # S - M in f16, P = exp2 of it in f16
     if rowsum == "mma":
         mOnes = mat("f16", bc, W, 1)
         emit(f"%ones = OpConstantComposite {mOnes} %h1")
     emit(f"%zS = OpConstantComposite {mS} %f0")
     emit(f"%negW = OpConstantComposite {mW} %fneg")
+    if mW != mS:
+        emit(f"%negS = OpConstantComposite {mS} %fneg")
+    emit("%f8 = OpConstant %f32 8")
+    assert not lazy or qscale, "--lazy needs --qscale (its threshold is in log2 units)"
     if mW != mS:
         emit(f"%zW = OpConstantComposite {mW} %f0")
     zW = "%zW" if mW != mS else "%zS"
@@ -141,6 +148,7 @@ def generate(B, S, H, D, br, bc, threads, loads, rowsum, stats=0, prefetch=False
     emit("%fn2 = OpTypeFunction %f32 %f32 %f32")
     emit("%fn4 = OpTypeFunction %f32 %u32 %u32 %f32 %f32")
     emit("%fn5 = OpTypeFunction %f32 %u32 %u32 %f32 %u32 %u32")
+    emit("%fnh = OpTypeFunction %f16 %u32 %u32 %f16")
     emit("""%fmax = OpFunction %f32 None %fn2
 %fmax_a = OpFunctionParameter %f32
 %fmax_b = OpFunctionParameter %f32
@@ -173,6 +181,15 @@ OpFunctionEnd
 %pmask_f = OpUGreaterThan %bool %pmask_k %pmask_q
 %pmask_v = OpSelect %f32 %pmask_f %fneg %pmask_s
 OpReturnValue %pmask_v
+OpFunctionEnd
+%hexp = OpFunction %f16 None %fnh
+%hexp_r = OpFunctionParameter %u32
+%hexp_c = OpFunctionParameter %u32
+%hexp_a = OpFunctionParameter %f16
+%hexp_l = OpLabel
+""" + ("%hexp_v = OpExtInst %f16 %glsl Exp2 %hexp_a" if qscale else
+       "%hexp_s = OpFMul %f16 %hexp_a %hc\n%hexp_v = OpExtInst %f16 %glsl Exp2 %hexp_s") + """
+OpReturnValue %hexp_v
 OpFunctionEnd
 %pmax = OpFunction %f32 None %fn4
 %pmax_r = OpFunctionParameter %u32
@@ -230,18 +247,24 @@ OpFunctionEnd""")
     else:
         emit(f"%Q = OpCopyObject {mQa} %Q0")
 
-    def load_kv(row, suffix):
-        """K^T and V of the key block starting at row `row`."""
+    def load_kv(row, suffix, k=True, v=True):
+        """K^T and/or V of the key block starting at row `row`."""
         if tensor:
             emit(f"%tlk{suffix} = OpTensorLayoutSliceNV %tl %tl2 {row} {u(bc)} %c0 {u(D)}")
-            emit(f"%Kt{suffix} = OpCooperativeMatrixLoadTensorNV {mKt} %kbase {zK} %tlk{suffix} Aligned 16 TensorView %vT")
-            emit(f"%V{suffix} = OpCooperativeMatrixLoadTensorNV {mV} %vbase {zV} %tlk{suffix} Aligned 16 None")
+            if k:
+                emit(f"%Kt{suffix} = OpCooperativeMatrixLoadTensorNV {mKt} %kbase {zK} %tlk{suffix} Aligned 16 TensorView %vT")
+            if v:
+                emit(f"%V{suffix} = OpCooperativeMatrixLoadTensorNV {mV} %vbase {zV} %tlk{suffix} Aligned 16 None")
         else:
             emit(f"%krowoff{suffix} = OpIMul %u32 {row} {stride}\n%koff{suffix} = OpIAdd %u32 %base %krowoff{suffix}")
-            emit(f"%kptr{suffix} = OpAccessChain %pf16 %kbuf %c0 %koff{suffix}")
-            emit(f"%vptr{suffix} = OpAccessChain %pf16 %vbuf %c0 %koff{suffix}")
-            emit(f"%Kt{suffix} = OpCooperativeMatrixLoadKHR {mKt} %kptr{suffix} %c1 {stride} Aligned 16")
-            emit(f"%V{suffix} = OpCooperativeMatrixLoadKHR {mV} %vptr{suffix} %c0 {stride} Aligned 16")
+            if k:
+                emit(f"%kptr{suffix} = OpAccessChain %pf16 %kbuf %c0 %koff{suffix}")
+            if v:
+                emit(f"%vptr{suffix} = OpAccessChain %pf16 %vbuf %c0 %koff{suffix}")
+            if k:
+                emit(f"%Kt{suffix} = OpCooperativeMatrixLoadKHR {mKt} %kptr{suffix} %c1 {stride} Aligned 16")
+            if v:
+                emit(f"%V{suffix} = OpCooperativeMatrixLoadKHR {mV} %vptr{suffix} %c0 {stride} Aligned 16")
 
     if causal:
         emit(f"%qend = OpIAdd %u32 %qrow {u(br + bc - 1)}\n%nloop = OpUDiv %u32 %qend {u(bc)}")
@@ -255,14 +278,17 @@ OpFunctionEnd""")
     emit(f"%O = OpPhi {mO} {zO} %entry %On %cont")
     emit(f"%M = OpPhi {mW} %negW %entry %Mn %cont")
     emit(f"%L = OpPhi {mW} {zW} %entry %Ln %cont")
+    if lazy and mW != mS:
+        emit(f"%MS = OpPhi {mS} %negS %entry %MnS %cont")
     if prefetch:
         emit(f"%Kt = OpPhi {mKt} %Ktpre %entry %Ktnx %cont")
         emit(f"%V = OpPhi {mV} %Vpre %entry %Vnx %cont")
     emit(f"%more = OpULessThan %bool %j %nloop")
     emit("OpLoopMerge %done %cont None\nOpBranchConditional %more %body %done\n%body = OpLabel")
+    late_v = vload == "late" and not prefetch
     if not prefetch:
         emit(f"%krow = OpIMul %u32 %j {u(bc)}")
-        load_kv("%krow", "")
+        load_kv("%krow", "", v=not late_v)
     emit(f"%S{'0' if causal else ''} = OpCooperativeMatrixMulAddKHR {mS} %Q %Kt %zS")
     if causal:  # mask the blocks that cross the diagonal
         if prefetch:
@@ -277,26 +303,69 @@ OpFunctionEnd""")
         emit(f"%jn1 = OpIAdd %u32 %j %c1\n%jlast = OpExtInst %u32 %glsl UMin %jn1 %nlast")
         emit(f"%krownx = OpIMul %u32 %jlast {u(bc)}")
     emit(f"%rmax = OpCooperativeMatrixReduceNV {mW} %S Row %fmax")
-    emit(f"%Mn = OpCooperativeMatrixPerElementOpNV {mW} %M %pmax %rmax")
-    emit(f"%alpha = OpCooperativeMatrixPerElementOpNV {mW} %M %pexp %Mn")
-    if mW != mS:
-        emit(f"%MnS = OpCooperativeMatrixReduceNV {mS} %Mn Row %fkeep")
-        MnS = "%MnS"
+    if lazy:
+        # FlashAttention-4's lazy rescale: keep the old row maxima (P up to
+        # 2^8) unless some row's grew by more than 8 (log2 units); the test
+        # is one workgroup-wide max, the branch uniform.
+        cur = "%masked" if causal else "%body"
+        emit(f"%dM = OpFSub {mW} %rmax %M")
+        emit(f"%gM = OpCooperativeMatrixReduceNV {mW} %dM Row|Column %fmax")
+        emit("%gs = OpCompositeExtract %f32 %gM 0\n%need = OpFOrdGreaterThan %bool %gs %f8")
+        emit("OpSelectionMerge %rs None\nOpBranchConditional %need %rescale %rs\n%rescale = OpLabel")
+        emit(f"%Mn1 = OpCooperativeMatrixPerElementOpNV {mW} %M %pmax %rmax")
+        emit(f"%alpha = OpCooperativeMatrixPerElementOpNV {mW} %M %pexp %Mn1")
+        if mW != mS:
+            emit(f"%MnS1 = OpCooperativeMatrixReduceNV {mS} %Mn1 Row %fkeep")
+        emit(f"%La1 = OpFMul {mW} %L %alpha")
+        if mO == mW:
+            alphaO = "%alpha"
+        else:
+            emit(f"%alphaO = OpCooperativeMatrixReduceNV {mO} %alpha Row %fkeep")
+            alphaO = "%alphaO"
+        emit(f"%Os1 = OpFMul {mO} %O {alphaO}")
+        emit("OpBranch %rs\n%rs = OpLabel")
+        emit(f"%Mn = OpPhi {mW} %Mn1 %rescale %M {cur}")
+        if mW != mS:
+            emit(f"%MnS = OpPhi {mS} %MnS1 %rescale %MS {cur}")
+            MnS = "%MnS"
+        else:
+            MnS = "%Mn"
+        emit(f"%La = OpPhi {mW} %La1 %rescale %L {cur}")
+        emit(f"%Os = OpPhi {mO} %Os1 %rescale %O {cur}")
     else:
-        MnS = "%Mn"
-    emit(f"%P = OpCooperativeMatrixPerElementOpNV {mS} %S %pexp {MnS}")
-    emit(f"%Ph = OpFConvert {mPa} %P")
+        emit(f"%Mn = OpCooperativeMatrixPerElementOpNV {mW} %M %pmax %rmax")
+        emit(f"%alpha = OpCooperativeMatrixPerElementOpNV {mW} %M %pexp %Mn")
+        if mW != mS:
+            emit(f"%MnS = OpCooperativeMatrixReduceNV {mS} %Mn Row %fkeep")
+            MnS = "%MnS"
+        else:
+            MnS = "%Mn"
+    if hexp:  # exp2 in f16 (two per instruction), as P V reads P in f16
+        emit(f"%Sd = OpFSub {mS} %S {MnS}\n%Sdh = OpFConvert {mSh} %Sd")
+        emit(f"%Pc = OpCooperativeMatrixPerElementOpNV {mSh} %Sdh %hexp")
+        emit(f"%Ph = OpCooperativeMatrixConvertNV {mPa} %Pc")
+        if rowsum != "mma":
+            emit(f"%P = OpFConvert {mS} %Pc")
+    else:
+        emit(f"%P = OpCooperativeMatrixPerElementOpNV {mS} %S %pexp {MnS}")
+        emit(f"%Ph = OpFConvert {mPa} %P")
     if rowsum == "mma":
         emit(f"%rsum = OpCooperativeMatrixMulAddKHR {mW} %Ph %ones {zW}")
     else:
         emit(f"%rsum = OpCooperativeMatrixReduceNV {mW} %P Row %fadd")
-    emit(f"%La = OpFMul {mW} %L %alpha\n%Ln = OpFAdd {mW} %La %rsum")
-    if mO == mW:
-        alphaO = "%alpha"
+    if late_v:  # V only after the softmax: not live across it
+        load_kv("%krow", "v", k=False)
+        emit(f"%V = OpCopyObject {mV} %Vv")
+    if lazy:
+        emit(f"%Ln = OpFAdd {mW} %La %rsum")
     else:
-        emit(f"%alphaO = OpCooperativeMatrixReduceNV {mO} %alpha Row %fkeep")
-        alphaO = "%alphaO"
-    emit(f"%Os = OpFMul {mO} %O {alphaO}")
+        emit(f"%La = OpFMul {mW} %L %alpha\n%Ln = OpFAdd {mW} %La %rsum")
+        if mO == mW:
+            alphaO = "%alpha"
+        else:
+            emit(f"%alphaO = OpCooperativeMatrixReduceNV {mO} %alpha Row %fkeep")
+            alphaO = "%alphaO"
+        emit(f"%Os = OpFMul {mO} %O {alphaO}")
     emit(f"%On = OpCooperativeMatrixMulAddKHR {mO} %Ph %V %Os")
     if prefetch:
         load_kv("%krownx", "nx")
@@ -332,9 +401,15 @@ def main():
     ap.add_argument("--qscale", action="store_true",
                     help="scale Q by softmax_scale * log2(e) once (exp2(s - m) per element)")
     ap.add_argument("--causal", action="store_true")
+    ap.add_argument("--hexp", action="store_true",
+                    help="P = exp2 in f16 (S - M converted first)")
+    ap.add_argument("--vload", choices=["early", "late"], default="early",
+                    help="V's load with K's at the block's start, or after the softmax")
+    ap.add_argument("--lazy", action="store_true",
+                    help="rescale O and L only when a row maximum grew by more than 2^8")
     a = ap.parse_args()
     print(generate(a.B, a.S, a.H, a.D, a.br, a.bc, a.threads, a.loads, a.rowsum,
-                   a.stats, a.prefetch, a.qscale, a.causal), end="")
+                   a.stats, a.prefetch, a.qscale, a.causal, a.hexp, a.lazy, a.vload), end="")
 
 
 if __name__ == "__main__":

@@ -21,24 +21,25 @@ import torch
 import torch.nn.functional as F
 
 
-def fa2_ms(q, k, v, causal, warm_s=0.5, runs=30, rounds=3):
-    """Median of single calls, CUDA events, after a fixed warm-up time."""
+def fa2_ms(q, k, v, causal, warm_s=0.5, batch=20, rounds=15):
+    """Per-call median of batches of back-to-back calls (as bench/gpu.py times
+    its peers: no launch gaps between calls), after a fixed warm-up time."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     qt, kt, vt = (x.transpose(1, 2) for x in (q, k, v))  # [B, H, S, D] views
-    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION), torch.inference_mode():
         t0 = time.time()
         while time.time() - t0 < warm_s:
             F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal)
         torch.cuda.synchronize()
         ms = []
         for _ in range(rounds):
-            for _ in range(runs):
-                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                a.record()
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            for _ in range(batch):
                 F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal)
-                b.record()
-                b.synchronize()
-                ms.append(a.elapsed_time(b))
+            b.record()
+            b.synchronize()
+            ms.append(a.elapsed_time(b) / batch)
     ms.sort()
     return ms[len(ms) // 2]
 
