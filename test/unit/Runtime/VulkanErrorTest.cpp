@@ -107,6 +107,18 @@ TEST_F(VulkanErrorTest, MissingRequiredFeatureIsUnavailable) {
                   "which Vulkan device '");
 }
 
+TEST_F(VulkanErrorTest, MissingCooperativeMatrix2IsUnavailable) {
+  if (fingerprint("cooperative_matrix2") == "1")
+    GTEST_SKIP() << "the device has VK_NV_cooperative_matrix2";
+  // A known feature (the fingerprint writes no line for it on such a
+  // device), refused by name.
+  EXPECT_EQ(fingerprint("cooperative_matrix2"), "");
+  expectLoadError(addWith(", \"requires\": [\"cooperative_matrix2\"]"),
+                  EJK_ERROR_UNAVAILABLE,
+                  "the kernel requires device feature 'cooperative_matrix2', "
+                  "which Vulkan device '");
+}
+
 TEST_F(VulkanErrorTest, UnknownRequiredFeatureIsFormat) {
   expectLoadError(addWith(", \"requires\": [\"warp_drive\"]"), EJK_ERROR_FORMAT,
                   "unknown required feature 'warp_drive' (known: float16, ");
@@ -129,6 +141,24 @@ TEST_F(VulkanErrorTest, SpirvCapabilityTheDeviceLacksIsUnavailable) {
   expectLoadError(addWith("", path), EJK_ERROR_UNAVAILABLE,
                   "the SPIR-V declares capability 6022, which needs device "
                   "feature 'cooperative_matrix'");
+}
+
+TEST_F(VulkanErrorTest, CooperativeMatrix2CapabilityTheDeviceLacks) {
+  if (fingerprint("cooperative_matrix2") == "1")
+    GTEST_SKIP() << "the device has VK_NV_cooperative_matrix2";
+  // OpCapability CooperativeMatrixReductionsNV (5430).
+  std::string path =
+      patchedShader("add.spv", "cm2.spv", [](std::vector<uint32_t> &words) {
+        std::vector<uint32_t> patched(words.begin(), words.begin() + 5);
+        patched.push_back((2u << 16) | 17u);
+        patched.push_back(5430u);
+        for (size_t i = 5; i < words.size(); ++i)
+          patched.push_back(words[i]);
+        words.swap(patched);
+      });
+  expectLoadError(addWith("", path), EJK_ERROR_UNAVAILABLE,
+                  "the SPIR-V declares capability 5430, which needs device "
+                  "feature 'cooperative_matrix2'");
 }
 
 TEST_F(VulkanErrorTest, SpirvNewerThanTheDeviceIsUnavailable) {
