@@ -33,6 +33,9 @@ G d128c $D128 c-late-s32-qs --causal --vload late --stats 32 --qscale
 G d128c $D128 c-s32-qs --causal --stats 32 --qscale
 G d64 $D64 late-s32-qs --vload late --stats 32 --qscale
 G d64 $D64 s32-pf-qs --stats 32 --prefetch --qscale
+# d64 with 128-key blocks (S 128 x 128: the bc = 128 configs spilled at d128)
+G d64 $D64 late-s32-qs-bc128 --vload late --stats 32 --qscale --bc 128
+G d64 $D64 s32-qs-bc128 --stats 32 --qscale --bc 128
 G d64c $D64 c-late-s32-qs --causal --vload late --stats 32 --qscale
 G d64c $D64 c-s32-qs --causal --stats 32 --qscale
 G long $L late-s32-qs --vload late --stats 32 --qscale
