@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Common/CpuOnlineSoftmax.h"
 #include "Latent/Cpu/Mla.h"
 #include "Latent/Rows.h"
 
@@ -214,26 +215,8 @@ private:
         s.push_back(e.select(live, raw, inf));
         blockMax = e.fmaxNoNaN(blockMax, s.back());
       }
-      Value oldMax = memref::LoadOp::create(e.b, maxS, h);
-      Value newMax = e.fmaxNoNaN(
-          oldMax, vector::ReductionOp::create(
-                      e.b, vector::CombiningKind::MAXNUMF, blockMax));
-      // count >= 1 and finite inputs: newMax is finite; alpha = exp(-inf)
-      // = 0 on the first step.
-      Value alpha = e.exp(e.fsub(oldMax, newMax));
-      Value sum = e.splatF32(0.0f);
-      for (int64_t c = 0; c < blocks; ++c) {
-        Value prob = e.exp(e.fsub(s[c], e.broadcast(newMax)));
-        sum = e.fadd(sum, prob);
-        vector::StoreOp::create(e.b, prob, scoreS,
-                                ValueRange{h, e.index(c * p.lanes)});
-      }
-      Value oldSum = memref::LoadOp::create(e.b, sumS, h);
-      Value newSum = e.fadd(
-          e.fmul(oldSum, alpha),
-          vector::ReductionOp::create(e.b, vector::CombiningKind::ADD, sum));
-      memref::StoreOp::create(e.b, newMax, maxS, h);
-      memref::StoreOp::create(e.b, newSum, sumS, h);
+      // count >= 1 and finite inputs: the step has a finite score.
+      Value alpha = emitOnlineSoftmaxRow(e, s, blockMax, scoreS, maxS, sumS, h);
       memref::StoreOp::create(e.b, alpha, alphaS, h);
     });
   }

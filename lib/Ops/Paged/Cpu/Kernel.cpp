@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Common/CpuEmitter.h"
+#include "Common/CpuOnlineSoftmax.h"
 #include "Paged/Cpu/Decode.h"
 #include "Paged/Cpu/PagedAttention.h"
 #include "Paged/Indices.h"
@@ -275,26 +276,9 @@ private:
                      e.splatF32(-std::numeric_limits<float>::infinity())));
         blockMax = e.fmaxNoNaN(blockMax, s.back());
       }
-      Value oldMax = memref::LoadOp::create(e.b, maxS, hi);
-      Value newMax = e.fmaxNoNaN(
-          oldMax, vector::ReductionOp::create(
-                      e.b, vector::CombiningKind::MAXNUMF, blockMax));
-      // The block has a finite score (count >= 1, finite inputs): newMax is
-      // finite, alpha = exp(-inf) = 0 on the first block.
-      Value alpha = e.exp(e.fsub(oldMax, newMax));
-      Value sum = e.splatF32(0.0f);
-      for (int64_t c = 0; c < blocks; ++c) {
-        Value prob = e.exp(e.fsub(s[c], e.broadcast(newMax)));
-        sum = e.fadd(sum, prob);
-        vector::StoreOp::create(e.b, prob, scoreS,
-                                ValueRange{hi, e.index(c * p.lanes)});
-      }
-      Value oldSum = memref::LoadOp::create(e.b, sumS, hi);
-      Value newSum = e.fadd(
-          e.fmul(oldSum, alpha),
-          vector::ReductionOp::create(e.b, vector::CombiningKind::ADD, sum));
-      memref::StoreOp::create(e.b, newMax, maxS, hi);
-      memref::StoreOp::create(e.b, newSum, sumS, hi);
+      // The block has a finite score (count >= 1, finite inputs).
+      Value alpha =
+          emitOnlineSoftmaxRow(e, s, blockMax, scoreS, maxS, sumS, hi);
       Value alphaVec = e.broadcast(alpha);
       for (int64_t v = 0; v < p.vectors(); ++v) {
         SmallVector<Value> idx = {hi, e.index(v * p.lanes)};
