@@ -1,0 +1,34 @@
+#!/bin/sh
+# here (call 1): sparse.py's cases into .b-sparse/sp, then the job-order
+# variants (EJK_TMP_SPARSE_ORDER="JOBS,GROUPS[,id]") compiled beside them
+# as NAME@TAG.
+set -eu
+FP=bench/results/h200/device.fingerprint
+D=.b-sparse
+rm -rf $D/sp
+/usr/bin/python3 bench/vulkan/sparse.py prepare $D/sp $FP > $D/sp.log 2>&1
+V() { # TAG "cases" VAR=VALUE ...
+  tag=$1; list=$2; shift 2
+  for n in $list; do
+    fp=$FP; case $n in chk_stage*) fp=$D/sp/stage.fingerprint;; esac
+    env EJK_CACHE_DIR=$(mktemp -d) "$@" build/bin/ejkc $D/sp/art/$n.mlir --target vulkan --fingerprint $fp --no-cache -o $D/sp/art/$n@$tag --name kernel >/dev/null 2>$D/err.log || { echo "FAILED $n@$tag"; head -3 $D/err.log; }
+    /usr/bin/python3 - $D/sp $n $tag <<'PY'
+import json, os, sys
+d, n, tag = sys.argv[1:]
+c = json.load(open(os.path.join(d, "cases.json")))
+c[n + "@" + tag] = c[n]
+json.dump(c, open(os.path.join(d, "cases.json"), "w"), indent=1)
+if n.startswith("chk") and not os.path.exists(os.path.join(d, "chk", n + "@" + tag)):
+    os.symlink(n, os.path.join(d, "chk", n + "@" + tag))
+PY
+  done
+}
+V o1 "gsparse_10 gsparse_25 gsparse_50 gsparse_100 gsparse_25_bf16" EJK_TMP_SPARSE_ORDER=128,1
+V oall "gsparse_10 gsparse_25 gsparse_50 gsparse_100" EJK_TMP_SPARSE_ORDER=128,0
+V o2 "gsparse_25" EJK_TMP_SPARSE_ORDER=128,2
+V o256 "gsparse_25" EJK_TMP_SPARSE_ORDER=256,1
+V oid "gsparse_25" EJK_TMP_SPARSE_ORDER=128,0,id
+V l "gsparse_10 gsparse_25 gsparse_50 gsparse_100" EJK_TMP_SPARSE_LIST=1
+V o1l "gsparse_10 gsparse_25 gsparse_50 gsparse_100 gsparse_25_bf16 gsparse_25_causal" EJK_TMP_SPARSE_ORDER=128,1 EJK_TMP_SPARSE_LIST=1
+V o1l "$(cd $D/sp/art && ls -d chk_* | grep -v '\.mlir\|@')" EJK_TMP_SPARSE_ORDER=128,1 EJK_TMP_SPARSE_LIST=1
+du -sh $D/sp
