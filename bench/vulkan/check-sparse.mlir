@@ -45,9 +45,9 @@ func.func @soft_cap(%q: tensor<1x256x2x64xf16>, %k: tensor<1x256x2x64xf16>, %v: 
 }
 
 // 256 lists (2 batches, 16 heads, 8 query blocks of 32 rows): at 32-row
-// kernel blocks of 2 subgroups the cooperative kernel's job order
-// (orderLiveBlockJobs) ranks the grid's last group of 64 jobs by list
-// length and keeps the others in order.
+// kernel blocks of 2 subgroups, the grid's last group of 64 jobs is what
+// the job-order experiment (bench/results/h200/sparse-2026-11-27d) ranks by
+// list length; the tree runs every group in order.
 func.func @job_groups(%q: tensor<2x256x16x64xf16>, %k: tensor<2x256x16x64xf16>, %v: tensor<2x256x16x64xf16>, %bm: tensor<2x16x8x4xi1>) -> (tensor<2x256x16x64xf16>, tensor<2x16x256xf32>) {
   %o, %lse = ejk.block_sparse_attention %q, %k, %v, %bm {q_block_size = 32 : i64, kv_block_size = 64 : i64, causal = false}
       : tensor<2x256x16x64xf16>, tensor<2x256x16x64xf16>, tensor<2x256x16x64xf16>, tensor<2x16x8x4xi1> -> tensor<2x256x16x64xf16>, tensor<2x16x256xf32>

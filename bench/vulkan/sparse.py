@@ -141,9 +141,9 @@ def variants():
     # 128 lists (query blocks of each batch and head).
     v["chk_many_jobs"] = case(2, 1024, 1024, 4, 4, 64, 64, 64, 0.3, (2, 4),
                               seed=21)
-    # 256 lists in 4 groups of 64 jobs (32 x 64 x 2): the grid's last
-    # group runs its longest lists first (orderLiveBlockJobs), the others
-    # in order.
+    # 256 lists in 4 groups of 64 jobs (32 x 64 x 2): the job-order
+    # experiment (bench/results/h200/sparse-2026-11-27d) runs the grid's last
+    # group's longest lists first; the tree runs them in order.
     v["chk_job_groups"] = case(1, 1024, 1024, 8, 8, 64, 32, 64, 0.3, (1, 8),
                                seed=28)
     v["chk_stage_density_25"] = case(2, 256, 256, 2, 2, 64, 64, 64, 0.25,
