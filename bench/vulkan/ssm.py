@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ejk's Vulkan state-space scans (ejk.selective_scan, ejk.ssd) on the GPU
 machine against the device copy rate measured in the same process (issue
-21; docs/ops/state-space-vulkan.md, docs/performance-vulkan.md).
+21; docs/ops/state-space-vulkan.md, docs/performance-vulkan-ssm.md).
 
   here:   python3 bench/vulkan/ssm.py prepare DIR [FINGERPRINT]
           compiles the variants with ejkc for FINGERPRINT (default

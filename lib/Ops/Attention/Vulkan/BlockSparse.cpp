@@ -203,7 +203,7 @@ LogicalResult VulkanBlockSparseAttention::tile(BlockSparseAttentionOp op,
   plan.layout = *layout;
   // The kernel builds its own list where it fits beside the kernel's
   // stages: no list dispatch, and no barrier between the two (about 8 us of
-  // gsparse's 251 on the H200, docs/performance-vulkan.md); else a list
+  // gsparse's 251 on the H200, docs/performance-vulkan-sparse.md); else a list
   // dispatch runs first.
   int64_t sharedBytes = layout->sharedBytes;
   int64_t listBytes = workgroupLiveBlocksBytes(plan, layout->blockQ,

@@ -50,13 +50,13 @@ public:
     // gfa-long-causal 1.088 against 1.061 (H200, same call; with two row
     // tiles it gains: gfa-d64-causal at 128 x 64 x 4 0.372 against 0.397),
     // and not in bf16: gfa-d128 bf16 0.711 ms pipelined against 0.662 (H200,
-    // same call, session 16; docs/performance-vulkan.md).
+    // same call, session 16; docs/performance-vulkan-sparse.md).
     pipelined = l.pipelined && !p.sparse && !(p.causal && l.rowTiles == 1) &&
                 !inputType.isBF16();
     // Dense with seq_k a whole number of blocks: the K/V loads drop their
     // test per row (H200, same call: gfa-d64-causal 0.371 -> 0.313 ms,
     // gfa-d128-causal 0.366 -> 0.342, gfa-d128 0.630 -> 0.620;
-    // docs/performance-vulkan.md). Block-sparse lists keep it: a list
+    // docs/performance-vulkan-attention.md). Block-sparse lists keep it: a list
     // position past the end addresses the block after the last.
     wholeKeyBlocks = !p.sparse && p.seqK % l.blockK == 0;
   }

@@ -95,7 +95,7 @@ std::optional<VulkanAttentionLayout> VulkanAttentionLayout::compute(
     // one per SM by their registers, so the larger stage costs no
     // residency, while smaller ones are held several per SM and lose half
     // of them (d64 `64, 64, 4`: 0.796 ms with one buffer, 1.122 with two;
-    // `128, 64, 8`: 0.876 and 0.788; docs/performance-vulkan.md).
+    // `128, 64, 8`: 0.876 and 0.788; docs/performance-vulkan-attention.md).
     l.kvStages = 2;
     if (l.threads < kMinThreadsForTwoBuffers ||
         2 * l.kvStageElements(headDim, headDimV) + extra > sharedLimit)
@@ -107,7 +107,7 @@ std::optional<VulkanAttentionLayout> VulkanAttentionLayout::compute(
     // unpipelined, where it lost). Causal blocks past a subgroup's rows
     // skipped with two row tiles (gfa-d64-causal 128 x 64 x 4: 0.397 ms
     // against 0.501); with one the branch cost more than it saved
-    // (gfa-d128-causal 0.378 against 0.367; docs/performance-vulkan.md).
+    // (gfa-d128-causal 0.378 against 0.367; docs/performance-vulkan-attention.md).
     l.pipelined = l.registerSoftmax;
     l.causalSkip = l.registerSoftmax && l.rowTiles == 2;
   } else {
