@@ -8,7 +8,7 @@
 // `cooperative = 1` on a device with cooperative matrices, f16 inputs:
 // chunks of 64, V = 128 per workgroup, the outputs on matrices: the
 // heuristic's pick on such a device (the case `heuristic_pick` below;
-// measured faster whole on an H200, docs/ops/linear.md).
+// measured faster whole on an H200, docs/ops/linear-vulkan.md).
 // CONFIG-LABEL: func.func @heuristic
 // CONFIG: config = #ejk.config<block_v = 128, chunk_parallel = 1, chunk_size = 64, cooperative = 1>
 // The update stays SIMT; the states temporary is f16 (the scan sums in

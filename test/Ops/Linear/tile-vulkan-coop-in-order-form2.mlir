@@ -85,7 +85,7 @@ func.func @form2(%q: tensor<2x100x4x64xbf16>, %k: tensor<2x100x2x64xbf16>, %v: t
 // f32 tile per subgroup (8 x 64 words), so each state tile becomes S16
 // through it, free from the scores' barrier to the next chunk's stage, and
 // is read back as 16-byte words, four floats a load (simple gla at fla's
-// shape: 5.357 -> 4.871 ms bf16 on an H200, docs/ops/linear.md). The case
+// shape: 5.357 -> 4.871 ms bf16 on an H200, docs/ops/linear-vulkan.md). The case
 // above (K = 64: 32 rows of 9 words, too few) keeps the f32 stage's tile.
 // CHECK-LABEL: func.func private @words_dispatch_0(
 // CHECK: %[[QW:.*]] = memref.alloc() : memref<544xvector<4xi32>, #gpu.address_space<workgroup>>

@@ -44,7 +44,7 @@
 // CHECK: gpu.barrier
 // The chunk loop carries the state tile alone (one per subgroup: 4 x 2
 // tiles): each chunk loads its own words and values at its start (no
-// next-chunk registers: measured faster on an H200, docs/ops/linear.md).
+// next-chunk registers: measured faster on an H200, docs/ops/linear-vulkan.md).
 // CHECK-NOT: memref.load %[[QW]]
 // CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (!gpu.mma_matrix<16x16xf32, "COp">)
 // CHECK: memref.load %[[QW]]
@@ -133,7 +133,7 @@ func.func @lightning_varlen(%q: tensor<1x90x2x32xf16>, %s0: tensor<3x2x32x32xf32
 // The heuristic's pick for fla's simple-gla shape (16 x 8 x 4 = 512
 // workgroups of 32 columns, a constant decay, bf16 with bf16 matrices): the
 // in-order kernel's form 2, chunks of 32, V blocks of 32 (measured whole
-// and correct on an H200, docs/ops/linear.md).
+// and correct on an H200, docs/ops/linear-vulkan.md).
 // CONFIG-LABEL: func.func @heuristic_pick
 // CONFIG: config = #ejk.config<block_v = 32, chunk_parallel = 0, chunk_size = 32, cooperative = 2>
 // CHECK-LABEL: func.func private @heuristic_pick_dispatch_0(

@@ -210,13 +210,13 @@ ConfigAttr VulkanGla::heuristicConfig(Operation *op, const TargetInfo &target) {
   // an H200, gla bf16 B4 T4096 H16 K=V=128 1.81 against 2.00 ms SIMT, every
   // check case within 2.6e-3 of the f32 recurrence. `cooperative = 2` (the
   // update on matrices too) ran no faster (2.01 ms; simple gla 13.8 against
-  // 12.4): the tuner's to pick (docs/ops/linear.md).
+  // 12.4): the tuner's to pick (docs/ops/linear-vulkan.md).
   // A constant decay per head (simple gla, lightning) or none, 16-bit
   // inputs, cooperative matrices and at least 256 (sequence, head, V block)
   // workgroups of 32 columns: the in-order cooperative kernel (no states
   // temporary) — simple gla bf16 B16 T16384 H8 K=V=128 on an H200 against
   // the chunk-parallel form 1 in the same process, every check case within
-  // bf16/f16 rounding (docs/ops/linear.md, "The in-order cooperative
+  // bf16/f16 rounding (docs/ops/linear-vulkan.md, "The in-order cooperative
   // kernel"). Its form 2 (conversions inside each subgroup, outputs as
   // 16-byte words): 5.37 against 5.56 ms bf16 and 4.71 against 4.96 ms f16
   // in one process on an H200, every check case of both forms within the
