@@ -342,8 +342,9 @@ TEST_F(FlashAttentionTuningTest, HeuristicOnRegisterSoftmax) {
     EXPECT_EQ(printAttr(op.getHeuristicConfig(nvidiaCoop())),
               "#ejk.config<block_k = 64, block_q = 128, num_subgroups = 8>");
   });
-  // Head dims up to 64, causal or not (H200, docs/performance-vulkan-attention.md):
-  // 128 x 64 blocks of 4 subgroups owning two 16-row tiles each.
+  // Head dims up to 64, causal or not (H200,
+  // docs/performance-vulkan-attention.md): 128 x 64 blocks of 4 subgroups
+  // owning two 16-row tiles each.
   FlashSpec narrow = prefill;
   narrow.headDim = narrow.valueDim = 64;
   for (bool causal : {false, true}) {

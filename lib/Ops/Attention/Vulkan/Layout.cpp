@@ -107,7 +107,8 @@ std::optional<VulkanAttentionLayout> VulkanAttentionLayout::compute(
     // unpipelined, where it lost). Causal blocks past a subgroup's rows
     // skipped with two row tiles (gfa-d64-causal 128 x 64 x 4: 0.397 ms
     // against 0.501); with one the branch cost more than it saved
-    // (gfa-d128-causal 0.378 against 0.367; docs/performance-vulkan-attention.md).
+    // (gfa-d128-causal 0.378 against 0.367;
+    // docs/performance-vulkan-attention.md).
     l.pipelined = l.registerSoftmax;
     l.causalSkip = l.registerSoftmax && l.rowTiles == 2;
   } else {

@@ -189,12 +189,11 @@ mlir::ejk::vulkanCoopAttentionLargeBlocks(const AttentionProblem &p,
   // 64 x 16 blocks (docs/ops/attention.md). Not for short queries
   // (decode), where a 128-row block is mostly padding.
   // Head dims up to 64 without a causal mask (H100,
-  // docs/performance-vulkan-attention.md): 256-row blocks whose subgroups own two
-  // 16-row tiles each (every staged K^T and V tile feeds two products)
-  // and two K/V buffers, 0.691 ms against 0.794 for 128 x 64 x 8. With
-  // one, 128 x 64 x 8 since the blocks below the diagonal skip their
-  // masks (H200: 0.445 ms against 0.460 for 128 x 128 x 8 and 0.477 for
-  // 256 x 64 x 8).
+  // docs/performance-vulkan-attention.md): 256-row blocks whose subgroups own
+  // two 16-row tiles each (every staged K^T and V tile feeds two products) and
+  // two K/V buffers, 0.691 ms against 0.794 for 128 x 64 x 8. With one, 128 x
+  // 64 x 8 since the blocks below the diagonal skip their masks (H200: 0.445 ms
+  // against 0.460 for 128 x 128 x 8 and 0.477 for 256 x 64 x 8).
   bool narrow = p.headDim <= 64 && p.headDimV <= 64;
   if (vulkanAttentionHasRegisterSoftmax(target) && narrow && !p.causal &&
       ceilPow2(p.seqQ) >= 256)
@@ -230,7 +229,8 @@ ConfigAttr VulkanFlashAttention::heuristicConfig(FlashAttentionOp op,
     // pipelined P V and, causal, the skip of blocks past a subgroup's rows:
     // H200, same call, gfa-d64 0.614 ms against 0.620 for 256 x 64 x 8 and
     // gfa-d64-causal 0.372 against 0.468 for 128 x 64 x 8
-    // (docs/performance-vulkan-attention.md). Block-sparse keeps the shared rule.
+    // (docs/performance-vulkan-attention.md). Block-sparse keeps the shared
+    // rule.
     bool narrow = p.headDim <= 64 && p.headDimV <= 64;
     if (vulkanAttentionHasRegisterSoftmax(target) && narrow &&
         ceilPow2(p.seqQ) >= 128)

@@ -195,7 +195,8 @@ private:
     }
     // Each chunk's loads are issued at its start: carrying the next chunk's
     // in registers (about 20 a thread) measured 1.7 % slower on an H200
-    // (docs/ops/linear-vulkan.md), the kernel being one workgroup an SM either way.
+    // (docs/ops/linear-vulkan.md), the kernel being one workgroup an SM either
+    // way.
     SmallVector<Value> last =
         e.forLoop(zero, chunks, one, inits,
                   [&](Value c, ValueRange args) -> SmallVector<Value> {

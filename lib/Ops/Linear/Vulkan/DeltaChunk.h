@@ -290,8 +290,8 @@ protected:
   /// The loads of a stage of `total` elements spread over the workgroup
   /// (element i = thread + 256 r): every round's loads at once, so that a
   /// stage waits on memory once, not once a round (a loop of load-then-store
-  /// rounds is latency-bound: docs/performance-vulkan-linear.md). A last partial
-  /// round loads a clamped element that `storeStaged` never stores.
+  /// rounds is latency-bound: docs/performance-vulkan-linear.md). A last
+  /// partial round loads a clamped element that `storeStaged` never stores.
   Staged loadStaged(int64_t total,
                     function_ref<SmallVector<Value>(Value)> load) {
     Staged staged{total, {}, {}};
