@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU machine's half of bench/vulkan/ring.sh (copied there as run.sh):
-# one call, everything in it, log under $OUT (docs/ops/ring.md "Several
+# one call, everything in it, log under $OUT (docs/ops/ring-gpus.md "Several
 # GPUs"). In order of what matters, so that a time-out keeps the most:
 #   1. for S = 65536 then 32768 (SEQS), non-causal then causal: one GPU
 #      running ejk's flash attention over the whole sequence (a ring of one

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Ring attention on several GPUs (issue 23, docs/ops/ring.md "Several GPUs"):
+# Ring attention on several GPUs (issue 23, docs/ops/ring-gpus.md "Several GPUs"):
 # one MPI rank per GPU, each on its own Vulkan device, against one GPU
 # running ejk's flash attention over the whole sequence. Two steps, because
 # the GPU machine has no MLIR:

@@ -1,6 +1,6 @@
 //===- RingCuda.h - key/value shards GPU to GPU through CUDA ----*- C++ -*-===//
 //
-// The forward's device-copy transport (docs/ops/ring.md, "Key/value GPU to
+// The forward's device-copy transport (docs/ops/ring-gpus.md, "Key/value GPU to
 // GPU"). Vulkan cannot share device memory between processes or GPUs, but
 // NVIDIA's driver lets CUDA import a Vulkan allocation exported as an
 // opaque fd (ejk_buffer_create_exportable). Each rank imports its

@@ -1,6 +1,6 @@
 //===- RingDevice.cpp - the forward with key/value GPU to GPU -------------===//
 //
-// The device-copy form of ejk_ring_run (docs/ops/ring.md, "Key/value GPU to
+// The device-copy form of ejk_ring_run (docs/ops/ring-gpus.md, "Key/value GPU to
 // GPU"). Where every rank's GPU can reach the others' through CUDA
 // (RingCuda.h), a rank gathers the whole sequence's keys and values on its
 // GPU in natural order: its own shard by device copies, the others' from

@@ -40,7 +40,7 @@ namespace {
 /// and the result's (the f16/bf16 output, uploaded once at the end), and
 /// registers the six with the device (ejk_ring::registered): a shard
 /// then moves between host and device in one device copy at the bus's rate
-/// instead of through the runtime's staging memcpy (docs/ops/ring.md,
+/// instead of through the runtime's staging memcpy (docs/ops/ring-gpus.md,
 /// "Registered host buffers"). A previous run's ranges of other sizes are
 /// released before their buffers are resized.
 void registerShardBuffers(ejk_ring &ring, size_t kBytes, size_t vBytes,
@@ -134,7 +134,7 @@ Direct directPointers(const ejk_ring &ring, ejk_buffer *query, ejk_buffer *key,
 }
 
 /// Whether this run moves key/value shards through the shared window
-/// (RingWindow.h, docs/ops/ring.md "The shared window"); sets
+/// (RingWindow.h, docs/ops/ring-gpus.md "The shared window"); sets
 /// `ring.transport`. Collective: the window is every rank's or none's. Off
 /// on the direct path (a CPU device: MPI writes into the block's buffers
 /// already), with EJK_RING_SHARED_WINDOW=0, for one rank, and when the
@@ -165,7 +165,7 @@ bool useSharedWindow(ejk_ring &ring, bool direct, size_t kBytes, size_t vBytes,
   return true;
 }
 
-/// Whether this run takes the gathered form (docs/ops/ring.md, "Gathered
+/// Whether this run takes the gathered form (docs/ops/ring-gpus.md, "Gathered
 /// key/value"): the rank's own block, then its queries against every other
 /// shard at once, gathered on its device from the shared window; one merge
 /// instead of one a step. Needs the window, the entry's gather blocks, batch

@@ -46,10 +46,10 @@ struct RingEntries {
   bool causal = false, window = false;
   int64_t left = 0, right = 0;
   bool zigzagBlocks = false, maskedBlock = false, gradBlocks = false;
-  /// The gathered form's blocks (gfull, gzlo<r>, gzhi<r>; docs/ops/ring.md
+  /// The gathered form's blocks (gfull, gzlo<r>, gzhi<r>; docs/ops/ring-gpus.md
   /// "Gathered key/value").
   bool gatherBlocks = false;
-  /// The whole-sequence blocks (gall, gclo<r>, gchi<r>; docs/ops/ring.md
+  /// The whole-sequence blocks (gall, gclo<r>, gchi<r>; docs/ops/ring-gpus.md
   /// "Key/value GPU to GPU").
   bool wholeBlocks = false;
   /// The blocks take (q_segment_ids, kv_segment_ids) last: the entry was

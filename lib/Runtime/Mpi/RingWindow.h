@@ -1,7 +1,7 @@
 //===- RingWindow.h - key/value shards in host memory a node shares -*- C++
 //-*-===//
 //
-// The forward's shared-window transport (docs/ops/ring.md, "The shared
+// The forward's shared-window transport (docs/ops/ring-gpus.md, "The shared
 // window"): when every rank of the ring is on one node, one host mapping
 // holds every rank's key/value (and kv_segment_ids) shard. Each rank writes
 // its own shard once per run (a device copy, beside block 0), one barrier

@@ -233,7 +233,7 @@ static LogicalResult expandRingAttention(Operation *raw, func::FuncOp entry) {
       add(b, ring, "zzq", seq / 2, seq, false, nullptr, false);
     }
   }
-  // The gathered form (docs/ops/ring.md, "Gathered key/value"): where every
+  // The gathered form (docs/ops/ring-gpus.md, "Gathered key/value"): where every
   // rank can read every shard (the runtime's shared window), a rank runs
   // its own shard's block and then one block of its queries against the
   // other shards' keys, gathered on its device in global order, so only
@@ -257,7 +257,7 @@ static LogicalResult expandRingAttention(Operation *raw, func::FuncOp entry) {
         addBlock(b, ring, llvm::formatv("gzhi{0}", r).str(), seq / 2,
                  (2 * n - 2 - r) * (seq / 2), false, nullptr, false);
     }
-    // The whole-sequence form (docs/ops/ring.md, "Key/value GPU to GPU"):
+    // The whole-sequence form (docs/ops/ring-gpus.md, "Key/value GPU to GPU"):
     // where the ranks' devices copy shards to each other, every rank holds
     // the whole sequence's keys in natural order, and a block of its
     // queries against the keys it may see is the final answer for those
