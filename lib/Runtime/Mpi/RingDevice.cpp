@@ -1,7 +1,7 @@
 //===- RingDevice.cpp - the forward with key/value GPU to GPU -------------===//
 //
-// The device-copy form of ejk_ring_run (docs/ops/ring-gpus.md, "Key/value GPU to
-// GPU"). Where every rank's GPU can reach the others' through CUDA
+// The device-copy form of ejk_ring_run (docs/ops/ring-gpus.md, "Key/value GPU
+// to GPU"). Where every rank's GPU can reach the others' through CUDA
 // (RingCuda.h), a rank gathers the whole sequence's keys and values on its
 // GPU in natural order: its own shard by device copies, the others' from
 // their owners' GPUs. A block of its queries against every key they may see

@@ -233,8 +233,8 @@ static LogicalResult expandRingAttention(Operation *raw, func::FuncOp entry) {
       add(b, ring, "zzq", seq / 2, seq, false, nullptr, false);
     }
   }
-  // The gathered form (docs/ops/ring-gpus.md, "Gathered key/value"): where every
-  // rank can read every shard (the runtime's shared window), a rank runs
+  // The gathered form (docs/ops/ring-gpus.md, "Gathered key/value"): where
+  // every rank can read every shard (the runtime's shared window), a rank runs
   // its own shard's block and then one block of its queries against the
   // other shards' keys, gathered on its device in global order, so only
   // one merge is left. Each block reads a prefix of that gathered buffer:
