@@ -40,10 +40,8 @@
 
 #include "Linear/Cpu/DeltaKernel.h"
 #include "Common/Arithmetic.h"
-#include "Common/CpuBlocking.h"
-#include "Common/CpuEmitter.h"
+#include "Linear/Cpu/ChunkedScan.h"
 #include "Linear/Cpu/Delta.h"
-#include "Linear/Sequences.h"
 
 #include "ejk/Ops/Linear/Config.h"
 
@@ -84,92 +82,18 @@ constexpr float kFactorBound = 60.0f;
 /// ejKernel's l2-norm epsilon: x / sqrt(sum x^2 + 1e-6).
 constexpr float kNormEpsilon = 1e-6f;
 
-Value cmp(Emitter &e, arith::CmpIPredicate pred, Value x, Value y) {
-  return arith::CmpIOp::create(e.b, pred, x, y);
-}
-
-Value notOf(Emitter &e, Value cond) {
-  return arith::XOrIOp::create(
-      e.b, cond, arith::ConstantOp::create(e.b, e.b.getBoolAttr(true)));
-}
-
-class DeltaBodyBuilder {
+class DeltaBodyBuilder : ChunkedScanBuilder<CpuDeltaPlan, DeltaBuffers> {
 public:
   DeltaBodyBuilder(OpBuilder &builder, Location loc, const CpuDeltaPlan &plan,
                    const DeltaBuffers &buffers)
-      : e(builder, loc, plan.lanes), p(plan), buf(buffers) {
-    kPad = p.kPad();
-    cPad = p.chunkPad();
-    vVectors = p.blockV / p.lanes;
-    kInBounds = p.dimK % p.lanes == 0;
-    vInBounds = p.dimV % p.blockV == 0;
-  }
+      : ChunkedScanBuilder(builder, loc, plan, buffers) {}
 
   void build() {
-    Value vBlock = WorkgroupIdOp::create(e.b, 0);
-    head = WorkgroupIdOp::create(e.b, 1);
-    seqId = WorkgroupIdOp::create(e.b, 2);
-    zero = e.index(0);
-    one = e.index(1);
-    v0 = e.mul(vBlock, e.index(p.blockV));
-    kvHead = e.div(head, e.index(p.headsPerKv()));
-    if (!p.packed) {
-      batchIdx = seqId;
-      start = zero;
-      end = e.index(p.seq);
-      scan();
-      return;
-    }
-    batchIdx = zero;
-    Value filler = cmp(e, arith::CmpIPredicate::eq, seqId, e.index(p.numSeqs));
-    ifThen(e, filler, [&] { zeroUncovered(); });
-    ifThen(e, notOf(e, filler), [&] {
-      start = cuEntry(seqId);
-      end = e.max(cuEntry(e.add(seqId, one)), start);
-      scan();
-    });
+    walkSequences([&] { scan(); });
   }
 
 private:
-  /// clamp(cu_seqlens[i], 0, seq).
-  Value cuEntry(Value i) {
-    return emitSequenceEdge(e, buf.cuSeqlens, i, p.seq);
-  }
-
-  /// Zeroes this workgroup's (head, v block) of the steps outside every
-  /// sequence: before clamp(cu[0]) and from clamp(cu[N]) on.
-  void zeroUncovered() {
-    Value lo = cuEntry(zero);
-    Value hi = e.max(cuEntry(e.index(p.numSeqs)), lo);
-    auto fill = [&](Value from, Value to) {
-      e.forLoop(from, to, one, [&](Value row) {
-        for (int64_t vv = 0; vv < vVectors; ++vv)
-          e.writeVector(e.splatF32(0.0f), buf.output,
-                        {zero, row, head, e.add(v0, vCol(vv))}, vInBounds);
-      });
-    };
-    fill(zero, lo);
-    fill(hi, e.index(p.seq));
-  }
-
-  /// The step of index `i` (in scan order) of the sequence.
-  Value rowOf(Value i) {
-    return p.reverse ? e.sub(e.sub(end, one), i) : e.add(start, i);
-  }
-  Value vCol(int64_t vv) { return e.index(vv * p.lanes); }
-  Value load(Value memref, ValueRange indices) {
-    return memref::LoadOp::create(e.b, memref, indices);
-  }
-  Value loadVec(Value memref, ValueRange indices) {
-    return vector::LoadOp::create(e.b, e.vf32, memref, indices);
-  }
-  void storeVec(Value value, Value memref, ValueRange indices) {
-    vector::StoreOp::create(e.b, value, memref, indices);
-  }
-
   void scan() {
-    seqLen = e.sub(end, start);
-    state = e.scratch({kPad, p.blockV});
     qR = e.scratch({p.chunk, kPad});
     kR = e.scratch({p.chunk, kPad});
     kT = e.scratch({kPad, cPad});
@@ -196,26 +120,18 @@ private:
     // last score vector (and discarded by the mask): keep them finite.
     for (Value t : {kT, bT})
       if (t)
-        e.forLoop(zero, e.index(kPad), one, [&](Value k) {
-          for (int64_t s = 0; s < cPad; s += p.lanes)
-            storeVec(e.splatF32(0.0f), t, {k, e.index(s)});
-        });
+        zeroTransposed(t);
     if (gS)
       for (int64_t s = 0; s < cPad; s += p.lanes)
         storeVec(e.splatF32(0.0f), gS, {e.index(s)});
-    loadState();
-    Value chunk = e.index(p.chunk);
-    Value numChunks = e.div(e.add(seqLen, e.index(p.chunk - 1)), chunk);
-    e.forLoop(zero, numChunks, one, [&](Value ci) {
-      Value c0 = e.mul(ci, chunk);
-      Value len = e.min(chunk, e.sub(seqLen, c0));
+    forEachChunk([&](Value c0, Value len) {
       loadChunk(c0, len);
       if (p.decayed())
         decayFactors(len);
       if (p.decay == DeltaDecay::PerKey) {
-        Value factor =
-            arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGE,
-                                  minLastDecay(len), e.constF32(-kFactorBound));
+        Value factor = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGE,
+                                             minOverKeys(bS, len),
+                                             e.constF32(-kFactorBound));
         ifThen(e, factor, [&] {
           unDecayKeys();
           scores(qG, kG, /*exact=*/false);
@@ -228,29 +144,6 @@ private:
       solve();
       outputs(c0, len);
       updateState(len);
-    });
-    if (buf.finalState)
-      storeState();
-  }
-
-  void loadState() {
-    e.forLoop(zero, e.index(p.dimK), one, [&](Value k) {
-      for (int64_t vv = 0; vv < vVectors; ++vv) {
-        Value s =
-            buf.initialState
-                ? e.readVector(buf.initialState,
-                               {seqId, head, k, e.add(v0, vCol(vv))}, vInBounds)
-                : e.splatF32(0.0f);
-        storeVec(s, state, {k, vCol(vv)});
-      }
-    });
-  }
-
-  void storeState() {
-    e.forLoop(zero, e.index(p.dimK), one, [&](Value k) {
-      for (int64_t vv = 0; vv < vVectors; ++vv)
-        e.writeVector(loadVec(state, {k, vCol(vv)}), buf.finalState,
-                      {seqId, head, k, e.add(v0, vCol(vv))}, vInBounds);
     });
   }
 
@@ -376,15 +269,6 @@ private:
     });
   }
 
-  /// min_k B_last[k]: the strongest decay of the chunk, in log space.
-  Value minLastDecay(Value len) {
-    Value acc = loadVec(bS, {len, zero});
-    for (int64_t kv = p.lanes; kv < kPad; kv += p.lanes)
-      acc = arith::MinNumFOp::create(e.b, acc, loadVec(bS, {len, e.index(kv)}));
-    return vector::ReductionOp::create(e.b, vector::CombiningKind::MINNUMF,
-                                       acc);
-  }
-
   /// kT *= exp(-B) (transposed): the keys of the factored scores. The
   /// exponent is at most kFactorBound for the chunk's steps.
   void unDecayKeys() {
@@ -407,9 +291,7 @@ private:
   void scores(Value qRows, Value kRows, bool exact) {
     Value lanes = e.index(p.lanes);
     forRowBlocks(e, p.chunk, cpuBlockRows(), [&](Value r0, int64_t rows) {
-      SmallVector<Value> tRows;
-      for (int64_t r = 0; r < rows; ++r)
-        tRows.push_back(e.add(r0, e.index(r)));
+      SmallVector<Value> tRows = blockRows(r0, rows);
       Value sVectors = e.div(e.add(r0, e.index(rows + p.lanes - 1)), lanes);
       e.forLoop(zero, sVectors, one, [&](Value sv) {
         Value s0 = e.mul(sv, lanes);
@@ -464,11 +346,8 @@ private:
   /// uS = diag(b) (V - K~ S).
   void corrections() {
     forRowBlocks(e, p.chunk, cpuBlockRows(), [&](Value r0, int64_t rows) {
-      for (int64_t vv0 = 0; vv0 < vVectors; vv0 += cpuBlockCols(p.lanes)) {
-        int64_t cols = std::min(cpuBlockCols(p.lanes), vVectors - vv0);
-        SmallVector<Value> tRows;
-        for (int64_t r = 0; r < rows; ++r)
-          tRows.push_back(e.add(r0, e.index(r)));
+      forVectorBlocks([&](int64_t vv0, int64_t cols) {
+        SmallVector<Value> tRows = blockRows(r0, rows);
         SmallVector<Value> acc(rows * cols, e.splatF32(0.0f));
         acc = accumulateBlock(
             e, zero, e.index(p.dimK), acc, rows, cols,
@@ -486,7 +365,7 @@ private:
                      {tRows[r], vCol(vv0 + c)});
           }
         }
-      }
+      });
     });
   }
 
@@ -495,8 +374,7 @@ private:
   /// product, then the block's own lower triangle).
   void solve() {
     forRowBlocks(e, p.chunk, cpuBlockRows(), [&](Value r0, int64_t rows) {
-      for (int64_t vv0 = 0; vv0 < vVectors; vv0 += cpuBlockCols(p.lanes)) {
-        int64_t cols = std::min(cpuBlockCols(p.lanes), vVectors - vv0);
+      forVectorBlocks([&](int64_t vv0, int64_t cols) {
         SmallVector<Value> tRows, acc;
         for (int64_t r = 0; r < rows; ++r) {
           tRows.push_back(e.add(r0, e.index(r)));
@@ -521,7 +399,7 @@ private:
         for (int64_t r = 0; r < rows; ++r)
           for (int64_t c = 0; c < cols; ++c)
             storeVec(acc[r * cols + c], uS, {tRows[r], vCol(vv0 + c)});
-      }
+      });
     });
   }
 
@@ -529,11 +407,8 @@ private:
   void outputs(Value c0, Value len) {
     Value lastIndex = e.sub(seqLen, one);
     forRowBlocks(e, p.chunk, cpuBlockRows(), [&](Value r0, int64_t rows) {
-      for (int64_t vv0 = 0; vv0 < vVectors; vv0 += cpuBlockCols(p.lanes)) {
-        int64_t cols = std::min(cpuBlockCols(p.lanes), vVectors - vv0);
-        SmallVector<Value> tRows;
-        for (int64_t r = 0; r < rows; ++r)
-          tRows.push_back(e.add(r0, e.index(r)));
+      forVectorBlocks([&](int64_t vv0, int64_t cols) {
+        SmallVector<Value> tRows = blockRows(r0, rows);
         SmallVector<Value> acc(rows * cols, e.splatF32(0.0f));
         acc = accumulateBlock(
             e, zero, e.index(p.dimK), acc, rows, cols,
@@ -551,25 +426,15 @@ private:
             [&](Value s, int64_t c) {
               return loadVec(uS, {s, vCol(vv0 + c)});
             });
-        for (int64_t r = 0; r < rows; ++r) {
-          Value valid = cmp(e, arith::CmpIPredicate::slt, tRows[r], len);
-          ifThen(e, valid, [&] {
-            Value row = rowOf(e.min(e.add(c0, tRows[r]), lastIndex));
-            for (int64_t c = 0; c < cols; ++c)
-              e.writeVector(acc[r * cols + c], buf.output,
-                            {batchIdx, row, head, e.add(v0, vCol(vv0 + c))},
-                            vInBounds);
-          });
-        }
-      }
+        storeOutputs(c0, len, lastIndex, tRows, vv0, cols, acc);
+      });
     });
   }
 
   /// S = diag(exp(B_last)) S + kL^T U over the chunk's valid steps.
   void updateState(Value len) {
     forRowBlocks(e, p.dimK, cpuBlockRows(), [&](Value r0, int64_t rows) {
-      for (int64_t vv0 = 0; vv0 < vVectors; vv0 += cpuBlockCols(p.lanes)) {
-        int64_t cols = std::min(cpuBlockCols(p.lanes), vVectors - vv0);
+      forVectorBlocks([&](int64_t vv0, int64_t cols) {
         SmallVector<Value> kRows, acc;
         for (int64_t r = 0; r < rows; ++r) {
           kRows.push_back(e.add(r0, e.index(r)));
@@ -592,17 +457,11 @@ private:
         for (int64_t r = 0; r < rows; ++r)
           for (int64_t c = 0; c < cols; ++c)
             storeVec(acc[r * cols + c], state, {kRows[r], vCol(vv0 + c)});
-      }
+      });
     });
   }
 
-  Emitter e;
-  const CpuDeltaPlan &p;
-  const DeltaBuffers &buf;
-  int64_t kPad, cPad, vVectors;
-  bool kInBounds, vInBounds;
-  Value head, seqId, zero, one, v0, kvHead, batchIdx, start, end, seqLen;
-  Value state, qR, kR, kT, uS, aP, aN, betaS, qG, kG, kL, decayLast, gS, bS, bT;
+  Value qR, kR, kT, uS, aP, aN, betaS, qG, kG, kL, decayLast, gS, bS, bT;
 };
 
 } // namespace

@@ -38,11 +38,9 @@
 
 #include "Linear/Cpu/Kernel.h"
 #include "Common/Arithmetic.h"
-#include "Common/CpuBlocking.h"
-#include "Common/CpuEmitter.h"
+#include "Linear/Cpu/ChunkedScan.h"
 #include "Linear/Cpu/Gla.h"
 #include "Linear/HeadDecay.h"
-#include "Linear/Sequences.h"
 
 #include "ejk/Ops/Linear/Config.h"
 
@@ -77,86 +75,21 @@ namespace {
 /// queries normal.
 constexpr float kFactorBound = 60.0f;
 
-Value cmp(Emitter &e, arith::CmpIPredicate pred, Value x, Value y) {
-  return arith::CmpIOp::create(e.b, pred, x, y);
-}
-
-class GlaBodyBuilder {
+class GlaBodyBuilder : ChunkedScanBuilder<CpuGlaPlan, GlaBuffers> {
 public:
   GlaBodyBuilder(OpBuilder &builder, Location loc, const CpuGlaPlan &plan,
                  const GlaBuffers &buffers)
-      : e(builder, loc, plan.lanes), p(plan), buf(buffers) {
-    kPad = p.kPad();
-    cPad = p.chunkPad();
-    vVectors = p.blockV / p.lanes;
-    kInBounds = p.dimK % p.lanes == 0;
-    vInBounds = p.dimV % p.blockV == 0;
-  }
+      : ChunkedScanBuilder(builder, loc, plan, buffers) {}
 
   void build() {
-    vBlock = WorkgroupIdOp::create(e.b, 0);
-    head = WorkgroupIdOp::create(e.b, 1);
-    seqId = WorkgroupIdOp::create(e.b, 2);
-    zero = e.index(0);
-    one = e.index(1);
-    v0 = e.mul(vBlock, e.index(p.blockV));
-    kvHead = e.div(head, e.index(p.headsPerKv()));
-    if (!p.packed) {
-      batchIdx = seqId;
-      start = zero;
-      end = e.index(p.seq);
-      scan();
-      return;
-    }
-    batchIdx = zero;
-    Value filler = cmp(e, arith::CmpIPredicate::eq, seqId, e.index(p.numSeqs));
-    ifThen(e, filler, [&] { zeroUncovered(); });
-    ifThen(
-        e,
-        arith::XOrIOp::create(
-            e.b, filler, arith::ConstantOp::create(e.b, e.b.getBoolAttr(true))),
-        [&] {
-          start = cuEntry(seqId);
-          end = e.max(cuEntry(e.add(seqId, one)), start);
-          scan();
-        });
+    walkSequences([&] { scan(); });
   }
 
 private:
-  /// clamp(cu_seqlens[i], 0, seq).
-  Value cuEntry(Value i) {
-    return emitSequenceEdge(e, buf.cuSeqlens, i, p.seq);
-  }
-
-  /// Zeroes this workgroup's (head, v block) of the steps outside every
-  /// sequence: before clamp(cu[0]) and from clamp(cu[N]) on.
-  void zeroUncovered() {
-    Value lo = cuEntry(zero);
-    Value hi = e.max(cuEntry(e.index(p.numSeqs)), lo);
-    auto fill = [&](Value from, Value to) {
-      e.forLoop(from, to, one, [&](Value row) {
-        for (int64_t vv = 0; vv < vVectors; ++vv)
-          e.writeVector(e.splatF32(0.0f), buf.output,
-                        {zero, row, head, e.add(v0, e.index(vv * p.lanes))},
-                        vInBounds);
-      });
-    };
-    fill(zero, lo);
-    fill(hi, e.index(p.seq));
-  }
-
-  /// The step of index `i` (in scan order) of the sequence.
-  Value rowOf(Value i) {
-    return p.reverse ? e.sub(e.sub(end, one), i) : e.add(start, i);
-  }
-  Value vCol(int64_t vv) { return e.index(vv * p.lanes); }
-
   /// The head's constant log decay (GammaForm), a scalar.
   Value loadGamma() { return emitHeadDecay(e, p, buf.gGamma, head, seqId); }
 
   void scan() {
-    seqLen = e.sub(end, start);
-    state = e.scratch({kPad, p.blockV});
     qR = e.scratch({p.chunk, kPad});
     kR = e.scratch({p.chunk, kPad});
     kT = e.scratch({kPad, cPad});
@@ -184,35 +117,22 @@ private:
     // they stay zero.
     for (Value t : {kT, bT})
       if (t)
-        e.forLoop(zero, e.index(kPad), one, [&](Value k) {
-          for (int64_t s = 0; s < cPad; s += p.lanes)
-            vector::StoreOp::create(e.b, e.splatF32(0.0f), t,
-                                    ValueRange{k, e.index(s)});
-        });
-    loadState();
-    Value chunk = e.index(p.chunk);
-    Value numChunks = e.div(e.add(seqLen, e.index(p.chunk - 1)), chunk);
-    e.forLoop(zero, numChunks, one, [&](Value ci) {
-      Value c0 = e.mul(ci, chunk);
-      Value len = e.min(chunk, e.sub(seqLen, c0));
+        zeroTransposed(t);
+    forEachChunk([&](Value c0, Value len) {
       loadChunk(c0, len);
       if (p.gated()) {
         gateFactors(len);
         // A chunk whose decay stays within exp(-kFactorBound) in every key
         // dim factors its gate ratios: A = (q exp(B)) (k exp(-B))^T, one
         // matmul; stronger decay takes the exact ratio per element.
-        Value factor =
-            arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGE,
-                                  minLastGate(len), e.constF32(-kFactorBound));
+        Value factor = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGE,
+                                             minOverKeys(bS, len),
+                                             e.constF32(-kFactorBound));
         ifThen(e, factor, [&] {
           unGateKeys();
           scores(qG, /*exact=*/false);
         });
-        ifThen(e,
-               arith::XOrIOp::create(
-                   e.b, factor,
-                   arith::ConstantOp::create(e.b, e.b.getBoolAttr(true))),
-               [&] { scores(qR, /*exact=*/true); });
+        ifThen(e, notOf(e, factor), [&] { scores(qR, /*exact=*/true); });
       } else {
         scores(qR, /*exact=*/false);
       }
@@ -223,39 +143,12 @@ private:
                                              minLastValueGate(len),
                                              e.constF32(-kFactorBound));
         ifThen(e, factor, [&] { outputs(c0, len, /*exactValues=*/false); });
-        ifThen(e,
-               arith::XOrIOp::create(
-                   e.b, factor,
-                   arith::ConstantOp::create(e.b, e.b.getBoolAttr(true))),
+        ifThen(e, notOf(e, factor),
                [&] { outputs(c0, len, /*exactValues=*/true); });
       } else {
         outputs(c0, len, /*exactValues=*/false);
       }
       updateState(len);
-    });
-    if (buf.finalState)
-      storeState();
-  }
-
-  void loadState() {
-    e.forLoop(zero, e.index(p.dimK), one, [&](Value k) {
-      for (int64_t vv = 0; vv < vVectors; ++vv) {
-        Value s =
-            buf.initialState
-                ? e.readVector(buf.initialState,
-                               {seqId, head, k, e.add(v0, vCol(vv))}, vInBounds)
-                : e.splatF32(0.0f);
-        vector::StoreOp::create(e.b, s, state, ValueRange{k, vCol(vv)});
-      }
-    });
-  }
-
-  void storeState() {
-    e.forLoop(zero, e.index(p.dimK), one, [&](Value k) {
-      for (int64_t vv = 0; vv < vVectors; ++vv)
-        e.writeVector(
-            vector::LoadOp::create(e.b, e.vf32, state, ValueRange{k, vCol(vv)}),
-            buf.finalState, {seqId, head, k, e.add(v0, vCol(vv))}, vInBounds);
     });
   }
 
@@ -357,18 +250,6 @@ private:
     });
   }
 
-  /// min_k B_last[k]: the strongest decay of the chunk, in log space.
-  Value minLastGate(Value len) {
-    Value acc = vector::LoadOp::create(e.b, e.vf32, bS, ValueRange{len, zero});
-    for (int64_t kv = p.lanes; kv < kPad; kv += p.lanes)
-      acc = arith::MinNumFOp::create(
-          e.b, acc,
-          vector::LoadOp::create(e.b, e.vf32, bS,
-                                 ValueRange{len, e.index(kv)}));
-    return vector::ReductionOp::create(e.b, vector::CombiningKind::MINNUMF,
-                                       acc);
-  }
-
   /// kT *= exp(-B) (transposed): the keys of the factored scores. The
   /// exponent is at most kFactorBound for the chunk's steps.
   void unGateKeys() {
@@ -391,9 +272,7 @@ private:
   void scores(Value qBuf, bool exact) {
     Value lanes = e.index(p.lanes);
     forRowBlocks(e, p.chunk, cpuBlockRows(), [&](Value r0, int64_t rows) {
-      SmallVector<Value> tRows;
-      for (int64_t r = 0; r < rows; ++r)
-        tRows.push_back(e.add(r0, e.index(r)));
+      SmallVector<Value> tRows = blockRows(r0, rows);
       Value sVectors = e.div(e.add(r0, e.index(rows + p.lanes - 1)), lanes);
       e.forLoop(zero, sVectors, one, [&](Value sv) {
         Value s0 = e.mul(sv, lanes);
@@ -492,11 +371,8 @@ private:
   void outputs(Value c0, Value len, bool exactValues) {
     Value lastIndex = e.sub(seqLen, one);
     forRowBlocks(e, p.chunk, cpuBlockRows(), [&](Value r0, int64_t rows) {
-      for (int64_t vv0 = 0; vv0 < vVectors; vv0 += cpuBlockCols(p.lanes)) {
-        int64_t cols = std::min(cpuBlockCols(p.lanes), vVectors - vv0);
-        SmallVector<Value> tRows;
-        for (int64_t r = 0; r < rows; ++r)
-          tRows.push_back(e.add(r0, e.index(r)));
+      forVectorBlocks([&](int64_t vv0, int64_t cols) {
+        SmallVector<Value> tRows = blockRows(r0, rows);
         SmallVector<Value> acc(rows * cols, e.splatF32(0.0f));
         acc = accumulateBlock(
             e, zero, e.index(p.dimK), acc, rows, cols,
@@ -525,17 +401,8 @@ private:
         }
         if (exactValues)
           acc = exactValueSum(steps, acc, tRows, vv0, cols, scoreOf);
-        for (int64_t r = 0; r < rows; ++r) {
-          Value valid = cmp(e, arith::CmpIPredicate::slt, tRows[r], len);
-          ifThen(e, valid, [&] {
-            Value row = rowOf(e.min(e.add(c0, tRows[r]), lastIndex));
-            for (int64_t c = 0; c < cols; ++c)
-              e.writeVector(acc[r * cols + c], buf.output,
-                            {batchIdx, row, head, e.add(v0, vCol(vv0 + c))},
-                            vInBounds);
-          });
-        }
-      }
+        storeOutputs(c0, len, lastIndex, tRows, vv0, cols, acc);
+      });
     });
   }
 
@@ -576,8 +443,7 @@ private:
   /// valid steps (vG = V without gv).
   void updateState(Value len) {
     forRowBlocks(e, p.dimK, cpuBlockRows(), [&](Value r0, int64_t rows) {
-      for (int64_t vv0 = 0; vv0 < vVectors; vv0 += cpuBlockCols(p.lanes)) {
-        int64_t cols = std::min(cpuBlockCols(p.lanes), vVectors - vv0);
+      forVectorBlocks([&](int64_t vv0, int64_t cols) {
         SmallVector<Value> kRows, acc;
         for (int64_t r = 0; r < rows; ++r) {
           kRows.push_back(e.add(r0, e.index(r)));
@@ -610,18 +476,12 @@ private:
           for (int64_t c = 0; c < cols; ++c)
             vector::StoreOp::create(e.b, acc[r * cols + c], state,
                                     ValueRange{kRows[r], vCol(vv0 + c)});
-      }
+      });
     });
   }
 
-  Emitter e;
-  const CpuGlaPlan &p;
-  const GlaBuffers &buf;
-  int64_t kPad, cPad, vVectors;
-  bool kInBounds, vInBounds;
-  Value vBlock, head, seqId, zero, one, v0, kvHead, batchIdx, start, end,
-      seqLen, gamma;
-  Value state, qR, kR, kT, vS, aS, bS, bT, qG, kG, decayLast;
+  Value gamma;
+  Value qR, kR, kT, vS, aS, bS, bT, qG, kG, decayLast;
   /// With gv: cumulative value gates, v exp(-D), v exp(D_last - D),
   /// exp(D_last).
   Value dS, vU, vG, decayLastV;
