@@ -36,9 +36,13 @@ inline Value emitOnlineSoftmaxRow(Emitter &e, ArrayRef<Value> scores,
                             ValueRange{row, e.index(c * e.lanes)});
   }
   Value oldSum = memref::LoadOp::create(e.b, sumS, row);
-  Value newSum =
-      e.fadd(e.fmul(oldSum, alpha),
-             vector::ReductionOp::create(e.b, vector::CombiningKind::ADD, sum));
+  // One op per statement where two would be built in one call: the
+  // compilers evaluate arguments in different orders (this is the order GCC
+  // built them in).
+  Value blockSum =
+      vector::ReductionOp::create(e.b, vector::CombiningKind::ADD, sum);
+  Value kept = e.fmul(oldSum, alpha);
+  Value newSum = e.fadd(kept, blockSum);
   memref::StoreOp::create(e.b, newMax, maxS, row);
   memref::StoreOp::create(e.b, newSum, sumS, row);
   return alpha;

@@ -249,8 +249,12 @@ protected:
           loadStep(s);
         run = e.fadd(run, e.select(valid[s], gates[s], e.constF32(0.0f)));
         Value key = e.fmul(keys[s], e.exp(e.fsub(lastGate, run)));
-        storeAs(e.select(valid[s], key, e.constF32(0.0f)), tile,
-                e.add(e.index(s * kPad), thread));
+        // One op per statement where two would be built in one call: the
+        // compilers evaluate arguments in different orders (this is the
+        // order GCC built them in).
+        Value at = e.add(e.index(s * kPad), thread);
+        Value gated = e.select(valid[s], key, e.constF32(0.0f));
+        storeAs(gated, tile, at);
       }
       scf::YieldOp::create(e.b, run);
       e.b.setInsertionPointToStart(ifOp.elseBlock());
@@ -304,15 +308,22 @@ protected:
   /// decay exp(B_last); returns B_last.
   Value cumulateGates(Value k, int64_t batch = 8) {
     Value firstBlock = cmp(arith::CmpIPredicate::eq, v0, zero);
+    // One op per statement where two would be built in one call: the
+    // compilers evaluate arguments in different orders (this is the order
+    // GCC built them in).
+    Value initial = e.constF32(0.0f);
+    Value step = e.index(batch);
+    Value end = e.index(l.chunk);
     Value total = e.forLoop(
-        zero, e.index(l.chunk), e.index(batch), {e.constF32(0.0f)},
+        zero, end, step, {initial},
         [&](Value t0, ValueRange acc) -> SmallVector<Value> {
           SmallVector<Value> gates, valid;
           for (int64_t i = 0; i < batch; ++i) {
             Value t = e.add(t0, e.index(i));
             valid.push_back(cmp(arith::CmpIPredicate::slt, t, len));
-            gates.push_back(e.select(valid.back(), stepGate(chunkRow(t), k),
-                                     e.constF32(0.0f)));
+            Value off = e.constF32(0.0f);
+            Value gate = stepGate(chunkRow(t), k);
+            gates.push_back(e.select(valid.back(), gate, off));
           }
           Value sum = acc[0];
           for (int64_t i = 0; i < batch; ++i) {

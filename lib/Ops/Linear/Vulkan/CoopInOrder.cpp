@@ -476,15 +476,22 @@ private:
           Value word = memref::LoadOp::create(e.b, qStage, e.add(base, w));
           Value four = vector::BitCastOp::create(e.b, floats, word);
           Value r = arith::DivUIOp::create(e.b, w, e.index(kT / perWord));
-          Value c = e.mul(arith::RemUIOp::create(e.b, w, e.index(kT / perWord)),
-                          e.index(perWord));
+          // One op per statement where two would be built in one call:
+          // the compilers evaluate arguments in different orders (this is
+          // the order GCC built them in).
+          Value perWordIndex = e.index(perWord);
+          Value wordInRow =
+              arith::RemUIOp::create(e.b, w, e.index(kT / perWord));
+          Value c = e.mul(wordInRow, perWordIndex);
           Value row = e.add(e.mul(a, e.index(kT)), r);
-          Value at = e.add(e.mul(row, e.index(l.valueStride())),
-                           e.add(e.mul(j, e.index(kT)), c));
+          Value colStart = e.add(e.mul(j, e.index(kT)), c);
+          Value rowStart = e.mul(row, e.index(l.valueStride()));
+          Value at = e.add(rowStart, colStart);
           for (int64_t f = 0; f < perWord; ++f) {
             Value value = vector::ExtractOp::create(e.b, four, f);
-            memref::StoreOp::create(e.b, operandBits(e, value, inputType),
-                                    sStage, e.add(at, e.index(f)));
+            Value to = e.add(at, e.index(f));
+            Value bits = operandBits(e, value, inputType);
+            memref::StoreOp::create(e.b, bits, sStage, to);
           }
         }
         subgroupBarrier();

@@ -141,10 +141,14 @@ private:
     if (halfRef) {
       halfRefs = scores;
       forEachShared(e, l.kThreads, thread, p.dimK, [&](Value k) {
-        Value r = e.fmul(cumGate(e.sub(len, one), k), e.constF32(0.5f));
+        // One op per statement where two would be built in one call: the
+        // compilers evaluate arguments in different orders (this is the
+        // order GCC built them in).
+        Value half = e.constF32(0.5f);
+        Value r = e.fmul(cumGate(e.sub(len, one), k), half);
         memref::StoreOp::create(e.b, r, halfRefs, k);
-        memref::StoreOp::create(e.b, e.exp(r), halfRefs,
-                                e.add(k, e.index(p.dimK)));
+        Value expAt = e.add(k, e.index(p.dimK));
+        memref::StoreOp::create(e.b, e.exp(r), halfRefs, expAt);
       });
       gpu::BarrierOp::create(e.b);
     }
