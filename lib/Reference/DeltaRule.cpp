@@ -6,20 +6,18 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LinearRecurrence.h"
 #include "ejk/Reference/Delta.h"
-#include "ejk/Reference/Pooling.h"
 
 #include <cmath>
 #include <string>
 
 using namespace ejk::reference;
 
-static std::string opName(const std::string &what) {
-  return "delta_attention: " + what;
-}
+static const char kOp[] = "delta_attention";
 
-static Status opError(const std::string &message) {
-  return Status::error(opName(message));
+static std::string opName(const std::string &what) {
+  return std::string(kOp) + ": " + what;
 }
 
 /// Copies `dim` floats from `src` to `dst`, divided by their l2 norm (with
@@ -42,26 +40,13 @@ Status ejk::reference::deltaAttention(const DeltaProblem &problem,
                                       const DeltaOptions &options,
                                       std::vector<float> &o,
                                       std::vector<float> &finalState) {
-  if (Status s = checkShape(opName("q"), problem.q,
-                            {kAnyDim, kAnyDim, kAnyDim, kAnyDim});
-      !s)
-    return s;
-  const int64_t batch = problem.q.shape[0], seq = problem.q.shape[1],
-                heads = problem.q.shape[2], dimK = problem.q.shape[3];
+  RecurrenceSizes sizes;
   if (Status s =
-          checkShape(opName("k"), problem.k, {batch, seq, kAnyDim, dimK});
+          checkRecurrenceInputs(kOp, problem.q, problem.k, problem.v, sizes);
       !s)
     return s;
-  const int64_t kvHeads = problem.k.shape[2];
-  if (kvHeads < 1 || heads % kvHeads != 0)
-    return opError("k: dim 2 (kv heads = " + std::to_string(kvHeads) +
-                   ") must be >= 1 and divide q dim 2 (heads = " +
-                   std::to_string(heads) + ")");
-  if (Status s =
-          checkShape(opName("v"), problem.v, {batch, seq, kvHeads, kAnyDim});
-      !s)
-    return s;
-  const int64_t dimV = problem.v.shape[3];
+  const int64_t batch = sizes.batch, seq = sizes.seq, heads = sizes.heads,
+                dimK = sizes.dimK, kvHeads = sizes.kvHeads, dimV = sizes.dimV;
   if (Status s = checkShape(opName("beta"), problem.beta, {batch, seq, heads});
       !s)
     return s;
@@ -77,37 +62,11 @@ Status ejk::reference::deltaAttention(const DeltaProblem &problem,
 
   // Steps [begin, end) of each sequence (rows flat over batch x seq).
   std::vector<std::pair<int64_t, int64_t>> ranges;
-  if (options.cuSeqlens) {
-    if (Status s =
-            checkShape(opName("cuSeqlens"), *options.cuSeqlens, {kAnyDim});
-        !s)
-      return s;
-    if (options.cuSeqlens->shape[0] < 1)
-      return opError("cuSeqlens: needs at least one entry");
-    if (batch != 1)
-      return opError("q: dim 0 (batch) must be 1 with cuSeqlens, got " +
-                     std::to_string(batch));
-    std::vector<int64_t> cu(options.cuSeqlens->shape[0]);
-    for (size_t i = 0; i < cu.size(); ++i)
-      cu[i] = static_cast<int64_t>((*options.cuSeqlens)[i]);
-    ranges = sequenceRowRanges(cu, seq);
-  } else {
-    for (int64_t b = 0; b < batch; ++b)
-      ranges.push_back({b * seq, (b + 1) * seq});
-  }
-  const int64_t numSeqs = static_cast<int64_t>(ranges.size());
-  const std::vector<int64_t> stateShape = {numSeqs, heads, dimK, dimV};
-  if (options.initialState)
-    if (Status s = checkShape(opName("initialState"), *options.initialState,
-                              stateShape);
-        !s)
-      return s;
-  if (Status s =
-          allocateOutput(opName("o"), {batch, seq, heads, dimV}, 0.0f, o);
-      !s)
+  if (Status s = recurrenceSequences(kOp, options.cuSeqlens, sizes, ranges); !s)
     return s;
-  if (Status s =
-          allocateOutput(opName("finalState"), stateShape, 0.0f, finalState);
+  const int64_t numSeqs = static_cast<int64_t>(ranges.size());
+  if (Status s = prepareRecurrenceOutputs(kOp, options.initialState, sizes,
+                                          numSeqs, o, finalState);
       !s)
     return s;
 
@@ -118,10 +77,8 @@ Status ejk::reference::deltaAttention(const DeltaProblem &problem,
     for (int64_t h = 0; h < heads; ++h) {
       const int64_t j = h / group;
       const int64_t stateOffset = (n * heads + h) * dimK * dimV;
-      state.assign(dimK * dimV, 0.0);
-      if (options.initialState)
-        for (int64_t e = 0; e < dimK * dimV; ++e)
-          state[e] = (*options.initialState)[stateOffset + e];
+      loadRecurrenceState(options.initialState, stateOffset, dimK * dimV,
+                          state);
       for (int64_t i = 0; i < end - begin; ++i) {
         const int64_t row = options.reverse ? end - 1 - i : begin + i;
         const int64_t qRow = row * heads + h, kvRow = row * kvHeads + j;

@@ -6,43 +6,30 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LinearRecurrence.h"
 #include "ejk/Reference/Linear.h"
-#include "ejk/Reference/Pooling.h"
 
 #include <cmath>
 #include <string>
 
 using namespace ejk::reference;
 
-static std::string opName(const std::string &what) { return "gla: " + what; }
+static const char kOp[] = "gla";
 
-static Status opError(const std::string &message) {
-  return Status::error(opName(message));
+static std::string opName(const std::string &what) {
+  return std::string(kOp) + ": " + what;
 }
 
 Status ejk::reference::gla(const GlaProblem &problem, const GlaOptions &options,
                            std::vector<float> &o,
                            std::vector<float> &finalState) {
-  if (Status s = checkShape(opName("q"), problem.q,
-                            {kAnyDim, kAnyDim, kAnyDim, kAnyDim});
-      !s)
-    return s;
-  const int64_t batch = problem.q.shape[0], seq = problem.q.shape[1],
-                heads = problem.q.shape[2], dimK = problem.q.shape[3];
+  RecurrenceSizes sizes;
   if (Status s =
-          checkShape(opName("k"), problem.k, {batch, seq, kAnyDim, dimK});
+          checkRecurrenceInputs(kOp, problem.q, problem.k, problem.v, sizes);
       !s)
     return s;
-  const int64_t kvHeads = problem.k.shape[2];
-  if (kvHeads < 1 || heads % kvHeads != 0)
-    return opError("k: dim 2 (kv heads = " + std::to_string(kvHeads) +
-                   ") must be >= 1 and divide q dim 2 (heads = " +
-                   std::to_string(heads) + ")");
-  if (Status s =
-          checkShape(opName("v"), problem.v, {batch, seq, kvHeads, kAnyDim});
-      !s)
-    return s;
-  const int64_t dimV = problem.v.shape[3];
+  const int64_t batch = sizes.batch, seq = sizes.seq, heads = sizes.heads,
+                dimK = sizes.dimK, kvHeads = sizes.kvHeads, dimV = sizes.dimV;
   if (options.g)
     if (Status s = checkShape(opName("g"), *options.g, problem.q.shape); !s)
       return s;
@@ -57,24 +44,8 @@ Status ejk::reference::gla(const GlaProblem &problem, const GlaOptions &options,
 
   // Steps [begin, end) of each sequence, and the batch row it lives in.
   std::vector<std::pair<int64_t, int64_t>> ranges;
-  if (options.cuSeqlens) {
-    if (Status s =
-            checkShape(opName("cuSeqlens"), *options.cuSeqlens, {kAnyDim});
-        !s)
-      return s;
-    if (options.cuSeqlens->shape[0] < 1)
-      return opError("cuSeqlens: needs at least one entry");
-    if (batch != 1)
-      return opError("q: dim 0 (batch) must be 1 with cuSeqlens, got " +
-                     std::to_string(batch));
-    std::vector<int64_t> cu(options.cuSeqlens->shape[0]);
-    for (size_t i = 0; i < cu.size(); ++i)
-      cu[i] = static_cast<int64_t>((*options.cuSeqlens)[i]);
-    ranges = sequenceRowRanges(cu, seq);
-  } else {
-    for (int64_t b = 0; b < batch; ++b)
-      ranges.push_back({b * seq, (b + 1) * seq});
-  }
+  if (Status s = recurrenceSequences(kOp, options.cuSeqlens, sizes, ranges); !s)
+    return s;
   const int64_t numSeqs = static_cast<int64_t>(ranges.size());
   const bool gammaPerSeq = options.gGamma && options.gGamma->shape.size() == 2;
   if (options.gGamma)
@@ -83,18 +54,8 @@ Status ejk::reference::gla(const GlaProblem &problem, const GlaOptions &options,
                                           : std::vector<int64_t>{heads});
         !s)
       return s;
-  const std::vector<int64_t> stateShape = {numSeqs, heads, dimK, dimV};
-  if (options.initialState)
-    if (Status s = checkShape(opName("initialState"), *options.initialState,
-                              stateShape);
-        !s)
-      return s;
-  if (Status s =
-          allocateOutput(opName("o"), {batch, seq, heads, dimV}, 0.0f, o);
-      !s)
-    return s;
-  if (Status s =
-          allocateOutput(opName("finalState"), stateShape, 0.0f, finalState);
+  if (Status s = prepareRecurrenceOutputs(kOp, options.initialState, sizes,
+                                          numSeqs, o, finalState);
       !s)
     return s;
 
@@ -105,10 +66,8 @@ Status ejk::reference::gla(const GlaProblem &problem, const GlaOptions &options,
     for (int64_t h = 0; h < heads; ++h) {
       const int64_t j = h / group;
       const int64_t stateOffset = (n * heads + h) * dimK * dimV;
-      state.assign(dimK * dimV, 0.0);
-      if (options.initialState)
-        for (int64_t e = 0; e < dimK * dimV; ++e)
-          state[e] = (*options.initialState)[stateOffset + e];
+      loadRecurrenceState(options.initialState, stateOffset, dimK * dimV,
+                          state);
       const double gamma =
           options.gGamma ? (*options.gGamma)[gammaPerSeq ? n * heads + h : h]
                          : 0.0;
