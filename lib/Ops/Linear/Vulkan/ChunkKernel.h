@@ -303,9 +303,9 @@ protected:
   }
 
   /// The column thread of key `k`: B over the chunk's steps (loads issued
-  /// `batch` at a time: 8, or 16 where the caller's chunk is a multiple of
-  /// 16), written to the temporary by the first V block with the chunk
-  /// decay exp(B_last); returns B_last.
+  /// `batch` at a time; `batch` divides the chunk: the SIMT update passes
+  /// the whole chunk up to 64 steps, else 16), written to the temporary by
+  /// the first V block with the chunk decay exp(B_last); returns B_last.
   Value cumulateGates(Value k, int64_t batch = 8) {
     Value firstBlock = cmp(arith::CmpIPredicate::eq, v0, zero);
     // One op per statement where two would be built in one call: the
