@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../Dialect/DialectTestUtil.h"
+#include "RulesTestFixture.h"
 
 #include "gtest/gtest.h"
 
@@ -28,41 +28,7 @@ std::string glaIR(int64_t batch, int64_t seq, int64_t heads, int64_t dimK,
          "\n}\n";
 }
 
-TargetInfo avx512(unsigned cores = 2) {
-  TargetInfo target = TargetInfo::genericCpu();
-  target.vectorBits = 512;
-  target.numCores = cores;
-  return target;
-}
-
-class LinearRulesTest : public ::testing::Test {
-protected:
-  LinearRulesTest() { loadTestDialects(context); }
-
-  TunableOpInterface parse(const std::string &ir) {
-    module = parseModule(context, ir);
-    TunableOpInterface found;
-    if (module)
-      module->walk([&](TunableOpInterface op) { found = op; });
-    return found;
-  }
-
-  std::string reason(TunableOpInterface op, ConfigAttr config,
-                     const TargetInfo &target) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    if (succeeded(op.verifyConfig(config, target, os)))
-      return "ok";
-    return text;
-  }
-
-  ConfigAttr config(ArrayRef<std::pair<StringRef, int64_t>> values) {
-    return ConfigAttr::get(&context, values);
-  }
-
-  MLIRContext context;
-  OwningOpRef<ModuleOp> module;
-};
+class LinearRulesTest : public TunableOpTest {};
 
 TEST_F(LinearRulesTest, ProblemKeyNamesShapesAndOptions) {
   TunableOpInterface op = parse(glaIR(1, 4096, 16, 128, 128));
@@ -79,15 +45,15 @@ TEST_F(LinearRulesTest, ProblemKeyNamesShapesAndOptions) {
 TEST_F(LinearRulesTest, HeuristicIsValidAndKeepsCoresBusy) {
   TunableOpInterface op = parse(glaIR(1, 4096, 16, 128, 128));
   ASSERT_TRUE(op);
-  ConfigAttr heuristic = op.getHeuristicConfig(avx512());
-  EXPECT_EQ(reason(op, heuristic, avx512()), "ok");
+  ConfigAttr heuristic = op.getHeuristicConfig(avx512Cpu());
+  EXPECT_EQ(reason(op, heuristic, avx512Cpu()), "ok");
   EXPECT_EQ(heuristic.lookup("chunk_size"), 64);
   EXPECT_EQ(heuristic.lookup("block_v"), 128);
   // One (batch, head) pair on 4 cores: split head_dim_v.
   TunableOpInterface one = parse(glaIR(1, 10, 1, 64, 64));
   ASSERT_TRUE(one);
-  ConfigAttr split = one.getHeuristicConfig(avx512(4));
-  EXPECT_EQ(reason(one, split, avx512(4)), "ok");
+  ConfigAttr split = one.getHeuristicConfig(avx512Cpu(4));
+  EXPECT_EQ(reason(one, split, avx512Cpu(4)), "ok");
   EXPECT_EQ(split.lookup("block_v"), 16);
   EXPECT_EQ(split.lookup("chunk_size"), 16);
 }
@@ -96,11 +62,11 @@ TEST_F(LinearRulesTest, ConfigSpaceIsVerifiedAndDistinct) {
   TunableOpInterface op = parse(glaIR(1, 4096, 16, 128, 128));
   ASSERT_TRUE(op);
   for (bool full : {false, true}) {
-    SmallVector<ConfigAttr> space = op.getConfigSpace(avx512(), full);
+    SmallVector<ConfigAttr> space = op.getConfigSpace(avx512Cpu(), full);
     EXPECT_GE(space.size(), full ? 8u : 3u);
     std::set<std::string> seen;
     for (ConfigAttr c : space) {
-      EXPECT_EQ(reason(op, c, avx512()), "ok") << printAttr(c);
+      EXPECT_EQ(reason(op, c, avx512Cpu()), "ok") << printAttr(c);
       EXPECT_TRUE(seen.insert(printAttr(c)).second) << printAttr(c);
     }
   }
@@ -110,22 +76,15 @@ TEST_F(LinearRulesTest, VerifierNamesTheProblem) {
   TunableOpInterface op = parse(glaIR(1, 64, 2, 32, 32));
   ASSERT_TRUE(op);
   EXPECT_EQ(
-      reason(op, config({{"block_v", 24}, {"chunk_size", 8}}), avx512()),
+      reason(op, config({{"block_v", 24}, {"chunk_size", 8}}), avx512Cpu()),
       "'block_v' (24) must be a positive multiple of the 16 f32 lanes of a "
       "512-bit vector");
-  EXPECT_EQ(reason(op, config({{"block_v", 16}}), avx512()),
+  EXPECT_EQ(reason(op, config({{"block_v", 16}}), avx512Cpu()),
             "config needs 'chunk_size' and 'block_v'");
   EXPECT_EQ(
-      reason(op, config({{"block_v", 16}, {"chunk_size", 300}}), avx512()),
+      reason(op, config({{"block_v", 16}, {"chunk_size", 300}}), avx512Cpu()),
       "'chunk_size' (300) must be in [1, 256]");
-  EXPECT_EQ(reason(op, ConfigAttr(), avx512()), "no config");
-}
-
-TargetInfo vulkanWithShuffles(unsigned subgroupSize) {
-  TargetInfo target = TargetInfo::genericVulkan();
-  target.subgroupSize = subgroupSize;
-  target.vulkanFeatures = {"subgroup_basic", "subgroup_shuffle"};
-  return target;
+  EXPECT_EQ(reason(op, ConfigAttr(), avx512Cpu()), "no config");
 }
 
 TEST_F(LinearRulesTest, VulkanHeuristicAndSpaceAreVerified) {

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../Dialect/DialectTestUtil.h"
+#include "RulesTestFixture.h"
 
 #include "gtest/gtest.h"
 
@@ -54,34 +54,7 @@ TargetInfo avx512(unsigned cores = 2) {
   return target;
 }
 
-class MoeRulesTest : public ::testing::Test {
-protected:
-  MoeRulesTest() { loadTestDialects(context); }
-
-  TunableOpInterface parse(const std::string &ir) {
-    module = parseModule(context, ir);
-    TunableOpInterface found;
-    if (module)
-      module->walk([&](TunableOpInterface op) { found = op; });
-    return found;
-  }
-
-  std::string reason(TunableOpInterface op, ConfigAttr config,
-                     const TargetInfo &target) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    if (succeeded(op.verifyConfig(config, target, os)))
-      return "ok";
-    return text;
-  }
-
-  ConfigAttr config(ArrayRef<std::pair<StringRef, int64_t>> values) {
-    return ConfigAttr::get(&context, values);
-  }
-
-  MLIRContext context;
-  OwningOpRef<ModuleOp> module;
-};
+class MoeRulesTest : public TunableOpTest {};
 
 TEST_F(MoeRulesTest, GroupedMatmulHeuristicSplitsAverageGroupsEvenly) {
   // The shape: 16 groups of 256 rows on average.

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../Dialect/DialectTestUtil.h"
+#include "RulesTestFixture.h"
 
 #include "Moe/Vulkan/Layout.h"
 
@@ -68,30 +68,7 @@ TargetInfo lavapipe() {
   return target;
 }
 
-class MoeVulkanRulesTest : public ::testing::Test {
-protected:
-  MoeVulkanRulesTest() { loadTestDialects(context); }
-
-  TunableOpInterface parse(const std::string &ir) {
-    module = parseModule(context, ir);
-    TunableOpInterface found;
-    if (module)
-      module->walk([&](TunableOpInterface op) { found = op; });
-    return found;
-  }
-
-  std::string reason(TunableOpInterface op, ConfigAttr config,
-                     const TargetInfo &target) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    if (succeeded(op.verifyConfig(config, target, os)))
-      return "ok";
-    return text;
-  }
-
-  MLIRContext context;
-  OwningOpRef<ModuleOp> module;
-};
+class MoeVulkanRulesTest : public TunableOpTest {};
 
 TEST_F(MoeVulkanRulesTest, CooperativePathNeedsF16AndWholeVectors) {
   for (auto [dtype, k, coop] :

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../Dialect/DialectTestUtil.h"
+#include "RulesTestFixture.h"
 
 #include "StateSpace/Vulkan/Layout.h"
 
@@ -44,42 +44,7 @@ std::string ssdIR(int64_t seq, int64_t heads, int64_t headDim, int64_t state,
          "\n  return %y : " + x + "\n}\n";
 }
 
-TargetInfo avx512(unsigned cores = 2) {
-  TargetInfo target = TargetInfo::genericCpu();
-  target.vectorBits = 512;
-  target.numCores = cores;
-  return target;
-}
-
-class StateSpaceTuningTest : public ::testing::Test {
-protected:
-  StateSpaceTuningTest() { loadTestDialects(context); }
-
-  /// The single tunable op of `ir`.
-  TunableOpInterface parse(const std::string &ir) {
-    module = parseModule(context, ir);
-    TunableOpInterface found;
-    if (module)
-      module->walk([&](TunableOpInterface op) { found = op; });
-    return found;
-  }
-
-  std::string reason(TunableOpInterface op, ConfigAttr config,
-                     const TargetInfo &target) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    if (succeeded(op.verifyConfig(config, target, os)))
-      return "ok";
-    return text;
-  }
-
-  ConfigAttr config(ArrayRef<std::pair<StringRef, int64_t>> values) {
-    return ConfigAttr::get(&context, values);
-  }
-
-  MLIRContext context;
-  OwningOpRef<ModuleOp> module;
-};
+class StateSpaceTuningTest : public TunableOpTest {};
 
 TEST_F(StateSpaceTuningTest, ScanProblemKeyNamesShapesAndOptions) {
   TunableOpInterface op = parse(scanIR(2048, 2048, 16));
@@ -97,14 +62,14 @@ TEST_F(StateSpaceTuningTest, ScanProblemKeyNamesShapesAndOptions) {
 TEST_F(StateSpaceTuningTest, ScanHeuristicIsValidAndKeepsCoresBusy) {
   TunableOpInterface op = parse(scanIR(2048, 2048, 16));
   ASSERT_TRUE(op);
-  ConfigAttr heuristic = op.getHeuristicConfig(avx512());
-  EXPECT_EQ(reason(op, heuristic, avx512()), "ok");
+  ConfigAttr heuristic = op.getHeuristicConfig(avx512Cpu());
+  EXPECT_EQ(reason(op, heuristic, avx512Cpu()), "ok");
   EXPECT_EQ(heuristic.lookup("block_d"), 64);
   EXPECT_EQ(heuristic.lookup("chunk_l"), 64);
   // 64 channels: one 64-wide block would leave a core idle; halve.
   TunableOpInterface small = parse(scanIR(5, 64, 16));
   ASSERT_TRUE(small);
-  ConfigAttr smallConfig = small.getHeuristicConfig(avx512());
+  ConfigAttr smallConfig = small.getHeuristicConfig(avx512Cpu());
   EXPECT_EQ(smallConfig.lookup("block_d"), 16);
   EXPECT_EQ(smallConfig.lookup("chunk_l"), 8);
 }
@@ -113,11 +78,11 @@ TEST_F(StateSpaceTuningTest, ScanConfigSpaceIsVerifiedAndDistinct) {
   TunableOpInterface op = parse(scanIR(2048, 2048, 16));
   ASSERT_TRUE(op);
   for (bool full : {false, true}) {
-    SmallVector<ConfigAttr> space = op.getConfigSpace(avx512(), full);
+    SmallVector<ConfigAttr> space = op.getConfigSpace(avx512Cpu(), full);
     EXPECT_GE(space.size(), full ? 10u : 4u);
     std::set<std::string> seen;
     for (ConfigAttr c : space) {
-      EXPECT_EQ(reason(op, c, avx512()), "ok") << printAttr(c);
+      EXPECT_EQ(reason(op, c, avx512Cpu()), "ok") << printAttr(c);
       EXPECT_TRUE(seen.insert(printAttr(c)).second) << printAttr(c);
     }
   }
@@ -126,15 +91,15 @@ TEST_F(StateSpaceTuningTest, ScanConfigSpaceIsVerifiedAndDistinct) {
 TEST_F(StateSpaceTuningTest, ScanVerifierNamesTheProblem) {
   TunableOpInterface op = parse(scanIR(64, 64, 16));
   ASSERT_TRUE(op);
-  EXPECT_EQ(reason(op, config({{"block_d", 24}, {"chunk_l", 8}}), avx512()),
+  EXPECT_EQ(reason(op, config({{"block_d", 24}, {"chunk_l", 8}}), avx512Cpu()),
             "'block_d' (24) must be a multiple of the 16 f32 lanes of a "
             "512-bit vector");
-  EXPECT_EQ(reason(op, config({{"block_d", 16}}), avx512()),
+  EXPECT_EQ(reason(op, config({{"block_d", 16}}), avx512Cpu()),
             "config needs 'block_d' and 'chunk_l'");
-  EXPECT_EQ(
-      reason(op, config({{"block_d", 16}, {"chunk_l", 8}, {"x", 1}}), avx512()),
-      "unknown config entry 'x'");
-  EXPECT_EQ(reason(op, ConfigAttr(), avx512()), "no config");
+  EXPECT_EQ(reason(op, config({{"block_d", 16}, {"chunk_l", 8}, {"x", 1}}),
+                   avx512Cpu()),
+            "unknown config entry 'x'");
+  EXPECT_EQ(reason(op, ConfigAttr(), avx512Cpu()), "no config");
 }
 
 TEST_F(StateSpaceTuningTest, SsdProblemKeyIgnoresTheChunkAttribute) {
@@ -153,8 +118,8 @@ TEST_F(StateSpaceTuningTest, SsdProblemKeyIgnoresTheChunkAttribute) {
 TEST_F(StateSpaceTuningTest, SsdHeuristicChoosesTheChunk) {
   TunableOpInterface free = parse(ssdIR(2048, 32, 64, 128));
   ASSERT_TRUE(free);
-  ConfigAttr c = free.getHeuristicConfig(avx512());
-  EXPECT_EQ(reason(free, c, avx512()), "ok");
+  ConfigAttr c = free.getHeuristicConfig(avx512Cpu());
+  EXPECT_EQ(reason(free, c, avx512Cpu()), "ok");
   EXPECT_EQ(c.lookup("chunk_size"), 64);
   EXPECT_EQ(c.lookup("block_p"), 64);
   EXPECT_EQ(c.lookup("block_n"), 64);
@@ -163,30 +128,30 @@ TEST_F(StateSpaceTuningTest, SsdHeuristicChoosesTheChunk) {
   TunableOpInterface model =
       parse(ssdIR(2048, 32, 64, 128, "{chunk_size = 256 : i64}"));
   ASSERT_TRUE(model);
-  ConfigAttr f = model.getHeuristicConfig(avx512());
+  ConfigAttr f = model.getHeuristicConfig(avx512Cpu());
   EXPECT_EQ(f.lookup("chunk_size"), 64);
-  EXPECT_EQ(reason(model, f, avx512()), "ok");
+  EXPECT_EQ(reason(model, f, avx512Cpu()), "ok");
   // One head: head_dim splits until there are two workgroups per core.
   TunableOpInterface oneHead = parse(ssdIR(64, 1, 64, 16));
   ASSERT_TRUE(oneHead);
-  EXPECT_EQ(oneHead.getHeuristicConfig(avx512()).lookup("block_p"), 16);
+  EXPECT_EQ(oneHead.getHeuristicConfig(avx512Cpu()).lookup("block_p"), 16);
 }
 
 TEST_F(StateSpaceTuningTest, SsdConfigSpaceIsVerified) {
   TunableOpInterface op = parse(ssdIR(2048, 32, 64, 128));
   ASSERT_TRUE(op);
   for (bool full : {false, true}) {
-    SmallVector<ConfigAttr> space = op.getConfigSpace(avx512(), full);
+    SmallVector<ConfigAttr> space = op.getConfigSpace(avx512Cpu(), full);
     EXPECT_GE(space.size(), 4u);
     for (ConfigAttr c : space)
-      EXPECT_EQ(reason(op, c, avx512()), "ok") << printAttr(c);
+      EXPECT_EQ(reason(op, c, avx512Cpu()), "ok") << printAttr(c);
   }
   // The attribute does not narrow the space.
   TunableOpInterface model =
       parse(ssdIR(2048, 32, 64, 128, "{chunk_size = 256 : i64}"));
   ASSERT_TRUE(model);
   std::set<int64_t> chunks;
-  for (ConfigAttr c : model.getConfigSpace(avx512(), true))
+  for (ConfigAttr c : model.getConfigSpace(avx512Cpu(), true))
     chunks.insert(c.lookup("chunk_size").value_or(0));
   EXPECT_GT(chunks.size(), 1u);
   EXPECT_TRUE(chunks.count(256));
@@ -200,13 +165,13 @@ TEST_F(StateSpaceTuningTest, SsdVerifierNamesTheProblem) {
   // name one.
   EXPECT_EQ(
       reason(op, config({{"block_n", 16}, {"block_p", 16}, {"chunk_size", 8}}),
-             avx512()),
+             avx512Cpu()),
       "ok");
-  EXPECT_EQ(reason(op, config({{"block_n", 16}, {"block_p", 16}}), avx512()),
+  EXPECT_EQ(reason(op, config({{"block_n", 16}, {"block_p", 16}}), avx512Cpu()),
             "config needs 'block_p', 'block_n' and 'chunk_size'");
   EXPECT_EQ(reason(op,
                    config({{"block_n", 3}, {"block_p", 16}, {"chunk_size", 8}}),
-                   avx512()),
+                   avx512Cpu()),
             "'block_n' (3) must divide d_state (16)");
 }
 
@@ -404,9 +369,11 @@ TEST_F(StateSpaceTuningTest, VulkanSsdHeuristicForMamba2) {
   ConfigAttr single = oneChunk.getHeuristicConfig(nvidia());
   EXPECT_FALSE(single.lookup("split_l"));
   EXPECT_FALSE(single.lookup("chunk_parallel"));
-  for (ConfigAttr c : oneChunk.getConfigSpace(nvidia(), true))
-    if (c.lookup("chunk_size") >= 64)
+  for (ConfigAttr c : oneChunk.getConfigSpace(nvidia(), true)) {
+    if (c.lookup("chunk_size") >= 64) {
       EXPECT_FALSE(c.lookup("chunk_parallel")) << printAttr(c);
+    }
+  }
 }
 
 TEST_F(StateSpaceTuningTest, VulkanConfigSpacesAreVerifiedAndDistinct) {
@@ -447,7 +414,7 @@ TEST_F(StateSpaceTuningTest, VulkanVerifierNamesTheLimit) {
                            {"block_p", 16},
                            {"chunk_size", 16},
                            {"num_subgroups", 2}}),
-                   avx512()),
+                   avx512Cpu()),
             "'num_subgroups' applies to Vulkan targets only");
   EXPECT_EQ(reason(ssd,
                    config({{"block_n", 32},
@@ -463,7 +430,7 @@ TEST_F(StateSpaceTuningTest, VulkanVerifierNamesTheLimit) {
                            {"block_p", 16},
                            {"chunk_parallel", 1},
                            {"chunk_size", 16}}),
-                   avx512()),
+                   avx512Cpu()),
             "'chunk_parallel' applies to Vulkan targets only");
 }
 
