@@ -160,9 +160,9 @@ protected:
           Value c = arith::RemUIOp::create(e.b, i, e.index(l.blockV));
           Value step = e.add(s0, s);
           Value col = e.add(v0, c);
-          Value valid = arith::AndIOp::create(
-              e.b, cmp(arith::CmpIPredicate::slt, step, len),
-              cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
+          Value colValid = cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV));
+          Value stepValid = cmp(arith::CmpIPredicate::slt, step, len);
+          Value valid = arith::AndIOp::create(e.b, stepValid, colValid);
           Value v = load(buf.value, {batchIdx, chunkRow(step), kvHead,
                                      e.min(col, e.index(p.dimV - 1))});
           return {e.select(valid, v, e.constF32(0.0f))};

@@ -45,7 +45,9 @@ private:
     // rounds they waited on memory once per round.
     SmallVector<Value> inits(l.kPer * l.vPer, e.constF32(0.0f));
     inits.push_back(e.constF32(0.0f)); // the column's running B
-    Value numTiles = e.div(e.add(len, e.index(tile - 1)), e.index(tile));
+    Value tileSize = e.index(tile);
+    Value roundUp = e.add(len, e.index(tile - 1));
+    Value numTiles = e.div(roundUp, tileSize);
     SmallVector<Value> acc = e.forLoop(
         zero, numTiles, one, inits,
         [&](Value ti, ValueRange accIn) -> SmallVector<Value> {

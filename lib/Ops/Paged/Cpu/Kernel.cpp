@@ -120,10 +120,17 @@ public:
       memref::StoreOp::create(e.b, e.constF32(0.0f), sumS, e.index(h));
     }
 
-    auto [start, end] = splitRange();
+    // Not a structured binding: the loop body captures `end` (a C++20
+    // extension for bindings).
+    std::pair<Value, Value> range = splitRange();
+    Value start = range.first, end = range.second;
     lastToken = e.sub(end, one);
     e.forLoop(start, end, e.index(p.blockK), [&](Value t0) {
-      Value count = e.min(e.index(p.blockK), e.sub(end, t0));
+      // One op per statement: the IR must not follow the C++ compiler's
+      // argument evaluation order.
+      Value remaining = e.sub(end, t0);
+      Value blockK = e.index(p.blockK);
+      Value count = e.min(blockK, remaining);
       scores(t0, count);
       softmax(count);
       values(t0, count);
