@@ -35,7 +35,9 @@ inline Value notOf(Emitter &e, Value cond) {
 
 /// The walk over a workgroup's sequence. `Plan` is a CpuChunkedPlan;
 /// `Buffers` has the family's `cuSeqlens`, `initialState`, `finalState`
-/// and `output` ([B, T, H, V]).
+/// and `output` ([B, T, H, V]). One op per statement where a call would
+/// build two: compilers evaluate arguments in different orders (this is
+/// the order GCC built them in).
 template <typename Plan, typename Buffers> class ChunkedScanBuilder {
 protected:
   ChunkedScanBuilder(OpBuilder &builder, Location loc, const Plan &plan,
@@ -130,8 +132,11 @@ protected:
   /// its columns past the chunk, which must stay finite.
   void zeroTransposed(Value transposed) {
     e.forLoop(zero, e.index(kPad), one, [&](Value k) {
-      for (int64_t s = 0; s < cPad; s += p.lanes)
-        storeVec(e.splatF32(0.0f), transposed, {k, e.index(s)});
+      for (int64_t s = 0; s < cPad; s += p.lanes) {
+        Value col = e.index(s);
+        Value zeros = e.splatF32(0.0f);
+        storeVec(zeros, transposed, {k, col});
+      }
     });
   }
 
@@ -185,9 +190,11 @@ private:
     Value hi = e.max(cuEntry(e.index(p.numSeqs)), lo);
     auto fill = [&](Value from, Value to) {
       e.forLoop(from, to, one, [&](Value row) {
-        for (int64_t vv = 0; vv < vVectors; ++vv)
-          e.writeVector(e.splatF32(0.0f), buf.output,
-                        {zero, row, head, e.add(v0, vCol(vv))}, vInBounds);
+        for (int64_t vv = 0; vv < vVectors; ++vv) {
+          Value col = e.add(v0, vCol(vv));
+          Value zeros = e.splatF32(0.0f);
+          e.writeVector(zeros, buf.output, {zero, row, head, col}, vInBounds);
+        }
       });
     };
     fill(zero, lo);
@@ -209,9 +216,11 @@ private:
 
   void storeState() {
     e.forLoop(zero, e.index(p.dimK), one, [&](Value k) {
-      for (int64_t vv = 0; vv < vVectors; ++vv)
-        e.writeVector(loadVec(state, {k, vCol(vv)}), buf.finalState,
-                      {seqId, head, k, e.add(v0, vCol(vv))}, vInBounds);
+      for (int64_t vv = 0; vv < vVectors; ++vv) {
+        Value col = e.add(v0, vCol(vv));
+        Value s = loadVec(state, {k, vCol(vv)});
+        e.writeVector(s, buf.finalState, {seqId, head, k, col}, vInBounds);
+      }
     });
   }
 };
