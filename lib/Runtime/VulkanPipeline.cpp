@@ -85,7 +85,9 @@ Status checkDevice(const VulkanDevice &device, const DispatchDesc &dispatch,
       return Status::unavailable(
           where + ": the SPIR-V declares capability " +
           std::to_string(capability) + ", which needs device feature " +
-          quote(feature) + "; " + device.describe() + " does not support it");
+          quote(feature) + "; " +
+          (known ? device.describe() + " does not support it"
+                 : std::string("the runtime enables it on no device")));
   }
 
   if (localSize[0] != 0) {

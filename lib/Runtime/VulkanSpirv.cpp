@@ -85,6 +85,11 @@ const char *spirvCapabilityFeature(uint32_t capability) {
   case 5433: // CooperativeMatrixTensorAddressingNV
   case 5439: // TensorAddressingNV
     return "cooperative_matrix2";
+  // The runtime enables VK_NV_cooperative_matrix2 with block loads off (no
+  // kernel uses them), so a module declaring them is refused by this name,
+  // which no device reports.
+  case 5434: // CooperativeMatrixBlockLoadsNV
+    return "cooperative_matrix2_block_loads";
   default:
     return nullptr;
   }

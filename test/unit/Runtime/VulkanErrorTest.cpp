@@ -161,6 +161,24 @@ TEST_F(VulkanErrorTest, CooperativeMatrix2CapabilityTheDeviceLacks) {
                   "feature 'cooperative_matrix2'");
 }
 
+TEST_F(VulkanErrorTest, CooperativeMatrixBlockLoadsAreRefusedEverywhere) {
+  // OpCapability CooperativeMatrixBlockLoadsNV (5434): the runtime enables
+  // VK_NV_cooperative_matrix2 with block loads off, on every device.
+  std::string path = patchedShader(
+      "add.spv", "blockloads.spv", [](std::vector<uint32_t> &words) {
+        std::vector<uint32_t> patched(words.begin(), words.begin() + 5);
+        patched.push_back((2u << 16) | 17u);
+        patched.push_back(5434u);
+        for (size_t i = 5; i < words.size(); ++i)
+          patched.push_back(words[i]);
+        words.swap(patched);
+      });
+  expectLoadError(addWith("", path), EJK_ERROR_UNAVAILABLE,
+                  "the SPIR-V declares capability 5434, which needs device "
+                  "feature 'cooperative_matrix2_block_loads'; the runtime "
+                  "enables it on no device");
+}
+
 TEST_F(VulkanErrorTest, SpirvNewerThanTheDeviceIsUnavailable) {
   std::string path =
       patchedShader("add.spv", "new.spv", [](std::vector<uint32_t> &words) {
