@@ -330,14 +330,20 @@ Status VulkanDevice::init(const std::string &selector,
   // VK_NV_cooperative_matrix2: queried on its own, and chained (with its
   // extension) only where the device has everything ejk's kernels use.
   CooperativeMatrix2FeaturesNV cooperative2;
+  bool khrCooperative = false;
   if (hasExtension(extensions, kCooperativeMatrix2Extension)) {
+    // With the KHR feature it builds on: no NV extension without it.
+    CooperativeMatrixFeaturesKHR khr;
+    cooperative2.pNext = &khr;
     VkPhysicalDeviceFeatures2 query = {};
     query.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
     query.pNext = &cooperative2;
     vk.vkGetPhysicalDeviceFeatures2(physical_, &query);
     cooperative2.pNext = nullptr;
+    khrCooperative = khr.cooperativeMatrix;
   }
-  bool useCooperative2 = cooperative2.cooperativeMatrixWorkgroupScope &&
+  bool useCooperative2 = khrCooperative &&
+                         cooperative2.cooperativeMatrixWorkgroupScope &&
                          cooperative2.cooperativeMatrixFlexibleDimensions &&
                          cooperative2.cooperativeMatrixReductions &&
                          cooperative2.cooperativeMatrixConversions &&
