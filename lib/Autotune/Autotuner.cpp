@@ -182,8 +182,10 @@ emitProblem(const TuningProblem &source, const ::ejk::DeviceFingerprint &device,
       continue;
     }
     OwningOpRef<ModuleOp> copy = module->clone();
-    copy->walk(
-        [&](TunableOpInterface each) { each.setSelectedConfig(config); });
+    // An init-capture: a lambda may not capture a structured binding (C++17).
+    copy->walk([&, &selected = config](TunableOpInterface each) {
+      each.setSelectedConfig(selected);
+    });
     std::string candidateDir = joinPath(relativeDir, "c" + std::to_string(i));
     std::string manifest;
     diagnostics.text.clear();

@@ -91,9 +91,11 @@ LogicalResult mlir::ejk::compileForVulkan(ModuleOp module,
   vulkan.artifactName = name.str();
   // The tiling passes built the kernels for the fingerprint's subgroup size
   // (TargetInfo of targetInfoFromFingerprint).
-  StringRef subgroupSize = options.device->get("subgroup_size");
+  // Held as a string: get() returns one by value, and a StringRef to it
+  // would dangle past this statement.
+  std::string subgroupSize = options.device->get("subgroup_size");
   if (!subgroupSize.empty() &&
-      subgroupSize.getAsInteger(10, vulkan.subgroupSize))
+      StringRef(subgroupSize).getAsInteger(10, vulkan.subgroupSize))
     return emitError(loc, "the device's subgroup_size '")
            << subgroupSize << "' is not a number";
   for (const SpirvKernel &kernel : *kernels)

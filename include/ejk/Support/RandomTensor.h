@@ -63,7 +63,7 @@ struct InputDistribution {
   float first = 0.0f, second = 1.0f;
   /// The operand the values feed, as its op names it ("page_indices"),
   /// for validation messages; empty when the op gave none.
-  std::string name;
+  std::string name = {};
 };
 
 /// The name of `kind` in artifact manifests ("normal", "group_sizes", ...).

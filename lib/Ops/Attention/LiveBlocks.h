@@ -106,7 +106,7 @@ LiveBlocksDispatch addLiveBlocksListDispatch(DispatchRewriter &rewriter,
 /// set and `list` is its entries in workgroup memory.
 struct LiveBlockList {
   Value list, batch, head, qBlock;
-  Value localCount;
+  Value localCount = {};
   Value count(Emitter &e) const;
   Value at(Emitter &e, Value i) const;
 };

@@ -41,7 +41,9 @@ void buildCopy(OpBuilder &builder, Location loc, int64_t threads,
                ValueRange args) {
   Emitter e(builder, loc, 1);
   Value page = WorkgroupIdOp::create(e.b, 0);
-  auto [thread, count] = threadOf(e, threads);
+  std::pair<Value, int64_t> share = threadOf(e, threads);
+  Value thread = share.first;
+  int64_t count = share.second;
   ArrayRef<int64_t> shape = cast<MemRefType>(args[0].getType()).getShape();
   int64_t elements = shape[1] * shape[2] * shape[3];
   e.forLoop(thread, e.index(elements), e.index(count), [&](Value i) {
@@ -64,7 +66,9 @@ void buildScatter(OpBuilder &builder, Location loc, const RaggedPagedProblem &p,
   Emitter e(builder, loc, 1);
   Value seq = WorkgroupIdOp::create(e.b, 0);
   Value kvHead = WorkgroupIdOp::create(e.b, 1);
-  auto [thread, count] = threadOf(e, threads);
+  std::pair<Value, int64_t> share = threadOf(e, threads);
+  Value thread = share.first;
+  int64_t count = share.second;
   Value zero = e.index(0), one = e.index(1);
   Value tokens = e.index(p.numTokens);
   Value live =

@@ -161,7 +161,9 @@ void buildCompress(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
   // Rows past the sequence are zeros of the mean: divide by block_size.
   Value inverse = ch.splat(e.constF32(1.0f / p.blockSize));
   auto pool = [&](Value d) {
-    for (auto [from, to] : {std::pair(key, kc), std::pair(value, vc)}) {
+    for (std::pair<Value, Value> fromTo :
+         {std::pair(key, kc), std::pair(value, vc)}) {
+      Value from = fromTo.first, to = fromTo.second;
       // Every block holds at least one row: the loop runs.
       Value sum = e.forLoop(lo, hi, e.index(1), {ch.zero()},
                             [&](Value t, ValueRange acc) {

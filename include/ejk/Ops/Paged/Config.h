@@ -107,7 +107,7 @@ struct RaggedPagedConfig {
   int64_t blockQ = 1;
   int64_t blockK = 0;
   std::optional<int64_t> numSubgroups;
-  std::optional<int64_t> prefillBlockK;
+  std::optional<int64_t> prefillBlockK = std::nullopt;
 
   /// Tokens per step of the cooperative-matrix kernel.
   int64_t coopBlockK() const { return prefillBlockK.value_or(blockK); }

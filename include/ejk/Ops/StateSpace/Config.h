@@ -69,7 +69,9 @@ struct SelectiveScanConfig {
   }
 
   int64_t blockD = 0, chunkL = 0;
-  std::optional<int64_t> splitL, stateLanes, timeLanes, laneBatch, doubleBuffer;
+  std::optional<int64_t> splitL = std::nullopt, stateLanes = std::nullopt,
+                         timeLanes = std::nullopt, laneBatch = std::nullopt,
+                         doubleBuffer = std::nullopt;
 
   /// Reads `config`; fails with `reason` on an unknown or missing entry.
   static std::optional<SelectiveScanConfig> read(ConfigAttr config,
@@ -129,7 +131,9 @@ struct SsdConfig {
   }
 
   int64_t chunkSize = 0, blockP = 0, blockN = 0;
-  std::optional<int64_t> numSubgroups, splitL, parallelChunks, cooperative;
+  std::optional<int64_t> numSubgroups = std::nullopt, splitL = std::nullopt,
+                         parallelChunks = std::nullopt,
+                         cooperative = std::nullopt;
 
   /// Reads `config`; fails with `reason` on an unknown or missing entry.
   static std::optional<SsdConfig> read(ConfigAttr config,

@@ -329,7 +329,9 @@ protected:
 
   void storeStaged(const Staged &staged,
                    function_ref<void(Value, ArrayRef<Value>)> store) {
-    for (auto [r, i] : llvm::enumerate(staged.index)) {
+    for (auto item : llvm::enumerate(staged.index)) {
+      size_t r = item.index();
+      Value i = item.value();
       if ((int64_t(r) + 1) * l.kThreads > staged.total)
         emitIf(e, lt(i, e.index(staged.total)),
                [&] { store(i, staged.values[r]); });

@@ -158,7 +158,9 @@ private:
     gpu::BarrierOp::create(e.b);
 
     // N = U - W S: over U and staged f16; Kd staged.
-    for (auto [r, i] : llvm::enumerate(u.index)) {
+    for (auto item : llvm::enumerate(u.index)) {
+      size_t r = item.index();
+      Value i = item.value();
       auto body = [&] {
         Value t = udiv(i, bv);
         Value c = e.add(v0, urem(i, bv));

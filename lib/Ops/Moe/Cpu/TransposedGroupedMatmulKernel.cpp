@@ -53,7 +53,8 @@ public:
     lTile = e.scratch({p.blockM, lWidth});
     rTile = e.scratch({p.blockM, p.blockN});
 
-    auto [begin, end] = groupRows();
+    std::pair<Value, Value> rows = groupRows();
+    Value begin = rows.first, end = rows.second;
     zeroScratch(e, cTile, tile.paddedRows(p.blockK), p.blockN);
     Value panels =
         e.div(e.add(cols, e.index(tile.cols() - 1)), e.index(tile.cols()));
