@@ -129,15 +129,7 @@ TEST_F(VulkanErrorTest, SpirvCapabilityTheDeviceLacksIsUnavailable) {
     GTEST_SKIP() << "the device has VK_KHR_cooperative_matrix";
   // OpCapability CooperativeMatrixKHR (6022), inserted after the header:
   // the runtime must refuse before the driver sees it.
-  std::string path =
-      patchedShader("add.spv", "coop.spv", [](std::vector<uint32_t> &words) {
-        std::vector<uint32_t> patched(words.begin(), words.begin() + 5);
-        patched.push_back((2u << 16) | 17u);
-        patched.push_back(6022u);
-        for (size_t i = 5; i < words.size(); ++i)
-          patched.push_back(words[i]);
-        words.swap(patched);
-      });
+  std::string path = shaderWithCapability(6022u, "coop.spv");
   expectLoadError(addWith("", path), EJK_ERROR_UNAVAILABLE,
                   "the SPIR-V declares capability 6022, which needs device "
                   "feature 'cooperative_matrix'");
@@ -147,15 +139,7 @@ TEST_F(VulkanErrorTest, CooperativeMatrix2CapabilityTheDeviceLacks) {
   if (fingerprint("cooperative_matrix2") == "1")
     GTEST_SKIP() << "the device has VK_NV_cooperative_matrix2";
   // OpCapability CooperativeMatrixReductionsNV (5430).
-  std::string path =
-      patchedShader("add.spv", "cm2.spv", [](std::vector<uint32_t> &words) {
-        std::vector<uint32_t> patched(words.begin(), words.begin() + 5);
-        patched.push_back((2u << 16) | 17u);
-        patched.push_back(5430u);
-        for (size_t i = 5; i < words.size(); ++i)
-          patched.push_back(words[i]);
-        words.swap(patched);
-      });
+  std::string path = shaderWithCapability(5430u, "cm2.spv");
   expectLoadError(addWith("", path), EJK_ERROR_UNAVAILABLE,
                   "the SPIR-V declares capability 5430, which needs device "
                   "feature 'cooperative_matrix2'");
@@ -164,15 +148,7 @@ TEST_F(VulkanErrorTest, CooperativeMatrix2CapabilityTheDeviceLacks) {
 TEST_F(VulkanErrorTest, CooperativeMatrixBlockLoadsAreRefusedEverywhere) {
   // OpCapability CooperativeMatrixBlockLoadsNV (5434): the runtime enables
   // VK_NV_cooperative_matrix2 with block loads off, on every device.
-  std::string path = patchedShader(
-      "add.spv", "blockloads.spv", [](std::vector<uint32_t> &words) {
-        std::vector<uint32_t> patched(words.begin(), words.begin() + 5);
-        patched.push_back((2u << 16) | 17u);
-        patched.push_back(5434u);
-        for (size_t i = 5; i < words.size(); ++i)
-          patched.push_back(words[i]);
-        words.swap(patched);
-      });
+  std::string path = shaderWithCapability(5434u, "blockloads.spv");
   expectLoadError(addWith("", path), EJK_ERROR_UNAVAILABLE,
                   "the SPIR-V declares capability 5434, which needs device "
                   "feature 'cooperative_matrix2_block_loads'; the runtime "

@@ -164,6 +164,18 @@ protected:
                                   words.size() * 4));
   }
 
+  /// add.spv with `OpCapability capability` inserted after the header,
+  /// under \p as: a module declaring what a device may lack.
+  std::string shaderWithCapability(uint32_t capability, const std::string &as) {
+    return patchedShader("add.spv", as, [&](std::vector<uint32_t> &words) {
+      std::vector<uint32_t> patched(words.begin(), words.begin() + 5);
+      patched.push_back((2u << 16) | 17u); // OpCapability, 2 words
+      patched.push_back(capability);
+      patched.insert(patched.end(), words.begin() + 5, words.end());
+      words.swap(patched);
+    });
+  }
+
   ScopedEnv validation_{"EJK_VULKAN_VALIDATION", "1"};
   ScopedEnv cacheDir_{"EJK_CACHE_DIR", (dir_.path() + "/cache").c_str()};
   ScopedEnv noDevice_{"EJK_VULKAN_DEVICE", nullptr};
