@@ -8,6 +8,7 @@
 
 #include "Attention/Cpu/FlashAttentionGrad.h"
 #include "Common/Arithmetic.h"
+#include "Common/CpuWorkingSet.h"
 
 #include "ejk/Ops/Attention/GradConfig.h"
 #include "ejk/Ops/Attention/Problem.h"
@@ -78,15 +79,9 @@ LogicalResult mlir::ejk::verifyCpuAttentionGradConfig(const AttentionProblem &p,
                  : passBytes(config->dqBlockQ, config->dqBlockK, paddedD,
                              paddedDv, config->dqBlockQ, paddedD)}};
   for (const Pass &pass : passes) {
-    if (pass.bytes && *pass.bytes <= target.l2Bytes)
-      continue;
-    reason << "working set of the " << pass.name << " pass of ";
-    if (pass.bytes)
-      reason << *pass.bytes;
-    else
-      reason << "more than 2^63";
-    reason << " bytes exceeds the " << target.l2Bytes << "-byte L2 cache";
-    return failure();
+    std::string what = ("working set of the " + pass.name + " pass").str();
+    if (failed(checkL2WorkingSet(pass.bytes, target, reason, what)))
+      return failure();
   }
   return success();
 }

@@ -9,6 +9,7 @@
 #include "Attention/Cpu/FlashAttention.h"
 #include "Attention/Cpu/Rows.h"
 #include "Common/Arithmetic.h"
+#include "Common/CpuWorkingSet.h"
 
 #include "ejk/Ops/Attention/Config.h"
 #include "ejk/Ops/Attention/Problem.h"
@@ -60,17 +61,9 @@ LogicalResult mlir::ejk::verifyCpuAttentionConfig(const AttentionProblem &p,
            << "-bit vector";
     return failure();
   }
-  std::optional<int64_t> bytes =
-      workingSetBytes(p, config->blockQ, config->blockK);
-  if (!bytes || *bytes > target.l2Bytes) {
-    reason << "working set of ";
-    if (bytes)
-      reason << *bytes;
-    else
-      reason << "more than 2^63";
-    reason << " bytes exceeds the " << target.l2Bytes << "-byte L2 cache";
+  if (failed(checkL2WorkingSet(
+          workingSetBytes(p, config->blockQ, config->blockK), target, reason)))
     return failure();
-  }
   if (config->keySplits) {
     int64_t splits = *config->keySplits;
     int64_t keyBlocks = ceilDiv(p.seqK, config->blockK);

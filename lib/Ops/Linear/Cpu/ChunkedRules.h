@@ -12,6 +12,7 @@
 #define EJK_OPS_LINEAR_CPU_CHUNKEDRULES_H
 
 #include "Common/Arithmetic.h"
+#include "Common/CpuWorkingSet.h"
 
 #include "ejk/Dialect/Ejk/TargetInfo.h"
 #include "ejk/Ops/Linear/Config.h"
@@ -45,17 +46,8 @@ inline LogicalResult verifyChunkedCpuConfig(const GlaConfig &config,
            << " f32 lanes of a " << target.vectorBits << "-bit vector";
     return failure();
   }
-  std::optional<int64_t> bytes =
-      scratchBytes(config.chunkSize, config.blockV, lanes);
-  if (bytes && *bytes <= target.l2Bytes)
-    return success();
-  reason << "working set of ";
-  if (bytes)
-    reason << *bytes;
-  else
-    reason << "more than 2^63";
-  reason << " bytes exceeds the " << target.l2Bytes << "-byte L2 cache";
-  return failure();
+  return checkL2WorkingSet(scratchBytes(config.chunkSize, config.blockV, lanes),
+                           target, reason);
 }
 
 /// The configs the tuner tries over `seq` steps and `dimV` value columns:

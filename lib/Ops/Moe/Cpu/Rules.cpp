@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Common/Arithmetic.h"
+#include "Common/CpuWorkingSet.h"
 #include "Moe/Cpu/GroupedMatmul.h"
 #include "Moe/Cpu/Kernels.h"
 
@@ -41,21 +42,13 @@ readCpuConfig(ConfigAttr attr, const TargetInfo &target, raw_ostream &reason) {
   return config;
 }
 
-/// Reports scratch above L2 (or above 2^63 bytes).
+/// Reports f32 scratch of `elements` above L2 (or above 2^63 bytes).
 static LogicalResult checkWorkingSet(std::optional<int64_t> elements,
                                      const TargetInfo &target,
                                      raw_ostream &reason) {
   std::optional<int64_t> bytes =
       elements ? checkedProduct({4, *elements}) : std::nullopt;
-  if (bytes && *bytes <= target.l2Bytes)
-    return success();
-  reason << "working set of ";
-  if (bytes)
-    reason << *bytes;
-  else
-    reason << "more than 2^63";
-  reason << " bytes exceeds the " << target.l2Bytes << "-byte L2 cache";
-  return failure();
+  return checkL2WorkingSet(bytes, target, reason);
 }
 
 /// Column blocks to try: `vectors` f32 vectors each, the ones wider than n

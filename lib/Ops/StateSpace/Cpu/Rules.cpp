@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Common/Arithmetic.h"
+#include "Common/CpuWorkingSet.h"
 #include "StateSpace/Cpu/StateSpace.h"
 #include "StateSpace/StateTiles.h"
 
@@ -15,21 +16,6 @@
 
 using namespace mlir;
 using namespace mlir::ejk;
-
-/// Reports a working set above L2 (or above 2^63 bytes).
-static LogicalResult checkWorkingSet(std::optional<int64_t> bytes,
-                                     const TargetInfo &target,
-                                     raw_ostream &reason) {
-  if (bytes && *bytes <= target.l2Bytes)
-    return success();
-  reason << "working set of ";
-  if (bytes)
-    reason << *bytes;
-  else
-    reason << "more than 2^63";
-  reason << " bytes exceeds the " << target.l2Bytes << "-byte L2 cache";
-  return failure();
-}
 
 /// Reports a block that is not a whole number of f32 vectors.
 static LogicalResult checkWholeVectors(StringRef name, int64_t block,
@@ -79,9 +65,9 @@ LogicalResult CpuSelectiveScan::verifyConfig(SelectiveScanOp op,
   if (failed(checkWholeVectors(SelectiveScanConfig::kBlockD, config->blockD,
                                target, reason)))
     return failure();
-  return checkWorkingSet(scanScratchBytes(readSelectiveScanProblem(op),
-                                          config->blockD, config->chunkL),
-                         target, reason);
+  return checkL2WorkingSet(scanScratchBytes(readSelectiveScanProblem(op),
+                                            config->blockD, config->chunkL),
+                           target, reason);
 }
 
 SmallVector<ConfigAttr> CpuSelectiveScan::configSpace(SelectiveScanOp op,
@@ -180,9 +166,10 @@ LogicalResult CpuSsd::verifyConfig(SsdOp op, ConfigAttr attr,
   if (failed(checkWholeVectors(SsdConfig::kBlockP, config->blockP, target,
                                reason)))
     return failure();
-  return checkWorkingSet(ssdScratchBytes(readSsdProblem(op), config->chunkSize,
-                                         config->blockP, target.f32Lanes()),
-                         target, reason);
+  return checkL2WorkingSet(ssdScratchBytes(readSsdProblem(op),
+                                           config->chunkSize, config->blockP,
+                                           target.f32Lanes()),
+                           target, reason);
 }
 
 SmallVector<ConfigAttr> CpuSsd::configSpace(SsdOp op, const TargetInfo &target,
