@@ -342,9 +342,12 @@ def run(d):
     for name, c in cases.items():
         if not name.startswith("chk"):
             continue
+        # A variant NAME@TAG (another compile of NAME) reads NAME's inputs
+        # and expected outputs.
+        data = os.path.join(d, "chk", name.split("@")[0])
         try:
             args, _ = signature(c)
-            ins = [npy_tensor(os.path.join(d, "chk", name, n + ".npy"))
+            ins = [npy_tensor(os.path.join(data, n + ".npy"))
                    for n, _, _, _ in args]
             mod, outs, res = make(name, ins)
             mod.invoke()
@@ -355,8 +358,8 @@ def run(d):
                 torch.equal(a.view(torch.uint8), b.view(torch.uint8))
                 for a, b in zip(first, second))}
             for (n, _, _), got in zip(res, first):
-                ref = npy_tensor(os.path.join(
-                    d, "chk", name, "ref_" + n + ".npy")).float()
+                ref = npy_tensor(os.path.join(data, "ref_" + n +
+                                              ".npy")).float()
                 got = got.float()
                 inf_ref, inf_got = torch.isinf(ref), torch.isinf(got)
                 entry[n + "_inf_match"] = bool(torch.equal(inf_ref, inf_got))

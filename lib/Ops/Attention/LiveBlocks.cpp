@@ -313,6 +313,10 @@ Value LiveBlockList::at(Emitter &e, Value i) const {
   return arith::IndexCastOp::create(e.b, e.b.getIndexType(), kb);
 }
 
+/// Mask columns a thread loads at most for one job's list length (one
+/// load each, unrolled).
+static constexpr int64_t kMaxOrderColumns = 64;
+
 /// Key blocks a workgroup flags at once when it builds its own list: each
 /// thread then sums up to this many flags.
 static constexpr int64_t kListChunk = 64;
@@ -409,4 +413,156 @@ LiveBlockList mlir::ejk::workgroupLiveBlockList(
   LiveBlockList list{entries, batch, head, qBlock};
   list.localCount = running;
   return list;
+}
+
+/// Jobs in the group orderLiveBlockJobs ranks at most: about one wave of
+/// one-workgroup-a-core kernels on a GPU of 100-150 cores.
+static constexpr int64_t kOrderGroupJobs = 128;
+
+/// Jobs in one group of orderLiveBlockJobs (whole heads), or 0.
+static int64_t jobGroupSize(const AttentionProblem &p, bool hasBlockMask,
+                            int64_t blockQ, int64_t threads) {
+  if (!hasBlockMask || p.causal || p.maskBlockK <= 0)
+    return 0;
+  int64_t maskColumns =
+      p.maskBlockK >= p.seqK ? 1 : (p.seqK + p.maskBlockK - 1) / p.maskBlockK;
+  int64_t queryBlocks = (p.seqQ + blockQ - 1) / blockQ;
+  int64_t target = std::min(threads, kOrderGroupJobs);
+  if (queryBlocks > target || maskColumns > kMaxOrderColumns)
+    return 0;
+  int64_t jobs = queryBlocks * p.numHeads * p.batch;
+  return std::min(jobs, queryBlocks * (target / queryBlocks));
+}
+
+int64_t mlir::ejk::liveBlockJobOrderBytes(const AttentionProblem &p,
+                                          bool hasBlockMask, int64_t blockQ,
+                                          int64_t threads) {
+  return 8 * jobGroupSize(p, hasBlockMask, blockQ, threads);
+}
+
+/// Runs `body` where `cond` holds (always where `cond` is null).
+static void guardedBy(Emitter &e, Value cond, function_ref<void()> body) {
+  if (!cond) {
+    body();
+    return;
+  }
+  auto ifOp = scf::IfOp::create(e.b, cond, /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(e.b);
+  e.b.setInsertionPointToStart(ifOp.thenBlock());
+  body();
+}
+
+bool mlir::ejk::orderLiveBlockJobs(Emitter &e, const AttentionProblem &p,
+                                   const AttentionBuffers &buffers,
+                                   int64_t blockQ, int64_t blockK,
+                                   int64_t threads, Value &qBlock, Value &head,
+                                   Value &batch) {
+  int64_t group = jobGroupSize(p, bool(buffers.blockMask), blockQ, threads);
+  if (!group || buffers.liveBlocks)
+    return false;
+  LiveBlockGrid grid{blockQ, blockK, p.maskBlockQ, p.maskBlockK};
+  int64_t queryBlocks = grid.numQueryBlocks(p);
+  int64_t keyBlocks = grid.numKeyBlocks(p);
+  int64_t jobs = queryBlocks * p.numHeads * p.batch;
+  int64_t groups = (jobs + group - 1) / group;
+  int64_t firstSorted = groups - 1;
+  int64_t maskColumns =
+      cast<MemRefType>(buffers.blockMask.getType()).getDimSize(3);
+  // Kernel key blocks a mask column holds (a kernel block lies in one).
+  int64_t perColumn = maskColumns == 1 ? keyBlocks : p.maskBlockK / blockK;
+
+  Value zero = e.index(0), one = e.index(1);
+  Value headCount = e.index(p.numHeads);
+  Value blockCount = e.index(queryBlocks);
+  Value groupSize = e.index(group);
+  // One op per statement: the order of argument evaluation differs between
+  // compilers, and the IR must not.
+  Value headBatch = e.add(head, e.mul(headCount, batch));
+  Value linear = e.add(qBlock, e.mul(blockCount, headBatch));
+  Value groupIndex = arith::DivUIOp::create(e.b, linear, groupSize);
+  Value keys = allocWorkgroupOf(e, group, e.i32);
+  Value order = allocWorkgroupOf(e, group, e.i32);
+  Value threadId = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
+  auto decode = [&](Value job) -> SmallVector<Value> {
+    Value block = arith::RemUIOp::create(e.b, job, blockCount);
+    Value pair = arith::DivUIOp::create(e.b, job, blockCount);
+    Value h = arith::RemUIOp::create(e.b, pair, headCount);
+    Value b = arith::DivUIOp::create(e.b, pair, headCount);
+    return {block, h, b};
+  };
+  Type index = e.b.getIndexType();
+  auto sortedIds = [&]() -> SmallVector<Value> {
+    Value groupStart = e.mul(groupIndex, groupSize);
+    Value active = threads > group
+                       ? arith::CmpIOp::create(e.b, arith::CmpIPredicate::ult,
+                                               threadId, groupSize)
+                             .getResult()
+                       : Value();
+    // Thread t: job groupStart + t's list length, then its key (count,
+    // then the earlier job first; past the grid's last job below all).
+    guardedBy(e, active, [&] {
+      Value job = e.add(groupStart, threadId);
+      Value valid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::ult, job,
+                                          e.index(jobs));
+      SmallVector<Value> id = decode(e.min(job, e.index(jobs - 1)));
+      Value rowStart = e.mul(id[0], e.index(blockQ));
+      auto [lo, hi] = positionalKeyBlocks(e, p, grid, rowStart);
+      Value maskRow = e.div(rowStart, e.index(grid.maskBlockQ));
+      Value maskBatch = p.liveBroadcastsBatch ? zero : id[2];
+      Value maskHead = p.liveBroadcastsHeads ? zero : id[1];
+      Value count = zero;
+      for (int64_t c = 0; c < maskColumns; ++c) {
+        Value first = e.max(lo, e.index(c * perColumn));
+        Value last = e.min(hi, e.index((c + 1) * perColumn));
+        Value blocks = e.max(e.sub(last, first), zero);
+        Value live = maskFlag(e, buffers.blockMask, maskBatch, maskHead,
+                              maskRow, e.index(c));
+        count = e.add(count, e.mul(live, blocks));
+      }
+      Value tie = e.sub(e.index(group - 1), threadId);
+      Value ranked = e.add(e.mul(e.add(count, one), groupSize), tie);
+      Value key = e.select(valid, ranked, tie);
+      memref::StoreOp::create(e.b, e.toI32(key), keys, ValueRange{threadId});
+    });
+    gpu::BarrierOp::create(e.b);
+    // Thread t's rank: the keys above its own (all keys differ).
+    guardedBy(e, active, [&] {
+      Value mine = memref::LoadOp::create(e.b, keys, ValueRange{threadId});
+      int64_t unroll = group % 4 == 0 ? 4 : group % 2 == 0 ? 2 : 1;
+      Value rank = e.forLoop(
+          zero, groupSize, e.index(unroll), {zero}, [&](Value k, ValueRange s) {
+            Value acc = s[0];
+            for (int64_t u = 0; u < unroll; ++u) {
+              Value other = memref::LoadOp::create(
+                  e.b, keys, ValueRange{e.add(k, e.index(u))});
+              Value above = arith::CmpIOp::create(
+                  e.b, arith::CmpIPredicate::ugt, other, mine);
+              acc = e.add(acc, e.select(above, one, zero));
+            }
+            return SmallVector<Value>{acc};
+          })[0];
+      memref::StoreOp::create(e.b, e.toI32(threadId), order, ValueRange{rank});
+    });
+    gpu::BarrierOp::create(e.b);
+    Value position = e.sub(linear, groupStart);
+    Value picked = arith::IndexCastOp::create(
+        e.b, index, memref::LoadOp::create(e.b, order, ValueRange{position}));
+    return decode(e.add(groupStart, picked));
+  };
+  // One group: no test.
+  SmallVector<Value> ids;
+  if (firstSorted == 0) {
+    ids = sortedIds();
+  } else {
+    Value sorted = arith::CmpIOp::create(e.b, arith::CmpIPredicate::uge,
+                                         groupIndex, e.index(firstSorted));
+    ids = e.ifElse(sorted, TypeRange{index, index, index}, sortedIds,
+                   [&]() -> SmallVector<Value> {
+                     return {qBlock, head, batch};
+                   });
+  }
+  qBlock = ids[0];
+  head = ids[1];
+  batch = ids[2];
+  return true;
 }

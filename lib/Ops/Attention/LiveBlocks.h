@@ -132,6 +132,29 @@ LiveBlockList workgroupLiveBlockList(Emitter &e, const AttentionProblem &p,
                                      int64_t threads, Value threadId,
                                      Value batch, Value head, Value qBlock);
 
+/// Workgroup memory (bytes) that orderLiveBlockJobs takes for a kernel
+/// with `blockQ`-row query blocks and `threads` threads; 0 where it does
+/// not reorder (no block mask, causal, too many query blocks a head).
+int64_t liveBlockJobOrderBytes(const AttentionProblem &p, bool hasBlockMask,
+                               int64_t blockQ, int64_t threads);
+
+/// Block-sparse attention on Vulkan with the lists built in the kernel:
+/// renumbers the workgroup's job (`qBlock`, `head`, `batch`: the workgroup
+/// ids on entry, replaced) so that the jobs of the grid's last group of
+/// whole heads (about 128 jobs in the grid's linear order, query block
+/// fastest) run their longest lists first: the last wave of workgroups no
+/// longer ends with a long list started late. Each workgroup of that group
+/// counts the group's lists from the block mask (one thread a job) and
+/// ranks them by (count, job) in workgroup memory, the same order in every
+/// workgroup and every run; the other workgroups keep their ids. Returns
+/// false and changes nothing where liveBlockJobOrderBytes is 0 or the lists
+/// come from a list dispatch. Any permutation of the jobs gives the same
+/// bytes: a job's work does not depend on the workgroup that runs it.
+bool orderLiveBlockJobs(Emitter &e, const AttentionProblem &p,
+                        const AttentionBuffers &buffers, int64_t blockQ,
+                        int64_t blockK, int64_t threads, Value &qBlock,
+                        Value &head, Value &batch);
+
 /// The list of `qBlock`, `head` (a query head) and `batch` in `buffers`.
 LiveBlockList liveBlockList(Emitter &e, const AttentionProblem &p,
                             const AttentionBuffers &buffers, Value batch,

@@ -10,22 +10,50 @@
 
 // gsparse's shape in small: d128, 128 x 128 mask blocks per head, not
 // causal. The heuristic takes dense flash attention's 128 x 64 blocks of 8
-// subgroups (one K/V buffer at d128). The kernel builds its own list (no
-// list dispatch): up to 4 key blocks of 64, 16 bytes of entries and 16 of
-// flags beside the 36352 bytes of its stages.
+// subgroups (one K/V buffer at d128). The grid's 4 jobs are one group of
+// the job order (orderLiveBlockJobs: 16 bytes of keys, 16 of the order);
+// the kernel builds its own list (no list dispatch): up to 4 key blocks of
+// 64, 16 bytes of entries and 16 of flags, beside the 36352 bytes of its
+// stages.
 // CHECK-NOT: live_blocks
 // CHECK-LABEL: func.func private @gsparse_dispatch_0(
 // CHECK-SAME: %[[MASK:arg[0-9]+]]: memref<1x2x2x2xi1>, %{{.*}}: memref<1x256x2x128xf16>)
 // CHECK-SAME: ejk.grid = array<i64: 2, 2, 1>
 // CHECK-SAME: ejk.requires = ["cooperative_matrix_nv_layout"]
-// CHECK-SAME: ejk.shared_memory_bytes = 36384 : i64
+// CHECK-SAME: ejk.shared_memory_bytes = 36416 : i64
 // CHECK-SAME: ejk.workgroup_size = array<i64: 256, 1, 1>
+// The job order: thread t < 4 counts job t's live blocks from its mask row
+// (two columns) and stores its key; then ranks its key among the four and
+// stores its job at that rank; the workgroup runs the job at its own
+// position in the group.
+// CHECK: %[[KEYS:.*]] = memref.alloc() : memref<4xi32, #gpu.address_space<workgroup>>
+// CHECK: %[[ORDER:.*]] = memref.alloc() : memref<4xi32, #gpu.address_space<workgroup>>
+// CHECK: %[[TID0:thread_id_x[_0-9]*]] = gpu.thread_id x
+// CHECK: %[[COUNTING:.*]] = arith.cmpi ult, %[[TID0]], %c4{{.*}} : index
+// CHECK: scf.if %[[COUNTING]] {
+// CHECK: memref.load %[[MASK]][%c0{{.*}}, %{{.*}}, %{{.*}}, %c0{{.*}}]
+// CHECK: memref.load %[[MASK]][%c0{{.*}}, %{{.*}}, %{{.*}}, %c1{{.*}}]
+// CHECK: memref.store %{{.*}}, %[[KEYS]][%[[TID0]]]
+// CHECK: gpu.barrier
+// CHECK: scf.if %[[COUNTING]] {
+// CHECK: %[[MINE:.*]] = memref.load %[[KEYS]][%[[TID0]]]
+// CHECK: %[[RANK:.*]] = scf.for
+// CHECK: arith.cmpi ugt, %{{.*}}, %[[MINE]] : i32
+// CHECK: memref.store %{{.*}}, %[[ORDER]][%[[RANK]]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[ORDER]]
+// CHECK: %[[JOB:.*]] = arith.addi
+// CHECK-NEXT: %[[QBLOCK:.*]] = arith.remui %[[JOB]], %c2{{.*}} : index
+// CHECK-NEXT: %[[PAIR:.*]] = arith.divui %[[JOB]], %c2{{.*}} : index
+// CHECK-NEXT: %[[HEAD:.*]] = arith.remui %[[PAIR]], %c2{{.*}} : index
+// That job's list: the first 4 threads each read one key block's mask
+// entry at the job's head (the mask broadcasts over the batch) and store
+// its flag.
 // CHECK: %[[ENTRIES:.*]] = memref.alloc() : memref<4xi32, #gpu.address_space<workgroup>>
 // CHECK: %[[FLAGS:.*]] = memref.alloc() : memref<4xi32, #gpu.address_space<workgroup>>
-// The first 4 threads each read one key block's mask entry (the mask
-// broadcasts over the batch) and store its flag.
+// CHECK: arith.muli %[[QBLOCK]], %c128{{.*}} : index
 // CHECK: %[[ACTIVE:.*]] = arith.cmpi ult, %[[TID:thread_id_x[_0-9]*]], %c4{{.*}} : index
-// CHECK: memref.load %[[MASK]][%c0{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<1x2x2x2xi1>
+// CHECK: memref.load %[[MASK]][%c0{{.*}}, %[[HEAD]], %{{.*}}, %{{.*}}] : memref<1x2x2x2xi1>
 // CHECK: scf.if %[[ACTIVE]] {
 // CHECK: memref.store %{{.*}}, %[[FLAGS]][%[[TID]]]
 // CHECK: gpu.barrier
@@ -74,6 +102,9 @@
 
 // STAGE-LABEL: func.func private @gsparse_dispatch_0(
 // STAGE-NOT: ejk.requires
+// The job order's two barriers, then the list.
+// STAGE: gpu.barrier
+// STAGE: gpu.barrier
 // STAGE: %[[LIST:.*]] = memref.alloc() : memref<{{[0-9]+}}xi32, #gpu.address_space<workgroup>>
 // STAGE: memref.store %{{.*}}, %[[LIST]]
 // STAGE: %[[COUNT:.*]] = arith.addi
@@ -98,14 +129,22 @@ func.func @gsparse(%q: tensor<1x256x2x128xf16>, %k: tensor<1x256x2x128xf16>, %v:
 
 // d64 with 64 x 64 mask blocks, a per-batch mask and GQA: 64 x 64 blocks of
 // two subgroups with two row tiles each; the list is per (batch, head):
-// the mask is read at the workgroup's batch and head. Two K/V buffers need
-// 256 threads: one here.
+// the mask is read at the batch and head of the workgroup's job (the job
+// order's group holds the grid's 16 jobs: 2 query blocks, 4 heads, 2
+// batches). Two K/V buffers need 256 threads: one here.
 // CHECK-LABEL: func.func private @gqa_dispatch_0(
 // CHECK-SAME: %[[MASK:arg[0-9]+]]: memref<2x4x2x2xi1>
 // CHECK-SAME: ejk.grid = array<i64: 2, 4, 2>
 // CHECK-SAME: ejk.workgroup_size = array<i64: 64, 1, 1>
-// CHECK: %[[HEAD:.*]] = ejk.workgroup_id 1
-// CHECK: %[[BATCH:.*]] = ejk.workgroup_id 2
+// CHECK: %[[ORDER:.*]] = memref.alloc() : memref<16xi32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[ORDER]]
+// CHECK: %[[JOB:.*]] = arith.addi
+// CHECK-NEXT: arith.remui %[[JOB]], %c2{{.*}} : index
+// CHECK-NEXT: %[[PAIR:.*]] = arith.divui %[[JOB]], %c2{{.*}} : index
+// CHECK-NEXT: %[[HEAD:.*]] = arith.remui %[[PAIR]], %c4{{.*}} : index
+// CHECK-NEXT: %[[BATCH:.*]] = arith.divui %[[PAIR]], %c4{{.*}} : index
 // CHECK: %[[LIST:.*]] = memref.alloc() : memref<2xi32, #gpu.address_space<workgroup>>
 // CHECK: memref.load %[[MASK]][%[[BATCH]], %[[HEAD]], %{{.*}}, %{{.*}}]
 // CHECK: memref.load %[[LIST]]
@@ -137,9 +176,10 @@ func.func @small_blocks(%q: tensor<1x64x2x32xf16>, %k: tensor<1x64x2x32xf16>, %v
 // d64 with 128 x 128 mask blocks: 128 x 64 blocks of 8 subgroups, two K/V
 // buffers. The rows of the first two blocks (list positions 0 and 1) are
 // both loaded before Q's barriers (the second's, loaded after them, held
-// up the first iteration). 38400 bytes of stages and 64 of the list's.
+// up the first iteration). 38400 bytes of stages, 64 of the list's and 64
+// of the job order's (8 jobs).
 // CHECK-LABEL: func.func private @two_buffers_dispatch_0(
-// CHECK-SAME: ejk.shared_memory_bytes = 38464 : i64
+// CHECK-SAME: ejk.shared_memory_bytes = 38528 : i64
 // CHECK: %[[B0:.*]] = arith.select %{{.*}}, %{{.*}}, %c8{{.*}} : index
 // CHECK: %[[B1:.*]] = arith.select %{{.*}}, %{{.*}}, %c8{{.*}} : index
 // CHECK: arith.muli %[[B0]], %c64{{.*}} : index

@@ -208,6 +208,10 @@ LogicalResult VulkanBlockSparseAttention::tile(BlockSparseAttentionOp op,
   int64_t sharedBytes = layout->sharedBytes;
   int64_t listBytes = workgroupLiveBlocksBytes(plan, layout->blockQ,
                                                layout->blockK, layout->threads);
+  // The cooperative kernel's job order (orderLiveBlockJobs) beside the list.
+  if (layout->cooperative)
+    listBytes += liveBlockJobOrderBytes(plan, bool(buffers.blockMask),
+                                        layout->blockQ, layout->threads);
   if (sharedBytes + listBytes <= rewriter.target().sharedMemoryBytes)
     sharedBytes += listBytes;
   else if (failed(addLiveBlocksDispatch(

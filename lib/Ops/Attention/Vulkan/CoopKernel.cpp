@@ -65,6 +65,9 @@ void CoopAttentionBuilder::build() {
   batch = WorkgroupIdOp::create(e.b, 2);
   if (p.causal)
     orderLongestFirst();
+  else if (p.sparse) // The last jobs' longest lists first (LiveBlocks.h).
+    orderLiveBlockJobs(e, p, buf, l.blockQ, l.blockK, l.threads, qBlock, head,
+                       batch);
   threadId = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
   subgroup = arith::DivUIOp::create(e.b, threadId, e.index(l.subgroupSize));
   lane = arith::RemUIOp::create(e.b, threadId, e.index(l.subgroupSize));
