@@ -1,15 +1,17 @@
 // RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152 spirv-version=1.6" -ejk-form-dispatches -ejk-tile-dispatches -canonicalize | FileCheck %s
 // RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152 spirv-version=1.6" | FileCheck %s --check-prefix=CONFIG
 // The chunk-parallel delta rule on cooperative matrices (`cooperative` = 1:
-// the outputs' products, DeltaCoopOutputs.cpp; 2: the state pass's too,
+// the outputs' products, DeltaCoopOutputs.cpp; 2: the state pass's,
 // DeltaCoopState.cpp). lavapipe has no cooperative matrices: these kernels
 // are checked numerically on the GPU only (bench/vulkan/delta.py's
 // chk_coop* cases).
 
-// The heuristic keeps the SIMT kernel on a device with cooperative
-// matrices: whole, neither form ran faster on an H200 (docs/ops/delta.md).
+// The heuristic takes the state pass on matrices (`cooperative = 2`,
+// faster on an H200: docs/ops/delta.md); the outputs stay SIMT.
 // CONFIG-LABEL: func.func @heuristic
-// CONFIG: config = #ejk.config<block_v = 32, chunk_parallel = 1, chunk_size = 64>
+// CONFIG: config = #ejk.config<block_v = 32, chunk_parallel = 1, chunk_size = 64, cooperative = 2>
+// CHECK-LABEL: func.func private @heuristic_dispatch_0_state(
+// CHECK: gpu.subgroup_mma_compute
 // CHECK-LABEL: func.func private @heuristic_dispatch_0(
 // CHECK-NOT: gpu.subgroup_mma
 // CHECK: return
@@ -72,39 +74,68 @@ func.func @outputs(%q: tensor<2x256x2x64xbf16>, %v: tensor<2x256x2x64xbf16>, %be
 
 // -----
 
-// `cooperative = 2`, K = V = 128, block_v 32: the state pass on matrices.
-// Its shared memory: the f32 state (128 x 32), the f32 W S tiles (64 x 32),
-// the f16 state (later the new values) and the f16 W stage (later Kd):
-// 16384 + 8192 + 8192 + 16384 bytes.
+// `cooperative = 2`, K = V = 128, block_v 32: the state pass on matrices,
+// the outputs SIMT. The prepare writes Kd in f16 (%arg7) and W in f32
+// (%arg6, which its solve reads back) and in f16 (%arg11, last).
+// CHECK-LABEL: func.func private @state_dispatch_0_prepare(
+// CHECK-SAME: %arg7: memref<8x2x64x128xf16>
+// CHECK-SAME: %arg11: memref<8x2x64x128xf16>
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK-NEXT: memref.store %{{.*}}, %arg7[{{.*}}] : memref<8x2x64x128xf16>
+// CHECK: memref.store %{{.*}}, %arg6[{{.*}}] : memref<8x2x64x128xf32>
+// CHECK-NEXT: arith.truncf
+// CHECK-NEXT: memref.store %{{.*}}, %arg11[{{.*}}] : memref<8x2x64x128xf16>
+// The state pass: W and Kd read as 16-byte words straight into matrices;
+// shared memory: the f16 state (128 rows of 32 + 8 halves), the f16 new
+// values (64 rows) and 8 subgroups' 16x16 f32 stages: 10240 + 5120 + 8192
+// bytes.
 // CHECK-LABEL: func.func private @state_dispatch_0_state(
-// CHECK-SAME: ejk.grid = array<i64: 4, 2, 2>, ejk.shared_memory_bytes = 49152 : i64
-// CHECK: %[[S:.*]] = memref.alloc() : memref<4096xf32, #gpu.address_space<workgroup>>
-// CHECK-NEXT: %[[WS:.*]] = memref.alloc() : memref<2048xf32, #gpu.address_space<workgroup>>
-// CHECK-NEXT: %[[S16:.*]] = memref.alloc() : memref<4096xf16, #gpu.address_space<workgroup>>
-// CHECK-NEXT: %[[KEYS:.*]] = memref.alloc() : memref<8192xf16, #gpu.address_space<workgroup>>
-// The chunks in order; S published, copied f16 and decayed in place.
-// CHECK: scf.for
-// CHECK: math.exp
-// CHECK: %[[SV:.*]] = memref.load %[[S]][%thread_id_x]
-// CHECK: arith.truncf %[[SV]] : f32 to f16
-// CHECK-NEXT: memref.store %{{.*}}, %[[S16]][%thread_id_x]
-// CHECK-NEXT: arith.mulf
-// CHECK-NEXT: memref.store %{{.*}}, %[[S]][%thread_id_x]
-// W S: W tiles (rows 128 apart) times the f16 state.
-// CHECK: gpu.subgroup_mma_load_matrix %[[KEYS]][%{{.*}}] {leadDimension = 128 : index} : memref<8192xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
-// CHECK: gpu.subgroup_mma_load_matrix %[[S16]][%{{.*}}] {leadDimension = 32 : index} : memref<4096xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
-// CHECK-NEXT: gpu.subgroup_mma_compute
-// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %[[WS]][%{{.*}}] {leadDimension = 32 : index}
+// CHECK-SAME: ejk.grid = array<i64: 4, 2, 2>, ejk.shared_memory_bytes = 23552 : i64
+// CHECK: %[[W:.*]] = builtin.unrealized_conversion_cast %arg11 : memref<8x2x64x128xf16> to memref<16384xvector<4xi32>>
+// CHECK: %[[KD:.*]] = builtin.unrealized_conversion_cast %arg7 : memref<8x2x64x128xf16> to memref<16384xvector<4xi32>>
+// CHECK: %[[SH:.*]] = memref.alloc() : memref<5120xf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: %[[NH:.*]] = memref.alloc() : memref<2560xf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: %[[STAGE:.*]] = memref.alloc() : memref<2048xf32, #gpu.address_space<workgroup>>
+// The first chunk's operands before the loop: a subgroup's new-value tile
+// takes 8 W tiles (rows 128 halves = 16 words apart) and U's tile (an f32
+// accumulator); its 2 state tiles take 4 Kd^T tiles each (Kd read
+// column-major).
+// CHECK-COUNT-8: gpu.subgroup_mma_load_matrix %[[W]][%{{.*}}] {leadDimension = 16 : index} : memref<16384xvector<4xi32>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK: gpu.subgroup_mma_load_matrix %arg8[{{.*}}] {leadDimension = 128 : index} : memref<8x2x64x128xf32> -> !gpu.mma_matrix<16x16xf32, "COp">
+// CHECK-COUNT-8: gpu.subgroup_mma_load_matrix %[[KD]][%{{.*}}] {leadDimension = 16 : index, transpose} : memref<16384xvector<4xi32>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// The chunks in order; the loop carries the 2 state tiles and the next
+// chunk's 8 W tiles, U tile and 8 Kd^T tiles.
+// CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args({{.*}}) -> (!gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf16, "AOp">,
+// CHECK: %[[DECAY:.*]] = math.exp
+// Publish: S to the states temporary (f32), and as f16 through the stage.
+// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %arg9[{{.*}}] {leadDimension = 128 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<8x2x128x128xf32>
+// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %[[STAGE]][%{{.*}}] {leadDimension = 16 : index}
+// CHECK-NEXT: spirv.ControlBarrier <Subgroup>, <Subgroup>, <AcquireRelease|WorkgroupMemory>
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK-NEXT: memref.store %{{.*}}, %[[SH]]
+// CHECK: gpu.barrier
 // N = U - W S.
-// CHECK: memref.load %[[WS]]
-// CHECK-NEXT: arith.subf
-// S += Kd^T N: the accumulators loaded from S, Kd read column-major.
-// CHECK: gpu.subgroup_mma_load_matrix %[[S]][%{{.*}}] {leadDimension = 32 : index} : memref<4096xf32, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf32, "COp">
-// CHECK: gpu.subgroup_mma_load_matrix %[[KEYS]][%{{.*}}] {leadDimension = 128 : index, transpose} : memref<8192xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
-// CHECK: gpu.subgroup_mma_compute
-// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %[[S]][%{{.*}}] {leadDimension = 32 : index}
+// CHECK: gpu.subgroup_mma_load_matrix %[[SH]][%{{.*}}] {leadDimension = 40 : index} : memref<5120xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK-NEXT: gpu.subgroup_mma_compute
+// CHECK: gpu.subgroup_mma_elementwise  subf
+// The next chunk's W once W S is done.
+// CHECK-COUNT-8: gpu.subgroup_mma_load_matrix %[[W]]
+// N over U (f32) and as f16; then the next chunk's U.
+// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %arg8[{{.*}}] {leadDimension = 128 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<8x2x64x128xf32>
+// CHECK: memref.store %{{.*}}, %[[NH]]
+// CHECK: gpu.subgroup_mma_load_matrix %arg8
+// CHECK: gpu.barrier
+// S = exp(B_last) S + Kd^T N; then the next chunk's Kd.
+// CHECK: %[[FACTOR:.*]] = gpu.subgroup_mma_constant_matrix %[[DECAY]]
+// CHECK: gpu.subgroup_mma_elementwise  mulf %{{.*}}, %[[FACTOR]]
+// CHECK: gpu.subgroup_mma_load_matrix %[[NH]][%{{.*}}] {leadDimension = 40 : index} : memref<2560xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK-NEXT: gpu.subgroup_mma_compute
+// CHECK-COUNT-8: gpu.subgroup_mma_load_matrix %[[KD]][%{{.*}}] {{{.*}}transpose}
+// CHECK: scf.yield
+// The outputs stay SIMT.
 // CHECK-LABEL: func.func private @state_dispatch_0(
-// CHECK: gpu.subgroup_mma_compute
+// CHECK-NOT: gpu.subgroup_mma
+// CHECK: return
 func.func @state(%q: tensor<2x256x2x128xf16>, %v: tensor<2x256x2x128xf16>, %beta: tensor<2x256x2xf16>) -> tensor<2x256x2x128xf16> {
   %o = ejk.delta_attention %q, %q, %v, %beta decay(%beta : tensor<2x256x2xf16>) {config = #ejk.config<block_v = 32, chunk_size = 64, chunk_parallel = 1, cooperative = 2>} : tensor<2x256x2x128xf16>, tensor<2x256x2x128xf16>, tensor<2x256x2x128xf16>, tensor<2x256x2xf16> -> tensor<2x256x2x128xf16>
   return %o : tensor<2x256x2x128xf16>

@@ -119,8 +119,8 @@ func.func @f(%q: tensor<1x64x2x16xf32>, %v: tensor<1x64x2x16xf32>, %beta: tensor
 
 // -----
 
-// The cooperative forms (1: the outputs on matrices, 2: the state pass
-// too; DeltaCoopOutputs.cpp, DeltaCoopState.cpp) run chunk-parallel only.
+// The cooperative forms (1: the outputs on matrices, 2: the state pass;
+// DeltaCoopOutputs.cpp, DeltaCoopState.cpp) run chunk-parallel only.
 module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
 func.func @f(%q: tensor<1x128x2x32xf16>, %v: tensor<1x128x2x32xf16>, %beta: tensor<1x128x2xf16>, %g: tensor<1x128x2xf16>) -> tensor<1x128x2x32xf16> {
   // expected-error @+1 {{is invalid: 'cooperative' needs 'chunk_parallel' = 1}}
@@ -176,12 +176,35 @@ func.func @f(%q: tensor<1x128x2x32xf16>, %v: tensor<1x128x2x16xf16>, %beta: tens
 
 // -----
 
-// The cooperative state pass at head_dim_k 256, block_v 64: the f32
-// state, the W S tiles, the f16 state and the W stage take 147456 bytes.
+// The cooperative state pass at head_dim_k 256, block_v 64: the f16 state
+// and new values ((256 + 64) rows of 64 + 8 halves) and 8 subgroups' 16x16
+// f32 stages take 46080 + 8192 = 54272 bytes.
 module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
 func.func @f(%q: tensor<1x128x2x256xf16>, %v: tensor<1x128x2x64xf16>, %beta: tensor<1x128x2xf16>, %g: tensor<1x128x2xf16>) -> tensor<1x128x2x64xf16> {
-  // expected-error @+1 {{is invalid: the cooperative delta-rule state pass stages 147456 bytes of shared memory, the device has 49152: smaller 'block_v'}}
+  // expected-error @+1 {{is invalid: the cooperative delta-rule state pass stages 54272 bytes of shared memory, the device has 49152: smaller 'block_v'}}
   %o = ejk.delta_attention %q, %q, %v, %beta decay(%g : tensor<1x128x2xf16>) {config = #ejk.config<block_v = 64, chunk_size = 64, chunk_parallel = 1, cooperative = 2>} : tensor<1x128x2x256xf16>, tensor<1x128x2x256xf16>, tensor<1x128x2x64xf16>, tensor<1x128x2xf16> -> tensor<1x128x2x64xf16>
   return %o : tensor<1x128x2x64xf16>
+}
+}
+
+// -----
+
+// The cooperative state pass reads whole 16x16 tiles from memory:
+// head_dim_k a multiple of 16, block_v a divisor of head_dim_v.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%q: tensor<1x128x2x40xf16>, %v: tensor<1x128x2x32xf16>, %beta: tensor<1x128x2xf16>, %g: tensor<1x128x2xf16>) -> tensor<1x128x2x32xf16> {
+  // expected-error @+1 {{is invalid: the cooperative delta-rule state pass ('cooperative' = 2) reads whole 16x16 tiles: head_dim_k (40) a multiple of 16 and 'block_v' (32) a divisor of head_dim_v (32)}}
+  %o = ejk.delta_attention %q, %q, %v, %beta decay(%g : tensor<1x128x2xf16>) {config = #ejk.config<block_v = 32, chunk_size = 64, chunk_parallel = 1, cooperative = 2>} : tensor<1x128x2x40xf16>, tensor<1x128x2x40xf16>, tensor<1x128x2x32xf16>, tensor<1x128x2xf16> -> tensor<1x128x2x32xf16>
+  return %o : tensor<1x128x2x32xf16>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%q: tensor<1x128x2x32xf16>, %v: tensor<1x128x2x48xf16>, %beta: tensor<1x128x2xf16>, %g: tensor<1x128x2xf16>) -> tensor<1x128x2x48xf16> {
+  // expected-error @+1 {{is invalid: the cooperative delta-rule state pass ('cooperative' = 2) reads whole 16x16 tiles: head_dim_k (32) a multiple of 16 and 'block_v' (32) a divisor of head_dim_v (48)}}
+  %o = ejk.delta_attention %q, %q, %v, %beta decay(%g : tensor<1x128x2xf16>) {config = #ejk.config<block_v = 32, chunk_size = 64, chunk_parallel = 1, cooperative = 2>} : tensor<1x128x2x32xf16>, tensor<1x128x2x32xf16>, tensor<1x128x2x48xf16>, tensor<1x128x2xf16> -> tensor<1x128x2x48xf16>
+  return %o : tensor<1x128x2x48xf16>
 }
 }

@@ -80,7 +80,7 @@ std::optional<VulkanDeltaChunkLayout> VulkanDeltaChunkLayout::compute(
   l.outputSharedBytes = outputBytes(l.outBlockV);
   l.subgroupSize = subgroup;
   l.coopState = cooperative == 2;
-  if (cooperative && !l.computeCooperative(p, target, reason))
+  if (cooperative && !l.computeCooperative(p, target, reason, cooperative))
     return std::nullopt;
   for (auto [what, bytes] :
        {std::pair<StringRef, int64_t>{"prepare", l.prepareSharedBytes},
@@ -97,7 +97,8 @@ std::optional<VulkanDeltaChunkLayout> VulkanDeltaChunkLayout::compute(
 
 bool VulkanDeltaChunkLayout::computeCooperative(const DeltaProblem &p,
                                                 const TargetInfo &target,
-                                                llvm::raw_ostream &reason) {
+                                                llvm::raw_ostream &reason,
+                                                int64_t form) {
   if (!target.hasCooperativeMatrix) {
     reason << "'" << GlaConfig::kCooperative
            << "' needs a device with 16x16x16 f16 cooperative matrices";
@@ -112,13 +113,21 @@ bool VulkanDeltaChunkLayout::computeCooperative(const DeltaProblem &p,
               "SIMT kernel";
     return false;
   }
-  cooperative = true;
-  if (coopState) {
-    // The state f32, the W S tiles f32, the f16 state (later the new
-    // values) and the f16 stage of W (later Kd).
-    int64_t kP = coopKeyPad(p);
-    stateSharedBytes = 4 * kP * blockV + 4 * chunk * blockV +
-                       2 * std::max(kP, chunk) * blockV + 2 * chunk * kP;
+  if (form == 2) {
+    // The state pass reads whole 16x16 tiles of W, Kd, U, the states and
+    // the new values straight from memory: every tile inside the problem.
+    if (p.dimK % kMatrix != 0 || p.dimV % blockV != 0) {
+      reason << "the cooperative delta-rule state pass ('"
+             << GlaConfig::kCooperative
+             << "' = 2) reads whole 16x16 tiles: head_dim_k (" << p.dimK
+             << ") a multiple of 16 and '" << GlaConfig::kBlockV << "' ("
+             << blockV << ") a divisor of head_dim_v (" << p.dimV << ")";
+      return false;
+    }
+    // The f16 state and new values, and the subgroups' 16x16 f32 stages.
+    int64_t pitch = coopStatePitch(blockV);
+    stateSharedBytes =
+        2 * (p.dimK + chunk) * pitch + 4 * subgroups() * kMatrix * kMatrix;
     if (stateSharedBytes > target.sharedMemoryBytes) {
       reason << "the cooperative delta-rule state pass stages "
              << stateSharedBytes << " bytes of shared memory, the device has "
@@ -126,7 +135,9 @@ bool VulkanDeltaChunkLayout::computeCooperative(const DeltaProblem &p,
              << "'";
       return false;
     }
+    return true;
   }
+  cooperative = true;
   int64_t rowTiles = chunk / kMatrix, n = subgroups();
   scoreSlots = ceilDiv(rowTiles * rowTiles, n);
   // The outputs: the f16 stage, the f32 scores, the f16 scores A, the
@@ -213,16 +224,20 @@ SmallVector<MemRefType> temporaryTypes(const DeltaProblem &p,
                                        const VulkanDeltaChunkLayout &l,
                                        MLIRContext *context) {
   Type f32 = Float32Type::get(context);
+  Type f16 = Float16Type::get(context);
   int64_t slots = numSlots(p, l);
   SmallVector<MemRefType> types = {
       MemRefType::get({slots, p.heads, l.chunk, p.dimK}, f32),
-      MemRefType::get({slots, p.heads, l.chunk, p.dimK}, f32),
+      MemRefType::get({slots, p.heads, l.chunk, p.dimK},
+                      l.coopState ? f16 : f32),
       MemRefType::get({slots, p.heads, l.chunk, p.dimV}, f32),
       MemRefType::get({slots, p.heads, p.dimK, p.dimV}, f32)};
   if (p.decay == DeltaDecay::PerKey)
     types.push_back(MemRefType::get({slots, p.heads, l.chunk, p.dimK}, f32));
   else if (p.decay == DeltaDecay::PerHead)
     types.push_back(MemRefType::get({slots, p.heads, l.chunk}, f32));
+  if (l.coopState)
+    types.push_back(MemRefType::get({slots, p.heads, l.chunk, p.dimK}, f16));
   return types;
 }
 
@@ -232,8 +247,13 @@ Temporaries remapTemporaries(ArrayRef<Value> temps) {
   t.kd = temps[1];
   t.u = temps[2];
   t.states = temps[3];
-  if (temps.size() > 4)
+  // The cooperative state pass's f16 Kd comes with W's f16 copy, last.
+  bool coopState = cast<MemRefType>(t.kd.getType()).getElementType().isF16();
+  size_t gates = temps.size() - 4 - (coopState ? 1 : 0);
+  if (gates)
     t.gates = temps[4];
+  if (coopState)
+    t.w16 = temps.back();
   return t;
 }
 

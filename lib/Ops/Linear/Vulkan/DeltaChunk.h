@@ -25,7 +25,8 @@
 // With `cooperative = 1` (f16 and bf16 inputs, per-head or no decay) the
 // outputs' products run on 16x16x16 f16 cooperative matrices with f32
 // accumulators (DeltaCoopOutputs.cpp); with `cooperative = 2` the state
-// pass's too (DeltaCoopState.cpp). The gates and the prepare stay SIMT.
+// pass's instead (DeltaCoopState.cpp; the prepare then also writes W and
+// Kd in f16). The gates and the prepare stay SIMT.
 //
 // Chunk slots as gla's chunk-parallel kernel (ChunkParallel.h): batch row
 // n's chunk c is slot n ceil(T / C) + c; with cu_seqlens, sequence n's
@@ -79,7 +80,8 @@ struct VulkanDeltaChunkLayout {
   /// `cooperative` = 1: the outputs on cooperative matrices of
   /// `kThreads / subgroupSize` subgroups, `outputSlots` O tiles and
   /// `scoreSlots` score tiles per subgroup, keys staged `coopKeyTile` at a
-  /// time (DeltaCoopOutputs.cpp).
+  /// time (DeltaCoopOutputs.cpp). `cooperative` = 2: the state pass on
+  /// them (`coopState`, DeltaCoopState.cpp; the outputs stay SIMT).
   bool cooperative = false, coopState = false;
   int64_t subgroupSize = 0, outputSlots = 0, scoreSlots = 0, coopKeyTile = 0;
   static constexpr int64_t kMatrix = 16, kMaxMatrices = 12;
@@ -90,10 +92,10 @@ struct VulkanDeltaChunkLayout {
     return std::max(3 * chunk * coopKeyTile + coopKeyTile * outBlockV,
                     chunk * outBlockV);
   }
-  /// The cooperative state pass's key rows: head_dim_k padded to 16.
-  static int64_t coopKeyPad(const DeltaProblem &p) {
-    return roundUp(std::max<int64_t>(1, p.dimK), kMatrix);
-  }
+  /// Halves per row of the cooperative state pass's f16 stages of S and N
+  /// (block_v columns and one 16-byte word more: rows of 64 bytes put the
+  /// rows of a matrix load on the same banks every other row).
+  static int64_t coopStatePitch(int64_t blockV) { return blockV + 8; }
   /// The f32 scores of the chunk, also each subgroup's 16x16 output stage.
   int64_t coopScoreFloats() const {
     return std::max(chunk * chunk, subgroups() * kMatrix * kMatrix);
@@ -115,9 +117,10 @@ struct VulkanDeltaChunkLayout {
           llvm::raw_ostream &reason);
 
 private:
-  /// The cooperative outputs' V block and stages; false with the reason.
+  /// The cooperative outputs' V block and stages (`form` 1) or the
+  /// cooperative state pass's rules and stages (2); false with the reason.
   bool computeCooperative(const DeltaProblem &p, const TargetInfo &target,
-                          llvm::raw_ostream &reason);
+                          llvm::raw_ostream &reason, int64_t form);
 };
 
 /// Emits the dispatches of the chunk-parallel delta rule for `op` (its
@@ -131,9 +134,11 @@ namespace delta_chunk {
 
 /// The temporaries, per chunk slot and head: the cumulative log decays B
 /// ([C] or [C, K]; decayed ops only), W and Kd ([C, K]), U, then the new
-/// values ([C, V]), and the state before the chunk ([K, V]).
+/// values ([C, V]), and the state before the chunk ([K, V]). With the
+/// cooperative state pass Kd is f16 and W has an f16 copy `w16` (the
+/// matrices' operands; the prepare's solve reads W back in f32).
 struct Temporaries {
-  Value gates, w, kd, u, states;
+  Value gates, w, kd, u, states, w16;
 };
 
 inline int64_t maxChunks(const DeltaProblem &p,

@@ -12,7 +12,8 @@
 //            by blocks of 16 rows (the block in registers, the earlier
 //            blocks read back from W or U), x into W (key columns) or U
 //            (value columns); the key columns also write Kd = k / |k|
-//            exp(B_last - B)
+//            exp(B_last - B) (in f16 for the cooperative state pass, which
+//            also takes an f16 copy of W)
 //
 // A column of the solve depends on nothing but its own column and A, so
 // the threads need no barrier between the chunk's steps. Steps past the
@@ -205,8 +206,13 @@ private:
       e.ifElse(
           isKey, {},
           [&] {
-            for (int64_t r = 0; r < bs; ++r)
-              store(x[r], tmp.w, {slot, head, e.add(r0, e.index(r)), j});
+            for (int64_t r = 0; r < bs; ++r) {
+              Value t = e.add(r0, e.index(r));
+              store(x[r], tmp.w, {slot, head, t, j});
+              if (tmp.w16)
+                store(e.fromF32(x[r], e.b.getF16Type()), tmp.w16,
+                      {slot, head, t, j});
+            }
             return SmallVector<Value>();
           },
           [&] {
@@ -252,7 +258,11 @@ private:
         forward = e.fmul(k, e.exp(bt));
         kd = e.fmul(k, e.exp(e.fsub(last, bt)));
       }
-      store(orZero(valid, kd), tmp.kd, {slot, head, t, j});
+      kd = orZero(valid, kd);
+      Type kdType = cast<MemRefType>(tmp.kd.getType()).getElementType();
+      if (!kdType.isF32())
+        kd = e.fromF32(kd, kdType);
+      store(kd, tmp.kd, {slot, head, t, j});
       rhs.push_back(e.fmul(memref::LoadOp::create(e.b, betaS, t),
                            orZero(valid, forward)));
     }

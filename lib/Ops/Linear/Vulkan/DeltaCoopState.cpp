@@ -2,29 +2,35 @@
 // matrices ---===//
 //
 // `cooperative = 2` of the chunk-parallel delta rule (DeltaChunk.h): the
-// state pass of DeltaChunkState.cpp with its two products per chunk on
-// 16x16x16 f16 matrices and f32 accumulators (fla's
-// chunk_gated_delta_rule_fwd_h does them as tensor-core dots the same
-// way). Workgroup = (block_v columns, head, sequence), 256 threads in
-// subgroups. The state S [kPad16, block_v] lives in shared memory in f32;
-// per chunk, in order:
+// state pass on 16x16x16 f16 matrices with f32 accumulators, laid out as
+// fla's chunk_gated_delta_rule_fwd_h: the state in accumulators across the
+// chunks, the chunk's operands read straight from memory into matrices.
+// Workgroup = (block_v columns, head, sequence), 256 threads in subgroups;
+// subgroup g owns the state tiles g, g + n, ... of S [K, block_v] (n
+// subgroups) and the new-value tiles g, g + n, ... of N [chunk, block_v].
+// The prepare wrote W (`w16`) and Kd (`kd`) in f16 for it; per chunk:
 //
-//   the chunk's W, Kd (f32 temporaries, [chunk, K]) and U loads issued
-//   at once (they do not depend on S)
-//   publish   S to the states temporary (for the outputs), an f16 copy
-//             of S as the B operand, S = exp(B_last) S in place (per head
-//             or per key row; exponent <= 0), W staged f16
-//   values    N = W S tiles (chunk x block_v) into an f32 stage; then
-//             N = U - W S written over U and staged f16 (over the f16
-//             copy of S), Kd staged f16 (over W)
-//   update    S += Kd^T N tiles (kPad16 x block_v), accumulators loaded
-//             from and stored back to S
+//   publish  each S tile to the states temporary (f32, for the outputs)
+//            and, through the subgroup's 16x16 f32 stage, as f16 to
+//            shared memory (the B operand of W S)            | barrier
+//   values   N = U - W S: U loaded as an accumulator, W's tiles from the
+//            f16 temporary (16-byte words); N written over U (f32) and,
+//            through the stage, as f16 to shared memory     | barrier
+//   update   S = exp(B_last) S + Kd^T N: Kd^T read column-major from the
+//            f16 temporary
+//
+// Two workgroup barriers a chunk. The loop carries the state tiles and the
+// next chunk's operands: its W tiles are loaded once this chunk's W S is
+// done, its U once N is formed, its Kd once the update is done, so each
+// load has most of a chunk to arrive and no more than one chunk's
+// operands are live at a time.
 //
 // The f16 operands are W = T diag(beta) K exp(B) and Kd = k exp(B_last -
 // B) (bounded by the keys: |k| <= 1 with the l2 norm), the state and the
-// new values, all rounded to f16's 11 bits; S itself and every sum stay
-// f32. Rows past the chunk's length and key columns past head_dim_k are
-// staged as zeros, so they add nothing.
+// new values, all rounded to f16's 11 bits; S itself, U, N and every sum
+// stay f32. The rules (DeltaChunk.cpp) ask head_dim_k a multiple of 16 and
+// block_v a divisor of head_dim_v, so every tile lies inside the problem;
+// the prepare writes every row of a chunk (zero past its length).
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,162 +49,253 @@ public:
 
   void build() {
     beginCoop();
+    // The word views at the function's top level, where the Vulkan
+    // preparation pass finds them.
+    wWords = wordView(e, tmp.w16, kWord);
+    kdWords = wordView(e, tmp.kd, kWord);
     v0 = e.mul(WorkgroupIdOp::create(e.b, 0), e.index(l.blockV));
     seqId = WorkgroupIdOp::create(e.b, 2);
     sequenceBounds(seqId);
-    kP = l.coopKeyPad(p);
-    int64_t bv = l.blockV, C = l.chunk;
-    sF = allocWorkgroupOf(e, kP * bv, e.f32);
-    nF = allocWorkgroupOf(e, C * bv, e.f32);
-    s16 = allocWorkgroupOf(e, std::max(kP, C) * bv, f16);
-    stage = allocWorkgroupOf(e, C * kP, f16);
+    int64_t n = l.subgroups();
+    vTiles = l.blockV / kT;
+    kTiles = p.dimK / kT;
+    cTiles = l.chunk / kT;
+    nTiles = cTiles * vTiles;
+    sTiles = kTiles * vTiles;
+    nSlots = ceilDiv(nTiles, n);
+    sSlots = ceilDiv(sTiles, n);
+    pitch = VulkanDeltaChunkLayout::coopStatePitch(l.blockV);
+    sHalf = allocWorkgroupOf(e, p.dimK * pitch, f16);
+    nHalf = allocWorkgroupOf(e, l.chunk * pitch, f16);
+    stage = allocWorkgroupOf(e, n * kT * kT, e.f32);
 
-    forEntries(kP * bv, [&](Value i) {
-      Value k = udiv(i, bv);
-      Value c = e.add(v0, urem(i, bv));
-      Value s0 = zeroF();
-      if (buf.initialState)
-        s0 = orZero(stateEntry(k, c),
-                    memref::LoadOp::create(
-                        e.b, buf.initialState,
-                        ValueRange{seqId, head, clampK(k), clampV(c)}));
-      store(s0, sF, {i});
-    });
-    gpu::BarrierOp::create(e.b);
-    e.forLoop(zero, chunkCount(), one, [&](Value ci) {
-      setChunk(ci);
-      chunkStep();
-    });
+    SmallVector<Value> carried;
+    for (int64_t m = 0; m < sSlots; ++m) {
+      if (!buf.initialState) {
+        carried.push_back(zeroMatrix());
+        continue;
+      }
+      Value a, j;
+      std::tie(a, j) = stateTile(m);
+      carried.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
+          e.b, cType, buf.initialState,
+          ValueRange{seqId, head, e.mul(a, e.index(kT)), column(j)},
+          e.b.getIndexAttr(p.dimV), UnitAttr()));
+    }
+    Value count = chunkCount();
+    Value first = slotOfChunk(zero, count);
+    llvm::append_range(carried, loadW(first));
+    llvm::append_range(carried, loadU(first));
+    llvm::append_range(carried, loadKd(first));
+    carried =
+        e.forLoop(zero, count, one, carried,
+                  [&](Value ci, ValueRange in) -> SmallVector<Value> {
+                    setChunk(ci);
+                    return chunkStep(in, slotOfChunk(e.add(ci, one), count));
+                  });
     if (buf.finalState)
-      forEntries(kP * bv, [&](Value i) {
-        Value k = udiv(i, bv);
-        Value c = e.add(v0, urem(i, bv));
-        emitIf(e, stateEntry(k, c), [&] {
-          store(load(sF, {i}), buf.finalState, {seqId, head, k, c});
+      for (int64_t m = 0; m < sSlots; ++m) {
+        Value a, j;
+        std::tie(a, j) = stateTile(m);
+        Value tile = carried[m];
+        emitIf(e, ownsTile(m, sTiles), [&] {
+          gpu::SubgroupMmaStoreMatrixOp::create(
+              e.b, tile, buf.finalState,
+              ValueRange{seqId, head, e.mul(a, e.index(kT)), column(j)},
+              e.b.getIndexAttr(p.dimV), UnitAttr());
         });
-      });
+      }
   }
 
 private:
-  Value stateEntry(Value k, Value c) {
-    return andI(lt(k, e.index(p.dimK)), lt(c, e.index(p.dimV)));
+  static constexpr int64_t kWord = 8; // f16 elements per 16-byte word
+
+  /// (key tile, column tile) of the subgroup's `m`-th state tile.
+  std::pair<Value, Value> stateTile(int64_t m) {
+    Value tile = tileOf(m, sTiles);
+    return {udiv(tile, vTiles), urem(tile, vTiles)};
+  }
+  /// (step tile, column tile) of the subgroup's `m`-th new-value tile.
+  std::pair<Value, Value> valueTile(int64_t m) {
+    Value tile = tileOf(m, nTiles);
+    return {udiv(tile, vTiles), urem(tile, vTiles)};
+  }
+  /// The first head_dim_v column of column tile `j`.
+  Value column(Value j) { return e.add(v0, e.mul(j, e.index(kT))); }
+
+  /// The slot of the sequence's chunk `ci`, clamped into its chunks (a
+  /// prefetch past the last chunk reloads it; an empty sequence's is its
+  /// first slot, never used).
+  Value slotOfChunk(Value ci, Value count) {
+    Value last = e.max(e.sub(count, one), zero);
+    return e.add(baseSlot(seqId), e.min(ci, last));
   }
 
-  /// `body(i)` for i = thread + 256 r in [0, total).
-  void forEntries(int64_t total, function_ref<void(Value)> body) {
-    for (int64_t r = 0; r * l.kThreads < total; ++r) {
-      Value i = e.add(thread, e.index(r * l.kThreads));
-      if ((r + 1) * l.kThreads > total)
-        emitIf(e, lt(i, e.index(total)), [&] { body(i); });
-      else
-        body(i);
+  /// Element (t, k) of the [chunk, head_dim_k] f16 temporaries of slot
+  /// `at`, in halves.
+  Value keyOffset(Value at, Value t, Value k) {
+    Value rows = e.add(
+        e.mul(e.add(e.mul(at, e.index(p.heads)), head), e.index(l.chunk)), t);
+    return e.add(e.mul(rows, e.index(p.dimK)), k);
+  }
+
+  /// The W tiles of the subgroup's new-value tiles (every key tile, in
+  /// order) of slot `at`.
+  SmallVector<Value> loadW(Value at) {
+    SmallVector<Value> w;
+    for (int64_t m = 0; m < nSlots; ++m) {
+      Value i = valueTile(m).first;
+      for (int64_t kk = 0; kk < kTiles; ++kk)
+        w.push_back(loadMatrix(
+            e, aType, wWords,
+            keyOffset(at, e.mul(i, e.index(kT)), e.index(kk * kT)), p.dimK,
+            /*transpose=*/false));
     }
+    return w;
   }
 
-  /// The thread's share of a [chunk, kPad16] temporary (W or Kd), zero
-  /// past the chunk and head_dim_k.
-  Staged loadKeys(Value temporary) {
-    return loadStaged(l.chunk * kP, [&](Value i) -> SmallVector<Value> {
-      Value t = udiv(i, kP);
-      Value k = urem(i, kP);
-      Value valid = andI(lt(t, len), lt(k, e.index(p.dimK)));
-      return {orZero(valid, load(temporary, {slot, head, t, clampK(k)}))};
-    });
+  /// U's tiles of the subgroup's new-value tiles of slot `at` (f32
+  /// accumulators).
+  SmallVector<Value> loadU(Value at) {
+    SmallVector<Value> u;
+    for (int64_t m = 0; m < nSlots; ++m) {
+      Value i, j;
+      std::tie(i, j) = valueTile(m);
+      u.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
+          e.b, cType, tmp.u,
+          ValueRange{at, head, e.mul(i, e.index(kT)), column(j)},
+          e.b.getIndexAttr(p.dimV), UnitAttr()));
+    }
+    return u;
   }
 
-  void storeHalves(const Staged &staged, Value memref) {
-    storeStaged(staged, [&](Value i, ArrayRef<Value> v) {
-      store(e.fromF32(v[0], f16), memref, {i});
-    });
+  /// Kd^T's tiles of the subgroup's state tiles (every step tile, in order)
+  /// of slot `at`: Kd [chunk, head_dim_k] read column-major.
+  SmallVector<Value> loadKd(Value at) {
+    SmallVector<Value> kd;
+    for (int64_t m = 0; m < sSlots; ++m) {
+      Value a = stateTile(m).first;
+      for (int64_t tt = 0; tt < cTiles; ++tt)
+        kd.push_back(loadMatrix(
+            e, aType, kdWords,
+            keyOffset(at, e.index(tt * kT), e.mul(a, e.index(kT))), p.dimK,
+            /*transpose=*/true));
+    }
+    return kd;
   }
 
-  void chunkStep() {
-    int64_t C = l.chunk, bv = l.blockV;
-    int64_t vTiles = bv / kT, nTiles = (C / kT) * vTiles;
-    int64_t sTiles = (kP / kT) * vTiles;
-    Staged w = loadKeys(tmp.w);
-    Staged kd = loadKeys(tmp.kd);
-    Staged u = loadStaged(C * bv, [&](Value i) -> SmallVector<Value> {
-      Value t = udiv(i, bv);
-      Value c = e.add(v0, urem(i, bv));
-      Value valid = andI(lt(t, len), lt(c, e.index(p.dimV)));
-      return {orZero(valid, load(tmp.u, {slot, head, t, clampV(c)}))};
-    });
+  /// `tile` as f16 at rows 16 r.., columns 16 j.. of `half` (rows `pitch`
+  /// apart), through the subgroup's part of the f32 stage; only where
+  /// `owns` (a subgroup's last slot may be a duplicate).
+  void toHalves(Value tile, Value half, Value r, Value j, Value owns,
+                bool exact) {
+    auto convert = [&] {
+      writeMatrix(
+          tile, stage,
+          [&](Value row, Value col, Value value) {
+            Value at =
+                e.add(e.mul(e.add(e.mul(r, e.index(kT)), row), e.index(pitch)),
+                      e.add(e.mul(j, e.index(kT)), col));
+            store(e.fromF32(value, f16), half, {at});
+          },
+          /*withinSubgroup=*/true);
+    };
+    if (exact)
+      convert();
+    else
+      emitIf(e, owns, convert);
+  }
 
-    // Publish S; decay it in place; stage W.
-    Value headDecay;
+  /// One chunk: `in` = the state tiles, then this chunk's W, U and Kd
+  /// tiles. Returns the new state, then the W, U and Kd tiles of slot
+  /// `next`.
+  SmallVector<Value> chunkStep(ValueRange in, Value next) {
+    SmallVector<Value> s(in.take_front(sSlots));
+    in = in.drop_front(sSlots);
+    SmallVector<Value> w(in.take_front(nSlots * kTiles));
+    in = in.drop_front(nSlots * kTiles);
+    SmallVector<Value> u(in.take_front(nSlots));
+    SmallVector<Value> kd(in.drop_front(nSlots));
+    int64_t n = l.subgroups();
+    Value decay;
     if (p.decay == DeltaDecay::PerHead)
-      headDecay = e.exp(cumGate(e.sub(len, one), Value()));
-    forEntries(kP * bv, [&](Value i) {
-      Value k = udiv(i, bv);
-      Value c = e.add(v0, urem(i, bv));
-      Value sv = load(sF, {i});
-      emitIf(e, stateEntry(k, c), [&] {
-        store(sv, tmp.states, {slot, head, k, c});
+      decay = e.exp(cumGate(e.sub(len, one), Value()));
+
+    // Publish S.
+    for (int64_t m = 0; m < sSlots; ++m) {
+      Value a, j;
+      std::tie(a, j) = stateTile(m);
+      Value owns = ownsTile(m, sTiles);
+      Value tile = s[m];
+      emitIf(e, owns, [&] {
+        gpu::SubgroupMmaStoreMatrixOp::create(
+            e.b, tile, tmp.states,
+            ValueRange{slot, head, e.mul(a, e.index(kT)), column(j)},
+            e.b.getIndexAttr(p.dimV), UnitAttr());
       });
-      store(e.fromF32(sv, f16), s16, {i});
-      if (p.decayed()) {
-        Value d =
-            headDecay ? headDecay : e.exp(cumGate(e.sub(len, one), clampK(k)));
-        store(e.fmul(d, sv), sF, {i});
+      toHalves(tile, sHalf, a, j, owns, (m + 1) * n <= sTiles);
+    }
+    gpu::BarrierOp::create(e.b);
+
+    // N = U - W S.
+    SmallVector<Value> values;
+    for (int64_t m = 0; m < nSlots; ++m) {
+      Value j = valueTile(m).second;
+      Value ws = zeroMatrix();
+      for (int64_t kk = 0; kk < kTiles; ++kk) {
+        Value sm =
+            loadMatrix(e, bType, sHalf,
+                       e.add(e.index(kk * kT * pitch), e.mul(j, e.index(kT))),
+                       pitch, /*transpose=*/false);
+        ws = mma(w[m * kTiles + kk], sm, ws);
       }
-    });
-    storeHalves(w, stage);
-    gpu::BarrierOp::create(e.b);
-
-    // W S.
-    SmallVector<Value> ws;
-    for (int64_t m = 0; m < ceilDiv(nTiles, l.subgroups()); ++m)
-      ws.push_back(zeroMatrix());
-    for (int64_t kk = 0; kk < kP / kT; ++kk)
-      mmaTiles(ws, nTiles, vTiles,
-               {stage, kk * kT, kT * kP, kP, /*transpose=*/false},
-               {s16, kk * kT * bv, kT, bv, /*transpose=*/false});
-    storeTiles(ws, nTiles, vTiles, nF, bv);
-    gpu::BarrierOp::create(e.b);
-
-    // N = U - W S: over U and staged f16; Kd staged.
-    for (auto item : llvm::enumerate(u.index)) {
-      size_t r = item.index();
-      Value i = item.value();
-      auto body = [&] {
-        Value t = udiv(i, bv);
-        Value c = e.add(v0, urem(i, bv));
-        Value n = e.fsub(u.values[r][0], load(nF, {i}));
-        n = orZero(lt(t, len), n);
-        emitIf(e, andI(lt(t, len), lt(c, e.index(p.dimV))), [&] {
-          store(n, tmp.u, {slot, head, t, c});
-        });
-        store(e.fromF32(n, f16), s16, {i});
-      };
-      if ((int64_t(r) + 1) * l.kThreads > C * bv)
-        emitIf(e, lt(i, e.index(C * bv)), body);
-      else
-        body();
+      values.push_back(gpu::SubgroupMmaElementwiseOp::create(
+          e.b, cType, ValueRange{u[m], ws}, gpu::MMAElementwiseOp::SUBF));
     }
-    storeHalves(kd, stage);
+    SmallVector<Value> out = s;
+    llvm::append_range(out, loadW(next));
+    for (int64_t m = 0; m < nSlots; ++m) {
+      Value i, j;
+      std::tie(i, j) = valueTile(m);
+      Value owns = ownsTile(m, nTiles);
+      Value tile = values[m];
+      emitIf(e, owns, [&] {
+        gpu::SubgroupMmaStoreMatrixOp::create(
+            e.b, tile, tmp.u,
+            ValueRange{slot, head, e.mul(i, e.index(kT)), column(j)},
+            e.b.getIndexAttr(p.dimV), UnitAttr());
+      });
+      toHalves(tile, nHalf, i, j, owns, (m + 1) * n <= nTiles);
+    }
+    llvm::append_range(out, loadU(next));
     gpu::BarrierOp::create(e.b);
 
-    // S += Kd^T N, the accumulators loaded from S; Kd^T: the [chunk,
-    // kPad16] stage read column-major.
-    SmallVector<Value> acc;
-    for (int64_t m = 0; m < ceilDiv(sTiles, l.subgroups()); ++m) {
-      Value tile = tileOf(m, sTiles);
-      Value ki = udiv(tile, vTiles);
-      Value vt = urem(tile, vTiles);
-      Value at = e.add(e.mul(ki, e.index(kT * bv)), e.mul(vt, e.index(kT)));
-      acc.push_back(loadMatrix(e, cType, sF, at, bv, /*transpose=*/false));
+    // S = exp(B_last) S + Kd^T N.
+    Value factor;
+    if (decay)
+      factor = gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType, decay);
+    for (int64_t m = 0; m < sSlots; ++m) {
+      Value j = stateTile(m).second;
+      Value acc = s[m];
+      if (factor)
+        acc = gpu::SubgroupMmaElementwiseOp::create(
+            e.b, cType, ValueRange{acc, factor}, gpu::MMAElementwiseOp::MULF);
+      for (int64_t tt = 0; tt < cTiles; ++tt) {
+        Value nm =
+            loadMatrix(e, bType, nHalf,
+                       e.add(e.index(tt * kT * pitch), e.mul(j, e.index(kT))),
+                       pitch, /*transpose=*/false);
+        acc = mma(kd[m * cTiles + tt], nm, acc);
+      }
+      out[m] = acc;
     }
-    for (int64_t tt = 0; tt < C / kT; ++tt)
-      mmaTiles(acc, sTiles, vTiles,
-               {stage, tt * kT * kP, kT, kP, /*transpose=*/true},
-               {s16, tt * kT * bv, kT, bv, /*transpose=*/false});
-    storeTiles(acc, sTiles, vTiles, sF, bv);
-    gpu::BarrierOp::create(e.b);
+    llvm::append_range(out, loadKd(next));
+    return out;
   }
 
-  int64_t kP = 0;
-  Value sF, nF, s16, stage;
+  Value wWords, kdWords, sHalf, nHalf, stage;
+  int64_t vTiles = 0, kTiles = 0, cTiles = 0, nTiles = 0, sTiles = 0;
+  int64_t nSlots = 0, sSlots = 0, pitch = 0;
 };
 
 } // namespace

@@ -157,16 +157,24 @@ ConfigAttr VulkanDelta::heuristicConfig(DeltaAttentionOp op,
   // kernel's time is the sequence's steps one after another. Chunks of 64,
   // state blocks of 32 columns (the state pass is the sequential part:
   // narrower blocks give it more workgroups), narrower or shorter until
-  // the layout fits; the recurrent kernel where none does.
+  // the layout fits; the recurrent kernel where none does. With the l2
+  // norm, f16/bf16 inputs on a device with cooperative matrices take the
+  // state pass on them (`cooperative = 2`, where its rules hold: 0.57
+  // against SIMT's 0.99 ms on an H200, docs/ops/delta.md); without the
+  // norm the keys, and so W and Kd, are not bounded for its f16 operands.
+  SmallVector<int64_t, 2> forms = {0};
+  if (p.l2Norm)
+    forms.insert(forms.begin(), 2);
   if (p.seq >= 256)
     for (int64_t blockV : {32, 16})
-      for (int64_t chunk : {64, 32, 16}) {
-        ConfigAttr attr =
-            GlaConfig{chunk, blockV, /*chunkParallel=*/true}.toAttr(
-                op.getContext());
-        if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
-          return attr;
-      }
+      for (int64_t chunk : {64, 32, 16})
+        for (int64_t form : forms) {
+          ConfigAttr attr =
+              GlaConfig{chunk, blockV, /*chunkParallel=*/true, form}.toAttr(
+                  op.getContext());
+          if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+            return attr;
+        }
   int64_t tk =
       std::min(ceilPow2(std::max<int64_t>(1, p.dimK)), subgroupOf(target));
   int64_t minV = minBlockV(p, target);
