@@ -90,10 +90,24 @@ def variants():
                     f"block_d = {bd}, chunk_l = 128{s_part}, time_lanes = 16{extra}", True)
     v["mamba1_tl16s2_db"] = ("scan", M1, "f32", "DS", "block_d = 16, chunk_l = 128, "
                              "double_buffer = 1, state_lanes = 2, time_lanes = 16", True)
+    # The time-segments scan (`time_segments` = W; 2026-11-28): the
+    # channels along a subgroup's lanes (block_d x SL state groups), each
+    # chunk's steps split into W segments across subgroups, one barrier a
+    # chunk, no transposed stages. Named ts<W>s<SL>_c<chunk_l>_bd<block_d>.
+    for w, sl, c, bd in ((8, 2, 64, 16), (8, 2, 32, 16), (8, 2, 128, 16), (4, 2, 64, 16),
+                         (8, 4, 64, 8), (8, 4, 128, 8), (16, 4, 64, 8), (16, 4, 128, 8),
+                         (8, 8, 64, 4), (8, 8, 128, 4), (8, 4, 32, 8), (4, 4, 32, 8)):
+        v[f"mamba1_ts{w}s{sl}_c{c}_bd{bd}"] = (
+            "scan", M1, "f32", "DS",
+            f"block_d = {bd}, chunk_l = {c}, state_lanes = {sl}, time_segments = {w}", True)
     # f16 inputs: the heuristic and the state groups.
     v["mamba1_f16"] = ("scan", M1, "f16", "DS", None, True)
     v["mamba1_f16_tl16s2"] = ("scan", M1, "f16", "DS",
                               "block_d = 16, chunk_l = 128, state_lanes = 2, time_lanes = 16", True)
+    v["mamba1_f16_ts8s2"] = ("scan", M1, "f16", "DS", "block_d = 16, chunk_l = 64, "
+                             "state_lanes = 2, time_segments = 8", True)
+    v["mamba1_f16_ts16s4"] = ("scan", M1, "f16", "DS", "block_d = 8, chunk_l = 64, "
+                              "state_lanes = 4, time_segments = 16", True)
     v["mamba1_f16_tl8s4"] = ("scan", M1, "f16", "DS",
                              "block_d = 16, chunk_l = 128, state_lanes = 4, time_lanes = 8", True)
     # The SSD: the one-pass scan (the heuristic before chunk_parallel), the
@@ -184,6 +198,17 @@ def variants():
     v["chk_scan_lb_8x4"] = ("scan", dict(b=1, l=333, d=44, n=8, g=4), "f32", "DZBSIF",
                             "block_d = 6, chunk_l = 48, double_buffer = 1, lane_batch = 2, "
                             "state_lanes = 4, time_lanes = 8", False)
+    # time_segments: tails, a partial block spanning the groups of B/C,
+    # every option, f16/bf16 (scalar B and C), 4 state groups, one group
+    # with an odd block and d_state (a workgroup of 60 threads).
+    for dt in ("f32", "f16", "bf16"):
+        v["chk_scan_ts_" + dt] = ("scan", dict(b=2, l=1000, d=88, n=16, g=2), dt, "DZBSIF",
+                                  "block_d = 16, chunk_l = 64, state_lanes = 2, time_segments = 8",
+                                  False)
+    v["chk_scan_ts_4x8"] = ("scan", dict(b=1, l=333, d=44, n=16, g=4), "f32", "DZBSIF",
+                            "block_d = 8, chunk_l = 64, state_lanes = 4, time_segments = 16", False)
+    v["chk_scan_ts_odd"] = ("scan", dict(b=1, l=333, d=44, n=7, g=4), "f32", "DZBSIF",
+                            "block_d = 20, chunk_l = 15, time_segments = 3", False)
     v["chk_ssd_all_f32"] = ("ssd", dict(b=2, l=300, h=4, p=32, n=32, g=2),
                             "f32", "DZBSIF", None, False)
     v["chk_ssd_split_f16"] = ("ssd", dict(b=1, l=1000, h=8, p=24, n=64, g=2),

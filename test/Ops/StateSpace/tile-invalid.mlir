@@ -205,7 +205,7 @@ func.func @f(%x: tensor<1x8x2x64xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>
 
 module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
 func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
-  // expected-error @+1 {{is invalid: 'split_l', 'state_lanes', 'time_lanes', 'lane_batch' and 'double_buffer' apply to Vulkan targets only}}
+  // expected-error @+1 {{is invalid: 'split_l', 'state_lanes', 'time_lanes', 'lane_batch', 'double_buffer' and 'time_segments' apply to Vulkan targets only}}
   %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 8, chunk_l = 4, split_l = 4>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
   return %y : tensor<1x8x32xf32>
 }
@@ -215,7 +215,7 @@ func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16x
 
 module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
 func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
-  // expected-error @+1 {{is invalid: 'split_l', 'state_lanes', 'time_lanes', 'lane_batch' and 'double_buffer' apply to Vulkan targets only}}
+  // expected-error @+1 {{is invalid: 'split_l', 'state_lanes', 'time_lanes', 'lane_batch', 'double_buffer' and 'time_segments' apply to Vulkan targets only}}
   %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 8, chunk_l = 4, state_lanes = 4>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
   return %y : tensor<1x8x32xf32>
 }
@@ -458,6 +458,71 @@ module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1
 func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
   // expected-error @+1 {{is invalid: stages 35632 bytes of shared memory, the device has 32768}}
   %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 12, chunk_l = 128, double_buffer = 1, time_lanes = 16>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
+  return %y : tensor<1x8x32xf32>
+}
+}
+
+// -----
+
+// `time_segments` (the channels along the lanes, each chunk's steps split
+// across subgroups): with the time lanes, a count that does not divide the
+// chunk, state groups with a block that is no power of two, too many
+// (step, state) pairs a thread, too many threads, too much shared memory.
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
+  // expected-error @+1 {{is invalid: 'time_segments' is one pass with the channels along the lanes: leave 'split_l' and 'time_lanes' out}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 16, chunk_l = 64, time_lanes = 16, time_segments = 4>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
+  return %y : tensor<1x8x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
+  // expected-error @+1 {{is invalid: 'time_segments' (3) must be positive and divide 'chunk_l' (64)}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 16, chunk_l = 64, time_segments = 3>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
+  return %y : tensor<1x8x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
+  // expected-error @+1 {{is invalid: 'state_lanes' (2) with 'time_segments' must be a power of two dividing d_state (16); with more than one, 'block_d' (12) must be a power of two whose product with it is at most the subgroup size (32)}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 12, chunk_l = 64, state_lanes = 2, time_segments = 4>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
+  return %y : tensor<1x8x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
+  // expected-error @+1 {{is invalid: 'time_segments' keeps 32 steps x 8 states of decay products and states in each thread (at most 128 pairs, 32 states)}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 16, chunk_l = 64, state_lanes = 2, time_segments = 2>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
+  return %y : tensor<1x8x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
+  // expected-error @+1 {{is invalid: 'block_d' (16) channels x 2 state groups x 64 segments must be at most 1024 invocations (whole subgroups of 32 with state groups)}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 16, chunk_l = 64, state_lanes = 2, time_segments = 64>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
+  return %y : tensor<1x8x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
+  // expected-error @+1 {{is invalid: segments 34560 bytes of shared memory, the device has 32768}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 16, chunk_l = 64, state_lanes = 2, time_segments = 8>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
   return %y : tensor<1x8x32xf32>
 }
 }

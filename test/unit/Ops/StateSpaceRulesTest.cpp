@@ -272,6 +272,50 @@ TEST_F(StateSpaceTuningTest, VulkanScanHeuristicForMamba1) {
   EXPECT_EQ(layout->threadsPerChannel, 16);
 }
 
+TEST_F(StateSpaceTuningTest, VulkanScanTimeSegmentsLayout) {
+  TunableOpInterface op = parse(scanIR(2048, 2048, 16));
+  ASSERT_TRUE(op);
+  auto layoutOf = [&](ConfigAttr attr) {
+    return getVulkanScanLayout(cast<SelectiveScanOp>(op.getOperation()), attr,
+                               nvidia(), llvm::nulls());
+  };
+  // 16 channels x 2 state groups along a subgroup, 8 segments of 8 steps:
+  // a group's block of 8 states x 16 channels padded from 128 to 144 words
+  // (the second group 16 banks on); (P, H) of 7 segments and the carry,
+  // twice each: 4 * (4 * 7 * 288 + 2 * 288) bytes.
+  std::optional<VulkanScanLayout> l = layoutOf(config({{"block_d", 16},
+                                                       {"chunk_l", 64},
+                                                       {"state_lanes", 2},
+                                                       {"time_segments", 8}}));
+  ASSERT_TRUE(l);
+  EXPECT_TRUE(l->isTimeSegments());
+  EXPECT_FALSE(l->isTimeLanes());
+  EXPECT_EQ(l->threads, 256);
+  EXPECT_EQ(l->itemsPerThread, 8);
+  EXPECT_EQ(l->statesPerThread, 8);
+  EXPECT_EQ(l->timeStateLanes, 2);
+  EXPECT_EQ(l->segmentStride, 144);
+  EXPECT_EQ(l->segmentWord(1, 2, 3), 144 + 2 * 16 + 3);
+  EXPECT_EQ(l->sharedBytes, 34560);
+  // 4 groups of 4 states x 8 channels: 32 words padded to 40 (8 banks a
+  // group); 16 segments of 4 steps, 512 threads.
+  l = layoutOf(config({{"block_d", 8},
+                       {"chunk_l", 64},
+                       {"state_lanes", 4},
+                       {"time_segments", 16}}));
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->threads, 512);
+  EXPECT_EQ(l->segmentStride, 40);
+  EXPECT_EQ(l->sharedBytes, 4 * (4 * 15 * 160 + 2 * 160));
+  // One group: no padding, any block (a workgroup of 60 threads).
+  l = layoutOf(
+      config({{"block_d", 20}, {"chunk_l", 15}, {"time_segments", 3}}));
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->threads, 60);
+  EXPECT_EQ(l->segmentStride, 16 * 20);
+  EXPECT_EQ(l->itemsPerThread, 5);
+}
+
 TEST_F(StateSpaceTuningTest, VulkanScanSplitsOnlyWhenThreadsAreShort) {
   // 8 K channels x 16 lanes reach 2^17 threads alone: one pass.
   TunableOpInterface wide = parse(scanIR(256, 8192, 16));

@@ -60,18 +60,20 @@ struct SelectiveScanConfig {
   static constexpr llvm::StringLiteral kTimeLanes = "time_lanes";
   static constexpr llvm::StringLiteral kLaneBatch = "lane_batch";
   static constexpr llvm::StringLiteral kDoubleBuffer = "double_buffer";
+  static constexpr llvm::StringLiteral kTimeSegments = "time_segments";
 
   static llvm::ArrayRef<llvm::StringRef> names() {
-    static const llvm::StringRef all[] = {kBlockD,      kChunkL,    kSplitL,
-                                          kStateLanes,  kTimeLanes, kLaneBatch,
-                                          kDoubleBuffer};
+    static const llvm::StringRef all[] = {
+        kBlockD,    kChunkL,    kSplitL,       kStateLanes,
+        kTimeLanes, kLaneBatch, kDoubleBuffer, kTimeSegments};
     return all;
   }
 
   int64_t blockD = 0, chunkL = 0;
   std::optional<int64_t> splitL = std::nullopt, stateLanes = std::nullopt,
                          timeLanes = std::nullopt, laneBatch = std::nullopt,
-                         doubleBuffer = std::nullopt;
+                         doubleBuffer = std::nullopt,
+                         timeSegments = std::nullopt;
 
   /// Reads `config`; fails with `reason` on an unknown or missing entry.
   static std::optional<SelectiveScanConfig> read(ConfigAttr config,
@@ -90,7 +92,8 @@ struct SelectiveScanConfig {
                                config.lookup(kStateLanes),
                                config.lookup(kTimeLanes),
                                config.lookup(kLaneBatch),
-                               config.lookup(kDoubleBuffer)};
+                               config.lookup(kDoubleBuffer),
+                               config.lookup(kTimeSegments)};
   }
 
   ConfigAttr toAttr(MLIRContext *context) const {
@@ -106,6 +109,8 @@ struct SelectiveScanConfig {
       values.emplace_back(kLaneBatch, *laneBatch);
     if (doubleBuffer)
       values.emplace_back(kDoubleBuffer, *doubleBuffer);
+    if (timeSegments)
+      values.emplace_back(kTimeSegments, *timeSegments);
     return ConfigAttr::get(context, values);
   }
 };

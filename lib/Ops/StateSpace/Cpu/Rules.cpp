@@ -53,12 +53,13 @@ LogicalResult CpuSelectiveScan::verifyConfig(SelectiveScanOp op,
   if (!config)
     return failure();
   if (config->splitL || config->stateLanes || config->timeLanes ||
-      config->laneBatch || config->doubleBuffer) {
+      config->laneBatch || config->doubleBuffer || config->timeSegments) {
     reason << "'" << SelectiveScanConfig::kSplitL << "', '"
            << SelectiveScanConfig::kStateLanes << "', '"
            << SelectiveScanConfig::kTimeLanes << "', '"
-           << SelectiveScanConfig::kLaneBatch << "' and '"
-           << SelectiveScanConfig::kDoubleBuffer
+           << SelectiveScanConfig::kLaneBatch << "', '"
+           << SelectiveScanConfig::kDoubleBuffer << "' and '"
+           << SelectiveScanConfig::kTimeSegments
            << "' apply to Vulkan targets only";
     return failure();
   }

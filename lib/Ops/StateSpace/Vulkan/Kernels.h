@@ -104,6 +104,13 @@ void buildVulkanSelectiveScanLanesBody(OpBuilder &b, Location loc,
                                        const VulkanSelectiveScanPlan &plan,
                                        const SelectiveScanBuffers &buffers);
 
+/// Emits the time-segments scan (`time_segments`;
+/// SelectiveScanSegments.cpp): one pass, the channels along the lanes and
+/// each chunk's steps split across subgroups.
+void buildVulkanSelectiveScanSegmentsBody(OpBuilder &b, Location loc,
+                                          const VulkanSelectiveScanPlan &plan,
+                                          const SelectiveScanBuffers &buffers);
+
 /// Emits the first dispatch of a split scan: each split's end state from
 /// zero and its step sum into `split` (reads u, delta, A, B, delta_bias).
 void buildVulkanSelectiveScanStatesBody(OpBuilder &b, Location loc,

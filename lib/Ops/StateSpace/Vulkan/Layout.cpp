@@ -21,7 +21,7 @@ std::optional<VulkanScanLayout> VulkanScanLayout::compute(
     int64_t seq, int64_t channels, int64_t groups, int64_t state,
     int64_t blockD, int64_t chunkL, int64_t stateLanes, int64_t splitL,
     const VulkanLimits &limits, llvm::raw_ostream &reason, int64_t timeLanes,
-    int64_t laneBatch, int64_t doubleBuffer) {
+    int64_t laneBatch, int64_t doubleBuffer, int64_t timeSegments) {
   if (blockD < 1 || chunkL < 1) {
     reason << "'block_d' and 'chunk_l' must be positive";
     return std::nullopt;
@@ -60,6 +60,16 @@ std::optional<VulkanScanLayout> VulkanScanLayout::compute(
   }
   l.laneBatch = laneBatch;
   l.doubleBuffer = doubleBuffer == 1;
+  if (timeSegments != 0) {
+    if (splitL != 0 || timeLanes != 0) {
+      reason << "'time_segments' is one pass with the channels along the "
+                "lanes: leave 'split_l' and 'time_lanes' out";
+      return std::nullopt;
+    }
+    if (!l.computeTimeSegments(state, stateLanes, timeSegments, limits, reason))
+      return std::nullopt;
+    return l;
+  }
   if (timeLanes != 0) {
     if (!l.computeTimeLanes(state, stateLanes, splitL, timeLanes, limits,
                             reason))
@@ -418,6 +428,72 @@ bool VulkanScanLayout::computeTimeLanes(int64_t state, int64_t stateLanes,
   if (sharedBytes > limits.sharedBytes) {
     reason << "stages " << sharedBytes << " bytes of shared memory, the device "
            << "has " << limits.sharedBytes;
+    return false;
+  }
+  return true;
+}
+
+bool VulkanScanLayout::computeTimeSegments(int64_t state, int64_t stateLanes,
+                                           int64_t segments,
+                                           const VulkanLimits &limits,
+                                           llvm::raw_ostream &reason) {
+  if (segments < 1 || segments > limits.maxInvocations ||
+      chunkL % segments != 0) {
+    reason << "'time_segments' (" << segments
+           << ") must be positive and divide 'chunk_l' (" << chunkL << ")";
+    return false;
+  }
+  int64_t groups = stateLanes == 0 ? 1 : stateLanes;
+  // The groups of a channel sum their y by shuffle xor over lanes blockD,
+  // 2 blockD, ...: one segment's lanes must lie in one subgroup.
+  if (groups < 1 || !llvm::isPowerOf2_64(groups) || state % groups != 0 ||
+      (groups > 1 && (!llvm::isPowerOf2_64(blockD) ||
+                      blockD * groups > limits.subgroupSize))) {
+    reason << "'state_lanes' (" << groups
+           << ") with 'time_segments' must be a power of two dividing d_state ("
+           << state << "); with more than one, 'block_d' (" << blockD
+           << ") must be a power of two whose product with it is at most the "
+              "subgroup size ("
+           << limits.subgroupSize << ")";
+    return false;
+  }
+  int64_t items = chunkL / segments;
+  if (state / groups > kMaxStatesPerThread ||
+      items * (state / groups) > kMaxSegmentPairs) {
+    reason << "'time_segments' keeps " << items << " steps x " << state / groups
+           << " states of decay products and states in "
+           << "each thread (at most " << kMaxSegmentPairs << " pairs, "
+           << kMaxStatesPerThread << " states)";
+    return false;
+  }
+  timeSegments = segments;
+  timeStateLanes = groups;
+  itemsPerThread = items;
+  statesPerThread = state / groups;
+  threadsPerChannel = groups * segments;
+  threads = blockD * groups * segments;
+  if (threads > limits.maxInvocations ||
+      (groups > 1 && threads % limits.subgroupSize != 0)) {
+    reason << "'block_d' (" << blockD << ") channels x " << groups
+           << " state groups x " << segments << " segments must be at most "
+           << limits.maxInvocations << " invocations (whole subgroups of "
+           << limits.subgroupSize << " with state groups)";
+    return false;
+  }
+  // A group's rows: statesPerThread x blockD words, padded so that group g
+  // starts g * blockD banks on (the blockD * groups lanes of a segment read
+  // distinct banks).
+  segmentStride = statesPerThread * blockD;
+  if (groups > 1)
+    while (segmentStride % 32 != blockD % 32)
+      ++segmentStride;
+  // P and H of every segment but the last, and the carry, each twice (by
+  // the chunk's parity: one barrier a chunk).
+  int64_t block = groups * segmentStride;
+  sharedBytes = 4 * (2 * 2 * (segments - 1) * block + 2 * block);
+  if (sharedBytes > limits.sharedBytes) {
+    reason << "segments " << sharedBytes
+           << " bytes of shared memory, the device has " << limits.sharedBytes;
     return false;
   }
   return true;

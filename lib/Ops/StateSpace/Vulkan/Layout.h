@@ -81,16 +81,34 @@ struct VulkanScanLayout {
   /// alternates between two buffers (one barrier a chunk fewer).
   int64_t laneBatch = 0;
   bool doubleBuffer = false;
+  /// The time-segments scan (`time_segments` = W; SelectiveScanSegments.cpp):
+  /// the `blockD` channels lie along a subgroup's lanes (times
+  /// `timeStateLanes` groups of states), the W segments of `itemsPerThread`
+  /// steps of a chunk across subgroups; 0 without it. Each segment's
+  /// decay product and state from zero go through shared memory, the
+  /// groups' rows `segmentStride` words apart (0 without it).
+  int64_t timeSegments = 0, segmentStride = 0;
 
   /// At most this many states per thread (kept in registers).
   static constexpr int64_t kMaxStatesPerThread = 32;
   /// At most this many steps per thread of the time-lanes scan.
   static constexpr int64_t kMaxItems = 32;
+  /// At most this many (step, state) pairs per thread of the time-segments
+  /// scan: each keeps a decay product and a state from zero in registers.
+  static constexpr int64_t kMaxSegmentPairs = 128;
 
   /// Whether the sequence is split across workgroups.
   bool isSplit() const { return numSplits > 1; }
   /// Whether the lanes of a channel split time (`time_lanes`).
   bool isTimeLanes() const { return timeLanes > 0; }
+  /// Whether the subgroups of a workgroup split time (`time_segments`).
+  bool isTimeSegments() const { return timeSegments > 0; }
+  /// Word of (state group g, state k of the group, channel c) in one
+  /// segment's P (or H) block, or in one carry block, of the time-segments
+  /// scan's shared memory.
+  int64_t segmentWord(int64_t g, int64_t k, int64_t c) const {
+    return g * segmentStride + k * blockD + c;
+  }
   /// Position of step `t` of a chunk in a row of the time-lanes stages:
   /// one word of padding per 32 steps, so the 32 lanes reading step
   /// lane * items + i hit 32 banks for a power-of-two item count.
@@ -98,13 +116,13 @@ struct VulkanScanLayout {
 
   /// `stateLanes` 0: the default lanes; `splitL` 0: no split;
   /// `timeLanes` 0: no time lanes; `laneBatch` 0 and `doubleBuffer` 0:
-  /// absent (both need time lanes).
+  /// absent (both need time lanes); `timeSegments` 0: no time segments.
   static std::optional<VulkanScanLayout>
   compute(int64_t seq, int64_t channels, int64_t groups, int64_t state,
           int64_t blockD, int64_t chunkL, int64_t stateLanes, int64_t splitL,
           const VulkanLimits &limits, llvm::raw_ostream &reason,
           int64_t timeLanes = 0, int64_t laneBatch = 0,
-          int64_t doubleBuffer = 0);
+          int64_t doubleBuffer = 0, int64_t timeSegments = 0);
 
 private:
   /// The B/C row stride of the time-lanes scan with state groups, from
@@ -116,6 +134,11 @@ private:
   bool computeTimeLanes(int64_t state, int64_t stateLanes, int64_t splitL,
                         int64_t timeLanes, const VulkanLimits &limits,
                         llvm::raw_ostream &reason);
+  /// The time-segments fields and shared memory (blocks, groupSpan set),
+  /// or false with the reason.
+  bool computeTimeSegments(int64_t state, int64_t stateLanes, int64_t segments,
+                           const VulkanLimits &limits,
+                           llvm::raw_ostream &reason);
 };
 
 /// A `rows x cols` register tile spread over `threads` threads.

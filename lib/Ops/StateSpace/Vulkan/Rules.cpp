@@ -42,7 +42,8 @@ mlir::ejk::getVulkanScanLayout(SelectiveScanOp op, ConfigAttr config,
       config.lookupOr(SelectiveScanConfig::kSplitL, 0), limitsOf(target),
       reason, config.lookupOr(SelectiveScanConfig::kTimeLanes, 0),
       config.lookupOr(SelectiveScanConfig::kLaneBatch, 0),
-      config.lookupOr(SelectiveScanConfig::kDoubleBuffer, 0));
+      config.lookupOr(SelectiveScanConfig::kDoubleBuffer, 0),
+      config.lookupOr(SelectiveScanConfig::kTimeSegments, 0));
 }
 
 LogicalResult VulkanSelectiveScan::verifyConfig(SelectiveScanOp op,

@@ -119,7 +119,9 @@ LogicalResult VulkanSelectiveScan::tile(SelectiveScanOp op, ConfigAttr attr,
   // replaceBody erases the op: read its location first.
   Location loc = op.getLoc();
   OpBuilder b = rewriter.replaceBody();
-  if (layout->isTimeLanes())
+  if (layout->isTimeSegments())
+    buildVulkanSelectiveScanSegmentsBody(b, loc, plan, buf);
+  else if (layout->isTimeLanes())
     buildVulkanSelectiveScanLanesBody(b, loc, plan, buf);
   else
     buildVulkanSelectiveScanBody(b, loc, plan, buf, split);
