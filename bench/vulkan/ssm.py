@@ -96,7 +96,8 @@ def variants():
     # chunk, no transposed stages. Named ts<W>s<SL>_c<chunk_l>_bd<block_d>.
     for w, sl, c, bd in ((8, 2, 64, 16), (8, 2, 32, 16), (8, 2, 128, 16), (4, 2, 64, 16),
                          (8, 4, 64, 8), (8, 4, 128, 8), (16, 4, 64, 8), (16, 4, 128, 8),
-                         (8, 8, 64, 4), (8, 8, 128, 4), (8, 4, 32, 8), (4, 4, 32, 8)):
+                         (8, 8, 64, 4), (8, 8, 128, 4), (8, 4, 32, 8), (4, 4, 32, 8),
+                         (8, 8, 32, 4)):
         v[f"mamba1_ts{w}s{sl}_c{c}_bd{bd}"] = (
             "scan", M1, "f32", "DS",
             f"block_d = {bd}, chunk_l = {c}, state_lanes = {sl}, time_segments = {w}", True)
