@@ -237,9 +237,10 @@ class Peer:
 
 # --- run (on the GPU machine) --------------------------------------------------
 
-def run_ejk(w, art, inputs, args, out_npy):
+def run_ejk(w, art, inputs, args, out_npy, artifacts=None):
     """One measurement of ejk through the runner (a fresh process), warmed for
-    --warm-s inside it: the runner's own start and input upload idle the GPU."""
+    --warm-s inside it: the runner's own start and input upload idle the GPU.
+    `artifacts`: the directory of `art` (default --artifacts)."""
     if art is None:
         return {"pending": "no artifacts given (--artifacts DIR from `bench/gpu.py prepare`)"}
     entry = art["workloads"].get(w.id)
@@ -247,7 +248,7 @@ def run_ejk(w, art, inputs, args, out_npy):
         return {"pending": "not in the artifacts (prepare it with --workloads)"}
     if "error" in entry:
         return {"pending": f"ejkc --target {art['target']} failed: {entry['error']}"}
-    argv = [args.runner, os.path.join(args.artifacts, entry["manifest"]), "--entry",
+    argv = [args.runner, os.path.join(artifacts or args.artifacts, entry["manifest"]), "--entry",
             entry["entry"], "--runs", str(args.runs), "--warmup", "1", "--warmup-ms",
             str(round(1e3 * args.warm_s))]
     if out_npy:
@@ -278,21 +279,29 @@ def with_clocks(m, clocks):
     return m
 
 
-def measure_workload(w, art, tmp, inputs, peer_names, info, clocks, args):
-    """(ejk, {peer: result}, {peer: output}): every system warmed and timed
-    once per round, round-robin, each round's clocks kept; the ejk output of
-    the first round and each peer's first output."""
+def measure_workload(w, art, tmp, inputs, peer_names, info, clocks, args, variants=None):
+    """(ejk, {peer: result}, {peer: output}, {variant: result}): every system
+    warmed and timed once per round, round-robin, each round's clocks kept;
+    the ejk output of the first round and each peer's first output. Each
+    variant (another set of ejk artifacts, --variants) is timed right after
+    ejk in every round and its first output compared with ejk's."""
+    variants = variants or {}
     peers = {n: Peer(n, w, tmp, args) for n in peer_names if "error" not in info[n]}
     results = {n: {"status": "skipped", "message": info[n]["error"]}
                for n in peer_names if "error" in info[n]}
     try:
         for n, p in peers.items():  # they build in parallel; nothing is timed meanwhile
             results[n] = p.ready()
-        rounds = {n: [] for n in ["ejk"] + list(peers)}
+        rounds = {n: [] for n in ["ejk"] + ["ejk:" + v for v in variants] + list(peers)}
         ejk_out = os.path.join(tmp, "ejk.out.npy")
         for r in range(args.rounds):
             rounds["ejk"].append(with_clocks(
                 run_ejk(w, art, inputs, args, ejk_out if r == 0 else None), clocks))
+            for v, (vdir, vart) in variants.items():
+                rounds["ejk:" + v].append(with_clocks(run_ejk(
+                    w, vart, inputs, args,
+                    os.path.join(tmp, f"variant-{v}.out.npy") if r == 0 else None, vdir),
+                    clocks))
             for n, p in peers.items():
                 if "error" not in results[n] and not any("error" in m for m in rounds[n]):
                     rounds[n].append(with_clocks(p.measure(), clocks))
@@ -305,6 +314,15 @@ def measure_workload(w, art, tmp, inputs, peer_names, info, clocks, args):
     ejk = gpu_report.combine_rounds(rounds.pop("ejk"))
     if "median_ms" in ejk:
         ejk["out_npy"] = ejk_out
+    var = {}
+    for v in variants:
+        var[v] = gpu_report.combine_rounds(rounds.pop("ejk:" + v))
+        out = os.path.join(tmp, f"variant-{v}.out.npy")
+        if "median_ms" in var[v] and "median_ms" in ejk and os.path.exists(out):
+            ok, err, msg = report.compare(np.load(out).astype(np.float32),
+                                          np.load(ejk_out).astype(np.float32), "f16")
+            var[v].update(status="ok" if ok else "mismatch", max_abs_err=err,
+                          checked_against="ejk")
     outs = {}
     for n, p in peers.items():
         if "error" in results[n]:
@@ -315,7 +333,7 @@ def measure_workload(w, art, tmp, inputs, peer_names, info, clocks, args):
         results[n]["status"] = "error" if "error" in results[n] else "unchecked"
         if "error" not in results[n]:
             outs[n] = np.load(p.out_npy)
-    return ejk, results, outs
+    return ejk, results, outs, var
 
 
 def check_outputs(ejk, peers, outs):
@@ -353,6 +371,11 @@ def run(args):
             art = json.load(f)
         if not os.access(args.runner, os.X_OK):
             sys.exit(f"gpu: no runner at {args.runner} (build bench/runner, pass --runner)")
+    variants = {}
+    for item in (args.variants.split(",") if args.variants else []):
+        name, _, vdir = item.partition("=")
+        with open(os.path.join(vdir, "artifacts.json")) as f:
+            variants[name] = (vdir, json.load(f))
     started = datetime.datetime.now(datetime.timezone.utc)
     with tempfile.TemporaryDirectory(prefix="ejk-gpu-bench-") as tmp, \
             gpu_clocks.ClockMonitor(args.smi_index) as clocks:
@@ -370,10 +393,12 @@ def run(args):
             for name, arr in zip(w.input_names(), w.make_inputs(seed=args.seed)):
                 inputs.append(os.path.join(tmp, name + ".npy"))
                 np.save(inputs[-1], arr)
-            ejk, peers, outs = measure_workload(w, art, tmp, inputs, peer_names, info,
-                                                clocks, args)
+            ejk, peers, outs, var = measure_workload(w, art, tmp, inputs, peer_names, info,
+                                                     clocks, args, variants)
             ref_name = check_outputs(ejk, peers, outs)
             rows.append(gpu_report.finish_row(w, ejk, peers, peak, ref_name))
+            if var:
+                rows[-1]["variants"] = var
         device_clocks = clocks.device()
     summary = ("through bench/runner/ejk-bench-run on device " + (args.ejk_device or "from the "
                "manifest") + f", artifacts of commit {art['commit']} ({art['target']}, "
@@ -391,7 +416,29 @@ def run(args):
     with open(json_path, "w") as f:
         json.dump(result, f, indent=1)
     publish(result, json_path, args.docs if args.device == "cuda" and not args.no_docs else None)
+    print_variants(rows)
     return 1 if any("error" in r["ejk"] for r in rows) else 0
+
+
+def print_variants(rows):
+    """Each --variants set's time per workload beside ejk's and the peers'."""
+    names = sorted({v for r in rows for v in r.get("variants", {})})
+    if not names:
+        return
+    print("variants (median over rounds, ms; xR = variant speed / peer speed; "
+          "output checked against ejk's):")
+    for r in rows:
+        peers = {n: p["median_ms"] for n, p in r["peers"].items() if "median_ms" in p}
+        base = r["ejk"].get("median_ms")
+        print(f"  {r['workload']}: ejk {fmt_ms(base) if base else 'failed'}")
+        for v in names:
+            m = r.get("variants", {}).get(v, {})
+            if "median_ms" not in m:
+                print(f"    {v:10s} {m.get('error') or m.get('pending') or 'not run'}")
+                continue
+            ratios = " ".join(f"x{t / m['median_ms']:.2f} {n}" for n, t in peers.items())
+            print(f"    {v:10s} {fmt_ms(m['median_ms'])} (min {fmt_ms(m['min_ms'])}) {ratios} "
+                  f"{m.get('status', 'unchecked')} {m.get('max_abs_err', '')}")
 
 
 def publish(result, json_path, docs):
@@ -443,6 +490,8 @@ def main():
     pr.add_argument("--runner", default=os.path.join(ROOT, "build-runner", "bin",
                                                       "ejk-bench-run"))
     pr.add_argument("--ejk-device", help="runtime device spec (default: the manifest's target)")
+    pr.add_argument("--variants", help="NAME=DIR,...: more ejk artifact sets (`prepare`), "
+                    "timed after ejk in every round, their outputs compared with ejk's")
     pr.add_argument("--workloads", help=f"default {DEFAULT} (--device cpu: gsmoke,gsmoke-causal)")
     pr.add_argument("--peers", default="torch-flash,torch-cudnn,torch-f32,jax-cudnn,jax-xla")
     pr.add_argument("--device", default="cuda", choices=["cuda", "cpu"])

@@ -9,7 +9,9 @@
 // conversions inserted into the f16-typed A matrices, which the SPIR-V
 // conversion makes conversions to bf16 inserted into bf16 matrices, and the
 // probe's elements come out of the bf16 matrix as bf16 (read by a
-// conversion to f32). Without the feature, the portable kernel.
+// conversion to f32). The output goes through the stage as f16-typed
+// accumulators that hold the bf16 bits (never multiplied: the operand
+// matrices are all bf16). Without the feature, the portable kernel.
 
 // CHECK-LABEL: func.func private @fa_dispatch_0(
 // CHECK-SAME: ejk.matrix_operands = "bf16"
@@ -24,7 +26,9 @@
 // SPIRV: %[[P:.*]] = spirv.FConvert %{{.*}} : f32 to bf16
 // SPIRV: spirv.CompositeInsert %[[P]], %{{.*}}[0 : i32] : bf16 into !spirv.coopmatrix<16x16xbf16, Subgroup, MatrixA>
 // SPIRV: spirv.KHR.CooperativeMatrixMulAdd {{.*}} : !spirv.coopmatrix<16x16xbf16, Subgroup, MatrixA>, !spirv.coopmatrix<16x16xbf16, Subgroup, MatrixB> -> !spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>
-// SPIRV-NOT: coopmatrix<16x16xf16
+// SPIRV-NOT: coopmatrix<16x16xf16, Subgroup, Matrix{{A|B}}>
+// SPIRV: spirv.KHR.CooperativeMatrixStore %{{.*}}, %{{.*}}, %{{.*}}, <RowMajor> : !spirv.ptr<vector<4xi32>, Workgroup>, !spirv.coopmatrix<16x16xf16, Subgroup, MatrixAcc>, i32
+// SPIRV-NOT: coopmatrix<16x16xf16, Subgroup, Matrix{{A|B}}>
 // PORTABLE-LABEL: func.func private @fa_dispatch_0(
 // PORTABLE-NOT: ejk.matrix_operands
 // PORTABLE-NOT: gpu.subgroup_mma_compute

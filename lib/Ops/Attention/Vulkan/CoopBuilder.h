@@ -59,6 +59,16 @@ public:
     // docs/performance-vulkan-attention.md). Block-sparse lists keep it: a list
     // position past the end addresses the block after the last.
     wholeKeyBlocks = !p.sparse && p.seqK % l.blockK == 0;
+    // Register softmax, dense: the first key block's loads are issued
+    // before Q's, and the output goes through the stage in 16-byte words
+    // (finalizeThroughOutputStage). Block-sparse keeps its own order and
+    // the stores from registers.
+    earlyKeyLoads = l.registerSoftmax && !p.sparse;
+    Type outType = cast<MemRefType>(buf.output.getType()).getElementType();
+    stagedOutput = l.registerSoftmax && !p.sparse && outType == inputType &&
+                   p.headDimV % kPerVector == 0 &&
+                   l.blockQ * l.rowStride(p.headDimV) <=
+                       l.kvStageElements(p.headDim, p.headDimV);
   }
 
   void build();
@@ -195,6 +205,14 @@ private:
   /// the layout probe failed.
   void finalizeInRegisters(ArrayRef<Value> state);
 
+  /// stagedOutput: out = O / l of every row tile of the subgroup (`state`,
+  /// the loop's results), converted to the output type in the lanes' own
+  /// elements and stored as 16x16 accumulators into the stage; after a
+  /// barrier the workgroup writes the block's rows in 16-byte words (the
+  /// stores from registers wrote 2 bytes each, 8 rows a subgroup store).
+  /// lse as finalizeInRegisters.
+  void finalizeThroughOutputStage(ArrayRef<Value> state);
+
   // --- Softmax through shared memory (any cooperative-matrix device) -------
 
   void softmaxThroughStage(VulkanScoreRules &rules, Value keyStart,
@@ -224,7 +242,7 @@ private:
   /// tile being emitted.
   SmallVector<Value> tileFirstRows;
   Value tileFirstRow;
-  Value qView, kView, vView, kvStage;
+  Value qView, kView, vView, oView, kvStage;
   Value sStage, pStage, alphaStage, sBase, pBase, alphaBase;
   Value probeC, probeA, layoutHolds;
   /// The inputs' type: f16, or bf16 staged as bits for bf16 matrices (the
@@ -243,6 +261,9 @@ private:
   /// Dense, seq_k a whole number of key blocks: K/V rows are loaded without
   /// a bound test per row (loadWholeBlock).
   bool wholeKeyBlocks = false;
+  /// Register softmax, dense: the first key block's loads go out before
+  /// Q's; the output goes through the stage (finalizeThroughOutputStage).
+  bool earlyKeyLoads = false, stagedOutput = false;
   /// Block-sparse: this query block's live-block list.
   std::optional<LiveBlockList> list;
   Value listCount;

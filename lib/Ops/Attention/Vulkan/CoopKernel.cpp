@@ -20,6 +20,13 @@
 //     O_n = O_n * alpha + sum_j P_j V_{j,n}   (D_v / 16 accumulator tiles)
 //   out = O / l, lse = m + log(l).
 //
+// Register softmax, dense: the first key block's loads are issued before
+// Q's (their latencies overlap), and out = O / l goes through the stage:
+// each subgroup stores its normalized tiles as f16 (bf16) accumulators, then
+// the workgroup writes the block's rows in 16-byte words (stored from the
+// lanes' elements, each store wrote 2 bytes and touched 8 rows: removing the
+// output stores took 7 % off gfa-d128, the staged output takes 5.5 %).
+//
 // Pipelined (register softmax, VulkanAttentionLayout::pipelined; not for
 // block-sparse lists, nor causal with one row tile a subgroup, where it was
 // slower): block j's P V runs in iteration j + 1, before that iteration's
@@ -100,6 +107,8 @@ void CoopAttentionBuilder::build() {
   qView = wordView(e, buf.query, kPerVector);
   kView = wordView(e, buf.key, kPerVector);
   vView = wordView(e, buf.value, kPerVector);
+  if (stagedOutput)
+    oView = wordView(e, buf.output, kPerVector);
   // Q is staged once, into the memory that then holds K and V.
   kvStage = allocWorkgroup(
       e, l.kvStageElements(p.headDim, p.headDimV) / kPerVector, vecType);
@@ -139,6 +148,16 @@ void CoopAttentionBuilder::build() {
       second = loadKeyBlock(window[1]);
   }
 
+  // Register softmax, dense: the first key block's loads go out before Q's,
+  // so that the two latencies overlap (H200: gfa-d128 0.621 -> 0.617 ms,
+  // gfa-d128-causal 0.342 -> 0.339; with the staged output, 0.587 -> 0.584
+  // and 0.308 -> 0.307; docs/performance-vulkan-attention.md).
+  std::optional<VulkanScoreRules> rulesOf;
+  if (earlyKeyLoads) {
+    rulesOf.emplace(e, p, buf, batch, head);
+    rulesOf->keyBlockRange(rowStart, numRows, l.blockK, lo, hi);
+    ahead = loadKeyBlock(lo, /*firstBlock=*/true);
+  }
   // Q tiles, kept in registers.
   storeVectorRows(loadVectorRows(qView, p.seqQ, p.numHeads, head, rowStart,
                                  l.blockQ, p.headDim),
@@ -159,10 +178,12 @@ void CoopAttentionBuilder::build() {
   // K and V overwrite the staged Q.
   gpu::BarrierOp::create(e.b);
 
-  VulkanScoreRules rules(e, p, buf, batch, head);
+  if (!rulesOf)
+    rulesOf.emplace(e, p, buf, batch, head);
+  VulkanScoreRules &rules = *rulesOf;
   // Dense: the key blocks the positional masks leave, [lo, hi); sparse:
   // positions [0, count) of this query block's live-block list.
-  if (!p.sparse)
+  if (!p.sparse && !earlyKeyLoads)
     rules.keyBlockRange(rowStart, numRows, l.blockK, lo, hi);
   int64_t outTiles = p.headDimV / kTile;
   SmallVector<Value> inits;
@@ -199,7 +220,7 @@ void CoopAttentionBuilder::build() {
   // This thread's share of the first key block, loaded ahead (the loop
   // then prefetches each next block while the current one computes;
   // pipelined, with the V rows of the block before it: zeros here).
-  if (!p.sparse)
+  if (!p.sparse && !earlyKeyLoads)
     ahead = loadKeyBlock(lo, /*firstBlock=*/true);
   if (l.kvStages == 2) {
     // The first block goes to buffer 0 now; the loop stores block kb + 1
@@ -217,6 +238,10 @@ void CoopAttentionBuilder::build() {
   int64_t perTile = tileStateSize();
   if (pipelined)
     lastProducts(state, lo, hi);
+  if (stagedOutput) {
+    finalizeThroughOutputStage(state);
+    return;
+  }
   for (int64_t m = 0; m < l.rowTiles; ++m) {
     rows = tileRows[m];
     ArrayRef<Value> tileState =

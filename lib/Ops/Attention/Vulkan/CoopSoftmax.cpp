@@ -45,6 +45,12 @@ Value CoopAttentionBuilder::readLayoutProbe() {
       loadMatrix(e, cType, probeC, e.index(0), kTile, /*transpose=*/false);
   Value a =
       loadMatrix(e, aType, probeA, e.index(0), kTile, /*transpose=*/false);
+  // The staged output inserts f16 (bf16 bits) into accumulators: their
+  // order is checked too.
+  Value half;
+  if (stagedOutput)
+    half = loadMatrix(e, gpu::MMAMatrixType::get({kTile, kTile}, f16, "COp"),
+                      probeA, e.index(0), kTile, /*transpose=*/false);
   Value holds = e.constF32(1.0f);
   for (int64_t i = 0; i < kLaneElements; ++i) {
     Value row = e.add(myRow, e.index(kTile / 2 * rowHalfOf(i)));
@@ -61,6 +67,17 @@ Value CoopAttentionBuilder::readLayoutProbe() {
                                          element, expected);
       holds = e.select(same, holds, e.constF32(0.0f));
     }
+    if (!half)
+      continue;
+    Value raw = gpu::SubgroupMmaExtractThreadLocalOp::create(e.b, f16, half,
+                                                             e.index(i));
+    // bf16 inputs: the accumulator holds bf16 bits typed f16.
+    if (inputType.isBF16())
+      raw = arith::BitcastOp::create(e.b, e.b.getBF16Type(), raw);
+    Value element = e.toF32(raw);
+    Value same = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OEQ, element,
+                                       expected);
+    holds = e.select(same, holds, e.constF32(0.0f));
   }
   // min over the subgroup (max of the negation).
   Value negated = reduceRow(e.fsub(e.constF32(0.0f), holds), /*isMax=*/true,
@@ -319,4 +336,91 @@ void CoopAttentionBuilder::finalizeThroughStage(ArrayRef<Value> state) {
   Value lse = e.fadd(state[outTiles], math::LogOp::create(e.b, sum));
   memref::StoreOp::create(e.b, e.select(positive, lse, e.negInf()), buf.lse,
                           ValueRange{batch, head, row});
+}
+
+void CoopAttentionBuilder::finalizeThroughOutputStage(ArrayRef<Value> state) {
+  int64_t outTiles = p.headDimV / kTile;
+  int64_t perTile = tileStateSize();
+  int64_t oS = l.rowStride(p.headDimV);
+  auto halfAcc = gpu::MMAMatrixType::get({kTile, kTile}, f16, "COp");
+  Value nan = e.constF32(std::numeric_limits<float>::quiet_NaN());
+  // Pipelined, the last products read V from the stage.
+  if (pipelined)
+    gpu::BarrierOp::create(e.b);
+  Value firstTile = e.mul(subgroup, e.index(l.rowTiles));
+  for (int64_t m = 0; m < l.rowTiles; ++m) {
+    rows = tileRows[m];
+    ArrayRef<Value> tile = state.slice(m * perTile, perTile);
+    Value inv[2];
+    for (int r = 0; r < 2; ++r) {
+      Value sum = reduceRow(tile[outTiles + 2 + r], /*isMax=*/false, 4);
+      Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
+                                             sum, e.constF32(0.0f));
+      inv[r] = p.normalizeOutput
+                   ? e.select(positive, e.fdiv(e.constF32(1.0f), sum),
+                              e.constF32(0.0f))
+                   : e.constF32(1.0f);
+      inv[r] = e.select(layoutHolds, inv[r], nan);
+      if (!buf.lse)
+        continue;
+      Value rowValid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
+                                             rows[r], e.index(p.seqQ));
+      Value first = arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, myPart,
+                                          e.index(0));
+      auto ifFirst =
+          scf::IfOp::create(e.b, arith::AndIOp::create(e.b, rowValid, first),
+                            /*withElse=*/false);
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.setInsertionPointToStart(ifFirst.thenBlock());
+      Value lse = e.fadd(e.fmul(tile[outTiles + r], e.constF32(kLn2)),
+                         math::LogOp::create(e.b, sum));
+      lse = e.select(positive, lse, e.negInf());
+      memref::StoreOp::create(e.b, e.select(layoutHolds, lse, nan), buf.lse,
+                              ValueRange{batch, head, rows[r]});
+    }
+    Value tileBase =
+        e.mul(e.add(firstTile, e.index(m)), e.index(kTile * oS / kPerVector));
+    for (int64_t n = 0; n < outTiles; ++n) {
+      Value half = gpu::SubgroupMmaConstantMatrixOp::create(
+          e.b, halfAcc,
+          arith::ConstantOp::create(e.b, e.b.getF16FloatAttr(0.0f)));
+      for (int64_t i = 0; i < kLaneElements; ++i) {
+        Value o = gpu::SubgroupMmaExtractThreadLocalOp::create(
+            e.b, e.f32, tile[n], e.index(i));
+        Value scaled = e.fmul(o, inv[rowHalfOf(i)]);
+        half = gpu::SubgroupMmaInsertThreadLocalOp::create(
+            e.b, halfAcc, operandBits(e, scaled, inputType), half, e.index(i));
+      }
+      store(half, kvStage, e.add(tileBase, e.index(n * kTile / kPerVector)),
+            oS / kPerVector);
+    }
+  }
+  gpu::BarrierOp::create(e.b);
+  // The block's rows in 16-byte words, row after row.
+  int64_t width = p.headDimV / kPerVector;
+  forGuardedShare(
+      e, l.threads, threadId, l.blockQ * width, width,
+      [&](int64_t, Value r, Value c) {
+        Value row = e.add(rowStart, r);
+        auto write = [&] {
+          Value staged = e.add(e.mul(r, e.index(oS / kPerVector)), c);
+          Value word = memref::LoadOp::create(e.b, kvStage, ValueRange{staged});
+          Value token = e.add(e.mul(batch, e.index(p.seqQ)), row);
+          // One op per statement: the order of argument evaluation differs
+          // between compilers, and the IR must not.
+          Value tokenHead = e.add(e.mul(token, e.index(p.numHeads)), head);
+          Value at = e.add(e.mul(tokenHead, e.index(width)), c);
+          memref::StoreOp::create(e.b, word, oView, ValueRange{at});
+        };
+        if (p.seqQ % l.blockQ == 0) {
+          write();
+          return;
+        }
+        Value valid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, row,
+                                            e.index(p.seqQ));
+        auto ifRow = scf::IfOp::create(e.b, valid, /*withElse=*/false);
+        OpBuilder::InsertionGuard guard(e.b);
+        e.b.setInsertionPointToStart(ifRow.thenBlock());
+        write();
+      });
 }
