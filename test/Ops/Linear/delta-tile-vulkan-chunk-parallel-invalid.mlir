@@ -131,6 +131,19 @@ func.func @f(%q: tensor<1x128x2x32xf16>, %v: tensor<1x128x2x32xf16>, %beta: tens
 
 // -----
 
+// The delta rule has cooperative forms 1 and 2 only (gla's config also
+// reads 3, for gla's own kernels; before that the config rejected it
+// itself, with the same words).
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%q: tensor<1x128x2x32xf16>, %v: tensor<1x128x2x32xf16>, %beta: tensor<1x128x2xf16>, %g: tensor<1x128x2xf16>) -> tensor<1x128x2x32xf16> {
+  // expected-error @+1 {{is invalid: 'cooperative' (3) must be 0, 1 or 2}}
+  %o = ejk.delta_attention %q, %q, %v, %beta decay(%g : tensor<1x128x2xf16>) {config = #ejk.config<block_v = 32, chunk_size = 64, chunk_parallel = 1, cooperative = 3>} : tensor<1x128x2x32xf16>, tensor<1x128x2x32xf16>, tensor<1x128x2x32xf16>, tensor<1x128x2xf16> -> tensor<1x128x2x32xf16>
+  return %o : tensor<1x128x2x32xf16>
+}
+}
+
+// -----
+
 // f32 inputs keep the SIMT kernel's precision.
 module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
 func.func @f(%q: tensor<1x128x2x32xf32>, %v: tensor<1x128x2x32xf32>, %beta: tensor<1x128x2xf32>, %g: tensor<1x128x2xf32>) -> tensor<1x128x2x32xf32> {

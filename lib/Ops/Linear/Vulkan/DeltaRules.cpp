@@ -65,6 +65,13 @@ LogicalResult VulkanDelta::verifyConfig(DeltaAttentionOp op, ConfigAttr attr,
   std::optional<GlaConfig> config = GlaConfig::read(attr, reason);
   if (!config)
     return failure();
+  // gla's config reads forms past 2 (its own kernels); the delta rule has
+  // 1 and 2.
+  if (config->cooperative > 2) {
+    reason << "'" << GlaConfig::kCooperative << "' (" << config->cooperative
+           << ") must be 0, 1 or 2 for the delta rule";
+    return failure();
+  }
   if (config->cooperative && !config->chunkParallel) {
     reason << "'" << GlaConfig::kCooperative << "' needs '"
            << GlaConfig::kChunkParallel << "' = 1";
