@@ -28,6 +28,7 @@
 // COMMON-DAG: spirv.GlobalVariable @attention_dispatch_0_arg_{{[0-9]+}} bind(0, 0) : !spirv.ptr<!spirv.struct<(!spirv.array<25600 x vector<4xi32>, stride=16> [0])>, StorageBuffer>
 // COMMON-DAG: spirv.GlobalVariable @attention_dispatch_0_arg_{{[0-9]+}} bind(0, 1) : !spirv.ptr<!spirv.struct<(!spirv.array<6400 x vector<4xi32>, stride=16> [0])>, StorageBuffer>
 // COMMON-DAG: spirv.GlobalVariable @attention_dispatch_0_arg_{{[0-9]+}} bind(0, 2) : !spirv.ptr<!spirv.struct<(!spirv.array<6400 x vector<4xi32>, stride=16> [0])>, StorageBuffer>
+// NV-DAG: spirv.GlobalVariable @attention_dispatch_0_arg_{{[0-9]+}} bind(0, 3) : !spirv.ptr<!spirv.struct<(!spirv.array<25600 x vector<4xi32>, stride=16> [0])>, StorageBuffer>
 // COMMON-LABEL: spirv.func @attention_dispatch_0()
 // COMMON: spirv.Load "StorageBuffer" %{{.*}} : vector<4xi32>
 // COMMON: spirv.Select %{{.*}}, %{{.*}}, %{{.*}} : i1, vector<4xi32>
@@ -45,7 +46,12 @@
 // NV: spirv.CompositeInsert %{{.*}}, %{{.*}}[7 : i32] : f16 into !spirv.coopmatrix<16x16xf16, Subgroup, MatrixA>
 // NV: spirv.CompositeInsert %{{.*}}, %{{.*}}[7 : i32] : f32 into !spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>
 // NV: spirv.KHR.CooperativeMatrixMulAdd
-// NV-NOT: spirv.KHR.CooperativeMatrixStore
+// Its output: O / l as f16 accumulators stored into the stage, then the
+// block's rows in 16-byte words through the output's second binding.
+// NV-NOT: spirv.KHR.CooperativeMatrixStore {{.*}}coopmatrix<16x16xf32
+// NV: spirv.KHR.CooperativeMatrixStore %{{.*}}, %{{.*}}, %{{.*}}, <RowMajor> : !spirv.ptr<vector<4xi32>, Workgroup>, !spirv.coopmatrix<16x16xf16, Subgroup, MatrixAcc>, i32
+// NV-NOT: spirv.KHR.CooperativeMatrixStore {{.*}}coopmatrix<16x16xf32
+// NV: spirv.Store "StorageBuffer" %{{.*}}, %{{.*}} : vector<4xi32>
 
 // The portable cooperative path stages S, P and the row factors instead.
 // STAGE-NOT: spirv.CompositeInsert {{.*}}coopmatrix
@@ -53,7 +59,8 @@
 // STAGE: spirv.KHR.CooperativeMatrixLoad {{.*}} -> !spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>
 
 // The register path needs the layout, which the runtime checks before it
-// runs the kernel; it stages only Q/K/V (and the 1.5 KiB probe).
+// runs the kernel; it stages Q/K/V and its output in the same memory (and
+// the 1.5 KiB probe).
 // MANIFEST-NV: "requires": [
 // MANIFEST-NV-NEXT: "cooperative_matrix",
 // MANIFEST-NV-NEXT: "cooperative_matrix_nv_layout",
