@@ -146,6 +146,12 @@ def variants():
     # group's longest lists first; the tree runs them in order.
     v["chk_job_groups"] = case(1, 1024, 1024, 8, 8, 64, 32, 64, 0.3, (1, 8),
                                seed=28)
+    # 256 lists of 128 x 64 blocks of 8 subgroups (256 threads): the job
+    # order's group of 128 (the grid's last, sorted) or of 256 (one group:
+    # all 256 ranked) at the gsparse kernel's thread count.
+    v["chk_job_groups_256"] = case(
+        2, 256, 256, 64, 64, 32, 128, 128, 0.3, (2, 64),
+        cfg="block_q = 128, block_k = 64, num_subgroups = 8", seed=29)
     v["chk_stage_density_25"] = case(2, 256, 256, 2, 2, 64, 64, 64, 0.25,
                                      (2, 2), seed=19, fingerprint="stage")
     v["chk_stage_causal_gqa"] = case(1, 256, 256, 4, 2, 64, 64, 64, 0.6,

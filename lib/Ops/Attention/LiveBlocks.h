@@ -141,8 +141,8 @@ int64_t liveBlockJobOrderBytes(const AttentionProblem &p, bool hasBlockMask,
 /// Block-sparse attention on Vulkan with the lists built in the kernel:
 /// renumbers the workgroup's job (`qBlock`, `head`, `batch`: the workgroup
 /// ids on entry, replaced) so that the jobs of the grid's last group of
-/// whole heads (about 128 jobs in the grid's linear order, query block
-/// fastest) run their longest lists first: the last wave of workgroups no
+/// whole heads (about 256 jobs in the grid's linear order, query block
+/// fastest) run their longest lists first: the last waves of workgroups no
 /// longer ends with a long list started late. Each workgroup of that group
 /// counts the group's lists from the block mask (one thread a job) and
 /// ranks them by (count, job) in workgroup memory, the same order in every

@@ -7,7 +7,9 @@
 // over the live-block list with the register softmax, its dispatch marked
 // for bf16 operand matrices and the same heuristic blocks as f16 (128 x 64
 // of 8 subgroups at d128); the SPIR-V conversion makes its A/B matrices
-// bf16. Without the feature, the portable kernel.
+// bf16. The output goes through the stage as f16-typed accumulators that
+// hold the bf16 bits (never multiplied: the operand matrices are all
+// bf16). Without the feature, the portable kernel.
 
 // CHECK-LABEL: func.func private @gsparse_dispatch_0(
 // CHECK-SAME: memref<1x256x2x128xbf16>
@@ -20,7 +22,9 @@
 // CHECK: gpu.subgroup_mma_compute
 // SPIRV-LABEL: spirv.module @__spv__gsparse_dispatch_0 {{.*}}BFloat16CooperativeMatrixKHR
 // SPIRV: spirv.KHR.CooperativeMatrixMulAdd {{.*}} : !spirv.coopmatrix<16x16xbf16, Subgroup, MatrixA>, !spirv.coopmatrix<16x16xbf16, Subgroup, MatrixB> -> !spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>
-// SPIRV-NOT: coopmatrix<16x16xf16
+// SPIRV-NOT: coopmatrix<16x16xf16, Subgroup, Matrix{{A|B}}>
+// SPIRV: spirv.KHR.CooperativeMatrixStore %{{.*}}, %{{.*}}, %{{.*}}, <RowMajor> : !spirv.ptr<vector<4xi32>, Workgroup>, !spirv.coopmatrix<16x16xf16, Subgroup, MatrixAcc>, i32
+// SPIRV-NOT: coopmatrix<16x16xf16, Subgroup, Matrix{{A|B}}>
 // PORTABLE-LABEL: func.func private @gsparse_dispatch_0(
 // PORTABLE-NOT: ejk.matrix_operands
 // PORTABLE-NOT: gpu.subgroup_mma_compute

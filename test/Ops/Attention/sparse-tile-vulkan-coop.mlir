@@ -70,7 +70,10 @@
 // CHECK-NEXT: gpu.barrier
 // The count bounds the loop. Before Q is staged, the blocks of list
 // positions 0 and 1 are read (a block past the last one, 4, where the list
-// is shorter) and the first block's rows are loaded.
+// is shorter) and the first block's rows are loaded: seq_k holds whole key
+// blocks, so the rows' address takes the block clamped to the last one, 3
+// (a block past the last reads block 3, which no iteration computes), and
+// no test per row.
 // CHECK: %[[IN0:.*]] = arith.cmpi slt, %{{.*}}, %[[COUNT]] : index
 // CHECK: memref.load %[[ENTRIES]]
 // CHECK: %[[E0:.*]] = arith.index_cast
@@ -79,15 +82,20 @@
 // CHECK: memref.load %[[ENTRIES]]
 // CHECK: %[[E1:.*]] = arith.index_cast
 // CHECK: %[[B1:.*]] = arith.select %[[IN1]], %[[E1]], %c4{{.*}} : index
-// CHECK: arith.muli %[[B0]], %c64{{.*}} : index
+// CHECK: %[[C0:.*]] = arith.minsi %[[B0]], %c3{{.*}} : index
+// CHECK-NEXT: arith.constant 64
+// CHECK-NEXT: arith.muli %[[C0]], %c64{{.*}} : index
 // CHECK: gpu.barrier
 // The loop carries the blocks of positions i and i + 1.
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(
 // CHECK-SAME: %[[CUR:arg[0-9]+]] = %[[B0]], %[[NEXT:arg[0-9]+]] = %[[B1]]) ->
-// In the loop: stage the block, load the next block's rows ahead, then read
-// the list entry of position i + 2 for the next iteration.
+// In the loop: stage the block, load the next block's rows ahead (its
+// block clamped), then read the list entry of position i + 2 for the next
+// iteration.
 // CHECK: gpu.barrier
-// CHECK: arith.muli %[[NEXT]], %c64{{.*}} : index
+// CHECK: %[[CN:.*]] = arith.minsi %[[NEXT]], %c3{{.*}} : index
+// CHECK-NEXT: arith.constant 64
+// CHECK-NEXT: arith.muli %[[CN]], %c64{{.*}} : index
 // CHECK: %[[POS:.*]] = arith.addi %[[I]], %c2{{.*}} : index
 // CHECK: arith.cmpi slt, %[[POS]], %[[COUNT]] : index
 // CHECK: memref.load %[[ENTRIES]]
@@ -97,6 +105,13 @@
 // CHECK: gpu.subgroup_mma_extract_thread_local
 // CHECK: gpu.barrier
 // CHECK-NEXT: scf.yield
+// After the loop the output goes through the stage, as dense flash
+// attention's: each subgroup's 8 O tiles as f16 accumulators into
+// workgroup memory, a barrier, then the block's rows in 16-byte words (8 a
+// thread; an empty list's sum is 0, its rows 0).
+// CHECK-COUNT-8: gpu.subgroup_mma_store_matrix {{.*}} : !gpu.mma_matrix<16x16xf16, "COp">, memref<{{[0-9]+}}xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-8: memref.store %{{.*}} : memref<8192xvector<4xi32>>
 // CHECK-NOT: live_blocks
 // CHECK: ejk.dispatch @gsparse_dispatch_0(
 
@@ -176,15 +191,19 @@ func.func @small_blocks(%q: tensor<1x64x2x32xf16>, %k: tensor<1x64x2x32xf16>, %v
 // d64 with 128 x 128 mask blocks: 128 x 64 blocks of 8 subgroups, two K/V
 // buffers. The rows of the first two blocks (list positions 0 and 1) are
 // both loaded before Q's barriers (the second's, loaded after them, held
-// up the first iteration). 38400 bytes of stages, 64 of the list's and 64
+// up the first iteration), each block clamped to the last one, 7. 38400 bytes of stages, 64 of the list's and 64
 // of the job order's (8 jobs).
 // CHECK-LABEL: func.func private @two_buffers_dispatch_0(
 // CHECK-SAME: ejk.shared_memory_bytes = 38528 : i64
 // CHECK: %[[B0:.*]] = arith.select %{{.*}}, %{{.*}}, %c8{{.*}} : index
 // CHECK: %[[B1:.*]] = arith.select %{{.*}}, %{{.*}}, %c8{{.*}} : index
-// CHECK: arith.muli %[[B0]], %c64{{.*}} : index
+// CHECK: %[[C0:.*]] = arith.minsi %[[B0]], %c7{{.*}} : index
+// CHECK-NEXT: arith.constant 64
+// CHECK-NEXT: arith.muli %[[C0]], %c64{{.*}} : index
 // CHECK-NOT: gpu.barrier
-// CHECK: arith.muli %[[B1]], %c64{{.*}} : index
+// CHECK: %[[C1:.*]] = arith.minsi %[[B1]], %c7{{.*}} : index
+// CHECK-NEXT: arith.constant 64
+// CHECK-NEXT: arith.muli %[[C1]], %c64{{.*}} : index
 // CHECK: gpu.barrier
 // CHECK: scf.for
 func.func @two_buffers(%q: tensor<1x512x2x64xf16>, %k: tensor<1x512x2x64xf16>, %v: tensor<1x512x2x64xf16>, %bm: tensor<1x2x4x4xi1>) -> tensor<1x512x2x64xf16> {

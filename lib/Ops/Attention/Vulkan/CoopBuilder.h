@@ -53,19 +53,22 @@ public:
     // same call, session 16; docs/performance-vulkan-sparse.md).
     pipelined = l.pipelined && !p.sparse && !(p.causal && l.rowTiles == 1) &&
                 !inputType.isBF16();
-    // Dense with seq_k a whole number of blocks: the K/V loads drop their
-    // test per row (H200, same call: gfa-d64-causal 0.371 -> 0.313 ms,
-    // gfa-d128-causal 0.366 -> 0.342, gfa-d128 0.630 -> 0.620;
-    // docs/performance-vulkan-attention.md). Block-sparse lists keep it: a list
-    // position past the end addresses the block after the last.
-    wholeKeyBlocks = !p.sparse && p.seqK % l.blockK == 0;
-    // Register softmax, dense: the first key block's loads are issued
-    // before Q's, and the output goes through the stage in 16-byte words
-    // (finalizeThroughOutputStage). Block-sparse keeps its own order and
-    // the stores from registers.
+    // Seq_k a whole number of blocks: the K/V loads drop their test per row
+    // (H200, same call: gfa-d64-causal 0.371 -> 0.313 ms, gfa-d128-causal
+    // 0.366 -> 0.342, gfa-d128 0.630 -> 0.620;
+    // docs/performance-vulkan-attention.md). Block-sparse lists too: a list
+    // position past the end reads the last block, which no iteration
+    // computes (with the output stage below and the last group of 256 jobs
+    // sorted, gsparse 25 % 231.4 -> 188.8 us on the H200, same call;
+    // docs/performance-vulkan-sparse.md).
+    wholeKeyBlocks = p.seqK % l.blockK == 0;
+    // Register softmax: the output goes through the stage in 16-byte words
+    // (finalizeThroughOutputStage), block-sparse too (an empty list writes
+    // zeros: its sum is 0). Dense only: the first key block's loads are
+    // issued before Q's (block-sparse keeps its own order).
     earlyKeyLoads = l.registerSoftmax && !p.sparse;
     Type outType = cast<MemRefType>(buf.output.getType()).getElementType();
-    stagedOutput = l.registerSoftmax && !p.sparse && outType == inputType &&
+    stagedOutput = l.registerSoftmax && outType == inputType &&
                    p.headDimV % kPerVector == 0 &&
                    l.blockQ * l.rowStride(p.headDimV) <=
                        l.kvStageElements(p.headDim, p.headDimV);
@@ -258,11 +261,12 @@ private:
   /// softmax (VulkanAttentionLayout::pipelined; not for block-sparse
   /// lists).
   bool pipelined = false;
-  /// Dense, seq_k a whole number of key blocks: K/V rows are loaded without
-  /// a bound test per row (loadWholeBlock).
+  /// Seq_k a whole number of key blocks: K/V rows are loaded without a
+  /// bound test per row (loadWholeBlock).
   bool wholeKeyBlocks = false;
-  /// Register softmax, dense: the first key block's loads go out before
-  /// Q's; the output goes through the stage (finalizeThroughOutputStage).
+  /// Register softmax: the output goes through the stage
+  /// (finalizeThroughOutputStage); dense: the first key block's loads go
+  /// out before Q's.
   bool earlyKeyLoads = false, stagedOutput = false;
   /// Block-sparse: this query block's live-block list.
   std::optional<LiveBlockList> list;

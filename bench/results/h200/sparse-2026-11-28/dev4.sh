@@ -1,0 +1,30 @@
+#!/bin/sh
+# Device call 2 (issue 19, helper "sparse", session 18): the timing first, in
+# one process: ejk dense, the tree (@o1: the last group of 128 jobs sorted,
+# f56cf8b; call 1's @o1 artifacts, the same masks), the last group of 256
+# (@o256), K/V loads of whole blocks for lists (@o1w, @o256w), the rank
+# loop 16 compares an iteration (@o256wu), FlexAttention, 3 rounds; then
+# the chk cases: chk_job_groups_256 (256 threads, 256 jobs) @o1, @o256,
+# @o256w, @o256wu, the job-group cases @o256wu, every case @o256w. From
+# the repository root with
+# carry [".gl", ".b-sparse/sp", ".b-sparse/dev4.sh"]:
+#   for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; sh .b-sparse/dev4.sh
+set -u
+export PYTHONUNBUFFERED=1
+t0=$(date +%s)
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.limit --format=csv > $OUT/smi.txt
+SPARSE_ROUNDS=3 SPARSE_F32=0 SPARSE_CASES='gsparse_(10|25|50|100|25_bf16|25_causal)@o1|gsparse_(10|25|50|100|25_bf16)@o256|gsparse_(25|25_causal)@o1w|gsparse_(10|25|50|100|25_bf16)@o256w|gsparse_(10|25|100)@o256wu' timeout 165 python3 .b-sparse/sp/sparse.py run .b-sparse/sp > $OUT/sparse.log 2>&1
+echo "sparse rc $? $(( $(date +%s) - t0 ))s"
+nvidia-smi --query-gpu=clocks.sm,clocks_throttle_reasons.active --format=csv >> $OUT/smi.txt
+grep -E "^bar" $OUT/sparse.log | cut -c1-400
+grep -E "^round" $OUT/sparse.log | cut -c1-3000
+left=$(( 228 - ($(date +%s) - t0) ))
+echo "checks get ${left}s"
+if [ $left -gt 20 ]; then
+  mkdir -p $OUT/c
+  OUT=$OUT/c SPARSE_ROUNDS=1 SPARSE_CASES='chk_job_groups_256@(o1|o256|o256w|o256wu)|chk_(job_groups|many_jobs)@o256wu|chk_.*@o256w' timeout $left python3 .b-sparse/sp/sparse.py run .b-sparse/sp > $OUT/chk.log 2>&1
+  echo "chk rc $? $(( $(date +%s) - t0 ))s"
+  echo "chk lines $(grep -c '^chk' $OUT/chk.log), ok $(grep '^chk' $OUT/chk.log | grep -c '"ok": true')"
+  grep -E "^chk" $OUT/chk.log | grep -v '"ok": true' | cut -c1-200
+  grep -E "checks_ok" $OUT/chk.log
+fi
