@@ -60,6 +60,14 @@ def INORDER(chunk, block_v):
 # chunk instead of 7).
 def INORDER2(chunk, block_v):
     return f"block_v = {block_v}, chunk_size = {chunk}, cooperative = 2"
+# The split form (`chunk_parallel = 1, cooperative = 3`, constant decays):
+# a state pass writing each chunk's state in the input type, then outputs
+# with every operand read from memory straight into matrices
+# (lib/Ops/Linear/Vulkan/CoopSplit.cpp). Batch rows, T a multiple of the
+# chunk.
+def SPLIT(chunk, block_v):
+    return (f"block_v = {block_v}, chunk_size = {chunk}, chunk_parallel = 1, "
+            "cooperative = 3")
 # Packed sequences of lengths 37, 0, 113, 1, 149 (T = 300).
 CU = [0, 37, 37, 150, 151, 300]
 
@@ -124,6 +132,22 @@ def variants():
         "gsimple_bf16_inorder2_c16_v32": simple + ("bf16", "gamma", INORDER2(16, 32)),
         "gsimple_bf16_inorder2_c32_v16": simple + ("bf16", "gamma", INORDER2(32, 16)),
         "ggla_bf16_coop1_c64_v64": shape + ("bf16", "g", c64 + COOP1),
+        "gsimple_bf16_split_c64_v32": simple + ("bf16", "gamma", SPLIT(64, 32)),
+        "gsimple_bf16_split_c64_v64": simple + ("bf16", "gamma", SPLIT(64, 64)),
+        "gsimple_bf16_split_c32_v32": simple + ("bf16", "gamma", SPLIT(32, 32)),
+        "gsimple_bf16_split_c32_v64": simple + ("bf16", "gamma", SPLIT(32, 64)),
+        "gsimple_f16_split_c64_v32": simple + ("f16", "gamma", SPLIT(64, 32)),
+        "gsimple_f16_split_c64_v64": simple + ("f16", "gamma", SPLIT(64, 64)),
+        # The split form: K = 64 and 128, V blocks of 16 to 64 in the state
+        # pass, chunks of 16, 32 and 64, GQA, states in and out.
+        "chk_split_bf16": (2, 512, 4, 64, 64, "bf16", "gamma", SPLIT(64, 32)),
+        "chk_split_f16": (2, 512, 4, 64, 64, "f16", "gamma", SPLIT(64, 32)),
+        "chk_split_long_bf16": (1, 2048, 2, 128, 128, "bf16", "gamma", SPLIT(64, 32)),
+        "chk_split_long_f16_v64": (1, 2048, 2, 128, 128, "f16", "gamma", SPLIT(64, 64)),
+        "chk_split_c32_f16": (2, 512, 4, 128, 64, "f16", "gamma", SPLIT(32, 32)),
+        "chk_split_c16_v16_bf16": (1, 256, 2, 128, 128, "bf16", "gamma", SPLIT(16, 16)),
+        "chk_split_gqa_bf16": (2, 512, 4, 64, 64, "bf16", "gamma", SPLIT(64, 32), None, {"kv": 2}),
+        "chk_split_states_f16": (2, 512, 2, 128, 64, "f16", "gamma", SPLIT(64, 32), None, {"states": True}),
         "chk_gla": small + ("f16", "g", RECURRENT),
         "chk_gla_chunk_parallel": small + ("f16", "g", CHUNK_PARALLEL),
         # Cooperative: T = 100 is not a multiple of the chunk; V = 48 leaves

@@ -51,7 +51,8 @@ struct GlaConfig {
 
   int64_t chunkSize = 0, blockV = 0;
   bool chunkParallel = false;
-  /// 0, 1 (outputs) or 2 (outputs and update).
+  /// 0, 1 (outputs) or 2 (outputs and update); 3 with `chunk_parallel`:
+  /// the split state pass and outputs of constant decays (CoopSplit.h).
   int64_t cooperative = 0;
 
   /// Reads `config`; fails with `reason` on an unknown or missing entry.
@@ -72,8 +73,9 @@ struct GlaConfig {
       return std::nullopt;
     }
     std::optional<int64_t> coop = config.lookup(kCooperative);
-    if (coop && (*coop < 0 || *coop > 2)) {
-      reason << "'" << kCooperative << "' (" << *coop << ") must be 0, 1 or 2";
+    if (coop && (*coop < 0 || *coop > 3)) {
+      reason << "'" << kCooperative << "' (" << *coop
+             << ") must be 0, 1, 2 or 3";
       return std::nullopt;
     }
     return GlaConfig{*chunk, *v, parallel.value_or(0) == 1, coop.value_or(0)};

@@ -32,6 +32,7 @@
 #include "Linear/Sequences.h"
 #include "Linear/Vulkan/ChunkParallel.h"
 #include "Linear/Vulkan/CoopInOrder.h"
+#include "Linear/Vulkan/CoopSplit.h"
 #include "Linear/Vulkan/Gla.h"
 #include "Linear/Vulkan/SlotKernel.h"
 #include "StateSpace/Vulkan/Kernels.h"
@@ -322,6 +323,17 @@ LogicalResult VulkanGla::tile(Operation *op, ConfigAttr attr,
   if (failed(rewriter.checkDispatchForm(op)))
     return failure();
   GlaConfig config = *GlaConfig::read(attr, llvm::nulls());
+  if (config.chunkParallel && config.cooperative == 3) {
+    GlaProblem p = readGlaProblem(op);
+    Type element =
+        cast<ShapedType>(op->getOperand(0).getType()).getElementType();
+    std::optional<VulkanGlaSplitLayout> layout = VulkanGlaSplitLayout::compute(
+        p, element, config.chunkSize, config.blockV, rewriter.target(),
+        llvm::nulls());
+    if (!layout)
+      return op->emitOpError("has no Vulkan layout for its config");
+    return tileVulkanGlaCoopSplit(op, p, *layout, buf, rewriter);
+  }
   if (config.chunkParallel) {
     GlaProblem p = readGlaProblem(op);
     std::optional<VulkanGlaChunkLayout> layout = VulkanGlaChunkLayout::compute(

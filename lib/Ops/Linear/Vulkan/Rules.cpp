@@ -9,6 +9,7 @@
 #include "Common/Arithmetic.h"
 #include "Linear/Vulkan/ChunkParallel.h"
 #include "Linear/Vulkan/CoopInOrder.h"
+#include "Linear/Vulkan/CoopSplit.h"
 #include "Linear/Vulkan/Gla.h"
 #include "Linear/Vulkan/Kernel.h"
 
@@ -116,6 +117,17 @@ LogicalResult VulkanGla::verifyConfig(Operation *op, ConfigAttr attr,
            << "' takes f16 or bf16 inputs (f32 runs the SIMT kernel)";
     return failure();
   }
+  if (config->cooperative == 3) {
+    if (!config->chunkParallel) {
+      reason << "'" << GlaConfig::kCooperative << "' = 3 needs '"
+             << GlaConfig::kChunkParallel << "' = 1";
+      return failure();
+    }
+    return success(VulkanGlaSplitLayout::compute(readGlaProblem(op), element,
+                                                 config->chunkSize,
+                                                 config->blockV, target, reason)
+                       .has_value());
+  }
   if (config->cooperative && !config->chunkParallel)
     return success(VulkanGlaCoopLayout::compute(
                        readGlaProblem(op), element, config->chunkSize,
@@ -152,8 +164,10 @@ VulkanGla::configSpace(Operation *op, const TargetInfo &target, bool full) {
            : SmallVector<int64_t>{1, 2, 4, 8};
   SmallVector<ConfigAttr> space;
   // Chunk-parallel candidates: chunks of 32 and 64, V blocks of 32 to 128,
-  // SIMT and (where the device has them) cooperative matrices.
-  for (int64_t coop : {0, 1, 2})
+  // SIMT and (where the device has them) cooperative matrices; the split
+  // form (3) where its rules pass (constant decays, batch rows, whole
+  // chunks).
+  for (int64_t coop : {0, 1, 2, 3})
     for (int64_t chunk : {32, 64})
       for (int64_t blockV : {32, 64, 128}) {
         if (blockV > roundUp(std::max<int64_t>(1, p.dimV), 16) && blockV != 32)

@@ -1,0 +1,691 @@
+//===- CoopSplit.cpp - simple gla as a state pass and parallel outputs ----===//
+//
+// The layout rules and the two dispatches of CoopSplit.h. Operands are the
+// inputs' own bits (f16, or bf16 on bf16 matrices:
+// DispatchRewriter::setBF16Matrices); accumulators f32. A matrix that
+// becomes memory in 16 bits (a state, a score tile, an output tile) goes
+// through the subgroup's 16x16 part of an f32 stage behind subgroup
+// barriers and leaves as one 16-byte word a lane (8 neighbouring elements
+// of one row): no workgroup barrier and no per-element global store.
+//
+// states (per chunk c of the row, S the state before it):
+//   issue the loads of the chunk's V words and K^T matrices
+//   S -> the temporary's slot (words)
+//   w V -> the stage of the chunk's parity (words; w applied in f32)
+//   barrier
+//   S = exp(gamma C) S + K^T (w V)
+//
+// outputs (one chunk):
+//   F and D tables (f32, per tile row offset), A16 zeroed; barrier
+//   scores (lower-triangle tiles, round-robin): Q K^T o F -> A16 (words)
+//   O = D o (Q S)            (subgroup g: V tile g mod n, rows from g / n)
+//   barrier
+//   O += A16 V -> the output (words)
+//
+//===----------------------------------------------------------------------===//
+
+#include "Linear/Vulkan/CoopSplit.h"
+#include "Attention/Vulkan/Scores.h"
+#include "Common/Arithmetic.h"
+#include "Linear/HeadDecay.h"
+#include "Linear/Vulkan/ChunkDispatches.h"
+#include "Linear/Vulkan/CoopMatrices.h"
+#include "Linear/Vulkan/SlotKernel.h"
+
+#include "ejk/Ops/Linear/Config.h"
+
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::ejk;
+
+std::optional<VulkanGlaSplitLayout>
+VulkanGlaSplitLayout::compute(const GlaProblem &p, Type element, int64_t chunk,
+                              int64_t blockV, const TargetInfo &target,
+                              llvm::raw_ostream &reason) {
+  const char *what = "the split cooperative kernel ('chunk_parallel' = 1, "
+                     "'cooperative' = 3)";
+  if (p.hasG || p.hasGk || p.hasGv) {
+    reason << what
+           << " takes one constant decay per head or none; per-step gates "
+              "need '"
+           << GlaConfig::kCooperative << "' = 0, 1 or 2";
+    return std::nullopt;
+  }
+  if (p.packed || p.reverse) {
+    reason << what
+           << " reads batch rows forward only (no cu_seqlens, no reverse)";
+    return std::nullopt;
+  }
+  if (!target.hasCooperativeMatrix ||
+      (element.isBF16() &&
+       !target.hasVulkanFeature("cooperative_matrix_bf16")) ||
+      !target.hasVulkanFeature("int16") || target.subgroupSize != 32) {
+    reason << what
+           << " needs cooperative matrices (bf16 ones for bf16 inputs, "
+              "'cooperative_matrix_bf16'), 'int16' and subgroups of 32";
+    return std::nullopt;
+  }
+  constexpr int64_t t = kMatrix;
+  if (chunk < t || chunk > 64 || chunk % t != 0 || p.seq < 1 ||
+      p.seq % chunk != 0) {
+    reason << what << " takes '" << GlaConfig::kChunkSize
+           << "' a multiple of 16 in [16, 64] that divides the sequence ("
+           << p.seq << ")";
+    return std::nullopt;
+  }
+  VulkanGlaSplitLayout l;
+  l.chunk = chunk;
+  l.blockV = blockV;
+  l.subgroupSize = target.subgroupSize;
+  int64_t n = l.subgroups();
+  l.kTiles = p.dimK / t;
+  l.rowTiles = chunk / t;
+  l.stateColTiles = blockV / t;
+  // The outputs' V block: the widest of at most 128 columns dividing
+  // head_dim_v whose tiles deal evenly to the subgroups (each owns one V
+  // tile and every n / colTiles-th row).
+  for (int64_t width = 128; width >= t; width /= 2) {
+    int64_t cols = width / t;
+    if (p.dimV % width == 0 && n % cols == 0 && (l.rowTiles * cols) % n == 0) {
+      l.outBlockV = width;
+      break;
+    }
+  }
+  if (p.dimK % t != 0 || p.dimV % t != 0 || blockV < t || blockV % t != 0 ||
+      p.dimV % blockV != 0 || l.stateTiles() % n != 0 || !l.outBlockV ||
+      (l.stateTiles() / n % l.stateColTiles != 0 &&
+       l.stateColTiles % (l.stateTiles() / n) != 0)) {
+    reason << what << " takes head dims that are multiples of 16, '"
+           << GlaConfig::kBlockV
+           << "' a multiple of 16 that divides head_dim_v with the state's "
+              "tiles a whole number per subgroup, and an output block whose "
+              "tiles deal evenly to the subgroups";
+    return std::nullopt;
+  }
+  l.outColTiles = l.outBlockV / t;
+  l.stateSlots = l.stateTiles() / n;
+  l.outputSlots = l.rowTiles * l.outColTiles / n;
+  l.scoreSlots = ceilDiv(l.scoreTiles(), n);
+  int64_t stateMatrices = l.stateSlots + l.keyRows() * l.rowTiles;
+  int64_t outputMatrices = l.outputSlots + l.scoreSlots;
+  int64_t slots = p.batch * (p.seq / chunk);
+  int64_t stateElements = slots * p.heads * p.dimK * p.dimV;
+  if (stateMatrices > kMaxMatrices || outputMatrices > kMaxMatrices ||
+      slots > 65535 || stateElements >= (int64_t(1) << 31)) {
+    reason << what << " would keep " << std::max(stateMatrices, outputMatrices)
+           << " matrices per subgroup (at most " << kMaxMatrices << "), "
+           << slots << " chunk workgroups (at most 65535) and " << stateElements
+           << " state elements (under 2^31)";
+    return std::nullopt;
+  }
+  int64_t tile = t * t;
+  // The states: each subgroup's tile as words and (for initial or final
+  // states) as floats, and the w V stage twice (by chunk parity). The
+  // outputs: the tile stage, the F and D tables and the A stage.
+  l.stateSharedBytes = 2 * 4 * n * tile + 2 * 2 * chunk * l.valueStride();
+  l.outputSharedBytes =
+      4 * n * tile + 4 * 2 * l.rowTiles * tile + 2 * chunk * l.scoreStride();
+  int64_t shared = std::max(l.stateSharedBytes, l.outputSharedBytes);
+  if (shared > target.sharedMemoryBytes) {
+    reason << what << " stages " << shared
+           << " bytes of shared memory, the device has "
+           << target.sharedMemoryBytes;
+    return std::nullopt;
+  }
+  return l;
+}
+
+namespace {
+
+struct SplitTemporaries {
+  Value states;
+};
+
+class SplitBase : public SlotKernel<GlaProblem, VulkanGlaSplitLayout,
+                                    GlaBuffers, SplitTemporaries> {
+public:
+  using SlotKernel::SlotKernel;
+
+protected:
+  void begin() { thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x); }
+  Value v0;
+};
+
+class SplitKernel : public CoopMatrices<SplitBase> {
+public:
+  using CoopMatrices::CoopMatrices;
+
+protected:
+  static constexpr int64_t kWord = VulkanGlaSplitLayout::kWord;
+
+  /// The word views, the input type and the f32 stage (each subgroup's
+  /// 16x16 part), at the function's top level.
+  void beginSplit() {
+    beginCoop();
+    inputType = cast<MemRefType>(buf.query.getType()).getElementType();
+    qView = wordView(e, buf.query, kWord);
+    kView = wordView(e, buf.key, kWord);
+    vView = wordView(e, buf.value, kWord);
+    oView = wordView(e, buf.output, kWord);
+    sView = wordView(e, tmp.states, kWord);
+    tileStage = allocWorkgroupOf(e, l.subgroups() * kT * kT / 4, wordType(e));
+  }
+
+  /// The head's log decay (null without one), after head and seqId.
+  void loadGamma() {
+    if (p.hasGamma())
+      gamma = emitHeadDecay(e, p, buf.gGamma, head, seqId);
+  }
+
+  /// exp(gamma x) for an index x (1 without a decay).
+  Value decayOf(Value x) {
+    if (!gamma)
+      return e.constF32(1.0f);
+    Value f = arith::SIToFPOp::create(e.b, e.f32, e.toI32(x));
+    return e.exp(e.fmul(gamma, f));
+  }
+
+  /// Element offsets (f16 elements) of q [B, T, H, K], k [B, T, Hk, K],
+  /// v [B, T, Hk, V], the output [B, T, H, V] and the states [slots, H, K,
+  /// V] at step `row` of the batch row.
+  Value tokenAt(Value row, int64_t heads, Value h, int64_t width) {
+    Value token = e.add(e.mul(batchIdx, e.index(p.seq)), row);
+    Value tokenHead = e.add(e.mul(token, e.index(heads)), h);
+    return e.mul(tokenHead, e.index(width));
+  }
+  Value qAt(Value row, Value key) {
+    return e.add(tokenAt(row, p.heads, head, p.dimK), key);
+  }
+  Value kAt(Value row, Value key) {
+    return e.add(tokenAt(row, p.kvHeads, kvHead, p.dimK), key);
+  }
+  Value vAt(Value row, Value col) {
+    return e.add(tokenAt(row, p.kvHeads, kvHead, p.dimV), col);
+  }
+  Value oAt(Value row, Value col) {
+    return e.add(tokenAt(row, p.heads, head, p.dimV), col);
+  }
+  Value sAt(Value slot, Value key, Value col) {
+    Value slotHead = e.add(e.mul(slot, e.index(p.heads)), head);
+    Value keyRow = e.add(e.mul(slotHead, e.index(p.dimK)), key);
+    return e.add(e.mul(keyRow, e.index(p.dimV)), col);
+  }
+  Value wordAt(Value element) {
+    return arith::DivUIOp::create(e.b, element, e.index(kWord));
+  }
+
+  /// `value` (f32) as the input type's 16 bits, zero-extended to i32.
+  Value bitsOf(Value value) {
+    Value bits = arith::BitcastOp::create(e.b, e.b.getI16Type(),
+                                          operandBits(e, value, inputType));
+    return arith::ExtUIOp::create(e.b, e.b.getI32Type(), bits);
+  }
+
+  /// The low (`high` false) or high 16 bits of `lane` (i32) as f32 of the
+  /// input type.
+  Value halfOf(Value lane, bool high) {
+    Value x = lane;
+    if (high)
+      x = arith::ShRUIOp::create(
+          e.b, x, arith::ConstantOp::create(e.b, e.b.getI32IntegerAttr(16)));
+    if (inputType.isBF16()) {
+      // bf16 is the high half of an f32.
+      Value shifted = arith::ShLIOp::create(
+          e.b, x, arith::ConstantOp::create(e.b, e.b.getI32IntegerAttr(16)));
+      return arith::BitcastOp::create(e.b, e.f32, shifted);
+    }
+    Value bits = arith::TruncIOp::create(e.b, e.b.getI16Type(), x);
+    Value half = arith::BitcastOp::create(e.b, e.b.getF16Type(), bits);
+    return arith::ExtFOp::create(e.b, e.f32, half);
+  }
+
+  /// Two 16-bit values in one i32 lane, the first in the low half.
+  Value pairOf(Value lo, Value hi) {
+    Value high = arith::ShLIOp::create(
+        e.b, hi, arith::ConstantOp::create(e.b, e.b.getI32IntegerAttr(16)));
+    return arith::OrIOp::create(e.b, lo, high);
+  }
+
+  /// `matrix` (f32 accumulator) leaves as words: through the subgroup's
+  /// part of the f32 stage (subgroup barriers only), lane l takes row l / 2,
+  /// columns 8 (l mod 2).. of it and calls `store(row, col, word)` with
+  /// their 16-byte word in the input type. A subgroup may call it alone.
+  void tileWords(Value matrix, function_ref<void(Value, Value, Value)> store) {
+    // The tile's 256 floats are 64 words: row r in words 4 r.. 4 r + 3.
+    constexpr int64_t perWord = 4, words = kT * kT / perWord;
+    Value base = e.mul(subgroup, e.index(words));
+    gpu::SubgroupMmaStoreMatrixOp::create(
+        e.b, matrix, tileStage, ValueRange{base},
+        e.b.getIndexAttr(kT / perWord), UnitAttr());
+    subgroupBarrier();
+    auto floats = VectorType::get({perWord}, e.f32);
+    Value first = e.add(base, e.mul(lane, e.index(2)));
+    SmallVector<Value> bits;
+    for (int64_t w = 0; w < 2; ++w) {
+      Value word =
+          memref::LoadOp::create(e.b, tileStage, e.add(first, e.index(w)));
+      Value four = vector::BitCastOp::create(e.b, floats, word);
+      for (int64_t f = 0; f < perWord; ++f)
+        bits.push_back(bitsOf(vector::ExtractOp::create(e.b, four, f)));
+    }
+    SmallVector<Value> lanes;
+    for (int64_t h = 0; h < kWord; h += 2)
+      lanes.push_back(pairOf(bits[h], bits[h + 1]));
+    Value word = vector::FromElementsOp::create(e.b, wordType(e), lanes);
+    Value row = arith::DivUIOp::create(e.b, lane, e.index(2));
+    Value half = arith::RemUIOp::create(e.b, lane, e.index(2));
+    store(row, e.mul(half, e.index(kWord)), word);
+    subgroupBarrier();
+  }
+
+  Type inputType;
+  Value gamma;
+  /// Each subgroup's 16x16 f32 tile as 64 words (tileWords).
+  Value qView, kView, vView, oView, sView, tileStage;
+};
+
+/// The state pass: workgroup (V block, head, batch row).
+class StatesKernel : public SplitKernel {
+public:
+  using SplitKernel::SplitKernel;
+
+  void build() {
+    beginSplit();
+    v0 = e.mul(WorkgroupIdOp::create(e.b, 0), e.index(l.blockV));
+    head = WorkgroupIdOp::create(e.b, 1);
+    kvHead = e.div(head, e.index(p.headsPerKv()));
+    seqId = WorkgroupIdOp::create(e.b, 2);
+    sequenceBounds(seqId);
+    loadGamma();
+    Value first = e.mul(subgroup, e.index(l.stateSlots));
+    keyRow0 = arith::DivUIOp::create(e.b, first, e.index(l.stateColTiles));
+    colTile0 = arith::RemUIOp::create(e.b, first, e.index(l.stateColTiles));
+    if (buf.initialState || buf.finalState)
+      fstage = allocWorkgroupOf(e, l.subgroups() * kT * kT, e.f32);
+    int64_t stageWords = l.chunk * l.valueStride() / kWord;
+    wvStage = allocWorkgroupOf(e, 2 * stageWords, wordType(e));
+    int64_t C = l.chunk, chunks = p.seq / C;
+    // This thread's words of the chunk's C x block_v values and their
+    // w_s = exp(gamma (C - 1 - s)) (the same for every chunk).
+    int64_t perRow = l.blockV / kWord, total = C * perRow;
+    SmallVector<Value> rows, words, weights;
+    for (int64_t r = 0; r * l.kThreads < total; ++r) {
+      Value i = e.add(thread, e.index(r * l.kThreads));
+      if ((r + 1) * l.kThreads > total)
+        i = e.min(i, e.index(total - 1));
+      Value s = arith::DivUIOp::create(e.b, i, e.index(perRow));
+      rows.push_back(s);
+      words.push_back(arith::RemUIOp::create(e.b, i, e.index(perRow)));
+      weights.push_back(decayOf(e.sub(e.index(C - 1), s)));
+    }
+    Value chunkDecay;
+    if (gamma)
+      chunkDecay = gpu::SubgroupMmaConstantMatrixOp::create(
+          e.b, cType, decayOf(e.index(C)));
+    SmallVector<Value> inits = initialState();
+    SmallVector<Value> last = e.forLoop(
+        zero, e.index(chunks), one, inits,
+        [&](Value c, ValueRange args) -> SmallVector<Value> {
+          SmallVector<Value> state(args);
+          Value t0 = e.mul(c, e.index(C));
+          Value slot = e.add(e.mul(batchIdx, e.index(chunks)), c);
+          // The chunk's loads first: its value words and K^T matrices.
+          SmallVector<Value> loaded;
+          for (size_t r = 0; r < rows.size(); ++r) {
+            Value col = e.add(v0, e.mul(words[r], e.index(kWord)));
+            Value at = vAt(e.add(t0, rows[r]), col);
+            loaded.push_back(memref::LoadOp::create(e.b, vView, wordAt(at)));
+          }
+          SmallVector<SmallVector<Value>> keys;
+          for (int64_t x = 0; x < l.keyRows(); ++x) {
+            Value a = e.add(keyRow0, e.index(x));
+            SmallVector<Value> tiles;
+            for (int64_t d = 0; d < l.rowTiles; ++d)
+              tiles.push_back(loadMatrix(
+                  e, aType, kView,
+                  kAt(e.add(t0, e.index(d * kT)), e.mul(a, e.index(kT))),
+                  p.kvHeads * p.dimK, /*transpose=*/true));
+            keys.push_back(tiles);
+          }
+          // S before the chunk into its slot of the temporary.
+          for (int64_t m = 0; m < l.stateSlots; ++m) {
+            Value a, j;
+            std::tie(a, j) = stateTile(m);
+            tileWords(state[m], [&](Value r, Value cc, Value word) {
+              Value key = e.add(e.mul(a, e.index(kT)), r);
+              Value col = e.add(v0, e.add(e.mul(j, e.index(kT)), cc));
+              memref::StoreOp::create(e.b, word, sView,
+                                      wordAt(sAt(slot, key, col)));
+            });
+          }
+          // w V into the stage of the chunk's parity.
+          Value parity = arith::RemUIOp::create(e.b, c, e.index(2));
+          Value stageAt = e.mul(parity, e.index(stageWords));
+          for (size_t r = 0; r < rows.size(); ++r) {
+            Value word = weighted(loaded[r], weights[r]);
+            Value at = e.add(
+                stageAt, e.add(e.mul(rows[r], e.index(l.valueStride() / kWord)),
+                               words[r]));
+            auto store = [&] {
+              memref::StoreOp::create(e.b, word, wvStage, at);
+            };
+            if (int64_t(r + 1) * l.kThreads > total)
+              emitIf(e,
+                     cmp(arith::CmpIPredicate::slt,
+                         e.add(thread, e.index(r * l.kThreads)),
+                         e.index(total)),
+                     store);
+            else
+              store();
+          }
+          gpu::BarrierOp::create(e.b);
+          Value stageHalves = e.mul(stageAt, e.index(kWord));
+          for (int64_t m = 0; m < l.stateSlots; ++m) {
+            Value a, j;
+            std::tie(a, j) = stateTile(m);
+            Value acc = state[m];
+            if (chunkDecay)
+              acc = gpu::SubgroupMmaElementwiseOp::create(
+                  e.b, cType, ValueRange{acc, chunkDecay},
+                  gpu::MMAElementwiseOp::MULF);
+            for (int64_t d = 0; d < l.rowTiles; ++d) {
+              Value wv = loadMatrix(
+                  e, bType, wvStage,
+                  e.add(stageHalves, e.add(e.index(d * kT * l.valueStride()),
+                                           e.mul(j, e.index(kT)))),
+                  l.valueStride(), /*transpose=*/false);
+              acc = mma(keys[m / l.stateColTiles][d], wv, acc);
+            }
+            state[m] = acc;
+          }
+          return state;
+        });
+    if (buf.finalState)
+      writeFinalState(last);
+  }
+
+private:
+  /// (key tile, V tile) of the subgroup's `m`-th state tile: subgroup g
+  /// owns the tiles g slots.. in row-major order, so that its tiles share
+  /// key rows (and their K^T matrices): rows keyRow0 + m / colTiles,
+  /// columns colTile0 + m mod colTiles.
+  std::pair<Value, Value> stateTile(int64_t m) {
+    return {e.add(keyRow0, e.index(m / l.stateColTiles)),
+            e.add(colTile0, e.index(m % l.stateColTiles))};
+  }
+
+  /// The 8 values of `word` times `w`, back in the input type.
+  Value weighted(Value word, Value w) {
+    if (!gamma)
+      return word;
+    SmallVector<Value> lanes;
+    for (int64_t x = 0; x < 4; ++x) {
+      Value lane32 = vector::ExtractOp::create(e.b, word, ArrayRef<int64_t>{x});
+      Value lo = bitsOf(e.fmul(halfOf(lane32, false), w));
+      Value hi = bitsOf(e.fmul(halfOf(lane32, true), w));
+      lanes.push_back(pairOf(lo, hi));
+    }
+    return vector::FromElementsOp::create(e.b, wordType(e), lanes);
+  }
+
+  SmallVector<Value> initialState() {
+    SmallVector<Value> s;
+    if (!buf.initialState) {
+      for (int64_t m = 0; m < l.stateSlots; ++m)
+        s.push_back(zeroMatrix());
+      return s;
+    }
+    Value base = e.mul(subgroup, e.index(kT * kT));
+    for (int64_t m = 0; m < l.stateSlots; ++m) {
+      Value a, j;
+      std::tie(a, j) = stateTile(m);
+      for (int64_t i = 0; i < kT * kT / l.subgroupSize; ++i) {
+        Value idx = e.add(lane, e.index(i * l.subgroupSize));
+        Value r = arith::DivUIOp::create(e.b, idx, e.index(kT));
+        Value c = arith::RemUIOp::create(e.b, idx, e.index(kT));
+        Value key = e.add(e.mul(a, e.index(kT)), r);
+        Value col = e.add(v0, e.add(e.mul(j, e.index(kT)), c));
+        Value v = load(buf.initialState, {seqId, head, key, col});
+        memref::StoreOp::create(e.b, v, fstage, e.add(base, idx));
+      }
+      subgroupBarrier();
+      s.push_back(loadMatrix(e, cType, fstage, base, kT, /*transpose=*/false));
+      subgroupBarrier();
+    }
+    return s;
+  }
+
+  void writeFinalState(ArrayRef<Value> state) {
+    for (int64_t m = 0; m < l.stateSlots; ++m) {
+      Value a, j;
+      std::tie(a, j) = stateTile(m);
+      writeMatrix(
+          state[m], fstage,
+          [&](Value r, Value c, Value value) {
+            Value key = e.add(e.mul(a, e.index(kT)), r);
+            Value col = e.add(v0, e.add(e.mul(j, e.index(kT)), c));
+            memref::StoreOp::create(e.b, value, buf.finalState,
+                                    ValueRange{seqId, head, key, col});
+          },
+          /*withinSubgroup=*/true);
+    }
+  }
+
+  Value wvStage, keyRow0, colTile0, fstage;
+};
+
+/// The outputs: workgroup (chunk slot, head, V block).
+class OutputsKernel : public SplitKernel {
+public:
+  using SplitKernel::SplitKernel;
+
+  void build() {
+    beginSplit();
+    int64_t C = l.chunk, R = l.rowTiles, chunks = p.seq / C;
+    Value slot = WorkgroupIdOp::create(e.b, 0);
+    head = WorkgroupIdOp::create(e.b, 1);
+    kvHead = e.div(head, e.index(p.headsPerKv()));
+    v0 = e.mul(WorkgroupIdOp::create(e.b, 2), e.index(l.outBlockV));
+    batchIdx = e.div(slot, e.index(chunks));
+    seqId = batchIdx;
+    Value t0 =
+        e.mul(arith::RemUIOp::create(e.b, slot, e.index(chunks)), e.index(C));
+    loadGamma();
+    constexpr int64_t tile = kT * kT;
+    // F_d (rows 16 d.. against columns 0..15 of a tile d rows below the
+    // diagonal) and D_i (rows of tile row i), f32.
+    Value tables = allocWorkgroupOf(e, 2 * R * tile, e.f32);
+    Value aStage =
+        allocWorkgroupOf(e, C * l.scoreStride() / kWord, wordType(e));
+    forEachShared(e, l.kThreads, thread, 2 * R * tile, [&](Value i) {
+      Value which = arith::DivUIOp::create(e.b, i, e.index(tile));
+      Value inTile = arith::RemUIOp::create(e.b, i, e.index(tile));
+      Value r = arith::DivUIOp::create(e.b, inTile, e.index(kT));
+      Value c = arith::RemUIOp::create(e.b, inTile, e.index(kT));
+      Value isF = cmp(arith::CmpIPredicate::slt, which, e.index(R));
+      Value d = e.select(isF, which, e.sub(which, e.index(R)));
+      Value row = e.add(e.mul(d, e.index(kT)), r);
+      Value keep = cmp(arith::CmpIPredicate::sle, c, row);
+      Value gap =
+          e.select(isF, e.select(keep, e.sub(row, c), zero), e.add(row, one));
+      Value value = e.fmul(decayOf(gap), e.constF32(p.scale));
+      Value masked = arith::AndIOp::create(e.b, isF, notOf(keep));
+      memref::StoreOp::create(e.b, e.select(masked, e.constF32(0.0f), value),
+                              tables, i);
+    });
+    Value zeroWord = arith::ConstantOp::create(
+        e.b, DenseElementsAttr::get(cast<ShapedType>(wordType(e)),
+                                    e.b.getI32IntegerAttr(0)));
+    forEachShared(
+        e, l.kThreads, thread, C * l.scoreStride() / kWord,
+        [&](Value i) { memref::StoreOp::create(e.b, zeroWord, aStage, i); });
+    gpu::BarrierOp::create(e.b);
+    int64_t ks = p.heads * p.dimK, kks = p.kvHeads * p.dimK;
+    int64_t vs = p.kvHeads * p.dimV, ss = l.scoreStride();
+    // A16 = (Q K^T) o F, lower-triangle tiles round-robin.
+    for (int64_t m = 0; m < l.scoreSlots; ++m) {
+      emitIf(e, ownsTile(m, l.scoreTiles()), [&] {
+        Value i, j;
+        std::tie(i, j) = scoreTile(tileOf(m, l.scoreTiles()));
+        Value acc = zeroMatrix();
+        for (int64_t d = 0; d < l.kTiles; ++d) {
+          Value q =
+              loadMatrix(e, aType, qView,
+                         qAt(e.add(t0, e.mul(i, e.index(kT))), e.index(d * kT)),
+                         ks, /*transpose=*/false);
+          Value k =
+              loadMatrix(e, bType, kView,
+                         kAt(e.add(t0, e.mul(j, e.index(kT))), e.index(d * kT)),
+                         kks, /*transpose=*/true);
+          acc = mma(q, k, acc);
+        }
+        Value f =
+            loadMatrix(e, cType, tables, e.mul(e.sub(i, j), e.index(tile)), kT,
+                       /*transpose=*/false);
+        acc = gpu::SubgroupMmaElementwiseOp::create(
+            e.b, cType, ValueRange{acc, f}, gpu::MMAElementwiseOp::MULF);
+        tileWords(acc, [&](Value r, Value cc, Value word) {
+          Value t = e.add(e.mul(i, e.index(kT)), r);
+          Value s = e.add(e.mul(j, e.index(kT)), cc);
+          Value at = e.add(e.mul(t, e.index(ss)), s);
+          memref::StoreOp::create(e.b, word, aStage, wordAt(at));
+        });
+      });
+    }
+    // O = D o (Q S): subgroup g owns V tile g mod n and rows g / n + m
+    // (8 / n) (n V tiles).
+    int64_t n = l.outColTiles, rowStep = l.subgroups() / n;
+    Value j = arith::RemUIOp::create(e.b, subgroup, e.index(n));
+    Value row0 = arith::DivUIOp::create(e.b, subgroup, e.index(n));
+    Value col = e.add(v0, e.mul(j, e.index(kT)));
+    SmallVector<Value> rowTile, o;
+    for (int64_t m = 0; m < l.outputSlots; ++m) {
+      rowTile.push_back(e.add(row0, e.index(m * rowStep)));
+      o.push_back(zeroMatrix());
+    }
+    for (int64_t d = 0; d < l.kTiles; ++d) {
+      Value s = loadMatrix(e, bType, sView, sAt(slot, e.index(d * kT), col),
+                           p.dimV, /*transpose=*/false);
+      for (int64_t m = 0; m < l.outputSlots; ++m) {
+        Value q = loadMatrix(
+            e, aType, qView,
+            qAt(e.add(t0, e.mul(rowTile[m], e.index(kT))), e.index(d * kT)), ks,
+            /*transpose=*/false);
+        o[m] = mma(q, s, o[m]);
+      }
+    }
+    for (int64_t m = 0; m < l.outputSlots; ++m) {
+      Value decay =
+          loadMatrix(e, cType, tables,
+                     e.mul(e.add(rowTile[m], e.index(R)), e.index(tile)), kT,
+                     /*transpose=*/false);
+      o[m] = gpu::SubgroupMmaElementwiseOp::create(
+          e.b, cType, ValueRange{o[m], decay}, gpu::MMAElementwiseOp::MULF);
+    }
+    gpu::BarrierOp::create(e.b);
+    // O += A16 V over the step tiles at or left of the diagonal (the tiles
+    // above it are zero, skipped where the row is known to be above).
+    for (int64_t d = 0; d < R; ++d) {
+      Value v =
+          loadMatrix(e, bType, vView, vAt(e.add(t0, e.index(d * kT)), col), vs,
+                     /*transpose=*/false);
+      for (int64_t m = 0; m < l.outputSlots; ++m) {
+        // rowTile[m] is in [m rowStep, m rowStep + rowStep - 1].
+        if (d > m * rowStep + rowStep - 1)
+          continue;
+        Value a = loadMatrix(
+            e, aType, aStage,
+            e.add(e.mul(rowTile[m], e.index(kT * ss)), e.index(d * kT)), ss,
+            /*transpose=*/false);
+        o[m] = mma(a, v, o[m]);
+      }
+    }
+    for (int64_t m = 0; m < l.outputSlots; ++m)
+      tileWords(o[m], [&](Value r, Value cc, Value word) {
+        Value t = e.add(t0, e.add(e.mul(rowTile[m], e.index(kT)), r));
+        memref::StoreOp::create(e.b, word, oView,
+                                wordAt(oAt(t, e.add(col, cc))));
+      });
+  }
+
+private:
+  /// (row tile, column tile) of lower-triangle score tile `q`: the largest
+  /// i with i (i + 1) / 2 <= q, then j = q - i (i + 1) / 2.
+  std::pair<Value, Value> scoreTile(Value q) {
+    Value i = zero;
+    for (int64_t k = 1; k < l.rowTiles; ++k) {
+      Value past = cmp(arith::CmpIPredicate::sge, q, e.index(k * (k + 1) / 2));
+      i = e.select(past, e.index(k), i);
+    }
+    Value tri =
+        arith::DivUIOp::create(e.b, e.mul(i, e.add(i, one)), e.index(2));
+    return {i, e.sub(q, tri)};
+  }
+};
+
+GlaBuffers remap(const GlaBuffers &buffers, ValueRange args) {
+  return remapBuffers(buffers, args,
+                      {&GlaBuffers::query, &GlaBuffers::key, &GlaBuffers::value,
+                       &GlaBuffers::g, &GlaBuffers::gk, &GlaBuffers::gv,
+                       &GlaBuffers::gGamma, &GlaBuffers::initialState,
+                       &GlaBuffers::cuSeqlens, &GlaBuffers::output,
+                       &GlaBuffers::finalState});
+}
+
+SplitTemporaries remapTemporaries(ArrayRef<Value> temps) {
+  return SplitTemporaries{temps[0]};
+}
+
+void buildStates(OpBuilder &b, Location loc, const GlaProblem &p,
+                 const VulkanGlaSplitLayout &l, const GlaBuffers &buf,
+                 const SplitTemporaries &tmp) {
+  StatesKernel(b, loc, p, l, buf, tmp).build();
+}
+
+} // namespace
+
+LogicalResult mlir::ejk::tileVulkanGlaCoopSplit(Operation *op,
+                                                const GlaProblem &p,
+                                                const VulkanGlaSplitLayout &l,
+                                                const GlaBuffers &buf,
+                                                DispatchRewriter &rewriter) {
+  MLIRContext *context = rewriter.dispatch().getContext();
+  int64_t slots = p.batch * (p.seq / l.chunk);
+  // The states in the input type's 16 bits (f16-typed: only word views
+  // read and write them).
+  SmallVector<MemRefType> tempTypes = {MemRefType::get(
+      {slots, p.heads, p.dimK, p.dimV}, Float16Type::get(context))};
+  auto tiling =
+      beginChunkTiling(rewriter, tempTypes, p, l, buf, remap, remapTemporaries);
+  if (failed(tiling))
+    return failure();
+  bool bf16 = cast<MemRefType>(buf.query.getType()).getElementType().isBF16();
+  func::FuncOp states = rewriter.addDispatch(
+      "states", tiling->argTypes,
+      {p.dimV / l.blockV, p.heads, std::max<int64_t>(1, p.batch)},
+      tiling->build(buildStates));
+  DispatchRewriter::setVulkanLaunch(states, l.kThreads, l.stateSharedBytes);
+  DispatchRewriter::setWork(
+      states, p.steps() * p.heads * 2 * p.dimK * p.dimV,
+      DispatchRewriter::bytesOf({buf.key, buf.value}) +
+          DispatchRewriter::bytesOf(tiling->mainTemps.states));
+  if (bf16)
+    DispatchRewriter::setBF16Matrices(states);
+  dispatchInOrder(rewriter, tiling->tempTypes, {states});
+
+  Location loc = op->getLoc();
+  OpBuilder b = rewriter.replaceBody();
+  OutputsKernel(b, loc, p, l, buf, tiling->mainTemps).build();
+  rewriter.finish(b);
+  func::FuncOp outputs = rewriter.dispatch();
+  DispatchRewriter::setGrid(outputs, {slots, p.heads, p.dimV / l.outBlockV});
+  DispatchRewriter::setVulkanLaunch(outputs, l.kThreads, l.outputSharedBytes);
+  DispatchRewriter::setWork(
+      outputs, glaFlops(p, l.chunk) - p.steps() * p.heads * 2 * p.dimK * p.dimV,
+      DispatchRewriter::bytesOf({buf.query, buf.key, buf.value, buf.output}) +
+          DispatchRewriter::bytesOf(tiling->mainTemps.states));
+  if (bf16)
+    DispatchRewriter::setBF16Matrices(outputs);
+  return success();
+}

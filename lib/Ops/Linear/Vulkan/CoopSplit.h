@@ -1,0 +1,89 @@
+//===- CoopSplit.h - simple gla as a state pass and parallel outputs -*- C++
+//-*-===//
+//
+// `chunk_parallel = 1, cooperative = 3`: for a decay that is one constant
+// per head (g_gamma, lightning's slopes) or none, fla's split of
+// `chunk_simple_gla` on 16x16x16 cooperative matrices (CoopSplit.cpp), two
+// dispatches around a states temporary [chunk slots, H, K, V] in the input
+// type's 16 bits:
+//
+//   states   workgroup = (V block, head, batch row): walks the row's chunks
+//            in order with S [K, block_v] in f32 accumulators; per chunk it
+//            writes S (before the chunk) as 16-byte words and takes
+//            S <- exp(gamma C) S + K^T (w V), K^T read from global memory
+//            straight into matrices, w V staged as words
+//   outputs  workgroup = (chunk slot, head, V block of up to 128): every
+//            operand (q, K^T, S, V) read from global memory straight into
+//            matrices; A = (Q K^T) o F into an f16/bf16 stage as words,
+//            O = D o (Q S) + A V written as words
+//
+// F[t, s] = scale exp(gamma (t - s)) (s <= t), D[t] = scale exp(gamma (t +
+// 1)), w_s = exp(gamma (C - 1 - s)): every exponent <= 0. No conversion is
+// on the state pass's chain (the state never becomes an operand there);
+// the outputs convert only the scores and their own results. Batch rows
+// only (no cu_seqlens, no reverse), whole chunks (T a multiple of the
+// chunk), head dims multiples of 16, subgroups of 32.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EJK_OPS_LINEAR_VULKAN_COOPSPLIT_H
+#define EJK_OPS_LINEAR_VULKAN_COOPSPLIT_H
+
+#include "ejk/Ops/DispatchRewriter.h"
+#include "ejk/Ops/Linear/Problem.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace mlir::ejk {
+
+struct VulkanGlaSplitLayout {
+  /// Steps per chunk; the state pass's V block; the outputs' V block.
+  int64_t chunk = 0, blockV = 0, outBlockV = 0;
+  int64_t subgroupSize = 0;
+  static constexpr int64_t kThreads = 256, kMatrix = 16;
+  /// f16 elements per 16-byte word; the stages' row padding (one word).
+  static constexpr int64_t kWord = 8, kPad = 8;
+  /// Matrices a subgroup keeps, at most.
+  static constexpr int64_t kMaxMatrices = 16;
+
+  /// 16x16 tiles: key dims, chunk rows, the state's and the outputs'
+  /// value columns.
+  int64_t kTiles = 0, rowTiles = 0, stateColTiles = 0, outColTiles = 0;
+  /// Tiles per subgroup: the state, the outputs, the scores (lower
+  /// triangle, round-robin).
+  int64_t stateSlots = 0, outputSlots = 0, scoreSlots = 0;
+  int64_t stateSharedBytes = 0, outputSharedBytes = 0;
+
+  int64_t subgroups() const { return kThreads / subgroupSize; }
+  int64_t stateTiles() const { return kTiles * stateColTiles; }
+  int64_t scoreTiles() const { return rowTiles * (rowTiles + 1) / 2; }
+  /// Key tile rows of a subgroup's state tiles (which share their K^T
+  /// matrices): its tiles are consecutive in row-major order.
+  int64_t keyRows() const {
+    return std::max<int64_t>(1, stateSlots / stateColTiles);
+  }
+  /// Row strides (f16 elements) of the w V stage and the A stage.
+  int64_t valueStride() const { return blockV + kPad; }
+  int64_t scoreStride() const { return chunk + kPad; }
+
+  /// The layout of `p` (inputs of `element`) with chunks of `chunk` and
+  /// state blocks of `blockV` on `target`, or nullopt with the reason on
+  /// `reason`.
+  static std::optional<VulkanGlaSplitLayout>
+  compute(const GlaProblem &p, Type element, int64_t chunk, int64_t blockV,
+          const TargetInfo &target, llvm::raw_ostream &reason);
+};
+
+/// Emits the two dispatches of the split kernel for the op being tiled
+/// (its buffers `buf`).
+LogicalResult tileVulkanGlaCoopSplit(Operation *op, const GlaProblem &p,
+                                     const VulkanGlaSplitLayout &layout,
+                                     const GlaBuffers &buf,
+                                     DispatchRewriter &rewriter);
+
+} // namespace mlir::ejk
+
+#endif // EJK_OPS_LINEAR_VULKAN_COOPSPLIT_H
