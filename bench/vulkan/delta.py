@@ -130,6 +130,10 @@ def variants():
                                       coop(64, 32, 2), CU, True),
         "chk_simt_init_f16": (2, 200, 3, 64, 64, "f16", "head", cp(64, 32),
                               None, True),
+        # K = 32 below the chunk (the cooperative outputs' P beside the q
+        # stage, not over it).
+        "chk_coop2_k32_f16": (2, 200, 3, 32, 64, "f16", "head",
+                              coop(64, 32, 2)),
         "gdn_bf16_coop2_v64": (*GDN, "bf16", "head", coop(64, 64, 2)),
         "gdn_bf16_coop2_c32": (*GDN, "bf16", "head", coop(32, 32, 2)),
     }

@@ -6,14 +6,14 @@
 // are checked numerically on the GPU only (bench/vulkan/delta.py's
 // chk_coop* cases).
 
-// The heuristic takes the state pass on matrices (`cooperative = 2`,
-// faster on an H200: docs/ops/delta.md); the outputs stay SIMT.
+// The heuristic takes the state pass and the outputs on matrices
+// (`cooperative = 2`, faster on an H200: docs/ops/delta.md).
 // CONFIG-LABEL: func.func @heuristic
 // CONFIG: config = #ejk.config<block_v = 32, chunk_parallel = 1, chunk_size = 64, cooperative = 2>
 // CHECK-LABEL: func.func private @heuristic_dispatch_0_state(
 // CHECK: gpu.subgroup_mma_compute
 // CHECK-LABEL: func.func private @heuristic_dispatch_0(
-// CHECK-NOT: gpu.subgroup_mma
+// CHECK: gpu.subgroup_mma_compute
 // CHECK: return
 func.func @heuristic(%q: tensor<2x256x2x64xbf16>, %v: tensor<2x256x2x64xbf16>, %beta: tensor<2x256x2xbf16>) -> tensor<2x256x2x64xbf16> {
   %o = ejk.delta_attention %q, %q, %v, %beta decay(%beta : tensor<2x256x2xbf16>) : tensor<2x256x2x64xbf16>, tensor<2x256x2x64xbf16>, tensor<2x256x2x64xbf16>, tensor<2x256x2xbf16> -> tensor<2x256x2x64xbf16>
@@ -74,9 +74,11 @@ func.func @outputs(%q: tensor<2x256x2x64xbf16>, %v: tensor<2x256x2x64xbf16>, %be
 
 // -----
 
-// `cooperative = 2`, K = V = 128, block_v 32: the state pass on matrices,
-// the outputs SIMT. The prepare writes Kd in f16 (%arg7) and W in f32
-// (%arg6, which its solve reads back) and in f16 (%arg11, last).
+// `cooperative = 2`, K = V = 128, block_v 32: the state pass and the
+// outputs on matrices. The prepare writes Kd in f16 (%arg7) and W in f32
+// (%arg6, which its solve reads back) and in f16 (%arg11); the state pass
+// writes the states (%arg9) and the new values (%arg12) in f16 for the
+// outputs.
 // CHECK-LABEL: func.func private @state_dispatch_0_prepare(
 // CHECK-SAME: %arg7: memref<8x2x64x128xf16>
 // CHECK-SAME: %arg11: memref<8x2x64x128xf16>
@@ -107,12 +109,14 @@ func.func @outputs(%q: tensor<2x256x2x64xbf16>, %v: tensor<2x256x2x64xbf16>, %be
 // chunk's 8 W tiles, U tile and 8 Kd^T tiles.
 // CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args({{.*}}) -> (!gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf16, "AOp">,
 // CHECK: %[[DECAY:.*]] = math.exp
-// Publish: S to the states temporary (f32), and as f16 through the stage.
-// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %arg9[{{.*}}] {leadDimension = 128 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<8x2x128x128xf32>
+// Publish: S as f16 through the stage, to shared memory and the states
+// temporary.
+// CHECK-NOT: memref<8x2x128x128xf32>
 // CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %[[STAGE]][%{{.*}}] {leadDimension = 16 : index}
 // CHECK-NEXT: spirv.ControlBarrier <Subgroup>, <Subgroup>, <AcquireRelease|WorkgroupMemory>
-// CHECK: arith.truncf %{{.*}} : f32 to f16
-// CHECK-NEXT: memref.store %{{.*}}, %[[SH]]
+// CHECK: %[[SV:.*]] = arith.truncf %{{.*}} : f32 to f16
+// CHECK: memref.store %[[SV]], %[[SH]]
+// CHECK: memref.store %[[SV]], %arg9[{{.*}}] : memref<8x2x128x128xf16>
 // CHECK: gpu.barrier
 // N = U - W S.
 // CHECK: gpu.subgroup_mma_load_matrix %[[SH]][%{{.*}}] {leadDimension = 40 : index} : memref<5120xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
@@ -120,9 +124,12 @@ func.func @outputs(%q: tensor<2x256x2x64xbf16>, %v: tensor<2x256x2x64xbf16>, %be
 // CHECK: gpu.subgroup_mma_elementwise  subf
 // The next chunk's W once W S is done.
 // CHECK-COUNT-8: gpu.subgroup_mma_load_matrix %[[W]]
-// N over U (f32) and as f16; then the next chunk's U.
-// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %arg8[{{.*}}] {leadDimension = 128 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<8x2x64x128xf32>
-// CHECK: memref.store %{{.*}}, %[[NH]]
+// N as f16 to shared memory and the new values' temporary (not over U);
+// then the next chunk's U.
+// CHECK-NOT: gpu.subgroup_mma_store_matrix %{{.*}}, %arg8
+// CHECK: %[[NV:.*]] = arith.truncf %{{.*}} : f32 to f16
+// CHECK: memref.store %[[NV]], %[[NH]]
+// CHECK: memref.store %[[NV]], %arg12[{{.*}}] : memref<8x2x64x128xf16>
 // CHECK: gpu.subgroup_mma_load_matrix %arg8
 // CHECK: gpu.barrier
 // S = exp(B_last) S + Kd^T N; then the next chunk's Kd.
@@ -132,11 +139,54 @@ func.func @outputs(%q: tensor<2x256x2x64xbf16>, %v: tensor<2x256x2x64xbf16>, %be
 // CHECK-NEXT: gpu.subgroup_mma_compute
 // CHECK-COUNT-8: gpu.subgroup_mma_load_matrix %[[KD]][%{{.*}}] {{{.*}}transpose}
 // CHECK: scf.yield
-// The outputs stay SIMT.
+// The outputs: a V block of 128 (8 chunk slots x 2 heads x 1); the chunk's
+// q and k normalized into f16 stages (64 rows of 128 + 8 halves), P over
+// the q stage, 8 16x16 f32 stages, the decays and the norms: 2 x 17408 +
+// 8192 + 256 + 512 bytes. A subgroup's 4 O tiles (q S, S's tiles from the
+// f16 states as 16-byte words) and 2 score tiles (q k^T, k read
+// column-major from its stage), then P, then O += P N with N's tiles from
+// the f16 new values.
 // CHECK-LABEL: func.func private @state_dispatch_0(
-// CHECK-NOT: gpu.subgroup_mma
+// CHECK-SAME: ejk.grid = array<i64: 8, 2, 1>, ejk.shared_memory_bytes = 43776 : i64
+// CHECK: %[[SW:.*]] = builtin.unrealized_conversion_cast %arg9 : memref<8x2x128x128xf16> to memref<32768xvector<4xi32>>
+// CHECK: %[[NW:.*]] = builtin.unrealized_conversion_cast %arg12 : memref<8x2x64x128xf16> to memref<16384xvector<4xi32>>
+// CHECK: %[[QS:.*]] = memref.alloc() : memref<8704xf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: %[[KS:.*]] = memref.alloc() : memref<8704xf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: %[[OST:.*]] = memref.alloc() : memref<2048xf32, #gpu.address_space<workgroup>>
+// CHECK: math.sqrt
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[QS]]
+// CHECK-NEXT: arith.truncf
+// CHECK-NEXT: memref.store %{{.*}}, %[[KS]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: gpu.subgroup_mma_load_matrix %[[SW]][%{{.*}}] {leadDimension = 16 : index} : memref<32768xvector<4xi32>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK: gpu.subgroup_mma_load_matrix %[[KS]][%{{.*}}] {leadDimension = 136 : index, transpose} : memref<8704xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK: gpu.barrier
+// CHECK: math.exp
+// CHECK: memref.store %{{.*}}, %[[QS]]
+// CHECK: gpu.barrier
+// CHECK: gpu.subgroup_mma_load_matrix %[[QS]][%{{.*}}] {leadDimension = 72 : index} : memref<8704xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK: gpu.subgroup_mma_load_matrix %[[NW]][%{{.*}}] {leadDimension = 16 : index} : memref<16384xvector<4xi32>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK-NEXT: gpu.subgroup_mma_compute
+// CHECK: memref.store %{{.*}}, %arg5[{{.*}}] : memref<2x256x2x128xf16>
 // CHECK: return
 func.func @state(%q: tensor<2x256x2x128xf16>, %v: tensor<2x256x2x128xf16>, %beta: tensor<2x256x2xf16>) -> tensor<2x256x2x128xf16> {
   %o = ejk.delta_attention %q, %q, %v, %beta decay(%beta : tensor<2x256x2xf16>) {config = #ejk.config<block_v = 32, chunk_size = 64, chunk_parallel = 1, cooperative = 2>} : tensor<2x256x2x128xf16>, tensor<2x256x2x128xf16>, tensor<2x256x2x128xf16>, tensor<2x256x2xf16> -> tensor<2x256x2x128xf16>
   return %o : tensor<2x256x2x128xf16>
+}
+
+// -----
+
+// `cooperative = 2` at K = 256: the outputs' stages of q and k (2 x 64 rows
+// of 264 halves) do not fit 48 KiB, so the outputs stay SIMT (f32 states
+// and new values), the state pass on matrices.
+// CHECK-LABEL: func.func private @wide_dispatch_0_state(
+// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %arg9[{{.*}}] {leadDimension = 64 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<2x2x256x64xf32>
+// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %arg8[{{.*}}] {leadDimension = 64 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<2x2x64x64xf32>
+// CHECK-LABEL: func.func private @wide_dispatch_0(
+// CHECK-NOT: gpu.subgroup_mma
+// CHECK: return
+func.func @wide(%q: tensor<1x128x2x256xf16>, %v: tensor<1x128x2x64xf16>, %beta: tensor<1x128x2xf16>) -> tensor<1x128x2x64xf16> {
+  %o = ejk.delta_attention %q, %q, %v, %beta decay(%beta : tensor<1x128x2xf16>) {config = #ejk.config<block_v = 32, chunk_size = 64, chunk_parallel = 1, cooperative = 2>} : tensor<1x128x2x256xf16>, tensor<1x128x2x256xf16>, tensor<1x128x2x64xf16>, tensor<1x128x2xf16> -> tensor<1x128x2x64xf16>
+  return %o : tensor<1x128x2x64xf16>
 }

@@ -135,6 +135,8 @@ bool VulkanDeltaChunkLayout::computeCooperative(const DeltaProblem &p,
              << "'";
       return false;
     }
+    // The outputs on matrices too where their stages fit; else SIMT.
+    directOutputs = computeDirectOutputs(p, target);
     return true;
   }
   cooperative = true;
@@ -169,6 +171,32 @@ bool VulkanDeltaChunkLayout::computeCooperative(const DeltaProblem &p,
          << " matrices per subgroup (at most " << kMaxMatrices << "): smaller '"
          << GlaConfig::kChunkSize << "'";
   return false;
+}
+
+bool VulkanDeltaChunkLayout::computeDirectOutputs(const DeltaProblem &p,
+                                                  const TargetInfo &target) {
+  // V blocks of up to 128 columns, a divisor of head_dim_v (the f16 states
+  // and new values are read as whole tiles; head_dim_v is a multiple of
+  // 16 under form 2's rules).
+  int64_t width = 128;
+  while (p.dimV % width != 0)
+    width /= 2;
+  // The f16 q and k of the chunk (rows of K + 8 halves), P (f16, over the
+  // q stage where it fits), the subgroups' 16x16 f32 stages, the per-head
+  // decays and the inverse norms of q and k.
+  int64_t n = subgroups();
+  int64_t bytes =
+      2 * 2 * chunk * (p.dimK + 8) + 4 * n * kMatrix * kMatrix + 4 * 3 * chunk;
+  if (chunk > p.dimK)
+    bytes += 2 * chunk * (chunk + 8);
+  if (width < kMatrix || bytes > target.sharedMemoryBytes)
+    return false;
+  int64_t rowTiles = chunk / kMatrix;
+  outBlockV = width;
+  outputSlots = ceilDiv(rowTiles * (outBlockV / kMatrix), n);
+  scoreSlots = ceilDiv(rowTiles * rowTiles, n);
+  outputSharedBytes = bytes;
+  return true;
 }
 
 namespace {
@@ -231,13 +259,16 @@ SmallVector<MemRefType> temporaryTypes(const DeltaProblem &p,
       MemRefType::get({slots, p.heads, l.chunk, p.dimK},
                       l.coopState ? f16 : f32),
       MemRefType::get({slots, p.heads, l.chunk, p.dimV}, f32),
-      MemRefType::get({slots, p.heads, p.dimK, p.dimV}, f32)};
+      MemRefType::get({slots, p.heads, p.dimK, p.dimV},
+                      l.directOutputs ? f16 : f32)};
   if (p.decay == DeltaDecay::PerKey)
     types.push_back(MemRefType::get({slots, p.heads, l.chunk, p.dimK}, f32));
   else if (p.decay == DeltaDecay::PerHead)
     types.push_back(MemRefType::get({slots, p.heads, l.chunk}, f32));
   if (l.coopState)
     types.push_back(MemRefType::get({slots, p.heads, l.chunk, p.dimK}, f16));
+  if (l.directOutputs)
+    types.push_back(MemRefType::get({slots, p.heads, l.chunk, p.dimV}, f16));
   return types;
 }
 
@@ -247,13 +278,17 @@ Temporaries remapTemporaries(ArrayRef<Value> temps) {
   t.kd = temps[1];
   t.u = temps[2];
   t.states = temps[3];
-  // The cooperative state pass's f16 Kd comes with W's f16 copy, last.
+  // The cooperative state pass's f16 Kd comes with W's f16 copy after the
+  // gates, its f16 states with the f16 new values after that.
   bool coopState = cast<MemRefType>(t.kd.getType()).getElementType().isF16();
-  size_t gates = temps.size() - 4 - (coopState ? 1 : 0);
+  bool direct = cast<MemRefType>(t.states.getType()).getElementType().isF16();
+  size_t gates = temps.size() - 4 - (coopState ? 1 : 0) - (direct ? 1 : 0);
   if (gates)
     t.gates = temps[4];
   if (coopState)
-    t.w16 = temps.back();
+    t.w16 = temps[4 + gates];
+  if (direct)
+    t.n16 = temps[5 + gates];
   return t;
 }
 
@@ -326,7 +361,9 @@ LogicalResult mlir::ejk::tileVulkanDeltaChunkParallel(
 
   Location loc = op->getLoc();
   OpBuilder b = rewriter.replaceBody();
-  if (l.cooperative)
+  if (l.directOutputs)
+    buildDeltaDirectOutputs(b, loc, p, l, buf, mainTemps);
+  else if (l.cooperative)
     buildDeltaCoopOutputs(b, loc, p, l, buf, mainTemps);
   else
     buildDeltaChunkOutputs(b, loc, p, l, buf, mainTemps);

@@ -25,8 +25,10 @@
 // With `cooperative = 1` (f16 and bf16 inputs, per-head or no decay) the
 // outputs' products run on 16x16x16 f16 cooperative matrices with f32
 // accumulators (DeltaCoopOutputs.cpp); with `cooperative = 2` the state
-// pass's instead (DeltaCoopState.cpp; the prepare then also writes W and
-// Kd in f16). The gates and the prepare stay SIMT.
+// pass's (DeltaCoopState.cpp; the prepare then also writes W and Kd in
+// f16) and, where their stages fit, the outputs' in fla's chunk_fwd_o
+// layout, reading the f16 states and new values the state pass wrote
+// (DeltaCoopOutputs.cpp). The gates and the prepare stay SIMT.
 //
 // Chunk slots as gla's chunk-parallel kernel (ChunkParallel.h): batch row
 // n's chunk c is slot n ceil(T / C) + c; with cu_seqlens, sequence n's
@@ -81,8 +83,10 @@ struct VulkanDeltaChunkLayout {
   /// `kThreads / subgroupSize` subgroups, `outputSlots` O tiles and
   /// `scoreSlots` score tiles per subgroup, keys staged `coopKeyTile` at a
   /// time (DeltaCoopOutputs.cpp). `cooperative` = 2: the state pass on
-  /// them (`coopState`, DeltaCoopState.cpp; the outputs stay SIMT).
-  bool cooperative = false, coopState = false;
+  /// them (`coopState`, DeltaCoopState.cpp) and, with `directOutputs`, the
+  /// outputs too, reading the f16 states and new values the state pass
+  /// wrote (DeltaCoopOutputs.cpp).
+  bool cooperative = false, coopState = false, directOutputs = false;
   int64_t subgroupSize = 0, outputSlots = 0, scoreSlots = 0, coopKeyTile = 0;
   static constexpr int64_t kMatrix = 16, kMaxMatrices = 12;
   int64_t subgroups() const { return kThreads / subgroupSize; }
@@ -121,6 +125,9 @@ private:
   /// cooperative state pass's rules and stages (2); false with the reason.
   bool computeCooperative(const DeltaProblem &p, const TargetInfo &target,
                           llvm::raw_ostream &reason, int64_t form);
+  /// `cooperative` = 2's outputs on matrices: V block, tiles, stages;
+  /// false (the outputs SIMT) where the stages do not fit.
+  bool computeDirectOutputs(const DeltaProblem &p, const TargetInfo &target);
 };
 
 /// Emits the dispatches of the chunk-parallel delta rule for `op` (its
@@ -136,9 +143,11 @@ namespace delta_chunk {
 /// ([C] or [C, K]; decayed ops only), W and Kd ([C, K]), U, then the new
 /// values ([C, V]), and the state before the chunk ([K, V]). With the
 /// cooperative state pass Kd is f16 and W has an f16 copy `w16` (the
-/// matrices' operands; the prepare's solve reads W back in f32).
+/// matrices' operands; the prepare's solve reads W back in f32); with its
+/// outputs on matrices too (`directOutputs`) the states are f16 and the new
+/// values go to `n16` ([C, V] f16) instead of over U.
 struct Temporaries {
-  Value gates, w, kd, u, states, w16;
+  Value gates, w, kd, u, states, w16, n16;
 };
 
 inline int64_t maxChunks(const DeltaProblem &p,
@@ -374,6 +383,10 @@ void buildDeltaCoopOutputs(OpBuilder &builder, Location loc,
                            const DeltaProblem &p,
                            const VulkanDeltaChunkLayout &l,
                            const DeltaBuffers &buf, const Temporaries &tmp);
+void buildDeltaDirectOutputs(OpBuilder &builder, Location loc,
+                             const DeltaProblem &p,
+                             const VulkanDeltaChunkLayout &l,
+                             const DeltaBuffers &buf, const Temporaries &tmp);
 
 } // namespace delta_chunk
 } // namespace mlir::ejk

@@ -25,6 +25,17 @@
 // bits (values past f16's range, |x| > 65504, would overflow:
 // docs/ops/delta.md). Per-key decays (KDA) stay on SIMT (the rule says so).
 //
+// `cooperative = 2`'s outputs (DirectOutputsKernel; fla's chunk_fwd_o
+// layout), where their stages fit: the same workgroups with the V block
+// a divisor of head_dim_v; the chunk's q and k rows normalized into f16
+// stages once (rows of K + 8 halves), then each subgroup's O tiles (qn S,
+// S's tiles read as f16 matrices straight from the states the cooperative
+// state pass wrote in f16) and score tiles (qn kn^T) over every key tile,
+// with no barrier between; P = scale R exp(B_t - B_s) (s <= t) as f16
+// over the q stage (where the chunk is no longer than head_dim_k, else
+// beside it); O's rows times scale exp(B_t) through the subgroup's stage;
+// O += P N with N's tiles from the f16 new values.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Linear/Vulkan/CoopMatrices.h"
@@ -36,25 +47,13 @@ using namespace mlir::ejk::delta_chunk;
 
 namespace {
 
-class CoopOutputsKernel : public CoopMatrices<Kernel> {
+/// What both forms of the outputs share: the inverse norms of rows of q
+/// and k.
+class OutputsBase : public CoopMatrices<Kernel> {
 public:
   using CoopMatrices::CoopMatrices;
 
-  void build() {
-    beginCoop();
-    withOutputChunk([&] { outputs(); });
-  }
-
-private:
-  int64_t rowTiles() const { return l.chunk / kT; }
-  int64_t colTiles() const { return l.outBlockV / kT; }
-  int64_t outputTiles() const { return rowTiles() * colTiles(); }
-  int64_t scoreTiles() const { return rowTiles() * rowTiles(); }
-
-  void storeHalf(Value value, Value memref, Value index) {
-    store(e.fromF32(value, f16), memref, {index});
-  }
-
+protected:
   /// The inverse norm of row `t` of `buffer` (head `h`) into `norms` at
   /// `at`: the keys in order, up to 8 loads a round.
   void rowNorm(Value buffer, Value h, Value t, Value at) {
@@ -76,6 +75,41 @@ private:
     store(inverseNorm(sum[0]), norms, {at});
   }
 
+  /// The inverse norms of the chunk's q rows (threads 0..C-1, at 0..C-1)
+  /// and k rows (threads C..2C-1, at C..2C-1), one thread a row.
+  void rowNorms() {
+    int64_t C = l.chunk;
+    emitIf(e, lt(thread, e.index(C)),
+           [&] { rowNorm(buf.query, head, thread, thread); });
+    Value keyRow = andI(cmp(arith::CmpIPredicate::sge, thread, e.index(C)),
+                        lt(thread, e.index(2 * C)));
+    emitIf(e, keyRow, [&] {
+      rowNorm(buf.key, kvHead, e.sub(thread, e.index(C)), thread);
+    });
+  }
+
+  Value norms;
+};
+
+class CoopOutputsKernel : public OutputsBase {
+public:
+  using OutputsBase::OutputsBase;
+
+  void build() {
+    beginCoop();
+    withOutputChunk([&] { outputs(); });
+  }
+
+private:
+  int64_t rowTiles() const { return l.chunk / kT; }
+  int64_t colTiles() const { return l.outBlockV / kT; }
+  int64_t outputTiles() const { return rowTiles() * colTiles(); }
+  int64_t scoreTiles() const { return rowTiles() * rowTiles(); }
+
+  void storeHalf(Value value, Value memref, Value index) {
+    store(e.fromF32(value, f16), memref, {index});
+  }
+
   void outputs() {
     int64_t C = l.chunk, bv = l.outBlockV;
     stage = allocWorkgroupOf(e, l.coopStageHalves(), f16);
@@ -89,15 +123,8 @@ private:
                                return {cumGate(t, Value())};
                              }),
                   [&](Value t, ArrayRef<Value> v) { store(v[0], gS, {t}); });
-    if (p.l2Norm) {
-      emitIf(e, lt(thread, e.index(C)),
-             [&] { rowNorm(buf.query, head, thread, thread); });
-      Value keyRow = andI(cmp(arith::CmpIPredicate::sge, thread, e.index(C)),
-                          lt(thread, e.index(2 * C)));
-      emitIf(e, keyRow, [&] {
-        rowNorm(buf.key, kvHead, e.sub(thread, e.index(C)), thread);
-      });
-    }
+    if (p.l2Norm)
+      rowNorms();
     gpu::BarrierOp::create(e.b);
 
     SmallVector<Value> o = keyPass();
@@ -209,7 +236,204 @@ private:
     return SmallVector<Value>(acc.begin(), acc.begin() + l.outputSlots);
   }
 
-  Value stage, scores, gS, norms;
+  Value stage, scores, gS;
+};
+
+/// `cooperative = 2`'s outputs (fla's chunk_fwd_o layout): the chunk's q
+/// and k normalized into f16 stages once, S and N read as f16 matrices
+/// straight from the temporaries the cooperative state pass wrote.
+class DirectOutputsKernel : public OutputsBase {
+public:
+  using OutputsBase::OutputsBase;
+
+  void build() {
+    beginCoop();
+    // The word views at the function's top level, where the Vulkan
+    // preparation pass finds them.
+    sWords = wordView(e, tmp.states, kWord);
+    nWords = wordView(e, tmp.n16, kWord);
+    withOutputChunk([&] { outputs(); });
+  }
+
+private:
+  static constexpr int64_t kWord = 8; // f16 elements per 16-byte word
+
+  int64_t rowTiles() const { return l.chunk / kT; }
+  int64_t colTiles() const { return l.outBlockV / kT; }
+  int64_t keyTiles() const { return p.dimK / kT; }
+  int64_t outputTiles() const { return rowTiles() * colTiles(); }
+  int64_t scoreTiles() const { return rowTiles() * rowTiles(); }
+
+  void outputs() {
+    int64_t C = l.chunk, K = p.dimK, pitch = K + 8, pPitch = C + 8;
+    qS = allocWorkgroupOf(e, C * pitch, f16);
+    kS = allocWorkgroupOf(e, C * pitch, f16);
+    // P over the q stage once the key products are done, where it fits.
+    pS = C <= K ? qS : allocWorkgroupOf(e, C * pPitch, f16);
+    stage = allocWorkgroupOf(e, l.subgroups() * kT * kT, e.f32);
+    gS = allocWorkgroup(e, C);
+    norms = allocWorkgroup(e, 2 * C);
+    if (p.decay == DeltaDecay::PerHead)
+      storeStaged(loadStaged(C,
+                             [&](Value t) -> SmallVector<Value> {
+                               return {cumGate(t, Value())};
+                             }),
+                  [&](Value t, ArrayRef<Value> v) { store(v[0], gS, {t}); });
+    if (p.l2Norm)
+      rowNorms();
+    gpu::BarrierOp::create(e.b);
+
+    // The chunk's q and k rows, normalized, as f16 (zero past the chunk).
+    storeStaged(
+        loadStaged(C * K,
+                   [&](Value i) -> SmallVector<Value> {
+                     Value t = udiv(i, K);
+                     Value k = urem(i, K);
+                     Value r = chunkRow(t);
+                     Value q = load(buf.query, {batchIdx, r, head, k});
+                     Value key = load(buf.key, {batchIdx, r, kvHead, k});
+                     if (p.l2Norm) {
+                       q = e.fmul(q, load(norms, {t}));
+                       key = e.fmul(key, load(norms, {e.add(t, e.index(C))}));
+                     }
+                     Value valid = lt(t, len);
+                     return {orZero(valid, q), orZero(valid, key)};
+                   }),
+        [&](Value i, ArrayRef<Value> v) {
+          Value at = e.add(e.mul(udiv(i, K), e.index(pitch)), urem(i, K));
+          store(e.fromF32(v[0], f16), qS, {at});
+          store(e.fromF32(v[1], f16), kS, {at});
+        });
+    gpu::BarrierOp::create(e.b);
+
+    // O = qn S and R = qn kn^T over the key tiles; S's tiles straight from
+    // the f16 states of the chunk.
+    Value sBase =
+        e.mul(e.add(e.mul(slot, e.index(p.heads)), head), e.index(K * p.dimV));
+    SmallVector<Value> o, r;
+    for (int64_t m = 0; m < l.outputSlots; ++m) {
+      Value tile = tileOf(m, outputTiles());
+      Value i = udiv(tile, colTiles());
+      Value j = urem(tile, colTiles());
+      Value col = e.add(v0, e.mul(j, e.index(kT)));
+      Value acc = zeroMatrix();
+      for (int64_t kk = 0; kk < keyTiles(); ++kk) {
+        Value a = loadMatrix(
+            e, aType, qS,
+            e.add(e.mul(i, e.index(kT * pitch)), e.index(kk * kT)), pitch,
+            /*transpose=*/false);
+        Value sm = loadMatrix(
+            e, bType, sWords,
+            e.add(sBase, e.add(e.index(kk * kT * p.dimV), col)), p.dimV,
+            /*transpose=*/false);
+        acc = mma(a, sm, acc);
+      }
+      o.push_back(acc);
+    }
+    for (int64_t m = 0; m < l.scoreSlots; ++m) {
+      Value tile = tileOf(m, scoreTiles());
+      Value i = udiv(tile, rowTiles());
+      Value s = urem(tile, rowTiles());
+      Value acc = zeroMatrix();
+      for (int64_t kk = 0; kk < keyTiles(); ++kk) {
+        Value a = loadMatrix(
+            e, aType, qS,
+            e.add(e.mul(i, e.index(kT * pitch)), e.index(kk * kT)), pitch,
+            /*transpose=*/false);
+        Value b = loadMatrix(
+            e, bType, kS,
+            e.add(e.mul(s, e.index(kT * pitch)), e.index(kk * kT)), pitch,
+            /*transpose=*/true);
+        acc = mma(a, b, acc);
+      }
+      r.push_back(acc);
+    }
+    gpu::BarrierOp::create(e.b);
+
+    // P[t, s] = scale R exp(B_t - B_s) at s <= t, f16 over the q stage;
+    // O's rows times scale exp(B_t).
+    for (int64_t m = 0; m < l.scoreSlots; ++m) {
+      Value tile = tileOf(m, scoreTiles());
+      Value i = udiv(tile, rowTiles());
+      Value s0 = urem(tile, rowTiles());
+      auto write = [&] {
+        writeMatrix(
+            r[m], stage,
+            [&](Value row, Value c, Value value) {
+              Value t = e.add(e.mul(i, e.index(kT)), row);
+              Value s = e.add(e.mul(s0, e.index(kT)), c);
+              Value v = e.fmul(value, e.constF32(p.scale));
+              if (p.decay == DeltaDecay::PerHead)
+                v = e.fmul(
+                    v, expNonPositive(e.fsub(load(gS, {t}), load(gS, {s}))));
+              v = orZero(cmp(arith::CmpIPredicate::sle, s, t), v);
+              store(e.fromF32(v, f16), pS,
+                    {e.add(e.mul(t, e.index(pPitch)), s)});
+            },
+            /*withinSubgroup=*/true);
+      };
+      if ((m + 1) * l.subgroups() <= scoreTiles())
+        write();
+      else
+        emitIf(e, ownsTile(m, scoreTiles()), write);
+    }
+    for (int64_t m = 0; m < l.outputSlots; ++m) {
+      Value tile = tileOf(m, outputTiles());
+      Value i = udiv(tile, colTiles());
+      o[m] = scaleRows(o[m], [&](Value row) {
+        Value t = e.add(e.mul(i, e.index(kT)), row);
+        Value f = e.constF32(p.scale);
+        if (p.decay == DeltaDecay::PerHead)
+          f = e.fmul(f, expNonPositive(load(gS, {t})));
+        return f;
+      });
+    }
+    gpu::BarrierOp::create(e.b);
+
+    // O += P N; N's tiles straight from the f16 new values of the chunk.
+    Value nBase =
+        e.mul(e.add(e.mul(slot, e.index(p.heads)), head), e.index(C * p.dimV));
+    for (int64_t m = 0; m < l.outputSlots; ++m) {
+      Value tile = tileOf(m, outputTiles());
+      Value i = udiv(tile, colTiles());
+      Value j = urem(tile, colTiles());
+      Value col = e.add(v0, e.mul(j, e.index(kT)));
+      for (int64_t st = 0; st < rowTiles(); ++st) {
+        Value a = loadMatrix(
+            e, aType, pS,
+            e.add(e.mul(i, e.index(kT * pPitch)), e.index(st * kT)), pPitch,
+            /*transpose=*/false);
+        Value nm = loadMatrix(
+            e, bType, nWords,
+            e.add(nBase, e.add(e.index(st * kT * p.dimV), col)), p.dimV,
+            /*transpose=*/false);
+        o[m] = mma(a, nm, o[m]);
+      }
+    }
+    writeOutputTiles(o, outputTiles(), colTiles(), stage);
+  }
+
+  /// `acc` with row r of its 16x16 tile times `factor(r)`, through the
+  /// subgroup's part of the stage.
+  Value scaleRows(Value acc, function_ref<Value(Value)> factor) {
+    Value base = e.mul(subgroup, e.index(kT * kT));
+    gpu::SubgroupMmaStoreMatrixOp::create(e.b, acc, stage, ValueRange{base},
+                                          e.b.getIndexAttr(kT), UnitAttr());
+    subgroupBarrier();
+    for (int64_t i = 0; i < kT * kT / l.subgroupSize; ++i) {
+      Value idx = e.add(base, e.add(lane, e.index(i * l.subgroupSize)));
+      Value row = udiv(urem(idx, kT * kT), kT);
+      Value value = memref::LoadOp::create(e.b, stage, idx);
+      store(e.fmul(value, factor(row)), stage, {idx});
+    }
+    subgroupBarrier();
+    Value scaled = gpu::SubgroupMmaLoadMatrixOp::create(
+        e.b, cType, stage, ValueRange{base}, e.b.getIndexAttr(kT), UnitAttr());
+    subgroupBarrier();
+    return scaled;
+  }
+
+  Value sWords, nWords, qS, kS, pS, stage, gS;
 };
 
 } // namespace
@@ -219,4 +443,11 @@ void mlir::ejk::delta_chunk::buildDeltaCoopOutputs(
     const VulkanDeltaChunkLayout &l, const DeltaBuffers &buf,
     const Temporaries &tmp) {
   CoopOutputsKernel(builder, loc, p, l, buf, tmp).build();
+}
+
+void mlir::ejk::delta_chunk::buildDeltaDirectOutputs(
+    OpBuilder &builder, Location loc, const DeltaProblem &p,
+    const VulkanDeltaChunkLayout &l, const DeltaBuffers &buf,
+    const Temporaries &tmp) {
+  DirectOutputsKernel(builder, loc, p, l, buf, tmp).build();
 }

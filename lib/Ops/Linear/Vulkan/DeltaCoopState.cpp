@@ -16,6 +16,8 @@
 //   values   N = U - W S: U loaded as an accumulator, W's tiles from the
 //            f16 temporary (16-byte words); N written over U (f32) and,
 //            through the stage, as f16 to shared memory     | barrier
+//            (with the outputs on matrices, `directOutputs`, the states
+//            and N go to their temporaries in f16, from the stage)
 //   update   S = exp(B_last) S + Kd^T N: Kd^T read column-major from the
 //            f16 temporary
 //
@@ -186,17 +188,22 @@ private:
 
   /// `tile` as f16 at rows 16 r.., columns 16 j.. of `half` (rows `pitch`
   /// apart), through the subgroup's part of the f32 stage; only where
-  /// `owns` (a subgroup's last slot may be a duplicate).
+  /// `owns` (a subgroup's last slot may be a duplicate). With `global`
+  /// (the f16 states or new values of the outputs on matrices) also there,
+  /// at the chunk's slot.
   void toHalves(Value tile, Value half, Value r, Value j, Value owns,
-                bool exact) {
+                bool exact, Value global = Value()) {
     auto convert = [&] {
       writeMatrix(
           tile, stage,
           [&](Value row, Value col, Value value) {
-            Value at =
-                e.add(e.mul(e.add(e.mul(r, e.index(kT)), row), e.index(pitch)),
-                      e.add(e.mul(j, e.index(kT)), col));
-            store(e.fromF32(value, f16), half, {at});
+            Value rowAt = e.add(e.mul(r, e.index(kT)), row);
+            Value colAt = e.add(e.mul(j, e.index(kT)), col);
+            Value at = e.add(e.mul(rowAt, e.index(pitch)), colAt);
+            Value h = e.fromF32(value, f16);
+            store(h, half, {at});
+            if (global)
+              store(h, global, {slot, head, rowAt, e.add(v0, colAt)});
           },
           /*withinSubgroup=*/true);
     };
@@ -227,6 +234,10 @@ private:
       std::tie(a, j) = stateTile(m);
       Value owns = ownsTile(m, sTiles);
       Value tile = s[m];
+      if (l.directOutputs) {
+        toHalves(tile, sHalf, a, j, owns, (m + 1) * n <= sTiles, tmp.states);
+        continue;
+      }
       emitIf(e, owns, [&] {
         gpu::SubgroupMmaStoreMatrixOp::create(
             e.b, tile, tmp.states,
@@ -259,6 +270,10 @@ private:
       std::tie(i, j) = valueTile(m);
       Value owns = ownsTile(m, nTiles);
       Value tile = values[m];
+      if (l.directOutputs) {
+        toHalves(tile, nHalf, i, j, owns, (m + 1) * n <= nTiles, tmp.n16);
+        continue;
+      }
       emitIf(e, owns, [&] {
         gpu::SubgroupMmaStoreMatrixOp::create(
             e.b, tile, tmp.u,
