@@ -81,8 +81,9 @@ protected:
     int64_t C = l.chunk;
     emitIf(e, lt(thread, e.index(C)),
            [&] { rowNorm(buf.query, head, thread, thread); });
-    Value keyRow = andI(cmp(arith::CmpIPredicate::sge, thread, e.index(C)),
-                        lt(thread, e.index(2 * C)));
+    Value below = lt(thread, e.index(2 * C));
+    Value above = cmp(arith::CmpIPredicate::sge, thread, e.index(C));
+    Value keyRow = andI(above, below);
     emitIf(e, keyRow, [&] {
       rowNorm(buf.key, kvHead, e.sub(thread, e.index(C)), thread);
     });
@@ -300,7 +301,10 @@ private:
                      return {orZero(valid, q), orZero(valid, key)};
                    }),
         [&](Value i, ArrayRef<Value> v) {
-          Value at = e.add(e.mul(udiv(i, K), e.index(pitch)), urem(i, K));
+          Value k = urem(i, K);
+          Value rowPitch = e.index(pitch);
+          Value t = udiv(i, K);
+          Value at = e.add(e.mul(t, rowPitch), k);
           store(e.fromF32(v[0], f16), qS, {at});
           store(e.fromF32(v[1], f16), kS, {at});
         });
@@ -308,8 +312,9 @@ private:
 
     // O = qn S and R = qn kn^T over the key tiles; S's tiles straight from
     // the f16 states of the chunk.
-    Value sBase =
-        e.mul(e.add(e.mul(slot, e.index(p.heads)), head), e.index(K * p.dimV));
+    Value stateSize = e.index(K * p.dimV);
+    Value slotHead = e.add(e.mul(slot, e.index(p.heads)), head);
+    Value sBase = e.mul(slotHead, stateSize);
     SmallVector<Value> o, r;
     for (int64_t m = 0; m < l.outputSlots; ++m) {
       Value tile = tileOf(m, outputTiles());
@@ -318,10 +323,8 @@ private:
       Value col = e.add(v0, e.mul(j, e.index(kT)));
       Value acc = zeroMatrix();
       for (int64_t kk = 0; kk < keyTiles(); ++kk) {
-        Value a = loadMatrix(
-            e, aType, qS,
-            e.add(e.mul(i, e.index(kT * pitch)), e.index(kk * kT)), pitch,
-            /*transpose=*/false);
+        Value a = loadMatrix(e, aType, qS, tileAt(i, kT * pitch, kk * kT),
+                             pitch, /*transpose=*/false);
         Value sm = loadMatrix(
             e, bType, sWords,
             e.add(sBase, e.add(e.index(kk * kT * p.dimV), col)), p.dimV,
@@ -336,14 +339,10 @@ private:
       Value s = urem(tile, rowTiles());
       Value acc = zeroMatrix();
       for (int64_t kk = 0; kk < keyTiles(); ++kk) {
-        Value a = loadMatrix(
-            e, aType, qS,
-            e.add(e.mul(i, e.index(kT * pitch)), e.index(kk * kT)), pitch,
-            /*transpose=*/false);
-        Value b = loadMatrix(
-            e, bType, kS,
-            e.add(e.mul(s, e.index(kT * pitch)), e.index(kk * kT)), pitch,
-            /*transpose=*/true);
+        Value a = loadMatrix(e, aType, qS, tileAt(i, kT * pitch, kk * kT),
+                             pitch, /*transpose=*/false);
+        Value b = loadMatrix(e, bType, kS, tileAt(s, kT * pitch, kk * kT),
+                             pitch, /*transpose=*/true);
         acc = mma(a, b, acc);
       }
       r.push_back(acc);
@@ -363,12 +362,15 @@ private:
               Value t = e.add(e.mul(i, e.index(kT)), row);
               Value s = e.add(e.mul(s0, e.index(kT)), c);
               Value v = e.fmul(value, e.constF32(p.scale));
-              if (p.decay == DeltaDecay::PerHead)
-                v = e.fmul(
-                    v, expNonPositive(e.fsub(load(gS, {t}), load(gS, {s}))));
+              if (p.decay == DeltaDecay::PerHead) {
+                Value bs = load(gS, {s});
+                Value bt = load(gS, {t});
+                v = e.fmul(v, expNonPositive(e.fsub(bt, bs)));
+              }
               v = orZero(cmp(arith::CmpIPredicate::sle, s, t), v);
-              store(e.fromF32(v, f16), pS,
-                    {e.add(e.mul(t, e.index(pPitch)), s)});
+              Value at = e.add(e.mul(t, e.index(pPitch)), s);
+              Value half = e.fromF32(v, f16);
+              store(half, pS, {at});
             },
             /*withinSubgroup=*/true);
       };
@@ -391,18 +393,17 @@ private:
     gpu::BarrierOp::create(e.b);
 
     // O += P N; N's tiles straight from the f16 new values of the chunk.
-    Value nBase =
-        e.mul(e.add(e.mul(slot, e.index(p.heads)), head), e.index(C * p.dimV));
+    Value valuesSize = e.index(C * p.dimV);
+    Value slotHeadN = e.add(e.mul(slot, e.index(p.heads)), head);
+    Value nBase = e.mul(slotHeadN, valuesSize);
     for (int64_t m = 0; m < l.outputSlots; ++m) {
       Value tile = tileOf(m, outputTiles());
       Value i = udiv(tile, colTiles());
       Value j = urem(tile, colTiles());
       Value col = e.add(v0, e.mul(j, e.index(kT)));
       for (int64_t st = 0; st < rowTiles(); ++st) {
-        Value a = loadMatrix(
-            e, aType, pS,
-            e.add(e.mul(i, e.index(kT * pPitch)), e.index(st * kT)), pPitch,
-            /*transpose=*/false);
+        Value a = loadMatrix(e, aType, pS, tileAt(i, kT * pPitch, st * kT),
+                             pPitch, /*transpose=*/false);
         Value nm = loadMatrix(
             e, bType, nWords,
             e.add(nBase, e.add(e.index(st * kT * p.dimV), col)), p.dimV,
@@ -411,6 +412,15 @@ private:
       }
     }
     writeOutputTiles(o, outputTiles(), colTiles(), stage);
+  }
+
+  /// `tile` `stride` + `offset`, one op per statement (in the order GCC
+  /// built them: the IR must not follow the C++ compiler's argument
+  /// order).
+  Value tileAt(Value tile, int64_t stride, int64_t offset) {
+    Value off = e.index(offset);
+    Value base = e.mul(tile, e.index(stride));
+    return e.add(base, off);
   }
 
   /// `acc` with row r of its 16x16 tile times `factor(r)`, through the

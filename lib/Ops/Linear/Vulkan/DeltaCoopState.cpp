@@ -55,7 +55,8 @@ public:
     // preparation pass finds them.
     wWords = wordView(e, tmp.w16, kWord);
     kdWords = wordView(e, tmp.kd, kWord);
-    v0 = e.mul(WorkgroupIdOp::create(e.b, 0), e.index(l.blockV));
+    Value width = e.index(l.blockV);
+    v0 = e.mul(WorkgroupIdOp::create(e.b, 0), width);
     seqId = WorkgroupIdOp::create(e.b, 2);
     sequenceBounds(seqId);
     int64_t n = l.subgroups();
@@ -130,15 +131,37 @@ private:
   /// first slot, never used).
   Value slotOfChunk(Value ci, Value count) {
     Value last = e.max(e.sub(count, one), zero);
-    return e.add(baseSlot(seqId), e.min(ci, last));
+    Value within = e.min(ci, last);
+    return e.add(baseSlot(seqId), within);
   }
 
   /// Element (t, k) of the [chunk, head_dim_k] f16 temporaries of slot
   /// `at`, in halves.
   Value keyOffset(Value at, Value t, Value k) {
-    Value rows = e.add(
-        e.mul(e.add(e.mul(at, e.index(p.heads)), head), e.index(l.chunk)), t);
+    Value chunk = e.index(l.chunk);
+    Value slotHead = e.add(e.mul(at, e.index(p.heads)), head);
+    Value rows = e.add(e.mul(slotHead, chunk), t);
     return e.add(e.mul(rows, e.index(p.dimK)), k);
+  }
+
+  /// keyOffset(at, `tile` i, `k`) and keyOffset(at, `t`, `tile` a), one op
+  /// per statement (in the order GCC built them: the IR must not follow
+  /// the C++ compiler's argument order).
+  Value keyOffsetOf(Value at, Value i, int64_t tile, int64_t k) {
+    Value key = e.index(k);
+    Value step = e.mul(i, e.index(tile));
+    return keyOffset(at, step, key);
+  }
+  Value keyOffsetAt(Value at, int64_t t, Value a, int64_t tile) {
+    Value key = e.mul(a, e.index(tile));
+    Value step = e.index(t);
+    return keyOffset(at, step, key);
+  }
+  /// Element `row0` + 16 `j` of an f16 stage (one op per statement).
+  Value halfAt(int64_t row0, Value j) {
+    Value col = e.mul(j, e.index(kT));
+    Value row = e.index(row0);
+    return e.add(row, col);
   }
 
   /// The W tiles of the subgroup's new-value tiles (every key tile, in
@@ -148,10 +171,9 @@ private:
     for (int64_t m = 0; m < nSlots; ++m) {
       Value i = valueTile(m).first;
       for (int64_t kk = 0; kk < kTiles; ++kk)
-        w.push_back(loadMatrix(
-            e, aType, wWords,
-            keyOffset(at, e.mul(i, e.index(kT)), e.index(kk * kT)), p.dimK,
-            /*transpose=*/false));
+        w.push_back(loadMatrix(e, aType, wWords,
+                               keyOffsetOf(at, i, kT, kk * kT), p.dimK,
+                               /*transpose=*/false));
     }
     return w;
   }
@@ -178,10 +200,9 @@ private:
     for (int64_t m = 0; m < sSlots; ++m) {
       Value a = stateTile(m).first;
       for (int64_t tt = 0; tt < cTiles; ++tt)
-        kd.push_back(loadMatrix(
-            e, aType, kdWords,
-            keyOffset(at, e.index(tt * kT), e.mul(a, e.index(kT))), p.dimK,
-            /*transpose=*/true));
+        kd.push_back(loadMatrix(e, aType, kdWords,
+                                keyOffsetAt(at, tt * kT, a, kT), p.dimK,
+                                /*transpose=*/true));
     }
     return kd;
   }
@@ -254,10 +275,8 @@ private:
       Value j = valueTile(m).second;
       Value ws = zeroMatrix();
       for (int64_t kk = 0; kk < kTiles; ++kk) {
-        Value sm =
-            loadMatrix(e, bType, sHalf,
-                       e.add(e.index(kk * kT * pitch), e.mul(j, e.index(kT))),
-                       pitch, /*transpose=*/false);
+        Value sm = loadMatrix(e, bType, sHalf, halfAt(kk * kT * pitch, j),
+                              pitch, /*transpose=*/false);
         ws = mma(w[m * kTiles + kk], sm, ws);
       }
       values.push_back(gpu::SubgroupMmaElementwiseOp::create(
@@ -296,10 +315,8 @@ private:
         acc = gpu::SubgroupMmaElementwiseOp::create(
             e.b, cType, ValueRange{acc, factor}, gpu::MMAElementwiseOp::MULF);
       for (int64_t tt = 0; tt < cTiles; ++tt) {
-        Value nm =
-            loadMatrix(e, bType, nHalf,
-                       e.add(e.index(tt * kT * pitch), e.mul(j, e.index(kT))),
-                       pitch, /*transpose=*/false);
+        Value nm = loadMatrix(e, bType, nHalf, halfAt(tt * kT * pitch, j),
+                              pitch, /*transpose=*/false);
         acc = mma(kd[m * cTiles + tt], nm, acc);
       }
       out[m] = acc;
