@@ -3,9 +3,10 @@
 // The split cooperative kernel (`chunk_parallel = 1, cooperative = 3`,
 // lib/Ops/Linear/Vulkan/CoopSplit.cpp): a state pass walking each batch
 // row's chunks with the state in f32 accumulators, writing the state before
-// each chunk to a temporary in the input's 16 bits, and the chunk-parallel
-// outputs with every operand read from global memory straight into
-// matrices. bf16, GQA (4 heads on 2), K = V = 64, chunks of 64, state
+// each chunk (transposed) to a temporary in the input's 16 bits, and the
+// chunk-parallel
+// outputs with K^T and S read from global memory straight into matrices, q
+// and V through a stage. bf16, GQA (4 heads on 2), K = V = 64, chunks of 64, state
 // blocks of 32, initial and final states. lavapipe has no cooperative
 // matrices: numerically checked on the GPU (bench/vulkan/linear.py's
 // chk_split_* cases).
@@ -14,52 +15,68 @@
 // CHECK-LABEL: func.func private @split_dispatch_0_states(
 // CHECK-SAME: %[[K:[a-z0-9]+]]: memref<2x256x2x64xbf16>
 // CHECK-SAME: %[[T:[a-z0-9]+]]: memref<8x4x64x64xf16>)
-// CHECK-SAME: ejk.grid = array<i64: 2, 4, 2>, ejk.matrix_operands = "bf16", ejk.shared_memory_bytes = 26624 : i64
+// CHECK-SAME: ejk.grid = array<i64: 2, 4, 2>, ejk.matrix_operands = "bf16", ejk.shared_memory_bytes = 30720 : i64
 // CHECK-DAG: %[[KW:.*]] = builtin.unrealized_conversion_cast %[[K]] : memref<2x256x2x64xbf16> to memref<8192xvector<4xi32>>
 // CHECK-DAG: %[[TW:.*]] = builtin.unrealized_conversion_cast %[[T]] : memref<8x4x64x64xf16> to memref<16384xvector<4xi32>>
-// CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%[[S:.*]] = %{{.*}}) -> (!gpu.mma_matrix<16x16xf32, "COp">)
-// K^T straight from the keys (column-major, rows H_kv K = 128 elements
-// = 16 words apart), a matrix per 16 steps of the chunk.
-// CHECK-COUNT-4: gpu.subgroup_mma_load_matrix %[[KW]][%{{.*}}] {leadDimension = 16 : index, transpose} : memref<8192xvector<4xi32>> -> !gpu.mma_matrix<16x16xf16, "AOp">
-// The state before the chunk: through the subgroup's tile stage, out as
-// one word a lane; subgroup barriers only.
-// CHECK: gpu.subgroup_mma_store_matrix %[[S]], %{{.*}} {leadDimension = 4 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<512xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK-DAG: %[[KS:.*]] = memref.alloc() : memref<576xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK-DAG: %[[VS:.*]] = memref.alloc() : memref<320xvector<4xi32>, #gpu.address_space<workgroup>>
+// The first chunk's key and value words before the loop; each chunk's
+// loop step carries the next one's.
+// CHECK: memref.load %[[KW]]
+// CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%[[S:.*]] = %{{.*}}, %[[K0:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (!gpu.mma_matrix<16x16xf32, "COp">, vector<4xi32>, vector<4xi32>, vector<4xi32>)
+// CHECK: memref.store %[[K0]], %[[KS]]
+// CHECK: memref.store %{{.*}}, %[[VS]]
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[NEXT:.*]] = memref.load %[[KW]]
+// The state before the chunk, transposed through the subgroup's tile
+// stage, out as one word a lane; subgroup barriers only.
+// CHECK: gpu.subgroup_mma_store_matrix %[[S]], %{{.*}} {leadDimension = 4 : index, transpose} : !gpu.mma_matrix<16x16xf32, "COp">, memref<512xvector<4xi32>, #gpu.address_space<workgroup>>
 // CHECK-NEXT: spirv.ControlBarrier <Subgroup>, <Subgroup>, <AcquireRelease|WorkgroupMemory>
 // CHECK: memref.store %{{.*}}, %[[TW]][%{{.*}}] : memref<16384xvector<4xi32>>
 // CHECK-NEXT: spirv.ControlBarrier <Subgroup>, <Subgroup>, <AcquireRelease|WorkgroupMemory>
-// w V (w applied in f32) as words, then the chunk's one workgroup barrier
-// and the update.
-// CHECK: memref.store %{{.*}} : memref<640xvector<4xi32>, #gpu.address_space<workgroup>>
-// CHECK: gpu.barrier
-// CHECK-NOT: gpu.barrier
+// K^T column-major from the key stage (rows K + 8 = 72 elements = 9 words
+// apart), then the update and the chunk's second workgroup barrier.
+// CHECK-COUNT-4: gpu.subgroup_mma_load_matrix %[[KS]][%{{.*}}] {leadDimension = 9 : index, transpose} : memref<576xvector<4xi32>, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
 // CHECK: gpu.subgroup_mma_elementwise  mulf %[[S]]
 // CHECK-COUNT-4: gpu.subgroup_mma_compute
-// CHECK: scf.yield
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield %{{.*}}, %[[NEXT]]
 // The final state through the f32 stage.
 // CHECK: memref.store %{{.*}} : memref<2x4x64x64xf32>
 
-// The outputs: grid (chunk slots, heads, V blocks), two workgroup
+// The outputs: grid (chunk slots, heads, V blocks), three workgroup
 // barriers.
 // CHECK-LABEL: func.func private @split_dispatch_0(
-// CHECK-SAME: ejk.grid = array<i64: 8, 4, 1>, ejk.matrix_operands = "bf16", ejk.shared_memory_bytes = 25600 : i64
+// CHECK-SAME: ejk.grid = array<i64: 8, 4, 1>, ejk.matrix_operands = "bf16", ejk.shared_memory_bytes = 34816 : i64
 // CHECK: %[[QW:.*]] = builtin.unrealized_conversion_cast %arg0 : memref<2x256x4x64xbf16> to memref<16384xvector<4xi32>>
 // CHECK: %[[KW2:.*]] = builtin.unrealized_conversion_cast %arg1 : memref<2x256x2x64xbf16> to memref<8192xvector<4xi32>>
 // CHECK: %[[VW:.*]] = builtin.unrealized_conversion_cast %arg2 : memref<2x256x2x64xbf16> to memref<8192xvector<4xi32>>
 // CHECK: %[[OW:.*]] = builtin.unrealized_conversion_cast %arg5 : memref<2x256x4x64xbf16> to memref<16384xvector<4xi32>>
 // CHECK: %[[SW:.*]] = builtin.unrealized_conversion_cast %arg7 : memref<8x4x64x64xf16> to memref<16384xvector<4xi32>>
+// The chunk's query and value words first; the queries staged.
+// CHECK: memref.load %[[QW]]
+// CHECK: %[[V0:.*]] = memref.load %[[VW]]
+// CHECK: memref.alloc() : memref<576xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK-NEXT: %[[QV:.*]] = memref.alloc() : memref<576xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK: memref.store %{{.*}}, %[[QV]]
 // CHECK: gpu.barrier
-// Scores: q and K^T from global memory, F applied on the accumulator.
-// CHECK: gpu.subgroup_mma_load_matrix %[[QW]][%{{.*}}] {leadDimension = 32 : index} : memref<16384xvector<4xi32>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// Scores: q from its stage and K^T from global memory, F applied on the
+// accumulator.
+// CHECK: gpu.subgroup_mma_load_matrix %[[QV]][%{{.*}}] {leadDimension = 9 : index} : memref<576xvector<4xi32>, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
 // CHECK: gpu.subgroup_mma_load_matrix %[[KW2]][%{{.*}}] {leadDimension = 16 : index, transpose} : memref<8192xvector<4xi32>> -> !gpu.mma_matrix<16x16xf16, "BOp">
 // CHECK: gpu.subgroup_mma_elementwise  mulf
 // CHECK: spirv.ControlBarrier <Subgroup>
-// q S: the state rows from the temporary (V = 64 elements = 8 words apart).
-// CHECK: gpu.subgroup_mma_load_matrix %[[SW]][%{{.*}}] {leadDimension = 8 : index} : memref<16384xvector<4xi32>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// q S: S^T from the temporary, column-major (K = 64 elements = 8 words
+// apart).
+// CHECK: gpu.subgroup_mma_load_matrix %[[SW]][%{{.*}}] {leadDimension = 8 : index, transpose} : memref<16384xvector<4xi32>> -> !gpu.mma_matrix<16x16xf16, "BOp">
 // CHECK: gpu.subgroup_mma_elementwise  mulf
+// The values over the queries between two barriers.
+// CHECK: gpu.barrier
+// CHECK: memref.store %[[V0]], %[[QV]]
 // CHECK: gpu.barrier
 // CHECK-NOT: gpu.barrier
-// A V: the values from global memory.
-// CHECK: gpu.subgroup_mma_load_matrix %[[VW]][%{{.*}}] {leadDimension = 16 : index} : memref<8192xvector<4xi32>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// A V: the values from their stage.
+// CHECK: gpu.subgroup_mma_load_matrix %[[QV]][%{{.*}}] {leadDimension = 9 : index} : memref<576xvector<4xi32>, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
 // CHECK: memref.store %{{.*}}, %[[OW]][%{{.*}}] : memref<16384xvector<4xi32>>
 // CHECK: return
 
@@ -68,13 +85,14 @@
 // CHECK: ejk.dispatch @split_dispatch_0_states
 // CHECK: ejk.dispatch @split_dispatch_0(
 
-// The bf16 operands are bf16 matrices in SPIR-V, loaded from the storage
-// buffers' 16-byte words.
+// The bf16 operands are bf16 matrices in SPIR-V: K^T from the key stage;
+// q from its stage, S^T from the storage buffer's 16-byte words.
 // SPIRV-LABEL: spirv.func @split_dispatch_0_states
-// SPIRV: spirv.KHR.CooperativeMatrixLoad {{.*}}, <ColumnMajor> : !spirv.ptr<vector<4xi32>, StorageBuffer>, i32 -> !spirv.coopmatrix<16x16xbf16, Subgroup, MatrixA>
+// SPIRV: spirv.KHR.CooperativeMatrixLoad {{.*}}, <ColumnMajor> : !spirv.ptr<vector<4xi32>, Workgroup>, i32 -> !spirv.coopmatrix<16x16xbf16, Subgroup, MatrixA>
 // SPIRV: spirv.KHR.CooperativeMatrixMulAdd
 // SPIRV-LABEL: spirv.func @split_dispatch_0(
-// SPIRV: spirv.KHR.CooperativeMatrixLoad {{.*}}, <RowMajor> : !spirv.ptr<vector<4xi32>, StorageBuffer>, i32 -> !spirv.coopmatrix<16x16xbf16, Subgroup, MatrixA>
+// SPIRV: spirv.KHR.CooperativeMatrixLoad {{.*}}, <RowMajor> : !spirv.ptr<vector<4xi32>, Workgroup>, i32 -> !spirv.coopmatrix<16x16xbf16, Subgroup, MatrixA>
+// SPIRV: spirv.KHR.CooperativeMatrixLoad {{.*}}, <ColumnMajor> : !spirv.ptr<vector<4xi32>, StorageBuffer>, i32 -> !spirv.coopmatrix<16x16xbf16, Subgroup, MatrixB>
 func.func @split(%q: tensor<2x256x4x64xbf16>, %k: tensor<2x256x2x64xbf16>, %v: tensor<2x256x2x64xbf16>, %gg: tensor<4xf32>, %s0: tensor<2x4x64x64xf32>) -> (tensor<2x256x4x64xbf16>, tensor<2x4x64x64xf32>) {
   %o, %s = ejk.gla %q, %k, %v g_gamma(%gg : tensor<4xf32>) initial_state(%s0 : tensor<2x4x64x64xf32>) {config = #ejk.config<block_v = 32, chunk_size = 64, chunk_parallel = 1, cooperative = 3>} : tensor<2x256x4x64xbf16>, tensor<2x256x2x64xbf16>, tensor<2x256x2x64xbf16> -> tensor<2x256x4x64xbf16>, tensor<2x4x64x64xf32>
   return %o, %s : tensor<2x256x4x64xbf16>, tensor<2x4x64x64xf32>

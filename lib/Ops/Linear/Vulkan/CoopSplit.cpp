@@ -121,11 +121,15 @@ VulkanGlaSplitLayout::compute(const GlaProblem &p, Type element, int64_t chunk,
   }
   int64_t tile = t * t;
   // The states: each subgroup's tile as words and (for initial or final
-  // states) as floats, and the w V stage twice (by chunk parity). The
-  // outputs: the tile stage, the F and D tables and the A stage.
-  l.stateSharedBytes = 2 * 4 * n * tile + 2 * 2 * chunk * l.valueStride();
+  // states) as floats, the key and the w V stages. The outputs: the tile
+  // stage, the F and D tables, the A stage and the query stage (the values
+  // later over it).
+  l.stateSharedBytes =
+      2 * 4 * n * tile + 2 * chunk * (l.keyStride() + l.valueStride());
   l.outputSharedBytes =
-      4 * n * tile + 4 * 2 * l.rowTiles * tile + 2 * chunk * l.scoreStride();
+      4 * n * tile + 4 * 2 * l.rowTiles * tile +
+      2 * chunk *
+          (l.scoreStride() + std::max(l.keyStride(), l.outValueStride()));
   int64_t shared = std::max(l.stateSharedBytes, l.outputSharedBytes);
   if (shared > target.sharedMemoryBytes) {
     reason << what << " stages " << shared
@@ -206,10 +210,10 @@ protected:
   Value oAt(Value row, Value col) {
     return e.add(tokenAt(row, p.heads, head, p.dimV), col);
   }
-  Value sAt(Value slot, Value key, Value col) {
+  Value sAt(Value slot, Value col, Value key) {
     Value slotHead = e.add(e.mul(slot, e.index(p.heads)), head);
-    Value keyRow = e.add(e.mul(slotHead, e.index(p.dimK)), key);
-    return e.add(e.mul(keyRow, e.index(p.dimV)), col);
+    Value colRow = e.add(e.mul(slotHead, e.index(p.dimV)), col);
+    return e.add(e.mul(colRow, e.index(p.dimK)), key);
   }
   Value wordAt(Value element) {
     return arith::DivUIOp::create(e.b, element, e.index(kWord));
@@ -251,13 +255,15 @@ protected:
   /// part of the f32 stage (subgroup barriers only), lane l takes row l / 2,
   /// columns 8 (l mod 2).. of it and calls `store(row, col, word)` with
   /// their 16-byte word in the input type. A subgroup may call it alone.
-  void tileWords(Value matrix, function_ref<void(Value, Value, Value)> store) {
+  void tileWords(Value matrix, function_ref<void(Value, Value, Value)> store,
+                 bool transpose = false) {
     // The tile's 256 floats are 64 words: row r in words 4 r.. 4 r + 3.
     constexpr int64_t perWord = 4, words = kT * kT / perWord;
     Value base = e.mul(subgroup, e.index(words));
     gpu::SubgroupMmaStoreMatrixOp::create(
         e.b, matrix, tileStage, ValueRange{base},
-        e.b.getIndexAttr(kT / perWord), UnitAttr());
+        e.b.getIndexAttr(kT / perWord),
+        transpose ? e.b.getUnitAttr() : UnitAttr());
     subgroupBarrier();
     auto floats = VectorType::get({perWord}, e.f32);
     Value first = e.add(base, e.mul(lane, e.index(2)));
@@ -277,6 +283,39 @@ protected:
     Value half = arith::RemUIOp::create(e.b, lane, e.index(2));
     store(row, e.mul(half, e.index(kWord)), word);
     subgroupBarrier();
+  }
+
+  /// A round of a chunk's [C, width words] block: this thread's word
+  /// (row, word), and whether it is inside the block (null: always).
+  struct Round {
+    Value row, word, inside;
+  };
+
+  SmallVector<Round> rounds(int64_t width) {
+    SmallVector<Round> out;
+    int64_t total = l.chunk * width;
+    for (int64_t r = 0; r * l.kThreads < total; ++r) {
+      Value i = e.add(thread, e.index(r * l.kThreads));
+      Round x;
+      if ((r + 1) * l.kThreads > total) {
+        x.inside = cmp(arith::CmpIPredicate::slt, i, e.index(total));
+        i = e.min(i, e.index(total - 1));
+      }
+      x.row = arith::DivUIOp::create(e.b, i, e.index(width));
+      x.word = arith::RemUIOp::create(e.b, i, e.index(width));
+      out.push_back(x);
+    }
+    return out;
+  }
+
+  /// `word` of round `r` into `stage` (rows `stride` f16 elements apart).
+  void stageWord(const Round &r, Value word, Value stage, int64_t stride) {
+    Value at = e.add(e.mul(r.row, e.index(stride / kWord)), r.word);
+    auto store = [&] { memref::StoreOp::create(e.b, word, stage, at); };
+    if (r.inside)
+      emitIf(e, r.inside, store);
+    else
+      store();
   }
 
   Type inputType;
@@ -303,84 +342,71 @@ public:
     colTile0 = arith::RemUIOp::create(e.b, first, e.index(l.stateColTiles));
     if (buf.initialState || buf.finalState)
       fstage = allocWorkgroupOf(e, l.subgroups() * kT * kT, e.f32);
-    int64_t stageWords = l.chunk * l.valueStride() / kWord;
-    wvStage = allocWorkgroupOf(e, 2 * stageWords, wordType(e));
     int64_t C = l.chunk, chunks = p.seq / C;
-    // This thread's words of the chunk's C x block_v values and their
-    // w_s = exp(gamma (C - 1 - s)) (the same for every chunk).
-    int64_t perRow = l.blockV / kWord, total = C * perRow;
-    SmallVector<Value> rows, words, weights;
-    for (int64_t r = 0; r * l.kThreads < total; ++r) {
-      Value i = e.add(thread, e.index(r * l.kThreads));
-      if ((r + 1) * l.kThreads > total)
-        i = e.min(i, e.index(total - 1));
-      Value s = arith::DivUIOp::create(e.b, i, e.index(perRow));
-      rows.push_back(s);
-      words.push_back(arith::RemUIOp::create(e.b, i, e.index(perRow)));
-      weights.push_back(decayOf(e.sub(e.index(C - 1), s)));
-    }
+    kStage = allocWorkgroupOf(e, C * l.keyStride() / kWord, wordType(e));
+    wvStage = allocWorkgroupOf(e, C * l.valueStride() / kWord, wordType(e));
+    // This thread's words of the chunk's keys [C, K] and values [C,
+    // block_v], and the values' w_s = exp(gamma (C - 1 - s)) (the same for
+    // every chunk).
+    keyWords = rounds(p.dimK / kWord);
+    valueWords = rounds(l.blockV / kWord);
+    SmallVector<Value> weights;
+    for (const Round &r : valueWords)
+      weights.push_back(decayOf(e.sub(e.index(C - 1), r.row)));
     Value chunkDecay;
     if (gamma)
       chunkDecay = gpu::SubgroupMmaConstantMatrixOp::create(
           e.b, cType, decayOf(e.index(C)));
     SmallVector<Value> inits = initialState();
+    int64_t numStates = inits.size();
+    // The next chunk's words are loaded while this one multiplies (carried
+    // through the loop).
+    SmallVector<Value> firstWords = loadWords(zero);
+    inits.append(firstWords.begin(), firstWords.end());
     SmallVector<Value> last = e.forLoop(
         zero, e.index(chunks), one, inits,
         [&](Value c, ValueRange args) -> SmallVector<Value> {
-          SmallVector<Value> state(args);
-          Value t0 = e.mul(c, e.index(C));
+          SmallVector<Value> state(args.take_front(numStates));
+          ValueRange loaded = args.drop_front(numStates);
+          // K and w V into their stages.
+          size_t at = 0;
+          for (const Round &r : keyWords)
+            stageWord(r, loaded[at++], kStage, l.keyStride());
+          for (size_t r = 0; r < valueWords.size(); ++r)
+            stageWord(valueWords[r], weighted(loaded[at++], weights[r]),
+                      wvStage, l.valueStride());
+          gpu::BarrierOp::create(e.b);
+          Value next = e.min(e.add(c, one), e.index(chunks - 1));
+          SmallVector<Value> nextWords = loadWords(next);
+          // S before the chunk into its slot of the temporary, transposed
+          // (S^T [V, K]: the outputs read it as column-major B matrices).
           Value slot = e.add(e.mul(batchIdx, e.index(chunks)), c);
-          // The chunk's loads first: its value words and K^T matrices.
-          SmallVector<Value> loaded;
-          for (size_t r = 0; r < rows.size(); ++r) {
-            Value col = e.add(v0, e.mul(words[r], e.index(kWord)));
-            Value at = vAt(e.add(t0, rows[r]), col);
-            loaded.push_back(memref::LoadOp::create(e.b, vView, wordAt(at)));
+          for (int64_t m = 0; m < l.stateSlots; ++m) {
+            Value a, j;
+            std::tie(a, j) = stateTile(m);
+            tileWords(
+                state[m],
+                [&](Value r, Value cc, Value word) {
+                  Value col = e.add(v0, e.add(e.mul(j, e.index(kT)), r));
+                  Value key = e.add(e.mul(a, e.index(kT)), cc);
+                  memref::StoreOp::create(e.b, word, sView,
+                                          wordAt(sAt(slot, col, key)));
+                },
+                /*transpose=*/true);
           }
+          // S = exp(gamma C) S + K^T (w V): K^T column-major from the key
+          // stage, once per key row of the subgroup.
           SmallVector<SmallVector<Value>> keys;
           for (int64_t x = 0; x < l.keyRows(); ++x) {
             Value a = e.add(keyRow0, e.index(x));
             SmallVector<Value> tiles;
             for (int64_t d = 0; d < l.rowTiles; ++d)
               tiles.push_back(loadMatrix(
-                  e, aType, kView,
-                  kAt(e.add(t0, e.index(d * kT)), e.mul(a, e.index(kT))),
-                  p.kvHeads * p.dimK, /*transpose=*/true));
+                  e, aType, kStage,
+                  e.add(e.index(d * kT * l.keyStride()), e.mul(a, e.index(kT))),
+                  l.keyStride(), /*transpose=*/true));
             keys.push_back(tiles);
           }
-          // S before the chunk into its slot of the temporary.
-          for (int64_t m = 0; m < l.stateSlots; ++m) {
-            Value a, j;
-            std::tie(a, j) = stateTile(m);
-            tileWords(state[m], [&](Value r, Value cc, Value word) {
-              Value key = e.add(e.mul(a, e.index(kT)), r);
-              Value col = e.add(v0, e.add(e.mul(j, e.index(kT)), cc));
-              memref::StoreOp::create(e.b, word, sView,
-                                      wordAt(sAt(slot, key, col)));
-            });
-          }
-          // w V into the stage of the chunk's parity.
-          Value parity = arith::RemUIOp::create(e.b, c, e.index(2));
-          Value stageAt = e.mul(parity, e.index(stageWords));
-          for (size_t r = 0; r < rows.size(); ++r) {
-            Value word = weighted(loaded[r], weights[r]);
-            Value at = e.add(
-                stageAt, e.add(e.mul(rows[r], e.index(l.valueStride() / kWord)),
-                               words[r]));
-            auto store = [&] {
-              memref::StoreOp::create(e.b, word, wvStage, at);
-            };
-            if (int64_t(r + 1) * l.kThreads > total)
-              emitIf(e,
-                     cmp(arith::CmpIPredicate::slt,
-                         e.add(thread, e.index(r * l.kThreads)),
-                         e.index(total)),
-                     store);
-            else
-              store();
-          }
-          gpu::BarrierOp::create(e.b);
-          Value stageHalves = e.mul(stageAt, e.index(kWord));
           for (int64_t m = 0; m < l.stateSlots; ++m) {
             Value a, j;
             std::tie(a, j) = stateTile(m);
@@ -390,22 +416,41 @@ public:
                   e.b, cType, ValueRange{acc, chunkDecay},
                   gpu::MMAElementwiseOp::MULF);
             for (int64_t d = 0; d < l.rowTiles; ++d) {
-              Value wv = loadMatrix(
-                  e, bType, wvStage,
-                  e.add(stageHalves, e.add(e.index(d * kT * l.valueStride()),
-                                           e.mul(j, e.index(kT)))),
-                  l.valueStride(), /*transpose=*/false);
+              Value wv = loadMatrix(e, bType, wvStage,
+                                    e.add(e.index(d * kT * l.valueStride()),
+                                          e.mul(j, e.index(kT))),
+                                    l.valueStride(), /*transpose=*/false);
               acc = mma(keys[m / l.stateColTiles][d], wv, acc);
             }
             state[m] = acc;
           }
+          // The stages are written again by the next chunk.
+          gpu::BarrierOp::create(e.b);
+          state.append(nextWords.begin(), nextWords.end());
           return state;
         });
+    last.resize(numStates);
     if (buf.finalState)
       writeFinalState(last);
   }
 
 private:
+  /// The key and value words of chunk `c` (keyWords, then valueWords).
+  SmallVector<Value> loadWords(Value c) {
+    Value t0 = e.mul(c, e.index(l.chunk));
+    SmallVector<Value> words;
+    for (const Round &r : keyWords) {
+      Value at = kAt(e.add(t0, r.row), e.mul(r.word, e.index(kWord)));
+      words.push_back(memref::LoadOp::create(e.b, kView, wordAt(at)));
+    }
+    for (const Round &r : valueWords) {
+      Value col = e.add(v0, e.mul(r.word, e.index(kWord)));
+      Value at = vAt(e.add(t0, r.row), col);
+      words.push_back(memref::LoadOp::create(e.b, vView, wordAt(at)));
+    }
+    return words;
+  }
+
   /// (key tile, V tile) of the subgroup's `m`-th state tile: subgroup g
   /// owns the tiles g slots.. in row-major order, so that its tiles share
   /// key rows (and their K^T matrices): rows keyRow0 + m / colTiles,
@@ -472,7 +517,8 @@ private:
     }
   }
 
-  Value wvStage, keyRow0, colTile0, fstage;
+  Value kStage, wvStage, keyRow0, colTile0, fstage;
+  SmallVector<Round> keyWords, valueWords;
 };
 
 /// The outputs: workgroup (chunk slot, head, V block).
@@ -492,12 +538,34 @@ public:
     Value t0 =
         e.mul(arith::RemUIOp::create(e.b, slot, e.index(chunks)), e.index(C));
     loadGamma();
+    // The chunk's queries [C, K] and values [C, out block] as words, loaded
+    // first: the queries are staged for the scores and q S, the values then
+    // over them for A V. A matrix straight from global memory is read in
+    // its fragments' pieces: every subgroup reading all of q that way
+    // multiplied the chunk's L1 traffic by eight.
+    SmallVector<Round> queryWords = rounds(p.dimK / kWord);
+    SmallVector<Round> valueWords = rounds(l.outBlockV / kWord);
+    SmallVector<Value> queries, values;
+    for (const Round &r : queryWords) {
+      Value at = qAt(e.add(t0, r.row), e.mul(r.word, e.index(kWord)));
+      queries.push_back(memref::LoadOp::create(e.b, qView, wordAt(at)));
+    }
+    for (const Round &r : valueWords) {
+      Value vcol = e.add(v0, e.mul(r.word, e.index(kWord)));
+      Value at = vAt(e.add(t0, r.row), vcol);
+      values.push_back(memref::LoadOp::create(e.b, vView, wordAt(at)));
+    }
     constexpr int64_t tile = kT * kT;
     // F_d (rows 16 d.. against columns 0..15 of a tile d rows below the
     // diagonal) and D_i (rows of tile row i), f32.
     Value tables = allocWorkgroupOf(e, 2 * R * tile, e.f32);
     Value aStage =
         allocWorkgroupOf(e, C * l.scoreStride() / kWord, wordType(e));
+    Value qvStage = allocWorkgroupOf(
+        e, C * std::max(l.keyStride(), l.outValueStride()) / kWord,
+        wordType(e));
+    for (size_t r = 0; r < queryWords.size(); ++r)
+      stageWord(queryWords[r], queries[r], qvStage, l.keyStride());
     forEachShared(e, l.kThreads, thread, 2 * R * tile, [&](Value i) {
       Value which = arith::DivUIOp::create(e.b, i, e.index(tile));
       Value inTile = arith::RemUIOp::create(e.b, i, e.index(tile));
@@ -521,8 +589,8 @@ public:
         e, l.kThreads, thread, C * l.scoreStride() / kWord,
         [&](Value i) { memref::StoreOp::create(e.b, zeroWord, aStage, i); });
     gpu::BarrierOp::create(e.b);
-    int64_t ks = p.heads * p.dimK, kks = p.kvHeads * p.dimK;
-    int64_t vs = p.kvHeads * p.dimV, ss = l.scoreStride();
+    int64_t kks = p.kvHeads * p.dimK;
+    int64_t ss = l.scoreStride();
     // A16 = (Q K^T) o F, lower-triangle tiles round-robin.
     for (int64_t m = 0; m < l.scoreSlots; ++m) {
       emitIf(e, ownsTile(m, l.scoreTiles()), [&] {
@@ -530,10 +598,10 @@ public:
         std::tie(i, j) = scoreTile(tileOf(m, l.scoreTiles()));
         Value acc = zeroMatrix();
         for (int64_t d = 0; d < l.kTiles; ++d) {
-          Value q =
-              loadMatrix(e, aType, qView,
-                         qAt(e.add(t0, e.mul(i, e.index(kT))), e.index(d * kT)),
-                         ks, /*transpose=*/false);
+          Value q = loadMatrix(
+              e, aType, qvStage,
+              e.add(e.mul(i, e.index(kT * l.keyStride())), e.index(d * kT)),
+              l.keyStride(), /*transpose=*/false);
           Value k =
               loadMatrix(e, bType, kView,
                          kAt(e.add(t0, e.mul(j, e.index(kT))), e.index(d * kT)),
@@ -565,13 +633,15 @@ public:
       o.push_back(zeroMatrix());
     }
     for (int64_t d = 0; d < l.kTiles; ++d) {
-      Value s = loadMatrix(e, bType, sView, sAt(slot, e.index(d * kT), col),
-                           p.dimV, /*transpose=*/false);
+      // S^T rows: the keys of a column are contiguous (column-major B).
+      Value s = loadMatrix(e, bType, sView, sAt(slot, col, e.index(d * kT)),
+                           p.dimK, /*transpose=*/true);
       for (int64_t m = 0; m < l.outputSlots; ++m) {
-        Value q = loadMatrix(
-            e, aType, qView,
-            qAt(e.add(t0, e.mul(rowTile[m], e.index(kT))), e.index(d * kT)), ks,
-            /*transpose=*/false);
+        Value q =
+            loadMatrix(e, aType, qvStage,
+                       e.add(e.mul(rowTile[m], e.index(kT * l.keyStride())),
+                             e.index(d * kT)),
+                       l.keyStride(), /*transpose=*/false);
         o[m] = mma(q, s, o[m]);
       }
     }
@@ -583,13 +653,18 @@ public:
       o[m] = gpu::SubgroupMmaElementwiseOp::create(
           e.b, cType, ValueRange{o[m], decay}, gpu::MMAElementwiseOp::MULF);
     }
+    // The values over the queries, once every subgroup is past q S.
+    gpu::BarrierOp::create(e.b);
+    for (size_t r = 0; r < valueWords.size(); ++r)
+      stageWord(valueWords[r], values[r], qvStage, l.outValueStride());
     gpu::BarrierOp::create(e.b);
     // O += A16 V over the step tiles at or left of the diagonal (the tiles
     // above it are zero, skipped where the row is known to be above).
     for (int64_t d = 0; d < R; ++d) {
-      Value v =
-          loadMatrix(e, bType, vView, vAt(e.add(t0, e.index(d * kT)), col), vs,
-                     /*transpose=*/false);
+      Value v = loadMatrix(
+          e, bType, qvStage,
+          e.add(e.index(d * kT * l.outValueStride()), e.mul(j, e.index(kT))),
+          l.outValueStride(), /*transpose=*/false);
       for (int64_t m = 0; m < l.outputSlots; ++m) {
         // rowTile[m] is in [m rowStep, m rowStep + rowStep - 1].
         if (d > m * rowStep + rowStep - 1)
@@ -655,7 +730,7 @@ LogicalResult mlir::ejk::tileVulkanGlaCoopSplit(Operation *op,
   // The states in the input type's 16 bits (f16-typed: only word views
   // read and write them).
   SmallVector<MemRefType> tempTypes = {MemRefType::get(
-      {slots, p.heads, p.dimK, p.dimV}, Float16Type::get(context))};
+      {slots, p.heads, p.dimV, p.dimK}, Float16Type::get(context))};
   auto tiling =
       beginChunkTiling(rewriter, tempTypes, p, l, buf, remap, remapTemporaries);
   if (failed(tiling))

@@ -4,17 +4,18 @@
 // `chunk_parallel = 1, cooperative = 3`: for a decay that is one constant
 // per head (g_gamma, lightning's slopes) or none, fla's split of
 // `chunk_simple_gla` on 16x16x16 cooperative matrices (CoopSplit.cpp), two
-// dispatches around a states temporary [chunk slots, H, K, V] in the input
-// type's 16 bits:
+// dispatches around a states temporary [chunk slots, H, V, K] (each
+// state transposed) in the input type's 16 bits:
 //
 //   states   workgroup = (V block, head, batch row): walks the row's chunks
 //            in order with S [K, block_v] in f32 accumulators; per chunk it
-//            writes S (before the chunk) as 16-byte words and takes
-//            S <- exp(gamma C) S + K^T (w V), K^T read from global memory
-//            straight into matrices, w V staged as words
-//   outputs  workgroup = (chunk slot, head, V block of up to 128): every
-//            operand (q, K^T, S, V) read from global memory straight into
-//            matrices; A = (Q K^T) o F into an f16/bf16 stage as words,
+//            writes S^T (before the chunk) as 16-byte words and takes
+//            S <- exp(gamma C) S + K^T (w V), K and w V staged as words
+//            (the next chunk's loaded during this one's products)
+//   outputs  workgroup = (chunk slot, head, V block of up to 128): q, K^T
+//            and S read from global memory straight into matrices (each in
+//            the layout whose contraction is contiguous), V staged as
+//            words; A = (Q K^T) o F into an f16/bf16 stage as words,
 //            O = D o (Q S) + A V written as words
 //
 // F[t, s] = scale exp(gamma (t - s)) (s <= t), D[t] = scale exp(gamma (t +
@@ -65,9 +66,12 @@ struct VulkanGlaSplitLayout {
   int64_t keyRows() const {
     return std::max<int64_t>(1, stateSlots / stateColTiles);
   }
-  /// Row strides (f16 elements) of the w V stage and the A stage.
+  /// Row strides (f16 elements) of the state pass's key and w V stages,
+  /// the outputs' A and value stages.
+  int64_t keyStride() const { return kTiles * kMatrix + kPad; }
   int64_t valueStride() const { return blockV + kPad; }
   int64_t scoreStride() const { return chunk + kPad; }
+  int64_t outValueStride() const { return outBlockV + kPad; }
 
   /// The layout of `p` (inputs of `element`) with chunks of `chunk` and
   /// state blocks of `blockV` on `target`, or nullopt with the reason on
