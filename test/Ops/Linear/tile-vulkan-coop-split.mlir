@@ -1,5 +1,6 @@
 // RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,int16,storage16,subgroup_shuffle,cooperative_matrix_bf16 subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152 spirv-version=1.6" -ejk-form-dispatches -ejk-tile-dispatches -canonicalize | FileCheck %s
 // RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,int16,storage16,subgroup_shuffle,cooperative_matrix_bf16 subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152 spirv-version=1.6" -ejk-form-dispatches -ejk-tile-dispatches -ejk-lower-to-spirv | FileCheck %s --check-prefix=SPIRV
+// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,int16,storage16,subgroup_shuffle,cooperative_matrix_bf16 subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152 spirv-version=1.6" | FileCheck %s --check-prefix=CONFIG
 // The split cooperative kernel (`chunk_parallel = 1, cooperative = 3`,
 // lib/Ops/Linear/Vulkan/CoopSplit.cpp): a state pass walking each batch
 // row's chunks with the state in f32 accumulators, writing the state before
@@ -96,4 +97,23 @@
 func.func @split(%q: tensor<2x256x4x64xbf16>, %k: tensor<2x256x2x64xbf16>, %v: tensor<2x256x2x64xbf16>, %gg: tensor<4xf32>, %s0: tensor<2x4x64x64xf32>) -> (tensor<2x256x4x64xbf16>, tensor<2x4x64x64xf32>) {
   %o, %s = ejk.gla %q, %k, %v g_gamma(%gg : tensor<4xf32>) initial_state(%s0 : tensor<2x4x64x64xf32>) {config = #ejk.config<block_v = 32, chunk_size = 64, chunk_parallel = 1, cooperative = 3>} : tensor<2x256x4x64xbf16>, tensor<2x256x2x64xbf16>, tensor<2x256x2x64xbf16> -> tensor<2x256x4x64xbf16>, tensor<2x4x64x64xf32>
   return %o, %s : tensor<2x256x4x64xbf16>, tensor<2x4x64x64xf32>
+}
+
+// -----
+
+// The heuristic's pick for fla's simple-gla shape (B16 T16384 H8 D128, a
+// constant decay, bf16 with bf16 matrices, int16): the split form, chunks
+// of 64, V blocks of 64 (3.760 ms against the in-order form 2's 4.855 in
+// one process on an H200, docs/ops/linear-vulkan.md); one state slot per
+// chunk of each batch row.
+// CONFIG-LABEL: func.func @heuristic_pick
+// CONFIG: config = #ejk.config<block_v = 64, chunk_parallel = 1, chunk_size = 64, cooperative = 3>
+// CHECK-LABEL: func.func private @heuristic_pick_dispatch_0_states(
+// CHECK-SAME: memref<4096x8x128x128xf16>
+// CHECK-SAME: ejk.grid = array<i64: 2, 8, 16>, ejk.matrix_operands = "bf16"
+// CHECK-LABEL: func.func private @heuristic_pick_dispatch_0(
+// CHECK-SAME: ejk.grid = array<i64: 4096, 8, 1>, ejk.matrix_operands = "bf16"
+func.func @heuristic_pick(%q: tensor<16x16384x8x128xbf16>, %gg: tensor<8xf32>) -> tensor<16x16384x8x128xbf16> {
+  %o = ejk.gla %q, %q, %q g_gamma(%gg : tensor<8xf32>) : tensor<16x16384x8x128xbf16>, tensor<16x16384x8x128xbf16>, tensor<16x16384x8x128xbf16> -> tensor<16x16384x8x128xbf16>
+  return %o : tensor<16x16384x8x128xbf16>
 }

@@ -234,9 +234,22 @@ ConfigAttr VulkanGla::heuristicConfig(Operation *op, const TargetInfo &target) {
   // kernel"). Its form 2 (conversions inside each subgroup, outputs as
   // 16-byte words): 5.37 against 5.56 ms bf16 and 4.71 against 4.96 ms f16
   // in one process on an H200, every check case of both forms within the
-  // same rounding.
-  if (p.seq >= 256 && kInOrderWorkgroups <= std::max<int64_t>(1, p.numSeqs) *
-                                                p.heads * ceilDiv(p.dimV, 32))
+  // same rounding. Where its rules pass (batch rows, whole chunks, int16,
+  // subgroups of 32), the split form (`cooperative = 3`: a state pass
+  // writing each chunk's state, then every chunk's outputs at once) runs
+  // first: 3.760 against form 2's 4.855 ms bf16 and 3.690 against 4.336 ms
+  // f16 at that shape in one process on an H200, its checks within the
+  // same rounding (docs/ops/linear-vulkan.md, "The split form").
+  bool manyWorkgroups = kInOrderWorkgroups <= std::max<int64_t>(1, p.numSeqs) *
+                                                  p.heads * ceilDiv(p.dimV, 32);
+  if (p.seq >= 256 && manyWorkgroups)
+    for (int64_t blockV : {64, 32}) {
+      ConfigAttr attr = GlaConfig{64, blockV, /*chunkParallel=*/true, 3}.toAttr(
+          op->getContext());
+      if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+        return attr;
+    }
+  if (p.seq >= 256 && manyWorkgroups)
     for (auto [chunk, blockV] :
          {std::pair<int64_t, int64_t>{32, 32}, {16, 32}, {32, 16}, {16, 16}}) {
       ConfigAttr attr =
