@@ -131,3 +131,15 @@ func.func @split_shared_memory(%q: tensor<1x256x2x64xf16>, %v: tensor<1x256x2x64
   return %o : tensor<1x256x2x64xf16>
 }
 }
+
+// -----
+
+// Head dims of 2^32: the state's 2^64 elements overflow int64 (once wrapped
+// to 0 in this message).
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_shuffle", "cooperative_matrix_bf16"]}} {
+func.func @split_state_overflow(%q: tensor<1x64x1x4294967296xf16>, %v: tensor<1x64x1x4294967296xf16>, %gg: tensor<1xf32>) -> tensor<1x64x1x4294967296xf16> {
+  // expected-error @+1 {{chunk workgroups (at most 65535) and more than 2^63 state elements (under 2^31)}}
+  %o = ejk.gla %q, %q, %v g_gamma(%gg : tensor<1xf32>) {config = #ejk.config<block_v = 32, chunk_size = 64, chunk_parallel = 1, cooperative = 3>} : tensor<1x64x1x4294967296xf16>, tensor<1x64x1x4294967296xf16>, tensor<1x64x1x4294967296xf16> -> tensor<1x64x1x4294967296xf16>
+  return %o : tensor<1x64x1x4294967296xf16>
+}
+}

@@ -49,17 +49,6 @@ SmallVector<MemRefType> temporaryTypes(const GlaProblem &p,
   return types;
 }
 
-/// `buffers` (the main dispatch's) as the arguments `args` of another
-/// dispatch with the same leading arguments.
-GlaBuffers remap(const GlaBuffers &buffers, ValueRange args) {
-  return remapBuffers(buffers, args,
-                      {&GlaBuffers::query, &GlaBuffers::key, &GlaBuffers::value,
-                       &GlaBuffers::g, &GlaBuffers::gk, &GlaBuffers::gv,
-                       &GlaBuffers::gGamma, &GlaBuffers::initialState,
-                       &GlaBuffers::cuSeqlens, &GlaBuffers::output,
-                       &GlaBuffers::finalState});
-}
-
 Temporaries remapTemporaries(ArrayRef<Value> temps) {
   Temporaries t;
   t.states = temps[0];
@@ -71,6 +60,16 @@ Temporaries remapTemporaries(ArrayRef<Value> temps) {
 }
 
 } // namespace
+
+GlaBuffers mlir::ejk::remapGlaBuffers(const GlaBuffers &buffers,
+                                      ValueRange args) {
+  return remapBuffers(buffers, args,
+                      {&GlaBuffers::query, &GlaBuffers::key, &GlaBuffers::value,
+                       &GlaBuffers::g, &GlaBuffers::gk, &GlaBuffers::gv,
+                       &GlaBuffers::gGamma, &GlaBuffers::initialState,
+                       &GlaBuffers::cuSeqlens, &GlaBuffers::output,
+                       &GlaBuffers::finalState});
+}
 
 std::optional<VulkanGlaChunkLayout> VulkanGlaChunkLayout::compute(
     const GlaProblem &p, int64_t chunk, int64_t blockV, int64_t cooperative,
@@ -214,7 +213,7 @@ LogicalResult mlir::ejk::tileVulkanGlaChunkParallel(
     const GlaBuffers &buf, DispatchRewriter &rewriter) {
   auto tiling = beginChunkTiling(
       rewriter, temporaryTypes(p, l, rewriter.dispatch().getContext()), p, l,
-      buf, remap, remapTemporaries);
+      buf, remapGlaBuffers, remapTemporaries);
   if (failed(tiling))
     return failure();
   ArrayRef<MemRefType> tempTypes = tiling->tempTypes;

@@ -108,6 +108,11 @@ private:
                           llvm::raw_ostream &reason);
 };
 
+/// `buffers` (the main dispatch's) as the arguments `args` of another
+/// dispatch with the same leading arguments: the gla kernels' later
+/// dispatches.
+GlaBuffers remapGlaBuffers(const GlaBuffers &buffers, ValueRange args);
+
 /// Emits the three dispatches of the chunk-parallel kernel for the op
 /// being tiled (its buffers `buf`).
 LogicalResult tileVulkanGlaChunkParallel(Operation *op, const GlaProblem &p,

@@ -29,6 +29,7 @@
 #include "Common/Arithmetic.h"
 #include "Linear/HeadDecay.h"
 #include "Linear/Vulkan/ChunkDispatches.h"
+#include "Linear/Vulkan/ChunkParallel.h"
 #include "Linear/Vulkan/CoopMatrices.h"
 #include "Linear/Vulkan/SlotKernel.h"
 
@@ -109,14 +110,20 @@ VulkanGlaSplitLayout::compute(const GlaProblem &p, Type element, int64_t chunk,
   l.scoreSlots = ceilDiv(l.scoreTiles(), n);
   int64_t stateMatrices = l.stateSlots + l.keyRows() * l.rowTiles;
   int64_t outputMatrices = l.outputSlots + l.scoreSlots;
-  int64_t slots = p.batch * (p.seq / chunk);
-  int64_t stateElements = slots * p.heads * p.dimK * p.dimV;
-  if (stateMatrices > kMaxMatrices || outputMatrices > kMaxMatrices ||
-      slots > 65535 || stateElements >= (int64_t(1) << 31)) {
+  std::optional<int64_t> slots = checkedProduct({p.batch, p.seq / chunk});
+  std::optional<int64_t> stateElements;
+  if (slots)
+    stateElements = checkedProduct({*slots, p.heads, p.dimK, p.dimV});
+  if (stateMatrices > kMaxMatrices || outputMatrices > kMaxMatrices || !slots ||
+      *slots > 65535 || !stateElements ||
+      *stateElements >= (int64_t(1) << 31)) {
+    auto count = [&](std::optional<int64_t> n) -> llvm::raw_ostream & {
+      return n ? reason << *n : reason << "more than 2^63";
+    };
     reason << what << " would keep " << std::max(stateMatrices, outputMatrices)
-           << " matrices per subgroup (at most " << kMaxMatrices << "), "
-           << slots << " chunk workgroups (at most 65535) and " << stateElements
-           << " state elements (under 2^31)";
+           << " matrices per subgroup (at most " << kMaxMatrices << "), ";
+    count(slots) << " chunk workgroups (at most 65535) and ";
+    count(stateElements) << " state elements (under 2^31)";
     return std::nullopt;
   }
   int64_t tile = t * t;
@@ -318,6 +325,22 @@ protected:
       store();
   }
 
+  /// The words of `rounds` in rows t0.. of `view`: round r's at element
+  /// at(t0 + r.row, col0 + r.word kWord) (col0 null: 0).
+  SmallVector<Value> loadRounds(ArrayRef<Round> rounds, Value t0, Value col0,
+                                Value view,
+                                function_ref<Value(Value, Value)> at) {
+    SmallVector<Value> words;
+    for (const Round &r : rounds) {
+      Value col = e.mul(r.word, e.index(kWord));
+      if (col0)
+        col = e.add(col0, col);
+      Value row = e.add(t0, r.row);
+      words.push_back(memref::LoadOp::create(e.b, view, wordAt(at(row, col))));
+    }
+    return words;
+  }
+
   Type inputType;
   Value gamma;
   /// Each subgroup's 16x16 f32 tile as 64 words (tileWords).
@@ -331,7 +354,8 @@ public:
 
   void build() {
     beginSplit();
-    v0 = e.mul(WorkgroupIdOp::create(e.b, 0), e.index(l.blockV));
+    Value blockV = e.index(l.blockV);
+    v0 = e.mul(WorkgroupIdOp::create(e.b, 0), blockV);
     head = WorkgroupIdOp::create(e.b, 1);
     kvHead = e.div(head, e.index(p.headsPerKv()));
     seqId = WorkgroupIdOp::create(e.b, 2);
@@ -376,7 +400,8 @@ public:
             stageWord(valueWords[r], weighted(loaded[at++], weights[r]),
                       wvStage, l.valueStride());
           gpu::BarrierOp::create(e.b);
-          Value next = e.min(e.add(c, one), e.index(chunks - 1));
+          Value lastChunk = e.index(chunks - 1);
+          Value next = e.min(e.add(c, one), lastChunk);
           SmallVector<Value> nextWords = loadWords(next);
           // S before the chunk into its slot of the temporary, transposed
           // (S^T [V, K]: the outputs read it as column-major B matrices).
@@ -400,11 +425,12 @@ public:
           for (int64_t x = 0; x < l.keyRows(); ++x) {
             Value a = e.add(keyRow0, e.index(x));
             SmallVector<Value> tiles;
-            for (int64_t d = 0; d < l.rowTiles; ++d)
-              tiles.push_back(loadMatrix(
-                  e, aType, kStage,
-                  e.add(e.index(d * kT * l.keyStride()), e.mul(a, e.index(kT))),
-                  l.keyStride(), /*transpose=*/true));
+            for (int64_t d = 0; d < l.rowTiles; ++d) {
+              Value rowAt = e.mul(a, e.index(kT));
+              Value at = e.add(e.index(d * kT * l.keyStride()), rowAt);
+              tiles.push_back(loadMatrix(e, aType, kStage, at, l.keyStride(),
+                                         /*transpose=*/true));
+            }
             keys.push_back(tiles);
           }
           for (int64_t m = 0; m < l.stateSlots; ++m) {
@@ -438,16 +464,12 @@ private:
   /// The key and value words of chunk `c` (keyWords, then valueWords).
   SmallVector<Value> loadWords(Value c) {
     Value t0 = e.mul(c, e.index(l.chunk));
-    SmallVector<Value> words;
-    for (const Round &r : keyWords) {
-      Value at = kAt(e.add(t0, r.row), e.mul(r.word, e.index(kWord)));
-      words.push_back(memref::LoadOp::create(e.b, kView, wordAt(at)));
-    }
-    for (const Round &r : valueWords) {
-      Value col = e.add(v0, e.mul(r.word, e.index(kWord)));
-      Value at = vAt(e.add(t0, r.row), col);
-      words.push_back(memref::LoadOp::create(e.b, vView, wordAt(at)));
-    }
+    SmallVector<Value> words =
+        loadRounds(keyWords, t0, Value(), kView,
+                   [&](Value row, Value col) { return kAt(row, col); });
+    llvm::append_range(
+        words, loadRounds(valueWords, t0, v0, vView,
+                          [&](Value row, Value col) { return vAt(row, col); }));
     return words;
   }
 
@@ -532,11 +554,13 @@ public:
     Value slot = WorkgroupIdOp::create(e.b, 0);
     head = WorkgroupIdOp::create(e.b, 1);
     kvHead = e.div(head, e.index(p.headsPerKv()));
-    v0 = e.mul(WorkgroupIdOp::create(e.b, 2), e.index(l.outBlockV));
+    Value outBlockV = e.index(l.outBlockV);
+    v0 = e.mul(WorkgroupIdOp::create(e.b, 2), outBlockV);
     batchIdx = e.div(slot, e.index(chunks));
     seqId = batchIdx;
+    Value chunkSteps = e.index(C);
     Value t0 =
-        e.mul(arith::RemUIOp::create(e.b, slot, e.index(chunks)), e.index(C));
+        e.mul(arith::RemUIOp::create(e.b, slot, e.index(chunks)), chunkSteps);
     loadGamma();
     // The chunk's queries [C, K] and values [C, out block] as words, loaded
     // first: the queries are staged for the scores and q S, the values then
@@ -545,16 +569,12 @@ public:
     // multiplied the chunk's L1 traffic by eight.
     SmallVector<Round> queryWords = rounds(p.dimK / kWord);
     SmallVector<Round> valueWords = rounds(l.outBlockV / kWord);
-    SmallVector<Value> queries, values;
-    for (const Round &r : queryWords) {
-      Value at = qAt(e.add(t0, r.row), e.mul(r.word, e.index(kWord)));
-      queries.push_back(memref::LoadOp::create(e.b, qView, wordAt(at)));
-    }
-    for (const Round &r : valueWords) {
-      Value vcol = e.add(v0, e.mul(r.word, e.index(kWord)));
-      Value at = vAt(e.add(t0, r.row), vcol);
-      values.push_back(memref::LoadOp::create(e.b, vView, wordAt(at)));
-    }
+    SmallVector<Value> queries =
+        loadRounds(queryWords, t0, Value(), qView,
+                   [&](Value row, Value col) { return qAt(row, col); });
+    SmallVector<Value> values =
+        loadRounds(valueWords, t0, v0, vView,
+                   [&](Value row, Value col) { return vAt(row, col); });
     constexpr int64_t tile = kT * kT;
     // F_d (rows 16 d.. against columns 0..15 of a tile d rows below the
     // diagonal) and D_i (rows of tile row i), f32.
@@ -598,19 +618,19 @@ public:
         std::tie(i, j) = scoreTile(tileOf(m, l.scoreTiles()));
         Value acc = zeroMatrix();
         for (int64_t d = 0; d < l.kTiles; ++d) {
-          Value q = loadMatrix(
-              e, aType, qvStage,
-              e.add(e.mul(i, e.index(kT * l.keyStride())), e.index(d * kT)),
-              l.keyStride(), /*transpose=*/false);
-          Value k =
-              loadMatrix(e, bType, kView,
-                         kAt(e.add(t0, e.mul(j, e.index(kT))), e.index(d * kT)),
-                         kks, /*transpose=*/true);
+          Value keyAt = e.index(d * kT);
+          Value qElem = e.add(e.mul(i, e.index(kT * l.keyStride())), keyAt);
+          Value q = loadMatrix(e, aType, qvStage, qElem, l.keyStride(),
+                               /*transpose=*/false);
+          Value keyCol = e.index(d * kT);
+          Value kRow = e.add(t0, e.mul(j, e.index(kT)));
+          Value k = loadMatrix(e, bType, kView, kAt(kRow, keyCol), kks,
+                               /*transpose=*/true);
           acc = mma(q, k, acc);
         }
-        Value f =
-            loadMatrix(e, cType, tables, e.mul(e.sub(i, j), e.index(tile)), kT,
-                       /*transpose=*/false);
+        Value tileSize = e.index(tile);
+        Value f = loadMatrix(e, cType, tables, e.mul(e.sub(i, j), tileSize), kT,
+                             /*transpose=*/false);
         acc = gpu::SubgroupMmaElementwiseOp::create(
             e.b, cType, ValueRange{acc, f}, gpu::MMAElementwiseOp::MULF);
         tileWords(acc, [&](Value r, Value cc, Value word) {
@@ -646,10 +666,10 @@ public:
       }
     }
     for (int64_t m = 0; m < l.outputSlots; ++m) {
-      Value decay =
-          loadMatrix(e, cType, tables,
-                     e.mul(e.add(rowTile[m], e.index(R)), e.index(tile)), kT,
-                     /*transpose=*/false);
+      Value tileSize = e.index(tile);
+      Value table = e.add(rowTile[m], e.index(R));
+      Value decay = loadMatrix(e, cType, tables, e.mul(table, tileSize), kT,
+                               /*transpose=*/false);
       o[m] = gpu::SubgroupMmaElementwiseOp::create(
           e.b, cType, ValueRange{o[m], decay}, gpu::MMAElementwiseOp::MULF);
     }
@@ -661,18 +681,17 @@ public:
     // O += A16 V over the step tiles at or left of the diagonal (the tiles
     // above it are zero, skipped where the row is known to be above).
     for (int64_t d = 0; d < R; ++d) {
-      Value v = loadMatrix(
-          e, bType, qvStage,
-          e.add(e.index(d * kT * l.outValueStride()), e.mul(j, e.index(kT))),
-          l.outValueStride(), /*transpose=*/false);
+      Value colAt = e.mul(j, e.index(kT));
+      Value vElem = e.add(e.index(d * kT * l.outValueStride()), colAt);
+      Value v = loadMatrix(e, bType, qvStage, vElem, l.outValueStride(),
+                           /*transpose=*/false);
       for (int64_t m = 0; m < l.outputSlots; ++m) {
         // rowTile[m] is in [m rowStep, m rowStep + rowStep - 1].
         if (d > m * rowStep + rowStep - 1)
           continue;
-        Value a = loadMatrix(
-            e, aType, aStage,
-            e.add(e.mul(rowTile[m], e.index(kT * ss)), e.index(d * kT)), ss,
-            /*transpose=*/false);
+        Value stepAt = e.index(d * kT);
+        Value aAt = e.add(e.mul(rowTile[m], e.index(kT * ss)), stepAt);
+        Value a = loadMatrix(e, aType, aStage, aAt, ss, /*transpose=*/false);
         o[m] = mma(a, v, o[m]);
       }
     }
@@ -693,20 +712,11 @@ private:
       Value past = cmp(arith::CmpIPredicate::sge, q, e.index(k * (k + 1) / 2));
       i = e.select(past, e.index(k), i);
     }
-    Value tri =
-        arith::DivUIOp::create(e.b, e.mul(i, e.add(i, one)), e.index(2));
+    Value two = e.index(2);
+    Value tri = arith::DivUIOp::create(e.b, e.mul(i, e.add(i, one)), two);
     return {i, e.sub(q, tri)};
   }
 };
-
-GlaBuffers remap(const GlaBuffers &buffers, ValueRange args) {
-  return remapBuffers(buffers, args,
-                      {&GlaBuffers::query, &GlaBuffers::key, &GlaBuffers::value,
-                       &GlaBuffers::g, &GlaBuffers::gk, &GlaBuffers::gv,
-                       &GlaBuffers::gGamma, &GlaBuffers::initialState,
-                       &GlaBuffers::cuSeqlens, &GlaBuffers::output,
-                       &GlaBuffers::finalState});
-}
 
 SplitTemporaries remapTemporaries(ArrayRef<Value> temps) {
   return SplitTemporaries{temps[0]};
@@ -731,8 +741,8 @@ LogicalResult mlir::ejk::tileVulkanGlaCoopSplit(Operation *op,
   // read and write them).
   SmallVector<MemRefType> tempTypes = {MemRefType::get(
       {slots, p.heads, p.dimV, p.dimK}, Float16Type::get(context))};
-  auto tiling =
-      beginChunkTiling(rewriter, tempTypes, p, l, buf, remap, remapTemporaries);
+  auto tiling = beginChunkTiling(rewriter, tempTypes, p, l, buf,
+                                 remapGlaBuffers, remapTemporaries);
   if (failed(tiling))
     return failure();
   bool bf16 = cast<MemRefType>(buf.query.getType()).getElementType().isBF16();
