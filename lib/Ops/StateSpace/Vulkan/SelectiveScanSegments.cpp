@@ -121,11 +121,13 @@ public:
     int64_t fetched = inits.size();
     for (int64_t k = 0; k < states; ++k)
       inits.push_back(e.constF32(0.0f));
+    Value step = e.index(l.chunkL);
+    Value end = e.index(p.seq);
+    Value begin = e.index(0);
     SmallVector<Value> results =
-        e.forLoop(e.index(0), e.index(p.seq), e.index(l.chunkL), inits,
-                  [&](Value c0, ValueRange args) {
-                    return chunk(c0, args.take_front(fetched));
-                  });
+        e.forLoop(begin, end, step, inits, [&](Value c0, ValueRange args) {
+          return chunk(c0, args.take_front(fetched));
+        });
     if (!buf.finalState)
       return;
     ArrayRef<Value> hEnd = ArrayRef<Value>(results).drop_front(fetched);
@@ -150,8 +152,9 @@ private:
   }
   /// Step i of this thread's segment of the chunk from c0.
   Value stepOf(Value c0, int64_t i) {
-    return e.add(c0,
-                 e.add(e.mul(segment, e.index(l.itemsPerThread)), e.index(i)));
+    Value item = e.index(i);
+    Value offset = e.add(e.mul(segment, e.index(l.itemsPerThread)), item);
+    return e.add(c0, offset);
   }
 
   /// This thread's global loads of the chunk from c0 (rows past the
@@ -258,8 +261,9 @@ private:
   SmallVector<Value> chunk(Value c0, ValueRange fetched) {
     int64_t items = l.itemsPerThread, states = l.statesPerThread;
     Value zeroF = e.constF32(0.0f);
-    Value parity = arith::RemUIOp::create(
-        e.b, arith::DivUIOp::create(e.b, c0, e.index(l.chunkL)), e.index(2));
+    Value two = e.index(2);
+    Value chunkIndex = arith::DivUIOp::create(e.b, c0, e.index(l.chunkL));
+    Value parity = arith::RemUIOp::create(e.b, chunkIndex, two);
     SmallVector<Value> rows, inside, raw, us, dtu;
     for (int64_t i = 0; i < items; ++i) {
       rows.push_back(stepOf(c0, i));
@@ -341,7 +345,8 @@ private:
       hEnd.push_back(math::FmaOp::create(e.b, prod[items - 1][k], hIn[k],
                                          sum[items - 1][k]));
     emitIf(e, isLast, [&] {
-      Value nextBase = e.mul(e.sub(e.index(1), parity), e.index(block));
+      Value blockSize = e.index(block);
+      Value nextBase = e.mul(e.sub(e.index(1), parity), blockSize);
       for (int64_t k = 0; k < states; ++k)
         memref::StoreOp::create(e.b, hEnd[k], carryS, wordOf(nextBase, k));
     });
