@@ -47,8 +47,8 @@ using namespace mlir::ejk::delta_chunk;
 
 namespace {
 
-/// What both forms of the outputs share: the inverse norms of rows of q
-/// and k.
+/// What both forms of the outputs share: the chunk's cumulative gates and
+/// the inverse norms of rows of q and k.
 class OutputsBase : public CoopMatrices<Kernel> {
 public:
   using CoopMatrices::CoopMatrices;
@@ -89,7 +89,25 @@ protected:
     });
   }
 
-  Value norms;
+  /// The chunk's cumulative gates (per-head decay) into `gS` and the
+  /// inverse norms of its q and k rows (l2 norm) into `norms`, then a
+  /// barrier.
+  void stageGatesAndNorms() {
+    int64_t C = l.chunk;
+    gS = allocWorkgroup(e, C);
+    norms = allocWorkgroup(e, 2 * C);
+    if (p.decay == DeltaDecay::PerHead)
+      storeStaged(loadStaged(C,
+                             [&](Value t) -> SmallVector<Value> {
+                               return {cumGate(t, Value())};
+                             }),
+                  [&](Value t, ArrayRef<Value> v) { store(v[0], gS, {t}); });
+    if (p.l2Norm)
+      rowNorms();
+    gpu::BarrierOp::create(e.b);
+  }
+
+  Value norms, gS;
 };
 
 class CoopOutputsKernel : public OutputsBase {
@@ -116,17 +134,7 @@ private:
     stage = allocWorkgroupOf(e, l.coopStageHalves(), f16);
     scores = allocWorkgroupOf(e, l.coopScoreFloats(), e.f32);
     Value a16 = allocWorkgroupOf(e, C * C, f16);
-    gS = allocWorkgroup(e, C);
-    norms = allocWorkgroup(e, 2 * C);
-    if (p.decay == DeltaDecay::PerHead)
-      storeStaged(loadStaged(C,
-                             [&](Value t) -> SmallVector<Value> {
-                               return {cumGate(t, Value())};
-                             }),
-                  [&](Value t, ArrayRef<Value> v) { store(v[0], gS, {t}); });
-    if (p.l2Norm)
-      rowNorms();
-    gpu::BarrierOp::create(e.b);
+    stageGatesAndNorms();
 
     SmallVector<Value> o = keyPass();
 
@@ -237,7 +245,7 @@ private:
     return SmallVector<Value>(acc.begin(), acc.begin() + l.outputSlots);
   }
 
-  Value stage, scores, gS;
+  Value stage, scores;
 };
 
 /// `cooperative = 2`'s outputs (fla's chunk_fwd_o layout): the chunk's q
@@ -272,17 +280,7 @@ private:
     // P over the q stage once the key products are done, where it fits.
     pS = C <= K ? qS : allocWorkgroupOf(e, C * pPitch, f16);
     stage = allocWorkgroupOf(e, l.subgroups() * kT * kT, e.f32);
-    gS = allocWorkgroup(e, C);
-    norms = allocWorkgroup(e, 2 * C);
-    if (p.decay == DeltaDecay::PerHead)
-      storeStaged(loadStaged(C,
-                             [&](Value t) -> SmallVector<Value> {
-                               return {cumGate(t, Value())};
-                             }),
-                  [&](Value t, ArrayRef<Value> v) { store(v[0], gS, {t}); });
-    if (p.l2Norm)
-      rowNorms();
-    gpu::BarrierOp::create(e.b);
+    stageGatesAndNorms();
 
     // The chunk's q and k rows, normalized, as f16 (zero past the chunk).
     storeStaged(
@@ -443,7 +441,7 @@ private:
     return scaled;
   }
 
-  Value sWords, nWords, qS, kS, pS, stage, gS;
+  Value sWords, nWords, qS, kS, pS, stage;
 };
 
 } // namespace

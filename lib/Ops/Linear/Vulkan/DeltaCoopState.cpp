@@ -234,6 +234,24 @@ private:
       emitIf(e, owns, convert);
   }
 
+  /// `tile` (rows 16 r.., columns 16 j..) into `half` for this chunk's
+  /// products and, for the outputs, at the chunk's slot: as f16 into
+  /// `direct` (the outputs on matrices), else as f32 into `f32Temp`.
+  void publish(Value tile, Value half, Value f32Temp, Value r, Value j,
+               Value owns, bool exact, Value direct) {
+    if (l.directOutputs) {
+      toHalves(tile, half, r, j, owns, exact, direct);
+      return;
+    }
+    emitIf(e, owns, [&] {
+      gpu::SubgroupMmaStoreMatrixOp::create(
+          e.b, tile, f32Temp,
+          ValueRange{slot, head, e.mul(r, e.index(kT)), column(j)},
+          e.b.getIndexAttr(p.dimV), UnitAttr());
+    });
+    toHalves(tile, half, r, j, owns, exact);
+  }
+
   /// One chunk: `in` = the state tiles, then this chunk's W, U and Kd
   /// tiles. Returns the new state, then the W, U and Kd tiles of slot
   /// `next`.
@@ -254,18 +272,8 @@ private:
       Value a, j;
       std::tie(a, j) = stateTile(m);
       Value owns = ownsTile(m, sTiles);
-      Value tile = s[m];
-      if (l.directOutputs) {
-        toHalves(tile, sHalf, a, j, owns, (m + 1) * n <= sTiles, tmp.states);
-        continue;
-      }
-      emitIf(e, owns, [&] {
-        gpu::SubgroupMmaStoreMatrixOp::create(
-            e.b, tile, tmp.states,
-            ValueRange{slot, head, e.mul(a, e.index(kT)), column(j)},
-            e.b.getIndexAttr(p.dimV), UnitAttr());
-      });
-      toHalves(tile, sHalf, a, j, owns, (m + 1) * n <= sTiles);
+      publish(s[m], sHalf, tmp.states, a, j, owns, (m + 1) * n <= sTiles,
+              tmp.states);
     }
     gpu::BarrierOp::create(e.b);
 
@@ -288,18 +296,8 @@ private:
       Value i, j;
       std::tie(i, j) = valueTile(m);
       Value owns = ownsTile(m, nTiles);
-      Value tile = values[m];
-      if (l.directOutputs) {
-        toHalves(tile, nHalf, i, j, owns, (m + 1) * n <= nTiles, tmp.n16);
-        continue;
-      }
-      emitIf(e, owns, [&] {
-        gpu::SubgroupMmaStoreMatrixOp::create(
-            e.b, tile, tmp.u,
-            ValueRange{slot, head, e.mul(i, e.index(kT)), column(j)},
-            e.b.getIndexAttr(p.dimV), UnitAttr());
-      });
-      toHalves(tile, nHalf, i, j, owns, (m + 1) * n <= nTiles);
+      publish(values[m], nHalf, tmp.u, i, j, owns, (m + 1) * n <= nTiles,
+              tmp.n16);
     }
     llvm::append_range(out, loadU(next));
     gpu::BarrierOp::create(e.b);
