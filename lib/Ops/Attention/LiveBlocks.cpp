@@ -1,6 +1,7 @@
 //===- LiveBlocks.cpp - the live key blocks of block-sparse attention -----===//
 
 #include "Attention/LiveBlocks.h"
+#include "Common/Arithmetic.h"
 #include "Common/CpuEmitter.h"
 #include "Common/VulkanMatrices.h"
 
@@ -333,6 +334,18 @@ int64_t mlir::ejk::workgroupLiveBlocksBytes(const AttentionProblem &p,
   return 4 * (keyBlocks + listChunk(keyBlocks, threads));
 }
 
+/// Runs `body` where `cond` holds (always where `cond` is null).
+static void guardedBy(Emitter &e, Value cond, function_ref<void()> body) {
+  if (!cond) {
+    body();
+    return;
+  }
+  auto ifOp = scf::IfOp::create(e.b, cond, /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(e.b);
+  e.b.setInsertionPointToStart(ifOp.thenBlock());
+  body();
+}
+
 LiveBlockList mlir::ejk::workgroupLiveBlockList(
     Emitter &e, const AttentionProblem &p, const AttentionBuffers &buffers,
     int64_t blockQ, int64_t blockK, int64_t threads, Value threadId,
@@ -356,16 +369,6 @@ LiveBlockList mlir::ejk::workgroupLiveBlockList(
                                              threadId, e.index(chunk))
                            .getResult()
                      : Value();
-  auto guarded = [&](Value cond, function_ref<void()> body) {
-    if (!cond) {
-      body();
-      return;
-    }
-    auto ifOp = scf::IfOp::create(e.b, cond, /*withElse=*/false);
-    OpBuilder::InsertionGuard guard(e.b);
-    e.b.setInsertionPointToStart(ifOp.thenBlock());
-    body();
-  };
   Value running = zero;
   for (int64_t base = 0; base < keyBlocks; base += chunk) {
     // The previous chunk's sums are done before its flags are replaced.
@@ -382,7 +385,7 @@ LiveBlockList mlir::ejk::workgroupLiveBlockList(
       flag = e.select(inRange, live, zero);
     }
     Value slot = threadId;
-    guarded(active, [&] {
+    guardedBy(e, active, [&] {
       memref::StoreOp::create(e.b, e.toI32(flag), flags, ValueRange{slot});
     });
     gpu::BarrierOp::create(e.b);
@@ -403,7 +406,7 @@ LiveBlockList mlir::ejk::workgroupLiveBlockList(
                        ? arith::AndIOp::create(e.b, active, isLive).getResult()
                        : isLive;
     Value position = e.add(running, sums[0]);
-    guarded(writes, [&] {
+    guardedBy(e, writes, [&] {
       memref::StoreOp::create(e.b, e.toI32(kb), entries, ValueRange{position});
     });
     running = e.add(running, sums[1]);
@@ -431,26 +434,18 @@ static int64_t jobGroupSize(const AttentionProblem &p, bool hasBlockMask,
   int64_t target = std::min(threads, kOrderGroupJobs);
   if (queryBlocks > target || maskColumns > kMaxOrderColumns)
     return 0;
-  int64_t jobs = queryBlocks * p.numHeads * p.batch;
-  return std::min(jobs, queryBlocks * (target / queryBlocks));
+  // No order where the job count overflows (no device runs such a grid).
+  std::optional<int64_t> jobs =
+      checkedProduct({queryBlocks, p.numHeads, p.batch});
+  if (!jobs)
+    return 0;
+  return std::min(*jobs, queryBlocks * (target / queryBlocks));
 }
 
 int64_t mlir::ejk::liveBlockJobOrderBytes(const AttentionProblem &p,
                                           bool hasBlockMask, int64_t blockQ,
                                           int64_t threads) {
   return 8 * jobGroupSize(p, hasBlockMask, blockQ, threads);
-}
-
-/// Runs `body` where `cond` holds (always where `cond` is null).
-static void guardedBy(Emitter &e, Value cond, function_ref<void()> body) {
-  if (!cond) {
-    body();
-    return;
-  }
-  auto ifOp = scf::IfOp::create(e.b, cond, /*withElse=*/false);
-  OpBuilder::InsertionGuard guard(e.b);
-  e.b.setInsertionPointToStart(ifOp.thenBlock());
-  body();
 }
 
 bool mlir::ejk::orderLiveBlockJobs(Emitter &e, const AttentionProblem &p,
@@ -464,6 +459,7 @@ bool mlir::ejk::orderLiveBlockJobs(Emitter &e, const AttentionProblem &p,
   LiveBlockGrid grid{blockQ, blockK, p.maskBlockQ, p.maskBlockK};
   int64_t queryBlocks = grid.numQueryBlocks(p);
   int64_t keyBlocks = grid.numKeyBlocks(p);
+  // Cannot overflow: jobGroupSize checked it.
   int64_t jobs = queryBlocks * p.numHeads * p.batch;
   int64_t groups = (jobs + group - 1) / group;
   int64_t firstSorted = groups - 1;
