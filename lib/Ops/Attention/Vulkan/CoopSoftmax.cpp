@@ -356,10 +356,15 @@ void CoopAttentionBuilder::finalizeThroughOutputStage(ArrayRef<Value> state) {
       Value sum = reduceRow(tile[outTiles + 2 + r], /*isMax=*/false, 4);
       Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
                                              sum, e.constF32(0.0f));
-      inv[r] = p.normalizeOutput
-                   ? e.select(positive, e.fdiv(e.constF32(1.0f), sum),
-                              e.constF32(0.0f))
-                   : e.constF32(1.0f);
+      // One op per statement (here and below): the order of argument
+      // evaluation differs between compilers, and the IR must not.
+      if (p.normalizeOutput) {
+        Value zeroF = e.constF32(0.0f);
+        Value reciprocal = e.fdiv(e.constF32(1.0f), sum);
+        inv[r] = e.select(positive, reciprocal, zeroF);
+      } else {
+        inv[r] = e.constF32(1.0f);
+      }
       inv[r] = e.select(layoutHolds, inv[r], nan);
       if (!buf.lse)
         continue;
@@ -372,14 +377,14 @@ void CoopAttentionBuilder::finalizeThroughOutputStage(ArrayRef<Value> state) {
                             /*withElse=*/false);
       OpBuilder::InsertionGuard guard(e.b);
       e.b.setInsertionPointToStart(ifFirst.thenBlock());
-      Value lse = e.fadd(e.fmul(tile[outTiles + r], e.constF32(kLn2)),
-                         math::LogOp::create(e.b, sum));
+      Value logSum = math::LogOp::create(e.b, sum);
+      Value lse = e.fadd(e.fmul(tile[outTiles + r], e.constF32(kLn2)), logSum);
       lse = e.select(positive, lse, e.negInf());
       memref::StoreOp::create(e.b, e.select(layoutHolds, lse, nan), buf.lse,
                               ValueRange{batch, head, rows[r]});
     }
-    Value tileBase =
-        e.mul(e.add(firstTile, e.index(m)), e.index(kTile * oS / kPerVector));
+    Value tileWords = e.index(kTile * oS / kPerVector);
+    Value tileBase = e.mul(e.add(firstTile, e.index(m)), tileWords);
     for (int64_t n = 0; n < outTiles; ++n) {
       Value half = gpu::SubgroupMmaConstantMatrixOp::create(
           e.b, halfAcc,
@@ -388,8 +393,10 @@ void CoopAttentionBuilder::finalizeThroughOutputStage(ArrayRef<Value> state) {
         Value o = gpu::SubgroupMmaExtractThreadLocalOp::create(
             e.b, e.f32, tile[n], e.index(i));
         Value scaled = e.fmul(o, inv[rowHalfOf(i)]);
-        half = gpu::SubgroupMmaInsertThreadLocalOp::create(
-            e.b, halfAcc, operandBits(e, scaled, inputType), half, e.index(i));
+        Value lane = e.index(i);
+        Value bits = operandBits(e, scaled, inputType);
+        half = gpu::SubgroupMmaInsertThreadLocalOp::create(e.b, halfAcc, bits,
+                                                           half, lane);
       }
       store(half, kvStage, e.add(tileBase, e.index(n * kTile / kPerVector)),
             oS / kPerVector);
@@ -406,8 +413,6 @@ void CoopAttentionBuilder::finalizeThroughOutputStage(ArrayRef<Value> state) {
           Value staged = e.add(e.mul(r, e.index(oS / kPerVector)), c);
           Value word = memref::LoadOp::create(e.b, kvStage, ValueRange{staged});
           Value token = e.add(e.mul(batch, e.index(p.seqQ)), row);
-          // One op per statement: the order of argument evaluation differs
-          // between compilers, and the IR must not.
           Value tokenHead = e.add(e.mul(token, e.index(p.numHeads)), head);
           Value at = e.add(e.mul(tokenHead, e.index(width)), c);
           memref::StoreOp::create(e.b, word, oView, ValueRange{at});
