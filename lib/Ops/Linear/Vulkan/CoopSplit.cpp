@@ -442,10 +442,10 @@ public:
                   e.b, cType, ValueRange{acc, chunkDecay},
                   gpu::MMAElementwiseOp::MULF);
             for (int64_t d = 0; d < l.rowTiles; ++d) {
-              Value wv = loadMatrix(e, bType, wvStage,
-                                    e.add(e.index(d * kT * l.valueStride()),
-                                          e.mul(j, e.index(kT))),
-                                    l.valueStride(), /*transpose=*/false);
+              Value colAt = e.mul(j, e.index(kT));
+              Value wvAt = e.add(e.index(d * kT * l.valueStride()), colAt);
+              Value wv = loadMatrix(e, bType, wvStage, wvAt, l.valueStride(),
+                                    /*transpose=*/false);
               acc = mma(keys[m / l.stateColTiles][d], wv, acc);
             }
             state[m] = acc;
@@ -595,9 +595,11 @@ public:
       Value d = e.select(isF, which, e.sub(which, e.index(R)));
       Value row = e.add(e.mul(d, e.index(kT)), r);
       Value keep = cmp(arith::CmpIPredicate::sle, c, row);
-      Value gap =
-          e.select(isF, e.select(keep, e.sub(row, c), zero), e.add(row, one));
-      Value value = e.fmul(decayOf(gap), e.constF32(p.scale));
+      Value dGap = e.add(row, one);
+      Value fGap = e.select(keep, e.sub(row, c), zero);
+      Value gap = e.select(isF, fGap, dGap);
+      Value scale = e.constF32(p.scale);
+      Value value = e.fmul(decayOf(gap), scale);
       Value masked = arith::AndIOp::create(e.b, isF, notOf(keep));
       memref::StoreOp::create(e.b, e.select(masked, e.constF32(0.0f), value),
                               tables, i);
@@ -657,11 +659,11 @@ public:
       Value s = loadMatrix(e, bType, sView, sAt(slot, col, e.index(d * kT)),
                            p.dimK, /*transpose=*/true);
       for (int64_t m = 0; m < l.outputSlots; ++m) {
-        Value q =
-            loadMatrix(e, aType, qvStage,
-                       e.add(e.mul(rowTile[m], e.index(kT * l.keyStride())),
-                             e.index(d * kT)),
-                       l.keyStride(), /*transpose=*/false);
+        Value stepAt = e.index(d * kT);
+        Value qElem =
+            e.add(e.mul(rowTile[m], e.index(kT * l.keyStride())), stepAt);
+        Value q = loadMatrix(e, aType, qvStage, qElem, l.keyStride(),
+                             /*transpose=*/false);
         o[m] = mma(q, s, o[m]);
       }
     }

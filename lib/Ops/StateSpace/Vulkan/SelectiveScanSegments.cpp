@@ -93,10 +93,12 @@ public:
     if (l.timeSegments > 1)
       phS = allocWorkgroup(e, 2 * 2 * (l.timeSegments - 1) * block);
     carryS = allocWorkgroup(e, 2 * block);
-    for (int64_t k = 0; k < states; ++k)
+    for (int64_t k = 0; k < states; ++k) {
+      Value log2e = e.constF32(1.4426950408889634f);
       a2.push_back(e.fmul(
           memref::LoadOp::create(e.b, buf.a, ValueRange{channel, stateOf(k)}),
-          e.constF32(1.4426950408889634f)));
+          log2e));
+    }
     if (buf.d)
       skip = memref::LoadOp::create(e.b, buf.d, channel);
     if (buf.deltaBias)
@@ -193,10 +195,11 @@ private:
       return out;
     }
     Value view = isC ? cWords : bWords;
-    Value rowWords = e.mul(e.add(e.mul(e.add(e.mul(batch, e.index(p.seq)), row),
-                                       e.index(p.groups)),
-                                 bcGroup),
-                           e.index(p.state / kWord));
+    Value wordsPerRow = e.index(p.state / kWord);
+    Value groups = e.index(p.groups);
+    Value token = e.add(e.mul(batch, e.index(p.seq)), row);
+    Value tokenGroup = e.add(e.mul(token, groups), bcGroup);
+    Value rowWords = e.mul(tokenGroup, wordsPerRow);
     Value first = e.add(rowWords, e.div(firstState, e.index(kWord)));
     for (int64_t j = 0; j < rawWidth(); ++j)
       out.push_back(
@@ -327,9 +330,11 @@ private:
     SmallVector<Value> hIn;
     for (int64_t k = 0; k < states; ++k)
       hIn.push_back(memref::LoadOp::create(e.b, carryS, wordOf(carryBase, k)));
-    if (l.timeSegments > 1)
+    if (l.timeSegments > 1) {
+      Value segmentStep = e.index(1);
+      Value firstSegment = e.index(0);
       hIn = e.forLoop(
-          e.index(0), segment, e.index(1), hIn, [&](Value s, ValueRange h) {
+          firstSegment, segment, segmentStep, hIn, [&](Value s, ValueRange h) {
             Value base = segmentBase(s);
             SmallVector<Value> out;
             for (int64_t k = 0; k < states; ++k) {
@@ -340,6 +345,7 @@ private:
             }
             return out;
           });
+    }
     SmallVector<Value> hEnd;
     for (int64_t k = 0; k < states; ++k)
       hEnd.push_back(math::FmaOp::create(e.b, prod[items - 1][k], hIn[k],
@@ -370,10 +376,11 @@ private:
       Value y = ys[i];
       for (int64_t off = l.blockD; off < l.blockD * l.timeStateLanes;
            off *= 2) {
-        Value other = gpu::ShuffleOp::create(e.b, y, e.constI32(off),
-                                             e.constI32(l.subgroupSize),
-                                             gpu::ShuffleMode::XOR)
-                          .getShuffleResult();
+        Value width = e.constI32(l.subgroupSize);
+        Value offset = e.constI32(off);
+        Value other =
+            gpu::ShuffleOp::create(e.b, y, offset, width, gpu::ShuffleMode::XOR)
+                .getShuffleResult();
         y = e.fadd(y, other);
       }
       if (skip)
