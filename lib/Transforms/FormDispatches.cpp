@@ -13,6 +13,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::ejk {
 #define GEN_PASS_DEF_EJKFORMDISPATCHES
@@ -34,11 +35,33 @@ static bool isEjkComputeOp(Operation *op) {
 }
 
 /// Whether every result of `op` has no elements: then nothing is computed
-/// and the op gets no dispatch (its results are zero-sized buffers).
+/// and the op gets no dispatch (its results are zero-sized buffers). A zero
+/// extent, not a zero product: the product of huge extents wraps.
 static bool hasOnlyEmptyResults(Operation *op) {
   return llvm::all_of(op->getResultTypes(), [](Type type) {
-    return cast<RankedTensorType>(type).getNumElements() == 0;
+    return llvm::is_contained(cast<RankedTensorType>(type).getShape(), 0);
   });
+}
+
+/// Whether a buffer of `type` has a byte size an int64 holds (its shape's
+/// product would otherwise wrap, e.g. to 0, and the op vanish as empty).
+static bool fitsInt64Bytes(RankedTensorType type) {
+  if (llvm::is_contained(type.getShape(), 0))
+    return true;
+  int64_t bytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  for (int64_t extent : type.getShape())
+    if (llvm::MulOverflow(bytes, extent, bytes))
+      return false;
+  return true;
+}
+
+/// Reports a tensor of `type` too large to address, at `loc`.
+static LogicalResult checkAddressable(Location loc, Type type, StringRef what) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape() || fitsInt64Bytes(tensor))
+    return success();
+  return emitError(loc) << what << " of type " << type
+                        << " has more than 2^63 bytes";
 }
 
 /// Checks that `func` can be turned into an entry: only ejk compute ops and
@@ -53,6 +76,10 @@ static LogicalResult checkEntry(func::FuncOp func) {
       return func.emitError("ejk entry '")
              << func.getSymName()
              << "' arguments must be statically shaped tensors, got " << type;
+  for (BlockArgument arg : func.getArguments())
+    if (failed(checkAddressable(arg.getLoc(), arg.getType(),
+                                "ejk entry argument")))
+      return failure();
   for (Operation &op : func.getBody().front()) {
     if (isa<func::ReturnOp>(op) || isEjkComputeOp(&op))
       continue;

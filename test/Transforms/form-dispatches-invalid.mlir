@@ -40,3 +40,13 @@ func.func @two_blocks(%q: tensor<1x8x2x16xf32>) -> tensor<1x8x2x16xf32> {
 ^bb1:
   return %o : tensor<1x8x2x16xf32>
 }
+
+// -----
+
+// 2^62 x 128 f32 elements: the byte size (and the element count) overflow
+// int64; the product once wrapped to 0 and the op vanished as if empty.
+// expected-error @+1 {{ejk entry argument of type 'tensor<4611686018427387904x4x2x16xf32>' has more than 2^63 bytes}}
+func.func @huge(%q: tensor<4611686018427387904x4x2x16xf32>) -> tensor<4611686018427387904x4x2x16xf32> {
+  %o = ejk.gla %q, %q, %q : tensor<4611686018427387904x4x2x16xf32>, tensor<4611686018427387904x4x2x16xf32>, tensor<4611686018427387904x4x2x16xf32> -> tensor<4611686018427387904x4x2x16xf32>
+  return %o : tensor<4611686018427387904x4x2x16xf32>
+}
