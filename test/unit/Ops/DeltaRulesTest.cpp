@@ -197,6 +197,9 @@ TEST_F(DeltaRulesTest, VulkanHeuristicTakesTheCooperativeStatePass) {
     EXPECT_EQ(config.lookup("chunk_parallel"), 1) << c.ir;
     EXPECT_FALSE(config.lookup("cooperative")) << c.ir;
   }
+  // parse() replaced the fixture's module: parse the first op again.
+  op = parse(deltaIR(4, 4096, 16, 128, 128, "", "bf16"));
+  ASSERT_TRUE(op);
   for (int64_t form : {1, 2})
     EXPECT_EQ(reason(op,
                      config({{"block_v", 32},
