@@ -188,7 +188,11 @@ private:
   /// g + 8; the same for f32 accumulators and f16 A matrices).
   static int64_t rowHalfOf(int64_t i) { return i / 4; }
   Value columnOf(int64_t i) {
-    return e.add(e.mul(myPart, e.index(2)), e.index(i % 2 + 8 * ((i / 2) % 2)));
+    // One op per statement: the order of argument evaluation differs
+    // between compilers, and the IR must not.
+    Value offset = e.index(i % 2 + 8 * ((i / 2) % 2));
+    Value pair = e.mul(myPart, e.index(2));
+    return e.add(pair, offset);
   }
 
   /// Every workgroup writes two 16x16 tiles whose element (r, c) holds

@@ -79,7 +79,10 @@ void CoopAttentionBuilder::build() {
   subgroup = arith::DivUIOp::create(e.b, threadId, e.index(l.subgroupSize));
   lane = arith::RemUIOp::create(e.b, threadId, e.index(l.subgroupSize));
   rowStart = e.mul(qBlock, e.index(l.blockQ));
-  numRows = e.min(e.index(l.blockQ), e.sub(e.index(p.seqQ), rowStart));
+  // One op per statement (here and below): the order of argument
+  // evaluation differs between compilers, and the IR must not.
+  Value rowsLeft = e.sub(e.index(p.seqQ), rowStart);
+  numRows = e.min(e.index(l.blockQ), rowsLeft);
   kvHead = e.div(head, e.index(p.numHeads / p.numKvHeads));
   // Subgroup g owns the row tiles [g * rowTiles, (g + 1) * rowTiles).
   Value firstTile = e.mul(subgroup, e.index(l.rowTiles));
@@ -93,8 +96,9 @@ void CoopAttentionBuilder::build() {
     myPart = arith::RemUIOp::create(e.b, lane, e.index(lanesPerRow));
   }
   for (int64_t m = 0; m < l.rowTiles; ++m) {
-    Value tileRow0 =
-        e.add(rowStart, e.mul(e.add(firstTile, e.index(m)), e.index(kTile)));
+    Value tileSize = e.index(kTile);
+    Value tile = e.add(firstTile, e.index(m));
+    Value tileRow0 = e.add(rowStart, e.mul(tile, tileSize));
     tileFirstRows.push_back(tileRow0);
     if (l.registerSoftmax)
       tileRows.push_back({e.add(tileRow0, myRow),
@@ -166,7 +170,9 @@ void CoopAttentionBuilder::build() {
     writeLayoutProbe();
   gpu::BarrierOp::create(e.b);
   for (int64_t m = 0; m < l.rowTiles; ++m) {
-    Value qBase = e.mul(e.add(firstTile, e.index(m)), e.index(kTile * qS));
+    Value tileElements = e.index(kTile * qS);
+    Value tile = e.add(firstTile, e.index(m));
+    Value qBase = e.mul(tile, tileElements);
     qTiles.emplace_back();
     for (int64_t d = 0; d < p.headDim; d += kTile)
       qTiles.back().push_back(loadMatrix(e, aType, kvStage,
@@ -200,10 +206,12 @@ void CoopAttentionBuilder::build() {
     // The register softmax keeps m in log2 units (exp2, scale folded).
     if (l.registerSoftmax)
       m0 = e.fmul(m0, e.constF32(kLog2E));
-    if (l.registerSoftmax)
-      l0 = e.select(arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, myPart,
-                                          e.index(0)),
-                    l0, e.constF32(0.0f));
+    if (l.registerSoftmax) {
+      Value zeroF = e.constF32(0.0f);
+      Value firstLane = arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq,
+                                              myPart, e.index(0));
+      l0 = e.select(firstLane, l0, zeroF);
+    }
   }
   // Per row tile: its O tiles, then m and l of this lane's rows.
   for (int64_t m = 0; m < l.rowTiles; ++m) {
@@ -430,7 +438,9 @@ SmallVector<Value> CoopAttentionBuilder::keyBlock(VulkanScoreRules &rules,
     // iteration, before its barrier); block kb + 1 goes into the other,
     // whose readers (block kb - 1) are past that barrier too. Then the
     // loads of block kb + 2 start and hide behind this block's work.
-    Value parity = arith::RemUIOp::create(e.b, e.sub(kb, lo), e.index(2));
+    Value two = e.index(2);
+    Value span = e.sub(kb, lo);
+    Value parity = arith::RemUIOp::create(e.b, span, two);
     cur = e.mul(parity, e.index(kvBuffer));
     storeKeyBlock(loaded, e.sub(e.index(kvBuffer), cur));
     prefetched = loadKeyBlock(list ? blocks[2] : e.add(kb, e.index(2)));

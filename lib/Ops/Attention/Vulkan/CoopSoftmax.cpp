@@ -54,11 +54,14 @@ Value CoopAttentionBuilder::readLayoutProbe() {
   Value holds = e.constF32(1.0f);
   for (int64_t i = 0; i < kLaneElements; ++i) {
     Value row = e.add(myRow, e.index(kTile / 2 * rowHalfOf(i)));
+    // One op per statement (here and below): the order of argument
+    // evaluation differs between compilers, and the IR must not.
+    Value column = columnOf(i);
+    Value rowOffset = e.mul(row, e.index(kTile));
     Value expected = arith::UIToFPOp::create(
         e.b, e.f32,
-        arith::IndexCastUIOp::create(
-            e.b, e.b.getI32Type(),
-            e.add(e.mul(row, e.index(kTile)), columnOf(i))));
+        arith::IndexCastUIOp::create(e.b, e.b.getI32Type(),
+                                     e.add(rowOffset, column)));
     for (Value element : {Value(gpu::SubgroupMmaExtractThreadLocalOp::create(
                               e.b, e.f32, c, e.index(i))),
                           e.toF32(gpu::SubgroupMmaExtractThreadLocalOp::create(
@@ -107,8 +110,12 @@ void CoopAttentionBuilder::softmaxInRegisters(
   // all elements, the keys stayed live across the block test (gfa-d64
   // causal at 128 x 128 x 8 took 1.6x as long; H200).
   auto keyOf = [&](int64_t k) {
-    return e.add(keyStart, e.add(e.index(k / kLaneElements * kTile),
-                                 columnOf(k % kLaneElements)));
+    // One op per statement: the order of argument evaluation differs
+    // between compilers, and the IR must not.
+    Value column = columnOf(k % kLaneElements);
+    Value tileKey = e.index(k / kLaneElements * kTile);
+    Value inBlock = e.add(tileKey, column);
+    return e.add(keyStart, inBlock);
   };
   auto emitMasked = [&](bool masks) {
     SmallVector<Value> u;
@@ -173,8 +180,10 @@ void CoopAttentionBuilder::softmaxInRegisters(
       sum[r] = e.fadd(sum[r], prob);
       if (p.dropoutProb)
         prob = rules.dropout(prob, rowHash[r], keyOf(j * kLaneElements + i));
-      tile = gpu::SubgroupMmaInsertThreadLocalOp::create(
-          e.b, aType, e.fromF32(prob, f16), tile, e.index(i));
+      Value at = e.index(i);
+      Value half = e.fromF32(prob, f16);
+      tile = gpu::SubgroupMmaInsertThreadLocalOp::create(e.b, aType, half, tile,
+                                                         at);
     }
     pTiles.push_back(tile);
   }
@@ -197,11 +206,17 @@ void CoopAttentionBuilder::finalizeInRegisters(ArrayRef<Value> state) {
     Value sum = reduceRow(state[outTiles + 2 + r], /*isMax=*/false, 4);
     Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
                                            e.constF32(0.0f));
-    // normalize_output = false: O as it is, relative to the row max.
-    Value inv = p.normalizeOutput
-                    ? e.select(positive, e.fdiv(e.constF32(1.0f), sum),
-                               e.constF32(0.0f))
-                    : e.constF32(1.0f);
+    // normalize_output = false: O as it is, relative to the row max. One
+    // op per statement (here and below): the order of argument evaluation
+    // differs between compilers, and the IR must not.
+    Value inv;
+    if (p.normalizeOutput) {
+      Value zeroF = e.constF32(0.0f);
+      Value reciprocal = e.fdiv(e.constF32(1.0f), sum);
+      inv = e.select(positive, reciprocal, zeroF);
+    } else {
+      inv = e.constF32(1.0f);
+    }
     inv = e.select(layoutHolds, inv, nan);
     Value rowValid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
                                            rows[r], e.index(p.seqQ));
@@ -214,10 +229,13 @@ void CoopAttentionBuilder::finalizeInRegisters(ArrayRef<Value> state) {
           continue;
         Value o = gpu::SubgroupMmaExtractThreadLocalOp::create(
             e.b, e.f32, state[n], e.index(i));
-        memref::StoreOp::create(
-            e.b, e.fromF32(e.fmul(o, inv), outType), buf.output,
-            ValueRange{batch, rows[r], head,
-                       e.add(columnOf(i), e.index(n * kTile))});
+        Value tileColumn = e.index(n * kTile);
+        Value column = columnOf(i);
+        Value at = e.add(column, tileColumn);
+        Value scaled = e.fmul(o, inv);
+        Value value = e.fromF32(scaled, outType);
+        memref::StoreOp::create(e.b, value, buf.output,
+                                ValueRange{batch, rows[r], head, at});
       }
     if (!buf.lse)
       continue;
@@ -226,8 +244,8 @@ void CoopAttentionBuilder::finalizeInRegisters(ArrayRef<Value> state) {
     auto ifFirst = scf::IfOp::create(e.b, first, /*withElse=*/false);
     e.b.setInsertionPointToStart(ifFirst.thenBlock());
     // m is in log2 units.
-    Value lse = e.fadd(e.fmul(state[outTiles + r], e.constF32(kLn2)),
-                       math::LogOp::create(e.b, sum));
+    Value logSum = math::LogOp::create(e.b, sum);
+    Value lse = e.fadd(e.fmul(state[outTiles + r], e.constF32(kLn2)), logSum);
     lse = e.select(positive, lse, e.negInf());
     memref::StoreOp::create(e.b, e.select(layoutHolds, lse, nan), buf.lse,
                             ValueRange{batch, head, rows[r]});
@@ -268,10 +286,12 @@ void CoopAttentionBuilder::softmaxThroughStage(
     Value prob = e.exp(e.fsub(logits[j], shift));
     sum = e.fadd(sum, prob);
     prob = rules.dropout(prob, rowHash, e.add(keyStart, col));
-    memref::StoreOp::create(
-        e.b, operandBits(e, prob, inputType), pStage,
-        ValueRange{
-            e.add(pBase, e.add(e.mul(myRow, e.index(l.pStride())), col))});
+    // One op per statement: the order of argument evaluation differs
+    // between compilers, and the IR must not.
+    Value rowOffset = e.mul(myRow, e.index(l.pStride()));
+    Value at = e.add(pBase, e.add(rowOffset, col));
+    Value bits = operandBits(e, prob, inputType);
+    memref::StoreOp::create(e.b, bits, pStage, ValueRange{at});
   }
   sum = reduceRow(sum, /*isMax=*/false, lanesPerRow);
   Value lNew = e.fadd(e.fmul(state[outTiles + 1], alpha), sum);
@@ -298,10 +318,16 @@ void CoopAttentionBuilder::finalizeThroughStage(ArrayRef<Value> state) {
   Value sum = state[outTiles + 1];
   Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
                                          e.constF32(0.0f));
-  Value inv =
-      p.normalizeOutput
-          ? e.select(positive, e.fdiv(e.constF32(1.0f), sum), e.constF32(0.0f))
-          : e.constF32(1.0f);
+  // One op per statement (here and below): the order of argument
+  // evaluation differs between compilers, and the IR must not.
+  Value inv;
+  if (p.normalizeOutput) {
+    Value zeroF = e.constF32(0.0f);
+    Value reciprocal = e.fdiv(e.constF32(1.0f), sum);
+    inv = e.select(positive, reciprocal, zeroF);
+  } else {
+    inv = e.constF32(1.0f);
+  }
   Value rowValid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, row,
                                          e.index(p.seqQ));
   Type outType = cast<MemRefType>(buf.output.getType()).getElementType();
@@ -318,9 +344,11 @@ void CoopAttentionBuilder::finalizeThroughStage(ArrayRef<Value> state) {
             e.b, sStage,
             ValueRange{
                 e.add(sBase, e.add(e.mul(myRow, e.index(l.sStride())), col))});
-        memref::StoreOp::create(
-            e.b, e.fromF32(e.fmul(o, inv), outType), buf.output,
-            ValueRange{batch, row, head, e.add(col, e.index(n * kTile))});
+        Value at = e.add(col, e.index(n * kTile));
+        Value scaled = e.fmul(o, inv);
+        Value value = e.fromF32(scaled, outType);
+        memref::StoreOp::create(e.b, value, buf.output,
+                                ValueRange{batch, row, head, at});
       }
     }
     gpu::BarrierOp::create(e.b);
