@@ -39,7 +39,8 @@ inline Value packedStart(Emitter &e, const MeanPoolingProblem &p, Value cu,
                          Value b) {
   Value raw = arith::IndexCastOp::create(
       e.b, e.b.getIndexType(), memref::LoadOp::create(e.b, cu, ValueRange{b}));
-  return e.min(e.max(raw, e.index(0)), e.index(p.totalTokens));
+  Value totalTokens = e.index(p.totalTokens);
+  return e.min(e.max(raw, e.index(0)), totalTokens);
 }
 
 /// The rows of sequence `batch`.
@@ -60,7 +61,8 @@ inline Value inverseLength(Emitter &e, Value length) {
   Value empty =
       arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle, length, e.index(0));
   Value safe = e.select(empty, e.constF32(1.0f), asFloat);
-  return e.select(empty, e.constF32(0.0f), e.fdiv(e.constF32(1.0f), safe));
+  Value inverse = e.fdiv(e.constF32(1.0f), safe);
+  return e.select(empty, e.constF32(0.0f), inverse);
 }
 
 /// The sequence holding a token row (a valid index to load its pooled row
@@ -80,13 +82,16 @@ inline RowSequence sequenceOfRow(Emitter &e, const MeanPoolingProblem &p,
   // start at the same row and are skipped, as the last one wins).
   Value lo = e.index(0), hi = e.index(p.batch);
   int64_t steps = llvm::Log2_64_Ceil(static_cast<uint64_t>(p.batch)) + 1;
+  Value one = e.index(1);
+  Value stepCount = e.index(steps);
   SmallVector<Value> bounds = e.forLoop(
-      e.index(0), e.index(steps), e.index(1), {lo, hi},
-      [&](Value, ValueRange lh) {
+      e.index(0), stepCount, one, {lo, hi}, [&](Value, ValueRange lh) {
         Value l = lh[0], h = lh[1];
-        Value mid = e.div(e.add(l, h), e.index(2));
+        Value two = e.index(2);
+        Value mid = e.div(e.add(l, h), two);
+        Value oneSequence = e.index(1);
         Value open = arith::CmpIOp::create(e.b, arith::CmpIPredicate::sgt,
-                                           e.sub(h, l), e.index(1));
+                                           e.sub(h, l), oneSequence);
         Value atOrBefore = arith::CmpIOp::create(
             e.b, arith::CmpIPredicate::sle, packedStart(e, p, cu, mid), row);
         Value raiseLo = arith::AndIOp::create(e.b, open, atOrBefore);
@@ -100,10 +105,11 @@ inline RowSequence sequenceOfRow(Emitter &e, const MeanPoolingProblem &p,
       });
   Value b = bounds[0];
   SequenceRange range = sequenceRange(e, p, cu, b);
-  Value inside = arith::AndIOp::create(
-      e.b,
-      arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle, range.start, row),
-      arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, row, range.end));
+  Value beforeEnd =
+      arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, row, range.end);
+  Value atOrAfterStart =
+      arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle, range.start, row);
+  Value inside = arith::AndIOp::create(e.b, atOrAfterStart, beforeEnd);
   Value scale = inverseLength(e, e.sub(range.end, range.start));
   return {b, e.select(inside, scale, e.constF32(0.0f))};
 }

@@ -40,7 +40,8 @@ struct CpuPoolingPlan : MeanPoolingProblem {
 void buildForward(OpBuilder &builder, Location loc, const CpuPoolingPlan &p,
                   const MeanPoolingBuffers &buf) {
   Emitter e(builder, loc, p.lanes);
-  Value d0 = e.mul(WorkgroupIdOp::create(e.b, 0), e.index(p.blockD));
+  Value blockD = e.index(p.blockD);
+  Value d0 = e.mul(WorkgroupIdOp::create(e.b, 0), blockD);
   Value batch = WorkgroupIdOp::create(e.b, 1);
   SequenceRange range = sequenceRange(e, p, buf.cuSeqlens, batch);
   bool inBounds = p.wholeBlocks();
@@ -58,8 +59,9 @@ void buildForward(OpBuilder &builder, Location loc, const CpuPoolingPlan &p,
   SmallVector<Value> zeros(p.vectors(), e.splatF32(0.0f));
   // Whole steps of block_s rows, then the rest one row at a time.
   Value length = e.sub(range.end, range.start);
-  Value wholeEnd = e.add(
-      range.start, e.mul(e.div(length, e.index(p.blockS)), e.index(p.blockS)));
+  Value blockS = e.index(p.blockS);
+  Value wholeEnd =
+      e.add(range.start, e.mul(e.div(length, e.index(p.blockS)), blockS));
   SmallVector<Value> acc =
       e.forLoop(range.start, wholeEnd, e.index(p.blockS), zeros,
                 [&](Value row0, ValueRange sums) {
@@ -82,9 +84,12 @@ void buildForward(OpBuilder &builder, Location loc, const CpuPoolingPlan &p,
 void buildBackward(OpBuilder &builder, Location loc, const CpuPoolingPlan &p,
                    const MeanPoolingBuffers &buf) {
   Emitter e(builder, loc, p.lanes);
-  Value d0 = e.mul(WorkgroupIdOp::create(e.b, 0), e.index(p.blockD));
-  Value row0 = e.mul(WorkgroupIdOp::create(e.b, 1), e.index(p.blockS));
-  Value rowEnd = e.min(e.add(row0, e.index(p.blockS)), e.index(p.tokenRows()));
+  Value blockD = e.index(p.blockD);
+  Value d0 = e.mul(WorkgroupIdOp::create(e.b, 0), blockD);
+  Value blockS = e.index(p.blockS);
+  Value row0 = e.mul(WorkgroupIdOp::create(e.b, 1), blockS);
+  Value tokenRows = e.index(p.tokenRows());
+  Value rowEnd = e.min(e.add(row0, e.index(p.blockS)), tokenRows);
   bool inBounds = p.wholeBlocks();
   e.forLoop(row0, rowEnd, e.index(1), [&](Value row) {
     RowSequence owner = sequenceOfRow(e, p, buf.cuSeqlens, row);
@@ -92,8 +97,8 @@ void buildBackward(OpBuilder &builder, Location loc, const CpuPoolingPlan &p,
     for (int64_t v = 0; v < p.vectors(); ++v) {
       Value d = e.add(d0, e.index(v * p.lanes));
       Value g = e.readVector(buf.pooled, {owner.sequence, d}, inBounds);
-      e.writeVector(e.fmul(g, scale), buf.tokens, tokenIndices(e, p, row, d),
-                    inBounds);
+      SmallVector<Value> indices = tokenIndices(e, p, row, d);
+      e.writeVector(e.fmul(g, scale), buf.tokens, indices, inBounds);
     }
   });
 }

@@ -36,8 +36,8 @@ struct VulkanPoolingPlan : MeanPoolingProblem {
 void forMyColumn(Emitter &e, const VulkanPoolingPlan &p,
                  function_ref<void(Value)> body) {
   Value thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
-  Value d =
-      e.add(e.mul(WorkgroupIdOp::create(e.b, 0), e.index(p.blockD)), thread);
+  Value blockD = e.index(p.blockD);
+  Value d = e.add(e.mul(WorkgroupIdOp::create(e.b, 0), blockD), thread);
   Value exists = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, d,
                                        e.index(p.hidden));
   auto ifOp = scf::IfOp::create(e.b, exists, /*withElseRegion=*/false);
@@ -70,23 +70,25 @@ void buildForward(OpBuilder &builder, Location loc, const VulkanPoolingPlan &p,
                                            length, e.index(0));
     Value last = e.sub(range.end, e.index(1));
     auto sumRows = [&]() {
-      return e.forLoop(range.start, range.end, e.index(p.blockS),
-                       {e.constF32(0.0f)}, [&](Value row0, ValueRange acc) {
-                         Value s = acc[0];
-                         for (int64_t i = 0; i < p.blockS; ++i) {
-                           Value row = e.add(row0, e.index(i));
-                           Value x =
-                               loadF32(e, buf.tokens,
-                                       tokenIndices(e, p, e.min(row, last), d));
-                           if (i > 0)
-                             x = e.select(arith::CmpIOp::create(
-                                              e.b, arith::CmpIPredicate::slt,
-                                              row, range.end),
-                                          x, e.constF32(0.0f));
-                           s = e.fadd(s, x);
-                         }
-                         return SmallVector<Value>{s};
-                       });
+      Value zero = e.constF32(0.0f);
+      return e.forLoop(
+          range.start, range.end, e.index(p.blockS), {zero},
+          [&](Value row0, ValueRange acc) {
+            Value s = acc[0];
+            for (int64_t i = 0; i < p.blockS; ++i) {
+              Value row = e.add(row0, e.index(i));
+              Value x = loadF32(e, buf.tokens,
+                                tokenIndices(e, p, e.min(row, last), d));
+              if (i > 0) {
+                Value masked = e.constF32(0.0f);
+                Value inside = arith::CmpIOp::create(
+                    e.b, arith::CmpIPredicate::slt, row, range.end);
+                x = e.select(inside, x, masked);
+              }
+              s = e.fadd(s, x);
+            }
+            return SmallVector<Value>{s};
+          });
     };
     Value sum = e.ifElse(nonEmpty, {e.f32}, sumRows, [&]() {
       return SmallVector<Value>{e.constF32(0.0f)};
@@ -98,14 +100,16 @@ void buildForward(OpBuilder &builder, Location loc, const VulkanPoolingPlan &p,
 void buildBackward(OpBuilder &builder, Location loc, const VulkanPoolingPlan &p,
                    const MeanPoolingBuffers &buf) {
   Emitter e(builder, loc, 1);
-  Value row0 = e.mul(WorkgroupIdOp::create(e.b, 1), e.index(p.blockS));
-  Value rowEnd = e.min(e.add(row0, e.index(p.blockS)), e.index(p.tokenRows()));
+  Value blockS = e.index(p.blockS);
+  Value row0 = e.mul(WorkgroupIdOp::create(e.b, 1), blockS);
+  Value tokenRows = e.index(p.tokenRows());
+  Value rowEnd = e.min(e.add(row0, e.index(p.blockS)), tokenRows);
   forMyColumn(e, p, [&](Value d) {
     e.forLoop(row0, rowEnd, e.index(1), [&](Value row) {
       RowSequence owner = sequenceOfRow(e, p, buf.cuSeqlens, row);
       Value g = loadF32(e, buf.pooled, {owner.sequence, d});
-      storeF32(e, e.fmul(g, owner.scale), buf.tokens,
-               tokenIndices(e, p, row, d));
+      SmallVector<Value> indices = tokenIndices(e, p, row, d);
+      storeF32(e, e.fmul(g, owner.scale), buf.tokens, indices);
     });
   });
 }
