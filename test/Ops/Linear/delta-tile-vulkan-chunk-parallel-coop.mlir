@@ -1,4 +1,5 @@
-// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152 spirv-version=1.6" -ejk-form-dispatches -ejk-tile-dispatches -canonicalize | FileCheck %s
+// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle,int16 subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152 spirv-version=1.6" -ejk-form-dispatches -ejk-tile-dispatches -canonicalize | FileCheck %s
+// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152 spirv-version=1.6" -ejk-form-dispatches -ejk-tile-dispatches -canonicalize | FileCheck %s --check-prefix=DIRECT
 // RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152 spirv-version=1.6" | FileCheck %s --check-prefix=CONFIG
 // The chunk-parallel delta rule on cooperative matrices (`cooperative` = 1:
 // the outputs' products, DeltaCoopOutputs.cpp; 2: the state pass's,
@@ -7,12 +8,17 @@
 // chk_coop* cases).
 
 // The heuristic takes the state pass and the outputs on matrices
-// (`cooperative = 2`, faster on an H200: docs/ops/delta.md).
+// (`cooperative = 2`, faster on an H200: docs/ops/delta.md), the outputs
+// in 16-byte words where the device has 16-bit integers (the norms by
+// shuffles, the states transposed).
 // CONFIG-LABEL: func.func @heuristic
 // CONFIG: config = #ejk.config<block_v = 32, chunk_parallel = 1, chunk_size = 64, cooperative = 2>
 // CHECK-LABEL: func.func private @heuristic_dispatch_0_state(
 // CHECK: gpu.subgroup_mma_compute
 // CHECK-LABEL: func.func private @heuristic_dispatch_0(
+// CHECK: builtin.unrealized_conversion_cast %arg9 : memref<8x2x64x64xf16> to memref<8192xvector<4xi32>>
+// CHECK: gpu.shuffle xor
+// CHECK: gpu.subgroup_mma_load_matrix %{{.*}} {leadDimension = 8 : index, transpose} : memref<8192xvector<4xi32>>
 // CHECK: gpu.subgroup_mma_compute
 // CHECK: return
 func.func @heuristic(%q: tensor<2x256x2x64xbf16>, %v: tensor<2x256x2x64xbf16>, %beta: tensor<2x256x2xbf16>) -> tensor<2x256x2x64xbf16> {
@@ -109,15 +115,16 @@ func.func @outputs(%q: tensor<2x256x2x64xbf16>, %v: tensor<2x256x2x64xbf16>, %be
 // chunk's 8 W tiles, U tile and 8 Kd^T tiles.
 // CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args({{.*}}) -> (!gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf16, "AOp">,
 // CHECK: %[[DECAY:.*]] = math.exp
-// Publish: S as f16 through the stage, to shared memory and the states
-// temporary.
+// Publish: S as f16 through the stage to shared memory, then (after the
+// barrier) copied to the states temporary by all threads.
 // CHECK-NOT: memref<8x2x128x128xf32>
 // CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %[[STAGE]][%{{.*}}] {leadDimension = 16 : index}
 // CHECK-NEXT: spirv.ControlBarrier <Subgroup>, <Subgroup>, <AcquireRelease|WorkgroupMemory>
-// CHECK: %[[SV:.*]] = arith.truncf %{{.*}} : f32 to f16
-// CHECK: memref.store %[[SV]], %[[SH]]
-// CHECK: memref.store %[[SV]], %arg9[{{.*}}] : memref<8x2x128x128xf16>
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK-NEXT: memref.store %{{.*}}, %[[SH]]
 // CHECK: gpu.barrier
+// CHECK: %[[SV:.*]] = memref.load %[[SH]]
+// CHECK: memref.store %[[SV]], %arg9[{{.*}}] : memref<8x2x128x128xf16>
 // N = U - W S.
 // CHECK: gpu.subgroup_mma_load_matrix %[[SH]][%{{.*}}] {leadDimension = 40 : index} : memref<5120xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
 // CHECK-NEXT: gpu.subgroup_mma_compute
@@ -127,11 +134,12 @@ func.func @outputs(%q: tensor<2x256x2x64xbf16>, %v: tensor<2x256x2x64xbf16>, %be
 // N as f16 to shared memory and the new values' temporary (not over U);
 // then the next chunk's U.
 // CHECK-NOT: gpu.subgroup_mma_store_matrix %{{.*}}, %arg8
-// CHECK: %[[NV:.*]] = arith.truncf %{{.*}} : f32 to f16
-// CHECK: memref.store %[[NV]], %[[NH]]
-// CHECK: memref.store %[[NV]], %arg12[{{.*}}] : memref<8x2x64x128xf16>
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK-NEXT: memref.store %{{.*}}, %[[NH]]
 // CHECK: gpu.subgroup_mma_load_matrix %arg8
 // CHECK: gpu.barrier
+// CHECK: %[[NV:.*]] = memref.load %[[NH]]
+// CHECK: memref.store %[[NV]], %arg12[{{.*}}] : memref<8x2x64x128xf16>
 // S = exp(B_last) S + Kd^T N; then the next chunk's Kd.
 // CHECK: %[[FACTOR:.*]] = gpu.subgroup_mma_constant_matrix %[[DECAY]]
 // CHECK: gpu.subgroup_mma_elementwise  mulf %{{.*}}, %[[FACTOR]]
@@ -139,40 +147,126 @@ func.func @outputs(%q: tensor<2x256x2x64xbf16>, %v: tensor<2x256x2x64xbf16>, %be
 // CHECK-NEXT: gpu.subgroup_mma_compute
 // CHECK-COUNT-8: gpu.subgroup_mma_load_matrix %[[KD]][%{{.*}}] {{{.*}}transpose}
 // CHECK: scf.yield
-// The outputs: a V block of 128 (8 chunk slots x 2 heads x 1); the chunk's
+// The outputs in 16-byte words (DeltaWordOutputs.cpp): a V block of 128
+// (8 chunk slots x 2 heads x 1); q, k (%arg1 twice here), N and the
+// output seen as words; the q and k stages (64 rows of 17 words), each
+// subgroup's 16x16 f32 stage as words, the D table [64, 16] and the
+// gates: 2 x 17408 + 8192 + 4096 + 256 bytes. Every thread's q, k and N
+// words are loaded first; a row's sum of squares over its 16 lanes (xor
+// shuffles 8, 4, 2, 1), q and k normalized, stored as f16 words.
+// CHECK-LABEL: func.func private @state_dispatch_0(
+// CHECK-SAME: ejk.grid = array<i64: 8, 2, 1>, ejk.shared_memory_bytes = 47360 : i64
+// CHECK: %[[QW:.*]] = builtin.unrealized_conversion_cast %arg1 : memref<2x256x2x128xf16> to memref<16384xvector<4xi32>>
+// CHECK-NEXT: %[[KW:.*]] = builtin.unrealized_conversion_cast %arg1 : memref<2x256x2x128xf16> to memref<16384xvector<4xi32>>
+// CHECK-NEXT: %[[OW:.*]] = builtin.unrealized_conversion_cast %arg5 : memref<2x256x2x128xf16> to memref<16384xvector<4xi32>>
+// CHECK-NEXT: %[[SW:.*]] = builtin.unrealized_conversion_cast %arg9 : memref<8x2x128x128xf16> to memref<32768xvector<4xi32>>
+// CHECK-NEXT: %[[NW:.*]] = builtin.unrealized_conversion_cast %arg12 : memref<8x2x64x128xf16> to memref<16384xvector<4xi32>>
+// CHECK: %[[QS:.*]] = memref.alloc() : memref<1088xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK-NEXT: %[[KS:.*]] = memref.alloc() : memref<1088xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK-NEXT: %[[TS:.*]] = memref.alloc() : memref<512xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK-NEXT: %[[D:.*]] = memref.alloc() : memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.alloc() : memref<64xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-4: memref.load %[[QW]][%{{.*}}] : memref<16384xvector<4xi32>>
+// CHECK-COUNT-4: memref.load %[[KW]][%{{.*}}] : memref<16384xvector<4xi32>>
+// CHECK-COUNT-4: memref.load %[[NW]][%{{.*}}] : memref<16384xvector<4xi32>>
+// CHECK: memref.store %{{.*}}, %[[D]]
+// CHECK: gpu.shuffle xor %{{.*}}, %c8_i32, %c32_i32 : f32
+// CHECK: gpu.shuffle xor %{{.*}}, %c4_i32, %c32_i32 : f32
+// CHECK: gpu.shuffle xor %{{.*}}, %c2_i32, %c32_i32 : f32
+// CHECK: gpu.shuffle xor %{{.*}}, %c1_i32, %c32_i32 : f32
+// CHECK: math.sqrt
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: vector.from_elements
+// CHECK: memref.store %{{.*}}, %[[QS]][%{{.*}}] : memref<1088xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK: memref.store %{{.*}}, %[[KS]][%{{.*}}] : memref<1088xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// O = qn S: each S^T tile read once (column-major: the keys of a column
+// contiguous), times the subgroup's 4 row tiles of q.
+// CHECK-COUNT-8: gpu.subgroup_mma_load_matrix %[[SW]][%{{.*}}] {leadDimension = 16 : index, transpose} : memref<32768xvector<4xi32>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// The scores: k read column-major from its stage.
+// CHECK: gpu.subgroup_mma_load_matrix %[[QS]][%{{.*}}] {leadDimension = 17 : index} : memref<1088xvector<4xi32>, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK: gpu.subgroup_mma_load_matrix %[[KS]][%{{.*}}] {leadDimension = 17 : index, transpose} : memref<1088xvector<4xi32>, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK: gpu.barrier
+// P through the subgroup's stage as f16 words over the q stage (rows of 9
+// words); O's rows times D; N's words over the k stage.
+// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %[[TS]][%{{.*}}] {leadDimension = 4 : index}
+// CHECK-NEXT: spirv.ControlBarrier <Subgroup>, <Subgroup>, <AcquireRelease|WorkgroupMemory>
+// CHECK: math.exp
+// CHECK: memref.store %{{.*}}, %[[QS]]
+// CHECK: %[[DM:.*]] = gpu.subgroup_mma_load_matrix %[[D]][%{{.*}}] {leadDimension = 16 : index} : memref<1024xf32, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf32, "COp">
+// CHECK-NEXT: gpu.subgroup_mma_elementwise  mulf %{{.*}}, %[[DM]]
+// CHECK: memref.store %{{.*}}, %[[KS]]
+// CHECK: gpu.barrier
+// O += P N over the step tiles at or left of the diagonal (1 + 2 + 3 + 4).
+// CHECK-COUNT-10: gpu.subgroup_mma_load_matrix %[[QS]][%{{.*}}] {leadDimension = 9 : index}
+// CHECK-NOT: gpu.subgroup_mma_load_matrix
+// O leaves as words of the output.
+// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %[[TS]][%{{.*}}] {leadDimension = 4 : index}
+// CHECK: memref.store %{{.*}}, %[[OW]][%{{.*}}] : memref<16384xvector<4xi32>>
+// CHECK: return
+// Without 16-bit integers (no words), the outputs on matrices reading the
+// f16 states and new values in their fragments' pieces: a V block of 128 (8 chunk slots x 2 heads x 1); the chunk's
 // q and k normalized into f16 stages (64 rows of 128 + 8 halves), P over
 // the q stage, 8 16x16 f32 stages, the decays and the norms: 2 x 17408 +
 // 8192 + 256 + 512 bytes. A subgroup's 4 O tiles (q S, S's tiles from the
 // f16 states as 16-byte words) and 2 score tiles (q k^T, k read
 // column-major from its stage), then P, then O += P N with N's tiles from
 // the f16 new values.
-// CHECK-LABEL: func.func private @state_dispatch_0(
-// CHECK-SAME: ejk.grid = array<i64: 8, 2, 1>, ejk.shared_memory_bytes = 43776 : i64
-// CHECK: %[[SW:.*]] = builtin.unrealized_conversion_cast %arg9 : memref<8x2x128x128xf16> to memref<32768xvector<4xi32>>
-// CHECK: %[[NW:.*]] = builtin.unrealized_conversion_cast %arg12 : memref<8x2x64x128xf16> to memref<16384xvector<4xi32>>
-// CHECK: %[[QS:.*]] = memref.alloc() : memref<8704xf16, #gpu.address_space<workgroup>>
-// CHECK-NEXT: %[[KS:.*]] = memref.alloc() : memref<8704xf16, #gpu.address_space<workgroup>>
-// CHECK-NEXT: %[[OST:.*]] = memref.alloc() : memref<2048xf32, #gpu.address_space<workgroup>>
-// CHECK: math.sqrt
-// CHECK: gpu.barrier
-// CHECK: memref.store %{{.*}}, %[[QS]]
-// CHECK-NEXT: arith.truncf
-// CHECK-NEXT: memref.store %{{.*}}, %[[KS]]
-// CHECK: gpu.barrier
-// CHECK-COUNT-4: gpu.subgroup_mma_load_matrix %[[SW]][%{{.*}}] {leadDimension = 16 : index} : memref<32768xvector<4xi32>> -> !gpu.mma_matrix<16x16xf16, "BOp">
-// CHECK: gpu.subgroup_mma_load_matrix %[[KS]][%{{.*}}] {leadDimension = 136 : index, transpose} : memref<8704xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
-// CHECK: gpu.barrier
-// CHECK: math.exp
-// CHECK: memref.store %{{.*}}, %[[QS]]
-// CHECK: gpu.barrier
-// CHECK: gpu.subgroup_mma_load_matrix %[[QS]][%{{.*}}] {leadDimension = 72 : index} : memref<8704xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
-// CHECK: gpu.subgroup_mma_load_matrix %[[NW]][%{{.*}}] {leadDimension = 16 : index} : memref<16384xvector<4xi32>> -> !gpu.mma_matrix<16x16xf16, "BOp">
-// CHECK-NEXT: gpu.subgroup_mma_compute
-// CHECK: memref.store %{{.*}}, %arg5[{{.*}}] : memref<2x256x2x128xf16>
-// CHECK: return
+// DIRECT-LABEL: func.func private @state_dispatch_0(
+// DIRECT-SAME: ejk.grid = array<i64: 8, 2, 1>, ejk.shared_memory_bytes = 43776 : i64
+// DIRECT: %[[SW:.*]] = builtin.unrealized_conversion_cast %arg9 : memref<8x2x128x128xf16> to memref<32768xvector<4xi32>>
+// DIRECT: %[[NW:.*]] = builtin.unrealized_conversion_cast %arg12 : memref<8x2x64x128xf16> to memref<16384xvector<4xi32>>
+// DIRECT: %[[QS:.*]] = memref.alloc() : memref<8704xf16, #gpu.address_space<workgroup>>
+// DIRECT-NEXT: %[[KS:.*]] = memref.alloc() : memref<8704xf16, #gpu.address_space<workgroup>>
+// DIRECT-NEXT: %[[OST:.*]] = memref.alloc() : memref<2048xf32, #gpu.address_space<workgroup>>
+// DIRECT: math.sqrt
+// DIRECT: gpu.barrier
+// DIRECT: memref.store %{{.*}}, %[[QS]]
+// DIRECT-NEXT: arith.truncf
+// DIRECT-NEXT: memref.store %{{.*}}, %[[KS]]
+// DIRECT: gpu.barrier
+// DIRECT-COUNT-4: gpu.subgroup_mma_load_matrix %[[SW]][%{{.*}}] {leadDimension = 16 : index} : memref<32768xvector<4xi32>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// DIRECT: gpu.subgroup_mma_load_matrix %[[KS]][%{{.*}}] {leadDimension = 136 : index, transpose} : memref<8704xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// DIRECT: gpu.barrier
+// DIRECT: math.exp
+// DIRECT: memref.store %{{.*}}, %[[QS]]
+// DIRECT: gpu.barrier
+// DIRECT: gpu.subgroup_mma_load_matrix %[[QS]][%{{.*}}] {leadDimension = 72 : index} : memref<8704xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// DIRECT: gpu.subgroup_mma_load_matrix %[[NW]][%{{.*}}] {leadDimension = 16 : index} : memref<16384xvector<4xi32>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// DIRECT-NEXT: gpu.subgroup_mma_compute
+// DIRECT: memref.store %{{.*}}, %arg5[{{.*}}] : memref<2x256x2x128xf16>
+// DIRECT: return
 func.func @state(%q: tensor<2x256x2x128xf16>, %v: tensor<2x256x2x128xf16>, %beta: tensor<2x256x2xf16>) -> tensor<2x256x2x128xf16> {
   %o = ejk.delta_attention %q, %q, %v, %beta decay(%beta : tensor<2x256x2xf16>) {config = #ejk.config<block_v = 32, chunk_size = 64, chunk_parallel = 1, cooperative = 2>} : tensor<2x256x2x128xf16>, tensor<2x256x2x128xf16>, tensor<2x256x2x128xf16>, tensor<2x256x2xf16> -> tensor<2x256x2x128xf16>
   return %o : tensor<2x256x2x128xf16>
+}
+
+// -----
+
+// `cooperative = 2` with K (128) != V (64): the state pass writes the
+// states transposed ([slots, H, V, K], the keys of a column contiguous:
+// stores at [slot, head, column, key]) for the outputs in words. V blocks
+// of 64: subgroup g owns V tile g mod 4 and row tiles g / 4 and g / 4 + 2,
+// so the P tiles above the diagonal that its P N may read are zeroed
+// first; P (rows of 9 words) at 2 + 4 step tiles.
+// CHECK-LABEL: func.func private @words_dispatch_0_state(
+// CHECK: memref.store %{{.*}}, %arg9[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<2x2x64x128xf16>
+// CHECK-LABEL: func.func private @words_dispatch_0(
+// CHECK-SAME: ejk.grid = array<i64: 2, 2, 1>, ejk.shared_memory_bytes = 47360 : i64
+// CHECK: %[[SW:.*]] = builtin.unrealized_conversion_cast %arg9 : memref<2x2x64x128xf16> to memref<4096xvector<4xi32>>
+// CHECK: %[[QS:.*]] = memref.alloc() : memref<1088xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK-COUNT-8: gpu.subgroup_mma_load_matrix %[[SW]][%{{.*}}] {leadDimension = 16 : index, transpose}
+// CHECK: gpu.barrier
+// CHECK: arith.cmpi sgt
+// CHECK-NEXT: scf.if
+// CHECK: memref.store %{{.*}}, %[[QS]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-6: gpu.subgroup_mma_load_matrix %[[QS]][%{{.*}}] {leadDimension = 9 : index} : memref<1088xvector<4xi32>, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK-NOT: gpu.subgroup_mma_load_matrix
+// CHECK: return
+func.func @words(%q: tensor<1x128x2x128xf16>, %v: tensor<1x128x2x64xf16>, %beta: tensor<1x128x2xf16>) -> tensor<1x128x2x64xf16> {
+  %o = ejk.delta_attention %q, %q, %v, %beta decay(%beta : tensor<1x128x2xf16>) {config = #ejk.config<block_v = 32, chunk_size = 64, chunk_parallel = 1, cooperative = 2>} : tensor<1x128x2x128xf16>, tensor<1x128x2x128xf16>, tensor<1x128x2x64xf16>, tensor<1x128x2xf16> -> tensor<1x128x2x64xf16>
+  return %o : tensor<1x128x2x64xf16>
 }
 
 // -----

@@ -159,12 +159,14 @@ TEST_F(DeltaRulesTest, VulkanHeuristicTakesTheCooperativeStatePass) {
   // A device with cooperative matrices, bf16 Gated DeltaNet: the heuristic
   // takes the state pass on matrices (`cooperative = 2`: 0.57 against
   // SIMT's 0.99 ms on an H200, docs/ops/delta.md), the tuner's space keeps
-  // the SIMT configs; both forms verify.
+  // the SIMT configs; both forms verify. The device has 16-bit integers
+  // (as the H200), so form 2's outputs run in 16-byte words
+  // (delta-tile-vulkan-chunk-parallel-coop.mlir shows the kernels).
   TargetInfo target = vulkanWithShuffles(32);
   target.sharedMemoryBytes = 49152;
   target.hasCooperativeMatrix = true;
   target.vulkanFeatures = {"subgroup_basic", "subgroup_shuffle", "float16",
-                           "storage16"};
+                           "storage16", "int16"};
   TunableOpInterface op = parse(deltaIR(4, 4096, 16, 128, 128, "", "bf16"));
   ASSERT_TRUE(op);
   ConfigAttr heuristic = op.getHeuristicConfig(target);

@@ -14,6 +14,8 @@
 
 #include "ejk/Ops/Linear/Config.h"
 
+#include "llvm/Support/MathExtras.h"
+
 using namespace mlir;
 using namespace mlir::ejk;
 using namespace mlir::ejk::delta_chunk;
@@ -196,7 +198,37 @@ bool VulkanDeltaChunkLayout::computeDirectOutputs(const DeltaProblem &p,
   outputSlots = ceilDiv(rowTiles * (outBlockV / kMatrix), n);
   scoreSlots = ceilDiv(rowTiles * rowTiles, n);
   outputSharedBytes = bytes;
+  computeWordOutputs(p, target);
   return true;
+}
+
+void VulkanDeltaChunkLayout::computeWordOutputs(const DeltaProblem &p,
+                                                const TargetInfo &target) {
+  // A row's words in neighbouring lanes of one subgroup (its norm by xor
+  // shuffles), V tiles dealt evenly to the 8 subgroups; 16-bit integers to
+  // take words apart and put them together.
+  int64_t n = subgroups(), rowTiles = chunk / kMatrix;
+  int64_t colTiles = outBlockV / kMatrix, keyWords = p.dimK / 8;
+  if (!target.hasVulkanFeature("subgroup_shuffle") ||
+      !target.hasVulkanFeature("int16") || subgroupSize != 32 || n != 8 ||
+      !llvm::isPowerOf2_64(keyWords) || keyWords > 32 || n % colTiles != 0 ||
+      (rowTiles * colTiles) % n != 0 || p.dimV % 8 != 0)
+    return;
+  // The q and k stages (rows of K + 8 halves), P over q and N over k where
+  // they fit, the subgroups' 16x16 f32 stages, the D table and the gates.
+  int64_t kRow = 2 * (p.dimK + 8), stageBytes = 2 * chunk * kRow;
+  if (chunk > p.dimK)
+    stageBytes += 2 * chunk * (chunk + 8);
+  if (outBlockV > p.dimK)
+    stageBytes += 2 * chunk * (outBlockV + 8);
+  int64_t bytes =
+      stageBytes + 4 * n * kMatrix * kMatrix + 4 * chunk * kMatrix + 4 * chunk;
+  if (bytes > target.sharedMemoryBytes)
+    return;
+  wordOutputs = true;
+  outputSlots = rowTiles * colTiles / n;
+  scoreSlots = ceilDiv(rowTiles * (rowTiles + 1) / 2, n);
+  outputSharedBytes = bytes;
 }
 
 namespace {
@@ -259,8 +291,9 @@ SmallVector<MemRefType> temporaryTypes(const DeltaProblem &p,
       MemRefType::get({slots, p.heads, l.chunk, p.dimK},
                       l.coopState ? f16 : f32),
       MemRefType::get({slots, p.heads, l.chunk, p.dimV}, f32),
-      MemRefType::get({slots, p.heads, p.dimK, p.dimV},
-                      l.directOutputs ? f16 : f32)};
+      l.wordOutputs ? MemRefType::get({slots, p.heads, p.dimV, p.dimK}, f16)
+                    : MemRefType::get({slots, p.heads, p.dimK, p.dimV},
+                                      l.directOutputs ? f16 : f32)};
   if (p.decay == DeltaDecay::PerKey)
     types.push_back(MemRefType::get({slots, p.heads, l.chunk, p.dimK}, f32));
   else if (p.decay == DeltaDecay::PerHead)
@@ -361,7 +394,9 @@ LogicalResult mlir::ejk::tileVulkanDeltaChunkParallel(
 
   Location loc = op->getLoc();
   OpBuilder b = rewriter.replaceBody();
-  if (l.directOutputs)
+  if (l.wordOutputs)
+    buildDeltaWordOutputs(b, loc, p, l, buf, mainTemps);
+  else if (l.directOutputs)
     buildDeltaDirectOutputs(b, loc, p, l, buf, mainTemps);
   else if (l.cooperative)
     buildDeltaCoopOutputs(b, loc, p, l, buf, mainTemps);

@@ -28,7 +28,9 @@
 // pass's (DeltaCoopState.cpp; the prepare then also writes W and Kd in
 // f16) and, where their stages fit, the outputs' in fla's chunk_fwd_o
 // layout, reading the f16 states and new values the state pass wrote
-// (DeltaCoopOutputs.cpp). The gates and the prepare stay SIMT.
+// (DeltaCoopOutputs.cpp; in 16-byte words where the device has 16-bit
+// integers and shuffles, DeltaWordOutputs.cpp). The gates and the prepare
+// stay SIMT.
 //
 // Chunk slots as gla's chunk-parallel kernel (ChunkParallel.h): batch row
 // n's chunk c is slot n ceil(T / C) + c; with cu_seqlens, sequence n's
@@ -87,6 +89,10 @@ struct VulkanDeltaChunkLayout {
   /// outputs too, reading the f16 states and new values the state pass
   /// wrote (DeltaCoopOutputs.cpp).
   bool cooperative = false, coopState = false, directOutputs = false;
+  /// With `directOutputs`: the outputs in 16-byte words
+  /// (DeltaWordOutputs.cpp), the states temporary transposed ([V, K] a
+  /// chunk and head).
+  bool wordOutputs = false;
   int64_t subgroupSize = 0, outputSlots = 0, scoreSlots = 0, coopKeyTile = 0;
   static constexpr int64_t kMatrix = 16, kMaxMatrices = 12;
   int64_t subgroups() const { return kThreads / subgroupSize; }
@@ -128,6 +134,9 @@ private:
   /// `cooperative` = 2's outputs on matrices: V block, tiles, stages;
   /// false (the outputs SIMT) where the stages do not fit.
   bool computeDirectOutputs(const DeltaProblem &p, const TargetInfo &target);
+  /// The direct outputs in 16-byte words (`wordOutputs`) where their rules
+  /// hold and their stages fit.
+  void computeWordOutputs(const DeltaProblem &p, const TargetInfo &target);
 };
 
 /// Emits the dispatches of the chunk-parallel delta rule for `op` (its
@@ -192,9 +201,12 @@ protected:
   }
   /// 1 / sqrt(sum + eps) (ejKernel's l2-norm epsilon).
   Value inverseNorm(Value sumSquares) {
-    return e.fdiv(
-        e.constF32(1.0f),
-        math::SqrtOp::create(e.b, e.fadd(sumSquares, e.constF32(1e-6f))));
+    // One op per statement, in the order GCC built them.
+    Value epsilon = e.constF32(1e-6f);
+    Value sum = e.fadd(sumSquares, epsilon);
+    Value root = math::SqrtOp::create(e.b, sum);
+    Value unit = e.constF32(1.0f);
+    return e.fdiv(unit, root);
   }
 
   void begin() {
@@ -387,6 +399,10 @@ void buildDeltaDirectOutputs(OpBuilder &builder, Location loc,
                              const DeltaProblem &p,
                              const VulkanDeltaChunkLayout &l,
                              const DeltaBuffers &buf, const Temporaries &tmp);
+void buildDeltaWordOutputs(OpBuilder &builder, Location loc,
+                           const DeltaProblem &p,
+                           const VulkanDeltaChunkLayout &l,
+                           const DeltaBuffers &buf, const Temporaries &tmp);
 
 } // namespace delta_chunk
 } // namespace mlir::ejk

@@ -17,7 +17,10 @@
 //            f16 temporary (16-byte words); N written over U (f32) and,
 //            through the stage, as f16 to shared memory     | barrier
 //            (with the outputs on matrices, `directOutputs`, the states
-//            and N go to their temporaries in f16, from the stage)
+//            and N go to their temporaries in f16 after each barrier,
+//            every thread copying neighbouring halves of the shared f16
+//            stages; for the outputs in words the states transposed,
+//            [V, K] a chunk)
 //   update   S = exp(B_last) S + Kd^T N: Kd^T read column-major from the
 //            f16 temporary
 //
@@ -209,11 +212,9 @@ private:
 
   /// `tile` as f16 at rows 16 r.., columns 16 j.. of `half` (rows `pitch`
   /// apart), through the subgroup's part of the f32 stage; only where
-  /// `owns` (a subgroup's last slot may be a duplicate). With `global`
-  /// (the f16 states or new values of the outputs on matrices) also there,
-  /// at the chunk's slot.
+  /// `owns` (a subgroup's last slot may be a duplicate).
   void toHalves(Value tile, Value half, Value r, Value j, Value owns,
-                bool exact, Value global = Value()) {
+                bool exact) {
     auto convert = [&] {
       writeMatrix(
           tile, stage,
@@ -223,8 +224,6 @@ private:
             Value at = e.add(e.mul(rowAt, e.index(pitch)), colAt);
             Value h = e.fromF32(value, f16);
             store(h, half, {at});
-            if (global)
-              store(h, global, {slot, head, rowAt, e.add(v0, colAt)});
           },
           /*withinSubgroup=*/true);
     };
@@ -235,12 +234,13 @@ private:
   }
 
   /// `tile` (rows 16 r.., columns 16 j..) into `half` for this chunk's
-  /// products and, for the outputs, at the chunk's slot: as f16 into
-  /// `direct` (the outputs on matrices), else as f32 into `f32Temp`.
+  /// products and, without the outputs on matrices, as f32 into `f32Temp`
+  /// at the chunk's slot (with them, copyHalves writes the f16 stage out
+  /// after the barrier).
   void publish(Value tile, Value half, Value f32Temp, Value r, Value j,
-               Value owns, bool exact, Value direct) {
+               Value owns, bool exact) {
     if (l.directOutputs) {
-      toHalves(tile, half, r, j, owns, exact, direct);
+      toHalves(tile, half, r, j, owns, exact);
       return;
     }
     emitIf(e, owns, [&] {
@@ -250,6 +250,35 @@ private:
           e.b.getIndexAttr(p.dimV), UnitAttr());
     });
     toHalves(tile, half, r, j, owns, exact);
+  }
+
+  /// `rows` rows of `half` (block_v halves each, `pitch` apart) to the
+  /// chunk's slot of `global` ([slots, H, rows, head_dim_v] f16) from
+  /// column v0: consecutive threads take consecutive halves, so the
+  /// stores coalesce and no subgroup keeps their addresses. `transposed`:
+  /// `global` is [slots, H, head_dim_v, rows], consecutive threads take
+  /// consecutive rows of a column.
+  void copyHalves(Value half, int64_t rows, Value global,
+                  bool transposed = false) {
+    int64_t bv = l.blockV, total = rows * bv;
+    for (int64_t r = 0; r * l.kThreads < total; ++r) {
+      Value i = e.add(thread, e.index(r * l.kThreads));
+      auto copy = [&] {
+        Value row = transposed ? urem(i, rows) : udiv(i, bv);
+        Value col = transposed ? udiv(i, rows) : urem(i, bv);
+        Value at = e.add(e.mul(row, e.index(pitch)), col);
+        Value value = memref::LoadOp::create(e.b, half, at);
+        Value column = e.add(v0, col);
+        if (transposed)
+          store(value, global, {slot, head, column, row});
+        else
+          store(value, global, {slot, head, row, column});
+      };
+      if ((r + 1) * l.kThreads > total)
+        emitIf(e, lt(i, e.index(total)), copy);
+      else
+        copy();
+    }
   }
 
   /// One chunk: `in` = the state tiles, then this chunk's W, U and Kd
@@ -272,10 +301,11 @@ private:
       Value a, j;
       std::tie(a, j) = stateTile(m);
       Value owns = ownsTile(m, sTiles);
-      publish(s[m], sHalf, tmp.states, a, j, owns, (m + 1) * n <= sTiles,
-              tmp.states);
+      publish(s[m], sHalf, tmp.states, a, j, owns, (m + 1) * n <= sTiles);
     }
     gpu::BarrierOp::create(e.b);
+    if (l.directOutputs)
+      copyHalves(sHalf, p.dimK, tmp.states, l.wordOutputs);
 
     // N = U - W S.
     SmallVector<Value> values;
@@ -296,11 +326,12 @@ private:
       Value i, j;
       std::tie(i, j) = valueTile(m);
       Value owns = ownsTile(m, nTiles);
-      publish(values[m], nHalf, tmp.u, i, j, owns, (m + 1) * n <= nTiles,
-              tmp.n16);
+      publish(values[m], nHalf, tmp.u, i, j, owns, (m + 1) * n <= nTiles);
     }
     llvm::append_range(out, loadU(next));
     gpu::BarrierOp::create(e.b);
+    if (l.directOutputs)
+      copyHalves(nHalf, l.chunk, tmp.n16);
 
     // S = exp(B_last) S + Kd^T N.
     Value factor;
