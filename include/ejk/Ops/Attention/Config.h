@@ -9,6 +9,11 @@
 //   num_subgroups  subgroups per workgroup (Vulkan only)
 //   key_splits     workgroups the keys of one head are split over, with a
 //                  combine dispatch after them (CPU only; flash-decoding)
+//   cm2            Vulkan: the VK_NV_cooperative_matrix2 kernel
+//                  (Vulkan/Cm2Kernel.h), variant 1-4: 1 V loaded with K,
+//                  2 V after the softmax, 3 = 2 and 4 = 1 with
+//                  tensor-addressed loads; only where the device has
+//                  `cooperative_matrix2`
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,16 +34,17 @@ struct FlashAttentionConfig {
   static constexpr llvm::StringLiteral kBlockK = "block_k";
   static constexpr llvm::StringLiteral kNumSubgroups = "num_subgroups";
   static constexpr llvm::StringLiteral kKeySplits = "key_splits";
+  static constexpr llvm::StringLiteral kCm2 = "cm2";
 
   /// Every entry the family's ops accept (the verifier's list).
   static llvm::ArrayRef<llvm::StringRef> names() {
     static const llvm::StringRef all[] = {kBlockQ, kBlockK, kNumSubgroups,
-                                          kKeySplits};
+                                          kKeySplits, kCm2};
     return all;
   }
 
   int64_t blockQ = 0, blockK = 0;
-  std::optional<int64_t> numSubgroups, keySplits;
+  std::optional<int64_t> numSubgroups, keySplits, cm2;
 
   /// Reads `config`; fails with `reason` when block_q or block_k is
   /// missing or an entry is unknown.
@@ -57,6 +63,7 @@ struct FlashAttentionConfig {
     c.blockK = *k;
     c.numSubgroups = config.lookup(kNumSubgroups);
     c.keySplits = config.lookup(kKeySplits);
+    c.cm2 = config.lookup(kCm2);
     return c;
   }
 
@@ -68,6 +75,8 @@ struct FlashAttentionConfig {
       values.emplace_back(kNumSubgroups, *numSubgroups);
     if (keySplits)
       values.emplace_back(kKeySplits, *keySplits);
+    if (cm2)
+      values.emplace_back(kCm2, *cm2);
     return ConfigAttr::get(context, values);
   }
 };

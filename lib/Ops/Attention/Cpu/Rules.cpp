@@ -50,8 +50,10 @@ LogicalResult mlir::ejk::verifyCpuAttentionConfig(const AttentionProblem &p,
       FlashAttentionConfig::read(attr, reason);
   if (!config)
     return failure();
-  if (config->numSubgroups) {
-    reason << "'" << FlashAttentionConfig::kNumSubgroups
+  if (config->numSubgroups || config->cm2) {
+    reason << "'"
+           << (config->cm2 ? FlashAttentionConfig::kCm2
+                           : FlashAttentionConfig::kNumSubgroups)
            << "' applies to Vulkan targets only";
     return failure();
   }

@@ -73,6 +73,11 @@ LogicalResult VulkanBlockSparseAttention::verifyConfig(
            << "' applies to CPU targets only for block-sparse attention";
     return failure();
   }
+  if (config->cm2) {
+    reason << "'" << FlashAttentionConfig::kCm2
+           << "' applies to dense flash attention only";
+    return failure();
+  }
   if (op.getQuery().getType().getElementType().isF16() &&
       !(target.hasVulkanFeature("float16") &&
         target.hasVulkanFeature("storage16"))) {

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Attention/Vulkan/Cm2Kernel.h"
 #include "Attention/Vulkan/FlashAttention.h"
 #include "Attention/Vulkan/Layout.h"
 #include "Common/Arithmetic.h"
@@ -122,6 +123,9 @@ LogicalResult VulkanFlashAttention::verifyConfig(FlashAttentionOp op,
               "('block_q' = 1) only";
     return failure();
   }
+  // The VK_NV_cooperative_matrix2 kernel (Vulkan/Cm2Kernel.h).
+  if (config->cm2)
+    return verifyCm2Attention(op, *config, target, reason);
   if (op.getQuery().getType().getElementType().isF16() &&
       !(target.hasVulkanFeature("float16") &&
         target.hasVulkanFeature("storage16"))) {
@@ -176,6 +180,19 @@ VulkanFlashAttention::configSpace(FlashAttentionOp op, const TargetInfo &target,
       }
     }
   }
+  // The VK_NV_cooperative_matrix2 kernel's variants at its measured blocks
+  // (128 x 64, 256 threads; docs/performance-vulkan-attention.md).
+  if (full && target.hasVulkanFeature("cooperative_matrix2"))
+    for (int64_t variant = 1; variant <= 4; ++variant) {
+      FlashAttentionConfig config;
+      config.blockQ = 128;
+      config.blockK = 64;
+      config.numSubgroups = 256 / std::max<int64_t>(1, target.subgroupSize);
+      config.cm2 = variant;
+      ConfigAttr attr = config.toAttr(op.getContext());
+      if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+        space.push_back(attr);
+    }
   return space;
 }
 
@@ -215,6 +232,10 @@ ConfigAttr VulkanFlashAttention::heuristicConfig(FlashAttentionOp op,
     if (getVulkanPagedLayout(*decode, paged, target, llvm::nulls()))
       return decodeConfigAttr(op.getContext(), paged);
   }
+  // The VK_NV_cooperative_matrix2 kernel where it was measured faster than
+  // the KHR kernel (Vulkan/Cm2Tile.cpp).
+  if (ConfigAttr cm2 = cm2HeuristicConfig(op, target))
+    return cm2;
   AttentionProblem p = readAttentionProblem(op);
   // 512 threads on 128 x 64 blocks: measured best on the H200 for
   // gfa-d128 f32 (24.6 TFLOP/s against 18.8 for 64 x 64 blocks of 256

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Attention/Vulkan/Cm2Kernel.h"
 #include "Attention/Vulkan/FlashAttention.h"
 #include "Attention/Vulkan/Kernel.h"
 #include "Paged/Vulkan/Decode.h"
@@ -38,6 +39,9 @@ LogicalResult VulkanFlashAttention::tile(FlashAttentionOp op, ConfigAttr attr,
     return tileVulkanPagedAttention(op, *decode, vulkanDecodeConfig(*config),
                                     paged, rewriter);
   }
+  // The VK_NV_cooperative_matrix2 kernel: its SPIR-V is written directly.
+  if (config && config->cm2)
+    return tileCm2Attention(op, *config, buffers, rewriter);
   VulkanAttentionPlan plan;
   static_cast<AttentionProblem &>(plan) = readAttentionProblem(op);
   std::optional<VulkanAttentionLayout> layout =
