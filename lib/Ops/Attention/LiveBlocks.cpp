@@ -52,8 +52,9 @@ Value mlir::ejk::floorDivPositive(Emitter &e, Value x, int64_t divisor) {
   Value negative =
       arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, x, zero);
   // -((-x + divisor - 1) / divisor) for x < 0.
-  Value down = e.sub(zero, e.div(e.add(e.sub(zero, x), e.index(divisor - 1)),
-                                 e.index(divisor)));
+  Value divisorValue = e.index(divisor);
+  Value roundUp = e.index(divisor - 1);
+  Value down = e.sub(zero, e.div(e.add(e.sub(zero, x), roundUp), divisorValue));
   return e.select(negative, down, e.div(x, e.index(divisor)));
 }
 
@@ -64,8 +65,8 @@ static std::pair<Value, Value> positionalKeyBlocks(Emitter &e,
                                                    const LiveBlockGrid &grid,
                                                    Value rowStart) {
   Value zero = e.index(0), one = e.index(1);
-  Value lastRow =
-      e.min(e.add(rowStart, e.index(grid.blockQ - 1)), e.index(p.seqQ - 1));
+  Value lastQuery = e.index(p.seqQ - 1);
+  Value lastRow = e.min(e.add(rowStart, e.index(grid.blockQ - 1)), lastQuery);
 
   // Keys [keyLo, keyHi) some row of the block may attend to by position.
   int64_t offset = p.maskOffset();
@@ -82,13 +83,17 @@ static std::pair<Value, Value> positionalKeyBlocks(Emitter &e,
   }
   if (p.chunkSize) {
     int64_t c = *p.chunkSize;
-    keyLo = e.max(keyLo, e.mul(floorDivPositive(e, firstDiag, c), e.index(c)));
-    keyHi = e.min(
-        keyHi, e.mul(e.add(floorDivPositive(e, lastDiag, c), one), e.index(c)));
+    Value chunkSize = e.index(c);
+    keyLo = e.max(keyLo, e.mul(floorDivPositive(e, firstDiag, c), chunkSize));
+    Value endChunkSize = e.index(c);
+    keyHi = e.min(keyHi, e.mul(e.add(floorDivPositive(e, lastDiag, c), one),
+                               endChunkSize));
   }
-  Value lo = e.div(e.max(keyLo, zero), e.index(grid.blockK));
-  Value ceil = e.div(e.add(e.max(keyHi, zero), e.index(grid.blockK - 1)),
-                     e.index(grid.blockK));
+  Value blockK = e.index(grid.blockK);
+  Value lo = e.div(e.max(keyLo, zero), blockK);
+  Value ceilBlockK = e.index(grid.blockK);
+  Value roundUp = e.index(grid.blockK - 1);
+  Value ceil = e.div(e.add(e.max(keyHi, zero), roundUp), ceilBlockK);
   Value any =
       arith::CmpIOp::create(e.b, arith::CmpIPredicate::sgt, keyHi, keyLo);
   return {lo, e.select(any, ceil, lo)};
@@ -109,8 +114,8 @@ static Value maskFlag(Emitter &e, Value blockMask, Value batch, Value head,
 /// live (`blockMask` indexed at `batch`, `head` as given), as an index 0/1.
 static Value liveFlag(Emitter &e, const LiveBlockGrid &grid, Value blockMask,
                       Value batch, Value head, Value maskRow, Value kb) {
-  Value maskCol =
-      e.div(e.mul(kb, e.index(grid.blockK)), e.index(grid.maskBlockK));
+  Value maskBlockK = e.index(grid.maskBlockK);
+  Value maskCol = e.div(e.mul(kb, e.index(grid.blockK)), maskBlockK);
   return maskFlag(e, blockMask, batch, head, maskRow, maskCol);
 }
 
@@ -181,8 +186,8 @@ static void buildLiveQueryBlocksBody(OpBuilder &builder, Location loc,
   ListWorkgroup w = listWorkgroup(e);
   Value zero = w.zero, one = w.one;
   Value keyStart = e.mul(w.block, e.index(grid.blockK));
-  Value lastKey =
-      e.min(e.add(keyStart, e.index(grid.blockK - 1)), e.index(p.seqK - 1));
+  Value lastSeqKey = e.index(p.seqK - 1);
+  Value lastKey = e.min(e.add(keyStart, e.index(grid.blockK - 1)), lastSeqKey);
 
   // Queries [rowLo, rowHi) that may see a key of the block by position:
   // query i's diagonal key is i + offset.
@@ -199,22 +204,26 @@ static void buildLiveQueryBlocksBody(OpBuilder &builder, Location loc,
   if (p.chunkSize) {
     // Diagonals in the chunks of the block's keys.
     int64_t c = *p.chunkSize;
-    Value first = e.mul(e.div(keyStart, e.index(c)), e.index(c));
-    Value end = e.mul(e.add(e.div(lastKey, e.index(c)), one), e.index(c));
+    Value chunkSize = e.index(c);
+    Value first = e.mul(e.div(keyStart, e.index(c)), chunkSize);
+    Value endChunkSize = e.index(c);
+    Value end = e.mul(e.add(e.div(lastKey, e.index(c)), one), endChunkSize);
     rowLo = e.max(rowLo, e.sub(first, e.index(offset)));
     rowHi = e.min(rowHi, e.sub(end, e.index(offset)));
   }
-  Value lo = e.div(e.max(rowLo, zero), e.index(grid.blockQ));
-  Value ceil = e.div(e.add(e.max(rowHi, zero), e.index(grid.blockQ - 1)),
-                     e.index(grid.blockQ));
+  Value blockQ = e.index(grid.blockQ);
+  Value lo = e.div(e.max(rowLo, zero), blockQ);
+  Value ceilBlockQ = e.index(grid.blockQ);
+  Value roundUp = e.index(grid.blockQ - 1);
+  Value ceil = e.div(e.add(e.max(rowHi, zero), roundUp), ceilBlockQ);
   Value any =
       arith::CmpIOp::create(e.b, arith::CmpIPredicate::sgt, rowHi, rowLo);
   Value hi = e.select(any, ceil, lo);
 
   Value maskCol = e.div(keyStart, e.index(grid.maskBlockK));
   auto flag = [&](Value qb) {
-    Value maskRow =
-        e.div(e.mul(qb, e.index(grid.blockQ)), e.index(grid.maskBlockQ));
+    Value maskBlockQ = e.index(grid.maskBlockQ);
+    Value maskRow = e.div(e.mul(qb, e.index(grid.blockQ)), maskBlockQ);
     return maskFlag(e, blockMask, w.batch, w.head, maskRow, maskCol);
   };
   writeRunningList(e, w, list, lo, hi,

@@ -37,7 +37,8 @@ inline Value loadSequenceLength(Emitter &e, Value cum, Value batch,
       memref::LoadOp::create(e.b, cum, ValueRange{e.add(batch, e.index(1))});
   Value len = arith::IndexCastOp::create(
       e.b, e.b.getIndexType(), arith::SubIOp::create(e.b, end, start));
-  return e.min(e.max(len, e.index(0)), e.index(seq));
+  Value seqLength = e.index(seq);
+  return e.min(e.max(len, e.index(0)), seqLength);
 }
 
 /// The blocks of `blockQ` query rows, [lo, hi), with a row that may attend
@@ -50,7 +51,8 @@ inline std::pair<Value, Value>
 queryBlockRange(Emitter &e, const AttentionProblem &p, Value lenQ, Value lenK,
                 Value offset, Value keyStart, int64_t blockK, int64_t blockQ) {
   Value zero = e.index(0), one = e.index(1);
-  Value numKeys = e.min(e.index(blockK), e.sub(e.index(p.seqK), keyStart));
+  Value keysLeft = e.sub(e.index(p.seqK), keyStart);
+  Value numKeys = e.min(e.index(blockK), keysLeft);
   Value lastKey = e.add(keyStart, e.sub(numKeys, one));
   Value first = zero;
   Value last = e.sub(lenQ, one);
@@ -58,7 +60,8 @@ queryBlockRange(Emitter &e, const AttentionProblem &p, Value lenQ, Value lenK,
     first = e.sub(keyStart, offset);
   if (p.slidingWindow) {
     auto [left, right] = *p.slidingWindow;
-    Value fromWindow = e.sub(e.sub(keyStart, offset), e.index(right));
+    Value rightWidth = e.index(right);
+    Value fromWindow = e.sub(e.sub(keyStart, offset), rightWidth);
     first = e.max(first, fromWindow);
     Value toWindow = e.sub(e.add(lastKey, e.index(left)), offset);
     last = e.min(last, toWindow);

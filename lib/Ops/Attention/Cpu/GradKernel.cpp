@@ -124,12 +124,14 @@ public:
   void loadRows(Value rowStart, Value head) {
     Value scale = e.splatF32(p.softmaxScale);
     e.forLoop(zero, e.index(blockQ), one, [&](Value r) {
-      Value index = e.min(e.add(rowStart, r), e.index(p.seqQ - 1));
+      Value lastRow = e.index(p.seqQ - 1);
+      Value index = e.min(e.add(rowStart, r), lastRow);
       for (int64_t d = 0; d < paddedD; d += p.lanes) {
         Value q = e.readVector(buf.query, {batch, index, head, e.index(d)},
                                d + p.lanes <= p.headDim);
+        Value column = e.index(d);
         vector::StoreOp::create(e.b, e.fmul(q, scale), qTile,
-                                ValueRange{r, e.index(d)});
+                                ValueRange{r, column});
       }
       for (int64_t d = 0; d < paddedDv; d += p.lanes) {
         Value g = e.readVector(buf.dOutput, {batch, index, head, e.index(d)},
@@ -179,8 +181,10 @@ public:
                       Value kvHead, Value keyStart, Value out) {
     int64_t rowBlock = rowsPerBlock(blockQ);
     int64_t cols = keyVectors * p.lanes;
-    e.forLoop(zero, e.index(blockQ), e.index(rowBlock), [&](Value r0) {
-      e.forLoop(zero, e.index(blockK), e.index(cols), [&](Value c0) {
+    Value rowStep = e.index(rowBlock);
+    e.forLoop(zero, e.index(blockQ), rowStep, [&](Value r0) {
+      Value columnStep = e.index(cols);
+      e.forLoop(zero, e.index(blockK), columnStep, [&](Value c0) {
         Value key0 = e.add(keyStart, c0);
         Value packBlock = e.index(p.packBlock());
         Value block = arith::DivUIOp::create(e.b, key0, packBlock);
@@ -299,8 +303,9 @@ public:
     h = emitMix32(e, arith::XOrIOp::create(e.b, h, e.toI32(batch)));
     h = emitMix32(e, arith::XOrIOp::create(e.b, h, e.toI32(head)));
     Value rowHash = emitMix32(e, arith::XOrIOp::create(e.b, h, e.toI32(pos)));
-    Value bits = emitMix32(e, arith::XOrIOp::create(e.b, e.broadcast(rowHash),
-                                                    e.laneIndices(key0)));
+    Value keys = e.laneIndices(key0);
+    Value bits =
+        emitMix32(e, arith::XOrIOp::create(e.b, e.broadcast(rowHash), keys));
     Value top = arith::ShRUIOp::create(e.b, bits, e.splatI32(8));
     uint32_t threshold = ::ejk::dropoutThreshold(*p.dropoutProb);
     return arith::CmpIOp::create(e.b, arith::CmpIPredicate::uge, top,
@@ -335,21 +340,25 @@ public:
           t = e.fadd(t, e.readVector(buf.bias, {bb, bh, index, key0},
                                      /*inBounds=*/false));
         }
-        if (masks())
-          t = e.select(allowedLanes(head, pos, index, key0), t,
-                       e.broadcast(e.negInf()));
+        if (masks()) {
+          Value masked = e.broadcast(e.negInf());
+          t = e.select(allowedLanes(head, pos, index, key0), t, masked);
+        }
         Value prob = e.exp(e.fsub(t, lse));
         Value dropped = prob;
         if (p.dropoutProb) {
-          Value z = e.select(keepLanes(head, pos, key0),
-                             e.splatF32(1.0f / (1.0f - *p.dropoutProb)),
-                             e.splatF32(0.0f));
+          Value dropWeight = e.splatF32(0.0f);
+          Value keepWeight = e.splatF32(1.0f / (1.0f - *p.dropoutProb));
+          Value z =
+              e.select(keepLanes(head, pos, key0), keepWeight, dropWeight);
           dropped = e.fmul(prob, z);
           dp = e.fmul(dp, z);
         }
         Value ds = e.fmul(prob, e.fsub(dp, delta));
-        if (p.softCap)
-          ds = e.fmul(ds, e.fsub(e.splatF32(1.0f), e.fmul(th, th)));
+        if (p.softCap) {
+          Value thSquared = e.fmul(th, th);
+          ds = e.fmul(ds, e.fsub(e.splatF32(1.0f), thSquared));
+        }
         if (keepProbs)
           vector::StoreOp::create(e.b, dropped, sTile, ValueRange{r, col});
         vector::StoreOp::create(e.b, ds, dpTile, ValueRange{r, col});
@@ -365,8 +374,10 @@ public:
     int64_t keyBlock = rowsPerBlock(blockK);
     int64_t vectors = vectorsPerBlock(width / p.lanes, maxVectors);
     int64_t cols = vectors * p.lanes;
-    e.forLoop(zero, e.index(blockK), e.index(keyBlock), [&](Value j0) {
-      e.forLoop(zero, e.index(width), e.index(cols), [&](Value d0) {
+    Value keyStep = e.index(keyBlock);
+    e.forLoop(zero, e.index(blockK), keyStep, [&](Value j0) {
+      Value columnStep = e.index(cols);
+      e.forLoop(zero, e.index(width), columnStep, [&](Value d0) {
         SmallVector<Value> inits;
         for (int64_t j = 0; j < keyBlock; ++j)
           for (int64_t c = 0; c < vectors; ++c)
@@ -408,14 +419,17 @@ public:
     int64_t rowBlock = rowsPerBlock(blockQ);
     int64_t vectors = vectorsPerBlock(paddedD / p.lanes, maxVectors);
     int64_t cols = vectors * p.lanes;
-    e.forLoop(zero, e.index(blockQ), e.index(rowBlock), [&](Value r0) {
-      e.forLoop(zero, e.index(paddedD), e.index(cols), [&](Value d0) {
+    Value rowStep = e.index(rowBlock);
+    e.forLoop(zero, e.index(blockQ), rowStep, [&](Value r0) {
+      Value columnStep = e.index(cols);
+      e.forLoop(zero, e.index(paddedD), columnStep, [&](Value d0) {
         SmallVector<Value> inits;
         for (int64_t r = 0; r < rowBlock; ++r)
-          for (int64_t c = 0; c < vectors; ++c)
+          for (int64_t c = 0; c < vectors; ++c) {
+            Value column = e.add(d0, e.index(c * p.lanes));
             inits.push_back(vector::LoadOp::create(
-                e.b, e.vf32, acc,
-                at(e.add(r0, e.index(r)), e.add(d0, e.index(c * p.lanes)))));
+                e.b, e.vf32, acc, at(e.add(r0, e.index(r)), column)));
+          }
         SmallVector<Value> sums = e.forLoop(
             zero, e.index(blockK), one, inits, [&](Value j, ValueRange sums) {
               Value key = e.add(keyStart, j);
@@ -435,10 +449,11 @@ public:
               return next;
             });
         for (int64_t r = 0; r < rowBlock; ++r)
-          for (int64_t c = 0; c < vectors; ++c)
-            vector::StoreOp::create(
-                e.b, sums[r * vectors + c], acc,
-                at(e.add(r0, e.index(r)), e.add(d0, e.index(c * p.lanes))));
+          for (int64_t c = 0; c < vectors; ++c) {
+            Value column = e.add(d0, e.index(c * p.lanes));
+            vector::StoreOp::create(e.b, sums[r * vectors + c], acc,
+                                    at(e.add(r0, e.index(r)), column));
+          }
       });
     });
   }
@@ -459,7 +474,8 @@ public:
     Value from = e.max(first, zero);
     Value to = e.min(last, e.index(size - 1));
     lo = e.div(from, e.index(block));
-    Value ceil = e.div(e.add(to, e.index(block)), e.index(block));
+    Value blockSize = e.index(block);
+    Value ceil = e.div(e.add(to, e.index(block)), blockSize);
     Value any = arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle, from, to);
     hi = e.select(any, ceil, lo);
   }
@@ -494,14 +510,16 @@ void mlir::ejk::buildCpuGradDeltaBody(OpBuilder &builder, Location loc,
     for (int64_t d = 0; d < p.paddedHeadDim(); d += p.lanes) {
       Value q = e.readVector(query, {batch, i, head, e.index(d)},
                              d + p.lanes <= p.headDim);
+      Value column = e.index(d);
       vector::StoreOp::create(e.b, e.fmul(q, scale), packedQuery,
-                              ValueRange{batch, head, i, e.index(d)});
+                              ValueRange{batch, head, i, column});
     }
   });
   // Rows of the last query block past seq_q: zero (their lse is +inf in the
   // dK/dV pass, so they add nothing; zeros keep them finite).
   Value zeroVec = e.splatF32(0.0f);
-  e.forLoop(e.index(p.seqQ), e.index(p.paddedSeqQ()), one, [&](Value i) {
+  Value paddedSeqQ = e.index(p.paddedSeqQ());
+  e.forLoop(e.index(p.seqQ), paddedSeqQ, one, [&](Value i) {
     for (int64_t d = 0; d < p.paddedHeadDim(); d += p.lanes)
       vector::StoreOp::create(e.b, zeroVec, packedQuery,
                               ValueRange{batch, head, i, e.index(d)});
@@ -530,7 +548,8 @@ void mlir::ejk::buildCpuGradStoreQueryBody(OpBuilder &builder, Location loc,
     for (int64_t d = 0; d < p.paddedHeadDim(); d += p.lanes) {
       Value v = vector::LoadOp::create(e.b, e.vf32, dqAccumulator,
                                        ValueRange{batch, head, i, e.index(d)});
-      e.writeVector(e.fmul(v, scale), dQuery, {batch, i, head, e.index(d)},
+      Value column = e.index(d);
+      e.writeVector(e.fmul(v, scale), dQuery, {batch, i, head, column},
                     d + p.lanes <= p.headDim);
     }
   });
@@ -549,7 +568,8 @@ void mlir::ejk::buildCpuGradKeyValueBody(OpBuilder &builder, Location loc,
 
   auto processKeyBlock = [&](Value keyBlock) {
     Value keyStart = e.mul(keyBlock, e.index(p.blockK));
-    Value numKeys = e.min(e.index(p.blockK), e.sub(e.index(p.seqK), keyStart));
+    Value keysLeft = e.sub(e.index(p.seqK), keyStart);
+    Value numKeys = e.min(e.index(p.blockK), keysLeft);
     t.clear(dkTile, p.blockK, t.paddedD);
     t.clear(dvTile, p.blockK, t.paddedDv);
 
@@ -626,7 +646,8 @@ void mlir::ejk::buildCpuGradQueryBody(OpBuilder &builder, Location loc,
   Value head = WorkgroupIdOp::create(e.b, 1);
   Value kvHead = e.div(head, e.index(p.groupSize()));
   Value rowStart = e.mul(queryBlock, e.index(p.dqBlockQ));
-  Value numRows = e.min(e.index(p.dqBlockQ), e.sub(e.index(p.seqQ), rowStart));
+  Value rowsLeft = e.sub(e.index(p.seqQ), rowStart);
+  Value numRows = e.min(e.index(p.dqBlockQ), rowsLeft);
   Value dqTile = e.scratch({p.dqBlockQ, t.paddedD});
   t.clear(dqTile, p.dqBlockQ, t.paddedD);
   t.loadRows(rowStart, head);
@@ -641,13 +662,17 @@ void mlir::ejk::buildCpuGradQueryBody(OpBuilder &builder, Location loc,
     last = e.min(last, e.add(lastRow, offset));
   if (p.slidingWindow) {
     auto [left, right] = *p.slidingWindow;
-    first = e.sub(e.add(rowStart, offset), e.index(left));
-    last = e.min(last, e.add(e.add(lastRow, offset), e.index(right)));
+    Value leftWidth = e.index(left);
+    first = e.sub(e.add(rowStart, offset), leftWidth);
+    Value rightWidth = e.index(right);
+    last = e.min(last, e.add(e.add(lastRow, offset), rightWidth));
   }
-  if (p.varlenQ)
-    last = e.select(
-        arith::CmpIOp::create(e.b, arith::CmpIPredicate::sge, rowStart, t.lenQ),
-        e.index(-1), last);
+  if (p.varlenQ) {
+    Value none = e.index(-1);
+    Value pastEnd =
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::sge, rowStart, t.lenQ);
+    last = e.select(pastEnd, none, last);
+  }
   Value lo, hi;
   t.blockRange(first, last, p.seqK, p.dqBlockK, lo, hi);
   // Block-sparse: the live key blocks of this query block (LiveBlocks.h).
@@ -678,8 +703,9 @@ void mlir::ejk::buildCpuGradQueryBody(OpBuilder &builder, Location loc,
     for (int64_t d = 0; d < t.paddedD; d += p.lanes) {
       Value v = vector::LoadOp::create(e.b, e.vf32, dqTile,
                                        ValueRange{r, e.index(d)});
-      e.writeVector(e.fmul(v, scale), buf.dQuery,
-                    {t.batch, row, head, e.index(d)}, d + p.lanes <= p.headDim);
+      Value column = e.index(d);
+      e.writeVector(e.fmul(v, scale), buf.dQuery, {t.batch, row, head, column},
+                    d + p.lanes <= p.headDim);
     }
   });
 }

@@ -117,8 +117,8 @@ public:
       qBlock = x;
     }
     rowStart = e.mul(qBlock, e.index(p.blockQ));
-    numRows =
-        e.min(e.index(p.blockQ), e.sub(e.index(p.rowsPerHead()), rowStart));
+    Value rowsLeft = e.sub(e.index(p.rowsPerHead()), rowStart);
+    numRows = e.min(e.index(p.blockQ), rowsLeft);
     if (p.packsGroupRows()) {
       kvHead = headId;
       // Rows cover every position of some heads: bound conservatively.
@@ -202,8 +202,9 @@ private:
         Value q =
             e.readVector(buf.query, {batch, row.index, row.head, e.index(d)},
                          d + p.lanes <= p.headDim);
+        Value column = e.index(d);
         vector::StoreOp::create(e.b, e.fmul(q, scale), qTile,
-                                ValueRange{r, e.index(d)});
+                                ValueRange{r, column});
       }
     });
   }
@@ -218,7 +219,8 @@ private:
       keyHi = e.min(keyHi, e.add(lastRowPos, one));
     if (p.slidingWindow) {
       auto [left, right] = *p.slidingWindow;
-      keyLo = e.max(zero, e.sub(e.add(firstPos, offset), e.index(left)));
+      Value leftWidth = e.index(left);
+      keyLo = e.max(zero, e.sub(e.add(firstPos, offset), leftWidth));
       keyHi = e.min(keyHi, e.add(lastRowPos, e.index(right + 1)));
     }
     // A workgroup whose rows all lie past this batch's query length sees
@@ -229,8 +231,8 @@ private:
           keyLo, keyHi);
     Value blockK = e.index(p.blockK);
     lo = e.div(keyLo, blockK);
-    Value ceil =
-        e.div(e.add(e.max(keyHi, zero), e.index(p.blockK - 1)), blockK);
+    Value roundUp = e.index(p.blockK - 1);
+    Value ceil = e.div(e.add(e.max(keyHi, zero), roundUp), blockK);
     Value any =
         arith::CmpIOp::create(e.b, arith::CmpIPredicate::sgt, keyHi, keyLo);
     hi = e.select(any, ceil, lo);
@@ -241,8 +243,9 @@ private:
   void splitKeyBlocks(Value &lo, Value &hi) {
     if (p.keySplits > 1) {
       // This split's share: ceil(count / splits) blocks, maybe none.
-      Value per = e.div(e.add(e.sub(hi, lo), e.index(p.keySplits - 1)),
-                        e.index(p.keySplits));
+      Value splits = e.index(p.keySplits);
+      Value roundUp = e.index(p.keySplits - 1);
+      Value per = e.div(e.add(e.sub(hi, lo), roundUp), splits);
       Value start = e.min(e.add(lo, e.mul(split, per)), hi);
       hi = e.min(e.add(start, per), hi);
       lo = start;
@@ -281,10 +284,12 @@ private:
           andI(interior, cmp(arith::CmpIPredicate::sle, lastKey, firstDiag));
     if (p.slidingWindow) {
       auto [left, right] = *p.slidingWindow;
+      Value leftWidth = e.index(left);
       interior = andI(interior, cmp(arith::CmpIPredicate::sle,
-                                    e.sub(lastDiag, keyStart), e.index(left)));
+                                    e.sub(lastDiag, keyStart), leftWidth));
+      Value rightWidth = e.index(right);
       interior = andI(interior, cmp(arith::CmpIPredicate::sle,
-                                    e.sub(lastKey, firstDiag), e.index(right)));
+                                    e.sub(lastKey, firstDiag), rightWidth));
     }
     if (p.chunkSize) {
       // Every row's chunk holds the whole block.
@@ -293,9 +298,10 @@ private:
         return cmp(arith::CmpIPredicate::eq,
                    floorDivPositive(e, position, *p.chunkSize), chunk);
       };
-      interior =
-          andI(interior, andI(sameChunk(lastDiag),
-                              andI(sameChunk(keyStart), sameChunk(lastKey))));
+      Value lastKeyInside = sameChunk(lastKey);
+      Value keysInside = andI(sameChunk(keyStart), lastKeyInside);
+      Value blockInside = andI(sameChunk(lastDiag), keysInside);
+      interior = andI(interior, blockInside);
     }
     return interior;
   }
@@ -304,8 +310,10 @@ private:
   /// streaming K^T rows (contiguous keys) and broadcasting Qs elements.
   void computeScores(Value keyBlock) {
     int64_t cols = keyVectors * p.lanes;
-    e.forLoop(zero, e.index(p.blockQ), e.index(rowBlock), [&](Value r0) {
-      e.forLoop(zero, e.index(p.blockK), e.index(cols), [&](Value c0) {
+    Value rowStep = e.index(rowBlock);
+    e.forLoop(zero, e.index(p.blockQ), rowStep, [&](Value r0) {
+      Value columnStep = e.index(cols);
+      e.forLoop(zero, e.index(p.blockK), columnStep, [&](Value c0) {
         SmallVector<Value> inits(rowBlock * keyVectors, e.splatF32(0.0f));
         SmallVector<Value> acc = e.forLoop(
             zero, e.index(p.headDim), one, inits, [&](Value d, ValueRange acc) {
@@ -347,7 +355,8 @@ private:
       for (int64_t d = 0; d < paddedD; d += p.lanes)
         keyRow.push_back(e.readVector(buf.key, {batch, key, kvHead, e.index(d)},
                                       d + p.lanes <= p.headDim));
-      e.forLoop(zero, e.index(p.blockQ), e.index(rowBlock), [&](Value r0) {
+      Value rowStep = e.index(rowBlock);
+      e.forLoop(zero, e.index(p.blockQ), rowStep, [&](Value r0) {
         for (int64_t r = 0; r < rowBlock; ++r) {
           Value row = e.add(r0, e.index(r));
           Value acc = e.splatF32(0.0f);
@@ -397,8 +406,9 @@ private:
     if (positional && p.chunkSize) {
       // Keys of the row's chunk: [c * chunk, (c + 1) * chunk).
       int64_t size = *p.chunkSize;
-      Value first = e.toI32(e.mul(
-          floorDivPositive(e, e.add(rowPos, offset), size), e.index(size)));
+      Value chunkSize = e.index(size);
+      Value first = e.toI32(
+          e.mul(floorDivPositive(e, e.add(rowPos, offset), size), chunkSize));
       Value end = arith::AddIOp::create(e.b, first, e.constI32(size));
       allowed = andI(allowed,
                      cmp(arith::CmpIPredicate::sge, keys, e.broadcast(first)));
@@ -522,9 +532,9 @@ private:
     }
 
     // Pass 2: probabilities, their sum, dropout.
+    Value zeroVec = e.splatF32(0.0f);
     Value sumVec = e.forLoop(
-        zero, e.index(chunks), one, {e.splatF32(0.0f)},
-        [&](Value c, ValueRange iter) {
+        zero, e.index(chunks), one, {zeroVec}, [&](Value c, ValueRange iter) {
           Value col = e.mul(c, e.index(p.lanes));
           Value s =
               vector::LoadOp::create(e.b, e.vf32, sTile, ValueRange{r, col});
@@ -546,8 +556,9 @@ private:
     for (int64_t d = 0; d < paddedDv; d += p.lanes) {
       Value o =
           vector::LoadOp::create(e.b, e.vf32, oTile, ValueRange{r, e.index(d)});
+      Value column = e.index(d);
       vector::StoreOp::create(e.b, e.fmul(o, alphaVec), oTile,
-                              ValueRange{r, e.index(d)});
+                              ValueRange{r, column});
     }
   }
 
@@ -570,8 +581,10 @@ private:
   /// streaming V rows and broadcasting probabilities.
   void accumulateValues(Value keyStart) {
     int64_t cols = valueVectors * p.lanes;
-    e.forLoop(zero, e.index(p.blockQ), e.index(rowBlock), [&](Value r0) {
-      e.forLoop(zero, e.index(paddedDv), e.index(cols), [&](Value d0) {
+    Value rowStep = e.index(rowBlock);
+    e.forLoop(zero, e.index(p.blockQ), rowStep, [&](Value r0) {
+      Value columnStep = e.index(cols);
+      e.forLoop(zero, e.index(paddedDv), columnStep, [&](Value d0) {
         SmallVector<Value> inits;
         for (int64_t r = 0; r < rowBlock; ++r)
           for (int64_t c = 0; c < valueVectors; ++c)
@@ -632,11 +645,13 @@ private:
               ValueRange{batch, gridHead, split, r, e.index(d)});
         }
         Value stats[] = {rowMax, rowSum};
-        for (int64_t i = 0; i < 2; ++i)
+        for (int64_t i = 0; i < 2; ++i) {
+          Value statIndex = e.index(i);
           memref::StoreOp::create(
               e.b, memref::LoadOp::create(e.b, stats[i], ValueRange{r}),
               buf.partialStats,
-              ValueRange{batch, gridHead, split, r, e.index(i)});
+              ValueRange{batch, gridHead, split, r, statIndex});
+        }
       });
       return;
     }
@@ -647,16 +662,20 @@ private:
                                              sum, e.constF32(0.0f));
       // Unnormalized output (normalize_output = false): O as it is,
       // relative to the row max.
-      Value inv = p.normalizeOutput
-                      ? e.select(positive, e.fdiv(e.constF32(1.0f), sum),
-                                 e.constF32(0.0f))
-                      : e.constF32(1.0f);
+      Value inv;
+      if (p.normalizeOutput) {
+        Value nothing = e.constF32(0.0f);
+        inv = e.select(positive, e.fdiv(e.constF32(1.0f), sum), nothing);
+      } else {
+        inv = e.constF32(1.0f);
+      }
       Value invVec = e.broadcast(inv);
       for (int64_t d = 0; d < paddedDv; d += p.lanes) {
         Value o = vector::LoadOp::create(e.b, e.vf32, oTile,
                                          ValueRange{r, e.index(d)});
+        Value column = e.index(d);
         e.writeVector(e.fmul(o, invVec), buf.output,
-                      {batch, row.index, row.head, e.index(d)},
+                      {batch, row.index, row.head, column},
                       d + p.lanes <= p.headDimV);
       }
       if (buf.lse) {
@@ -696,8 +715,8 @@ void mlir::ejk::buildCpuPackBody(OpBuilder &builder, Location loc,
   Value batch = WorkgroupIdOp::create(e.b, 2);
   Value zero = e.index(0), one = e.index(1);
   Value keyStart = e.mul(block, e.index(CpuAttentionPlan::kPackBlock));
-  Value numKeys = e.min(e.index(CpuAttentionPlan::kPackBlock),
-                        e.sub(e.index(plan.paddedSeqK()), keyStart));
+  Value keysLeft = e.sub(e.index(plan.paddedSeqK()), keyStart);
+  Value numKeys = e.min(e.index(CpuAttentionPlan::kPackBlock), keysLeft);
   Value lastKey = e.index(plan.seqK - 1);
   Value seqK = e.index(plan.seqK);
   Value blockK = e.index(plan.blockK);
@@ -727,10 +746,12 @@ void mlir::ejk::buildCpuPackBody(OpBuilder &builder, Location loc,
         }
         Value transposed =
             vector::TransposeOp::create(e.b, tile, ArrayRef<int64_t>{1, 0});
-        for (int64_t i = 0; i < plan.lanes; ++i)
+        for (int64_t i = 0; i < plan.lanes; ++i) {
+          Value d = e.add(d0, e.index(i));
           vector::StoreOp::create(
               e.b, vector::ExtractOp::create(e.b, transposed, i), packedKeyT,
-              ValueRange{batch, head, keyBlock, e.add(d0, e.index(i)), column});
+              ValueRange{batch, head, keyBlock, d, column});
+        }
       });
     });
   } else {
@@ -743,10 +764,11 @@ void mlir::ejk::buildCpuPackBody(OpBuilder &builder, Location loc,
       e.forLoop(zero, e.index(plan.headDim), one, [&](Value d) {
         Value loaded = memref::LoadOp::create(
             e.b, key, ValueRange{batch, source, head, d});
+        Value padding = e.constF32(0.0f);
+        Value widened = e.toF32(loaded);
         memref::StoreOp::create(
-            e.b,
-            e.select(validKey(keyIndex), e.toF32(loaded), e.constF32(0.0f)),
-            packedKeyT, ValueRange{batch, head, keyBlock, d, column});
+            e.b, e.select(validKey(keyIndex), widened, padding), packedKeyT,
+            ValueRange{batch, head, keyBlock, d, column});
       });
     });
   }
@@ -758,8 +780,9 @@ void mlir::ejk::buildCpuPackBody(OpBuilder &builder, Location loc,
     for (int64_t d = 0; d < plan.paddedHeadDimV(); d += plan.lanes) {
       Value row = e.readVector(value, {batch, source, head, e.index(d)},
                                d + plan.lanes <= plan.headDimV);
+      Value column = e.index(d);
       vector::StoreOp::create(e.b, e.select(valid, row, zeroVec), packedValue,
-                              ValueRange{batch, head, keyIndex, e.index(d)});
+                              ValueRange{batch, head, keyIndex, column});
     }
   });
 }
@@ -789,17 +812,21 @@ void mlir::ejk::buildCpuCombineBody(OpBuilder &builder, Location loc,
         arith::CmpFOp::create(e.b, arith::CmpFPredicate::OEQ, max, e.negInf());
     Value shift = e.select(isEmpty, e.constF32(0.0f), max);
     auto weight = [&](Value s) { return e.exp(e.fsub(stat(s, 0), shift)); };
-    Value sum = e.forLoop(zero, splits, one, {e.constF32(0.0f)},
-                          [&](Value s, ValueRange iter) {
-                            return SmallVector<Value>{
-                                e.fadd(iter[0], e.fmul(stat(s, 1), weight(s)))};
-                          })[0];
+    Value sum = e.forLoop(
+        zero, splits, one, {e.constF32(0.0f)}, [&](Value s, ValueRange iter) {
+          Value splitWeight = weight(s);
+          return SmallVector<Value>{
+              e.fadd(iter[0], e.fmul(stat(s, 1), splitWeight))};
+        })[0];
     Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
                                            e.constF32(0.0f));
-    Value inv = plan.normalizeOutput
-                    ? e.select(positive, e.fdiv(e.constF32(1.0f), sum),
-                               e.constF32(0.0f))
-                    : e.constF32(1.0f);
+    Value inv;
+    if (plan.normalizeOutput) {
+      Value nothing = e.constF32(0.0f);
+      inv = e.select(positive, e.fdiv(e.constF32(1.0f), sum), nothing);
+    } else {
+      inv = e.constF32(1.0f);
+    }
     for (int64_t d = 0; d < plan.paddedHeadDimV(); d += plan.lanes) {
       Value o = e.forLoop(zero, splits, one, {e.splatF32(0.0f)},
                           [&](Value s, ValueRange acc) {
@@ -809,8 +836,9 @@ void mlir::ejk::buildCpuCombineBody(OpBuilder &builder, Location loc,
                             return SmallVector<Value>{
                                 e.fma(e.broadcast(weight(s)), part, acc[0])};
                           })[0];
+      Value column = e.index(d);
       e.writeVector(e.fmul(o, e.broadcast(inv)), output,
-                    {batch, row.index, row.head, e.index(d)},
+                    {batch, row.index, row.head, column},
                     d + plan.lanes <= plan.headDimV);
     }
     if (lse) {
