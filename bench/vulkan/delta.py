@@ -50,10 +50,12 @@ def coop(chunk, block_v, form=1):
 # Without a config ejkc's heuristic picks (chunk-parallel from 256 steps);
 # the "_recurrent" variant pins the step-by-step kernel, the "coop" ones
 # the outputs on cooperative matrices (`cooperative = 1`), "coop2" the
-# state pass instead (`cooperative = 2`: since 2026-11-27's session 17
-# the state pass alone, S in accumulators, W and Kd f16 from memory; the
-# outputs SIMT). `init`: an f32 initial state in and the final state out
-# (checked too).
+# state pass too (`cooperative = 2`: S in accumulators, W and Kd f16 from
+# memory; the outputs on matrices reading its f16 states and new values,
+# in 16-byte words where their rules hold, e.g. K = V = 64 or 128 and K 32
+# with V 64, else as matrices in fragment pieces, e.g. V = 48; the
+# heuristic's form). `init`: an f32 initial state in and the final state
+# out (checked too).
 RECURRENT = "block_v = 8, chunk_size = 16"
 GDN = (4, 4096, 16, 128, 128)
 # Packed sequences of lengths 37, 0, 113, 1, 149 (T = 300).
