@@ -98,3 +98,50 @@ func.func @partial_blocks(%q: tensor<1x256x2x128xf16>, %k: tensor<1x200x2x128xf1
   %o = ejk.flash_attention %q, %k, %v : tensor<1x256x2x128xf16>, tensor<1x200x2x128xf16>, tensor<1x200x2x128xf16> -> tensor<1x256x2x128xf16>
   return %o : tensor<1x256x2x128xf16>
 }
+
+// -----
+
+// Non-causal, normalized (the lazy rescale, d128 128 x 64 x 8): each row
+// keeps its max unless a row of the subgroup's tile grew past it by more
+// than 8 (log2 units); the rows' verdicts are combined over the subgroup
+// (xor 16, 8, 4: the four lanes of a row agree), the kept max gives alpha
+// 1, and O's 8 tiles are rescaled only inside the branch.
+// CHECK-LABEL: func.func private @lazy_rescale_dispatch_0
+// CHECK: scf.for
+// CHECK: %[[EIGHT:.*]] = arith.constant 8.000000e+00 : f32
+// CHECK-NEXT: %[[BOUND:.*]] = arith.addf %arg{{[0-9]+}}, %[[EIGHT]] : f32
+// CHECK-NEXT: %[[PAST:.*]] = arith.cmpf ogt, %{{.*}}, %[[BOUND]] : f32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c8_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c4_i32
+// CHECK-NOT: gpu.shuffle
+// CHECK: %[[RESCALE:.*]] = arith.cmpf ogt, %{{.*}}, %{{.*}} : f32
+// CHECK: math.exp2
+// CHECK: %[[O:.*]]:8 = scf.if %[[RESCALE]] -> (!gpu.mma_matrix<16x16xf32, "COp">
+// CHECK-COUNT-8: gpu.subgroup_mma_elementwise  mulf
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.yield
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield %[[O]]#0,
+func.func @lazy_rescale(%q: tensor<1x256x2x128xf16>, %k: tensor<1x256x2x128xf16>, %v: tensor<1x256x2x128xf16>) -> tensor<1x256x2x128xf16> {
+  %o = ejk.flash_attention %q, %k, %v : tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16> -> tensor<1x256x2x128xf16>
+  return %o : tensor<1x256x2x128xf16>
+}
+
+// -----
+
+// normalize_output = false returns O relative to the exact row max: no
+// lazy rescale (O is rescaled in every block, outside any branch).
+// CHECK-LABEL: func.func private @unnormalized_dispatch_0
+// CHECK: scf.for
+// CHECK-NOT: arith.constant 8.000000e+00 : f32
+// CHECK-NOT: scf.if {{.*}} -> (!gpu.mma_matrix<16x16xf32, "COp">
+// CHECK: math.exp2
+// CHECK: gpu.subgroup_mma_elementwise  mulf
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield
+func.func @unnormalized(%q: tensor<1x256x2x128xf16>, %k: tensor<1x256x2x128xf16>, %v: tensor<1x256x2x128xf16>) -> (tensor<1x256x2x128xf16>, tensor<1x2x256xf32>) {
+  %o, %lse = ejk.flash_attention %q, %k, %v {normalize_output = false} : tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16> -> tensor<1x256x2x128xf16>, tensor<1x2x256xf32>
+  return %o, %lse : tensor<1x256x2x128xf16>, tensor<1x2x256xf32>
+}

@@ -27,6 +27,10 @@ constexpr int64_t kLaneElements = kTile * kTile / 32;
 /// log2(e) and ln(2): the register softmax runs on exp2.
 constexpr double kLog2E = 1.4426950408889634;
 constexpr double kLn2 = 0.6931471805599453;
+/// lazyRescale: how far (log2 units) a row's max may lie above the one its
+/// probabilities are taken against (they stay below 2^8: exact in f16 P
+/// and the f32 sums; FlashAttention-4 keeps the same bound).
+constexpr float kLazyThreshold = 8.0f;
 
 /// Emits the body of one flash attention dispatch on cooperative matrices
 /// (CoopKernel.cpp's header describes the kernel).
@@ -67,6 +71,13 @@ public:
     // zeros: its sum is 0). Dense only: the first key block's loads are
     // issued before Q's (block-sparse keeps its own order).
     earlyKeyLoads = l.registerSoftmax && !p.sparse;
+    // Pipelined, without a causal mask: O is rescaled only in blocks where
+    // a row's max grew by more than 2^8 (H200, same call: gfa-d128 0.583
+    // -> 0.531 ms, gfa-long 2.01 -> 1.95, gfa-d64 0.561 -> 0.537; causal
+    // one-tile blocks, unpipelined, lost: gfa-d128-causal 0.307 -> 0.342;
+    // docs/performance-vulkan-attention.md). Not with normalize_output =
+    // false, whose output is O relative to the exact row max.
+    lazyRescale = pipelined && !p.causal && p.normalizeOutput;
     Type outType = cast<MemRefType>(buf.output.getType()).getElementType();
     stagedOutput = l.registerSoftmax && outType == inputType &&
                    p.headDimV % kPerVector == 0 &&
@@ -272,6 +283,13 @@ private:
   /// (finalizeThroughOutputStage); dense: the first key block's loads go
   /// out before Q's.
   bool earlyKeyLoads = false, stagedOutput = false;
+  /// Pipelined, dense, no causal mask: a row keeps its max until a row of
+  /// the subgroup's tile grows past it by more than kLazyThreshold (log2
+  /// units); `rescale` (subgroup-uniform, set by softmaxInRegisters, null
+  /// without lazyRescale) then says whether O's tiles are rescaled this
+  /// block.
+  bool lazyRescale = false;
+  Value rescale;
   /// Block-sparse: this query block's live-block list.
   std::optional<LiveBlockList> list;
   Value listCount;

@@ -487,16 +487,17 @@ SmallVector<Value> CoopAttentionBuilder::keyBlock(VulkanScoreRules &rules,
 
     Value keyStart = e.mul(list ? blocks[0] : kb, e.index(l.blockK));
     SmallVector<SmallVector<Value>> pTiles(rowTiles), next(rowTiles);
-    SmallVector<Value> alphaTiles(rowTiles);
+    SmallVector<Value> alphaTiles(rowTiles), rescales(rowTiles);
     for (int64_t m = 0; m < rowTiles; ++m) {
       rows = tileRows[m];
       tileFirstRow = tileFirstRows[m];
       SmallVector<Value> oldState(state.begin() + m * perTile,
                                   state.begin() + (m + 1) * perTile);
-      if (l.registerSoftmax)
+      if (l.registerSoftmax) {
         softmaxInRegisters(rules, keyStart, scores[m], oldState, pTiles[m],
                            alphaTiles[m], next[m]);
-      else
+        rescales[m] = rescale;
+      } else
         softmaxThroughStage(rules, keyStart, scores[m], oldState, pTiles[m],
                             alphaTiles[m], next[m]);
     }
@@ -504,12 +505,31 @@ SmallVector<Value> CoopAttentionBuilder::keyBlock(VulkanScoreRules &rules,
     SmallVector<Value> out;
     if (pipelined) {
       // O (with the previous block) rescaled to this block's row max; P
-      // waits for the next iteration.
+      // waits for the next iteration. lazyRescale: only where a row of the
+      // tile took a new max (a subgroup-uniform branch).
       for (int64_t m = 0; m < rowTiles; ++m) {
-        for (int64_t n = 0; n < outTiles; ++n)
-          out.push_back(gpu::SubgroupMmaElementwiseOp::create(
-              e.b, cType, ValueRange{outTilesOf[m][n], alphaTiles[m]},
-              gpu::MMAElementwiseOp::MULF));
+        auto scale = [&] {
+          SmallVector<Value> scaled;
+          for (int64_t n = 0; n < outTiles; ++n)
+            scaled.push_back(gpu::SubgroupMmaElementwiseOp::create(
+                e.b, cType, ValueRange{outTilesOf[m][n], alphaTiles[m]},
+                gpu::MMAElementwiseOp::MULF));
+          return scaled;
+        };
+        if (rescales[m]) {
+          auto ifRescale =
+              scf::IfOp::create(e.b, TypeRange(ValueRange(outTilesOf[m])),
+                                rescales[m], /*withElse=*/true);
+          OpBuilder::InsertionGuard guard(e.b);
+          e.b.setInsertionPointToStart(ifRescale.thenBlock());
+          scf::YieldOp::create(e.b, scale());
+          e.b.setInsertionPointToStart(ifRescale.elseBlock());
+          scf::YieldOp::create(e.b, outTilesOf[m]);
+          out.append(ifRescale.getResults().begin(),
+                     ifRescale.getResults().end());
+        } else {
+          out.append(scale());
+        }
         out.append(next[m]);
         out.append(pTiles[m]);
       }

@@ -159,11 +159,47 @@ void CoopAttentionBuilder::softmaxInRegisters(
   }
   Value shift[2], alpha[2], sum[2], rowHash[2], negShift[2];
   SmallVector<Value> mNew(2);
+  // The four lanes of a row are neighbours (lane % 4).
+  Value rowMax[2];
+  rescale = Value();
+  if (lazyRescale) {
+    for (int r = 0; r < 2; ++r)
+      rowMax[r] = e.fmul(reduceRow(blockMax[r], /*isMax=*/true, 4), c);
+    // The rows keep their max unless one of the subgroup's rows grew past
+    // it by more than the threshold (log2 units): the probabilities stay
+    // below 2^threshold and O and l stay relative to the same max, so the
+    // result is exact; O's rescale is then skipped (subgroup-uniform).
+    Value grows = e.constF32(0.0f);
+    for (int r = 0; r < 2; ++r) {
+      Value bound = e.fadd(state[outTiles + r], e.constF32(kLazyThreshold));
+      Value past = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
+                                         rowMax[r], bound);
+      Value one = e.constF32(1.0f);
+      grows = e.select(past, one, grows);
+    }
+    // The four lanes of a row agree: combine the rows of the subgroup.
+    for (int64_t offset = l.subgroupSize / 2; offset >= 4; offset /= 2) {
+      Value width = e.constI32(l.subgroupSize);
+      Value distance = e.constI32(offset);
+      auto shuffle = gpu::ShuffleOp::create(e.b, grows, distance, width,
+                                            gpu::ShuffleMode::XOR);
+      grows = e.fmaxNoNaN(grows, shuffle.getShuffleResult());
+    }
+    rescale = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, grows,
+                                    e.constF32(0.5f));
+    for (int r = 0; r < 2; ++r)
+      rowMax[r] = e.select(rescale, rowMax[r], state[outTiles + r]);
+  }
   for (int r = 0; r < 2; ++r) {
-    // The four lanes of a row are neighbours (lane % 4).
-    Value rowMax = e.fmul(reduceRow(blockMax[r], /*isMax=*/true, 4), c);
-    rowUpdate(state[outTiles + r], rowMax, mNew[r], shift[r], alpha[r],
+    if (!lazyRescale)
+      rowMax[r] = e.fmul(reduceRow(blockMax[r], /*isMax=*/true, 4), c);
+    rowUpdate(state[outTiles + r], rowMax[r], mNew[r], shift[r], alpha[r],
               /*log2=*/true);
+    // Kept max: alpha is exactly 1 (O is not rescaled).
+    if (rescale) {
+      Value one = e.constF32(1.0f);
+      alpha[r] = e.select(rescale, alpha[r], one);
+    }
     negShift[r] = e.fsub(e.constF32(0.0f), shift[r]);
     sum[r] = e.constF32(0.0f);
     rowHash[r] = rules.dropoutRowHash(rows[r]);
