@@ -20,7 +20,9 @@ GPU machine, in one process (issue 18's GPU bar; docs/ops/linear.md).
           times ejk with the runtime's GPU timestamps (each dispatch too)
           and fla's chunk_gla / chunk_simple_gla with CUDA events in turn,
           LINEAR_ROUNDS rounds (default 3), their medians
-          (linear_rounds.py), and
+          (linear_rounds.py; with LINEAR_GROUPS=1 the bench cases of one
+          problem share their inputs and every variant and fla are timed
+          in turn within each round), and
           writes DIR/linear.json (and $OUT/linear.json). LINEAR_ONLY=REGEX
           runs only the cases whose names match; BENCH_PEER=0 skips fla
           (its first call compiles Triton kernels for a minute or more).
@@ -282,6 +284,22 @@ def run(d):
     # a call short of time then spends after everything else.
     ordered = sorted(ejk_runtime.ordered_cases(d, "LINEAR_ONLY"),
                      key=lambda kv: kv[0].startswith("ggla"))
+    if os.environ.get("LINEAR_GROUPS") == "1":
+        # The bench cases of one problem (shape, type, gates, options) as
+        # one group: inputs made once, every variant and fla timed in
+        # turn each round (linear_rounds.time_group); the checks as below.
+        groups = {}
+        for name, spec in ordered:
+            if not name.startswith("chk"):
+                key = json.dumps(spec[:7] + spec[8:])
+                groups.setdefault(key, []).append((name, spec))
+        ordered = [kv for kv in ordered if kv[0].startswith("chk")]
+    else:
+        groups = {}
+    for group in groups.values():
+        run_group(d, rt, group, results, log, chunk_gla, chunk_simple_gla, tdt)
+        ejk_runtime.save_results(d, "linear", results)
+    references = {}
     for name, (b, tt, h, k, v, dt, gated, *rest) in ordered:
         cu = rest[1] if len(rest) > 1 else None
         opts = rest[2] if len(rest) > 2 else {}
@@ -321,11 +339,16 @@ def run(d):
                     decay = lambda rows, i: torch.exp(g[rows, i].float())
                 else:
                     decay = lambda rows, i: torch.exp(gamma)[None, :, None]
-                ref, finals = recurrence(
-                    q.float(), kk.float(), vv.float(), decay, scale, cu, s0,
-                    opts.get("reverse", False),
-                    zeros=lambda shape: torch.zeros(shape, device=gpu),
-                    einsum=torch.einsum)
+                # One reference per problem (variants of one problem share
+                # it: their inputs are the same seed's).
+                key = json.dumps([b, tt, h, k, v, dt, gated] + rest[1:])
+                if key not in references:
+                    references[key] = recurrence(
+                        q.float(), kk.float(), vv.float(), decay, scale, cu,
+                        s0, opts.get("reverse", False),
+                        zeros=lambda shape: torch.zeros(shape, device=gpu),
+                        einsum=torch.einsum)
+                ref, finals = references[key]
                 if s0 is not None:
                     final = rt.download(outs[1], (n_states, h, k, v), torch.float32).to(gpu)
                     entry["max_abs_err_final_state"] = max(
@@ -358,6 +381,66 @@ def run(d):
             ejk_runtime.record_error(results, name, ex, log)
         # After every case: a call that ends early keeps what it measured.
         ejk_runtime.save_results(d, "linear", results)
+
+
+def run_group(d, rt, group, results, log, chunk_gla, chunk_simple_gla, tdt):
+    """Times the bench cases `group` (name, spec) of one problem against
+    each other and fla in one set of rounds; each variant's output is
+    compared with fla's."""
+    import torch
+    import torch.nn.functional as F
+    gpu = torch.device("cuda")
+    b, tt, h, k, v, dt, gated, *rest = group[0][1]
+    if len(rest) > 1 and rest[1]:
+        raise SystemExit("LINEAR_GROUPS times batch rows only")
+    opts = rest[2] if len(rest) > 2 else {}
+    hkv = opts.get("kv", h)
+    per_step = gated == "g" or gated.startswith("g/")
+    divisor = 16.0 if gated == "g" else float(gated[2:]) if per_step else 1.0
+    entries, mods = {}, {}
+    try:
+        torch.manual_seed(0)
+        q = torch.randn(b, tt, h, k, device=gpu).to(tdt[dt])
+        kk = torch.randn(b, tt, hkv, k, device=gpu).to(tdt[dt])
+        vv = torch.randn(b, tt, hkv, v, device=gpu).to(tdt[dt])
+        g = (F.logsigmoid(torch.randn(b, tt, h, k, device=gpu)) / divisor).to(tdt[dt])
+        gamma = torch.tensor([math.log(1 - 2 ** (-5 - i / 2)) for i in range(h)],
+                             dtype=torch.float32, device=gpu)
+        scale = k ** -0.5
+        ins = [rt.upload(x) for x in (q, kk, vv, g if per_step else gamma)]
+        out = rt.empty(b * tt * h * v * q.element_size())
+        f = ref = None
+        if chunk_gla is not None and os.environ.get("BENCH_PEER", "1") != "0":
+            if per_step:
+                f = lambda: chunk_gla(q, kk, vv, g, scale=scale)[0]
+            else:
+                f = lambda: chunk_simple_gla(q, kk, vv, g_gamma=gamma, scale=scale)[0]
+            ref = f().float()
+        for name, _ in group:
+            try:
+                mod = rt.load(os.path.join(d, "art", name))
+                mod.bind(ins, [out])
+                mod.invoke()
+                got = rt.download(out, (b, tt, h, v), tdt[dt]).float().to(gpu)
+                entry = {"nan": bool(torch.isnan(got).any())}
+                if ref is not None:
+                    entry["max_abs_err_vs_fla"] = float((got - ref).abs().max())
+                    entry["max_abs_fla"] = float(ref.abs().max())
+                del got
+                entries[name], mods[name] = entry, mod
+            except Exception as ex:
+                ejk_runtime.record_error(results, name, ex, log)
+        linear_rounds.time_group(mods, f, entries)
+        for name, entry in entries.items():
+            results[name] = entry
+            log(name, json.dumps(entry))
+    except Exception as ex:
+        for name, _ in group:
+            if name not in results:
+                ejk_runtime.record_error(results, name, ex, log)
+    for mod in mods.values():
+        mod.destroy()
+    rt.release()
 
 
 if __name__ == "__main__":

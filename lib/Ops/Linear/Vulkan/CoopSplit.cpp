@@ -8,19 +8,23 @@
 // barriers and leaves as one 16-byte word a lane (8 neighbouring elements
 // of one row): no workgroup barrier and no per-element global store.
 //
-// states (per chunk c of the row, S the state before it):
-//   issue the loads of the chunk's V words and K^T matrices
+// states (workgroup: a V block and a block of 64 keys on 128 threads, or
+// every key on 256; per chunk c of the row, S the state before it):
+//   the chunk's key and value words (loaded during the previous chunk) ->
+//   the key stage and the w V stage (w applied in f32); barrier
+//   issue the next chunk's loads
 //   S -> the temporary's slot (words)
-//   w V -> the stage of the chunk's parity (words; w applied in f32)
-//   barrier
-//   S = exp(gamma C) S + K^T (w V)
+//   S = exp(gamma C) S + K^T (w V); barrier
 //
-// outputs (one chunk):
-//   F and D tables (f32, per tile row offset), A16 zeroed; barrier
-//   scores (lower-triangle tiles, round-robin): Q K^T o F -> A16 (words)
-//   O = D o (Q S)            (subgroup g: V tile g mod n, rows from g / n)
-//   barrier
+// outputs (one chunk), with the keys staged (where shared memory allows):
+//   q and K words -> their stages; F_0, F_1, D_0 (f32); barrier
+//   scores (lower-triangle tiles, round-robin): Q K^T o F, kept in
+//   accumulators; O = D o (Q S)  (subgroup g: V tile g mod n, rows from
+//   g / n); barrier
+//   the scores -> A16 over the keys (words), V over the queries; barrier
 //   O += A16 V -> the output (words)
+// else: q staged, K^T from global memory, the scores written to their own
+// A16 stage as they finish, F and D tables per tile offset.
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,6 +97,11 @@ VulkanGlaSplitLayout::compute(const GlaProblem &p, Type element, int64_t chunk,
       break;
     }
   }
+  // The rules are those of every key on 256 threads (the state pass's
+  // blocks of 64 keys below are chosen only where they pass too).
+  l.blockK = p.dimK;
+  l.stateThreads = kThreads;
+  l.stateKTiles = l.kTiles;
   if (p.dimK % t != 0 || p.dimV % t != 0 || blockV < t || blockV % t != 0 ||
       p.dimV % blockV != 0 || l.stateTiles() % n != 0 || !l.outBlockV ||
       (l.stateTiles() / n % l.stateColTiles != 0 &&
@@ -133,16 +142,46 @@ VulkanGlaSplitLayout::compute(const GlaProblem &p, Type element, int64_t chunk,
   // later over it).
   l.stateSharedBytes =
       2 * 4 * n * tile + 2 * chunk * (l.keyStride() + l.valueStride());
-  l.outputSharedBytes =
-      4 * n * tile + 4 * 2 * l.rowTiles * tile +
-      2 * chunk *
-          (l.scoreStride() + std::max(l.keyStride(), l.outValueStride()));
+  int64_t queryStage = std::max(l.keyStride(), l.outValueStride());
+  l.outputSharedBytes = 4 * n * tile + 4 * 2 * l.rowTiles * tile +
+                        2 * chunk * (l.scoreStride() + queryStage);
   int64_t shared = std::max(l.stateSharedBytes, l.outputSharedBytes);
   if (shared > target.sharedMemoryBytes) {
     reason << what << " stages " << shared
            << " bytes of shared memory, the device has "
            << target.sharedMemoryBytes;
     return std::nullopt;
+  }
+  // The outputs stage the keys where they fit (the tile stage, three table
+  // tiles, the key stage with A later over it, the query stage with the
+  // values later over it; H200, session 19: outputs 1740 us against 2573
+  // with K^T from global memory at fla's simple-gla shape).
+  int64_t stagedKeys =
+      4 * n * tile + 4 * 3 * tile +
+      2 * chunk * (std::max(l.keyStride(), l.scoreStride()) + queryStage);
+  if (stagedKeys <= target.sharedMemoryBytes) {
+    l.stageKeys = true;
+    l.outputSharedBytes = stagedKeys;
+  }
+  // The state pass takes blocks of 64 keys on 128 threads where they deal
+  // evenly too (fla's state blocks; H200, session 19: 1115 us against 1169
+  // with every key on 256 threads at fla's simple-gla shape).
+  constexpr int64_t keyBlock = 64;
+  int64_t keyTiles = keyBlock / t, ns = kKeyBlockThreads / l.subgroupSize;
+  int64_t tiles = keyTiles * l.stateColTiles;
+  int64_t perSubgroup = tiles / ns;
+  if (p.dimK % keyBlock == 0 && tiles % ns == 0 &&
+      (perSubgroup % l.stateColTiles == 0 ||
+       l.stateColTiles % perSubgroup == 0) &&
+      perSubgroup + std::max<int64_t>(1, perSubgroup / l.stateColTiles) *
+                        l.rowTiles <=
+          kMaxMatrices) {
+    l.blockK = keyBlock;
+    l.stateThreads = kKeyBlockThreads;
+    l.stateKTiles = keyTiles;
+    l.stateSlots = perSubgroup;
+    l.stateSharedBytes =
+        2 * 4 * ns * tile + 2 * chunk * (l.stateKeyStride() + l.valueStride());
   }
   return l;
 }
@@ -171,8 +210,10 @@ protected:
   static constexpr int64_t kWord = VulkanGlaSplitLayout::kWord;
 
   /// The word views, the input type and the f32 stage (each subgroup's
-  /// 16x16 part), at the function's top level.
-  void beginSplit() {
+  /// 16x16 part), at the function's top level, for workgroups of
+  /// `threads`.
+  void beginSplit(int64_t threads) {
+    workgroupThreads = threads;
     beginCoop();
     inputType = cast<MemRefType>(buf.query.getType()).getElementType();
     qView = wordView(e, buf.query, kWord);
@@ -180,7 +221,8 @@ protected:
     vView = wordView(e, buf.value, kWord);
     oView = wordView(e, buf.output, kWord);
     sView = wordView(e, tmp.states, kWord);
-    tileStage = allocWorkgroupOf(e, l.subgroups() * kT * kT / 4, wordType(e));
+    tileStage = allocWorkgroupOf(e, threads / l.subgroupSize * kT * kT / 4,
+                                 wordType(e));
   }
 
   /// The head's log decay (null without one), after head and seqId.
@@ -301,10 +343,11 @@ protected:
   SmallVector<Round> rounds(int64_t width) {
     SmallVector<Round> out;
     int64_t total = l.chunk * width;
-    for (int64_t r = 0; r * l.kThreads < total; ++r) {
-      Value i = e.add(thread, e.index(r * l.kThreads));
+    int64_t threads = workgroupThreads;
+    for (int64_t r = 0; r * threads < total; ++r) {
+      Value i = e.add(thread, e.index(r * threads));
       Round x;
-      if ((r + 1) * l.kThreads > total) {
+      if ((r + 1) * threads > total) {
         x.inside = cmp(arith::CmpIPredicate::slt, i, e.index(total));
         i = e.min(i, e.index(total - 1));
       }
@@ -342,6 +385,7 @@ protected:
   }
 
   Type inputType;
+  int64_t workgroupThreads = 0;
   Value gamma;
   /// Each subgroup's 16x16 f32 tile as 64 words (tileWords).
   Value qView, kView, vView, oView, sView, tileStage;
@@ -353,9 +397,17 @@ public:
   using SplitKernel::SplitKernel;
 
   void build() {
-    beginSplit();
+    beginSplit(l.stateThreads);
     Value blockV = e.index(l.blockV);
-    v0 = e.mul(WorkgroupIdOp::create(e.b, 0), blockV);
+    Value block = WorkgroupIdOp::create(e.b, 0);
+    if (l.keyBlocks() > 1) {
+      // x = V block * key blocks + key block.
+      Value keyBlocks = e.index(l.keyBlocks());
+      Value keyBlock = arith::RemUIOp::create(e.b, block, keyBlocks);
+      k0 = e.mul(keyBlock, e.index(l.stateKTiles * kT));
+      block = arith::DivUIOp::create(e.b, block, keyBlocks);
+    }
+    v0 = e.mul(block, blockV);
     head = WorkgroupIdOp::create(e.b, 1);
     kvHead = e.div(head, e.index(p.headsPerKv()));
     seqId = WorkgroupIdOp::create(e.b, 2);
@@ -365,14 +417,14 @@ public:
     keyRow0 = arith::DivUIOp::create(e.b, first, e.index(l.stateColTiles));
     colTile0 = arith::RemUIOp::create(e.b, first, e.index(l.stateColTiles));
     if (buf.initialState || buf.finalState)
-      fstage = allocWorkgroupOf(e, l.subgroups() * kT * kT, e.f32);
+      fstage = allocWorkgroupOf(e, l.stateSubgroups() * kT * kT, e.f32);
     int64_t C = l.chunk, chunks = p.seq / C;
-    kStage = allocWorkgroupOf(e, C * l.keyStride() / kWord, wordType(e));
+    kStage = allocWorkgroupOf(e, C * l.stateKeyStride() / kWord, wordType(e));
     wvStage = allocWorkgroupOf(e, C * l.valueStride() / kWord, wordType(e));
-    // This thread's words of the chunk's keys [C, K] and values [C,
-    // block_v], and the values' w_s = exp(gamma (C - 1 - s)) (the same for
-    // every chunk).
-    keyWords = rounds(p.dimK / kWord);
+    // This thread's words of the chunk's keys [C, key block] and values
+    // [C, block_v], and the values' w_s = exp(gamma (C - 1 - s)) (the same
+    // for every chunk).
+    keyWords = rounds(l.stateKTiles * kT / kWord);
     valueWords = rounds(l.blockV / kWord);
     SmallVector<Value> weights;
     for (const Round &r : valueWords)
@@ -384,7 +436,8 @@ public:
     SmallVector<Value> inits = initialState();
     int64_t numStates = inits.size();
     // The next chunk's words are loaded while this one multiplies (carried
-    // through the loop).
+    // through the loop; loading each chunk's at its start took 1443 us
+    // against 1169, H200, session 19).
     SmallVector<Value> firstWords = loadWords(zero);
     inits.append(firstWords.begin(), firstWords.end());
     SmallVector<Value> last = e.forLoop(
@@ -395,7 +448,7 @@ public:
           // K and w V into their stages.
           size_t at = 0;
           for (const Round &r : keyWords)
-            stageWord(r, loaded[at++], kStage, l.keyStride());
+            stageWord(r, loaded[at++], kStage, l.stateKeyStride());
           for (size_t r = 0; r < valueWords.size(); ++r)
             stageWord(valueWords[r], weighted(loaded[at++], weights[r]),
                       wvStage, l.valueStride());
@@ -413,7 +466,7 @@ public:
                 state[m],
                 [&](Value r, Value cc, Value word) {
                   Value col = e.add(v0, e.add(e.mul(j, e.index(kT)), r));
-                  Value key = e.add(e.mul(a, e.index(kT)), cc);
+                  Value key = keyOf(e.add(e.mul(a, e.index(kT)), cc));
                   memref::StoreOp::create(e.b, word, sView,
                                           wordAt(sAt(slot, col, key)));
                 },
@@ -427,8 +480,9 @@ public:
             SmallVector<Value> tiles;
             for (int64_t d = 0; d < l.rowTiles; ++d) {
               Value rowAt = e.mul(a, e.index(kT));
-              Value at = e.add(e.index(d * kT * l.keyStride()), rowAt);
-              tiles.push_back(loadMatrix(e, aType, kStage, at, l.keyStride(),
+              Value at = e.add(e.index(d * kT * l.stateKeyStride()), rowAt);
+              tiles.push_back(loadMatrix(e, aType, kStage, at,
+                                         l.stateKeyStride(),
                                          /*transpose=*/true));
             }
             keys.push_back(tiles);
@@ -465,7 +519,7 @@ private:
   SmallVector<Value> loadWords(Value c) {
     Value t0 = e.mul(c, e.index(l.chunk));
     SmallVector<Value> words =
-        loadRounds(keyWords, t0, Value(), kView,
+        loadRounds(keyWords, t0, k0, kView,
                    [&](Value row, Value col) { return kAt(row, col); });
     llvm::append_range(
         words, loadRounds(valueWords, t0, v0, vView,
@@ -481,6 +535,9 @@ private:
     return {e.add(keyRow0, e.index(m / l.stateColTiles)),
             e.add(colTile0, e.index(m % l.stateColTiles))};
   }
+
+  /// Key `key` of the workgroup's key block in head_dim_k.
+  Value keyOf(Value key) { return k0 ? e.add(k0, key) : key; }
 
   /// The 8 values of `word` times `w`, back in the input type.
   Value weighted(Value word, Value w) {
@@ -511,7 +568,7 @@ private:
         Value idx = e.add(lane, e.index(i * l.subgroupSize));
         Value r = arith::DivUIOp::create(e.b, idx, e.index(kT));
         Value c = arith::RemUIOp::create(e.b, idx, e.index(kT));
-        Value key = e.add(e.mul(a, e.index(kT)), r);
+        Value key = keyOf(e.add(e.mul(a, e.index(kT)), r));
         Value col = e.add(v0, e.add(e.mul(j, e.index(kT)), c));
         Value v = load(buf.initialState, {seqId, head, key, col});
         memref::StoreOp::create(e.b, v, fstage, e.add(base, idx));
@@ -530,7 +587,7 @@ private:
       writeMatrix(
           state[m], fstage,
           [&](Value r, Value c, Value value) {
-            Value key = e.add(e.mul(a, e.index(kT)), r);
+            Value key = keyOf(e.add(e.mul(a, e.index(kT)), r));
             Value col = e.add(v0, e.add(e.mul(j, e.index(kT)), c));
             memref::StoreOp::create(e.b, value, buf.finalState,
                                     ValueRange{seqId, head, key, col});
@@ -540,6 +597,8 @@ private:
   }
 
   Value kStage, wvStage, keyRow0, colTile0, fstage;
+  /// The key block's first key (null: one block).
+  Value k0;
   SmallVector<Round> keyWords, valueWords;
 };
 
@@ -549,7 +608,7 @@ public:
   using SplitKernel::SplitKernel;
 
   void build() {
-    beginSplit();
+    beginSplit(l.kThreads);
     int64_t C = l.chunk, R = l.rowTiles, chunks = p.seq / C;
     Value slot = WorkgroupIdOp::create(e.b, 0);
     head = WorkgroupIdOp::create(e.b, 1);
@@ -575,6 +634,10 @@ public:
     SmallVector<Value> values =
         loadRounds(valueWords, t0, v0, vView,
                    [&](Value row, Value col) { return vAt(row, col); });
+    if (l.stageKeys) {
+      buildStagedKeys(slot, t0, queryWords, queries, valueWords, values);
+      return;
+    }
     constexpr int64_t tile = kT * kT;
     // F_d (rows 16 d.. against columns 0..15 of a tile d rows below the
     // diagonal) and D_i (rows of tile row i), f32.
@@ -706,6 +769,214 @@ public:
   }
 
 private:
+  /// The outputs with the keys staged beside the queries (stageKeys): K
+  /// words loaded with q's, the scores from both stages kept in
+  /// accumulators through q S, then written over the keys as A; F and D
+  /// from three f32 tiles (F_0 masked, F_1, D_0) and a decay scalar per
+  /// tile (F_d = exp(16 gamma (d - 1)) F_1, D_i = exp(16 gamma i) D_0:
+  /// every exponent <= 0).
+  void buildStagedKeys(Value slot, Value t0, ArrayRef<Round> queryWords,
+                       ArrayRef<Value> queries, ArrayRef<Round> valueWords,
+                       ArrayRef<Value> values) {
+    int64_t C = l.chunk, R = l.rowTiles;
+    constexpr int64_t tile = kT * kT;
+    SmallVector<Value> keys =
+        loadRounds(queryWords, t0, Value(), kView,
+                   [&](Value row, Value col) { return kAt(row, col); });
+    Value tables = allocWorkgroupOf(e, 3 * tile, e.f32);
+    Value qvStage = allocWorkgroupOf(
+        e, C * std::max(l.keyStride(), l.outValueStride()) / kWord,
+        wordType(e));
+    Value kaStage = allocWorkgroupOf(
+        e, C * std::max(l.keyStride(), l.scoreStride()) / kWord, wordType(e));
+    for (size_t r = 0; r < queryWords.size(); ++r)
+      stageWord(queryWords[r], queries[r], qvStage, l.keyStride());
+    for (size_t r = 0; r < queryWords.size(); ++r)
+      stageWord(queryWords[r], keys[r], kaStage, l.keyStride());
+    forEachShared(e, l.kThreads, thread, 3 * tile, [&](Value i) {
+      Value which = arith::DivUIOp::create(e.b, i, e.index(tile));
+      Value inTile = arith::RemUIOp::create(e.b, i, e.index(tile));
+      Value r = arith::DivUIOp::create(e.b, inTile, e.index(kT));
+      Value c = arith::RemUIOp::create(e.b, inTile, e.index(kT));
+      // F_0 [r, c] = gap r - c (masked above the diagonal), F_1 16 + r - c,
+      // D_0 r + 1.
+      Value isF0 = cmp(arith::CmpIPredicate::eq, which, zero);
+      Value isF1 = cmp(arith::CmpIPredicate::eq, which, one);
+      Value keep = cmp(arith::CmpIPredicate::sle, c, r);
+      Value diff = e.sub(r, c);
+      Value f0Gap = e.select(keep, diff, zero);
+      Value f1Gap = e.add(diff, e.index(kT));
+      Value dGap = e.add(r, one);
+      Value fGap = e.select(isF0, f0Gap, f1Gap);
+      Value isF = arith::OrIOp::create(e.b, isF0, isF1);
+      Value gap = e.select(isF, fGap, dGap);
+      Value scale = e.constF32(p.scale);
+      Value value = e.fmul(decayOf(gap), scale);
+      Value masked = arith::AndIOp::create(e.b, isF0, notOf(keep));
+      Value zeroF = e.constF32(0.0f);
+      memref::StoreOp::create(e.b, e.select(masked, zeroF, value), tables, i);
+    });
+    gpu::BarrierOp::create(e.b);
+    // A = (Q K^T) o F, lower-triangle tiles round-robin, in accumulators
+    // until the keys' stage is free.
+    int64_t ks = l.keyStride();
+    SmallVector<Value> scores;
+    SmallVector<std::pair<Value, Value>> scoreAt;
+    for (int64_t m = 0; m < l.scoreSlots; ++m) {
+      Value i, j;
+      std::tie(i, j) = scoreTile(tileOf(m, l.scoreTiles()));
+      scoreAt.push_back({i, j});
+      auto product = [&]() -> SmallVector<Value> {
+        Value acc = zeroMatrix();
+        for (int64_t d = 0; d < l.kTiles; ++d) {
+          Value keyAt = e.index(d * kT);
+          Value qElem = e.add(e.mul(i, e.index(kT * ks)), keyAt);
+          Value q = loadMatrix(e, aType, qvStage, qElem, ks,
+                               /*transpose=*/false);
+          Value kElem = e.add(e.mul(j, e.index(kT * ks)), keyAt);
+          Value k = loadMatrix(e, bType, kaStage, kElem, ks,
+                               /*transpose=*/true);
+          acc = mma(q, k, acc);
+        }
+        // F_{i - j}: F_0 on the diagonal, else exp(16 gamma (i - j - 1))
+        // F_1.
+        Value gap = e.sub(i, j);
+        Value onDiagonal = cmp(arith::CmpIPredicate::eq, gap, zero);
+        Value tileSize = e.index(tile);
+        Value fAt = e.select(onDiagonal, zero, tileSize);
+        Value f = loadMatrix(e, cType, tables, fAt, kT, /*transpose=*/false);
+        acc = gpu::SubgroupMmaElementwiseOp::create(
+            e.b, cType, ValueRange{acc, f}, gpu::MMAElementwiseOp::MULF);
+        if (gamma) {
+          Value below = e.sub(e.max(gap, one), one);
+          Value steps = e.mul(below, e.index(kT));
+          Value factor = gpu::SubgroupMmaConstantMatrixOp::create(
+              e.b, cType, decayOf(steps));
+          acc = gpu::SubgroupMmaElementwiseOp::create(
+              e.b, cType, ValueRange{acc, factor}, gpu::MMAElementwiseOp::MULF);
+        }
+        return {acc};
+      };
+      if ((m + 1) * l.subgroups() <= l.scoreTiles()) {
+        scores.push_back(product()[0]);
+        continue;
+      }
+      Type accType = cType;
+      scores.push_back(
+          e.ifElse(ownsTile(m, l.scoreTiles()), TypeRange{accType}, product,
+                   [&]() -> SmallVector<Value> { return {zeroMatrix()}; })[0]);
+    }
+    // O = D o (Q S), as in build().
+    int64_t n = l.outColTiles, rowStep = l.subgroups() / n;
+    Value j = arith::RemUIOp::create(e.b, subgroup, e.index(n));
+    Value row0 = arith::DivUIOp::create(e.b, subgroup, e.index(n));
+    Value col = e.add(v0, e.mul(j, e.index(kT)));
+    SmallVector<Value> rowTile, o;
+    for (int64_t m = 0; m < l.outputSlots; ++m) {
+      rowTile.push_back(e.add(row0, e.index(m * rowStep)));
+      o.push_back(zeroMatrix());
+    }
+    for (int64_t d = 0; d < l.kTiles; ++d) {
+      Value s = loadMatrix(e, bType, sView, sAt(slot, col, e.index(d * kT)),
+                           p.dimK, /*transpose=*/true);
+      for (int64_t m = 0; m < l.outputSlots; ++m) {
+        Value stepAt = e.index(d * kT);
+        Value qElem = e.add(e.mul(rowTile[m], e.index(kT * ks)), stepAt);
+        Value q = loadMatrix(e, aType, qvStage, qElem, ks,
+                             /*transpose=*/false);
+        o[m] = mma(q, s, o[m]);
+      }
+    }
+    Value tileSize = e.index(tile);
+    Value d0At = e.mul(e.index(2), tileSize);
+    Value decay0 = loadMatrix(e, cType, tables, d0At, kT, /*transpose=*/false);
+    for (int64_t m = 0; m < l.outputSlots; ++m) {
+      o[m] = gpu::SubgroupMmaElementwiseOp::create(
+          e.b, cType, ValueRange{o[m], decay0}, gpu::MMAElementwiseOp::MULF);
+      if (gamma) {
+        Value steps = e.mul(rowTile[m], e.index(kT));
+        Value factor = gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType,
+                                                                decayOf(steps));
+        o[m] = gpu::SubgroupMmaElementwiseOp::create(
+            e.b, cType, ValueRange{o[m], factor}, gpu::MMAElementwiseOp::MULF);
+      }
+    }
+    // Every subgroup is past the scores and q S: A over the keys (the
+    // tiles above the diagonal zeroed), the values over the queries.
+    gpu::BarrierOp::create(e.b);
+    int64_t ss = l.scoreStride();
+    for (int64_t m = 0; m < l.scoreSlots; ++m) {
+      Value i = scoreAt[m].first, jj = scoreAt[m].second;
+      emitIf(e, ownsTile(m, l.scoreTiles()), [&] {
+        tileWords(scores[m], [&](Value r, Value cc, Value word) {
+          Value t = e.add(e.mul(i, e.index(kT)), r);
+          Value s = e.add(e.mul(jj, e.index(kT)), cc);
+          Value at = e.add(e.mul(t, e.index(ss)), s);
+          memref::StoreOp::create(e.b, word, kaStage, wordAt(at));
+        });
+      });
+    }
+    // The upper tiles: R (R - 1) / 2 tiles of 16 rows of 2 words.
+    int64_t upperWords = R * (R - 1) / 2 * kT * 2;
+    if (upperWords) {
+      Value zeroWord = arith::ConstantOp::create(
+          e.b, DenseElementsAttr::get(cast<ShapedType>(wordType(e)),
+                                      e.b.getI32IntegerAttr(0)));
+      forEachShared(e, l.kThreads, thread, upperWords, [&](Value x) {
+        // x = ((tile q) 16 + row) 2 + half; upper tile q = (i, j), i < j,
+        // enumerated as the lower tile (j, i) is.
+        Value half = arith::RemUIOp::create(e.b, x, e.index(2));
+        Value rowOf = arith::DivUIOp::create(e.b, x, e.index(2));
+        Value r = arith::RemUIOp::create(e.b, rowOf, e.index(kT));
+        Value q = arith::DivUIOp::create(e.b, rowOf, e.index(kT));
+        Value hi, lo;
+        std::tie(hi, lo) = strictLowerTile(q);
+        Value t = e.add(e.mul(lo, e.index(kT)), r);
+        Value cAt = e.mul(hi, e.index(kT));
+        Value s = e.add(cAt, e.mul(half, e.index(kWord)));
+        Value at = e.add(e.mul(t, e.index(ss)), s);
+        memref::StoreOp::create(e.b, zeroWord, kaStage, wordAt(at));
+      });
+    }
+    for (size_t r = 0; r < valueWords.size(); ++r)
+      stageWord(valueWords[r], values[r], qvStage, l.outValueStride());
+    gpu::BarrierOp::create(e.b);
+    for (int64_t d = 0; d < R; ++d) {
+      Value colAt = e.mul(j, e.index(kT));
+      Value vElem = e.add(e.index(d * kT * l.outValueStride()), colAt);
+      Value v = loadMatrix(e, bType, qvStage, vElem, l.outValueStride(),
+                           /*transpose=*/false);
+      for (int64_t m = 0; m < l.outputSlots; ++m) {
+        if (d > m * rowStep + rowStep - 1)
+          continue;
+        Value stepAt = e.index(d * kT);
+        Value aAt = e.add(e.mul(rowTile[m], e.index(kT * ss)), stepAt);
+        Value a = loadMatrix(e, aType, kaStage, aAt, ss, /*transpose=*/false);
+        o[m] = mma(a, v, o[m]);
+      }
+    }
+    for (int64_t m = 0; m < l.outputSlots; ++m)
+      tileWords(o[m], [&](Value r, Value cc, Value word) {
+        Value t = e.add(t0, e.add(e.mul(rowTile[m], e.index(kT)), r));
+        memref::StoreOp::create(e.b, word, oView,
+                                wordAt(oAt(t, e.add(col, cc))));
+      });
+  }
+
+  /// (row tile, column tile) of strictly-lower tile `q`: the largest i
+  /// with i (i - 1) / 2 <= q (i >= 1), then j = q - i (i - 1) / 2.
+  std::pair<Value, Value> strictLowerTile(Value q) {
+    Value i = one;
+    for (int64_t k = 2; k < l.rowTiles; ++k) {
+      Value past = cmp(arith::CmpIPredicate::sge, q, e.index(k * (k - 1) / 2));
+      i = e.select(past, e.index(k), i);
+    }
+    Value iMinus = e.sub(i, one);
+    Value two = e.index(2);
+    Value tri = arith::DivUIOp::create(e.b, e.mul(i, iMinus), two);
+    return {i, e.sub(q, tri)};
+  }
+
   /// (row tile, column tile) of lower-triangle score tile `q`: the largest
   /// i with i (i + 1) / 2 <= q, then j = q - i (i + 1) / 2.
   std::pair<Value, Value> scoreTile(Value q) {
@@ -748,11 +1019,12 @@ LogicalResult mlir::ejk::tileVulkanGlaCoopSplit(Operation *op,
   if (failed(tiling))
     return failure();
   bool bf16 = cast<MemRefType>(buf.query.getType()).getElementType().isBF16();
-  func::FuncOp states = rewriter.addDispatch(
-      "states", tiling->argTypes,
-      {p.dimV / l.blockV, p.heads, std::max<int64_t>(1, p.batch)},
-      tiling->build(buildStates));
-  DispatchRewriter::setVulkanLaunch(states, l.kThreads, l.stateSharedBytes);
+  func::FuncOp states =
+      rewriter.addDispatch("states", tiling->argTypes,
+                           {p.dimV / l.blockV * l.keyBlocks(), p.heads,
+                            std::max<int64_t>(1, p.batch)},
+                           tiling->build(buildStates));
+  DispatchRewriter::setVulkanLaunch(states, l.stateThreads, l.stateSharedBytes);
   DispatchRewriter::setWork(
       states, p.steps() * p.heads * 2 * p.dimK * p.dimV,
       DispatchRewriter::bytesOf({buf.key, buf.value}) +

@@ -7,15 +7,18 @@
 // dispatches around a states temporary [chunk slots, H, V, K] (each
 // state transposed) in the input type's 16 bits:
 //
-//   states   workgroup = (V block, head, batch row): walks the row's chunks
-//            in order with S [K, block_v] in f32 accumulators; per chunk it
-//            writes S^T (before the chunk) as 16-byte words and takes
-//            S <- exp(gamma C) S + K^T (w V), K and w V staged as words
-//            (the next chunk's loaded during this one's products)
-//   outputs  workgroup = (chunk slot, head, V block of up to 128): q, K^T
-//            and S read from global memory straight into matrices (each in
-//            the layout whose contraction is contiguous), V staged as
-//            words; A = (Q K^T) o F into an f16/bf16 stage as words,
+//   states   workgroup = (V block x key block, head, batch row): walks the
+//            row's chunks in order with S [key block, block_v] in f32
+//            accumulators (blocks of 64 keys on 128 threads where the
+//            tiles deal evenly, else every key on 256); per chunk it writes
+//            S^T (before the chunk) as 16-byte words and takes S <- exp(gamma
+//            C) S + K^T (w V), K and w V staged as words (the next chunk's
+//            loaded during this one's products)
+//   outputs  workgroup = (chunk slot, head, V block of up to 128): q and K
+//            staged side by side where shared memory allows (else K^T read
+//            from global memory), S read from global memory straight into
+//            matrices (its contraction contiguous), V staged as words over
+//            q; A = (Q K^T) o F into an f16/bf16 stage as words (over K),
 //            O = D o (Q S) + A V written as words
 //
 // F[t, s] = scale exp(gamma (t - s)) (s <= t), D[t] = scale exp(gamma (t +
@@ -50,16 +53,30 @@ struct VulkanGlaSplitLayout {
   /// Matrices a subgroup keeps, at most.
   static constexpr int64_t kMaxMatrices = 16;
 
+  /// The state pass's key block (64 where the state tiles deal evenly,
+  /// else head_dim_k) and its workgroups' threads (kKeyBlockThreads with
+  /// key blocks of 64, else kThreads).
+  int64_t blockK = 0, stateThreads = kThreads;
+  static constexpr int64_t kKeyBlockThreads = 128;
+  /// The outputs stage the chunk's keys beside its queries where shared
+  /// memory allows (the scores from both stages, A later over the keys;
+  /// F and D from three tiles); else K^T from global memory.
+  bool stageKeys = false;
+
   /// 16x16 tiles: key dims, chunk rows, the state's and the outputs'
-  /// value columns.
-  int64_t kTiles = 0, rowTiles = 0, stateColTiles = 0, outColTiles = 0;
+  /// value columns, the state pass's key block.
+  int64_t kTiles = 0, rowTiles = 0, stateColTiles = 0, outColTiles = 0,
+          stateKTiles = 0;
   /// Tiles per subgroup: the state, the outputs, the scores (lower
   /// triangle, round-robin).
   int64_t stateSlots = 0, outputSlots = 0, scoreSlots = 0;
   int64_t stateSharedBytes = 0, outputSharedBytes = 0;
 
   int64_t subgroups() const { return kThreads / subgroupSize; }
-  int64_t stateTiles() const { return kTiles * stateColTiles; }
+  int64_t stateSubgroups() const { return stateThreads / subgroupSize; }
+  int64_t stateTiles() const { return stateKTiles * stateColTiles; }
+  /// State pass workgroups per (head, batch row): V blocks x key blocks.
+  int64_t keyBlocks() const { return kTiles / stateKTiles; }
   int64_t scoreTiles() const { return rowTiles * (rowTiles + 1) / 2; }
   /// Key tile rows of a subgroup's state tiles (which share their K^T
   /// matrices): its tiles are consecutive in row-major order.
@@ -69,6 +86,7 @@ struct VulkanGlaSplitLayout {
   /// Row strides (f16 elements) of the state pass's key and w V stages,
   /// the outputs' A and value stages.
   int64_t keyStride() const { return kTiles * kMatrix + kPad; }
+  int64_t stateKeyStride() const { return stateKTiles * kMatrix + kPad; }
   int64_t valueStride() const { return blockV + kPad; }
   int64_t scoreStride() const { return chunk + kPad; }
   int64_t outValueStride() const { return outBlockV + kPad; }
