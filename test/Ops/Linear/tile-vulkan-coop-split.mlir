@@ -127,8 +127,8 @@ func.func @split(%q: tensor<2x256x4x64xbf16>, %k: tensor<2x256x2x64xbf16>, %v: t
 
 // The heuristic's pick for fla's simple-gla shape (B16 T16384 H8 D128, a
 // constant decay, bf16 with bf16 matrices, int16): the split form, chunks
-// of 64, V blocks of 64 (2.860 ms against the in-order form 2's 4.855 in
-// one process on an H200, docs/ops/linear-vulkan.md); one state slot per
+// of 64, V blocks of 64 (2.860 ms against session 18's split 3.755 in one
+// process on an H200, docs/ops/linear-vulkan.md); one state slot per
 // chunk of each batch row. The state pass in blocks of 64 keys (2 V blocks
 // x 2 key blocks) on 128 threads; the outputs stage the keys (46080
 // bytes).
