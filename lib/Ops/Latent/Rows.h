@@ -31,7 +31,8 @@ inline Value loadIndex(Emitter &e, Value memref, ValueRange indices) {
   return arith::IndexCastOp::create(e.b, e.b.getIndexType(), v);
 }
 inline Value clampIndex(Emitter &e, Value v, int64_t lo, int64_t hi) {
-  return e.max(e.index(lo), e.min(v, e.index(hi)));
+  Value upper = e.min(v, e.index(hi));
+  return e.max(e.index(lo), upper);
 }
 
 /// The row at workgroup ids (y, z) and the tokens it sees.
@@ -49,23 +50,29 @@ inline Row findRow(Emitter &e, const MlaProblem &p, const MlaBuffers &buf,
   // The sequence whose query range holds token y (later ones win when
   // malformed ranges overlap), its causal end within the clamped length.
   Value t = y;
+  Value noSeq = e.index(0), noEnd = e.index(0);
+  Value one = e.index(1);
+  Value numSeqs = e.index(p.numSeqs);
   SmallVector<Value> found = e.forLoop(
-      e.index(0), e.index(p.numSeqs), e.index(1), {e.index(0), e.index(0)},
+      e.index(0), numSeqs, one, {noSeq, noEnd},
       [&](Value s, ValueRange carried) {
         Value start =
             clampIndex(e, loadIndex(e, buf.queryStartLoc, {s}), 0, p.numTokens);
         Value stop = clampIndex(
             e, loadIndex(e, buf.queryStartLoc, {e.add(s, e.index(1))}), 0,
             p.numTokens);
-        Value inside = arith::AndIOp::create(
-            e.b,
-            arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle, start, t),
-            arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, t, stop));
+        Value beforeStop =
+            arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, t, stop);
+        Value atOrAfterStart =
+            arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle, start, t);
+        Value inside = arith::AndIOp::create(e.b, atOrAfterStart, beforeStop);
         Value length = clampIndex(e, loadIndex(e, buf.contextLens, {s}), 0,
                                   p.maxContext());
         // pos = kv_len - q_len + i, visible keys [0, min(pos + 1, kv_len)).
-        Value pos = e.add(e.sub(length, e.sub(stop, start)), e.sub(t, start));
-        Value end = e.max(e.index(0), e.min(e.add(pos, e.index(1)), length));
+        Value rowInQuery = e.sub(t, start);
+        Value pos = e.add(e.sub(length, e.sub(stop, start)), rowInQuery);
+        Value visible = e.min(e.add(pos, e.index(1)), length);
+        Value end = e.max(e.index(0), visible);
         return SmallVector<Value>{e.select(inside, s, carried[0]),
                                   e.select(inside, end, carried[1])};
       });

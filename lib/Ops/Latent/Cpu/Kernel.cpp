@@ -71,8 +71,8 @@ public:
 
   void build() {
     split = WorkgroupIdOp::create(e.b, 0);
-    row = findRow(e, p, buf, WorkgroupIdOp::create(e.b, 1),
-                  WorkgroupIdOp::create(e.b, 2));
+    Value idZ = WorkgroupIdOp::create(e.b, 2);
+    row = findRow(e, p, buf, WorkgroupIdOp::create(e.b, 1), idZ);
     zero = e.index(0);
     one = e.index(1);
     int64_t H = p.numHeads;
@@ -86,13 +86,15 @@ public:
     loadQueries();
 
     // This split's share [start, end) of the row's tokens [0, row.end).
-    Value per =
-        e.div(e.add(row.end, e.index(p.numSplits - 1)), e.index(p.numSplits));
+    Value splits = e.index(p.numSplits);
+    Value roundUp = e.index(p.numSplits - 1);
+    Value per = e.div(e.add(row.end, roundUp), splits);
     Value start = e.min(row.end, e.mul(split, per));
     Value end = e.min(row.end, e.add(start, per));
     lastToken = e.sub(end, one);
     e.forLoop(start, end, e.index(p.blockK), [&](Value t0) {
-      Value count = e.min(e.index(p.blockK), e.sub(end, t0));
+      Value tokensLeft = e.sub(end, t0);
+      Value count = e.min(e.index(p.blockK), tokensLeft);
       stage(t0);
       scores();
       softmax(count);
@@ -120,9 +122,9 @@ private:
         Value d = e.index(v * p.lanes);
         Value q = e.readVector(buf.qRope, headIndices(p, row, h, d),
                                (v + 1) * p.lanes <= p.ropeDim);
-        vector::StoreOp::create(
-            e.b, e.fmul(q, scale), qS,
-            ValueRange{h, e.index(p.paddedLatent() + v * p.lanes)});
+        Value column = e.index(p.paddedLatent() + v * p.lanes);
+        vector::StoreOp::create(e.b, e.fmul(q, scale), qS,
+                                ValueRange{h, column});
       }
       memref::StoreOp::create(e.b, e.negInf(), maxS, h);
       memref::StoreOp::create(e.b, e.constF32(0.0f), sumS, h);
@@ -170,8 +172,10 @@ private:
   void scores() {
     int64_t hp = p.headsPerTile();
     int64_t vectors = p.width() / p.lanes;
-    e.forLoop(zero, e.index(p.numHeads), e.index(hp), [&](Value h0) {
-      e.forLoop(zero, e.index(p.blockK), e.index(2), [&](Value u0) {
+    Value headStep = e.index(hp);
+    e.forLoop(zero, e.index(p.numHeads), headStep, [&](Value h0) {
+      Value tokenStep = e.index(2);
+      e.forLoop(zero, e.index(p.blockK), tokenStep, [&](Value u0) {
         Value u1 = e.add(u0, one);
         SmallVector<Value> dots(2 * hp, e.splatF32(0.0f));
         for (int64_t v = 0; v < vectors; ++v) {
@@ -224,46 +228,45 @@ private:
   /// accS[h] = alpha[h] * accS[h] + sum_u P[h][u] * latent(u).
   void values() {
     int64_t hp = p.headsPerTile(), vp = p.vectorsPerTile();
-    e.forLoop(zero, e.index(p.numHeads), e.index(hp), [&](Value h0) {
+    Value headStep = e.index(hp);
+    e.forLoop(zero, e.index(p.numHeads), headStep, [&](Value h0) {
       SmallVector<Value> heads, alphas;
       for (int64_t h = 0; h < hp; ++h) {
         heads.push_back(e.add(h0, e.index(h)));
         alphas.push_back(
             e.broadcast(memref::LoadOp::create(e.b, alphaS, heads.back())));
       }
-      e.forLoop(zero, e.index(p.paddedLatent()), e.index(vp * p.lanes),
-                [&](Value d0) {
-                  SmallVector<Value> ds, acc;
-                  for (int64_t v = 0; v < vp; ++v)
-                    ds.push_back(e.add(d0, e.index(v * p.lanes)));
-                  for (int64_t h = 0; h < hp; ++h)
-                    for (int64_t v = 0; v < vp; ++v)
-                      acc.push_back(e.fmul(
-                          alphas[h],
-                          vector::LoadOp::create(e.b, e.vf32, accS,
-                                                 ValueRange{heads[h], ds[v]})));
-                  acc = e.forLoop(
-                      zero, e.index(p.blockK), one, acc,
-                      [&](Value u, ValueRange carried) {
-                        SmallVector<Value> rows;
-                        for (int64_t v = 0; v < vp; ++v)
-                          rows.push_back(vector::LoadOp::create(
-                              e.b, e.vf32, kS, ValueRange{u, ds[v]}));
-                        SmallVector<Value> next(carried.begin(), carried.end());
-                        for (int64_t h = 0; h < hp; ++h) {
-                          Value prob = e.broadcast(memref::LoadOp::create(
-                              e.b, scoreS, ValueRange{heads[h], u}));
-                          for (int64_t v = 0; v < vp; ++v)
-                            next[h * vp + v] =
-                                e.fma(prob, rows[v], next[h * vp + v]);
-                        }
-                        return next;
-                      });
-                  for (int64_t h = 0; h < hp; ++h)
-                    for (int64_t v = 0; v < vp; ++v)
-                      vector::StoreOp::create(e.b, acc[h * vp + v], accS,
-                                              ValueRange{heads[h], ds[v]});
-                });
+      Value columnStep = e.index(vp * p.lanes);
+      e.forLoop(zero, e.index(p.paddedLatent()), columnStep, [&](Value d0) {
+        SmallVector<Value> ds, acc;
+        for (int64_t v = 0; v < vp; ++v)
+          ds.push_back(e.add(d0, e.index(v * p.lanes)));
+        for (int64_t h = 0; h < hp; ++h)
+          for (int64_t v = 0; v < vp; ++v)
+            acc.push_back(e.fmul(alphas[h], vector::LoadOp::create(
+                                                e.b, e.vf32, accS,
+                                                ValueRange{heads[h], ds[v]})));
+        acc = e.forLoop(
+            zero, e.index(p.blockK), one, acc,
+            [&](Value u, ValueRange carried) {
+              SmallVector<Value> rows;
+              for (int64_t v = 0; v < vp; ++v)
+                rows.push_back(vector::LoadOp::create(e.b, e.vf32, kS,
+                                                      ValueRange{u, ds[v]}));
+              SmallVector<Value> next(carried.begin(), carried.end());
+              for (int64_t h = 0; h < hp; ++h) {
+                Value prob = e.broadcast(memref::LoadOp::create(
+                    e.b, scoreS, ValueRange{heads[h], u}));
+                for (int64_t v = 0; v < vp; ++v)
+                  next[h * vp + v] = e.fma(prob, rows[v], next[h * vp + v]);
+              }
+              return next;
+            });
+        for (int64_t h = 0; h < hp; ++h)
+          for (int64_t v = 0; v < vp; ++v)
+            vector::StoreOp::create(e.b, acc[h * vp + v], accS,
+                                    ValueRange{heads[h], ds[v]});
+      });
     });
   }
 
@@ -273,8 +276,8 @@ private:
       Value sum = memref::LoadOp::create(e.b, sumS, h);
       Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
                                              sum, e.constF32(0.0f));
-      Value inv =
-          e.select(positive, e.fdiv(e.constF32(1.0f), sum), e.constF32(0.0f));
+      Value nothing = e.constF32(0.0f);
+      Value inv = e.select(positive, e.fdiv(e.constF32(1.0f), sum), nothing);
       for (int64_t v = 0; v < p.latentVectors(); ++v) {
         Value d = e.index(v * p.lanes);
         Value acc = vector::LoadOp::create(e.b, e.vf32, accS, ValueRange{h, d});
@@ -342,14 +345,16 @@ void buildCombine(OpBuilder &builder, Location loc, const CpuMlaPlan &p,
       arith::CmpFOp::create(e.b, arith::CmpFPredicate::OEQ, max, e.negInf());
   Value shift = e.select(isEmpty, e.constF32(0.0f), max);
   auto weight = [&](Value s) { return e.exp(e.fsub(stat(s, 0), shift)); };
-  Value sum = e.forLoop(
-      zero, splits, one, {e.constF32(0.0f)}, [&](Value s, ValueRange it) {
-        return SmallVector<Value>{e.fadd(it[0], e.fmul(stat(s, 1), weight(s)))};
-      })[0];
+  Value sum = e.forLoop(zero, splits, one, {e.constF32(0.0f)},
+                        [&](Value s, ValueRange it) {
+                          Value splitWeight = weight(s);
+                          return SmallVector<Value>{
+                              e.fadd(it[0], e.fmul(stat(s, 1), splitWeight))};
+                        })[0];
   Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
                                          e.constF32(0.0f));
-  Value inv =
-      e.select(positive, e.fdiv(e.constF32(1.0f), sum), e.constF32(0.0f));
+  Value nothing = e.constF32(0.0f);
+  Value inv = e.select(positive, e.fdiv(e.constF32(1.0f), sum), nothing);
   for (int64_t v = 0; v < p.latentVectors(); ++v) {
     Value d = e.index(v * p.lanes);
     Value o = e.forLoop(

@@ -93,8 +93,10 @@ public:
     begin = e.min(row.end, e.mul(split, per));
     stop = e.min(row.end, e.add(begin, per));
     // The last tile holding a token (RoPE tiles past it read it instead).
-    Value lastToken = e.max(e.index(0), e.sub(stop, e.index(1)));
-    lastTile = e.mul(e.div(lastToken, e.index(kTile)), e.index(kTile));
+    Value beforeStop = e.sub(stop, e.index(1));
+    Value lastToken = e.max(e.index(0), beforeStop);
+    Value tileSize = e.index(kTile);
+    lastTile = e.mul(e.div(lastToken, e.index(kTile)), tileSize);
 
     qlView = wordView(e, buf.qLatent, kPerVector);
     qrView = wordView(e, buf.qRope, kPerVector);
@@ -139,7 +141,8 @@ private:
   Value queryOffset(Value h, int64_t dims) {
     Value rowIndex =
         p.paged ? row.y : e.add(e.mul(row.z, e.index(p.seqQ)), row.y);
-    return e.mul(e.add(e.mul(rowIndex, e.index(p.numHeads)), h), e.index(dims));
+    Value rowSize = e.index(dims);
+    return e.mul(e.add(e.mul(rowIndex, e.index(p.numHeads)), h), rowSize);
   }
 
   /// f16 element offsets of cache token `t`'s latent and RoPE key.
@@ -150,12 +153,12 @@ private:
               e.mul(token, e.index(p.ropeDim))};
     }
     Value slot = arith::RemUIOp::create(e.b, t, e.index(p.pageSize));
-    Value column =
-        e.min(e.div(t, e.index(p.pageSize)), e.index(p.maxPagesPerSeq - 1));
+    Value lastColumn = e.index(p.maxPagesPerSeq - 1);
+    Value column = e.min(e.div(t, e.index(p.pageSize)), lastColumn);
     Value page = loadIndex(e, buf.blockTables, {row.seq, column});
     page = clampIndex(e, page, 0, p.numPages - 1);
-    Value at =
-        e.mul(e.add(e.mul(page, e.index(p.pageSize)), slot), e.index(width));
+    Value rowSize = e.index(width);
+    Value at = e.mul(e.add(e.mul(page, e.index(p.pageSize)), slot), rowSize);
     return {at, e.add(at, e.index(p.latentDim))};
   }
   int64_t ropeLead() const { return p.paged ? width : p.ropeDim; }
@@ -166,7 +169,8 @@ private:
     int64_t width = p.latentDim / kPerVector, total = l.blockK * width;
     Value zeroVector = arith::ConstantOp::create(
         e.b, DenseElementsAttr::get(vecType, e.b.getI32IntegerAttr(0)));
-    Value lastToken = e.max(e.index(0), e.sub(stop, e.index(1)));
+    Value beforeStop = e.sub(stop, e.index(1));
+    Value lastToken = e.max(e.index(0), beforeStop);
     SmallVector<Value> values;
     forClampedShare(e, l.threads, thread, total, width, [&](Value r, Value c) {
       Value t = e.add(t0, r);
@@ -275,9 +279,9 @@ private:
     Value scores = byPart(part, {cType}, [&](int64_t q) {
       return SmallVector<Value>{partialScores(q, queryTiles, kt, ropeAt)};
     })[0];
-    Value at = e.add(
-        e.mul(part, e.index(l.blockH * l.blockK)),
-        e.add(e.mul(rt, e.index(kTile * l.blockK)), e.mul(kt, e.index(kTile))));
+    Value tileColumn = e.mul(kt, e.index(kTile));
+    Value tileOffset = e.add(e.mul(rt, e.index(kTile * l.blockK)), tileColumn);
+    Value at = e.add(e.mul(part, e.index(l.blockH * l.blockK)), tileOffset);
     gpu::SubgroupMmaStoreMatrixOp::create(e.b, scores, sStage, ValueRange{at},
                                           e.b.getIndexAttr(l.blockK),
                                           UnitAttr());
@@ -294,11 +298,13 @@ private:
     for (int64_t i = 0; i < perThread; ++i) {
       Value c = e.add(col0, e.index(i));
       Value s = e.constF32(0.0f);
-      for (int64_t q = 0; q < l.scoreSplit; ++q)
+      for (int64_t q = 0; q < l.scoreSplit; ++q) {
+        Value column = e.add(rowBase, c);
         s = e.fadd(s, memref::LoadOp::create(
                           e.b, sStage,
                           ValueRange{e.add(e.index(q * l.blockH * l.blockK),
-                                           e.add(rowBase, c))}));
+                                           column)}));
+      }
       s = e.fmul(s, scale);
       Value valid = cmpI(e, arith::CmpIPredicate::slt, e.add(t0, c), stop);
       s = e.select(valid, s, e.negInf());
@@ -366,9 +372,9 @@ private:
     int64_t columns = kTile / l.threadsPerRow;
     Value rt = arith::DivUIOp::create(e.b, softRow, e.index(kTile));
     Value r = arith::RemUIOp::create(e.b, softRow, e.index(kTile));
-    Value base = e.add(
-        e.mul(rt, e.index(kTile * kTile)),
-        e.add(e.mul(r, e.index(kTile)), e.mul(softPart, e.index(columns))));
+    Value partColumn = e.mul(softPart, e.index(columns));
+    Value rowOffset = e.add(e.mul(r, e.index(kTile)), partColumn);
+    Value base = e.add(e.mul(rt, e.index(kTile * kTile)), rowOffset);
     for (int64_t c = 0; c < columns; ++c)
       memref::StoreOp::create(e.b, value, alphaStage,
                               ValueRange{e.add(base, e.index(c))});
@@ -380,21 +386,19 @@ private:
     Value max = state[outState], sum = state[outState + 1];
     Value has = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
                                       e.constF32(0.0f));
-    Value inverse = e.select(
-        has, e.fdiv(e.constF32(1.0f), e.select(has, sum, e.constF32(1.0f))),
-        e.constF32(0.0f));
+    Value nothing = e.constF32(0.0f);
+    Value safeSum = e.select(has, sum, e.constF32(1.0f));
+    Value inverse = e.select(has, e.fdiv(e.constF32(1.0f), safeSum), nothing);
     gpu::BarrierOp::create(e.b);
     writeRowFactor(inverse);
     Value head = e.add(head0, softRow);
     Value lseTarget = partialO ? partialLse : buf.lse;
     if (lseTarget)
       emitIf(e, cmpI(e, arith::CmpIPredicate::eq, softPart, e.index(0)), [&] {
-        Value lse =
-            e.select(has,
-                     e.fadd(finiteOrZero(e, max),
-                            math::LogOp::create(
-                                e.b, e.select(has, sum, e.constF32(1.0f)))),
-                     e.negInf());
+        Value none = e.negInf();
+        Value logSum =
+            math::LogOp::create(e.b, e.select(has, sum, e.constF32(1.0f)));
+        Value lse = e.select(has, e.fadd(finiteOrZero(e, max), logSum), none);
         if (partialO)
           memref::StoreOp::create(e.b, lse, partialLse,
                                   ValueRange{row.z, row.y, head, split});
@@ -425,8 +429,9 @@ private:
           Value value = memref::LoadOp::create(
               e.b, sStage, ValueRange{e.add(stageBase, idx)});
           Value h = e.add(head0, e.add(e.index(rt * kTile), r));
-          Value d = e.add(e.mul(subgroup, e.index(colTiles * kTile)),
-                          e.add(e.index(n * kTile), c));
+          Value tileColumn = e.add(e.index(n * kTile), c);
+          Value d =
+              e.add(e.mul(subgroup, e.index(colTiles * kTile)), tileColumn);
           if (partialO)
             memref::StoreOp::create(e.b, value, partialO,
                                     ValueRange{row.z, row.y, h, split, d});

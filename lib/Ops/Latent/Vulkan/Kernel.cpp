@@ -47,8 +47,8 @@ public:
     Value x = WorkgroupIdOp::create(e.b, 0);
     Value chunk = arith::RemUIOp::create(e.b, x, e.index(l.headChunks));
     split = arith::DivUIOp::create(e.b, x, e.index(l.headChunks));
-    row = findRow(e, p, buf, WorkgroupIdOp::create(e.b, 1),
-                  WorkgroupIdOp::create(e.b, 2));
+    Value idZ = WorkgroupIdOp::create(e.b, 2);
+    row = findRow(e, p, buf, WorkgroupIdOp::create(e.b, 1), idZ);
     thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
     lane = arith::RemUIOp::create(e.b, thread, e.index(l.headLanes));
     Value slot = arith::DivUIOp::create(e.b, thread, e.index(l.headLanes));
@@ -58,8 +58,9 @@ public:
     readHead = e.min(head, e.index(p.numHeads - 1));
     loadQueries();
 
+    Value splits = e.index(l.numSplits);
     Value per = arith::DivUIOp::create(
-        e.b, e.add(row.end, e.index(l.numSplits - 1)), e.index(l.numSplits));
+        e.b, e.add(row.end, e.index(l.numSplits - 1)), splits);
     begin = e.min(row.end, e.mul(split, per));
     end = e.min(row.end, e.add(begin, per));
 
@@ -97,7 +98,8 @@ private:
         Value inside = cmpI(e, arith::CmpIPredicate::slt, d, e.index(dims));
         Value safe = e.min(d, e.index(dims - 1));
         Value q = loadF32(e, buffer, headIndices(p, row, readHead, safe));
-        queries.push_back(e.select(inside, e.fmul(q, scale), e.constF32(0.0f)));
+        Value outside = e.constF32(0.0f);
+        queries.push_back(e.select(inside, e.fmul(q, scale), outside));
       }
     };
     load(buf.qLatent, p.latentDim, l.latentPerLane());
@@ -113,12 +115,13 @@ private:
       forEachShared(e, l.threads, thread, l.blockK * dims, [&](Value i) {
         Value u = arith::DivUIOp::create(e.b, i, e.index(dims));
         Value d = arith::RemUIOp::create(e.b, i, e.index(dims));
-        Value t = e.min(e.add(t0, u), e.sub(end, e.index(1)));
+        Value lastToken = e.sub(end, e.index(1));
+        Value t = e.min(e.add(t0, u), lastToken);
         CacheRow c = cacheRow(e, p, buf, row, t);
         Value v = rope ? loadF32(e, c.rope, ropeIndex(e, c, d))
                        : loadF32(e, c.latent, c.latentIndex(d));
-        Value at =
-            e.add(e.mul(u, e.index(l.width())), e.add(d, e.index(offset)));
+        Value column = e.add(d, e.index(offset));
+        Value at = e.add(e.mul(u, e.index(l.width())), column);
         memref::StoreOp::create(e.b, v, shared, ValueRange{at});
       });
     };
@@ -129,7 +132,8 @@ private:
   }
 
   Value staged(int64_t u, int64_t offset, int64_t j) {
-    Value at = e.add(latentDim(j), e.index(u * l.width() + offset));
+    Value rowOffset = e.index(u * l.width() + offset);
+    Value at = e.add(latentDim(j), rowOffset);
     return memref::LoadOp::create(e.b, shared, ValueRange{at});
   }
 
@@ -179,9 +183,9 @@ private:
     Value max = state[0], sum = state[1];
     Value has = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
                                       e.constF32(0.0f));
-    Value inverse = e.select(
-        has, e.fdiv(e.constF32(1.0f), e.select(has, sum, e.constF32(1.0f))),
-        e.constF32(0.0f));
+    Value nothing = e.constF32(0.0f);
+    Value safeSum = e.select(has, sum, e.constF32(1.0f));
+    Value inverse = e.select(has, e.fdiv(e.constF32(1.0f), safeSum), nothing);
     for (int64_t j = 0; j < l.latentPerLane(); ++j) {
       Value d = latentDim(j);
       auto store = [&] {
@@ -202,12 +206,10 @@ private:
     if (!lseValue)
       return;
     emitIf(e, cmpI(e, arith::CmpIPredicate::eq, lane, e.index(0)), [&] {
-      Value lse =
-          e.select(has,
-                   e.fadd(finiteOrZero(e, max),
-                          math::LogOp::create(
-                              e.b, e.select(has, sum, e.constF32(1.0f)))),
-                   e.negInf());
+      Value none = e.negInf();
+      Value logSum =
+          math::LogOp::create(e.b, e.select(has, sum, e.constF32(1.0f)));
+      Value lse = e.select(has, e.fadd(finiteOrZero(e, max), logSum), none);
       if (partialO)
         memref::StoreOp::create(e.b, lse, partialLse,
                                 ValueRange{row.z, row.y, head, split});
@@ -257,9 +259,9 @@ void buildCombine(OpBuilder &b, Location loc, const VulkanMlaPlan &p,
       })[0];
   Value has = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
                                     e.constF32(0.0f));
-  Value inverse = e.select(
-      has, e.fdiv(e.constF32(1.0f), e.select(has, sum, e.constF32(1.0f))),
-      e.constF32(0.0f));
+  Value nothing = e.constF32(0.0f);
+  Value safeSum = e.select(has, sum, e.constF32(1.0f));
+  Value inverse = e.select(has, e.fdiv(e.constF32(1.0f), safeSum), nothing);
   forEachShared(e, l.combineThreads, thread, p.latentDim, [&](Value d) {
     Value acc = e.forLoop(
         zero, splits, one, {e.constF32(0.0f)}, [&](Value s, ValueRange a) {
@@ -273,11 +275,10 @@ void buildCombine(OpBuilder &b, Location loc, const VulkanMlaPlan &p,
   if (!lse)
     return;
   emitIf(e, cmpI(e, arith::CmpIPredicate::eq, thread, zero), [&] {
-    Value value = e.select(
-        has,
-        e.fadd(shift,
-               math::LogOp::create(e.b, e.select(has, sum, e.constF32(1.0f)))),
-        e.negInf());
+    Value none = e.negInf();
+    Value logSum =
+        math::LogOp::create(e.b, e.select(has, sum, e.constF32(1.0f)));
+    Value value = e.select(has, e.fadd(shift, logSum), none);
     memref::StoreOp::create(e.b, value, lse, lseIndices(p, row, head));
   });
 }
