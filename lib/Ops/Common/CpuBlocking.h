@@ -24,9 +24,11 @@ inline int64_t cpuBlockCols(int64_t lanes) { return lanes >= 16 ? 4 : 2; }
 inline void forRowBlocks(Emitter &e, int64_t total, int64_t blockRows,
                          function_ref<void(Value, int64_t)> body) {
   int64_t full = total / blockRows * blockRows;
-  if (full > 0)
-    e.forLoop(e.index(0), e.index(full), e.index(blockRows),
-              [&](Value r0) { body(r0, blockRows); });
+  if (full > 0) {
+    Value step = e.index(blockRows);
+    Value end = e.index(full);
+    e.forLoop(e.index(0), end, step, [&](Value r0) { body(r0, blockRows); });
+  }
   if (full < total)
     body(e.index(full), total - full);
 }

@@ -20,7 +20,8 @@ inline Value emitSequenceEdge(Emitter &e, Value cuSeqlens, Value i,
   Value raw = arith::IndexCastOp::create(
       e.b, e.b.getIndexType(),
       memref::LoadOp::create(e.b, cuSeqlens, ValueRange{i}));
-  return e.min(e.max(raw, e.index(0)), e.index(seq));
+  Value seqLength = e.index(seq);
+  return e.min(e.max(raw, e.index(0)), seqLength);
 }
 
 } // namespace mlir::ejk

@@ -122,16 +122,18 @@ private:
       if (t)
         zeroTransposed(t);
     if (gS)
-      for (int64_t s = 0; s < cPad; s += p.lanes)
-        storeVec(e.splatF32(0.0f), gS, {e.index(s)});
+      for (int64_t s = 0; s < cPad; s += p.lanes) {
+        Value column = e.index(s);
+        storeVec(e.splatF32(0.0f), gS, {column});
+      }
     forEachChunk([&](Value c0, Value len) {
       loadChunk(c0, len);
       if (p.decayed())
         decayFactors(len);
       if (p.decay == DeltaDecay::PerKey) {
+        Value bound = e.constF32(-kFactorBound);
         Value factor = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGE,
-                                             minOverKeys(bS, len),
-                                             e.constF32(-kFactorBound));
+                                             minOverKeys(bS, len), bound);
         ifThen(e, factor, [&] {
           unDecayKeys();
           scores(qG, kG, /*exact=*/false);
@@ -200,14 +202,15 @@ private:
               continue;
             Value a =
                 e.readVector(buf.decay, {batchIdx, row, head, col}, kInBounds);
-            storeVec(e.fadd(loadVec(bS, {t, col}), e.select(valid, a, zeroVec)),
-                     bS, {next, col});
+            Value added = e.select(valid, a, zeroVec);
+            storeVec(e.fadd(loadVec(bS, {t, col}), added), bS, {next, col});
           }
           for (int64_t vv = 0; vv < vVectors; ++vv) {
             Value v = e.readVector(buf.value,
                                    {batchIdx, row, kvHead, e.add(v0, vCol(vv))},
                                    vInBounds);
-            storeVec(e.select(valid, v, zeroVec), uS, {t, vCol(vv)});
+            Value column = vCol(vv);
+            storeVec(e.select(valid, v, zeroVec), uS, {t, column});
           }
           Value beta = e.toF32(load(buf.beta, {batchIdx, row, head}));
           memref::StoreOp::create(e.b, e.select(valid, beta, zeroF), betaS,
@@ -242,9 +245,10 @@ private:
       for (int64_t kv = 0; kv < kPad; kv += p.lanes)
         storeVec(d, decayLast, {e.index(kv)});
     } else {
-      for (int64_t kv = 0; kv < kPad; kv += p.lanes)
-        storeVec(e.exp(loadVec(bS, {len, e.index(kv)})), decayLast,
-                 {e.index(kv)});
+      for (int64_t kv = 0; kv < kPad; kv += p.lanes) {
+        Value column = e.index(kv);
+        storeVec(e.exp(loadVec(bS, {len, e.index(kv)})), decayLast, {column});
+      }
     }
     e.forLoop(zero, e.index(p.chunk), one, [&](Value t) {
       Value next = e.add(t, one);
@@ -276,9 +280,8 @@ private:
       for (int64_t s = 0; s < cPad; s += p.lanes) {
         Value col = e.index(s);
         Value bv = loadVec(bT, {k, col});
-        storeVec(e.fmul(loadVec(kT, {k, col}),
-                        e.exp(arith::NegFOp::create(e.b, bv))),
-                 kT, {k, col});
+        Value unGate = e.exp(arith::NegFOp::create(e.b, bv));
+        storeVec(e.fmul(loadVec(kT, {k, col}), unGate), kT, {k, col});
       }
     });
   }
@@ -321,8 +324,9 @@ private:
         for (int64_t r = 0; r < rows; ++r) {
           Value pScore = acc[r], g = acc[rows + r];
           if (gS) {
+            Value stepGates = loadVec(gS, {s0});
             Value exponent =
-                e.fsub(e.broadcast(load(gS, {tRows[r]})), loadVec(gS, {s0}));
+                e.fsub(e.broadcast(load(gS, {tRows[r]})), stepGates);
             Value ratio =
                 e.exp(arith::MinNumFOp::create(e.b, exponent, zeroVec));
             pScore = e.fmul(pScore, ratio);
@@ -334,8 +338,9 @@ private:
           storeVec(e.select(cmp(e, arith::CmpIPredicate::sle, steps, t), pScore,
                             zeroVec),
                    aP, {tRows[r], s0});
-          storeVec(e.select(cmp(e, arith::CmpIPredicate::slt, steps, t),
-                            e.fmul(g, negBeta), zeroVec),
+          Value scaled = e.fmul(g, negBeta);
+          storeVec(e.select(cmp(e, arith::CmpIPredicate::slt, steps, t), scaled,
+                            zeroVec),
                    aN, {tRows[r], s0});
         }
       });
@@ -361,8 +366,9 @@ private:
           Value beta = e.broadcast(load(betaS, {tRows[r]}));
           for (int64_t c = 0; c < cols; ++c) {
             Value v = loadVec(uS, {tRows[r], vCol(vv0 + c)});
+            Value column = vCol(vv0 + c);
             storeVec(e.fmul(beta, e.fsub(v, acc[r * cols + c])), uS,
-                     {tRows[r], vCol(vv0 + c)});
+                     {tRows[r], column});
           }
         }
       });

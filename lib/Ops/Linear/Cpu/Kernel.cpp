@@ -125,9 +125,9 @@ private:
         // A chunk whose decay stays within exp(-kFactorBound) in every key
         // dim factors its gate ratios: A = (q exp(B)) (k exp(-B))^T, one
         // matmul; stronger decay takes the exact ratio per element.
+        Value bound = e.constF32(-kFactorBound);
         Value factor = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGE,
-                                             minOverKeys(bS, len),
-                                             e.constF32(-kFactorBound));
+                                             minOverKeys(bS, len), bound);
         ifThen(e, factor, [&] {
           unGateKeys();
           scores(qG, /*exact=*/false);
@@ -139,9 +139,9 @@ private:
       if (p.hasGv) {
         valueGateFactors(len);
         // The same choice for the value gate, over the block's columns.
+        Value bound = e.constF32(-kFactorBound);
         Value factor = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGE,
-                                             minLastValueGate(len),
-                                             e.constF32(-kFactorBound));
+                                             minLastValueGate(len), bound);
         ifThen(e, factor, [&] { outputs(c0, len, /*exactValues=*/false); });
         ifThen(e, notOf(e, factor),
                [&] { outputs(c0, len, /*exactValues=*/true); });
@@ -199,16 +199,18 @@ private:
       for (int64_t vv = 0; vv < vVectors; ++vv) {
         Value v = e.readVector(
             buf.value, {batchIdx, row, kvHead, e.add(v0, vCol(vv))}, vInBounds);
+        Value column = vCol(vv);
         vector::StoreOp::create(e.b, e.select(valid, v, zeroVec), vS,
-                                ValueRange{t, vCol(vv)});
+                                ValueRange{t, column});
         if (!p.hasGv)
           continue;
         Value gv = e.readVector(
             buf.gv, {batchIdx, row, head, e.add(v0, vCol(vv))}, vInBounds);
         Value prev =
             vector::LoadOp::create(e.b, e.vf32, dS, ValueRange{t, vCol(vv)});
+        Value nextColumn = vCol(vv);
         vector::StoreOp::create(e.b, e.fadd(prev, e.select(valid, gv, zeroVec)),
-                                dS, ValueRange{next, vCol(vv)});
+                                dS, ValueRange{next, nextColumn});
       }
       // Transposed keys and gates: the scores stream vectors of steps.
       e.forLoop(zero, e.index(p.dimK), one, [&](Value k) {
@@ -302,8 +304,9 @@ private:
               return next;
             });
         for (int64_t r = 0; r < rows; ++r) {
-          Value causal = cmp(e, arith::CmpIPredicate::sle, e.laneIndices(s0),
-                             e.broadcast(e.toI32(tRows[r])));
+          Value rowStep = e.broadcast(e.toI32(tRows[r]));
+          Value causal =
+              cmp(e, arith::CmpIPredicate::sle, e.laneIndices(s0), rowStep);
           vector::StoreOp::create(e.b,
                                   e.select(causal, acc[r], e.splatF32(0.0f)),
                                   aS, ValueRange{tRows[r], s0});
@@ -319,8 +322,8 @@ private:
     for (int64_t vv = 0; vv < vVectors; ++vv) {
       Value last =
           vector::LoadOp::create(e.b, e.vf32, dS, ValueRange{len, vCol(vv)});
-      vector::StoreOp::create(e.b, e.exp(last), decayLastV,
-                              ValueRange{vCol(vv)});
+      Value column = vCol(vv);
+      vector::StoreOp::create(e.b, e.exp(last), decayLastV, ValueRange{column});
     }
     e.forLoop(zero, e.index(p.chunk), one, [&](Value t) {
       Value next = e.add(t, one);
@@ -331,12 +334,15 @@ private:
             vector::LoadOp::create(e.b, e.vf32, dS, ValueRange{len, vCol(vv)});
         Value v =
             vector::LoadOp::create(e.b, e.vf32, vS, ValueRange{t, vCol(vv)});
+        Value gatedColumn = vCol(vv);
         vector::StoreOp::create(e.b, e.fmul(v, e.exp(e.fsub(last, dt))), vG,
-                                ValueRange{t, vCol(vv)});
+                                ValueRange{t, gatedColumn});
+        Value bound = e.splatF32(kFactorBound);
         Value bounded = arith::MinNumFOp::create(
-            e.b, arith::NegFOp::create(e.b, dt), e.splatF32(kFactorBound));
+            e.b, arith::NegFOp::create(e.b, dt), bound);
+        Value unGatedColumn = vCol(vv);
         vector::StoreOp::create(e.b, e.fmul(v, e.exp(bounded)), vU,
-                                ValueRange{t, vCol(vv)});
+                                ValueRange{t, unGatedColumn});
       }
     });
   }
@@ -430,8 +436,9 @@ private:
       for (int64_t r = 0; r < rows; ++r) {
         Value a = e.broadcast(scoreOf(s, r));
         for (int64_t c = 0; c < cols; ++c) {
+          Value exponentCap = e.splatF32(0.0f);
           Value ratio = e.exp(arith::MinNumFOp::create(
-              e.b, e.fsub(dt[r * cols + c], ds[c]), e.splatF32(0.0f)));
+              e.b, e.fsub(dt[r * cols + c], ds[c]), exponentCap));
           next.push_back(e.fma(a, e.fmul(vs[c], ratio), acc[r * cols + c]));
         }
       }
