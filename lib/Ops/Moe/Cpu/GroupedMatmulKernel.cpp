@@ -52,7 +52,8 @@ public:
     zero = e.index(0);
     one = e.index(1);
     n0 = e.mul(nBlock, e.index(p.blockN));
-    cols = e.min(e.index(p.blockN), e.sub(e.index(p.n), n0));
+    Value colsLeft = e.sub(e.index(p.n), n0);
+    cols = e.min(e.index(p.blockN), colsLeft);
     // Scratch at the entry, outside every branch: static stack slots.
     cTile = e.scratch({tile.paddedRows(p.blockM), p.blockN});
     packed = e.scratch({p.blockN / tile.cols(), p.packedRows(), tile.cols()});
@@ -77,11 +78,12 @@ private:
     // The tile of a segment [start, end) whose first tile is number
     // `tiles`: (hit, begin, end, tiles after the segment).
     auto segment = [&](Value start, Value end, Value tiles) {
-      Value count =
-          e.div(e.add(e.sub(end, start), e.index(p.blockM - 1)), blockM);
+      Value roundUp = e.index(p.blockM - 1);
+      Value count = e.div(e.add(e.sub(end, start), roundUp), blockM);
       Value rel = e.sub(x, tiles);
-      Value hit = andI(e, cmpI(e, arith::CmpIPredicate::sge, rel, zero),
-                       cmpI(e, arith::CmpIPredicate::slt, rel, count));
+      Value beforeEnd = cmpI(e, arith::CmpIPredicate::slt, rel, count);
+      Value hit =
+          andI(e, cmpI(e, arith::CmpIPredicate::sge, rel, zero), beforeEnd);
       Value begin = e.add(start, e.mul(rel, blockM));
       return std::array<Value, 4>{hit, begin, e.min(e.add(begin, blockM), end),
                                   e.add(tiles, count)};
@@ -93,9 +95,10 @@ private:
           Value end = groupEnd(e, buf.groupSizes, g, start, p.rows);
           auto [hit, begin, tileEnd, tiles] = segment(start, end, it[1]);
           Value l = e.sub(g, offset);
-          Value isLocal = andI(
-              e, cmpI(e, arith::CmpIPredicate::sge, l, zero),
-              cmpI(e, arith::CmpIPredicate::slt, l, e.index(p.localGroups)));
+          Value belowLocalGroups =
+              cmpI(e, arith::CmpIPredicate::slt, l, e.index(p.localGroups));
+          Value isLocal = andI(e, cmpI(e, arith::CmpIPredicate::sge, l, zero),
+                               belowLocalGroups);
           Value owner = e.select(isLocal, l, none);
           return SmallVector<Value>{end, tiles, e.select(hit, owner, it[2]),
                                     e.select(hit, begin, it[3]),
@@ -113,12 +116,14 @@ private:
   void multiplyTile() {
     zeroScratch(e, cTile, tile.paddedRows(p.blockM), p.blockN);
     Value numRows = e.sub(rowEnd, rowBegin);
-    Value panels =
-        e.div(e.add(cols, e.index(tile.cols() - 1)), e.index(tile.cols()));
-    Value blocks =
-        e.div(e.add(numRows, e.index(tile.rows - 1)), e.index(tile.rows));
-    e.forLoop(zero, e.index(p.k), e.index(p.blockK), [&](Value k0) {
-      Value kCount = e.min(e.index(p.blockK), e.sub(e.index(p.k), k0));
+    Value tileCols = e.index(tile.cols());
+    Value panels = e.div(e.add(cols, e.index(tile.cols() - 1)), tileCols);
+    Value tileRows = e.index(tile.rows);
+    Value blocks = e.div(e.add(numRows, e.index(tile.rows - 1)), tileRows);
+    Value blockK = e.index(p.blockK);
+    e.forLoop(zero, e.index(p.k), blockK, [&](Value k0) {
+      Value kLeft = e.sub(e.index(p.k), k0);
+      Value kCount = e.min(e.index(p.blockK), kLeft);
       packPanels(k0, kCount, panels);
       copyRows(k0, kCount, numRows);
       e.forLoop(zero, panels, one, [&](Value panel) {
@@ -156,7 +161,8 @@ private:
     // step reads zeros (or the next step's values): both reach only
     // columns or packed rows that are never used.
     bool inBounds = p.k % p.lanes == 0 && p.blockK % p.lanes == 0;
-    Value blocks = e.div(e.add(kCount, e.index(p.lanes - 1)), e.index(p.lanes));
+    Value lanes = e.index(p.lanes);
+    Value blocks = e.div(e.add(kCount, e.index(p.lanes - 1)), lanes);
     e.forLoop(zero, panels, one, [&](Value panel) {
       Value col0 = e.add(n0, e.mul(panel, e.index(width)));
       e.forLoop(zero, blocks, one, [&](Value block) {
@@ -164,7 +170,8 @@ private:
         for (int64_t c = 0; c < width; c += p.lanes) {
           SmallVector<Value> rows;
           for (int64_t l = 0; l < p.lanes; ++l) {
-            Value j = e.min(e.add(col0, e.index(c + l)), e.index(p.n - 1));
+            Value lastColumn = e.index(p.n - 1);
+            Value j = e.min(e.add(col0, e.index(c + l)), lastColumn);
             rows.push_back(readWeights({local, j, e.add(k0, kk)}, inBounds));
           }
           transposeSquare(rows);
@@ -215,8 +222,8 @@ private:
   /// register block broadcasts from stay in distinct L1 sets.
   void copyRows(Value k0, Value kCount, Value numRows) {
     bool inBounds = p.k % p.lanes == 0 && p.blockK % p.lanes == 0;
-    Value vectors =
-        e.div(e.add(kCount, e.index(p.lanes - 1)), e.index(p.lanes));
+    Value lanes = e.index(p.lanes);
+    Value vectors = e.div(e.add(kCount, e.index(p.lanes - 1)), lanes);
     e.forLoop(zero, numRows, one, [&](Value r) {
       Value row = e.add(rowBegin, r);
       e.forLoop(zero, vectors, one, [&](Value v) {
@@ -263,7 +270,8 @@ private:
   /// with i8 weights C is scaled per column first.
   void storeTile(bool fromScratch) {
     bool inBounds = p.n % p.lanes == 0;
-    Value vectors = e.div(e.add(cols, e.index(p.lanes - 1)), e.index(p.lanes));
+    Value lanes = e.index(p.lanes);
+    Value vectors = e.div(e.add(cols, e.index(p.lanes - 1)), lanes);
     e.forLoop(zero, e.sub(rowEnd, rowBegin), one, [&](Value r) {
       Value row = e.add(rowBegin, r);
       e.forLoop(zero, vectors, one, [&](Value v) {

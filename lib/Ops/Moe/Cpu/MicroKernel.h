@@ -21,19 +21,19 @@ inline SmallVector<Value>
 emitMicroKernel(Emitter &e, const CpuMicroTile &tile, Value count,
                 ValueRange acc, function_ref<Value(Value, int64_t)> loadB,
                 function_ref<Value(Value, int64_t)> loadA) {
-  return e.forLoop(
-      e.index(0), count, e.index(1), acc, [&](Value kk, ValueRange acc) {
-        SmallVector<Value> b;
-        for (int64_t v = 0; v < tile.vectors; ++v)
-          b.push_back(loadB(kk, v));
-        SmallVector<Value> next;
-        for (int64_t r = 0; r < tile.rows; ++r) {
-          Value a = e.broadcast(loadA(kk, r));
-          for (int64_t v = 0; v < tile.vectors; ++v)
-            next.push_back(e.fma(a, b[v], acc[r * tile.vectors + v]));
-        }
-        return next;
-      });
+  Value one = e.index(1);
+  return e.forLoop(e.index(0), count, one, acc, [&](Value kk, ValueRange acc) {
+    SmallVector<Value> b;
+    for (int64_t v = 0; v < tile.vectors; ++v)
+      b.push_back(loadB(kk, v));
+    SmallVector<Value> next;
+    for (int64_t r = 0; r < tile.rows; ++r) {
+      Value a = e.broadcast(loadA(kk, r));
+      for (int64_t v = 0; v < tile.vectors; ++v)
+        next.push_back(e.fma(a, b[v], acc[r * tile.vectors + v]));
+    }
+    return next;
+  });
 }
 
 /// Emits `if (cond) thenBody() else elseBody()` with no results (no else
@@ -74,8 +74,10 @@ inline Value loadGroupOffset(Emitter &e, Value groupOffset) {
 /// (<= rows): a negative size counts as 0, the end is cut at `rows`.
 inline Value groupEnd(Emitter &e, Value groupSizes, Value g, Value start,
                       int64_t rows) {
-  Value size = e.max(loadIndex(e, groupSizes, g), e.index(0));
-  return e.min(e.add(start, size), e.index(rows));
+  Value zero = e.index(0);
+  Value size = e.max(loadIndex(e, groupSizes, g), zero);
+  Value rowCount = e.index(rows);
+  return e.min(e.add(start, size), rowCount);
 }
 
 /// Sets `count` x `cols` f32 (cols a multiple of the lanes) of `scratch`
@@ -83,8 +85,12 @@ inline Value groupEnd(Emitter &e, Value groupSizes, Value g, Value start,
 inline void zeroScratch(Emitter &e, Value scratch, int64_t count,
                         int64_t cols) {
   Value zero = e.splatF32(0.0f);
-  e.forLoop(e.index(0), e.index(count), e.index(1), [&](Value r) {
-    e.forLoop(e.index(0), e.index(cols), e.index(e.lanes), [&](Value c) {
+  Value one = e.index(1);
+  Value rowCount = e.index(count);
+  e.forLoop(e.index(0), rowCount, one, [&](Value r) {
+    Value lanes = e.index(e.lanes);
+    Value columnCount = e.index(cols);
+    e.forLoop(e.index(0), columnCount, lanes, [&](Value c) {
       vector::StoreOp::create(e.b, zero, scratch, ValueRange{r, c});
     });
   });

@@ -47,8 +47,10 @@ public:
     one = e.index(1);
     i0 = e.mul(kBlock, e.index(p.blockK));
     n0 = e.mul(nBlock, e.index(p.blockN));
-    kCount = e.min(e.index(p.blockK), e.sub(e.index(p.k), i0));
-    cols = e.min(e.index(p.blockN), e.sub(e.index(p.n), n0));
+    Value kLeft = e.sub(e.index(p.k), i0);
+    kCount = e.min(e.index(p.blockK), kLeft);
+    Value colsLeft = e.sub(e.index(p.n), n0);
+    cols = e.min(e.index(p.blockN), colsLeft);
     cTile = e.scratch({tile.paddedRows(p.blockK), p.blockN});
     lTile = e.scratch({p.blockM, lWidth});
     rTile = e.scratch({p.blockM, p.blockN});
@@ -56,10 +58,11 @@ public:
     std::pair<Value, Value> rows = groupRows();
     Value begin = rows.first, end = rows.second;
     zeroScratch(e, cTile, tile.paddedRows(p.blockK), p.blockN);
-    Value panels =
-        e.div(e.add(cols, e.index(tile.cols() - 1)), e.index(tile.cols()));
+    Value tileCols = e.index(tile.cols());
+    Value panels = e.div(e.add(cols, e.index(tile.cols() - 1)), tileCols);
     e.forLoop(begin, end, e.index(p.blockM), [&](Value r0) {
-      Value steps = e.min(e.index(p.blockM), e.sub(end, r0));
+      Value rowsLeft = e.sub(end, r0);
+      Value steps = e.min(e.index(p.blockM), rowsLeft);
       stage(r0, steps, panels);
       e.forLoop(zero, panels, one, [&](Value panel) {
         Value c0 = e.mul(panel, e.index(tile.cols()));
@@ -93,7 +96,8 @@ private:
   /// masked reads fill it with zeros.
   void stage(Value r0, Value steps, Value panels) {
     auto vectorsOf = [&](Value count) {
-      return e.div(e.add(count, e.index(p.lanes - 1)), e.index(p.lanes));
+      Value lanes = e.index(p.lanes);
+      return e.div(e.add(count, e.index(p.lanes - 1)), lanes);
     };
     bool kWhole = p.k % p.lanes == 0, nWhole = p.n % p.lanes == 0;
     Value lVectors = kWhole ? vectorsOf(kCount) : e.index(lWidth / p.lanes);
@@ -145,7 +149,8 @@ private:
   /// out[group, k tile, n tile] = C + existing_out.
   void storeTile() {
     bool inBounds = p.n % p.lanes == 0;
-    Value vectors = e.div(e.add(cols, e.index(p.lanes - 1)), e.index(p.lanes));
+    Value lanes = e.index(p.lanes);
+    Value vectors = e.div(e.add(cols, e.index(p.lanes - 1)), lanes);
     e.forLoop(zero, kCount, one, [&](Value i) {
       Value row = e.add(i0, i);
       e.forLoop(zero, vectors, one, [&](Value v) {

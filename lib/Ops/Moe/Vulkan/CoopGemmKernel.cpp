@@ -102,17 +102,25 @@ public:
         SmallVector<Value> aTiles, bTiles;
         for (int64_t i = 0; i < l.tilesM; ++i) {
           Value m = e.add(mBase, e.index(i * kTile));
-          Value offset = l.order.aReductionInner
-                             ? e.add(e.mul(m, e.index(aStride)), e.index(kk))
-                             : e.add(e.index(kk * aStride), m);
+          Value offset;
+          if (l.order.aReductionInner) {
+            Value reduction = e.index(kk);
+            offset = e.add(e.mul(m, e.index(aStride)), reduction);
+          } else {
+            offset = e.add(e.index(kk * aStride), m);
+          }
           aTiles.push_back(loadMatrix(e, aType, stages, e.add(aBase, offset),
                                       aStride, !l.order.aReductionInner));
         }
         for (int64_t j = 0; j < l.tilesN; ++j) {
           Value n = e.add(nBase, e.index(j * kTile));
-          Value offset = l.order.bReductionInner
-                             ? e.add(e.mul(n, e.index(bStride)), e.index(kk))
-                             : e.add(e.index(kk * bStride), n);
+          Value offset;
+          if (l.order.bReductionInner) {
+            Value reduction = e.index(kk);
+            offset = e.add(e.mul(n, e.index(bStride)), reduction);
+          } else {
+            offset = e.add(e.index(kk * bStride), n);
+          }
           bTiles.push_back(loadMatrix(e, bType, stages, e.add(bBase, offset),
                                       bStride, l.order.bReductionInner));
         }
@@ -132,7 +140,8 @@ public:
     if (twoStages) {
       // Stage 0 holds the first step; the registers the second. Every
       // thread runs this (the barrier), even for an empty range.
-      storeStep(loadStep(rBegin), e.index(0));
+      Value firstStage = e.index(0);
+      storeStep(loadStep(rBegin), firstStage);
       gpu::BarrierOp::create(e.b);
       inits.append(loadStep(e.add(rBegin, step)));
       // The stage this step reads (0 or 1).
@@ -190,12 +199,13 @@ public:
               ValueRange{e.add(
                   stageBase, e.add(e.mul(row, e.index(outStride / 4)), col))});
           Value m = e.add(mBase, e.add(e.index(i * kTile), row));
-          Value n =
-              e.add(nBase, e.add(e.index(j0 * kTile), e.mul(col, e.index(4))));
-          for (int64_t c = 0; c < 4; ++c)
-            epilogue(m, e.add(n, e.index(c)),
-                     arith::BitcastOp::create(
-                         e.b, e.f32, vector::ExtractOp::create(e.b, vec, c)));
+          Value lane = e.mul(col, e.index(4));
+          Value n = e.add(nBase, e.add(e.index(j0 * kTile), lane));
+          for (int64_t c = 0; c < 4; ++c) {
+            Value value = arith::BitcastOp::create(
+                e.b, e.f32, vector::ExtractOp::create(e.b, vec, c));
+            epilogue(m, e.add(n, e.index(c)), value);
+          }
         });
         gpu::BarrierOp::create(e.b);
       }
@@ -228,8 +238,9 @@ private:
       if (base + l.threads > total)
         idx = e.min(idx, e.index(total - 1));
       Value row = arith::DivUIOp::create(e.b, idx, e.index(width));
-      Value col = e.mul(arith::RemUIOp::create(e.b, idx, e.index(width)),
-                        e.index(kPerVector));
+      Value vectorWords = e.index(kPerVector);
+      Value col =
+          e.mul(arith::RemUIOp::create(e.b, idx, e.index(width)), vectorWords);
       auto [indices, valid] = op.locate(r0, row, col);
       Value flat = e.index(0);
       for (auto [d, index] : llvm::enumerate(indices))
@@ -259,8 +270,9 @@ private:
       if (base + l.threads > total)
         idx = e.min(idx, e.index(total - 1));
       Value row = arith::DivUIOp::create(e.b, idx, e.index(width));
+      Value vectorElements = e.index(2 * kPerVector);
       Value col = e.mul(arith::RemUIOp::create(e.b, idx, e.index(width)),
-                        e.index(2 * kPerVector));
+                        vectorElements);
       auto [indices, valid] = op.locate(r0, row, col);
       Value flat = e.index(0);
       for (auto [d, index] : llvm::enumerate(indices))
@@ -317,8 +329,9 @@ private:
       Value idx = e.add(thread, e.index(base));
       auto store = [&] {
         Value row = arith::DivUIOp::create(e.b, idx, e.index(width));
+        Value two = e.index(2);
         Value col =
-            e.mul(arith::RemUIOp::create(e.b, idx, e.index(width)), e.index(2));
+            e.mul(arith::RemUIOp::create(e.b, idx, e.index(width)), two);
         Value at = e.add(stageBase,
                          e.add(e.mul(row, e.index(stride / kPerVector)), col));
         memref::StoreOp::create(e.b, values[k], stage, ValueRange{at});

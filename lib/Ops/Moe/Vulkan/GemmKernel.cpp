@@ -72,9 +72,10 @@ void mlir::ejk::buildPortableGemm(Emitter &e, const MoeVulkanLayout &l,
         stageOperand(e, l, thread, b, l.order.bReductionInner, l.tileN, bStage,
                      r0);
         gpu::BarrierOp::create(e.b);
+        Value one = e.index(1);
+        Value steps = e.index(l.step);
         SmallVector<Value> next = e.forLoop(
-            e.index(0), e.index(l.step), e.index(1), acc,
-            [&](Value r, ValueRange acc) {
+            e.index(0), steps, one, acc, [&](Value r, ValueRange acc) {
               SmallVector<Value> out(acc.begin(), acc.end()), bv;
               Value aBase = e.mul(r, e.index(l.tileM));
               Value bBase = e.mul(r, e.index(l.tileN));

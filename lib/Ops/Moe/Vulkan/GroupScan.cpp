@@ -23,7 +23,8 @@ static Value cmp(Emitter &e, arith::CmpIPredicate pred, Value x, Value y) {
 }
 
 static Value clamp(Emitter &e, Value x, int64_t lo, int64_t hi) {
-  return e.min(e.max(x, e.index(lo)), e.index(hi));
+  Value upper = e.index(hi);
+  return e.min(e.max(x, e.index(lo)), upper);
 }
 
 GroupScan::GroupScan(Emitter &e, const MoeVulkanPlan &plan, Value thread,
@@ -60,8 +61,10 @@ Value GroupScan::exclusiveScan(Value value, std::optional<int64_t> cap) {
   gpu::BarrierOp::create(e.b);
   for (int64_t d = 1; d < threads; d *= 2) {
     Value mine = loadShared(slot);
-    Value other = loadShared(e.add(e.max(e.sub(thread, e.index(d)), e.index(0)),
-                                   e.index(partialsBase)));
+    Value base = e.index(partialsBase);
+    Value zero = e.index(0);
+    Value other =
+        loadShared(e.add(e.max(e.sub(thread, e.index(d)), zero), base));
     Value sum = e.add(mine, other);
     if (cap)
       sum = e.min(sum, e.index(*cap));
@@ -73,10 +76,13 @@ Value GroupScan::exclusiveScan(Value value, std::optional<int64_t> cap) {
   }
   // The inclusive sum of the thread before (saturated sums cannot be
   // subtracted from).
-  Value before = loadShared(e.add(e.max(e.sub(thread, e.index(1)), e.index(0)),
-                                  e.index(partialsBase)));
+  Value base = e.index(partialsBase);
+  Value zero = e.index(0);
+  Value before =
+      loadShared(e.add(e.max(e.sub(thread, e.index(1)), zero), base));
+  Value none = e.index(0);
   return e.select(cmp(e, arith::CmpIPredicate::sgt, thread, e.index(0)), before,
-                  e.index(0));
+                  none);
 }
 
 void GroupScan::scanStarts() {
@@ -92,8 +98,9 @@ void GroupScan::scanStarts() {
         e.b, e.b.getIndexType(),
         memref::LoadOp::create(e.b, groupSizes,
                                ValueRange{e.min(g, e.index(groups - 1))}));
+    Value clamped = clamp(e, raw, 0, p.rows);
     return e.select(cmp(e, arith::CmpIPredicate::slt, g, e.index(groups)),
-                    clamp(e, raw, 0, p.rows), zero);
+                    clamped, zero);
   };
   // Loops with results must run at least once (maybeEmptyLoop): without
   // groups there is nothing to sum.
@@ -101,14 +108,16 @@ void GroupScan::scanStarts() {
                        : e.forLoop(zero, e.index(run), one, {zero},
                                    [&](Value i, ValueRange acc) {
                                      Value v = size(e.add(first, i));
-                                     return SmallVector<Value>{e.min(
-                                         e.add(acc[0], v), e.index(p.rows))};
+                                     Value rows = e.index(p.rows);
+                                     return SmallVector<Value>{
+                                         e.min(e.add(acc[0], v), rows)};
                                    })[0];
   Value prefix = exclusiveScan(sum, p.rows);
   if (run > 0)
     e.forLoop(zero, e.index(run), one, {prefix}, [&](Value i, ValueRange acc) {
       Value g = e.add(first, i);
-      Value next = e.min(e.add(acc[0], size(g)), e.index(p.rows));
+      Value rows = e.index(p.rows);
+      Value next = e.min(e.add(acc[0], size(g)), rows);
       auto ifOp = scf::IfOp::create(
           e.b, cmp(e, arith::CmpIPredicate::slt, g, e.index(groups)),
           /*withElseRegion=*/false);
@@ -131,14 +140,14 @@ void GroupScan::scanStarts() {
 
 std::pair<Value, Value> GroupScan::localGroupRows(Value local) {
   Value g = e.add(offset, local);
-  Value valid = arith::AndIOp::create(
-      e.b,
-      arith::AndIOp::create(
-          e.b, cmp(e, arith::CmpIPredicate::sge, g, e.index(0)),
-          cmp(e, arith::CmpIPredicate::slt, g, e.index(p.numGroups))),
-      arith::AndIOp::create(
-          e.b, cmp(e, arith::CmpIPredicate::sge, local, e.index(0)),
-          cmp(e, arith::CmpIPredicate::slt, local, e.index(p.localGroups))));
+  Value localBelow =
+      cmp(e, arith::CmpIPredicate::slt, local, e.index(p.localGroups));
+  Value localNonNegative = cmp(e, arith::CmpIPredicate::sge, local, e.index(0));
+  Value localValid = arith::AndIOp::create(e.b, localNonNegative, localBelow);
+  Value groupBelow = cmp(e, arith::CmpIPredicate::slt, g, e.index(p.numGroups));
+  Value groupNonNegative = cmp(e, arith::CmpIPredicate::sge, g, e.index(0));
+  Value groupValid = arith::AndIOp::create(e.b, groupNonNegative, groupBelow);
+  Value valid = arith::AndIOp::create(e.b, groupValid, localValid);
   // A group outside the sizes reads a valid start and is empty.
   Value gc = clamp(e, g, 0, std::max<int64_t>(p.numGroups - 1, 0));
   Value begin = loadShared(gc);
@@ -153,8 +162,8 @@ std::pair<Value, Value> GroupScan::entryRows(Value entry) {
   auto [groupBegin, groupEnd] = localGroupRows(e.sub(entry, e.index(1)));
   Value isFirst = cmp(e, arith::CmpIPredicate::eq, entry, e.index(0));
   Value isLast = cmp(e, arith::CmpIPredicate::eq, entry, e.index(last));
-  Value begin =
-      e.select(isFirst, e.index(0), e.select(isLast, coveredEnd, groupBegin));
+  Value laterBegin = e.select(isLast, coveredEnd, groupBegin);
+  Value begin = e.select(isFirst, e.index(0), laterBegin);
   Value end = e.select(isFirst, coveredBegin,
                        e.select(isLast, e.index(p.rows), groupEnd));
   return {begin, end};
@@ -172,7 +181,8 @@ std::array<Value, 3> GroupScan::findTile(Value item) {
     e.b.setInsertionPoint(init.thenBlock()->getTerminator());
     storeShared(zero, e.index(foundBase));
     storeShared(zero, e.index(foundBase + 1));
-    storeShared(e.index(-1), e.index(foundBase + 2));
+    Value groupSlot = e.index(foundBase + 2);
+    storeShared(e.index(-1), groupSlot);
   }
   scanStarts();
 
@@ -181,8 +191,10 @@ std::array<Value, 3> GroupScan::findTile(Value item) {
   // Tiles of entry `entry` (0 past the list) and its rows.
   auto tiles = [&](Value entry, Value &begin, Value &end) {
     std::tie(begin, end) = entryRows(entry);
-    Value count = arith::DivUIOp::create(
-        e.b, e.add(e.sub(end, begin), e.index(tileM - 1)), e.index(tileM));
+    Value tileRows = e.index(tileM);
+    Value roundUp = e.index(tileM - 1);
+    Value count = arith::DivUIOp::create(e.b, e.add(e.sub(end, begin), roundUp),
+                                         tileRows);
     return e.select(cmp(e, arith::CmpIPredicate::slt, entry, e.index(entries)),
                     count, zero);
   };
@@ -207,14 +219,17 @@ std::array<Value, 3> GroupScan::findTile(Value item) {
     {
       OpBuilder::InsertionGuard guard(e.b);
       e.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-      Value rowBegin = e.add(begin, e.mul(e.sub(item, acc[0]), e.index(tileM)));
+      Value tileRows = e.index(tileM);
+      Value rowBegin = e.add(begin, e.mul(e.sub(item, acc[0]), tileRows));
+      Value beforeLast =
+          cmp(e, arith::CmpIPredicate::slt, entry, e.index(p.localGroups + 1));
       Value isGroup = arith::AndIOp::create(
-          e.b, cmp(e, arith::CmpIPredicate::sgt, entry, zero),
-          cmp(e, arith::CmpIPredicate::slt, entry, e.index(p.localGroups + 1)));
+          e.b, cmp(e, arith::CmpIPredicate::sgt, entry, zero), beforeLast);
       storeShared(rowBegin, e.index(foundBase));
       storeShared(end, e.index(foundBase + 1));
-      storeShared(e.select(isGroup, e.sub(entry, one), e.index(-1)),
-                  e.index(foundBase + 2));
+      Value groupSlot = e.index(foundBase + 2);
+      Value noGroup = e.index(-1);
+      storeShared(e.select(isGroup, e.sub(entry, one), noGroup), groupSlot);
     }
     return SmallVector<Value>{e.add(acc[0], t)};
   });

@@ -67,12 +67,13 @@ void mlir::ejk::buildVulkanGroupedMatmulBody(OpBuilder &builder, Location loc,
       arith::CmpIOp::create(e.b, arith::CmpIPredicate::sge, local, e.index(0));
   Value group = e.max(local, e.index(0));
   // Rows of no local group only take the epilogue.
-  Value rEnd = e.select(isGroup, e.index(p.k), e.index(0));
+  Value noReduction = e.index(0);
+  Value rEnd = e.select(isGroup, e.index(p.k), noReduction);
 
   GemmOperand a{buf.lhs, [&](Value r0, Value m, Value kk) {
                   Value row = e.add(rowBegin, m), k = e.add(r0, kk);
-                  Value valid =
-                      both(e, lt(e, row, rowEnd), lt(e, k, e.index(p.k)));
+                  Value kInside = lt(e, k, e.index(p.k));
+                  Value valid = both(e, lt(e, row, rowEnd), kInside);
                   return std::pair(SmallVector<Value>{inside(e, row, p.rows),
                                                       inside(e, k, p.k)},
                                    valid);
@@ -82,7 +83,8 @@ void mlir::ejk::buildVulkanGroupedMatmulBody(OpBuilder &builder, Location loc,
   if (p.transposeRhs)
     b.locate = [&](Value r0, Value n, Value kk) {
       Value col = e.add(n0, n), k = e.add(r0, kk);
-      Value valid = both(e, lt(e, col, e.index(p.n)), lt(e, k, e.index(p.k)));
+      Value kInside = lt(e, k, e.index(p.k));
+      Value valid = both(e, lt(e, col, e.index(p.n)), kInside);
       return std::pair(
           SmallVector<Value>{group, inside(e, col, p.n), inside(e, k, p.k)},
           valid);
@@ -90,24 +92,26 @@ void mlir::ejk::buildVulkanGroupedMatmulBody(OpBuilder &builder, Location loc,
   else
     b.locate = [&](Value r0, Value kk, Value n) {
       Value col = e.add(n0, n), k = e.add(r0, kk);
-      Value valid = both(e, lt(e, col, e.index(p.n)), lt(e, k, e.index(p.k)));
+      Value kInside = lt(e, k, e.index(p.k));
+      Value valid = both(e, lt(e, col, e.index(p.n)), kInside);
       return std::pair(
           SmallVector<Value>{group, inside(e, k, p.k), inside(e, col, p.n)},
           valid);
     };
-  buildGemm(
-      e, p, thread, a, b, e.index(0), rEnd, [&](Value m, Value n, Value acc) {
-        Value row = e.add(rowBegin, m), col = e.add(n0, n);
-        if (buf.rhsScales) {
-          // i8 weights: the column's scale (the load clamped; rows of no
-          // local group keep their 0).
-          Value scale = memref::LoadOp::create(
-              e.b, buf.rhsScales, ValueRange{group, inside(e, col, p.n)});
-          acc = e.select(isGroup, e.fmul(acc, scale), acc);
-        }
-        storeResult(e, buf, ValueRange{row, col},
-                    both(e, lt(e, row, rowEnd), lt(e, col, e.index(p.n))), acc);
-      });
+  buildGemm(e, p, thread, a, b, e.index(0), rEnd,
+            [&](Value m, Value n, Value acc) {
+              Value row = e.add(rowBegin, m), col = e.add(n0, n);
+              if (buf.rhsScales) {
+                // i8 weights: the column's scale (the load clamped; rows of no
+                // local group keep their 0).
+                Value scale = memref::LoadOp::create(
+                    e.b, buf.rhsScales, ValueRange{group, inside(e, col, p.n)});
+                acc = e.select(isGroup, e.fmul(acc, scale), acc);
+              }
+              Value colInside = lt(e, col, e.index(p.n));
+              storeResult(e, buf, ValueRange{row, col},
+                          both(e, lt(e, row, rowEnd), colInside), acc);
+            });
 }
 
 void mlir::ejk::buildVulkanTransposedGroupedMatmulBody(
@@ -129,25 +133,25 @@ void mlir::ejk::buildVulkanTransposedGroupedMatmulBody(
   // tile, the reduction runs over rows.
   GemmOperand a{buf.lhs, [&](Value r0, Value r, Value i) {
                   Value row = e.add(r0, r), col = e.add(i0, i);
-                  Value valid =
-                      both(e, lt(e, row, rowEnd), lt(e, col, e.index(p.k)));
+                  Value colInside = lt(e, col, e.index(p.k));
+                  Value valid = both(e, lt(e, row, rowEnd), colInside);
                   return std::pair(SmallVector<Value>{inside(e, row, p.rows),
                                                       inside(e, col, p.k)},
                                    valid);
                 }};
   GemmOperand b{buf.rhs, [&](Value r0, Value r, Value j) {
                   Value row = e.add(r0, r), col = e.add(j0, j);
-                  Value valid =
-                      both(e, lt(e, row, rowEnd), lt(e, col, e.index(p.n)));
+                  Value colInside = lt(e, col, e.index(p.n));
+                  Value valid = both(e, lt(e, row, rowEnd), colInside);
                   return std::pair(SmallVector<Value>{inside(e, row, p.rows),
                                                       inside(e, col, p.n)},
                                    valid);
                 }};
-  buildGemm(
-      e, p, thread, a, b, rowBegin, rowEnd, [&](Value m, Value n, Value acc) {
-        Value i = e.add(i0, m), j = e.add(j0, n);
-        storeResult(e, buf, ValueRange{local, i, j},
-                    both(e, lt(e, i, e.index(p.k)), lt(e, j, e.index(p.n))),
-                    acc);
-      });
+  buildGemm(e, p, thread, a, b, rowBegin, rowEnd,
+            [&](Value m, Value n, Value acc) {
+              Value i = e.add(i0, m), j = e.add(j0, n);
+              Value jInside = lt(e, j, e.index(p.n));
+              storeResult(e, buf, ValueRange{local, i, j},
+                          both(e, lt(e, i, e.index(p.k)), jInside), acc);
+            });
 }
