@@ -30,9 +30,9 @@ Value toCacheElement(Emitter &e, Value value, Type elt) {
   if (isa<FloatType>(elt))
     return e.fromF32(f, elt);
   f = math::RoundEvenOp::create(e.b, f);
+  Value highest = e.constF32(127.0f);
   f = arith::MinimumFOp::create(
-      e.b, arith::MaximumFOp::create(e.b, f, e.constF32(-128.0f)),
-      e.constF32(127.0f));
+      e.b, arith::MaximumFOp::create(e.b, f, e.constF32(-128.0f)), highest);
   return arith::FPToSIOp::create(e.b, elt, f);
 }
 
@@ -46,7 +46,8 @@ void buildCopy(OpBuilder &builder, Location loc, int64_t threads,
   int64_t count = share.second;
   ArrayRef<int64_t> shape = cast<MemRefType>(args[0].getType()).getShape();
   int64_t elements = shape[1] * shape[2] * shape[3];
-  e.forLoop(thread, e.index(elements), e.index(count), [&](Value i) {
+  Value step = e.index(count);
+  e.forLoop(thread, e.index(elements), step, [&](Value i) {
     Value d = arith::RemSIOp::create(e.b, i, e.index(shape[3]));
     Value rest = e.div(i, e.index(shape[3]));
     Value b = arith::RemSIOp::create(e.b, rest, e.index(shape[2]));
@@ -71,8 +72,8 @@ void buildScatter(OpBuilder &builder, Location loc, const RaggedPagedProblem &p,
   int64_t count = share.second;
   Value zero = e.index(0), one = e.index(1);
   Value tokens = e.index(p.numTokens);
-  Value live =
-      e.max(zero, e.min(loadIndex(e, args[5], {zero}), e.index(p.numSeqs)));
+  Value numSeqs = e.index(p.numSeqs);
+  Value live = e.max(zero, e.min(loadIndex(e, args[5], {zero}), numSeqs));
   // cu_q_lens clamped non-decreasing into [0, tokens], up to this slot.
   Value start = e.max(zero, e.min(loadIndex(e, args[4], {zero}), tokens));
   start = e.forLoop(zero, seq, one, {start}, [&](Value s, ValueRange it) {
@@ -85,8 +86,8 @@ void buildScatter(OpBuilder &builder, Location loc, const RaggedPagedProblem &p,
   Value isLive =
       arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, seq, live);
   Value qLen = e.select(isLive, e.sub(end, start), zero);
-  Value length =
-      e.max(zero, e.min(loadIndex(e, args[2], {seq}), e.index(p.maxContext())));
+  Value maxContext = e.index(p.maxContext());
+  Value length = e.max(zero, e.min(loadIndex(e, args[2], {seq}), maxContext));
   // Rows that would land before token 0 (length < q_len) are not written.
   Value firstRow = e.max(zero, e.sub(qLen, length));
   Type elt = cast<MemRefType>(args[6].getType()).getElementType();
@@ -97,7 +98,8 @@ void buildScatter(OpBuilder &builder, Location loc, const RaggedPagedProblem &p,
     page = e.max(zero, e.min(page, e.index(p.numPages - 1)));
     Value slot = arith::RemSIOp::create(e.b, position, e.index(p.pageSize));
     Value row = e.add(start, j);
-    e.forLoop(thread, e.index(p.headDim), e.index(count), [&](Value d) {
+    Value step = e.index(count);
+    e.forLoop(thread, e.index(p.headDim), step, [&](Value d) {
       SmallVector<Value> at = p.cacheIndices<Value>(page, slot, kvHead, d);
       for (int k = 0; k < 2; ++k) {
         Value v =

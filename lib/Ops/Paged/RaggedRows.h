@@ -58,7 +58,8 @@ public:
       Value seq = e.div(row, q);
       Value i = arith::RemSIOp::create(e.b, row, q);
       Value length = clampedLength(e, seq, maxContext);
-      Value position1 = e.add(e.sub(length, e.sub(q, i)), e.index(1));
+      Value one = e.index(1);
+      Value position1 = e.add(e.sub(length, e.sub(q, i)), one);
       return {seq, e.max(zero, e.min(position1, length)), {}, {}, {}};
     }
     Value tokens = e.index(p.numTokens);
@@ -74,10 +75,11 @@ public:
           Value prev = it[0];
           Value next = e.max(
               prev, e.min(load(e, buf.cuQLens, e.add(s, e.index(1))), tokens));
-          Value hit = arith::AndIOp::create(
-              e.b,
-              arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle, prev, row),
-              arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, row, next));
+          Value beforeNext =
+              arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, row, next);
+          Value atOrAfterPrev =
+              arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle, prev, row);
+          Value hit = arith::AndIOp::create(e.b, atOrAfterPrev, beforeNext);
           return SmallVector<Value>{next, e.select(hit, s, it[1]),
                                     e.select(hit, prev, it[2]),
                                     e.select(hit, next, it[3])};
@@ -88,12 +90,14 @@ public:
     Value tableRow = e.max(seq, zero);
     Value length = clampedLength(e, tableRow, maxContext);
     // Query i of q_len sits at position length - q_len + i.
-    Value position1 = e.add(e.sub(length, e.sub(hi, row)), e.index(1));
+    Value one = e.index(1);
+    Value position1 = e.add(e.sub(length, e.sub(hi, row)), one);
     Value seen = e.max(zero, e.min(position1, length));
     RaggedRow result{tableRow, e.select(owned, seen, zero), {}, {}, {}};
     if (skipsMultiQuery) {
+      Value two = e.index(2);
       Value several = arith::CmpIOp::create(e.b, arith::CmpIPredicate::sge,
-                                            e.sub(hi, lo), e.index(2));
+                                            e.sub(hi, lo), two);
       result.skip = arith::AndIOp::create(e.b, owned, several);
     }
     if (p.hasScoreBias()) {
@@ -122,12 +126,15 @@ public:
       Value zero = e.index(0), n = e.index(p.qqBiasSize);
       Value last = e.index(p.qqBiasSize - 1);
       auto inRange = [&](Value x) {
-        return arith::AndIOp::create(
-            e.b, arith::CmpIOp::create(e.b, arith::CmpIPredicate::sge, x, zero),
-            arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, x, n));
+        Value belowN =
+            arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, x, n);
+        Value nonNegative =
+            arith::CmpIOp::create(e.b, arith::CmpIPredicate::sge, x, zero);
+        return arith::AndIOp::create(e.b, nonNegative, belowN);
       };
+      Value relInside = inRange(rel);
       Value inside =
-          arith::AndIOp::create(e.b, inRange(row.queryIndex), inRange(rel));
+          arith::AndIOp::create(e.b, inRange(row.queryIndex), relInside);
       Value bias = e.toF32(memref::LoadOp::create(
           e.b, buf.qqBias,
           ValueRange{e.max(zero, e.min(row.queryIndex, last)),
@@ -154,7 +161,8 @@ private:
     return arith::IndexCastOp::create(e.b, e.b.getIndexType(), v);
   }
   Value clampedLength(Emitter &e, Value seq, Value maxContext) const {
-    return e.max(e.index(0), e.min(load(e, buf.kvLens, seq), maxContext));
+    Value upper = e.min(load(e, buf.kvLens, seq), maxContext);
+    return e.max(e.index(0), upper);
   }
 
   const RaggedPagedProblem &p;
@@ -192,7 +200,8 @@ inline Value sinkedOutputScale(Emitter &e, Value max, Value sum, Value sink,
                                float vScale) {
   Value top = e.fmax(max, sink);
   Value f = e.exp(e.fsub(max, top));
-  Value total = e.fadd(e.fmul(sum, f), e.exp(e.fsub(sink, top)));
+  Value sinkWeight = e.exp(e.fsub(sink, top));
+  Value total = e.fadd(e.fmul(sum, f), sinkWeight);
   return e.fdiv(e.fmul(f, e.constF32(vScale)), total);
 }
 

@@ -110,14 +110,18 @@ public:
         Value d = e.index(v * p.lanes);
         Value q = e.readVector(buf.query, rowIndices(buf.query, head, d),
                                (v + 1) * p.lanes <= p.headDim);
+        Value qRow = e.index(h);
         vector::StoreOp::create(
             e.b, e.fmul(q, e.splatF32(p.softmaxScale * p.kScale)), qS,
-            ValueRange{e.index(h), d});
+            ValueRange{qRow, d});
+        Value accRow = e.index(h);
         vector::StoreOp::create(e.b, e.splatF32(0.0f), accS,
-                                ValueRange{e.index(h), d});
+                                ValueRange{accRow, d});
       }
-      memref::StoreOp::create(e.b, e.negInf(), maxS, e.index(h));
-      memref::StoreOp::create(e.b, e.constF32(0.0f), sumS, e.index(h));
+      Value maxRow = e.index(h);
+      memref::StoreOp::create(e.b, e.negInf(), maxS, maxRow);
+      Value sumRow = e.index(h);
+      memref::StoreOp::create(e.b, e.constF32(0.0f), sumS, sumRow);
     }
 
     // Not a structured binding: the loop body captures `end` (a C++20
@@ -180,8 +184,8 @@ private:
       first = e.max(first, e.min(raw, length));
     }
     Value span = e.sub(length, first);
-    Value per =
-        e.div(e.add(span, e.index(p.numSplits - 1)), e.index(p.numSplits));
+    Value splits = e.index(p.numSplits);
+    Value per = e.div(e.add(span, e.index(p.numSplits - 1)), splits);
     Value start = e.min(length, e.add(first, e.mul(split, per)));
     Value end = e.min(length, e.add(start, per));
     return {start, end};
@@ -344,8 +348,9 @@ private:
       Value sum = memref::LoadOp::create(e.b, sumS, hi);
       Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
                                              sum, e.constF32(0.0f));
-      Value inv = e.select(positive, e.fdiv(e.constF32(p.vScale), sum),
-                           e.constF32(0.0f));
+      Value nothing = e.constF32(0.0f);
+      Value inv =
+          e.select(positive, e.fdiv(e.constF32(p.vScale), sum), nothing);
       if (Value sink = sinkLogit(head))
         inv = sinkedOutputScale(e, memref::LoadOp::create(e.b, maxS, hi), sum,
                                 sink, p.vScale);
@@ -353,16 +358,16 @@ private:
         Value d = e.index(v * p.lanes);
         Value acc =
             vector::LoadOp::create(e.b, e.vf32, accS, ValueRange{hi, d});
-        e.writeVector(e.fmul(acc, e.broadcast(inv)), buf.output,
-                      rowIndices(buf.output, head, d),
+        SmallVector<Value> indices = rowIndices(buf.output, head, d);
+        e.writeVector(e.fmul(acc, e.broadcast(inv)), buf.output, indices,
                       (v + 1) * p.lanes <= p.headDim);
       }
       if (buf.lse) {
         Value max = memref::LoadOp::create(e.b, maxS, hi);
         Value lse = e.fadd(max, math::LogOp::create(e.b, sum));
+        SmallVector<Value> indices = pagedLseIndices(e, buf.lse, batch, head);
         memref::StoreOp::create(e.b, e.select(positive, lse, e.negInf()),
-                                buf.lse,
-                                pagedLseIndices(e, buf.lse, batch, head));
+                                buf.lse, indices);
       }
     }
   }
@@ -426,13 +431,14 @@ void buildCombine(OpBuilder &builder, Location loc, const CpuPagedPlan &p,
   auto weight = [&](Value s) { return e.exp(e.fsub(stat(s, 0), shift)); };
   Value sum = e.forLoop(zero, splits, one, {e.constF32(0.0f)},
                         [&](Value s, ValueRange iter) {
+                          Value splitWeight = weight(s);
                           return SmallVector<Value>{
-                              e.fadd(iter[0], e.fmul(stat(s, 1), weight(s)))};
+                              e.fadd(iter[0], e.fmul(stat(s, 1), splitWeight))};
                         })[0];
   Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
                                          e.constF32(0.0f));
-  Value inv =
-      e.select(positive, e.fdiv(e.constF32(p.vScale), sum), e.constF32(0.0f));
+  Value nothing = e.constF32(0.0f);
+  Value inv = e.select(positive, e.fdiv(e.constF32(p.vScale), sum), nothing);
   if (sinks)
     inv = sinkedOutputScale(e, shift, sum, decodeSinkLogit(e, p, sinks, head),
                             p.vScale);
@@ -445,14 +451,15 @@ void buildCombine(OpBuilder &builder, Location loc, const CpuPagedPlan &p,
           return SmallVector<Value>{
               e.fma(e.broadcast(weight(s)), part, acc[0])};
         })[0];
-    e.writeVector(e.fmul(o, e.broadcast(inv)), output,
-                  pagedRowIndices(e, output, batch, head, d),
+    SmallVector<Value> indices = pagedRowIndices(e, output, batch, head, d);
+    e.writeVector(e.fmul(o, e.broadcast(inv)), output, indices,
                   (v + 1) * p.lanes <= p.headDim);
   }
   if (lse) {
     Value value = e.fadd(shift, math::LogOp::create(e.b, sum));
+    SmallVector<Value> indices = pagedLseIndices(e, lse, batch, head);
     memref::StoreOp::create(e.b, e.select(positive, value, e.negInf()), lse,
-                            pagedLseIndices(e, lse, batch, head));
+                            indices);
   }
 }
 

@@ -51,9 +51,9 @@ void mlir::ejk::buildVulkanPagedCombineBody(OpBuilder &b, Location loc,
     sum = e.fadd(sum, e.exp(e.fsub(sink, shift)));
   Value has = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
                                     e.constF32(0.0f));
-  Value inverse = e.select(
-      has, e.fdiv(e.constF32(1.0f), e.select(has, sum, e.constF32(1.0f))),
-      e.constF32(0.0f));
+  Value nothing = e.constF32(0.0f);
+  Value safeSum = e.select(has, sum, e.constF32(1.0f));
+  Value inverse = e.select(has, e.fdiv(e.constF32(1.0f), safeSum), nothing);
   forEachShared(e, l.combineThreads, thread, plan.headDim, [&](Value d) {
     Value acc = e.forLoop(
         zero, splits, one, {e.constF32(0.0f)}, [&](Value s, ValueRange a) {
@@ -62,17 +62,16 @@ void mlir::ejk::buildVulkanPagedCombineBody(OpBuilder &b, Location loc,
                                            ValueRange{batch, head, s, d});
           return SmallVector<Value>{e.fadd(a[0], e.fmul(w, o))};
         })[0];
-    storeF32(e, e.fmul(acc, inverse), output,
-             pagedRowIndices(e, output, batch, head, d));
+    SmallVector<Value> indices = pagedRowIndices(e, output, batch, head, d);
+    storeF32(e, e.fmul(acc, inverse), output, indices);
   });
   if (!lse)
     return;
   emitIf(e, cmpI(e, arith::CmpIPredicate::eq, thread, zero), [&] {
-    Value value = e.select(
-        has,
-        e.fadd(shift,
-               math::LogOp::create(e.b, e.select(has, sum, e.constF32(1.0f)))),
-        e.negInf());
+    Value none = e.negInf();
+    Value logSum =
+        math::LogOp::create(e.b, e.select(has, sum, e.constF32(1.0f)));
+    Value value = e.select(has, e.fadd(shift, logSum), none);
     memref::StoreOp::create(e.b, value, lse,
                             pagedLseIndices(e, lse, batch, head));
   });

@@ -92,10 +92,10 @@ inline Value finiteOrZero(Emitter &e, Value m) {
 inline Value xorReduce(Emitter &e, Value value, bool isMax, int64_t from,
                        int64_t to, int64_t subgroupSize) {
   for (int64_t offset = from; offset < to; offset *= 2) {
-    Value other =
-        gpu::ShuffleOp::create(e.b, value, e.constI32(offset),
-                               e.constI32(subgroupSize), gpu::ShuffleMode::XOR)
-            .getShuffleResult();
+    Value width = e.constI32(subgroupSize);
+    Value other = gpu::ShuffleOp::create(e.b, value, e.constI32(offset), width,
+                                         gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
     value = isMax ? e.fmaxNoNaN(value, other) : e.fadd(value, other);
   }
   return value;
@@ -115,9 +115,12 @@ inline void forEachShared(Emitter &e, int64_t threads, Value thread,
   int64_t full = total / threads * threads;
   if (full == threads)
     body(thread);
-  else if (full > 0)
-    e.forLoop(e.index(0), e.index(full), e.index(threads),
+  else if (full > 0) {
+    Value step = e.index(threads);
+    Value end = e.index(full);
+    e.forLoop(e.index(0), end, step,
               [&](Value base) { body(e.add(base, thread)); });
+  }
   if (full == total)
     return;
   Value i = e.add(thread, e.index(full));

@@ -56,7 +56,8 @@ public:
     chunkHead0 = e.index(0);
     if (l.headChunks > 1) {
       kvHead = divU(e, y, l.headChunks);
-      chunkHead0 = e.mul(remU(e, y, l.headChunks), e.index(l.headChunk));
+      Value chunkHeads = e.index(l.headChunk);
+      chunkHead0 = e.mul(remU(e, y, l.headChunks), chunkHeads);
     }
     thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
     lane = remU(e, thread, l.teamLanes);
@@ -117,12 +118,16 @@ private:
     Value length = e.index(p.maxContext());
     if (raggedLength)
       length = raggedLength;
-    else if (buf.contextLens)
-      length = e.max(e.min(loadIndex(e, buf.contextLens, {batch}), length),
-                     e.index(0));
+    else if (buf.contextLens) {
+      Value zero = e.index(0);
+      length =
+          e.max(e.min(loadIndex(e, buf.contextLens, {batch}), length), zero);
+    }
     Value first = e.index(0);
-    if (p.window)
-      first = e.max(e.sub(length, e.index(*p.window)), e.index(0));
+    if (p.window) {
+      Value zero = e.index(0);
+      first = e.max(e.sub(length, e.index(*p.window)), zero);
+    }
     if (buf.sequenceStarts)
       first = e.max(first,
                     e.min(loadIndex(e, buf.sequenceStarts, {batch}), length));
@@ -146,8 +151,10 @@ private:
   /// Element `j` of this lane's slice of the head dim: contiguous with
   /// 16-byte loads, interleaved (coalesced scalar loads) otherwise.
   Value dimOf(int64_t j) {
-    if (l.vectorElems)
-      return e.add(e.mul(lane, e.index(l.dimPerLane)), e.index(j));
+    if (l.vectorElems) {
+      Value element = e.index(j);
+      return e.add(e.mul(lane, e.index(l.dimPerLane)), element);
+    }
     return e.add(lane, e.index(j * l.teamLanes));
   }
 
@@ -183,8 +190,9 @@ private:
     for (int64_t i = 1; i + 1 < static_cast<int64_t>(at.size()); ++i)
       row = e.add(e.mul(row, e.index(shape[i])), at[i]);
     int64_t perLane = l.dimPerLane / l.vectorElems;
-    Value word = e.add(e.mul(row, e.index(p.headDim / l.vectorElems)),
-                       e.mul(lane, e.index(perLane)));
+    Value laneWord = e.mul(lane, e.index(perLane));
+    Value word =
+        e.add(e.mul(row, e.index(p.headDim / l.vectorElems)), laneWord);
     for (int64_t v = 0; v < perLane; ++v) {
       Value words = memref::LoadOp::create(e.b, view,
                                            ValueRange{e.add(word, e.index(v))});
@@ -203,8 +211,8 @@ private:
   }
   /// Whether chunk head `h` is a head of the group.
   Value headExists(Value h) {
-    return cmpI(e, arith::CmpIPredicate::slt, e.add(chunkHead0, h),
-                e.index(p.groupSize()));
+    Value groupSize = e.index(p.groupSize());
+    return cmpI(e, arith::CmpIPredicate::slt, e.add(chunkHead0, h), groupSize);
   }
 
   void loadQueries() {
@@ -260,7 +268,8 @@ private:
         slot = remU(e, token, p.pageSize);
         page = loadIndex(e, buf.blockTables,
                          {tableRow, divU(e, token, p.pageSize)});
-        page = e.max(e.min(page, e.index(p.numPages - 1)), e.index(0));
+        Value zero = e.index(0);
+        page = e.max(e.min(page, e.index(p.numPages - 1)), zero);
       }
       keys[u] = loadSlice(buf.keyCache, keyView, page, slot);
       values[u] = loadSlice(buf.valueCache, valueView, page, slot);
@@ -278,11 +287,11 @@ private:
         if (buf.ragged)
           score = buf.ragged->addScoreBias(e, raggedRow, queryHead(e.index(h)),
                                            tokenOf[u], score);
-        if (p.softCap)
-          score =
-              e.fmul(e.constF32(*p.softCap),
-                     math::TanhOp::create(
-                         e.b, e.fmul(score, e.constF32(1.0f / *p.softCap))));
+        if (p.softCap) {
+          Value tanh = math::TanhOp::create(
+              e.b, e.fmul(score, e.constF32(1.0f / *p.softCap)));
+          score = e.fmul(e.constF32(*p.softCap), tanh);
+        }
         scores.push_back(e.select(valid[u], score, e.negInf()));
       }
       Value alpha;
@@ -340,9 +349,11 @@ private:
           [&] {
             Value first = cmpI(e, arith::CmpIPredicate::eq, lane, e.index(0));
             for (auto [h, s] : llvm::enumerate(heads))
-              for (int64_t j = 0; j < l.dimPerLane; ++j)
-                write(e.index(h), dimOf(j), s.max, s.sum, s.acc[j],
+              for (int64_t j = 0; j < l.dimPerLane; ++j) {
+                Value d = dimOf(j);
+                write(e.index(h), d, s.max, s.sum, s.acc[j],
                       j == 0 ? first : Value());
+              }
           });
       return;
     }
@@ -350,19 +361,22 @@ private:
     Value stats = allocWorkgroup(e, l.numSubgroups * Gc * 2);
     Value accs = allocWorkgroup(e, l.numSubgroups * Gc * D);
     Value subgroup = divU(e, thread, sg);
-    Value leader = cmpI(e, arith::CmpIPredicate::ult, remU(e, thread, sg),
-                        e.index(l.teamLanes));
+    Value teamLanes = e.index(l.teamLanes);
+    Value leader =
+        cmpI(e, arith::CmpIPredicate::ult, remU(e, thread, sg), teamLanes);
     emitIf(e, leader, [&] {
       for (auto [h, s] : llvm::enumerate(heads)) {
-        Value row = e.add(e.mul(subgroup, e.index(Gc)), e.index(h));
+        Value headIndex = e.index(h);
+        Value row = e.add(e.mul(subgroup, e.index(Gc)), headIndex);
         Value at = e.mul(row, e.index(2));
         memref::StoreOp::create(e.b, s.max, stats, ValueRange{at});
         memref::StoreOp::create(e.b, s.sum, stats,
                                 ValueRange{e.add(at, e.index(1))});
-        for (int64_t j = 0; j < l.dimPerLane; ++j)
-          memref::StoreOp::create(
-              e.b, s.acc[j], accs,
-              ValueRange{e.add(e.mul(row, e.index(D)), dimOf(j))});
+        for (int64_t j = 0; j < l.dimPerLane; ++j) {
+          Value d = dimOf(j);
+          memref::StoreOp::create(e.b, s.acc[j], accs,
+                                  ValueRange{e.add(e.mul(row, e.index(D)), d)});
+        }
       }
     });
     gpu::BarrierOp::create(e.b);
@@ -371,7 +385,8 @@ private:
       SmallVector<Value> maxes, sums;
       Value max = e.negInf();
       for (int64_t g = 0; g < l.numSubgroups; ++g) {
-        Value at = e.mul(e.add(e.index(g * Gc), h), e.index(2));
+        Value two = e.index(2);
+        Value at = e.mul(e.add(e.index(g * Gc), h), two);
         maxes.push_back(memref::LoadOp::create(e.b, stats, ValueRange{at}));
         sums.push_back(memref::LoadOp::create(
             e.b, stats, ValueRange{e.add(at, e.index(1))}));
@@ -382,7 +397,8 @@ private:
       for (int64_t g = 0; g < l.numSubgroups; ++g) {
         Value f = e.exp(e.fsub(maxes[g], shift));
         sum = e.fadd(sum, e.fmul(sums[g], f));
-        Value at = e.add(e.mul(e.add(e.index(g * Gc), h), e.index(D)), d);
+        Value rowSize = e.index(D);
+        Value at = e.add(e.mul(e.add(e.index(g * Gc), h), rowSize), d);
         acc = e.fadd(
             acc, e.fmul(memref::LoadOp::create(e.b, accs, ValueRange{at}), f));
       }
@@ -399,9 +415,9 @@ private:
       Value head = queryHead(h);
       Value has = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
                                         e.constF32(0.0f));
-      Value out =
-          e.select(has, e.fdiv(acc, e.select(has, sum, e.constF32(1.0f))),
-                   e.constF32(0.0f));
+      Value nothing = e.constF32(0.0f);
+      Value safeSum = e.select(has, sum, e.constF32(1.0f));
+      Value out = e.select(has, e.fdiv(acc, safeSum), nothing);
       // v_scale dequantizes the values: it scales the output (the partial
       // outputs of splits, which the combine only weighs).
       if (p.vScale != 1.0f)
@@ -414,12 +430,10 @@ private:
         Value sink = decodeSinkLogit(e, p, buf.sinks, head);
         out = e.fmul(acc, sinkedOutputScale(e, max, sum, sink, p.vScale));
       }
-      Value lse =
-          e.select(has,
-                   e.fadd(finiteOrZero(e, max),
-                          math::LogOp::create(
-                              e.b, e.select(has, sum, e.constF32(1.0f)))),
-                   e.negInf());
+      Value none = e.negInf();
+      Value logSum =
+          math::LogOp::create(e.b, e.select(has, sum, e.constF32(1.0f)));
+      Value lse = e.select(has, e.fadd(finiteOrZero(e, max), logSum), none);
       if (l.numSplits == 1) {
         storeF32(e, out, buf.output, rowIndices(buf.output, head, d));
         if (buf.lse && writesLse)

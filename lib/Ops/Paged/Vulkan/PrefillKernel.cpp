@@ -100,7 +100,8 @@ private:
     if (p.uniformQ) {
       int64_t perSeq = (p.uniformQ + bq - 1) / bq;
       seq = divU(e, x, perSeq);
-      blockStart = e.mul(remU(e, x, perSeq), e.index(bq));
+      Value blockRows = e.index(bq);
+      blockStart = e.mul(remU(e, x, perSeq), blockRows);
       qStart = e.mul(seq, e.index(p.uniformQ));
       qLen = e.index(p.uniformQ);
       kvLen = clampedKvLen(seq);
@@ -124,9 +125,9 @@ private:
           Value blocks =
               e.select(several, divU(e, e.add(n, e.index(bq - 1)), bq), zero);
           Value after = e.add(before, blocks);
+          Value belowAfter = cmpI(e, arith::CmpIPredicate::slt, x, after);
           Value hit = arith::AndIOp::create(
-              e.b, cmpI(e, arith::CmpIPredicate::sle, before, x),
-              cmpI(e, arith::CmpIPredicate::slt, x, after));
+              e.b, cmpI(e, arith::CmpIPredicate::sle, before, x), belowAfter);
           return SmallVector<Value>{next,
                                     after,
                                     e.select(hit, s, c[2]),
@@ -144,32 +145,36 @@ private:
   }
 
   Value clampedKvLen(Value s) {
-    return e.max(e.index(0),
-                 e.min(loadIndexAt(buf.kvLens, s), e.index(p.maxContext())));
+    Value maxContext = e.index(p.maxContext());
+    Value upper = e.min(loadIndexAt(buf.kvLens, s), maxContext);
+    return e.max(e.index(0), upper);
   }
 
   void attend() {
     Value zero = e.index(0), one = e.index(1);
     // Query i of the sequence sits at position context + i.
     context = e.sub(kvLen, qLen);
-    Value count = e.min(e.index(l.blockQ), e.sub(qLen, blockStart));
+    Value rowsLeft = e.sub(qLen, blockStart);
+    Value count = e.min(e.index(l.blockQ), rowsLeft);
     Value firstPos = e.add(context, blockStart);
     Value lastPos = e.sub(e.add(firstPos, count), one);
     kEnd = e.max(zero, e.min(e.add(lastPos, one), kvLen));
     Value kBegin = zero;
-    if (p.window)
-      kBegin = e.min(
-          e.max(zero, e.sub(e.add(firstPos, one), e.index(*p.window))), kEnd);
+    if (p.window) {
+      Value window = e.index(*p.window);
+      kBegin = e.min(e.max(zero, e.sub(e.add(firstPos, one), window)), kEnd);
+    }
 
     // This lane's softmax row: its token, head and position.
     Value row = e.add(e.mul(subgroup, e.index(kTile)), myRow);
     Value token = divU(e, row, l.groupSize);
     rowToken = e.add(blockStart, token);
-    rowHead =
-        e.add(e.mul(kvHead, e.index(l.groupSize)), remU(e, row, l.groupSize));
+    Value headInGroup = remU(e, row, l.groupSize);
+    rowHead = e.add(e.mul(kvHead, e.index(l.groupSize)), headInGroup);
+    Value tokenInside = cmpI(e, arith::CmpIPredicate::slt, token, count);
     rowLive = arith::AndIOp::create(
         e.b, cmpI(e, arith::CmpIPredicate::slt, row, e.index(l.rows)),
-        cmpI(e, arith::CmpIPredicate::slt, token, count));
+        tokenInside);
     rowPos = e.add(context, rowToken);
 
     stageQueries(count);
@@ -203,17 +208,19 @@ private:
     forGuardedShare(
         e, l.threads, thread, total, width, [&](int64_t, Value r, Value c) {
           Value token = divU(e, r, l.groupSize);
+          Value tokenInside = cmpI(e, arith::CmpIPredicate::slt, token, count);
           Value live = arith::AndIOp::create(
               e.b, cmpI(e, arith::CmpIPredicate::slt, r, e.index(l.rows)),
-              cmpI(e, arith::CmpIPredicate::slt, token, count));
+              tokenInside);
           Value packed = e.add(qStart, e.add(blockStart, token));
-          packed = e.max(e.index(0), e.min(packed, e.index(p.numTokens - 1)));
-          Value head = e.add(e.mul(kvHead, e.index(l.groupSize)),
-                             remU(e, r, l.groupSize));
-          Value word =
-              e.add(e.mul(e.add(e.mul(packed, e.index(p.numHeads)), head),
-                          e.index(width)),
-                    c);
+          Value upper = e.min(packed, e.index(p.numTokens - 1));
+          packed = e.max(e.index(0), upper);
+          Value headInGroup = remU(e, r, l.groupSize);
+          Value head = e.add(e.mul(kvHead, e.index(l.groupSize)), headInGroup);
+          Value rowWords = e.index(width);
+          Value word = e.add(
+              e.mul(e.add(e.mul(packed, e.index(p.numHeads)), head), rowWords),
+              c);
           Value v = memref::LoadOp::create(e.b, qView, ValueRange{word});
           v = e.select(live, v, zeroVector);
           Value at = e.add(e.mul(r, e.index(l.rowStride() / kPerVector)), c);
@@ -227,25 +234,32 @@ private:
     int64_t total = l.blockK * width;
     Value zeroVector = arith::ConstantOp::create(
         e.b, DenseElementsAttr::get(vecType, e.b.getI32IntegerAttr(0)));
-    Value last = e.max(e.index(0), e.sub(kEnd, e.index(1)));
+    Value beforeEnd = e.sub(kEnd, e.index(1));
+    Value last = e.max(e.index(0), beforeEnd);
     SmallVector<Value> keys, values;
     forClampedShare(e, l.threads, thread, total, width, [&](Value r, Value c) {
       Value t = e.add(k0, r);
       Value valid = cmpI(e, arith::CmpIPredicate::slt, t, kEnd);
       t = e.min(t, last);
-      Value column = e.min(divU(e, t, p.pageSize), e.index(p.pagesPerSeq - 1));
+      Value lastColumn = e.index(p.pagesPerSeq - 1);
+      Value column = e.min(divU(e, t, p.pageSize), lastColumn);
       Value page = loadIndex(e, buf.pageIndices, {seq, column});
-      page = e.max(e.min(page, e.index(p.numPages - 1)), e.index(0));
+      Value zero = e.index(0);
+      page = e.max(e.min(page, e.index(p.numPages - 1)), zero);
       Value slot = remU(e, t, p.pageSize);
       // The row (page, slot, KV head) linearized over the cache's shape.
-      Value rowIndex =
-          p.tokenMajor
-              ? e.add(e.mul(e.add(e.mul(page, e.index(p.pageSize)), slot),
-                            e.index(p.numKvHeads)),
-                      kvHead)
-              : e.add(e.mul(e.add(e.mul(page, e.index(p.numKvHeads)), kvHead),
-                            e.index(p.pageSize)),
-                      slot);
+      Value rowIndex;
+      if (p.tokenMajor) {
+        Value kvHeads = e.index(p.numKvHeads);
+        rowIndex =
+            e.add(e.mul(e.add(e.mul(page, e.index(p.pageSize)), slot), kvHeads),
+                  kvHead);
+      } else {
+        Value pageSize = e.index(p.pageSize);
+        rowIndex = e.add(
+            e.mul(e.add(e.mul(page, e.index(p.numKvHeads)), kvHead), pageSize),
+            slot);
+      }
       Value word = e.add(e.mul(rowIndex, e.index(width)), c);
       Value k = memref::LoadOp::create(e.b, kView, ValueRange{word});
       Value v = memref::LoadOp::create(e.b, vView, ValueRange{word});
@@ -279,10 +293,11 @@ private:
       r.queryIndex = rowToken;
       s = rowSource.addScoreBias(e, r, rowHead, key, s);
     }
-    if (p.softCap)
-      s = e.fmul(
-          e.constF32(*p.softCap),
-          math::TanhOp::create(e.b, e.fmul(s, e.constF32(1.0f / *p.softCap))));
+    if (p.softCap) {
+      Value tanh =
+          math::TanhOp::create(e.b, e.fmul(s, e.constF32(1.0f / *p.softCap)));
+      s = e.fmul(e.constF32(*p.softCap), tanh);
+    }
     Value sees = arith::AndIOp::create(
         e.b, rowLive, cmpI(e, arith::CmpIPredicate::sle, key, rowPos));
     if (p.window)
@@ -338,8 +353,9 @@ private:
       Value col = e.add(myPart, e.index(j * l.lanesPerRow));
       Value prob = e.exp(e.fsub(logits[j], shift));
       sum = e.fadd(sum, prob);
+      Value at = e.add(pRow, col);
       memref::StoreOp::create(e.b, operandBits(e, prob, p.queryType), pStage,
-                              ValueRange{e.add(pRow, col)});
+                              ValueRange{at});
     }
     sum = xorReduce(e, sum, /*isMax=*/false, 1, l.lanesPerRow, l.subgroupSize);
     Value newSum = e.fadd(e.fmul(oldSum, alpha), sum);
@@ -399,10 +415,9 @@ private:
     } else {
       Value has = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
                                         e.constF32(0.0f));
-      factor = e.select(
-          has,
-          e.fdiv(e.constF32(p.vScale), e.select(has, sum, e.constF32(1.0f))),
-          e.constF32(0.0f));
+      Value nothing = e.constF32(0.0f);
+      Value safeSum = e.select(has, sum, e.constF32(1.0f));
+      factor = e.select(has, e.fdiv(e.constF32(p.vScale), safeSum), nothing);
     }
     Value packed = e.add(qStart, rowToken);
     Value rowAt = e.add(sBase, e.mul(myRow, e.index(l.sStride())));
@@ -414,9 +429,9 @@ private:
           Value col = e.add(myPart, e.index(c * l.lanesPerRow));
           Value o = memref::LoadOp::create(e.b, sStage,
                                            ValueRange{e.add(rowAt, col)});
-          storeF32(e, e.fmul(o, factor), buf.output,
-                   rowSource.rowIndices(e, buf.output, packed, rowHead,
-                                        e.add(col, e.index(n * kTile))));
+          SmallVector<Value> indices = rowSource.rowIndices(
+              e, buf.output, packed, rowHead, e.add(col, e.index(n * kTile)));
+          storeF32(e, e.fmul(o, factor), buf.output, indices);
         }
       });
       gpu::BarrierOp::create(e.b);
