@@ -55,8 +55,9 @@ Value exp2Vector(Emitter &e, Value t) {
   Value poly = e.splatF32(coefficients[0]);
   for (float c : ArrayRef<float>(coefficients).drop_front())
     poly = e.fma(poly, f, e.splatF32(c));
-  Value exponent = arith::AddIOp::create(
-      e.b, arith::FPToSIOp::create(e.b, e.vi32, k), e.splatI32(127));
+  Value bias = e.splatI32(127);
+  Value exponent =
+      arith::AddIOp::create(e.b, arith::FPToSIOp::create(e.b, e.vi32, k), bias);
   Value scale = arith::BitcastOp::create(
       e.b, e.vf32, arith::ShLIOp::create(e.b, exponent, e.splatI32(23)));
   return e.fmul(poly, scale);
@@ -90,8 +91,10 @@ public:
     yS = e.scratch({p.chunkL, p.blockD});
 
     loadStateAndA();
-    e.forLoop(zero, e.index(p.seq), e.index(p.chunkL), [&](Value c0) {
-      Value len = e.min(e.index(p.chunkL), e.sub(e.index(p.seq), c0));
+    Value chunkL = e.index(p.chunkL);
+    e.forLoop(zero, e.index(p.seq), chunkL, [&](Value c0) {
+      Value rowsLeft = e.sub(e.index(p.seq), c0);
+      Value len = e.min(e.index(p.chunkL), rowsLeft);
       prepareChunk(c0, len);
       e.forLoop(zero, e.index(vectors), one, [&](Value j) {
         Value col = e.mul(j, e.index(p.lanes));
@@ -109,7 +112,8 @@ private:
   /// Channel `d0 + c` clamped into range: lanes past the last channel
   /// compute on a copy of it and are never stored.
   Value channel(Value c) {
-    return e.min(e.add(d0, c), e.index(p.channels - 1));
+    Value lastChannel = e.index(p.channels - 1);
+    return e.min(e.add(d0, c), lastChannel);
   }
 
   /// At[n, c] = A[d, n] * log2(e), so that exp(dt * A) = 2^(dt * At);
@@ -158,9 +162,9 @@ private:
     Value d = e.add(d0, col);
     if (buf.z) {
       Value z = e.readVector(buf.z, {batch, row, d}, inBounds);
-      Value sigmoid = e.fdiv(
-          e.splatF32(1.0f),
-          e.fadd(e.splatF32(1.0f), e.exp(arith::NegFOp::create(e.b, z))));
+      Value expNegZ = e.exp(arith::NegFOp::create(e.b, z));
+      Value denominator = e.fadd(e.splatF32(1.0f), expNegZ);
+      Value sigmoid = e.fdiv(e.splatF32(1.0f), denominator);
       y = e.fmul(y, e.fmul(z, sigmoid));
     }
     e.writeVector(y, buf.y, {batch, row, d}, inBounds);
@@ -178,7 +182,8 @@ private:
         vector::StoreOp::create(e.b, y, yS, ValueRange{t, col});
         // Rows are a page apart: fetch the next chunk's now, so that their
         // latency overlaps this chunk's recurrence.
-        Value next = e.min(e.add(row, e.index(p.chunkL)), e.index(p.seq - 1));
+        Value lastRow = e.index(p.seq - 1);
+        Value next = e.min(e.add(row, e.index(p.chunkL)), lastRow);
         Value d = channel(col);
         for (Value buffer : {buf.delta, buf.u, buf.z})
           if (buffer)
@@ -195,7 +200,8 @@ private:
     Value perGroup = e.index(p.channelsPerGroup());
     if (uniformGroup) {
       // Vectors wholly past the last channel clamp to the last group.
-      Value g = e.min(e.div(e.add(d0, col), perGroup), e.index(p.groups - 1));
+      Value lastGroup = e.index(p.groups - 1);
+      Value g = e.min(e.div(e.add(d0, col), perGroup), lastGroup);
       return e.broadcast(e.toF32(
           memref::LoadOp::create(e.b, buffer, ValueRange{batch, row, g, n})));
     }
@@ -247,8 +253,9 @@ private:
     e.forLoop(zero, len, one, [&](Value t) {
       e.forLoop(zero, e.index(vectors), one, [&](Value j) {
         Value col = e.mul(j, e.index(p.lanes));
+        Value row = e.add(c0, t);
         storeOutput(vector::LoadOp::create(e.b, e.vf32, yS, ValueRange{t, col}),
-                    e.add(c0, t), col);
+                    row, col);
       });
     });
   }
@@ -256,7 +263,8 @@ private:
   /// final_state[b, d, n] = h[n, d - d0] for the channels this workgroup
   /// owns.
   void storeFinalState() {
-    Value owned = e.min(e.index(p.blockD), e.sub(e.index(p.channels), d0));
+    Value channelsLeft = e.sub(e.index(p.channels), d0);
+    Value owned = e.min(e.index(p.blockD), channelsLeft);
     e.forLoop(zero, owned, one, [&](Value c) {
       Value d = e.add(d0, c);
       e.forLoop(zero, e.index(p.state), one, [&](Value n) {

@@ -66,7 +66,8 @@ public:
     loadState();
     e.forLoop(zero, e.index(p.numChunks()), one, [&](Value chunk) {
       Value c0 = e.mul(chunk, e.index(p.chunk));
-      Value len = e.min(e.index(p.chunk), e.sub(e.index(p.seq), c0));
+      Value rowsLeft = e.sub(e.index(p.seq), c0);
+      Value len = e.min(e.index(p.chunk), rowsLeft);
       Value aLast = decays(c0, len);
       loadInputs(c0, len);
       weightScores(chunk);
@@ -81,10 +82,12 @@ private:
   /// Row `c0 + t` clamped into the sequence (rows past it are computed on
   /// a copy of the last one and never stored or weighted).
   Value seqRow(Value c0, Value t) {
-    return e.min(e.add(c0, t), e.index(p.seq - 1));
+    Value lastRow = e.index(p.seq - 1);
+    return e.min(e.add(c0, t), lastRow);
   }
   Value headDimCol(Value col) {
-    return e.min(e.add(p0, col), e.index(p.headDim - 1));
+    Value lastColumn = e.index(p.headDim - 1);
+    return e.min(e.add(p0, col), lastColumn);
   }
 
   /// St[n, p] = initial_state[b, h, p0 + p, n] or 0.
@@ -104,12 +107,14 @@ private:
 
   /// final_state[b, h, p0 + p, n] = St[n, p] for the columns owned.
   void storeState() {
-    Value owned = e.min(e.index(p.blockP), e.sub(e.index(p.headDim), p0));
+    Value columnsLeft = e.sub(e.index(p.headDim), p0);
+    Value owned = e.min(e.index(p.blockP), columnsLeft);
     e.forLoop(zero, owned, one, [&](Value c) {
       e.forLoop(zero, e.index(p.state), one, [&](Value n) {
+        Value column = e.add(p0, c);
         memref::StoreOp::create(
             e.b, memref::LoadOp::create(e.b, stateT, ValueRange{n, c}),
-            buf.finalState, ValueRange{batch, head, e.add(p0, c), n});
+            buf.finalState, ValueRange{batch, head, column, n});
       });
     });
   }
@@ -140,23 +145,25 @@ private:
       vector::StoreOp::create(e.b, e.select(valid, dt, e.splatF32(0.0f)), dtS,
                               ValueRange{t0});
     });
-    Value aLast =
-        e.forLoop(zero, e.index(qPad), one, {e.constF32(0.0f)},
-                  [&](Value t, ValueRange acc) {
-                    Value dt = memref::LoadOp::create(e.b, dtS, ValueRange{t});
-                    Value a = e.fadd(acc[0], e.fmul(dt, aHead));
-                    memref::StoreOp::create(e.b, a, aS, ValueRange{t});
-                    return SmallVector<Value>{a};
-                  })[0];
+    Value zeroF = e.constF32(0.0f);
+    Value aLast = e.forLoop(
+        zero, e.index(qPad), one, {zeroF}, [&](Value t, ValueRange acc) {
+          Value dt = memref::LoadOp::create(e.b, dtS, ValueRange{t});
+          Value a = e.fadd(acc[0], e.fmul(dt, aHead));
+          memref::StoreOp::create(e.b, a, aS, ValueRange{t});
+          return SmallVector<Value>{a};
+        })[0];
     Value last = e.broadcast(aLast);
     for (int64_t v = 0; v < qPad; v += p.lanes) {
       Value at =
           vector::LoadOp::create(e.b, e.vf32, aS, ValueRange{e.index(v)});
       Value dt =
           vector::LoadOp::create(e.b, e.vf32, dtS, ValueRange{e.index(v)});
+      Value weightColumn = e.index(v);
       vector::StoreOp::create(e.b, e.fmul(e.exp(e.fsub(last, at)), dt), wS,
-                              ValueRange{e.index(v)});
-      vector::StoreOp::create(e.b, e.exp(at), eaS, ValueRange{e.index(v)});
+                              ValueRange{weightColumn});
+      Value decayColumn = e.index(v);
+      vector::StoreOp::create(e.b, e.exp(at), eaS, ValueRange{decayColumn});
     }
     return aLast;
   }
@@ -199,9 +206,9 @@ private:
     e.forLoop(zero, e.index(p.chunk), one, [&](Value t) {
       Value at = e.broadcast(
           memref::LoadOp::create(e.b, aS, ValueRange{t}).getResult());
-      Value hi = e.min(
-          e.index(qPad / p.lanes),
-          e.add(e.div(e.add(t, e.index(cpuBlockRows() - 1)), lanes), one));
+      Value blocksThroughRow =
+          e.add(e.div(e.add(t, e.index(cpuBlockRows() - 1)), lanes), one);
+      Value hi = e.min(e.index(qPad / p.lanes), blocksThroughRow);
       Value tI32 = e.broadcast(e.toI32(t));
       e.forLoop(zero, hi, one, [&](Value sv) {
         Value s0 = e.mul(sv, lanes);
@@ -281,9 +288,9 @@ private:
     SmallVector<Value> at = {batch, row, head, e.add(p0, col)};
     if (buf.z) {
       Value z = e.readVector(buf.z, at, pInBounds);
-      Value sigmoid = e.fdiv(
-          e.splatF32(1.0f),
-          e.fadd(e.splatF32(1.0f), e.exp(arith::NegFOp::create(e.b, z))));
+      Value expNegZ = e.exp(arith::NegFOp::create(e.b, z));
+      Value denominator = e.fadd(e.splatF32(1.0f), expNegZ);
+      Value sigmoid = e.fdiv(e.splatF32(1.0f), denominator);
       y = e.fmul(y, e.fmul(z, sigmoid));
     }
     e.writeVector(y, buf.y, at, pInBounds);
@@ -293,7 +300,8 @@ private:
   /// block_n state rows.
   void updateState(Value c0, Value len, Value aLast) {
     Value decay = e.broadcast(e.exp(aLast));
-    e.forLoop(zero, e.index(p.state), e.index(p.blockN), [&](Value n0) {
+    Value blockN = e.index(p.blockN);
+    e.forLoop(zero, e.index(p.state), blockN, [&](Value n0) {
       forRowBlocks(e, p.blockN, cpuBlockRows(), [&](Value r0, int64_t rows) {
         for (int64_t v0 = 0; v0 < vectors; v0 += cpuBlockCols(p.lanes)) {
           int64_t cols = std::min(cpuBlockCols(p.lanes), vectors - v0);

@@ -181,7 +181,8 @@ inline Value scanSoftplus(Emitter &e, Value x) {
 inline Value siluGate(Emitter &e, Value y, Value zValue) {
   Value z = e.toF32(zValue);
   Value neg = arith::NegFOp::create(e.b, z);
-  Value denom = e.fadd(e.constF32(1.0f), e.exp(neg));
+  Value expNeg = e.exp(neg);
+  Value denom = e.fadd(e.constF32(1.0f), expNeg);
   Value sigmoid = e.fdiv(e.constF32(1.0f), denom);
   return e.fmul(y, e.fmul(z, sigmoid));
 }
@@ -202,9 +203,12 @@ inline void forEachShared(Emitter &e, int64_t threads, Value threadId,
   int64_t full = total / threads * threads;
   if (full == threads)
     body(threadId);
-  else if (full > 0)
-    e.forLoop(e.index(0), e.index(full), e.index(threads),
+  else if (full > 0) {
+    Value step = e.index(threads);
+    Value end = e.index(full);
+    e.forLoop(e.index(0), end, step,
               [&](Value base) { body(e.add(base, threadId)); });
+  }
   if (full == total)
     return;
   Value i = e.add(threadId, e.index(full));

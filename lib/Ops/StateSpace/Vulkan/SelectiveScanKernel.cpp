@@ -85,7 +85,8 @@ public:
     myChannel = clampChannel(e.add(d0, local));
     Value myGroup = e.div(myChannel, perGroup);
     // In units of the B/C stages' elements (words with `vec`).
-    myGroupSlot = e.mul(e.sub(myGroup, firstGroup), e.index(p.state / vec));
+    Value groupSlots = e.index(p.state / vec);
+    myGroupSlot = e.mul(e.sub(myGroup, firstGroup), groupSlots);
     isLane0 = arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, tn, zero);
 
     int64_t blockElems = l.chunkL * l.blockD;
@@ -125,9 +126,10 @@ public:
         states.push_back(e.min(n, e.index(p.state - 1)));
       }
       // exp(dt * A) = exp2(dt * A * log2(e)): one multiply less per step.
+      Value log2e = e.constF32(1.4426950408889634f);
       a.push_back(e.fmul(
           memref::LoadOp::create(e.b, buf.a, ValueRange{myChannel, states[k]}),
-          e.constF32(1.4426950408889634f)));
+          log2e));
       Value h0 =
           buf.initialState && !statesOnly
               ? memref::LoadOp::create(e.b, buf.initialState,
@@ -143,7 +145,8 @@ public:
       h.push_back(e.constF32(0.0f));
 
     Value begin = e.mul(split, e.index(l.splitL));
-    Value end = e.min(e.add(begin, e.index(l.splitL)), e.index(p.seq));
+    Value seq = e.index(p.seq);
+    Value end = e.min(e.add(begin, e.index(l.splitL)), seq);
     // When every chunk is whole, its step loop has a constant trip count,
     // which the device compiler can unroll (independent steps' loads, exps
     // and shuffles then overlap).
@@ -151,7 +154,8 @@ public:
     // The start of the split's last chunk: the fetch ahead of the last
     // chunk reads it again (in bounds, never staged).
     Value span = e.sub(e.sub(end, begin), one);
-    Value lastChunk = e.mul(e.div(span, e.index(l.chunkL)), e.index(l.chunkL));
+    Value chunkL = e.index(l.chunkL);
+    Value lastChunk = e.mul(e.div(span, e.index(l.chunkL)), chunkL);
     Value lastStart = e.add(begin, lastChunk);
     int64_t stateCount = h.size();
     SmallVector<Value> inits(h);
@@ -159,8 +163,13 @@ public:
     inits.append(first);
     SmallVector<Value> carried = e.forLoop(
         begin, end, e.index(l.chunkL), inits, [&](Value c0, ValueRange args) {
-          Value len = wholeChunks ? e.index(l.chunkL)
-                                  : e.min(e.index(l.chunkL), e.sub(end, c0));
+          Value len;
+          if (wholeChunks) {
+            len = e.index(l.chunkL);
+          } else {
+            Value rowsLeft = e.sub(end, c0);
+            len = e.min(e.index(l.chunkL), rowsLeft);
+          }
           ValueRange fetched = args.drop_front(stateCount);
           stage(fetched);
           gpu::BarrierOp::create(e.b);
@@ -213,9 +222,9 @@ private:
   /// The end-state pass's results: this thread's states and (lane 0) the
   /// split's step sum, for channels inside the problem.
   void storeSplitEnd(Value split, ArrayRef<Value> h) {
-    Value owned =
-        arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
-                              e.add(d0, myLocal), e.index(p.channels));
+    Value channels = e.index(p.channels);
+    Value owned = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
+                                        e.add(d0, myLocal), channels);
     emitIf(e, owned, [&] {
       for (int64_t k = 0; k < l.statesPerThread; ++k) {
         auto store = [&] {
@@ -273,7 +282,8 @@ private:
         Value first = e.mul(r, e.index(vec));
         Value slot = arith::DivUIOp::create(e.b, first, e.index(p.state));
         Value n = arith::RemUIOp::create(e.b, first, e.index(p.state));
-        Value g = e.min(e.add(firstGroup, slot), e.index(p.groups - 1));
+        Value lastGroup = e.index(p.groups - 1);
+        Value g = e.min(e.add(firstGroup, slot), lastGroup);
         Value row = clampRow(e.add(c0, t));
         if (vec == 1) {
           out.push_back(memref::LoadOp::create(e.b, source,
@@ -344,9 +354,9 @@ private:
   /// Sums `value` over the TN lanes of a channel (every lane gets the sum).
   Value reduceChannel(Value value) {
     for (int64_t offset = l.threadsPerChannel / 2; offset >= 1; offset /= 2) {
+      Value width = e.constI32(l.subgroupSize);
       auto shuffle = gpu::ShuffleOp::create(e.b, value, e.constI32(offset),
-                                            e.constI32(l.subgroupSize),
-                                            gpu::ShuffleMode::XOR);
+                                            width, gpu::ShuffleMode::XOR);
       value = e.fadd(value, shuffle.getShuffleResult());
     }
     return value;
@@ -434,9 +444,9 @@ private:
   }
 
   void storeFinalState(ArrayRef<Value> h) {
-    Value owned =
-        arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
-                              e.add(d0, myLocal), e.index(p.channels));
+    Value channels = e.index(p.channels);
+    Value owned = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
+                                        e.add(d0, myLocal), channels);
     emitIf(e, owned, [&] {
       for (int64_t k = 0; k < l.statesPerThread; ++k) {
         auto store = [&] {

@@ -75,7 +75,8 @@ public:
         arith::RemUIOp::create(e.b, thread, e.index(l.subgroupSize));
     subLaneI32 = e.toI32(subLane);
     laneI32 = e.toI32(lane);
-    Value segLast = e.add(e.sub(subLane, lane), e.index(l.timeLanes - 1));
+    Value lastTimeLane = e.index(l.timeLanes - 1);
+    Value segLast = e.add(e.sub(subLane, lane), lastTimeLane);
     segLastI32 = e.toI32(segLast);
     d0 = e.mul(dBlock, e.index(l.blockD));
     Value perGroup = e.index(p.channelsPerGroup());
@@ -96,9 +97,10 @@ public:
     SmallVector<Value> carry;
     for (int64_t n = 0; n < l.statesPerThread; ++n) {
       Value state = stateOf(n);
+      Value log2e = e.constF32(1.4426950408889634f);
       a2.push_back(e.fmul(
           memref::LoadOp::create(e.b, buf.a, ValueRange{myChannel, state}),
-          e.constF32(1.4426950408889634f)));
+          log2e));
       carry.push_back(
           buf.initialState
               ? memref::LoadOp::create(e.b, buf.initialState,
@@ -115,30 +117,31 @@ public:
     int64_t states = carry.size();
     SmallVector<Value> inits(carry);
     inits.append(fetchChunk(e.index(0)));
-    SmallVector<Value> results =
-        e.forLoop(e.index(0), e.index(p.seq), e.index(l.chunkL), inits,
-                  [&](Value c0, ValueRange args) {
-                    ValueRange fetched = args.drop_front(states);
-                    if (l.doubleBuffer) {
-                      Value parity = arith::RemUIOp::create(
-                          e.b, e.div(c0, e.index(l.chunkL)), e.index(2));
-                      uyOff = e.mul(parity, e.index(l.blockD * l.timeStride));
-                    }
-                    stage(c0, fetched);
-                    gpu::BarrierOp::create(e.b);
-                    SmallVector<Value> ahead =
-                        fetchChunk(e.add(c0, e.index(l.chunkL)));
-                    SmallVector<Value> next = scan(args.take_front(states));
-                    gpu::BarrierOp::create(e.b);
-                    output(c0, fetched.take_back(zCount()));
-                    // Double-buffered, the next chunk's stage writes the
-                    // other u / y buffer, and the scan read dt, B and C
-                    // before the barrier above.
-                    if (!l.doubleBuffer)
-                      gpu::BarrierOp::create(e.b);
-                    next.append(ahead);
-                    return next;
-                  });
+    Value chunkL = e.index(l.chunkL);
+    Value seq = e.index(p.seq);
+    SmallVector<Value> results = e.forLoop(
+        e.index(0), seq, chunkL, inits, [&](Value c0, ValueRange args) {
+          ValueRange fetched = args.drop_front(states);
+          if (l.doubleBuffer) {
+            Value two = e.index(2);
+            Value parity =
+                arith::RemUIOp::create(e.b, e.div(c0, e.index(l.chunkL)), two);
+            uyOff = e.mul(parity, e.index(l.blockD * l.timeStride));
+          }
+          stage(c0, fetched);
+          gpu::BarrierOp::create(e.b);
+          SmallVector<Value> ahead = fetchChunk(e.add(c0, e.index(l.chunkL)));
+          SmallVector<Value> next = scan(args.take_front(states));
+          gpu::BarrierOp::create(e.b);
+          output(c0, fetched.take_back(zCount()));
+          // Double-buffered, the next chunk's stage writes the
+          // other u / y buffer, and the scan read dt, B and C
+          // before the barrier above.
+          if (!l.doubleBuffer)
+            gpu::BarrierOp::create(e.b);
+          next.append(ahead);
+          return next;
+        });
     carry.assign(results.begin(), results.begin() + states);
     if (buf.finalState)
       storeFinalState(carry, local);
@@ -192,8 +195,8 @@ private:
       return round().fetch(
           l.chunkL, l.groupSpan * p.state, [&](Value t, Value r) {
             Value slotOfGroup = e.div(r, e.index(p.state));
-            Value g =
-                e.min(e.add(firstGroup, slotOfGroup), e.index(p.groups - 1));
+            Value lastGroup = e.index(p.groups - 1);
+            Value g = e.min(e.add(firstGroup, slotOfGroup), lastGroup);
             Value n = arith::RemUIOp::create(e.b, r, e.index(p.state));
             Value row = clampRow(e.add(c0, t));
             return memref::LoadOp::create(e.b, source,
@@ -443,8 +446,9 @@ private:
   /// Lane 0 of each channel (and state group) inside the problem stores
   /// its states.
   void storeFinalState(ArrayRef<Value> h, Value local) {
+    Value channels = e.index(p.channels);
     Value owned = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
-                                        e.add(d0, local), e.index(p.channels));
+                                        e.add(d0, local), channels);
     Value lane0 =
         arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, lane, e.index(0));
     emitIf(e, arith::AndIOp::create(e.b, owned, lane0), [&] {

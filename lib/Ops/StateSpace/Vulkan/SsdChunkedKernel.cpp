@@ -65,10 +65,11 @@ public:
     auto fetchRound = [&](Value s0) {
       SmallVector<Value> v =
           fetch(l.stateSteps, l.blockP, [&](Value s, Value c) {
+            Value row = clampRow(e.add(c0, e.add(s0, s)));
+            Value lastColumn = e.index(p.headDim - 1);
+            Value column = e.min(e.add(p0, c), lastColumn);
             return e.toF32(memref::LoadOp::create(
-                e.b, buf.x,
-                ValueRange{batch, clampRow(e.add(c0, e.add(s0, s))), head,
-                           e.min(e.add(p0, c), e.index(p.headDim - 1))}));
+                e.b, buf.x, ValueRange{batch, row, head, column}));
           });
       SmallVector<Value> bv =
           fetch(l.stateSteps, p.state, [&](Value s, Value n) {
@@ -89,10 +90,12 @@ public:
           stage(fetched.take_front(xCount), l.stateSteps, l.blockP, xwS,
                 l.blockP, [&](Value s, Value c, Value x) {
                   Value step = e.add(s0, s);
-                  Value valid = arith::AndIOp::create(
-                      e.b, lt(step, len), lt(e.add(p0, c), e.index(p.headDim)));
-                  return e.select(valid, e.fmul(x, load(wS, step)),
-                                  e.constF32(0.0f));
+                  Value headDim = e.index(p.headDim);
+                  Value colInside = lt(e.add(p0, c), headDim);
+                  Value valid =
+                      arith::AndIOp::create(e.b, lt(step, len), colInside);
+                  Value outside = e.constF32(0.0f);
+                  return e.select(valid, e.fmul(x, load(wS, step)), outside);
                 });
           stage(fetched.drop_front(xCount), l.stateSteps, p.state, bS, p.state,
                 {});
@@ -153,11 +156,11 @@ public:
             ValueRange{batch, clampRow(e.add(c0, t)), group, e.add(n0, j)}));
       });
       SmallVector<Value> sv = fetch(l.blockP, l.blockN, [&](Value c, Value j) {
+        Value lastColumn = e.index(p.headDim - 1);
+        Value column = e.min(e.add(p0, c), lastColumn);
         return memref::LoadOp::create(
             e.b, temps.states,
-            ValueRange{batch, chunk, head,
-                       e.min(e.add(p0, c), e.index(p.headDim - 1)),
-                       e.add(n0, j)});
+            ValueRange{batch, chunk, head, column, e.add(n0, j)});
       });
       v.append(sv.begin(), sv.end());
       return v;
@@ -193,13 +196,15 @@ private:
     SmallVector<Value> inits(accCount, e.constF32(0.0f));
     SmallVector<Value> first = fetchRound(zero);
     inits.append(first.begin(), first.end());
+    Value stepValue = e.index(step);
     SmallVector<Value> acc = e.forLoop(
-        zero, e.index(end), e.index(step), inits,
+        zero, e.index(end), stepValue, inits,
         [&](Value start, ValueRange args) {
           stageRound(start, args.drop_front(accCount));
           gpu::BarrierOp::create(e.b);
-          SmallVector<Value> ahead = fetchRound(
-              e.min(e.add(start, e.index(step)), e.index(end - step)));
+          Value lastStart = e.index(end - step);
+          SmallVector<Value> ahead =
+              fetchRound(e.min(e.add(start, e.index(step)), lastStart));
           SmallVector<Value> next = e.forLoop(
               zero, e.index(step), one, args.take_front(accCount), accumulate);
           gpu::BarrierOp::create(e.b);
@@ -291,7 +296,9 @@ void mlir::ejk::buildVulkanSsdStatePassBody(OpBuilder &builder, Location loc,
       return state;
     };
     int64_t whole = chunkCount / batchSize * batchSize;
-    s = e.forLoop(e.index(0), e.index(whole), e.index(batchSize), {s},
+    Value batchStep = e.index(batchSize);
+    Value wholeEnd = e.index(whole);
+    s = e.forLoop(e.index(0), wholeEnd, batchStep, {s},
                   [&](Value c0, ValueRange v) {
                     return SmallVector<Value>{passBatch(c0, batchSize, v[0])};
                   })[0];

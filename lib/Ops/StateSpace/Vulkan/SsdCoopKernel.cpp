@@ -101,14 +101,14 @@ public:
                                                            e.constF32(0.0f));
       for (int64_t s = 0; s < q / kTile; ++s) {
         // (X w)^T: column-major view of the staged [steps, block_p] X w.
-        Value a = loadMatrix(
-            e, aType, xw,
-            e.add(e.index(s * kTile * xwStride), e.mul(r, e.index(kTile))),
-            xwStride, /*transpose=*/true);
-        Value bm = loadMatrix(
-            e, bType, bh,
-            e.add(e.index(s * kTile * bStride), e.mul(c, e.index(kTile))),
-            bStride, /*transpose=*/false);
+        Value aColumn = e.mul(r, e.index(kTile));
+        Value a = loadMatrix(e, aType, xw,
+                             e.add(e.index(s * kTile * xwStride), aColumn),
+                             xwStride, /*transpose=*/true);
+        Value bColumn = e.mul(c, e.index(kTile));
+        Value bm = loadMatrix(e, bType, bh,
+                              e.add(e.index(s * kTile * bStride), bColumn),
+                              bStride, /*transpose=*/false);
         acc = gpu::SubgroupMmaComputeOp::create(e.b, a, bm, acc, UnitAttr(),
                                                 UnitAttr());
       }
@@ -129,11 +129,11 @@ public:
       gpu::BarrierOp::create(e.b);
       for (int64_t m = 0; m < kTile * kTile / l.subgroupSize; ++m) {
         Value i = e.add(lane, e.index(m * l.subgroupSize));
-        Value row = e.add(e.mul(r, e.index(kTile)),
-                          arith::DivUIOp::create(e.b, i, e.index(kTile)));
+        Value rowInTile = arith::DivUIOp::create(e.b, i, e.index(kTile));
+        Value row = e.add(e.mul(r, e.index(kTile)), rowInTile);
         Value col = e.add(p0, row);
-        Value j = e.add(e.mul(c, e.index(kTile)),
-                        arith::RemUIOp::create(e.b, i, e.index(kTile)));
+        Value colInTile = arith::RemUIOp::create(e.b, i, e.index(kTile));
+        Value j = e.add(e.mul(c, e.index(kTile)), colInTile);
         Value v = load(out, e.add(stage, i));
         emitIf(e, lt(col, e.index(p.headDim)), [&] {
           memref::StoreOp::create(e.b, v, temps.states,
@@ -193,14 +193,15 @@ public:
                                                          e.constF32(0.0f));
       // M is 0 above the diagonal: its tiles there add nothing.
       for (int64_t s = 0; s < q / kTile; ++s) {
-        Value mm = loadMatrix(
-            e, aType, mh,
-            e.add(e.mul(rows[k], e.index(kTile * mStride)), e.index(s * kTile)),
-            mStride, /*transpose=*/false);
-        Value xm = loadMatrix(
-            e, bType, xh,
-            e.add(e.index(s * kTile * xStride), e.mul(cols[k], e.index(kTile))),
-            xStride, /*transpose=*/false);
+        Value mColumn = e.index(s * kTile);
+        Value mm =
+            loadMatrix(e, aType, mh,
+                       e.add(e.mul(rows[k], e.index(kTile * mStride)), mColumn),
+                       mStride, /*transpose=*/false);
+        Value xColumn = e.mul(cols[k], e.index(kTile));
+        Value xm = loadMatrix(e, bType, xh,
+                              e.add(e.index(s * kTile * xStride), xColumn),
+                              xStride, /*transpose=*/false);
         a = gpu::SubgroupMmaComputeOp::create(e.b, mm, xm, a, UnitAttr(),
                                               UnitAttr());
       }
@@ -216,8 +217,8 @@ public:
         Value cv = e.toF32(memref::LoadOp::create(
             e.b, buf.c, ValueRange{batch, row, group, n}));
         Value scale = load(eaS, t);
-        memref::StoreOp::create(e.b, e.fromF32(e.fmul(cv, scale), f16), ch,
-                                padded(i, t));
+        Value at = padded(i, t);
+        memref::StoreOp::create(e.b, e.fromF32(e.fmul(cv, scale), f16), ch, at);
       });
       forEachShared(e, l.threads, thread, pb * bn, [&](Value i) {
         Value c = arith::DivUIOp::create(e.b, i, e.index(bn));
@@ -227,28 +228,31 @@ public:
         Value n = e.add(e.index(n0), j);
         Value sv = memref::LoadOp::create(
             e.b, temps.states, ValueRange{batch, chunk, head, col, n});
-        memref::StoreOp::create(e.b, e.fromF32(sv, f16), sh, padded(i, c));
+        Value at = padded(i, c);
+        memref::StoreOp::create(e.b, e.fromF32(sv, f16), sh, at);
       });
       gpu::BarrierOp::create(e.b);
       for (int64_t k = 0; k < perSubgroup; ++k)
         for (int64_t s = 0; s < bn / kTile; ++s) {
-          Value cm = loadMatrix(e, aType, ch,
-                                e.add(e.mul(rows[k], e.index(kTile * nStride)),
-                                      e.index(s * kTile)),
-                                nStride, /*transpose=*/false);
+          Value cColumn = e.index(s * kTile);
+          Value cm = loadMatrix(
+              e, aType, ch,
+              e.add(e.mul(rows[k], e.index(kTile * nStride)), cColumn), nStride,
+              /*transpose=*/false);
           // S^T: column-major view of the staged [block_p, block_n] state.
-          Value sm = loadMatrix(e, bType, sh,
-                                e.add(e.mul(cols[k], e.index(kTile * nStride)),
-                                      e.index(s * kTile)),
-                                nStride, /*transpose=*/true);
+          Value sColumn = e.index(s * kTile);
+          Value sm = loadMatrix(
+              e, bType, sh,
+              e.add(e.mul(cols[k], e.index(kTile * nStride)), sColumn), nStride,
+              /*transpose=*/true);
           acc[k] = gpu::SubgroupMmaComputeOp::create(e.b, cm, sm, acc[k],
                                                      UnitAttr(), UnitAttr());
         }
       gpu::BarrierOp::create(e.b);
     }
     for (int64_t k = 0; k < perSubgroup; ++k) {
-      Value offset = e.add(e.mul(rows[k], e.index(kTile * pb)),
-                           e.mul(cols[k], e.index(kTile)));
+      Value column = e.mul(cols[k], e.index(kTile));
+      Value offset = e.add(e.mul(rows[k], e.index(kTile * pb)), column);
       gpu::SubgroupMmaStoreMatrixOp::create(e.b, acc[k], yS, ValueRange{offset},
                                             e.b.getIndexAttr(pb), UnitAttr());
     }
@@ -258,8 +262,8 @@ public:
       Value t = arith::DivUIOp::create(e.b, i, e.index(pb));
       Value c = arith::RemUIOp::create(e.b, i, e.index(pb));
       Value col = e.add(p0, c);
-      Value inside =
-          arith::AndIOp::create(e.b, lt(t, len), lt(col, e.index(p.headDim)));
+      Value colInside = lt(col, e.index(p.headDim));
+      Value inside = arith::AndIOp::create(e.b, lt(t, len), colInside);
       emitIf(e, inside, [&] {
         storeOutput(c0, t, col, load(yS, i),
                     [&] { return e.toF32(load(xh, padded(i, t))); });

@@ -73,8 +73,8 @@ public:
 
     loadState();
     Value first = e.mul(split, e.index(l.splitChunks));
-    Value last =
-        e.min(e.add(first, e.index(l.splitChunks)), e.index(p.numChunks()));
+    Value numChunks = e.index(p.numChunks());
+    Value last = e.min(e.add(first, e.index(l.splitChunks)), numChunks);
     // The split's log decay, A * sum(dt), for the end-state pass.
     Value logDecay = e.forLoop(
         first, last, one, {e.constF32(0.0f)},
@@ -87,14 +87,16 @@ public:
           Value aLast = decays();
           gpu::BarrierOp::create(e.b);
           if (statesOnly) {
-            e.forLoop(zero, e.index(p.state), e.index(l.blockN),
+            Value blockN = e.index(l.blockN);
+            e.forLoop(zero, e.index(p.state), blockN,
                       [&](Value n0) { stateChunk(c0, len, n0, aLast, {}); });
             return {e.fadd(sum[0], aLast)};
           }
           weightScores(chunk, mS);
           SmallVector<Value> inits(l.y.accumulators(), e.constF32(0.0f));
+          Value blockN = e.index(l.blockN);
           SmallVector<Value> acc =
-              e.forLoop(zero, e.index(p.state), e.index(l.blockN), inits,
+              e.forLoop(zero, e.index(p.state), blockN, inits,
                         [&](Value n0, ValueRange acc) {
                           return stateChunk(c0, len, n0, aLast, acc);
                         });
@@ -128,7 +130,8 @@ private:
     forEachShared(e, l.threads, thread, l.blockP * p.state, [&](Value i) {
       Value c = arith::DivUIOp::create(e.b, i, e.index(p.state));
       Value n = arith::RemUIOp::create(e.b, i, e.index(p.state));
-      Value col = e.min(e.add(p0, c), e.index(p.headDim - 1));
+      Value lastColumn = e.index(p.headDim - 1);
+      Value col = e.min(e.add(p0, c), lastColumn);
       Value s = e.constF32(0.0f);
       if (buf.initialState && !statesOnly)
         s = memref::LoadOp::create(e.b, buf.initialState,
@@ -172,8 +175,8 @@ private:
     Value aLast = load(aS, e.index(l.chunk - 1));
     forEachShared(e, l.threads, thread, l.chunk, [&](Value t) {
       Value a = load(aS, t);
-      memref::StoreOp::create(
-          e.b, e.fmul(e.exp(e.fsub(aLast, a)), load(dtS, t)), wS, t);
+      Value dt = load(dtS, t);
+      memref::StoreOp::create(e.b, e.fmul(e.exp(e.fsub(aLast, a)), dt), wS, t);
       memref::StoreOp::create(e.b, e.exp(a), eaS, t);
     });
     return aLast;
@@ -190,12 +193,14 @@ private:
       Value row = clampRow(e.add(c0, t));
       Value n = e.add(n0, j);
       for (auto [source, stage] : {std::pair(buf.c, cS), std::pair(buf.b, bS)})
-        if (stage)
+        if (stage) {
+          Value index = at(t, stride, j);
           memref::StoreOp::create(
               e.b,
               e.toF32(memref::LoadOp::create(e.b, source,
                                              ValueRange{batch, row, group, n})),
-              stage, at(t, stride, j));
+              stage, index);
+        }
     });
     gpu::BarrierOp::create(e.b);
     if (statesOnly) {
@@ -282,20 +287,23 @@ void buildScores(Emitter &e, const VulkanSsdPlan &p, Value bBuffer,
     return e.add(e.mul(row, e.index(stride)), col);
   };
   SmallVector<Value> inits(l.cb.accumulators(), e.constF32(0.0f));
+  Value blockN = e.index(l.blockN);
   SmallVector<Value> acc = e.forLoop(
-      zero, e.index(p.state), e.index(l.blockN), inits,
-      [&](Value n0, ValueRange acc) {
+      zero, e.index(p.state), blockN, inits, [&](Value n0, ValueRange acc) {
         forEachShared(e, l.threads, thread, l.chunk * l.blockN, [&](Value i) {
           Value t = arith::DivUIOp::create(e.b, i, e.index(l.blockN));
           Value j = arith::RemUIOp::create(e.b, i, e.index(l.blockN));
-          Value row = e.min(e.add(c0, t), e.index(p.seq - 1));
+          Value lastRow = e.index(p.seq - 1);
+          Value row = e.min(e.add(c0, t), lastRow);
           for (auto [source, stage] :
-               {std::pair(cBuffer, cS), std::pair(bBuffer, bS)})
+               {std::pair(cBuffer, cS), std::pair(bBuffer, bS)}) {
+            Value index = at(t, j);
             memref::StoreOp::create(
                 e.b,
                 e.toF32(memref::LoadOp::create(
                     e.b, source, ValueRange{batch, row, group, e.add(n0, j)})),
-                stage, at(t, j));
+                stage, index);
+          }
         });
         gpu::BarrierOp::create(e.b);
         SmallVector<Value> next = e.forLoop(

@@ -27,9 +27,9 @@ inline Value ssdStepSize(Emitter &e, Value dt, Value bias, bool softplus) {
 
 /// out * silu(z), z in f32.
 inline Value ssdGate(Emitter &e, Value out, Value z) {
-  Value sigmoid =
-      e.fdiv(e.constF32(1.0f),
-             e.fadd(e.constF32(1.0f), e.exp(arith::NegFOp::create(e.b, z))));
+  Value expNegZ = e.exp(arith::NegFOp::create(e.b, z));
+  Value denominator = e.fadd(e.constF32(1.0f), expNegZ);
+  Value sigmoid = e.fdiv(e.constF32(1.0f), denominator);
   return e.fmul(out, e.fmul(z, sigmoid));
 }
 

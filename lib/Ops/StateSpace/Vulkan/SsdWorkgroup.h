@@ -59,9 +59,10 @@ protected:
   /// The steps of the chunk from step c0. Whole chunks give the step loops
   /// a constant trip count, which the device compiler can unroll.
   Value chunkLength(Value c0) {
-    return p.seq % l.chunk == 0
-               ? e.index(l.chunk)
-               : e.min(e.index(l.chunk), e.sub(e.index(p.seq), c0));
+    if (p.seq % l.chunk == 0)
+      return e.index(l.chunk);
+    Value rowsLeft = e.sub(e.index(p.seq), c0);
+    return e.min(e.index(l.chunk), rowsLeft);
   }
 
   /// The head's A and dt bias.
@@ -85,15 +86,16 @@ protected:
           e.toF32(memref::LoadOp::create(
               e.b, buf.dt, ValueRange{batch, clampRow(e.add(c0, t)), head})),
           biasHead, p.softplus);
-      memref::StoreOp::create(e.b, e.select(lt(t, len), dt, e.constF32(0.0f)),
-                              dtS, t);
+      Value past = e.constF32(0.0f);
+      memref::StoreOp::create(e.b, e.select(lt(t, len), dt, past), dtS, t);
     });
   }
 
   /// a_t = sum_{s <= t} dt_s A into aS.
   void stageCumulativeDecays() {
     forEachShared(e, l.threads, thread, l.chunk, [&](Value t) {
-      Value a = e.forLoop(zero, e.add(t, one), one, {e.constF32(0.0f)},
+      Value zeroF = e.constF32(0.0f);
+      Value a = e.forLoop(zero, e.add(t, one), one, {zeroF},
                           [&](Value s, ValueRange sum) {
                             Value v = e.fmul(load(dtS, s), aHead);
                             return SmallVector<Value>{e.fadd(sum[0], v)};
@@ -111,8 +113,8 @@ protected:
       Value t = arith::DivUIOp::create(e.b, i, e.index(l.blockP));
       Value c = arith::RemUIOp::create(e.b, i, e.index(l.blockP));
       Value col = e.add(p0, c);
-      Value valid =
-          arith::AndIOp::create(e.b, lt(t, len), lt(col, e.index(p.headDim)));
+      Value colInside = lt(col, e.index(p.headDim));
+      Value valid = arith::AndIOp::create(e.b, lt(t, len), colInside);
       Value x = e.toF32(memref::LoadOp::create(
           e.b, buf.x,
           ValueRange{batch, clampRow(e.add(c0, t)), head,
@@ -139,8 +141,10 @@ protected:
       Value s = arith::RemUIOp::create(e.b, i, e.index(l.chunk));
       Value cb = memref::LoadOp::create(e.b, buf.scores,
                                         ValueRange{batch, group, chunk, t, s});
-      Value m = e.fmul(e.fmul(cb, e.exp(e.fsub(load(aS, t), load(aS, s)))),
-                       load(dtS, s));
+      Value stepSize = load(dtS, s);
+      Value decayAtS = load(aS, s);
+      Value m =
+          e.fmul(e.fmul(cb, e.exp(e.fsub(load(aS, t), decayAtS))), stepSize);
       Value causal =
           arith::CmpIOp::create(e.b, arith::CmpIPredicate::sle, s, t);
       store(i, t, s, m, causal);
@@ -151,17 +155,20 @@ protected:
   void weightScores(Value chunk, Value mS) {
     forEachScoreWeight(
         chunk, [&](Value, Value t, Value s, Value m, Value causal) {
+          Value index = at(t, l.mStride(), s);
           memref::StoreOp::create(e.b, e.select(causal, m, e.constF32(0.0f)),
-                                  mS, at(t, l.mStride(), s));
+                                  mS, index);
         });
   }
 
   /// `value` to `buffer[indices]` from thread 0 of the first head_dim
   /// block.
   void storeFromFirstThread(Value value, Value buffer, ValueRange indices) {
-    Value writer = arith::AndIOp::create(
-        e.b, arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, thread, zero),
-        arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, pBlock, zero));
+    Value firstBlock =
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, pBlock, zero);
+    Value firstThread =
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, thread, zero);
+    Value writer = arith::AndIOp::create(e.b, firstThread, firstBlock);
     emitIf(e, writer,
            [&] { memref::StoreOp::create(e.b, value, buffer, indices); });
   }
@@ -212,7 +219,8 @@ protected:
         inits.push_back(e.fmul(yAcc[i * cols + k], scale));
     }
     // M is 0 above the diagonal: stop after this thread's last row.
-    Value end = e.min(e.index(l.chunk), e.add(y.rowStart, e.index(rows)));
+    Value rowsEnd = e.add(y.rowStart, e.index(rows));
+    Value end = e.min(e.index(l.chunk), rowsEnd);
     SmallVector<Value> acc =
         e.forLoop(zero, end, one, inits, [&](Value s, ValueRange a) {
           SmallVector<Value> xv, out(a.begin(), a.end());
@@ -229,9 +237,9 @@ protected:
     for (auto [i, t] : llvm::enumerate(y.rows))
       for (auto [k, c] : llvm::enumerate(y.cols)) {
         Value col = e.add(p0, c);
-        Value inside =
-            arith::AndIOp::create(e.b, lt(e.add(y.rowStart, e.index(i)), len),
-                                  lt(col, e.index(p.headDim)));
+        Value colInside = lt(col, e.index(p.headDim));
+        Value inside = arith::AndIOp::create(
+            e.b, lt(e.add(y.rowStart, e.index(i)), len), colInside);
         if (Value inTile = y.inside(e, i, k))
           inside = arith::AndIOp::create(e.b, inside, inTile);
         Value value = acc[i * cols + k];
@@ -350,7 +358,8 @@ protected:
   Value stageStepWeights(Value wS) {
     Value aLast = load(aS, e.index(l.chunk - 1));
     forEachShared(e, l.threads, thread, l.chunk, [&](Value t) {
-      Value w = e.fmul(e.exp(e.fsub(aLast, load(aS, t))), load(dtS, t));
+      Value dt = load(dtS, t);
+      Value w = e.fmul(e.exp(e.fsub(aLast, load(aS, t))), dt);
       memref::StoreOp::create(e.b, w, wS, t);
     });
     gpu::BarrierOp::create(e.b);
