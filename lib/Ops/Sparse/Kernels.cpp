@@ -91,14 +91,16 @@ private:
 /// `body(t)` for each token of this workgroup's `block_t`.
 void forEachToken(Emitter &e, const NativeSparsePlan &p,
                   function_ref<void(Value)> body) {
-  Value t0 = e.mul(WorkgroupIdOp::create(e.b, 0), e.index(p.blockT));
+  Value blockT = e.index(p.blockT);
+  Value t0 = e.mul(WorkgroupIdOp::create(e.b, 0), blockT);
   if (p.vulkan) {
     Value t = e.add(t0, gpu::ThreadIdOp::create(e.b, gpu::Dimension::x));
     emitIf(e, cmpI(e, arith::CmpIPredicate::slt, t, e.index(p.seq)),
            [&] { body(t); });
     return;
   }
-  Value end = e.min(e.add(t0, e.index(p.blockT)), e.index(p.seq));
+  Value seq = e.index(p.seq);
+  Value end = e.min(e.add(t0, e.index(p.blockT)), seq);
   e.forLoop(t0, end, e.index(1), body);
 }
 
@@ -125,9 +127,12 @@ struct Scratch {
     return s;
   }
   void bind(Emitter &e, const NativeSparsePlan &p) {
-    base = p.vulkan ? e.mul(gpu::ThreadIdOp::create(e.b, gpu::Dimension::x),
-                            e.index(size))
-                    : e.index(0);
+    if (!p.vulkan) {
+      base = e.index(0);
+      return;
+    }
+    Value sliceSize = e.index(size);
+    base = e.mul(gpu::ThreadIdOp::create(e.b, gpu::Dimension::x), sliceSize);
   }
   Value load(Emitter &e, Value i) {
     return memref::LoadOp::create(e.b, memory, ValueRange{e.add(base, i)});
@@ -157,7 +162,8 @@ void buildCompress(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
   Value h = WorkgroupIdOp::create(e.b, 1);
   Value b = WorkgroupIdOp::create(e.b, 2);
   Value lo = e.mul(c, e.index(p.blockSize));
-  Value hi = e.min(e.add(lo, e.index(p.keysPerBlock())), e.index(p.seq));
+  Value seq = e.index(p.seq);
+  Value hi = e.min(e.add(lo, e.index(p.keysPerBlock())), seq);
   // Rows past the sequence are zeros of the mean: divide by block_size.
   Value inverse = ch.splat(e.constF32(1.0f / p.blockSize));
   auto pool = [&](Value d) {
@@ -165,7 +171,8 @@ void buildCompress(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
          {std::pair(key, kc), std::pair(value, vc)}) {
       Value from = fromTo.first, to = fromTo.second;
       // Every block holds at least one row: the loop runs.
-      Value sum = e.forLoop(lo, hi, e.index(1), {ch.zero()},
+      Value zeroChunk = ch.zero();
+      Value sum = e.forLoop(lo, hi, e.index(1), {zeroChunk},
                             [&](Value t, ValueRange acc) {
                               return SmallVector<Value>{
                                   e.fadd(acc[0], ch.load(from, {b, t, h, d}))};
@@ -199,20 +206,24 @@ void buildSelect(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
     sums.bind(e, p);
     Value qb = e.div(t, e.index(p.blockSize));
     Value seen = e.add(qb, one);
-    Value done = e.div(e.add(t, one), e.index(p.blockSize));
+    Value blockSize = e.index(p.blockSize);
+    Value done = e.div(e.add(t, one), blockSize);
     e.forLoop(zero, seen, one, [&](Value c) { sums.store(e, zeroF, c); });
 
     e.forLoop(zero, e.index(p.group()), one, [&](Value g) {
       Value h = e.add(e.mul(kvh, e.index(p.group())), g);
       // Scores of blocks 0 .. qb.
       e.forLoop(zero, seen, one, [&](Value c) {
-        Value dot = e.forLoop(zero, e.index(p.headDim), ch.step(), {ch.zero()},
+        Value zeroChunk = ch.zero();
+        Value step = ch.step();
+        Value dot = e.forLoop(zero, e.index(p.headDim), step, {zeroChunk},
                               [&](Value d, ValueRange acc) {
+                                Value k = ch.load(kc, {b, kvh, c, d});
                                 return SmallVector<Value>{ch.fma(
-                                    ch.load(query, {b, t, h, d}),
-                                    ch.load(kc, {b, kvh, c, d}), acc[0])};
+                                    ch.load(query, {b, t, h, d}), k, acc[0])};
                               })[0];
-        scores.store(e, e.fmul(ch.sum(dot), e.constF32(p.softmaxScale)), c);
+        Value scale = e.constF32(p.softmaxScale);
+        scores.store(e, e.fmul(ch.sum(dot), scale), c);
       });
       // lse over the completed blocks (0 without one, as ejKernel).
       Value m =
@@ -225,11 +236,8 @@ void buildSelect(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
                 e.fadd(it[0], e.exp(e.fsub(scores.load(e, c), m)))};
           })[0];
       Value any = cmpI(e, arith::CmpIPredicate::sgt, done, zero);
-      Value lse = e.select(
-          any,
-          e.fadd(e.select(any, m, zeroF),
-                 math::LogOp::create(e.b, e.select(any, l, e.constF32(1.0f)))),
-          zeroF);
+      Value logL = math::LogOp::create(e.b, e.select(any, l, e.constF32(1.0f)));
+      Value lse = e.select(any, e.fadd(e.select(any, m, zeroF), logL), zeroF);
       // Probabilities; the group's sums count the token's own block as 1.
       e.forLoop(zero, seen, one, [&](Value c) {
         Value prob = e.exp(e.fsub(scores.load(e, c), lse));
@@ -240,12 +248,13 @@ void buildSelect(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
       });
       // The gated compression output.
       Value gate = ch.splat(loadScalarF32(e, gCmp, {b, t, h}));
-      e.forLoop(zero, e.index(p.headDim), ch.step(), [&](Value d) {
+      Value step = ch.step();
+      e.forLoop(zero, e.index(p.headDim), step, [&](Value d) {
         Value acc = guardedLoop(
             e, zero, done, {ch.zero()}, [&](Value c, ValueRange it) {
-              return SmallVector<Value>{ch.fma(ch.splat(scores.load(e, c)),
-                                               ch.load(vc, {b, kvh, c, d}),
-                                               it[0])};
+              Value v = ch.load(vc, {b, kvh, c, d});
+              return SmallVector<Value>{
+                  ch.fma(ch.splat(scores.load(e, c)), v, it[0])};
             })[0];
         ch.store(e.fmul(acc, gate), oCmp, {b, t, h, d});
       });
@@ -261,7 +270,8 @@ void buildSelect(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
           zero, seen, one, {e.negInf(), e.index(-1)},
           [&](Value c, ValueRange it) {
             Value cf = arith::SIToFPOp::create(e.b, e.f32, e.toI32(c));
-            Value key = e.fadd(sums.load(e, c), e.fmul(cf, tie));
+            Value tieBreak = e.fmul(cf, tie);
+            Value key = e.fadd(sums.load(e, c), tieBreak);
             Value better = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
                                                  key, it[0]);
             return SmallVector<Value>{e.select(better, key, it[0]),
@@ -288,11 +298,14 @@ std::pair<Value, Value> slotKeys(Emitter &e, const NativeSparsePlan &p,
     c = loadIndex(e, buf.blockIndices, {b, t, kvh, i});
   else
     c = loadIndex(e, buf.blockIndices, {b, kvh, qb, i});
+  Value belowBlocks =
+      cmpI(e, arith::CmpIPredicate::slt, c, e.index(p.numBlocks()));
   Value valid = arith::AndIOp::create(
-      e.b, cmpI(e, arith::CmpIPredicate::sge, c, zero),
-      cmpI(e, arith::CmpIPredicate::slt, c, e.index(p.numBlocks())));
-  Value lo = e.mul(e.select(valid, c, zero), e.index(p.blockSize));
-  Value hi = e.min(e.add(lo, e.index(p.keysPerBlock())), e.add(t, e.index(1)));
+      e.b, cmpI(e, arith::CmpIPredicate::sge, c, zero), belowBlocks);
+  Value blockSize = e.index(p.blockSize);
+  Value lo = e.mul(e.select(valid, c, zero), blockSize);
+  Value end = e.add(t, e.index(1));
+  Value hi = e.min(e.add(lo, e.index(p.keysPerBlock())), end);
   return {lo, e.select(valid, e.max(hi, lo), lo)};
 }
 
@@ -330,9 +343,11 @@ void buildAttend(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
         Value prob = e.exp(e.fsub(s, m));
         SmallVector<Value> next = {m, e.fadd(e.fmul(state[1], alpha), prob)};
         Value alphas = ch.splat(alpha), probs = ch.splat(prob);
-        for (int64_t i = 0; i < n; ++i)
-          next.push_back(ch.fma(probs, ch.load(buf.value, {b, j, kvh, dim(i)}),
-                                e.fmul(state[2 + i], alphas)));
+        for (int64_t i = 0; i < n; ++i) {
+          Value rescaled = e.fmul(state[2 + i], alphas);
+          next.push_back(
+              ch.fma(probs, ch.load(buf.value, {b, j, kvh, dim(i)}), rescaled));
+        }
         return next;
       };
       auto keyRange = [&](Value lo, Value hi, ValueRange state) {
@@ -345,10 +360,10 @@ void buildAttend(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
       auto normalized = [&](ValueRange state, Value gate) {
         Value has = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
                                           state[1], e.constF32(0.0f));
-        Value inverse = e.select(
-            has,
-            e.fdiv(e.constF32(1.0f), e.select(has, state[1], e.constF32(1.0f))),
-            e.constF32(0.0f));
+        Value nothing = e.constF32(0.0f);
+        Value safeSum = e.select(has, state[1], e.constF32(1.0f));
+        Value inverse =
+            e.select(has, e.fdiv(e.constF32(1.0f), safeSum), nothing);
         if (gate)
           inverse = e.fmul(inverse, gate);
         SmallVector<Value> out;
@@ -411,12 +426,14 @@ void buildCpuAttend(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
   Value accs = stackRow(2 * group * n * lanes);
   Value stats = stackRow(2 * group * 2);
   auto accAt = [&](int64_t branch, Value g, int64_t i) {
-    return e.add(e.mul(e.add(e.index(branch * group), g), e.index(n * lanes)),
-                 e.index(i * lanes));
+    Value chunk = e.index(i * lanes);
+    Value headStride = e.index(n * lanes);
+    return e.add(e.mul(e.add(e.index(branch * group), g), headStride), chunk);
   };
   auto statAt = [&](int64_t branch, Value g, int64_t k) {
-    return e.add(e.mul(e.add(e.index(branch * group), g), e.index(2)),
-                 e.index(k));
+    Value stat = e.index(k);
+    Value headStride = e.index(2);
+    return e.add(e.mul(e.add(e.index(branch * group), g), headStride), stat);
   };
   auto loadV = [&](Value memref, Value at) {
     return vector::LoadOp::create(e.b, e.vf32, memref, ValueRange{at})
@@ -429,9 +446,10 @@ void buildCpuAttend(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
   // One block [lo, hi) for head `g` of `branch`.
   auto headBlock = [&](int64_t branch, Value g, Value lo, Value hi) {
     SmallVector<Value> q, acc;
-    for (int64_t i = 0; i < n; ++i)
-      q.push_back(loadV(
-          queries, e.add(e.mul(g, e.index(n * lanes)), e.index(i * lanes))));
+    for (int64_t i = 0; i < n; ++i) {
+      Value chunk = e.index(i * lanes);
+      q.push_back(loadV(queries, e.add(e.mul(g, e.index(n * lanes)), chunk)));
+    }
     Value blockMax =
         e.forLoop(lo, hi, one, {e.negInf()}, [&](Value j, ValueRange it) {
           Value dot = ch.zero();
@@ -447,13 +465,15 @@ void buildCpuAttend(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
     Value alpha = e.exp(e.fsub(oldMax, m));
     Value shift = e.broadcast(m);
     Value count = e.broadcast(e.toI32(e.sub(hi, lo)));
+    Value zeroVec = e.splatF32(0.0f);
+    Value lanesStep = e.index(lanes);
     Value sums = e.forLoop(
-        zero, e.sub(hi, lo), e.index(lanes), {e.splatF32(0.0f)},
-        [&](Value i, ValueRange it) {
+        zero, e.sub(hi, lo), lanesStep, {zeroVec}, [&](Value i, ValueRange it) {
           Value inside = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
                                                e.laneIndices(i), count);
-          Value prob = e.select(inside, e.exp(e.fsub(loadV(scores, i), shift)),
-                                e.splatF32(0.0f));
+          Value masked = e.splatF32(0.0f);
+          Value prob =
+              e.select(inside, e.exp(e.fsub(loadV(scores, i), shift)), masked);
           vector::StoreOp::create(e.b, prob, scores, ValueRange{i});
           return SmallVector<Value>{e.fadd(it[0], prob)};
         })[0];
@@ -471,16 +491,18 @@ void buildCpuAttend(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
     for (int64_t i = 0; i < n; ++i)
       vector::StoreOp::create(e.b, acc[i], accs,
                               ValueRange{accAt(branch, g, i)});
+    Value blockSum = ch.sum(sums);
     Value sum =
-        e.fadd(e.fmul(loadS(stats, statAt(branch, g, 1)), alpha), ch.sum(sums));
+        e.fadd(e.fmul(loadS(stats, statAt(branch, g, 1)), alpha), blockSum);
     memref::StoreOp::create(e.b, m, stats, ValueRange{statAt(branch, g, 0)});
     memref::StoreOp::create(e.b, sum, stats, ValueRange{statAt(branch, g, 1)});
   };
   // Keys [lo, hi) of `branch`, block by block, every head per block.
   auto keys = [&](int64_t branch, Value lo, Value hi) {
+    Value keysPerBlock = e.index(p.keysPerBlock());
+    Value roundUp = e.index(p.keysPerBlock() - 1);
     Value blocks =
-        e.div(e.add(e.max(e.sub(hi, lo), zero), e.index(p.keysPerBlock() - 1)),
-              e.index(p.keysPerBlock()));
+        e.div(e.add(e.max(e.sub(hi, lo), zero), roundUp), keysPerBlock);
     e.forLoop(zero, blocks, one, [&](Value k) {
       Value from = e.add(lo, e.mul(k, e.index(p.keysPerBlock())));
       Value to = e.min(e.add(from, e.index(p.keysPerBlock())), hi);
@@ -498,19 +520,24 @@ void buildCpuAttend(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
       for (int64_t i = 0; i < n; ++i) {
         Value q =
             e.fmul(ch.load(buf.query, {b, t, h, e.index(i * lanes)}), scale);
-        vector::StoreOp::create(e.b, q, queries,
-                                ValueRange{e.add(e.mul(g, e.index(n * lanes)),
-                                                 e.index(i * lanes))});
+        Value chunk = e.index(i * lanes);
+        vector::StoreOp::create(
+            e.b, q, queries,
+            ValueRange{e.add(e.mul(g, e.index(n * lanes)), chunk)});
       }
       for (int64_t branch = 0; branch < 2; ++branch) {
-        for (int64_t i = 0; i < n; ++i)
+        for (int64_t i = 0; i < n; ++i) {
+          Value accIndex = accAt(branch, g, i);
           vector::StoreOp::create(e.b, e.splatF32(0.0f), accs,
-                                  ValueRange{accAt(branch, g, i)});
+                                  ValueRange{accIndex});
+        }
         // The max starts finite: no -inf difference is exponentiated.
+        Value maxIndex = statAt(branch, g, 0);
         memref::StoreOp::create(e.b, e.constF32(-1e30f), stats,
-                                ValueRange{statAt(branch, g, 0)});
+                                ValueRange{maxIndex});
+        Value sumIndex = statAt(branch, g, 1);
         memref::StoreOp::create(e.b, e.constF32(0.0f), stats,
-                                ValueRange{statAt(branch, g, 1)});
+                                ValueRange{sumIndex});
       }
     });
     e.forLoop(zero, e.index(p.usedSlots()), one, [&](Value i) {
@@ -528,9 +555,10 @@ void buildCpuAttend(OpBuilder &builder, Location loc, const NativeSparsePlan &p,
         Value sum = loadS(stats, statAt(branch, g, 1));
         Value has = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, sum,
                                           e.constF32(0.0f));
-        Value inverse = e.select(
-            has, e.fdiv(e.constF32(1.0f), e.select(has, sum, e.constF32(1.0f))),
-            e.constF32(0.0f));
+        Value nothing = e.constF32(0.0f);
+        Value safeSum = e.select(has, sum, e.constF32(1.0f));
+        Value inverse =
+            e.select(has, e.fdiv(e.constF32(1.0f), safeSum), nothing);
         Value gate = branch == 0 ? buf.gSlc : buf.gSwa;
         if (gate)
           inverse = e.fmul(inverse, loadScalarF32(e, gate, {b, t, h}));

@@ -96,11 +96,11 @@ public:
         qStage,
         [&](Value r) {
           Value valid = cmp(arith::CmpIPredicate::slt, r, e.index(p.group()));
-          Value h = e.add(e.mul(kvh, e.index(p.group())),
-                          e.min(r, e.index(p.group() - 1)));
-          Value row = e.add(
-              e.mul(e.add(e.mul(b, e.index(p.seq)), t), e.index(p.numHeads)),
-              h);
+          Value headInGroup = e.min(r, e.index(p.group() - 1));
+          Value h = e.add(e.mul(kvh, e.index(p.group())), headInGroup);
+          Value heads = e.index(p.numHeads);
+          Value row =
+              e.add(e.mul(e.add(e.mul(b, e.index(p.seq)), t), heads), h);
           return std::pair(valid, row);
         },
         qView);
@@ -185,9 +185,10 @@ private:
 
   /// The keys [lo, hi) of one branch, 16 at a time.
   SmallVector<Value> keyRange(Value lo, Value hi, ValueRange state) {
-    Value tiles =
-        e.div(e.add(e.max(e.sub(hi, lo), e.index(0)), e.index(kTile - 1)),
-              e.index(kTile));
+    Value tileKeys = e.index(kTile);
+    Value roundUp = e.index(kTile - 1);
+    Value zero = e.index(0);
+    Value tiles = e.div(e.add(e.max(e.sub(hi, lo), zero), roundUp), tileKeys);
     return guardedLoop(e, e.index(0), tiles, state, [&](Value k, ValueRange s) {
       return keyTile(e.add(lo, e.mul(k, e.index(kTile))), hi, s);
     });
@@ -201,9 +202,9 @@ private:
       Value j = e.add(j0, r);
       Value valid = cmp(arith::CmpIPredicate::slt, j, hi);
       Value jc = e.min(j, e.index(p.seq - 1));
-      Value row = e.add(
-          e.mul(e.add(e.mul(b, e.index(p.seq)), jc), e.index(p.numKvHeads)),
-          kvh);
+      Value kvHeads = e.index(p.numKvHeads);
+      Value row =
+          e.add(e.mul(e.add(e.mul(b, e.index(p.seq)), jc), kvHeads), kvh);
       return std::pair(valid, row);
     };
     stageRows(kStage, keyRow, kView);
@@ -245,12 +246,12 @@ private:
     Value sum = e.constF32(0.0f);
     for (int64_t c = 0; c < perLane; ++c) {
       Value col = e.add(myPart, e.index(c * lanesPerRow));
-      Value prob =
-          e.select(valids[c], e.exp(e.fsub(logits[c], mNew)), e.constF32(0.0f));
+      Value masked = e.constF32(0.0f);
+      Value prob = e.select(valids[c], e.exp(e.fsub(logits[c], mNew)), masked);
       sum = e.fadd(sum, prob);
-      memref::StoreOp::create(
-          e.b, operandBits(e, prob, p.elementType), pStage,
-          ValueRange{e.add(e.mul(myRow, e.index(kProbStride)), col)});
+      Value at = e.add(e.mul(myRow, e.index(kProbStride)), col);
+      memref::StoreOp::create(e.b, operandBits(e, prob, p.elementType), pStage,
+                              ValueRange{at});
       memref::StoreOp::create(
           e.b, alpha, fStage,
           ValueRange{e.add(e.mul(myRow, e.index(kScoreStride)), col)});
@@ -287,9 +288,9 @@ private:
     Value l = state[outTiles + 1];
     Value has = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, l,
                                       e.constF32(0.0f));
-    Value inverse = e.select(
-        has, e.fdiv(e.constF32(1.0f), e.select(has, l, e.constF32(1.0f))),
-        e.constF32(0.0f));
+    Value nothing = e.constF32(0.0f);
+    Value safeSum = e.select(has, l, e.constF32(1.0f));
+    Value inverse = e.select(has, e.fdiv(e.constF32(1.0f), safeSum), nothing);
     if (gateBuffer) {
       Value g = e.min(myRow, e.index(p.group() - 1));
       Value h = e.add(e.mul(kvh, e.index(p.group())), g);

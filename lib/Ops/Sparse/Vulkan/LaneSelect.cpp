@@ -49,7 +49,8 @@ public:
     Value one = e.index(1);
     qb = e.div(t, e.index(p.blockSize));
     Value seen = e.add(qb, one);
-    done = e.div(e.add(t, one), e.index(p.blockSize));
+    Value blockSize = e.index(p.blockSize);
+    done = e.div(e.add(t, one), blockSize);
     for (int64_t j = 0; j < perLane; ++j) {
       Value c = e.add(lane, e.index(j * lanes));
       blocks.push_back(c);
@@ -58,7 +59,8 @@ public:
     }
 
     SmallVector<Value> sums(perLane, e.constF32(0.0f));
-    sums = e.forLoop(e.index(0), e.index(p.group()), one, sums,
+    Value groupHeads = e.index(p.group());
+    sums = e.forLoop(e.index(0), groupHeads, one, sums,
                      [&](Value g, ValueRange carried) {
                        Value h = e.add(e.mul(kvh, e.index(p.group())), g);
                        return head(query, gCmp, kc, vc, oCmp, t, h, carried);
@@ -95,10 +97,11 @@ private:
     SmallVector<Value> rows;
     for (Value c : blocks)
       rows.push_back(e.min(c, e.index(lastBlock)));
+    SmallVector<Value> zeros(perLane, e.constF32(0.0f));
+    Value one = e.index(1);
+    Value headDim = e.index(p.headDim);
     SmallVector<Value> dots = e.forLoop(
-        e.index(0), e.index(p.headDim), e.index(1),
-        SmallVector<Value>(perLane, e.constF32(0.0f)),
-        [&](Value d, ValueRange acc) {
+        e.index(0), headDim, one, zeros, [&](Value d, ValueRange acc) {
           Value q = e.toF32(
               memref::LoadOp::create(e.b, query, ValueRange{b, t, h, d}));
           SmallVector<Value> next;
@@ -128,11 +131,8 @@ private:
         })[0];
     Value any = cmp(arith::CmpIPredicate::sgt, done, zero);
     Value zeroF = e.constF32(0.0f);
-    Value lse = e.select(
-        any,
-        e.fadd(e.select(any, m, zeroF),
-               math::LogOp::create(e.b, e.select(any, l, e.constF32(1.0f)))),
-        zeroF);
+    Value logL = math::LogOp::create(e.b, e.select(any, l, e.constF32(1.0f)));
+    Value lse = e.select(any, e.fadd(e.select(any, m, zeroF), logL), zeroF);
 
     // Probabilities; the group's sums count the token's own block as 1.
     SmallVector<Value> probs, sums;
@@ -148,9 +148,10 @@ private:
     Value gate =
         e.toF32(memref::LoadOp::create(e.b, gCmp, ValueRange{b, t, h}));
     SmallVector<Value> dims;
-    for (int64_t k = 0; k < dimsPerLane; ++k)
-      dims.push_back(
-          e.min(e.add(lane, e.index(k * lanes)), e.index(p.headDim - 1)));
+    for (int64_t k = 0; k < dimsPerLane; ++k) {
+      Value lastDim = e.index(p.headDim - 1);
+      dims.push_back(e.min(e.add(lane, e.index(k * lanes)), lastDim));
+    }
     SmallVector<Value> acc = guardedLoop(
         e, zero, done, SmallVector<Value>(dimsPerLane, zeroF),
         [&](Value c, ValueRange it) {
@@ -185,55 +186,56 @@ private:
     SmallVector<Value> cs;
     for (Value c : blocks)
       cs.push_back(e.toI32(c));
-    e.forLoop(
-        e.index(0), e.index(p.slots()), e.index(1), sums,
-        [&](Value i, ValueRange current) {
-          Value bestKey = e.negInf();
-          Value bestBlock = e.constI32(-1);
-          for (int64_t j = 0; j < perLane; ++j) {
-            Value cf = arith::SIToFPOp::create(e.b, e.f32, cs[j]);
-            Value key = e.select(inSeen[j], e.fadd(current[j], e.fmul(cf, tie)),
-                                 e.negInf());
-            Value better = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
-                                                 key, bestKey);
-            bestKey = e.select(better, key, bestKey);
-            bestBlock = e.select(better, cs[j], bestBlock);
-          }
-          for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
-            Value otherKey = shuffleXor(bestKey, offset);
-            Value otherBlock = shuffleXor(bestBlock, offset);
-            Value larger = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
-                                                 otherKey, bestKey);
-            Value equal = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OEQ,
-                                                otherKey, bestKey);
-            Value earlier =
-                cmp(arith::CmpIPredicate::slt, otherBlock, bestBlock);
-            Value takes = arith::OrIOp::create(
-                e.b, larger, arith::AndIOp::create(e.b, equal, earlier));
-            bestKey = e.select(takes, otherKey, bestKey);
-            bestBlock = e.select(takes, otherBlock, bestBlock);
-          }
-          auto first = scf::IfOp::create(
-              e.b, cmp(arith::CmpIPredicate::eq, lane, e.index(0)),
-              /*withElseRegion=*/false);
-          {
-            OpBuilder::InsertionGuard guard(e.b);
-            e.b.setInsertionPoint(first.thenBlock()->getTerminator());
-            memref::StoreOp::create(e.b, bestBlock, selected,
-                                    ValueRange{b, t, kvh, i});
-          }
-          SmallVector<Value> next;
-          for (int64_t j = 0; j < perLane; ++j) {
-            Value taken = cmp(arith::CmpIPredicate::eq, cs[j], bestBlock);
-            next.push_back(e.select(taken, e.negInf(), current[j]));
-          }
-          return next;
-        });
+    Value one = e.index(1);
+    Value slots = e.index(p.slots());
+    e.forLoop(e.index(0), slots, one, sums, [&](Value i, ValueRange current) {
+      Value bestKey = e.negInf();
+      Value bestBlock = e.constI32(-1);
+      for (int64_t j = 0; j < perLane; ++j) {
+        Value cf = arith::SIToFPOp::create(e.b, e.f32, cs[j]);
+        Value unseen = e.negInf();
+        Value key =
+            e.select(inSeen[j], e.fadd(current[j], e.fmul(cf, tie)), unseen);
+        Value better =
+            arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, key, bestKey);
+        bestKey = e.select(better, key, bestKey);
+        bestBlock = e.select(better, cs[j], bestBlock);
+      }
+      for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
+        Value otherKey = shuffleXor(bestKey, offset);
+        Value otherBlock = shuffleXor(bestBlock, offset);
+        Value larger = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
+                                             otherKey, bestKey);
+        Value equal = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OEQ,
+                                            otherKey, bestKey);
+        Value earlier = cmp(arith::CmpIPredicate::slt, otherBlock, bestBlock);
+        Value takes = arith::OrIOp::create(
+            e.b, larger, arith::AndIOp::create(e.b, equal, earlier));
+        bestKey = e.select(takes, otherKey, bestKey);
+        bestBlock = e.select(takes, otherBlock, bestBlock);
+      }
+      auto first = scf::IfOp::create(
+          e.b, cmp(arith::CmpIPredicate::eq, lane, e.index(0)),
+          /*withElseRegion=*/false);
+      {
+        OpBuilder::InsertionGuard guard(e.b);
+        e.b.setInsertionPoint(first.thenBlock()->getTerminator());
+        memref::StoreOp::create(e.b, bestBlock, selected,
+                                ValueRange{b, t, kvh, i});
+      }
+      SmallVector<Value> next;
+      for (int64_t j = 0; j < perLane; ++j) {
+        Value taken = cmp(arith::CmpIPredicate::eq, cs[j], bestBlock);
+        next.push_back(e.select(taken, e.negInf(), current[j]));
+      }
+      return next;
+    });
   }
 
   Value shuffleXor(Value value, int64_t offset) {
-    return gpu::ShuffleOp::create(e.b, value, e.constI32(offset),
-                                  e.constI32(lanes), gpu::ShuffleMode::XOR)
+    Value width = e.constI32(lanes);
+    return gpu::ShuffleOp::create(e.b, value, e.constI32(offset), width,
+                                  gpu::ShuffleMode::XOR)
         .getShuffleResult();
   }
 
