@@ -80,9 +80,9 @@ loadSequenceRows(Emitter &e, int64_t threads, Value thread, Value view,
     Value valid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, seq,
                                         e.index(seqLen));
     Value seqIndex = e.min(seq, e.index(seqLen - 1));
-    Value row = e.add(e.mul(e.add(e.mul(batch, e.index(seqLen)), seqIndex),
-                            e.index(numHeads)),
-                      h);
+    Value heads = e.index(numHeads);
+    Value row =
+        e.add(e.mul(e.add(e.mul(batch, e.index(seqLen)), seqIndex), heads), h);
     Value value = memref::LoadOp::create(
         e.b, view, ValueRange{e.add(e.mul(row, e.index(width)), c)});
     values.push_back(e.select(valid, value, zero));

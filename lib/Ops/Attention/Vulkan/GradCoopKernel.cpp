@@ -86,7 +86,8 @@ public:
   /// CoopKernel.cpp: NVIDIA's fragment order).
   static int64_t rowHalfOf(int64_t i) { return i / 4; }
   Value columnOf(int64_t i) {
-    return e.add(e.mul(myPart, e.index(2)), e.index(i % 2 + 8 * ((i / 2) % 2)));
+    Value element = e.index(i % 2 + 8 * ((i / 2) % 2));
+    return e.add(e.mul(myPart, e.index(2)), element);
   }
   Value rowOf(int64_t i) {
     return e.add(myRow, e.index(kTile / 2 * rowHalfOf(i)));
@@ -116,14 +117,13 @@ public:
           Value valid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
                                               seq, e.index(seqLen));
           Value seqIndex = e.min(seq, e.index(seqLen - 1));
-          Value row =
-              e.add(e.mul(e.add(e.mul(batch, e.index(seqLen)), seqIndex),
-                          e.index(numHeads)),
-                    h);
+          Value heads = e.index(numHeads);
+          Value row = e.add(
+              e.mul(e.add(e.mul(batch, e.index(seqLen)), seqIndex), heads), h);
           Value value = memref::LoadOp::create(
               e.b, view, ValueRange{e.add(e.mul(row, e.index(width)), c)});
-          Value at = e.add(e.index(offset / kPerVector),
-                           e.add(e.mul(r, e.index(stride / kPerVector)), c));
+          Value rowWord = e.add(e.mul(r, e.index(stride / kPerVector)), c);
+          Value at = e.add(e.index(offset / kPerVector), rowWord);
           memref::StoreOp::create(e.b, e.select(valid, value, zero), stage,
                                   ValueRange{at});
         });
@@ -146,8 +146,8 @@ public:
     int64_t width = dim / kPerVector, total = count * width;
     forGuardedShare(
         e, l.threads, threadId, total, width, [&](int64_t k, Value r, Value c) {
-          Value at = e.add(e.index(offset / kPerVector),
-                           e.add(e.mul(r, e.index(stride / kPerVector)), c));
+          Value rowWord = e.add(e.mul(r, e.index(stride / kPerVector)), c);
+          Value at = e.add(e.index(offset / kPerVector), rowWord);
           memref::StoreOp::create(e.b, values[k], stage, ValueRange{at});
         });
   }
@@ -157,11 +157,11 @@ public:
     Value index = e.min(pos, e.index(p.seqQ - 1));
     Value lse =
         memref::LoadOp::create(e.b, buf.lse, ValueRange{batch, head, index});
-    Value valid = arith::AndIOp::create(
-        e.b,
-        arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, pos,
-                              e.index(p.seqQ)),
-        arith::CmpFOp::create(e.b, arith::CmpFPredicate::ONE, lse, e.negInf()));
+    Value seen =
+        arith::CmpFOp::create(e.b, arith::CmpFPredicate::ONE, lse, e.negInf());
+    Value inRange = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, pos,
+                                          e.index(p.seqQ));
+    Value valid = arith::AndIOp::create(e.b, inRange, seen);
     Value inf = e.constF32(std::numeric_limits<float>::infinity());
     Value delta =
         memref::LoadOp::create(e.b, buf.delta, ValueRange{batch, head, index});
@@ -191,10 +191,10 @@ public:
               e.b, e.f32, tile, e.index(i));
           if (scale != 1.0f)
             v = e.fmul(v, e.constF32(scale));
-          memref::StoreOp::create(
-              e.b, e.fromF32(v, type), dest,
-              ValueRange{batch, pos, head,
-                         e.add(columnOf(i), e.index(n * kTile))});
+          Value tileColumn = e.index(n * kTile);
+          Value column = e.add(columnOf(i), tileColumn);
+          memref::StoreOp::create(e.b, e.fromF32(v, type), dest,
+                                  ValueRange{batch, pos, head, column});
         }
     }
   }
@@ -208,7 +208,8 @@ public:
     int64_t dTiles = p.headDim / kTile, dvTiles = p.headDimV / kTile;
     Value q0 = e.mul(i, e.index(kTile));
     Value qAt = e.mul(q0, e.index(dS));
-    Value doAt = e.add(e.index(doOffset), e.mul(q0, e.index(dvS)));
+    Value doRow = e.mul(q0, e.index(dvS));
+    Value doAt = e.add(e.index(doOffset), doRow);
     Value st = zeroC(), dpt = zeroC();
     for (int64_t d = 0; d < dTiles; ++d)
       st = mma(
@@ -235,10 +236,12 @@ public:
       Value delta = memref::LoadOp::create(e.b, deltaStage, local);
       auto [pd, ds] = rules.gradient(s, dp, row, key, lse, delta,
                                      rules.dropoutRowHash(row));
+      Value pIndex = e.index(k);
       pA = gpu::SubgroupMmaInsertThreadLocalOp::create(
-          e.b, aType, e.fromF32(pd, f16), pA, e.index(k));
+          e.b, aType, e.fromF32(pd, f16), pA, pIndex);
+      Value dsIndex = e.index(k);
       dsA = gpu::SubgroupMmaInsertThreadLocalOp::create(
-          e.b, aType, e.fromF32(ds, f16), dsA, e.index(k));
+          e.b, aType, e.fromF32(ds, f16), dsA, dsIndex);
     }
     SmallVector<Value> next(acc.begin(), acc.end());
     for (int64_t n = 0; n < dTiles; ++n)
@@ -271,17 +274,18 @@ public:
               p.headDimV, dvS, vOffset);
     gpu::BarrierOp::create(e.b);
     SmallVector<Value> kTiles, vTiles;
-    for (int64_t d = 0; d < dTiles; ++d)
+    for (int64_t d = 0; d < dTiles; ++d) {
+      Value column = e.index(d * kTile);
       kTiles.push_back(loadMatrix(
-          e, aType, stage,
-          e.add(e.mul(subgroup, e.index(kTile * dS)), e.index(d * kTile)), dS,
-          false));
-    for (int64_t d = 0; d < dvTiles; ++d)
+          e, aType, stage, e.add(e.mul(subgroup, e.index(kTile * dS)), column),
+          dS, false));
+    }
+    for (int64_t d = 0; d < dvTiles; ++d) {
+      Value column = e.index(d * kTile);
+      Value rowOffset = e.add(e.mul(subgroup, e.index(kTile * dvS)), column);
       vTiles.push_back(loadMatrix(
-          e, aType, stage,
-          e.add(e.index(vOffset), e.add(e.mul(subgroup, e.index(kTile * dvS)),
-                                        e.index(d * kTile))),
-          dvS, false));
+          e, aType, stage, e.add(e.index(vOffset), rowOffset), dvS, false));
+    }
     gpu::BarrierOp::create(e.b);
 
     // Query blocks with a row that may see a key of the block.
@@ -296,8 +300,8 @@ public:
     Value safeBlocks = e.max(numBlocks, one);
     Value steps = e.mul(numBlocks, e.index(p.groupSize()));
     auto headOf = [&](Value step) {
-      return e.add(e.mul(kvHead, e.index(p.groupSize())),
-                   e.div(step, safeBlocks));
+      Value headInGroup = e.div(step, safeBlocks);
+      return e.add(e.mul(kvHead, e.index(p.groupSize())), headInGroup);
     };
     auto rowStartOf = [&](Value step) {
       Value qb = e.add(lo, arith::RemSIOp::create(e.b, step, safeBlocks));
@@ -368,7 +372,8 @@ public:
     Value kvHead = e.div(head, e.index(p.groupSize()));
     Value one = e.index(1);
     Value rowStart = e.mul(queryBlock, e.index(l.blockQ));
-    Value numRows = e.min(e.index(l.blockQ), e.sub(e.index(p.seqQ), rowStart));
+    Value rowsLeft = e.sub(e.index(p.seqQ), rowStart);
+    Value numRows = e.min(e.index(l.blockQ), rowsLeft);
     Value subRow0 = e.add(rowStart, e.mul(subgroup, e.index(kTile)));
     int64_t dTiles = p.headDim / kTile, dvTiles = p.headDimV / kTile;
 
@@ -379,17 +384,18 @@ public:
               dvS, doOffset);
     gpu::BarrierOp::create(e.b);
     SmallVector<Value> qTiles, doTiles;
-    for (int64_t d = 0; d < dTiles; ++d)
+    for (int64_t d = 0; d < dTiles; ++d) {
+      Value column = e.index(d * kTile);
       qTiles.push_back(loadMatrix(
-          e, aType, stage,
-          e.add(e.mul(subgroup, e.index(kTile * dS)), e.index(d * kTile)), dS,
-          false));
-    for (int64_t d = 0; d < dvTiles; ++d)
+          e, aType, stage, e.add(e.mul(subgroup, e.index(kTile * dS)), column),
+          dS, false));
+    }
+    for (int64_t d = 0; d < dvTiles; ++d) {
+      Value column = e.index(d * kTile);
+      Value rowOffset = e.add(e.mul(subgroup, e.index(kTile * dvS)), column);
       doTiles.push_back(loadMatrix(
-          e, aType, stage,
-          e.add(e.index(doOffset), e.add(e.mul(subgroup, e.index(kTile * dvS)),
-                                         e.index(d * kTile))),
-          dvS, false));
+          e, aType, stage, e.add(e.index(doOffset), rowOffset), dvS, false));
+    }
     gpu::BarrierOp::create(e.b);
 
     VulkanScoreRules rules(e, p, scoreBuffers, batch, head);
@@ -451,14 +457,15 @@ public:
                   e.b, e.f32, st, e.index(k));
               Value dp = gpu::SubgroupMmaExtractThreadLocalOp::create(
                   e.b, e.f32, dpt, e.index(k));
-              Value key =
-                  e.add(keyStart, e.add(e.index(j * kTile), columnOf(k)));
+              Value column = columnOf(k);
+              Value key = e.add(keyStart, e.add(e.index(j * kTile), column));
               Value ds = rules
                              .gradient(s, dp, rows[r], key, lse[r], delta[r],
                                        rowHash[r])
                              .second;
+              Value dsIndex = e.index(k);
               dsA = gpu::SubgroupMmaInsertThreadLocalOp::create(
-                  e.b, aType, e.fromF32(ds, f16), dsA, e.index(k));
+                  e.b, aType, e.fromF32(ds, f16), dsA, dsIndex);
             }
             for (int64_t n = 0; n < dTiles; ++n)
               next[n] = mma(dsA,

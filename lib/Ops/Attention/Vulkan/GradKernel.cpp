@@ -40,8 +40,8 @@ public:
     threadId = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
     Value sx = e.index(l.scoreThreadsX), ax = e.index(l.accThreadsX);
     scoreX = arith::RemUIOp::create(e.b, threadId, sx);
-    scoreRow0 =
-        e.mul(arith::DivUIOp::create(e.b, threadId, sx), e.index(l.scoreRows));
+    Value scoreRows = e.index(l.scoreRows);
+    scoreRow0 = e.mul(arith::DivUIOp::create(e.b, threadId, sx), scoreRows);
     accX = arith::RemUIOp::create(e.b, threadId, ax);
     accY = arith::DivUIOp::create(e.b, threadId, ax);
     qS = VulkanGradPassLayout::rowStride(p.headDim);
@@ -99,13 +99,12 @@ public:
         Value pos = e.add(rowStart, r);
         Value index = e.min(pos, e.index(p.seqQ - 1));
         Value lse = load(buf.lse, {batch, head, index});
-        Value valid = arith::AndIOp::create(
-            e.b, lessThan(pos, p.seqQ),
-            arith::CmpFOp::create(e.b, arith::CmpFPredicate::ONE, lse,
-                                  e.negInf()));
+        Value seen = arith::CmpFOp::create(e.b, arith::CmpFPredicate::ONE, lse,
+                                           e.negInf());
+        Value valid = arith::AndIOp::create(e.b, lessThan(pos, p.seqQ), seen);
         store(e.select(valid, lse, inf), lseStage, {r});
-        store(e.select(valid, load(buf.delta, {batch, head, index}),
-                       e.constF32(0.0f)),
+        Value unused = e.constF32(0.0f);
+        store(e.select(valid, load(buf.delta, {batch, head, index}), unused),
               deltaStage, {r});
       };
       if (base + l.threads <= l.blockQ)
@@ -120,21 +119,26 @@ public:
   SmallVector<Value> scores(Value keyStart, Value kvHead) {
     int64_t rows = l.scoreRows, keys = l.scoreKeys, n = rows * keys;
     SmallVector<Value> keyIndex;
-    for (int64_t k = 0; k < keys; ++k)
+    for (int64_t k = 0; k < keys; ++k) {
+      Value lastKey = e.index(p.seqK - 1);
       keyIndex.push_back(
           e.min(e.add(keyStart, e.add(scoreX, e.index(k * l.scoreThreadsX))),
-                e.index(p.seqK - 1)));
+                lastKey));
+    }
     auto matmul = [&](Value stage, int64_t stride, Value source,
                       int64_t depth) {
       SmallVector<Value> inits(n, e.constF32(0.0f));
+      Value one = e.index(1);
+      Value depthEnd = e.index(depth);
       return e.forLoop(
-          e.index(0), e.index(depth), e.index(1), inits,
-          [&](Value d, ValueRange acc) {
+          e.index(0), depthEnd, one, inits, [&](Value d, ValueRange acc) {
             SmallVector<Value> a, b, next(acc.begin(), acc.end());
-            for (int64_t r = 0; r < rows; ++r)
-              a.push_back(load(stage, {e.add(e.mul(e.add(scoreRow0, e.index(r)),
-                                                   e.index(stride)),
-                                             d)}));
+            for (int64_t r = 0; r < rows; ++r) {
+              Value rowStride = e.index(stride);
+              a.push_back(load(
+                  stage,
+                  {e.add(e.mul(e.add(scoreRow0, e.index(r)), rowStride), d)}));
+            }
             for (int64_t k = 0; k < keys; ++k)
               b.push_back(
                   e.toF32(load(source, {batch, keyIndex[k], kvHead, d})));
@@ -224,8 +228,8 @@ void mlir::ejk::buildVulkanGradDeltaBody(OpBuilder &builder, Location loc,
   Value batch = WorkgroupIdOp::create(e.b, 2);
   Value thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
   Value part = arith::RemUIOp::create(e.b, thread, e.index(l.lanes));
-  Value row = e.add(e.mul(block, e.index(l.rows())),
-                    arith::DivUIOp::create(e.b, thread, e.index(l.lanes)));
+  Value rowInBlock = arith::DivUIOp::create(e.b, thread, e.index(l.lanes));
+  Value row = e.add(e.mul(block, e.index(l.rows())), rowInBlock);
   Value index = e.min(row, e.index(p.seqQ - 1));
   Value sum = e.constF32(0.0f);
   for (int64_t k = 0; k * l.lanes < p.headDimV; ++k) {
@@ -237,10 +241,12 @@ void mlir::ejk::buildVulkanGradDeltaBody(OpBuilder &builder, Location loc,
     Value g = e.toF32(memref::LoadOp::create(
         e.b, dOutput, ValueRange{batch, index, head, colIndex}));
     Value term = e.fmul(o, g);
-    if (partial)
-      term = e.select(arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, col,
-                                            e.index(p.headDimV)),
-                      term, e.constF32(0.0f));
+    if (partial) {
+      Value outside = e.constF32(0.0f);
+      Value inside = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, col,
+                                           e.index(p.headDimV));
+      term = e.select(inside, term, outside);
+    }
     sum = e.fadd(sum, term);
   }
   if (l.lanes > 1)
@@ -302,18 +308,21 @@ void mlir::ejk::buildVulkanGradKeyValueBody(
                 SmallVector<Value> out(a.begin(), a.end());
                 SmallVector<Value> pd, ds, q, dO;
                 for (int64_t r = 0; r < rows; ++r) {
-                  Value at = e.add(e.mul(i, e.index(l.pStride())), t.accRow(r));
+                  Value row = t.accRow(r);
+                  Value at = e.add(e.mul(i, e.index(l.pStride())), row);
                   pd.push_back(t.load(t.pStage, {at}));
                   ds.push_back(t.load(t.dsStage, {at}));
                 }
-                for (int64_t c = 0; c < colsK; ++c)
-                  q.push_back(
-                      t.load(t.qStage, {e.add(e.mul(i, e.index(t.qS)),
-                                              t.accColumn(c, p.headDim))}));
-                for (int64_t c = 0; c < colsV; ++c)
-                  dO.push_back(
-                      t.load(t.doStage, {e.add(e.mul(i, e.index(t.doS)),
-                                               t.accColumn(c, p.headDimV))}));
+                for (int64_t c = 0; c < colsK; ++c) {
+                  Value column = t.accColumn(c, p.headDim);
+                  q.push_back(t.load(t.qStage,
+                                     {e.add(e.mul(i, e.index(t.qS)), column)}));
+                }
+                for (int64_t c = 0; c < colsV; ++c) {
+                  Value column = t.accColumn(c, p.headDimV);
+                  dO.push_back(t.load(
+                      t.doStage, {e.add(e.mul(i, e.index(t.doS)), column)}));
+                }
                 for (int64_t r = 0; r < rows; ++r) {
                   for (int64_t c = 0; c < colsK; ++c)
                     out[r * colsK + c] = math::FmaOp::create(
@@ -347,7 +356,8 @@ void mlir::ejk::buildVulkanGradQueryBody(
   Value kvHead = e.div(head, e.index(p.groupSize()));
   Value zero = e.index(0), one = e.index(1);
   Value rowStart = e.mul(queryBlock, e.index(l.blockQ));
-  Value numRows = e.min(e.index(l.blockQ), e.sub(e.index(p.seqQ), rowStart));
+  Value rowsLeft = e.sub(e.index(p.seqQ), rowStart);
+  Value numRows = e.min(e.index(l.blockQ), rowsLeft);
   t.stageRows(rowStart, head);
   gpu::BarrierOp::create(e.b);
 
@@ -378,12 +388,14 @@ void mlir::ejk::buildVulkanGradQueryBody(
         SmallVector<Value> next = e.forLoop(
             zero, e.index(l.blockK), one, acc, [&](Value j, ValueRange a) {
               SmallVector<Value> out(a.begin(), a.end());
-              Value key = e.min(e.add(keyStart, j), e.index(p.seqK - 1));
+              Value lastKey = e.index(p.seqK - 1);
+              Value key = e.min(e.add(keyStart, j), lastKey);
               SmallVector<Value> ds, k;
-              for (int64_t r = 0; r < rows; ++r)
-                ds.push_back(t.load(
-                    t.dsStage,
-                    {e.add(e.mul(t.accRow(r), e.index(l.pStride())), j)}));
+              for (int64_t r = 0; r < rows; ++r) {
+                Value rowStride = e.index(l.pStride());
+                ds.push_back(t.load(t.dsStage,
+                                    {e.add(e.mul(t.accRow(r), rowStride), j)}));
+              }
               for (int64_t c = 0; c < cols; ++c)
                 k.push_back(e.toF32(
                     t.load(buf.key, {t.batch, key, kvHead, colIndex[c]})));

@@ -50,10 +50,11 @@ public:
     Value rowIndex = e.min(row, e.index(p.seqQ - 1));
     Value keyIndex = e.min(key, e.index(p.seqK - 1));
     s = e.fmul(s, e.constF32(p.softmaxScale));
-    if (p.softCap)
-      s = e.fmul(
-          e.constF32(*p.softCap),
-          math::TanhOp::create(e.b, e.fmul(s, e.constF32(1.0f / *p.softCap))));
+    if (p.softCap) {
+      Value tanh =
+          math::TanhOp::create(e.b, e.fmul(s, e.constF32(1.0f / *p.softCap)));
+      s = e.fmul(e.constF32(*p.softCap), tanh);
+    }
     if (buf.bias) {
       Value bb = p.biasBroadcastsBatch ? e.index(0) : batch;
       Value bh = p.biasBroadcastsHeads ? e.index(0) : head;
@@ -61,7 +62,8 @@ public:
                  e.toF32(memref::LoadOp::create(
                      e.b, buf.bias, ValueRange{bb, bh, rowIndex, keyIndex})));
     }
-    return e.select(allowed(row, key, rowIndex, keyIndex), s, e.negInf());
+    Value masked = e.negInf();
+    return e.select(allowed(row, key, rowIndex, keyIndex), s, masked);
   }
 
   /// Whether the logits of a problem are the raw score times a positive
@@ -76,7 +78,8 @@ public:
   Value maskScore(Value s, Value row, Value key) {
     Value rowIndex = e.min(row, e.index(p.seqQ - 1));
     Value keyIndex = e.min(key, e.index(p.seqK - 1));
-    return e.select(allowed(row, key, rowIndex, keyIndex), s, e.negInf());
+    Value masked = e.negInf();
+    return e.select(allowed(row, key, rowIndex, keyIndex), s, masked);
   }
 
   /// An i1 that holds when every row from `firstRow` on may attend to every
@@ -133,7 +136,8 @@ private:
     if (p.chunkSize) {
       // Keys of the row's chunk (block-sparse's chunked mask).
       int64_t size = *p.chunkSize;
-      Value first = e.mul(floorDivPositive(e, diag, size), e.index(size));
+      Value chunkSize = e.index(size);
+      Value first = e.mul(floorDivPositive(e, diag, size), chunkSize);
       allowed = andI(allowed, cmp(arith::CmpIPredicate::sge, key, first));
       allowed = andI(allowed, cmp(arith::CmpIPredicate::slt, key,
                                   e.add(first, e.index(size))));
@@ -212,7 +216,8 @@ public:
     if (p.softCap) {
       Value th = math::TanhOp::create(
           e.b, e.fmul(s, e.constF32(p.softmaxScale / *p.softCap)));
-      ds = e.fmul(ds, e.fsub(e.constF32(1.0f), e.fmul(th, th)));
+      Value thSquared = e.fmul(th, th);
+      ds = e.fmul(ds, e.fsub(e.constF32(1.0f), thSquared));
     }
     return {dropped, ds};
   }
@@ -230,7 +235,8 @@ public:
       keyHi = e.min(keyHi, e.add(lastRowPos, one));
     if (p.slidingWindow) {
       auto [left, right] = *p.slidingWindow;
-      keyLo = e.max(zero, e.sub(e.add(rowStart, offset), e.index(left)));
+      Value leftWidth = e.index(left);
+      keyLo = e.max(zero, e.sub(e.add(rowStart, offset), leftWidth));
       keyHi = e.min(keyHi, e.add(lastRowPos, e.index(right + 1)));
     }
     // Rows all past this batch's query length see no key.
@@ -239,7 +245,8 @@ public:
                        keyHi);
     Value block = e.index(blockK);
     lo = e.div(keyLo, block);
-    Value ceil = e.div(e.add(e.max(keyHi, zero), e.index(blockK - 1)), block);
+    Value roundUp = e.index(blockK - 1);
+    Value ceil = e.div(e.add(e.max(keyHi, zero), roundUp), block);
     Value any = cmp(arith::CmpIPredicate::sgt, keyHi, keyLo);
     hi = e.select(any, ceil, lo);
   }
@@ -268,9 +275,9 @@ private:
 inline Value reduceAcrossLanes(Emitter &e, Value value, bool isMax,
                                int64_t lanes, int64_t subgroupSize) {
   for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
-    auto shuffle =
-        gpu::ShuffleOp::create(e.b, value, e.constI32(offset),
-                               e.constI32(subgroupSize), gpu::ShuffleMode::XOR);
+    Value width = e.constI32(subgroupSize);
+    auto shuffle = gpu::ShuffleOp::create(e.b, value, e.constI32(offset), width,
+                                          gpu::ShuffleMode::XOR);
     Value other = shuffle.getShuffleResult();
     value = isMax ? e.fmaxNoNaN(value, other) : e.fadd(value, other);
   }
@@ -306,12 +313,11 @@ inline SmallVector<Value> loadRows(Emitter &e, int64_t threads, Value threadId,
     Value c = arith::RemUIOp::create(e.b, idx, e.index(width));
     Value seq = e.add(seqStart, r);
     Value col = e.add(col0, c);
-    Value valid = arith::AndIOp::create(
-        e.b,
-        arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, seq,
-                              e.index(seqLen)),
-        arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, col,
-                              e.index(dim)));
+    Value colInside = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, col,
+                                            e.index(dim));
+    Value seqInside = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, seq,
+                                            e.index(seqLen));
+    Value valid = arith::AndIOp::create(e.b, seqInside, colInside);
     Value seqIndex = e.min(seq, e.index(seqLen - 1));
     Value colIndex = e.min(col, e.index(dim - 1));
     Value value = memref::LoadOp::create(
@@ -339,10 +345,9 @@ inline void storeRows(Emitter &e, int64_t threads, Value threadId,
     auto store = [&] {
       Value r = arith::DivUIOp::create(e.b, idx, e.index(width));
       Value c = arith::RemUIOp::create(e.b, idx, e.index(width));
-      memref::StoreOp::create(
-          e.b, value, stage,
-          ValueRange{
-              e.add(e.index(offset), e.add(e.mul(r, e.index(stride)), c))});
+      Value rowElement = e.add(e.mul(r, e.index(stride)), c);
+      memref::StoreOp::create(e.b, value, stage,
+                              ValueRange{e.add(e.index(offset), rowElement)});
     };
     if (base + threads <= total) {
       store();
