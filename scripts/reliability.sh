@@ -3,9 +3,11 @@
 #
 # Builds ejk with clang-22, ASan + UBSan and the libFuzzer targets in
 # build-asan (or $EJK_ASAN_BUILD_DIR), runs the whole ctest suite (GoogleTest,
-# lit, fuzz replays) there, then fuzzes each target for $EJK_FUZZ_SECONDS
-# (default 60). Fails on any sanitizer report, failed test or fuzz finding
-# that is not a known, pending one (test/Fuzz/pending/known.txt).
+# lit, fuzz replays) there, checks that its ejk-opt prints the same IR as the
+# GCC build's (scripts/check-host-determinism.py), then fuzzes each target
+# for $EJK_FUZZ_SECONDS (default 60). Fails on any sanitizer report, failed
+# test, output that depends on the host compiler, or fuzz finding that is not
+# a known, pending one (test/Fuzz/pending/known.txt).
 #
 #   EJK_FUZZ_SECONDS=600 bash scripts/reliability.sh   # fuzz longer
 #   EJK_RELIABILITY_SKIP_TESTS=1 ...                    # fuzz only
@@ -93,6 +95,21 @@ if [ "${EJK_RELIABILITY_SKIP_TESTS:-0}" != 1 ]; then
       -R "^lit\$|Vulkan" -E "$PENDING_TESTS"
   echo "reliability: Vulkan tests and lit under ASan + UBSan took" \
     "$((SECONDS - start)) s"
+
+  # ejk's output must not depend on the compiler that built it: the GCC
+  # build's ejk-opt and this clang-22 one must print the same IR for every
+  # lit RUN line, except those on the allow-list (docs/determinism.md).
+  GCC_OPT="${EJK_BUILD_DIR:-$ROOT/build}/bin/ejk-opt"
+  if [ -x "$GCC_OPT" ]; then
+    start=$SECONDS
+    python3 "$ROOT/scripts/check-host-determinism.py" --jobs "$JOBS" \
+      "$GCC_OPT" "$BUILD/bin/ejk-opt"
+    echo "reliability: host-compiler determinism check took" \
+      "$((SECONDS - start)) s"
+  else
+    echo "reliability: no GCC build at $GCC_OPT: the host-compiler" \
+      "determinism check did not run" >&2
+  fi
 fi
 
 # Fuzzing: each target from its seeds (and the corpus an earlier run in this
