@@ -136,6 +136,10 @@ def variants():
         # stage, not over it).
         "chk_coop2_k32_f16": (2, 200, 3, 32, 64, "f16", "head",
                               coop(64, 32, 2)),
+        # K = 256 at chunks of 32: the outputs in words with a row's words
+        # over all 32 lanes of a subgroup.
+        "chk_coop2_k256_c32_f16": (1, 300, 2, 256, 64, "f16", "head",
+                                   coop(32, 32, 2)),
         "gdn_bf16_coop2_v64": (*GDN, "bf16", "head", coop(64, 64, 2)),
         "gdn_bf16_coop2_c32": (*GDN, "bf16", "head", coop(32, 32, 2)),
     }
