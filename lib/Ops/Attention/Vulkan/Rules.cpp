@@ -232,10 +232,13 @@ ConfigAttr VulkanFlashAttention::heuristicConfig(FlashAttentionOp op,
     if (getVulkanPagedLayout(*decode, paged, target, llvm::nulls()))
       return decodeConfigAttr(op.getContext(), paged);
   }
-  // The VK_NV_cooperative_matrix2 kernel where it was measured faster than
-  // the KHR kernel (Vulkan/Cm2Tile.cpp).
-  if (ConfigAttr cm2 = cm2HeuristicConfig(op, target))
-    return cm2;
+  // The VK_NV_cooperative_matrix2 kernel (cm2HeuristicConfig,
+  // Vulkan/Cm2Tile.cpp) is not taken: where it beat the KHR kernel
+  // (gfa-d128, gfa-long), the KHR kernel with the lazy rescale beat it in
+  // the same process order (H200: gfa-d128 0.533-0.534 ms against
+  // 0.584-0.585, gfa-long 1.959 against 1.972-1.980;
+  // bench/results/h200/fa-2026-11-28b, call 2). Configs with `cm2` still
+  // select it.
   AttentionProblem p = readAttentionProblem(op);
   // 512 threads on 128 x 64 blocks: measured best on the H200 for
   // gfa-d128 f32 (24.6 TFLOP/s against 18.8 for 64 x 64 blocks of 256
