@@ -235,8 +235,12 @@ protected:
                       int64_t kk, SmallVectorImpl<Value> &values,
                       SmallVectorImpl<Value> &gates) {
     for (int64_t a = 0; a < l.cPer; ++a) {
-      Value idx =
-          e.add(e.mul(byColumn ? col(a) : row(a), e.index(width)), e.index(kk));
+      // One op per statement, in the order GCC built them.
+      Value key = e.index(kk);
+      Value pitch = e.index(width);
+      Value line = byColumn ? col(a) : row(a);
+      Value lineAt = e.mul(line, pitch);
+      Value idx = e.add(lineAt, key);
       values.push_back(memref::LoadOp::create(e.b, tile, idx));
       if (gateTile)
         gates.push_back(memref::LoadOp::create(e.b, gateTile, idx));
@@ -261,7 +265,9 @@ protected:
                                                  int64_t kt) {
     Value t = udiv(i, kt);
     Value k = e.add(k0, urem(i, kt));
-    Value valid = andI(lt(t, len), lt(k, e.index(p.dimK)));
+    Value inKeys = lt(k, e.index(p.dimK));
+    Value inChunk = lt(t, len);
+    Value valid = andI(inChunk, inKeys);
     return {t, k, valid};
   }
 
@@ -269,7 +275,9 @@ protected:
   void setChunk(Value index) {
     chunkIndex = index;
     c0 = e.mul(chunkIndex, e.index(l.chunk));
-    len = e.min(e.index(l.chunk), e.sub(seqLen, c0));
+    Value rest = e.sub(seqLen, c0);
+    Value steps = e.index(l.chunk);
+    len = e.min(steps, rest);
     slot = e.add(baseSlot(seqId), chunkIndex);
   }
 
@@ -289,7 +297,9 @@ protected:
   /// steps outside every sequence; `body` with the chunk of the slot.
   void withOutputChunk(function_ref<void()> body) {
     Value slotId = WorkgroupIdOp::create(e.b, 0);
-    v0 = e.mul(WorkgroupIdOp::create(e.b, 2), e.index(l.outBlockV));
+    Value width = e.index(l.outBlockV);
+    Value block = WorkgroupIdOp::create(e.b, 2);
+    v0 = e.mul(block, width);
     if (p.packed)
       emitIf(e, cmp(arith::CmpIPredicate::eq, slotId, e.index(numSlots(p, l))),
              [&] { zeroUncovered(v0, l.outBlockV); });
