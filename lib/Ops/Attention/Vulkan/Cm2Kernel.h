@@ -63,10 +63,6 @@ LogicalResult verifyCm2Attention(FlashAttentionOp op,
                                  const FlashAttentionConfig &config,
                                  const TargetInfo &target, raw_ostream &reason);
 
-/// The cm2 config the heuristic takes for `op` on `target`, or null: where
-/// it was measured faster than the KHR kernel in the same run.
-ConfigAttr cm2HeuristicConfig(FlashAttentionOp op, const TargetInfo &target);
-
 /// The dispatch: an empty body, the grid (query blocks, heads, batch), the
 /// workgroup size, the device features, and the module as the dispatch's
 /// `ejk.spirv_binary`, which the driver serializes in place of the body's.

@@ -97,28 +97,6 @@ LogicalResult mlir::ejk::verifyCm2Attention(FlashAttentionOp op,
   return success();
 }
 
-ConfigAttr mlir::ejk::cm2HeuristicConfig(FlashAttentionOp op,
-                                         const TargetInfo &target) {
-  // V loaded after the softmax (cm2 = 2), 128 x 64 blocks of 256 threads:
-  // faster than the KHR kernel in the same run only for f16, head dim 128,
-  // no causal mask, 2048 rows or more (H200, bench/results/h200/
-  // cm2-2026-11-28b: gfa-d128 0.576-0.578 ms against 0.583-0.584, gfa-long
-  // 1.95-1.97 against 2.01-2.03); slower on gfa-d64 (0.81 against 0.56)
-  // and the causal workloads (gfa-d128-causal 0.39 against 0.31).
-  AttentionProblem p = readAttentionProblem(op);
-  if (!target.hasVulkanFeature("cooperative_matrix2") || p.causal ||
-      p.headDim != 128 || p.seqQ < 2048)
-    return {};
-  FlashAttentionConfig config;
-  config.blockQ = 128;
-  config.blockK = 64;
-  config.numSubgroups = 256 / std::max<int64_t>(1, target.subgroupSize);
-  config.cm2 = 2;
-  if (failed(verifyCm2Attention(op, config, target, llvm::nulls())))
-    return {};
-  return config.toAttr(op.getContext());
-}
-
 LogicalResult mlir::ejk::tileCm2Attention(FlashAttentionOp op,
                                           const FlashAttentionConfig &config,
                                           const AttentionBuffers &buffers,

@@ -232,9 +232,10 @@ ConfigAttr VulkanFlashAttention::heuristicConfig(FlashAttentionOp op,
     if (getVulkanPagedLayout(*decode, paged, target, llvm::nulls()))
       return decodeConfigAttr(op.getContext(), paged);
   }
-  // The VK_NV_cooperative_matrix2 kernel (cm2HeuristicConfig,
-  // Vulkan/Cm2Tile.cpp) is not taken: where it beat the KHR kernel
-  // (gfa-d128, gfa-long), the KHR kernel with the lazy rescale beat it in
+  // The VK_NV_cooperative_matrix2 kernel (Vulkan/Cm2Tile.cpp) is not
+  // taken: where it beat the KHR kernel before its lazy rescale (gfa-d128,
+  // gfa-long: cm2 = 2, 128 x 64 blocks, f16, head dim 128, not causal),
+  // the KHR kernel with the lazy rescale beat it in
   // the same process order (H200: gfa-d128 0.533-0.534 ms against
   // 0.584-0.585, gfa-long 1.959 against 1.972-1.980;
   // bench/results/h200/fa-2026-11-28b, call 2). Configs with `cm2` still
