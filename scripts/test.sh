@@ -15,6 +15,11 @@ bash "$ROOT/scripts/build.sh"
 if [ "${EJK_SKIP_CONFORMANCE:-0}" != 1 ]; then
   bash "$ROOT/scripts/setup-conformance.sh"
 fi
+# SPIRV-Tools 2025.5 for the VK_NV_cooperative_matrix2 emitter's tests
+# (test/Vulkan/cm2-emit.test); EJK_SKIP_SPIRV_TOOLS=1 leaves them UNSUPPORTED.
+if [ "${EJK_SKIP_SPIRV_TOOLS:-0}" != 1 ]; then
+  bash "$ROOT/scripts/setup-spirv-tools.sh"
+fi
 (cd "$BUILD" && ctest --output-on-failure -j "${EJK_JOBS:-$(nproc)}")
 if [ "${EJK_RELIABILITY:-1}" != 0 ]; then
   bash "$ROOT/scripts/reliability.sh"

