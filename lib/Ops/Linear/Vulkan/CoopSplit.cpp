@@ -706,17 +706,10 @@ public:
         });
       });
     }
-    // O = D o (Q S): subgroup g owns V tile g mod n and rows g / n + m
-    // (8 / n) (n V tiles).
-    int64_t n = l.outColTiles, rowStep = l.subgroups() / n;
-    Value j = arith::RemUIOp::create(e.b, subgroup, e.index(n));
-    Value row0 = arith::DivUIOp::create(e.b, subgroup, e.index(n));
-    Value col = e.add(v0, e.mul(j, e.index(kT)));
-    SmallVector<Value> rowTile, o;
-    for (int64_t m = 0; m < l.outputSlots; ++m) {
-      rowTile.push_back(e.add(row0, e.index(m * rowStep)));
-      o.push_back(zeroMatrix());
-    }
+    // O = D o (Q S).
+    OutputTiles ot = outputTiles();
+    Value col = ot.col;
+    SmallVector<Value> &rowTile = ot.rowTile, &o = ot.o;
     for (int64_t d = 0; d < l.kTiles; ++d) {
       // S^T rows: the keys of a column are contiguous (column-major B).
       Value s = loadMatrix(e, bType, sView, sAt(slot, col, e.index(d * kT)),
@@ -743,32 +736,61 @@ public:
     for (size_t r = 0; r < valueWords.size(); ++r)
       stageWord(valueWords[r], values[r], qvStage, l.outValueStride());
     gpu::BarrierOp::create(e.b);
-    // O += A16 V over the step tiles at or left of the diagonal (the tiles
-    // above it are zero, skipped where the row is known to be above).
-    for (int64_t d = 0; d < R; ++d) {
-      Value colAt = e.mul(j, e.index(kT));
+    addValuesAndStore(ot, t0, aStage, qvStage);
+  }
+
+private:
+  /// The subgroup's output tiles: subgroup g owns V tile j = g mod n and
+  /// row tiles g / n + m (8 / n) (n V tiles), O starting at zero.
+  struct OutputTiles {
+    int64_t rowStep;
+    Value j, col;
+    SmallVector<Value> rowTile, o;
+  };
+  OutputTiles outputTiles() {
+    int64_t n = l.outColTiles;
+    OutputTiles ot;
+    ot.rowStep = l.subgroups() / n;
+    ot.j = arith::RemUIOp::create(e.b, subgroup, e.index(n));
+    Value row0 = arith::DivUIOp::create(e.b, subgroup, e.index(n));
+    ot.col = e.add(v0, e.mul(ot.j, e.index(kT)));
+    for (int64_t m = 0; m < l.outputSlots; ++m) {
+      ot.rowTile.push_back(e.add(row0, e.index(m * ot.rowStep)));
+      ot.o.push_back(zeroMatrix());
+    }
+    return ot;
+  }
+
+  /// O += A16 V over the step tiles at or left of the diagonal (the tiles
+  /// above it are zero, skipped where the row is known to be above), A in
+  /// `aStage` (row stride scoreStride), V in `qvStage`; then O to memory
+  /// as words from step `t0`.
+  void addValuesAndStore(OutputTiles &ot, Value t0, Value aStage,
+                         Value qvStage) {
+    int64_t ss = l.scoreStride();
+    for (int64_t d = 0; d < l.rowTiles; ++d) {
+      Value colAt = e.mul(ot.j, e.index(kT));
       Value vElem = e.add(e.index(d * kT * l.outValueStride()), colAt);
       Value v = loadMatrix(e, bType, qvStage, vElem, l.outValueStride(),
                            /*transpose=*/false);
       for (int64_t m = 0; m < l.outputSlots; ++m) {
         // rowTile[m] is in [m rowStep, m rowStep + rowStep - 1].
-        if (d > m * rowStep + rowStep - 1)
+        if (d > m * ot.rowStep + ot.rowStep - 1)
           continue;
         Value stepAt = e.index(d * kT);
-        Value aAt = e.add(e.mul(rowTile[m], e.index(kT * ss)), stepAt);
+        Value aAt = e.add(e.mul(ot.rowTile[m], e.index(kT * ss)), stepAt);
         Value a = loadMatrix(e, aType, aStage, aAt, ss, /*transpose=*/false);
-        o[m] = mma(a, v, o[m]);
+        ot.o[m] = mma(a, v, ot.o[m]);
       }
     }
     for (int64_t m = 0; m < l.outputSlots; ++m)
-      tileWords(o[m], [&](Value r, Value cc, Value word) {
-        Value t = e.add(t0, e.add(e.mul(rowTile[m], e.index(kT)), r));
+      tileWords(ot.o[m], [&](Value r, Value cc, Value word) {
+        Value t = e.add(t0, e.add(e.mul(ot.rowTile[m], e.index(kT)), r));
         memref::StoreOp::create(e.b, word, oView,
-                                wordAt(oAt(t, e.add(col, cc))));
+                                wordAt(oAt(t, e.add(ot.col, cc))));
       });
   }
 
-private:
   /// The outputs with the keys staged beside the queries (stageKeys): K
   /// words loaded with q's, the scores from both stages kept in
   /// accumulators through q S, then written over the keys as A; F and D
@@ -867,15 +889,9 @@ private:
                    [&]() -> SmallVector<Value> { return {zeroMatrix()}; })[0]);
     }
     // O = D o (Q S), as in build().
-    int64_t n = l.outColTiles, rowStep = l.subgroups() / n;
-    Value j = arith::RemUIOp::create(e.b, subgroup, e.index(n));
-    Value row0 = arith::DivUIOp::create(e.b, subgroup, e.index(n));
-    Value col = e.add(v0, e.mul(j, e.index(kT)));
-    SmallVector<Value> rowTile, o;
-    for (int64_t m = 0; m < l.outputSlots; ++m) {
-      rowTile.push_back(e.add(row0, e.index(m * rowStep)));
-      o.push_back(zeroMatrix());
-    }
+    OutputTiles ot = outputTiles();
+    Value col = ot.col;
+    SmallVector<Value> &rowTile = ot.rowTile, &o = ot.o;
     for (int64_t d = 0; d < l.kTiles; ++d) {
       Value s = loadMatrix(e, bType, sView, sAt(slot, col, e.index(d * kT)),
                            p.dimK, /*transpose=*/true);
@@ -941,26 +957,7 @@ private:
     for (size_t r = 0; r < valueWords.size(); ++r)
       stageWord(valueWords[r], values[r], qvStage, l.outValueStride());
     gpu::BarrierOp::create(e.b);
-    for (int64_t d = 0; d < R; ++d) {
-      Value colAt = e.mul(j, e.index(kT));
-      Value vElem = e.add(e.index(d * kT * l.outValueStride()), colAt);
-      Value v = loadMatrix(e, bType, qvStage, vElem, l.outValueStride(),
-                           /*transpose=*/false);
-      for (int64_t m = 0; m < l.outputSlots; ++m) {
-        if (d > m * rowStep + rowStep - 1)
-          continue;
-        Value stepAt = e.index(d * kT);
-        Value aAt = e.add(e.mul(rowTile[m], e.index(kT * ss)), stepAt);
-        Value a = loadMatrix(e, aType, kaStage, aAt, ss, /*transpose=*/false);
-        o[m] = mma(a, v, o[m]);
-      }
-    }
-    for (int64_t m = 0; m < l.outputSlots; ++m)
-      tileWords(o[m], [&](Value r, Value cc, Value word) {
-        Value t = e.add(t0, e.add(e.mul(rowTile[m], e.index(kT)), r));
-        memref::StoreOp::create(e.b, word, oView,
-                                wordAt(oAt(t, e.add(col, cc))));
-      });
+    addValuesAndStore(ot, t0, kaStage, qvStage);
   }
 
   /// (row tile, column tile) of strictly-lower tile `q`: the largest i
