@@ -569,7 +569,8 @@ SmallVector<Value> CoopAttentionBuilder::keyBlock(VulkanScoreRules &rules,
   Value hidden;
   if (l.causalSkip && !list) {
     // One op per statement (FileCheck pins the order).
-    Value lastRow = e.add(tileFirstRows.back(), e.index(kTile - 1));
+    Value tileRow0 = tileFirstRows.back();
+    Value lastRow = e.add(tileRow0, e.index(kTile - 1));
     Value firstKey = e.mul(kb, e.index(l.blockK));
     hidden = rules.hiddenBlock(firstKey, lastRow);
   }

@@ -225,9 +225,11 @@ void CoopAttentionBuilder::softmaxInRegisters(
   }
   alphaTile =
       gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType, e.constF32(0.0f));
-  for (int64_t i = 0; i < kLaneElements; ++i)
+  for (int64_t i = 0; i < kLaneElements; ++i) {
+    Value at = e.index(i);
     alphaTile = gpu::SubgroupMmaInsertThreadLocalOp::create(
-        e.b, cType, alpha[rowHalfOf(i)], alphaTile, e.index(i));
+        e.b, cType, alpha[rowHalfOf(i)], alphaTile, at);
+  }
   // l stays this lane's share of its rows' sums until the end.
   next = {mNew[0], mNew[1],
           e.fadd(e.fmul(state[outTiles + 2], alpha[0]), sum[0]),

@@ -42,7 +42,12 @@ public:
     ty = arith::DivUIOp::create(e.b, thread, e.index(l.threadsX));
     threadId = thread;
     rowStart = e.mul(qBlock, e.index(l.blockQ));
-    numRows = e.min(e.index(l.blockQ), e.sub(e.index(p.seqQ), rowStart));
+    // One op per statement (here and below), in the order GCC evaluated
+    // the arguments (last first): the order of argument evaluation differs
+    // between compilers, and the IR must not.
+    Value rowsLeft = e.sub(e.index(p.seqQ), rowStart);
+    Value blockRows = e.index(l.blockQ);
+    numRows = e.min(blockRows, rowsLeft);
     kvHead = e.div(head, e.index(p.numHeads / p.numKvHeads));
     myRow0 = e.mul(ty, e.index(l.rowsPerThread));
 
@@ -130,8 +135,11 @@ private:
     int64_t numScores = rows * keys;
     SmallVector<Value> sInit(numScores, e.constF32(0.0f));
     sInit.append(loadQKChunk(keyStart, e.index(0)));
+    Value chunkStep = e.index(l.dChunk);
+    Value chunkEnd = e.index(l.paddedHeadDim);
+    Value chunkStart = e.index(0);
     SmallVector<Value> scores = e.forLoop(
-        e.index(0), e.index(l.paddedHeadDim), e.index(l.dChunk), sInit,
+        chunkStart, chunkEnd, chunkStep, sInit,
         [&](Value d0, ValueRange carried) {
           SmallVector<Value> loaded(carried.drop_front(numScores));
           storeRows(e, l.threads, threadId,
@@ -146,18 +154,22 @@ private:
           SmallVector<Value> next(carried.begin(), carried.begin() + numScores);
           for (int64_t c = 0; c < l.dChunk; ++c) {
             SmallVector<Value> q, k;
-            for (int64_t i = 0; i < rows; ++i)
-              q.push_back(memref::LoadOp::create(
-                  e.b, qStage,
-                  ValueRange{e.add(
-                      e.mul(e.add(myRow0, e.index(i)), e.index(l.qStride())),
-                      e.index(c))}));
-            for (int64_t j = 0; j < keys; ++j)
-              k.push_back(memref::LoadOp::create(
-                  e.b, kStage,
-                  ValueRange{e.add(e.mul(e.add(tx, e.index(j * l.threadsX)),
-                                         e.index(l.kStride())),
-                                   e.index(c))}));
+            for (int64_t i = 0; i < rows; ++i) {
+              Value column = e.index(c);
+              Value stride = e.index(l.qStride());
+              Value row = e.add(myRow0, e.index(i));
+              Value rowOffset = e.mul(row, stride);
+              Value at = e.add(rowOffset, column);
+              q.push_back(memref::LoadOp::create(e.b, qStage, ValueRange{at}));
+            }
+            for (int64_t j = 0; j < keys; ++j) {
+              Value column = e.index(c);
+              Value stride = e.index(l.kStride());
+              Value key = e.add(tx, e.index(j * l.threadsX));
+              Value rowOffset = e.mul(key, stride);
+              Value at = e.add(rowOffset, column);
+              k.push_back(memref::LoadOp::create(e.b, kStage, ValueRange{at}));
+            }
             for (int64_t i = 0; i < rows; ++i)
               for (int64_t j = 0; j < keys; ++j)
                 next[i * keys + j] =
@@ -197,10 +209,11 @@ private:
         Value prob = e.exp(e.fsub(logits[j], shift));
         sum = e.fadd(sum, prob);
         prob = rules.dropout(prob, rowHash, e.add(keyStart, local));
-        memref::StoreOp::create(
-            e.b, prob, pStage,
-            ValueRange{e.add(
-                e.mul(e.add(myRow0, e.index(i)), e.index(l.blockK)), local)});
+        Value stride = e.index(l.blockK);
+        Value pRow = e.add(myRow0, e.index(i));
+        Value rowOffset = e.mul(pRow, stride);
+        Value at = e.add(rowOffset, local);
+        memref::StoreOp::create(e.b, prob, pStage, ValueRange{at});
       }
       sum = reduceRow(sum, /*isMax=*/false);
       newMax.push_back(mNew);
@@ -212,8 +225,11 @@ private:
     // O += P V over k-chunks.
     // (V chunks are likewise loaded one chunk ahead.)
     acc.append(loadVChunk(keyStart));
+    Value kChunkStep = e.index(l.kChunk);
+    Value blockEnd = e.index(l.blockK);
+    Value blockStart = e.index(0);
     acc = e.forLoop(
-        e.index(0), e.index(l.blockK), e.index(l.kChunk), acc,
+        blockStart, blockEnd, kChunkStep, acc,
         [&](Value k0, ValueRange carried) {
           SmallVector<Value> loaded(carried.drop_front(numAcc()));
           storeRows(e, l.threads, threadId, loaded, l.kChunk, l.paddedHeadDimV,
@@ -222,22 +238,30 @@ private:
           SmallVector<Value> prefetched =
               loadVChunk(e.add(keyStart, e.add(k0, e.index(l.kChunk))));
           SmallVector<Value> o(carried.begin(), carried.begin() + numAcc());
-          SmallVector<Value> next = e.forLoop(
-              e.index(0), e.index(l.kChunk), e.index(1), o,
-              [&](Value j, ValueRange a) {
+          Value one = e.index(1);
+          Value chunkKeys = e.index(l.kChunk);
+          Value zero = e.index(0);
+          SmallVector<Value> next =
+              e.forLoop(zero, chunkKeys, one, o, [&](Value j, ValueRange a) {
                 SmallVector<Value> out(a.begin(), a.end());
                 SmallVector<Value> probs, values;
-                for (int64_t i = 0; i < rows; ++i)
-                  probs.push_back(memref::LoadOp::create(
-                      e.b, pStage,
-                      ValueRange{e.add(
-                          e.mul(e.add(myRow0, e.index(i)), e.index(l.blockK)),
-                          e.add(k0, j))}));
-                for (int64_t c = 0; c < cols; ++c)
-                  values.push_back(memref::LoadOp::create(
-                      e.b, vStage,
-                      ValueRange{e.add(e.mul(j, e.index(l.paddedHeadDimV)),
-                                       e.add(tx, e.index(c * l.threadsX)))}));
+                for (int64_t i = 0; i < rows; ++i) {
+                  Value key = e.add(k0, j);
+                  Value stride = e.index(l.blockK);
+                  Value row = e.add(myRow0, e.index(i));
+                  Value rowOffset = e.mul(row, stride);
+                  Value at = e.add(rowOffset, key);
+                  probs.push_back(
+                      memref::LoadOp::create(e.b, pStage, ValueRange{at}));
+                }
+                for (int64_t c = 0; c < cols; ++c) {
+                  Value column = e.add(tx, e.index(c * l.threadsX));
+                  Value stride = e.index(l.paddedHeadDimV);
+                  Value rowOffset = e.mul(j, stride);
+                  Value at = e.add(rowOffset, column);
+                  values.push_back(
+                      memref::LoadOp::create(e.b, vStage, ValueRange{at}));
+                }
                 for (int64_t i = 0; i < rows; ++i)
                   for (int64_t c = 0; c < cols; ++c)
                     out[i * cols + c] = math::FmaOp::create(
@@ -266,10 +290,14 @@ private:
       Value positive = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
                                              sum, e.constF32(0.0f));
       // normalize_output = false: O as it is, relative to the row max.
-      Value inv = p.normalizeOutput
-                      ? e.select(positive, e.fdiv(e.constF32(1.0f), sum),
-                                 e.constF32(0.0f))
-                      : e.constF32(1.0f);
+      Value inv;
+      if (p.normalizeOutput) {
+        Value zeroF = e.constF32(0.0f);
+        Value reciprocal = e.fdiv(e.constF32(1.0f), sum);
+        inv = e.select(positive, reciprocal, zeroF);
+      } else {
+        inv = e.constF32(1.0f);
+      }
       Value rowValid = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
                                              row, e.index(p.seqQ));
       auto ifRow = scf::IfOp::create(e.b, rowValid, /*withElse=*/false);
@@ -300,7 +328,8 @@ private:
         auto ifFirst = scf::IfOp::create(e.b, first, /*withElse=*/false);
         OpBuilder::InsertionGuard inner(e.b);
         e.b.setInsertionPointToStart(ifFirst.thenBlock());
-        Value lse = e.fadd(state[numAcc() + i], math::LogOp::create(e.b, sum));
+        Value logSum = math::LogOp::create(e.b, sum);
+        Value lse = e.fadd(state[numAcc() + i], logSum);
         memref::StoreOp::create(e.b, e.select(positive, lse, e.negInf()),
                                 buf.lse, ValueRange{batch, head, row});
       }
