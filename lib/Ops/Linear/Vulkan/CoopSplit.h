@@ -3,7 +3,7 @@
 //
 // `chunk_parallel = 1, cooperative = 3`: for a decay that is one constant
 // per head (g_gamma, lightning's slopes) or none, fla's split of
-// `chunk_simple_gla` on 16x16x16 cooperative matrices (CoopSplit.cpp), two
+// `chunk_simple_gla` on 16x16x16 cooperative matrices (CoopSplit*.cpp), two
 // dispatches around a states temporary [chunk slots, H, V, K] (each
 // state transposed) in the input type's 16 bits:
 //
