@@ -151,11 +151,11 @@ func.func @f(%ql: tensor<4x32x128xf16>, %qr: tensor<4x32x16xf16>, %c: tensor<16x
 
 // -----
 
-// 'cooperative' is 0 or 1.
+// 'cooperative' is 0, 1 or 2.
 module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
 func.func @f(%ql: tensor<4x32x128xf16>, %qr: tensor<4x32x16xf16>, %c: tensor<16x16x144xf16>, %lens: tensor<4xi32>, %tables: tensor<4x4xi32>, %starts: tensor<5xi32>) -> tensor<4x32x128xf16> {
-  // expected-error @+1 {{'cooperative' must be 0 or 1}}
-  %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 64, cooperative = 2>}
+  // expected-error @+1 {{'cooperative' must be 0, 1 or 2}}
+  %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 64, cooperative = 3>}
       : tensor<4x32x128xf16>, tensor<4x32x16xf16>, tensor<16x16x144xf16>, tensor<4xi32>, tensor<4x4xi32>, tensor<5xi32> -> tensor<4x32x128xf16>
   return %o : tensor<4x32x128xf16>
 }
@@ -254,5 +254,31 @@ func.func @f(%ql: tensor<4x32x128xf16>, %qr: tensor<4x32x16xf16>, %c: tensor<16x
   %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 64, cooperative = 1>}
       : tensor<4x32x128xf16>, tensor<4x32x16xf16>, tensor<16x16x144xf16>, tensor<4xi32>, tensor<4x4xi32>, tensor<5xi32> -> tensor<4x32x128xf16>
   return %o : tensor<4x32x128xf16>
+}
+}
+
+// -----
+
+// The register softmax (cooperative = 2) reads the matrices' elements in
+// NVIDIA's layout: a device without it is refused.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<4x32x128xf16>, %qr: tensor<4x32x16xf16>, %c: tensor<16x16x144xf16>, %lens: tensor<4xi32>, %tables: tensor<4x4xi32>, %starts: tensor<5xi32>) -> tensor<4x32x128xf16> {
+  // expected-error @+1 {{'cooperative' 2 needs NVIDIA's cooperative-matrix layout (cooperative_matrix_nv_layout, subgroups of 32)}}
+  %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 32, cooperative = 2>}
+      : tensor<4x32x128xf16>, tensor<4x32x16xf16>, tensor<16x16x144xf16>, tensor<4xi32>, tensor<4x4xi32>, tensor<5xi32> -> tensor<4x32x128xf16>
+  return %o : tensor<4x32x128xf16>
+}
+}
+
+// -----
+
+// With the register softmax the whole rows are staged: 64 tokens of 576 +
+// 8 f16 (74752 bytes) exceed 48 KiB.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["cooperative_matrix_nv_layout", "float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<4x32x512xf16>, %qr: tensor<4x32x64xf16>, %c: tensor<16x64x576xf16>, %lens: tensor<4xi32>, %tables: tensor<4x4xi32>, %starts: tensor<5xi32>) -> tensor<4x32x512xf16> {
+  // expected-error @+1 {{the cooperative kernel needs 83456 bytes of workgroup memory, more than the 49152}}
+  %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 64, block_h = 16, cooperative = 2>}
+      : tensor<4x32x512xf16>, tensor<4x32x64xf16>, tensor<16x64x576xf16>, tensor<4xi32>, tensor<4x4xi32>, tensor<5xi32> -> tensor<4x32x512xf16>
+  return %o : tensor<4x32x512xf16>
 }
 }

@@ -350,7 +350,10 @@ LogicalResult VulkanMla::tile(Operation *op, ConfigAttr attr,
   Location loc = op->getLoc();
   unsigned subgroup = rewriter.target().subgroupSize;
   OpBuilder b = rewriter.replaceBody();
-  if (layout->cooperative) {
+  if (layout->registerSoftmax) {
+    buildVulkanMlaRegisterBody(b, loc, plan, buf, partialO, partialLse,
+                               subgroup);
+  } else if (layout->cooperative) {
     buildVulkanMlaCoopBody(b, loc, plan, buf, partialO, partialLse, subgroup);
   } else {
     Emitter e(b, loc, 1);
@@ -366,6 +369,11 @@ LogicalResult VulkanMla::tile(Operation *op, ConfigAttr attr,
   // bf16 inputs reach the cooperative matrices as staged bits.
   if (layout->cooperative && plan.elementType.isBF16())
     DispatchRewriter::setBF16Matrices(dispatch);
+  // The register softmax relies on NVIDIA's matrix layout: the runtime
+  // refuses a device without it before the kernel could run.
+  if (layout->registerSoftmax)
+    dispatch->setAttr("ejk.requires",
+                      b.getStrArrayAttr({"cooperative_matrix_nv_layout"}));
   // The cache as read: once per row and head chunk.
   DispatchRewriter::setWork(
       dispatch, mlaFlops(plan),

@@ -16,6 +16,12 @@
 // query rows, so each `block_k`-token step is two small matrix products
 // over the cache rows the heads share.
 //
+// Register-softmax kernel (`cooperative = 2`; RegisterKernel.cpp): the same
+// workgroup over whole staged cache rows (latent | RoPE), the score parts
+// exchanged once through workgroup memory, and the online softmax run on
+// the matrices' elements (NVIDIA's mma.sync layout) by every subgroup of a
+// head tile, whose P stays in registers for P V.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef EJK_OPS_LATENT_VULKAN_MLA_H
@@ -65,6 +71,20 @@ struct VulkanMlaLayout {
           scoreSplit = 1;
   /// f16 elements between staged latent rows (16 bytes of padding).
   static int64_t stageStride(int64_t latentDim) { return latentDim + 8; }
+
+  /// `cooperative = 2`: the softmax on the matrix elements (NVIDIA's
+  /// layout), whole rows staged; subgroup g owns output columns of head
+  /// tile g / groupsPerRow().
+  bool registerSoftmax = false;
+  int64_t groupsPerRow() const { return numSubgroups / rowTiles; }
+  int64_t outColTiles(int64_t latentDim) const {
+    return latentDim / 16 / groupsPerRow();
+  }
+  /// f16 elements between whole staged rows (latent | RoPE, 16 bytes of
+  /// padding).
+  static int64_t rowStageStride(int64_t latentDim, int64_t ropeDim) {
+    return latentDim + ropeDim + 8;
+  }
 };
 
 /// Subgroups of a cooperative-matrix workgroup.
@@ -84,6 +104,13 @@ void buildVulkanMlaCoopBody(OpBuilder &b, Location loc,
                             const VulkanMlaPlan &plan, const MlaBuffers &buf,
                             Value partialO, Value partialLse,
                             int64_t subgroupSize);
+
+/// The register-softmax kernel's body (`cooperative = 2`), with the same
+/// outputs as buildVulkanMlaCoopBody.
+void buildVulkanMlaRegisterBody(OpBuilder &b, Location loc,
+                                const VulkanMlaPlan &plan,
+                                const MlaBuffers &buf, Value partialO,
+                                Value partialLse, int64_t subgroupSize);
 
 /// The most per-lane registers of state (queries and accumulator).
 constexpr int64_t kMaxMlaLaneState = 160;

@@ -79,6 +79,16 @@ static std::optional<VulkanMlaLayout> getCoopLayout(const MlaProblem &p,
            << "' applies to the portable kernel only";
     return std::nullopt;
   }
+  // The register softmax reads the matrices' elements where NVIDIA's
+  // mma.sync fragments hold them.
+  l.registerSoftmax = c.registerSoftmax;
+  if (l.registerSoftmax &&
+      (sg != 32 || !target.hasVulkanFeature("cooperative_matrix_nv_layout"))) {
+    reason << "'" << MlaConfig::kCooperative
+           << "' 2 needs NVIDIA's cooperative-matrix layout "
+              "(cooperative_matrix_nv_layout, subgroups of 32)";
+    return std::nullopt;
+  }
   l.blockH = c.blockH.value_or(p.numHeads % (2 * t) == 0 ? 2 * t : t);
   if ((l.blockH != t && l.blockH != 2 * t) || p.numHeads % l.blockH != 0) {
     reason << "'" << MlaConfig::kBlockH << "' (" << l.blockH
@@ -95,7 +105,7 @@ static std::optional<VulkanMlaLayout> getCoopLayout(const MlaProblem &p,
   if (l.blockK % t != 0 || matrices > l.numSubgroups ||
       l.numSubgroups % matrices != 0 ||
       depth % (l.numSubgroups / matrices) != 0 ||
-      l.blockK % l.threadsPerRow != 0) {
+      (!l.registerSoftmax && l.blockK % l.threadsPerRow != 0)) {
     reason << "'" << MlaConfig::kBlockK << "' (" << l.blockK
            << ") must be a multiple of 16 whose 16x16 score matrices (with "
            << l.blockH << " heads) divide the " << l.numSubgroups
@@ -104,8 +114,9 @@ static std::optional<VulkanMlaLayout> getCoopLayout(const MlaProblem &p,
     return std::nullopt;
   }
   l.scoreSplit = l.numSubgroups / matrices;
-  if (l.threads > target.maxWorkgroupInvocations || l.threadsPerRow > sg ||
-      t % l.threadsPerRow != 0) {
+  if (l.threads > target.maxWorkgroupInvocations ||
+      (!l.registerSoftmax &&
+       (l.threadsPerRow > sg || t % l.threadsPerRow != 0))) {
     reason << "the cooperative kernel's " << l.threads
            << " threads do not fit the device (subgroup " << sg << ", at most "
            << target.maxWorkgroupInvocations << " invocations)";
@@ -124,6 +135,12 @@ static std::optional<VulkanMlaLayout> getCoopLayout(const MlaProblem &p,
       std::max(l.scoreSplit * l.blockH * l.blockK, l.numSubgroups * t * t) * 4;
   l.sharedBytes = l.blockK * l.stageStride(p.latentDim) * 2 + scores +
                   l.blockH * l.blockK * 2 + l.rowTiles * t * t * 4;
+  // Register softmax: the whole rows (latent | RoPE, f16, padded by 16
+  // bytes), one f32 score tile per subgroup (also the layout probe's f32
+  // tile), the probe's f16 tile.
+  if (l.registerSoftmax)
+    l.sharedBytes = l.blockK * l.rowStageStride(p.latentDim, p.ropeDim) * 2 +
+                    l.numSubgroups * t * t * 4 + t * t * 2;
   if (l.sharedBytes > target.sharedMemoryBytes) {
     reason << "the cooperative kernel needs " << l.sharedBytes
            << " bytes of workgroup memory, more than the "
