@@ -101,6 +101,24 @@ def variants():
         v[f"mamba1_ts{w}s{sl}_c{c}_bd{bd}"] = (
             "scan", M1, "f32", "DS",
             f"block_d = {bd}, chunk_l = {c}, state_lanes = {sl}, time_segments = {w}", True)
+    # The channel-lanes scan (`channel_lanes = 1`; 2026-11-28): a lane = a
+    # channel with all 16 states in registers, B and C the same words for
+    # every lane, no shared memory, split_l splits in two dispatches (end
+    # states, then the scan from the carried states), chunk_l steps' loads
+    # a group ahead, `poly_exp` states' exp2 by a polynomial on the FP32
+    # pipe. Named cl_s<split_l>_bd<block_d>_c<chunk_l>_p<poly_exp>.
+    cls = [(sp, 32, c, pe) for sp in (64, 128, 256) for c in (1, 2) for pe in (0, 4)]
+    cls += [(128, 64, 2, 0), (128, 128, 2, 0), (128, 32, 4, 0), (128, 32, 2, 2),
+            (128, 32, 2, 6), (128, 32, 2, 8), (128, 64, 1, 4), (64, 64, 1, 4)]
+    for sp, bd, c, pe in cls:
+        v[f"mamba1_cl_s{sp}_bd{bd}_c{c}_p{pe}"] = (
+            "scan", M1, "f32", "DS", f"block_d = {bd}, channel_lanes = 1, chunk_l = {c}, "
+            + (f"poly_exp = {pe}, " if pe else "") + f"split_l = {sp}", True)
+    v["mamba1_cl_one_bd32_c2"] = ("scan", M1, "f32", "DS",
+                                  "block_d = 32, channel_lanes = 1, chunk_l = 2", True)
+    v["mamba1_f16_cl_s128_bd32_c2_p4"] = ("scan", M1, "f16", "DS", "block_d = 32, "
+                                          "channel_lanes = 1, chunk_l = 2, poly_exp = 4, "
+                                          "split_l = 128", True)
     # f16 inputs: the heuristic and the state groups.
     v["mamba1_f16"] = ("scan", M1, "f16", "DS", None, True)
     v["mamba1_f16_tl16s2"] = ("scan", M1, "f16", "DS",
@@ -210,6 +228,19 @@ def variants():
                             "block_d = 8, chunk_l = 64, state_lanes = 4, time_segments = 16", False)
     v["chk_scan_ts_odd"] = ("scan", dict(b=1, l=333, d=44, n=7, g=4), "f32", "DZBSIF",
                             "block_d = 20, chunk_l = 15, time_segments = 3", False)
+    # channel_lanes: a partial last split and step group (neither L nor
+    # split_l a multiple of chunk_l), a partial block spanning the groups
+    # of B/C, every option, f16/bf16 (scalar B and C), poly_exp for some
+    # and all states, 7 states (scalar f32 B and C), one pass.
+    for dt in ("f32", "f16", "bf16"):
+        v["chk_scan_cl_" + dt] = ("scan", dict(b=2, l=1000, d=88, n=16, g=2), dt, "DZBSIF",
+                                  "block_d = 32, channel_lanes = 1, chunk_l = 3, poly_exp = 4, "
+                                  "split_l = 128", False)
+    v["chk_scan_cl_odd"] = ("scan", dict(b=1, l=333, d=44, n=7, g=4), "f32", "DZBSIF",
+                            "block_d = 16, channel_lanes = 1, chunk_l = 2, poly_exp = 7, "
+                            "split_l = 50", False)
+    v["chk_scan_cl_one"] = ("scan", dict(b=1, l=333, d=44, n=16, g=4), "f32", "DZBSIF",
+                            "block_d = 32, channel_lanes = 1, chunk_l = 2, poly_exp = 16", False)
     v["chk_ssd_all_f32"] = ("ssd", dict(b=2, l=300, h=4, p=32, n=32, g=2),
                             "f32", "DZBSIF", None, False)
     v["chk_ssd_split_f16"] = ("ssd", dict(b=1, l=1000, h=8, p=24, n=64, g=2),

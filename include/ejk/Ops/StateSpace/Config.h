@@ -25,6 +25,15 @@
 //   double_buffer (Vulkan only, optional, with time_lanes) 1: the u / y
 //               stage alternates between two buffers, one barrier a chunk
 //               fewer
+//   time_segments (Vulkan only, optional) subgroups splitting each chunk's
+//               steps, the channels along the lanes
+//   channel_lanes (Vulkan only, optional) 1: one lane = one channel with
+//               every state in registers, B and C the same for the lanes,
+//               no shared memory; chunk_l steps' loads issued a group ahead;
+//               with split_l the two-dispatch chunked scan
+//   poly_exp    (Vulkan only, optional, with channel_lanes) states of a lane
+//               whose exp2 is a polynomial on the FP32 pipe instead of the
+//               special-function unit
 //
 // ejk.ssd:
 //   chunk_size     steps per SSD chunk (must equal the op's attribute if set)
@@ -61,11 +70,13 @@ struct SelectiveScanConfig {
   static constexpr llvm::StringLiteral kLaneBatch = "lane_batch";
   static constexpr llvm::StringLiteral kDoubleBuffer = "double_buffer";
   static constexpr llvm::StringLiteral kTimeSegments = "time_segments";
+  static constexpr llvm::StringLiteral kChannelLanes = "channel_lanes";
+  static constexpr llvm::StringLiteral kPolyExp = "poly_exp";
 
   static llvm::ArrayRef<llvm::StringRef> names() {
     static const llvm::StringRef all[] = {
-        kBlockD,    kChunkL,    kSplitL,       kStateLanes,
-        kTimeLanes, kLaneBatch, kDoubleBuffer, kTimeSegments};
+        kBlockD,    kChunkL,       kSplitL,       kStateLanes,   kTimeLanes,
+        kLaneBatch, kDoubleBuffer, kTimeSegments, kChannelLanes, kPolyExp};
     return all;
   }
 
@@ -73,7 +84,8 @@ struct SelectiveScanConfig {
   std::optional<int64_t> splitL = std::nullopt, stateLanes = std::nullopt,
                          timeLanes = std::nullopt, laneBatch = std::nullopt,
                          doubleBuffer = std::nullopt,
-                         timeSegments = std::nullopt;
+                         timeSegments = std::nullopt,
+                         channelLanes = std::nullopt, polyExp = std::nullopt;
 
   /// Reads `config`; fails with `reason` on an unknown or missing entry.
   static std::optional<SelectiveScanConfig> read(ConfigAttr config,
@@ -93,7 +105,9 @@ struct SelectiveScanConfig {
                                config.lookup(kTimeLanes),
                                config.lookup(kLaneBatch),
                                config.lookup(kDoubleBuffer),
-                               config.lookup(kTimeSegments)};
+                               config.lookup(kTimeSegments),
+                               config.lookup(kChannelLanes),
+                               config.lookup(kPolyExp)};
   }
 
   ConfigAttr toAttr(MLIRContext *context) const {
@@ -111,6 +125,10 @@ struct SelectiveScanConfig {
       values.emplace_back(kDoubleBuffer, *doubleBuffer);
     if (timeSegments)
       values.emplace_back(kTimeSegments, *timeSegments);
+    if (channelLanes)
+      values.emplace_back(kChannelLanes, *channelLanes);
+    if (polyExp)
+      values.emplace_back(kPolyExp, *polyExp);
     return ConfigAttr::get(context, values);
   }
 };

@@ -53,14 +53,16 @@ LogicalResult CpuSelectiveScan::verifyConfig(SelectiveScanOp op,
   if (!config)
     return failure();
   if (config->splitL || config->stateLanes || config->timeLanes ||
-      config->laneBatch || config->doubleBuffer || config->timeSegments) {
+      config->laneBatch || config->doubleBuffer || config->timeSegments ||
+      config->channelLanes || config->polyExp) {
     reason << "'" << SelectiveScanConfig::kSplitL << "', '"
            << SelectiveScanConfig::kStateLanes << "', '"
            << SelectiveScanConfig::kTimeLanes << "', '"
            << SelectiveScanConfig::kLaneBatch << "', '"
-           << SelectiveScanConfig::kDoubleBuffer << "' and '"
-           << SelectiveScanConfig::kTimeSegments
-           << "' apply to Vulkan targets only";
+           << SelectiveScanConfig::kDoubleBuffer << "', '"
+           << SelectiveScanConfig::kTimeSegments << "', '"
+           << SelectiveScanConfig::kChannelLanes << "' and '"
+           << SelectiveScanConfig::kPolyExp << "' apply to Vulkan targets only";
     return failure();
   }
   if (failed(checkWholeVectors(SelectiveScanConfig::kBlockD, config->blockD,

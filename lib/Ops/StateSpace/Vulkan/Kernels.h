@@ -111,6 +111,22 @@ void buildVulkanSelectiveScanSegmentsBody(OpBuilder &b, Location loc,
                                           const VulkanSelectiveScanPlan &plan,
                                           const SelectiveScanBuffers &buffers);
 
+/// Emits the channel-lanes scan (`channel_lanes`;
+/// SelectiveScanChannels.cpp): a lane = a channel with all its states, no
+/// shared memory; on a split layout, the scan of one split from the states
+/// `split` carries in.
+void buildVulkanSelectiveScanChannelsBody(
+    OpBuilder &b, Location loc, const VulkanSelectiveScanPlan &plan,
+    const SelectiveScanBuffers &buffers,
+    const SelectiveScanSplitBuffers &split = {});
+
+/// The states dispatch of a split channel-lanes scan: each split's end
+/// state from zero and its step sum into `split`.
+void buildVulkanSelectiveScanChannelsStatesBody(
+    OpBuilder &b, Location loc, const VulkanSelectiveScanPlan &plan,
+    const SelectiveScanBuffers &buffers,
+    const SelectiveScanSplitBuffers &split);
+
 /// Emits the first dispatch of a split scan: each split's end state from
 /// zero and its step sum into `split` (reads u, delta, A, B, delta_bias).
 void buildVulkanSelectiveScanStatesBody(OpBuilder &b, Location loc,

@@ -21,7 +21,8 @@ std::optional<VulkanScanLayout> VulkanScanLayout::compute(
     int64_t seq, int64_t channels, int64_t groups, int64_t state,
     int64_t blockD, int64_t chunkL, int64_t stateLanes, int64_t splitL,
     const VulkanLimits &limits, llvm::raw_ostream &reason, int64_t timeLanes,
-    int64_t laneBatch, int64_t doubleBuffer, int64_t timeSegments) {
+    int64_t laneBatch, int64_t doubleBuffer, int64_t timeSegments,
+    int64_t channelLanes, int64_t polyExp) {
   if (blockD < 1 || chunkL < 1) {
     reason << "'block_d' and 'chunk_l' must be positive";
     return std::nullopt;
@@ -60,6 +61,27 @@ std::optional<VulkanScanLayout> VulkanScanLayout::compute(
   }
   l.laneBatch = laneBatch;
   l.doubleBuffer = doubleBuffer == 1;
+  if (channelLanes == 0 && polyExp != 0) {
+    reason << "'poly_exp' needs 'channel_lanes'";
+    return std::nullopt;
+  }
+  if (channelLanes != 0) {
+    if (channelLanes != 1) {
+      reason << "'channel_lanes' (" << channelLanes
+             << ") must be 1 (leave it out for the other forms)";
+      return std::nullopt;
+    }
+    if (stateLanes != 0 || timeLanes != 0 || timeSegments != 0 ||
+        laneBatch != 0 || doubleBuffer != 0) {
+      reason << "'channel_lanes' keeps every state of a channel in one lane: "
+                "leave 'state_lanes', 'time_lanes', 'time_segments', "
+                "'lane_batch' and 'double_buffer' out";
+      return std::nullopt;
+    }
+    if (!l.computeChannelLanes(seq, state, splitL, polyExp, reason))
+      return std::nullopt;
+    return l;
+  }
   if (timeSegments != 0) {
     if (splitL != 0 || timeLanes != 0) {
       reason << "'time_segments' is one pass with the channels along the "
@@ -430,6 +452,48 @@ bool VulkanScanLayout::computeTimeLanes(int64_t state, int64_t stateLanes,
            << "has " << limits.sharedBytes;
     return false;
   }
+  return true;
+}
+
+bool VulkanScanLayout::computeChannelLanes(int64_t seq, int64_t state,
+                                           int64_t splitL, int64_t polyExp,
+                                           llvm::raw_ostream &reason) {
+  if (splitL != 0) {
+    if (splitL < 1 || splitL >= seq) {
+      reason << "'split_l' (" << splitL
+             << ") must be positive and shorter than the sequence (" << seq
+             << "); leave it out for one pass over the sequence";
+      return false;
+    }
+    this->splitL = splitL;
+    numSplits = ceilDiv(seq, splitL);
+  }
+  if (state > kMaxStatesPerThread) {
+    reason << "'channel_lanes' keeps all " << state
+           << " states of a channel in one thread (at most "
+           << kMaxStatesPerThread << ")";
+    return false;
+  }
+  // A group's B and C rows are in registers one group ahead.
+  if (chunkL * state > kMaxSegmentPairs) {
+    reason << "'channel_lanes' fetches 'chunk_l' (" << chunkL << ") steps x "
+           << state << " states of B and C a group ahead (at most "
+           << kMaxSegmentPairs << " pairs)";
+    return false;
+  }
+  if (polyExp < 0 || polyExp > state) {
+    reason << "'poly_exp' (" << polyExp << ") must be at most d_state ("
+           << state << ")";
+    return false;
+  }
+  channelLanes = true;
+  this->polyExp = polyExp;
+  threadsPerChannel = 1;
+  statesPerThread = state;
+  itemsPerThread = chunkL;
+  threads = blockD;
+  sharedBytes = 0;
+  statesSharedBytes = 0;
   return true;
 }
 

@@ -88,6 +88,13 @@ struct VulkanScanLayout {
   /// decay product and state from zero go through shared memory, the
   /// groups' rows `segmentStride` words apart (0 without it).
   int64_t timeSegments = 0, segmentStride = 0;
+  /// The channel-lanes scan (`channel_lanes`; SelectiveScanChannels.cpp):
+  /// one lane = one channel with every state in registers, B and C the same
+  /// for the lanes, no shared memory; the loads of `chunkL` steps issued a
+  /// group ahead (itemsPerThread = chunkL). `polyExp`: states of a lane
+  /// whose exp2 runs as a polynomial on the FP32 pipe (`poly_exp`).
+  bool channelLanes = false;
+  int64_t polyExp = 0;
 
   /// At most this many states per thread (kept in registers).
   static constexpr int64_t kMaxStatesPerThread = 32;
@@ -103,6 +110,8 @@ struct VulkanScanLayout {
   bool isTimeLanes() const { return timeLanes > 0; }
   /// Whether the subgroups of a workgroup split time (`time_segments`).
   bool isTimeSegments() const { return timeSegments > 0; }
+  /// Whether a lane owns a whole channel (`channel_lanes`).
+  bool isChannelLanes() const { return channelLanes; }
   /// Word of (state group g, state k of the group, channel c) in one
   /// segment's P (or H) block, or in one carry block, of the time-segments
   /// scan's shared memory.
@@ -116,13 +125,15 @@ struct VulkanScanLayout {
 
   /// `stateLanes` 0: the default lanes; `splitL` 0: no split;
   /// `timeLanes` 0: no time lanes; `laneBatch` 0 and `doubleBuffer` 0:
-  /// absent (both need time lanes); `timeSegments` 0: no time segments.
+  /// absent (both need time lanes); `timeSegments` 0: no time segments;
+  /// `channelLanes` 0 and `polyExp` 0: absent.
   static std::optional<VulkanScanLayout>
   compute(int64_t seq, int64_t channels, int64_t groups, int64_t state,
           int64_t blockD, int64_t chunkL, int64_t stateLanes, int64_t splitL,
           const VulkanLimits &limits, llvm::raw_ostream &reason,
           int64_t timeLanes = 0, int64_t laneBatch = 0,
-          int64_t doubleBuffer = 0, int64_t timeSegments = 0);
+          int64_t doubleBuffer = 0, int64_t timeSegments = 0,
+          int64_t channelLanes = 0, int64_t polyExp = 0);
 
 private:
   /// The B/C row stride of the time-lanes scan with state groups, from
@@ -139,6 +150,10 @@ private:
   bool computeTimeSegments(int64_t state, int64_t stateLanes, int64_t segments,
                            const VulkanLimits &limits,
                            llvm::raw_ostream &reason);
+  /// The channel-lanes fields (blocks set; splitL / numSplits from
+  /// `splitL`), or false with the reason.
+  bool computeChannelLanes(int64_t seq, int64_t state, int64_t splitL,
+                           int64_t polyExp, llvm::raw_ostream &reason);
 };
 
 /// A `rows x cols` register tile spread over `threads` threads.

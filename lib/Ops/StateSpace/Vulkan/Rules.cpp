@@ -43,7 +43,9 @@ mlir::ejk::getVulkanScanLayout(SelectiveScanOp op, ConfigAttr config,
       reason, config.lookupOr(SelectiveScanConfig::kTimeLanes, 0),
       config.lookupOr(SelectiveScanConfig::kLaneBatch, 0),
       config.lookupOr(SelectiveScanConfig::kDoubleBuffer, 0),
-      config.lookupOr(SelectiveScanConfig::kTimeSegments, 0));
+      config.lookupOr(SelectiveScanConfig::kTimeSegments, 0),
+      config.lookupOr(SelectiveScanConfig::kChannelLanes, 0),
+      config.lookupOr(SelectiveScanConfig::kPolyExp, 0));
 }
 
 LogicalResult VulkanSelectiveScan::verifyConfig(SelectiveScanOp op,

@@ -90,7 +90,10 @@ static LogicalResult addScanSplitStates(DispatchRewriter &rewriter,
         if (buf.deltaBias)
           in.deltaBias = args[4];
         SelectiveScanSplitBuffers out{args[args.size() - 2], args.back()};
-        buildVulkanSelectiveScanStatesBody(b, loc, plan, in, out);
+        if (plan.layout.isChannelLanes())
+          buildVulkanSelectiveScanChannelsStatesBody(b, loc, plan, in, out);
+        else
+          buildVulkanSelectiveScanStatesBody(b, loc, plan, in, out);
       });
   if (failed(added))
     return failure();
@@ -119,7 +122,9 @@ LogicalResult VulkanSelectiveScan::tile(SelectiveScanOp op, ConfigAttr attr,
   // replaceBody erases the op: read its location first.
   Location loc = op.getLoc();
   OpBuilder b = rewriter.replaceBody();
-  if (layout->isTimeSegments())
+  if (layout->isChannelLanes())
+    buildVulkanSelectiveScanChannelsBody(b, loc, plan, buf, split);
+  else if (layout->isTimeSegments())
     buildVulkanSelectiveScanSegmentsBody(b, loc, plan, buf);
   else if (layout->isTimeLanes())
     buildVulkanSelectiveScanLanesBody(b, loc, plan, buf);

@@ -1,0 +1,67 @@
+// RUN: ejk-opt %s -ejk-select-configs="target=vulkan subgroup-size=32 shared-memory-bytes=49152" -ejk-form-dispatches -ejk-tile-dispatches | FileCheck %s
+
+// The channel-lanes scan (`channel_lanes = 1`) on mamba1's shape: a lane =
+// a channel with its 16 states, 32 channels a workgroup (64 blocks), 16
+// splits of 128 steps in two dispatches, no shared memory, no barrier, no
+// shuffle. The states dispatch (splits 0-14) fetches B alone as 16-byte
+// words (4 a step) in groups of 2 steps: its loop carries 16 states, the
+// step sum and 2 x (delta, u, 4 words); per step 4 exp2 by the polynomial
+// (the exponent shifted in) and 12 by math.exp2; it stores 16 end states
+// and the sum. The scan folds the earlier splits' end states (a loop whose
+// 16 exp2 decay the carried state, the next split's 17 values fetched
+// ahead), then walks its split with B and C as words (2 x (2 + 8) values
+// carried) and stores y inside an scf.if per step.
+// CHECK-LABEL: func.func private @channels_dispatch_0_states(
+// CHECK-SAME: memref<1x15x2048x16xf32>, %{{.*}}: memref<1x15x2048xf32>)
+// CHECK-SAME: ejk.grid = array<i64: 64, 1, 15>
+// CHECK-SAME: ejk.shared_memory_bytes = 0 : i64
+// CHECK-SAME: ejk.workgroup_size = array<i64: 32, 1, 1>
+// CHECK-NOT: memref.alloc
+// CHECK: %[[BW:.*]] = builtin.unrealized_conversion_cast %arg3 : memref<1x2048x1x16xf32> to memref<8192xvector<4xi32>>
+// CHECK-NOT: unrealized_conversion_cast
+// CHECK: %{{.*}}:29 = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c2{{.*}} iter_args(
+// CHECK-COUNT-8: memref.load %[[BW]]
+// CHECK-NOT: gpu.barrier
+// CHECK-NOT: gpu.shuffle
+// CHECK-COUNT-4: arith.shli %{{.*}}, %c23_i32{{.*}} : i32
+// CHECK-NOT: arith.shli
+// CHECK-COUNT-12: math.exp2
+// CHECK-COUNT-4: arith.shli %{{.*}}, %c23_i32{{.*}} : i32
+// CHECK-NOT: arith.shli
+// CHECK-COUNT-12: math.exp2
+// CHECK: scf.yield
+// CHECK: scf.if
+// CHECK-COUNT-16: memref.store %{{.*}}, %arg4[
+// CHECK: memref.store %{{.*}}, %arg5[
+// CHECK-LABEL: func.func private @channels_dispatch_0(
+// CHECK-SAME: ejk.grid = array<i64: 64, 1, 16>
+// CHECK-SAME: ejk.shared_memory_bytes = 0 : i64
+// CHECK-SAME: ejk.workgroup_size = array<i64: 32, 1, 1>
+// CHECK-NOT: memref.alloc
+// CHECK: %[[BW2:.*]] = builtin.unrealized_conversion_cast %arg3 : memref<1x2048x1x16xf32> to memref<8192xvector<4xi32>>
+// CHECK: %[[CW2:.*]] = builtin.unrealized_conversion_cast %arg4 : memref<1x2048x1x16xf32> to memref<8192xvector<4xi32>>
+// CHECK: %[[FOLD:.*]]:33 = scf.for %{{.*}} = %c0{{.*}} to %{{.*}} step %c1{{.*}} iter_args(
+// CHECK-COUNT-16: memref.load %arg7[
+// CHECK-COUNT-16: math.exp2
+// CHECK: scf.yield
+// CHECK: %{{.*}}:36 = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c2{{.*}} iter_args(%{{.*}} = %[[FOLD]]#0,
+// CHECK-NOT: gpu.barrier
+// CHECK-NOT: gpu.shuffle
+// CHECK-COUNT-4: arith.shli %{{.*}}, %c23_i32{{.*}} : i32
+// CHECK-COUNT-12: math.exp2
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %{{.*}}, %arg6[
+// CHECK-COUNT-4: arith.shli %{{.*}}, %c23_i32{{.*}} : i32
+// CHECK-COUNT-12: math.exp2
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %{{.*}}, %arg6[
+// CHECK: scf.yield
+// CHECK-NOT: gpu.barrier
+// CHECK-LABEL: func.func @channels(
+// CHECK: ejk.dispatch @channels_dispatch_0_states(
+// CHECK: ejk.dispatch @channels_dispatch_0(
+func.func @channels(%u: tensor<1x2048x2048xf32>, %delta: tensor<1x2048x2048xf32>, %A: tensor<2048x16xf32>, %B: tensor<1x2048x1x16xf32>, %C: tensor<1x2048x1x16xf32>, %D: tensor<2048xf32>) -> tensor<1x2048x2048xf32> {
+  %y = ejk.selective_scan %u, %delta, %A, %B, %C D(%D : tensor<2048xf32>) {delta_softplus, config = #ejk.config<block_d = 32, channel_lanes = 1, chunk_l = 2, poly_exp = 4, split_l = 128>}
+      : tensor<1x2048x2048xf32>, tensor<1x2048x2048xf32>, tensor<2048x16xf32>, tensor<1x2048x1x16xf32>, tensor<1x2048x1x16xf32> -> tensor<1x2048x2048xf32>
+  return %y : tensor<1x2048x2048xf32>
+}
