@@ -100,7 +100,8 @@ protected:
   /// last zeroes the steps outside every sequence.
   void withOutputChunk(function_ref<void()> body) {
     Value slot = WorkgroupIdOp::create(e.b, 0);
-    v0 = e.mul(WorkgroupIdOp::create(e.b, 2), e.index(l.blockV));
+    Value blockV = e.index(l.blockV);
+    v0 = e.mul(WorkgroupIdOp::create(e.b, 2), blockV);
     if (p.packed) {
       Value filler =
           cmp(arith::CmpIPredicate::eq, slot, e.index(numSlots(p, l)));
@@ -111,7 +112,8 @@ protected:
 
   void chunkBody(function_ref<void()> body) {
     c0 = e.mul(chunkIndex, e.index(l.chunk));
-    len = e.min(e.index(l.chunk), e.sub(seqLen, c0));
+    Value remaining = e.sub(seqLen, c0);
+    len = e.min(e.index(l.chunk), remaining);
     if (p.hasGamma())
       gamma = loadGamma();
     body();
@@ -267,9 +269,9 @@ protected:
           Value s = arith::DivUIOp::create(e.b, i, e.index(kPad));
           Value k = arith::RemUIOp::create(e.b, i, e.index(kPad));
           Value step = e.add(s0, s);
-          Value valid = arith::AndIOp::create(
-              e.b, cmp(arith::CmpIPredicate::slt, step, len),
-              cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK)));
+          Value inKeys = cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK));
+          Value inChunk = cmp(arith::CmpIPredicate::slt, step, len);
+          Value valid = arith::AndIOp::create(e.b, inChunk, inKeys);
           Value key = load(buf.key, {batchIdx, chunkRow(step), kvHead,
                                      e.min(k, e.index(p.dimK - 1))});
           if (mode == GateMode::Constant)
@@ -338,8 +340,9 @@ protected:
           return {sum};
         })[0];
     emitIf(e, firstBlock, [&] {
-      memref::StoreOp::create(e.b, e.exp(total), tmp.decays,
-                              ValueRange{slot(), head, k});
+      Value at = slot();
+      Value decay = e.exp(total);
+      memref::StoreOp::create(e.b, decay, tmp.decays, ValueRange{at, head, k});
     });
     return total;
   }
@@ -354,10 +357,11 @@ protected:
     for (int64_t k0 = 0; k0 < p.dimK; k0 += l.kThreads) {
       Value k = e.add(thread, e.index(k0));
       Value valid = cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK));
-      Value b = cumGate(e.sub(len, one), e.min(k, e.index(p.dimK - 1)));
-      worst = e.fmaxNoNaN(
-          worst, e.select(valid, arith::NegFOp::create(e.b, b),
-                          e.constF32(-std::numeric_limits<float>::infinity())));
+      Value kc = e.min(k, e.index(p.dimK - 1));
+      Value b = cumGate(e.sub(len, one), kc);
+      Value negInf = e.constF32(-std::numeric_limits<float>::infinity());
+      Value negB = arith::NegFOp::create(e.b, b);
+      worst = e.fmaxNoNaN(worst, e.select(valid, negB, negInf));
     }
     worst = reduceAcrossLanes(e, worst, /*isMax=*/true, l.subgroupSize,
                               l.subgroupSize);

@@ -42,10 +42,12 @@ private:
     Value factor;
     if (mode == GateMode::PerStep)
       factor = lastGateWithinBound(kFactorBound);
-    else if (mode == GateMode::Constant)
-      factor = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGE,
-                                     constantCum(e.sub(len, one)),
-                                     e.constF32(-kFactorBound));
+    else if (mode == GateMode::Constant) {
+      Value bound = e.constF32(-kFactorBound);
+      Value last = constantCum(e.sub(len, one));
+      factor =
+          arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGE, last, bound);
+    }
 
     // One pass over key tiles: the scores A and (q exp(B)) S together.
     int64_t nA = l.cPer * l.cPer, nO = l.cPer * l.vPer;
@@ -71,8 +73,9 @@ private:
               storeTileRegisters(accIn.take_back(numRegs), qTile, kTile,
                                  cumTile, rowTile, exact);
               gpu::BarrierOp::create(e.b);
-              Value nextK0 = e.mul(e.min(e.add(kb, one), e.index(keyTiles - 1)),
-                                   e.index(kt));
+              Value tileSize = e.index(kt);
+              Value lastTile = e.index(keyTiles - 1);
+              Value nextK0 = e.mul(e.min(e.add(kb, one), lastTile), tileSize);
               ahead = loadTileRegisters(nextK0, exact);
             } else {
               stageKeyTiles(qTile, kTile, cumTile, k0, exact);
@@ -83,28 +86,35 @@ private:
             for (int64_t k = 0; k < kt; ++k) {
               SmallVector<Value> qs, ks, qb, kb2, ss;
               for (int64_t a = 0; a < l.cPer; ++a) {
-                Value idx = e.add(e.mul(outRow(a), e.index(pitch)), e.index(k));
+                Value key = e.index(k);
+                Value rowPitch = e.index(pitch);
+                Value idx = e.add(e.mul(outRow(a), rowPitch), key);
                 qs.push_back(memref::LoadOp::create(e.b, qTile, idx));
                 if (exact)
                   qb.push_back(memref::LoadOp::create(e.b, cumTile, idx));
               }
               for (int64_t b = 0; b < l.cPer; ++b) {
-                Value idx =
-                    e.add(e.mul(scoreCol(b), e.index(pitch)), e.index(k));
+                Value key = e.index(k);
+                Value rowPitch = e.index(pitch);
+                Value idx = e.add(e.mul(scoreCol(b), rowPitch), key);
                 ks.push_back(memref::LoadOp::create(e.b, kTile, idx));
                 if (exact)
                   kb2.push_back(memref::LoadOp::create(e.b, cumTile, idx));
               }
-              for (int64_t j = 0; j < l.vPer; ++j)
-                ss.push_back(memref::LoadOp::create(
-                    e.b, rowTile, e.add(e.index(k * l.blockV), outCol(j))));
+              for (int64_t j = 0; j < l.vPer; ++j) {
+                Value col = outCol(j);
+                Value at = e.add(e.index(k * l.blockV), col);
+                ss.push_back(memref::LoadOp::create(e.b, rowTile, at));
+              }
               for (int64_t a = 0; a < l.cPer; ++a) {
                 for (int64_t b = 0; b < l.cPer; ++b) {
                   Value kk = ks[b];
-                  if (exact)
+                  if (exact) {
+                    Value zeroF = e.constF32(0.0f);
+                    Value gap = e.fsub(qb[a], kb2[b]);
                     kk = e.fmul(
-                        kk, e.exp(arith::MinNumFOp::create(
-                                e.b, e.fsub(qb[a], kb2[b]), e.constF32(0.0f))));
+                        kk, e.exp(arith::MinNumFOp::create(e.b, gap, zeroF)));
+                  }
                   next[a * l.cPer + b] =
                       math::FmaOp::create(e.b, qs[a], kk, next[a * l.cPer + b]);
                 }
@@ -124,9 +134,10 @@ private:
         for (int64_t b = 0; b < l.cPer; ++b) {
           Value t = outRow(a), sIdx = scoreCol(b);
           Value causal = cmp(arith::CmpIPredicate::sle, sIdx, t);
-          memref::StoreOp::create(
-              e.b, e.select(causal, acc[a * l.cPer + b], e.constF32(0.0f)),
-              scores, e.add(e.mul(t, e.index(C)), sIdx));
+          Value at = e.add(e.mul(t, e.index(C)), sIdx);
+          Value zeroF = e.constF32(0.0f);
+          Value score = e.select(causal, acc[a * l.cPer + b], zeroF);
+          memref::StoreOp::create(e.b, score, scores, at);
         }
       return SmallVector<Value>(acc.begin() + nA, acc.begin() + nA + nO);
     };
@@ -147,42 +158,48 @@ private:
     gpu::BarrierOp::create(e.b);
 
     // O += A V over tiles of 16 steps.
-    Value numTiles = e.div(e.add(len, e.index(st - 1)), e.index(st));
-    o = e.forLoop(
-        zero, numTiles, one, o,
-        [&](Value ti, ValueRange acc) -> SmallVector<Value> {
-          Value s0 = e.mul(ti, e.index(st));
-          stageValues(rowTile, s0, st);
-          gpu::BarrierOp::create(e.b);
-          SmallVector<Value> next(acc.begin(), acc.end());
-          for (int64_t s = 0; s < st; ++s) {
-            SmallVector<Value> as, vs;
-            for (int64_t a = 0; a < l.cPer; ++a)
-              as.push_back(memref::LoadOp::create(
-                  e.b, scores,
-                  e.add(e.mul(outRow(a), e.index(C)), e.add(s0, e.index(s)))));
-            for (int64_t j = 0; j < l.vPer; ++j)
-              vs.push_back(memref::LoadOp::create(
-                  e.b, rowTile, e.add(e.index(s * l.blockV), outCol(j))));
-            for (int64_t a = 0; a < l.cPer; ++a)
-              for (int64_t j = 0; j < l.vPer; ++j)
-                next[a * l.vPer + j] = math::FmaOp::create(
-                    e.b, as[a], vs[j], next[a * l.vPer + j]);
-          }
-          gpu::BarrierOp::create(e.b);
-          return next;
-        });
+    Value tileSteps = e.index(st);
+    Value numTiles = e.div(e.add(len, e.index(st - 1)), tileSteps);
+    o = e.forLoop(zero, numTiles, one, o,
+                  [&](Value ti, ValueRange acc) -> SmallVector<Value> {
+                    Value s0 = e.mul(ti, e.index(st));
+                    stageValues(rowTile, s0, st);
+                    gpu::BarrierOp::create(e.b);
+                    SmallVector<Value> next(acc.begin(), acc.end());
+                    for (int64_t s = 0; s < st; ++s) {
+                      SmallVector<Value> as, vs;
+                      for (int64_t a = 0; a < l.cPer; ++a) {
+                        Value step = e.add(s0, e.index(s));
+                        Value chunkSteps = e.index(C);
+                        Value rowAt = e.mul(outRow(a), chunkSteps);
+                        Value at = e.add(rowAt, step);
+                        as.push_back(memref::LoadOp::create(e.b, scores, at));
+                      }
+                      for (int64_t j = 0; j < l.vPer; ++j) {
+                        Value col = outCol(j);
+                        Value at = e.add(e.index(s * l.blockV), col);
+                        vs.push_back(memref::LoadOp::create(e.b, rowTile, at));
+                      }
+                      for (int64_t a = 0; a < l.cPer; ++a)
+                        for (int64_t j = 0; j < l.vPer; ++j)
+                          next[a * l.vPer + j] = math::FmaOp::create(
+                              e.b, as[a], vs[j], next[a * l.vPer + j]);
+                    }
+                    gpu::BarrierOp::create(e.b);
+                    return next;
+                  });
 
     for (int64_t a = 0; a < l.cPer; ++a)
       for (int64_t j = 0; j < l.vPer; ++j) {
         Value t = outRow(a), col = e.add(v0, outCol(j));
-        Value inside = arith::AndIOp::create(
-            e.b, cmp(arith::CmpIPredicate::slt, t, len),
-            cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
+        Value inColumns = cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV));
+        Value inChunk = cmp(arith::CmpIPredicate::slt, t, len);
+        Value inside = arith::AndIOp::create(e.b, inChunk, inColumns);
         emitIf(e, inside, [&] {
-          memref::StoreOp::create(
-              e.b, e.fromF32(o[a * l.vPer + j], outputType()), buf.output,
-              ValueRange{batchIdx, rowOf(e.add(c0, t)), head, col});
+          Value row = rowOf(e.add(c0, t));
+          Value out = e.fromF32(o[a * l.vPer + j], outputType());
+          memref::StoreOp::create(e.b, out, buf.output,
+                                  ValueRange{batchIdx, row, head, col});
         });
       }
   }
@@ -213,13 +230,13 @@ private:
     int64_t kt = l.keyTile;
     Value t = arith::DivUIOp::create(e.b, i, e.index(kt));
     Value k = e.add(k0, arith::RemUIOp::create(e.b, i, e.index(kt)));
-    Value valid = arith::AndIOp::create(
-        e.b, cmp(arith::CmpIPredicate::slt, t, len),
-        cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK)));
+    Value inKeys = cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK));
+    Value inChunk = cmp(arith::CmpIPredicate::slt, t, len);
+    Value valid = arith::AndIOp::create(e.b, inChunk, inKeys);
     Value kc = e.min(k, e.index(p.dimK - 1));
     Value row = chunkRow(t);
-    Value q =
-        e.fmul(load(buf.query, {batchIdx, row, head, kc}), e.constF32(p.scale));
+    Value scale = e.constF32(p.scale);
+    Value q = e.fmul(load(buf.query, {batchIdx, row, head, kc}), scale);
     Value key = load(buf.key, {batchIdx, row, kvHead, kc});
     Value zeroF = e.constF32(0.0f);
     SmallVector<Value> out;
@@ -253,9 +270,9 @@ private:
   Value loadStateElement(Value i, Value k0) {
     Value k = e.add(k0, arith::DivUIOp::create(e.b, i, e.index(l.blockV)));
     Value col = e.add(v0, arith::RemUIOp::create(e.b, i, e.index(l.blockV)));
-    Value valid = arith::AndIOp::create(
-        e.b, cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK)),
-        cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
+    Value inColumns = cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV));
+    Value inKeys = cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK));
+    Value valid = arith::AndIOp::create(e.b, inKeys, inColumns);
     Value s = load(tmp.states, {slot(), head, e.min(k, e.index(p.dimK - 1)),
                                 e.min(col, e.index(p.dimV - 1))});
     return e.select(valid, s, e.constF32(0.0f));

@@ -45,14 +45,16 @@ private:
     // Eight chunks a round: their loads first (independent of the state),
     // then the eight dependent steps, so a round waits on memory once.
     constexpr int64_t kUnroll = 8;
-    Value rounds = e.div(e.add(count, e.index(kUnroll - 1)), e.index(kUnroll));
+    Value unroll = e.index(kUnroll);
+    Value rounds = e.div(e.add(count, e.index(kUnroll - 1)), unroll);
     Value last = e.max(e.sub(count, one), zero);
     Value state = e.forLoop(
         zero, rounds, one, {s0},
         [&](Value r, ValueRange s) -> SmallVector<Value> {
           SmallVector<Value> valid, at, delta, decay;
           for (int64_t i = 0; i < kUnroll; ++i) {
-            Value c = e.add(e.mul(r, e.index(kUnroll)), e.index(i));
+            Value offset = e.index(i);
+            Value c = e.add(e.mul(r, e.index(kUnroll)), offset);
             valid.push_back(cmp(arith::CmpIPredicate::slt, c, count));
             at.push_back(e.add(base, e.min(c, last)));
             delta.push_back(load(tmp.states, {at[i], head, k, v}));
@@ -60,8 +62,8 @@ private:
               decay.push_back(memref::LoadOp::create(
                   e.b, tmp.decays, ValueRange{at[i], head, k}));
             } else if (mode == GateMode::Constant) {
-              Value steps = e.min(e.index(l.chunk),
-                                  e.sub(seqLen, e.mul(c, e.index(l.chunk))));
+              Value rest = e.sub(seqLen, e.mul(c, e.index(l.chunk)));
+              Value steps = e.min(e.index(l.chunk), rest);
               decay.push_back(e.exp(e.fmul(
                   gamma, arith::SIToFPOp::create(e.b, e.f32, e.toI32(steps)))));
             }

@@ -28,7 +28,8 @@ private:
   void update() {
     int64_t kPad = l.kPad();
     int64_t tile = VulkanGlaChunkLayout::kStepTile;
-    v0 = e.mul(WorkgroupIdOp::create(e.b, 2), e.index(l.blockV));
+    Value blockV = e.index(l.blockV);
+    v0 = e.mul(WorkgroupIdOp::create(e.b, 2), blockV);
     Value kTile = allocWorkgroup(e, tile * kPad);
     Value vTile = allocWorkgroup(e, tile * l.blockV);
     // B_last per key: from a first pass over the gates, the whole chunk's
@@ -48,40 +49,44 @@ private:
     Value tileSize = e.index(tile);
     Value roundUp = e.add(len, e.index(tile - 1));
     Value numTiles = e.div(roundUp, tileSize);
-    SmallVector<Value> acc = e.forLoop(
-        zero, numTiles, one, inits,
-        [&](Value ti, ValueRange accIn) -> SmallVector<Value> {
-          Value s0 = e.mul(ti, e.index(tile));
-          Value running =
-              stageUpdateKeys(kTile, s0, tile, kPad, lastGate, accIn.back(),
-                              /*batched=*/true);
-          stageValues(vTile, s0, tile, /*batched=*/true);
-          gpu::BarrierOp::create(e.b);
-          SmallVector<Value> next(accIn.drop_back().begin(),
-                                  accIn.drop_back().end());
-          for (int64_t s = 0; s < tile; ++s) {
-            SmallVector<Value> ks, vs;
-            for (int64_t i = 0; i < l.kPer; ++i)
-              ks.push_back(memref::LoadOp::create(
-                  e.b, kTile, e.add(e.index(s * kPad), stateRow(i))));
-            for (int64_t j = 0; j < l.vPer; ++j)
-              vs.push_back(memref::LoadOp::create(
-                  e.b, vTile, e.add(e.index(s * l.blockV), stateCol(j))));
-            for (int64_t i = 0; i < l.kPer; ++i)
-              for (int64_t j = 0; j < l.vPer; ++j)
-                next[i * l.vPer + j] = math::FmaOp::create(
-                    e.b, ks[i], vs[j], next[i * l.vPer + j]);
-          }
-          gpu::BarrierOp::create(e.b);
-          next.push_back(running);
-          return next;
-        });
+    SmallVector<Value> acc =
+        e.forLoop(zero, numTiles, one, inits,
+                  [&](Value ti, ValueRange accIn) -> SmallVector<Value> {
+                    Value s0 = e.mul(ti, e.index(tile));
+                    Value running = stageUpdateKeys(kTile, s0, tile, kPad,
+                                                    lastGate, accIn.back(),
+                                                    /*batched=*/true);
+                    stageValues(vTile, s0, tile, /*batched=*/true);
+                    gpu::BarrierOp::create(e.b);
+                    SmallVector<Value> next(accIn.drop_back().begin(),
+                                            accIn.drop_back().end());
+                    for (int64_t s = 0; s < tile; ++s) {
+                      SmallVector<Value> ks, vs;
+                      for (int64_t i = 0; i < l.kPer; ++i) {
+                        Value row = stateRow(i);
+                        Value at = e.add(e.index(s * kPad), row);
+                        ks.push_back(memref::LoadOp::create(e.b, kTile, at));
+                      }
+                      for (int64_t j = 0; j < l.vPer; ++j) {
+                        Value col = stateCol(j);
+                        Value at = e.add(e.index(s * l.blockV), col);
+                        vs.push_back(memref::LoadOp::create(e.b, vTile, at));
+                      }
+                      for (int64_t i = 0; i < l.kPer; ++i)
+                        for (int64_t j = 0; j < l.vPer; ++j)
+                          next[i * l.vPer + j] = math::FmaOp::create(
+                              e.b, ks[i], vs[j], next[i * l.vPer + j]);
+                    }
+                    gpu::BarrierOp::create(e.b);
+                    next.push_back(running);
+                    return next;
+                  });
     for (int64_t i = 0; i < l.kPer; ++i)
       for (int64_t j = 0; j < l.vPer; ++j) {
         Value k = stateRow(i), v = e.add(v0, stateCol(j));
-        Value inside = arith::AndIOp::create(
-            e.b, cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK)),
-            cmp(arith::CmpIPredicate::slt, v, e.index(p.dimV)));
+        Value inColumns = cmp(arith::CmpIPredicate::slt, v, e.index(p.dimV));
+        Value inKeys = cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK));
+        Value inside = arith::AndIOp::create(e.b, inKeys, inColumns);
         emitIf(e, inside, [&] {
           storeAs(acc[i * l.vPer + j], tmp.states, {slot(), head, k, v});
         });

@@ -93,12 +93,12 @@ protected:
       Value tile = tileOf(m, total);
       Value i = arith::DivUIOp::create(e.b, tile, e.index(cols));
       Value j = arith::RemUIOp::create(e.b, tile, e.index(cols));
-      Value ma = loadMatrix(e, aType, a.memref,
-                            e.add(e.index(a.at), e.mul(i, e.index(a.step))),
-                            a.lead, a.transpose);
-      Value mb = loadMatrix(e, bType, b.memref,
-                            e.add(e.index(b.at), e.mul(j, e.index(b.step))),
-                            b.lead, b.transpose);
+      Value aRow = e.mul(i, e.index(a.step));
+      Value aAt = e.add(e.index(a.at), aRow);
+      Value ma = loadMatrix(e, aType, a.memref, aAt, a.lead, a.transpose);
+      Value bCol = e.mul(j, e.index(b.step));
+      Value bAt = e.add(e.index(b.at), bCol);
+      Value mb = loadMatrix(e, bType, b.memref, bAt, b.lead, b.transpose);
       acc[m] = mma(ma, mb, acc[m]);
     }
   }
@@ -113,7 +113,8 @@ protected:
       Value tile = tileOf(m, total);
       Value i = arith::DivUIOp::create(e.b, tile, e.index(cols));
       Value j = arith::RemUIOp::create(e.b, tile, e.index(cols));
-      Value at = e.add(e.mul(i, e.index(kT * lead)), e.mul(j, e.index(kT)));
+      Value colAt = e.mul(j, e.index(kT));
+      Value at = e.add(e.mul(i, e.index(kT * lead)), colAt);
       Value matrix = acc[m];
       emitIf(e, ownsTile(m, total), [&] {
         gpu::SubgroupMmaStoreMatrixOp::create(
@@ -138,17 +139,17 @@ protected:
       writeMatrix(o[m], stage, [&](Value r, Value c, Value value) {
         Value t = e.add(e.mul(i, e.index(kT)), r);
         Value col = e.add(this->v0, e.add(e.mul(vt, e.index(kT)), c));
-        Value inside = arith::AndIOp::create(
-            e.b, owns,
-            arith::AndIOp::create(
-                e.b, this->cmp(arith::CmpIPredicate::slt, t, this->len),
-                this->cmp(arith::CmpIPredicate::slt, col,
-                          e.index(this->p.dimV))));
+        Value inColumns =
+            this->cmp(arith::CmpIPredicate::slt, col, e.index(this->p.dimV));
+        Value inChunk = this->cmp(arith::CmpIPredicate::slt, t, this->len);
+        Value inBlock = arith::AndIOp::create(e.b, inChunk, inColumns);
+        Value inside = arith::AndIOp::create(e.b, owns, inBlock);
         emitIf(e, inside, [&] {
+          Value row = this->rowOf(e.add(this->c0, t));
+          Value out = e.fromF32(value, this->outputType());
           memref::StoreOp::create(
-              e.b, e.fromF32(value, this->outputType()), this->buf.output,
-              ValueRange{this->batchIdx, this->rowOf(e.add(this->c0, t)),
-                         this->head, col});
+              e.b, out, this->buf.output,
+              ValueRange{this->batchIdx, row, this->head, col});
         });
       });
     }

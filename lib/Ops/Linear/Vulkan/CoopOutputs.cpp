@@ -102,13 +102,13 @@ private:
       Value i = arith::DivUIOp::create(e.b, tile, e.index(colTiles()));
       Value vt = arith::RemUIOp::create(e.b, tile, e.index(colTiles()));
       for (int64_t j = 0; j < rowTiles(); ++j) {
-        Value a = loadMatrix(e, aType, a16,
-                             e.add(e.mul(i, e.index(kT * C)), e.index(j * kT)),
-                             C, /*transpose=*/false);
-        Value v = loadMatrix(
-            e, bType, stage,
-            e.add(e.index(j * kT * l.blockV), e.mul(vt, e.index(kT))), l.blockV,
-            /*transpose=*/false);
+        Value stepAt = e.index(j * kT);
+        Value aAt = e.add(e.mul(i, e.index(kT * C)), stepAt);
+        Value a = loadMatrix(e, aType, a16, aAt, C, /*transpose=*/false);
+        Value colAt = e.mul(vt, e.index(kT));
+        Value vAt = e.add(e.index(j * kT * l.blockV), colAt);
+        Value v = loadMatrix(e, bType, stage, vAt, l.blockV,
+                             /*transpose=*/false);
         o[m] = mma(a, v, o[m]);
       }
     }
@@ -171,13 +171,15 @@ private:
                 Value t = arith::DivUIOp::create(e.b, i, e.index(kt));
                 Value k =
                     e.add(k0, arith::RemUIOp::create(e.b, i, e.index(kt)));
-                Value valid = arith::AndIOp::create(
-                    e.b, cmp(arith::CmpIPredicate::slt, t, len),
-                    cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK)));
+                Value inKeys =
+                    cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK));
+                Value inChunk = cmp(arith::CmpIPredicate::slt, t, len);
+                Value valid = arith::AndIOp::create(e.b, inChunk, inKeys);
                 Value kc = e.min(k, e.index(p.dimK - 1));
                 Value row = chunkRow(t);
-                Value q = e.fmul(load(buf.query, {batchIdx, row, head, kc}),
-                                 e.constF32(p.scale));
+                Value scale = e.constF32(p.scale);
+                Value q =
+                    e.fmul(load(buf.query, {batchIdx, row, head, kc}), scale);
                 Value key = load(buf.key, {batchIdx, row, kvHead, kc});
                 Value qo;
                 if (mode == GateMode::PerStep) {
@@ -213,9 +215,11 @@ private:
                     k0, arith::DivUIOp::create(e.b, i, e.index(l.blockV)));
                 Value col = e.add(
                     v0, arith::RemUIOp::create(e.b, i, e.index(l.blockV)));
-                Value valid = arith::AndIOp::create(
-                    e.b, cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK)),
-                    cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
+                Value inColumns =
+                    cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV));
+                Value inKeys =
+                    cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK));
+                Value valid = arith::AndIOp::create(e.b, inKeys, inColumns);
                 Value kc = e.min(k, e.index(p.dimK - 1));
                 Value s = load(tmp.states, {slot(), head, kc,
                                             e.min(col, e.index(p.dimV - 1))});
@@ -266,9 +270,9 @@ private:
           SmallVector<Value> qs, qb, ks, kb;
           for (int64_t a = 0; a < per; ++a) {
             Value t = outRow(a);
-            qs.push_back(
-                e.fmul(load(buf.query, {batchIdx, chunkRow(t), head, k}),
-                       e.constF32(p.scale)));
+            Value scale = e.constF32(p.scale);
+            qs.push_back(e.fmul(
+                load(buf.query, {batchIdx, chunkRow(t), head, k}), scale));
             qb.push_back(cumGate(t, k));
           }
           for (int64_t b = 0; b < per; ++b) {
@@ -279,18 +283,21 @@ private:
           SmallVector<Value> next(accIn.begin(), accIn.end());
           for (int64_t a = 0; a < per; ++a)
             for (int64_t b = 0; b < per; ++b) {
-              Value decay = e.exp(arith::MinNumFOp::create(
-                  e.b, e.fsub(qb[a], kb[b]), e.constF32(0.0f)));
+              Value zeroF = e.constF32(0.0f);
+              Value gap = e.fsub(qb[a], kb[b]);
+              Value decay = e.exp(arith::MinNumFOp::create(e.b, gap, zeroF));
               next[a * per + b] = math::FmaOp::create(
                   e.b, qs[a], e.fmul(ks[b], decay), next[a * per + b]);
             }
           return next;
         });
     for (int64_t a = 0; a < per; ++a)
-      for (int64_t b = 0; b < per; ++b)
-        memref::StoreOp::create(
-            e.b, acc[a * per + b], scores,
-            e.add(e.mul(outRow(a), e.index(l.chunk)), scoreCol(b)));
+      for (int64_t b = 0; b < per; ++b) {
+        Value col = scoreCol(b);
+        Value chunkSteps = e.index(l.chunk);
+        Value at = e.add(e.mul(outRow(a), chunkSteps), col);
+        memref::StoreOp::create(e.b, acc[a * per + b], scores, at);
+      }
   }
 
   Value stage, scores;

@@ -34,7 +34,8 @@ private:
     int64_t kTiles = ceilDiv(p.dimK, kT), kPad = kTiles * kT;
     int64_t colTiles = l.blockV / kT, total = kTiles * colTiles;
     int64_t steps = l.coopSteps;
-    v0 = e.mul(WorkgroupIdOp::create(e.b, 2), e.index(l.blockV));
+    Value blockV = e.index(l.blockV);
+    v0 = e.mul(WorkgroupIdOp::create(e.b, 2), blockV);
     Value kStage = allocWorkgroupOf(e, steps * kPad, f16);
     Value vStage = allocWorkgroupOf(e, steps * l.blockV, f16);
     Value outStage = allocWorkgroupOf(e, l.subgroups() * kT * kT, e.f32);
@@ -44,7 +45,8 @@ private:
     for (int64_t m = 0; m < l.updateSlots; ++m)
       inits.push_back(zeroMatrix());
     inits.push_back(e.constF32(0.0f)); // the column's running B
-    Value numTiles = e.div(e.add(len, e.index(steps - 1)), e.index(steps));
+    Value tileSteps = e.index(steps);
+    Value numTiles = e.div(e.add(len, e.index(steps - 1)), tileSteps);
     SmallVector<Value> acc = e.forLoop(
         zero, numTiles, one, inits,
         [&](Value ti, ValueRange accIn) -> SmallVector<Value> {
@@ -61,14 +63,14 @@ private:
             Value vt = arith::RemUIOp::create(e.b, tile, e.index(colTiles));
             for (int64_t s = 0; s < steps; s += kT) {
               // Rows kt of (gated keys)^T: the stage read column-major.
-              Value keys = loadMatrix(
-                  e, aType, kStage,
-                  e.add(e.index(s * kPad), e.mul(kt, e.index(kT))), kPad,
-                  /*transpose=*/true);
-              Value values = loadMatrix(
-                  e, bType, vStage,
-                  e.add(e.index(s * l.blockV), e.mul(vt, e.index(kT))),
-                  l.blockV, /*transpose=*/false);
+              Value keyAt = e.mul(kt, e.index(kT));
+              Value kAt = e.add(e.index(s * kPad), keyAt);
+              Value keys = loadMatrix(e, aType, kStage, kAt, kPad,
+                                      /*transpose=*/true);
+              Value colAt = e.mul(vt, e.index(kT));
+              Value vAt = e.add(e.index(s * l.blockV), colAt);
+              Value values = loadMatrix(e, bType, vStage, vAt, l.blockV,
+                                        /*transpose=*/false);
               next[m] = mma(keys, values, next[m]);
             }
           }
@@ -85,11 +87,10 @@ private:
       writeMatrix(acc[m], outStage, [&](Value r, Value c, Value value) {
         Value k = e.add(e.mul(kt, e.index(kT)), r);
         Value v = e.add(v0, e.add(e.mul(vt, e.index(kT)), c));
-        Value inside = arith::AndIOp::create(
-            e.b, owns,
-            arith::AndIOp::create(
-                e.b, cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK)),
-                cmp(arith::CmpIPredicate::slt, v, e.index(p.dimV))));
+        Value inColumns = cmp(arith::CmpIPredicate::slt, v, e.index(p.dimV));
+        Value inKeys = cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK));
+        Value inBlock = arith::AndIOp::create(e.b, inKeys, inColumns);
+        Value inside = arith::AndIOp::create(e.b, owns, inBlock);
         emitIf(e, inside, [&] {
           storeAs(value, tmp.states, {slot(), head, k, v});
         });

@@ -214,7 +214,8 @@ private:
     forEachShared(e, l.threads, thread, l.chunk * l.blockV, [&](Value i) {
       Value t = arith::DivUIOp::create(e.b, i, e.index(l.blockV));
       Value c = arith::RemUIOp::create(e.b, i, e.index(l.blockV));
-      Value col = e.min(e.add(v0, c), e.index(p.dimV - 1));
+      Value lastCol = e.index(p.dimV - 1);
+      Value col = e.min(e.add(v0, c), lastCol);
       Value row = rowAt(t);
       Value v = e.toF32(memref::LoadOp::create(
           e.b, buf.value, ValueRange{batchIdx, row, kvHead, col}));
@@ -273,9 +274,10 @@ private:
       BlockElement x = blockElement(e, i, l.blockV, v0, len, p.dimV);
       emitIf(e, x.inside, [&] {
         Value o = memref::LoadOp::create(e.b, oS, i);
-        memref::StoreOp::create(
-            e.b, e.fromF32(o, outputType()), buf.output,
-            ValueRange{batchIdx, rowOf(e.add(c0, x.t)), head, x.col});
+        Value row = rowOf(e.add(c0, x.t));
+        Value out = e.fromF32(o, outputType());
+        memref::StoreOp::create(e.b, out, buf.output,
+                                ValueRange{batchIdx, row, head, x.col});
       });
     });
   }
