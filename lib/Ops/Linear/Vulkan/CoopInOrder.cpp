@@ -147,7 +147,8 @@ private:
   /// c0 and len of chunk `c`.
   void setChunk(Value c) {
     c0 = e.mul(c, e.index(l.chunk));
-    len = e.min(e.index(l.chunk), e.sub(seqLen, c0));
+    Value remaining = e.sub(seqLen, c0);
+    len = e.min(e.index(l.chunk), remaining);
   }
 
   /// The step of chunk step `t` of the chunk from `first` with `steps`
@@ -162,7 +163,8 @@ private:
   /// past the chunk and head_dim_v.
   SmallVector<Value> loadChunk(Value c) {
     Value first = e.mul(c, e.index(l.chunk));
-    Value steps = e.min(e.index(l.chunk), e.sub(seqLen, first));
+    Value remaining = e.sub(seqLen, first);
+    Value steps = e.min(e.index(l.chunk), remaining);
     int64_t width = p.dimK / kWord;
     Value zeroWord = arith::ConstantOp::create(
         e.b, DenseElementsAttr::get(cast<ShapedType>(wordType(e)),
@@ -188,9 +190,9 @@ private:
     forRounds(l.chunk * l.blockV, [&](Value i) {
       Value s = arith::DivUIOp::create(e.b, i, e.index(l.blockV));
       Value col = e.add(v0, arith::RemUIOp::create(e.b, i, e.index(l.blockV)));
-      Value valid = arith::AndIOp::create(
-          e.b, cmp(arith::CmpIPredicate::slt, s, steps),
-          cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
+      Value inColumns = cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV));
+      Value inChunk = cmp(arith::CmpIPredicate::slt, s, steps);
+      Value valid = arith::AndIOp::create(e.b, inChunk, inColumns);
       Value v = load(buf.value, {batchIdx, rowAt(first, steps, s), kvHead,
                                  e.min(col, e.index(p.dimV - 1))});
       regs.push_back(e.select(valid, v, e.constF32(0.0f)));
@@ -268,17 +270,20 @@ private:
     constexpr int64_t tile = kT * kT;
     forEachShared(e, l.kThreads, thread, l.rowTiles * tile, [&](Value i) {
       Value rowTile = arith::DivUIOp::create(e.b, i, e.index(tile));
-      Value r = arith::DivUIOp::create(
-          e.b, arith::RemUIOp::create(e.b, i, e.index(tile)), e.index(kT));
+      Value tileRow = e.index(kT);
+      Value inTile = arith::RemUIOp::create(e.b, i, e.index(tile));
+      Value r = arith::DivUIOp::create(e.b, inTile, tileRow);
       Value t = e.add(e.mul(rowTile, e.index(kT)), r);
       Value f = arith::SIToFPOp::create(e.b, e.f32, e.toI32(e.add(t, one)));
-      Value decay = e.fmul(e.exp(e.fmul(gamma, f)), e.constF32(p.scale));
+      Value scale = e.constF32(p.scale);
+      Value decay = e.fmul(e.exp(e.fmul(gamma, f)), scale);
       memref::StoreOp::create(e.b, decay, fstage, i);
     });
     gpu::BarrierOp::create(e.b);
     for (int64_t m = 0; m < l.outputSlots; ++m) {
-      Value rowTile = arith::DivUIOp::create(e.b, outputTile(m, /*clamp=*/true),
-                                             e.index(l.colTiles));
+      Value colTiles = e.index(l.colTiles);
+      Value rowTile =
+          arith::DivUIOp::create(e.b, outputTile(m, /*clamp=*/true), colTiles);
       d.push_back(loadMatrix(e, cType, fstage, e.mul(rowTile, e.index(tile)),
                              kT, /*transpose=*/false));
     }
@@ -352,8 +357,9 @@ private:
           Value a = e.fmul(value, factors[m * perLane + n++]);
           Value t = e.add(e.mul(i, e.index(kT)), r);
           Value s = e.add(e.mul(j, e.index(kT)), c);
-          memref::StoreOp::create(e.b, operandBits(e, a, inputType), aStage,
-                                  e.add(e.mul(t, e.index(l.scoreStride())), s));
+          Value at = e.add(e.mul(t, e.index(l.scoreStride())), s);
+          Value bits = operandBits(e, a, inputType);
+          memref::StoreOp::create(e.b, bits, aStage, at);
         },
         /*withinSubgroup=*/true);
   }
@@ -372,9 +378,9 @@ private:
             [&](Value r, Value c, Value value) {
               Value row = e.add(e.mul(a, e.index(kT)), r);
               Value col = e.add(e.mul(j, e.index(kT)), c);
-              memref::StoreOp::create(
-                  e.b, operandBits(e, value, inputType), sStage,
-                  e.add(e.mul(row, e.index(l.valueStride())), col));
+              Value at = e.add(e.mul(row, e.index(l.valueStride())), col);
+              Value bits = operandBits(e, value, inputType);
+              memref::StoreOp::create(e.b, bits, sStage, at);
             },
             /*withinSubgroup=*/true);
       };
@@ -455,8 +461,9 @@ private:
         Value valid = cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV));
         Value v = load(buf.initialState,
                        {seqId, head, key, e.min(col, e.index(p.dimV - 1))});
-        memref::StoreOp::create(e.b, e.select(valid, v, e.constF32(0.0f)),
-                                fstage, e.add(base, idx));
+        Value at = e.add(base, idx);
+        Value zeroF = e.constF32(0.0f);
+        memref::StoreOp::create(e.b, e.select(valid, v, zeroF), fstage, at);
       }
       gpu::BarrierOp::create(e.b);
       s.push_back(loadMatrix(e, cType, fstage, base, kT, /*transpose=*/false));
@@ -489,9 +496,9 @@ private:
           Value value = memref::LoadOp::create(e.b, fstage, e.add(base, idx));
           Value row = e.add(e.mul(a, e.index(kT)), r);
           Value col = e.add(e.mul(j, e.index(kT)), c);
-          memref::StoreOp::create(
-              e.b, operandBits(e, value, inputType), sStage,
-              e.add(e.mul(row, e.index(l.valueStride())), col));
+          Value at = e.add(e.mul(row, e.index(l.valueStride())), col);
+          Value bits = operandBits(e, value, inputType);
+          memref::StoreOp::create(e.b, bits, sStage, at);
         }
       });
       gpu::BarrierOp::create(e.b);
@@ -503,15 +510,17 @@ private:
   /// chains then run on different subgroups); clamped when `clamp`.
   Value outputTile(int64_t m, bool clamp) {
     int64_t n = l.subgroups(), rot = l.scoreTiles() % n;
-    Value g = arith::RemUIOp::create(e.b, e.add(subgroup, e.index(n - rot)),
-                                     e.index(n));
+    Value count = e.index(n);
+    Value g =
+        arith::RemUIOp::create(e.b, e.add(subgroup, e.index(n - rot)), count);
     Value tile = e.add(g, e.index(m * n));
     return clamp ? e.min(tile, e.index(l.outputTiles() - 1)) : tile;
   }
 
   Value ownsOutput(int64_t m) {
+    Value total = e.index(l.outputTiles());
     return cmp(arith::CmpIPredicate::slt, outputTile(m, /*clamp=*/false),
-               e.index(l.outputTiles()));
+               total);
   }
 
   /// The f32 stage's output tiles, past the subgroups' parts.
@@ -549,9 +558,9 @@ private:
       Value w = arith::RemUIOp::create(e.b, i, e.index(perRow));
       Value c = e.mul(w, e.index(kWord));
       Value col = e.add(v0, c);
-      Value inside = arith::AndIOp::create(
-          e.b, cmp(arith::CmpIPredicate::slt, t, len),
-          cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV)));
+      Value inColumns = cmp(arith::CmpIPredicate::slt, col, e.index(p.dimV));
+      Value inChunk = cmp(arith::CmpIPredicate::slt, t, len);
+      Value inside = arith::AndIOp::create(e.b, inChunk, inColumns);
       if ((r + 1) * l.kThreads > total)
         inside = arith::AndIOp::create(
             e.b, inside, cmp(arith::CmpIPredicate::slt, i, e.index(total)));
@@ -593,8 +602,9 @@ private:
   /// The subgroup's O tiles into the f32 stage's output region.
   void storeOutputTiles(ArrayRef<Value> o) {
     for (int64_t m = 0; m < l.outputSlots; ++m) {
-      Value at = e.add(e.index(outputRegion()),
-                       e.mul(outputTile(m, /*clamp=*/true), e.index(kT * kT)));
+      Value tileSize = e.index(kT * kT);
+      Value tileAt = e.mul(outputTile(m, /*clamp=*/true), tileSize);
+      Value at = e.add(e.index(outputRegion()), tileAt);
       Value tile = o[m];
       emitIf(e, ownsOutput(m), [&] {
         gpu::SubgroupMmaStoreMatrixOp::create(e.b, tile, fstage, ValueRange{at},
@@ -614,8 +624,8 @@ private:
     Value colIn = arith::RemUIOp::create(e.b, c, e.index(kT));
     Value rowIn = arith::RemUIOp::create(e.b, t, e.index(kT));
     Value inTile = e.add(e.mul(rowIn, e.index(kT)), colIn);
-    return e.add(e.index(outputRegion()),
-                 e.add(e.mul(tile, e.index(kT * kT)), inTile));
+    Value inRegion = e.add(e.mul(tile, e.index(kT * kT)), inTile);
+    return e.add(e.index(outputRegion()), inRegion);
   }
 
   /// The chunk's outputs from the stage's output region: element (t, c) of
@@ -648,8 +658,8 @@ private:
       Value past = cmp(arith::CmpIPredicate::sge, q, e.index(k * (k + 1) / 2));
       i = e.select(past, e.index(k), i);
     }
-    Value tri =
-        arith::DivUIOp::create(e.b, e.mul(i, e.add(i, one)), e.index(2));
+    Value two = e.index(2);
+    Value tri = arith::DivUIOp::create(e.b, e.mul(i, e.add(i, one)), two);
     return {i, e.sub(q, tri)};
   }
 
@@ -667,21 +677,20 @@ private:
         auto [i, j] = scoreTile(tileOf(m, l.scoreTiles()));
         Value acc = zeroMatrix();
         for (int64_t d = 0; d < l.kTiles; ++d) {
-          Value q =
-              loadMatrix(e, aType, qStage,
-                         e.add(e.mul(i, e.index(kT * ks)), e.index(d * kT)), ks,
-                         /*transpose=*/false);
-          Value k =
-              loadMatrix(e, bType, kStage,
-                         e.add(e.mul(j, e.index(kT * ks)), e.index(d * kT)), ks,
-                         /*transpose=*/true);
+          Value qKeyAt = e.index(d * kT);
+          Value qAt = e.add(e.mul(i, e.index(kT * ks)), qKeyAt);
+          Value q = loadMatrix(e, aType, qStage, qAt, ks, /*transpose=*/false);
+          Value kKeyAt = e.index(d * kT);
+          Value kAt = e.add(e.mul(j, e.index(kT * ks)), kKeyAt);
+          Value k = loadMatrix(e, bType, kStage, kAt, ks, /*transpose=*/true);
           acc = mma(q, k, acc);
         }
         if (l.subgroupConversions) {
           scoresToOperand(acc, i, j, factors, m);
           return;
         }
-        Value at = e.add(e.mul(i, e.index(kT * C)), e.mul(j, e.index(kT)));
+        Value colAt = e.mul(j, e.index(kT));
+        Value at = e.add(e.mul(i, e.index(kT * C)), colAt);
         gpu::SubgroupMmaStoreMatrixOp::create(e.b, acc, fstage, ValueRange{at},
                                               e.b.getIndexAttr(C), UnitAttr());
       });
@@ -698,14 +707,14 @@ private:
           [&]() -> SmallVector<Value> {
             Value acc = zeroMatrix();
             for (int64_t d = 0; d < l.kTiles; ++d) {
-              Value q = loadMatrix(
-                  e, aType, qStage,
-                  e.add(e.mul(i, e.index(kT * ks)), e.index(d * kT)), ks,
-                  /*transpose=*/false);
-              Value s = loadMatrix(
-                  e, bType, sStage,
-                  e.add(e.index(d * kT * vs), e.mul(j, e.index(kT))), vs,
-                  /*transpose=*/false);
+              Value keyAt = e.index(d * kT);
+              Value qAt = e.add(e.mul(i, e.index(kT * ks)), keyAt);
+              Value q =
+                  loadMatrix(e, aType, qStage, qAt, ks, /*transpose=*/false);
+              Value colAt = e.mul(j, e.index(kT));
+              Value sAt = e.add(e.index(d * kT * vs), colAt);
+              Value s =
+                  loadMatrix(e, bType, sStage, sAt, vs, /*transpose=*/false);
               acc = mma(q, s, acc);
             }
             return {gpu::SubgroupMmaElementwiseOp::create(
@@ -723,9 +732,11 @@ private:
       Value s = arith::RemUIOp::create(e.b, i, e.index(C));
       Value keep = cmp(arith::CmpIPredicate::sle, s, t);
       Value a = memref::LoadOp::create(e.b, fstage, i);
-      a = e.select(keep, e.fmul(a, factors[r]), e.constF32(0.0f));
-      memref::StoreOp::create(e.b, operandBits(e, a, inputType), aStage,
-                              e.add(e.mul(t, e.index(l.scoreStride())), s));
+      Value zeroF = e.constF32(0.0f);
+      a = e.select(keep, e.fmul(a, factors[r]), zeroF);
+      Value at = e.add(e.mul(t, e.index(l.scoreStride())), s);
+      Value bits = operandBits(e, a, inputType);
+      memref::StoreOp::create(e.b, bits, aStage, at);
     }
     if (!l.subgroupConversions)
       gpu::BarrierOp::create(e.b);
@@ -740,15 +751,15 @@ private:
           [&]() -> SmallVector<Value> {
             Value sum = acc;
             for (int64_t d = 0; d < l.rowTiles; ++d) {
-              Value a =
-                  loadMatrix(e, aType, aStage,
-                             e.add(e.mul(i, e.index(kT * l.scoreStride())),
-                                   e.index(d * kT)),
-                             l.scoreStride(), /*transpose=*/false);
-              Value v = loadMatrix(
-                  e, bType, vStage,
-                  e.add(e.index(d * kT * vs), e.mul(j, e.index(kT))), vs,
-                  /*transpose=*/false);
+              Value stepAt = e.index(d * kT);
+              Value aAt =
+                  e.add(e.mul(i, e.index(kT * l.scoreStride())), stepAt);
+              Value a = loadMatrix(e, aType, aStage, aAt, l.scoreStride(),
+                                   /*transpose=*/false);
+              Value colAt = e.mul(j, e.index(kT));
+              Value vAt = e.add(e.index(d * kT * vs), colAt);
+              Value v =
+                  loadMatrix(e, bType, vStage, vAt, vs, /*transpose=*/false);
               sum = mma(a, v, sum);
             }
             return {sum};
@@ -779,14 +790,12 @@ private:
               e.b, cType, ValueRange{acc, decay}, gpu::MMAElementwiseOp::MULF);
         for (int64_t d = 0; d < l.rowTiles; ++d) {
           // K^T: keys are the stage's columns, read column-major.
-          Value k =
-              loadMatrix(e, aType, kStage,
-                         e.add(e.index(d * kT * ks), e.mul(a, e.index(kT))), ks,
-                         /*transpose=*/true);
-          Value v =
-              loadMatrix(e, bType, wvStage,
-                         e.add(e.index(d * kT * vs), e.mul(j, e.index(kT))), vs,
-                         /*transpose=*/false);
+          Value keyAt = e.mul(a, e.index(kT));
+          Value kAt = e.add(e.index(d * kT * ks), keyAt);
+          Value k = loadMatrix(e, aType, kStage, kAt, ks, /*transpose=*/true);
+          Value colAt = e.mul(j, e.index(kT));
+          Value vAt = e.add(e.index(d * kT * vs), colAt);
+          Value v = loadMatrix(e, bType, wvStage, vAt, vs, /*transpose=*/false);
           acc = mma(k, v, acc);
         }
         return {acc};
