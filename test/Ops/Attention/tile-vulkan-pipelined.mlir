@@ -102,21 +102,29 @@ func.func @partial_blocks(%q: tensor<1x256x2x128xf16>, %k: tensor<1x200x2x128xf1
 // -----
 
 // Non-causal, normalized (the lazy rescale, d128 128 x 64 x 8): each row
-// keeps its max unless a row of the subgroup's tile grew past it by more
-// than 8 (log2 units); the rows' verdicts are combined over the subgroup
-// (xor 16, 8, 4: the four lanes of a row agree), the kept max gives alpha
-// 1, and O's 8 tiles are rescaled only inside the branch.
+// keeps its max unless its own block max grew past it by more than 8
+// (log2 units): the row's new max is selected by its own verdict (not the
+// subgroup's), so a kept max gives alpha exp2(0) = 1 without a select on
+// the vote; the rows' verdicts are combined over the subgroup (xor 16, 8,
+// 4: the four lanes of a row agree) only to decide whether O's 8 tiles are
+// rescaled, inside the branch.
 // CHECK-LABEL: func.func private @lazy_rescale_dispatch_0
 // CHECK: scf.for
 // CHECK: %[[EIGHT:.*]] = arith.constant 8.000000e+00 : f32
-// CHECK-NEXT: %[[BOUND:.*]] = arith.addf %arg{{[0-9]+}}, %[[EIGHT]] : f32
-// CHECK-NEXT: %[[PAST:.*]] = arith.cmpf ogt, %{{.*}}, %[[BOUND]] : f32
+// CHECK-NEXT: %[[BOUND:.*]] = arith.addf %[[M0:arg[0-9]+]], %[[EIGHT]] : f32
+// CHECK-NEXT: %[[PAST:.*]] = arith.cmpf ogt, %[[MAX0:.*]], %[[BOUND]] : f32
+// CHECK: %[[EIGHT1:.*]] = arith.constant 8.000000e+00 : f32
+// CHECK-NEXT: %[[BOUND1:.*]] = arith.addf %[[M1:arg[0-9]+]], %[[EIGHT1]] : f32
+// CHECK-NEXT: %[[PAST1:.*]] = arith.cmpf ogt, %[[MAX1:.*]], %[[BOUND1]] : f32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c8_i32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c4_i32
 // CHECK-NOT: gpu.shuffle
 // CHECK: %[[RESCALE:.*]] = arith.cmpf ogt, %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: arith.select %[[PAST]], %[[MAX0]], %[[M0]] : f32
+// CHECK-NEXT: arith.select %[[PAST1]], %[[MAX1]], %[[M1]] : f32
 // CHECK: math.exp2
+// CHECK-NOT: arith.select %[[RESCALE]]
 // CHECK: %[[O:.*]]:8 = scf.if %[[RESCALE]] -> (!gpu.mma_matrix<16x16xf32, "COp">
 // CHECK-COUNT-8: gpu.subgroup_mma_elementwise  mulf
 // CHECK-NEXT: scf.yield

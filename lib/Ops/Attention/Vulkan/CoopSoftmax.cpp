@@ -165,17 +165,23 @@ void CoopAttentionBuilder::softmaxInRegisters(
   if (lazyRescale) {
     for (int r = 0; r < 2; ++r)
       rowMax[r] = e.fmul(reduceRow(blockMax[r], /*isMax=*/true, 4), c);
-    // The rows keep their max unless one of the subgroup's rows grew past
-    // it by more than the threshold (log2 units): the probabilities stay
-    // below 2^threshold and O and l stay relative to the same max, so the
-    // result is exact; O's rescale is then skipped (subgroup-uniform).
+    // A row keeps its max unless its block max grew past it by more than
+    // the threshold (log2 units): its probabilities stay below
+    // 2^threshold and its O and l stay relative to the same max (alpha is
+    // exactly 1), so the result is exact. Each row decides alone, so the
+    // exponentials wait for its own two shuffles only; the subgroup's vote
+    // (three more) decides whether O's tiles are multiplied by alpha at all
+    // (a subgroup-uniform branch). H100, same call: gfa-d64 0.543 -> 0.520
+    // ms, gfa-long 1.963 -> 1.945, gfa-d128 0.535 -> 0.533, and the driver
+    // no longer spills in gfa-d128 (docs/performance-vulkan-attention.md).
     Value grows = e.constF32(0.0f);
+    Value past[2];
     for (int r = 0; r < 2; ++r) {
       Value bound = e.fadd(state[outTiles + r], e.constF32(kLazyThreshold));
-      Value past = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT,
-                                         rowMax[r], bound);
+      past[r] = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, rowMax[r],
+                                      bound);
       Value one = e.constF32(1.0f);
-      grows = e.select(past, one, grows);
+      grows = e.select(past[r], one, grows);
     }
     // The four lanes of a row agree: combine the rows of the subgroup.
     for (int64_t offset = l.subgroupSize / 2; offset >= 4; offset /= 2) {
@@ -188,18 +194,15 @@ void CoopAttentionBuilder::softmaxInRegisters(
     rescale = arith::CmpFOp::create(e.b, arith::CmpFPredicate::OGT, grows,
                                     e.constF32(0.5f));
     for (int r = 0; r < 2; ++r)
-      rowMax[r] = e.select(rescale, rowMax[r], state[outTiles + r]);
+      rowMax[r] = e.select(past[r], rowMax[r], state[outTiles + r]);
   }
   for (int r = 0; r < 2; ++r) {
     if (!lazyRescale)
       rowMax[r] = e.fmul(reduceRow(blockMax[r], /*isMax=*/true, 4), c);
+    // lazyRescale: a row that kept its max gets alpha = exp2(0) = 1 (or 0
+    // with nothing seen yet, where O and l are 0 too).
     rowUpdate(state[outTiles + r], rowMax[r], mNew[r], shift[r], alpha[r],
               /*log2=*/true);
-    // Kept max: alpha is exactly 1 (O is not rescaled).
-    if (rescale) {
-      Value one = e.constF32(1.0f);
-      alpha[r] = e.select(rescale, alpha[r], one);
-    }
     negShift[r] = e.fsub(e.constF32(0.0f), shift[r]);
     sum[r] = e.constF32(0.0f);
     rowHash[r] = rules.dropoutRowHash(rows[r]);
