@@ -34,42 +34,69 @@ LAT, ROPE, SCALE = 512, 64, 1.0 / 192 ** 0.5
 
 
 PORTABLE = "block_k = 16, block_h = 16, head_lanes = 16, num_splits = 2"
+# The register-softmax cooperative kernel (cooperative = 2, RegisterKernel.cpp;
+# the heuristic's choice on NVIDIA) and the cooperative = 1 kernel before it.
+REG = "block_k = 32, block_h = 32, cooperative = 2"
+COOP1 = "block_k = 32, block_h = 32, cooperative = 1"
 
 
 # name: (batch, heads, context, page (0: ejk.mla's dense caches), dtype,
 #        config or None, query tokens per sequence)
 def variants():
     return {
-        # f16 runs the cooperative-matrix kernel (heuristic); bf16 too on a
-        # device with bf16 cooperative matrices (VK_KHR_shader_bfloat16),
-        # the portable kernel elsewhere.
-        "mla-deepseek-v3-f16": (32, 128, 4096, 64, "f16", None, 1),
-        "mla-deepseek-v3-f16-portable": (32, 128, 4096, 64, "f16", PORTABLE, 1),
+        # f16 runs a cooperative-matrix kernel (heuristic: cooperative = 2
+        # on NVIDIA, 1 elsewhere); bf16 too on a device with bf16
+        # cooperative matrices (VK_KHR_shader_bfloat16), the portable
+        # kernel elsewhere.
         "mla-deepseek-v3": (32, 128, 4096, 64, "bf16", None, 1),
-        "mla-16h-f16": (32, 16, 4096, 64, "f16", None, 1),
-        "mla-b4-f16": (4, 128, 4096, 64, "f16", None, 1),
+        "mla-deepseek-v3-coop1": (32, 128, 4096, 64, "bf16", COOP1, 1),
+        "mla-deepseek-v3-reg-s2": (32, 128, 4096, 64, "bf16", REG + ", num_splits = 2", 1),
+        "mla-deepseek-v3-reg-h16": (32, 128, 4096, 64, "bf16",
+                                    "block_k = 32, block_h = 16, cooperative = 2", 1),
+        "mla-deepseek-v3-reg-k16": (32, 128, 4096, 64, "bf16",
+                                    "block_k = 16, block_h = 32, cooperative = 2", 1),
+        "mla-deepseek-v3-f16": (32, 128, 4096, 64, "f16", None, 1),
+        "mla-deepseek-v3-f16-coop1": (32, 128, 4096, 64, "f16", COOP1, 1),
         "mla-dense-f16": (32, 128, 4096, 0, "f16", None, 1),
-        "mla-deepseek-v3-f16-s1": (32, 128, 4096, 64, "f16",
-                                   "block_k = 32, block_h = 32, cooperative = 1", 1),
-        "mla-deepseek-v3-f16-s4": (32, 128, 4096, 64, "f16",
-                                   "block_k = 32, block_h = 32, cooperative = 1, num_splits = 4", 1),
-        "mla-deepseek-v3-f16-h16": (32, 128, 4096, 64, "f16",
-                                    "block_k = 32, block_h = 16, cooperative = 1, num_splits = 2", 1),
-        # Correctness only: ragged lengths (0, 1, a partial page), splits,
-        # several query tokens a sequence (causal), dense caches.
+        "mla-dense-f16-coop1": (32, 128, 4096, 0, "f16", COOP1, 1),
+        "mla-16h-f16": (32, 16, 4096, 64, "f16", None, 1),
+        "mla-16h-f16-coop1": (32, 16, 4096, 64, "f16",
+                              "block_k = 32, block_h = 16, cooperative = 1, num_splits = 4", 1),
+        "mla-b4-f16": (4, 128, 4096, 64, "f16", None, 1),
+        "mla-b4-f16-coop1": (4, 128, 4096, 64, "f16", COOP1 + ", num_splits = 8", 1),
+        "mla-deepseek-v3-reg-h16-s2": (32, 128, 4096, 64, "bf16",
+                                       "block_k = 32, block_h = 16, cooperative = 2, num_splits = 2", 1),
+        # Correctness only: ragged lengths (0, 1, a partial page; the slots
+        # past each length hold NaN), splits, several query tokens a
+        # sequence (causal), dense caches.
         "chk-ragged": (5, 16, 300, 64, "bf16", PORTABLE, 1),
-        "chk-coop-bf16-ragged": (5, 16, 300, 64, "bf16", None, 1),
+        "chk-coop-bf16-ragged": (5, 16, 300, 64, "bf16",
+                                 "block_k = 32, block_h = 16, cooperative = 1, num_splits = 2", 1),
         "chk-coop-bf16-128h-splits": (3, 128, 1000, 16, "bf16",
                                       "block_k = 32, block_h = 32, cooperative = 1, num_splits = 5", 1),
-        "chk-coop-bf16-causal": (3, 32, 200, 16, "bf16", None, 3),
+        "chk-coop-bf16-causal": (3, 32, 200, 16, "bf16", COOP1, 3),
         "chk-coop-bf16-dense": (3, 48, 208, 0, "bf16",
                                 "block_k = 32, block_h = 16, cooperative = 1, num_splits = 3", 1),
-        "chk-coop-ragged": (5, 16, 300, 64, "f16", None, 1),
+        "chk-coop-ragged": (5, 16, 300, 64, "f16",
+                            "block_k = 32, block_h = 16, cooperative = 1, num_splits = 2", 1),
         "chk-coop-128h-splits": (3, 128, 1000, 16, "f16",
                                  "block_k = 32, block_h = 32, cooperative = 1, num_splits = 5", 1),
-        "chk-coop-causal": (3, 32, 200, 16, "f16", None, 3),
+        "chk-coop-causal": (3, 32, 200, 16, "f16", COOP1, 3),
         "chk-coop-dense": (3, 48, 208, 0, "f16",
                            "block_k = 32, block_h = 16, cooperative = 1, num_splits = 3", 1),
+    } | {
+        # The same checks on the register-softmax kernel, f16 and bf16 (the
+        # heuristic's configs where no num_splits is forced).
+        f"chk-reg{'-bf16' if dt == 'bf16' else ''}-{name}": spec[:4] + (dt,) + spec[4:]
+        for dt in ("f16", "bf16")
+        for name, spec in {
+            "ragged": (5, 16, 300, 64, "block_k = 32, block_h = 16, cooperative = 2, num_splits = 2", 1),
+            "128h-splits": (3, 128, 1000, 16, REG + ", num_splits = 5", 1),
+            "causal": (3, 32, 200, 16, REG, 3),
+            "dense": (3, 48, 208, 0, "block_k = 32, block_h = 16, cooperative = 2, num_splits = 3", 1),
+            "k16": (5, 32, 300, 16, "block_k = 16, block_h = 32, cooperative = 2, num_splits = 3", 1),
+            "h16-q2": (4, 16, 130, 16, "block_k = 32, block_h = 16, cooperative = 2", 2),
+        }.items()
     }
 
 
@@ -121,8 +148,15 @@ def run(d):
     results["copy_gbps"] = ejk_runtime.copy_gbps()
     log("copy", results["copy_gbps"], clocks())
 
-    cases = json.load(open(os.path.join(d, "cases.json")))
-    for name, (b, h, ctx, page, dt, cfg, qlen) in cases.items():
+    # MLA_ONLY (a regular expression) picks cases; the timings run before
+    # the checks unless MLA_CHECKS_FIRST is set; MLA_PEER=0 leaves PyTorch
+    # out; results go to DIR/$MLA_NAME.json (default mla) after every case.
+    cases = ejk_runtime.ordered_cases(d, "MLA_ONLY")
+    if not os.environ.get("MLA_CHECKS_FIRST"):
+        cases.sort(key=lambda kv: kv[0].startswith("chk"))
+    peers = os.environ.get("MLA_PEER", "1") != "0"
+    out_name = os.environ.get("MLA_NAME", "mla")
+    for name, (b, h, ctx, page, dt, cfg, qlen) in cases:
         try:
             torch.manual_seed(0)
             per = -(-ctx // page) if page else 1
@@ -142,8 +176,17 @@ def run(d):
                 cache[tables.long()] = dense.reshape(b, per, page, width)
                 starts = torch.arange(0, b * qlen + 1, qlen, dtype=torch.int32)
                 qp = q.reshape(b * qlen, h, width)
+                uploaded = cache
+                if name.startswith("chk"):
+                    # Slots past each length may hold anything (0 x NaN is
+                    # NaN): NaN there, the reference reads the clean cache.
+                    poisoned = dense.reshape(b, per * page, width).clone()
+                    for i in range(b):
+                        poisoned[i, int(lens[i]):] = float("nan")
+                    uploaded = torch.zeros_like(cache)
+                    uploaded[tables.long()] = poisoned.reshape(b, per, page, width)
                 ins = [rt.upload(x) for x in (qp[..., :LAT].contiguous(),
-                                               qp[..., LAT:].contiguous(), cache,
+                                               qp[..., LAT:].contiguous(), uploaded,
                                                lens, tables, starts)]
             else:
                 ins = [rt.upload(x) for x in (q[..., :LAT].contiguous(),
@@ -169,7 +212,10 @@ def run(d):
                      "ref_max": float(ref.abs().max()),
                      "nan": bool(torch.isnan(got).any()), "config": cfg}
             del qf, kf, s, p, ref, got
-            if not name.startswith("chk"):
+            if name.startswith("chk"):
+                entry["ok"] = bool(not entry["nan"] and entry["max_abs_err"]
+                                   <= (8e-3 if dt == "bf16" else 2e-3) * max(1.0, entry["ref_max"]))
+            else:
                 med = mod.time_us(entry)
                 nbytes = b * ctx * width * q.element_size()
                 flops = 2.0 * b * h * ctx * (width + LAT)
@@ -184,6 +230,11 @@ def run(d):
                 def torch_mla():
                     sc = torch.bmm(qg, kg.transpose(1, 2)).float() * SCALE
                     return torch.bmm(torch.softmax(sc, -1).to(qg.dtype), vg)
+                if not peers:
+                    del qg, kg, vg
+                    ejk_runtime.record(results, name, entry, log, rt, mod)
+                    ejk_runtime.save_results(d, out_name, results)
+                    continue
                 peer_err = float((torch_mla().float()
                                   - rt.download(outs[0], (b, h, LAT), tdt[dt]).float().to(gpu)).abs().max())
                 peer_us = cuda_us(torch_mla)
@@ -199,7 +250,8 @@ def run(d):
             ejk_runtime.record(results, name, entry, log, rt, mod)
         except Exception as ex:
             ejk_runtime.record_error(results, name, ex, log)
-    ejk_runtime.save_results(d, "mla", results)
+        ejk_runtime.save_results(d, out_name, results)
+    ejk_runtime.save_results(d, out_name, results)
 
 
 if __name__ == "__main__":

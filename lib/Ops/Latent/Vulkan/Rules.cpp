@@ -11,10 +11,11 @@
 // fits workgroup memory (8 tokens at 576-wide rows in 32 KiB), and splits
 // until about 256 workgroups fill the device.
 //
-// The cooperative-matrix kernel (f16, `cooperative = 1`) is the heuristic's
-// choice wherever its layout exists (getCoopLayout): 32 heads a workgroup
-// where they divide the heads, 32-token steps, splits up to about 128
-// workgroups.
+// The cooperative-matrix kernels (f16, bf16 on bf16 matrices) are the
+// heuristic's choice wherever their layout exists (getCoopLayout): the
+// register softmax (`cooperative = 2`) where the device has NVIDIA's matrix
+// layout, else `cooperative = 1`; 32 heads a workgroup where they divide
+// the heads, 32-token steps, splits up to about 128 workgroups.
 //
 //===----------------------------------------------------------------------===//
 
@@ -272,13 +273,15 @@ static std::optional<MlaConfig> makeConfig(const MlaProblem &p,
 /// divide the heads (the cache is then read once per 32 heads), 32-token
 /// steps (64 where a score's products do not split evenly over the
 /// subgroups that share it), splits until about kCoopTargetWorkgroups
-/// workgroups (or `splits`).
+/// workgroups (or `splits`); `registerSoftmax` for `cooperative = 2`.
 static std::optional<MlaConfig> makeCoopConfig(const MlaProblem &p,
                                                const TargetInfo &target,
-                                               std::optional<int64_t> splits) {
+                                               std::optional<int64_t> splits,
+                                               bool registerSoftmax) {
   for (int64_t blockK : {32, 64}) {
     MlaConfig c;
     c.cooperative = true;
+    c.registerSoftmax = registerSoftmax;
     c.blockH = p.numHeads % 32 == 0 ? 32 : 16;
     c.blockK = blockK;
     int64_t chunks = std::max<int64_t>(1, p.numHeads / *c.blockH);
@@ -295,9 +298,14 @@ static std::optional<MlaConfig> makeCoopConfig(const MlaProblem &p,
 
 ConfigAttr VulkanMla::heuristicConfig(Operation *op, const TargetInfo &target) {
   MlaProblem p = readMlaProblem(op);
+  // The register softmax first where the device has NVIDIA's layout (H100,
+  // bf16 and f16, DeepSeek-V3 decode: 0.309 ms against the cooperative = 1
+  // kernel's 0.493, same process; docs/performance-vulkan-latent.md).
   if (p.ropeDim > 0)
-    if (std::optional<MlaConfig> c = makeCoopConfig(p, target, {}))
-      return c->toAttr(op->getContext());
+    for (bool registerSoftmax : {true, false})
+      if (std::optional<MlaConfig> c =
+              makeCoopConfig(p, target, {}, registerSoftmax))
+        return c->toAttr(op->getContext());
   for (std::optional<int64_t> lanes :
        {std::optional<int64_t>(), std::optional<int64_t>(int64_t(32)),
         std::optional<int64_t>(int64_t(16))})
@@ -315,11 +323,13 @@ VulkanMla::configSpace(Operation *op, const TargetInfo &target, bool full) {
          {std::optional<int64_t>(), std::optional<int64_t>(1),
           std::optional<int64_t>(2), std::optional<int64_t>(4),
           std::optional<int64_t>(8)})
-      if (std::optional<MlaConfig> c = makeCoopConfig(p, target, s)) {
-        ConfigAttr attr = c->toAttr(op->getContext());
-        if (!llvm::is_contained(configs, attr))
-          configs.push_back(attr);
-      }
+      for (bool registerSoftmax : {true, false})
+        if (std::optional<MlaConfig> c =
+                makeCoopConfig(p, target, s, registerSoftmax)) {
+          ConfigAttr attr = c->toAttr(op->getContext());
+          if (!llvm::is_contained(configs, attr))
+            configs.push_back(attr);
+        }
   if (std::optional<MlaConfig> c = makeConfig(p, target, {}, {}))
     configs.push_back(c->toAttr(op->getContext()));
   SmallVector<int64_t> lanes = {8, 16, 32};
