@@ -30,9 +30,14 @@ FlexAttention with the same BlockMask, on the GPU machine in one process
           PyTorch SDPA (dense) once; ejk's output against FlexAttention's
           and an f32 PyTorch reference; writes DIR/sparse.json (and
           $OUT/sparse.json). SPARSE_CASES=REGEX runs only the check and
-          bench cases whose names match (dense flash attention always);
+          bench cases whose names match (dense flash attention with any
+          bench case);
           SPARSE_F32=0 skips the f32 reference (the slowest step of a
-          bench case), keeping the comparison with FlexAttention.
+          bench case), keeping the comparison with FlexAttention;
+          SPARSE_FLEX=REGEX compiles and times FlexAttention only for the
+          bench cases whose names match (each mask's compile takes seconds);
+          SPARSE_WARM=FIRST,LATER sets the warm-up seconds of the first and
+          later rounds (default 2,0.5).
 """
 import ctypes, json, os, subprocess, sys, time
 
@@ -323,14 +328,17 @@ def run(d):
         return torch.from_numpy(a)
     cases = {n: c[0] for n, c in json.load(open(os.path.join(d, "cases.json"))).items()}
     # SPARSE_CASES: a regular expression of the check and bench cases to run
-    # (dense flash attention always runs); SPARSE_F32=0 skips the f32
+    # (dense flash attention with any bench case); SPARSE_F32=0 skips the f32
     # PyTorch reference of the bench cases (FlexAttention's still compares).
+    import re
     only = os.environ.get("SPARSE_CASES")
     if only:
-        import re
         cases = {n: c for n, c in cases.items()
                  if n == "gfa_d128_dense" or re.fullmatch(only, n)}
     f32_reference = os.environ.get("SPARSE_F32", "1") != "0"
+    flex_only = os.environ.get("SPARSE_FLEX")
+    warm_first, warm_later = (float(x) for x in os.environ.get(
+        "SPARSE_WARM", "2,0.5").split(","))
 
     def make(name, ins):
         c = cases[name]
@@ -388,6 +396,11 @@ def run(d):
     results["checks_ok"] = all(results[n].get("ok") for n in cases
                                if n.startswith("chk"))
     log("checks_ok", results["checks_ok"])
+    # Checks only (no bench case selected): no dense timing either.
+    if not any(n.startswith("gsparse") for n in cases):
+        rt.release()
+        ejk_runtime.save_results(d, "sparse", results)
+        return
 
     # The bench: gfa-d128's shape, not causal (and the variants above).
     # Every timed module stays loaded; ROUNDS rounds then time each of them
@@ -423,7 +436,7 @@ def run(d):
         return out, entry
 
     def time_round(mod, entry, first):
-        warm(mod.invoke, 2.0 if first else 0.5)
+        warm(mod.invoke, warm_first if first else warm_later)
         ts, per = [], []
         for _ in range(30):
             mod.invoke()
@@ -487,7 +500,8 @@ def run(d):
             # FlexAttention: f16 at head dim 128 (one BlockMask and one
             # compile per mask; config and bf16 variants compare with it).
             key = (c["density"], causal, c["d"])
-            if key not in flex_fns and dt == "f16" and c["d"] == D:
+            if (key not in flex_fns and dt == "f16" and c["d"] == D and
+                    (not flex_only or re.fullmatch(flex_only, name))):
                 block_mask = create_block_mask(mask_mod_of(bmg, causal), B, H,
                                                S, S, device=gpu,
                                                BLOCK_SIZE=BLOCK)
