@@ -114,6 +114,17 @@ def variants():
         v[f"mamba1_cl_s{sp}_bd{bd}_c{c}_p{pe}"] = (
             "scan", M1, "f32", "DS", f"block_d = {bd}, channel_lanes = 1, chunk_l = {c}, "
             + (f"poly_exp = {pe}, " if pe else "") + f"split_l = {sp}", True)
+    # `fetch_ahead` (2026-11-28, after the call above; untimed when
+    # written): delta and u fa groups ahead, B and C one, since the
+    # channel-lanes dispatches spent ~44 us each on their loads alone with
+    # one group in flight. Named cl_s<split_l>_bd32_c<chunk_l>_a<fa>[_p<P>].
+    for sp, c, fa, pe in ((128, 2, 4, 0), (128, 2, 8, 0), (128, 2, 16, 0), (128, 4, 2, 0),
+                          (128, 4, 4, 0), (128, 4, 8, 0), (128, 1, 8, 0), (128, 1, 16, 0),
+                          (128, 1, 32, 0), (64, 2, 8, 0), (64, 4, 4, 0), (256, 2, 16, 0),
+                          (128, 2, 8, 4), (128, 4, 4, 4), (128, 2, 16, 4)):
+        v[f"mamba1_cl_s{sp}_bd32_c{c}_a{fa}" + (f"_p{pe}" if pe else "")] = (
+            "scan", M1, "f32", "DS", f"block_d = 32, channel_lanes = 1, chunk_l = {c}, "
+            f"fetch_ahead = {fa}, " + (f"poly_exp = {pe}, " if pe else "") + f"split_l = {sp}", True)
     v["mamba1_cl_one_bd32_c2"] = ("scan", M1, "f32", "DS",
                                   "block_d = 32, channel_lanes = 1, chunk_l = 2", True)
     v["mamba1_f16_cl_s128_bd32_c2_p4"] = ("scan", M1, "f16", "DS", "block_d = 32, "
@@ -239,6 +250,10 @@ def variants():
     v["chk_scan_cl_odd"] = ("scan", dict(b=1, l=333, d=44, n=7, g=4), "f32", "DZBSIF",
                             "block_d = 16, channel_lanes = 1, chunk_l = 2, poly_exp = 7, "
                             "split_l = 50", False)
+    for dt in ("f32", "f16"):
+        v["chk_scan_cl_ahead_" + dt] = ("scan", dict(b=2, l=1000, d=88, n=16, g=2), dt, "DZBSIF",
+                                        "block_d = 32, channel_lanes = 1, chunk_l = 3, "
+                                        "fetch_ahead = 5, poly_exp = 4, split_l = 128", False)
     v["chk_scan_cl_one"] = ("scan", dict(b=1, l=333, d=44, n=16, g=4), "f32", "DZBSIF",
                             "block_d = 32, channel_lanes = 1, chunk_l = 2, poly_exp = 16", False)
     v["chk_ssd_all_f32"] = ("ssd", dict(b=2, l=300, h=4, p=32, n=32, g=2),

@@ -65,3 +65,25 @@ func.func @channels(%u: tensor<1x2048x2048xf32>, %delta: tensor<1x2048x2048xf32>
       : tensor<1x2048x2048xf32>, tensor<1x2048x2048xf32>, tensor<2048x16xf32>, tensor<1x2048x1x16xf32>, tensor<1x2048x1x16xf32> -> tensor<1x2048x2048xf32>
   return %y : tensor<1x2048x2048xf32>
 }
+
+// `fetch_ahead = 8` (the same shape and splits, groups of 2 steps): delta
+// and u of 8 groups (16 steps) are loaded before the loop and carried, B
+// (and in the scan C) one group; each iteration loads the group 8 ahead
+// (2 steps of delta and u) and the next group's words, and yields the
+// queue moved by one group. States loop: 16 states, the step sum, 8 x 2 x
+// 2 row values and 2 x 4 B words = 57; scan: 16 + 32 + 2 x 8 = 64.
+// CHECK-LABEL: func.func private @ahead_dispatch_0_states(
+// CHECK-COUNT-16: memref.load %arg{{[01]}}[
+// CHECK-COUNT-8: memref.load %{{.*}} : memref<8192xvector<4xi32>>
+// CHECK: %{{.*}}:57 = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c2{{.*}} iter_args(
+// CHECK-COUNT-4: memref.load %arg{{[01]}}[
+// CHECK-COUNT-8: memref.load %{{.*}} : memref<8192xvector<4xi32>>
+// CHECK-NOT: memref.load %arg{{[01]}}[
+// CHECK: scf.yield %{{.*}}, %arg{{[0-9]+}}, %arg{{[0-9]+}},
+// CHECK-LABEL: func.func private @ahead_dispatch_0(
+// CHECK: %{{.*}}:64 = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c2{{.*}} iter_args(
+func.func @ahead(%u: tensor<1x2048x2048xf32>, %delta: tensor<1x2048x2048xf32>, %A: tensor<2048x16xf32>, %B: tensor<1x2048x1x16xf32>, %C: tensor<1x2048x1x16xf32>, %D: tensor<2048xf32>) -> tensor<1x2048x2048xf32> {
+  %y = ejk.selective_scan %u, %delta, %A, %B, %C D(%D : tensor<2048xf32>) {delta_softplus, config = #ejk.config<block_d = 32, channel_lanes = 1, chunk_l = 2, fetch_ahead = 8, split_l = 128>}
+      : tensor<1x2048x2048xf32>, tensor<1x2048x2048xf32>, tensor<2048x16xf32>, tensor<1x2048x1x16xf32>, tensor<1x2048x1x16xf32> -> tensor<1x2048x2048xf32>
+  return %y : tensor<1x2048x2048xf32>
+}

@@ -34,6 +34,9 @@
 //   poly_exp    (Vulkan only, optional, with channel_lanes) states of a lane
 //               whose exp2 is a polynomial on the FP32 pipe instead of the
 //               special-function unit
+//   fetch_ahead (Vulkan only, optional, with channel_lanes) groups of
+//               chunk_l steps whose delta, u and z are loaded ahead of the
+//               group in use (B and C stay one group ahead); absent: 1
 //
 // ejk.ssd:
 //   chunk_size     steps per SSD chunk (must equal the op's attribute if set)
@@ -72,11 +75,13 @@ struct SelectiveScanConfig {
   static constexpr llvm::StringLiteral kTimeSegments = "time_segments";
   static constexpr llvm::StringLiteral kChannelLanes = "channel_lanes";
   static constexpr llvm::StringLiteral kPolyExp = "poly_exp";
+  static constexpr llvm::StringLiteral kFetchAhead = "fetch_ahead";
 
   static llvm::ArrayRef<llvm::StringRef> names() {
     static const llvm::StringRef all[] = {
-        kBlockD,    kChunkL,       kSplitL,       kStateLanes,   kTimeLanes,
-        kLaneBatch, kDoubleBuffer, kTimeSegments, kChannelLanes, kPolyExp};
+        kBlockD,       kChunkL,    kSplitL,       kStateLanes,
+        kTimeLanes,    kLaneBatch, kDoubleBuffer, kTimeSegments,
+        kChannelLanes, kPolyExp,   kFetchAhead};
     return all;
   }
 
@@ -85,7 +90,8 @@ struct SelectiveScanConfig {
                          timeLanes = std::nullopt, laneBatch = std::nullopt,
                          doubleBuffer = std::nullopt,
                          timeSegments = std::nullopt,
-                         channelLanes = std::nullopt, polyExp = std::nullopt;
+                         channelLanes = std::nullopt, polyExp = std::nullopt,
+                         fetchAhead = std::nullopt;
 
   /// Reads `config`; fails with `reason` on an unknown or missing entry.
   static std::optional<SelectiveScanConfig> read(ConfigAttr config,
@@ -107,7 +113,8 @@ struct SelectiveScanConfig {
                                config.lookup(kDoubleBuffer),
                                config.lookup(kTimeSegments),
                                config.lookup(kChannelLanes),
-                               config.lookup(kPolyExp)};
+                               config.lookup(kPolyExp),
+                               config.lookup(kFetchAhead)};
   }
 
   ConfigAttr toAttr(MLIRContext *context) const {
@@ -129,6 +136,8 @@ struct SelectiveScanConfig {
       values.emplace_back(kChannelLanes, *channelLanes);
     if (polyExp)
       values.emplace_back(kPolyExp, *polyExp);
+    if (fetchAhead)
+      values.emplace_back(kFetchAhead, *fetchAhead);
     return ConfigAttr::get(context, values);
   }
 };

@@ -54,15 +54,17 @@ LogicalResult CpuSelectiveScan::verifyConfig(SelectiveScanOp op,
     return failure();
   if (config->splitL || config->stateLanes || config->timeLanes ||
       config->laneBatch || config->doubleBuffer || config->timeSegments ||
-      config->channelLanes || config->polyExp) {
+      config->channelLanes || config->polyExp || config->fetchAhead) {
     reason << "'" << SelectiveScanConfig::kSplitL << "', '"
            << SelectiveScanConfig::kStateLanes << "', '"
            << SelectiveScanConfig::kTimeLanes << "', '"
            << SelectiveScanConfig::kLaneBatch << "', '"
            << SelectiveScanConfig::kDoubleBuffer << "', '"
            << SelectiveScanConfig::kTimeSegments << "', '"
-           << SelectiveScanConfig::kChannelLanes << "' and '"
-           << SelectiveScanConfig::kPolyExp << "' apply to Vulkan targets only";
+           << SelectiveScanConfig::kChannelLanes << "', '"
+           << SelectiveScanConfig::kPolyExp << "' and '"
+           << SelectiveScanConfig::kFetchAhead
+           << "' apply to Vulkan targets only";
     return failure();
   }
   if (failed(checkWholeVectors(SelectiveScanConfig::kBlockD, config->blockD,

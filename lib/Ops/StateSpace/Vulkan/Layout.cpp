@@ -22,7 +22,7 @@ std::optional<VulkanScanLayout> VulkanScanLayout::compute(
     int64_t blockD, int64_t chunkL, int64_t stateLanes, int64_t splitL,
     const VulkanLimits &limits, llvm::raw_ostream &reason, int64_t timeLanes,
     int64_t laneBatch, int64_t doubleBuffer, int64_t timeSegments,
-    int64_t channelLanes, int64_t polyExp) {
+    int64_t channelLanes, int64_t polyExp, int64_t fetchAhead) {
   if (blockD < 1 || chunkL < 1) {
     reason << "'block_d' and 'chunk_l' must be positive";
     return std::nullopt;
@@ -61,8 +61,8 @@ std::optional<VulkanScanLayout> VulkanScanLayout::compute(
   }
   l.laneBatch = laneBatch;
   l.doubleBuffer = doubleBuffer == 1;
-  if (channelLanes == 0 && polyExp != 0) {
-    reason << "'poly_exp' needs 'channel_lanes'";
+  if (channelLanes == 0 && (polyExp != 0 || fetchAhead != 0)) {
+    reason << "'poly_exp' and 'fetch_ahead' need 'channel_lanes'";
     return std::nullopt;
   }
   if (channelLanes != 0) {
@@ -78,7 +78,7 @@ std::optional<VulkanScanLayout> VulkanScanLayout::compute(
                 "'lane_batch' and 'double_buffer' out";
       return std::nullopt;
     }
-    if (!l.computeChannelLanes(seq, state, splitL, polyExp, reason))
+    if (!l.computeChannelLanes(seq, state, splitL, polyExp, fetchAhead, reason))
       return std::nullopt;
     return l;
   }
@@ -457,6 +457,7 @@ bool VulkanScanLayout::computeTimeLanes(int64_t state, int64_t stateLanes,
 
 bool VulkanScanLayout::computeChannelLanes(int64_t seq, int64_t state,
                                            int64_t splitL, int64_t polyExp,
+                                           int64_t fetchAhead,
                                            llvm::raw_ostream &reason) {
   if (splitL != 0) {
     if (splitL < 1 || splitL >= seq) {
@@ -486,8 +487,16 @@ bool VulkanScanLayout::computeChannelLanes(int64_t seq, int64_t state,
            << state << ")";
     return false;
   }
+  int64_t ahead = fetchAhead == 0 ? 1 : fetchAhead;
+  if (ahead < 1 || ahead > kMaxStepsAhead || ahead * chunkL > kMaxStepsAhead) {
+    reason << "'fetch_ahead' (" << ahead << ") groups of 'chunk_l' (" << chunkL
+           << ") steps of delta, u and z in flight: at most " << kMaxStepsAhead
+           << " steps";
+    return false;
+  }
   channelLanes = true;
   this->polyExp = polyExp;
+  this->fetchAhead = ahead;
   threadsPerChannel = 1;
   statesPerThread = state;
   itemsPerThread = chunkL;

@@ -95,6 +95,9 @@ struct VulkanScanLayout {
   /// whose exp2 runs as a polynomial on the FP32 pipe (`poly_exp`).
   bool channelLanes = false;
   int64_t polyExp = 0;
+  /// Groups of steps whose delta, u and z are in flight ahead of the one in
+  /// use (`fetch_ahead`; 1 without it: everything one group ahead).
+  int64_t fetchAhead = 1;
 
   /// At most this many states per thread (kept in registers).
   static constexpr int64_t kMaxStatesPerThread = 32;
@@ -103,6 +106,9 @@ struct VulkanScanLayout {
   /// At most this many (step, state) pairs per thread of the time-segments
   /// scan: each keeps a decay product and a state from zero in registers.
   static constexpr int64_t kMaxSegmentPairs = 128;
+  /// At most this many steps of delta, u and z in flight per thread of the
+  /// channel-lanes scan (`fetch_ahead` x `chunk_l`; 2-3 registers each).
+  static constexpr int64_t kMaxStepsAhead = 32;
 
   /// Whether the sequence is split across workgroups.
   bool isSplit() const { return numSplits > 1; }
@@ -126,14 +132,15 @@ struct VulkanScanLayout {
   /// `stateLanes` 0: the default lanes; `splitL` 0: no split;
   /// `timeLanes` 0: no time lanes; `laneBatch` 0 and `doubleBuffer` 0:
   /// absent (both need time lanes); `timeSegments` 0: no time segments;
-  /// `channelLanes` 0 and `polyExp` 0: absent.
+  /// `channelLanes`, `polyExp` and `fetchAhead` 0: absent.
   static std::optional<VulkanScanLayout>
   compute(int64_t seq, int64_t channels, int64_t groups, int64_t state,
           int64_t blockD, int64_t chunkL, int64_t stateLanes, int64_t splitL,
           const VulkanLimits &limits, llvm::raw_ostream &reason,
           int64_t timeLanes = 0, int64_t laneBatch = 0,
           int64_t doubleBuffer = 0, int64_t timeSegments = 0,
-          int64_t channelLanes = 0, int64_t polyExp = 0);
+          int64_t channelLanes = 0, int64_t polyExp = 0,
+          int64_t fetchAhead = 0);
 
 private:
   /// The B/C row stride of the time-lanes scan with state groups, from
@@ -153,7 +160,8 @@ private:
   /// The channel-lanes fields (blocks set; splitL / numSplits from
   /// `splitL`), or false with the reason.
   bool computeChannelLanes(int64_t seq, int64_t state, int64_t splitL,
-                           int64_t polyExp, llvm::raw_ostream &reason);
+                           int64_t polyExp, int64_t fetchAhead,
+                           llvm::raw_ostream &reason);
 };
 
 /// A `rows x cols` register tile spread over `threads` threads.

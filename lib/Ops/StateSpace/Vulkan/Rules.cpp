@@ -45,7 +45,8 @@ mlir::ejk::getVulkanScanLayout(SelectiveScanOp op, ConfigAttr config,
       config.lookupOr(SelectiveScanConfig::kDoubleBuffer, 0),
       config.lookupOr(SelectiveScanConfig::kTimeSegments, 0),
       config.lookupOr(SelectiveScanConfig::kChannelLanes, 0),
-      config.lookupOr(SelectiveScanConfig::kPolyExp, 0));
+      config.lookupOr(SelectiveScanConfig::kPolyExp, 0),
+      config.lookupOr(SelectiveScanConfig::kFetchAhead, 0));
 }
 
 LogicalResult VulkanSelectiveScan::verifyConfig(SelectiveScanOp op,

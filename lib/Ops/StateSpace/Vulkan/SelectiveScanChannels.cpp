@@ -12,6 +12,7 @@
 //   fetch the first group of chunk_l steps             registers
 //   for each group of chunk_l steps:
 //     fetch the next group's delta, u, z, B, C          registers
+//     (with fetch_ahead = P: delta, u, z P groups ahead, B and C one)
 //     per step: dt = softplus(delta + bias), dtu = dt u
 //       per state n: h_n = exp2(dt A2_n) h_n + dtu B_n, y += C_n h_n
 //       y = (y + D u) * silu(z), stored
@@ -126,22 +127,62 @@ public:
 
     int64_t stateCount = h.size();
     SmallVector<Value> inits(h);
-    SmallVector<Value> first = fetchGroup(begin);
-    inits.append(first);
+    // With fetch_ahead = P > 1 the loop carries P groups of delta, u, z
+    // (the group in use first) and one group of B, C; else one group of
+    // both, step by step.
+    int64_t ahead = l.fetchAhead;
+    if (ahead == 1) {
+      SmallVector<Value> first = fetchGroup(begin, true, true);
+      inits.append(first);
+    } else {
+      for (int64_t g = 0; g < ahead; ++g) {
+        Value offset = e.index(g * l.chunkL);
+        Value start = e.add(begin, offset);
+        Value clamped = e.min(start, lastStart);
+        SmallVector<Value> rows = fetchGroup(clamped, true, false);
+        inits.append(rows);
+      }
+      SmallVector<Value> firstBC = fetchGroup(begin, false, true);
+      inits.append(firstBC);
+    }
+    int64_t rowCount = rowValues() * l.chunkL;
     SmallVector<Value> carried =
         e.forLoop(begin, end, chunkL, inits, [&](Value c0, ValueRange args) {
           Value nextC0 = e.add(c0, chunkL);
           Value nextStart = e.min(nextC0, lastStart);
-          SmallVector<Value> ahead = fetchGroup(nextStart);
+          SmallVector<Value> fetchedAhead;
+          if (ahead == 1) {
+            fetchedAhead = fetchGroup(nextStart, true, true);
+          } else {
+            Value rowsOffset = e.index(ahead * l.chunkL);
+            Value rowsC0 = e.add(c0, rowsOffset);
+            Value rowsStart = e.min(rowsC0, lastStart);
+            SmallVector<Value> rows = fetchGroup(rowsStart, true, false);
+            SmallVector<Value> bc = fetchGroup(nextStart, false, true);
+            ValueRange queue = args.drop_front(stateCount + rowCount);
+            queue = queue.take_front((ahead - 1) * rowCount);
+            fetchedAhead.assign(queue.begin(), queue.end());
+            fetchedAhead.append(rows);
+            fetchedAhead.append(bc);
+          }
           SmallVector<Value> state(args.take_front(stateCount));
           ValueRange fetched = args.drop_front(stateCount);
-          int64_t perStep = fetched.size() / l.chunkL;
           for (int64_t i = 0; i < l.chunkL; ++i) {
             Value offset = e.index(i);
             Value t = e.add(c0, offset);
-            state = step(t, fetched.slice(i * perStep, perStep), state);
+            ValueRange rows, bc;
+            if (ahead == 1) {
+              int64_t perStep = rowValues() + bcValues();
+              rows = fetched.slice(i * perStep, rowValues());
+              bc = fetched.slice(i * perStep + rowValues(), bcValues());
+            } else {
+              rows = fetched.slice(i * rowValues(), rowValues());
+              int64_t bcStart = ahead * rowCount + i * bcValues();
+              bc = fetched.slice(bcStart, bcValues());
+            }
+            state = step(t, rows, bc, state);
           }
-          state.append(ahead);
+          state.append(fetchedAhead);
           return state;
         });
     h.assign(carried.begin(), carried.begin() + stateCount);
@@ -281,28 +322,34 @@ private:
   /// Values fetched per step: delta, u, z (scan with z), then B's and (scan)
   /// C's words or scalars.
   int64_t bcCount() const { return p.state / vec; }
+  /// Per step: delta, u and z (`rowValues`); B and C (`bcValues`).
+  int64_t rowValues() const { return buf.z && !statesOnly ? 3 : 2; }
+  int64_t bcValues() const { return bcCount() * (statesOnly ? 1 : 2); }
 
   /// The global loads of the `chunk_l` steps from `c0` (rows past the
-  /// sequence read the last), step by step.
-  SmallVector<Value> fetchGroup(Value c0) {
+  /// sequence read the last), step by step: delta, u, z when `rows`, B and
+  /// C when `bc`.
+  SmallVector<Value> fetchGroup(Value c0, bool rows, bool bc) {
     SmallVector<Value> out;
     Value lastRow = e.index(p.seq - 1);
     for (int64_t i = 0; i < l.chunkL; ++i) {
       Value offset = e.index(i);
       Value t = e.add(c0, offset);
       Value row = e.min(t, lastRow);
-      Value delta = memref::LoadOp::create(e.b, buf.delta,
-                                           ValueRange{batch, row, myChannel});
-      out.push_back(delta);
-      Value u =
-          memref::LoadOp::create(e.b, buf.u, ValueRange{batch, row, myChannel});
-      out.push_back(u);
-      if (buf.z && !statesOnly) {
-        Value z = memref::LoadOp::create(e.b, buf.z,
+      if (rows) {
+        Value delta = memref::LoadOp::create(e.b, buf.delta,
+                                             ValueRange{batch, row, myChannel});
+        out.push_back(delta);
+        Value u = memref::LoadOp::create(e.b, buf.u,
                                          ValueRange{batch, row, myChannel});
-        out.push_back(z);
+        out.push_back(u);
+        if (buf.z && !statesOnly) {
+          Value z = memref::LoadOp::create(e.b, buf.z,
+                                           ValueRange{batch, row, myChannel});
+          out.push_back(z);
+        }
       }
-      for (int64_t which = 0; which < (statesOnly ? 1 : 2); ++which) {
+      for (int64_t which = 0; bc && which < (statesOnly ? 1 : 2); ++which) {
         Value source = which == 0 ? buf.b : buf.c;
         Value words = which == 0 ? bWords : cWords;
         if (vec == 1) {
@@ -344,8 +391,9 @@ private:
 
   /// One step t of the recurrence from the step's fetched values; returns
   /// the states (and the step sum in the end-state pass).
-  SmallVector<Value> step(Value t, ValueRange values, ArrayRef<Value> h) {
-    Value dt = e.toF32(values[0]);
+  SmallVector<Value> step(Value t, ValueRange rows, ValueRange bc,
+                          ArrayRef<Value> h) {
+    Value dt = e.toF32(rows[0]);
     if (bias)
       dt = e.fadd(dt, bias);
     if (p.softplus)
@@ -357,13 +405,13 @@ private:
       Value zeroF = e.constF32(0.0f);
       dt = e.select(valid, dt, zeroF);
     }
-    Value u = e.toF32(values[1]);
+    Value u = e.toF32(rows[1]);
     Value dtu = e.fmul(dt, u);
     int64_t zCount = buf.z && !statesOnly ? 1 : 0;
-    ValueRange bValues = values.slice(2 + zCount, bcCount());
+    ValueRange bValues = bc.take_front(bcCount());
     ValueRange cValues;
     if (!statesOnly)
-      cValues = values.slice(2 + zCount + bcCount(), bcCount());
+      cValues = bc.slice(bcCount(), bcCount());
     // y in two chains (even and odd states) for the device's latency.
     Value acc[2] = {Value(), Value()};
     SmallVector<Value> next;
@@ -387,7 +435,7 @@ private:
     if (skip)
       y = fma(skip, u, y);
     if (zCount)
-      y = siluGate(e, y, values[2]);
+      y = siluGate(e, y, rows[2]);
     Value store = owned;
     if (valid)
       store = arith::AndIOp::create(e.b, store, valid);

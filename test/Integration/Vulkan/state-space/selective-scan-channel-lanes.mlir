@@ -4,8 +4,9 @@
 // reference: one pass and split (two dispatches), partial splits and step
 // groups, partial channel blocks, blocks spanning groups of B/C, 1 to 32
 // states, f32 words and scalar B/C, f16/bf16, `poly_exp` (exp2 by a
-// polynomial) for none, some and every state, every option present and
-// absent. Written by hand (issue 21).
+// polynomial) for none, some and every state, `fetch_ahead` (delta, u, z
+// several groups ahead), every option present and absent. Written by hand
+// (issue 21).
 
 // REQUIRES: vulkan
 
@@ -16,6 +17,9 @@
 // RUN: ejk-run %s --entry cl_odd --target vulkan --random-inputs 5 --check | FileCheck %s
 // RUN: ejk-run %s --entry cl_n32 --target vulkan --random-inputs 6 --check | FileCheck %s
 // RUN: ejk-run %s --entry cl_n1 --target vulkan --random-inputs 7 --check | FileCheck %s
+// RUN: ejk-run %s --entry cl_ahead_tail --target vulkan --random-inputs 8 --check | FileCheck %s
+// RUN: ejk-run %s --entry cl_ahead_f16 --target vulkan --random-inputs 9 --check | FileCheck %s
+// RUN: ejk-run %s --entry cl_ahead_one --target vulkan --random-inputs 10 --check | FileCheck %s
 
 // CHECK: result 0 ({{.*}}): {{.*}}: ok
 // CHECK-NOT: FAILED
@@ -75,4 +79,26 @@ func.func @cl_n1(%u: tensor<1x77x16xf32>, %delta: tensor<1x77x16xf32>, %A: tenso
   %y, %h = ejk.selective_scan %u, %delta, %A, %B, %C D(%D : tensor<16xf32>) z(%z : tensor<1x77x16xf32>) delta_bias(%bias : tensor<16xf32>) initial_state(%h0 : tensor<1x16x1xf32>) {delta_softplus, config = #ejk.config<block_d = 16, channel_lanes = 1, chunk_l = 1, poly_exp = 1, split_l = 10>}
       : tensor<1x77x16xf32>, tensor<1x77x16xf32>, tensor<16x1xf32>, tensor<1x77x1x1xf32>, tensor<1x77x1x1xf32> -> tensor<1x77x16xf32>, tensor<1x16x1xf32>
   return %y, %h : tensor<1x77x16xf32>, tensor<1x16x1xf32>
+}
+
+// `fetch_ahead`: delta, u, z 5 groups of 3 steps ahead (past the split's
+// last group: clamped), B and C one; partial splits, groups and blocks.
+func.func @cl_ahead_tail(%u: tensor<1x1000x42xf32>, %delta: tensor<1x1000x42xf32>, %A: tensor<42x16xf32>, %B: tensor<1x1000x2x16xf32>, %C: tensor<1x1000x2x16xf32>, %D: tensor<42xf32>, %z: tensor<1x1000x42xf32>, %bias: tensor<42xf32>, %h0: tensor<1x42x16xf32>) -> (tensor<1x1000x42xf32>, tensor<1x42x16xf32>) {
+  %y, %h = ejk.selective_scan %u, %delta, %A, %B, %C D(%D : tensor<42xf32>) z(%z : tensor<1x1000x42xf32>) delta_bias(%bias : tensor<42xf32>) initial_state(%h0 : tensor<1x42x16xf32>) {delta_softplus, config = #ejk.config<block_d = 8, channel_lanes = 1, chunk_l = 3, fetch_ahead = 5, poly_exp = 4, split_l = 128>}
+      : tensor<1x1000x42xf32>, tensor<1x1000x42xf32>, tensor<42x16xf32>, tensor<1x1000x2x16xf32>, tensor<1x1000x2x16xf32> -> tensor<1x1000x42xf32>, tensor<1x42x16xf32>
+  return %y, %h : tensor<1x1000x42xf32>, tensor<1x42x16xf32>
+}
+
+// f16 inputs, 16 groups of 2 steps ahead (more than a split holds).
+func.func @cl_ahead_f16(%u: tensor<2x150x48xf16>, %delta: tensor<2x150x48xf16>, %A: tensor<48x16xf32>, %B: tensor<2x150x2x16xf16>, %C: tensor<2x150x2x16xf16>, %D: tensor<48xf32>, %z: tensor<2x150x48xf16>, %bias: tensor<48xf32>, %h0: tensor<2x48x16xf32>) -> (tensor<2x150x48xf16>, tensor<2x48x16xf32>) {
+  %y, %h = ejk.selective_scan %u, %delta, %A, %B, %C D(%D : tensor<48xf32>) z(%z : tensor<2x150x48xf16>) delta_bias(%bias : tensor<48xf32>) initial_state(%h0 : tensor<2x48x16xf32>) {delta_softplus, config = #ejk.config<block_d = 16, channel_lanes = 1, chunk_l = 2, fetch_ahead = 16, split_l = 64>}
+      : tensor<2x150x48xf16>, tensor<2x150x48xf16>, tensor<48x16xf32>, tensor<2x150x2x16xf16>, tensor<2x150x2x16xf16> -> tensor<2x150x48xf16>, tensor<2x48x16xf32>
+  return %y, %h : tensor<2x150x48xf16>, tensor<2x48x16xf32>
+}
+
+// One pass, 8 states, 8 groups of 4 steps ahead (the most: 32 steps).
+func.func @cl_ahead_one(%u: tensor<1x333x20xf32>, %delta: tensor<1x333x20xf32>, %A: tensor<20x8xf32>, %B: tensor<1x333x1x8xf32>, %C: tensor<1x333x1x8xf32>, %D: tensor<20xf32>, %h0: tensor<1x20x8xf32>) -> (tensor<1x333x20xf32>, tensor<1x20x8xf32>) {
+  %y, %h = ejk.selective_scan %u, %delta, %A, %B, %C D(%D : tensor<20xf32>) initial_state(%h0 : tensor<1x20x8xf32>) {delta_softplus, config = #ejk.config<block_d = 16, channel_lanes = 1, chunk_l = 4, fetch_ahead = 8>}
+      : tensor<1x333x20xf32>, tensor<1x333x20xf32>, tensor<20x8xf32>, tensor<1x333x1x8xf32>, tensor<1x333x1x8xf32> -> tensor<1x333x20xf32>, tensor<1x20x8xf32>
+  return %y, %h : tensor<1x333x20xf32>, tensor<1x20x8xf32>
 }
