@@ -256,7 +256,10 @@ private:
 
   void column(Value k, bool perKey) {
     constexpr int64_t kUnroll = 8;
-    e.forLoop(zero, e.index(l.chunk), e.index(kUnroll), {zeroF()},
+    Value init = zeroF();
+    Value step = e.index(kUnroll);
+    Value end = e.index(l.chunk);
+    e.forLoop(zero, end, step, {init},
               [&](Value t0, ValueRange acc) -> SmallVector<Value> {
                 SmallVector<Value> steps, gates;
                 for (int64_t i = 0; i < kUnroll; ++i) {

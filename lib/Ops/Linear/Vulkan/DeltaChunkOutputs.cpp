@@ -77,7 +77,9 @@ private:
       Staged rows = loadStaged(kt * bv, [&](Value i) -> SmallVector<Value> {
         Value k = e.add(k0, udiv(i, bv));
         Value c = e.add(v0, urem(i, bv));
-        Value valid = andI(lt(k, e.index(p.dimK)), lt(c, e.index(p.dimV)));
+        Value inColumns = lt(c, e.index(p.dimV));
+        Value inKeys = lt(k, e.index(p.dimK));
+        Value valid = andI(inKeys, inColumns);
         return {
             orZero(valid, memref::LoadOp::create(
                               e.b, tmp.states,
@@ -118,9 +120,11 @@ private:
             SmallVector<Value> qs, ks, qb, kb2, ss;
             loadTileColumn(qTile, bTile, /*byColumn=*/false, pitch, kk, qs, qb);
             loadTileColumn(kTile, bTile, /*byColumn=*/true, pitch, kk, ks, kb2);
-            for (int64_t j = 0; j < l.outVPer; ++j)
-              ss.push_back(memref::LoadOp::create(
-                  e.b, rowTile, e.add(e.index(kk * bv), col(j))));
+            for (int64_t j = 0; j < l.outVPer; ++j) {
+              Value c = col(j);
+              Value at = e.add(e.index(kk * bv), c);
+              ss.push_back(memref::LoadOp::create(e.b, rowTile, at));
+            }
             for (int64_t a = 0; a < l.cPer; ++a) {
               // Column blocks past the row block lie above the diagonal.
               for (int64_t b = 0; b <= a; ++b) {
@@ -176,8 +180,9 @@ private:
         if (bt)
           v = e.fmul(v, expNonPositive(
                             e.fsub(bt, memref::LoadOp::create(e.b, gS, s))));
-        store(orZero(cmp(arith::CmpIPredicate::sle, s, t), v), scores,
-              {e.add(e.mul(t, e.index(C)), s)});
+        Value at = e.add(e.mul(t, e.index(C)), s);
+        Value causal = cmp(arith::CmpIPredicate::sle, s, t);
+        store(orZero(causal, v), scores, {at});
       }
     }
     gpu::BarrierOp::create(e.b);
@@ -189,24 +194,30 @@ private:
       storeStaged(
           loadStaged(kt * bv,
                      [&](Value i) -> SmallVector<Value> {
-                       Value s = e.add(e.index(s0), udiv(i, bv));
+                       Value step = udiv(i, bv);
+                       Value s = e.add(e.index(s0), step);
                        Value c = e.add(v0, urem(i, bv));
-                       return {
-                           orZero(andI(lt(s, len), lt(c, e.index(p.dimV))),
-                                  memref::LoadOp::create(
-                                      e.b, tmp.u,
-                                      ValueRange{slot, head, s, clampV(c)}))};
+                       Value u = memref::LoadOp::create(
+                           e.b, tmp.u, ValueRange{slot, head, s, clampV(c)});
+                       Value inColumns = lt(c, e.index(p.dimV));
+                       Value inChunk = lt(s, len);
+                       return {orZero(andI(inChunk, inColumns), u)};
                      }),
           [&](Value i, ArrayRef<Value> v) { store(v[0], rowTile, {i}); });
       gpu::BarrierOp::create(e.b);
       for (int64_t s = 0; s < kt; ++s) {
         SmallVector<Value> ps, vs;
-        for (int64_t a = sb; a < l.cPer; ++a)
-          ps.push_back(memref::LoadOp::create(
-              e.b, scores, e.add(e.mul(row(a), e.index(C)), e.index(s0 + s))));
-        for (int64_t j = 0; j < l.outVPer; ++j)
-          vs.push_back(memref::LoadOp::create(e.b, rowTile,
-                                              e.add(e.index(s * bv), col(j))));
+        for (int64_t a = sb; a < l.cPer; ++a) {
+          Value step = e.index(s0 + s);
+          Value chunkSteps = e.index(C);
+          Value at = e.add(e.mul(row(a), chunkSteps), step);
+          ps.push_back(memref::LoadOp::create(e.b, scores, at));
+        }
+        for (int64_t j = 0; j < l.outVPer; ++j) {
+          Value c = col(j);
+          Value at = e.add(e.index(s * bv), c);
+          vs.push_back(memref::LoadOp::create(e.b, rowTile, at));
+        }
         for (int64_t a = sb; a < l.cPer; ++a)
           for (int64_t j = 0; j < l.outVPer; ++j)
             o[a * l.outVPer + j] = math::FmaOp::create(e.b, ps[a - sb], vs[j],
@@ -218,9 +229,12 @@ private:
     for (int64_t a = 0; a < l.cPer; ++a)
       for (int64_t j = 0; j < l.outVPer; ++j) {
         Value t = row(a), c = e.add(v0, col(j));
-        emitIf(e, andI(lt(t, len), lt(c, e.index(p.dimV))), [&] {
-          store(e.fromF32(o[a * l.outVPer + j], outputType()), buf.output,
-                {batchIdx, rowOf(e.add(c0, t)), head, c});
+        Value inColumns = lt(c, e.index(p.dimV));
+        Value inChunk = lt(t, len);
+        emitIf(e, andI(inChunk, inColumns), [&] {
+          Value r = rowOf(e.add(c0, t));
+          Value out = e.fromF32(o[a * l.outVPer + j], outputType());
+          store(out, buf.output, {batchIdx, r, head, c});
         });
       }
   }

@@ -54,8 +54,8 @@ private:
     // The rates and the per-head B of the chunk's steps (zero past it);
     // the first tile's barrier publishes them.
     Staged steps = loadStaged(C, [&](Value t) -> SmallVector<Value> {
-      SmallVector<Value> out = {
-          orZero(lt(t, len), load(buf.beta, {batchIdx, chunkRow(t), head}))};
+      Value beta = load(buf.beta, {batchIdx, chunkRow(t), head});
+      SmallVector<Value> out = {orZero(lt(t, len), beta)};
       if (p.decay == DeltaDecay::PerHead)
         out.push_back(cumGate(t, Value()));
       return out;
@@ -137,7 +137,8 @@ private:
         if (bt)
           v = e.fmul(v, expNonPositive(
                             e.fsub(bt, memref::LoadOp::create(e.b, gS, s))));
-        store(orZero(lt(s, t), v), aS, {e.add(e.mul(t, e.index(C)), s)});
+        Value at = e.add(e.mul(t, e.index(C)), s);
+        store(orZero(lt(s, t), v), aS, {at});
       }
       if (p.l2Norm)
         emitIf(e, cmp(arith::CmpIPredicate::eq, colThread, zero),
@@ -183,7 +184,8 @@ private:
                 [&] { return readRows(tmp.u, s0, vCol); });
             SmallVector<Value> next(acc.begin(), acc.end());
             for (int64_t r = 0; r < bs; ++r) {
-              Value rowBase = e.mul(e.add(r0, e.index(r)), e.index(C));
+              Value chunkSteps = e.index(C);
+              Value rowBase = e.mul(e.add(r0, e.index(r)), chunkSteps);
               for (int64_t c = 0; c < bs; ++c)
                 next[r] = math::FmaOp::create(
                     e.b,
@@ -195,7 +197,8 @@ private:
           });
       // The block's own triangle.
       for (int64_t r = 1; r < bs; ++r) {
-        Value rowBase = e.mul(e.add(r0, e.index(r)), e.index(C));
+        Value chunkSteps = e.index(C);
+        Value rowBase = e.mul(e.add(r0, e.index(r)), chunkSteps);
         for (int64_t c = 0; c < r; ++c)
           x[r] = math::FmaOp::create(
               e.b,
@@ -263,8 +266,8 @@ private:
       if (!kdType.isF32())
         kd = e.fromF32(kd, kdType);
       store(kd, tmp.kd, {slot, head, t, j});
-      rhs.push_back(e.fmul(memref::LoadOp::create(e.b, betaS, t),
-                           orZero(valid, forward)));
+      Value gated = orZero(valid, forward);
+      rhs.push_back(e.fmul(memref::LoadOp::create(e.b, betaS, t), gated));
     }
     return rhs;
   }
@@ -279,8 +282,8 @@ private:
           buf.value, {batchIdx, chunkRow(e.add(r0, e.index(r))), kvHead, vc}));
     for (int64_t r = 0; r < bs; ++r) {
       Value t = e.add(r0, e.index(r));
-      rhs.push_back(e.fmul(memref::LoadOp::create(e.b, betaS, t),
-                           orZero(lt(t, len), raw[r])));
+      Value gated = orZero(lt(t, len), raw[r]);
+      rhs.push_back(e.fmul(memref::LoadOp::create(e.b, betaS, t), gated));
     }
     return rhs;
   }

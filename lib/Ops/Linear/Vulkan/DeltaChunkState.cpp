@@ -46,7 +46,8 @@ public:
 
   void build() {
     begin();
-    v0 = e.mul(WorkgroupIdOp::create(e.b, 0), e.index(l.blockV));
+    Value blockV = e.index(l.blockV);
+    v0 = e.mul(WorkgroupIdOp::create(e.b, 0), blockV);
     seqId = WorkgroupIdOp::create(e.b, 2);
     sequenceBounds(seqId);
     int64_t kt = VulkanDeltaChunkLayout::kTile;
@@ -60,12 +61,13 @@ public:
     for (int64_t i = 0; i < l.kPer; ++i)
       for (int64_t j = 0; j < l.vPer; ++j) {
         Value s0 = zeroF();
-        if (buf.initialState)
-          s0 = orZero(
-              inside(i, j),
+        if (buf.initialState) {
+          Value init =
               memref::LoadOp::create(e.b, buf.initialState,
                                      ValueRange{seqId, head, clampK(keyOf(i)),
-                                                clampV(e.add(v0, colOf(j)))}));
+                                                clampV(e.add(v0, colOf(j)))});
+          s0 = orZero(inside(i, j), init);
+        }
         s.push_back(s0);
       }
     // The loop carries the state and the next chunk's W (loaded during the
@@ -96,8 +98,11 @@ private:
   Value stepOf(int64_t a) { return e.add(rowThread, e.index(a * G)); }
   /// Whether state entry (i, j) of this thread is inside the problem.
   Value inside(int64_t i, int64_t j) {
-    return andI(lt(keyOf(i), e.index(p.dimK)),
-                lt(e.add(v0, colOf(j)), e.index(p.dimV)));
+    Value dimV = e.index(p.dimV);
+    Value inColumns = lt(e.add(v0, colOf(j)), dimV);
+    Value dimK = e.index(p.dimK);
+    Value inKeys = lt(keyOf(i), dimK);
+    return andI(inKeys, inColumns);
   }
 
   VectorType vec4() { return VectorType::get({4}, e.f32); }
@@ -139,7 +144,8 @@ private:
   /// first slot, never used).
   Value slotOfChunk(Value ci, Value count) {
     Value last = e.max(e.sub(count, one), zero);
-    return e.add(baseSlot(seqId), e.min(ci, last));
+    Value chunk = e.min(ci, last);
+    return e.add(baseSlot(seqId), chunk);
   }
 
   /// Every key tile of W of chunk slot `at`, tile after tile.
@@ -157,14 +163,14 @@ private:
     Value k0 = e.mul(kb, e.index(kt));
     return loadTile(l.chunk * q, [&](Value i) {
       Value t = udiv(i, q);
-      Value kq = e.add(k0, e.mul(urem(i, q), e.index(4)));
+      Value four = e.index(4);
+      Value kq = e.add(k0, e.mul(urem(i, q), four));
       SmallVector<Value> keys;
       for (int64_t c = 0; c < 4; ++c) {
         Value k = e.add(kq, e.index(c));
-        keys.push_back(
-            orZero(lt(k, e.index(p.dimK)),
-                   memref::LoadOp::create(e.b, tmp.w,
-                                          ValueRange{at, head, t, clampK(k)})));
+        Value w = memref::LoadOp::create(e.b, tmp.w,
+                                         ValueRange{at, head, t, clampK(k)});
+        keys.push_back(orZero(lt(k, e.index(p.dimK)), w));
       }
       return vector::FromElementsOp::create(e.b, vec4(), keys).getResult();
     });
@@ -181,14 +187,15 @@ private:
     Value s0 = e.mul(sb, e.index(l.updateTile));
     return loadTile(l.updateTile * kPad / 4, [&](Value i) {
       Value k = urem(i, kPad);
-      Value sq = e.add(s0, e.mul(udiv(i, kPad), e.index(4)));
+      Value four = e.index(4);
+      Value sq = e.add(s0, e.mul(udiv(i, kPad), four));
       SmallVector<Value> steps;
-      for (int64_t c = 0; c < 4; ++c)
-        steps.push_back(orZero(
-            lt(k, e.index(p.dimK)),
-            memref::LoadOp::create(
-                e.b, tmp.kd,
-                ValueRange{slot, head, e.add(sq, e.index(c)), clampK(k)})));
+      for (int64_t c = 0; c < 4; ++c) {
+        Value kd = memref::LoadOp::create(
+            e.b, tmp.kd,
+            ValueRange{slot, head, e.add(sq, e.index(c)), clampK(k)});
+        steps.push_back(orZero(lt(k, e.index(p.dimK)), kd));
+      }
       return vector::FromElementsOp::create(e.b, vec4(), steps).getResult();
     });
   }
@@ -209,17 +216,19 @@ private:
     for (int64_t a = 0; a < l.cPer; ++a)
       for (int64_t j = 0; j < l.vPer; ++j) {
         Value c = e.add(v0, colOf(j));
-        u.push_back(orZero(
-            lt(c, e.index(p.dimV)),
-            memref::LoadOp::create(
-                e.b, tmp.u, ValueRange{slot, head, stepOf(a), clampV(c)})));
+        Value value = memref::LoadOp::create(
+            e.b, tmp.u, ValueRange{slot, head, stepOf(a), clampV(c)});
+        u.push_back(orZero(lt(c, e.index(p.dimV)), value));
       }
     SmallVector<Value> n(u.size(), zeroF());
     // Publish S.
     for (int64_t i = 0; i < l.kPer; ++i)
       for (int64_t j = 0; j < l.vPer; ++j) {
         Value sv = state[i * l.vPer + j];
-        store(sv, sS, {e.add(e.mul(keyOf(i), e.index(bv)), colOf(j))});
+        Value col = colOf(j);
+        Value rowPitch = e.index(bv);
+        Value at = e.add(e.mul(keyOf(i), rowPitch), col);
+        store(sv, sS, {at});
         emitIf(e, inside(i, j), [&] {
           store(sv, tmp.states, {slot, head, keyOf(i), e.add(v0, colOf(j))});
         });
@@ -232,10 +241,12 @@ private:
       gpu::BarrierOp::create(e.b);
       for (int64_t kq = 0; kq < kt / 4; ++kq) {
         SmallVector<Value> ws;
-        for (int64_t a = 0; a < l.cPer; ++a)
-          ws.push_back(memref::LoadOp::create(
-              e.b, tile,
-              e.add(e.mul(stepOf(a), e.index(kt / 4)), e.index(kq))));
+        for (int64_t a = 0; a < l.cPer; ++a) {
+          Value quad = e.index(kq);
+          Value rowPitch = e.index(kt / 4);
+          Value at = e.add(e.mul(stepOf(a), rowPitch), quad);
+          ws.push_back(memref::LoadOp::create(e.b, tile, at));
+        }
         for (int64_t c = 0; c < 4; ++c) {
           SmallVector<Value> ss;
           Value sRow = e.index((kb * kt + 4 * kq + c) * bv);
@@ -258,8 +269,10 @@ private:
         n[a * l.vPer + j] = e.fadd(u[a * l.vPer + j], n[a * l.vPer + j]);
         Value t = stepOf(a), c = e.add(v0, colOf(j));
         Value valid = lt(t, len);
-        store(orZero(valid, n[a * l.vPer + j]), vS,
-              {e.add(e.mul(t, e.index(bv)), colOf(j))});
+        Value col = colOf(j);
+        Value at = e.add(e.mul(t, e.index(bv)), col);
+        Value out = orZero(valid, n[a * l.vPer + j]);
+        store(out, vS, {at});
         emitIf(e, andI(valid, lt(c, e.index(p.dimV))), [&] {
           store(n[a * l.vPer + j], tmp.u, {slot, head, t, c});
         });
@@ -283,16 +296,22 @@ private:
     // Four steps a shared load of Kd.
     int64_t pitch = kdPitch();
     auto transposed = [&](Value i) {
-      return e.add(e.mul(urem(i, kPad), e.index(pitch)), udiv(i, kPad));
+      Value step = udiv(i, kPad);
+      Value rowPitch = e.index(pitch);
+      Value keyAt = e.mul(urem(i, kPad), rowPitch);
+      return e.add(keyAt, step);
     };
     for (int64_t sb = 0; sb < C / ut; ++sb) {
       storeTile(kdTiles[sb], ut * kPad / 4, transposed);
       gpu::BarrierOp::create(e.b);
       for (int64_t sq = 0; sq < ut / 4; ++sq) {
         SmallVector<Value> ks;
-        for (int64_t i = 0; i < l.kPer; ++i)
-          ks.push_back(memref::LoadOp::create(
-              e.b, tile, e.add(e.mul(keyOf(i), e.index(pitch)), e.index(sq))));
+        for (int64_t i = 0; i < l.kPer; ++i) {
+          Value quad = e.index(sq);
+          Value rowPitch = e.index(pitch);
+          Value at = e.add(e.mul(keyOf(i), rowPitch), quad);
+          ks.push_back(memref::LoadOp::create(e.b, tile, at));
+        }
         for (int64_t c = 0; c < 4; ++c) {
           SmallVector<Value> vs;
           Value vRow = e.index((sb * ut + 4 * sq + c) * bv);

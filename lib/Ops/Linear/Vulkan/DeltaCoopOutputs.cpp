@@ -61,8 +61,11 @@ protected:
     while (p.dimK % unroll != 0)
       unroll /= 2;
     Value r = chunkRow(t);
+    Value init = zeroF();
+    Value step = e.index(unroll);
+    Value end = e.index(p.dimK);
     SmallVector<Value> sum = e.forLoop(
-        zero, e.index(p.dimK), e.index(unroll), {zeroF()},
+        zero, end, step, {init},
         [&](Value k0, ValueRange acc) -> SmallVector<Value> {
           SmallVector<Value> xs;
           for (int64_t i = 0; i < unroll; ++i)
@@ -143,8 +146,8 @@ private:
                            [&](Value i) -> SmallVector<Value> {
                              Value t = udiv(i, C);
                              Value s = urem(i, C);
-                             Value v =
-                                 e.fmul(load(scores, {i}), e.constF32(p.scale));
+                             Value scale = e.constF32(p.scale);
+                             Value v = e.fmul(load(scores, {i}), scale);
                              if (p.decay == DeltaDecay::PerHead) {
                                Value bt = load(gS, {t});
                                Value bs = load(gS, {s});
@@ -161,7 +164,9 @@ private:
             [&](Value i) -> SmallVector<Value> {
               Value s = udiv(i, bv);
               Value c = e.add(v0, urem(i, bv));
-              Value valid = andI(lt(s, len), lt(c, e.index(p.dimV)));
+              Value inColumns = lt(c, e.index(p.dimV));
+              Value inChunk = lt(s, len);
+              Value valid = andI(inChunk, inColumns);
               return {orZero(valid, load(tmp.u, {slot, head, s, clampV(c)}))};
             }),
         [&](Value i, ArrayRef<Value> v) { storeHalf(v[0], stage, i); });
@@ -210,7 +215,9 @@ private:
           Staged rows = loadStaged(kt * bv, [&](Value i) -> SmallVector<Value> {
             Value k = e.add(k0, udiv(i, bv));
             Value c = e.add(v0, urem(i, bv));
-            Value valid = andI(lt(k, e.index(p.dimK)), lt(c, e.index(p.dimV)));
+            Value inColumns = lt(c, e.index(p.dimV));
+            Value inKeys = lt(k, e.index(p.dimK));
+            Value valid = andI(inKeys, inColumns);
             return {orZero(
                 valid, load(tmp.states, {slot, head, clampK(k), clampV(c)}))};
           });

@@ -199,7 +199,8 @@ private:
     forEachShared(e, l.threads, thread, l.chunk * l.blockV, [&](Value i) {
       Value t = arith::DivUIOp::create(e.b, i, e.index(l.blockV));
       Value c = arith::RemUIOp::create(e.b, i, e.index(l.blockV));
-      Value col = e.min(e.add(v0, c), e.index(p.dimV - 1));
+      Value lastCol = e.index(p.dimV - 1);
+      Value col = e.min(e.add(v0, c), lastCol);
       Value v = e.toF32(load(buf.value, {batchIdx, rowAt(t), kvHead, col}));
       store(v, vS, {i});
     });
@@ -283,8 +284,9 @@ private:
     forEachShared(e, l.threads, thread, l.chunk * l.blockV, [&](Value i) {
       BlockElement x = blockElement(e, i, l.blockV, v0, len, p.dimV);
       emitIf(e, x.inside, [&] {
-        store(e.fromF32(load(oS, {i}), outputType()), buf.output,
-              {batchIdx, rowOf(e.add(c0, x.t)), head, x.col});
+        Value row = rowOf(e.add(c0, x.t));
+        Value out = e.fromF32(load(oS, {i}), outputType());
+        store(out, buf.output, {batchIdx, row, head, x.col});
       });
     });
   }
