@@ -99,3 +99,20 @@ func.func @mla(%ql: tensor<2x1x16x512xbf16>, %qr: tensor<2x1x16x64xbf16>, %c: te
       : tensor<2x1x16x512xbf16>, tensor<2x1x16x64xbf16>, tensor<2x512x512xbf16>, tensor<2x512x64xbf16> -> tensor<2x1x16x512xbf16>
   return %o : tensor<2x1x16x512xbf16>
 }
+
+// -----
+
+// Without a config the heuristic takes this kernel where the device has
+// NVIDIA's layout (tile-vulkan-coop.mlir: cooperative = 1 without it):
+// 2 rows x 4 chunks of 32 heads, split until about 128 workgroups (16
+// splits: a grid of 64 x 2).
+// CHECK-LABEL: func.func private @heuristic_dispatch_0(
+// CHECK-SAME: ejk.grid = array<i64: 64, 2, 1>
+// CHECK-SAME: ejk.requires = ["cooperative_matrix_nv_layout"]
+// CHECK-SAME: ejk.shared_memory_bytes = 46080
+// CHECK: scf.for {{.*}} step %c32
+func.func @heuristic(%ql: tensor<2x128x512xf16>, %qr: tensor<2x128x64xf16>, %c: tensor<128x64x576xf16>, %lens: tensor<2xi32>, %tables: tensor<2x64xi32>, %starts: tensor<3xi32>) -> tensor<2x128x512xf16> {
+  %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts
+      : tensor<2x128x512xf16>, tensor<2x128x64xf16>, tensor<128x64x576xf16>, tensor<2xi32>, tensor<2x64xi32>, tensor<3xi32> -> tensor<2x128x512xf16>
+  return %o : tensor<2x128x512xf16>
+}
