@@ -125,6 +125,13 @@ def variants():
         v[f"mamba1_cl_s{sp}_bd32_c{c}_a{fa}" + (f"_p{pe}" if pe else "")] = (
             "scan", M1, "f32", "DS", f"block_d = 32, channel_lanes = 1, chunk_l = {c}, "
             f"fetch_ahead = {fa}, " + (f"poly_exp = {pe}, " if pe else "") + f"split_l = {sp}", True)
+    # `carry_pass` (a dispatch joins the splits: no O(splits^2) fold in the
+    # scan), so more splits (warps) can be tried; with fetch_ahead. Untimed
+    # when written. Named cl_s<split_l>_bd32_c<chunk_l>_a<fa>_cp.
+    for sp, c, fa in ((128, 2, 8), (64, 2, 8), (64, 4, 4), (32, 2, 8), (32, 4, 4), (64, 2, 16)):
+        v[f"mamba1_cl_s{sp}_bd32_c{c}_a{fa}_cp"] = (
+            "scan", M1, "f32", "DS", f"block_d = 32, carry_pass = 1, channel_lanes = 1, "
+            f"chunk_l = {c}, fetch_ahead = {fa}, split_l = {sp}", True)
     v["mamba1_cl_one_bd32_c2"] = ("scan", M1, "f32", "DS",
                                   "block_d = 32, channel_lanes = 1, chunk_l = 2", True)
     v["mamba1_f16_cl_s128_bd32_c2_p4"] = ("scan", M1, "f16", "DS", "block_d = 32, "
@@ -254,6 +261,12 @@ def variants():
         v["chk_scan_cl_ahead_" + dt] = ("scan", dict(b=2, l=1000, d=88, n=16, g=2), dt, "DZBSIF",
                                         "block_d = 32, channel_lanes = 1, chunk_l = 3, "
                                         "fetch_ahead = 5, poly_exp = 4, split_l = 128", False)
+    v["chk_scan_cl_carry_f32"] = ("scan", dict(b=2, l=1000, d=88, n=16, g=2), "f32", "DZBSIF",
+                                  "block_d = 32, carry_pass = 1, channel_lanes = 1, chunk_l = 3, "
+                                  "fetch_ahead = 5, poly_exp = 4, split_l = 64", False)
+    v["chk_scan_cl_carry_bf16"] = ("scan", dict(b=1, l=333, d=44, n=8, g=4), "bf16", "DZBSIF",
+                                   "block_d = 16, carry_pass = 1, channel_lanes = 1, chunk_l = 2, "
+                                   "split_l = 37", False)
     v["chk_scan_cl_one"] = ("scan", dict(b=1, l=333, d=44, n=16, g=4), "f32", "DZBSIF",
                             "block_d = 32, channel_lanes = 1, chunk_l = 2, poly_exp = 16", False)
     v["chk_ssd_all_f32"] = ("ssd", dict(b=2, l=300, h=4, p=32, n=32, g=2),

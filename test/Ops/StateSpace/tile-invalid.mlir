@@ -205,7 +205,7 @@ func.func @f(%x: tensor<1x8x2x64xf32>, %dt: tensor<1x8x2xf32>, %A: tensor<2xf32>
 
 module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
 func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
-  // expected-error @+1 {{is invalid: 'split_l', 'state_lanes', 'time_lanes', 'lane_batch', 'double_buffer', 'time_segments', 'channel_lanes', 'poly_exp' and 'fetch_ahead' apply to Vulkan targets only}}
+  // expected-error @+1 {{is invalid: 'split_l', 'state_lanes', 'time_lanes', 'lane_batch', 'double_buffer', 'time_segments', 'channel_lanes', 'poly_exp', 'fetch_ahead' and 'carry_pass' apply to Vulkan targets only}}
   %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 8, chunk_l = 4, split_l = 4>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
   return %y : tensor<1x8x32xf32>
 }
@@ -215,7 +215,7 @@ func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16x
 
 module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
 func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
-  // expected-error @+1 {{is invalid: 'split_l', 'state_lanes', 'time_lanes', 'lane_batch', 'double_buffer', 'time_segments', 'channel_lanes', 'poly_exp' and 'fetch_ahead' apply to Vulkan targets only}}
+  // expected-error @+1 {{is invalid: 'split_l', 'state_lanes', 'time_lanes', 'lane_batch', 'double_buffer', 'time_segments', 'channel_lanes', 'poly_exp', 'fetch_ahead' and 'carry_pass' apply to Vulkan targets only}}
   %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 8, chunk_l = 4, state_lanes = 4>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
   return %y : tensor<1x8x32xf32>
 }
@@ -533,12 +533,13 @@ func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16x
 // poly_exp (or fetch_ahead) without it, a value other than 1, beside the
 // other lane forms, a split no shorter than the sequence, more than 32
 // states a lane, too many (step, state) pairs fetched ahead, poly_exp past
-// d_state, more than 32 steps of delta, u and z in flight; the CPU rejects
-// the keys (above, and here with channel_lanes alone).
+// d_state, more than 32 steps of delta, u and z in flight, carry_pass
+// without split_l or other than 1; the CPU rejects the keys (above, and
+// here with channel_lanes alone).
 
 module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
 func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
-  // expected-error @+1 {{is invalid: 'poly_exp' and 'fetch_ahead' need 'channel_lanes'}}
+  // expected-error @+1 {{is invalid: 'poly_exp', 'fetch_ahead' and 'carry_pass' need 'channel_lanes'}}
   %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 32, chunk_l = 2, poly_exp = 4>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
   return %y : tensor<1x8x32xf32>
 }
@@ -618,7 +619,7 @@ func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16x
 
 module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
 func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
-  // expected-error @+1 {{is invalid: 'split_l', 'state_lanes', 'time_lanes', 'lane_batch', 'double_buffer', 'time_segments', 'channel_lanes', 'poly_exp' and 'fetch_ahead' apply to Vulkan targets only}}
+  // expected-error @+1 {{is invalid: 'split_l', 'state_lanes', 'time_lanes', 'lane_batch', 'double_buffer', 'time_segments', 'channel_lanes', 'poly_exp', 'fetch_ahead' and 'carry_pass' apply to Vulkan targets only}}
   %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 8, channel_lanes = 1, chunk_l = 4>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
   return %y : tensor<1x8x32xf32>
 }
@@ -630,6 +631,26 @@ module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1
 func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
   // expected-error @+1 {{is invalid: 'fetch_ahead' (9) groups of 'chunk_l' (4) steps of delta, u and z in flight: at most 32 steps}}
   %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 32, channel_lanes = 1, chunk_l = 4, fetch_ahead = 9>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
+  return %y : tensor<1x8x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
+  // expected-error @+1 {{is invalid: 'carry_pass' (1) must be 1, with 'split_l' (it joins the splits)}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 32, carry_pass = 1, channel_lanes = 1, chunk_l = 2>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
+  return %y : tensor<1x8x32xf32>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%u: tensor<1x8x32xf32>, %A: tensor<32x16xf32>, %B: tensor<1x8x1x16xf32>) -> tensor<1x8x32xf32> {
+  // expected-error @+1 {{is invalid: 'carry_pass' (2) must be 1, with 'split_l' (it joins the splits)}}
+  %y = ejk.selective_scan %u, %u, %A, %B, %B {config = #ejk.config<block_d = 32, carry_pass = 2, channel_lanes = 1, chunk_l = 2, split_l = 4>} : tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<32x16xf32>, tensor<1x8x1x16xf32>, tensor<1x8x1x16xf32> -> tensor<1x8x32xf32>
   return %y : tensor<1x8x32xf32>
 }
 }

@@ -87,3 +87,37 @@ func.func @ahead(%u: tensor<1x2048x2048xf32>, %delta: tensor<1x2048x2048xf32>, %
       : tensor<1x2048x2048xf32>, tensor<1x2048x2048xf32>, tensor<2048x16xf32>, tensor<1x2048x1x16xf32>, tensor<1x2048x1x16xf32> -> tensor<1x2048x2048xf32>
   return %y : tensor<1x2048x2048xf32>
 }
+
+// `carry_pass = 1` with 32 splits of 64: a third dispatch between the two,
+// one thread per (channel, state) (2048 x 16 / 256 = 128 workgroups), folds
+// the 31 end states in order and writes each split's start state over its
+// predecessor's slot; the scan loads that slot (split 0: the initial state
+// or 0, by a select) instead of folding the splits before it.
+// CHECK-LABEL: func.func private @carry_dispatch_0_states(
+// CHECK-SAME: ejk.grid = array<i64: 64, 1, 31>
+// CHECK-LABEL: func.func private @carry_dispatch_0_carry(
+// CHECK-SAME: %{{.*}}: memref<2048x16xf32>, %[[ENDS:.*]]: memref<1x31x2048x16xf32>, %[[SUMS:.*]]: memref<1x31x2048xf32>)
+// CHECK-SAME: ejk.grid = array<i64: 128, 1, 1>
+// CHECK-SAME: ejk.shared_memory_bytes = 0 : i64
+// CHECK-SAME: ejk.workgroup_size = array<i64: 256, 1, 1>
+// CHECK: scf.for %[[K:.*]] = %c0{{.*}} to %c31 step %c1{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32) {
+// CHECK: memref.load %[[SUMS]]
+// CHECK: memref.load %[[ENDS]]
+// CHECK: math.exp2
+// CHECK: math.fma
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %{{.*}}, %[[ENDS]][%{{.*}}, %[[K]], %{{.*}}, %{{.*}}]
+// CHECK-LABEL: func.func private @carry_dispatch_0(
+// CHECK-SAME: ejk.grid = array<i64: 64, 1, 32>
+// CHECK-COUNT-16: arith.select
+// CHECK-NOT: math.exp2
+// CHECK: scf.for
+// CHECK-LABEL: func.func @carry(
+// CHECK: ejk.dispatch @carry_dispatch_0_states(
+// CHECK-NEXT: ejk.dispatch @carry_dispatch_0_carry(%arg2, %[[E:.*]], %[[S:.*]]) :
+// CHECK-NEXT: ejk.dispatch @carry_dispatch_0(%{{.*}}, %[[E]], %[[S]])
+func.func @carry(%u: tensor<1x2048x2048xf32>, %delta: tensor<1x2048x2048xf32>, %A: tensor<2048x16xf32>, %B: tensor<1x2048x1x16xf32>, %C: tensor<1x2048x1x16xf32>, %D: tensor<2048xf32>) -> tensor<1x2048x2048xf32> {
+  %y = ejk.selective_scan %u, %delta, %A, %B, %C D(%D : tensor<2048xf32>) {delta_softplus, config = #ejk.config<block_d = 32, carry_pass = 1, channel_lanes = 1, chunk_l = 2, split_l = 64>}
+      : tensor<1x2048x2048xf32>, tensor<1x2048x2048xf32>, tensor<2048x16xf32>, tensor<1x2048x1x16xf32>, tensor<1x2048x1x16xf32> -> tensor<1x2048x2048xf32>
+  return %y : tensor<1x2048x2048xf32>
+}

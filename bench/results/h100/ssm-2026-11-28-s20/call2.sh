@@ -1,9 +1,10 @@
 #!/bin/bash
 # Prepared by the ssm helper (session 20), NOT RUN (its call limit was
 # reached): the channel-lanes scan with `fetch_ahead` (delta and u several
-# groups ahead) beside the time-lanes heuristic and the best config of
+# groups ahead) and `carry_pass` (a dispatch joins the splits)
+# beside the time-lanes heuristic and the best config of
 # call 1, the copy rate in the same process, every output against
-# PyTorch's f32 recurrence, then the chk cases. ~60 s on a warm H100.
+# PyTorch's f32 recurrence, then the chk cases. ~70 s on a warm H100.
 # Prepare here: python3 bench/results/h100/ssm-2026-11-28-s20/prep2.py .b-ssm/run2
 # Run from the repository root with carry [".gl", ".b-ssm/run2", ".b-ssm/call2.sh"].
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig

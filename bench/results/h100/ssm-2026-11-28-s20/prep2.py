@@ -7,7 +7,7 @@ ROOT = "/work/main"
 sys.path.insert(0, os.path.join(ROOT, "bench/vulkan"))
 import ssm, ejk_runtime
 
-keep = re.compile(r"^(mamba1|mamba1_cl_s128_bd32_c4_p0|mamba1_cl_s128_bd32_c2_p0|mamba1_cl_.*_a\d+(_p\d+)?|"
+keep = re.compile(r"^(mamba1|mamba1_cl_s128_bd32_c4_p0|mamba1_cl_s128_bd32_c2_p0|mamba1_cl_.*_a\d+(_p\d+|_cp)?|"
                   r"chk_scan_cl_.*|chk_scan_all_f32)$")
 v = {k: s for k, s in ssm.variants().items() if keep.search(k)}
 ejk_runtime.prepare(sys.argv[1], os.path.join(ROOT, "bench/vulkan/h100.fingerprint"), v, ssm.ir,

@@ -37,6 +37,10 @@
 //   fetch_ahead (Vulkan only, optional, with channel_lanes) groups of
 //               chunk_l steps whose delta, u and z are loaded ahead of the
 //               group in use (B and C stay one group ahead); absent: 1
+//   carry_pass  (Vulkan only, optional, with channel_lanes and split_l) 1:
+//               a dispatch between the two folds the splits' end states
+//               into each split's start state (else every split folds the
+//               ones before it)
 //
 // ejk.ssd:
 //   chunk_size     steps per SSD chunk (must equal the op's attribute if set)
@@ -76,12 +80,13 @@ struct SelectiveScanConfig {
   static constexpr llvm::StringLiteral kChannelLanes = "channel_lanes";
   static constexpr llvm::StringLiteral kPolyExp = "poly_exp";
   static constexpr llvm::StringLiteral kFetchAhead = "fetch_ahead";
+  static constexpr llvm::StringLiteral kCarryPass = "carry_pass";
 
   static llvm::ArrayRef<llvm::StringRef> names() {
     static const llvm::StringRef all[] = {
         kBlockD,       kChunkL,    kSplitL,       kStateLanes,
         kTimeLanes,    kLaneBatch, kDoubleBuffer, kTimeSegments,
-        kChannelLanes, kPolyExp,   kFetchAhead};
+        kChannelLanes, kPolyExp,   kFetchAhead,   kCarryPass};
     return all;
   }
 
@@ -91,7 +96,7 @@ struct SelectiveScanConfig {
                          doubleBuffer = std::nullopt,
                          timeSegments = std::nullopt,
                          channelLanes = std::nullopt, polyExp = std::nullopt,
-                         fetchAhead = std::nullopt;
+                         fetchAhead = std::nullopt, carryPass = std::nullopt;
 
   /// Reads `config`; fails with `reason` on an unknown or missing entry.
   static std::optional<SelectiveScanConfig> read(ConfigAttr config,
@@ -114,7 +119,8 @@ struct SelectiveScanConfig {
                                config.lookup(kTimeSegments),
                                config.lookup(kChannelLanes),
                                config.lookup(kPolyExp),
-                               config.lookup(kFetchAhead)};
+                               config.lookup(kFetchAhead),
+                               config.lookup(kCarryPass)};
   }
 
   ConfigAttr toAttr(MLIRContext *context) const {
@@ -138,6 +144,8 @@ struct SelectiveScanConfig {
       values.emplace_back(kPolyExp, *polyExp);
     if (fetchAhead)
       values.emplace_back(kFetchAhead, *fetchAhead);
+    if (carryPass)
+      values.emplace_back(kCarryPass, *carryPass);
     return ConfigAttr::get(context, values);
   }
 };

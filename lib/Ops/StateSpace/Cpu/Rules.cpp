@@ -54,7 +54,8 @@ LogicalResult CpuSelectiveScan::verifyConfig(SelectiveScanOp op,
     return failure();
   if (config->splitL || config->stateLanes || config->timeLanes ||
       config->laneBatch || config->doubleBuffer || config->timeSegments ||
-      config->channelLanes || config->polyExp || config->fetchAhead) {
+      config->channelLanes || config->polyExp || config->fetchAhead ||
+      config->carryPass) {
     reason << "'" << SelectiveScanConfig::kSplitL << "', '"
            << SelectiveScanConfig::kStateLanes << "', '"
            << SelectiveScanConfig::kTimeLanes << "', '"
@@ -62,8 +63,9 @@ LogicalResult CpuSelectiveScan::verifyConfig(SelectiveScanOp op,
            << SelectiveScanConfig::kDoubleBuffer << "', '"
            << SelectiveScanConfig::kTimeSegments << "', '"
            << SelectiveScanConfig::kChannelLanes << "', '"
-           << SelectiveScanConfig::kPolyExp << "' and '"
-           << SelectiveScanConfig::kFetchAhead
+           << SelectiveScanConfig::kPolyExp << "', '"
+           << SelectiveScanConfig::kFetchAhead << "' and '"
+           << SelectiveScanConfig::kCarryPass
            << "' apply to Vulkan targets only";
     return failure();
   }

@@ -127,6 +127,16 @@ void buildVulkanSelectiveScanChannelsStatesBody(
     const SelectiveScanBuffers &buffers,
     const SelectiveScanSplitBuffers &split);
 
+/// The carry dispatch of a split channel-lanes scan with `carry_pass`
+/// (between the two): one thread per (channel, state), the splits' end
+/// states folded in order from `initialState` (or 0, when null), each
+/// entry of `split.endStates` replaced by the start state of the next
+/// split. Reads A and `split.stepSums`.
+void buildVulkanSelectiveScanCarryBody(OpBuilder &b, Location loc,
+                                       const VulkanSelectiveScanPlan &plan,
+                                       Value a, Value initialState,
+                                       const SelectiveScanSplitBuffers &split);
+
 /// Emits the first dispatch of a split scan: each split's end state from
 /// zero and its step sum into `split` (reads u, delta, A, B, delta_bias).
 void buildVulkanSelectiveScanStatesBody(OpBuilder &b, Location loc,

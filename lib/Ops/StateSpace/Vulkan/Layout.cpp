@@ -22,7 +22,8 @@ std::optional<VulkanScanLayout> VulkanScanLayout::compute(
     int64_t blockD, int64_t chunkL, int64_t stateLanes, int64_t splitL,
     const VulkanLimits &limits, llvm::raw_ostream &reason, int64_t timeLanes,
     int64_t laneBatch, int64_t doubleBuffer, int64_t timeSegments,
-    int64_t channelLanes, int64_t polyExp, int64_t fetchAhead) {
+    int64_t channelLanes, int64_t polyExp, int64_t fetchAhead,
+    int64_t carryPass) {
   if (blockD < 1 || chunkL < 1) {
     reason << "'block_d' and 'chunk_l' must be positive";
     return std::nullopt;
@@ -61,8 +62,10 @@ std::optional<VulkanScanLayout> VulkanScanLayout::compute(
   }
   l.laneBatch = laneBatch;
   l.doubleBuffer = doubleBuffer == 1;
-  if (channelLanes == 0 && (polyExp != 0 || fetchAhead != 0)) {
-    reason << "'poly_exp' and 'fetch_ahead' need 'channel_lanes'";
+  if (channelLanes == 0 &&
+      (polyExp != 0 || fetchAhead != 0 || carryPass != 0)) {
+    reason << "'poly_exp', 'fetch_ahead' and 'carry_pass' need "
+              "'channel_lanes'";
     return std::nullopt;
   }
   if (channelLanes != 0) {
@@ -78,7 +81,8 @@ std::optional<VulkanScanLayout> VulkanScanLayout::compute(
                 "'lane_batch' and 'double_buffer' out";
       return std::nullopt;
     }
-    if (!l.computeChannelLanes(seq, state, splitL, polyExp, fetchAhead, reason))
+    if (!l.computeChannelLanes(seq, state, splitL, polyExp, fetchAhead,
+                               carryPass, limits, reason))
       return std::nullopt;
     return l;
   }
@@ -458,6 +462,8 @@ bool VulkanScanLayout::computeTimeLanes(int64_t state, int64_t stateLanes,
 bool VulkanScanLayout::computeChannelLanes(int64_t seq, int64_t state,
                                            int64_t splitL, int64_t polyExp,
                                            int64_t fetchAhead,
+                                           int64_t carryPass,
+                                           const VulkanLimits &limits,
                                            llvm::raw_ostream &reason) {
   if (splitL != 0) {
     if (splitL < 1 || splitL >= seq) {
@@ -494,9 +500,16 @@ bool VulkanScanLayout::computeChannelLanes(int64_t seq, int64_t state,
            << " steps";
     return false;
   }
+  if (carryPass != 0 && (carryPass != 1 || splitL == 0)) {
+    reason << "'carry_pass' (" << carryPass
+           << ") must be 1, with 'split_l' (it joins the splits)";
+    return false;
+  }
   channelLanes = true;
   this->polyExp = polyExp;
   this->fetchAhead = ahead;
+  this->carryPass = carryPass == 1;
+  carryThreads = std::min<int64_t>(256, limits.maxInvocations);
   threadsPerChannel = 1;
   statesPerThread = state;
   itemsPerThread = chunkL;

@@ -98,6 +98,11 @@ struct VulkanScanLayout {
   /// Groups of steps whose delta, u and z are in flight ahead of the one in
   /// use (`fetch_ahead`; 1 without it: everything one group ahead).
   int64_t fetchAhead = 1;
+  /// `carry_pass`: a dispatch between the split's two folds the end states
+  /// into each split's start state (`carryThreads` threads a workgroup, one
+  /// per (channel, state)); without it each split folds the ones before.
+  bool carryPass = false;
+  int64_t carryThreads = 0;
 
   /// At most this many states per thread (kept in registers).
   static constexpr int64_t kMaxStatesPerThread = 32;
@@ -132,15 +137,15 @@ struct VulkanScanLayout {
   /// `stateLanes` 0: the default lanes; `splitL` 0: no split;
   /// `timeLanes` 0: no time lanes; `laneBatch` 0 and `doubleBuffer` 0:
   /// absent (both need time lanes); `timeSegments` 0: no time segments;
-  /// `channelLanes`, `polyExp` and `fetchAhead` 0: absent.
+  /// `channelLanes`, `polyExp`, `fetchAhead` and `carryPass` 0: absent.
   static std::optional<VulkanScanLayout>
   compute(int64_t seq, int64_t channels, int64_t groups, int64_t state,
           int64_t blockD, int64_t chunkL, int64_t stateLanes, int64_t splitL,
           const VulkanLimits &limits, llvm::raw_ostream &reason,
           int64_t timeLanes = 0, int64_t laneBatch = 0,
           int64_t doubleBuffer = 0, int64_t timeSegments = 0,
-          int64_t channelLanes = 0, int64_t polyExp = 0,
-          int64_t fetchAhead = 0);
+          int64_t channelLanes = 0, int64_t polyExp = 0, int64_t fetchAhead = 0,
+          int64_t carryPass = 0);
 
 private:
   /// The B/C row stride of the time-lanes scan with state groups, from
@@ -161,6 +166,7 @@ private:
   /// `splitL`), or false with the reason.
   bool computeChannelLanes(int64_t seq, int64_t state, int64_t splitL,
                            int64_t polyExp, int64_t fetchAhead,
+                           int64_t carryPass, const VulkanLimits &limits,
                            llvm::raw_ostream &reason);
 };
 

@@ -46,7 +46,8 @@ mlir::ejk::getVulkanScanLayout(SelectiveScanOp op, ConfigAttr config,
       config.lookupOr(SelectiveScanConfig::kTimeSegments, 0),
       config.lookupOr(SelectiveScanConfig::kChannelLanes, 0),
       config.lookupOr(SelectiveScanConfig::kPolyExp, 0),
-      config.lookupOr(SelectiveScanConfig::kFetchAhead, 0));
+      config.lookupOr(SelectiveScanConfig::kFetchAhead, 0),
+      config.lookupOr(SelectiveScanConfig::kCarryPass, 0));
 }
 
 LogicalResult VulkanSelectiveScan::verifyConfig(SelectiveScanOp op,

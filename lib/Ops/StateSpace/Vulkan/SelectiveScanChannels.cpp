@@ -103,7 +103,7 @@ public:
     if (buf.d && !statesOnly)
       skip = memref::LoadOp::create(e.b, buf.d, myChannel);
     if (l.isSplit() && !statesOnly)
-      h = carryIn(split, h);
+      h = l.carryPass ? carriedState(split, h) : carryIn(split, h);
     // The end-state pass also sums its step sizes (last).
     if (statesOnly)
       h.push_back(e.constF32(0.0f));
@@ -291,6 +291,25 @@ private:
     return carried;
   }
 
+  /// With `carry_pass`: split s > 0 starts from the state the carry
+  /// dispatch left in its predecessor's end-state slot; split 0 from `h0`.
+  SmallVector<Value> carriedState(Value split, ArrayRef<Value> h0) {
+    Value zero = e.index(0);
+    Value one = e.index(1);
+    Value before = e.sub(split, one);
+    Value slot = e.max(before, zero);
+    Value first =
+        arith::CmpIOp::create(e.b, arith::CmpIPredicate::eq, split, zero);
+    SmallVector<Value> h;
+    for (int64_t n = 0; n < p.state; ++n) {
+      Value state = e.index(n);
+      Value carried = memref::LoadOp::create(
+          e.b, splitBuf.endStates, ValueRange{batch, slot, myChannel, state});
+      h.push_back(e.select(first, h0[n], carried));
+    }
+    return h;
+  }
+
   /// Split k's end state (d_state values) and step sum.
   SmallVector<Value> fetchEnd(Value k) {
     SmallVector<Value> out;
@@ -473,6 +492,55 @@ void mlir::ejk::buildVulkanSelectiveScanChannelsBody(
     const SelectiveScanSplitBuffers &split) {
   ChannelScanBuilder(builder, loc, plan, buffers, split, /*statesOnly=*/false)
       .build();
+}
+
+void mlir::ejk::buildVulkanSelectiveScanCarryBody(
+    OpBuilder &builder, Location loc, const VulkanSelectiveScanPlan &plan,
+    Value a, Value initialState, const SelectiveScanSplitBuffers &split) {
+  // One thread per (channel, state) of a batch row: the splits' end states
+  // folded in order from the initial state, each slot replaced by the
+  // state after its split (the start state of the next).
+  Emitter e(builder, loc, 1);
+  const VulkanScanLayout &l = plan.layout;
+  Value block = WorkgroupIdOp::create(e.b, 0);
+  Value batch = WorkgroupIdOp::create(e.b, 1);
+  Value thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
+  Value threads = e.index(l.carryThreads);
+  Value first = e.mul(block, threads);
+  Value i = e.add(first, thread);
+  int64_t total = plan.channels * plan.state;
+  Value totalV = e.index(total);
+  Value inside =
+      arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt, i, totalV);
+  Value last = e.index(total - 1);
+  Value clamped = e.min(i, last);
+  Value states = e.index(plan.state);
+  Value channel = arith::DivUIOp::create(e.b, clamped, states);
+  Value state = arith::RemUIOp::create(e.b, clamped, states);
+  Value aValue = memref::LoadOp::create(e.b, a, ValueRange{channel, state});
+  Value log2e = e.constF32(1.4426950408889634f);
+  Value a2 = e.fmul(aValue, log2e);
+  Value h0 = e.constF32(0.0f);
+  if (initialState)
+    h0 = memref::LoadOp::create(e.b, initialState,
+                                ValueRange{batch, channel, state});
+  Value zero = e.index(0);
+  Value one = e.index(1);
+  Value ends = e.index(l.numSplits - 1);
+  e.forLoop(zero, ends, one, ValueRange{h0}, [&](Value k, ValueRange h) {
+    Value sum = memref::LoadOp::create(e.b, split.stepSums,
+                                       ValueRange{batch, k, channel});
+    Value end = memref::LoadOp::create(e.b, split.endStates,
+                                       ValueRange{batch, k, channel, state});
+    Value x = e.fmul(sum, a2);
+    Value decay = math::Exp2Op::create(e.b, x);
+    Value next = math::FmaOp::create(e.b, decay, h[0], end);
+    emitIf(e, inside, [&] {
+      memref::StoreOp::create(e.b, next, split.endStates,
+                              ValueRange{batch, k, channel, state});
+    });
+    return SmallVector<Value>{next};
+  });
 }
 
 void mlir::ejk::buildVulkanSelectiveScanChannelsStatesBody(

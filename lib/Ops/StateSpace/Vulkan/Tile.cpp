@@ -101,6 +101,48 @@ static LogicalResult addScanSplitStates(DispatchRewriter &rewriter,
   return success();
 }
 
+/// The carry dispatch of a split channel-lanes scan (`carry_pass`): reads
+/// A, the initial state and the split temporaries, and runs between the
+/// states dispatch and the scan (the scan's calls are rewritten once more).
+static void addScanCarryPass(DispatchRewriter &rewriter,
+                             const VulkanSelectiveScanPlan &plan,
+                             const SelectiveScanBuffers &buf,
+                             const SelectiveScanSplitBuffers &split) {
+  SmallVector<Value> read = {buf.a};
+  if (buf.initialState)
+    read.push_back(buf.initialState);
+  read.push_back(split.endStates);
+  read.push_back(split.stepSums);
+  int64_t threads = plan.layout.carryThreads;
+  int64_t entries = plan.channels * plan.state;
+  Grid grid = {(entries + threads - 1) / threads, plan.batch, 1};
+  bool hasInitial = static_cast<bool>(buf.initialState);
+  func::FuncOp carryFn = rewriter.addDispatch(
+      "carry", argumentTypes(read, {}), grid,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value initial = hasInitial ? args[1] : Value();
+        SelectiveScanSplitBuffers temps{args[args.size() - 2], args.back()};
+        buildVulkanSelectiveScanCarryBody(b, loc, plan, args[0], initial,
+                                          temps);
+      });
+  DispatchRewriter::setGrid(carryFn, grid);
+  DispatchRewriter::setVulkanLaunch(carryFn, threads, 0);
+  // An exp2 and a multiply-add per (split, channel, state).
+  int64_t flops = 2 * plan.batch * (plan.layout.numSplits - 1) * entries;
+  DispatchRewriter::setWork(carryFn, flops, DispatchRewriter::bytesOf(read));
+  SmallVector<unsigned> readIndex;
+  for (Value v : read)
+    readIndex.push_back(DispatchRewriter::argumentIndex(v));
+  rewriter.rewriteCallers(
+      {}, [&](OpBuilder &b, Location loc, DispatchOp call, ValueRange) {
+        SmallVector<Value> bindings;
+        for (unsigned i : readIndex)
+          bindings.push_back(call.getBuffers()[i]);
+        DispatchOp::create(b, loc, carryFn.getSymName(), bindings);
+        DispatchOp::create(b, loc, call.getCallee(), call.getBuffers());
+      });
+}
+
 LogicalResult VulkanSelectiveScan::tile(SelectiveScanOp op, ConfigAttr attr,
                                         DispatchRewriter &rewriter) {
   SelectiveScanBuffers buf = findSelectiveScanBuffers(op, rewriter);
@@ -118,6 +160,8 @@ LogicalResult VulkanSelectiveScan::tile(SelectiveScanOp op, ConfigAttr attr,
   if (layout->isSplit() &&
       failed(addScanSplitStates(rewriter, plan, buf, split)))
     return failure();
+  if (layout->isSplit() && layout->carryPass)
+    addScanCarryPass(rewriter, plan, buf, split);
 
   // replaceBody erases the op: read its location first.
   Location loc = op.getLoc();

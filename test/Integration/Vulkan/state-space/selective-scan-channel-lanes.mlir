@@ -5,7 +5,8 @@
 // groups, partial channel blocks, blocks spanning groups of B/C, 1 to 32
 // states, f32 words and scalar B/C, f16/bf16, `poly_exp` (exp2 by a
 // polynomial) for none, some and every state, `fetch_ahead` (delta, u, z
-// several groups ahead), every option present and absent. Written by hand
+// several groups ahead), `carry_pass` (a dispatch joins the splits), every
+// option present and absent. Written by hand
 // (issue 21).
 
 // REQUIRES: vulkan
@@ -20,6 +21,9 @@
 // RUN: ejk-run %s --entry cl_ahead_tail --target vulkan --random-inputs 8 --check | FileCheck %s
 // RUN: ejk-run %s --entry cl_ahead_f16 --target vulkan --random-inputs 9 --check | FileCheck %s
 // RUN: ejk-run %s --entry cl_ahead_one --target vulkan --random-inputs 10 --check | FileCheck %s
+// RUN: ejk-run %s --entry cl_carry_tail --target vulkan --random-inputs 11 --check | FileCheck %s
+// RUN: ejk-run %s --entry cl_carry_bf16 --target vulkan --random-inputs 12 --check | FileCheck %s
+// RUN: ejk-run %s --entry cl_carry_noinit --target vulkan --random-inputs 13 --check | FileCheck %s
 
 // CHECK: result 0 ({{.*}}): {{.*}}: ok
 // CHECK-NOT: FAILED
@@ -101,4 +105,28 @@ func.func @cl_ahead_one(%u: tensor<1x333x20xf32>, %delta: tensor<1x333x20xf32>, 
   %y, %h = ejk.selective_scan %u, %delta, %A, %B, %C D(%D : tensor<20xf32>) initial_state(%h0 : tensor<1x20x8xf32>) {delta_softplus, config = #ejk.config<block_d = 16, channel_lanes = 1, chunk_l = 4, fetch_ahead = 8>}
       : tensor<1x333x20xf32>, tensor<1x333x20xf32>, tensor<20x8xf32>, tensor<1x333x1x8xf32>, tensor<1x333x1x8xf32> -> tensor<1x333x20xf32>, tensor<1x20x8xf32>
   return %y, %h : tensor<1x333x20xf32>, tensor<1x20x8xf32>
+}
+
+// `carry_pass`: a dispatch between the two folds the 15 splits' end states
+// (each split then loads its start state); batch 2, a partial last split
+// and block, every option, 16 states x 42 channels: 3 carry workgroups.
+func.func @cl_carry_tail(%u: tensor<2x1000x42xf32>, %delta: tensor<2x1000x42xf32>, %A: tensor<42x16xf32>, %B: tensor<2x1000x2x16xf32>, %C: tensor<2x1000x2x16xf32>, %D: tensor<42xf32>, %z: tensor<2x1000x42xf32>, %bias: tensor<42xf32>, %h0: tensor<2x42x16xf32>) -> (tensor<2x1000x42xf32>, tensor<2x42x16xf32>) {
+  %y, %h = ejk.selective_scan %u, %delta, %A, %B, %C D(%D : tensor<42xf32>) z(%z : tensor<2x1000x42xf32>) delta_bias(%bias : tensor<42xf32>) initial_state(%h0 : tensor<2x42x16xf32>) {delta_softplus, config = #ejk.config<block_d = 8, carry_pass = 1, channel_lanes = 1, chunk_l = 3, fetch_ahead = 4, poly_exp = 4, split_l = 64>}
+      : tensor<2x1000x42xf32>, tensor<2x1000x42xf32>, tensor<42x16xf32>, tensor<2x1000x2x16xf32>, tensor<2x1000x2x16xf32> -> tensor<2x1000x42xf32>, tensor<2x42x16xf32>
+  return %y, %h : tensor<2x1000x42xf32>, tensor<2x42x16xf32>
+}
+
+// bf16, 8 states, splits of 37 (9).
+func.func @cl_carry_bf16(%u: tensor<1x300x44xbf16>, %delta: tensor<1x300x44xbf16>, %A: tensor<44x8xf32>, %B: tensor<1x300x4x8xbf16>, %C: tensor<1x300x4x8xbf16>, %D: tensor<44xf32>, %z: tensor<1x300x44xbf16>, %bias: tensor<44xf32>, %h0: tensor<1x44x8xf32>) -> (tensor<1x300x44xbf16>, tensor<1x44x8xf32>) {
+  %y, %h = ejk.selective_scan %u, %delta, %A, %B, %C D(%D : tensor<44xf32>) z(%z : tensor<1x300x44xbf16>) delta_bias(%bias : tensor<44xf32>) initial_state(%h0 : tensor<1x44x8xf32>) {delta_softplus, config = #ejk.config<block_d = 16, carry_pass = 1, channel_lanes = 1, chunk_l = 2, split_l = 37>}
+      : tensor<1x300x44xbf16>, tensor<1x300x44xbf16>, tensor<44x8xf32>, tensor<1x300x4x8xbf16>, tensor<1x300x4x8xbf16> -> tensor<1x300x44xbf16>, tensor<1x44x8xf32>
+  return %y, %h : tensor<1x300x44xbf16>, tensor<1x44x8xf32>
+}
+
+// No initial state (the carry starts from 0), 5 states (scalar B, C), only
+// the final state and D.
+func.func @cl_carry_noinit(%u: tensor<1x200x20xf32>, %delta: tensor<1x200x20xf32>, %A: tensor<20x5xf32>, %B: tensor<1x200x1x5xf32>, %C: tensor<1x200x1x5xf32>, %D: tensor<20xf32>) -> (tensor<1x200x20xf32>, tensor<1x20x5xf32>) {
+  %y, %h = ejk.selective_scan %u, %delta, %A, %B, %C D(%D : tensor<20xf32>) {config = #ejk.config<block_d = 8, carry_pass = 1, channel_lanes = 1, chunk_l = 1, split_l = 30>}
+      : tensor<1x200x20xf32>, tensor<1x200x20xf32>, tensor<20x5xf32>, tensor<1x200x1x5xf32>, tensor<1x200x1x5xf32> -> tensor<1x200x20xf32>, tensor<1x20x5xf32>
+  return %y, %h : tensor<1x200x20xf32>, tensor<1x20x5xf32>
 }
