@@ -27,6 +27,11 @@ for tag, names in sw.items():
         ["chk-reg-bf16-128h-splits", "chk-reg-causal", "chk-reg-bf16-ragged"]
     for k in chks:
         extra[f"{k}-{tag}"] = (base[k], names)
+# Profile (time only, wrong outputs): no score products, no P V products,
+# neither.
+extra["mla-deepseek-v3-prof-nos"] = (base["mla-deepseek-v3"], ["EJK_TMP_MLA_PROF_NOS"])
+extra["mla-deepseek-v3-prof-nopv"] = (base["mla-deepseek-v3"], ["EJK_TMP_MLA_PROF_NOPV"])
+extra["mla-deepseek-v3-prof-noprod"] = (base["mla-deepseek-v3"], ["EJK_TMP_MLA_PROF_NOS", "EJK_TMP_MLA_PROF_NOPV"])
 extra["mla-deepseek-v3-f16-all"] = (base["mla-deepseek-v3-f16"], sw["all"])
 extra["mla-dense-f16-all"] = (base["mla-dense-f16"], sw["all"])
 for name, (spec, names) in extra.items():
