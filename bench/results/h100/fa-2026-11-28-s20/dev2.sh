@@ -3,7 +3,9 @@
 # committed build 3e7e957 = fin, the build before = prev; FA2
 # and cuDNN in the same run, all six gfa workloads), a short sweep
 # (ejk-bench-run: douter = Q K^T d-outer, noprobe = profile without the
-# layout probe, nw = fin's inputs NonWritable; seq_k 512/1024/4096 at
+# layout probe, nw = fin's inputs NonWritable, profiles nobar = no barriers
+# in the key loop, nostage = no K/V loads or stores in it, nsb = neither;
+# seq_k 512/1024/4096 at
 # gfa-d128's grid for the fixed cost), then the device checks
 # of the committed build's candidates that differ from the build before.
 set -u
@@ -17,9 +19,9 @@ timeout 140 python3 bench/gpu.py run --artifacts $V/fin --runner $D/ejk-bench-ru
 echo "harness rc $? at $(el)s"; grep -v "^\s*$" $OUT/harness.txt | grep -vE "^==" | tail -40
 B() { timeout 12 $D/ejk-bench-run $1/artifact/attention.json --entry attention --runs 12 --warmup 1 --warmup-ms 200 2>&1 | grep -E "median|error" | head -2 | tr '\n' ' '; }
 S() { w=$1; shift; for v in "$@"; do echo "$w $v: $(B $V/$v/$w)" | sed 's#bench: 12 runs, ##' | tee -a $OUT/sweep.log; done; }
-S gfa-d128 fin douter noprobe nw base fin
+S gfa-d128 fin douter noprobe nw nobar nostage nsb base fin
 for k in 512 1024 4096; do S gfa-d128-k$k sk; done
-[ $(el) -lt 170 ] && S gfa-long fin douter noprobe nw fin
+[ $(el) -lt 175 ] && S gfa-long fin douter nw nobar nostage fin
 echo "sweep done at $(el)s" | tee -a $OUT/sweep.log
 for c in fn-s0 fn-s1 fn-s2 rows; do
   timeout 40 $D/ejk-tune-runner $C/$c --runs 1 --force --out /tmp/$c.json > /tmp/chk-$c.log 2>&1 &
