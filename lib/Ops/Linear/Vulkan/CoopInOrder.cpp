@@ -650,17 +650,9 @@ private:
     }
   }
 
-  /// (row tile, column tile) of lower-triangle score tile `q`: the largest
-  /// i with i (i + 1) / 2 <= q, then j = q - i (i + 1) / 2.
+  /// (row tile, column tile) of lower-triangle score tile `q`.
   std::pair<Value, Value> scoreTile(Value q) {
-    Value i = zero;
-    for (int64_t k = 1; k < l.rowTiles; ++k) {
-      Value past = cmp(arith::CmpIPredicate::sge, q, e.index(k * (k + 1) / 2));
-      i = e.select(past, e.index(k), i);
-    }
-    Value two = e.index(2);
-    Value tri = arith::DivUIOp::create(e.b, e.mul(i, e.add(i, one)), two);
-    return {i, e.sub(q, tri)};
+    return lowerTriangleTile(q, l.rowTiles);
   }
 
   /// The chunk's products (after the stages' barrier): returns O; updates

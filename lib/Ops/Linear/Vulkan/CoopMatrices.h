@@ -5,8 +5,9 @@
 // and outputs, CoopKernel.h; the delta rule's outputs,
 // DeltaCoopOutputs.cpp) share over their kernel base: the 16x16
 // f16 x f16 -> f32 matrix types, the subgroup of the thread, a subgroup's
-// share of a grid of result tiles, and the write of a result tile through
-// the subgroup's 16x16 f32 stage.
+// share of a grid of result tiles, the tiles of a lower triangle (simple
+// gla's scores, CoopInOrder.cpp and CoopSplitOutputs.cpp), and the write of
+// a result tile through the subgroup's 16x16 f32 stage.
 //
 // A grid of `total` result tiles is dealt to the subgroups round-robin:
 // subgroup g takes tiles g, g + n, g + 2n, ... (n subgroups); a subgroup
@@ -72,6 +73,22 @@ protected:
     Value tile =
         this->e.add(subgroup, this->e.index(slot * this->l.subgroups()));
     return this->cmp(arith::CmpIPredicate::slt, tile, this->e.index(total));
+  }
+
+  /// (row tile, column tile) of tile `q` of a lower triangle of `rows` tile
+  /// rows, numbered row by row: the largest i with i (i + 1) / 2 <= q, then
+  /// j = q - i (i + 1) / 2.
+  std::pair<Value, Value> lowerTriangleTile(Value q, int64_t rows) {
+    Emitter &e = this->e;
+    Value i = this->zero;
+    for (int64_t k = 1; k < rows; ++k) {
+      Value past =
+          this->cmp(arith::CmpIPredicate::sge, q, e.index(k * (k + 1) / 2));
+      i = e.select(past, e.index(k), i);
+    }
+    Value two = e.index(2);
+    Value tri = arith::DivUIOp::create(e.b, e.mul(i, e.add(i, this->one)), two);
+    return {i, e.sub(q, tri)};
   }
 
   /// A matrix operand of a tile grid: the 16x16 block of tile row (A) or
