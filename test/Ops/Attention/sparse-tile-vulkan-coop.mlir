@@ -46,6 +46,10 @@
 // CHECK-NEXT: %[[QBLOCK:.*]] = arith.remui %[[JOB]], %c2{{.*}} : index
 // CHECK-NEXT: %[[PAIR:.*]] = arith.divui %[[JOB]], %c2{{.*}} : index
 // CHECK-NEXT: %[[HEAD:.*]] = arith.remui %[[PAIR]], %c2{{.*}} : index
+// Q's rows (8 words a thread) are loaded before the list is built: their
+// latency hides behind the mask reads.
+// CHECK: %[[QWORDS:.*]] = builtin.unrealized_conversion_cast %arg0 : memref<1x256x2x128xf16> to memref<8192xvector<4xi32>>
+// CHECK-COUNT-8: memref.load %[[QWORDS]][%{{.*}}] : memref<8192xvector<4xi32>>
 // That job's list: the first 4 threads each read one key block's mask
 // entry at the job's head (the mask broadcasts over the batch) and store
 // its flag.
@@ -86,25 +90,55 @@
 // CHECK-NEXT: arith.constant 64
 // CHECK-NEXT: arith.muli %[[C0]], %c64{{.*}} : index
 // CHECK: gpu.barrier
-// The loop carries the blocks of positions i and i + 1.
-// CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(
+// The loop takes two list positions an iteration, [0, 2 * (count / 2)),
+// and carries the blocks of positions i and i + 1 (pipelined: P of the
+// previous position too).
+// CHECK: %[[SPAN:.*]] = arith.subi %[[COUNT]], %[[LO:.*]] : index
+// CHECK-NEXT: %[[PAIRS:.*]] = arith.divui %[[SPAN]], %[[TWO:.*]] : index
+// CHECK-NEXT: %[[PAIRSPAN:.*]] = arith.muli %[[PAIRS]], %[[TWO]] : index
+// CHECK-NEXT: %[[END:.*]] = arith.addi %[[LO]], %[[PAIRSPAN]] : index
+// CHECK-NEXT: %[[LOOP:.*]]:26 = scf.for %[[I:.*]] = %[[LO]] to %[[END]] step %[[TWO]] iter_args(
 // CHECK-SAME: %[[CUR:arg[0-9]+]] = %[[B0]], %[[NEXT:arg[0-9]+]] = %[[B1]]) ->
-// In the loop: stage the block, load the next block's rows ahead (its
-// block clamped), then read the list entry of position i + 2 for the next
-// iteration.
+// In the loop: stage the block, load the next block's K rows and this
+// block's V rows ahead (pipelined; blocks clamped), then read the list
+// entry of position i + 2 for the next position.
 // CHECK: gpu.barrier
 // CHECK: %[[CN:.*]] = arith.minsi %[[NEXT]], %c3{{.*}} : index
 // CHECK-NEXT: arith.constant 64
 // CHECK-NEXT: arith.muli %[[CN]], %c64{{.*}} : index
+// CHECK: %[[CV:.*]] = arith.minsi %[[CUR]], %c3{{.*}} : index
+// CHECK-NEXT: arith.constant 64
+// CHECK-NEXT: arith.muli %[[CV]], %c64{{.*}} : index
 // CHECK: %[[POS:.*]] = arith.addi %[[I]], %c2{{.*}} : index
 // CHECK: arith.cmpi slt, %[[POS]], %[[COUNT]] : index
 // CHECK: memref.load %[[ENTRIES]]
+// CHECK: gpu.subgroup_mma_compute
+// The first position of a pair may be the list's first: the previous
+// block's P V (a zero P there) runs only past it, in a uniform branch.
+// CHECK: %[[NOTFIRST:.*]] = arith.cmpi ne, %[[I]], %[[LO]] : index
+// CHECK-NEXT: scf.if %[[NOTFIRST]] -> (!gpu.mma_matrix<16x16xf32, "COp">
 // CHECK: gpu.subgroup_mma_compute
 // The scores' keys start at this position's block.
 // CHECK: arith.muli %[[CUR]], %c64{{.*}} : index
 // CHECK: gpu.subgroup_mma_extract_thread_local
 // CHECK: gpu.barrier
+// The second position (i + 1): its block's rows, its list entry i + 3,
+// and no test for the list's first position.
+// CHECK: gpu.barrier
+// CHECK: %[[POS3:.*]] = arith.addi %{{.*}}, %c2{{.*}} : index
+// CHECK: arith.cmpi slt, %[[POS3]], %[[COUNT]] : index
+// CHECK: memref.load %[[ENTRIES]]
+// CHECK-NOT: arith.cmpi ne, %{{.*}}, %[[LO]] : index
+// CHECK: gpu.barrier
 // CHECK-NEXT: scf.yield
+// The odd position of an odd count, in a branch.
+// CHECK: %[[ODD:.*]] = arith.cmpi ult, %[[END]], %[[COUNT]] : index
+// CHECK-NEXT: scf.if %[[ODD]]
+// CHECK: gpu.subgroup_mma_compute
+// CHECK: gpu.barrier
+// CHECK: scf.yield
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[LOOP]]#0,
 // After the loop the output goes through the stage, as dense flash
 // attention's: each subgroup's 8 O tiles as f16 accumulators into
 // workgroup memory, a barrier, then the block's rows in 16-byte words (8 a
@@ -124,7 +158,8 @@
 // STAGE: memref.store %{{.*}}, %[[LIST]]
 // STAGE: %[[COUNT:.*]] = arith.addi
 // STAGE-NEXT: gpu.barrier
-// STAGE: scf.for %{{.*}} = %{{.*}} to %[[COUNT]] step
+// STAGE: %[[SPAN:.*]] = arith.subi %[[COUNT]], %{{.*}} : index
+// STAGE: scf.for %{{.*}} = %{{.*}} to %{{.*}} step
 // STAGE: memref.load %[[LIST]]
 // STAGE: gpu.subgroup_mma_compute
 

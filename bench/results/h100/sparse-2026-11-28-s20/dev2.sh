@@ -6,9 +6,10 @@
 # at 10/25/50/100 %, @pu/@puq/@q bf16 and causal, @u, @q; profile @f8,
 # @f8d, @pf8, @pf8d, @a6, @pa6, @e, @eo, @eq, @el, @eqol), FlexAttention at 25 %; then in
 # parallel: sparse.py's chk cases @p, @pq, @pu, @puq (all), @q (a subset),
-# check-sparse-nv @pu and @puq (3 shards each). From the repository root
+# check-sparse-nv @pu and @puq (3 shards each), the driver's register
+# counts (stats.py, pipeline_stats). From the repository root
 # with carry [".gl", ".b-sparse/sp", ".b-sparse/chk", ".b-sparse/dev2.sh",
-# ".b-sparse/gen_inputs.py"]:
+# ".b-sparse/gen_inputs.py", ".b-sparse/stats.py", ".b-sparse/pipeline_stats"]:
 #   for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; sh .b-sparse/dev2.sh
 set -u
 export PYTHONUNBUFFERED=1
@@ -33,6 +34,8 @@ if [ $left -gt 15 ]; then
     i=$((i+1)); mkdir -p /tmp/c$i
     OUT=/tmp/c$i SPARSE_CASES="$re" timeout $left python3 .b-sparse/sp/sparse.py run .b-sparse/sp > /tmp/c$i/chk.log 2>&1 &
   done
+  A=.b-sparse/sp/art
+  python3 .b-sparse/stats.py .b-sparse/pipeline_stats $A/gfa_d128_dense $A/gsparse_25 $A/gsparse_100 $(for t in p pq pu puq q f8 f8d pf8 pf8d; do echo $A/gsparse_25@$t; done) $A/gsparse_100@p $A/gsparse_100@pu > $OUT/stats.txt 2>&1 &
   export LD_LIBRARY_PATH=$PWD/.b-sparse/chk/lib
   for c in nu-s0 nu-s1 nu-s2 nuq-s0 nuq-s1 nuq-s2; do
     timeout $left .b-sparse/chk/ejk-tune-runner .b-sparse/chk/$c --runs 1 --force --out /tmp/$c.json > /tmp/chk-$c.log 2>&1 &

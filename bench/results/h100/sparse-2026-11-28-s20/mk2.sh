@@ -17,7 +17,7 @@ cp Attention_Vulkan_CoopKernel.cpp.o CoopKernel.cpp.o
 cp Attention_Vulkan_CoopSoftmax.cpp.o CoopSoftmax.cpp.o
 ar r libEJKOps.a CoopKernel.cpp.o CoopSoftmax.cpp.o
 cd /work/main/build
-for t in ejkc ejk-tune; do
+for t in ${TARGETS:-ejkc ejk-tune}; do
   cmd=$(ninja -t commands bin/$t | tail -1 | sed "s| lib/libEJKOps.a | $O/libEJKOps.a |; s|-o bin/$t |-o $B/$t |")
   flock .build.lock sh -c "$cmd"
 done

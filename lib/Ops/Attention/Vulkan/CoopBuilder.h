@@ -48,15 +48,20 @@ public:
     cType = gpu::MMAMatrixType::get({kTile, kTile}, e.f32, "COp");
     lanesPerRow = l.subgroupSize / kTile;
     inputType = cast<MemRefType>(buf.query.getType()).getElementType();
-    // Not for block-sparse lists (the window of list entries is one block
-    // ahead of the loads), and not with a causal mask on one row tile a
+    // Block-sparse lists too (the V rows a load fetches are those of the
+    // previous list entry, already in the window; with the list loop two
+    // positions an iteration and Q's loads first, H100, same process:
+    // gsparse 10 / 25 / 50 / 100 % 109.5 / 179.8 / 297.1 / 577.8 us against
+    // 111.1 / 192.5 / 319.9 / 630.6 unpipelined one position an iteration;
+    // docs/performance-vulkan-sparse.md). Not with a causal mask on one row
+    // tile a
     // subgroup: gfa-d128-causal 0.386 ms pipelined against 0.368,
     // gfa-long-causal 1.088 against 1.061 (H200, same call; with two row
     // tiles it gains: gfa-d64-causal at 128 x 64 x 4 0.372 against 0.397),
     // and not in bf16: gfa-d128 bf16 0.711 ms pipelined against 0.662 (H200,
     // same call, session 16; docs/performance-vulkan-sparse.md).
-    pipelined = l.pipelined && !p.sparse && !(p.causal && l.rowTiles == 1) &&
-                !inputType.isBF16();
+    pipelined =
+        l.pipelined && !(p.causal && l.rowTiles == 1) && !inputType.isBF16();
     // Seq_k a whole number of blocks: the K/V loads drop their test per row
     // (H200, same call: gfa-d64-causal 0.371 -> 0.313 ms, gfa-d128-causal
     // 0.366 -> 0.342, gfa-d128 0.630 -> 0.620;
@@ -135,8 +140,10 @@ private:
 
   /// This thread's share of key block `kb`'s K rows then V rows; past seq_k
   /// (also for the block after the last) they are zeros. Pipelined, the V
-  /// rows are those of block kb - 1 (zeros for the loop's first block).
-  SmallVector<Value> loadKeyBlock(Value kb, bool firstBlock = false);
+  /// rows are those of block `previous` (block-sparse: the previous list
+  /// entry), by default kb - 1 (zeros for the loop's first block).
+  SmallVector<Value> loadKeyBlock(Value kb, bool firstBlock = false,
+                                  Value previous = Value());
 
   /// Zeros in place of a block's V rows (pipelined: the first block's P V
   /// multiplies a zero P).
@@ -170,8 +177,18 @@ private:
            (pipelined ? l.blockK / kTile : 0);
   }
 
+  /// One key block's iteration: `state` is the loop's (tile states, the
+  /// prefetched values, the list window). Pipelined block-sparse lists:
+  /// where `mayBeFirst`, the previous block's P V (zero at the list's first
+  /// position) runs only past position `lo`.
   SmallVector<Value> keyBlock(VulkanScoreRules &rules, Value kb, Value lo,
-                              ValueRange state);
+                              ValueRange state, bool mayBeFirst = true);
+
+  /// Block-sparse lists: the key-block loop over positions [lo, hi), two
+  /// positions an iteration (the second is never the list's first), then
+  /// the odd one.
+  SmallVector<Value> listLoop(VulkanScoreRules &rules, Value lo, Value hi,
+                              ValueRange inits);
 
   /// A zero A matrix (P of no keys).
   Value zeroOperand() {

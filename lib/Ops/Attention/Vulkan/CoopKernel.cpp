@@ -28,8 +28,8 @@
 // output stores took 7 % off gfa-d128, the staged output takes 5.5 %).
 //
 // Pipelined (register softmax, VulkanAttentionLayout::pipelined; not for
-// block-sparse lists, nor causal with one row tile a subgroup, where it was
-// slower): block j's P V runs in iteration j + 1, before that iteration's
+// causal with one row tile a subgroup, nor bf16, where it was slower):
+// block j's P V runs in iteration j + 1, before that iteration's
 // softmax and independent of it, so the matrix units have work while the
 // exponentials run (the profile: the softmax cost 22 % of gfa-d128 and
 // 41 % of gfa-d64, serialized with the products). A buffer holds K of
@@ -41,11 +41,15 @@
 //
 // Block-sparse attention (AttentionProblem::sparse) runs the same body over
 // the live-block list of its query block (LiveBlocks.h): the key-block loop
-// walks list positions [0, count), each position's block is the list entry,
-// and the prefetch of the next block loads the next entry's rows (zeros past
-// the end of the list). The entries are read one iteration before the rows
-// they address, and the first block's rows (with two K/V buffers, the
-// first two blocks') are loaded while Q is staged.
+// walks list positions [0, count), two an iteration and then the odd one
+// (listLoop; H100: gsparse 25 % 192.5 -> 167.8 us unpipelined), each
+// position's block is the list entry, and the prefetch of the next block
+// loads the next entry's rows (zeros past the end of the list; pipelined,
+// with the V rows of the current entry). The entries are read one iteration
+// before the rows they address; Q's loads go out before the list is built,
+// and the first block's rows (with two K/V buffers, the first two blocks')
+// are loaded while Q is staged. Pipelined, the list's first position skips
+// the previous block's (zero) P V in a uniform branch.
 // The score rules mask inside a block as for any key block.
 //
 // The softmax has two forms (VulkanAttentionLayout::registerSoftmax):
@@ -133,10 +137,14 @@ void CoopAttentionBuilder::build() {
   vOffset = l.blockK * kS;
   kvBuffer = l.kvBufferElements(p.headDim, p.headDimV);
 
-  // Block-sparse: the list's first blocks, and the first block's rows
-  // loaded while Q is staged (their latency hides behind Q's).
+  // Block-sparse: Q's loads go out first (their latency hides behind the
+  // mask reads and the list build), then the list's first blocks and the
+  // first block's rows, loaded while Q is staged.
   Value lo, hi;
-  SmallVector<Value> ahead, second;
+  SmallVector<Value> ahead, second, qValues;
+  if (p.sparse)
+    qValues = loadVectorRows(qView, p.seqQ, p.numHeads, head, rowStart,
+                             l.blockQ, p.headDim);
   if (p.sparse) {
     list = workgroupLiveBlockList(e, p, buf, l.blockQ, l.blockK, l.threads,
                                   threadId, batch, head, qBlock);
@@ -145,11 +153,11 @@ void CoopAttentionBuilder::build() {
     listCount = hi;
     for (int64_t j = 0; j <= l.kvStages; ++j)
       window.push_back(aheadBlock(e.index(j)));
-    ahead = loadKeyBlock(window[0]);
+    ahead = loadKeyBlock(window[0], /*firstBlock=*/true);
     // With two K/V buffers the second block's rows are on their way too:
     // loaded after the prologue, the first iteration waited for them.
     if (l.kvStages == 2)
-      second = loadKeyBlock(window[1]);
+      second = loadKeyBlock(window[1], /*firstBlock=*/false, window[0]);
   }
 
   // Register softmax, dense: the first key block's loads go out before Q's,
@@ -163,9 +171,10 @@ void CoopAttentionBuilder::build() {
     ahead = loadKeyBlock(lo, /*firstBlock=*/true);
   }
   // Q tiles, kept in registers.
-  storeVectorRows(loadVectorRows(qView, p.seqQ, p.numHeads, head, rowStart,
-                                 l.blockQ, p.headDim),
-                  l.blockQ, p.headDim, qS, Value(), 0);
+  if (qValues.empty())
+    qValues = loadVectorRows(qView, p.seqQ, p.numHeads, head, rowStart,
+                             l.blockQ, p.headDim);
+  storeVectorRows(qValues, l.blockQ, p.headDim, qS, Value(), 0);
   if (l.registerSoftmax)
     writeLayoutProbe();
   gpu::BarrierOp::create(e.b);
@@ -240,9 +249,10 @@ void CoopAttentionBuilder::build() {
   inits.append(ahead);
   inits.append(window);
   SmallVector<Value> state =
-      e.forLoop(lo, hi, e.index(1), inits, [&](Value kb, ValueRange s) {
-        return keyBlock(rules, kb, lo, s);
-      });
+      list ? listLoop(rules, lo, hi, inits)
+           : e.forLoop(lo, hi, e.index(1), inits, [&](Value kb, ValueRange s) {
+               return keyBlock(rules, kb, lo, s);
+             });
   int64_t perTile = tileStateSize();
   if (pipelined)
     lastProducts(state, lo, hi);
@@ -259,6 +269,37 @@ void CoopAttentionBuilder::build() {
     else
       finalizeThroughStage(tileState);
   }
+}
+
+SmallVector<Value> CoopAttentionBuilder::listLoop(VulkanScoreRules &rules,
+                                                  Value lo, Value hi,
+                                                  ValueRange inits) {
+  // One op per statement: the order of argument evaluation differs between
+  // compilers, and the IR must not.
+  Value two = e.index(2);
+  Value span = e.sub(hi, lo);
+  Value pairs = arith::DivUIOp::create(e.b, span, two);
+  Value pairSpan = e.mul(pairs, two);
+  Value pairsEnd = e.add(lo, pairSpan);
+  SmallVector<Value> state =
+      e.forLoop(lo, pairsEnd, two, inits, [&](Value kb, ValueRange s) {
+        SmallVector<Value> half = keyBlock(rules, kb, lo, s);
+        Value one = e.index(1);
+        Value next = e.add(kb, one);
+        return keyBlock(rules, next, lo, half, /*mayBeFirst=*/false);
+      });
+  Value odd =
+      arith::CmpIOp::create(e.b, arith::CmpIPredicate::ult, pairsEnd, hi);
+  SmallVector<Type> types;
+  for (Value value : state)
+    types.push_back(value.getType());
+  // The odd position: a zero P V where it is the list's first.
+  return e.ifElse(
+      odd, types,
+      [&]() -> SmallVector<Value> {
+        return keyBlock(rules, pairsEnd, lo, state, /*mayBeFirst=*/false);
+      },
+      [&]() -> SmallVector<Value> { return state; });
 }
 
 void CoopAttentionBuilder::orderLongestFirst() {
@@ -295,8 +336,8 @@ void CoopAttentionBuilder::storeVectorRows(ArrayRef<Value> values,
       });
 }
 
-SmallVector<Value> CoopAttentionBuilder::loadKeyBlock(Value kb,
-                                                      bool firstBlock) {
+SmallVector<Value> CoopAttentionBuilder::loadKeyBlock(Value kb, bool firstBlock,
+                                                      Value previous) {
   if (wholeKeyBlocks) {
     SmallVector<Value> values = loadWholeBlock(kView, kb, p.headDim);
     numKeyValues = values.size();
@@ -310,8 +351,10 @@ SmallVector<Value> CoopAttentionBuilder::loadKeyBlock(Value kb,
     }
     // One op per statement: the order of argument evaluation differs
     // between compilers, and the IR must not.
-    Value one = e.index(1);
-    Value previous = e.sub(kb, one);
+    if (!previous) {
+      Value one = e.index(1);
+      previous = e.sub(kb, one);
+    }
     values.append(loadWholeBlock(vView, previous, p.headDimV));
     return values;
   }
@@ -328,7 +371,8 @@ SmallVector<Value> CoopAttentionBuilder::loadKeyBlock(Value kb,
     values.append(zeroValues());
     return values;
   }
-  Value valueStart = e.sub(keyStart, e.index(l.blockK));
+  Value valueStart = previous ? e.mul(previous, e.index(l.blockK))
+                              : e.sub(keyStart, e.index(l.blockK));
   values.append(loadVectorRows(vView, p.seqK, p.numKvHeads, kvHead, valueStart,
                                l.blockK, p.headDimV));
   return values;
@@ -417,7 +461,8 @@ void CoopAttentionBuilder::storeKeyBlock(ArrayRef<Value> values, Value buffer) {
 
 SmallVector<Value> CoopAttentionBuilder::keyBlock(VulkanScoreRules &rules,
                                                   Value kb, Value lo,
-                                                  ValueRange state) {
+                                                  ValueRange state,
+                                                  bool mayBeFirst) {
   int64_t outTiles = p.headDimV / kTile;
   int64_t keyTiles = l.blockK / kTile;
   int64_t perTile = tileStateSize();
@@ -443,14 +488,16 @@ SmallVector<Value> CoopAttentionBuilder::keyBlock(VulkanScoreRules &rules,
     Value parity = arith::RemUIOp::create(e.b, span, two);
     cur = e.mul(parity, e.index(kvBuffer));
     storeKeyBlock(loaded, e.sub(e.index(kvBuffer), cur));
-    prefetched = loadKeyBlock(list ? blocks[2] : e.add(kb, e.index(2)));
+    prefetched = list ? loadKeyBlock(blocks[2], /*firstBlock=*/false, blocks[1])
+                      : loadKeyBlock(e.add(kb, e.index(2)));
   } else {
     // Stage the prefetched K and V (the previous block's readers are past
     // the last barrier of the previous iteration), then start loading the
     // next block: its latency hides behind this block's work.
     storeKeyBlock(loaded, Value());
     gpu::BarrierOp::create(e.b);
-    prefetched = loadKeyBlock(list ? blocks[1] : e.add(kb, e.index(1)));
+    prefetched = list ? loadKeyBlock(blocks[1], /*firstBlock=*/false, blocks[0])
+                      : loadKeyBlock(e.add(kb, e.index(1)));
   }
   // The next iteration's window: the list entry one past this one's.
   SmallVector<Value> nextBlocks;
@@ -482,8 +529,30 @@ SmallVector<Value> CoopAttentionBuilder::keyBlock(VulkanScoreRules &rules,
     // does not wait for this block's softmax: the matrix units have it
     // while the softmax runs.
     SmallVector<SmallVector<Value>> outTilesOf(rowTiles);
-    if (pipelined)
+    if (pipelined && list && mayBeFirst) {
+      // The list's first position has no previous block (its P is zero):
+      // its P V is skipped (a subgroup-uniform branch).
+      SmallVector<Value> oldTiles;
+      for (int64_t m = 0; m < rowTiles; ++m)
+        for (int64_t n = 0; n < outTiles; ++n)
+          oldTiles.push_back(state[m * perTile + n]);
+      Value notFirst =
+          arith::CmpIOp::create(e.b, arith::CmpIPredicate::ne, kb, lo);
+      SmallVector<Value> sums = e.ifElse(
+          notFirst, TypeRange(ValueRange(oldTiles)),
+          [&]() -> SmallVector<Value> {
+            SmallVector<Value> flat;
+            for (ArrayRef<Value> tiles : previousProducts(state, cur))
+              flat.append(tiles.begin(), tiles.end());
+            return flat;
+          },
+          [&]() -> SmallVector<Value> { return oldTiles; });
+      for (int64_t m = 0; m < rowTiles; ++m)
+        outTilesOf[m].assign(sums.begin() + m * outTiles,
+                             sums.begin() + (m + 1) * outTiles);
+    } else if (pipelined) {
       outTilesOf = previousProducts(state, cur);
+    }
 
     Value keyStart = e.mul(list ? blocks[0] : kb, e.index(l.blockK));
     SmallVector<SmallVector<Value>> pTiles(rowTiles), next(rowTiles);
