@@ -28,10 +28,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Common/VulkanMatrices.h"
 #include "Common/VulkanShares.h"
-#include "Latent/Rows.h"
-#include "Latent/Vulkan/Mla.h"
+#include "Latent/Vulkan/MlaCoopCommon.h"
 #include "Paged/Vulkan/Emit.h"
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
@@ -51,25 +49,14 @@ using paged::xorReduce;
 
 namespace {
 
-constexpr int64_t kTile = 16;
-/// f16 elements per 16-byte vector<4xi32>.
-constexpr int64_t kPerVector = 8;
-
-class MlaCoopKernel {
+class MlaCoopKernel : MlaCoopKernelBase {
 public:
   MlaCoopKernel(OpBuilder &builder, Location loc, const VulkanMlaPlan &plan,
                 const MlaBuffers &buffers, Value partialO, Value partialLse,
                 int64_t subgroupSize)
-      : e(builder, loc, 1), p(plan), l(plan.layout), buf(buffers),
-        partialO(partialO), partialLse(partialLse), sg(subgroupSize) {
-    MLIRContext *context = builder.getContext();
-    f16 = Float16Type::get(context);
-    vecType = VectorType::get({4}, e.b.getI32Type());
-    aType = gpu::MMAMatrixType::get({kTile, kTile}, f16, "AOp");
-    bType = gpu::MMAMatrixType::get({kTile, kTile}, f16, "BOp");
-    cType = gpu::MMAMatrixType::get({kTile, kTile}, e.f32, "COp");
+      : MlaCoopKernelBase(builder, loc, plan, buffers, partialO, partialLse,
+                          subgroupSize) {
     colTiles = p.latentDim / kTile / l.numSubgroups;
-    width = p.latentDim + p.ropeDim;
   }
 
   void build() {
@@ -98,14 +85,7 @@ public:
     Value tileSize = e.index(kTile);
     lastTile = e.mul(e.div(lastToken, e.index(kTile)), tileSize);
 
-    qlView = wordView(e, buf.qLatent, kPerVector);
-    qrView = wordView(e, buf.qRope, kPerVector);
-    if (p.paged) {
-      latentView = ropeView = wordView(e, buf.kvCache, kPerVector);
-    } else {
-      latentView = wordView(e, buf.kvLatent, kPerVector);
-      ropeView = wordView(e, buf.kRope, kPerVector);
-    }
+    createWordViews();
     stride = VulkanMlaLayout::stageStride(p.latentDim);
     kvStage = allocWorkgroupOf(e, l.blockK * stride / kPerVector, vecType);
     int64_t scoreElements = std::max(l.scoreSplit * l.blockH * l.blockK,
@@ -443,24 +423,9 @@ private:
     }
   }
 
-  Emitter e;
-  const VulkanMlaPlan &p;
-  const VulkanMlaLayout &l;
-  const MlaBuffers &buf;
-  Value partialO, partialLse;
-  int64_t sg, colTiles, width;
-  Type f16;
-  VectorType vecType;
-  gpu::MMAMatrixType aType, bType, cType;
-  Row row;
-  Value split, thread, subgroup, lane, head0, softRow, softPart;
-  Value begin, stop, lastTile;
-  /// The subgroup's score part, token tile, head tile and query tiles.
-  Value part, kt, rt;
-  SmallVector<Value> queryTiles;
-  Value qlView, qrView, latentView, ropeView;
-  Value kvStage, sStage, pStage, alphaStage;
-  int64_t stride = 0;
+  int64_t colTiles;
+  Value softRow, softPart, lastTile;
+  Value pStage, alphaStage;
   /// Values of loadLatentRows in the loop state.
   int64_t numAhead = 0;
 };

@@ -30,10 +30,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Common/VulkanMatrices.h"
 #include "Common/VulkanShares.h"
-#include "Latent/Rows.h"
-#include "Latent/Vulkan/Mla.h"
+#include "Latent/Vulkan/MlaCoopCommon.h"
 #include "Paged/Vulkan/Emit.h"
 
 #include "ejk/Dialect/Ejk/EjkOps.h"
@@ -54,28 +52,18 @@ using paged::xorReduce;
 
 namespace {
 
-constexpr int64_t kTile = 16;
-/// f16 elements per 16-byte vector<4xi32>.
-constexpr int64_t kPerVector = 8;
 /// Elements of a 16x16 matrix one lane of 32 holds.
 constexpr int64_t kLaneElements = kTile * kTile / 32;
 constexpr double kLog2E = 1.4426950408889634;
 constexpr double kLn2 = 0.6931471805599453;
 
-class MlaRegisterKernel {
+class MlaRegisterKernel : MlaCoopKernelBase {
 public:
   MlaRegisterKernel(OpBuilder &builder, Location loc, const VulkanMlaPlan &plan,
                     const MlaBuffers &buffers, Value partialO, Value partialLse,
                     int64_t subgroupSize)
-      : e(builder, loc, 1), p(plan), l(plan.layout), buf(buffers),
-        partialO(partialO), partialLse(partialLse), sg(subgroupSize) {
-    MLIRContext *context = builder.getContext();
-    f16 = Float16Type::get(context);
-    vecType = VectorType::get({4}, e.b.getI32Type());
-    aType = gpu::MMAMatrixType::get({kTile, kTile}, f16, "AOp");
-    bType = gpu::MMAMatrixType::get({kTile, kTile}, f16, "BOp");
-    cType = gpu::MMAMatrixType::get({kTile, kTile}, e.f32, "COp");
-    width = p.latentDim + p.ropeDim;
+      : MlaCoopKernelBase(builder, loc, plan, buffers, partialO, partialLse,
+                          subgroupSize) {
     stride = VulkanMlaLayout::rowStageStride(p.latentDim, p.ropeDim);
   }
 
@@ -115,14 +103,7 @@ public:
     Value zeroIndex = e.index(0);
     lastToken = e.max(zeroIndex, beforeStop);
 
-    qlView = wordView(e, buf.qLatent, kPerVector);
-    qrView = wordView(e, buf.qRope, kPerVector);
-    if (p.paged) {
-      latentView = ropeView = wordView(e, buf.kvCache, kPerVector);
-    } else {
-      latentView = wordView(e, buf.kvLatent, kPerVector);
-      ropeView = wordView(e, buf.kRope, kPerVector);
-    }
+    createWordViews();
     kvStage = allocWorkgroupOf(e, l.blockK * stride / kPerVector, vecType);
     sStage = allocWorkgroupOf(e, l.numSubgroups * kTile * kTile, e.f32);
     probeA = allocWorkgroupOf(e, kTile * kTile, f16);
@@ -572,24 +553,11 @@ private:
       }
   }
 
-  Emitter e;
-  const VulkanMlaPlan &p;
-  const VulkanMlaLayout &l;
-  const MlaBuffers &buf;
-  Value partialO, partialLse;
-  int64_t sg, width, stride;
-  Type f16;
-  VectorType vecType;
-  gpu::MMAMatrixType aType, bType, cType;
-  Row row;
-  Value split, thread, subgroup, lane, quad, pair, head0;
-  Value begin, stop, lastToken;
-  /// The subgroup's score part, token tile and head tile; its output head
-  /// tile and first latent column.
-  Value part, kt, rt, outTile, colBase;
-  SmallVector<Value> laneColumns, queryTiles;
-  Value qlView, qrView, latentView, ropeView;
-  Value kvStage, sStage, probeA, layoutHolds;
+  Value quad, pair, lastToken;
+  /// The subgroup's output head tile and first latent column.
+  Value outTile, colBase;
+  SmallVector<Value> laneColumns;
+  Value probeA, layoutHolds;
 };
 
 } // namespace
