@@ -13,6 +13,7 @@
 #define EJK_OPS_STATESPACE_VULKAN_KERNELS_H
 
 #include "Common/CpuEmitter.h"
+#include "Common/VulkanMatrices.h"
 #include "ejk/Ops/StateSpace/Problem.h"
 
 #include "StateSpace/Vulkan/Layout.h"
@@ -301,6 +302,19 @@ struct RoundElements {
     }
   }
 };
+
+/// The selective scans' 16-byte views of B and C, `vec` elements a word:
+/// one view when they are one buffer, no C view for the end-state pass
+/// (`statesOnly`, which reads no C).
+inline std::pair<Value, Value>
+selectiveScanBCWords(Emitter &e, const SelectiveScanBuffers &buf, int64_t vec,
+                     bool statesOnly) {
+  Value bWords = wordView(e, buf.b, vec);
+  Value cWords;
+  if (!statesOnly)
+    cWords = buf.c == buf.b ? bWords : wordView(e, buf.c, vec);
+  return {bWords, cWords};
+}
 
 } // namespace mlir::ejk
 

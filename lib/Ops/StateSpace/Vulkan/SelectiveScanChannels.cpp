@@ -76,11 +76,8 @@ public:
     myChannel = e.min(channel, lastChannel);
     Value perGroup = e.index(p.channelsPerGroup());
     myGroup = e.div(myChannel, perGroup);
-    if (vec > 1) {
-      bWords = wordView(e, buf.b, vec);
-      if (!statesOnly)
-        cWords = buf.c == buf.b ? bWords : wordView(e, buf.c, vec);
-    }
+    if (vec > 1)
+      std::tie(bWords, cWords) = selectiveScanBCWords(e, buf, vec, statesOnly);
 
     // A * log2(e) and the start state, per state of the channel.
     Value log2e = e.constF32(1.4426950408889634f);

@@ -97,13 +97,8 @@ public:
     if (!statesOnly)
       yS = allocWorkgroup(e, blockElems);
     bS = allocWorkgroup(e, bcElems, bcType);
-    if (vec > 1) {
-      // 16-byte views of B and C (one view when they are one buffer; the
-      // end-state pass has no C).
-      bWords = wordView(e, buf.b, vec);
-      if (!statesOnly)
-        cWords = buf.c == buf.b ? bWords : wordView(e, buf.c, vec);
-    }
+    if (vec > 1)
+      std::tie(bWords, cWords) = selectiveScanBCWords(e, buf, vec, statesOnly);
     if (!statesOnly)
       cS = allocWorkgroup(e, bcElems, bcType);
 
