@@ -38,6 +38,9 @@ PORTABLE = "block_k = 16, block_h = 16, head_lanes = 16, num_splits = 2"
 # the heuristic's choice on NVIDIA) and the cooperative = 1 kernel before it.
 REG = "block_k = 32, block_h = 32, cooperative = 2"
 COOP1 = "block_k = 32, block_h = 32, cooperative = 1"
+# The register softmax with P V one step late on two stages of 16 rows
+# (cooperative = 3, RegisterKernel.cpp).
+PIPE = "block_k = 16, block_h = 32, cooperative = 3"
 
 
 # name: (batch, heads, context, page (0: ejk.mla's dense caches), dtype,
@@ -66,6 +69,10 @@ def variants():
         "mla-b4-f16-coop1": (4, 128, 4096, 64, "f16", COOP1 + ", num_splits = 8", 1),
         "mla-deepseek-v3-reg-h16-s2": (32, 128, 4096, 64, "bf16",
                                        "block_k = 32, block_h = 16, cooperative = 2, num_splits = 2", 1),
+        "mla-deepseek-v3-pipe": (32, 128, 4096, 64, "bf16", PIPE, 1),
+        "mla-deepseek-v3-f16-pipe": (32, 128, 4096, 64, "f16", PIPE, 1),
+        "mla-dense-f16-pipe": (32, 128, 4096, 0, "f16", PIPE, 1),
+        "mla-b4-f16-pipe": (4, 128, 4096, 64, "f16", PIPE + ", num_splits = 8", 1),
         # Correctness only: ragged lengths (0, 1, a partial page; the slots
         # past each length hold NaN), splits, several query tokens a
         # sequence (causal), dense caches.
@@ -96,6 +103,19 @@ def variants():
             "dense": (3, 48, 208, 0, "block_k = 32, block_h = 16, cooperative = 2, num_splits = 3", 1),
             "k16": (5, 32, 300, 16, "block_k = 16, block_h = 32, cooperative = 2, num_splits = 3", 1),
             "h16-q2": (4, 16, 130, 16, "block_k = 32, block_h = 16, cooperative = 2", 2),
+        }.items()
+    } | {
+        # The pipelined kernel (cooperative = 3): ragged lengths (0, 1) and
+        # empty splits, 128 heads with 5 splits, causal rows, dense caches
+        # (64 heads), two query tokens on pages of 16 with an odd length.
+        f"chk-pipe{'-bf16' if dt == 'bf16' else ''}-{name}": spec[:4] + (dt,) + spec[4:]
+        for dt in ("f16", "bf16")
+        for name, spec in {
+            "ragged": (5, 32, 300, 64, PIPE + ", num_splits = 2", 1),
+            "128h-splits": (3, 128, 1000, 16, PIPE + ", num_splits = 5", 1),
+            "causal": (3, 32, 200, 16, PIPE, 3),
+            "dense": (3, 64, 208, 0, PIPE + ", num_splits = 3", 1),
+            "q2": (4, 32, 130, 16, PIPE, 2),
         }.items()
     }
 

@@ -36,10 +36,15 @@
 // CHECK-COUNT-14: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 64 : index}
 // CHECK-COUNT-4: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 8 : index} : memref<2048xvector<4xi32>>
 // CHECK: scf.for {{.*}} step %c32
-// The step's rows to the stage (73 words apart), the next step's issued.
+// The step's rows to the stage (73 words apart), the next step's issued:
+// its page looked up once (pages of 64 hold whole 32-token steps), then
+// the 9 words of this thread's share from it.
 // CHECK: memref.store {{.*}} : memref<2336xvector<4xi32>, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
-// CHECK: memref.load {{.*}} : memref<294912xvector<4xi32>>
+// CHECK: memref.load {{.*}} : memref<4x16xi32>
+// CHECK-NOT: memref<4x16xi32>
+// CHECK-COUNT-9: memref.load {{.*}} : memref<294912xvector<4xi32>>
+// CHECK-NOT: memref<4x16xi32>
 // S: 18 K^T tiles, latent and RoPE alike, from the stage, no branch; two
 // accumulators summed; the part stored.
 // CHECK-NOT: scf.if

@@ -151,11 +151,11 @@ func.func @f(%ql: tensor<4x32x128xf16>, %qr: tensor<4x32x16xf16>, %c: tensor<16x
 
 // -----
 
-// 'cooperative' is 0, 1 or 2.
+// 'cooperative' is 0, 1, 2 or 3.
 module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
 func.func @f(%ql: tensor<4x32x128xf16>, %qr: tensor<4x32x16xf16>, %c: tensor<16x16x144xf16>, %lens: tensor<4xi32>, %tables: tensor<4x4xi32>, %starts: tensor<5xi32>) -> tensor<4x32x128xf16> {
-  // expected-error @+1 {{'cooperative' must be 0, 1 or 2}}
-  %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 64, cooperative = 3>}
+  // expected-error @+1 {{'cooperative' must be 0, 1, 2 or 3}}
+  %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 64, cooperative = 4>}
       : tensor<4x32x128xf16>, tensor<4x32x16xf16>, tensor<16x16x144xf16>, tensor<4xi32>, tensor<4x4xi32>, tensor<5xi32> -> tensor<4x32x128xf16>
   return %o : tensor<4x32x128xf16>
 }
@@ -278,6 +278,33 @@ module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_
 func.func @f(%ql: tensor<4x32x512xf16>, %qr: tensor<4x32x64xf16>, %c: tensor<16x64x576xf16>, %lens: tensor<4xi32>, %tables: tensor<4x4xi32>, %starts: tensor<5xi32>) -> tensor<4x32x512xf16> {
   // expected-error @+1 {{the cooperative kernel needs 83456 bytes of workgroup memory, more than the 49152}}
   %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 64, block_h = 16, cooperative = 2>}
+      : tensor<4x32x512xf16>, tensor<4x32x64xf16>, tensor<16x64x576xf16>, tensor<4xi32>, tensor<4x4xi32>, tensor<5xi32> -> tensor<4x32x512xf16>
+  return %o : tensor<4x32x512xf16>
+}
+}
+
+// -----
+
+// The pipelined register softmax (cooperative = 3) too needs NVIDIA's
+// layout.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<4x32x128xf16>, %qr: tensor<4x32x16xf16>, %c: tensor<16x16x144xf16>, %lens: tensor<4xi32>, %tables: tensor<4x4xi32>, %starts: tensor<5xi32>) -> tensor<4x32x128xf16> {
+  // expected-error @+1 {{'cooperative' 3 needs NVIDIA's cooperative-matrix layout (cooperative_matrix_nv_layout, subgroups of 32)}}
+  %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 16, cooperative = 3>}
+      : tensor<4x32x128xf16>, tensor<4x32x16xf16>, tensor<16x16x144xf16>, tensor<4xi32>, tensor<4x4xi32>, tensor<5xi32> -> tensor<4x32x128xf16>
+  return %o : tensor<4x32x128xf16>
+}
+}
+
+// -----
+
+// Pipelined, two stages of 32 whole rows (2 x 32 x 584 f16 = 74752 bytes)
+// + the parts in 16 rows of 136 f32 (8704) + the probe's f16 tile (512)
+// exceed 48 KiB: at DeepSeek's dims it takes 16-token steps.
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["cooperative_matrix_nv_layout", "float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<4x32x512xf16>, %qr: tensor<4x32x64xf16>, %c: tensor<16x64x576xf16>, %lens: tensor<4xi32>, %tables: tensor<4x4xi32>, %starts: tensor<5xi32>) -> tensor<4x32x512xf16> {
+  // expected-error @+1 {{the cooperative kernel needs 83968 bytes of workgroup memory, more than the 49152}}
+  %o = ejk.paged_mla %ql, %qr, %c, %lens, %tables, %starts {config = #ejk.config<block_k = 32, block_h = 32, cooperative = 3>}
       : tensor<4x32x512xf16>, tensor<4x32x64xf16>, tensor<16x64x576xf16>, tensor<4xi32>, tensor<4x4xi32>, tensor<5xi32> -> tensor<4x32x512xf16>
   return %o : tensor<4x32x512xf16>
 }

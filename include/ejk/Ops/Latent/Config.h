@@ -34,7 +34,9 @@ struct MlaConfig {
   static constexpr llvm::StringLiteral kBlockH = "block_h";
   static constexpr llvm::StringLiteral kHeadLanes = "head_lanes";
   /// Vulkan: 1 runs the cooperative-matrix kernel (f16), 2 the same with
-  /// the softmax in registers (NVIDIA's matrix layout), 0 the portable one.
+  /// the softmax in registers (NVIDIA's matrix layout), 3 the register
+  /// softmax with P V one step late on a double-buffered stage, 0 the
+  /// portable one.
   static constexpr llvm::StringLiteral kCooperative = "cooperative";
 
   static llvm::ArrayRef<llvm::StringRef> names() {
@@ -47,8 +49,10 @@ struct MlaConfig {
   int64_t numSplits = 1;
   std::optional<int64_t> blockH, headLanes;
   bool cooperative = false;
-  /// `cooperative = 2` (cooperative is then set too).
+  /// `cooperative = 2` or 3 (cooperative is then set too).
   bool registerSoftmax = false;
+  /// `cooperative = 3` (registerSoftmax is then set too).
+  bool pipelined = false;
 
   /// Reads `config`; fails with `reason` when `block_k` is missing, an
   /// entry is unknown or a value is below 1.
@@ -67,12 +71,13 @@ struct MlaConfig {
     c.blockH = config.lookup(kBlockH);
     c.headLanes = config.lookup(kHeadLanes);
     std::optional<int64_t> coop = config.lookup(kCooperative);
-    if (coop && (*coop < 0 || *coop > 2)) {
-      reason << "'" << kCooperative << "' must be 0, 1 or 2";
+    if (coop && (*coop < 0 || *coop > 3)) {
+      reason << "'" << kCooperative << "' must be 0, 1, 2 or 3";
       return std::nullopt;
     }
     c.cooperative = coop.value_or(0) >= 1;
-    c.registerSoftmax = coop.value_or(0) == 2;
+    c.registerSoftmax = coop.value_or(0) >= 2;
+    c.pipelined = coop.value_or(0) == 3;
     if (c.blockK < 1 || c.numSplits < 1 || (c.blockH && *c.blockH < 1) ||
         (c.headLanes && *c.headLanes < 1)) {
       reason << "config entries must be at least 1";
@@ -93,7 +98,8 @@ struct MlaConfig {
     if (headLanes)
       values.emplace_back(kHeadLanes, *headLanes);
     if (cooperative)
-      values.emplace_back(kCooperative, registerSoftmax ? 2 : 1);
+      values.emplace_back(kCooperative,
+                          registerSoftmax ? (pipelined ? 3 : 2) : 1);
     return ConfigAttr::get(context, values);
   }
 };

@@ -20,7 +20,8 @@
 // workgroup over whole staged cache rows (latent | RoPE), the score parts
 // exchanged once through workgroup memory, and the online softmax run on
 // the matrices' elements (NVIDIA's mma.sync layout) by every subgroup of a
-// head tile, whose P stays in registers for P V.
+// head tile, whose P stays in registers for P V. `cooperative = 3`: the
+// same with P V one step late on two stages of rows (two barriers a step).
 //
 //===----------------------------------------------------------------------===//
 
@@ -76,6 +77,17 @@ struct VulkanMlaLayout {
   /// layout), whole rows staged; subgroup g owns output columns of head
   /// tile g / groupsPerRow().
   bool registerSoftmax = false;
+  /// `cooperative = 3`: the register softmax with P V one step late, on
+  /// two stages of `blockK` rows (a step's scores and the last step's
+  /// P V in one phase).
+  bool pipelined = false;
+  /// Stages of rows: 2 when pipelined.
+  int64_t rowStages() const { return pipelined ? 2 : 1; }
+  /// The register softmax's score parts side by side in one row-major
+  /// block of 16 rows, `partStride` floats apart (numSubgroups tiles + 8
+  /// floats: conflict-free f32 matrix loads and stores).
+  bool wideParts = false;
+  int64_t partStride() const { return numSubgroups * 16 + 8; }
   int64_t groupsPerRow() const { return numSubgroups / rowTiles; }
   int64_t outColTiles(int64_t latentDim) const {
     return latentDim / 16 / groupsPerRow();

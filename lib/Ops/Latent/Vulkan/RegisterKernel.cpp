@@ -26,7 +26,17 @@
 //
 // Three barriers a step (rows staged, parts stored, stage free), against
 // the `cooperative = 1` kernel's four, and no per-thread softmax pass
-// through workgroup memory.
+// through workgroup memory. Where pages hold whole steps, a step's page
+// is looked up once, not once per 16-byte word.
+//
+// `cooperative = 3` (pipelined): two stages of `block_k` rows, P V one
+// step late. Phase 1 of step j: its score part (rows from stage j % 2)
+// and step j - 1's P V (its P kept in registers, V from the other stage);
+// a barrier; phase 2: step j + 1's rows to the other stage, step j + 2's
+// issued, step j's softmax; a barrier. Two barriers a step, the products
+// of two steps in one phase; the score parts side by side in 16 rows 136
+// floats apart (conflict-free f32 matrix loads and stores). After the
+// loop, the last step's P V.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,6 +75,11 @@ public:
       : MlaCoopKernelBase(builder, loc, plan, buffers, partialO, partialLse,
                           subgroupSize) {
     stride = VulkanMlaLayout::rowStageStride(p.latentDim, p.ropeDim);
+    // A step's rows share one page when pages hold whole steps (steps start
+    // at multiples of block_k).
+    pageOnce = p.paged && p.pageSize % l.blockK == 0;
+    partTile = l.wideParts ? kTile : kTile * kTile;
+    partLead = l.wideParts ? l.partStride() : kTile;
   }
 
   void build() {
@@ -104,8 +119,11 @@ public:
     lastToken = e.max(zeroIndex, beforeStop);
 
     createWordViews();
-    kvStage = allocWorkgroupOf(e, l.blockK * stride / kPerVector, vecType);
-    sStage = allocWorkgroupOf(e, l.numSubgroups * kTile * kTile, e.f32);
+    kvStage = allocWorkgroupOf(
+        e, l.rowStages() * l.blockK * stride / kPerVector, vecType);
+    int64_t parts =
+        l.wideParts ? kTile * l.partStride() : l.numSubgroups * kTile * kTile;
+    sStage = allocWorkgroupOf(e, parts, e.f32);
     probeA = allocWorkgroupOf(e, kTile * kTile, f16);
 
     SmallVector<Value> ahead = loadRows(begin);
@@ -142,10 +160,49 @@ public:
     inits.push_back(e.negInf());       // m of row quad + 8
     inits.push_back(e.constF32(0.0f)); // this lane's share of l, row quad
     inits.push_back(e.constF32(0.0f)); // ... row quad + 8
+    if (!l.pipelined) {
+      inits.append(ahead);
+      SmallVector<Value> state =
+          e.forLoop(begin, stop, step, inits,
+                    [&](Value t0, ValueRange s) { return keyStep(t0, s); });
+      finish(state);
+      return;
+    }
+    // Pipelined: the first step's rows to stage 0, stage 1 zeroed (the
+    // first step's P V, of zero P, reads it), the second step's rows
+    // issued.
+    Value stageElements = e.index(l.blockK * stride);
+    Value zeroIndex0 = e.index(0);
+    storeRows(ahead, zeroIndex0);
+    zeroStage(stageElements);
+    Value t1 = e.add(begin, step);
+    ahead = loadRows(t1);
+    gpu::BarrierOp::create(e.b);
+    Value zeroHalf = arith::ConstantOp::create(e.b, e.b.getF16FloatAttr(0.0f));
+    Value zeroA =
+        gpu::SubgroupMmaConstantMatrixOp::create(e.b, aType, zeroHalf);
+    for (int64_t k = 0; k < l.keyTiles; ++k)
+      inits.push_back(zeroA);
     inits.append(ahead);
     SmallVector<Value> state =
-        e.forLoop(begin, stop, step, inits,
-                  [&](Value t0, ValueRange s) { return keyStep(t0, s); });
+        e.forLoop(begin, stop, step, inits, [&](Value t0, ValueRange s) {
+          return keyStepPipelined(t0, s);
+        });
+    // The last step's P V, from its stage: (steps + 1) % 2.
+    int64_t outTiles = l.outColTiles(p.latentDim);
+    Value span = e.sub(stop, begin);
+    Value spanUp = e.add(span, stepLess);
+    Value count = e.div(spanUp, step);
+    Value countNext = e.add(count, one);
+    Value two = e.index(2);
+    Value lastStage = arith::RemUIOp::create(e.b, countNext, two);
+    Value lastBase = e.mul(lastStage, stageElements);
+    SmallVector<Value> out(state.begin(), state.begin() + outTiles);
+    SmallVector<Value> probs(state.begin() + outTiles + 4,
+                             state.begin() + outTiles + 4 + l.keyTiles);
+    accumulatePV(out, probs, lastBase);
+    for (int64_t n = 0; n < outTiles; ++n)
+      state[n] = out[n];
     finish(state);
   }
 
@@ -270,6 +327,20 @@ private:
   SmallVector<Value> loadRows(Value t0) {
     Value zeroVector = arith::ConstantOp::create(
         e.b, DenseElementsAttr::get(vecType, e.b.getI32IntegerAttr(0)));
+    // pageOnce: the step's page looked up once; every row of the step (or,
+    // past the end, the last token) lies in it.
+    Value pageRow, pageStart;
+    if (pageOnce) {
+      Value first = e.min(t0, lastToken);
+      Value pageSize = e.index(p.pageSize);
+      Value pageColumn = e.div(first, pageSize);
+      pageStart = e.mul(pageColumn, pageSize);
+      Value lastColumn = e.index(p.maxPagesPerSeq - 1);
+      Value column = e.min(pageColumn, lastColumn);
+      Value page = loadIndex(e, buf.blockTables, {row.seq, column});
+      page = clampIndex(e, page, 0, p.numPages - 1);
+      pageRow = e.mul(page, pageSize);
+    }
     SmallVector<Value> values;
     auto share = [&](int64_t words, bool rope) {
       forClampedShare(
@@ -277,7 +348,9 @@ private:
             Value t = e.add(t0, r);
             Value valid = cmpI(e, arith::CmpIPredicate::slt, t, stop);
             Value clamped = e.min(t, lastToken);
-            auto [latentAt, ropeAt] = cacheWords(clamped);
+            auto [latentAt, ropeAt] =
+                pageOnce ? pageWords(clamped, pageRow, pageStart)
+                         : cacheWords(clamped);
             Value at = e.add(rope ? ropeAt : latentAt, c);
             Value v = memref::LoadOp::create(e.b, rope ? ropeView : latentView,
                                              ValueRange{at});
@@ -289,7 +362,40 @@ private:
     return values;
   }
 
-  void storeRows(ArrayRef<Value> values) {
+  /// Word offsets of token `t`'s latent row and RoPE key in the page whose
+  /// first token is `pageStart`, whose first cache row is `pageRow`.
+  std::pair<Value, Value> pageWords(Value t, Value pageRow, Value pageStart) {
+    Value slot = e.sub(t, pageStart);
+    Value cacheSlot = e.add(pageRow, slot);
+    Value rowWords = e.index(width / kPerVector);
+    Value at = e.mul(cacheSlot, rowWords);
+    Value latentWords = e.index(p.latentDim / kPerVector);
+    Value ropeAt = e.add(at, latentWords);
+    return {at, ropeAt};
+  }
+
+  /// Zeros in the stage of rows that starts at f16 element `base`.
+  void zeroStage(Value base) {
+    Value zeroVector = arith::ConstantOp::create(
+        e.b, DenseElementsAttr::get(vecType, e.b.getI32IntegerAttr(0)));
+    int64_t words = l.blockK * stride / kPerVector;
+    Value perWord = e.index(kPerVector);
+    Value baseWord = e.div(base, perWord);
+    forGuardedShare(
+        e, l.threads, thread, words, words, [&](int64_t, Value, Value c) {
+          Value at = e.add(baseWord, c);
+          memref::StoreOp::create(e.b, zeroVector, kvStage, ValueRange{at});
+        });
+  }
+
+  /// The step's rows (this thread's share, from loadRows) to the stage;
+  /// with `base`, to the stage that starts at f16 element `base`.
+  void storeRows(ArrayRef<Value> values, Value base = Value()) {
+    Value baseWord;
+    if (base) {
+      Value perWord = e.index(kPerVector);
+      baseWord = e.div(base, perWord);
+    }
     int64_t k0 = 0;
     Value rowWords = e.index(stride / kPerVector);
     auto share = [&](int64_t words, int64_t firstWord) {
@@ -300,6 +406,8 @@ private:
                         Value first = e.index(firstWord);
                         Value inRow = e.add(c, first);
                         Value at = e.add(rowAt, inRow);
+                        if (baseWord)
+                          at = e.add(at, baseWord);
                         memref::StoreOp::create(e.b, values[k0 + k], kvStage,
                                                 ValueRange{at});
                         rounds = std::max(rounds, k + 1);
@@ -346,23 +454,19 @@ private:
     return chain(0);
   }
 
-  SmallVector<Value> keyStep(Value t0, ValueRange state) {
-    int64_t outTiles = l.outColTiles(p.latentDim);
-    storeRows(SmallVector<Value>(state.drop_front(outTiles + 4)));
-    gpu::BarrierOp::create(e.b);
-    Value next = e.index(l.blockK);
-    Value t1 = e.add(t0, next);
-    SmallVector<Value> ahead = loadRows(t1);
-
-    // S: the subgroup's part of its score matrix, every K^T tile from the
-    // stage at a column the part gives (latent and RoPE alike), in two
-    // accumulators.
+  /// S: the subgroup's part of its score matrix, every K^T tile from the
+  /// stage (at `base` f16 elements when set) at a column the part gives
+  /// (latent and RoPE alike), in two accumulators; stored to its place
+  /// among the parts.
+  void scorePart(Value base) {
     int64_t per = productsPerPart();
     Value tileRows = e.index(kTile * stride);
     Value keyRow = e.mul(kt, tileRows);
     Value partWidth = e.index(per * kTile);
     Value partColumn = e.mul(part, partWidth);
     Value keyBase = e.add(keyRow, partColumn);
+    if (base)
+      keyBase = e.add(keyBase, base);
     Value zeroF = e.constF32(0.0f);
     Value acc[2];
     acc[0] = gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType, zeroF);
@@ -378,15 +482,30 @@ private:
     if (per > 1)
       scores = gpu::SubgroupMmaElementwiseOp::create(
           e.b, cType, ValueRange{acc[0], acc[1]}, gpu::MMAElementwiseOp::ADDF);
-    Value tileElements = e.index(kTile * kTile);
+    Value tileElements = e.index(partTile);
     Value partAt = e.mul(subgroup, tileElements);
-    gpu::SubgroupMmaStoreMatrixOp::create(e.b, scores, sStage,
-                                          ValueRange{partAt},
-                                          e.b.getIndexAttr(kTile), UnitAttr());
-    gpu::BarrierOp::create(e.b);
+    gpu::SubgroupMmaStoreMatrixOp::create(
+        e.b, scores, sStage, ValueRange{partAt}, e.b.getIndexAttr(partLead),
+        UnitAttr());
+  }
 
-    // Softmax of head tile outTile over the step's tokens: the parts
-    // summed in the same order by every subgroup that owns the tile.
+  /// What the softmax of a step gives: O scaled by the row factors, P as
+  /// A operands (one a token tile), the new row maxima, the factors and
+  /// the step's share of l.
+  struct Softmax {
+    SmallVector<Value> out, probs;
+    Value mNew[2], alpha[2], sum[2];
+  };
+
+  /// Softmax of head tile outTile over the step's tokens from t0: the
+  /// parts summed in the same order by every subgroup that owns the tile;
+  /// `o` the output tiles to scale, `state` the loop state (m, l after the
+  /// output tiles).
+  Softmax softmax(Value t0, ValueRange o, ValueRange state) {
+    int64_t outTiles = l.outColTiles(p.latentDim);
+    Softmax r;
+    Value tileElements = e.index(partTile);
+    Value zeroF = e.constF32(0.0f);
     Value c = e.constF32(static_cast<float>(p.softmaxScale * kLog2E));
     Value limit = e.sub(stop, t0);
     SmallVector<Value> u;
@@ -398,7 +517,7 @@ private:
         Value tileOfRow = e.mul(outTile, rowTileOffset);
         Value tile = e.add(tileOfRow, qTile);
         Value at = e.mul(tile, tileElements);
-        Value partTile = loadMatrix(e, cType, sStage, at, kTile, false);
+        Value partTile = loadMatrix(e, cType, sStage, at, partLead, false);
         for (int64_t i = 0; i < kLaneElements; ++i) {
           Value position = e.index(i);
           Value s = gpu::SubgroupMmaExtractThreadLocalOp::create(
@@ -417,43 +536,42 @@ private:
     }
     Value blockMax[2] = {e.negInf(), e.negInf()};
     for (auto [k, value] : llvm::enumerate(u)) {
-      int64_t r = rowHalfOf(k % kLaneElements);
-      blockMax[r] = e.fmaxNoNaN(blockMax[r], value);
+      int64_t h = rowHalfOf(k % kLaneElements);
+      blockMax[h] = e.fmaxNoNaN(blockMax[h], value);
     }
-    Value shift[2], alpha[2], mNew[2];
-    for (int r = 0; r < 2; ++r) {
+    Value shift[2];
+    for (int h = 0; h < 2; ++h) {
       // The four lanes of a row are neighbours (lane % 4).
-      Value rowMax = xorReduce(e, blockMax[r], /*isMax=*/true, 1, 4, sg);
-      Value oldMax = state[outTiles + r];
-      mNew[r] = e.fmaxNoNaN(oldMax, rowMax);
-      shift[r] = finiteOrZero(e, mNew[r]);
-      Value diff = e.fsub(oldMax, shift[r]);
-      alpha[r] = math::Exp2Op::create(e.b, diff);
+      Value rowMax = xorReduce(e, blockMax[h], /*isMax=*/true, 1, 4, sg);
+      Value oldMax = state[outTiles + h];
+      r.mNew[h] = e.fmaxNoNaN(oldMax, rowMax);
+      shift[h] = finiteOrZero(e, r.mNew[h]);
+      Value diff = e.fsub(oldMax, shift[h]);
+      r.alpha[h] = math::Exp2Op::create(e.b, diff);
     }
     Value alphaTile =
         gpu::SubgroupMmaConstantMatrixOp::create(e.b, cType, zeroF);
     for (int64_t i = 0; i < kLaneElements; ++i) {
       Value position = e.index(i);
       alphaTile = gpu::SubgroupMmaInsertThreadLocalOp::create(
-          e.b, cType, alpha[rowHalfOf(i)], alphaTile, position);
+          e.b, cType, r.alpha[rowHalfOf(i)], alphaTile, position);
     }
-    SmallVector<Value> out;
     for (int64_t n = 0; n < outTiles; ++n)
-      out.push_back(gpu::SubgroupMmaElementwiseOp::create(
-          e.b, cType, ValueRange{state[n], alphaTile},
+      r.out.push_back(gpu::SubgroupMmaElementwiseOp::create(
+          e.b, cType, ValueRange{o[n], alphaTile},
           gpu::MMAElementwiseOp::MULF));
-    Value sum[2] = {e.constF32(0.0f), e.constF32(0.0f)};
+    r.sum[0] = e.constF32(0.0f);
+    r.sum[1] = e.constF32(0.0f);
     Value zeroHalf = arith::ConstantOp::create(e.b, e.b.getF16FloatAttr(0.0f));
     Value zeroA =
         gpu::SubgroupMmaConstantMatrixOp::create(e.b, aType, zeroHalf);
-    SmallVector<Value> probs;
     for (int64_t k = 0; k < l.keyTiles; ++k) {
       Value tile = zeroA;
       for (int64_t i = 0; i < kLaneElements; ++i) {
-        int64_t r = rowHalfOf(i);
-        Value logit = e.fsub(u[k * kLaneElements + i], shift[r]);
+        int64_t h = rowHalfOf(i);
+        Value logit = e.fsub(u[k * kLaneElements + i], shift[h]);
         Value prob = math::Exp2Op::create(e.b, logit);
-        sum[r] = e.fadd(sum[r], prob);
+        r.sum[h] = e.fadd(r.sum[h], prob);
         // A conversion: in a bf16 dispatch the matrices' lowering makes it
         // one to bf16.
         Value half = e.fromF32(prob, f16);
@@ -461,28 +579,100 @@ private:
         tile = gpu::SubgroupMmaInsertThreadLocalOp::create(e.b, aType, half,
                                                            tile, position);
       }
-      probs.push_back(tile);
+      r.probs.push_back(tile);
     }
+    return r;
+  }
 
-    // O += P V over this subgroup's columns of its head tile.
+  /// O += P V over this subgroup's columns of its head tile, V tiles from
+  /// the stage (at `base` f16 elements when set).
+  void accumulatePV(SmallVector<Value> &out, ArrayRef<Value> probs,
+                    Value base) {
+    int64_t outTiles = l.outColTiles(p.latentDim);
+    Value columns = colBase;
+    if (base)
+      columns = e.add(colBase, base);
     for (int64_t k = 0; k < l.keyTiles; ++k)
       for (int64_t n = 0; n < outTiles; ++n) {
         Value offset = e.index(k * kTile * stride + n * kTile);
-        Value at = e.add(colBase, offset);
+        Value at = e.add(columns, offset);
         Value v = loadMatrix(e, bType, kvStage, at, stride, false);
         out[n] = gpu::SubgroupMmaComputeOp::create(e.b, probs[k], v, out[n],
                                                    UnitAttr(), UnitAttr());
       }
+  }
+
+  /// m, l (the step's sums added to l scaled by the factors) after the
+  /// output tiles in `out`.
+  void appendRowState(SmallVector<Value> &out, const Softmax &r,
+                      ValueRange state) {
+    int64_t outTiles = l.outColTiles(p.latentDim);
+    out.push_back(r.mNew[0]);
+    out.push_back(r.mNew[1]);
+    for (int h = 0; h < 2; ++h) {
+      Value kept = e.fmul(state[outTiles + 2 + h], r.alpha[h]);
+      out.push_back(e.fadd(kept, r.sum[h]));
+    }
+  }
+
+  SmallVector<Value> keyStep(Value t0, ValueRange state) {
+    int64_t outTiles = l.outColTiles(p.latentDim);
+    storeRows(SmallVector<Value>(state.drop_front(outTiles + 4)));
+    gpu::BarrierOp::create(e.b);
+    Value next = e.index(l.blockK);
+    Value t1 = e.add(t0, next);
+    SmallVector<Value> ahead = loadRows(t1);
+
+    scorePart(Value());
+    gpu::BarrierOp::create(e.b);
+    Softmax r = softmax(t0, state.take_front(outTiles), state);
+    SmallVector<Value> out = r.out;
+    accumulatePV(out, r.probs, Value());
     // The next step rewrites the stage.
     gpu::BarrierOp::create(e.b);
-    out.push_back(mNew[0]);
-    out.push_back(mNew[1]);
-    for (int r = 0; r < 2; ++r) {
-      Value kept = e.fmul(state[outTiles + 2 + r], alpha[r]);
-      out.push_back(e.fadd(kept, sum[r]));
-    }
+    appendRowState(out, r, state);
     out.append(ahead);
     return out;
+  }
+
+  /// A pipelined step (`cooperative = 3`) over tokens t0 .. t0 + block_k:
+  /// its rows are in stage j % 2 (j = the step's index), the last step's
+  /// in the other, with that step's P in the state. Phase 1: this step's
+  /// score part and the last step's P V; phase 2: the next step's rows to
+  /// the other stage (the one after issued) and this step's softmax. Two
+  /// barriers a step.
+  SmallVector<Value> keyStepPipelined(Value t0, ValueRange state) {
+    int64_t outTiles = l.outColTiles(p.latentDim);
+    Value step = e.index(l.blockK);
+    Value since = e.sub(t0, begin);
+    Value index = e.div(since, step);
+    Value two = e.index(2);
+    Value current = arith::RemUIOp::create(e.b, index, two);
+    Value one = e.index(1);
+    Value other = e.sub(one, current);
+    Value stageElements = e.index(l.blockK * stride);
+    Value currentBase = e.mul(current, stageElements);
+    Value otherBase = e.mul(other, stageElements);
+
+    scorePart(currentBase);
+    SmallVector<Value> out(state.begin(), state.begin() + outTiles);
+    SmallVector<Value> lastProbs(state.begin() + outTiles + 4,
+                                 state.begin() + outTiles + 4 + l.keyTiles);
+    accumulatePV(out, lastProbs, otherBase);
+    gpu::BarrierOp::create(e.b);
+
+    storeRows(SmallVector<Value>(state.drop_front(outTiles + 4 + l.keyTiles)),
+              otherBase);
+    Value twoSteps = e.index(2 * l.blockK);
+    Value t2 = e.add(t0, twoSteps);
+    SmallVector<Value> ahead = loadRows(t2);
+    Softmax r = softmax(t0, out, state);
+    gpu::BarrierOp::create(e.b);
+    SmallVector<Value> next = r.out;
+    appendRowState(next, r, state);
+    next.append(r.probs);
+    next.append(ahead);
+    return next;
   }
 
   /// O / l to the output (or this split's partials), lse = m ln 2 + log l;
@@ -554,6 +744,10 @@ private:
   }
 
   Value quad, pair, lastToken;
+  /// Whether a step's rows take one page lookup (loadRows).
+  bool pageOnce = false;
+  /// f32 elements from one score part to the next, and between its rows.
+  int64_t partTile = 0, partLead = 0;
   /// The subgroup's output head tile and first latent column.
   Value outTile, colBase;
   SmallVector<Value> laneColumns;

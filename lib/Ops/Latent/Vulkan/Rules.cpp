@@ -15,7 +15,10 @@
 // heuristic's choice wherever their layout exists (getCoopLayout): the
 // register softmax (`cooperative = 2`) where the device has NVIDIA's matrix
 // layout, else `cooperative = 1`; 32 heads a workgroup where they divide
-// the heads, 32-token steps, splits up to about 128 workgroups.
+// the heads, 32-token steps, splits up to about 128 workgroups. The
+// pipelined register softmax (`cooperative = 3`: P V one step late on two
+// stages of 16 rows) is in the config space only: on the H100 it was
+// slower (DeepSeek-V3 bf16 0.354 ms against 0.291, same process).
 //
 //===----------------------------------------------------------------------===//
 
@@ -83,10 +86,12 @@ static std::optional<VulkanMlaLayout> getCoopLayout(const MlaProblem &p,
   // The register softmax reads the matrices' elements where NVIDIA's
   // mma.sync fragments hold them.
   l.registerSoftmax = c.registerSoftmax;
+  l.pipelined = c.pipelined;
+  l.wideParts = l.pipelined;
   if (l.registerSoftmax &&
       (sg != 32 || !target.hasVulkanFeature("cooperative_matrix_nv_layout"))) {
-    reason << "'" << MlaConfig::kCooperative
-           << "' 2 needs NVIDIA's cooperative-matrix layout "
+    reason << "'" << MlaConfig::kCooperative << "' " << (l.pipelined ? 3 : 2)
+           << " needs NVIDIA's cooperative-matrix layout "
               "(cooperative_matrix_nv_layout, subgroups of 32)";
     return std::nullopt;
   }
@@ -137,11 +142,15 @@ static std::optional<VulkanMlaLayout> getCoopLayout(const MlaProblem &p,
   l.sharedBytes = l.blockK * l.stageStride(p.latentDim) * 2 + scores +
                   l.blockH * l.blockK * 2 + l.rowTiles * t * t * 4;
   // Register softmax: the whole rows (latent | RoPE, f16, padded by 16
-  // bytes), one f32 score tile per subgroup (also the layout probe's f32
-  // tile), the probe's f16 tile.
-  if (l.registerSoftmax)
-    l.sharedBytes = l.blockK * l.rowStageStride(p.latentDim, p.ropeDim) * 2 +
-                    l.numSubgroups * t * t * 4 + t * t * 2;
+  // bytes; two stages of them when pipelined), one f32 score tile per
+  // subgroup (also the layout probe's f32 tile; side by side in 16 padded
+  // rows with wideParts), the probe's f16 tile.
+  if (l.registerSoftmax) {
+    int64_t parts = l.wideParts ? t * l.partStride() : l.numSubgroups * t * t;
+    l.sharedBytes = l.rowStages() * l.blockK *
+                        l.rowStageStride(p.latentDim, p.ropeDim) * 2 +
+                    parts * 4 + t * t * 2;
+  }
   if (l.sharedBytes > target.sharedMemoryBytes) {
     reason << "the cooperative kernel needs " << l.sharedBytes
            << " bytes of workgroup memory, more than the "
@@ -269,19 +278,24 @@ static std::optional<MlaConfig> makeConfig(const MlaProblem &p,
   return c;
 }
 
-/// The cooperative kernel's config: 32 heads a workgroup where they
-/// divide the heads (the cache is then read once per 32 heads), 32-token
-/// steps (64 where a score's products do not split evenly over the
-/// subgroups that share it), splits until about kCoopTargetWorkgroups
-/// workgroups (or `splits`); `registerSoftmax` for `cooperative = 2`.
+/// The cooperative kernel's config (`cooperative` = `kind`: 1, 2 or 3):
+/// 32 heads a workgroup where they divide the heads (the cache is then
+/// read once per 32 heads), 32-token steps (64 where a score's products do
+/// not split evenly over the subgroups that share it; the pipelined kind 3
+/// 16 first, as two stages of 32 rows do not fit), splits until about
+/// kCoopTargetWorkgroups workgroups (or `splits`).
 static std::optional<MlaConfig> makeCoopConfig(const MlaProblem &p,
                                                const TargetInfo &target,
                                                std::optional<int64_t> splits,
-                                               bool registerSoftmax) {
-  for (int64_t blockK : {32, 64}) {
+                                               int64_t kind) {
+  SmallVector<int64_t> steps = {32, 64};
+  if (kind == 3)
+    steps = {16, 32};
+  for (int64_t blockK : steps) {
     MlaConfig c;
     c.cooperative = true;
-    c.registerSoftmax = registerSoftmax;
+    c.registerSoftmax = kind >= 2;
+    c.pipelined = kind == 3;
     c.blockH = p.numHeads % 32 == 0 ? 32 : 16;
     c.blockK = blockK;
     int64_t chunks = std::max<int64_t>(1, p.numHeads / *c.blockH);
@@ -299,12 +313,12 @@ static std::optional<MlaConfig> makeCoopConfig(const MlaProblem &p,
 ConfigAttr VulkanMla::heuristicConfig(Operation *op, const TargetInfo &target) {
   MlaProblem p = readMlaProblem(op);
   // The register softmax first where the device has NVIDIA's layout (H100,
-  // bf16 and f16, DeepSeek-V3 decode: 0.309 ms against the cooperative = 1
+  // bf16 and f16, DeepSeek-V3 decode: 0.309 ms (0.291 since a step's page
+  // is looked up once; cooperative = 3: 0.354) against the cooperative = 1
   // kernel's 0.493, same process; docs/performance-vulkan-latent.md).
   if (p.ropeDim > 0)
-    for (bool registerSoftmax : {true, false})
-      if (std::optional<MlaConfig> c =
-              makeCoopConfig(p, target, {}, registerSoftmax))
+    for (int64_t kind : {2, 1})
+      if (std::optional<MlaConfig> c = makeCoopConfig(p, target, {}, kind))
         return c->toAttr(op->getContext());
   for (std::optional<int64_t> lanes :
        {std::optional<int64_t>(), std::optional<int64_t>(int64_t(32)),
@@ -323,9 +337,8 @@ VulkanMla::configSpace(Operation *op, const TargetInfo &target, bool full) {
          {std::optional<int64_t>(), std::optional<int64_t>(1),
           std::optional<int64_t>(2), std::optional<int64_t>(4),
           std::optional<int64_t>(8)})
-      for (bool registerSoftmax : {true, false})
-        if (std::optional<MlaConfig> c =
-                makeCoopConfig(p, target, s, registerSoftmax)) {
+      for (int64_t kind : {2, 3, 1})
+        if (std::optional<MlaConfig> c = makeCoopConfig(p, target, s, kind)) {
           ConfigAttr attr = c->toAttr(op->getContext());
           if (!llvm::is_contained(configs, attr))
             configs.push_back(attr);
