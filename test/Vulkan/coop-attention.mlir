@@ -17,7 +17,7 @@
 // RUN: %if spirv-val-coop-matrix %{ spirv-val --target-env vulkan1.3 %t/other_attention_dispatch_0.spv %}
 
 // A scalar-condition select of vectors (the zero rows past seq_k) needs 1.4.
-// COMMON: spirv.module @__spv__attention_dispatch_0 Logical GLSL450 requires #spirv.vce<v1.6,
+// COMMON: spirv.module @__spv__attention_dispatch_0 Logical Vulkan requires #spirv.vce<v1.6, [{{.*}}VulkanMemoryModel
 // The Q, then K/V stage: rows of 17 vectors (136 halves, padded); on NVIDIA
 // the heuristic's 128 x 64 blocks (max(128, 64 + 64) rows), elsewhere
 // 64 x 16 blocks (max(64, 16 + 16) rows).
@@ -32,8 +32,8 @@
 // COMMON-LABEL: spirv.func @attention_dispatch_0()
 // COMMON: spirv.Load "StorageBuffer" %{{.*}} : vector<4xi32>
 // COMMON: spirv.Select %{{.*}}, %{{.*}}, %{{.*}} : i1, vector<4xi32>
-// COMMON: spirv.Store "Workgroup" %{{.*}}, %{{.*}} : vector<4xi32>
-// COMMON: spirv.KHR.CooperativeMatrixLoad %{{.*}}, %{{.*}}, <RowMajor> : !spirv.ptr<vector<4xi32>, Workgroup>, i32 -> !spirv.coopmatrix<16x16xf16, Subgroup, MatrixA>
+// COMMON: spirv.Store "Workgroup" %{{.*}}, %{{.*}} ["NonPrivatePointer"] : vector<4xi32>
+// COMMON: spirv.KHR.CooperativeMatrixLoad %{{.*}}, %{{.*}}, <RowMajor>, <NonPrivatePointer> : !spirv.ptr<vector<4xi32>, Workgroup>, i32 -> !spirv.coopmatrix<16x16xf16, Subgroup, MatrixA>
 
 // The register path reads the layout probe, then each lane's 8 elements of
 // S, reduces rows over 4 lanes, and inserts P into an A matrix.
@@ -49,7 +49,7 @@
 // Its output: O / l as f16 accumulators stored into the stage, then the
 // block's rows in 16-byte words through the output's second binding.
 // NV-NOT: spirv.KHR.CooperativeMatrixStore {{.*}}coopmatrix<16x16xf32
-// NV: spirv.KHR.CooperativeMatrixStore %{{.*}}, %{{.*}}, %{{.*}}, <RowMajor> : !spirv.ptr<vector<4xi32>, Workgroup>, !spirv.coopmatrix<16x16xf16, Subgroup, MatrixAcc>, i32
+// NV: spirv.KHR.CooperativeMatrixStore %{{.*}}, %{{.*}}, %{{.*}}, <RowMajor>, <NonPrivatePointer> : !spirv.ptr<vector<4xi32>, Workgroup>, !spirv.coopmatrix<16x16xf16, Subgroup, MatrixAcc>, i32
 // NV-NOT: spirv.KHR.CooperativeMatrixStore {{.*}}coopmatrix<16x16xf32
 // NV: spirv.Store "StorageBuffer" %{{.*}}, %{{.*}} : vector<4xi32>
 
@@ -64,6 +64,7 @@
 // MANIFEST-NV: "requires": [
 // MANIFEST-NV-NEXT: "cooperative_matrix",
 // MANIFEST-NV-NEXT: "cooperative_matrix_nv_layout",
+// MANIFEST-NV: "vulkan_memory_model"
 // MANIFEST-NV: "shared_memory_bytes": 36352
 // MANIFEST-STAGE: "requires": [
 // MANIFEST-STAGE-NOT: cooperative_matrix_nv_layout

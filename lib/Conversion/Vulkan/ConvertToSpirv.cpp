@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BF16Matrices.h"
+#include "VulkanMemoryModel.h"
 
 #include "ejk/Conversion/Passes.h"
 #include "ejk/Transforms/Passes.h"
@@ -307,6 +308,17 @@ struct ConvertToSpirvPass
     });
     if (retyped.wasInterrupted())
       return signalPassFailure();
+    // Cooperative-matrix modules under the Vulkan memory model where the
+    // device has it (SPIR-V validators require it with
+    // CooperativeMatrixKHR); the others stay GLSL450, which every Vulkan
+    // device takes.
+    spirv::TargetEnvAttr targetEnv =
+        spirv::lookupTargetEnvOrDefault(getOperation());
+    if (!allowsVulkanMemoryModel(targetEnv))
+      return;
+    for (auto module : getOperation().getOps<spirv::ModuleOp>())
+      if (usesCooperativeMatrices(module))
+        useVulkanMemoryModel(module);
   }
 };
 } // namespace

@@ -40,6 +40,7 @@ static constexpr FeatureCapability kFeatureCapabilities[] = {
      spirv::Capability::GroupNonUniformShuffleRelative},
     {"subgroup_clustered", spirv::Capability::GroupNonUniformClustered},
     {"subgroup_quad", spirv::Capability::GroupNonUniformQuad},
+    {"vulkan_memory_model", spirv::Capability::VulkanMemoryModel},
     {"cooperative_matrix", spirv::Capability::CooperativeMatrixKHR},
     {"cooperative_matrix_bf16", spirv::Capability::BFloat16TypeKHR},
     {"cooperative_matrix_bf16",
@@ -68,8 +69,9 @@ static spirv::Version toSpirvVersion(unsigned version) {
 spirv::TargetEnvAttr mlir::ejk::buildSpirvTargetEnv(MLIRContext *context,
                                                     const TargetInfo &target) {
   Builder b(context);
-  // The Vulkan memory model stays off even when the device has it: GLSL450
-  // with Logical addressing is what every Vulkan driver takes.
+  // VulkanMemoryModel is allowed where the device has it; only
+  // cooperative-matrix modules use it (ejk-convert-to-spirv), the others
+  // stay GLSL450 with Logical addressing, which every Vulkan driver takes.
   SmallVector<spirv::Capability> capabilities = {spirv::Capability::Shader};
   // bf16 matrices are an addition to cooperative matrices, never alone.
   bool bf16Matrices = target.hasCooperativeMatrix &&
