@@ -314,7 +314,8 @@ def variants():
     for spl, tt, cw in ((1, 64, 16), (2, 64, 16), (1, 64, 8), (2, 64, 8), (2, 32, 16),
                         (2, 32, 8), (4, 64, 16), (4, 64, 8)):
         v[f"sl_spl{spl}_tt{tt}_cw{cw}"] = ("sl", dict(SPL=spl, TT=tt, CW=cw))
-    for spl, tt, cw in ((1, 64, 16), (2, 64, 16), (1, 64, 8), (2, 64, 8), (2, 32, 16), (4, 64, 16)):
+    for spl, tt, cw in ((1, 64, 16), (2, 64, 16), (1, 64, 8), (2, 64, 8), (2, 32, 16), (4, 64, 16),
+                        (1, 32, 8), (2, 32, 8)):
         v[f"sl_spl{spl}_tt{tt}_cw{cw}_pf2"] = ("sl", dict(SPL=spl, TT=tt, CW=cw, PF=2))
     for spl, pe in ((2, 1), (1, 1)):
         v[f"sl_spl{spl}_tt64_cw16_pf2_pe{pe}"] = ("sl", dict(SPL=spl, TT=64, CW=16, PF=2, PE=pe))
