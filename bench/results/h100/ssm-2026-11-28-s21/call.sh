@@ -7,3 +7,8 @@
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; cd .b-ssm/s21 && timeout 220 python3 run.py 2>&1 | tee $OUT/probe.log
 # Call 2 (art2/):
 # for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; cd .b-ssm/s21 && PROBE_ART=art2 timeout 220 python3 run.py 2>&1 | tee $OUT/probe.log
+# Call 3, PREPARED FOR THE LEAD, NOT MADE by the ssm helper (its two calls
+# were spent): the one-pass prototypes with y staged in shared memory and
+# stored in rows (art3/, `python3 gen3.py` in .b-ssm/s21; ~15 modules,
+# ~30 s on a warm H100; carry [".gl", ".b-ssm/s21"], kind nvidia-h100-x1):
+# for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; cd .b-ssm/s21 && PROBE_ART=art3 timeout 200 python3 run.py 2>&1 | tee $OUT/probe.log | grep -v "^chk" | tail -40

@@ -319,6 +319,15 @@ def variants():
         v[f"sl_spl{spl}_tt{tt}_cw{cw}_pf2"] = ("sl", dict(SPL=spl, TT=tt, CW=cw, PF=2))
     for spl, pe in ((2, 1), (1, 1)):
         v[f"sl_spl{spl}_tt64_cw16_pf2_pe{pe}"] = ("sl", dict(SPL=spl, TT=64, CW=16, PF=2, PE=pe))
+    # y staged in shared memory and stored in rows of CW channels (after
+    # call 2: the skeleton's 50 us; prepared, not timed by this helper).
+    for spl, tt, cw, pf in ((1, 32, 16, 2), (1, 32, 16, 1), (1, 32, 8, 2), (1, 64, 8, 2),
+                            (2, 32, 16, 2), (2, 32, 8, 2), (2, 64, 8, 2)):
+        v[f"sl_spl{spl}_tt{tt}_cw{cw}" + ("_pf2" if pf == 2 else "") + "_ys"] = (
+            "sl", dict(SPL=spl, TT=tt, CW=cw, PF=pf, YS=1))
+    for spl, cw in ((1, 16), (1, 8)):
+        v[f"dropstate_sl_spl{spl}_tt32_cw{cw}_pf2_ys"] = ("sl", dict(SPL=spl, TT=32, CW=cw, PF=2,
+                                                                     YS=1, DROP="state"))
     # Phase drops (outputs wrong by design): the exp an FMUL, the y
     # reduce-scatter a local sum, no per-state work (the skeleton).
     for spl, cw in ((1, 16), (2, 16)):
@@ -361,8 +370,9 @@ def sl_src(v):
     T = LPC
     WG = CW * LPC
     E = TT * CW // WG          # delta/u elements a thread stages
-    EB = TT * 4 // WG          # B (and C) vec4 words a thread stages
-    assert TT % T == 0 and T % 4 == 0 and TT * CW % WG == 0 and TT * 4 % WG == 0 and L % TT == 0
+    EB = max(1, TT * 4 // WG)  # B (and C) vec4 words a thread stages
+    BCG = TT * 4 < WG          # fewer words than threads: the first TT*4 stage them
+    assert TT % T == 0 and T % 4 == 0 and TT * CW % WG == 0 and (BCG or TT * 4 % WG == 0) and L % TT == 0
     P = TT + 4                 # padded row (floats), 16-byte aligned
     NT = L // TT
     c = [f"""#version 450
@@ -395,6 +405,7 @@ float pexp2(float x) {{
 shared vec4 sDT[2 * {CW * P // 4}];
 shared vec4 sDU[2 * {CW * P // 4}];
 shared float sU[2 * {CW * P}];
+{"shared float sY[2 * " + str(TT * (CW + 1)) + "];" if v.get("YS") else ""}
 shared vec4 sB[2 * {N * P // 4}];
 shared vec4 sC[2 * {N * P // 4}];
 void main() {{
@@ -413,7 +424,8 @@ void main() {{
             o.append(f"float ld{r}{i} = delta[({tile} * {TT} + {(i * WG) // CW} + lid / {CW}) * D + c0 + lid % {CW}];"
                      f" float lu{r}{i} = u[({tile} * {TT} + {(i * WG) // CW} + lid / {CW}) * D + c0 + lid % {CW}];")
         for i in range(EB):
-            o.append(f"vec4 lb{r}{i} = B4[{tile} * {TT * 4} + {i * WG} + lid]; vec4 lc{r}{i} = C4[{tile} * {TT * 4} + {i * WG} + lid];")
+            w = f"min(lid, {TT * 4 - 1})" if BCG else f"{i * WG} + lid"
+            o.append(f"vec4 lb{r}{i} = B4[{tile} * {TT * 4} + {w}]; vec4 lc{r}{i} = C4[{tile} * {TT * 4} + {w}];")
         return "\n  ".join(o)
 
     def stores(buf, r=""):
@@ -425,7 +437,7 @@ void main() {{
                      f" sDT[a >> 2][a & 3] = dt; sDU[a >> 2][a & 3] = dt * lu{r}{i}; sU[a] = lu{r}{i}; }}")
         for i in range(EB):
             # word e = i*WG + lid: step e / 4, states 4 * (e % 4) ..
-            o.append(f"{{ int e = {i * WG} + lid; int t = e >> 2; int n0 = (e & 3) * 4;")
+            o.append(("if (lid < %d) " % (TT * 4) if BCG else "") + f"{{ int e = {i * WG} + lid; int t = e >> 2; int n0 = (e & 3) * 4;")
             for q in range(4):
                 o.append(f"  {{ int a = {buf} * {N * P} + (n0 + {q}) * {P} + t; sB[a >> 2][a & 3] = lb{r}{i}[{q}]; sC[a >> 2][a & 3] = lc{r}{i}[{q}]; }}")
             o.append("}")
@@ -474,14 +486,30 @@ void main() {{
                 vals, m, lvl = nv, m // 2, lvl + 1
             expr = vals[0]
         c.append(f"      int tl = b * {T} + g;")
-        c.append(f"      y[({kx} * {TT} + tl) * D + ch] = {expr} + Dc * sU[bo * {CW * P} + cl * {P} + tl];")
+        if v.get("YS"):
+            c.append(f"      sY[bo * {TT * (CW + 1)} + tl * {CW + 1} + cl] = {expr} + Dc * sU[bo * {CW * P} + cl * {P} + tl];")
+        else:
+            c.append(f"      y[({kx} * {TT} + tl) * D + ch] = {expr} + Dc * sU[bo * {CW * P} + cl * {P} + tl];")
         c.append("    }")
+
+    def ystore(kx, guard):
+        """Tile kx's y (complete in sY since the last barrier) stored in
+        rows of CW channels."""
+        if not v.get("YS"):
+            return
+        o = [f"    if ({guard}) {{ int bp = ({kx}) & 1;"]
+        for i in range(E):
+            t = f"({(i * WG) // CW} + lid / {CW})"
+            o.append(f"      y[(({kx}) * {TT} + {t}) * D + c0 + lid % {CW}] = sY[bp * {TT * (CW + 1)} + {t} * {CW + 1} + lid % {CW}];")
+        o.append("    }")
+        c.extend(o)
 
     c.append("  " + loads("0"))
     c.append("  " + stores("0"))
     c.append("  barrier();")
     if v.get("PF", 1) == 1:
         c.append(f"  for (int k = 0; k < {NT}; k++) {{")
+        ystore("k - 1", "k > 0")
         c.append(f"    int kn = min(k + 1, {NT - 1});")
         c.append("    " + loads("kn"))
         tile_body("k")
@@ -496,6 +524,7 @@ void main() {{
         assert NT % 2 == 0
         c.append("  " + loads("1", "x"))
         c.append(f"  for (int k = 0; k < {NT}; k += 2) {{")
+        ystore("k - 1", "k > 0")
         c.append(f"    int k2 = min(k + 2, {NT - 1});")
         c.append("    " + loads("k2", "y"))
         tile_body("k")
@@ -503,6 +532,7 @@ void main() {{
         c.append("    " + stores("(bo ^ 1)", "x"))
         c.append("    }}")
         c.append("    barrier();")
+        ystore("k", "true")
         c.append(f"    int k3 = min(k + 3, {NT - 1});")
         c.append("    " + loads("k3", "x").replace("float ld", "ld").replace("float lu", "lu")
                  .replace("vec4 lb", "lb").replace("vec4 lc", "lc"))
@@ -512,6 +542,7 @@ void main() {{
         c.append("    }}")
         c.append("    barrier();")
         c.append("  }")
+    ystore(str(NT - 1), "true")
     c.append("}")
     return "\n".join(c)
 
