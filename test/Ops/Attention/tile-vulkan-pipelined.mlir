@@ -10,11 +10,13 @@
 // the last block, 3; each thread's 4 words of a block at one address plus
 // steps of 16 rows of 2 heads of 16 words); the previous block's P V
 // runs before this block's softmax (the first products of each O tile take
-// the carried P and O), and O is rescaled after it. After the loop the last
-// block's V is staged and its P V added.
+// the carried P and O), and O is rescaled after it. The loop runs two
+// blocks an iteration (kb, then kb + 1), then the odd block in a uniform
+// branch. After that the last block's V is staged and its P V added.
 // CHECK-LABEL: func.func private @pipelined_dispatch_0
 // CHECK-SAME: ejk.workgroup_size = array<i64: 256, 1, 1>
-// CHECK: %[[LOOP:.*]]:24 = scf.for %[[KB:arg[0-9]+]] =
+// CHECK: %[[PAIRS:.*]] = arith.divui %[[SPAN:.*]], %[[TWO:c2[_0-9]*]] : index
+// CHECK: %[[LOOP:.*]]:24 = scf.for %[[KB:arg[0-9]+]] = %{{.*}} to %[[END:.*]] step %[[TWO]]
 // CHECK-SAME: f32, f32, f32, f32, !gpu.mma_matrix<16x16xf16, "AOp">, !gpu.mma_matrix<16x16xf16, "AOp">, !gpu.mma_matrix<16x16xf16, "AOp">, !gpu.mma_matrix<16x16xf16, "AOp">, vector<4xi32>
 // CHECK: memref.store %arg{{[0-9]+}}, %{{.*}} : memref<2176xvector<4xi32>, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
@@ -30,10 +32,22 @@
 // CHECK: math.exp2
 // CHECK: gpu.subgroup_mma_elementwise  mulf
 // CHECK: gpu.barrier
-// CHECK-NEXT: scf.yield
-// CHECK: memref.store %[[LOOP]]#20, %{{.*}} : memref<2176xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK: %[[KB1:.*]] = arith.addi %[[KB]], %c1{{.*}} : index
 // CHECK: gpu.barrier
-// CHECK: gpu.subgroup_mma_compute %[[LOOP]]#12, %{{.*}}, %[[LOOP]]#0
+// CHECK: arith.addi %[[KB1]], %c1{{.*}} : index
+// CHECK: math.exp2
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield
+// CHECK: %[[ODD:.*]] = arith.cmpi ult, %[[END]], %{{.*}} : index
+// CHECK-NEXT: %[[LAST:.*]]:24 = scf.if %[[ODD]]
+// CHECK: math.exp2
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.yield %[[LOOP]]#0,
+// CHECK: memref.store %[[LAST]]#20, %{{.*}} : memref<2176xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: gpu.subgroup_mma_compute %[[LAST]]#12, %{{.*}}, %[[LAST]]#0
 func.func @pipelined(%q: tensor<1x256x2x128xf16>, %k: tensor<1x256x2x128xf16>, %v: tensor<1x256x2x128xf16>) -> tensor<1x256x2x128xf16> {
   %o = ejk.flash_attention %q, %k, %v : tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16> -> tensor<1x256x2x128xf16>
   return %o : tensor<1x256x2x128xf16>
@@ -69,11 +83,23 @@ func.func @causal_skip(%q: tensor<1x256x2x64xf16>, %k: tensor<1x256x2x64xf16>, %
 
 // Causal d128 (128 x 64 x 8, one row tile a subgroup): neither pipelined
 // (it was slower there on the H200) nor skipped: the loop carries O, m, l
-// and the prefetched words only, and P V follows the softmax.
+// and the prefetched words only, and P V follows the softmax; two blocks
+// an iteration. Q's 8 A matrices are loaded from the buffer's 16-byte view
+// (rows 2 heads of 16 words apart), not staged: one barrier before the
+// layout probe's read, none more before the loop.
 // CHECK-LABEL: func.func private @causal_one_tile_dispatch_0
 // CHECK-SAME: ejk.workgroup_size = array<i64: 256, 1, 1>
-// CHECK: scf.for {{.*}} -> (!gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, f32, f32, f32, f32, vector<4xi32>
+// CHECK-COUNT-8: gpu.subgroup_mma_load_matrix %{{.*}} {leadDimension = 32 : index} : memref<8192xvector<4xi32>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK-NOT: memref.store {{.*}} : memref<2176xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: gpu.subgroup_mma_load_matrix %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.for {{.*}} step %c2{{.*}} -> (!gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, f32, f32, f32, f32, vector<4xi32>
 // CHECK-NOT: arith.cmpi sgt
+// CHECK: math.exp2
+// CHECK: gpu.subgroup_mma_elementwise  mulf
+// CHECK: gpu.subgroup_mma_compute
+// CHECK: gpu.barrier
 // CHECK: math.exp2
 // CHECK: gpu.subgroup_mma_elementwise  mulf
 // CHECK: gpu.subgroup_mma_compute
@@ -131,7 +157,10 @@ func.func @partial_blocks(%q: tensor<1x256x2x128xf16>, %k: tensor<1x200x2x128xf1
 // CHECK-NEXT: } else {
 // CHECK-NEXT: scf.yield
 // CHECK: gpu.barrier
-// CHECK-NEXT: scf.yield %[[O]]#0,
+// CHECK: arith.addi %arg{{[0-9]+}}, %c1{{.*}} : index
+// CHECK: math.exp2
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield
 func.func @lazy_rescale(%q: tensor<1x256x2x128xf16>, %k: tensor<1x256x2x128xf16>, %v: tensor<1x256x2x128xf16>) -> tensor<1x256x2x128xf16> {
   %o = ejk.flash_attention %q, %k, %v : tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16>, tensor<1x256x2x128xf16> -> tensor<1x256x2x128xf16>
   return %o : tensor<1x256x2x128xf16>
@@ -147,6 +176,9 @@ func.func @lazy_rescale(%q: tensor<1x256x2x128xf16>, %k: tensor<1x256x2x128xf16>
 // CHECK-NOT: scf.if {{.*}} -> (!gpu.mma_matrix<16x16xf32, "COp">
 // CHECK: math.exp2
 // CHECK: gpu.subgroup_mma_elementwise  mulf
+// CHECK: gpu.barrier
+// CHECK: arith.addi %arg{{[0-9]+}}, %c1{{.*}} : index
+// CHECK: math.exp2
 // CHECK: gpu.barrier
 // CHECK-NEXT: scf.yield
 func.func @unnormalized(%q: tensor<1x256x2x128xf16>, %k: tensor<1x256x2x128xf16>, %v: tensor<1x256x2x128xf16>) -> (tensor<1x256x2x128xf16>, tensor<1x2x256xf32>) {

@@ -33,11 +33,16 @@ func.func @two_buffers(%q: tensor<1x256x2x64xf16>, %k: tensor<1x256x2x64xf16>, %
 
 // d128, 128 x 64 blocks: two buffers of 64 + 64 rows of 136 halves would
 // take 68 KiB, so one (max(128, 64 + 64) rows = 2176 vectors) and a second
-// barrier per block, between staging and the products.
+// barrier per block, between staging and the products (two blocks an
+// iteration: a subgroup owns one row tile).
 // CHECK-LABEL: func.func private @one_buffer_dispatch_0
 // CHECK-SAME: ejk.shared_memory_bytes = 36352 : i64
 // CHECK: memref.alloc() : memref<2176xvector<4xi32>, #gpu.address_space<workgroup>>
 // CHECK: scf.for
+// CHECK: memref.store %{{.*}} : memref<2176xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: gpu.subgroup_mma_compute
+// CHECK: gpu.barrier
 // CHECK: memref.store %{{.*}} : memref<2176xvector<4xi32>, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
 // CHECK: gpu.subgroup_mma_compute
@@ -96,12 +101,16 @@ func.func @longest_first(%q: tensor<2x512x3x64xf16>, %k: tensor<2x512x3x64xf16>,
 // d64, 64 x 64 blocks of 4 subgroups: two buffers would fit, but a
 // workgroup of 128 threads keeps one (the larger stage halves how many
 // such workgroups an SM holds): max(64, 64 + 64) rows of 9 vectors, and
-// the barrier between staging and the products.
+// the barrier between staging and the products (two blocks an iteration).
 // CHECK-LABEL: func.func private @small_workgroup_dispatch_0
 // CHECK-SAME: ejk.shared_memory_bytes = 19968 : i64
 // CHECK-SAME: ejk.workgroup_size = array<i64: 128, 1, 1>
 // CHECK: memref.alloc() : memref<1152xvector<4xi32>, #gpu.address_space<workgroup>>
 // CHECK: scf.for
+// CHECK: memref.store %{{.*}} : memref<1152xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: gpu.subgroup_mma_compute
+// CHECK: gpu.barrier
 // CHECK: memref.store %{{.*}} : memref<1152xvector<4xi32>, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
 // CHECK: gpu.subgroup_mma_compute

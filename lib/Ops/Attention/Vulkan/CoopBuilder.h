@@ -83,6 +83,13 @@ public:
     // docs/performance-vulkan-attention.md). Not with normalize_output =
     // false, whose output is O relative to the exact row max.
     lazyRescale = pipelined && !p.causal && p.normalizeOutput;
+    // Not pipelined (a causal mask on one row tile, bf16), whole query
+    // blocks: Q's A matrices are loaded from the buffer, without the Q
+    // stage, its stores and a barrier (H100, same call: gfa-d128-causal
+    // 0.312 -> 0.304 ms alone; the pipelined kernels lost with it, gfa-d128
+    // 0.529 -> 0.585; docs/performance-vulkan-attention.md).
+    qFromBuffer =
+        l.registerSoftmax && !p.sparse && !pipelined && p.seqQ % l.blockQ == 0;
     Type outType = cast<MemRefType>(buf.output.getType()).getElementType();
     stagedOutput = l.registerSoftmax && outType == inputType &&
                    p.headDimV % kPerVector == 0 &&
@@ -184,11 +191,11 @@ private:
   SmallVector<Value> keyBlock(VulkanScoreRules &rules, Value kb, Value lo,
                               ValueRange state, bool mayBeFirst = true);
 
-  /// Block-sparse lists: the key-block loop over positions [lo, hi), two
-  /// positions an iteration (the second is never the list's first), then
-  /// the odd one.
-  SmallVector<Value> listLoop(VulkanScoreRules &rules, Value lo, Value hi,
-                              ValueRange inits);
+  /// The key-block loop over [lo, hi) (block-sparse lists: list
+  /// positions), two blocks an iteration (the second is never a list's
+  /// first position), then the odd one in a uniform branch.
+  SmallVector<Value> twoBlockLoop(VulkanScoreRules &rules, Value lo, Value hi,
+                                  ValueRange inits);
 
   /// A zero A matrix (P of no keys).
   Value zeroOperand() {
@@ -307,6 +314,8 @@ private:
   /// block.
   bool lazyRescale = false;
   Value rescale;
+  /// Q's A matrices come straight from the buffer (no Q stage).
+  bool qFromBuffer = false;
   /// Block-sparse: this query block's live-block list.
   std::optional<LiveBlockList> list;
   Value listCount;

@@ -42,7 +42,7 @@
 // Block-sparse attention (AttentionProblem::sparse) runs the same body over
 // the live-block list of its query block (LiveBlocks.h): the key-block loop
 // walks list positions [0, count), two an iteration and then the odd one
-// (listLoop; H100: gsparse 25 % 192.5 -> 167.8 us unpipelined), each
+// (twoBlockLoop; H100: gsparse 25 % 192.5 -> 167.8 us unpipelined), each
 // position's block is the list entry, and the prefetch of the next block
 // loads the next entry's rows (zeros past the end of the list; pipelined,
 // with the V rows of the current entry). The entries are read one iteration
@@ -170,28 +170,48 @@ void CoopAttentionBuilder::build() {
     rulesOf->keyBlockRange(rowStart, numRows, l.blockK, lo, hi);
     ahead = loadKeyBlock(lo, /*firstBlock=*/true);
   }
-  // Q tiles, kept in registers.
-  if (qValues.empty())
-    qValues = loadVectorRows(qView, p.seqQ, p.numHeads, head, rowStart,
-                             l.blockQ, p.headDim);
-  storeVectorRows(qValues, l.blockQ, p.headDim, qS, Value(), 0);
-  if (l.registerSoftmax)
+  // Q tiles, kept in registers: loaded from the buffer, or staged.
+  if (qFromBuffer) {
+    int64_t lead = p.numHeads * p.headDim;
+    for (int64_t m = 0; m < l.rowTiles; ++m) {
+      Value seqBase = e.mul(batch, e.index(p.seqQ));
+      Value token = e.add(seqBase, tileFirstRows[m]);
+      Value heads = e.index(p.numHeads);
+      Value tokenRow = e.mul(token, heads);
+      Value tokenHead = e.add(tokenRow, head);
+      Value qBase = e.mul(tokenHead, e.index(p.headDim));
+      qTiles.emplace_back();
+      for (int64_t d = 0; d < p.headDim; d += kTile)
+        qTiles.back().push_back(loadMatrix(e, aType, qView,
+                                           e.add(qBase, e.index(d)), lead,
+                                           /*transpose=*/false));
+    }
     writeLayoutProbe();
-  gpu::BarrierOp::create(e.b);
-  for (int64_t m = 0; m < l.rowTiles; ++m) {
-    Value tileElements = e.index(kTile * qS);
-    Value tile = e.add(firstTile, e.index(m));
-    Value qBase = e.mul(tile, tileElements);
-    qTiles.emplace_back();
-    for (int64_t d = 0; d < p.headDim; d += kTile)
-      qTiles.back().push_back(loadMatrix(e, aType, kvStage,
-                                         e.add(qBase, e.index(d)), qS,
-                                         /*transpose=*/false));
-  }
-  if (l.registerSoftmax)
+    gpu::BarrierOp::create(e.b);
     layoutHolds = readLayoutProbe();
-  // K and V overwrite the staged Q.
-  gpu::BarrierOp::create(e.b);
+  } else {
+    if (qValues.empty())
+      qValues = loadVectorRows(qView, p.seqQ, p.numHeads, head, rowStart,
+                               l.blockQ, p.headDim);
+    storeVectorRows(qValues, l.blockQ, p.headDim, qS, Value(), 0);
+    if (l.registerSoftmax)
+      writeLayoutProbe();
+    gpu::BarrierOp::create(e.b);
+    for (int64_t m = 0; m < l.rowTiles; ++m) {
+      Value tileElements = e.index(kTile * qS);
+      Value tile = e.add(firstTile, e.index(m));
+      Value qBase = e.mul(tile, tileElements);
+      qTiles.emplace_back();
+      for (int64_t d = 0; d < p.headDim; d += kTile)
+        qTiles.back().push_back(loadMatrix(e, aType, kvStage,
+                                           e.add(qBase, e.index(d)), qS,
+                                           /*transpose=*/false));
+    }
+    if (l.registerSoftmax)
+      layoutHolds = readLayoutProbe();
+    // K and V overwrite the staged Q.
+    gpu::BarrierOp::create(e.b);
+  }
 
   if (!rulesOf)
     rulesOf.emplace(e, p, buf, batch, head);
@@ -248,11 +268,18 @@ void CoopAttentionBuilder::build() {
   }
   inits.append(ahead);
   inits.append(window);
+  // Two key blocks an iteration (then the odd one) for block-sparse lists,
+  // and for dense kernels whose subgroups own one row tile (H100, same
+  // call: gfa-d128-causal 0.312 -> 0.297 ms, gfa-d128 0.529 -> 0.527,
+  // gfa-long 1.94 -> 1.93; with two row tiles gfa-d64-causal lost, 0.283
+  // -> 0.291; docs/performance-vulkan-attention.md).
+  bool twoBlocks = list || (l.registerSoftmax && l.rowTiles == 1);
   SmallVector<Value> state =
-      list ? listLoop(rules, lo, hi, inits)
-           : e.forLoop(lo, hi, e.index(1), inits, [&](Value kb, ValueRange s) {
-               return keyBlock(rules, kb, lo, s);
-             });
+      twoBlocks
+          ? twoBlockLoop(rules, lo, hi, inits)
+          : e.forLoop(lo, hi, e.index(1), inits, [&](Value kb, ValueRange s) {
+              return keyBlock(rules, kb, lo, s);
+            });
   int64_t perTile = tileStateSize();
   if (pipelined)
     lastProducts(state, lo, hi);
@@ -271,9 +298,9 @@ void CoopAttentionBuilder::build() {
   }
 }
 
-SmallVector<Value> CoopAttentionBuilder::listLoop(VulkanScoreRules &rules,
-                                                  Value lo, Value hi,
-                                                  ValueRange inits) {
+SmallVector<Value> CoopAttentionBuilder::twoBlockLoop(VulkanScoreRules &rules,
+                                                      Value lo, Value hi,
+                                                      ValueRange inits) {
   // One op per statement: the order of argument evaluation differs between
   // compilers, and the IR must not.
   Value two = e.index(2);
