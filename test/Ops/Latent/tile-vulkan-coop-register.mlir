@@ -41,9 +41,18 @@
 // the 9 words of this thread's share from it.
 // CHECK: memref.store {{.*}} : memref<2336xvector<4xi32>, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
+// Each word's address is the step's row base plus min(row, last row) rows
+// of 72 words plus the word: no per-word token, clamp or slot arithmetic.
 // CHECK: memref.load {{.*}} : memref<4x16xi32>
 // CHECK-NOT: memref<4x16xi32>
-// CHECK-COUNT-9: memref.load {{.*}} : memref<294912xvector<4xi32>>
+// CHECK: %[[BASE:.*]] = arith.muli %{{.*}}, %c72{{.*}} : index
+// CHECK: %[[ROW:.*]] = arith.minsi
+// CHECK-NEXT: %[[C72:.*]] = arith.constant 72 : index
+// CHECK-NEXT: %[[OFF:.*]] = arith.muli %[[ROW]], %[[C72]] : index
+// CHECK-NEXT: %[[AT:.*]] = arith.addi %[[BASE]], %[[OFF]] : index
+// CHECK-NEXT: %[[WORD:.*]] = arith.addi %[[AT]], %{{.*}} : index
+// CHECK-NEXT: memref.load %{{.*}}[%[[WORD]]] : memref<294912xvector<4xi32>>
+// CHECK-COUNT-8: memref.load {{.*}} : memref<294912xvector<4xi32>>
 // CHECK-NOT: memref<4x16xi32>
 // S: 18 K^T tiles, latent and RoPE alike, from the stage, no branch; two
 // accumulators summed; the part stored.

@@ -328,29 +328,50 @@ private:
     Value zeroVector = arith::ConstantOp::create(
         e.b, DenseElementsAttr::get(vecType, e.b.getI32IntegerAttr(0)));
     // pageOnce: the step's page looked up once; every row of the step (or,
-    // past the end, the last token) lies in it.
-    Value pageRow, pageStart;
+    // past the end, the last token) lies in it, so row r's words start at
+    // the step's first row plus min(r, last row) rows: one base a step, no
+    // per-word token, clamp or slot arithmetic (H100: DeepSeek-V3 bf16
+    // decode 290.7 -> 272.5 us, docs/performance-vulkan-latent.md).
+    Value lastRow, limitRows, rowBase, ropeBase;
     if (pageOnce) {
       Value first = e.min(t0, lastToken);
       Value pageSize = e.index(p.pageSize);
       Value pageColumn = e.div(first, pageSize);
-      pageStart = e.mul(pageColumn, pageSize);
+      Value pageStart = e.mul(pageColumn, pageSize);
       Value lastColumn = e.index(p.maxPagesPerSeq - 1);
       Value column = e.min(pageColumn, lastColumn);
       Value page = loadIndex(e, buf.blockTables, {row.seq, column});
       page = clampIndex(e, page, 0, p.numPages - 1);
-      pageRow = e.mul(page, pageSize);
+      Value pageRow = e.mul(page, pageSize);
+      lastRow = e.sub(lastToken, first);
+      limitRows = e.sub(stop, t0);
+      Value slot0 = e.sub(first, pageStart);
+      Value firstRow = e.add(pageRow, slot0);
+      Value rowWords = e.index(width / kPerVector);
+      rowBase = e.mul(firstRow, rowWords);
+      Value latentWords = e.index(p.latentDim / kPerVector);
+      ropeBase = e.add(rowBase, latentWords);
     }
     SmallVector<Value> values;
     auto share = [&](int64_t words, bool rope) {
       forClampedShare(
           e, l.threads, thread, l.blockK * words, words, [&](Value r, Value c) {
+            if (pageOnce) {
+              Value valid = cmpI(e, arith::CmpIPredicate::slt, r, limitRows);
+              Value rowInStep = e.min(r, lastRow);
+              Value rowWords = e.index(width / kPerVector);
+              Value rowOffset = e.mul(rowInStep, rowWords);
+              Value rowAt = e.add(rope ? ropeBase : rowBase, rowOffset);
+              Value at = e.add(rowAt, c);
+              Value v = memref::LoadOp::create(
+                  e.b, rope ? ropeView : latentView, ValueRange{at});
+              values.push_back(e.select(valid, v, zeroVector));
+              return;
+            }
             Value t = e.add(t0, r);
             Value valid = cmpI(e, arith::CmpIPredicate::slt, t, stop);
             Value clamped = e.min(t, lastToken);
-            auto [latentAt, ropeAt] =
-                pageOnce ? pageWords(clamped, pageRow, pageStart)
-                         : cacheWords(clamped);
+            auto [latentAt, ropeAt] = cacheWords(clamped);
             Value at = e.add(rope ? ropeAt : latentAt, c);
             Value v = memref::LoadOp::create(e.b, rope ? ropeView : latentView,
                                              ValueRange{at});
@@ -360,18 +381,6 @@ private:
     share(p.latentDim / kPerVector, false);
     share(p.ropeDim / kPerVector, true);
     return values;
-  }
-
-  /// Word offsets of token `t`'s latent row and RoPE key in the page whose
-  /// first token is `pageStart`, whose first cache row is `pageRow`.
-  std::pair<Value, Value> pageWords(Value t, Value pageRow, Value pageStart) {
-    Value slot = e.sub(t, pageStart);
-    Value cacheSlot = e.add(pageRow, slot);
-    Value rowWords = e.index(width / kPerVector);
-    Value at = e.mul(cacheSlot, rowWords);
-    Value latentWords = e.index(p.latentDim / kPerVector);
-    Value ropeAt = e.add(at, latentWords);
-    return {at, ropeAt};
   }
 
   /// Zeros in the stage of rows that starts at f16 element `base`.
