@@ -16,7 +16,9 @@ if [ "${EJK_SKIP_CONFORMANCE:-0}" != 1 ]; then
   bash "$ROOT/scripts/setup-conformance.sh"
 fi
 # SPIRV-Tools 2025.5 for the VK_NV_cooperative_matrix2 emitter's tests
-# (test/Vulkan/cm2-emit.test); EJK_SKIP_SPIRV_TOOLS=1 leaves them UNSUPPORTED.
+# (test/Vulkan/cm2-emit.test) and the cooperative modules' validation under
+# the Vulkan memory model (test/Vulkan/memory-model.test);
+# EJK_SKIP_SPIRV_TOOLS=1 leaves them UNSUPPORTED.
 if [ "${EJK_SKIP_SPIRV_TOOLS:-0}" != 1 ]; then
   bash "$ROOT/scripts/setup-spirv-tools.sh"
 fi
