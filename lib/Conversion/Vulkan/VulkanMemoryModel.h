@@ -1,5 +1,4 @@
-//===- VulkanMemoryModel.h - converted kernels under the Vulkan model -*- C++
-//-*-//
+//===- VulkanMemoryModel.h - kernels under the Vulkan model ---*- C++ -*-===//
 //
 // SPIR-V validators (SPIRV-Tools 2025.5 on) require the VulkanMemoryModel
 // capability in a shader module that declares CooperativeMatrixKHR. MLIR's
