@@ -24,6 +24,9 @@
 // at a time: every decay exp(g) is in (0, 1] for gates <= 0, so nothing
 // overflows however strong the decay (g = -inf is a zero decay).
 //
+// The walk this kernel shares with the other recurrent kernel (workgroups,
+// packed sequences, stages, chunk loop, output, states) is InOrderScan.h.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Linear/Vulkan/Kernel.h"
@@ -34,6 +37,7 @@
 #include "Linear/Vulkan/CoopInOrder.h"
 #include "Linear/Vulkan/CoopSplit.h"
 #include "Linear/Vulkan/Gla.h"
+#include "Linear/Vulkan/InOrderScan.h"
 #include "Linear/Vulkan/SlotKernel.h"
 #include "StateSpace/Vulkan/Kernels.h"
 
@@ -44,87 +48,24 @@ using namespace mlir::ejk;
 
 namespace {
 
-class VulkanGlaBuilder {
+class VulkanGlaBuilder
+    : public InOrderScanBuilder<VulkanGlaBuilder, VulkanGlaPlan, GlaBuffers> {
 public:
-  VulkanGlaBuilder(OpBuilder &builder, Location loc, const VulkanGlaPlan &plan,
-                   const GlaBuffers &buffers)
-      : e(builder, loc, 1), p(plan), l(plan.layout), buf(buffers) {}
-
-  void build() {
-    Value vBlock = WorkgroupIdOp::create(e.b, 0);
-    head = WorkgroupIdOp::create(e.b, 1);
-    seqId = WorkgroupIdOp::create(e.b, 2);
-    thread = gpu::ThreadIdOp::create(e.b, gpu::Dimension::x);
-    zero = e.index(0);
-    one = e.index(1);
-    v0 = e.mul(vBlock, e.index(l.blockV));
-    kvHead = e.div(head, e.index(p.headsPerKv()));
-    if (!p.packed) {
-      batchIdx = seqId;
-      start = zero;
-      end = e.index(p.seq);
-      scan();
-      return;
-    }
-    batchIdx = zero;
-    Value filler = cmp(arith::CmpIPredicate::eq, seqId, e.index(p.numSeqs));
-    emitIf(e, filler, [&] {
-      emitZeroUncovered(e, p, buf, zero, thread, l.threads, batchIdx, head, v0,
-                        l.blockV);
-    });
-    emitIf(
-        e,
-        arith::XOrIOp::create(
-            e.b, filler, arith::ConstantOp::create(e.b, e.b.getBoolAttr(true))),
-        [&] {
-          start = cuEntry(seqId);
-          end = e.max(cuEntry(e.add(seqId, one)), start);
-          scan();
-        });
-  }
+  using InOrderScanBuilder::InOrderScanBuilder;
 
 private:
-  Value cmp(arith::CmpIPredicate pred, Value x, Value y) {
-    return arith::CmpIOp::create(e.b, pred, x, y);
-  }
-
-  /// clamp(cu_seqlens[i], 0, seq).
-  Value cuEntry(Value i) {
-    return emitSequenceEdge(e, buf.cuSeqlens, i, p.seq);
-  }
-
-  Type outputType() {
-    return cast<MemRefType>(buf.output.getType()).getElementType();
-  }
-
-  /// The step of index `i` (in scan order) of the sequence.
-  Value rowOf(Value i) {
-    return p.reverse ? e.sub(e.sub(end, one), i) : e.add(start, i);
-  }
+  friend InOrderScanBuilder;
 
   /// The state decays over key dims per step (`g`, `gk`), not only by the
   /// head's constant.
   bool stepKeyGates() const { return p.hasG || p.hasGk; }
+  bool keyDecayStaged() const { return stepKeyGates(); }
 
   /// The head's constant log decay (GammaForm).
   Value loadGamma() { return emitHeadDecay(e, p, buf.gGamma, head, seqId); }
 
-  void scan() {
-    seqLen = e.sub(end, start);
-    Value tk = e.index(l.threadsPerColumn);
-    Value lane = arith::RemUIOp::create(e.b, thread, tk);
-    myLocal = arith::DivUIOp::create(e.b, thread, tk);
-    myColumn = e.add(v0, myLocal);
-    isLane0 = cmp(arith::CmpIPredicate::eq, lane, zero);
-
-    int64_t keyElems = l.chunk * l.kPad();
-    int64_t valueElems = l.chunk * l.blockV;
-    qS = allocWorkgroup(e, keyElems);
-    kS = allocWorkgroup(e, keyElems);
-    if (stepKeyGates())
-      decayS = allocWorkgroup(e, keyElems);
-    vS = allocWorkgroup(e, valueElems);
-    oS = allocWorkgroup(e, valueElems);
+  /// exp(gv) per value, and the head's constant decay.
+  void allocExtraStages(int64_t /*keyElems*/, int64_t valueElems) {
     if (p.hasGv)
       valueDecayS = allocWorkgroup(e, valueElems);
     if (p.hasGamma()) {
@@ -133,43 +74,6 @@ private:
       if (!stepKeyGates())
         gammaDecay = e.exp(gamma);
     }
-
-    // This thread's keys (clamped), whether each is a real key (null when
-    // always), and its entries of the initial state.
-    SmallVector<Value> s;
-    Value column = e.min(myColumn, e.index(p.dimV - 1));
-    for (int64_t j = 0; j < l.keysPerThread; ++j) {
-      Value k = e.add(lane, e.index(j * l.threadsPerColumn));
-      myKeys.push_back(k);
-      keyValid.push_back(
-          (j + 1) * l.threadsPerColumn <= p.dimK
-              ? Value()
-              : cmp(arith::CmpIPredicate::slt, k, e.index(p.dimK)));
-      Value s0 = e.constF32(0.0f);
-      if (buf.initialState) {
-        s0 = memref::LoadOp::create(
-            e.b, buf.initialState,
-            ValueRange{seqId, head, e.min(k, e.index(p.dimK - 1)), column});
-        if (keyValid[j])
-          s0 = e.select(keyValid[j], s0, e.constF32(0.0f));
-      }
-      s.push_back(s0);
-    }
-
-    Value chunk = e.index(l.chunk);
-    Value numChunks = e.div(e.add(seqLen, e.index(l.chunk - 1)), chunk);
-    s = e.forLoop(zero, numChunks, one, s, [&](Value ci, ValueRange state) {
-      Value c0 = e.mul(ci, chunk);
-      Value len = e.min(chunk, e.sub(seqLen, c0));
-      stage(c0);
-      gpu::BarrierOp::create(e.b);
-      SmallVector<Value> next = recur(len, state);
-      gpu::BarrierOp::create(e.b);
-      output(c0, len);
-      return next;
-    });
-    if (buf.finalState)
-      storeFinalState(s);
   }
 
   /// The chunk's scaled queries, keys and decays (zero past head_dim_k)
@@ -267,48 +171,7 @@ private:
     });
   }
 
-  /// The chunk's outputs for its steps and the block's columns inside the
-  /// problem.
-  void output(Value c0, Value len) {
-    forEachShared(e, l.threads, thread, l.chunk * l.blockV, [&](Value i) {
-      BlockElement x = blockElement(e, i, l.blockV, v0, len, p.dimV);
-      emitIf(e, x.inside, [&] {
-        Value o = memref::LoadOp::create(e.b, oS, i);
-        Value row = rowOf(e.add(c0, x.t));
-        Value out = e.fromF32(o, outputType());
-        memref::StoreOp::create(e.b, out, buf.output,
-                                ValueRange{batchIdx, row, head, x.col});
-      });
-    });
-  }
-
-  void storeFinalState(ArrayRef<Value> s) {
-    Value owned = cmp(arith::CmpIPredicate::slt, myColumn, e.index(p.dimV));
-    emitIf(e, owned, [&] {
-      for (int64_t j = 0; j < l.keysPerThread; ++j) {
-        auto store = [&] {
-          memref::StoreOp::create(e.b, s[j], buf.finalState,
-                                  ValueRange{seqId, head, myKeys[j], myColumn});
-        };
-        if (keyValid[j])
-          emitIf(e, keyValid[j], store);
-        else
-          store();
-      }
-    });
-  }
-
-  Emitter e;
-  const VulkanGlaPlan &p;
-  const VulkanGlaLayout &l;
-  const GlaBuffers &buf;
-  Value head, seqId, thread, zero, one, v0, kvHead, batchIdx, start, end,
-      seqLen, gamma, gammaDecay;
-  Value myLocal, myColumn, isLane0;
-  Value qS, kS, decayS, vS, oS, valueDecayS;
-  /// Per state entry of this thread: its key index (unclamped), whether it
-  /// is a real key (null when always).
-  SmallVector<Value> myKeys, keyValid;
+  Value gamma, gammaDecay, valueDecayS;
 };
 
 } // namespace
