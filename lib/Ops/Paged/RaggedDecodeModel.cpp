@@ -87,7 +87,11 @@ struct CpuRaggedDecode {
   static LogicalResult verifyConfig(RaggedDecodeAttentionOp op,
                                     ConfigAttr config, const TargetInfo &target,
                                     raw_ostream &reason) {
-    return verifyCpuPagedConfig(config, target, reason);
+    if (failed(verifyCpuPagedConfig(config, target, reason)))
+      return failure();
+    return checkCpuPagedWorkingSet(
+        readProblem(op), PagedAttentionConfig::read(config, reason)->blockK,
+        target, reason);
   }
   static LogicalResult tile(RaggedDecodeAttentionOp op, ConfigAttr attr,
                             DispatchRewriter &rewriter) {

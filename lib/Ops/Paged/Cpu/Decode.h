@@ -24,6 +24,16 @@ ConfigAttr cpuPagedHeuristic(const PagedAttentionProblem &p,
 SmallVector<ConfigAttr>
 cpuPagedConfigSpace(MLIRContext *context, const TargetInfo &target, bool full);
 
+/// The decode kernel unrolls the query heads of a KV head's group and
+/// their head-dim vectors (Kernel.cpp): succeeds when their query rows and
+/// accumulators, and a step of `blockK` scores each, in f32, fit the
+/// target's L2 cache; otherwise writes why to `reason`. The bound also
+/// keeps the unrolled kernel finite (a group of 2^38 heads ran the
+/// compiler out of memory).
+LogicalResult checkCpuPagedWorkingSet(const PagedAttentionProblem &p,
+                                      int64_t blockK, const TargetInfo &target,
+                                      raw_ostream &reason);
+
 /// Replaces the rewriter's dispatch body (`op`, read before it is erased)
 /// by the decode of `problem` over `buffers`: `blockK` tokens a step (a
 /// multiple of the f32 lanes), `numSplits` workgroups per (sequence, KV

@@ -480,6 +480,13 @@ LogicalResult mlir::ejk::tileCpuPagedAttention(
     Operation *op, const PagedAttentionProblem &problem, int64_t blockK,
     int64_t numSplits, const PagedAttentionBuffers &buf,
     DispatchRewriter &rewriter) {
+  // flash_attention's decode reaches this kernel under its own config
+  // rules: the one check they do not make.
+  std::string why;
+  llvm::raw_string_ostream whyStream(why);
+  if (failed(checkCpuPagedWorkingSet(problem, blockK, rewriter.target(),
+                                     whyStream)))
+    return op->emitOpError("has no CPU decode kernel for this shape: ") << why;
   CpuPagedPlan plan;
   static_cast<PagedAttentionProblem &>(plan) = problem;
   plan.blockK = blockK;

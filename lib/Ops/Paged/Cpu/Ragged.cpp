@@ -46,7 +46,8 @@ LogicalResult CpuRaggedPaged::verifyConfig(const RaggedPagedProblem &p,
            << "' is a Vulkan entry; the CPU kernel takes none";
     return failure();
   }
-  return success();
+  return checkCpuPagedWorkingSet(raggedAsDecode(p), config->blockK, target,
+                                 reason);
 }
 
 ConfigAttr CpuRaggedPaged::heuristicConfig(const RaggedPagedProblem &p,

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Common/Arithmetic.h"
+#include "Common/CpuWorkingSet.h"
 #include "Paged/Cpu/Decode.h"
 #include "Paged/Cpu/PagedAttention.h"
 
@@ -47,6 +48,23 @@ LogicalResult mlir::ejk::verifyCpuPagedConfig(ConfigAttr attr,
     return failure();
   }
   return success();
+}
+
+LogicalResult mlir::ejk::checkCpuPagedWorkingSet(const PagedAttentionProblem &p,
+                                                 int64_t blockK,
+                                                 const TargetInfo &target,
+                                                 raw_ostream &reason) {
+  int64_t lanes = target.f32Lanes();
+  std::optional<int64_t> padded = checkedSum({p.headDim, lanes - 1});
+  std::optional<int64_t> row =
+      padded ? checkedSum({2 * (*padded / lanes), ceilDiv(blockK, lanes)})
+             : std::nullopt;
+  std::optional<int64_t> bytes =
+      row ? checkedProduct({p.groupSize(), *row, lanes, 4}) : std::nullopt;
+  std::string what;
+  llvm::raw_string_ostream(what)
+      << "working set of the " << p.groupSize() << " query heads of a KV head";
+  return checkL2WorkingSet(bytes, target, reason, what);
 }
 
 ConfigAttr mlir::ejk::cpuPagedHeuristic(const PagedAttentionProblem &p,
@@ -89,7 +107,11 @@ LogicalResult CpuPagedAttention::verifyConfig(PagedAttentionOp op,
                                               ConfigAttr attr,
                                               const TargetInfo &target,
                                               raw_ostream &reason) {
-  return verifyCpuPagedConfig(attr, target, reason);
+  if (failed(verifyCpuPagedConfig(attr, target, reason)))
+    return failure();
+  return checkCpuPagedWorkingSet(
+      readPagedAttentionProblem(op),
+      PagedAttentionConfig::read(attr, reason)->blockK, target, reason);
 }
 
 ConfigAttr CpuPagedAttention::heuristicConfig(PagedAttentionOp op,
