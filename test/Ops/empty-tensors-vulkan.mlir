@@ -9,6 +9,9 @@
 // RUN: ejk-run %s --entry scan_no_steps --target vulkan --random-inputs 1 --check | FileCheck %s --check-prefixes=CHECK,STATE
 // RUN: ejk-run %s --entry ssd_no_head_dim --target vulkan --random-inputs 1 --check | FileCheck %s
 // RUN: ejk-run %s --entry ssd_no_steps --target vulkan --random-inputs 1 --check | FileCheck %s --check-prefixes=CHECK,STATE
+// RUN: ejk-run %s --entry gla_no_steps --target vulkan --random-inputs 1 --check | FileCheck %s --check-prefixes=CHECK,STATE
+// RUN: ejk-run %s --entry lightning_packed_no_tokens --target vulkan --random-inputs 1 --check | FileCheck %s --check-prefixes=CHECK,STATE
+// RUN: ejk-run %s --entry delta_no_steps --target vulkan --random-inputs 1 --check | FileCheck %s --check-prefixes=CHECK,STATE
 
 // CHECK-NOT: FAILED
 // CHECK: result 0 ({{.*}}): {{.*}}: ok
@@ -48,4 +51,24 @@ func.func @ssd_no_head_dim(%x: tensor<1x8x2x0xf32>, %dt: tensor<1x8x2xf32>, %A: 
 func.func @ssd_no_steps(%x: tensor<1x0x2x16xf32>, %dt: tensor<1x0x2xf32>, %A: tensor<2xf32>, %B: tensor<1x0x1x8xf32>) -> (tensor<1x0x2x16xf32>, tensor<1x2x16x8xf32>) {
   %y, %s = ejk.ssd %x, %dt, %A, %B, %B : tensor<1x0x2x16xf32>, tensor<1x0x2xf32>, tensor<2xf32>, tensor<1x0x1x8xf32>, tensor<1x0x1x8xf32> -> tensor<1x0x2x16xf32>, tensor<1x2x16x8xf32>
   return %y, %s : tensor<1x0x2x16xf32>, tensor<1x2x16x8xf32>
+}
+
+// Linear recurrences of no steps from the zero state: a zero final state
+// (fill), for unpacked and packed (no tokens, three sequences) inputs. The
+// kernels used to be dispatched over zero-sized buffers, which neither
+// the LLVM nor the SPIR-V lowering accepts ('failed to legalize operation
+// gpu.func', 'missing LLVMTranslationDialectInterface').
+func.func @gla_no_steps(%q: tensor<1x0x2x16xf32>, %g: tensor<1x0x2x16xf32>) -> (tensor<1x0x2x16xf32>, tensor<1x2x16x16xf32>) {
+  %o, %s = ejk.gla %q, %q, %q g(%g : tensor<1x0x2x16xf32>) : tensor<1x0x2x16xf32>, tensor<1x0x2x16xf32>, tensor<1x0x2x16xf32> -> tensor<1x0x2x16xf32>, tensor<1x2x16x16xf32>
+  return %o, %s : tensor<1x0x2x16xf32>, tensor<1x2x16x16xf32>
+}
+
+func.func @lightning_packed_no_tokens(%q: tensor<1x0x2x16xf32>, %cu: tensor<4xi32>) -> (tensor<1x0x2x16xf32>, tensor<3x2x16x16xf32>) {
+  %o, %s = ejk.lightning_attention %q, %q, %q cu_seqlens(%cu : tensor<4xi32>) {layer_idx = 0 : i64, num_layers = 1 : i64} : tensor<1x0x2x16xf32>, tensor<1x0x2x16xf32>, tensor<1x0x2x16xf32> -> tensor<1x0x2x16xf32>, tensor<3x2x16x16xf32>
+  return %o, %s : tensor<1x0x2x16xf32>, tensor<3x2x16x16xf32>
+}
+
+func.func @delta_no_steps(%q: tensor<2x0x2x16xf32>, %beta: tensor<2x0x2xf32>) -> (tensor<2x0x2x16xf32>, tensor<2x2x16x16xf32>) {
+  %o, %s = ejk.delta_attention %q, %q, %q, %beta : tensor<2x0x2x16xf32>, tensor<2x0x2x16xf32>, tensor<2x0x2x16xf32>, tensor<2x0x2xf32> -> tensor<2x0x2x16xf32>, tensor<2x2x16x16xf32>
+  return %o, %s : tensor<2x0x2x16xf32>, tensor<2x2x16x16xf32>
 }

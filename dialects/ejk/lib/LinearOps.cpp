@@ -132,7 +132,13 @@ static LogicalResult verifyLinearOp(
         verifyOperands) {
   ShapeVerifier v(op);
   FailureOr<NamedTensor> q = v.tensor(op.getQuery(), "query", kQueryDims);
-  if (failed(q) || failed(v.isFloat(*q)))
+  if (failed(q) || failed(v.isFloat(*q)) ||
+      failed(v.dimNotZero(*q, 3,
+                          "a state of no key dim gives 0 for every query")) ||
+      (op.getInitialState() &&
+       failed(v.dimNotZero(*q, 1,
+                           "a scan of no steps over an 'initial_state' "
+                           "would only copy it"))))
     return failure();
   FailureOr<NamedTensor> k = v.tensor(op.getKey(), "key", kKeyDims);
   if (failed(k) || failed(v.sameElement(*k, *q)) ||

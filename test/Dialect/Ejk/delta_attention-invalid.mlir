@@ -285,3 +285,19 @@ func.func @config_name(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32>, %v:
   %r0 = ejk.delta_attention %q, %k, %v, %beta {config = #ejk.config<chunk_size = 64, block_q = 16>} : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32>, tensor<2x16x4xf32> -> tensor<2x16x4x16xf32>
   return
 }
+
+// -----
+
+func.func @head_dim_k_zero(%q: tensor<2x16x4x0xf32>, %v: tensor<2x16x4x16xf32>, %beta: tensor<2x16x4xf32>) {
+  // expected-error @+1 {{expects 'query' dim 3 (head_dim_k) to be at least 1 (a state of no key dim gives 0 for every query), got 0}}
+  %r0 = ejk.delta_attention %q, %q, %v, %beta : tensor<2x16x4x0xf32>, tensor<2x16x4x0xf32>, tensor<2x16x4x16xf32>, tensor<2x16x4xf32> -> tensor<2x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @packed_no_tokens_initial_state(%q: tensor<1x0x4x32xf32>, %v: tensor<1x0x4x16xf32>, %beta: tensor<1x0x4xf32>, %cu: tensor<3xi32>, %s0: tensor<2x4x32x16xf32>) {
+  // expected-error @+1 {{expects 'query' dim 1 (seq) to be at least 1 (a scan of no steps over an 'initial_state' would only copy it), got 0}}
+  %r0 = ejk.delta_attention %q, %q, %v, %beta initial_state(%s0 : tensor<2x4x32x16xf32>) cu_seqlens(%cu : tensor<3xi32>) : tensor<1x0x4x32xf32>, tensor<1x0x4x32xf32>, tensor<1x0x4x16xf32>, tensor<1x0x4xf32> -> tensor<1x0x4x16xf32>
+  return
+}

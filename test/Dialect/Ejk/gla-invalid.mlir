@@ -285,3 +285,21 @@ func.func @final_state_batch(%q: tensor<2x16x4x32xf32>, %k: tensor<2x16x4x32xf32
   %r0, %r1 = ejk.gla %q, %k, %v : tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>, tensor<3x4x32x16xf32>
   return
 }
+
+// -----
+
+// A state of no key dim: every output would be 0 (the kernels used to be
+// dispatched over zero-sized buffers, which neither lowering accepts).
+func.func @head_dim_k_zero(%q: tensor<2x16x4x0xf32>, %v: tensor<2x16x4x16xf32>) {
+  // expected-error @+1 {{expects 'query' dim 3 (head_dim_k) to be at least 1 (a state of no key dim gives 0 for every query), got 0}}
+  %r0 = ejk.gla %q, %q, %v : tensor<2x16x4x0xf32>, tensor<2x16x4x0xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @no_steps_initial_state(%q: tensor<2x0x4x32xf32>, %v: tensor<2x0x4x16xf32>, %s0: tensor<2x4x32x16xf32>) {
+  // expected-error @+1 {{expects 'query' dim 1 (seq) to be at least 1 (a scan of no steps over an 'initial_state' would only copy it), got 0}}
+  %r0, %s = ejk.gla %q, %q, %v initial_state(%s0 : tensor<2x4x32x16xf32>) : tensor<2x0x4x32xf32>, tensor<2x0x4x32xf32>, tensor<2x0x4x16xf32> -> tensor<2x0x4x16xf32>, tensor<2x4x32x16xf32>
+  return
+}
