@@ -140,6 +140,19 @@ module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1
 
 // -----
 
+// Cooperative matrices on a target of SPIR-V 1.3: MLIR's SPIR-V dialect
+// takes the KHR matrix ops from 1.6 on (this failed to legalize, unsaid why).
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  func.func private @d(%a: memref<256xf16>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{'gpu.subgroup_mma_load_matrix' op needs cooperative matrices, which the SPIR-V dialect takes from SPIR-V 1.6 on; the Vulkan target has SPIR-V 1.3 (a device with VK_KHR_cooperative_matrix and Vulkan 1.3 has 1.6: spirv-version=1.6)}}
+    %m = gpu.subgroup_mma_load_matrix %a[%c0] {leadDimension = 16 : index} : memref<256xf16> -> !gpu.mma_matrix<16x16xf16, "AOp">
+    return
+  }
+}
+
+// -----
+
 // Allocations must be workgroup memory.
 module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
   func.func private @d(%a: memref<64xf32>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {

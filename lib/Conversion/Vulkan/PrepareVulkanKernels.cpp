@@ -174,6 +174,15 @@ static LogicalResult checkKernelOp(Operation *op, const TargetInfo &target) {
           gpu::SubgroupMmaComputeOp, gpu::SubgroupMmaConstantMatrixOp,
           gpu::SubgroupMmaElementwiseOp, gpu::SubgroupMmaExtractThreadLocalOp,
           gpu::SubgroupMmaInsertThreadLocalOp>(op)) {
+    // MLIR's SPIR-V dialect takes the KHR matrix ops from SPIR-V 1.6 on:
+    // below it they failed to legalize, with no word of why.
+    if (target.hasCooperativeMatrix && target.spirvVersion < 16)
+      return op->emitOpError("needs cooperative matrices, which the SPIR-V "
+                             "dialect takes from SPIR-V 1.6 on; the Vulkan "
+                             "target has SPIR-V ")
+             << target.spirvVersion / 10 << "." << target.spirvVersion % 10
+             << " (a device with VK_KHR_cooperative_matrix and Vulkan 1.3 "
+                "has 1.6: spirv-version=1.6)";
     if (target.hasCooperativeMatrix)
       return success();
     return op->emitOpError("needs cooperative matrices "
