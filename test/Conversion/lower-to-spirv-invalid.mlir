@@ -153,6 +153,17 @@ module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_
 
 // -----
 
+// A buffer of 2^31 elements: SPIR-V kernels index with 32-bit integers (its
+// extents failed to legalize as 'arith.constant', at <unknown>:0).
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  // expected-error @+1 {{dispatch 'd' argument 1 ('memref<2x1073741824xi8>') has more than 2^31 - 1 elements, which Vulkan kernels cannot index: they index buffers with 32-bit integers}}
+  func.func private @d(%a: memref<64xf32>, %b: memref<2x1073741824xi8>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
+    return
+  }
+}
+
+// -----
+
 // Allocations must be workgroup memory.
 module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
   func.func private @d(%a: memref<64xf32>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {

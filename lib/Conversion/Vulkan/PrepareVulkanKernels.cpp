@@ -23,6 +23,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <limits>
+
 namespace mlir::ejk {
 #define GEN_PASS_DEF_EJKPREPAREVULKANKERNELS
 #include "ejk/Conversion/Passes.h.inc"
@@ -239,6 +241,15 @@ static LogicalResult checkDispatch(func::FuncOp func,
              << "; Vulkan dispatch arguments are static identity-layout "
                 "memrefs in the default memory space of f32, f16, bf16, "
                 "i32, i64, i8 or i1";
+  // ejk-convert-to-spirv indexes with 32-bit integers: a larger buffer's
+  // extents and strides failed to legalize, unlocated and unsaid why.
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+    if (cast<MemRefType>(type).getNumElements() >
+        std::numeric_limits<int32_t>::max())
+      return func.emitError("dispatch '")
+             << func.getSymName() << "' argument " << i << " (" << type
+             << ") has more than 2^31 - 1 elements, which Vulkan kernels "
+                "cannot index: they index buffers with 32-bit integers";
   // bf16 buffers become buffers of 16-bit integers (ejk-convert-to-spirv).
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
     if (cast<MemRefType>(type).getElementType().isBF16() &&
