@@ -53,10 +53,12 @@ constexpr const char *kPipelines[] = {
     "vulkan-features=float16,storage16,subgroup_shuffle policy=heuristics},"
     "ejk-form-dispatches,ejk-tile-dispatches,"
     "ejk-lower-to-spirv)",
-    // Vulkan, cooperative-matrix kernels, to SPIR-V.
+    // Vulkan, cooperative-matrix kernels, to SPIR-V (1.6: below it the
+    // matrix ops do not lower, so no cooperative kernel reached SPIR-V).
     "builtin.module(ejk-select-configs{target=vulkan subgroup-size=32 "
     "vulkan-features=float16,storage16,subgroup_shuffle "
-    "cooperative-matrix=true shared-memory-bytes=49152 policy=heuristics},"
+    "cooperative-matrix=true shared-memory-bytes=49152 spirv-version=1.6 "
+    "policy=heuristics},"
     "ejk-form-dispatches,ejk-tile-dispatches,"
     "ejk-lower-to-spirv)",
 };
