@@ -14,6 +14,8 @@
 //                  2 V after the softmax, 3 = 2 and 4 = 1 with
 //                  tensor-addressed loads; only where the device has
 //                  `cooperative_matrix2`
+//   row_blocks     Vulkan, cooperative matrices with the register softmax:
+//                  query blocks one workgroup runs in turn (default 1)
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,16 +37,17 @@ struct FlashAttentionConfig {
   static constexpr llvm::StringLiteral kNumSubgroups = "num_subgroups";
   static constexpr llvm::StringLiteral kKeySplits = "key_splits";
   static constexpr llvm::StringLiteral kCm2 = "cm2";
+  static constexpr llvm::StringLiteral kRowBlocks = "row_blocks";
 
   /// Every entry the family's ops accept (the verifier's list).
   static llvm::ArrayRef<llvm::StringRef> names() {
-    static const llvm::StringRef all[] = {kBlockQ, kBlockK, kNumSubgroups,
-                                          kKeySplits, kCm2};
+    static const llvm::StringRef all[] = {kBlockQ,    kBlockK, kNumSubgroups,
+                                          kKeySplits, kCm2,    kRowBlocks};
     return all;
   }
 
   int64_t blockQ = 0, blockK = 0;
-  std::optional<int64_t> numSubgroups, keySplits, cm2;
+  std::optional<int64_t> numSubgroups, keySplits, cm2, rowBlocks;
 
   /// Reads `config`; fails with `reason` when block_q or block_k is
   /// missing or an entry is unknown.
@@ -64,6 +67,7 @@ struct FlashAttentionConfig {
     c.numSubgroups = config.lookup(kNumSubgroups);
     c.keySplits = config.lookup(kKeySplits);
     c.cm2 = config.lookup(kCm2);
+    c.rowBlocks = config.lookup(kRowBlocks);
     return c;
   }
 
@@ -77,6 +81,8 @@ struct FlashAttentionConfig {
       values.emplace_back(kKeySplits, *keySplits);
     if (cm2)
       values.emplace_back(kCm2, *cm2);
+    if (rowBlocks)
+      values.emplace_back(kRowBlocks, *rowBlocks);
     return ConfigAttr::get(context, values);
   }
 };

@@ -50,10 +50,11 @@ LogicalResult mlir::ejk::verifyCpuAttentionConfig(const AttentionProblem &p,
       FlashAttentionConfig::read(attr, reason);
   if (!config)
     return failure();
-  if (config->numSubgroups || config->cm2) {
+  if (config->numSubgroups || config->cm2 || config->rowBlocks) {
     reason << "'"
-           << (config->cm2 ? FlashAttentionConfig::kCm2
-                           : FlashAttentionConfig::kNumSubgroups)
+           << (config->cm2         ? FlashAttentionConfig::kCm2
+               : config->rowBlocks ? FlashAttentionConfig::kRowBlocks
+                                   : FlashAttentionConfig::kNumSubgroups)
            << "' applies to Vulkan targets only";
     return failure();
   }

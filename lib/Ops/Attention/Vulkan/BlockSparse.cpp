@@ -73,8 +73,10 @@ LogicalResult VulkanBlockSparseAttention::verifyConfig(
            << "' applies to CPU targets only for block-sparse attention";
     return failure();
   }
-  if (config->cm2) {
-    reason << "'" << FlashAttentionConfig::kCm2
+  if (config->cm2 || config->rowBlocks) {
+    reason << "'"
+           << (config->cm2 ? FlashAttentionConfig::kCm2
+                           : FlashAttentionConfig::kRowBlocks)
            << "' applies to dense flash attention only";
     return failure();
   }

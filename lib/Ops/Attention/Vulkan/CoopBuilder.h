@@ -100,6 +100,13 @@ public:
   void build();
 
 private:
+  /// layout.rowBlocks > 1: the workgroup runs its query blocks in turn,
+  /// the K/V pipeline running on into the next one's first block.
+  void buildRowBlocks();
+
+  /// Sets qBlock, rowStart, numRows and the row tiles' rows for `block`.
+  void setRowBlock(Value block);
+
   /// Causal: the last query block sees the most keys. Workgroups are
   /// renumbered so that, in the order of their linear id (the order the
   /// device starts them in practice), every head's last query block comes
@@ -316,6 +323,9 @@ private:
   Value rescale;
   /// Q's A matrices come straight from the buffer (no Q stage).
   bool qFromBuffer = false;
+  /// Row blocks in turn: the block the last key block's prefetch loads
+  /// (the next turn's first) and the key loop's end.
+  Value wrapTo, loopHi;
   /// Block-sparse: this query block's live-block list.
   std::optional<LiveBlockList> list;
   Value listCount;

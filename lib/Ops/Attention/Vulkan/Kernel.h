@@ -22,8 +22,16 @@ namespace mlir::ejk {
 struct VulkanAttentionPlan : AttentionProblem {
   VulkanAttentionLayout layout;
 
+  /// Query blocks of block_q rows.
+  int64_t queryBlocks() const {
+    return (seqQ + layout.blockQ - 1) / layout.blockQ;
+  }
+
+  /// Workgroups (query block groups, head, batch): each takes
+  /// layout.rowBlocks query blocks in turn.
   std::array<int64_t, 3> grid() const {
-    return {(seqQ + layout.blockQ - 1) / layout.blockQ, numHeads, batch};
+    int64_t groups = (queryBlocks() + layout.rowBlocks - 1) / layout.rowBlocks;
+    return {groups, numHeads, batch};
   }
 };
 

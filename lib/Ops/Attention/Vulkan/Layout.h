@@ -89,6 +89,10 @@ struct VulkanAttentionLayout {
   /// Register softmax with a causal mask: a subgroup skips the matrix work
   /// of a key block past the diagonal of all its rows.
   bool causalSkip = false;
+  /// Cooperative path, register softmax, dense: query blocks one workgroup
+  /// runs in turn (the grid shrinks by this factor), the K/V pipeline
+  /// running on from one block to the next.
+  int64_t rowBlocks = 1;
   /// f16 elements of one K/V buffer (block_k rows of K, then of V).
   int64_t kvBufferElements(int64_t headDim, int64_t headDimV) const {
     return blockK * (rowStride(headDim) + rowStride(headDimV));

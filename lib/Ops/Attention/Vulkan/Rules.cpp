@@ -54,7 +54,7 @@ mlir::ejk::getVulkanAttentionLayout(FlashAttentionOp op, ConfigAttr attr,
                                     const TargetInfo &target,
                                     llvm::raw_ostream &reason) {
   AttentionProblem p = readAttentionProblem(op);
-  return VulkanAttentionLayout::compute(
+  std::optional<VulkanAttentionLayout> layout = VulkanAttentionLayout::compute(
       p.headDim, p.headDimV, attr.lookupOr(FlashAttentionConfig::kBlockQ, 0),
       attr.lookupOr(FlashAttentionConfig::kBlockK, 0),
       attr.lookupOr(FlashAttentionConfig::kNumSubgroups, 1),
@@ -62,6 +62,21 @@ mlir::ejk::getVulkanAttentionLayout(FlashAttentionOp op, ConfigAttr attr,
       target.sharedMemoryBytes, usesCooperativeMatrix(op, target),
       vulkanAttentionHasRegisterSoftmax(target),
       target.hasVulkanFeature("subgroup_shuffle"), reason);
+  if (!layout)
+    return std::nullopt;
+  // Query blocks a workgroup runs in turn: the register softmax's kernel
+  // (CoopKernel.cpp, buildRowBlocks).
+  // (#ejk.config entries are positive.)
+  int64_t rowBlocks = attr.lookupOr(FlashAttentionConfig::kRowBlocks, 1);
+  if (rowBlocks > 1 && !layout->registerSoftmax) {
+    reason << "'" << FlashAttentionConfig::kRowBlocks
+           << "' > 1 needs cooperative matrices with the register softmax "
+              "(f16 or bf16 matrices, 'cooperative_matrix_nv_layout', "
+              "subgroups of 32)";
+    return std::nullopt;
+  }
+  layout->rowBlocks = rowBlocks;
+  return layout;
 }
 
 std::optional<PagedAttentionProblem>
@@ -106,6 +121,11 @@ LogicalResult VulkanFlashAttention::verifyConfig(FlashAttentionOp op,
   // block_q = 1: the paged family's decode kernel (flash-decoding; its
   // block_k, num_subgroups and key_splits are that kernel's).
   if (config->blockQ == 1) {
+    if (config->rowBlocks) {
+      reason << "'" << FlashAttentionConfig::kRowBlocks
+             << "' does not apply to the decode kernel ('block_q' = 1)";
+      return failure();
+    }
     std::optional<PagedAttentionProblem> decode = vulkanDecodeProblem(op);
     if (!decode) {
       reason << "'block_q' = 1 selects the decode kernel, which takes one "
@@ -124,6 +144,11 @@ LogicalResult VulkanFlashAttention::verifyConfig(FlashAttentionOp op,
     return failure();
   }
   // The VK_NV_cooperative_matrix2 kernel (Vulkan/Cm2Kernel.h).
+  if (config->cm2 && config->rowBlocks) {
+    reason << "'" << FlashAttentionConfig::kRowBlocks
+           << "' does not apply to the cooperative_matrix2 kernel ('cm2')";
+    return failure();
+  }
   if (config->cm2)
     return verifyCm2Attention(op, *config, target, reason);
   if (op.getQuery().getType().getElementType().isF16() &&
@@ -175,8 +200,23 @@ VulkanFlashAttention::configSpace(FlashAttentionOp op, const TargetInfo &target,
         config.blockK = blockK;
         config.numSubgroups = subgroups;
         ConfigAttr attr = config.toAttr(op.getContext());
-        if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
-          space.push_back(attr);
+        if (failed(verifyConfig(op, attr, target, llvm::nulls())))
+          continue;
+        space.push_back(attr);
+        // Query blocks a workgroup runs in turn (register softmax): two,
+        // and in the full space three (which need not divide the query
+        // blocks), four and eight.
+        int64_t queryBlocks = (p.seqQ + blockQ - 1) / blockQ;
+        SmallVector<int64_t> rowBlocks =
+            full ? SmallVector<int64_t>{2, 3, 4, 8} : SmallVector<int64_t>{2};
+        for (int64_t turns : rowBlocks) {
+          if (turns > queryBlocks)
+            continue;
+          config.rowBlocks = turns;
+          ConfigAttr turnsAttr = config.toAttr(op.getContext());
+          if (succeeded(verifyConfig(op, turnsAttr, target, llvm::nulls())))
+            space.push_back(turnsAttr);
+        }
       }
     }
   }
@@ -218,6 +258,30 @@ mlir::ejk::vulkanCoopAttentionLargeBlocks(const AttentionProblem &p,
   if (vulkanAttentionHasRegisterSoftmax(target) && ceilPow2(p.seqQ) >= 128)
     candidates.push_back({128, 64, 8});
   return candidates;
+}
+
+/// Query blocks a workgroup runs in turn under the heuristic (`row_blocks`,
+/// CoopKernel.cpp's buildRowBlocks): two where the kernel is pipelined with
+/// one row tile a subgroup (f16, head dims above 64), every query block
+/// needs all keys (no causal mask, window or variable lengths) and at least
+/// 512 workgroups remain, so that the last wave stays about as full on
+/// devices of other sizes (H200, same call: gfa-d128 0.531 -> 0.523 ms,
+/// gfa-long 1.93 -> 1.90; four and eight a workgroup 0.518 / 0.513 and 1.92
+/// / 1.92: 128 workgroups fill one wave of the H200's 132 SMs but leave a
+/// second wave almost empty on a device of 114;
+/// docs/performance-vulkan-attention.md).
+static int64_t heuristicRowBlocks(const AttentionProblem &p, Type element,
+                                  const VulkanAttentionLayout &layout) {
+  constexpr int64_t rowBlocks = 2;
+  int64_t queryBlocks = (p.seqQ + layout.blockQ - 1) / layout.blockQ;
+  int64_t workgroups = queryBlocks * p.numHeads * p.batch / rowBlocks;
+  bool allKeys = !p.causal && !p.slidingWindow && !p.varlen() && !p.sparse;
+  bool pipelined = layout.registerSoftmax && layout.pipelined &&
+                   layout.rowTiles == 1 && layout.kvStages == 1 &&
+                   element.isF16();
+  if (pipelined && allKeys && queryBlocks % rowBlocks == 0 && workgroups >= 512)
+    return rowBlocks;
+  return 1;
 }
 
 /// The first valid config in order of preference: about 128 threads per
@@ -285,8 +349,16 @@ ConfigAttr VulkanFlashAttention::heuristicConfig(FlashAttentionOp op,
     config.blockK = blockK;
     config.numSubgroups = w;
     ConfigAttr attr = config.toAttr(op.getContext());
-    if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
+    if (failed(verifyConfig(op, attr, target, llvm::nulls())))
+      continue;
+    std::optional<VulkanAttentionLayout> layout =
+        getVulkanAttentionLayout(op, attr, target, llvm::nulls());
+    int64_t rowBlocks = heuristicRowBlocks(
+        p, op.getQuery().getType().getElementType(), *layout);
+    if (rowBlocks == 1)
       return attr;
+    config.rowBlocks = rowBlocks;
+    return config.toAttr(op.getContext());
   }
   return config.toAttr(op.getContext());
 }
