@@ -309,3 +309,52 @@ func.func @f(%ql: tensor<4x32x512xf16>, %qr: tensor<4x32x64xf16>, %c: tensor<16x
   return %o : tensor<4x32x512xf16>
 }
 }
+
+// -----
+
+// The device features the kernels need (these failed to legalize
+// 'memref.load' or 'gpu.subgroup_mma_load_matrix', or named 'gpu.shuffle').
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<2x1x8x64xf16>, %qr: tensor<2x1x8x16xf16>, %c: tensor<2x48x64xf16>, %kr: tensor<2x48x16xf16>) -> tensor<2x1x8x64xf16> {
+  // expected-error @+1 {{is invalid: f16 and bf16 buffers need the device feature 'storage16'}}
+  %o = ejk.mla %ql, %qr, %c, %kr {config = #ejk.config<block_k = 4>}
+      : tensor<2x1x8x64xf16>, tensor<2x1x8x16xf16>, tensor<2x48x64xf16>, tensor<2x48x16xf16> -> tensor<2x1x8x64xf16>
+  return %o : tensor<2x1x8x64xf16>
+}
+}
+
+// -----
+
+// f16 arithmetic.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["storage16", "int16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<2x1x8x64xf16>, %qr: tensor<2x1x8x16xf16>, %c: tensor<2x48x64xf16>, %kr: tensor<2x48x16xf16>) -> tensor<2x1x8x64xf16> {
+  // expected-error @+1 {{is invalid: f16 buffers need the device feature 'float16'}}
+  %o = ejk.mla %ql, %qr, %c, %kr {config = #ejk.config<block_k = 4>}
+      : tensor<2x1x8x64xf16>, tensor<2x1x8x16xf16>, tensor<2x48x64xf16>, tensor<2x48x16xf16> -> tensor<2x1x8x64xf16>
+  return %o : tensor<2x1x8x64xf16>
+}
+}
+
+// -----
+
+// bf16 buffers are read as 16-bit integers.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%ql: tensor<2x1x8x64xbf16>, %qr: tensor<2x1x8x16xbf16>, %c: tensor<2x48x64xbf16>, %kr: tensor<2x48x16xbf16>) -> tensor<2x1x8x64xbf16> {
+  // expected-error @+1 {{is invalid: bf16 buffers, read as 16-bit integers, need the device feature 'int16'}}
+  %o = ejk.mla %ql, %qr, %c, %kr {config = #ejk.config<block_k = 4>}
+      : tensor<2x1x8x64xbf16>, tensor<2x1x8x16xbf16>, tensor<2x48x64xbf16>, tensor<2x48x16xbf16> -> tensor<2x1x8x64xbf16>
+  return %o : tensor<2x1x8x64xbf16>
+}
+}
+
+// -----
+
+// Subgroup shuffles.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "int16", "subgroup_basic"]}} {
+func.func @f(%ql: tensor<2x1x8x64xf32>, %qr: tensor<2x1x8x16xf32>, %c: tensor<2x48x64xf32>, %kr: tensor<2x48x16xf32>) -> tensor<2x1x8x64xf32> {
+  // expected-error @+1 {{is invalid: the kernels reduce across the lanes of a subgroup with shuffles, which the target lacks ('subgroup_shuffle')}}
+  %o = ejk.mla %ql, %qr, %c, %kr {config = #ejk.config<block_k = 4>}
+      : tensor<2x1x8x64xf32>, tensor<2x1x8x16xf32>, tensor<2x48x64xf32>, tensor<2x48x16xf32> -> tensor<2x1x8x64xf32>
+  return %o : tensor<2x1x8x64xf32>
+}
+}
