@@ -120,8 +120,12 @@ mlir::ejk::targetInfoFromFingerprint(const ::ejk::DeviceFingerprint &fp,
   std::string shapeList = fp.get("cooperative_matrix_shapes");
   SmallVector<StringRef> shapes;
   StringRef(shapeList).split(shapes, ',', -1, /*KeepEmpty=*/false);
+  // The kernels' matrix ops lower from SPIR-V 1.6 on (MLIR's SPIR-V
+  // dialect): a device below it (Vulkan 1.2 with the extension) runs the
+  // portable kernels.
   info.hasCooperativeMatrix =
-      coop == "1" && llvm::is_contained(shapes, "16x16x16:f16*f16+f32=f32");
+      coop == "1" && llvm::is_contained(shapes, "16x16x16:f16*f16+f32=f32") &&
+      info.spirvVersion >= 16;
   // bf16 operand matrices (VK_KHR_shader_bfloat16): derived from the shape
   // list, as the NVIDIA layout below, so that fingerprints and the keys of
   // tuning databases stay what they were.

@@ -298,6 +298,14 @@ TEST(TargetFromFingerprintTest, ReadsTheVulkanFacts) {
   EXPECT_EQ(info->maxWorkgroupSize[2], 64);
   EXPECT_EQ(info->spirvVersion, 16u);
   EXPECT_TRUE(info->hasCooperativeMatrix);
+  // Below SPIR-V 1.6 the matrix ops do not lower: the portable kernels.
+  {
+    ::ejk::DeviceFingerprint older = fp;
+    older.fields["spirv_version"] = "1.5";
+    FailureOr<TargetInfo> olderInfo = targetInfoFromFingerprint(older, error);
+    ASSERT_TRUE(succeeded(olderInfo)) << error;
+    EXPECT_FALSE(olderInfo->hasCooperativeMatrix);
+  }
   // Unknown subgroup operations ("rotate") are left out.
   EXPECT_EQ(llvm::join(info->vulkanFeatures, ","),
             "float16,storage16,subgroup_arithmetic,subgroup_basic,"
