@@ -110,7 +110,7 @@ func.func @f(%q: tensor<1x64x4x32xf32>, %k: tensor<1x64x2x32xf32>, %gc: tensor<1
 // -----
 
 // bf16 without bf16 matrices.
-module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_shuffle"]}} {
 func.func @f(%q: tensor<1x64x4x32xbf16>, %k: tensor<1x64x2x32xbf16>, %gc: tensor<1x64x4xbf16>) -> tensor<1x64x4x32xbf16> {
   // expected-error @+1 {{is invalid: 'cooperative' with bf16 inputs needs bf16 cooperative matrices (the device feature 'cooperative_matrix_bf16')}}
   %o = ejk.native_sparse_attention %q, %k, %k g_cmp(%gc : tensor<1x64x4xbf16>) {block_size = 16 : i64, config = #ejk.config<block_t = 32, cooperative = 1>}
@@ -249,5 +249,40 @@ func.func @f(%q: tensor<1x64x2x16xf32>, %k: tensor<1x64x1x16xf32>, %gc: tensor<1
   %o = ejk.native_sparse_attention %q, %k, %k g_cmp(%gc : tensor<1x64x2xf32>) {block_size = 16 : i64, config = #ejk.config<block_t = 8, subgroup_select = 1>}
       : tensor<1x64x2x16xf32>, tensor<1x64x1x16xf32>, tensor<1x64x1x16xf32> -> tensor<1x64x2x16xf32>
   return %o : tensor<1x64x2x16xf32>
+}
+}
+
+// -----
+
+// The device features the inputs' type needs (without them an f16 kernel
+// failed to legalize 'memref.load', a bf16 one named its dispatch).
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16"]}} {
+func.func @f(%q: tensor<1x64x2x16xf16>, %k: tensor<1x64x1x16xf16>, %gc: tensor<1x64x2xf16>) -> tensor<1x64x2x16xf16> {
+  // expected-error @+1 {{is invalid: f16 and bf16 buffers need the device feature 'storage16'}}
+  %o = ejk.native_sparse_attention %q, %k, %k g_cmp(%gc : tensor<1x64x2xf16>) {block_size = 16 : i64, config = #ejk.config<block_t = 32>}
+      : tensor<1x64x2x16xf16>, tensor<1x64x1x16xf16>, tensor<1x64x1x16xf16> -> tensor<1x64x2x16xf16>
+  return %o : tensor<1x64x2x16xf16>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["int16", "storage16"]}} {
+func.func @f(%q: tensor<1x64x2x16xf16>, %k: tensor<1x64x1x16xf16>, %gc: tensor<1x64x2xf16>) -> tensor<1x64x2x16xf16> {
+  // expected-error @+1 {{is invalid: f16 buffers need the device feature 'float16'}}
+  %o = ejk.native_sparse_attention %q, %k, %k g_cmp(%gc : tensor<1x64x2xf16>) {block_size = 16 : i64, config = #ejk.config<block_t = 32>}
+      : tensor<1x64x2x16xf16>, tensor<1x64x1x16xf16>, tensor<1x64x1x16xf16> -> tensor<1x64x2x16xf16>
+  return %o : tensor<1x64x2x16xf16>
+}
+}
+
+// -----
+
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16"]}} {
+func.func @f(%q: tensor<1x64x2x16xbf16>, %k: tensor<1x64x1x16xbf16>, %gc: tensor<1x64x2xbf16>) -> tensor<1x64x2x16xbf16> {
+  // expected-error @+1 {{is invalid: bf16 buffers, read as 16-bit integers, need the device feature 'int16'}}
+  %o = ejk.native_sparse_attention %q, %k, %k g_cmp(%gc : tensor<1x64x2xbf16>) {block_size = 16 : i64, config = #ejk.config<block_t = 32>}
+      : tensor<1x64x2x16xbf16>, tensor<1x64x1x16xbf16>, tensor<1x64x1x16xbf16> -> tensor<1x64x2x16xbf16>
+  return %o : tensor<1x64x2x16xbf16>
 }
 }

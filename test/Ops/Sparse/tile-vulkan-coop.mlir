@@ -1,7 +1,7 @@
 // The attend dispatch of ejk.native_sparse_attention on cooperative
 // matrices (`cooperative = 1`, lib/Ops/Sparse/Vulkan/CoopAttend.cpp): one
 // subgroup per (token, kv head, batch), the group's heads as matrix rows.
-// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle,cooperative_matrix_bf16 subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152 spirv-version=1.6" -ejk-form-dispatches -ejk-tile-dispatches | FileCheck %s
+// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,int16,storage16,subgroup_shuffle,cooperative_matrix_bf16 subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152 spirv-version=1.6" -ejk-form-dispatches -ejk-tile-dispatches | FileCheck %s
 
 // f16, GQA 4, head_dim 32, top-3 blocks of 16, a window of 24 and all three
 // gates. Grid: one workgroup of 32 lanes per token; stages: Q, K and V (16

@@ -1,4 +1,4 @@
-// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan subgroup-size=32" -ejk-form-dispatches -ejk-tile-dispatches -canonicalize | FileCheck %s
+// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan subgroup-size=32 vulkan-features=subgroup_basic,float16,int16,storage16" -ejk-form-dispatches -ejk-tile-dispatches -canonicalize | FileCheck %s
 
 // One thread per token (the heuristic: block_t = 64, the largest that fits
 // the selection's workgroup memory), scalar loads widened from bf16.

@@ -16,12 +16,28 @@ using namespace mlir::ejk;
 
 namespace {
 
-LogicalResult verify(ConfigAttr attr, const TargetInfo &target,
+/// Checks `attr` and the device features the kernels need for `element`
+/// (without them an f16 kernel failed to legalize 'memref.load', and a bf16
+/// one named its dispatch instead of the op).
+LogicalResult verify(ConfigAttr attr, Type element, const TargetInfo &target,
                      raw_ostream &reason) {
   std::optional<MeanPoolingConfig> config =
       MeanPoolingConfig::read(attr, reason);
   if (!config)
     return failure();
+  if (!element.isF32() && !target.hasVulkanFeature("storage16")) {
+    reason << "f16 and bf16 buffers need the device feature 'storage16'";
+    return failure();
+  }
+  if (element.isF16() && !target.hasVulkanFeature("float16")) {
+    reason << "f16 buffers need the device feature 'float16'";
+    return failure();
+  }
+  if (element.isBF16() && !target.hasVulkanFeature("int16")) {
+    reason << "bf16 buffers, read as 16-bit integers, need the device "
+              "feature 'int16'";
+    return failure();
+  }
   int64_t subgroup = target.subgroupSize;
   int64_t maxThreads = target.maxWorkgroupInvocations;
   if (config->blockD % subgroup != 0 || config->blockD > maxThreads) {
@@ -52,7 +68,8 @@ SmallVector<ConfigAttr> space(MLIRContext *context, const TargetInfo &target,
   SmallVector<ConfigAttr> configs;
   for (int64_t threads : {64, 128, 256, 512}) {
     MeanPoolingConfig probe{threads, 1};
-    if (failed(verify(probe.toAttr(context), target, llvm::nulls())))
+    if (failed(verify(probe.toAttr(context), p.elementType, target,
+                      llvm::nulls())))
       continue;
     if (!full && threads > roundUp(std::max<int64_t>(p.hidden, 1), 64) &&
         threads != 64)
@@ -72,7 +89,7 @@ SmallVector<ConfigAttr> space(MLIRContext *context, const TargetInfo &target,
 LogicalResult VulkanMeanPooling::verifyConfig(MeanPoolingOp op, ConfigAttr attr,
                                               const TargetInfo &target,
                                               raw_ostream &reason) {
-  return verify(attr, target, reason);
+  return verify(attr, readMeanPoolingProblem(op).elementType, target, reason);
 }
 
 SmallVector<ConfigAttr> VulkanMeanPooling::configSpace(MeanPoolingOp op,
@@ -93,7 +110,8 @@ LogicalResult VulkanMeanPoolingGrad::verifyConfig(MeanPoolingGradOp op,
                                                   ConfigAttr attr,
                                                   const TargetInfo &target,
                                                   raw_ostream &reason) {
-  return verify(attr, target, reason);
+  return verify(attr, readMeanPoolingGradProblem(op).elementType, target,
+                reason);
 }
 
 SmallVector<ConfigAttr>
