@@ -229,7 +229,19 @@ void VulkanDevice::queryCapabilities(
     driver.pNext = properties2.pNext;
     properties2.pNext = &driver;
   }
+  // NVIDIA's SM count (VK_NV_shader_sm_builtins): a property, queried
+  // without enabling the extension.
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV smBuiltins = {};
+  smBuiltins.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV;
+  bool hasSmBuiltins =
+      hasExtension(extensions, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+  if (hasSmBuiltins) {
+    smBuiltins.pNext = properties2.pNext;
+    properties2.pNext = &smBuiltins;
+  }
   vk.vkGetPhysicalDeviceProperties2(physical_, &properties2);
+  caps.smCount = hasSmBuiltins ? smBuiltins.shaderSMCount : 0;
   caps.subgroupSize = subgroup.subgroupSize;
   caps.subgroupOperations = subgroup.supportedOperations;
   caps.cooperativeMatrixNvLayout = caps.cooperativeMatrix &&
@@ -583,6 +595,10 @@ void VulkanDevice::buildFingerprint() {
       text += (text.empty() ? "" : ",") + shape;
     put("cooperative_matrix_shapes", text);
   }
+  // Printed only where the device says (NVIDIA), so that other devices'
+  // fingerprints and their hashes stay what they were.
+  if (caps.smCount)
+    put("sm_count", std::to_string(caps.smCount));
   put("timestamp_bits", std::to_string(queryPool_ ? caps.timestampBits : 0));
   char period[32];
   std::snprintf(period, sizeof(period), "%g", double(limits.timestampPeriod));

@@ -58,6 +58,9 @@ struct VulkanCapabilities {
   VkSubgroupFeatureFlags subgroupOperations = 0;
   /// VK_KHR_cooperative_matrix shapes (empty without the extension).
   std::vector<CooperativeMatrixPropertiesKHR> cooperativeMatrixShapes;
+  /// Streaming multiprocessors (VK_NV_shader_sm_builtins' shaderSMCount);
+  /// 0 where the device does not say.
+  uint32_t smCount = 0;
   /// Valid bits of the compute queue's timestamps; 0: no timestamps.
   uint32_t timestampBits = 0;
   std::string driverName, driverInfo;

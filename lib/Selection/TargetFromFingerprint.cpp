@@ -67,8 +67,9 @@ mlir::ejk::targetInfoFromFingerprint(const ::ejk::DeviceFingerprint &fp,
   }
   if (failed(readSize("subgroup_size", info.subgroupSize)) ||
       failed(readSize("max_shared_memory", info.sharedMemoryBytes)) ||
-      failed(
-          readSize("max_workgroup_invocations", info.maxWorkgroupInvocations)))
+      failed(readSize("max_workgroup_invocations",
+                      info.maxWorkgroupInvocations)) ||
+      failed(readSize("sm_count", info.smCount)))
     return failure();
   if (std::string version = fp.get("spirv_version"); !version.empty()) {
     std::optional<unsigned> parsed = parseSpirvVersion(version);

@@ -42,6 +42,9 @@ DictionaryAttr mlir::ejk::targetInfoToAttr(MLIRContext *context,
       features.push_back(b.getStringAttr(feature));
     entries.push_back(
         b.getNamedAttr("vulkan_features", b.getArrayAttr(features)));
+    if (info.smCount)
+      entries.push_back(
+          b.getNamedAttr("sm_count", b.getI64IntegerAttr(info.smCount)));
   }
   return b.getDictionaryAttr(entries);
 }
@@ -108,6 +111,8 @@ FailureOr<TargetInfo> mlir::ejk::targetInfoFromAttr(DictionaryAttr attr) {
     if (failed(info.setVulkanFeatures(names, unknown)))
       return failure();
   }
+  if (attr.get("sm_count") && !readInt("sm_count", info.smCount))
+    return failure();
   return info;
 }
 

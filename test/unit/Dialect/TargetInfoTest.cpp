@@ -29,6 +29,7 @@ void expectSameTarget(const TargetInfo &a, const TargetInfo &b) {
     EXPECT_EQ(a.spirvVersion, b.spirvVersion);
     EXPECT_EQ(a.maxWorkgroupSize, b.maxWorkgroupSize);
     EXPECT_EQ(a.vulkanFeatures, b.vulkanFeatures);
+    EXPECT_EQ(a.smCount, b.smCount);
   }
 }
 
@@ -46,6 +47,7 @@ TargetInfo unusualTarget(TargetInfo::Kind kind) {
   info.hasCooperativeMatrix = true;
   info.spirvVersion = 15;
   info.maxWorkgroupSize = {256, 128, 32};
+  info.smCount = 132;
   std::string unknown;
   (void)info.setVulkanFeatures({"storage16", "float16", "subgroup_shuffle"},
                                unknown);
@@ -104,7 +106,11 @@ TEST_F(TargetInfoTest, EncodingNamesEveryField) {
   EXPECT_EQ(attr.getAs<DenseI64ArrayAttr>("max_workgroup_size").asArrayRef(),
             ArrayRef<int64_t>({256, 128, 32}));
   EXPECT_EQ(attr.getAs<ArrayAttr>("vulkan_features").size(), 3u);
-  EXPECT_EQ(attr.size(), 12u);
+  EXPECT_EQ(attr.getAs<IntegerAttr>("sm_count").getInt(), 132);
+  EXPECT_EQ(attr.size(), 13u);
+  // An unknown SM count (0, the default) is left out.
+  EXPECT_FALSE(targetInfoToAttr(&context, TargetInfo::genericVulkan())
+                   .contains("sm_count"));
   // A CPU target leaves the Vulkan keys out.
   EXPECT_EQ(
       targetInfoToAttr(&context, unusualTarget(TargetInfo::Kind::Cpu)).size(),

@@ -340,6 +340,22 @@ TEST(TargetFromFingerprintTest, ReadsTheVulkanFacts) {
                    "value 'yes'");
   fp.fields.erase("cooperative_matrix2");
 
+  // The SM count (VK_NV_shader_sm_builtins): absent (every fingerprint
+  // written before it, and devices that do not say) means unknown, 0.
+  EXPECT_EQ(info->smCount, 0u);
+  fp.fields["sm_count"] = "132";
+  info = targetInfoFromFingerprint(fp, error);
+  ASSERT_TRUE(succeeded(info)) << error;
+  EXPECT_EQ(info->smCount, 132u);
+  for (const char *bad : {"0", "-4", "many"}) {
+    fp.fields["sm_count"] = bad;
+    EXPECT_TRUE(failed(targetInfoFromFingerprint(fp, error))) << bad;
+    EXPECT_EQ(error, std::string("fingerprint field 'sm_count' has an "
+                                 "invalid value '") +
+                         bad + "'");
+  }
+  fp.fields.erase("sm_count");
+
   fp.fields["spirv_version"] = "2.0";
   EXPECT_TRUE(failed(targetInfoFromFingerprint(fp, error)));
   EXPECT_EQ(error, "fingerprint field 'spirv_version' has an invalid value "

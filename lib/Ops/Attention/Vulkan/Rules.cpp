@@ -16,6 +16,8 @@
 #include "ejk/Ops/Attention/Config.h"
 #include "ejk/Ops/Attention/Problem.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::ejk;
 
@@ -261,25 +263,53 @@ mlir::ejk::vulkanCoopAttentionLargeBlocks(const AttentionProblem &p,
 }
 
 /// Query blocks a workgroup runs in turn under the heuristic (`row_blocks`,
-/// CoopKernel.cpp's buildRowBlocks): two where the kernel is pipelined with
-/// one row tile a subgroup (f16, head dims above 64), every query block
-/// needs all keys (no causal mask, window or variable lengths) and at least
-/// 512 workgroups remain, so that the last wave stays about as full on
-/// devices of other sizes (H200, same call: gfa-d128 0.531 -> 0.523 ms,
-/// gfa-long 1.93 -> 1.90; four and eight a workgroup 0.518 / 0.513 and 1.92
-/// / 1.92: 128 workgroups fill one wave of the H200's 132 SMs but leave a
-/// second wave almost empty on a device of 114;
-/// docs/performance-vulkan-attention.md).
+/// CoopKernel.cpp's buildRowBlocks), where the kernel is pipelined with one
+/// row tile a subgroup (f16, head dims above 64) and every query block needs
+/// all keys (no causal mask, window or variable lengths); one elsewhere.
+/// These kernels take nearly all of an SM's registers (250 of 255 a thread,
+/// 256 threads), so one workgroup runs on an SM at a time.
+///
+/// Where the target knows its SM count (the fingerprint's `sm_count`), the R
+/// in {1, 2, 4, 8} dividing the query blocks whose waves take the least
+/// time: ceil(workgroups / SMs) waves of R query blocks each, the larger R
+/// at equal time (a turn's first key block is the previous turn's last
+/// prefetch). H200 (132 SMs), gfa-d128 (1024 query blocks): 8 waves of one
+/// block at every R, 8 taken: 0.513-0.516 ms against 0.520-0.523 at 2 and
+/// 0.531 at 1 (docs/performance-vulkan-attention.md).
+///
+/// Where it does not: two where at least 512 workgroups remain, so that the
+/// last wave stays about as full on devices of other sizes (H200, same
+/// call: gfa-d128 0.531 -> 0.523 ms, gfa-long 1.93 -> 1.90).
 static int64_t heuristicRowBlocks(const AttentionProblem &p, Type element,
-                                  const VulkanAttentionLayout &layout) {
-  constexpr int64_t rowBlocks = 2;
+                                  const VulkanAttentionLayout &layout,
+                                  const TargetInfo &target) {
   int64_t queryBlocks = (p.seqQ + layout.blockQ - 1) / layout.blockQ;
-  int64_t workgroups = queryBlocks * p.numHeads * p.batch / rowBlocks;
+  int64_t heads = p.numHeads * p.batch;
   bool allKeys = !p.causal && !p.slidingWindow && !p.varlen() && !p.sparse;
   bool pipelined = layout.registerSoftmax && layout.pipelined &&
                    layout.rowTiles == 1 && layout.kvStages == 1 &&
                    element.isF16();
-  if (pipelined && allKeys && queryBlocks % rowBlocks == 0 && workgroups >= 512)
+  if (!pipelined || !allKeys)
+    return 1;
+  if (target.smCount > 0) {
+    int64_t sms = target.smCount;
+    int64_t best = 1;
+    int64_t bestTime = std::numeric_limits<int64_t>::max();
+    for (int64_t rowBlocks : {int64_t(1), int64_t(2), int64_t(4), int64_t(8)}) {
+      if (queryBlocks % rowBlocks != 0)
+        continue;
+      int64_t workgroups = queryBlocks / rowBlocks * heads;
+      int64_t time = (workgroups + sms - 1) / sms * rowBlocks;
+      if (time <= bestTime) {
+        best = rowBlocks;
+        bestTime = time;
+      }
+    }
+    return best;
+  }
+  constexpr int64_t rowBlocks = 2;
+  int64_t workgroups = queryBlocks * heads / rowBlocks;
+  if (queryBlocks % rowBlocks == 0 && workgroups >= 512)
     return rowBlocks;
   return 1;
 }
@@ -354,7 +384,7 @@ ConfigAttr VulkanFlashAttention::heuristicConfig(FlashAttentionOp op,
     std::optional<VulkanAttentionLayout> layout =
         getVulkanAttentionLayout(op, attr, target, llvm::nulls());
     int64_t rowBlocks = heuristicRowBlocks(
-        p, op.getQuery().getType().getElementType(), *layout);
+        p, op.getQuery().getType().getElementType(), *layout, target);
     if (rowBlocks == 1)
       return attr;
     config.rowBlocks = rowBlocks;

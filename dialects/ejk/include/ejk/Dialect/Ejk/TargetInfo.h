@@ -48,6 +48,8 @@ struct TargetInfo {
   unsigned spirvVersion = 13;
   /// Largest workgroup along x, y and z.
   std::array<int64_t, 3> maxWorkgroupSize = {1024, 1024, 64};
+  /// Streaming multiprocessors (the fingerprint's `sm_count`); 0: unknown.
+  unsigned smCount = 0;
   /// Shader features (the runtime's fingerprint names: float16, int16, int8,
   /// int64, float64, storage16, storage8, vulkan_memory_model) and subgroup
   /// operations in compute shaders (subgroup_basic, subgroup_vote,
@@ -90,8 +92,8 @@ constexpr StringLiteral kTargetAttrName = "ejk.target";
 
 /// Encodes `info` as a dictionary (kind, vector_bits, num_cores, ...). A
 /// Vulkan target also records `spirv_version` ("1.3"), `max_workgroup_size`
-/// (array<i64: x, y, z>) and `vulkan_features` (array of strings); a CPU
-/// target leaves them out.
+/// (array<i64: x, y, z>), `vulkan_features` (array of strings) and, where
+/// known, `sm_count`; a CPU target leaves them out.
 DictionaryAttr targetInfoToAttr(MLIRContext *context, const TargetInfo &info);
 
 /// Decodes a dictionary made by `targetInfoToAttr`; fails on a malformed
