@@ -100,17 +100,19 @@ public:
                                                 Value operand) const override {
     auto op = cast<PagedMlaOp>(operation);
     MlaProblem p = readMlaProblem(op);
+    // Named as the op names them, for ejk-run's messages on bad inputs.
     if (operand == op.getContextLens())
       return Distribution{Distribution::Kind::ContextLengths,
                           static_cast<float>(p.maxContext()),
-                          static_cast<float>(p.pageSize)};
+                          static_cast<float>(p.pageSize), "context_lens"};
     if (operand == op.getQueryStartLoc())
       return Distribution{Distribution::Kind::CumulativeLengths,
-                          static_cast<float>(p.numTokens), 0.0f};
+                          static_cast<float>(p.numTokens), 0.0f,
+                          "query_start_loc"};
     if (operand == op.getBlockTables())
       return Distribution{Distribution::Kind::PageTable,
                           static_cast<float>(p.numPages),
-                          static_cast<float>(p.pageSize)};
+                          static_cast<float>(p.pageSize), "block_tables"};
     return std::nullopt;
   }
 };
