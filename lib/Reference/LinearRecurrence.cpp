@@ -3,6 +3,8 @@
 #include "LinearRecurrence.h"
 #include "ejk/Reference/Pooling.h"
 
+#include <algorithm>
+
 using namespace ejk::reference;
 
 Status ejk::reference::checkRecurrenceInputs(const std::string &op,
@@ -56,9 +58,16 @@ Status ejk::reference::recurrenceSequences(
     return Status::error(prefix +
                          "q: dim 0 (batch) must be 1 with cuSeqlens, got " +
                          std::to_string(sizes.batch));
+  // The running maximum of the clamped entries, as the kernels read them
+  // (lib/Ops/Linear/Sequences.h): the sequences stay disjoint and in order
+  // whatever the table holds.
   std::vector<int64_t> cu(cuSeqlens->shape[0]);
-  for (size_t i = 0; i < cu.size(); ++i)
-    cu[i] = static_cast<int64_t>((*cuSeqlens)[i]);
+  int64_t edge = 0;
+  for (size_t i = 0; i < cu.size(); ++i) {
+    int64_t entry = static_cast<int64_t>((*cuSeqlens)[i]);
+    edge = std::max(edge, std::clamp<int64_t>(entry, 0, sizes.seq));
+    cu[i] = edge;
+  }
   ranges = sequenceRowRanges(cu, sizes.seq);
   return Status::success();
 }

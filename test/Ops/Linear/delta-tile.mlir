@@ -102,7 +102,12 @@ func.func @kda(%q: tensor<1x100x2x32xf32>, %v: tensor<1x100x2x16xf32>, %beta: te
 // CHECK: %[[FILLER:.*]] = arith.cmpi eq, %[[SEQ]], %c3 : index
 // CHECK: scf.if %[[FILLER]] {
 // CHECK: memref.load %arg4[%c0] : memref<4xi32>
-// CHECK: memref.load %arg4[%[[SEQ]]] : memref<4xi32>
+// A sequence edge is the running maximum of the clamped entries
+// (Linear/Sequences.h):
+// CHECK: %[[N:.*]] = arith.addi %[[SEQ]], %c1 : index
+// CHECK: scf.for %[[I:.*]] = %c0 to %[[N]] step %c1 iter_args(%[[START:.*]] = %c0) -> (index) {
+// CHECK: memref.load %arg4[%[[I]]] : memref<4xi32>
+// CHECK: arith.maxsi %[[START]], %{{.*}} : index
 // CHECK: arith.extf %{{.*}} : vector<8xbf16> to vector<8xf32>
 // CHECK: arith.extf %{{.*}} : bf16 to f32
 // CHECK: arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>

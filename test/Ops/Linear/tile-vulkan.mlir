@@ -80,7 +80,12 @@ func.func @gla(%q: tensor<2x100x4x32xf32>, %k: tensor<2x100x2x32xf32>, %v: tenso
 // CHECK: memref.store %cst{{.*}} : memref<1x200x2x24xf32>
 // CHECK: %[[SCAN:.*]] = arith.cmpi ne, %[[SEQ]], %c4 : index
 // CHECK: scf.if %[[SCAN]] {
-// CHECK: memref.load %{{.*}}[%[[SEQ]]] : memref<5xi32>
+// A sequence edge is the running maximum of the clamped entries
+// (Linear/Sequences.h):
+// CHECK: %[[N:.*]] = arith.addi %[[SEQ]], %c1 : index
+// CHECK: scf.for %[[I:.*]] = %c0 to %[[N]] step %c1 iter_args(%[[START:.*]] = %c0) -> (index) {
+// CHECK: memref.load %{{.*}}[%[[I]]] : memref<5xi32>
+// CHECK: arith.maxsi %[[START]], %{{.*}} : index
 // CHECK-COUNT-2: memref.alloc() : memref<256xf32, #gpu.address_space<workgroup>>
 // CHECK-COUNT-2: memref.alloc() : memref<128xf32, #gpu.address_space<workgroup>>
 // CHECK-NOT: memref.alloc
