@@ -208,3 +208,15 @@ func.func @no_storage8(%lhs: tensor<64x32xf32>, %rhs: tensor<4x32x48xi8>, %sizes
   return %out : tensor<64x48xf32>
 }
 }
+
+// -----
+
+// bf16 buffers are read as 16-bit integers: without 'int16' the dispatch
+// was refused in its own name ('f_dispatch_0'), not the op's.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%lhs: tensor<64x32xbf16>, %rhs: tensor<2x32x16xbf16>, %sizes: tensor<2xi32>) -> tensor<64x16xbf16> {
+  // expected-error @+1 {{is invalid: bf16 buffers, read as 16-bit integers, need the device feature 'int16'}}
+  %out = ejk.grouped_matmul %lhs, %rhs, %sizes {config = #ejk.config<block_m = 16, block_n = 16, block_k = 16>} : tensor<64x32xbf16>, tensor<2x32x16xbf16>, tensor<2xi32> -> tensor<64x16xbf16>
+  return %out : tensor<64x16xbf16>
+}
+}

@@ -129,6 +129,14 @@ static LogicalResult verifyCommon(const GroupedMatmulProblem &p,
     reason << "f16 buffers need the device feature 'float16'";
     return failure();
   }
+  // bf16 buffers are read as 16-bit integers (ejk-convert-to-spirv): without
+  // 'int16' the dispatch was refused in its own name, not the op's.
+  if ((p.inputType.isBF16() || p.outputType.isBF16()) &&
+      !target.hasVulkanFeature("int16")) {
+    reason << "bf16 buffers, read as 16-bit integers, need the device "
+              "feature 'int16'";
+    return failure();
+  }
   if (p.quantized() && !(target.hasVulkanFeature("storage8") &&
                          target.hasVulkanFeature("int8"))) {
     reason << "i8 weights need the device features 'storage8' and 'int8'";
