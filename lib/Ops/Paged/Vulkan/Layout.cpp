@@ -97,7 +97,9 @@ mlir::ejk::getVulkanPagedLayout(const PagedAttentionProblem &p,
     if (l.dimPerLane % elems == 0)
       l.vectorElems = elems;
   }
-  int64_t group = p.groupSize();
+  // No query heads (an empty output, never dispatched) still gets a layout:
+  // a group of 0 divided by 0 chunks (SIGFPE in config selection).
+  int64_t group = std::max<int64_t>(p.groupSize(), 1);
   int64_t maxChunk = std::clamp<int64_t>(kMaxPagedLaneState / l.dimPerLane, 1,
                                          kMaxPagedHeadChunk);
   l.headChunks = llvm::divideCeil(group, maxChunk);
