@@ -172,3 +172,15 @@ func.func @int8(%q: tensor<2x8x64xf32>, %kc: tensor<16x2x16x64xi8>, %vc: tensor<
   return %o : tensor<2x8x64xf32>
 }
 }
+
+// -----
+
+// bf16 buffers are read as 16-bit integers: without 'int16' the dispatch
+// was refused in its own name, not the op's.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @bf16_without_int16(%q: tensor<2x8x64xbf16>, %kc: tensor<16x2x16x64xbf16>, %vc: tensor<16x2x16x64xbf16>, %lens: tensor<2xi32>, %tables: tensor<2x4xi32>) -> tensor<2x8x64xbf16> {
+  // expected-error @+1 {{is invalid: bf16 buffers, read as 16-bit integers, need the device feature 'int16'}}
+  %o = ejk.paged_attention %q, %kc, %vc, %lens, %tables {config = #ejk.config<block_k = 8>} : tensor<2x8x64xbf16>, tensor<16x2x16x64xbf16>, tensor<16x2x16x64xbf16>, tensor<2xi32>, tensor<2x4xi32> -> tensor<2x8x64xbf16>
+  return %o : tensor<2x8x64xbf16>
+}
+}

@@ -1,4 +1,4 @@
-// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle subgroup-size=32" -ejk-form-dispatches -ejk-tile-dispatches -canonicalize | FileCheck %s
+// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,int16,storage16,subgroup_shuffle subgroup-size=32" -ejk-form-dispatches -ejk-tile-dispatches -canonicalize | FileCheck %s
 
 // Tiling of ejk.paged_attention for Vulkan (lib/Ops/Paged/Vulkan,
 // docs/ops/paged-vulkan.md): flash-decoding, one workgroup per (split, KV

@@ -146,6 +146,14 @@ mlir::ejk::getVulkanPagedLayout(const PagedAttentionProblem &p,
     reason << "f16 buffers need the device feature 'float16'";
     return std::nullopt;
   }
+  // bf16 buffers are read as 16-bit integers: without 'int16' the dispatch
+  // was refused in its own name ('plain_dispatch_0'), not the op's.
+  if ((p.queryType.isBF16() || p.cacheType.isBF16()) &&
+      !target.hasVulkanFeature("int16")) {
+    reason << "bf16 buffers, read as 16-bit integers, need the device "
+              "feature 'int16'";
+    return std::nullopt;
+  }
   if (p.cacheType.isInteger(8) && !(target.hasVulkanFeature("storage8") &&
                                     target.hasVulkanFeature("int8"))) {
     reason << "i8 caches need the device features 'storage8' and 'int8'";
