@@ -112,6 +112,19 @@ func.func @f(%q: tensor<1x64x2x16xf16>, %k: tensor<1x64x2x16xf16>) -> tensor<1x6
 
 // -----
 
+// Vulkan: bf16 is read as 16-bit integers (without 'int16' the dispatch was
+// refused in its own name, not the op's).
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%q: tensor<1x64x2x16xbf16>, %k: tensor<1x64x2x16xbf16>) -> tensor<1x64x2x16xbf16> {
+  // expected-error @+1 {{bf16 inputs, read as 16-bit integers, need the device features 'storage16' and 'int16'}}
+  %o = ejk.block_sparse_attention %q, %k, %k {q_block_size = 16 : i64, kv_block_size = 16 : i64, config = #ejk.config<block_q = 16, block_k = 16>}
+      : tensor<1x64x2x16xbf16>, tensor<1x64x2x16xbf16>, tensor<1x64x2x16xbf16> -> tensor<1x64x2x16xbf16>
+  return %o : tensor<1x64x2x16xbf16>
+}
+}
+
+// -----
+
 // Vulkan: the portable layout must exist.
 module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
 func.func @f(%q: tensor<1x64x2x16xf32>, %k: tensor<1x64x2x16xf32>) -> tensor<1x64x2x16xf32> {

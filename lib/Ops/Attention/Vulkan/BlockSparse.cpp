@@ -87,6 +87,15 @@ LogicalResult VulkanBlockSparseAttention::verifyConfig(
               "'storage16'";
     return failure();
   }
+  // bf16 buffers are read as 16-bit integers: without these the dispatch
+  // was refused in its own name ('bf16_dispatch_0'), not the op's.
+  if (op.getQuery().getType().getElementType().isBF16() &&
+      !(target.hasVulkanFeature("storage16") &&
+        target.hasVulkanFeature("int16"))) {
+    reason << "bf16 inputs, read as 16-bit integers, need the device "
+              "features 'storage16' and 'int16'";
+    return failure();
+  }
   AttentionProblem p = readAttentionProblem(op);
   if (!sparseLayout(op, p, *config, target, reason))
     return failure();
