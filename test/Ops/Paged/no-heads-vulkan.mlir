@@ -1,8 +1,12 @@
 // RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,int16,storage16,subgroup_shuffle subgroup-size=32" -ejk-form-dispatches | FileCheck %s
+// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,int16,storage16,subgroup_shuffle subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152 spirv-version=1.6" -ejk-form-dispatches | FileCheck %s
 
 // No query heads: an empty output, so no dispatch. Config selection still
 // asks the Vulkan layout for a heuristic config, which divided a group of
-// 0 heads by 0 chunks (SIGFPE) for every op on the paged decode kernel.
+// 0 heads by 0 chunks (SIGFPE) for every op on the paged decode kernel,
+// and, with cooperative matrices, the prefill heuristic divided its rows
+// by the group of 0 (SIGFPE; unified_attention, found by ejk-fuzz-mlir
+// replaying this file once its pipelines ran).
 
 // CHECK-LABEL: func.func @paged(
 // CHECK-NOT: ejk.dispatch

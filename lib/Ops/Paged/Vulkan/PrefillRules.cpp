@@ -96,8 +96,11 @@ mlir::ejk::getVulkanPrefillLayout(const RaggedPagedProblem &p, int64_t blockQ,
 std::optional<std::pair<int64_t, int64_t>>
 mlir::ejk::vulkanPrefillHeuristic(const RaggedPagedProblem &p,
                                   const TargetInfo &target) {
-  // Only a batch with a sequence of several queries has prefill rows.
-  if (p.uniformQ == 1 || (!p.uniformQ && p.numTokens <= p.numSeqs))
+  // Only a batch with a sequence of several queries has prefill rows; one
+  // with no query heads has none either (and a group of 0 heads divided
+  // the rows below by 0: SIGFPE).
+  if (p.uniformQ == 1 || (!p.uniformQ && p.numTokens <= p.numSeqs) ||
+      p.groupSize() < 1)
     return std::nullopt;
   if (vulkanPrefillExclusion(p, target))
     return std::nullopt;
