@@ -119,8 +119,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (verbose())
       llvm::errs() << "ejk-fuzz-mlir: --pass-pipeline='" << pipeline << "'\n";
     OwningOpRef<ModuleOp> copy = module->clone();
+    // The pass manager is anchored on the module already: its pipeline is
+    // what the string's builtin.module(...) wraps. (Given the whole string,
+    // parsePassPipeline nested a second builtin.module manager, which ran
+    // on the modules inside the input: none, so no pass ever ran.)
+    StringRef text(pipeline);
+    StringRef anchor = "builtin.module(";
+    if (!text.consume_front(anchor) || !text.consume_back(")")) {
+      llvm::errs() << "ejk-fuzz-mlir: pipeline not anchored on "
+                      "builtin.module: "
+                   << pipeline << "\n";
+      std::abort();
+    }
     PassManager pm(&context);
-    if (failed(parsePassPipeline(pipeline, pm, llvm::errs()))) {
+    if (failed(parsePassPipeline(text, pm, llvm::errs()))) {
       // The pipelines are fixed: failing to parse one is a harness bug.
       llvm::errs() << "ejk-fuzz-mlir: cannot parse pipeline " << pipeline
                    << "\n";
