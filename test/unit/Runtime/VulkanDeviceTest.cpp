@@ -161,10 +161,11 @@ TEST(VulkanDeviceTest, FingerprintDescribesTheDevice) {
       << text;
   // The SM count: only where the device says (VK_NV_shader_sm_builtins),
   // a positive number; others' fingerprints are what they were.
-  if (fp.get("vendor_id") != "0x10de")
+  if (fp.get("vendor_id") != "0x10de") {
     EXPECT_TRUE(fp.get("sm_count").empty()) << text;
-  else if (!fp.get("sm_count").empty())
+  } else if (!fp.get("sm_count").empty()) {
     EXPECT_GT(std::atoi(fp.get("sm_count").c_str()), 0) << text;
+  }
   EXPECT_EQ(fp.hash().size(), 16u);
 }
 
