@@ -12,6 +12,7 @@
 // RUN: ejk-run %s --entry gla_no_steps --target vulkan --random-inputs 1 --check | FileCheck %s --check-prefixes=CHECK,STATE
 // RUN: ejk-run %s --entry lightning_packed_no_tokens --target vulkan --random-inputs 1 --check | FileCheck %s --check-prefixes=CHECK,STATE
 // RUN: ejk-run %s --entry delta_no_steps --target vulkan --random-inputs 1 --check | FileCheck %s --check-prefixes=CHECK,STATE
+// RUN: ejk-run %s --entry ragged_write_empty_pages --target vulkan --random-inputs 1 --check | FileCheck %s
 
 // CHECK-NOT: FAILED
 // CHECK: result 0 ({{.*}}): {{.*}}: ok
@@ -71,4 +72,13 @@ func.func @lightning_packed_no_tokens(%q: tensor<1x0x2x16xf32>, %cu: tensor<4xi3
 func.func @delta_no_steps(%q: tensor<2x0x2x16xf32>, %beta: tensor<2x0x2xf32>) -> (tensor<2x0x2x16xf32>, tensor<2x2x16x16xf32>) {
   %o, %s = ejk.delta_attention %q, %q, %q, %beta : tensor<2x0x2x16xf32>, tensor<2x0x2x16xf32>, tensor<2x0x2x16xf32>, tensor<2x0x2xf32> -> tensor<2x0x2x16xf32>, tensor<2x2x16x16xf32>
   return %o, %s : tensor<2x0x2x16xf32>, tensor<2x2x16x16xf32>
+}
+
+// A ragged paged batch that writes its new tokens into a cache of pages of
+// no tokens: nothing is written or read, so the output is 0 (fill) and the
+// updated caches are empty; the kernels used to be dispatched over the
+// zero-sized caches ('failed to legalize operation gpu.func' on Vulkan).
+func.func @ragged_write_empty_pages(%q: tensor<4x2x16xf32>, %kc: tensor<4x0x1x16xf32>, %lens: tensor<2xi32>, %tables: tensor<2x2xi32>, %cu: tensor<3xi32>, %n: tensor<1xi32>, %k: tensor<4x1x16xf32>) -> (tensor<4x2x16xf32>, tensor<4x0x1x16xf32>, tensor<4x0x1x16xf32>) {
+  %o:3 = ejk.ragged_paged_attention %q, %kc, %kc, %lens, %tables, %cu, %n new_kv(%k, %k : tensor<4x1x16xf32>, tensor<4x1x16xf32>) : tensor<4x2x16xf32>, tensor<4x0x1x16xf32>, tensor<4x0x1x16xf32>, tensor<2xi32>, tensor<2x2xi32>, tensor<3xi32>, tensor<1xi32> -> tensor<4x2x16xf32>, tensor<4x0x1x16xf32>, tensor<4x0x1x16xf32>
+  return %o#0, %o#1, %o#2 : tensor<4x2x16xf32>, tensor<4x0x1x16xf32>, tensor<4x0x1x16xf32>
 }

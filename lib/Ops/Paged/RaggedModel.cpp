@@ -113,6 +113,12 @@ public:
   constantResults(Operation *operation) const override {
     RaggedPagedProblem p =
         readRaggedPagedProblem(cast<RaggedPagedAttentionOp>(operation));
+    // A cache of no elements takes no write and holds no token: the output
+    // is 0 and the updated caches are empty (their kernels were dispatched
+    // over zero-sized buffers, which neither lowering accepts).
+    bool emptyCache = p.numPages == 0 || p.pageSize == 0 || p.headDim == 0;
+    if (p.writesCache && emptyCache)
+      return SmallVector<double>(operation->getNumResults(), 0.0);
     if (p.writesCache || (p.numTokens > 0 && p.maxContext() > 0 &&
                           p.numPages > 0 && p.headDim > 0))
       return std::nullopt;
