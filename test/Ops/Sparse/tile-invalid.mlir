@@ -286,3 +286,16 @@ func.func @f(%q: tensor<1x64x2x16xbf16>, %k: tensor<1x64x1x16xbf16>, %gc: tensor
   return %o : tensor<1x64x2x16xbf16>
 }
 }
+
+// -----
+
+// The CPU kernels unroll a token's rows over head_dim: a head_dim of 2^40
+// ran the compiler out of memory (LLVM ERROR: out of memory, SIGABRT).
+module attributes {ejk.target = {cooperative_matrix = false, kind = "cpu", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64}} {
+func.func @f(%q: tensor<1x64x2x1099511627776xf32>, %gc: tensor<1x64x2xf32>) -> tensor<1x64x2x1099511627776xf32> {
+  // expected-error @+1 {{config #ejk.config<block_t = 16> is invalid: working set of a token's rows of 17592186044480 bytes exceeds the 1048576-byte L2 cache}}
+  %o = ejk.native_sparse_attention %q, %q, %q g_cmp(%gc : tensor<1x64x2xf32>) {block_size = 16 : i64, config = #ejk.config<block_t = 16>}
+      : tensor<1x64x2x1099511627776xf32>, tensor<1x64x2x1099511627776xf32>, tensor<1x64x2x1099511627776xf32> -> tensor<1x64x2x1099511627776xf32>
+  return %o : tensor<1x64x2x1099511627776xf32>
+}
+}

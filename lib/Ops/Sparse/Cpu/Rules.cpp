@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Common/Arithmetic.h"
+#include "Common/CpuWorkingSet.h"
 #include "Sparse/Cpu/NativeSparse.h"
 #include "Sparse/Kernels.h"
 
@@ -38,7 +40,18 @@ LogicalResult CpuNativeSparseAttention::verifyConfig(NativeSparseAttentionOp op,
            << ") must be at most " << kMaxBlockT;
     return failure();
   }
-  return success();
+  // The kernels unroll a token's rows over head_dim (its query, the
+  // branches' accumulators) next to a block of scores: in f32 they must fit
+  // L2, as every CPU kernel's working set does (a head_dim of 2^40 ran the
+  // compiler out of memory).
+  NativeSparseProblem p = readNativeSparseProblem(op);
+  std::optional<int64_t> rows = checkedProduct({4, p.headDim});
+  std::optional<int64_t> elements =
+      rows ? checkedSum({*rows, p.blockSize}) : std::nullopt;
+  std::optional<int64_t> bytes =
+      elements ? checkedProduct({4, *elements}) : std::nullopt;
+  return checkL2WorkingSet(bytes, target, reason,
+                           "working set of a token's rows");
 }
 
 SmallVector<ConfigAttr>
