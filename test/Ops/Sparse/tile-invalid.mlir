@@ -299,3 +299,29 @@ func.func @f(%q: tensor<1x64x2x1099511627776xf32>, %gc: tensor<1x64x2xf32>) -> t
   return %o : tensor<1x64x2x1099511627776xf32>
 }
 }
+
+// -----
+
+// Vulkan: the kernels unroll a token's head_dim accumulators into a
+// thread's registers (a head_dim of 2^40 ran the compiler out of memory).
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%q: tensor<1x64x2x2048xf32>, %gc: tensor<1x64x2xf32>) -> tensor<1x64x2x2048xf32> {
+  // expected-error @+1 {{is invalid: head_dim 2048 is unrolled into each thread's registers: at most 1024 on Vulkan}}
+  %o = ejk.native_sparse_attention %q, %q, %q g_cmp(%gc : tensor<1x64x2xf32>) {block_size = 16 : i64, config = #ejk.config<block_t = 32>}
+      : tensor<1x64x2x2048xf32>, tensor<1x64x2x2048xf32>, tensor<1x64x2x2048xf32> -> tensor<1x64x2x2048xf32>
+  return %o : tensor<1x64x2x2048xf32>
+}
+}
+
+// -----
+
+// The subgroup selection unrolls each lane's blocks: 16384 blocks over 32
+// lanes are 512 a lane.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%q: tensor<1x16384x1x16xf32>, %gc: tensor<1x16384x1xf32>) -> tensor<1x16384x1x16xf32> {
+  // expected-error @+1 {{is invalid: 'subgroup_select' unrolls each lane's 512 blocks and 1 head_dim elements into registers: at most 256 each}}
+  %o = ejk.native_sparse_attention %q, %q, %q g_cmp(%gc : tensor<1x16384x1xf32>) {block_size = 1 : i64, config = #ejk.config<block_t = 1, subgroup_select = 1>}
+      : tensor<1x16384x1x16xf32>, tensor<1x16384x1x16xf32>, tensor<1x16384x1x16xf32> -> tensor<1x16384x1x16xf32>
+  return %o : tensor<1x16384x1x16xf32>
+}
+}

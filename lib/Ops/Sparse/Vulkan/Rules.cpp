@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Common/Arithmetic.h"
 #include "Sparse/Kernels.h"
 #include "Sparse/Vulkan/NativeSparse.h"
 
@@ -118,6 +119,19 @@ static LogicalResult verifyLaneSelect(const NativeSparsePlan &plan,
            << "shuffles ('subgroup_shuffle')";
     return failure();
   }
+  // A lane's blocks and its slice of head_dim are unrolled into registers
+  // (LaneSelect.cpp): a head_dim of 2^40 ran the compiler out of memory.
+  constexpr int64_t kMaxPerLane = 256;
+  int64_t blocksPerLane =
+      ceilDiv(std::max<int64_t>(plan.numBlocks(), 1), lanes);
+  int64_t dimsPerLane = ceilDiv(plan.headDim, lanes);
+  if (blocksPerLane > kMaxPerLane || dimsPerLane > kMaxPerLane) {
+    reason << "'" << key << "' unrolls each lane's " << blocksPerLane
+           << " blocks and " << dimsPerLane
+           << " head_dim elements into registers: at most " << kMaxPerLane
+           << " each";
+    return failure();
+  }
   // One workgroup a token along x: Vulkan guarantees 65535 workgroups a
   // dimension (the heuristic then takes the one-thread-per-token form).
   if (plan.seq > 65535) {
@@ -165,6 +179,15 @@ LogicalResult VulkanNativeSparseAttention::verifyConfig(
     return failure();
   if (plan.laneSelect && failed(verifyLaneSelect(plan, target, reason)))
     return failure();
+  // The kernels unroll a token's head_dim accumulators into a thread's
+  // registers (Kernels.cpp): a head_dim of 2^40 ran the compiler out of
+  // memory.
+  constexpr int64_t kMaxHeadDim = 1024;
+  if (plan.headDim > kMaxHeadDim) {
+    reason << "head_dim " << plan.headDim << " is unrolled into each "
+           << "thread's registers: at most " << kMaxHeadDim << " on Vulkan";
+    return failure();
+  }
   // SPIR-V indexes with 32-bit integers (the positions the kernels form
   // from these stay below 2^31 too).
   constexpr int64_t kMaxIndex = (int64_t(1) << 30);
