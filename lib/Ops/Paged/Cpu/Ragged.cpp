@@ -27,6 +27,15 @@ LogicalResult CpuRaggedPaged::verifyConfig(const RaggedPagedProblem &p,
       RaggedPagedConfig::read(attr, reason);
   if (!config)
     return failure();
+  // The cache write runs in the attention's dispatch, which binds the
+  // queries: with no query rows or heads it was dispatched over zero-sized
+  // buffers, which neither lowering accepts.
+  if (p.writesCache && (p.numHeads == 0 || p.numTokens == 0)) {
+    reason << "writing 'new_kv' with no query "
+           << (p.numHeads == 0 ? "heads" : "tokens")
+           << " has no kernel: the cache write runs with the attention";
+    return failure();
+  }
   int64_t lanes = target.f32Lanes();
   if (config->blockQ != 1) {
     reason << "'" << RaggedPagedConfig::kBlockQ << "' (" << config->blockQ
