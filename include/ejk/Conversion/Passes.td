@@ -83,8 +83,9 @@ def EjkConvertToSpirv : Pass<"ejk-convert-to-spirv", "ModuleOp"> {
   let summary = "Convert GPU kernels to the SPIR-V dialect (Vulkan)";
   let description = [{
     Converts every `gpu.module` of the module into a `spirv.module` for the
-    `spirv.target_env` in scope (GLSL450 memory model, Logical addressing,
-    Shader capability):
+    `spirv.target_env` in scope (Logical addressing, Shader capability; the
+    GLSL450 memory model, or the Vulkan memory model for modules with
+    cooperative matrices where the target allows it, step 5):
 
     1. bf16 is emulated: arithmetic on bf16 is done in f32, `arith.extf`
        and `arith.truncf` between bf16 and f32 become integer code (a shift
@@ -103,7 +104,13 @@ def EjkConvertToSpirv : Pass<"ejk-convert-to-spirv", "ModuleOp"> {
        cooperative matrices (SPV_KHR_bfloat16), the f16 constants or
        conversions put into them bf16 ones, the elements taken out of them
        bf16; any op other than a load, store, element move, conversion or
-       multiply-add on one is an error.
+       multiply-add on one is an error;
+    5. where the target allows the `VulkanMemoryModel` capability and
+       SPIR-V 1.5+, every module with a cooperative matrix moves to
+       `OpMemoryModel Logical Vulkan` (SPIR-V validators require it with
+       `CooperativeMatrixKHR`): workgroup loads and stores become
+       `NonPrivatePointer`, acquire-release barriers on workgroup memory
+       also `MakeAvailable|MakeVisible`. Other modules stay GLSL450.
 
     Kernel arguments become storage buffers at descriptor set 0, binding =
     argument number, after `spirv-lower-abi-attrs`.
