@@ -53,8 +53,8 @@ TargetInfo h100() {
   target.sharedMemoryBytes = 48 * 1024;
   target.hasCooperativeMatrix = true;
   std::string unknown;
-  (void)target.setVulkanFeatures({"float16", "storage16", "subgroup_shuffle"},
-                                 unknown);
+  (void)target.setVulkanFeatures(
+      {"float16", "storage16", "int16", "subgroup_shuffle"}, unknown);
   return target;
 }
 
@@ -64,7 +64,7 @@ TargetInfo lavapipe() {
   target.subgroupSize = 8;
   target.sharedMemoryBytes = 32 * 1024;
   std::string unknown;
-  (void)target.setVulkanFeatures({"float16", "storage16"}, unknown);
+  (void)target.setVulkanFeatures({"float16", "storage16", "int16"}, unknown);
   return target;
 }
 
