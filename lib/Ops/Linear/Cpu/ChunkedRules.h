@@ -19,6 +19,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <limits>
 #include <optional>
 
 namespace mlir::ejk {
@@ -95,10 +96,11 @@ ConfigAttr chunkedCpuHeuristic(MLIRContext *context, const Problem &p,
       std::min<int64_t>(64, ceilPow2(std::max<int64_t>(1, p.seq)));
   config.blockV = roundUp(std::max<int64_t>(1, p.dimV), lanes);
   int64_t cores = std::max<unsigned>(1, target.numCores);
+  // Saturating: huge shapes reach the heuristic (the rules refuse them).
   while (config.blockV > lanes && config.blockV % (2 * lanes) == 0 &&
-         std::max<int64_t>(1, p.numSeqs) * p.heads *
-                 ceilDiv(p.dimV, config.blockV) <
-             2 * cores)
+         checkedProduct({std::max<int64_t>(1, p.numSeqs), p.heads,
+                         ceilDiv(p.dimV, config.blockV)})
+                 .value_or(std::numeric_limits<int64_t>::max()) < 2 * cores)
     config.blockV /= 2;
   ConfigAttr attr = config.toAttr(context);
   while (!isValid(attr) && config.chunkSize > 1) {

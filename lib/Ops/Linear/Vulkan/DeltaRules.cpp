@@ -15,6 +15,7 @@
 #include "ejk/Ops/Linear/Config.h"
 
 #include <algorithm>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::ejk;
@@ -187,9 +188,11 @@ ConfigAttr VulkanDelta::heuristicConfig(DeltaAttentionOp op,
   int64_t minV = minBlockV(p, target);
   int64_t blockV0 = std::max(
       minV, std::min(256 / tk, ceilPow2(std::max<int64_t>(1, p.dimV))));
+  // Saturating: huge shapes reach the heuristic (the rules refuse them).
   while (blockV0 > minV &&
-         std::max<int64_t>(1, p.numSeqs) * p.heads * ceilDiv(p.dimV, blockV0) <
-             64)
+         checkedProduct({std::max<int64_t>(1, p.numSeqs), p.heads,
+                         ceilDiv(p.dimV, blockV0)})
+                 .value_or(std::numeric_limits<int64_t>::max()) < 64)
     blockV0 /= 2;
   int64_t chunk0 = std::min<int64_t>(64, ceilPow2(std::max<int64_t>(1, p.seq)));
   ConfigAttr fallback;

@@ -16,6 +16,7 @@
 #include "ejk/Ops/Linear/Config.h"
 
 #include <algorithm>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::ejk;
@@ -240,8 +241,11 @@ ConfigAttr VulkanGla::heuristicConfig(Operation *op, const TargetInfo &target) {
   // first: 3.760 against form 2's 4.855 ms bf16 and 3.690 against 4.336 ms
   // f16 at that shape in one process on an H200, its checks within the
   // same rounding (docs/ops/linear-vulkan.md, "The split form").
-  bool manyWorkgroups = kInOrderWorkgroups <= std::max<int64_t>(1, p.numSeqs) *
-                                                  p.heads * ceilDiv(p.dimV, 32);
+  // Saturating: huge shapes reach the heuristic (the rules refuse them).
+  bool manyWorkgroups =
+      kInOrderWorkgroups <= checkedProduct({std::max<int64_t>(1, p.numSeqs),
+                                            p.heads, ceilDiv(p.dimV, 32)})
+                                .value_or(std::numeric_limits<int64_t>::max());
   if (p.seq >= 256 && manyWorkgroups)
     for (int64_t blockV : {64, 32}) {
       ConfigAttr attr = GlaConfig{64, blockV, /*chunkParallel=*/true, 3}.toAttr(
@@ -274,8 +278,9 @@ ConfigAttr VulkanGla::heuristicConfig(Operation *op, const TargetInfo &target) {
   int64_t blockV0 = std::max(
       minV, std::min(256 / tk, ceilPow2(std::max<int64_t>(1, p.dimV))));
   while (blockV0 > minV &&
-         std::max<int64_t>(1, p.numSeqs) * p.heads * ceilDiv(p.dimV, blockV0) <
-             64)
+         checkedProduct({std::max<int64_t>(1, p.numSeqs), p.heads,
+                         ceilDiv(p.dimV, blockV0)})
+                 .value_or(std::numeric_limits<int64_t>::max()) < 64)
     blockV0 /= 2;
   int64_t chunk0 = std::min<int64_t>(64, ceilPow2(std::max<int64_t>(1, p.seq)));
   ConfigAttr fallback;
