@@ -240,8 +240,13 @@ nativeSparseAttention(const TensorRef<float> &q, const TensorRef<float> &k,
                     : ((b * d.kvHeads + h) * d.blocks + t / o.blockSize) *
                               slots +
                           i;
+            // The indices arrive as floats (2^31 - 1 rounds to 2^31): one
+            // outside int32 is invalid like any index past the blocks, and
+            // invalid indices are skipped (-1 stands for one).
+            float raw = idx[from];
+            bool inInt32 = raw >= -2147483648.0f && raw < 2147483648.0f;
             selected[((b * d.seq + t) * d.kvHeads + h) * slots + i] =
-                static_cast<int32_t>(idx[from]);
+                inInt32 ? static_cast<int32_t>(raw) : -1;
           }
   }
   int64_t used = std::min(slots, o.blockCounts);
