@@ -8,11 +8,23 @@
 #include "ejk/Selection/Selection.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::ejk;
 
-/// "48K", "1024K", "32M", "1G" or a plain byte count.
+/// A positive plain integer: a count (SMs, cores, lanes, bits).
+static std::optional<int64_t> parseCount(StringRef text) {
+  int64_t value;
+  if (text.getAsInteger(10, value) || value <= 0)
+    return std::nullopt;
+  return value;
+}
+
+/// "48K", "1024K", "32M", "1G" or a plain byte count; a size of more than
+/// INT64_MAX bytes is no size.
 static std::optional<int64_t> parseSize(StringRef text) {
   int64_t scale = 1;
   if (text.ends_with("K") || text.ends_with("k"))
@@ -23,10 +35,10 @@ static std::optional<int64_t> parseSize(StringRef text) {
     scale = 1024 * 1024 * 1024;
   if (scale != 1)
     text = text.drop_back();
-  int64_t value;
-  if (text.getAsInteger(10, value) || value <= 0)
+  std::optional<int64_t> value = parseCount(text);
+  if (!value || *value > std::numeric_limits<int64_t>::max() / scale)
     return std::nullopt;
-  return value * scale;
+  return *value * scale;
 }
 
 FailureOr<TargetInfo>
@@ -44,20 +56,29 @@ mlir::ejk::targetInfoFromFingerprint(const ::ejk::DeviceFingerprint &fp,
                 .str();
     return failure();
   };
-  // Reads an optional positive integer or size field into `out`.
-  auto readSize = [&](StringRef field, auto &out) -> LogicalResult {
+  // Reads an optional positive field, parsed by `parse`, into `out`; a
+  // value `out` cannot hold is refused, not truncated.
+  auto read = [&](StringRef field, auto &out,
+                  std::optional<int64_t> (*parse)(StringRef)) {
     std::string text = fp.get(field.str());
     if (text.empty())
       return success();
-    std::optional<int64_t> value = parseSize(text);
-    if (!value)
+    std::optional<int64_t> value = parse(text);
+    using Out = std::remove_reference_t<decltype(out)>;
+    if (!value || !llvm::isUIntN(std::numeric_limits<Out>::digits, *value))
       return bad(field);
-    out = static_cast<std::remove_reference_t<decltype(out)>>(*value);
+    out = static_cast<Out>(*value);
     return success();
   };
+  auto readCount = [&](StringRef field, auto &out) {
+    return read(field, out, parseCount);
+  };
+  auto readSize = [&](StringRef field, auto &out) {
+    return read(field, out, parseSize);
+  };
   if (info.isCpu()) {
-    if (failed(readSize("vector_bits", info.vectorBits)) ||
-        failed(readSize("cores", info.numCores)) ||
+    if (failed(readCount("vector_bits", info.vectorBits)) ||
+        failed(readCount("cores", info.numCores)) ||
         failed(readSize("l1_cache", info.l1Bytes)) ||
         failed(readSize("l2_cache", info.l2Bytes)))
       return failure();
@@ -65,11 +86,11 @@ mlir::ejk::targetInfoFromFingerprint(const ::ejk::DeviceFingerprint &fp,
       return bad("vector_bits");
     return info;
   }
-  if (failed(readSize("subgroup_size", info.subgroupSize)) ||
+  if (failed(readCount("subgroup_size", info.subgroupSize)) ||
       failed(readSize("max_shared_memory", info.sharedMemoryBytes)) ||
-      failed(readSize("max_workgroup_invocations",
-                      info.maxWorkgroupInvocations)) ||
-      failed(readSize("sm_count", info.smCount)))
+      failed(readCount("max_workgroup_invocations",
+                       info.maxWorkgroupInvocations)) ||
+      failed(readCount("sm_count", info.smCount)))
     return failure();
   if (std::string version = fp.get("spirv_version"); !version.empty()) {
     std::optional<unsigned> parsed = parseSpirvVersion(version);

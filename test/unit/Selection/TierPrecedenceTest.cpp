@@ -347,7 +347,10 @@ TEST(TargetFromFingerprintTest, ReadsTheVulkanFacts) {
   info = targetInfoFromFingerprint(fp, error);
   ASSERT_TRUE(succeeded(info)) << error;
   EXPECT_EQ(info->smCount, 132u);
-  for (const char *bad : {"0", "-4", "many"}) {
+  // A count is a plain integer: no size suffix ("132K" is not 135168 SMs),
+  // and one that does not fit the field is refused, not truncated.
+  for (const char *bad : {"0", "-4", "many", "132K", "1G", "4294967296",
+                          "99999999999999999999"}) {
     fp.fields["sm_count"] = bad;
     EXPECT_TRUE(failed(targetInfoFromFingerprint(fp, error))) << bad;
     EXPECT_EQ(error, std::string("fingerprint field 'sm_count' has an "
@@ -355,6 +358,24 @@ TEST(TargetFromFingerprintTest, ReadsTheVulkanFacts) {
                          bad + "'");
   }
   fp.fields.erase("sm_count");
+  for (const char *bad : {"32K", "4294967328"}) {
+    fp.fields["subgroup_size"] = bad;
+    EXPECT_TRUE(failed(targetInfoFromFingerprint(fp, error))) << bad;
+    EXPECT_EQ(error, std::string("fingerprint field 'subgroup_size' has an "
+                                 "invalid value '") +
+                         bad + "'");
+  }
+  fp.fields["subgroup_size"] = "32";
+  // Sizes take a suffix; one whose bytes do not fit int64 is refused.
+  fp.fields["max_shared_memory"] = "48K";
+  info = targetInfoFromFingerprint(fp, error);
+  ASSERT_TRUE(succeeded(info)) << error;
+  EXPECT_EQ(info->sharedMemoryBytes, 48 * 1024);
+  fp.fields["max_shared_memory"] = "9223372036854775807G";
+  EXPECT_TRUE(failed(targetInfoFromFingerprint(fp, error)));
+  EXPECT_EQ(error, "fingerprint field 'max_shared_memory' has an invalid "
+                   "value '9223372036854775807G'");
+  fp.fields["max_shared_memory"] = "49152";
 
   fp.fields["spirv_version"] = "2.0";
   EXPECT_TRUE(failed(targetInfoFromFingerprint(fp, error)));
