@@ -125,3 +125,15 @@ func.func @f(%q: tensor<1x64x2x32xf16>, %v: tensor<1x64x2x32xf16>, %beta: tensor
   return %o : tensor<1x64x2x32xf16>
 }
 }
+
+// -----
+
+// bf16 with 16-bit storage but without 16-bit integers (bf16 is read and
+// written as i16 bit patterns): the op's own error, not the dispatch's.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%q: tensor<1x64x2x32xbf16>, %v: tensor<1x64x2x32xbf16>, %beta: tensor<1x64x2xbf16>) -> tensor<1x64x2x32xbf16> {
+  // expected-error @+1 {{is invalid: bf16 buffers, read as 16-bit integers, need the device feature 'int16'}}
+  %o = ejk.delta_attention %q, %q, %v, %beta decay(%beta : tensor<1x64x2xbf16>) {config = #ejk.config<block_v = 32, chunk_size = 16>} : tensor<1x64x2x32xbf16>, tensor<1x64x2x32xbf16>, tensor<1x64x2x32xbf16>, tensor<1x64x2xbf16> -> tensor<1x64x2x32xbf16>
+  return %o : tensor<1x64x2x32xbf16>
+}
+}

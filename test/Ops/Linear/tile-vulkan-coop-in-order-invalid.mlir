@@ -25,7 +25,7 @@ func.func @no_matrices(%q: tensor<1x64x2x32xf16>, %gg: tensor<2xf32>) -> tensor<
 
 // -----
 
-module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+module attributes {ejk.target = {cooperative_matrix = true, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 49152 : i64, spirv_version = "1.6", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_shuffle"]}} {
 func.func @bf16_without_bf16_matrices(%q: tensor<1x64x2x32xbf16>, %gg: tensor<2xf32>) -> tensor<1x64x2x32xbf16> {
   // expected-error @+1 {{is invalid: the in-order cooperative kernel ('chunk_parallel' = 0, 'cooperative' = 1) multiplies bf16 inputs on bf16 matrices, which the device lacks ('cooperative_matrix_bf16')}}
   %o = ejk.gla %q, %q, %q g_gamma(%gg : tensor<2xf32>) {config = #ejk.config<block_v = 32, chunk_size = 32, cooperative = 1>} : tensor<1x64x2x32xbf16>, tensor<1x64x2x32xbf16>, tensor<1x64x2x32xbf16> -> tensor<1x64x2x32xbf16>

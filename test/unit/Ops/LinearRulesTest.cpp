@@ -129,7 +129,7 @@ TEST_F(LinearRulesTest, VulkanVerifierNamesTheLimit) {
 TEST_F(LinearRulesTest, VulkanCooperativeOutputsWhereTheDeviceHasThem) {
   TargetInfo portable = vulkanWithShuffles(32);
   portable.vulkanFeatures = {"subgroup_basic", "subgroup_shuffle", "float16",
-                             "storage16"};
+                             "storage16", "int16"};
   portable.sharedMemoryBytes = 49152;
   TargetInfo coop = portable;
   coop.hasCooperativeMatrix = true;
@@ -193,47 +193,51 @@ TEST_F(LinearRulesTest, VulkanInOrderCooperativeForConstantDecays) {
                  "\n  return %o : " + q + "\n}\n");
   };
   // fla's simple-gla shape: 16 x 8 x 4 = 512 workgroups of 32 columns, the
-  // in-order kernel on chunks of 32.
-  for (StringRef element : {"f16", "bf16"}) {
-    TunableOpInterface op = simpleGla(16, 8, element);
-    ASSERT_TRUE(op);
-    EXPECT_EQ(printAttr(op.getHeuristicConfig(coop)),
-              "#ejk.config<block_v = 32, chunk_parallel = 0, chunk_size = 32, "
-              "cooperative = 2>");
-    // The tuner tries in-order configs of both forms beside the
-    // chunk-parallel ones.
-    int64_t inOrder = 0;
-    for (ConfigAttr c : op.getConfigSpace(coop, false)) {
-      EXPECT_EQ(reason(op, c, coop), "ok") << printAttr(c);
-      if (c.lookup("cooperative").value_or(0) &&
-          !c.lookup("chunk_parallel").value_or(0))
-        ++inOrder;
-    }
-    EXPECT_EQ(inOrder, 10); // 2 forms x (C 16 x V 16/32/64, C 32 x V 16/32)
+  // in-order kernel on chunks of 32 (f16 on a device without 16-bit
+  // integers).
+  TunableOpInterface op = simpleGla(16, 8, "f16");
+  ASSERT_TRUE(op);
+  EXPECT_EQ(printAttr(op.getHeuristicConfig(coop)),
+            "#ejk.config<block_v = 32, chunk_parallel = 0, chunk_size = 32, "
+            "cooperative = 2>");
+  // The tuner tries in-order configs of both forms beside the
+  // chunk-parallel ones.
+  int64_t inOrder = 0;
+  for (ConfigAttr c : op.getConfigSpace(coop, false)) {
+    EXPECT_EQ(reason(op, c, coop), "ok") << printAttr(c);
+    if (c.lookup("cooperative").value_or(0) &&
+        !c.lookup("chunk_parallel").value_or(0))
+      ++inOrder;
   }
+  EXPECT_EQ(inOrder, 10); // 2 forms x (C 16 x V 16/32/64, C 32 x V 16/32)
+  // bf16 is read and written as 16-bit integer bit patterns: without
+  // 'int16' every config is refused in the op's words.
+  TunableOpInterface bf16 = simpleGla(16, 8, "bf16");
+  ASSERT_TRUE(bf16);
+  EXPECT_EQ(reason(bf16, bf16.getHeuristicConfig(coop), coop),
+            "bf16 buffers, read as 16-bit integers, need the device feature "
+            "'int16'");
+  EXPECT_TRUE(bf16.getConfigSpace(coop, false).empty());
   // Too few workgroups (1 x 8 x 4): the chunks run in parallel.
-  TunableOpInterface few = simpleGla(1, 8, "bf16");
+  TunableOpInterface few = simpleGla(1, 8, "f16");
   ASSERT_TRUE(few);
   EXPECT_EQ(printAttr(few.getHeuristicConfig(coop)),
             "#ejk.config<block_v = 128, chunk_parallel = 1, chunk_size = 64, "
             "cooperative = 1>");
-  // No bf16 matrices: bf16 keeps the chunk-parallel kernel, f16 takes the
-  // in-order one.
-  TargetInfo noBf16 = coop;
-  noBf16.vulkanFeatures.pop_back();
+  TargetInfo int16 = coop;
+  int16.vulkanFeatures.push_back("int16");
+  // No bf16 matrices: bf16 keeps the chunk-parallel kernel (bf16 staged as
+  // f16).
+  TargetInfo noBf16 = int16;
+  llvm::erase(noBf16.vulkanFeatures, "cooperative_matrix_bf16");
   EXPECT_EQ(printAttr(simpleGla(16, 8, "bf16").getHeuristicConfig(noBf16)),
             "#ejk.config<block_v = 128, chunk_parallel = 1, chunk_size = 64, "
             "cooperative = 1>");
-  EXPECT_EQ(printAttr(simpleGla(16, 8, "f16").getHeuristicConfig(noBf16)),
-            "#ejk.config<block_v = 32, chunk_parallel = 0, chunk_size = 32, "
-            "cooperative = 2>");
   // With 16-bit integers the heuristic takes the split form (cooperative =
   // 3, chunks of 64, V blocks of 64: faster than the in-order form 2 on an
   // H200), and the tuner tries it too: chunks of 32 with V blocks of 32 to
   // 128, chunks of 64 with 32 and 64 (128 would stage 51200 bytes of shared
   // memory).
-  TargetInfo int16 = coop;
-  int16.vulkanFeatures.push_back("int16");
   for (StringRef element : {"f16", "bf16"}) {
     TunableOpInterface op = simpleGla(16, 8, element);
     ASSERT_TRUE(op);
