@@ -196,7 +196,23 @@ VulkanBlockSparseAttention::heuristicConfig(BlockSparseAttentionOp op,
         if (succeeded(verifyConfig(op, attr, target, llvm::nulls())))
           return attr;
       }
-  // Nothing fits: the smallest, which verification then reports.
+  // Nothing fits. Without subgroup shuffles (the portable kernel then runs
+  // a thread per row, 32 or more rows a workgroup, and keeps a row's whole
+  // output in registers), the config the heuristic takes where the device
+  // has them: verification then names the missing shuffles, not the
+  // smallest config's first failing rule.
+  if (!target.hasVulkanFeature("subgroup_shuffle")) {
+    TargetInfo withShuffles = target;
+    SmallVector<std::string> features = target.vulkanFeatures;
+    features.push_back("subgroup_shuffle");
+    std::string unknown;
+    if (succeeded(withShuffles.setVulkanFeatures(features, unknown))) {
+      ConfigAttr attr = heuristicConfig(op, withShuffles);
+      if (succeeded(verifyConfig(op, attr, withShuffles, llvm::nulls())))
+        return attr;
+    }
+  }
+  // The smallest, which verification then reports.
   config.blockQ = config.blockK = 1;
   config.numSubgroups = 1;
   return config.toAttr(op.getContext());
