@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Gated linear attention and the gated delta rule on the CPU: ejk against
-ejKernel's XLA path (and, for the delta rule, a numpy chunked reference) and
-the machine's FMA peak, in one run (docs/ops/linear.md and
+ejKernel's XLA path, PyTorch chunked references (and, for the delta rule, a
+numpy chunked reference) and the machine's FMA peak, in one run (docs/ops/linear.md and
 docs/ops/delta.md, "Speed").
 
     python3 bench/linear.py [--build build] [--runs 10] [--threads 2]
@@ -27,8 +27,15 @@ GFLOP/s counts the delta kernel's chunked work
 (include/ejk/Ops/Linear/DeltaProblem.h, deltaFlops):
   steps * heads * (6 K V + (chunk + 1) 2 (K + V)).
 
-Threads: ejk gets EJK_NUM_THREADS = --threads; XLA and numpy run pinned
-(taskset) to as many cores.
+PyTorch chunked references (bench/.venv from bench/setup.sh: torch, and
+fla-core 0.6.0 without its Triton dependencies): for gla a chunk form
+written here (TORCH_GLA_CHUNKED; fla ships no chunked PyTorch gla with
+per-key gates), for the delta rule fla's own `naive_chunk_gated_delta_rule`
+after the l2 norm; each one's largest difference from ejk's output is
+reported beside its time.
+
+Threads: ejk gets EJK_NUM_THREADS = --threads; XLA, numpy and PyTorch run
+pinned (taskset) to as many cores (PyTorch also torch.set_num_threads).
 """
 import argparse, json, os, re, subprocess, sys, tempfile
 
@@ -211,15 +218,117 @@ print(json.dumps({"median_ms": times[len(times) // 2] * 1e3, "min_ms": times[0] 
 '''
 
 
-def peer_time(work, runs, threads, n, script=PEER, python=None):
-    python = python or os.path.join(ROOT, ".venv-conformance", "bin", "python")
-    if not os.path.exists(python):
+# PyTorch chunked references (bench/.venv, bench/setup.sh's torch and fla
+# peers), each writing its output for the comparison with ejk's. gla: the
+# chunk form written here (fla ships no chunked PyTorch gla with per-key
+# gates): gates cumulated from the chunk start, q and k rescaled by them,
+# the chunk's scores masked, the state passed between chunks. The delta
+# rule: fla 0.6.0's own `naive_chunk_gated_delta_rule` (its PyTorch chunked
+# reference, loaded from the installed package's file without importing
+# fla, whose package imports Triton), after the l2 norm ejk applies.
+TORCH_GLA_CHUNKED = r"""
+import json, sys, time, os
+import numpy as np, torch
+d = sys.argv[1]; runs = int(sys.argv[2]); n = int(sys.argv[3])
+torch.set_num_threads(int(sys.argv[4]))
+arrs = [torch.from_numpy(np.load(os.path.join(d, f"in{i}.npy"))) for i in range(n)]
+q, k, v = (a[0].transpose(0, 1).contiguous() for a in arrs[:3])
+g = arrs[3][0].transpose(0, 1).contiguous() if n > 3 else torch.zeros_like(q)
+H, T, K = q.shape; V = v.shape[2]; C = 64
+def run():
+    S = q.new_zeros(H, K, V)
+    out = torch.empty(H, T, V)
+    causal = torch.ones(C, C, dtype=torch.bool).tril()
+    for c0 in range(0, T, C):
+        Q, Kc, Vc = q[:, c0:c0+C] * K ** -0.5, k[:, c0:c0+C], v[:, c0:c0+C]
+        L = Q.shape[1]
+        G = g[:, c0:c0+C].cumsum(1)
+        Qg, Kg = Q * G.exp(), Kc * (-G).exp()
+        A = (Qg @ Kg.transpose(1, 2)).masked_fill(~causal[:L, :L], 0)
+        out[:, c0:c0+L] = Qg @ S + A @ Vc
+        last = G[:, -1:]
+        S = last.transpose(1, 2).exp() * S + (Kc * (last - G).exp()).transpose(1, 2) @ Vc
+    return out
+with torch.no_grad():
+    o = run()
+    np.save(os.path.join(d, "torch_out.npy"), o.transpose(0, 1)[None].numpy())
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter(); run(); times.append(time.perf_counter() - t)
+times.sort()
+print(json.dumps({"median_ms": times[len(times) // 2] * 1e3, "min_ms": times[0] * 1e3}))
+"""
+
+TORCH_DELTA_CHUNKED = r"""
+import importlib.util, json, sys, time, os
+import numpy as np, torch
+spec = importlib.util.find_spec("fla")
+if spec is None:
+    sys.exit("fla (fla-core 0.6.0) is not installed in this venv: bench/setup.sh")
+path = os.path.join(os.path.dirname(spec.origin), "ops", "gated_delta_rule", "naive.py")
+mod_spec = importlib.util.spec_from_file_location("fla_gated_delta_naive", path)
+naive = importlib.util.module_from_spec(mod_spec); mod_spec.loader.exec_module(naive)
+d = sys.argv[1]; runs = int(sys.argv[2]); n = int(sys.argv[3])
+torch.set_num_threads(int(sys.argv[4]))
+arrs = [torch.from_numpy(np.load(os.path.join(d, f"in{i}.npy"))) for i in range(n)]
+q, k, v, beta = arrs[:4]
+g = arrs[4] if n > 4 else torch.zeros_like(beta)
+def run():
+    qn = q / (q * q).sum(-1, keepdim=True).add(1e-6).sqrt()
+    kn = k / (k * k).sum(-1, keepdim=True).add(1e-6).sqrt()
+    return naive.naive_chunk_gated_delta_rule(qn, kn, v, g, beta, chunk_size=64)[0]
+with torch.no_grad():
+    o = run()
+    np.save(os.path.join(d, "torch_out.npy"), o.numpy())
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter(); run(); times.append(time.perf_counter() - t)
+times.sort()
+print(json.dumps({"median_ms": times[len(times) // 2] * 1e3, "min_ms": times[0] * 1e3}))
+"""
+
+TORCH_PYTHON = os.path.join(ROOT, "bench", ".venv", "bin", "python")
+
+
+def ejk_output(bindir, work, n, threads):
+    """ejk's output on the inputs of `work` (for the references' check)."""
+    out = os.path.join(work, "ejk_out.npy")
+    if not os.path.exists(out):
+        subprocess.run([os.path.join(bindir, "ejk-run"),
+                        os.path.join(work, "entry.mlir"), "--entry", "main"]
+                       + sum([["--input", os.path.join(work, f"in{i}.npy")]
+                              for i in range(n)], [])
+                       + ["--output", out], capture_output=True,
+                       env=dict(os.environ, EJK_NUM_THREADS=str(threads)))
+    return np.load(out) if os.path.exists(out) else None
+
+
+def torch_peer(work, runs, threads, n, script, bindir):
+    """A PyTorch chunked reference's time and its largest difference from
+    ejk's output; None without bench/.venv."""
+    p = peer_time(work, runs, threads, n, script, TORCH_PYTHON,
+                  extra_args=[str(threads)])
+    ref = os.path.join(work, "torch_out.npy")
+    mine = ejk_output(bindir, work, n, threads)
+    if p and "median_ms" in p and os.path.exists(ref) and mine is not None:
+        p["max_abs_diff_vs_ejk"] = float(np.abs(mine - np.load(ref)).max())
+    return p
+
+
+def peer_time(work, runs, threads, n, script=PEER, python=None,
+              extra_args=()):
+    # ejKernel's venv: the conformance suite's, else the benchmark's.
+    python = python or next(
+        (p for p in (os.path.join(ROOT, ".venv-conformance", "bin", "python"),
+                     TORCH_PYTHON) if os.path.exists(p)), None)
+    if not python or not os.path.exists(python):
         return None
     env = dict(os.environ, EJKERNEL_AUTOTUNE_POLICY="heuristics",
                OMP_NUM_THREADS=str(threads),
                OPENBLAS_NUM_THREADS=str(threads))
     r = subprocess.run(["taskset", "-c", ",".join(map(str, range(threads))),
-                        python, "-c", script, work, str(runs), str(n)],
+                        python, "-c", script, work, str(runs), str(n),
+                        *extra_args],
                        capture_output=True, text=True, env=env)
     if r.returncode:
         return {"error": r.stderr.strip().splitlines()[-1][:200]}
@@ -239,30 +348,27 @@ def delta_row(wid, args, bindir):
     with tempfile.TemporaryDirectory() as work:
         med, mn = ejk_time(bindir, delta_ir(spec), arrs, args.runs,
                            args.threads, work)
-        peer = numpy_peer = None
+        peer = numpy_peer = torch_ref = None
         if not args.no_peer and decay != "key":
             peer = peer_time(work, args.peer_runs, args.threads, len(arrs),
                              DELTA_PEER)
             numpy_peer = peer_time(work, args.peer_runs, args.threads,
                                    len(arrs), NUMPY_CHUNKED)
+            torch_ref = torch_peer(work, args.peer_runs, args.threads,
+                                   len(arrs), TORCH_DELTA_CHUNKED, bindir)
             # The numpy reference checks itself against ejk's output.
-            out = os.path.join(work, "ejk_out.npy")
-            subprocess.run([os.path.join(bindir, "ejk-run"),
-                            os.path.join(work, "entry.mlir"), "--entry", "main"]
-                           + sum([["--input", os.path.join(work, f"in{i}.npy")]
-                                  for i in range(len(arrs))], [])
-                           + ["--output", out], capture_output=True,
-                           env=dict(os.environ, EJK_NUM_THREADS=str(args.threads)))
+            mine = ejk_output(bindir, work, len(arrs), args.threads)
             ref = os.path.join(work, "numpy_out.npy")
-            if os.path.exists(out) and os.path.exists(ref) and numpy_peer:
+            if mine is not None and os.path.exists(ref) and numpy_peer:
                 numpy_peer["max_abs_diff_vs_ejk"] = float(
-                    np.abs(np.load(out) - np.load(ref)).max())
+                    np.abs(mine - np.load(ref)).max())
     row = {"workload": wid, "shape": dict(B=b, T=t, H=h, K=k, V=v,
                                           decay=decay),
            "gflop": delta_flops(spec) / 1e9, "ejk_median_ms": med,
            "ejk_min_ms": mn,
            "ejk_gflops": delta_flops(spec) / (med * 1e-3) / 1e9}
-    for name, p in (("ejkernel_xla", peer), ("numpy_chunked", numpy_peer)):
+    for name, p in (("ejkernel_xla", peer), ("numpy_chunked", numpy_peer),
+                    ("torch_chunked", torch_ref)):
         if p and "median_ms" in p:
             row[name + "_median_ms"] = p["median_ms"]
             row["speedup_vs_" + name] = p["median_ms"] / med
@@ -298,6 +404,9 @@ def main():
                                args.threads, work)
             peer = (None if args.no_peer else
                     peer_time(work, args.peer_runs, args.threads, len(arrs)))
+            torch_ref = (None if args.no_peer else
+                         torch_peer(work, args.peer_runs, args.threads,
+                                    len(arrs), TORCH_GLA_CHUNKED, bindir))
         b, t, h, k, v, gated = spec
         row = {"workload": wid, "shape": dict(B=b, T=t, H=h, K=k, V=v,
                                               gated=gated),
@@ -308,6 +417,14 @@ def main():
             row["speedup_vs_ejkernel"] = peer["median_ms"] / med
         elif peer:
             row["ejkernel_xla_error"] = peer["error"]
+        if torch_ref and "median_ms" in torch_ref:
+            row["torch_chunked_median_ms"] = torch_ref["median_ms"]
+            row["speedup_vs_torch_chunked"] = torch_ref["median_ms"] / med
+            if "max_abs_diff_vs_ejk" in torch_ref:
+                row["torch_chunked_max_abs_diff_vs_ejk"] = \
+                    torch_ref["max_abs_diff_vs_ejk"]
+        elif torch_ref:
+            row["torch_chunked_error"] = torch_ref["error"]
         rows.append(row)
         print(json.dumps(row), flush=True)
     after = fma_peak(bindir, args.threads)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Creates bench/.venv (gitignored) with numpy, matplotlib and every peer of the
-# benchmark: ejKernel, PyTorch, JAX (CPU), IREE compiler and runtime, all from
+# benchmark: ejKernel, PyTorch, JAX (CPU), IREE compiler and runtime, fla's
+# PyTorch references (fla-core, without its Triton dependencies), all from
 # PyPI. A peer that cannot be installed is reported and skipped: the harness
 # then runs without it. Needs python3-venv (scripts/install-deps.sh).
 #
@@ -36,15 +37,17 @@ declare -A SPEC=(
   [torch]="torch"
   [jax]="jax[cpu]"
   [iree]="iree-base-compiler iree-base-runtime"
+  [fla]="fla-core==0.6.0 einops"
 )
 declare -A PROBE=(
   [ejkernel]="import ejkernel.modules"
   [torch]="import torch.nn.functional"
   [jax]="import jax"
   [iree]="import iree.compiler, iree.runtime"
+  [fla]="import importlib.util as u, einops, sys; sys.exit(u.find_spec('fla') is None)"
 )
 failed=()
-for peer in ${EJK_BENCH_PEERS:-jax ejkernel torch iree}; do
+for peer in ${EJK_BENCH_PEERS:-jax ejkernel torch iree fla}; do
   if [ -z "${SPEC[$peer]:-}" ]; then
     echo "bench/setup: unknown peer '$peer' (known: ${!SPEC[*]})" >&2
     failed+=("$peer")
@@ -53,6 +56,11 @@ for peer in ${EJK_BENCH_PEERS:-jax ejkernel torch iree}; do
   extra=()
   if [ "$peer" = torch ] && [ -n "${EJK_BENCH_TORCH_INDEX:-}" ]; then
     extra=(--index-url "$EJK_BENCH_TORCH_INDEX")
+  fi
+  # fla: only its PyTorch reference files are used on the CPU (bench/linear.py);
+  # its Triton and GPU dependencies are not needed there.
+  if [ "$peer" = fla ]; then
+    extra=(--no-deps)
   fi
   echo "bench/setup: installing $peer (${SPEC[$peer]})"
   # shellcheck disable=SC2086
