@@ -1,0 +1,15 @@
+# The two device calls of this directory (session 23, ssm helper; one NVIDIA
+# H200, kind nvidia-h200, carry [".gl", ".b-ssm/s23"], run from the
+# repository root). Built here first, in .b-ssm/s23 (a copy of this
+# directory's scripts):
+#   python3 prep_ejk.py                 # ejkc's heuristic -> ejk/ (H200 fingerprint)
+#   python3 gen23.py                    # call 1's artifacts -> art/
+#   CALL2=1 POUT=art2 python3 gen23.py  # call 2's -> art2/
+#   cp ../s21/pipeline_stats .          # c++ -O1 -std=c++17 bench/vulkan/pipeline_stats.cpp -lvulkan
+# Checked here on lavapipe first:
+#   PL=256 PD=64 POUT=chk python3 gen_check23.py && python3 check_local.py chk
+#   PL=2048 PD=256 python3 check_streams.py
+# Call 1 (art/, 54 modules; call1/):
+for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,clocks.max.sm --format=csv; cd .b-ssm/s23 && timeout 230 python3 run23.py > $OUT/probe.log 2>&1; echo rc $?; grep -v "^chk" $OUT/probe.log | tail -75; grep -c "^chk.* ok" $OUT/probe.log; grep "FAIL\|ERROR" $OUT/probe.log; nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv
+# Call 2 (art2/, 31 modules; call2/):
+# for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv; cd .b-ssm/s23 && PROBE_ART=art2 timeout 230 python3 run23.py > $OUT/probe.log 2>&1; echo rc $?; grep -v "^chk" $OUT/probe.log | tail -45; grep -c "^chk.* ok" $OUT/probe.log; grep "FAIL\|ERROR" $OUT/probe.log; nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv
