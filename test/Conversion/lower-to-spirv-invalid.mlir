@@ -116,6 +116,37 @@ module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1
 
 // -----
 
+// A shuffle narrower than the target's subgroup (a kernel written for
+// subgroups of 8 compiled for 32): SPIR-V's shuffles span the subgroup.
+// (It failed to legalize 'gpu.shuffle', without saying why.)
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  func.func private @d(%a: memref<64xf32>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
+    %x = arith.constant 1.0 : f32
+    %o = arith.constant 1 : i32
+    %w = arith.constant 8 : i32
+    // expected-error @+1 {{'gpu.shuffle' op has width 8, but the Vulkan target's subgroup size is 32: SPIR-V shuffles span the whole subgroup, so the width must be the subgroup size}}
+    %s, %ok = gpu.shuffle xor %x, %o, %w : f32
+    return
+  }
+}
+
+// -----
+
+// A shuffle whose width is not a constant.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
+  func.func private @d(%a: memref<64xi32>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {
+    %x = arith.constant 1.0 : f32
+    %o = arith.constant 1 : i32
+    %c0 = arith.constant 0 : index
+    %w = memref.load %a[%c0] : memref<64xi32>
+    // expected-error @+1 {{'gpu.shuffle' op has a width that is not a constant: SPIR-V shuffles span the whole subgroup, so the width must be the Vulkan target's subgroup size (32)}}
+    %s, %ok = gpu.shuffle xor %x, %o, %w : f32
+    return
+  }
+}
+
+// -----
+
 // A subgroup reduction without subgroup arithmetic.
 module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 8 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "int16", "storage16", "subgroup_basic", "subgroup_shuffle"]}} {
   func.func private @d(%a: memref<64xf32>) attributes {ejk.dispatch, ejk.grid = array<i64: 1, 1, 1>, ejk.workgroup_size = array<i64: 64, 1, 1>} {

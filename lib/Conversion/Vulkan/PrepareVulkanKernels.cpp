@@ -22,6 +22,7 @@
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 
 #include <limits>
 
@@ -168,8 +169,29 @@ static LogicalResult checkKernelOp(Operation *op, const TargetInfo &target) {
     return op->emitOpError("needs device feature '")
            << feature << "', which the Vulkan target lacks";
   };
-  if (isa<gpu::ShuffleOp>(op))
-    return needs("subgroup_shuffle");
+  if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op)) {
+    if (failed(needs("subgroup_shuffle")))
+      return failure();
+    // SPIR-V's shuffles cannot select their invocations: MLIR lowers only
+    // a shuffle over the whole subgroup, and refused any other without
+    // saying why ('failed to legalize operation gpu.shuffle').
+    IntegerAttr width;
+    if (!matchPattern(shuffle.getWidth(), m_Constant(&width)))
+      return shuffle.emitOpError("has a width that is not a constant: SPIR-V "
+                                 "shuffles span the whole subgroup, so the "
+                                 "width must be the Vulkan target's subgroup "
+                                 "size (")
+             << target.subgroupSize << ")";
+    if (width.getValue().getSExtValue() !=
+        static_cast<int64_t>(target.subgroupSize))
+      return shuffle.emitOpError("has width ")
+             << width.getValue().getSExtValue()
+             << ", but the Vulkan target's subgroup size is "
+             << target.subgroupSize
+             << ": SPIR-V shuffles span the whole subgroup, so the width "
+                "must be the subgroup size";
+    return success();
+  }
   if (isa<gpu::SubgroupReduceOp>(op))
     return needs("subgroup_arithmetic");
   if (isa<gpu::SubgroupMmaLoadMatrixOp, gpu::SubgroupMmaStoreMatrixOp,
