@@ -229,11 +229,12 @@ def sl2_src(v):
             for s_ in range(SPL if drop != "state" else 0):
                 poly = PEJ and j % (T // PEJ) == 0
                 a_ = f"pexp2(dt * A2_{s_})" if poly else f"exp2(dt * A2_{s_})"
+                a_ = f"(dt * A2_{s_})" if drop == "exp" else a_
                 c.append(f"        h{s_} = {a_} * h{s_} + du * B4_{j4}_{s_}[{jj}];")
                 c.append(f"        p{j} = " + (f"p{j} + " if s_ else "") + f"C4_{j4}_{s_}[{jj}] * h{s_};")
             c.append("      }")
         vals = [f"p{j}" for j in range(T)]
-        if drop == "state":
+        if drop in ("state", "red"):
             expr = "(" + " + ".join(vals) + ")"
         else:
             m, lvl = T // 2, 0
@@ -253,6 +254,67 @@ def sl2_src(v):
         c.append(f"      if (yv == -1234.5) y[{idx}] = yv;" if v.get("NOY") else f"      y[{idx}] = yv;")
         c.append("    }}")
 
+    def tile_body_unb(kx):
+        """UNB: the tile's batches unrolled here, each batch's reduce-scatter
+        and y store emitted after the next batch's state steps (two
+        independent streams for the scheduler)."""
+        nb = TT // T
+        c.append(f"    {{ int bo = ({kx}) & 1;")
+
+        def states(b):
+            c.append("      " + " ".join(f"float p{b}_{j};" for j in range(T)))
+            c.append("      {")
+            for j4 in range(T // 4):
+                c.append(f"      int a{j4} = bo * {CW * P} + cl * {P} + {b * T + j4 * 4};"
+                         f" vec4 dt4_{j4} = sDT[a{j4} >> 2]; vec4 du4_{j4} = sDU[a{j4} >> 2];")
+                for s_ in range(SPL):
+                    c.append(f"      int q{j4}_{s_} = bo * {N * P} + (g * {SPL} + {s_}) * {P} + {b * T + j4 * 4};"
+                             f" vec4 B4_{j4}_{s_} = sB[q{j4}_{s_} >> 2]; vec4 C4_{j4}_{s_} = sC[q{j4}_{s_} >> 2];")
+            for j in range(T):
+                j4, jj = j // 4, j % 4
+                c.append(f"      {{ float dt = dt4_{j4}[{jj}]; float du = du4_{j4}[{jj}];")
+                for s_ in range(SPL):
+                    poly = PEJ and j % (T // PEJ) == 0
+                    a_ = f"pexp2(dt * A2_{s_})" if poly else f"exp2(dt * A2_{s_})"
+                    a_ = f"(dt * A2_{s_})" if drop == "exp" else a_
+                    c.append(f"        h{s_} = {a_} * h{s_} + du * B4_{j4}_{s_}[{jj}];")
+                    c.append(f"        p{b}_{j} = " + (f"p{b}_{j} + " if s_ else "") + f"C4_{j4}_{s_}[{jj}] * h{s_};")
+                c.append("      }")
+            c.append("      }")
+
+        def red(b):
+            c.append("      {")
+            vals = [f"p{b}_{j}" for j in range(T)]
+            if drop == "red":
+                expr = "(" + " + ".join(vals) + ")"
+            else:
+                m, lvl = T // 2, 0
+                while m >= 1:
+                    c.append(f"      bool bit{lvl} = (g & {m}) != 0;")
+                    nv = []
+                    for i in range(m):
+                        lo_, hi_ = vals[i], vals[i + m]
+                        c.append(f"      float r{lvl}_{i} = (bit{lvl} ? {hi_} : {lo_}) + "
+                                 f"subgroupShuffleXor(bit{lvl} ? {lo_} : {hi_}, {m});")
+                        nv.append(f"r{lvl}_{i}")
+                    vals, m, lvl = nv, m // 2, lvl + 1
+                expr = vals[0]
+            c.append(f"      int tl = {b * T} + g;")
+            c.append(f"      float yv = {expr} + Dc * sU[bo * {CW * P} + cl * {P} + tl];")
+            idx = f"(({kx}) * {TT} + tl) * D + ch"
+            c.append(f"      if (yv == -1234.5) y[{idx}] = yv;" if v.get("NOY") else f"      y[{idx}] = yv;")
+            c.append("      }")
+
+        states(0)
+        for b in range(1, nb):
+            states(b)
+            red(b - 1)
+        red(nb - 1)
+        c.append("    }")
+
+    if v.get("UNB"):
+        assert drop != "state"
+        tile_body = tile_body_unb
     bar = "" if v.get("NOBAR") else "    barrier();"
     lo, lc_, co, cc_ = ("  if (si >= 0) {", "  }", "  if (si < 0) {", "  }") if LW else ("", "", "", "")
     c.append(lo)
@@ -298,6 +360,8 @@ def sl_name(p, skel):
     s += "_nobc" if p.get("NOBC") else ""
     s += "_fixt" if p.get("FIXT") else ""
     s += f"_ws{p['WS']}" if p.get("WS") else ""
+    s += "_unb" if p.get("UNB") else ""
+    s = (p["DROP"] + "_" + s) if p.get("DROP") not in (None, "state") else s
     return s
 
 
@@ -394,11 +458,30 @@ def variants2():
     return v
 
 
+def variants3():
+    """Call 3 (prepared for the lead, not made by the ssm helper): the
+    full kernel's compute path without DRAM reads (fixt), its reduce-scatter
+    and exp dropped, and the batches unrolled with each reduce-scatter after
+    the next batch's state steps (unb)."""
+    v = {}
+    v["flat_g1056_wg256_u1"] = ("flat", dict(WG=256, G=1056, U=1))
+    v["walk_cw16_wg256_w4_u2_pf2"] = ("walk", dict(CW=16, WG=256, W=4, U=2, PF=2))
+    base = dict(SPL=1, TT=64, CW=16, PF=2, VL=1)
+    p = dict(base, DROP="state")
+    v[sl_name(p, True)] = ("sl2", p)
+    for extra in ({}, dict(UNB=1), dict(FIXT=1), dict(FIXT=1, UNB=1), dict(FIXT=1, DROP="red"),
+                  dict(FIXT=1, DROP="exp"), dict(DROP="red"), dict(FIXT=1, NOY=1),
+                  dict(FIXT=1, NOY=1, UNB=1), dict(UNB=1, PEJ=4), dict(TT=32, PF=4, UNB=1)):
+        p = dict(base, **extra)
+        v[sl_name(p, False)] = ("sl2", p)
+    return v
+
+
 def main():
     os.makedirs(gen.OUT, exist_ok=True)
     cases = {}
     only = os.environ.get("ONLY", "")
-    vs = variants2() if os.environ.get("CALL2") else variants()
+    vs = variants2() if os.environ.get("CALL2") else variants3() if os.environ.get("CALL3") else variants()
     for name, (kind, p) in vs.items():
         if only and only not in name:
             continue
