@@ -120,6 +120,17 @@ LogicalResult VulkanFlashAttention::verifyConfig(FlashAttentionOp op,
       FlashAttentionConfig::read(attr, reason);
   if (!config)
     return failure();
+  // No sinks are no sinks, but a Vulkan buffer cannot be empty (SPIR-V has
+  // no zero-sized arrays): the kernels bound it and failed to legalize
+  // 'gpu.func'. (An op without output elements gets no dispatch.)
+  if (Value aux = op.getSoftmaxAux();
+      aux && cast<ShapedType>(aux.getType()).getNumElements() == 0 &&
+      op.getOutput().getType().getNumElements() != 0) {
+    reason << "a 'softmax_aux' of no elements has no Vulkan kernel (a "
+              "Vulkan buffer cannot be empty): leave it out, which means "
+              "the same";
+    return failure();
+  }
   // block_q = 1: the paged family's decode kernel (flash-decoding; its
   // block_k, num_subgroups and key_splits are that kernel's).
   if (config->blockQ == 1) {
