@@ -20,6 +20,7 @@
 #include "Attention/Vulkan/Layout.h"
 
 #include "Common/Arithmetic.h"
+#include "Common/VulkanFeatureChecks.h"
 
 #include "ejk/Ops/Attention/Config.h"
 
@@ -80,22 +81,9 @@ LogicalResult VulkanBlockSparseAttention::verifyConfig(
            << "' applies to dense flash attention only";
     return failure();
   }
-  if (op.getQuery().getType().getElementType().isF16() &&
-      !(target.hasVulkanFeature("float16") &&
-        target.hasVulkanFeature("storage16"))) {
-    reason << "f16 inputs need the device features 'float16' and "
-              "'storage16'";
+  if (failed(checkVulkanInputFeatures(op.getQuery().getType().getElementType(),
+                                      target, reason)))
     return failure();
-  }
-  // bf16 buffers are read as 16-bit integers: without these the dispatch
-  // was refused in its own name ('bf16_dispatch_0'), not the op's.
-  if (op.getQuery().getType().getElementType().isBF16() &&
-      !(target.hasVulkanFeature("storage16") &&
-        target.hasVulkanFeature("int16"))) {
-    reason << "bf16 inputs, read as 16-bit integers, need the device "
-              "features 'storage16' and 'int16'";
-    return failure();
-  }
   AttentionProblem p = readAttentionProblem(op);
   if (!sparseLayout(op, p, *config, target, reason))
     return failure();

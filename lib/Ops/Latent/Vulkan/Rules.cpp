@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Common/Arithmetic.h"
+#include "Common/VulkanFeatureChecks.h"
 #include "Latent/Vulkan/Mla.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -243,19 +244,8 @@ LogicalResult VulkanMla::verifyConfig(Operation *op, ConfigAttr attr,
   // failed to legalize ('memref.load', 'gpu.subgroup_mma_load_matrix') or
   // was refused in the GPU dialect's words ('gpu.shuffle' op needs ...).
   Type element = readMlaProblem(op).elementType;
-  if (!element.isF32() && !target.hasVulkanFeature("storage16")) {
-    reason << "f16 and bf16 buffers need the device feature 'storage16'";
+  if (failed(checkVulkanBufferFeatures(element, target, reason)))
     return failure();
-  }
-  if (element.isF16() && !target.hasVulkanFeature("float16")) {
-    reason << "f16 buffers need the device feature 'float16'";
-    return failure();
-  }
-  if (element.isBF16() && !target.hasVulkanFeature("int16")) {
-    reason << "bf16 buffers, read as 16-bit integers, need the device "
-              "feature 'int16'";
-    return failure();
-  }
   if (!target.hasVulkanFeature("subgroup_shuffle")) {
     reason << "the kernels reduce across the lanes of a subgroup with "
               "shuffles, which the target lacks ('subgroup_shuffle')";

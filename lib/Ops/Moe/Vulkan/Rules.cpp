@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Common/Arithmetic.h"
+#include "Common/VulkanFeatureChecks.h"
 #include "Moe/Vulkan/GroupedMatmul.h"
 #include "Moe/Vulkan/Layout.h"
 
@@ -119,24 +120,9 @@ static LogicalResult verifyCommon(const GroupedMatmulProblem &p,
                                   raw_ostream &reason) {
   if (!GroupedMatmulConfig::read(attr, reason))
     return failure();
-  bool f16 = p.inputType.isF16() || p.outputType.isF16();
-  bool sixteenBit = f16 || p.inputType.isBF16() || p.outputType.isBF16();
-  if (sixteenBit && !target.hasVulkanFeature("storage16")) {
-    reason << "f16 and bf16 buffers need the device feature 'storage16'";
+  if (failed(checkVulkanBufferFeatures({p.inputType, p.outputType}, target,
+                                       reason)))
     return failure();
-  }
-  if (f16 && !target.hasVulkanFeature("float16")) {
-    reason << "f16 buffers need the device feature 'float16'";
-    return failure();
-  }
-  // bf16 buffers are read as 16-bit integers (ejk-convert-to-spirv): without
-  // 'int16' the dispatch was refused in its own name, not the op's.
-  if ((p.inputType.isBF16() || p.outputType.isBF16()) &&
-      !target.hasVulkanFeature("int16")) {
-    reason << "bf16 buffers, read as 16-bit integers, need the device "
-              "feature 'int16'";
-    return failure();
-  }
   if (p.quantized() && !(target.hasVulkanFeature("storage8") &&
                          target.hasVulkanFeature("int8"))) {
     reason << "i8 weights need the device features 'storage8' and 'int8'";

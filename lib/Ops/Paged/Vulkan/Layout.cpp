@@ -2,6 +2,8 @@
 
 #include "Paged/Vulkan/Layout.h"
 
+#include "Common/VulkanFeatureChecks.h"
+
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -136,24 +138,9 @@ mlir::ejk::getVulkanPagedLayout(const PagedAttentionProblem &p,
               "shuffles, which the target lacks ('subgroup_shuffle')";
     return std::nullopt;
   }
-  bool f16 = p.queryType.isF16() || p.cacheType.isF16();
-  bool sixteenBit = f16 || p.queryType.isBF16() || p.cacheType.isBF16();
-  if (sixteenBit && !target.hasVulkanFeature("storage16")) {
-    reason << "f16 and bf16 buffers need the device feature 'storage16'";
+  if (failed(checkVulkanBufferFeatures({p.queryType, p.cacheType}, target,
+                                       reason)))
     return std::nullopt;
-  }
-  if (f16 && !target.hasVulkanFeature("float16")) {
-    reason << "f16 buffers need the device feature 'float16'";
-    return std::nullopt;
-  }
-  // bf16 buffers are read as 16-bit integers: without 'int16' the dispatch
-  // was refused in its own name ('plain_dispatch_0'), not the op's.
-  if ((p.queryType.isBF16() || p.cacheType.isBF16()) &&
-      !target.hasVulkanFeature("int16")) {
-    reason << "bf16 buffers, read as 16-bit integers, need the device "
-              "feature 'int16'";
-    return std::nullopt;
-  }
   if (p.cacheType.isInteger(8) && !(target.hasVulkanFeature("storage8") &&
                                     target.hasVulkanFeature("int8"))) {
     reason << "i8 caches need the device features 'storage8' and 'int8'";

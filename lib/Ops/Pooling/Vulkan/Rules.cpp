@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Common/Arithmetic.h"
+#include "Common/VulkanFeatureChecks.h"
 #include "Pooling/Vulkan/MeanPooling.h"
 
 #include "ejk/Ops/Pooling/Config.h"
@@ -25,19 +26,8 @@ LogicalResult verify(ConfigAttr attr, Type element, const TargetInfo &target,
       MeanPoolingConfig::read(attr, reason);
   if (!config)
     return failure();
-  if (!element.isF32() && !target.hasVulkanFeature("storage16")) {
-    reason << "f16 and bf16 buffers need the device feature 'storage16'";
+  if (failed(checkVulkanBufferFeatures(element, target, reason)))
     return failure();
-  }
-  if (element.isF16() && !target.hasVulkanFeature("float16")) {
-    reason << "f16 buffers need the device feature 'float16'";
-    return failure();
-  }
-  if (element.isBF16() && !target.hasVulkanFeature("int16")) {
-    reason << "bf16 buffers, read as 16-bit integers, need the device "
-              "feature 'int16'";
-    return failure();
-  }
   int64_t subgroup = target.subgroupSize;
   int64_t maxThreads = target.maxWorkgroupInvocations;
   if (config->blockD % subgroup != 0 || config->blockD > maxThreads) {

@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Common/Arithmetic.h"
+#include "Common/VulkanFeatureChecks.h"
 #include "Sparse/Kernels.h"
 #include "Sparse/Vulkan/NativeSparse.h"
 
@@ -154,19 +155,8 @@ LogicalResult VulkanNativeSparseAttention::verifyConfig(
   // them an f16 kernel failed to legalize 'memref.load' or
   // 'gpu.subgroup_mma_load_matrix', and a bf16 one named its dispatch).
   Type element = op.getQuery().getType().getElementType();
-  if (!element.isF32() && !target.hasVulkanFeature("storage16")) {
-    reason << "f16 and bf16 buffers need the device feature 'storage16'";
+  if (failed(checkVulkanBufferFeatures(element, target, reason)))
     return failure();
-  }
-  if (element.isF16() && !target.hasVulkanFeature("float16")) {
-    reason << "f16 buffers need the device feature 'float16'";
-    return failure();
-  }
-  if (element.isBF16() && !target.hasVulkanFeature("int16")) {
-    reason << "bf16 buffers, read as 16-bit integers, need the device "
-              "feature 'int16'";
-    return failure();
-  }
   int64_t maxThreads = std::min<int64_t>(target.maxWorkgroupInvocations,
                                          target.maxWorkgroupSize[0]);
   if (config->blockT > maxThreads) {
