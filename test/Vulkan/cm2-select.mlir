@@ -9,8 +9,8 @@
 // RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan fingerprint=%S/Inputs/cm2-h200.fingerprint" | FileCheck %s
 // RUN: grep -v '^cooperative_matrix2=' %S/Inputs/cm2-h200.fingerprint > %t.fingerprint
 // RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan fingerprint=%t.fingerprint" | FileCheck %s
-// RUN: ejk-opt %s -split-input-file -ejk-print-config-space="target=vulkan full=true vulkan-features=float16,storage16,subgroup_shuffle,vulkan_memory_model,cooperative_matrix2 cooperative-matrix=true subgroup-size=32 shared-memory-bytes=49152" 2>&1 | FileCheck %s --check-prefix=SPACE
-// RUN: ejk-opt %s -split-input-file -ejk-print-config-space="target=vulkan full=true vulkan-features=float16,storage16,subgroup_shuffle,vulkan_memory_model cooperative-matrix=true subgroup-size=32 shared-memory-bytes=49152" 2>&1 | FileCheck %s --check-prefix=SPACE-KHR
+// RUN: ejk-opt %s -split-input-file -ejk-print-config-space="target=vulkan full=true vulkan-features=float16,int16,storage16,subgroup_shuffle,vulkan_memory_model,cooperative_matrix2 cooperative-matrix=true subgroup-size=32 shared-memory-bytes=49152" 2>&1 | FileCheck %s --check-prefix=SPACE
+// RUN: ejk-opt %s -split-input-file -ejk-print-config-space="target=vulkan full=true vulkan-features=float16,int16,storage16,subgroup_shuffle,vulkan_memory_model cooperative-matrix=true subgroup-size=32 shared-memory-bytes=49152" 2>&1 | FileCheck %s --check-prefix=SPACE-KHR
 
 // CHECK-LABEL: func.func @gfa_d128
 // CHECK: config = #ejk.config<block_k = 64, block_q = 128, num_subgroups = 8, row_blocks = 2>

@@ -10,6 +10,7 @@
 #include "Attention/Vulkan/FlashAttention.h"
 #include "Attention/Vulkan/Layout.h"
 #include "Common/Arithmetic.h"
+#include "Common/VulkanFeatureChecks.h"
 #include "Paged/Vulkan/Decode.h"
 #include "Paged/Vulkan/Layout.h"
 
@@ -164,13 +165,10 @@ LogicalResult VulkanFlashAttention::verifyConfig(FlashAttentionOp op,
   }
   if (config->cm2)
     return verifyCm2Attention(op, *config, target, reason);
-  if (op.getQuery().getType().getElementType().isF16() &&
-      !(target.hasVulkanFeature("float16") &&
-        target.hasVulkanFeature("storage16"))) {
-    reason << "f16 inputs need the device features 'float16' and "
-              "'storage16'";
+  // bf16 inputs without 'int16' were refused by their dispatch's name.
+  if (failed(checkVulkanInputFeatures(op.getQuery().getType().getElementType(),
+                                      target, reason)))
     return failure();
-  }
   if (!getVulkanAttentionLayout(op, attr, target, reason))
     return failure();
   return success();
