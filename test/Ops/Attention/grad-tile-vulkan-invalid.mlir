@@ -81,3 +81,17 @@ func.func @f(%q: tensor<1x8x2x16xf32>, %lse: tensor<1x2x8xf32>) -> (tensor<1x8x2
   return %dq, %dk, %dv : tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>
 }
 }
+
+// -----
+
+// A 'softmax_aux' of no elements (no sinks): a Vulkan buffer cannot be
+// empty (it failed to legalize 'gpu.func' in ejk-lower-to-spirv).
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%q: tensor<1x8x2x16xf32>, %lse: tensor<1x2x8xf32>, %sinks: tensor<2x0xf32>) -> (tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>) {
+  // expected-error @+1 {{a 'softmax_aux' of no elements has no Vulkan kernel (a Vulkan buffer cannot be empty): leave it out, which means the same}}
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %q, %q, %q, %q, %lse softmax_aux(%sinks : tensor<2x0xf32>) {config = #ejk.config<block_q = 16, block_k = 16, dq_block_q = 16, dq_block_k = 16>}
+      : tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>, tensor<1x2x8xf32>
+      -> tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>
+  return %dq, %dk, %dv : tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>
+}
+}

@@ -200,6 +200,17 @@ LogicalResult VulkanFlashAttentionGrad::verifyConfig(FlashAttentionGradOp op,
                                                      ConfigAttr attr,
                                                      const TargetInfo &target,
                                                      raw_ostream &reason) {
+  // As the forward's rule (Rules.cpp): a Vulkan buffer cannot be empty.
+  // Without queries or keys the gradients are constants, with no dispatch.
+  if (Value aux = op.getSoftmaxAux();
+      aux && cast<ShapedType>(aux.getType()).getNumElements() == 0 &&
+      op.getQuery().getType().getNumElements() != 0 &&
+      op.getKey().getType().getNumElements() != 0) {
+    reason << "a 'softmax_aux' of no elements has no Vulkan kernel (a "
+              "Vulkan buffer cannot be empty): leave it out, which means "
+              "the same";
+    return failure();
+  }
   return success(getVulkanGradPlan(op, attr, target, reason).has_value());
 }
 
