@@ -95,3 +95,17 @@ func.func @f(%q: tensor<1x8x2x16xf32>, %lse: tensor<1x2x8xf32>, %sinks: tensor<2
   return %dq, %dk, %dv : tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>
 }
 }
+
+// -----
+
+// bf16 inputs, read as 16-bit integers, on a device without 'int16' (the
+// dispatch 'f_dispatch_0_delta' was refused by its own name).
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%q: tensor<1x8x2x16xbf16>, %lse: tensor<1x2x8xf32>) -> (tensor<1x8x2x16xbf16>, tensor<1x8x2x16xbf16>, tensor<1x8x2x16xbf16>) {
+  // expected-error @+1 {{bf16 inputs, read as 16-bit integers, need the device feature 'int16'}}
+  %dq, %dk, %dv = ejk.flash_attention_grad %q, %q, %q, %q, %q, %lse {config = #ejk.config<block_q = 16, block_k = 16, dq_block_q = 16, dq_block_k = 16>}
+      : tensor<1x8x2x16xbf16>, tensor<1x8x2x16xbf16>, tensor<1x8x2x16xbf16>, tensor<1x8x2x16xbf16>, tensor<1x8x2x16xbf16>, tensor<1x2x8xf32>
+      -> tensor<1x8x2x16xbf16>, tensor<1x8x2x16xbf16>, tensor<1x8x2x16xbf16>
+  return %dq, %dk, %dv : tensor<1x8x2x16xbf16>, tensor<1x8x2x16xbf16>, tensor<1x8x2x16xbf16>
+}
+}

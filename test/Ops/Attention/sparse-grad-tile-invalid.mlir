@@ -89,6 +89,18 @@ func.func @f(%q: tensor<1x64x2x16xf32>, %lse: tensor<1x2x64xf32>, %bm: tensor<1x
 
 // -----
 
+// Vulkan: bf16 is read as 16-bit integers.
+module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["float16", "storage16", "subgroup_shuffle"]}} {
+func.func @f(%q: tensor<1x64x2x16xbf16>, %lse: tensor<1x2x64xf32>, %bm: tensor<1x1x4x4xi1>) -> (tensor<1x64x2x16xbf16>, tensor<1x64x2x16xbf16>, tensor<1x64x2x16xbf16>) {
+  // expected-error @+1 {{bf16 inputs, read as 16-bit integers, need the device feature 'int16'}}
+  %dq, %dk, %dv = ejk.block_sparse_attention_grad %q, %q, %q, %q, %q, %lse, %bm {q_block_size = 16 : i64, kv_block_size = 16 : i64, config = #ejk.config<block_q = 16, block_k = 16, dq_block_q = 16, dq_block_k = 16>}
+      : tensor<1x64x2x16xbf16>, tensor<1x64x2x16xbf16>, tensor<1x64x2x16xbf16>, tensor<1x64x2x16xbf16>, tensor<1x64x2x16xbf16>, tensor<1x2x64xf32>, tensor<1x1x4x4xi1> -> tensor<1x64x2x16xbf16>, tensor<1x64x2x16xbf16>, tensor<1x64x2x16xbf16>
+  return %dq, %dk, %dv : tensor<1x64x2x16xbf16>, tensor<1x64x2x16xbf16>, tensor<1x64x2x16xbf16>
+}
+}
+
+// -----
+
 // Vulkan: f16 needs 16-bit storage.
 module attributes {ejk.target = {cooperative_matrix = false, kind = "vulkan", l1_bytes = 32768 : i64, l2_bytes = 1048576 : i64, max_workgroup_invocations = 1024 : i64, max_workgroup_size = array<i64: 1024, 1024, 64>, num_cores = 1 : i64, shared_memory_bytes = 32768 : i64, spirv_version = "1.3", subgroup_size = 32 : i64, vector_bits = 256 : i64, vulkan_features = ["subgroup_shuffle"]}} {
 func.func @f(%q: tensor<1x64x2x16xf16>, %lse: tensor<1x2x64xf32>, %bm: tensor<1x1x4x4xi1>) -> (tensor<1x64x2x16xf16>, tensor<1x64x2x16xf16>, tensor<1x64x2x16xf16>) {

@@ -152,6 +152,13 @@ std::optional<VulkanAttentionGradPlan> mlir::ejk::getVulkanAttentionGradPlan(
     reason << "f16/bf16 inputs need the device feature 'storage16'";
     return std::nullopt;
   }
+  // bf16 buffers are read as 16-bit integers (ejk-convert-to-spirv): without
+  // 'int16' a dispatch was refused by its own name, not the op's.
+  if (element.isBF16() && !target.hasVulkanFeature("int16")) {
+    reason << "bf16 inputs, read as 16-bit integers, need the device "
+              "feature 'int16'";
+    return std::nullopt;
+  }
   VulkanAttentionGradPlan plan;
   static_cast<AttentionProblem &>(plan) = problem;
   plan.subgroupSize = target.subgroupSize;
