@@ -2,8 +2,9 @@
 //
 // The builder of the cooperative-matrix flash attention kernel
 // (CoopKernel.cpp: the workgroup's setup, K/V staging and the key-block
-// loop; CoopSoftmax.cpp: both softmax forms, the layout probe and the
-// epilogues). Private to those two files.
+// loop; CoopRowBlocks.cpp: query blocks in turn; CoopSoftmax.cpp: both
+// softmax forms, the layout probe and the epilogues). Private to those
+// three files.
 //
 //===----------------------------------------------------------------------===//
 
