@@ -32,10 +32,13 @@
 // CHECK: memref.store %cst{{.*}} : memref<2336xvector<4xi32>, #gpu.address_space<workgroup>>
 // CHECK: memref.load {{.*}} : memref<4x16xi32>
 // CHECK-COUNT-5: memref.load {{.*}} : memref<294912xvector<4xi32>>
+// CHECK-NOT: arith.select {{.*}} : vector<4xi32>
 // CHECK: gpu.barrier
+// The third step's page, looked up a step before its rows are loaded.
+// CHECK: %[[PAGE:.*]] = memref.load {{.*}} : memref<4x16xi32>
 // The loop carries O (8 tiles), m and l (2 each), P of the last step (one
-// A tile) and the next step's words.
-// CHECK: :18 = scf.for {{.*}} step %c16 {{.*}} -> (!gpu.mma_matrix<16x16xf32, "COp">, {{.*}}"COp">, f32, f32, f32, f32, !gpu.mma_matrix<16x16xf16, "AOp">, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>) {
+// A tile), the next step's words and the page of the step after.
+// CHECK: :19 = scf.for {{.*}} step %c16 {{.*}} = %[[PAGE]]) -> (!gpu.mma_matrix<16x16xf32, "COp">, {{.*}}"COp">, f32, f32, f32, f32, !gpu.mma_matrix<16x16xf16, "AOp">, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, i32) {
 // The step's stage: ((t0 - begin) / 16) % 2.
 // CHECK: arith.remui
 // Phase 1: the score part from this step's stage (9 K^T tiles), stored
@@ -47,11 +50,17 @@
 // CHECK-COUNT-8: gpu.subgroup_mma_compute %arg{{[0-9]+}}
 // CHECK-NEXT: gpu.barrier
 // Phase 2: the next step's rows to the other stage, the one after issued
-// (one page lookup), the softmax over 4 parts read back; one barrier.
+// from the carried page (no select on its words), the page of the step
+// after that looked up, the softmax over the 4 parts (each read back
+// unless it is the subgroup's own, in registers); one barrier.
 // CHECK: memref.store {{.*}} : memref<2336xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref<4x16xi32>
+// CHECK: arith.index_cast %arg{{[0-9]+}} : i32 to index
+// CHECK-COUNT-5: memref.load {{.*}} : memref<294912xvector<4xi32>>
+// CHECK-NOT: arith.select {{.*}} : vector<4xi32>
 // CHECK: memref.load {{.*}} : memref<4x16xi32>
 // CHECK-NOT: memref<4x16xi32>
-// CHECK-COUNT-5: memref.load {{.*}} : memref<294912xvector<4xi32>>
+// CHECK: scf.if {{.*}} -> (!gpu.mma_matrix<16x16xf32, "COp">) {
 // CHECK-COUNT-4: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 136 : index} : memref<2176xf32, #gpu.address_space<workgroup>>
 // CHECK: math.exp2
 // CHECK-COUNT-8: gpu.subgroup_mma_elementwise  mulf

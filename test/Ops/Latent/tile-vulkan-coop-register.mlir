@@ -19,9 +19,11 @@
 // CHECK: memref.alloc() : memref<2336xvector<4xi32>, #gpu.address_space<workgroup>>
 // CHECK: memref.alloc() : memref<2048xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.alloc() : memref<256xf16, #gpu.address_space<workgroup>>
-// The first step's rows: 8 latent words and 1 RoPE word a thread, zeros
-// past the end.
-// CHECK-COUNT-9: arith.select {{.*}} : vector<4xi32>
+// The first step's rows: 8 latent words and 1 RoPE word a thread; a row
+// past the end reads the last token's row (finite; masked), so no word
+// takes a select.
+// CHECK-COUNT-9: memref.load {{.*}} : memref<294912xvector<4xi32>>
+// CHECK-NOT: arith.select {{.*}} : vector<4xi32>
 // The layout probe: written, read back as matrices, checked over the
 // subgroup (5 shuffles).
 // CHECK: gpu.barrier
@@ -54,16 +56,23 @@
 // CHECK-NEXT: memref.load %{{.*}}[%[[WORD]]] : memref<294912xvector<4xi32>>
 // CHECK-COUNT-8: memref.load {{.*}} : memref<294912xvector<4xi32>>
 // CHECK-NOT: memref<4x16xi32>
+// CHECK-NOT: arith.select {{.*}} : vector<4xi32>
 // S: 18 K^T tiles, latent and RoPE alike, from the stage, no branch; two
-// accumulators summed; the part stored.
+// accumulators summed; the part stored in slot (part x 2 + head tile) x 2
+// + token tile (the subgroup's head tile is its output's).
 // CHECK-NOT: scf.if
 // CHECK-COUNT-18: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 73 : index, transpose} : memref<2336xvector<4xi32>, #gpu.address_space<workgroup>>
-// CHECK: gpu.subgroup_mma_elementwise  addf
-// CHECK: gpu.subgroup_mma_store_matrix {{.*}} {leadDimension = 16 : index}
-// CHECK: gpu.barrier
-// Softmax on the matrix elements: 2 token tiles x 2 parts read back, the
-// row max over the 4 lanes of a row (2 shuffles per row half), exp2.
-// CHECK-COUNT-4: gpu.subgroup_mma_load_matrix {{.*}} : memref<2048xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[SCORES:.*]] = gpu.subgroup_mma_elementwise  addf
+// CHECK: %[[SLOT:.*]] = arith.muli {{.*}}, %c256{{.*}} : index
+// CHECK-NEXT: gpu.subgroup_mma_store_matrix %[[SCORES]], %{{.*}}[%[[SLOT]]] {leadDimension = 16 : index}
+// CHECK-NEXT: gpu.barrier
+// Softmax on the matrix elements: 2 token tiles x 2 parts, each read back
+// unless it is the subgroup's own (then from registers), the row max over
+// the 4 lanes of a row (2 shuffles per row half), exp2.
+// CHECK-COUNT-4: scf.if {{.*}} -> (!gpu.mma_matrix<16x16xf32, "COp">) {
+// CHECK-NEXT: scf.yield %[[SCORES]]
+// CHECK-NEXT: } else {
+// CHECK-NEXT: gpu.subgroup_mma_load_matrix {{.*}} : memref<2048xf32, #gpu.address_space<workgroup>>
 // CHECK-COUNT-4: gpu.shuffle  xor
 // CHECK: math.exp2
 // O * alpha over the subgroup's 8 column tiles, P built in registers, then

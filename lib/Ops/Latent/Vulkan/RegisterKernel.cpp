@@ -9,20 +9,24 @@
 // step of `block_k` tokens:
 //
 //   stage       the step's whole cache rows (latent | RoPE, 16-byte loads
-//               issued a step ahead; zeros past the end) go to workgroup
-//               memory: every K^T tile of the scores comes from there, so
-//               the products take no branch and no load from the buffers
-//   S           subgroup (part, head tile, token tile) sums its part of
-//               the 576-deep products (queries in registers, two
-//               accumulators) and stores it: one 16x16 f32 tile each
+//               issued a step ahead; a row past the end repeats the last
+//               token's, whose score is masked, so no word takes a select)
+//               go to workgroup memory: every K^T tile of the scores comes
+//               from there, so the products take no branch and no load
+//               from the buffers
+//   S           subgroup g works on head tile g / groups (groups =
+//               subgroups / head tiles = token tiles x parts): it sums its
+//               part of the 576-deep products of one token tile (queries
+//               in registers, two accumulators) and stores it: one 16x16
+//               f32 tile each
 //   softmax     the subgroups of a head tile each read that tile's parts
-//               and run the same online softmax on the matrix elements
-//               (exp2 with the scale folded in; l kept per lane until the
-//               end): P stays in registers as the A operands of P V, the
-//               row factors scale O in place
+//               (their own from registers) and run the same online
+//               softmax on the matrix elements (exp2 with the scale folded
+//               in; l kept per lane until the end): P stays in registers
+//               as the A operands of P V, the row factors scale O in place
 //   O = O * alpha + P V
-//               subgroup g owns latent columns of head tile g / (subgroups
-//               / head tiles); V tiles from the stage
+//               subgroup g owns latent columns g % groups of its head
+//               tile; V tiles from the stage
 //
 // Three barriers a step (rows staged, parts stored, stage free), against
 // the `cooperative = 1` kernel's four, and no per-thread softmax pass
@@ -33,7 +37,8 @@
 // step late. Phase 1 of step j: its score part (rows from stage j % 2)
 // and step j - 1's P V (its P kept in registers, V from the other stage);
 // a barrier; phase 2: step j + 1's rows to the other stage, step j + 2's
-// issued, step j's softmax; a barrier. Two barriers a step, the products
+// issued (from a page looked up a step earlier), step j's softmax; a
+// barrier. Two barriers a step, the products
 // of two steps in one phase; the score parts side by side in 16 rows 136
 // floats apart (conflict-free f32 matrix loads and stores). After the
 // loop, the last step's P V.
@@ -78,6 +83,11 @@ public:
     // A step's rows share one page when pages hold whole steps (steps start
     // at multiples of block_k).
     pageOnce = p.paged && p.pageSize % l.blockK == 0;
+    // The pipelined kernel carries the next step's page (H200: DeepSeek-V3
+    // bf16 318.1 -> 311.5 us); the `cooperative = 2` kernel looks it up in
+    // the step that needs it (with the page ahead 259.0 -> 278.0 us,
+    // docs/performance-vulkan-latent.md).
+    pageAhead = pageOnce && l.pipelined;
     partTile = l.wideParts ? kTile : kTile * kTile;
     partLead = l.wideParts ? l.partStride() : kTile;
   }
@@ -126,24 +136,23 @@ public:
     sStage = allocWorkgroupOf(e, parts, e.f32);
     probeA = allocWorkgroupOf(e, kTile * kTile, f16);
 
-    SmallVector<Value> ahead = loadRows(begin);
+    SmallVector<Value> ahead = loadRows(begin, pageOf(begin));
     writeLayoutProbe();
     gpu::BarrierOp::create(e.b);
     layoutHolds = readLayoutProbe();
 
-    // Scores: subgroup g computes part g / matrices of (head tile, token
-    // tile) matrix g % matrices. Output: head tile g / groups, column
-    // group g % groups.
-    int64_t matrices = l.rowTiles * l.keyTiles;
-    Value matrixCount = e.index(matrices);
-    Value f = arith::RemUIOp::create(e.b, subgroup, matrixCount);
-    part = arith::DivUIOp::create(e.b, subgroup, matrixCount);
-    Value keyTiles = e.index(l.keyTiles);
-    kt = arith::RemUIOp::create(e.b, f, keyTiles);
-    rt = arith::DivUIOp::create(e.b, f, keyTiles);
+    // Subgroup g works on head tile g / groups throughout: its output
+    // columns are column group g % groups, and its score part is part
+    // (g % groups) / token tiles of the matrix of token tile (g % groups)
+    // % token tiles (groups = token tiles x parts), so one of the four
+    // parts its softmax reads is its own, in registers.
     Value groups = e.index(l.groupsPerRow());
     outTile = arith::DivUIOp::create(e.b, subgroup, groups);
     Value group = arith::RemUIOp::create(e.b, subgroup, groups);
+    rt = outTile;
+    Value keyTiles = e.index(l.keyTiles);
+    kt = arith::RemUIOp::create(e.b, group, keyTiles);
+    part = arith::DivUIOp::create(e.b, group, keyTiles);
     Value groupWidth = e.index(l.outColTiles(p.latentDim) * kTile);
     colBase = e.mul(group, groupWidth);
     // This lane's columns in a 16x16 tile, (i % 4) of its elements.
@@ -162,6 +171,11 @@ public:
     inits.push_back(e.constF32(0.0f)); // ... row quad + 8
     if (!l.pipelined) {
       inits.append(ahead);
+      // The page of the second step (pageAhead).
+      if (pageAhead) {
+        Value t1 = e.add(begin, step);
+        inits.push_back(stepPage(t1));
+      }
       SmallVector<Value> state =
           e.forLoop(begin, stop, step, inits,
                     [&](Value t0, ValueRange s) { return keyStep(t0, s); });
@@ -176,7 +190,7 @@ public:
     storeRows(ahead, zeroIndex0);
     zeroStage(stageElements);
     Value t1 = e.add(begin, step);
-    ahead = loadRows(t1);
+    ahead = loadRows(t1, pageOf(t1));
     gpu::BarrierOp::create(e.b);
     Value zeroHalf = arith::ConstantOp::create(e.b, e.b.getF16FloatAttr(0.0f));
     Value zeroA =
@@ -184,6 +198,11 @@ public:
     for (int64_t k = 0; k < l.keyTiles; ++k)
       inits.push_back(zeroA);
     inits.append(ahead);
+    // The page of the third step (pageAhead).
+    if (pageAhead) {
+      Value t2 = e.add(t1, step);
+      inits.push_back(stepPage(t2));
+    }
     SmallVector<Value> state =
         e.forLoop(begin, stop, step, inits, [&](Value t0, ValueRange s) {
           return keyStepPipelined(t0, s);
@@ -322,29 +341,42 @@ private:
     return {at, ropeAt};
   }
 
+  /// The block table's entry (i32, as loaded; loadRows converts and
+  /// clamps it) for the page that holds the rows of the step from t0
+  /// (pageOnce): that of min(t0, last token). The steps' loops load it a
+  /// step before loadRows needs it (pageAhead), so that no row load's
+  /// address waits on a load of its own step.
+  Value stepPage(Value t0) {
+    Value first = e.min(t0, lastToken);
+    Value pageSize = e.index(p.pageSize);
+    Value pageColumn = e.div(first, pageSize);
+    Value lastColumn = e.index(p.maxPagesPerSeq - 1);
+    Value column = e.min(pageColumn, lastColumn);
+    return memref::LoadOp::create(e.b, buf.blockTables,
+                                  ValueRange{row.seq, column});
+  }
+
   /// This thread's 16-byte share of the whole rows (latent, then RoPE) of
-  /// tokens t0 .. t0 + block_k - 1: zeros for tokens at or past `stop`.
-  SmallVector<Value> loadRows(Value t0) {
-    Value zeroVector = arith::ConstantOp::create(
-        e.b, DenseElementsAttr::get(vecType, e.b.getI32IntegerAttr(0)));
+  /// tokens t0 .. t0 + block_k - 1 (`page`: stepPage(t0) where pageOnce,
+  /// null otherwise).
+  /// A token at or past `stop` reads the last token's row instead (finite
+  /// data; its score is masked and its P is 0), so the words need no select.
+  SmallVector<Value> loadRows(Value t0, Value page) {
     // pageOnce: the step's page looked up once; every row of the step (or,
     // past the end, the last token) lies in it, so row r's words start at
     // the step's first row plus min(r, last row) rows: one base a step, no
     // per-word token, clamp or slot arithmetic (H100: DeepSeek-V3 bf16
     // decode 290.7 -> 272.5 us, docs/performance-vulkan-latent.md).
-    Value lastRow, limitRows, rowBase, ropeBase;
+    Value lastRow, rowBase, ropeBase;
     if (pageOnce) {
       Value first = e.min(t0, lastToken);
       Value pageSize = e.index(p.pageSize);
       Value pageColumn = e.div(first, pageSize);
       Value pageStart = e.mul(pageColumn, pageSize);
-      Value lastColumn = e.index(p.maxPagesPerSeq - 1);
-      Value column = e.min(pageColumn, lastColumn);
-      Value page = loadIndex(e, buf.blockTables, {row.seq, column});
-      page = clampIndex(e, page, 0, p.numPages - 1);
-      Value pageRow = e.mul(page, pageSize);
+      Value entry = arith::IndexCastOp::create(e.b, e.b.getIndexType(), page);
+      Value clamped = clampIndex(e, entry, 0, p.numPages - 1);
+      Value pageRow = e.mul(clamped, pageSize);
       lastRow = e.sub(lastToken, first);
-      limitRows = e.sub(stop, t0);
       Value slot0 = e.sub(first, pageStart);
       Value firstRow = e.add(pageRow, slot0);
       Value rowWords = e.index(width / kPerVector);
@@ -357,31 +389,30 @@ private:
       forClampedShare(
           e, l.threads, thread, l.blockK * words, words, [&](Value r, Value c) {
             if (pageOnce) {
-              Value valid = cmpI(e, arith::CmpIPredicate::slt, r, limitRows);
               Value rowInStep = e.min(r, lastRow);
               Value rowWords = e.index(width / kPerVector);
               Value rowOffset = e.mul(rowInStep, rowWords);
               Value rowAt = e.add(rope ? ropeBase : rowBase, rowOffset);
               Value at = e.add(rowAt, c);
-              Value v = memref::LoadOp::create(
-                  e.b, rope ? ropeView : latentView, ValueRange{at});
-              values.push_back(e.select(valid, v, zeroVector));
+              values.push_back(memref::LoadOp::create(
+                  e.b, rope ? ropeView : latentView, ValueRange{at}));
               return;
             }
             Value t = e.add(t0, r);
-            Value valid = cmpI(e, arith::CmpIPredicate::slt, t, stop);
             Value clamped = e.min(t, lastToken);
             auto [latentAt, ropeAt] = cacheWords(clamped);
             Value at = e.add(rope ? ropeAt : latentAt, c);
-            Value v = memref::LoadOp::create(e.b, rope ? ropeView : latentView,
-                                             ValueRange{at});
-            values.push_back(e.select(valid, v, zeroVector));
+            values.push_back(memref::LoadOp::create(
+                e.b, rope ? ropeView : latentView, ValueRange{at}));
           });
     };
     share(p.latentDim / kPerVector, false);
     share(p.ropeDim / kPerVector, true);
     return values;
   }
+
+  /// The page of the step from t0 where pageOnce (none otherwise).
+  Value pageOf(Value t0) { return pageOnce ? stepPage(t0) : Value(); }
 
   /// Zeros in the stage of rows that starts at f16 element `base`.
   void zeroStage(Value base) {
@@ -491,8 +522,16 @@ private:
     if (per > 1)
       scores = gpu::SubgroupMmaElementwiseOp::create(
           e.b, cType, ValueRange{acc[0], acc[1]}, gpu::MMAElementwiseOp::ADDF);
+    // Slot (part x head tiles + head tile) x token tiles + token tile.
+    Value rowTiles = e.index(l.rowTiles);
+    Value keyTiles = e.index(l.keyTiles);
+    Value partRows = e.mul(part, rowTiles);
+    Value partRow = e.add(partRows, rt);
+    Value partKeys = e.mul(partRow, keyTiles);
+    Value slot = e.add(partKeys, kt);
     Value tileElements = e.index(partTile);
-    Value partAt = e.mul(subgroup, tileElements);
+    Value partAt = e.mul(slot, tileElements);
+    ownScores = scores;
     gpu::SubgroupMmaStoreMatrixOp::create(
         e.b, scores, sStage, ValueRange{partAt}, e.b.getIndexAttr(partLead),
         UnitAttr());
@@ -526,7 +565,21 @@ private:
         Value tileOfRow = e.mul(outTile, rowTileOffset);
         Value tile = e.add(tileOfRow, qTile);
         Value at = e.mul(tile, tileElements);
-        Value partTile = loadMatrix(e, cType, sStage, at, partLead, false);
+        // The subgroup's own part from registers (the same bits as the
+        // stored ones, summed in the same order), the others from the
+        // parts.
+        Value qIndex = e.index(q);
+        Value kIndex = e.index(k);
+        Value isPart = cmpI(e, arith::CmpIPredicate::eq, part, qIndex);
+        Value isKey = cmpI(e, arith::CmpIPredicate::eq, kt, kIndex);
+        Value own = arith::AndIOp::create(e.b, isPart, isKey);
+        Value partTile = e.ifElse(
+            own, TypeRange{cType},
+            [&] { return SmallVector<Value>{ownScores}; },
+            [&] {
+              Value stored = loadMatrix(e, cType, sStage, at, partLead, false);
+              return SmallVector<Value>{stored};
+            })[0];
         for (int64_t i = 0; i < kLaneElements; ++i) {
           Value position = e.index(i);
           Value s = gpu::SubgroupMmaExtractThreadLocalOp::create(
@@ -626,11 +679,21 @@ private:
 
   SmallVector<Value> keyStep(Value t0, ValueRange state) {
     int64_t outTiles = l.outColTiles(p.latentDim);
-    storeRows(SmallVector<Value>(state.drop_front(outTiles + 4)));
+    ValueRange rows = state.drop_front(outTiles + 4);
+    if (pageAhead)
+      rows = rows.drop_back();
+    storeRows(SmallVector<Value>(rows));
     gpu::BarrierOp::create(e.b);
     Value next = e.index(l.blockK);
     Value t1 = e.add(t0, next);
-    SmallVector<Value> ahead = loadRows(t1);
+    Value page = pageAhead ? state.back() : pageOf(t1);
+    SmallVector<Value> ahead = loadRows(t1, page);
+    // The page of the step after (its rows are loaded in the next step).
+    Value nextPage;
+    if (pageAhead) {
+      Value t2 = e.add(t1, next);
+      nextPage = stepPage(t2);
+    }
 
     scorePart(Value());
     gpu::BarrierOp::create(e.b);
@@ -641,6 +704,8 @@ private:
     gpu::BarrierOp::create(e.b);
     appendRowState(out, r, state);
     out.append(ahead);
+    if (pageAhead)
+      out.push_back(nextPage);
     return out;
   }
 
@@ -670,17 +735,27 @@ private:
     accumulatePV(out, lastProbs, otherBase);
     gpu::BarrierOp::create(e.b);
 
-    storeRows(SmallVector<Value>(state.drop_front(outTiles + 4 + l.keyTiles)),
-              otherBase);
+    ValueRange rows = state.drop_front(outTiles + 4 + l.keyTiles);
+    if (pageAhead)
+      rows = rows.drop_back();
+    storeRows(SmallVector<Value>(rows), otherBase);
     Value twoSteps = e.index(2 * l.blockK);
     Value t2 = e.add(t0, twoSteps);
-    SmallVector<Value> ahead = loadRows(t2);
+    Value page = pageAhead ? state.back() : pageOf(t2);
+    SmallVector<Value> ahead = loadRows(t2, page);
+    Value nextPage;
+    if (pageAhead) {
+      Value t3 = e.add(t2, step);
+      nextPage = stepPage(t3);
+    }
     Softmax r = softmax(t0, out, state);
     gpu::BarrierOp::create(e.b);
     SmallVector<Value> next = r.out;
     appendRowState(next, r, state);
     next.append(r.probs);
     next.append(ahead);
+    if (pageAhead)
+      next.push_back(nextPage);
     return next;
   }
 
@@ -753,14 +828,17 @@ private:
   }
 
   Value quad, pair, lastToken;
-  /// Whether a step's rows take one page lookup (loadRows).
-  bool pageOnce = false;
+  /// Whether a step's rows take one page lookup (loadRows), and whether
+  /// the loops carry the next step's page (stepPage) in their state.
+  bool pageOnce = false, pageAhead = false;
   /// f32 elements from one score part to the next, and between its rows.
   int64_t partTile = 0, partLead = 0;
   /// The subgroup's output head tile and first latent column.
   Value outTile, colBase;
   SmallVector<Value> laneColumns;
   Value probeA, layoutHolds;
+  /// The subgroup's score part of the current step (scorePart).
+  Value ownScores;
 };
 
 } // namespace
