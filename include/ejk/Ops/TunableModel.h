@@ -20,6 +20,15 @@ namespace mlir::ejk {
 void explainMissingKernel(Operation *op, const TargetInfo &target,
                           raw_ostream &reason);
 
+/// On a Vulkan target, checks what every kernel of `op` needs whatever its
+/// family: a bf16 tensor the dispatch binds (one with elements, of an op
+/// with output elements) is read as 16-bit integers and needs 'int16'. Run
+/// after the family's rules, it names the operand or result that a family
+/// leaves unchecked (a bias, sinks, a state-space dtype), where
+/// ejk-prepare-vulkan-kernels named only the dispatch.
+LogicalResult verifyVulkanBufferTypes(Operation *op, const TargetInfo &target,
+                                      raw_ostream &reason);
+
 template <typename OpT>
 struct TunableModel
     : public TunableOpInterface::ExternalModel<TunableModel<OpT>, OpT> {
@@ -49,7 +58,9 @@ struct TunableModel
       reason << "no config";
       return failure();
     }
-    return kernel->verifyConfig(op, config, target, reason);
+    if (failed(kernel->verifyConfig(op, config, target, reason)))
+      return failure();
+    return verifyVulkanBufferTypes(op, target, reason);
   }
 
 private:

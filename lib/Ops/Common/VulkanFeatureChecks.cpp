@@ -2,6 +2,11 @@
 
 #include "VulkanFeatureChecks.h"
 
+#include "ejk/Ops/TunableModel.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -46,5 +51,34 @@ LogicalResult mlir::ejk::checkVulkanInputFeatures(Type element,
               "features 'storage16' and 'int16'";
     return failure();
   }
+  return success();
+}
+
+LogicalResult mlir::ejk::verifyVulkanBufferTypes(Operation *op,
+                                                 const TargetInfo &target,
+                                                 raw_ostream &reason) {
+  if (!target.isVulkan() || target.hasVulkanFeature("int16"))
+    return success();
+  auto bound = [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return shaped && shaped.hasStaticShape() && shaped.getNumElements() != 0;
+  };
+  // An op without output elements gets no dispatch.
+  if (llvm::none_of(op->getResultTypes(), bound))
+    return success();
+  auto check = [&](StringRef kind, unsigned i, Type type) {
+    if (!bound(type) || !cast<ShapedType>(type).getElementType().isBF16())
+      return success();
+    reason << kind << " " << i << " (" << type
+           << ") is bf16: bf16 buffers, read as 16-bit integers, need the "
+              "device feature 'int16'";
+    return failure();
+  };
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(check("operand", i, type)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check("result", i, type)))
+      return failure();
   return success();
 }

@@ -1,4 +1,4 @@
-// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,storage16,subgroup_shuffle subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152 spirv-version=1.6" -ejk-form-dispatches -ejk-tile-dispatches | FileCheck %s
+// RUN: ejk-opt %s -split-input-file -ejk-select-configs="target=vulkan vulkan-features=float16,int16,storage16,subgroup_shuffle subgroup-size=32 cooperative-matrix=true shared-memory-bytes=49152 spirv-version=1.6" -ejk-form-dispatches -ejk-tile-dispatches | FileCheck %s
 // The chunk-parallel SSD on 16x16x16 f16 cooperative matrices for f16
 // mamba2 (B1 L2048 H32 P64 N128), unpadded stages (chunk_parallel = 1,
 // cooperative = 1, chunks of 64, block_p 64, block_n 32, 16 subgroups:
