@@ -30,9 +30,11 @@ GFLOP/s counts the delta kernel's chunked work
 PyTorch chunked references (bench/.venv from bench/setup.sh: torch, and
 fla-core 0.6.0 without its Triton dependencies): for gla a chunk form
 written here (TORCH_GLA_CHUNKED; fla ships no chunked PyTorch gla with
-per-key gates), for the delta rule fla's own `naive_chunk_gated_delta_rule`
-after the l2 norm; each one's largest difference from ejk's output is
-reported beside its time.
+per-key gates; for the ungated workloads also fla's own
+`naive_chunk_simple_gla` with a zero decay), for the delta rule fla's own
+`naive_chunk_gated_delta_rule` (per-key decay: `naive_chunk_kda`) after the
+l2 norm; each one's largest difference from ejk's output is reported beside
+its time.
 
 Threads: ejk gets EJK_NUM_THREADS = --threads; XLA, numpy and PyTorch run
 pinned (taskset) to as many cores (PyTorch also torch.set_num_threads).
@@ -232,8 +234,11 @@ import numpy as np, torch
 d = sys.argv[1]; runs = int(sys.argv[2]); n = int(sys.argv[3])
 torch.set_num_threads(int(sys.argv[4]))
 arrs = [torch.from_numpy(np.load(os.path.join(d, f"in{i}.npy"))) for i in range(n)]
-q, k, v = (a[0].transpose(0, 1).contiguous() for a in arrs[:3])
-g = arrs[3][0].transpose(0, 1).contiguous() if n > 3 else torch.zeros_like(q)
+# [B, T, H, D] -> [B H, T, D]: every (sequence, head) its own scan.
+B = arrs[0].shape[0]
+flat = lambda a: a.permute(0, 2, 1, 3).reshape(-1, a.shape[1], a.shape[3]).contiguous()
+q, k, v = (flat(a) for a in arrs[:3])
+g = flat(arrs[3]) if n > 3 else torch.zeros_like(q)
 H, T, K = q.shape; V = v.shape[2]; C = 64
 def run():
     S = q.new_zeros(H, K, V)
@@ -251,7 +256,8 @@ def run():
     return out
 with torch.no_grad():
     o = run()
-    np.save(os.path.join(d, "torch_out.npy"), o.transpose(0, 1)[None].numpy())
+    o = o.reshape(B, -1, T, V).permute(0, 2, 1, 3)
+    np.save(os.path.join(d, "torch_out.npy"), o.contiguous().numpy())
     times = []
     for _ in range(runs):
         t = time.perf_counter(); run(); times.append(time.perf_counter() - t)
@@ -265,21 +271,51 @@ import numpy as np, torch
 spec = importlib.util.find_spec("fla")
 if spec is None:
     sys.exit("fla (fla-core 0.6.0) is not installed in this venv: bench/setup.sh")
-path = os.path.join(os.path.dirname(spec.origin), "ops", "gated_delta_rule", "naive.py")
-mod_spec = importlib.util.spec_from_file_location("fla_gated_delta_naive", path)
-naive = importlib.util.module_from_spec(mod_spec); mod_spec.loader.exec_module(naive)
 d = sys.argv[1]; runs = int(sys.argv[2]); n = int(sys.argv[3])
 torch.set_num_threads(int(sys.argv[4]))
 arrs = [torch.from_numpy(np.load(os.path.join(d, f"in{i}.npy"))) for i in range(n)]
 q, k, v, beta = arrs[:4]
 g = arrs[4] if n > 4 else torch.zeros_like(beta)
+# A decay per key dim is Kimi's delta attention: fla's naive_chunk_kda.
+per_key = g.dim() == 4
+name, fn = (("kda", "naive_chunk_kda") if per_key else
+            ("gated_delta_rule", "naive_chunk_gated_delta_rule"))
+path = os.path.join(os.path.dirname(spec.origin), "ops", name, "naive.py")
+mod_spec = importlib.util.spec_from_file_location("fla_naive_" + name, path)
+naive = importlib.util.module_from_spec(mod_spec); mod_spec.loader.exec_module(naive)
 def run():
     qn = q / (q * q).sum(-1, keepdim=True).add(1e-6).sqrt()
     kn = k / (k * k).sum(-1, keepdim=True).add(1e-6).sqrt()
-    return naive.naive_chunk_gated_delta_rule(qn, kn, v, g, beta, chunk_size=64)[0]
+    return getattr(naive, fn)(qn, kn, v, g, beta, chunk_size=64)[0]
 with torch.no_grad():
     o = run()
     np.save(os.path.join(d, "torch_out.npy"), o.numpy())
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter(); run(); times.append(time.perf_counter() - t)
+times.sort()
+print(json.dumps({"median_ms": times[len(times) // 2] * 1e3, "min_ms": times[0] * 1e3}))
+"""
+
+# fla 0.6.0's naive_chunk_simple_gla (its PyTorch chunked reference of a
+# decay per head) with a zero decay: the ungated gla workloads' second
+# PyTorch reference.
+FLA_SIMPLE_GLA_CHUNKED = r"""
+import importlib.util, json, sys, time, os
+import numpy as np, torch
+spec = importlib.util.find_spec("fla")
+if spec is None:
+    sys.exit("fla (fla-core 0.6.0) is not installed in this venv: bench/setup.sh")
+path = os.path.join(os.path.dirname(spec.origin), "ops", "simple_gla", "naive.py")
+mod_spec = importlib.util.spec_from_file_location("fla_naive_simple_gla", path)
+naive = importlib.util.module_from_spec(mod_spec); mod_spec.loader.exec_module(naive)
+d = sys.argv[1]; runs = int(sys.argv[2]); n = int(sys.argv[3])
+torch.set_num_threads(int(sys.argv[4]))
+q, k, v = (torch.from_numpy(np.load(os.path.join(d, f"in{i}.npy"))) for i in range(3))
+g = torch.zeros(q.shape[:3])
+run = lambda: naive.naive_chunk_simple_gla(q, k, v, g, chunk_size=64)[0]
+with torch.no_grad():
+    np.save(os.path.join(d, "torch_out.npy"), run().numpy())
     times = []
     for _ in range(runs):
         t = time.perf_counter(); run(); times.append(time.perf_counter() - t)
@@ -349,13 +385,14 @@ def delta_row(wid, args, bindir):
         med, mn = ejk_time(bindir, delta_ir(spec), arrs, args.runs,
                            args.threads, work)
         peer = numpy_peer = torch_ref = None
+        if not args.no_peer:
+            torch_ref = torch_peer(work, args.peer_runs, args.threads,
+                                   len(arrs), TORCH_DELTA_CHUNKED, bindir)
         if not args.no_peer and decay != "key":
             peer = peer_time(work, args.peer_runs, args.threads, len(arrs),
                              DELTA_PEER)
             numpy_peer = peer_time(work, args.peer_runs, args.threads,
                                    len(arrs), NUMPY_CHUNKED)
-            torch_ref = torch_peer(work, args.peer_runs, args.threads,
-                                   len(arrs), TORCH_DELTA_CHUNKED, bindir)
             # The numpy reference checks itself against ejk's output.
             mine = ejk_output(bindir, work, len(arrs), args.threads)
             ref = os.path.join(work, "numpy_out.npy")
@@ -407,6 +444,9 @@ def main():
             torch_ref = (None if args.no_peer else
                          torch_peer(work, args.peer_runs, args.threads,
                                     len(arrs), TORCH_GLA_CHUNKED, bindir))
+            fla_ref = (None if args.no_peer or spec[5] else
+                       torch_peer(work, args.peer_runs, args.threads,
+                                  len(arrs), FLA_SIMPLE_GLA_CHUNKED, bindir))
         b, t, h, k, v, gated = spec
         row = {"workload": wid, "shape": dict(B=b, T=t, H=h, K=k, V=v,
                                               gated=gated),
@@ -425,6 +465,13 @@ def main():
                     torch_ref["max_abs_diff_vs_ejk"]
         elif torch_ref:
             row["torch_chunked_error"] = torch_ref["error"]
+        if fla_ref and "median_ms" in fla_ref:
+            row["fla_naive_chunk_median_ms"] = fla_ref["median_ms"]
+            row["speedup_vs_fla_naive_chunk"] = fla_ref["median_ms"] / med
+            row["fla_naive_chunk_max_abs_diff_vs_ejk"] = fla_ref.get(
+                "max_abs_diff_vs_ejk")
+        elif fla_ref:
+            row["fla_naive_chunk_error"] = fla_ref["error"]
         rows.append(row)
         print(json.dumps(row), flush=True)
     after = fma_peak(bindir, args.threads)
