@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Common/Arithmetic.h"
+#include "Common/VulkanFeatureChecks.h"
 #include "Linear/Vulkan/ChunkParallel.h"
 #include "Linear/Vulkan/CoopInOrder.h"
 #include "Linear/Vulkan/CoopSplit.h"
@@ -103,21 +104,8 @@ LogicalResult VulkanGla::verifyConfig(Operation *op, ConfigAttr attr,
   if (!config)
     return failure();
   Type element = cast<ShapedType>(op->getOperand(0).getType()).getElementType();
-  if (!element.isF32() && !target.hasVulkanFeature("storage16")) {
-    reason << "f16 and bf16 buffers need the device feature 'storage16'";
+  if (failed(checkVulkanBufferFeatures({element}, target, reason)))
     return failure();
-  }
-  if (element.isF16() && !target.hasVulkanFeature("float16")) {
-    reason << "f16 buffers need the device feature 'float16'";
-    return failure();
-  }
-  // bf16 buffers are read as 16-bit integers: without 'int16' the dispatch
-  // was refused in its own name, not the op's.
-  if (element.isBF16() && !target.hasVulkanFeature("int16")) {
-    reason << "bf16 buffers, read as 16-bit integers, need the device "
-              "feature 'int16'";
-    return failure();
-  }
   // bf16 inputs are converted to f16 as they are staged (MLIR's matrix
   // type has no bf16); f32 inputs keep the SIMT kernel's precision.
   if (config->cooperative && element.isF32()) {
