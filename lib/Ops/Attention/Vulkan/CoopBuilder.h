@@ -108,6 +108,14 @@ private:
   /// Sets qBlock, rowStart, numRows and the row tiles' rows for `block`.
   void setRowBlock(Value block);
 
+  /// Appends Q's A matrices of the subgroup's row tiles (at tileFirstRows)
+  /// to qTiles, read straight from the buffer.
+  void loadQTilesFromBuffer();
+
+  /// The same from Q staged in the K/V stage (rows of qS), the subgroup's
+  /// row tiles from `firstTile` on.
+  void loadQTilesFromStage(Value firstTile);
+
   /// Causal: the last query block sees the most keys. Workgroups are
   /// renumbered so that, in the order of their linear id (the order the
   /// device starts them in practice), every head's last query block comes

@@ -73,6 +73,36 @@ using namespace mlir;
 using namespace mlir::ejk;
 using namespace mlir::ejk::detail;
 
+void CoopAttentionBuilder::loadQTilesFromBuffer() {
+  int64_t lead = p.numHeads * p.headDim;
+  for (int64_t m = 0; m < l.rowTiles; ++m) {
+    Value seqBase = e.mul(batch, e.index(p.seqQ));
+    Value token = e.add(seqBase, tileFirstRows[m]);
+    Value heads = e.index(p.numHeads);
+    Value tokenRow = e.mul(token, heads);
+    Value tokenHead = e.add(tokenRow, head);
+    Value qBase = e.mul(tokenHead, e.index(p.headDim));
+    qTiles.emplace_back();
+    for (int64_t d = 0; d < p.headDim; d += kTile)
+      qTiles.back().push_back(loadMatrix(e, aType, qView,
+                                         e.add(qBase, e.index(d)), lead,
+                                         /*transpose=*/false));
+  }
+}
+
+void CoopAttentionBuilder::loadQTilesFromStage(Value firstTile) {
+  for (int64_t m = 0; m < l.rowTiles; ++m) {
+    Value tileElements = e.index(kTile * qS);
+    Value tile = e.add(firstTile, e.index(m));
+    Value qBase = e.mul(tile, tileElements);
+    qTiles.emplace_back();
+    for (int64_t d = 0; d < p.headDim; d += kTile)
+      qTiles.back().push_back(loadMatrix(e, aType, kvStage,
+                                         e.add(qBase, e.index(d)), qS,
+                                         /*transpose=*/false));
+  }
+}
+
 void CoopAttentionBuilder::build() {
   if (l.rowBlocks > 1) {
     buildRowBlocks();
@@ -179,20 +209,7 @@ void CoopAttentionBuilder::build() {
   }
   // Q tiles, kept in registers: loaded from the buffer, or staged.
   if (qFromBuffer) {
-    int64_t lead = p.numHeads * p.headDim;
-    for (int64_t m = 0; m < l.rowTiles; ++m) {
-      Value seqBase = e.mul(batch, e.index(p.seqQ));
-      Value token = e.add(seqBase, tileFirstRows[m]);
-      Value heads = e.index(p.numHeads);
-      Value tokenRow = e.mul(token, heads);
-      Value tokenHead = e.add(tokenRow, head);
-      Value qBase = e.mul(tokenHead, e.index(p.headDim));
-      qTiles.emplace_back();
-      for (int64_t d = 0; d < p.headDim; d += kTile)
-        qTiles.back().push_back(loadMatrix(e, aType, qView,
-                                           e.add(qBase, e.index(d)), lead,
-                                           /*transpose=*/false));
-    }
+    loadQTilesFromBuffer();
     writeLayoutProbe();
     gpu::BarrierOp::create(e.b);
     layoutHolds = readLayoutProbe();
@@ -204,16 +221,7 @@ void CoopAttentionBuilder::build() {
     if (l.registerSoftmax)
       writeLayoutProbe();
     gpu::BarrierOp::create(e.b);
-    for (int64_t m = 0; m < l.rowTiles; ++m) {
-      Value tileElements = e.index(kTile * qS);
-      Value tile = e.add(firstTile, e.index(m));
-      Value qBase = e.mul(tile, tileElements);
-      qTiles.emplace_back();
-      for (int64_t d = 0; d < p.headDim; d += kTile)
-        qTiles.back().push_back(loadMatrix(e, aType, kvStage,
-                                           e.add(qBase, e.index(d)), qS,
-                                           /*transpose=*/false));
-    }
+    loadQTilesFromStage(firstTile);
     if (l.registerSoftmax)
       layoutHolds = readLayoutProbe();
     // K and V overwrite the staged Q.

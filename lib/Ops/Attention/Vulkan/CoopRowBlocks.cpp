@@ -113,34 +113,12 @@ void CoopAttentionBuilder::buildRowBlocks() {
         Value firstTile = e.mul(subgroup, e.index(l.rowTiles));
         qTiles.clear();
         if (qFromBuffer) {
-          int64_t lead = p.numHeads * p.headDim;
-          for (int64_t m = 0; m < l.rowTiles; ++m) {
-            Value seqBase = e.mul(batch, e.index(p.seqQ));
-            Value token = e.add(seqBase, tileFirstRows[m]);
-            Value heads = e.index(p.numHeads);
-            Value tokenRow = e.mul(token, heads);
-            Value tokenHead = e.add(tokenRow, head);
-            Value qBase = e.mul(tokenHead, e.index(p.headDim));
-            qTiles.emplace_back();
-            for (int64_t d = 0; d < p.headDim; d += kTile)
-              qTiles.back().push_back(loadMatrix(e, aType, qView,
-                                                 e.add(qBase, e.index(d)), lead,
-                                                 /*transpose=*/false));
-          }
+          loadQTilesFromBuffer();
         } else {
           storeVectorRows(SmallVector<Value>(turn.drop_front(numAhead)),
                           l.blockQ, p.headDim, qS, Value(), 0);
           gpu::BarrierOp::create(e.b);
-          for (int64_t m = 0; m < l.rowTiles; ++m) {
-            Value tileElements = e.index(kTile * qS);
-            Value tile = e.add(firstTile, e.index(m));
-            Value qBase = e.mul(tile, tileElements);
-            qTiles.emplace_back();
-            for (int64_t d = 0; d < p.headDim; d += kTile)
-              qTiles.back().push_back(loadMatrix(e, aType, kvStage,
-                                                 e.add(qBase, e.index(d)), qS,
-                                                 /*transpose=*/false));
-          }
+          loadQTilesFromStage(firstTile);
           // K and V overwrite the staged Q.
           gpu::BarrierOp::create(e.b);
         }
